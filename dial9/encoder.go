@@ -1,0 +1,466 @@
+package dial9
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+)
+
+// flushSize is the buffered size at which an Encoder writes to its writer.
+const flushSize = 64 << 10
+
+// Handle names a registered schema in an Encoder. It is valid until Reset.
+type Handle struct {
+	idx int32
+	id  uint16
+}
+
+// ID is the wire type id.
+func (h Handle) ID() uint16 { return h.id }
+
+type encType struct {
+	schema Schema
+	types  []FieldType
+}
+
+// Encoder writes one dial9 stream (or, with Reset, a sequence of complete
+// streams) to an io.Writer, producing the same bytes as the upstream Rust
+// encoder for the same sequence of calls:
+//
+//   - Register assigns type ids 0, 1, 2… in first-registration order and
+//     writes the schema frame (plus an annotations frame when the schema has
+//     annotations); an identical re-registration writes nothing.
+//   - InternString / InternStack write a one-entry pool frame the first time a
+//     content is seen (ids from 0, separate counters) and return the id.
+//   - Begin … End (or WriteEvent) writes a timestamp-reset frame when the
+//     timestamp is below the base or more than 0xFFFFFF ns after it, then the
+//     event frame; the base then moves to the event's timestamp.
+//
+// Output is buffered; call Flush (or Close) at the end. After warm-up
+// (schemas registered, interned contents seen) writing an event does not
+// allocate. An Encoder is not safe for concurrent use.
+type Encoder struct {
+	w      io.Writer
+	buf    []byte
+	err    error // sticky write error
+	types  []encType
+	byName map[string]int32
+	byID   map[uint16]int32
+	nextID int
+	strs   internTable[byte]
+	stacks internTable[uint64]
+	tsBase uint64
+	ew     EventWriter
+}
+
+// SchemaOption adjusts a registration.
+type SchemaOption func(*schemaOptions)
+
+type schemaOptions struct {
+	id          int // -1 = automatic
+	noTimestamp bool
+	annotations []Annotation
+}
+
+// WithTypeID registers the schema under a fixed type id (the static ids of
+// the newest upstream) instead of the next free one.
+func WithTypeID(id uint16) SchemaOption {
+	return func(o *schemaOptions) { o.id = int(id) }
+}
+
+// WithoutTimestamp registers a schema with has_timestamp = 0. The upstream
+// encoders never write such schemas; readers of 0.2/0.4 report no
+// timestamp for its events and the newest ones the current base.
+func WithoutTimestamp() SchemaOption {
+	return func(o *schemaOptions) { o.noTimestamp = true }
+}
+
+// WithAnnotations attaches field annotations, written in an annotations
+// frame (0x06) right after the schema frame.
+func WithAnnotations(a ...Annotation) SchemaOption {
+	return func(o *schemaOptions) { o.annotations = append(o.annotations, a...) }
+}
+
+// NewEncoder returns an Encoder that writes a stream header to w (buffered).
+func NewEncoder(w io.Writer) *Encoder {
+	e := &Encoder{w: w, buf: make([]byte, 0, flushSize+4096)}
+	e.ew.e = e
+	e.clearState()
+	e.buf = append(e.buf, Magic...)
+	e.buf = append(e.buf, Version)
+	return e
+}
+
+func (e *Encoder) clearState() {
+	e.types = e.types[:0]
+	if e.byName == nil {
+		e.byName = map[string]int32{}
+		e.byID = map[uint16]int32{}
+	}
+	clear(e.byName)
+	clear(e.byID)
+	e.nextID = 0
+	e.strs.reset()
+	e.stacks.reset()
+	e.tsBase = 0
+}
+
+// Reset flushes what is buffered to the current writer, then starts a new
+// complete stream on w: a new header, an empty registry, empty pools and a
+// timestamp base of 0 (the thread-local batch pattern of tokio telemetry).
+// Handles from before are invalid.
+func (e *Encoder) Reset(w io.Writer) error {
+	err := e.Flush()
+	e.w = w
+	e.err = nil
+	e.clearState()
+	e.buf = append(e.buf[:0], Magic...)
+	e.buf = append(e.buf, Version)
+	return err
+}
+
+// ContinueEncoder returns an Encoder that appends to the stream d has read
+// (no header): it inherits d's current schemas, pools (the next ids follow
+// the highest ones; known contents are reused without a frame) and
+// timestamp base, like upstream Decoder::into_encoder. Read d to its end
+// first.
+func ContinueEncoder(w io.Writer, d *Decoder) *Encoder {
+	e := &Encoder{w: w, buf: make([]byte, 0, flushSize+4096)}
+	e.ew.e = e
+	e.clearState()
+	for _, id := range d.typeIDs {
+		ti := d.types[id]
+		if ti == nil {
+			continue
+		}
+		if _, dup := e.byID[id]; dup {
+			continue
+		}
+		s := *ti.schema
+		s.Fields = append([]FieldDef(nil), s.Fields...)
+		s.Annotations = nil
+		e.types = append(e.types, encType{schema: s, types: append([]FieldType(nil), ti.types...)})
+		idx := int32(len(e.types) - 1)
+		e.byName[s.Name] = idx
+		e.byID[id] = idx
+		if int(id) >= e.nextID {
+			e.nextID = int(id) + 1
+		}
+	}
+	// Deterministic: for a content present under several ids, keep the lowest.
+	ids := make([]uint32, 0, len(d.strPool))
+	for id := range d.strPool {
+		ids = append(ids, id)
+	}
+	sortU32(ids)
+	for _, id := range ids {
+		s := d.strPool[id]
+		h := xxhashBytes(s)
+		if _, ok := e.strs.find(h, s); !ok {
+			e.strs.add(h, s, id)
+		}
+		if id+1 > e.strs.next {
+			e.strs.next = id + 1
+		}
+	}
+	ids = ids[:0]
+	for id := range d.stackPool {
+		ids = append(ids, id)
+	}
+	sortU32(ids)
+	for _, id := range ids {
+		frames := d.stackPool[id].AppendTo(nil)
+		h := hashStack(frames)
+		if _, ok := e.stacks.find(h, frames); !ok {
+			e.stacks.add(h, frames, id)
+		}
+		if id+1 > e.stacks.next {
+			e.stacks.next = id + 1
+		}
+	}
+	e.tsBase = d.tsBase
+	return e
+}
+
+func sortU32(a []uint32) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// Flush writes the buffered bytes to the writer.
+func (e *Encoder) Flush() error {
+	if e.err != nil {
+		return e.err
+	}
+	if len(e.buf) > 0 {
+		if _, err := e.w.Write(e.buf); err != nil {
+			e.err = err
+			return err
+		}
+		e.buf = e.buf[:0]
+	}
+	return nil
+}
+
+// Close flushes; it does not close the writer.
+func (e *Encoder) Close() error { return e.Flush() }
+
+// Buffered returns the bytes not yet written to the writer (valid until the
+// next call).
+func (e *Encoder) Buffered() []byte { return e.buf }
+
+// TimestampBase is the current timestamp base (the last event's timestamp
+// or the last reset).
+func (e *Encoder) TimestampBase() uint64 { return e.tsBase }
+
+func (e *Encoder) maybeFlush() error {
+	if len(e.buf) >= flushSize {
+		return e.Flush()
+	}
+	return e.err
+}
+
+// Register registers a schema and returns its handle. The first
+// registration of a name writes the schema frame (and an annotations frame
+// if any). Registering the same name with the same fields again returns the
+// same handle and writes nothing; different fields (or a different fixed id)
+// are ErrSchemaConflict.
+func (e *Encoder) Register(name string, fields []FieldDef, opts ...SchemaOption) (Handle, error) {
+	if e.err != nil {
+		return Handle{}, e.err
+	}
+	o := schemaOptions{id: -1}
+	for _, f := range opts {
+		f(&o)
+	}
+	s := Schema{Name: name, HasTimestamp: !o.noTimestamp, Fields: fields}
+	if idx, ok := e.byName[name]; ok {
+		t := &e.types[idx]
+		if !t.schema.sameLayout(&s) || (o.id >= 0 && int(t.schema.ID) != o.id) {
+			return Handle{}, fmt.Errorf("%w: %q is already registered as type %d with a different layout", ErrSchemaConflict, name, t.schema.ID)
+		}
+		return Handle{idx: idx, id: t.schema.ID}, nil
+	}
+	if len(name) > math.MaxUint16 || len(fields) > math.MaxUint16 {
+		return Handle{}, fmt.Errorf("%w: schema %q: name or field count over 65535", ErrLimit, name)
+	}
+	for i, f := range fields {
+		if !f.Type.Valid() {
+			return Handle{}, fmt.Errorf("%w: schema %q field %d (%s): unknown field type %#02x", ErrEncode, name, i, f.Name, uint8(f.Type))
+		}
+		if len(f.Name) > math.MaxUint16 {
+			return Handle{}, fmt.Errorf("%w: schema %q field %d: name over 65535 bytes", ErrLimit, name, i)
+		}
+	}
+	for _, a := range o.annotations {
+		if int(a.Field) >= len(fields) || len(a.Key) > math.MaxUint16 || uint64(len(a.Value)) > math.MaxUint32 {
+			return Handle{}, fmt.Errorf("%w: schema %q: bad annotation %+v", ErrEncode, name, a)
+		}
+	}
+	if len(o.annotations) > math.MaxUint16 {
+		return Handle{}, fmt.Errorf("%w: schema %q: more than 65535 annotations", ErrLimit, name)
+	}
+	var id int
+	if o.id >= 0 {
+		id = o.id
+		if _, used := e.byID[uint16(id)]; used {
+			return Handle{}, fmt.Errorf("%w: type id %d is already used", ErrSchemaConflict, id)
+		}
+	} else {
+		for {
+			if e.nextID > math.MaxUint16 {
+				return Handle{}, fmt.Errorf("%w: no type id left", ErrLimit)
+			}
+			if _, used := e.byID[uint16(e.nextID)]; !used {
+				break
+			}
+			e.nextID++
+		}
+		id = e.nextID
+		e.nextID++
+	}
+	s.ID = uint16(id)
+	s.Fields = append([]FieldDef(nil), fields...)
+	s.Annotations = append([]Annotation(nil), o.annotations...)
+	t := encType{schema: s, types: make([]FieldType, len(fields))}
+	for i, f := range fields {
+		t.types[i] = f.Type
+	}
+	e.types = append(e.types, t)
+	idx := int32(len(e.types) - 1)
+	e.byName[name] = idx
+	e.byID[s.ID] = idx
+	e.buf = AppendSchema(e.buf, &s)
+	if len(s.Annotations) > 0 {
+		e.buf = AppendAnnotations(e.buf, s.ID, s.Annotations)
+	}
+	return Handle{idx: idx, id: s.ID}, e.maybeFlush()
+}
+
+// Schema returns the registered schema of h (do not modify it).
+func (e *Encoder) Schema(h Handle) *Schema {
+	if int(h.idx) >= len(e.types) {
+		return nil
+	}
+	return &e.types[h.idx].schema
+}
+
+// InternString returns the string-pool id of s, writing a one-entry pool
+// frame the first time s is seen in this stream. A hit does not allocate.
+func (e *Encoder) InternString(s string) uint32 {
+	return e.internString(hashString(s), stringBytes(s))
+}
+
+// InternStringBytes is InternString for a byte slice.
+func (e *Encoder) InternStringBytes(b []byte) uint32 {
+	return e.internString(xxhashBytes(b), b)
+}
+
+func (e *Encoder) internString(h uint64, b []byte) uint32 {
+	if id, ok := e.strs.find(h, b); ok {
+		return id
+	}
+	id := e.strs.next
+	e.strs.next++
+	e.strs.add(h, b, id)
+	e.buf = append(e.buf, tagStringPool, 1, 0, 0, 0)
+	e.buf = binary.LittleEndian.AppendUint32(e.buf, id)
+	e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(len(b)))
+	e.buf = append(e.buf, b...)
+	_ = e.maybeFlush()
+	return id
+}
+
+// InternStack returns the stack-pool id of frames, writing a one-entry
+// stack-pool frame the first time this exact address list is seen.
+func (e *Encoder) InternStack(frames []uint64) uint32 {
+	h := hashStack(frames)
+	if id, ok := e.stacks.find(h, frames); ok {
+		return id
+	}
+	id := e.stacks.next
+	e.stacks.next++
+	e.stacks.add(h, frames, id)
+	e.buf = append(e.buf, tagStackPool, 1, 0, 0, 0)
+	e.buf = appendStackEntry(e.buf, id, frames)
+	_ = e.maybeFlush()
+	return id
+}
+
+// StackEntry is one entry of an explicit stack-pool frame.
+type StackEntry struct {
+	ID     uint32
+	Frames []uint64
+}
+
+// WriteStringPool writes one string-pool frame with the given entries and
+// ids as they are (it does not touch the interning table or its counter).
+func (e *Encoder) WriteStringPool(entries []StringPoolEntry) error {
+	if e.err != nil {
+		return e.err
+	}
+	e.buf = AppendStringPool(e.buf, entries)
+	return e.maybeFlush()
+}
+
+// WriteStackPool writes one stack-pool frame with the given entries and ids
+// as they are (it does not touch the interning table or its counter).
+func (e *Encoder) WriteStackPool(entries []StackEntry) error {
+	if e.err != nil {
+		return e.err
+	}
+	e.buf = append(e.buf, tagStackPool)
+	e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(len(entries)))
+	for _, en := range entries {
+		e.buf = appendStackEntry(e.buf, en.ID, en.Frames)
+	}
+	return e.maybeFlush()
+}
+
+// WriteAnnotations writes an annotations frame for a registered schema.
+func (e *Encoder) WriteAnnotations(h Handle, a []Annotation) error {
+	if e.err != nil {
+		return e.err
+	}
+	if len(a) > math.MaxUint16 {
+		return fmt.Errorf("%w: more than 65535 annotations", ErrLimit)
+	}
+	e.buf = AppendAnnotations(e.buf, h.id, a)
+	return e.maybeFlush()
+}
+
+// WriteTimestampReset writes an explicit reset frame and sets the base.
+func (e *Encoder) WriteTimestampReset(ts uint64) error {
+	if e.err != nil {
+		return e.err
+	}
+	e.buf = AppendTimestampReset(e.buf, ts)
+	e.tsBase = ts
+	return e.maybeFlush()
+}
+
+// AppendSchema appends a schema frame for s to dst.
+func AppendSchema(dst []byte, s *Schema) []byte {
+	dst = append(dst, tagSchema)
+	dst = binary.LittleEndian.AppendUint16(dst, s.ID)
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(s.Name)))
+	dst = append(dst, s.Name...)
+	if s.HasTimestamp {
+		dst = append(dst, 1)
+	} else {
+		dst = append(dst, 0)
+	}
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(s.Fields)))
+	for _, f := range s.Fields {
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(len(f.Name)))
+		dst = append(dst, f.Name...)
+		dst = append(dst, byte(f.Type))
+	}
+	return dst
+}
+
+// AppendAnnotations appends an annotations frame (0x06) to dst.
+func AppendAnnotations(dst []byte, typeID uint16, a []Annotation) []byte {
+	dst = append(dst, tagAnnotations)
+	dst = binary.AppendUvarint(dst, uint64(typeID))
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(a)))
+	for _, x := range a {
+		dst = binary.LittleEndian.AppendUint16(dst, x.Field)
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(len(x.Key)))
+		dst = append(dst, x.Key...)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(x.Value)))
+		dst = append(dst, x.Value...)
+	}
+	return dst
+}
+
+// AppendStringPool appends a string-pool frame to dst.
+func AppendStringPool(dst []byte, entries []StringPoolEntry) []byte {
+	dst = append(dst, tagStringPool)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(entries)))
+	for _, en := range entries {
+		dst = binary.LittleEndian.AppendUint32(dst, en.ID)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(en.Data)))
+		dst = append(dst, en.Data...)
+	}
+	return dst
+}
+
+// AppendTimestampReset appends a timestamp-reset frame to dst.
+func AppendTimestampReset(dst []byte, ts uint64) []byte {
+	dst = append(dst, tagReset)
+	return binary.LittleEndian.AppendUint64(dst, ts)
+}
+
+func appendStackEntry(dst []byte, id uint32, frames []uint64) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, id)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(frames)))
+	for _, f := range frames {
+		dst = binary.LittleEndian.AppendUint64(dst, f)
+	}
+	return dst
+}

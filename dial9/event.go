@@ -1,0 +1,66 @@
+package dial9
+
+// Event is a zero-copy view of one decoded event, valid until the next call
+// on the Decoder that returned it. Field values are decoded on access.
+type Event struct {
+	d       *Decoder
+	ti      *typeInfo
+	ts      uint64
+	payload []byte
+	offs    []int32 // start of each field in payload, then the end
+}
+
+// Schema is the event's schema.
+func (e *Event) Schema() *Schema { return e.ti.schema }
+
+// TypeID is the event's wire type id.
+func (e *Event) TypeID() uint16 { return e.ti.schema.ID }
+
+// Name is the schema name.
+func (e *Event) Name() string { return e.ti.schema.Name }
+
+// HasTimestamp reports whether the event carried a timestamp delta (its
+// schema's has_timestamp flag).
+func (e *Event) HasTimestamp() bool { return e.ti.schema.HasTimestamp }
+
+// Timestamp is the absolute timestamp in ns: base + delta. For a schema
+// without timestamps it is the current base (the newest upstream's rule;
+// 0.2/0.4 report no timestamp, see HasTimestamp).
+func (e *Event) Timestamp() uint64 { return e.ts }
+
+// NumFields is the number of fields.
+func (e *Event) NumFields() int { return len(e.ti.types) }
+
+// Payload is the encoded field values (the frame after its header).
+func (e *Event) Payload() []byte { return e.payload }
+
+// Field returns field i (0 ≤ i < NumFields()).
+func (e *Event) Field(i int) View {
+	t := e.ti.types[i]
+	raw := e.payload[e.offs[i]:e.offs[i+1]]
+	if t&Optional != 0 {
+		if raw[0] == 0 {
+			return View{typ: t, absent: true, lim: &e.d.lim}
+		}
+		raw = raw[1:]
+	}
+	return View{typ: t, raw: raw, lim: &e.d.lim}
+}
+
+// FieldByName returns the first field called name.
+func (e *Event) FieldByName(name string) (View, bool) {
+	for i := range e.ti.schema.Fields {
+		if e.ti.schema.Fields[i].Name == name {
+			return e.Field(i), true
+		}
+	}
+	return View{}, false
+}
+
+// String resolves a pooled string against the decoder's pool as it stands
+// at this event; ok is false for an undefined id.
+func (e *Event) String(id uint32) ([]byte, bool) { return e.d.LookupString(id) }
+
+// Stack resolves a pooled stack against the decoder's pool as it stands at
+// this event; ok is false for an undefined id.
+func (e *Event) Stack(id uint32) (Stack, bool) { return e.d.LookupStack(id) }

@@ -1,0 +1,195 @@
+package dial9
+
+import (
+	"encoding/binary"
+	"errors"
+	"unicode/utf8"
+)
+
+// errShort means the frame continues past the bytes available: a streaming
+// Decoder reads more and retries; at the end of the input it becomes an
+// ErrTruncated FormatError for the frame.
+var errShort = errors.New("short buffer")
+
+var defaultLimits = DefaultLimits()
+
+// uvarint decodes unsigned LEB128 as the upstream decoder does: overlong
+// encodings are accepted, bits beyond 64 in the 10th byte are dropped, and
+// an encoding that needs an 11th byte is invalid. n is the length, 0 when b
+// ends inside the value, -1 when it is longer than 10 bytes.
+func uvarint(b []byte) (v uint64, n int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	var shift uint
+	for i := 0; i < len(b); i++ {
+		if i == 10 {
+			return 0, -1
+		}
+		c := b[i]
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v, i + 1
+		}
+		shift += 7
+	}
+	if len(b) >= 10 {
+		return 0, -1
+	}
+	return 0, 0
+}
+
+// scanner validates and skips field values; base is the absolute offset of
+// the buffer's first byte (for error offsets).
+type scanner struct {
+	lim  *Limits
+	base int64
+}
+
+func (s *scanner) off(p int) int64 { return s.base + int64(p) }
+
+// skip validates the value of type t (no Optional bit handling for
+// container elements; see skipField) starting at b[p:] and returns the
+// offset just past it.
+func (s *scanner) skip(b []byte, p int, t FieldType, depth int) (int, error) {
+	switch t {
+	case TypeVarint:
+		for i := 0; ; i++ {
+			if p+i >= len(b) {
+				return 0, errShort
+			}
+			if i == 10 {
+				return 0, newErr(s.off(p), ErrCorrupt, "varint longer than 10 bytes")
+			}
+			if b[p+i] < 0x80 {
+				return p + i + 1, nil
+			}
+		}
+	case TypeU8, TypeBool:
+		if p >= len(b) {
+			return 0, errShort
+		}
+		return p + 1, nil
+	case TypeU16:
+		if len(b)-p < 2 {
+			return 0, errShort
+		}
+		return p + 2, nil
+	case TypeU32, TypePooledString, TypePooledStackFrames:
+		if len(b)-p < 4 {
+			return 0, errShort
+		}
+		return p + 4, nil
+	case TypeI64, TypeF64:
+		if len(b)-p < 8 {
+			return 0, errShort
+		}
+		return p + 8, nil
+	case TypeString, TypeBytes:
+		return s.skipLen(b, p, "string length")
+	case TypeStackFrames:
+		if len(b)-p < 4 {
+			return 0, errShort
+		}
+		n := int64(binary.LittleEndian.Uint32(b[p:]))
+		if n > s.lim.MaxStackFrames {
+			return 0, newErr(s.off(p), ErrLimit, "stack frame count %d exceeds the limit of %d", n, s.lim.MaxStackFrames)
+		}
+		if int64(len(b)-p-4) < 8*n {
+			return 0, errShort
+		}
+		return p + 4 + int(8*n), nil
+	case TypeStringMap:
+		if len(b)-p < 4 {
+			return 0, errShort
+		}
+		n := int64(binary.LittleEndian.Uint32(b[p:]))
+		if n > s.lim.MaxMapEntries {
+			return 0, newErr(s.off(p), ErrLimit, "string map with %d entries exceeds the limit of %d", n, s.lim.MaxMapEntries)
+		}
+		if int64(len(b)-p-4) < 8*n {
+			return 0, errShort
+		}
+		p += 4
+		var err error
+		for range n {
+			if p, err = s.skipLen(b, p, "map key length"); err != nil {
+				return 0, err
+			}
+			if p, err = s.skipLen(b, p, "map value length"); err != nil {
+				return 0, err
+			}
+		}
+		return p, nil
+	case TypeDynamicList, TypeDynamicMap:
+		if depth >= s.lim.MaxDepth {
+			return 0, newErr(s.off(p), ErrLimit, "dynamic containers nested deeper than %d", s.lim.MaxDepth)
+		}
+		if len(b)-p < 4 {
+			return 0, errShort
+		}
+		n := int64(binary.LittleEndian.Uint32(b[p:]))
+		if n > s.lim.MaxMapEntries {
+			return 0, newErr(s.off(p), ErrLimit, "dynamic container with %d elements exceeds the limit of %d", n, s.lim.MaxMapEntries)
+		}
+		per := int64(1)
+		if t == TypeDynamicMap {
+			per = 2
+		}
+		if int64(len(b)-p-4) < per*2*n { // every element is a tag + at least one byte
+			return 0, errShort
+		}
+		p += 4
+		var err error
+		for range n * per {
+			if p >= len(b) {
+				return 0, errShort
+			}
+			et := FieldType(b[p])
+			if !et.Valid() {
+				return 0, newErr(s.off(p), ErrUnknownFieldType, "unknown element type tag %#02x in a dynamic container", uint8(et))
+			}
+			// Upstream decodes an element tag with the optional bit as its
+			// inner type without a presence byte.
+			if p, err = s.skip(b, p+1, et.Base(), depth+1); err != nil {
+				return 0, err
+			}
+		}
+		return p, nil
+	}
+	return 0, newErr(s.off(p), ErrUnknownFieldType, "unknown field type %#02x", uint8(t))
+}
+
+func (s *scanner) skipLen(b []byte, p int, what string) (int, error) {
+	if len(b)-p < 4 {
+		return 0, errShort
+	}
+	n := int64(binary.LittleEndian.Uint32(b[p:]))
+	if n > s.lim.MaxStringLen {
+		return 0, newErr(s.off(p), ErrLimit, "%s %d exceeds the limit of %d", what, n, s.lim.MaxStringLen)
+	}
+	if int64(len(b)-p-4) < n {
+		return 0, errShort
+	}
+	return p + 4 + int(n), nil
+}
+
+// skipField skips one schema field, handling the Optional presence byte.
+// absent reports an absent optional value; start is where the inner
+// encoding begins.
+func (s *scanner) skipField(b []byte, p int, t FieldType) (start, end int, absent bool, err error) {
+	if t&Optional != 0 {
+		if p >= len(b) {
+			return 0, 0, false, errShort
+		}
+		if b[p] == 0 {
+			return p + 1, p + 1, true, nil
+		}
+		p++
+		t = t.Base()
+	}
+	end, err = s.skip(b, p, t, 0)
+	return p, end, false, err
+}
+
+func validName(b []byte) bool { return utf8.Valid(b) }
