@@ -224,7 +224,7 @@ func newStreaming(r io.Reader, o options) (*Decoder, error) {
 
 func (d *Decoder) init() {
 	d.lim = d.opts.limits
-	d.sc = scanner{lim: &d.lim}
+	d.sc = scanner{lim: &d.lim, streaming: d.owned}
 	d.strPool = map[uint32][]byte{}
 	d.stackPool = map[uint32]Stack{}
 	d.ev.d = d
@@ -235,6 +235,7 @@ func (d *Decoder) init() {
 func (d *Decoder) ResetBytes(data []byte) error {
 	d.resetStream()
 	d.buf, d.pos, d.base, d.r, d.eof, d.owned = data, 0, 0, nil, false, false
+	d.sc.streaming = false
 	d.err, d.headers, d.resets, d.kind = nil, 0, 0, 0
 	return d.readFirstHeader()
 }
@@ -498,10 +499,46 @@ func (d *Decoder) NextFrame() bool {
 			d.kind = 0
 			return false
 		}
-		d.err = err
+		d.err = atFrame(err, d.abs(p), d.buf[p])
 		d.kind = 0
 		return false
 	}
+}
+
+// atFrame reports an error found inside a frame at the frame's start (where
+// the upstream decoder stops), keeping the exact offset in the message.
+func atFrame(err error, start int64, tag byte) error {
+	fe, ok := err.(*FormatError)
+	if !ok || fe.Offset == start {
+		return err
+	}
+	kind := FrameKind(tag).String()
+	if tag == tagEvent {
+		kind = "event"
+	}
+	msg := fe.Msg
+	if msg == "" {
+		msg = fe.Err.Error()
+	}
+	return newErr(start, fe.Err, "%s frame: %s (at offset %d)", kind, msg, fe.Offset)
+}
+
+// count checks a declared count of items of at least minSize bytes at
+// buf[p:] (the count field at buf[at]). A byte-slice Decoder reports a count
+// the rest of the input cannot hold as truncation first; a streaming one
+// checks the limit first and then waits for the bytes.
+func (d *Decoder) count(at int, what string, n, limit int64, p, minSize int) error {
+	short := minSize > 0 && int64(len(d.buf)-p)/int64(minSize) < n
+	if short && !d.owned {
+		return errShort
+	}
+	if n > limit {
+		return newErr(d.abs(at), ErrLimit, "%s %d exceeds the limit of %d", what, n, limit)
+	}
+	if short {
+		return errShort
+	}
+	return nil
 }
 
 func (d *Decoder) truncated(p int) error {
@@ -714,8 +751,8 @@ func (d *Decoder) stringPool(p int) (int, error) {
 		return 0, errShort
 	}
 	n := int64(binary.LittleEndian.Uint32(b[q:]))
-	if n > d.lim.MaxPoolEntries {
-		return 0, newErr(d.abs(q), ErrLimit, "string pool frame with %d entries exceeds the limit of %d", n, d.lim.MaxPoolEntries)
+	if err := d.count(q, "string pool entry count", n, d.lim.MaxPoolEntries, q+4, 8); err != nil {
+		return 0, err
 	}
 	q += 4
 	ents := d.strEntries[:0]
@@ -726,12 +763,9 @@ func (d *Decoder) stringPool(p int) (int, error) {
 		}
 		id := binary.LittleEndian.Uint32(b[q:])
 		l := int64(binary.LittleEndian.Uint32(b[q+4:]))
-		if l > d.lim.MaxStringLen {
-			return 0, newErr(d.abs(q+4), ErrLimit, "pool string length %d exceeds the limit of %d", l, d.lim.MaxStringLen)
-		}
-		if int64(len(b)-q-8) < l {
+		if err := d.count(q+4, "pool string length", l, d.lim.MaxStringLen, q+8, 1); err != nil {
 			d.strEntries = ents
-			return 0, errShort
+			return 0, err
 		}
 		data := b[q+8 : q+8+int(l)]
 		ents = append(ents, StringPoolEntry{ID: id, Data: data, ValidUTF8: validName(data)})
@@ -761,8 +795,8 @@ func (d *Decoder) stackPoolFrame(p int) (int, error) {
 		return 0, errShort
 	}
 	n := int64(binary.LittleEndian.Uint32(b[q:]))
-	if n > d.lim.MaxPoolEntries {
-		return 0, newErr(d.abs(q), ErrLimit, "stack pool frame with %d entries exceeds the limit of %d", n, d.lim.MaxPoolEntries)
+	if err := d.count(q, "stack pool entry count", n, d.lim.MaxPoolEntries, q+4, 8); err != nil {
+		return 0, err
 	}
 	q += 4
 	ents := d.stkEntries[:0]
@@ -773,12 +807,9 @@ func (d *Decoder) stackPoolFrame(p int) (int, error) {
 		}
 		id := binary.LittleEndian.Uint32(b[q:])
 		c := int64(binary.LittleEndian.Uint32(b[q+4:]))
-		if c > d.lim.MaxStackFrames {
-			return 0, newErr(d.abs(q+4), ErrLimit, "stack pool entry with %d frames exceeds the limit of %d", c, d.lim.MaxStackFrames)
-		}
-		if int64(len(b)-q-8) < 8*c {
+		if err := d.count(q+4, "stack pool frame count", c, d.lim.MaxStackFrames, q+8, 8); err != nil {
 			d.stkEntries = ents
-			return 0, errShort
+			return 0, err
 		}
 		ents = append(ents, StackPoolEntry{ID: id, Frames: Stack{b[q+8 : q+8+8*int(c)]}})
 		q += 8 + 8*int(c)
@@ -831,11 +862,8 @@ func (d *Decoder) annotations(p int) (int, error) {
 		}
 		vq := fq + 4 + kl
 		vl := int64(binary.LittleEndian.Uint32(b[vq:]))
-		if vl > d.lim.MaxStringLen {
-			return 0, newErr(d.abs(vq), ErrLimit, "annotation value length %d exceeds the limit of %d", vl, d.lim.MaxStringLen)
-		}
-		if int64(len(b)-vq-4) < vl {
-			return 0, errShort
+		if err := d.count(vq, "annotation value length", vl, d.lim.MaxStringLen, vq+4, 1); err != nil {
+			return 0, err
 		}
 		if !validName(b[vq+4 : vq+4+int(vl)]) {
 			return 0, newErr(d.abs(vq+4), ErrCorrupt, "annotation value is not valid UTF-8")

@@ -42,8 +42,26 @@ func uvarint(b []byte) (v uint64, n int) {
 // scanner validates and skips field values; base is the absolute offset of
 // the buffer's first byte (for error offsets).
 type scanner struct {
-	lim  *Limits
-	base int64
+	lim       *Limits
+	base      int64
+	streaming bool // check limits before waiting for more bytes
+}
+
+// check validates a declared count n (at b[at]) of items of minSize bytes
+// starting at b[p]: over the limit is ErrLimit, more than the buffer holds
+// is errShort. A byte-slice input reports truncation first.
+func (s *scanner) check(b []byte, at, p int, n, limit, minSize int64, what string) error {
+	short := int64(len(b)-p) < n*minSize
+	if short && !s.streaming {
+		return errShort
+	}
+	if n > limit {
+		return newErr(s.off(at), ErrLimit, "%s %d exceeds the limit of %d", what, n, limit)
+	}
+	if short {
+		return errShort
+	}
+	return nil
 }
 
 func (s *scanner) off(p int) int64 { return s.base + int64(p) }
@@ -92,11 +110,8 @@ func (s *scanner) skip(b []byte, p int, t FieldType, depth int) (int, error) {
 			return 0, errShort
 		}
 		n := int64(binary.LittleEndian.Uint32(b[p:]))
-		if n > s.lim.MaxStackFrames {
-			return 0, newErr(s.off(p), ErrLimit, "stack frame count %d exceeds the limit of %d", n, s.lim.MaxStackFrames)
-		}
-		if int64(len(b)-p-4) < 8*n {
-			return 0, errShort
+		if err := s.check(b, p, p+4, n, s.lim.MaxStackFrames, 8, "stack frame count"); err != nil {
+			return 0, err
 		}
 		return p + 4 + int(8*n), nil
 	case TypeStringMap:
@@ -104,11 +119,8 @@ func (s *scanner) skip(b []byte, p int, t FieldType, depth int) (int, error) {
 			return 0, errShort
 		}
 		n := int64(binary.LittleEndian.Uint32(b[p:]))
-		if n > s.lim.MaxMapEntries {
-			return 0, newErr(s.off(p), ErrLimit, "string map with %d entries exceeds the limit of %d", n, s.lim.MaxMapEntries)
-		}
-		if int64(len(b)-p-4) < 8*n {
-			return 0, errShort
+		if err := s.check(b, p, p+4, n, s.lim.MaxMapEntries, 8, "string map entry count"); err != nil {
+			return 0, err
 		}
 		p += 4
 		var err error
@@ -129,15 +141,13 @@ func (s *scanner) skip(b []byte, p int, t FieldType, depth int) (int, error) {
 			return 0, errShort
 		}
 		n := int64(binary.LittleEndian.Uint32(b[p:]))
-		if n > s.lim.MaxMapEntries {
-			return 0, newErr(s.off(p), ErrLimit, "dynamic container with %d elements exceeds the limit of %d", n, s.lim.MaxMapEntries)
-		}
 		per := int64(1)
 		if t == TypeDynamicMap {
 			per = 2
 		}
-		if int64(len(b)-p-4) < per*2*n { // every element is a tag + at least one byte
-			return 0, errShort
+		// every element is a tag and at least one byte
+		if err := s.check(b, p, p+4, n, s.lim.MaxMapEntries, 2*per, "dynamic container element count"); err != nil {
+			return 0, err
 		}
 		p += 4
 		var err error
@@ -165,11 +175,8 @@ func (s *scanner) skipLen(b []byte, p int, what string) (int, error) {
 		return 0, errShort
 	}
 	n := int64(binary.LittleEndian.Uint32(b[p:]))
-	if n > s.lim.MaxStringLen {
-		return 0, newErr(s.off(p), ErrLimit, "%s %d exceeds the limit of %d", what, n, s.lim.MaxStringLen)
-	}
-	if int64(len(b)-p-4) < n {
-		return 0, errShort
+	if err := s.check(b, p, p+4, n, s.lim.MaxStringLen, 1, what); err != nil {
+		return 0, err
 	}
 	return p + 4 + int(n), nil
 }

@@ -48,7 +48,7 @@ func (v View) Present() bool { return !v.absent }
 func (v View) Raw() []byte { return v.raw }
 
 // Uint returns a Varint, U8, U16, U32 or Bool (0/1) value, the bits of an
-// I64, or a pool id.
+// I64 or F64, or a pool id.
 func (v View) Uint() uint64 {
 	if v.absent {
 		return 0
@@ -68,7 +68,7 @@ func (v View) Uint() uint64 {
 		return uint64(binary.LittleEndian.Uint16(v.raw))
 	case TypeU32, TypePooledString, TypePooledStackFrames:
 		return uint64(binary.LittleEndian.Uint32(v.raw))
-	case TypeI64:
+	case TypeI64, TypeF64:
 		return binary.LittleEndian.Uint64(v.raw)
 	}
 	return 0

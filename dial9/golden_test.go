@@ -1,0 +1,147 @@
+package dial9
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+type goldenSummary struct {
+	InputLen      int64  `json:"input_len"`
+	StreamHeaders int    `json:"stream_headers"`
+	Resets        int    `json:"timestamp_resets_before_frames"`
+	SchemaFrames  int    `json:"schema_frames"`
+	Events        int    `json:"events"`
+	StringFrames  int    `json:"string_pool_frames"`
+	StringEntries int    `json:"string_pool_entries"`
+	StackFrames   int    `json:"stack_pool_frames"`
+	StackEntries  int    `json:"stack_pool_entries"`
+	AnnotFrames   int    `json:"annotation_frames"`
+	TsMin         string `json:"timestamp_min"`
+	TsMax         string `json:"timestamp_max"`
+	Schemas       map[string]struct {
+		SchemaFrames int   `json:"schema_frames"`
+		Events       int   `json:"events"`
+		Fields       []any `json:"fields"`
+	} `json:"schemas"`
+	Samples map[string][]map[string]any `json:"samples"`
+}
+
+// TestGoldenTraces decodes the two upstream demo traces (gzip) completely
+// and compares every count of the upstream Rust 0.4.0 decoder's summary.
+func TestGoldenTraces(t *testing.T) {
+	for _, name := range []string{"demo-trace@6050208", "demo-trace@6342350"} {
+		t.Run(name, func(t *testing.T) {
+			gz := vectortest.Read(t, "dial9", "golden", name+".bin.gz")
+			raw := vectortest.Read(t, "dial9", "golden", "decoded", name+".summary.rust-v0.4.0.json")
+			var want goldenSummary
+			if err := json.Unmarshal(raw, &want); err != nil {
+				t.Fatal(err)
+			}
+			for _, mode := range []string{"bytes", "reader"} {
+				var d *Decoder
+				var err error
+				if mode == "bytes" {
+					d, err = NewDecoder(gz)
+				} else {
+					d, err = NewReader(bytes.NewReader(gz), WithBufferSize(4096))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got goldenSummary
+				type perSchema struct{ frames, events int }
+				counts := map[string]*perSchema{}
+				samples := map[string][]any{}
+				tsMin, tsMax := ^uint64(0), uint64(0)
+				for d.NextFrame() {
+					switch d.Kind() {
+					case FrameSchema:
+						got.SchemaFrames++
+						s := d.Schema()
+						if counts[s.Name] == nil {
+							counts[s.Name] = &perSchema{}
+							if !reflect.DeepEqual(normalize(t, dumpFields(s)), want.Schemas[s.Name].Fields) {
+								t.Errorf("%s: fields differ", s.Name)
+							}
+						}
+						counts[s.Name].frames++
+					case FrameEvent:
+						got.Events++
+						ev := d.Event()
+						counts[ev.Name()].events++
+						tsMin, tsMax = min(tsMin, ev.Timestamp()), max(tsMax, ev.Timestamp())
+						if len(samples[ev.Name()]) < 2 {
+							m := dumpFrame(d)
+							delete(m, "start")
+							delete(m, "end")
+							delete(m, "kind")
+							delete(m, "name")
+							samples[ev.Name()] = append(samples[ev.Name()], m)
+						}
+					case FrameStringPool:
+						got.StringFrames++
+						got.StringEntries += len(d.StringPoolEntries())
+					case FrameStackPool:
+						got.StackFrames++
+						got.StackEntries += len(d.StackPoolEntries())
+					case FrameAnnotations:
+						got.AnnotFrames++
+					}
+				}
+				if err := d.Err(); err != nil {
+					t.Fatalf("%s: %v", mode, err)
+				}
+				if d.Offset() != want.InputLen {
+					t.Errorf("%s: ended at %d, want %d", mode, d.Offset(), want.InputLen)
+				}
+				got.StreamHeaders, got.Resets = d.Headers(), d.Resets()
+				got.TsMin, got.TsMax = strconv.FormatUint(tsMin, 10), strconv.FormatUint(tsMax, 10)
+				type totals struct{ h, r, sf, ev, spf, spe, kpf, kpe, af int }
+				g := totals{got.StreamHeaders, got.Resets, got.SchemaFrames, got.Events, got.StringFrames, got.StringEntries, got.StackFrames, got.StackEntries, got.AnnotFrames}
+				w := totals{want.StreamHeaders, want.Resets, want.SchemaFrames, want.Events, want.StringFrames, want.StringEntries, want.StackFrames, want.StackEntries, want.AnnotFrames}
+				if g != w {
+					t.Errorf("%s: totals %+v, want %+v", mode, g, w)
+				}
+				if got.TsMin != want.TsMin || got.TsMax != want.TsMax {
+					t.Errorf("%s: timestamps [%s, %s], want [%s, %s]", mode, got.TsMin, got.TsMax, want.TsMin, want.TsMax)
+				}
+				if len(counts) != len(want.Schemas) {
+					t.Errorf("%s: %d schema names, want %d", mode, len(counts), len(want.Schemas))
+				}
+				for n, ws := range want.Schemas {
+					c := counts[n]
+					if c == nil || c.events != ws.Events || c.frames != ws.SchemaFrames {
+						t.Errorf("%s: schema %s: got %+v, want %d events, %d schema frames", mode, n, c, ws.Events, ws.SchemaFrames)
+					}
+				}
+				if len(want.Samples) < 10 {
+					t.Fatalf("summary has %d sample lists", len(want.Samples))
+				}
+				for n, ws := range want.Samples {
+					if !reflect.DeepEqual(normalize(t, samples[n]), normalize(t, stripSamples(ws))) {
+						gb, _ := json.Marshal(samples[n])
+						wb, _ := json.Marshal(ws)
+						t.Errorf("%s: samples of %s:\n got  %s\n want %s", mode, n, gb, wb)
+					}
+				}
+			}
+		})
+	}
+}
+
+func stripSamples(ws []map[string]any) []map[string]any {
+	for _, m := range ws {
+		stripF64Debug(m)
+		for k := range m {
+			if k != "type_id" && k != "timestamp_ns" && k != "values" {
+				delete(m, k)
+			}
+		}
+	}
+	return ws
+}
