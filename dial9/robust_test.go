@@ -1,0 +1,247 @@
+package dial9
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/tracecodec/tracecodec/fuzz"
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// allVectors returns every .bin vector (not the golden gzip traces).
+func allVectors(t testing.TB) map[string][]byte {
+	dir := vectortest.Dir(t, "dial9")
+	out := map[string][]byte{}
+	for _, sub := range []string{"v0.2.0", "v0.4.0", "handmade"} {
+		files, _ := filepath.Glob(filepath.Join(dir, sub, "*.bin"))
+		for _, p := range files {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[sub+"/"+filepath.Base(p)] = b
+		}
+	}
+	if len(out) < 30 {
+		t.Fatalf("only %d vectors found", len(out))
+	}
+	return out
+}
+
+// decodeAll decodes a whole input, rendering every frame as JSON.
+func decodeAll(d *Decoder, err error) (frames []string, outErr error) {
+	if err != nil {
+		return nil, err
+	}
+	for d.NextFrame() {
+		m := dumpFrame(d)
+		b, _ := json.Marshal(m)
+		frames = append(frames, string(b))
+	}
+	return frames, d.Err()
+}
+
+func sameErr(a, b error) bool {
+	var fa, fb *FormatError
+	if errors.As(a, &fa) != errors.As(b, &fb) {
+		return false
+	}
+	if fa == nil {
+		return (a == nil) == (b == nil)
+	}
+	return fa.Offset == fb.Offset && errors.Is(fa.Err, fb.Err)
+}
+
+// TestStreamingMatchesBytes decodes every vector through an io.Reader
+// delivering one byte per Read into a 16-byte initial buffer: frames and
+// errors must be those of the byte-slice decoder.
+func TestStreamingMatchesBytes(t *testing.T) {
+	for name, data := range allVectors(t) {
+		want, werr := decodeAll(NewDecoder(data, WithAnyVersion()))
+		got, gerr := decodeAll(NewReader(iotest.OneByteReader(bytes.NewReader(data)), WithAnyVersion(), WithBufferSize(16)))
+		// A streaming decoder cannot see that a count is more than the rest of
+		// the input: it reports the limit where the byte decoder reports truncation.
+		if errors.Is(gerr, ErrLimit) && errors.Is(werr, ErrTruncated) {
+			gerr = werr
+		}
+		if !reflect.DeepEqual(got, want) || !sameErr(gerr, werr) {
+			t.Errorf("%s: streaming differs:\n got  %d frames, %v\n want %d frames, %v", name, len(got), gerr, len(want), werr)
+		}
+	}
+}
+
+func TestVersionByte(t *testing.T) {
+	data := vectortest.Read(t, "dial9", "handmade", "hm02_version_2_header.bin")
+	_, err := NewDecoder(data)
+	var fe *FormatError
+	if !errors.Is(err, ErrUnsupportedVersion) || !errors.As(err, &fe) || fe.Offset != 4 {
+		t.Fatalf("version 2: %v", err)
+	}
+	// A mid-stream header with version 2 is refused the same way.
+	s := append(encode(t, func(e *Encoder) {}), "TRC\x00\x02"...)
+	d, err := NewDecoder(s)
+	must(t, err)
+	if d.NextFrame() || !errors.Is(d.Err(), ErrUnsupportedVersion) {
+		t.Fatalf("mid-stream version 2: %v", d.Err())
+	}
+}
+
+func TestErrorsAreFormatErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", nil, ErrBadMagic},
+		{"short magic", []byte("TR"), ErrTruncated},
+		{"wrong magic", []byte("TRX\x00\x01"), ErrBadMagic},
+		{"no version", []byte("TRC\x00"), ErrTruncated},
+		{"truncated reset", []byte("TRC\x00\x01\x05\x01\x02"), ErrTruncated},
+		{"partial header mid-stream", []byte("TRC\x00\x01TRC"), ErrTruncated},
+		{"T that is no header", []byte("TRC\x00\x01TXYZ\x01"), ErrUnknownFrame},
+		{"unknown field type", []byte("TRC\x00\x01\x01\x00\x00\x01\x00X\x01\x01\x00\x01\x00x\x10"), ErrUnknownFieldType},
+		{"timestamp overflow", append(AppendTimestampReset(AppendSchema([]byte("TRC\x00\x01"), &Schema{Name: "A", HasTimestamp: true}), ^uint64(0)), 2, 0, 0, 1, 0, 0), ErrTimestampOverflow},
+	} {
+		d, err := NewDecoder(tc.data)
+		if err == nil {
+			for d.NextFrame() {
+			}
+			err = d.Err()
+		}
+		var fe *FormatError
+		if !errors.Is(err, tc.want) || !errors.As(err, &fe) || fe.Offset < 0 {
+			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestLimits checks that declared sizes over the limits fail before
+// anything is allocated, in both decoding modes.
+func TestLimits(t *testing.T) {
+	lim := Limits{MaxStringLen: 10, MaxStackFrames: 2, MaxMapEntries: 2, MaxPoolEntries: 2, MaxDepth: 2}
+	ev := func(typ FieldType, payload ...byte) []byte {
+		b := AppendSchema([]byte("TRC\x00\x01"), &Schema{Name: "S", HasTimestamp: true, Fields: []FieldDef{{"x", typ}}})
+		b = append(b, 2, 0, 0, 0, 0, 0)
+		return append(b, payload...)
+	}
+	u32 := func(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
+	big := bytes.Repeat([]byte{0}, 200)
+	cases := map[string][]byte{
+		"string":      ev(TypeString, append(u32(11), big...)...),
+		"stack":       ev(TypeStackFrames, append(u32(3), big...)...),
+		"map":         ev(TypeStringMap, append(u32(3), big...)...),
+		"list":        ev(TypeDynamicList, append(u32(3), big...)...),
+		"depth":       ev(TypeDynamicList, append(append(append(u32(1), 14), u32(1)...), append([]byte{14}, append(u32(1), 9, 0)...)...)...),
+		"pool":        append([]byte("TRC\x00\x01\x03"), append(u32(3), big...)...),
+		"stack pool":  append([]byte("TRC\x00\x01\x04"), append(u32(1), append(u32(0), append(u32(3), big...)...)...)...),
+		"pool string": append([]byte("TRC\x00\x01\x03"), append(u32(1), append(u32(0), append(u32(11), big...)...)...)...),
+	}
+	for name, data := range cases {
+		for _, mode := range []string{"bytes", "reader"} {
+			var d *Decoder
+			var err error
+			if mode == "bytes" {
+				d, err = NewDecoder(data, WithLimits(lim))
+			} else {
+				d, err = NewReader(bytes.NewReader(data), WithLimits(lim))
+			}
+			must(t, err)
+			for d.NextFrame() {
+			}
+			if !errors.Is(d.Err(), ErrLimit) {
+				t.Errorf("%s (%s): got %v, want ErrLimit", name, mode, d.Err())
+			}
+		}
+	}
+	// Frame size limit of a streaming decoder.
+	data := ev(TypeString, append(u32(1000), bytes.Repeat([]byte{'a'}, 1000)...)...)
+	d, err := NewReader(bytes.NewReader(data), WithLimits(Limits{MaxFrameSize: 100}), WithBufferSize(16))
+	must(t, err)
+	for d.NextFrame() {
+	}
+	if !errors.Is(d.Err(), ErrLimit) {
+		t.Errorf("frame size: %v", d.Err())
+	}
+}
+
+// TestHostileHugeCounts: huge declared counts with short input fail as
+// truncation without allocating anything near their size.
+func TestHostileHugeCounts(t *testing.T) {
+	u32 := func(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
+	inputs := [][]byte{
+		append([]byte("TRC\x00\x01\x03"), u32(0xFFFFFFFF)...),
+		append([]byte("TRC\x00\x01\x04"), append(u32(1), append(u32(0), u32(0xFFFFFFFF)...)...)...),
+		append(AppendSchema([]byte("TRC\x00\x01"), &Schema{Name: "S", HasTimestamp: true, Fields: []FieldDef{{"x", TypeStringMap}}}), append([]byte{2, 0, 0, 0, 0, 0}, u32(0xFFFFFFFF)...)...),
+	}
+	for i, data := range inputs {
+		fuzz.Check(t, data, decodeBytes, fuzz.Options{AllocConst: 1 << 20})
+		d, err := NewDecoder(data)
+		must(t, err)
+		for d.NextFrame() {
+		}
+		if !errors.Is(d.Err(), ErrTruncated) {
+			t.Errorf("input %d: %v", i, d.Err())
+		}
+	}
+}
+
+func decodeBytes(data []byte) error {
+	d, err := NewDecoder(data)
+	if err != nil {
+		return err
+	}
+	for d.NextFrame() {
+		if d.Kind() == FrameEvent {
+			touchEvent(d)
+		}
+	}
+	return d.Err()
+}
+
+func decodeStream(data []byte) error {
+	d, err := NewReader(bytes.NewReader(data), WithBufferSize(64))
+	if err != nil {
+		return err
+	}
+	for d.Next() {
+		touchEvent(d)
+	}
+	return d.Err()
+}
+
+// touchEvent reads every value of the current event, nested ones included.
+func touchEvent(d *Decoder) {
+	ev := d.Event()
+	for i := 0; i < ev.NumFields(); i++ {
+		_ = ev.Field(i).Value()
+		if v := ev.Field(i); v.Type().Base() == TypePooledString {
+			d.LookupString(v.PoolID())
+		}
+	}
+}
+
+// TestSweepVectors runs truncation and corruption sweeps over every vector
+// in both decoding modes, and a short sweep over the golden gzip traces.
+func TestSweepVectors(t *testing.T) {
+	for name, data := range allVectors(t) {
+		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
+			fuzz.Sweep(t, data, decodeBytes)
+			fuzz.Sweep(t, data, decodeStream, fuzz.Options{MaxCases: 64, RandomEdits: 16})
+		})
+	}
+	if testing.Short() {
+		return
+	}
+	for _, name := range []string{"demo-trace@6050208.bin.gz", "demo-trace@6342350.bin.gz"} {
+		gz := vectortest.Read(t, "dial9", "golden", name)
+		fuzz.Sweep(t, gz, decodeBytes, fuzz.Options{MaxCases: 6, RandomEdits: 4})
+	}
+}
