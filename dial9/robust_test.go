@@ -233,11 +233,15 @@ func touchEvent(d *Decoder) {
 func TestSweepVectors(t *testing.T) {
 	for name, data := range allVectors(t) {
 		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
-			fuzz.Sweep(t, data, decodeBytes)
+			o := fuzz.Options{}
+			if raceEnabled {
+				o = fuzz.Options{MaxCases: 128, RandomEdits: 16}
+			}
+			fuzz.Sweep(t, data, decodeBytes, o)
 			fuzz.Sweep(t, data, decodeStream, fuzz.Options{MaxCases: 64, RandomEdits: 16})
 		})
 	}
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		return
 	}
 	for _, name := range []string{"demo-trace@6050208.bin.gz", "demo-trace@6342350.bin.gz"} {

@@ -1,0 +1,5 @@
+//go:build race
+
+package dial9
+
+const raceEnabled = true
