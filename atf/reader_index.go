@@ -196,6 +196,36 @@ func (r *IndexReader) Event(seq uint64) (IndexEvent, error) {
 	return e, nil
 }
 
+// ReadEvents decodes events start, start+1, … into dst and returns how many it
+// decoded: min(len(dst), Len()-start). The fastest way to read a file in bulk.
+func (r *IndexReader) ReadEvents(dst []IndexEvent, start uint64) (int, error) {
+	if start >= r.count {
+		return 0, nil
+	}
+	n := int(min(uint64(len(dst)), r.count-start))
+	off := r.eventsOff + int64(start)*IndexEventSize
+	if r.src.data != nil {
+		b := r.src.data[off : off+int64(n)*IndexEventSize]
+		for i := range dst[:n] {
+			dst[i] = decodeIndexEvent(b[i*IndexEventSize:])
+		}
+		return n, nil
+	}
+	var chunk [64 * IndexEventSize]byte
+	for done := 0; done < n; {
+		k := min(n-done, 64)
+		if err := r.src.readAt(chunk[:k*IndexEventSize], off); err != nil {
+			return done, err
+		}
+		for i := range k {
+			dst[done+i] = decodeIndexEvent(chunk[i*IndexEventSize:])
+		}
+		done += k
+		off += int64(k) * IndexEventSize
+	}
+	return n, nil
+}
+
 // Events returns an iterator over events [start, Len()).
 func (r *IndexReader) Events(start uint64) *IndexIter {
 	it := &IndexIter{}
@@ -339,6 +369,7 @@ func crcOf(src *source, off, n int64) (uint32, error) {
 // one buffer allocated when it is created, so Next does not allocate.
 type IndexIter struct {
 	r      *IndexReader
+	mem    []byte // in-memory files: the events not yet returned
 	next   uint64 // seq of the next event to return
 	end    uint64
 	win    window
@@ -352,7 +383,14 @@ type IndexIter struct {
 
 func (it *IndexIter) reset(r *IndexReader, start, end uint64, bufSize int) {
 	*it = IndexIter{r: r, next: start, end: end}
-	if r.src.data == nil && end > start {
+	if data := r.src.data; data != nil {
+		if end > start {
+			it.mem = data[r.eventsOff+int64(start)*IndexEventSize : r.eventsOff+int64(end)*IndexEventSize]
+		}
+		it.win = window{src: &r.src}
+		return
+	}
+	if end > start {
 		n := min(int64(bufSize), int64(end-start)*IndexEventSize)
 		n -= n % IndexEventSize
 		it.win = newWindow(&r.src, int(max(n, IndexEventSize)))
@@ -363,17 +401,37 @@ func (it *IndexIter) reset(r *IndexReader, start, end uint64, bufSize int) {
 
 // Next advances to the next event; false at the end or on a read error.
 func (it *IndexIter) Next() bool {
+	if len(it.mem) >= IndexEventSize && !it.filter {
+		it.cur = decodeIndexEvent(it.mem)
+		it.mem = it.mem[IndexEventSize:]
+		it.seq = it.next
+		it.next++
+		return true
+	}
+	return it.nextSlow()
+}
+
+func (it *IndexIter) nextSlow() bool {
+	if it.mem != nil {
+		// In-memory fast path: it.mem holds exactly the remaining events.
+		for len(it.mem) >= IndexEventSize {
+			it.cur = decodeIndexEvent(it.mem[:IndexEventSize])
+			it.mem = it.mem[IndexEventSize:]
+			it.seq = it.next
+			it.next++
+			if it.filter && (it.cur.Timestamp < it.from || it.cur.Timestamp > it.to) {
+				continue
+			}
+			return true
+		}
+		return false
+	}
 	for it.err == nil && it.next < it.end {
 		off := it.r.eventsOff + int64(it.next)*IndexEventSize
-		var b []byte
-		if data := it.r.src.data; data != nil {
-			b = data[off : off+IndexEventSize]
-		} else {
-			var err error
-			if b, err = it.win.at(off, IndexEventSize); err != nil {
-				it.err = err
-				return false
-			}
+		b, err := it.win.at(off, IndexEventSize)
+		if err != nil {
+			it.err = err
+			return false
 		}
 		it.cur = decodeIndexEvent(b)
 		it.seq = it.next
