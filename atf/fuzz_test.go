@@ -156,14 +156,18 @@ func seedFuzz(f *testing.F, keep func(p string, data []byte) bool) {
 }
 
 func FuzzIndexReader(f *testing.F) {
-	seedFuzz(f, func(p string, b []byte) bool { return strings.HasSuffix(p, ".atf") && !bytes.HasPrefix(b, []byte(DetailMagic)) })
+	seedFuzz(f, func(p string, b []byte) bool {
+		return strings.HasSuffix(p, ".atf") && !bytes.HasPrefix(b, []byte(DetailMagic))
+	})
 	idx, _ := writeThread(f, 20, 1, func(i int) uint64 { return uint64(i) })
 	f.Add(idx.b)
 	f.Fuzz(func(t *testing.T, data []byte) { fuzz.Check(t, data, decodeIndex) })
 }
 
 func FuzzDetailReader(f *testing.F) {
-	seedFuzz(f, func(p string, b []byte) bool { return bytes.HasPrefix(b, []byte(DetailMagic)) || strings.HasPrefix(filepath.Base(p), "det") })
+	seedFuzz(f, func(p string, b []byte) bool {
+		return bytes.HasPrefix(b, []byte(DetailMagic)) || strings.HasPrefix(filepath.Base(p), "det")
+	})
 	_, det := writeThread(f, 20, 1, func(i int) uint64 { return uint64(i) })
 	f.Add(det.b)
 	f.Fuzz(func(t *testing.T, data []byte) { fuzz.Check(t, data, decodeDetail) })
