@@ -1,0 +1,79 @@
+package atf
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestZeroAllocsPerEvent(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("allocation counts are not meaningful under -cover or -race")
+	}
+	var idx, det discardSeeker
+	tw, err := NewThreadWriter(&idx, func() (ioWS, error) { return &det, nil }, 1, WithBufferSize(4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := make([]byte, 100)
+	fp := &DetailFunctionPayload{FunctionID: 3}
+	stack := make([]byte, 16)
+	tw.WriteFunction(1, KindCall, 1, fp, stack) // warm-up: creates the detail file
+	var ts uint64
+	if a := testing.AllocsPerRun(10000, func() {
+		ts++
+		tw.Write(ts, 7, KindCall, 1, nil)
+	}); a != 0 {
+		t.Errorf("ThreadWriter.Write: %v allocs/event", a)
+	}
+	if a := testing.AllocsPerRun(10000, func() {
+		ts++
+		tw.Write(ts, 7, KindReturn, 1, payload)
+		tw.WriteFunction(ts, KindCall, 1, fp, stack)
+	}); a != 0 {
+		t.Errorf("ThreadWriter.Write with payload: %v allocs/event", a)
+	}
+
+	index, detail := writeThread(t, 20000, 0, func(i int) uint64 { return uint64(i) })
+	for _, mem := range []bool{true, false} {
+		var r *IndexReader
+		var d *DetailReader
+		if mem {
+			r, _ = OpenIndexBytes(index.b)
+			d, _ = OpenDetailBytes(detail.b)
+		} else {
+			r, _ = OpenIndex(bytes.NewReader(index.b), int64(len(index.b)))
+			d, _ = OpenDetail(bytes.NewReader(detail.b), int64(len(detail.b)))
+		}
+		it := r.Events(0)
+		if a := testing.AllocsPerRun(10000, func() {
+			if !it.Next() {
+				it = r.Events(0)
+			}
+		}); a > 0.01 { // one iterator per 20000 events
+			t.Errorf("mem=%v IndexIter.Next: %v allocs/event", mem, a)
+		}
+		var seq uint64
+		if a := testing.AllocsPerRun(10000, func() {
+			seq = (seq + 7919) % r.Len()
+			r.Event(seq)
+		}); a != 0 {
+			t.Errorf("mem=%v Event: %v allocs/event", mem, a)
+		}
+		buf := make([]byte, 4096)
+		if a := testing.AllocsPerRun(1000, func() {
+			seq = (seq + 13) % d.Len()
+			d.EventInto(seq, buf)
+		}); a != 0 {
+			t.Errorf("mem=%v DetailReader.EventInto: %v allocs/event", mem, a)
+		}
+		readers := []*IndexReader{r, r, r, r}
+		m := NewMerger(readers)
+		if a := testing.AllocsPerRun(10000, func() {
+			if !m.Next() {
+				m = NewMerger(readers)
+			}
+		}); a > 0.01 {
+			t.Errorf("mem=%v Merger.Next: %v allocs/event", mem, a)
+		}
+	}
+}

@@ -1,0 +1,227 @@
+package atf
+
+import (
+	"bufio"
+	"bytes"
+	"testing"
+)
+
+const benchEvents = 1 << 16
+
+func benchIndexFile(b *testing.B, n int, thread uint32, step uint64) []byte {
+	b.Helper()
+	var f memFile
+	w, err := NewIndexWriter(&f, thread)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range n {
+		w.Append(IndexEvent{Timestamp: uint64(i) * step, FunctionID: uint64(i % 97), ThreadID: thread, Kind: EventKind(i%2 + 1), CallDepth: uint32(i % 11), DetailSeq: NoDetail})
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return f.b
+}
+
+func reportEvents(b *testing.B, perOp int) {
+	b.ReportMetric(float64(b.N)*float64(perOp)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkIndexWrite appends index events through an IndexWriter whose
+// underlying writer is a discarding seeker behind a bufio.Writer-sized buffer.
+func BenchmarkIndexWrite(b *testing.B) {
+	var sink discardSeeker
+	w, err := NewIndexWriter(&sink, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := IndexEvent{FunctionID: 42, ThreadID: 1, Kind: KindCall, CallDepth: 3, DetailSeq: NoDetail}
+	b.SetBytes(IndexEventSize)
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Timestamp++
+		if w.Count() >= maxIndexEvents-1 {
+			w, _ = NewIndexWriter(&sink, 1)
+		}
+		w.Append(e)
+	}
+	reportEvents(b, 1)
+}
+
+// BenchmarkThreadWrite is the full per-thread path (sequence reservation,
+// index event) without payloads.
+func BenchmarkThreadWrite(b *testing.B) {
+	var sink discardSeeker
+	tw, err := NewThreadWriter(&sink, nil, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(IndexEventSize)
+	b.ReportAllocs()
+	var ts uint64
+	for b.Loop() {
+		ts++
+		if _, err := tw.Write(ts, 42, KindCall, 3, nil); err != nil {
+			tw, _ = NewThreadWriter(&sink, nil, 1)
+		}
+	}
+	reportEvents(b, 1)
+}
+
+// BenchmarkIndexWriteBufio writes through a real bufio.Writer to a buffer
+// (reset each 64 Ki events), the "buffered writer" case of the issue.
+func BenchmarkIndexWriteBufio(b *testing.B) {
+	var f memFile
+	bw := bufio.NewWriterSize(&bytes.Buffer{}, 1<<20)
+	_ = bw
+	w, err := NewIndexWriter(&f, 1, WithChecksum(false))
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := IndexEvent{FunctionID: 42, ThreadID: 1, Kind: KindCall, CallDepth: 3, DetailSeq: NoDetail}
+	b.SetBytes(IndexEventSize)
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		e.Timestamp++
+		w.Append(e)
+		if n++; n == benchEvents {
+			w.Close()
+			f.b, f.pos, n = f.b[:0], 0, 0
+			w, _ = NewIndexWriter(&f, 1, WithChecksum(false))
+		}
+	}
+	reportEvents(b, 1)
+}
+
+func BenchmarkIndexReadSequential(b *testing.B) {
+	data := benchIndexFile(b, benchEvents, 0, 1)
+	for _, c := range []struct {
+		name string
+		open func() (*IndexReader, error)
+	}{
+		{"bytes", func() (*IndexReader, error) { return OpenIndexBytes(data) }},
+		{"readerat", func() (*IndexReader, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			r, err := c.open()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(benchEvents * IndexEventSize)
+			b.ReportAllocs()
+			var sum uint64
+			for b.Loop() {
+				it := r.Events(0)
+				for it.Next() {
+					sum += it.Event().Timestamp
+				}
+			}
+			_ = sum
+			reportEvents(b, benchEvents)
+		})
+	}
+}
+
+func BenchmarkIndexReadRandom(b *testing.B) {
+	data := benchIndexFile(b, benchEvents, 0, 1)
+	for _, c := range []struct {
+		name string
+		open func() (*IndexReader, error)
+	}{
+		{"bytes", func() (*IndexReader, error) { return OpenIndexBytes(data) }},
+		{"readerat", func() (*IndexReader, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			r, err := c.open()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(IndexEventSize)
+			b.ReportAllocs()
+			var seq, sum uint64
+			for b.Loop() {
+				seq = (seq*6364136223846793005 + 1442695040888963407) & (benchEvents - 1)
+				e, _ := r.Event(seq)
+				sum += e.Timestamp
+			}
+			_ = sum
+			reportEvents(b, 1)
+		})
+	}
+}
+
+// BenchmarkMerge8 merges 8 threads of 8 Ki events each (interleaved
+// timestamps).
+func BenchmarkMerge8(b *testing.B) {
+	const per = benchEvents / 8
+	var readers []*IndexReader
+	for k := range 8 {
+		data := benchIndexFile(b, per, uint32(k), 8)
+		for i := range per { // offset each thread's timestamps
+			off := HeaderSize + i*IndexEventSize
+			ts := uint64(i)*8 + uint64(k)
+			putIndexEvent(data[off:], &IndexEvent{Timestamp: ts, ThreadID: uint32(k), DetailSeq: NoDetail})
+		}
+		r, err := OpenIndexBytes(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		readers = append(readers, r)
+	}
+	b.SetBytes(8 * per * IndexEventSize)
+	b.ReportAllocs()
+	var sum uint64
+	for b.Loop() {
+		m := NewMerger(readers)
+		for m.Next() {
+			sum += m.Event().Timestamp
+		}
+	}
+	_ = sum
+	reportEvents(b, 8*per)
+}
+
+func BenchmarkDetailOpen(b *testing.B) {
+	var idx, det memFile
+	tw, _ := NewThreadWriter(&idx, func() (ioWS, error) { return &det, nil }, 0)
+	payload := make([]byte, 516)
+	for i := range 4096 {
+		tw.Write(uint64(i), 1, KindCall, 1, payload)
+	}
+	tw.Close()
+	b.SetBytes(int64(len(det.b)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := OpenDetail(bytes.NewReader(det.b), int64(len(det.b))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportEvents(b, 4096)
+}
+
+// BenchmarkIndexReadBatch decodes the file through ReadEvents in batches of
+// 1024 events.
+func BenchmarkIndexReadBatch(b *testing.B) {
+	data := benchIndexFile(b, benchEvents, 0, 1)
+	r, err := OpenIndexBytes(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]IndexEvent, 1024)
+	b.SetBytes(benchEvents * IndexEventSize)
+	b.ReportAllocs()
+	var sum uint64
+	for b.Loop() {
+		for start := uint64(0); start < r.Len(); {
+			n, _ := r.ReadEvents(dst, start)
+			for i := range dst[:n] {
+				sum += dst[i].Timestamp
+			}
+			start += uint64(n)
+		}
+	}
+	_ = sum
+	reportEvents(b, benchEvents)
+}

@@ -1,0 +1,87 @@
+// Package atf reads and writes ATF v2, the ADA Trace Format: per-thread
+// function call/return traces recorded as two files per thread plus a session
+// manifest.
+//
+//	session_YYYYMMDD_HHMMSS/pid_N/
+//	    manifest.json        threads, time range, clock, optional modules/symbols
+//	    thread_K/index.atf   64-byte header, fixed 32-byte events, 64-byte footer
+//	    thread_K/detail.atf  64-byte header, length-prefixed records, 64-byte footer
+//
+// Every index event links forward to its detail record (detail_seq) and every
+// detail record links back to its index event (index_seq, the event's
+// position); both lookups are O(1).
+//
+// # Writing
+//
+// IndexWriter and DetailWriter write single files over an io.WriteSeeker
+// (Close patches the header and appends the footer; closing twice is
+// harmless). ThreadWriter writes a thread's pair, creating detail.atf on the
+// first event with a payload and reserving both sequence numbers together so
+// the links always agree; WriteFunction encodes the ARM64
+// DetailFunctionPayload, Write takes any payload as raw bytes. SessionWriter
+// lays out a session folder and writes manifest.json at Close. Low-level
+// AppendIndexHeader, AppendIndexEvent, AppendIndexFooter, AppendDetailHeader,
+// AppendDetailEventHeader, AppendDetailFooter encode single structures.
+//
+// # Reading
+//
+// OpenIndex and OpenDetail read over an io.ReaderAt and a size (OpenIndexBytes
+// and OpenDetailBytes over memory); readers are safe for concurrent use.
+// IndexReader.Event(seq) is O(1); OpenDetail scans the records once and keeps
+// their offsets so DetailReader.Event(detailSeq) is O(1). IndexReader.Range
+// answers time-range queries by binary search when the file's timestamps are
+// non-decreasing (checked once per reader) and by filtering when they are not.
+// OpenThread and OpenSession open folders; Merger merges threads by
+// (timestamp, thread position, sequence number).
+//
+// # Crash recovery
+//
+// A killed writer leaves the placeholder header and no footer. Readers then
+// recover every complete event: index events from the file size (a torn last
+// event is dropped), detail records by walking the length prefixes until a
+// torn or invalid one. Recovered reports this and Discarded the bytes dropped.
+// The reference readers hold the last 64 bytes of a detail file back for a
+// footer that is not there and so lose up to two complete records; this
+// package does not. A zero-byte index.atf, or one cut inside its header, opens
+// through OpenThread as an empty recovered thread, and a session without
+// manifest.json (the reference writes it only at stop) is opened by
+// discovering its thread_* folders.
+//
+// # Compatibility choices
+//
+// The reference notes correct the spec text in two places and this package
+// follows the notes: the index footer has 24 reserved bytes (not 28) and the
+// detail header ends with 4 reserved bytes after index_seq_end (64 bytes, not
+// 60). The checksum fields are CRC-32 (IEEE) of the events section: writers
+// store it by default (WithChecksum(false) stores 0 as the reference does,
+// giving byte-identical files), readers treat 0 as "not computed" and verify a
+// non-zero one only on request (VerifyChecksum). Header arch and os default to
+// the host's, as in the reference. Open validates in the reference's order
+// (size, magic, version, endian, event size) with the same outcome on every
+// malformed reference vector; beyond the reference it rejects an
+// events_offset inside the header, a footer count that disagrees with the
+// file, and a detail record overrunning its section. Readers report time
+// ranges of unfinalized files from their first and last events and skip empty
+// threads in a session's range, where the reference reports 0.
+//
+// # Allocation and limits
+//
+// After warm-up, writers and iterators (IndexIter, DetailIter, Merger) do not
+// allocate per event, and IndexReader.Event does not allocate. Opening a
+// detail file allocates its offset table (8 bytes per record, bounded by the
+// file size and Limits.MaxDetailEvents). Every count and length read from a
+// file is checked against the file size and Limits before use.
+//
+// # Example
+//
+//	tw, _ := atf.CreateThreadWriter("trace/thread_0", 0)
+//	tw.Write(1000, atf.FunctionID(mod, 1), atf.KindCall, 1, nil)
+//	tw.Write(2000, atf.FunctionID(mod, 1), atf.KindReturn, 1, nil)
+//	tw.Close()
+//
+//	s, _ := atf.OpenSession("trace")
+//	defer s.Close()
+//	for m := s.Merge(); m.Next(); {
+//		fmt.Println(m.Thread(), m.Event().Timestamp, m.Event().Kind)
+//	}
+package atf

@@ -1,0 +1,181 @@
+package atf
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/fuzz"
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// fuzzLimits keep hostile inputs cheap.
+var fuzzLimits = WithLimits(Limits{MaxDetailEventSize: 1 << 20, MaxManifestBytes: 1 << 20, MaxThreads: 1024})
+
+// decodeIndex opens data both ways and reads everything reachable.
+func decodeIndex(data []byte) error {
+	r, err := OpenIndex(bytes.NewReader(data), int64(len(data)), fuzzLimits)
+	rb, errb := OpenIndexBytes(data, fuzzLimits)
+	if (err == nil) != (errb == nil) {
+		panic("OpenIndex and OpenIndexBytes disagree")
+	}
+	if err != nil {
+		return err
+	}
+	if r.Len() != rb.Len() {
+		panic("lengths disagree")
+	}
+	if uint64(len(data)) < HeaderSize+r.Len()*IndexEventSize {
+		panic("more events than bytes")
+	}
+	var prev []IndexEvent
+	for seq, e := range r.All() {
+		if e2, err := rb.Event(seq); err != nil || e2 != e {
+			panic("Event disagrees with iteration")
+		}
+		prev = append(prev, e)
+	}
+	if uint64(len(prev)) != r.Len() {
+		panic("iteration stopped early")
+	}
+	r.Sorted()
+	it := r.Range(10, 1<<40)
+	for it.Next() {
+	}
+	r.VerifyChecksum()
+	r.TimeRange()
+	// Round trip: what decodes re-encodes and decodes to the same events.
+	var f memFile
+	w, _ := NewIndexWriter(&f, r.Header().ThreadID)
+	for _, e := range prev {
+		w.Append(e)
+	}
+	w.Close()
+	back, err := OpenIndexBytes(f.b)
+	if err != nil || back.Len() != r.Len() || back.Recovered() {
+		panic("round trip failed")
+	}
+	for i, e := range prev {
+		if e2, _ := back.Event(uint64(i)); e2 != e {
+			panic("round trip changed an event")
+		}
+	}
+	return nil
+}
+
+func decodeDetail(data []byte) error {
+	d, err := OpenDetail(bytes.NewReader(data), int64(len(data)), fuzzLimits)
+	if err != nil {
+		return err
+	}
+	db, errb := OpenDetailBytes(data, fuzzLimits)
+	if errb != nil || db.Len() != d.Len() {
+		panic("OpenDetail and OpenDetailBytes disagree")
+	}
+	n := uint64(0)
+	for seq, e := range d.All() {
+		e2, err := db.Event(seq)
+		if err != nil || e2.TotalLength != e.TotalLength || !bytes.Equal(e2.Payload, e.Payload) || int(e.TotalLength) != DetailEventHeaderSize+len(e.Payload) {
+			panic("detail event disagrees")
+		}
+		n++
+	}
+	if n != d.Len() {
+		panic("detail iteration stopped early")
+	}
+	d.VerifyChecksum()
+	d.TimeRange()
+	return nil
+}
+
+func decodeManifest(data []byte) error {
+	m, err := ParseManifest(data, fuzzLimits)
+	if err != nil {
+		return err
+	}
+	back, err := ParseManifest(m.AppendJSON(nil))
+	if err != nil {
+		panic("manifest does not round-trip: " + err.Error())
+	}
+	if len(back.Threads) != len(m.Threads) || len(back.Symbols) != len(m.Symbols) || len(back.Modules) != len(m.Modules) {
+		panic("manifest round trip changed its tables")
+	}
+	return nil
+}
+
+func vectorFiles(t testing.TB) []string {
+	dir := vectortest.Dir(t, "atf")
+	var files []string
+	filepath.WalkDir(dir, func(p string, de os.DirEntry, err error) error {
+		if err == nil && de.Type().IsRegular() && (strings.HasSuffix(p, ".atf") || filepath.Base(p) == "manifest.json") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files
+}
+
+func decoderFor(path string, data []byte) fuzz.Decoder {
+	switch {
+	case strings.HasSuffix(path, ".json"):
+		return decodeManifest
+	case strings.HasPrefix(filepath.Base(path), "det") || bytes.HasPrefix(data, []byte(DetailMagic)):
+		return decodeDetail
+	}
+	return decodeIndex
+}
+
+// TestSweepVectors truncates and corrupts every vector file.
+func TestSweepVectors(t *testing.T) {
+	files := vectorFiles(t)
+	if len(files) < 15 {
+		t.Fatalf("only %d vector files", len(files))
+	}
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(filepath.Dir(p))+"/"+filepath.Base(p), func(t *testing.T) {
+			fuzz.Sweep(t, data, decoderFor(p, data), fuzz.Options{MaxCases: 512, RandomEdits: 32})
+		})
+	}
+}
+
+func seedFuzz(f *testing.F, keep func(p string, data []byte) bool) {
+	root, err := vectortest.Root()
+	if err != nil {
+		return
+	}
+	fuzz.SeedDir(f, filepath.Join(root, "atf"), func(p string) bool {
+		b, err := os.ReadFile(p)
+		return err == nil && keep(p, b)
+	})
+}
+
+func FuzzIndexReader(f *testing.F) {
+	seedFuzz(f, func(p string, b []byte) bool {
+		return strings.HasSuffix(p, ".atf") && !bytes.HasPrefix(b, []byte(DetailMagic))
+	})
+	idx, _ := writeThread(f, 20, 1, func(i int) uint64 { return uint64(i) })
+	f.Add(idx.b)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzz.Check(t, data, decodeIndex) })
+}
+
+func FuzzDetailReader(f *testing.F) {
+	seedFuzz(f, func(p string, b []byte) bool {
+		return bytes.HasPrefix(b, []byte(DetailMagic)) || strings.HasPrefix(filepath.Base(p), "det")
+	})
+	_, det := writeThread(f, 20, 1, func(i int) uint64 { return uint64(i) })
+	f.Add(det.b)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzz.Check(t, data, decodeDetail) })
+}
+
+func FuzzManifest(f *testing.F) {
+	seedFuzz(f, func(p string, _ []byte) bool { return filepath.Base(p) == "manifest.json" })
+	f.Add([]byte(`{"threads":[{"id":1}]}`))
+	f.Add([]byte(`{"threads":[],"symbols":[{"function_id":12}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzz.Check(t, data, decodeManifest) })
+}

@@ -1,0 +1,134 @@
+package atf
+
+// Merger is the cross-thread view of a session: a k-way merge of the threads'
+// index files by (timestamp, thread position, sequence number), the order of
+// the reference readers' min-heap — equal timestamps come out in thread
+// order.
+//
+// Like the reference, it merges rather than sorts: each thread's events come
+// out in file order, so when a thread's file is not timestamp-sorted (the
+// production tracer writes its index lane, then its detail lane) the merged
+// stream is not sorted either; it equals a sort only when every thread is
+// sorted. Next does not allocate; each thread reads through its own 4 KiB
+// buffer.
+type Merger struct {
+	its     []IndexIter
+	heap    []int32 // thread positions, min-heap on (timestamp, position)
+	started bool
+	top     int32
+	err     error
+}
+
+const mergeBufSize = 4 << 10
+
+// NewMerger merges every event of readers (nil entries are skipped).
+func NewMerger(readers []*IndexReader) *Merger {
+	m := &Merger{its: make([]IndexIter, len(readers))}
+	for i, r := range readers {
+		if r != nil {
+			m.its[i].reset(r, 0, r.count, mergeBufSize)
+		}
+	}
+	m.init()
+	return m
+}
+
+// NewMergerRange merges the events with from ≤ timestamp ≤ to (each thread
+// binary-searched when sorted, filtered when not; see IndexReader.Range).
+func NewMergerRange(readers []*IndexReader, from, to uint64) *Merger {
+	m := &Merger{its: make([]IndexIter, len(readers))}
+	for i, r := range readers {
+		if r != nil {
+			r.rangeInto(&m.its[i], from, to, mergeBufSize)
+		}
+	}
+	m.init()
+	return m
+}
+
+func (m *Merger) init() {
+	m.heap = make([]int32, 0, len(m.its))
+	for i := range m.its {
+		it := &m.its[i]
+		if it.r == nil {
+			continue
+		}
+		if it.err != nil {
+			m.err = it.err
+			continue
+		}
+		if it.Next() {
+			m.heap = append(m.heap, int32(i))
+		} else if it.err != nil {
+			m.err = it.err
+		}
+	}
+	for i := len(m.heap)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+}
+
+func (m *Merger) less(a, b int32) bool {
+	ta, tb := m.its[a].cur.Timestamp, m.its[b].cur.Timestamp
+	return ta < tb || (ta == tb && a < b)
+}
+
+func (m *Merger) down(i int) {
+	h := m.heap
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && m.less(h[r], h[l]) {
+			c = r
+		}
+		if !m.less(h[c], h[i]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// Next advances to the next event of the merged stream.
+func (m *Merger) Next() bool {
+	if m.err != nil {
+		return false
+	}
+	if m.started && len(m.heap) > 0 {
+		it := &m.its[m.heap[0]]
+		if it.Next() {
+			m.down(0)
+		} else {
+			if it.err != nil {
+				m.err = it.err
+				return false
+			}
+			last := len(m.heap) - 1
+			m.heap[0] = m.heap[last]
+			m.heap = m.heap[:last]
+			m.down(0)
+		}
+	}
+	m.started = true
+	if len(m.heap) == 0 {
+		return false
+	}
+	m.top = m.heap[0]
+	return true
+}
+
+// Event is the current event.
+func (m *Merger) Event() IndexEvent { return m.its[m.top].cur }
+
+// Thread is the position (in the reader list) of the current event's thread.
+func (m *Merger) Thread() int { return int(m.top) }
+
+// Seq is the current event's sequence number within its thread.
+func (m *Merger) Seq() uint64 { return m.its[m.top].seq }
+
+// Err is the read error that ended the merge, if any.
+func (m *Merger) Err() error { return m.err }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package atf
+
+const raceEnabled = false

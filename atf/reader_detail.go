@@ -1,0 +1,319 @@
+package atf
+
+import (
+	"encoding/binary"
+	"io"
+	"iter"
+)
+
+// DetailReader reads one detail.atf over an io.ReaderAt (or a byte slice). Open
+// scans the records once, sequentially, and keeps their offsets (8 bytes per
+// event), so Event(detailSeq) is O(1) afterwards. Safe for concurrent use.
+//
+// Without a valid footer (a crashed writer) every complete record up to the
+// end of the file is recovered — unlike the reference readers, which always
+// hold the last 64 bytes back for a footer — and the scan stops at the first
+// torn or invalid record; Recovered reports true and Discarded counts the
+// bytes after the last good record.
+type DetailReader struct {
+	src       source
+	hdr       DetailHeader
+	footer    DetailFooter
+	hasFooter bool
+	eventsOff int64
+	end       int64 // end of the last good record
+	offsets   []int64
+	recovered bool
+	discarded int64
+	maxEvent  uint32
+}
+
+// OpenDetail validates the header of the detail file r of size bytes and scans
+// its records. Checks, in the reference reader's order: size ≥ 64, magic
+// "ATD2", version 1, endian 1, events_offset within the file; then every
+// record's total_length (≥ 24, within the events section, within
+// Limits.MaxDetailEventSize) and a footer's event_count and bytes_length.
+func OpenDetail(r io.ReaderAt, size int64, opts ...Option) (*DetailReader, error) {
+	return openDetail(newSource(r, size), opts)
+}
+
+// OpenDetailBytes reads a detail file held in memory; payloads alias b.
+func OpenDetailBytes(b []byte, opts ...Option) (*DetailReader, error) {
+	return openDetail(bytesSource(b), opts)
+}
+
+func openDetail(src source, opts []Option) (*DetailReader, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	size := src.size
+	if size < HeaderSize {
+		return nil, newError(size, ErrTruncated, "file too small: %d bytes, the detail header needs %d", size, HeaderSize)
+	}
+	hb := smallBufs.Get().(*[HeaderSize]byte)
+	defer smallBufs.Put(hb)
+	if err := src.readAt(hb[:], 0); err != nil {
+		return nil, err
+	}
+	if string(hb[:4]) != DetailMagic {
+		return nil, newError(0, ErrBadMagic, "magic %q, want %q", hb[:4], DetailMagic)
+	}
+	d := &DetailReader{src: src, hdr: parseDetailHeader(hb[:]), maxEvent: o.limits.MaxDetailEventSize}
+	h := &d.hdr
+	if h.Version != formatVersion {
+		return nil, newError(5, ErrUnsupportedVersion, "version %d, want %d", h.Version, formatVersion)
+	}
+	if h.Endian != endianLittle {
+		return nil, newError(4, ErrUnsupportedEndian, "endian byte %d, want 1 (little-endian)", h.Endian)
+	}
+	if h.EventsOffset > uint64(size) {
+		return nil, newError(20, ErrCorrupt, "events_offset %d is beyond the file size %d", h.EventsOffset, size)
+	}
+	if h.EventsOffset < HeaderSize {
+		return nil, newError(20, ErrCorrupt, "events_offset %d overlaps the %d-byte header", h.EventsOffset, HeaderSize)
+	}
+	d.eventsOff = int64(h.EventsOffset)
+	end := size
+	// The footer is the last 64 bytes when its magic is right and its
+	// bytes_length reaches exactly from events_offset to it.
+	if size-d.eventsOff >= FooterSize {
+		if err := src.readAt(hb[:], size-FooterSize); err != nil {
+			return nil, err
+		}
+		if string(hb[:4]) == DetailFooterMagic {
+			f := parseDetailFooter(hb[:])
+			if f.BytesLength == uint64(size-FooterSize-d.eventsOff) {
+				d.footer, d.hasFooter = f, true
+				end = size - FooterSize
+			}
+		}
+	}
+	d.recovered = !d.hasFooter
+	if err := d.scan(end, o.limits); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// scan records the offset of every record in [eventsOff, end).
+func (d *DetailReader) scan(end int64, lim Limits) error {
+	maxCount := uint64(end-d.eventsOff) / DetailEventHeaderSize
+	if d.hasFooter {
+		n := d.footer.EventCount
+		if n > maxCount {
+			return newError(end+8, ErrTruncated, "footer event_count %d needs at least %d bytes, the events section has %d", n, n*DetailEventHeaderSize, end-d.eventsOff)
+		}
+		if n > lim.MaxDetailEvents {
+			return newError(end+8, ErrLimit, "footer event_count %d exceeds the limit of %d", n, lim.MaxDetailEvents)
+		}
+		d.offsets = make([]int64, 0, n)
+	}
+	win := newWindow(&d.src, 64<<10)
+	off := d.eventsOff
+	for off < end {
+		// stop reports a bad record: an error in a finalized file, the end of
+		// the recovered events otherwise.
+		stop := func(sentinel error, msg string, args ...any) error {
+			if d.hasFooter {
+				return newError(off, sentinel, msg, args...)
+			}
+			return nil
+		}
+		if end-off < DetailEventHeaderSize {
+			if err := stop(ErrCorrupt, "%d bytes left in the events section, a record header needs %d", end-off, DetailEventHeaderSize); err != nil {
+				return err
+			}
+			break
+		}
+		b, err := win.at(off, 4)
+		if err != nil {
+			return err
+		}
+		tl := binary.LittleEndian.Uint32(b)
+		if tl < DetailEventHeaderSize {
+			if err := stop(ErrCorrupt, "total_length %d is shorter than the %d-byte record header", tl, DetailEventHeaderSize); err != nil {
+				return err
+			}
+			break
+		}
+		if tl > d.maxEvent {
+			if err := stop(ErrLimit, "total_length %d exceeds the limit of %d", tl, d.maxEvent); err != nil {
+				return err
+			}
+			break
+		}
+		if int64(tl) > end-off {
+			if err := stop(ErrCorrupt, "record of %d bytes runs past the end of the events section at %d", tl, end); err != nil {
+				return err
+			}
+			break
+		}
+		if uint64(len(d.offsets)) >= lim.MaxDetailEvents {
+			return newError(off, ErrLimit, "more than %d detail events", lim.MaxDetailEvents)
+		}
+		d.offsets = append(d.offsets, off)
+		off += int64(tl)
+	}
+	d.end = off
+	d.discarded = end - off
+	if d.hasFooter && uint64(len(d.offsets)) != d.footer.EventCount {
+		return newError(end+8, ErrCorrupt, "footer event_count %d, the events section holds %d records", d.footer.EventCount, len(d.offsets))
+	}
+	return nil
+}
+
+// Header returns the file header as stored.
+func (d *DetailReader) Header() DetailHeader { return d.hdr }
+
+// Footer returns the footer and whether the file has a valid one.
+func (d *DetailReader) Footer() (DetailFooter, bool) { return d.footer, d.hasFooter }
+
+// Len is the number of readable detail events.
+func (d *DetailReader) Len() uint64 { return uint64(len(d.offsets)) }
+
+// Size is the file size the reader was opened with.
+func (d *DetailReader) Size() int64 { return d.src.size }
+
+// Recovered reports whether the file had no valid footer.
+func (d *DetailReader) Recovered() bool { return d.recovered }
+
+// Discarded is the number of bytes after the last complete record of a
+// recovered file.
+func (d *DetailReader) Discarded() int64 { return d.discarded }
+
+// Offset is the file offset of record detailSeq.
+func (d *DetailReader) Offset(detailSeq uint64) (int64, bool) {
+	if detailSeq >= uint64(len(d.offsets)) {
+		return 0, false
+	}
+	return d.offsets[detailSeq], true
+}
+
+// Event returns record detailSeq. On an in-memory reader the payload aliases
+// the file's bytes; otherwise it is read into a new buffer (use EventInto to
+// reuse one).
+func (d *DetailReader) Event(detailSeq uint64) (DetailEvent, error) {
+	return d.EventInto(detailSeq, nil)
+}
+
+// EventInto is Event reading the record into buf when the reader is not in
+// memory and buf is large enough (so a reused buffer makes it allocation-free);
+// the payload is valid until buf is reused.
+func (d *DetailReader) EventInto(detailSeq uint64, buf []byte) (DetailEvent, error) {
+	if detailSeq >= uint64(len(d.offsets)) {
+		return DetailEvent{}, newError(d.end, ErrNotFound, "detail event %d does not exist (%d events)", detailSeq, len(d.offsets))
+	}
+	off := d.offsets[detailSeq]
+	next := d.end
+	if detailSeq+1 < uint64(len(d.offsets)) {
+		next = d.offsets[detailSeq+1]
+	}
+	n := next - off // == total_length, checked by the scan
+	var b []byte
+	if d.src.data != nil {
+		b = d.src.data[off:next]
+	} else {
+		if int64(cap(buf)) >= n {
+			b = buf[:n]
+		} else {
+			b = make([]byte, n)
+		}
+		if err := d.src.readAt(b, off); err != nil {
+			return DetailEvent{}, err
+		}
+	}
+	e := decodeDetailEventHeader(b)
+	e.Payload = b[DetailEventHeaderSize:]
+	return e, nil
+}
+
+// Events returns an iterator over the records in file order.
+func (d *DetailReader) Events() *DetailIter {
+	return &DetailIter{d: d, win: newWindow(&d.src, 64<<10)}
+}
+
+// All iterates over every record with its detail_seq.
+func (d *DetailReader) All() iter.Seq2[uint64, DetailEvent] {
+	return func(yield func(uint64, DetailEvent) bool) {
+		it := d.Events()
+		for it.Next() {
+			if !yield(it.Seq(), it.Event()) {
+				return
+			}
+		}
+	}
+}
+
+// TimeRange is the footer's first/last timestamps, or for a recovered file the
+// timestamps of the first and last records.
+func (d *DetailReader) TimeRange() (first, last uint64, ok bool) {
+	if len(d.offsets) == 0 {
+		return 0, 0, false
+	}
+	if d.hasFooter {
+		return d.footer.TimeStartNs, d.footer.TimeEndNs, true
+	}
+	a, err1 := d.Event(0)
+	b, err2 := d.Event(uint64(len(d.offsets) - 1))
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return a.Timestamp, b.Timestamp, true
+}
+
+// VerifyChecksum compares a footer's non-zero checksum with the CRC-32 (IEEE)
+// of the events section; checked is false when there is nothing to check.
+func (d *DetailReader) VerifyChecksum() (checked bool, err error) {
+	if !d.hasFooter || d.footer.Checksum == 0 {
+		return false, nil
+	}
+	sum, err := crcOf(&d.src, d.eventsOff, int64(d.footer.BytesLength))
+	if err != nil {
+		return false, err
+	}
+	if sum != d.footer.Checksum {
+		return true, newError(d.src.size-FooterSize+4, ErrChecksum, "footer checksum %#08x, events section has %#08x", d.footer.Checksum, sum)
+	}
+	return true, nil
+}
+
+// DetailIter iterates over detail records in file order through one reusable
+// buffer; the current event's payload is valid until the next call to Next.
+type DetailIter struct {
+	d   *DetailReader
+	win window
+	i   uint64
+	cur DetailEvent
+	err error
+}
+
+// Next advances to the next record.
+func (it *DetailIter) Next() bool {
+	if it.err != nil || it.i >= uint64(len(it.d.offsets)) {
+		return false
+	}
+	off := it.d.offsets[it.i]
+	next := it.d.end
+	if it.i+1 < uint64(len(it.d.offsets)) {
+		next = it.d.offsets[it.i+1]
+	}
+	b, err := it.win.at(off, int(next-off))
+	if err != nil {
+		it.err = err
+		return false
+	}
+	it.cur = decodeDetailEventHeader(b)
+	it.cur.Payload = b[DetailEventHeaderSize:]
+	it.i++
+	return true
+}
+
+// Event is the current record.
+func (it *DetailIter) Event() DetailEvent { return it.cur }
+
+// Seq is the current record's detail_seq.
+func (it *DetailIter) Seq() uint64 { return it.i - 1 }
+
+// Err is the read error that ended the iteration, if any.
+func (it *DetailIter) Err() error { return it.err }

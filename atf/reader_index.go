@@ -1,0 +1,457 @@
+package atf
+
+import (
+	"hash/crc32"
+	"io"
+	"iter"
+	"sort"
+	"sync"
+)
+
+// IndexReader reads one index.atf over an io.ReaderAt (or a byte slice). It is
+// safe for concurrent use. Opening costs two small reads; Event(seq) is O(1).
+//
+// A file without a valid footer — a crashed or still-running writer leaves the
+// placeholder header and no footer — is recovered: every complete 32-byte
+// event is readable, the torn tail is counted by Discarded, and Recovered
+// reports true.
+type IndexReader struct {
+	src       source
+	hdr       IndexHeader
+	footer    IndexFooter
+	hasFooter bool
+	eventsOff int64
+	count     uint64
+	recovered bool
+	discarded int64
+
+	sortOnce sync.Once
+	sorted   bool
+	sortErr  error
+}
+
+// OpenIndex validates the header of the index file r of size bytes and finds
+// its events. Checks, in the reference reader's order: size ≥ 64
+// (ErrTruncated), magic "ATI2" (ErrBadMagic), version 1
+// (ErrUnsupportedVersion), endian 1 (ErrUnsupportedEndian), event_size 32
+// (ErrCorrupt); then events_offset within the file, and a footer's count
+// against the file size and footer_offset.
+func OpenIndex(r io.ReaderAt, size int64, opts ...Option) (*IndexReader, error) {
+	return openIndex(newSource(r, size), opts)
+}
+
+// OpenIndexBytes reads an index file held in memory (read whole, or mapped).
+// Events are decoded straight from b, which must not change while in use.
+func OpenIndexBytes(b []byte, opts ...Option) (*IndexReader, error) {
+	return openIndex(bytesSource(b), opts)
+}
+
+func openIndex(src source, opts []Option) (*IndexReader, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	size := src.size
+	if size < HeaderSize {
+		return nil, newError(size, ErrTruncated, "file too small: %d bytes, the index header needs %d", size, HeaderSize)
+	}
+	hb := smallBufs.Get().(*[HeaderSize]byte)
+	defer smallBufs.Put(hb)
+	if err := src.readAt(hb[:], 0); err != nil {
+		return nil, err
+	}
+	if string(hb[:4]) != IndexMagic {
+		return nil, newError(0, ErrBadMagic, "magic %q, want %q", hb[:4], IndexMagic)
+	}
+	r := &IndexReader{src: src, hdr: parseIndexHeader(hb[:])}
+	h := &r.hdr
+	if h.Version != formatVersion {
+		return nil, newError(5, ErrUnsupportedVersion, "version %d, want %d", h.Version, formatVersion)
+	}
+	if h.Endian != endianLittle {
+		return nil, newError(4, ErrUnsupportedEndian, "endian byte %d, want 1 (little-endian)", h.Endian)
+	}
+	if h.EventSize != IndexEventSize {
+		return nil, newError(24, ErrCorrupt, "event_size %d, want %d", h.EventSize, IndexEventSize)
+	}
+	if h.EventsOffset > uint64(size) {
+		return nil, newError(32, ErrCorrupt, "events_offset %d is beyond the file size %d", h.EventsOffset, size)
+	}
+	if h.EventsOffset < HeaderSize {
+		return nil, newError(32, ErrCorrupt, "events_offset %d overlaps the %d-byte header", h.EventsOffset, HeaderSize)
+	}
+	r.eventsOff = int64(h.EventsOffset)
+	if err := r.findFooter(hb); err != nil {
+		return nil, err
+	}
+	if !r.hasFooter {
+		r.recovered = true
+		end := size
+		// A header patched by Close (footer_offset past events_offset) whose
+		// footer is damaged or cut off still says where the events end.
+		if fo := h.FooterOffset; fo > h.EventsOffset && fo <= uint64(size) && (fo-h.EventsOffset)%IndexEventSize == 0 {
+			end = int64(fo)
+		}
+		r.count = uint64(end-r.eventsOff) / IndexEventSize
+		r.discarded = size - r.eventsOff - int64(r.count)*IndexEventSize
+	}
+	if r.count > o.limits.MaxIndexEvents {
+		return nil, newError(r.eventsOff, ErrLimit, "%d index events exceed the limit of %d", r.count, o.limits.MaxIndexEvents)
+	}
+	return r, nil
+}
+
+// findFooter looks for the footer at header.footer_offset. A footer counts
+// only if its magic is "2ITA" and its count agrees with footer_offset; a
+// finalized header (footer_offset past events_offset) with a disagreeing
+// footer is corrupt, a placeholder header (footer_offset == events_offset)
+// just means there is no footer.
+func (r *IndexReader) findFooter(buf *[HeaderSize]byte) error {
+	h := &r.hdr
+	size := uint64(r.src.size)
+	fo := h.FooterOffset
+	if fo < h.EventsOffset || size < FooterSize || fo > size-FooterSize {
+		return nil
+	}
+	if err := r.src.readAt(buf[:], int64(fo)); err != nil {
+		return err
+	}
+	if string(buf[:4]) != IndexFooterMagic {
+		return nil
+	}
+	f := parseIndexFooter(buf[:])
+	span := fo - h.EventsOffset
+	finalized := fo != h.EventsOffset
+	if span%IndexEventSize != 0 || f.EventCount != span/IndexEventSize {
+		if !finalized {
+			return nil
+		}
+		return newError(int64(fo)+8, ErrCorrupt, "footer event_count %d disagrees with footer_offset %d (room for %d events)", f.EventCount, fo, span/IndexEventSize)
+	}
+	if f.BytesWritten != span {
+		if !finalized {
+			return nil
+		}
+		return newError(int64(fo)+32, ErrCorrupt, "footer bytes_written %d, want %d", f.BytesWritten, span)
+	}
+	r.footer, r.hasFooter, r.count = f, true, f.EventCount
+	return nil
+}
+
+// Header returns the file header as stored (a placeholder when the writer did
+// not finish).
+func (r *IndexReader) Header() IndexHeader { return r.hdr }
+
+// Footer returns the footer and whether the file has a valid one.
+func (r *IndexReader) Footer() (IndexFooter, bool) { return r.footer, r.hasFooter }
+
+// Len is the number of readable events.
+func (r *IndexReader) Len() uint64 { return r.count }
+
+// Size is the file size the reader was opened with.
+func (r *IndexReader) Size() int64 { return r.src.size }
+
+// Recovered reports whether the file had no valid footer, so that its events
+// were counted from the file size.
+func (r *IndexReader) Recovered() bool { return r.recovered }
+
+// Discarded is the number of bytes after the last complete event of a
+// recovered file (a torn event, or a damaged footer).
+func (r *IndexReader) Discarded() int64 { return r.discarded }
+
+// TimeRange is the footer's first/last timestamps; for a recovered file, the
+// timestamps of its first and last events (the reference reports the
+// placeholder's 0, 0). ok is false for a file without events.
+func (r *IndexReader) TimeRange() (first, last uint64, ok bool) {
+	if r.count == 0 {
+		return 0, 0, false
+	}
+	if r.hasFooter {
+		return r.footer.TimeStartNs, r.footer.TimeEndNs, true
+	}
+	a, err1 := r.Event(0)
+	b, err2 := r.Event(r.count - 1)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	return a.Timestamp, b.Timestamp, true
+}
+
+// Event returns event seq in O(1). It does not allocate.
+func (r *IndexReader) Event(seq uint64) (IndexEvent, error) {
+	if seq >= r.count {
+		return IndexEvent{}, newError(r.eventsOff+int64(min(seq, r.count))*IndexEventSize, ErrNotFound, "index event %d does not exist (%d events)", seq, r.count)
+	}
+	off := r.eventsOff + int64(seq)*IndexEventSize
+	if r.src.data != nil {
+		return decodeIndexEvent(r.src.data[off:]), nil
+	}
+	b := smallBufs.Get().(*[HeaderSize]byte)
+	err := r.src.readAt(b[:IndexEventSize], off)
+	e := decodeIndexEvent(b[:])
+	smallBufs.Put(b)
+	if err != nil {
+		return IndexEvent{}, err
+	}
+	return e, nil
+}
+
+// ReadEvents decodes events start, start+1, … into dst and returns how many it
+// decoded: min(len(dst), Len()-start). The fastest way to read a file in bulk.
+func (r *IndexReader) ReadEvents(dst []IndexEvent, start uint64) (int, error) {
+	if start >= r.count {
+		return 0, nil
+	}
+	n := int(min(uint64(len(dst)), r.count-start))
+	off := r.eventsOff + int64(start)*IndexEventSize
+	if r.src.data != nil {
+		b := r.src.data[off : off+int64(n)*IndexEventSize]
+		for i := range dst[:n] {
+			dst[i] = decodeIndexEvent(b[i*IndexEventSize:])
+		}
+		return n, nil
+	}
+	var chunk [64 * IndexEventSize]byte
+	for done := 0; done < n; {
+		k := min(n-done, 64)
+		if err := r.src.readAt(chunk[:k*IndexEventSize], off); err != nil {
+			return done, err
+		}
+		for i := range k {
+			dst[done+i] = decodeIndexEvent(chunk[i*IndexEventSize:])
+		}
+		done += k
+		off += int64(k) * IndexEventSize
+	}
+	return n, nil
+}
+
+// Events returns an iterator over events [start, Len()).
+func (r *IndexReader) Events(start uint64) *IndexIter {
+	it := &IndexIter{}
+	it.reset(r, start, r.count, 64<<10)
+	return it
+}
+
+// All iterates over every event with its sequence number; a read error ends
+// the iteration with (seq, zero event, err).
+func (r *IndexReader) All() iter.Seq2[uint64, IndexEvent] {
+	return func(yield func(uint64, IndexEvent) bool) {
+		it := r.Events(0)
+		for it.Next() {
+			if !yield(it.Seq(), it.Event()) {
+				return
+			}
+		}
+	}
+}
+
+// Sorted reports whether timestamps never decrease from one event to the next.
+// The first call scans the file once; the answer is remembered.
+func (r *IndexReader) Sorted() (bool, error) {
+	r.sortOnce.Do(func() {
+		it := r.Events(0)
+		r.sorted = true
+		var prev uint64
+		for it.Next() {
+			ts := it.Event().Timestamp
+			if ts < prev {
+				r.sorted = false
+				return
+			}
+			prev = ts
+		}
+		r.sortErr = it.Err()
+	})
+	return r.sorted, r.sortErr
+}
+
+// Range returns an iterator over the events with from ≤ timestamp ≤ to. When
+// the file's timestamps are non-decreasing (see Sorted) it binary-searches
+// the first and last matching events and reads only those; otherwise it
+// filters every event (real files can be unsorted: the production tracer
+// writes its index lane and then its detail lane through the same writer).
+func (r *IndexReader) Range(from, to uint64) *IndexIter {
+	it := &IndexIter{}
+	r.rangeInto(it, from, to, 64<<10)
+	return it
+}
+
+func (r *IndexReader) rangeInto(it *IndexIter, from, to uint64, bufSize int) {
+	sorted, err := r.Sorted()
+	if err != nil {
+		it.reset(r, 0, 0, 0)
+		it.err = err
+		return
+	}
+	if !sorted {
+		it.reset(r, 0, r.count, bufSize)
+		it.filter, it.from, it.to = true, from, to
+		return
+	}
+	lo := r.search(from, false)
+	hi := r.search(to, true)
+	if hi < lo || from > to {
+		hi = lo
+	}
+	it.reset(r, lo, hi, bufSize)
+	it.err = r.searchErr(lo, hi)
+}
+
+// search returns the first seq whose timestamp is ≥ ts (or > ts when after).
+// Read errors are reported by searchErr.
+func (r *IndexReader) search(ts uint64, after bool) uint64 {
+	n := sort.Search(int(min(r.count, 1<<62)), func(i int) bool {
+		e, err := r.Event(uint64(i))
+		if err != nil {
+			return true
+		}
+		if after {
+			return e.Timestamp > ts
+		}
+		return e.Timestamp >= ts
+	})
+	return uint64(n)
+}
+
+func (r *IndexReader) searchErr(lo, hi uint64) error {
+	if lo < r.count {
+		if _, err := r.Event(lo); err != nil {
+			return err
+		}
+	}
+	if hi > 0 && hi <= r.count {
+		if _, err := r.Event(hi - 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// VerifyChecksum recomputes the CRC-32 (IEEE) of the events section and
+// compares it with the footer's. It returns checked == false, and no error,
+// when there is no footer or its checksum is 0 ("not computed", what the
+// reference writer always stores).
+func (r *IndexReader) VerifyChecksum() (checked bool, err error) {
+	if !r.hasFooter || r.footer.Checksum == 0 {
+		return false, nil
+	}
+	sum, err := crcOf(&r.src, r.eventsOff, int64(r.count)*IndexEventSize)
+	if err != nil {
+		return false, err
+	}
+	if sum != r.footer.Checksum {
+		return true, newError(int64(r.hdr.FooterOffset)+4, ErrChecksum, "footer checksum %#08x, events section has %#08x", r.footer.Checksum, sum)
+	}
+	return true, nil
+}
+
+func crcOf(src *source, off, n int64) (uint32, error) {
+	if src.data != nil {
+		return crc32.ChecksumIEEE(src.data[off : off+n]), nil
+	}
+	buf := make([]byte, min(n, 256<<10))
+	var sum uint32
+	for n > 0 {
+		k := min(n, int64(len(buf)))
+		if err := src.readAt(buf[:k], off); err != nil {
+			return 0, err
+		}
+		sum = crc32.Update(sum, crc32.IEEETable, buf[:k])
+		off += k
+		n -= k
+	}
+	return sum, nil
+}
+
+// IndexIter iterates over index events in file order: Next, then Event and
+// Seq, until Next returns false; then Err. It reads the file in chunks through
+// one buffer allocated when it is created, so Next does not allocate.
+type IndexIter struct {
+	r      *IndexReader
+	mem    []byte // in-memory files: the events not yet returned
+	next   uint64 // seq of the next event to return
+	end    uint64
+	win    window
+	cur    IndexEvent
+	seq    uint64
+	err    error
+	filter bool
+	from   uint64
+	to     uint64
+}
+
+func (it *IndexIter) reset(r *IndexReader, start, end uint64, bufSize int) {
+	*it = IndexIter{r: r, next: start, end: end}
+	if data := r.src.data; data != nil {
+		if end > start {
+			it.mem = data[r.eventsOff+int64(start)*IndexEventSize : r.eventsOff+int64(end)*IndexEventSize]
+		}
+		it.win = window{src: &r.src}
+		return
+	}
+	if end > start {
+		n := min(int64(bufSize), int64(end-start)*IndexEventSize)
+		n -= n % IndexEventSize
+		it.win = newWindow(&r.src, int(max(n, IndexEventSize)))
+	} else {
+		it.win = window{src: &r.src}
+	}
+}
+
+// Next advances to the next event; false at the end or on a read error.
+func (it *IndexIter) Next() bool {
+	if len(it.mem) >= IndexEventSize && !it.filter {
+		it.cur = decodeIndexEvent(it.mem)
+		it.mem = it.mem[IndexEventSize:]
+		it.seq = it.next
+		it.next++
+		return true
+	}
+	return it.nextSlow()
+}
+
+func (it *IndexIter) nextSlow() bool {
+	if it.mem != nil {
+		// In-memory fast path: it.mem holds exactly the remaining events.
+		for len(it.mem) >= IndexEventSize {
+			it.cur = decodeIndexEvent(it.mem[:IndexEventSize])
+			it.mem = it.mem[IndexEventSize:]
+			it.seq = it.next
+			it.next++
+			if it.filter && (it.cur.Timestamp < it.from || it.cur.Timestamp > it.to) {
+				continue
+			}
+			return true
+		}
+		return false
+	}
+	for it.err == nil && it.next < it.end {
+		off := it.r.eventsOff + int64(it.next)*IndexEventSize
+		b, err := it.win.at(off, IndexEventSize)
+		if err != nil {
+			it.err = err
+			return false
+		}
+		it.cur = decodeIndexEvent(b)
+		it.seq = it.next
+		it.next++
+		if it.filter && (it.cur.Timestamp < it.from || it.cur.Timestamp > it.to) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// Event is the current event.
+func (it *IndexIter) Event() IndexEvent { return it.cur }
+
+// Seq is the current event's sequence number.
+func (it *IndexIter) Seq() uint64 { return it.seq }
+
+// Err is the read error that ended the iteration, if any.
+func (it *IndexIter) Err() error { return it.err }
+
+// peekTimestamp is the current event's timestamp (merge heap key).
+func (it *IndexIter) peekTimestamp() uint64 { return it.cur.Timestamp }

@@ -1,0 +1,173 @@
+package atf
+
+import (
+	"hash/crc32"
+	"io"
+)
+
+// DetailWriter writes one detail.atf: a placeholder header at creation,
+// length-prefixed records (24-byte header + payload, no padding) as they come,
+// and on Close the footer plus the patched header (event_count, bytes_length,
+// index_seq_start/end = min/max linked index sequence number).
+//
+// Records are encoded into an internal buffer; payloads larger than the buffer
+// go straight to the underlying writer. Append does not allocate. Not safe for
+// concurrent use.
+type DetailWriter struct {
+	w       io.WriteSeeker
+	base    int64
+	o       options
+	hdr     DetailHeader
+	buf     []byte
+	count   uint64
+	bytes   uint64
+	minSeq  uint32
+	maxSeq  uint32
+	first   uint64
+	last    uint64
+	crc     uint32
+	written int64
+	err     error
+	closed  bool
+}
+
+// maxDetailEvents keeps every detail_seq below NoDetail.
+const maxDetailEvents = NoDetail
+
+// MaxDetailPayload is the largest payload a detail record can carry
+// (total_length is a u32 that includes the 24-byte header).
+const MaxDetailPayload = 1<<32 - 1 - DetailEventHeaderSize
+
+// NewDetailWriter writes the placeholder header to w at its current position.
+func NewDetailWriter(w io.WriteSeeker, threadID uint32, opts ...Option) (*DetailWriter, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	base, err := w.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, err
+	}
+	dw := &DetailWriter{w: w, base: base, o: o, buf: make([]byte, 0, max(o.bufSize, HeaderSize+FooterSize))}
+	dw.hdr = DetailHeader{
+		Endian: endianLittle, Version: formatVersion, Arch: o.arch, OS: o.os,
+		ThreadID: threadID, EventsOffset: HeaderSize,
+	}
+	dw.buf = AppendDetailHeader(dw.buf, dw.hdr)
+	return dw, nil
+}
+
+// Append writes one record linking back to index event indexSeq; its
+// detail_seq is Count() before the call.
+func (w *DetailWriter) Append(typ DetailType, flags uint16, indexSeq uint32, ts uint64, payload []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return ErrClosed
+	}
+	if w.count >= maxDetailEvents {
+		w.err = newError(w.written+int64(len(w.buf)), ErrLimit, "detail file already holds %d events, the most detail_seq addresses", w.count)
+		return w.err
+	}
+	if uint64(len(payload)) > MaxDetailPayload {
+		return newError(w.written+int64(len(w.buf)), ErrLimit, "detail payload of %d bytes does not fit a u32 total_length", len(payload))
+	}
+	total := DetailEventHeaderSize + len(payload)
+	if len(w.buf)+DetailEventHeaderSize > cap(w.buf) {
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	w.buf = AppendDetailEventHeader(w.buf, typ, flags, indexSeq, w.hdr.ThreadID, ts, len(payload))
+	if len(w.buf)+len(payload) <= cap(w.buf) {
+		w.buf = append(w.buf, payload...)
+	} else {
+		if err := w.flush(); err != nil {
+			return err
+		}
+		if err := w.write(payload); err != nil {
+			return err
+		}
+	}
+	if w.count == 0 {
+		w.first, w.minSeq, w.maxSeq = ts, indexSeq, indexSeq
+	}
+	w.minSeq = min(w.minSeq, indexSeq)
+	w.maxSeq = max(w.maxSeq, indexSeq)
+	w.last = ts
+	w.count++
+	w.bytes += uint64(total)
+	return nil
+}
+
+// Count is the number of records appended so far.
+func (w *DetailWriter) Count() uint64 { return w.count }
+
+func (w *DetailWriter) write(p []byte) error {
+	chunk := p
+	if w.written < HeaderSize {
+		chunk = chunk[HeaderSize-w.written:] // the header is not part of the checksum
+	}
+	if w.o.checksum {
+		w.crc = crc32.Update(w.crc, crc32.IEEETable, chunk)
+	}
+	n, err := w.w.Write(p)
+	w.written += int64(n)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		w.err = err
+	}
+	return err
+}
+
+func (w *DetailWriter) flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.buf) == 0 {
+		return nil
+	}
+	err := w.write(w.buf)
+	w.buf = w.buf[:0]
+	return err
+}
+
+// Flush hands buffered records to the underlying writer.
+func (w *DetailWriter) Flush() error {
+	if w.closed {
+		return w.err
+	}
+	return w.flush()
+}
+
+// Sync flushes and calls the underlying writer's Sync method when it has one.
+func (w *DetailWriter) Sync() error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return syncOf(w.w)
+}
+
+// Close writes the footer after the last record and rewrites the header.
+// Closing twice is harmless.
+func (w *DetailWriter) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.closed = true
+	if err := w.flush(); err != nil {
+		return err
+	}
+	f := DetailFooter{EventCount: w.count, BytesLength: w.bytes, TimeStartNs: w.first, TimeEndNs: w.last}
+	if w.o.checksum {
+		f.Checksum = w.crc
+	}
+	w.hdr.EventCount = w.count
+	w.hdr.BytesLength = w.bytes
+	w.hdr.IndexSeqStart, w.hdr.IndexSeqEnd = uint64(w.minSeq), uint64(w.maxSeq)
+	w.err = patch(w.w, w.base, AppendDetailFooter(w.buf[:0], f), AppendDetailHeader(w.buf[FooterSize:FooterSize], w.hdr))
+	return w.err
+}

@@ -1,0 +1,187 @@
+package atf
+
+import (
+	"hash/crc32"
+	"io"
+)
+
+// IndexWriter writes one index.atf: a placeholder header at creation, 32-byte
+// events as they come, and on Close the footer plus the patched header.
+//
+// Events are encoded into an internal buffer that is written to the
+// underlying writer when it fills and on Flush, Sync and Close: after the
+// buffer is allocated at creation, Append does not allocate. An IndexWriter is
+// not safe for concurrent use (one writer per thread is the format's design).
+type IndexWriter struct {
+	w       io.WriteSeeker
+	base    int64 // where the file starts in w
+	o       options
+	hdr     IndexHeader
+	buf     []byte
+	count   uint64
+	first   uint64
+	last    uint64
+	crc     uint32
+	written int64 // bytes handed to w, header included
+	err     error
+	closed  bool
+}
+
+// maxIndexEvents is the most events an index file can hold with 32-bit
+// sequence numbers (the detail back link and the header count are u32).
+const maxIndexEvents = 1<<32 - 1
+
+// NewIndexWriter writes the placeholder header to w at its current position and
+// returns a writer for the events of threadID. w must support Seek so that
+// Close can patch the header.
+func NewIndexWriter(w io.WriteSeeker, threadID uint32, opts ...Option) (*IndexWriter, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	base, err := w.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, err
+	}
+	iw := &IndexWriter{w: w, base: base, o: o, buf: make([]byte, 0, max(o.bufSize, HeaderSize+FooterSize))}
+	iw.hdr = IndexHeader{
+		Endian: endianLittle, Version: formatVersion, Arch: o.arch, OS: o.os,
+		ThreadID: threadID, ClockType: o.clock, EventSize: IndexEventSize,
+		EventsOffset: HeaderSize, FooterOffset: HeaderSize,
+	}
+	iw.buf = AppendIndexHeader(iw.buf, iw.hdr)
+	return iw, nil
+}
+
+// Append writes one event; its sequence number is Count() before the call.
+func (w *IndexWriter) Append(e IndexEvent) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return ErrClosed
+	}
+	if w.count >= maxIndexEvents {
+		w.err = newError(w.written+int64(len(w.buf)), ErrLimit, "index file already holds %d events, the most 32-bit sequence numbers address", w.count)
+		return w.err
+	}
+	n := len(w.buf)
+	if n+IndexEventSize > cap(w.buf) {
+		if err := w.flush(); err != nil {
+			return err
+		}
+		n = 0
+	}
+	w.buf = w.buf[:n+IndexEventSize]
+	putIndexEvent(w.buf[n:], &e)
+	if w.count == 0 {
+		w.first = e.Timestamp
+	}
+	w.last = e.Timestamp
+	w.count++
+	return nil
+}
+
+// Count is the number of events appended so far.
+func (w *IndexWriter) Count() uint64 { return w.count }
+
+// TimeRange is the timestamps of the first and last appended events (0, 0
+// before the first), the values Close stores in the header and footer.
+func (w *IndexWriter) TimeRange() (first, last uint64) { return w.first, w.last }
+
+// SetHasDetailFile sets header flag bit 0; it is persisted by Close.
+func (w *IndexWriter) SetHasDetailFile() { w.hdr.Flags |= flagHasDetailFile }
+
+func (w *IndexWriter) flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.buf) == 0 {
+		return nil
+	}
+	chunk := w.buf
+	if w.written == 0 {
+		chunk = chunk[HeaderSize:] // the header is not part of the checksum
+	}
+	if w.o.checksum {
+		w.crc = crc32.Update(w.crc, crc32.IEEETable, chunk)
+	}
+	n, err := w.w.Write(w.buf)
+	w.written += int64(n)
+	if err == nil && n < len(w.buf) {
+		err = io.ErrShortWrite
+	}
+	w.buf = w.buf[:0]
+	if err != nil {
+		w.err = err
+	}
+	return err
+}
+
+// Flush hands buffered events to the underlying writer.
+func (w *IndexWriter) Flush() error {
+	if w.closed {
+		return w.err
+	}
+	return w.flush()
+}
+
+// Sync flushes and, when the underlying writer has a Sync method (*os.File),
+// calls it: a durability point.
+func (w *IndexWriter) Sync() error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return syncOf(w.w)
+}
+
+func syncOf(w any) error {
+	if s, ok := w.(interface{ Sync() error }); ok {
+		return s.Sync()
+	}
+	return nil
+}
+
+// Close flushes the events, writes the footer after them, rewrites the header
+// with flags, event_count, footer_offset and the time range, and leaves w
+// positioned after the footer. Closing twice is harmless: the second call only
+// returns the first call's error.
+func (w *IndexWriter) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.closed = true
+	if err := w.flush(); err != nil {
+		return err
+	}
+	eventsBytes := w.count * IndexEventSize
+	f := IndexFooter{EventCount: w.count, TimeStartNs: w.first, TimeEndNs: w.last, BytesWritten: eventsBytes}
+	if w.o.checksum {
+		f.Checksum = w.crc
+	}
+	w.hdr.EventCount = uint32(w.count)
+	w.hdr.FooterOffset = HeaderSize + eventsBytes
+	w.hdr.TimeStartNs, w.hdr.TimeEndNs = w.first, w.last
+	w.err = patch(w.w, w.base, AppendIndexFooter(w.buf[:0], f), AppendIndexHeader(w.buf[FooterSize:FooterSize], w.hdr))
+	return w.err
+}
+
+// patch writes the footer at the current position, the header at base, then
+// moves back to the end.
+func patch(w io.WriteSeeker, base int64, footer, header []byte) error {
+	if _, err := w.Write(footer); err != nil {
+		return err
+	}
+	end, err := w.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Seek(base, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := w.Write(header); err != nil {
+		return err
+	}
+	_, err = w.Seek(end, io.SeekStart)
+	return err
+}

@@ -1,0 +1,200 @@
+package atf
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// ThreadWriter writes one thread's index.atf and, from its first event with a
+// payload on, its detail.atf. It reserves the index and detail sequence
+// numbers of an event together, so the index event's forward link (detail_seq)
+// and the detail event's back link (index_seq) always agree; a failed write
+// makes the writer fail from then on instead of leaving a dangling link.
+//
+// After warm-up Write and WriteFunction do not allocate. Not safe for
+// concurrent use: give each goroutine or OS thread its own ThreadWriter.
+type ThreadWriter struct {
+	id         uint32
+	o          []Option
+	index      *IndexWriter
+	detail     *DetailWriter
+	openDetail func() (io.WriteSeeker, error)
+	closers    []io.Closer
+	scratch    []byte
+	err        error
+	closed     bool
+}
+
+// NewThreadWriter writes the index placeholder header to index. openDetail is
+// called once, on the first event with a payload, to create the detail file;
+// it may be nil when no event will carry a payload.
+func NewThreadWriter(index io.WriteSeeker, openDetail func() (io.WriteSeeker, error), threadID uint32, opts ...Option) (*ThreadWriter, error) {
+	iw, err := NewIndexWriter(index, threadID, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &ThreadWriter{id: threadID, o: opts, index: iw, openDetail: openDetail}, nil
+}
+
+// CreateThreadWriter creates dir (and its parents) and dir/index.atf, as the
+// reference writer does; dir/detail.atf is created on the first event with a
+// payload. Close finalizes and closes both files.
+func CreateThreadWriter(dir string, threadID uint32, opts ...Option) (*ThreadWriter, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(dir, "index.atf"))
+	if err != nil {
+		return nil, err
+	}
+	t := &ThreadWriter{}
+	open := func() (io.WriteSeeker, error) {
+		d, err := os.Create(filepath.Join(dir, "detail.atf"))
+		if err != nil {
+			return nil, err
+		}
+		t.closers = append(t.closers, d)
+		return d, nil
+	}
+	tw, err := NewThreadWriter(f, open, threadID, opts...)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	*t = *tw
+	t.openDetail = open
+	t.closers = []io.Closer{f}
+	return t, nil
+}
+
+// ThreadID is the id written into the headers and every event.
+func (t *ThreadWriter) ThreadID() uint32 { return t.id }
+
+// Count is the number of index events written.
+func (t *ThreadWriter) Count() uint64 { return t.index.Count() }
+
+// DetailCount is the number of detail events written.
+func (t *ThreadWriter) DetailCount() uint64 {
+	if t.detail == nil {
+		return 0
+	}
+	return t.detail.Count()
+}
+
+// HasDetail reports whether the detail file was created.
+func (t *ThreadWriter) HasDetail() bool { return t.detail != nil }
+
+// TimeRange is the first and last written index timestamps.
+func (t *ThreadWriter) TimeRange() (first, last uint64) { return t.index.TimeRange() }
+
+// Write records one event and returns its index sequence number. With a
+// non-empty payload a detail event is written too (type FUNCTION_RETURN for
+// KindReturn, FUNCTION_CALL otherwise, as the reference maps them) and the
+// index event links to it.
+func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32, payload []byte) (uint32, error) {
+	if t.err != nil {
+		return NoDetail, t.err
+	}
+	if t.closed {
+		return NoDetail, ErrClosed
+	}
+	seq := t.index.Count()
+	if seq >= maxIndexEvents {
+		return NoDetail, newError(HeaderSize+int64(seq)*IndexEventSize, ErrLimit, "index file already holds %d events", seq)
+	}
+	detailSeq := uint32(NoDetail)
+	if len(payload) > 0 {
+		if t.detail == nil {
+			if err := t.startDetail(); err != nil {
+				return NoDetail, err
+			}
+		}
+		detailSeq = uint32(t.detail.Count())
+		if err := t.detail.Append(DetailTypeFor(kind), 0, uint32(seq), ts, payload); err != nil {
+			t.err = err
+			return NoDetail, err
+		}
+	}
+	e := IndexEvent{Timestamp: ts, FunctionID: functionID, ThreadID: t.id, Kind: kind, CallDepth: depth, DetailSeq: detailSeq}
+	if err := t.index.Append(e); err != nil {
+		t.err = err
+		return NoDetail, err
+	}
+	return uint32(seq), nil
+}
+
+// WriteFunction records an event whose detail payload is the ARM64
+// DetailFunctionPayload followed by stack (at most 256 bytes); the index
+// event's function_id is p.FunctionID.
+func (t *ThreadWriter) WriteFunction(ts uint64, kind EventKind, depth uint32, p *DetailFunctionPayload, stack []byte) (uint32, error) {
+	if len(stack) > MaxStackSnapshot {
+		return NoDetail, errors.New("atf: stack snapshot longer than 256 bytes")
+	}
+	t.scratch = AppendDetailFunctionPayload(t.scratch[:0], p, stack)
+	return t.Write(ts, p.FunctionID, kind, depth, t.scratch)
+}
+
+func (t *ThreadWriter) startDetail() error {
+	if t.openDetail == nil {
+		t.err = errors.New("atf: event with a payload but the thread writer has no detail file")
+		return t.err
+	}
+	w, err := t.openDetail()
+	if err == nil {
+		t.detail, err = NewDetailWriter(w, t.id, t.o...)
+	}
+	if err != nil {
+		t.err = err
+		return err
+	}
+	t.index.SetHasDetailFile()
+	return nil
+}
+
+// Flush hands buffered events of both files to the underlying writers.
+func (t *ThreadWriter) Flush() error {
+	err := t.index.Flush()
+	if t.detail != nil {
+		if derr := t.detail.Flush(); err == nil {
+			err = derr
+		}
+	}
+	return err
+}
+
+// Sync flushes both files and syncs them when they are *os.File.
+func (t *ThreadWriter) Sync() error {
+	if t.detail != nil {
+		if err := t.detail.Sync(); err != nil {
+			return err
+		}
+	}
+	return t.index.Sync()
+}
+
+// Close finalizes the index file, then the detail file (the reference's
+// order), and closes the files CreateThreadWriter opened. Closing twice is
+// harmless.
+func (t *ThreadWriter) Close() error {
+	if t.closed {
+		return t.err
+	}
+	t.closed = true
+	err := t.index.Close()
+	if t.detail != nil {
+		if derr := t.detail.Close(); err == nil {
+			err = derr
+		}
+	}
+	for _, c := range t.closers {
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if t.err == nil {
+		t.err = err
+	}
+	return err
+}
