@@ -47,6 +47,13 @@ func WithUUID(u UUID) WriterOption {
 	return func(o *writerOptions) error { o.uuid = u; return nil }
 }
 
+// WithChecksum writes v in every header's checksum field (default 0).
+// CTF2-PMETA-1.0 consumers ignore the field; babeltrace rejects non-zero
+// values, so only test files should set it.
+func WithChecksum(v uint32) WriterOption {
+	return func(o *writerOptions) error { o.checksum = v; return nil }
+}
+
 // WithPacketSize makes every packet, the last one included, exactly size
 // bytes: header, up to size−header content bytes, then zero padding (the
 // shape LTTng ≤ 2.13 wrote, with 4096-byte packets). This is the default,
@@ -155,7 +162,7 @@ func (w *Writer) emit() error {
 	}
 	maj, mnr := w.o.layout.Version()
 	h := PacketHeader{
-		Layout: w.o.layout, ByteOrder: w.o.bo, UUID: w.o.uuid,
+		Layout: w.o.layout, ByteOrder: w.o.bo, UUID: w.o.uuid, Checksum: w.o.checksum,
 		ContentBits: uint32(w.hs+w.n) * 8, TotalBits: uint32(w.hs+w.n+padding) * 8,
 		Major: maj, Minor: mnr, HeaderBits: uint32(w.hs) * 8,
 	}
