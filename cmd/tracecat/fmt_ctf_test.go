@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+func TestCTFStatsVectors(t *testing.T) {
+	const bt21 = "6f019200a46938802bfe7da2ebec59aeec340670323362bc0c65a49a5dcb8673"
+	for _, c := range []struct {
+		path      string
+		packets   int
+		bytes     int
+		sha       string
+		byteOrder any
+		version   string
+		fragments int
+	}{
+		{"lttng-2.13.9-ust-ctf1.8-packetized-1pkt/trace", 1, 3464, "bfb82c5fb907efb0066725c0df72a417a3f0423375ae60af0ea6baf048b8ec2e", "le", "1.8", 0},
+		{"lttng-2.15.1-ust-ctf2-json/trace/metadata", 0, 69715, "20840020726e1d1cf39a8fff9129a540f218135cde8561a6b4e7a19b8302df2e", nil, "2.0", 44},
+		{"lttng-2.15.1-ust-ctf1.8-plaintext/trace", 0, 16676, "c4aa8de3926d47138f4abb73f9e8b0ba817ce8e6d73203dfc150623dcb7e3628", nil, "1.8", 0},
+		{"constructed-from-bt2.1-json/pmeta-le-multi/trace/metadata", 9, 33999, bt21, "le", "2.0", 44},
+		{"constructed-from-bt2.1-json/pmeta-be-multi/trace/metadata", 9, 33999, bt21, "be", "2.0", 44},
+		{"constructed-from-bt2.1-json/pmeta-le-single/trace/metadata", 1, 33999, bt21, "le", "2.0", 44},
+		{"constructed-from-bt2.1-json/v2.0-37byte-le-multi/trace/metadata", 9, 33999, bt21, "le", "2.0", 44},
+		{"constructed-from-bt2.1-json/v1.8-37byte-json-content-le/trace/metadata", 9, 33999, bt21, "le", "2.0", 44},
+		{"mutated-from-lttng-ctf1.8/all-headers-big-endian/trace/metadata", 6, 21118, "7611906c274b18daf3acae86f315a90ff4c7ee931dd04b157c5d852f62dc8a37", "be", "1.8", 0},
+		{"mutated-from-lttng-ctf1.8/trailing-10-bytes/trace/metadata", 6, 21118, "7611906c274b18daf3acae86f315a90ff4c7ee931dd04b157c5d852f62dc8a37", "le", "1.8", 0},
+		{"mutated-ctf2-framing/LF-after-each-fragment/trace/metadata", 0, 69759, "2ef311ebd0df76bc68726a239f39d540fb2e0ce3573a9cc95cf864f23b537633", nil, "2.0", 44},
+		{"mutated-ctf2-framing/leading-LF-before-RS/trace/metadata", 0, 69716, "b564f16c3c4fbcfa3e26fea5f35784ef5c02e1420164da8d8b1c680543416528", nil, "2.0", 44},
+		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0-be", 6, 671, "7acfc3ce3acca4f552a179dc11227591375478a2a4687190edf30cfea8a90135", "be", "2.0", 3},
+		{"third-party/babeltrace-2.1.2-tests-data/2/succeed/smalltrace/metadata", 0, 1195, "476e8f7afb93e2cbe1f908733291f54e181a03b255ee1077823e8a3c8ffb0130", nil, "2.0", 4},
+	} {
+		p := vectortest.Path(t, "ctf", c.path)
+		code, out, errb := run(t, nil, "stats", "--json", p)
+		if code != exitOK {
+			t.Errorf("%s: exit %d: %s", c.path, code, errb)
+			continue
+		}
+		var st map[string]any
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		if st["format"] != "ctf" || st["packets"] != float64(c.packets) || st["metadata_bytes"] != float64(c.bytes) || st["metadata_sha256"] != c.sha ||
+			st["byte_order"] != c.byteOrder || st["version"] != c.version {
+			t.Errorf("%s: %s", c.path, out)
+		}
+		if c.fragments > 0 && st["fragments"] != float64(c.fragments) {
+			t.Errorf("%s: fragments %v", c.path, st["fragments"])
+		}
+		if code, out, _ := run(t, nil, "validate", p); code != exitOK || !strings.HasPrefix(out, "ok") {
+			t.Errorf("%s: validate %d %s", c.path, code, out)
+		}
+	}
+}
+
+func TestCTFValidateRejects(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"mutated-from-lttng-ctf1.8/compression-scheme-1/trace", "offset 0: packet 0: compression scheme 1 is not supported"},
+		{"mutated-from-lttng-ctf1.8/version-1.9/trace/metadata", "offset 0: packet 0: unsupported metadata packet version 1.9"},
+		{"mutated-from-lttng-ctf1.8/content-size-not-mult8/trace/metadata", "offset 0: packet 0: content size 32764 bits is not a multiple of 8"},
+		{"mutated-from-lttng-ctf1.8/content-lt-header/trace/metadata", "offset 0: packet 0: content size 288 bits is less than"},
+		{"mutated-from-lttng-ctf1.8/uuid-mismatch-pkt2/trace/metadata", "offset 8192: packet 2: UUID eb54b572"},
+		{"mutated-ctf2-framing/preamble-not-first/trace/metadata", "offset 0: fragment #1 (trace-class): expecting the preamble fragment first"},
+		{"mutated-ctf2-framing/declared-extension/trace/metadata", "offset 0: fragment #1 (preamble): declares extension `ext` of namespace `my.ns`"},
+		{"mutated-ctf2-framing/no-data-stream-class/trace/metadata", "offset 2236: missing data-stream-class fragment"},
+		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0-be_partial_data_nok/metadata", "offset 609: depacketized metadata: fragment #3: JSON text ends prematurely"},
+		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0_bad_major_nok/metadata", "unsupported metadata packet version 1.0"},
+		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0_bad_total_sz_nok/metadata", "total size 344 bits is less than the content size 352 bits"},
+		{"lttng-2.15.1-ust-ctf2-json/trace/channel0_0", "only CTF metadata is supported"},
+		{"lttng-2.15.1-ust-ctf2-json/trace/index/channel0_0.idx", "only CTF metadata is supported"},
+	} {
+		p := vectortest.Path(t, "ctf", c.path)
+		code, _, errb := run(t, nil, "validate", p)
+		if code != exitInvalid || !strings.HasPrefix(errb, p+": ") || !strings.Contains(errb, c.want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", c.path, code, errb, c.want)
+		}
+	}
+}
+
+func TestCTFDump(t *testing.T) {
+	p := vectortest.Path(t, "ctf", "constructed-from-bt2.1-json/pmeta-le-multi/trace/metadata")
+	code, out, errb := run(t, nil, "dump", "--json", p)
+	if code != exitOK {
+		t.Fatal(errb)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 9+44 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	var first, last map[string]any
+	json.Unmarshal([]byte(lines[0]), &first)
+	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+	if first["record"] != "packet" || first["layout"] != "pmeta-44" || first["content_bytes"] != float64(4000) || first["padding_bytes"] != float64(100) {
+		t.Errorf("first line %s", lines[0])
+	}
+	if last["record"] != "fragment" || last["type"] != "event-record-class" || last["index"] != float64(44) || last["name"] != "anchors_many:event_039" {
+		t.Errorf("last line %s", lines[len(lines)-1])
+	}
+	code, out, _ = run(t, nil, "dump", "--type", "packet", "--from", "8", p)
+	if code != exitOK || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "packet 8 offset 33152: pmeta-44 le") {
+		t.Errorf("filtered dump: %q", out)
+	}
+	code, out, _ = run(t, nil, "dump", "--type", "clock-class", vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json/trace"))
+	if code != exitOK || !strings.HasPrefix(out, "fragment #3 offset ") || !strings.Contains(out, "id=monotonic") {
+		t.Errorf("clock-class dump: %q", out)
+	}
+	code, out, _ = run(t, nil, "dump", vectortest.Path(t, "ctf", "mutated-from-lttng-ctf1.8/trailing-10-bytes/trace/metadata"))
+	if code != exitOK || !strings.Contains(out, "# warning: 10 trailing byte(s)") || !strings.Contains(out, "tsdl: 21118 bytes") {
+		t.Errorf("tsdl dump: %q", out)
+	}
+}
+
+func TestCTFConvertRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	src := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json/trace/metadata")
+	orig, _ := os.ReadFile(src)
+	for _, to := range []string{"packetized", "packetized,be,size=1024", "packetized,1.8", "packetized,2.0-37,be"} {
+		pk := filepath.Join(dir, "pk")
+		if code, _, errb := run(t, nil, "convert", "--to", to, src, pk); code != exitOK {
+			t.Fatalf("%s: %s", to, errb)
+		}
+		if code, out, _ := run(t, nil, "detect", pk); code != exitOK || !strings.Contains(out, "packetized metadata") {
+			t.Errorf("%s: detect %q", to, out)
+		}
+		back := filepath.Join(dir, "plain")
+		if code, _, errb := run(t, nil, "convert", "--to", "plain", pk, back); code != exitOK {
+			t.Fatal(errb)
+		}
+		got, _ := os.ReadFile(back)
+		if string(got) != string(orig) {
+			t.Errorf("%s: round trip differs", to)
+		}
+	}
+	// Repacketize packetized TSDL with another byte order; the UUID follows.
+	src = vectortest.Path(t, "ctf", "lttng-2.13.9-ust-ctf1.8-packetized-1pkt/trace/metadata")
+	pk := filepath.Join(dir, "be")
+	if code, _, errb := run(t, nil, "convert", "--to", "packetized,be", src, pk); code != exitOK {
+		t.Fatal(errb)
+	}
+	_, out, _ := run(t, nil, "stats", "--json", pk)
+	if !strings.Contains(out, `"byte_order":"be"`) || !strings.Contains(out, `"uuid":"dd28fbed-e949-4dd0-b464-a81041e5ba3c"`) || !strings.Contains(out, `"header_version":"1.8"`) ||
+		!strings.Contains(out, "bfb82c5fb907efb0066725c0df72a417a3f0423375ae60af0ea6baf048b8ec2e") {
+		t.Errorf("stats of repacketized: %s", out)
+	}
+	if code, _, errb := run(t, nil, "convert", "--to", "packetized,xx", src, pk); code != exitInvalid || !strings.Contains(errb, "unknown option") {
+		t.Errorf("bad option: %d %s", code, errb)
+	}
+}
+
+func TestCTFSample(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sample.ctf-metadata")
+	if code, _, errb := run(t, nil, "sample", "ctf", p); code != exitOK {
+		t.Fatal(errb)
+	}
+	if code, out, _ := run(t, nil, "detect", p); code != exitOK || !strings.HasPrefix(out, p+": ctf (packetized metadata, little-endian)") {
+		t.Errorf("detect: %q", out)
+	}
+	code, out, errb := run(t, nil, "stats", "--json", p)
+	if code != exitOK {
+		t.Fatal(errb)
+	}
+	b, _ := os.ReadFile(p)
+	if len(b)%512 != 0 || !strings.Contains(out, `"fragments":6`) || !strings.Contains(out, `"version":"2.0"`) {
+		t.Errorf("sample: %d bytes, stats %s", len(b), out)
+	}
+	// Standard input works too.
+	if code, out, _ := run(t, b, "validate", "-"); code != exitOK || !strings.Contains(out, "CTF 2, 6 fragments") {
+		t.Errorf("stdin validate: %q", out)
+	}
+}

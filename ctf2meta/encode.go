@@ -1,0 +1,367 @@
+package ctf2meta
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// MarshalFragment returns the compact JSON text of f (keys in alphabetical
+// order, like babeltrace 2.1 and LTTng 2.15), without RS. Properties equal to
+// their default are omitted; decoding the text gives back f.
+func MarshalFragment(f Fragment) ([]byte, error) {
+	v, err := fragmentValue(f)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+// AppendFragment appends RS, the JSON text of f and, if lf, an LF (the
+// RFC 7464 form) to dst.
+func AppendFragment(dst []byte, f Fragment, lf bool) ([]byte, error) {
+	b, err := MarshalFragment(f)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, RS)
+	dst = append(dst, b...)
+	if lf {
+		dst = append(dst, '\n')
+	}
+	return dst, nil
+}
+
+// Encoder writes fragments as a CTF 2 metadata stream (JSON text sequence).
+type Encoder struct {
+	w   io.Writer
+	lf  bool
+	buf []byte
+	err error
+}
+
+// NewEncoder returns an Encoder writing to w. With lf, each fragment is
+// followed by LF as RFC 7464 recommends; babeltrace 2.1 and LTTng 2.15 UST
+// write none. Both forms are read alike.
+func NewEncoder(w io.Writer, lf bool) *Encoder { return &Encoder{w: w, lf: lf} }
+
+// Encode writes one fragment.
+func (e *Encoder) Encode(f Fragment) error {
+	if e.err != nil {
+		return e.err
+	}
+	b, err := AppendFragment(e.buf[:0], f, e.lf)
+	if err != nil {
+		return err
+	}
+	e.buf = b
+	_, e.err = e.w.Write(b)
+	return e.err
+}
+
+// Encode writes all the fragments of m, in order, to w.
+func (m *Metadata) Encode(w io.Writer, lf bool) error {
+	e := NewEncoder(w, lf)
+	for _, f := range m.Fragments {
+		if err := e.Encode(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type obj = map[string]any
+
+func putCommon(o obj, c *Common) {
+	if len(c.Attributes) > 0 {
+		o["attributes"] = c.Attributes
+	}
+	if len(c.Extensions) > 0 {
+		o["extensions"] = c.Extensions
+	}
+}
+
+func putStr(o obj, k, v string) {
+	if v != "" {
+		o[k] = v
+	}
+}
+
+func fragmentValue(f Fragment) (obj, error) {
+	o := obj{"type": f.FragmentType()}
+	var err error
+	switch f := f.(type) {
+	case *Preamble:
+		putCommon(o, &f.Common)
+		o["version"] = 2
+		if f.UUID != nil {
+			u := make([]int, 16)
+			for i, b := range f.UUID {
+				u[i] = int(b)
+			}
+			o["uuid"] = u
+		}
+	case *FieldClassAlias:
+		putCommon(o, &f.Common)
+		o["name"] = f.Name
+		if o["field-class"], err = fieldClassValue(f.FieldClass); err != nil {
+			return nil, err
+		}
+	case *TraceClass:
+		putCommon(o, &f.Common)
+		putStr(o, "namespace", f.Namespace)
+		putStr(o, "name", f.Name)
+		putStr(o, "uid", f.UID)
+		if len(f.Environment) > 0 {
+			o["environment"] = f.Environment
+		}
+		err = putFC(o, "packet-header-field-class", f.PacketHeaderFieldClass)
+	case *ClockClass:
+		putCommon(o, &f.Common)
+		o["id"] = f.ID
+		putStr(o, "namespace", f.Namespace)
+		putStr(o, "name", f.Name)
+		putStr(o, "uid", f.UID)
+		putStr(o, "description", f.Description)
+		o["frequency"] = f.Frequency
+		if f.Origin != nil {
+			if f.Origin.UnixEpoch {
+				o["origin"] = "unix-epoch"
+			} else {
+				oo := obj{"name": f.Origin.Name, "uid": f.Origin.UID}
+				putStr(oo, "namespace", f.Origin.Namespace)
+				o["origin"] = oo
+			}
+		}
+		if f.OffsetFromOrigin != (ClockOffset{}) {
+			oo := obj{}
+			if f.OffsetFromOrigin.Seconds != 0 {
+				oo["seconds"] = f.OffsetFromOrigin.Seconds
+			}
+			if f.OffsetFromOrigin.Cycles != 0 {
+				oo["cycles"] = f.OffsetFromOrigin.Cycles
+			}
+			o["offset-from-origin"] = oo
+		}
+		if f.Precision != nil {
+			o["precision"] = *f.Precision
+		}
+		if f.Accuracy != nil {
+			o["accuracy"] = *f.Accuracy
+		}
+	case *DataStreamClass:
+		putCommon(o, &f.Common)
+		if f.ID != 0 {
+			o["id"] = f.ID
+		}
+		putStr(o, "namespace", f.Namespace)
+		putStr(o, "name", f.Name)
+		putStr(o, "uid", f.UID)
+		putStr(o, "default-clock-class-id", f.DefaultClockClassID)
+		if err = putFC(o, "packet-context-field-class", f.PacketContextFieldClass); err == nil {
+			if err = putFC(o, "event-record-header-field-class", f.EventRecordHeaderFieldClass); err == nil {
+				err = putFC(o, "event-record-common-context-field-class", f.EventRecordCommonContextFieldClass)
+			}
+		}
+	case *EventRecordClass:
+		putCommon(o, &f.Common)
+		if f.ID != 0 {
+			o["id"] = f.ID
+		}
+		if f.DataStreamClassID != 0 {
+			o["data-stream-class-id"] = f.DataStreamClassID
+		}
+		putStr(o, "namespace", f.Namespace)
+		putStr(o, "name", f.Name)
+		putStr(o, "uid", f.UID)
+		if err = putFC(o, "specific-context-field-class", f.SpecificContextFieldClass); err == nil {
+			err = putFC(o, "payload-field-class", f.PayloadFieldClass)
+		}
+	default:
+		return nil, fmt.Errorf("ctf2meta: cannot encode fragment %T", f)
+	}
+	return o, err
+}
+
+func putFC(o obj, k string, fc FieldClass) error {
+	if fc == nil {
+		return nil
+	}
+	v, err := fieldClassValue(fc)
+	o[k] = v
+	return err
+}
+
+func putBitArray(o obj, b *BitArray) {
+	o["length"] = b.Length
+	o["byte-order"] = b.ByteOrder
+	def := "first-to-last"
+	if b.ByteOrder == "big-endian" {
+		def = "last-to-first"
+	}
+	if b.BitOrder != "" && b.BitOrder != def {
+		o["bit-order"] = b.BitOrder
+	}
+	if b.Alignment > 1 {
+		o["alignment"] = b.Alignment
+	}
+}
+
+func putInt(o obj, p *IntegerProps) {
+	if p.PreferredDisplayBase != 0 && p.PreferredDisplayBase != 10 {
+		o["preferred-display-base"] = p.PreferredDisplayBase
+	}
+	if len(p.Mappings) > 0 {
+		o["mappings"] = rangeMapValue(p.Mappings)
+	}
+}
+
+func putRoles(o obj, roles []string) {
+	if len(roles) > 0 {
+		o["roles"] = roles
+	}
+}
+
+func putEncoding(o obj, e string) {
+	if e != "" && e != "utf-8" {
+		o["encoding"] = e
+	}
+}
+
+func putMediaType(o obj, m string) {
+	if m != "" && m != "application/octet-stream" {
+		o["media-type"] = m
+	}
+}
+
+func putAlign(o obj, k string, a uint64) {
+	if a > 1 {
+		o[k] = a
+	}
+}
+
+func rangeSetValue(rs RangeSet) [][2]Integer {
+	out := make([][2]Integer, len(rs))
+	for i, r := range rs {
+		out[i] = [2]Integer{r.Lower, r.Upper}
+	}
+	return out
+}
+
+func rangeMapValue(m map[string]RangeSet) obj {
+	o := make(obj, len(m))
+	for k, rs := range m {
+		o[k] = rangeSetValue(rs)
+	}
+	return o
+}
+
+func locationValue(l FieldLocation) obj {
+	p := make([]any, len(l.Path))
+	for i, e := range l.Path {
+		if !e.Parent {
+			p[i] = e.Name
+		}
+	}
+	o := obj{"path": p}
+	putStr(o, "origin", l.Origin)
+	return o
+}
+
+func fieldClassValue(fc FieldClass) (any, error) {
+	if fc == nil {
+		return nil, fmt.Errorf("ctf2meta: missing field class")
+	}
+	if a, ok := fc.(AliasRef); ok {
+		return string(a), nil
+	}
+	o := obj{"type": fc.Type()}
+	if c := fc.common(); c != nil {
+		putCommon(o, c)
+	}
+	var err error
+	switch f := fc.(type) {
+	case *FixedLengthBitArray:
+		putBitArray(o, &f.BitArray)
+	case *FixedLengthBoolean:
+		putBitArray(o, &f.BitArray)
+	case *FixedLengthFloatingPointNumber:
+		putBitArray(o, &f.BitArray)
+	case *FixedLengthBitMap:
+		putBitArray(o, &f.BitArray)
+		o["flags"] = rangeMapValue(f.Flags)
+	case *FixedLengthUnsignedInteger:
+		putBitArray(o, &f.BitArray)
+		putInt(o, &f.IntegerProps)
+		putRoles(o, f.Roles)
+	case *FixedLengthSignedInteger:
+		putBitArray(o, &f.BitArray)
+		putInt(o, &f.IntegerProps)
+	case *VariableLengthUnsignedInteger:
+		putInt(o, &f.IntegerProps)
+		putRoles(o, f.Roles)
+	case *VariableLengthSignedInteger:
+		putInt(o, &f.IntegerProps)
+	case *NullTerminatedString:
+		putEncoding(o, f.Encoding)
+	case *StaticLengthString:
+		o["length"] = f.Length
+		putEncoding(o, f.Encoding)
+	case *DynamicLengthString:
+		o["length-field-location"] = locationValue(f.LengthFieldLocation)
+		putEncoding(o, f.Encoding)
+	case *StaticLengthBlob:
+		o["length"] = f.Length
+		putMediaType(o, f.MediaType)
+		putRoles(o, f.Roles)
+	case *DynamicLengthBlob:
+		o["length-field-location"] = locationValue(f.LengthFieldLocation)
+		putMediaType(o, f.MediaType)
+	case *Structure:
+		putAlign(o, "minimum-alignment", f.MinimumAlignment)
+		if len(f.MemberClasses) > 0 {
+			ms := make([]any, len(f.MemberClasses))
+			for i := range f.MemberClasses {
+				m := &f.MemberClasses[i]
+				mo := obj{"name": m.Name}
+				putCommon(mo, &m.Common)
+				if mo["field-class"], err = fieldClassValue(m.FieldClass); err != nil {
+					return nil, err
+				}
+				ms[i] = mo
+			}
+			o["member-classes"] = ms
+		}
+	case *StaticLengthArray:
+		o["length"] = f.Length
+		putAlign(o, "minimum-alignment", f.MinimumAlignment)
+		o["element-field-class"], err = fieldClassValue(f.ElementFieldClass)
+	case *DynamicLengthArray:
+		o["length-field-location"] = locationValue(f.LengthFieldLocation)
+		putAlign(o, "minimum-alignment", f.MinimumAlignment)
+		o["element-field-class"], err = fieldClassValue(f.ElementFieldClass)
+	case *Optional:
+		o["selector-field-location"] = locationValue(f.SelectorFieldLocation)
+		if len(f.SelectorFieldRanges) > 0 {
+			o["selector-field-ranges"] = rangeSetValue(f.SelectorFieldRanges)
+		}
+		o["field-class"], err = fieldClassValue(f.FieldClass)
+	case *Variant:
+		o["selector-field-location"] = locationValue(f.SelectorFieldLocation)
+		opts := make([]any, len(f.Options))
+		for i := range f.Options {
+			op := &f.Options[i]
+			oo := obj{"selector-field-ranges": rangeSetValue(op.SelectorFieldRanges)}
+			putStr(oo, "name", op.Name)
+			putCommon(oo, &op.Common)
+			if oo["field-class"], err = fieldClassValue(op.FieldClass); err != nil {
+				return nil, err
+			}
+			opts[i] = oo
+		}
+		o["options"] = opts
+	default:
+		return nil, fmt.Errorf("ctf2meta: cannot encode field class %T", fc)
+	}
+	return o, err
+}

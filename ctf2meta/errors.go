@@ -1,0 +1,151 @@
+package ctf2meta
+
+import (
+	"errors"
+
+	"github.com/tracecodec/tracecodec/internal/ferr"
+)
+
+// FormatError is the error type of every decoding and validation failure: it
+// names the byte offset (of the packet, or of the fragment's RS byte) and what
+// is wrong, and wraps one of the sentinels below. Messages start with
+// "packet N:" or "fragment #N:" so the index is always given too.
+type FormatError = ferr.Error
+
+// Sentinels wrapped by every *FormatError; test with errors.Is.
+var (
+	// ErrBadMagic: a packet does not start with 0x75d11d57 in either byte order.
+	ErrBadMagic = errors.New("bad metadata packet magic")
+	// ErrUnsupportedVersion: a packet header version other than 1.8 or 2.0, or a
+	// preamble version other than 2.
+	ErrUnsupportedVersion = errors.New("unsupported metadata version")
+	// ErrUnsupported: a feature the format allows to be refused: non-zero
+	// compression/encryption/checksum schemes, a non-zero checksum in strict
+	// mode, declared CTF 2 extensions.
+	ErrUnsupported = errors.New("unsupported metadata feature")
+	// ErrTruncated: the input ends inside a packet header, a packet's content
+	// or a JSON text.
+	ErrTruncated = errors.New("truncated metadata")
+	// ErrCorrupt: a packet header violates the packet layout rules (sizes,
+	// byte order, UUID, header size), or bytes follow the last packet.
+	ErrCorrupt = errors.New("corrupt metadata packet")
+	// ErrFraming: the CTF 2 metadata stream is not a valid RFC 7464 JSON text
+	// sequence (no RS first, empty or invalid JSON text, not an object).
+	ErrFraming = errors.New("invalid JSON text sequence")
+	// ErrSchema: a CTF 2 fragment or the fragment sequence violates the CTF 2
+	// metadata schema (missing/invalid property, ordering, uniqueness).
+	ErrSchema = errors.New("invalid CTF 2 metadata")
+	// ErrLimit: a packet, fragment or nesting depth exceeds the Limits.
+	ErrLimit = errors.New("metadata limit exceeded")
+)
+
+const formatName = "ctf2meta"
+
+func newErr(off int64, sentinel error, msg string, args ...any) *FormatError {
+	return ferr.New(formatName, off, sentinel, msg, args...)
+}
+
+// Limits bounds what a reader accepts. A zero field means its default.
+type Limits struct {
+	// MaxPacketBytes is the largest total packet size accepted (default 64 MiB;
+	// the format's own maximum is 2^32-1 bits).
+	MaxPacketBytes int64
+	// MaxFragmentBytes is the largest JSON text of one fragment (default 16 MiB).
+	MaxFragmentBytes int64
+	// MaxFragments is the largest number of fragments in one metadata stream
+	// (default 1<<20).
+	MaxFragments int64
+	// MaxDepth is the deepest nesting of field classes and JSON values
+	// (default 64).
+	MaxDepth int
+}
+
+// DefaultLimits returns the limits used when none are given.
+func DefaultLimits() Limits {
+	return Limits{MaxPacketBytes: 64 << 20, MaxFragmentBytes: 16 << 20, MaxFragments: 1 << 20, MaxDepth: 64}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxPacketBytes <= 0 {
+		l.MaxPacketBytes = d.MaxPacketBytes
+	}
+	if l.MaxFragmentBytes <= 0 {
+		l.MaxFragmentBytes = d.MaxFragmentBytes
+	}
+	if l.MaxFragments <= 0 {
+		l.MaxFragments = d.MaxFragments
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = d.MaxDepth
+	}
+	return l
+}
+
+// Option configures a Reader, Depacketize, SeqReader or Decoder.
+type Option func(*options) error
+
+type options struct {
+	strict          bool
+	limits          Limits
+	allowUnknown    bool
+	allowExtensions bool
+	rejectShortV20  bool
+}
+
+func buildOptions(opts []Option) (options, error) {
+	var o options
+	for _, f := range opts {
+		if f == nil {
+			continue
+		}
+		if err := f(&o); err != nil {
+			return o, err
+		}
+	}
+	o.limits = o.limits.withDefaults()
+	return o, nil
+}
+
+// WithStrict selects babeltrace-compatible strictness (default false, which
+// follows the CTF2-PMETA-1.0 document and the lenient behaviour of babeltrace
+// 2.1.2): a non-zero packet checksum field is rejected instead of ignored,
+// bytes after the last packet are an error instead of a warning, the last
+// packet's padding must be complete, and whitespace before the first RS of a
+// CTF 2 metadata stream is an error instead of being skipped.
+func WithStrict(strict bool) Option {
+	return func(o *options) error { o.strict = strict; return nil }
+}
+
+// WithLimits sets the limits; zero fields keep their defaults.
+func WithLimits(l Limits) Option {
+	return func(o *options) error {
+		if l.MaxPacketBytes < 0 || l.MaxFragmentBytes < 0 || l.MaxFragments < 0 || l.MaxDepth < 0 {
+			return errors.New("ctf2meta: negative limit")
+		}
+		o.limits = l
+		return nil
+	}
+}
+
+// WithUnknownProperties makes the fragment decoder ignore (and drop) JSON
+// object properties the CTF 2 schema does not define, instead of rejecting
+// them as babeltrace 2.1 does (default false: reject).
+func WithUnknownProperties(allow bool) Option {
+	return func(o *options) error { o.allowUnknown = allow; return nil }
+}
+
+// WithExtensions makes the Decoder accept a preamble that declares
+// extensions (default false: refuse the metadata, as CTF 2 requires of a
+// consumer that does not support them). Accepted extensions are kept as
+// opaque JSON values and are otherwise ignored.
+func WithExtensions(allow bool) Option {
+	return func(o *options) error { o.allowExtensions = allow; return nil }
+}
+
+// WithoutShortV20 makes the packet reader reject the 37-byte header with
+// version 2.0 (the LTTng kernel ring-buffer layout) instead of accepting it
+// (default false: accept).
+func WithoutShortV20(reject bool) Option {
+	return func(o *options) error { o.rejectShortV20 = reject; return nil }
+}
