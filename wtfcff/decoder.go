@@ -2,7 +2,6 @@ package wtfcff
 
 import (
 	"encoding/binary"
-	"strconv"
 )
 
 // Zone is a zone of execution created by wtf.zone#create.
@@ -379,5 +378,3 @@ func (d *Decoder) zoneCreate() bool {
 
 // ZoneByID returns the zone a wtf.zone#create gave the id.
 func (d *Decoder) ZoneByID(id uint16) *Zone { return d.zoneID[id] }
-
-func itoa(v int) string { return strconv.Itoa(v) }
