@@ -1,0 +1,448 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/tracecodec/tracecodec/wtfcff"
+)
+
+func init() {
+	register(&format{
+		name:     "wtf",
+		validate: wtfValidate,
+		stats:    wtfStats,
+		dump:     wtfDump,
+		convert:  wtfConvert,
+		sample:   wtfSample,
+	})
+}
+
+// wtfSource opens the input with the reader its detected variant needs:
+// binary CFF and JSON CFF stream from the file, the legacy format is read
+// whole. Damaged files (detected by extension) go to the binary reader, which
+// reports what is wrong.
+func wtfSource(in *input) (wtfcff.ChunkSource, func() error, error) {
+	if in.Variant() == "legacy big-endian" {
+		b, err := in.Bytes()
+		if err != nil {
+			return nil, nil, err
+		}
+		lr, err := wtfcff.NewLegacyReader(b)
+		return lr, func() error { return nil }, err
+	}
+	rc, err := in.Reader()
+	if err != nil {
+		return nil, nil, err
+	}
+	br := bufio.NewReaderSize(rc, 256<<10)
+	var src wtfcff.ChunkSource
+	if in.Variant() == "json" {
+		src, err = wtfcff.NewJSONReader(br)
+	} else {
+		src, err = wtfcff.NewReader(br)
+	}
+	if err != nil {
+		rc.Close()
+		return nil, nil, err
+	}
+	return src, rc.Close, nil
+}
+
+// wtfWalk calls fn for every chunk and every event of the input, in order.
+func wtfWalk(in *input, onChunk func(c *wtfcff.Chunk) error, onEvent func(e *wtfcff.Event) error) (*wtfcff.Decoder, error) {
+	src, closeFn, err := wtfSource(in)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	p := newProgress("wtf", in.Size(), false)
+	defer p.Done()
+	dec := wtfcff.NewDecoder()
+	for src.Next() {
+		c := src.Chunk()
+		p.Add(c.Length)
+		if onChunk != nil {
+			if err := onChunk(c); err != nil {
+				return dec, err
+			}
+		}
+		if c.Type == wtfcff.ChunkFileHeader {
+			if _, err := c.FileHeader(); err != nil {
+				return dec, err
+			}
+		}
+		if !dec.SetChunk(c) {
+			continue
+		}
+		for dec.Next() {
+			if onEvent != nil {
+				if err := onEvent(dec.Event()); err != nil {
+					return dec, err
+				}
+			}
+		}
+		if err := dec.Err(); err != nil {
+			return dec, err
+		}
+	}
+	return dec, src.Err()
+}
+
+func wtfValidate(in *input) (string, error) {
+	chunks, events := 0, 0
+	_, err := wtfWalk(in, func(*wtfcff.Chunk) error { chunks++; return nil }, func(*wtfcff.Event) error { events++; return nil })
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d chunks, %d events", chunks, events), nil
+}
+
+// wtfStats: events and events_by_name count every wire-level record,
+// wtf.event#define and wtf.zone#* included; zones counts the distinct zones
+// (by name, type and location) as the reference's database does, or 1 for
+// its default zone when a trace has events but no zone.
+func wtfStats(in *input) (statList, error) {
+	chunks, events, user, scopes := 0, 0, 0, 0
+	byName := map[string]int{}
+	var first, last uint32
+	haveTime := false
+	var header *wtfcff.FileHeader
+	st := wtfcff.NewScopeTracker()
+	dec, err := wtfWalk(in, func(c *wtfcff.Chunk) error {
+		chunks++
+		if c.Type == wtfcff.ChunkFileHeader && header == nil {
+			header, _ = c.FileHeader()
+		}
+		return nil
+	}, func(e *wtfcff.Event) error {
+		events++
+		byName[e.Name()]++
+		if _, ok := st.Add(e); ok {
+			scopes++
+		}
+		if !e.IsInternal() {
+			user++
+			if !haveTime || e.Time < first {
+				first = e.Time
+			}
+			if !haveTime || e.Time > last {
+				last = e.Time
+			}
+			haveTime = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	zones := len(dec.Zones())
+	if zones == 0 && user > 0 {
+		zones = 1
+	}
+	var types []string
+	for _, t := range dec.Types() {
+		types = append(types, t.Name)
+	}
+	sort.Strings(types)
+	s := statList{
+		{"container", wtfContainer(in)},
+		{"chunks", chunks},
+		{"events", events},
+		{"events_by_name", byName},
+		{"zones", zones},
+		{"user_events", user},
+		{"scopes", scopes},
+		{"event_types", len(types)},
+	}
+	if haveTime {
+		s = append(s, stat{"first_us", first}, stat{"last_us", last})
+	} else {
+		s = append(s, stat{"first_us", nil}, stat{"last_us", nil})
+	}
+	if header != nil {
+		s = append(s, stat{"timebase_ms", header.Timebase})
+	}
+	if in.Size() > 0 && events > 0 {
+		s = append(s, stat{"bytes_per_event", float64(in.Size()) / float64(events)})
+	}
+	return s, nil
+}
+
+func wtfContainer(in *input) string {
+	switch in.Variant() {
+	case "legacy big-endian":
+		return "legacy"
+	case "json":
+		return "json"
+	}
+	return "binary"
+}
+
+func wtfDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	var b []byte
+	_, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
+		if o.Type != "" && e.Name() != o.Type {
+			return nil
+		}
+		if !o.inRange(int64(e.Time)) {
+			return nil
+		}
+		b = b[:0]
+		zone := ""
+		if e.Zone != nil {
+			zone = e.Zone.Name
+		}
+		if o.JSON {
+			b = append(b, `{"chunk":`...)
+			b = strconv.AppendUint(b, uint64(e.Chunk), 10)
+			b = append(b, `,"offset":`...)
+			b = strconv.AppendInt(b, e.Offset, 10)
+			b = append(b, `,"zone":`...)
+			b = strconv.AppendQuote(b, zone)
+			b = append(b, ',')
+			ev := wtfcff.AppendEventJSON(nil, e)
+			b = append(b, ev[1:]...)
+		} else {
+			b = fmt.Appendf(b, "%10d µs  chunk %-3d zone %-12q %s ", e.Time, e.Chunk, zone, e.Name())
+			b = e.AppendArgsJSON(b)
+		}
+		b = append(b, '\n')
+		_, err := w.Write(b)
+		return err
+	})
+	return err
+}
+
+func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
+	switch to {
+	case "json", "json-partial", "json-events", "binary", "chrome":
+	default:
+		return fmt.Errorf("wtf converts to json, json-partial, json-events, binary or chrome, not %q", to)
+	}
+	if to == "chrome" {
+		return wtfToChrome(in, out)
+	}
+	src, closeFn, err := wtfSource(in)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	version := int64(wtfcff.JSWTFVersion)
+	switch r := src.(type) {
+	case *wtfcff.Reader:
+		version = wtfcff.JSONVersion(r.WTFVersion())
+	case *wtfcff.LegacyReader:
+		version = int64(r.WTFVersion())
+	}
+	var write func(c *wtfcff.Chunk) error
+	var finish func() error
+	dec := wtfcff.NewDecoder()
+	enc := wtfcff.NewEventEncoder()
+	if to == "binary" {
+		var cw *wtfcff.ChunkWriter
+		write = func(c *wtfcff.Chunk) error {
+			if cw == nil {
+				if jr, ok := src.(*wtfcff.JSONReader); ok {
+					version = jr.WTFVersion()
+				}
+				var err error
+				if cw, err = wtfcff.NewChunkWriter(out, uint32(version)); err != nil {
+					return err
+				}
+			}
+			// JSON or legacy event buffers become binary event buffers, so
+			// the reference can load the result.
+			cc := *c
+			if p, ok := c.Part(wtfcff.PartLegacyEventBuffer); ok && p.Data != nil {
+				j, err := wtfcff.ChunkToJSONEvents(c, dec)
+				if err != nil {
+					return err
+				}
+				cc = j
+			}
+			b, err := wtfcff.ChunkFromJSONEvents(&cc, enc)
+			if err != nil {
+				return err
+			}
+			return cw.WriteChunk(&b)
+		}
+		finish = func() error {
+			if cw == nil {
+				_, err := wtfcff.NewChunkWriter(out, uint32(version))
+				return err
+			}
+			return nil
+		}
+	} else {
+		mode := wtfcff.JSONComplete
+		if to == "json-partial" {
+			mode = wtfcff.JSONPartial
+		}
+		var jw *wtfcff.JSONWriter
+		write = func(c *wtfcff.Chunk) error {
+			if jw == nil {
+				if jr, ok := src.(*wtfcff.JSONReader); ok {
+					version = jr.WTFVersion()
+				}
+				var err error
+				if jw, err = wtfcff.NewJSONWriter(out, version, mode); err != nil {
+					return err
+				}
+			}
+			_, legacy := c.Part(wtfcff.PartLegacyEventBuffer)
+			if to == "json-events" || legacy {
+				j, err := wtfcff.ChunkToJSONEvents(c, dec)
+				if err != nil {
+					return err
+				}
+				if to != "json-events" {
+					if j, err = wtfcff.ChunkFromJSONEvents(&j, enc); err != nil {
+						return err
+					}
+				}
+				return jw.WriteChunk(&j)
+			}
+			return jw.WriteChunk(c)
+		}
+		finish = func() error {
+			if jw == nil {
+				var err error
+				if jw, err = wtfcff.NewJSONWriter(out, version, mode); err != nil {
+					return err
+				}
+			}
+			return jw.Close()
+		}
+	}
+	for src.Next() {
+		if err := write(src.Chunk()); err != nil {
+			return err
+		}
+	}
+	if err := src.Err(); err != nil {
+		return err
+	}
+	return finish()
+}
+
+// wtfToChrome streams Chrome trace-event JSON: one thread per zone, scopes as
+// B/E pairs, other events as thread-scoped instants, ts in µs.
+func wtfToChrome(in *input, out io.Writer) error {
+	w := bufio.NewWriterSize(out, 64<<10)
+	tids := map[*wtfcff.Zone]int{}
+	n := 0
+	var b []byte
+	emit := func() error {
+		if n == 0 {
+			b = append([]byte(`{"displayTimeUnit":"ms","traceEvents":[`+"\n"), b...)
+		} else {
+			b = append([]byte(",\n"), b...)
+		}
+		n++
+		_, err := w.Write(b)
+		return err
+	}
+	tidOf := func(z *wtfcff.Zone) (int, error) {
+		if t, ok := tids[z]; ok {
+			return t, nil
+		}
+		t := len(tids) + 1
+		tids[z] = t
+		name := "default zone"
+		if z != nil {
+			name = z.Name
+		}
+		b = fmt.Appendf(b[:0], `{"name":"thread_name","ph":"M","pid":1,"tid":%d,"args":{"name":%q}}`, t, name)
+		return t, emit()
+	}
+	_, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
+		if e.IsInternal() {
+			return nil
+		}
+		tid, err := tidOf(e.Zone)
+		if err != nil {
+			return err
+		}
+		b = b[:0]
+		switch {
+		case e.IsScopeLeave():
+			b = fmt.Appendf(b, `{"ph":"E","pid":1,"tid":%d,"ts":%d}`, tid, e.Time)
+		default:
+			name := e.Name()
+			if e.Name() == "wtf.scope#enter" {
+				name = e.Arg(0).String()
+			}
+			ph := `"ph":"i","s":"t"`
+			if e.IsScopeEnter() {
+				ph = `"ph":"B"`
+			}
+			b = append(b, `{"name":`...)
+			b = strconv.AppendQuote(b, name)
+			b = fmt.Appendf(b, `,"cat":"wtf",%s,"pid":1,"tid":%d,"ts":%d,"args":`, ph, tid, e.Time)
+			b = e.AppendArgsJSON(b)
+			b = append(b, '}')
+		}
+		return emit()
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		b = append(b[:0], `{"displayTimeUnit":"ms","traceEvents":[`...)
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	if _, err := w.WriteString("\n]}\n"); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// wtfSample writes a small trace: two zones, nested scopes with arguments,
+// instance events, a mark and a time stamp.
+func wtfSample(out io.Writer) error {
+	w, err := wtfcff.NewWriter(out, wtfcff.WithFileHeader(wtfcff.FileHeader{Timebase: 1700000000000,
+		ContextInfo: &wtfcff.ContextInfo{ContextType: "script", URI: "tracecat://sample", Title: "tracecat sample"}}))
+	if err != nil {
+		return err
+	}
+	frame, err := w.Define(0, "app#frame(uint32 number, ascii label)", wtfcff.ClassScope, 0)
+	if err != nil {
+		return err
+	}
+	draw, err := w.Define(0, "app#draw(uint16 calls, float32 ms, uint8[] mask)", wtfcff.ClassInstance, 0)
+	if err != nil {
+		return err
+	}
+	main, _ := w.CreateZone(0, "Main", "script", "app.js")
+	worker, _ := w.CreateZone(0, "Worker", "script", "worker.js")
+	for i := uint32(0); i < 20; i++ {
+		t := 1000 + i*16000
+		zone := main
+		if i%5 == 4 {
+			zone = worker
+		}
+		errs := []error{
+			w.SetZone(t, zone),
+			w.Begin(frame, t).Uint32(i).ASCII("frame").End(),
+			w.EnterScope(t+100, "layout"),
+			w.AppendScopeData(t+200, "nodes", strconv.Itoa(int(40+i))),
+			w.LeaveScope(t + 3000),
+			w.Begin(draw, t+3500).Uint16(uint16(10 + i)).Float32(float32(i) / 4).Uint8s([]byte{1, 2, byte(i)}).End(),
+			w.LeaveScope(t + 9000),
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
+	if err := errors.Join(w.Mark(400000, "done", `{"frames":20}`), w.TimeStamp(400001, "end", "")); err != nil {
+		return err
+	}
+	return w.Close()
+}

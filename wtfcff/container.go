@@ -1,0 +1,251 @@
+package wtfcff
+
+import (
+	"encoding/binary"
+)
+
+// Part is one typed blob of a chunk. Data is the unpadded part body: for the
+// binary container a view into the chunk's bytes (valid as long as the chunk
+// is), for the JSON container the decoded bytes (a string table's strings
+// joined with NUL terminators, a base64 buffer decoded, a file header's JSON
+// text, a string resource's UTF-8).
+type Part struct {
+	Type PartType
+	// Offset is the absolute file offset of the part body (binary container),
+	// or the offset of the chunk object in the JSON text (JSON container).
+	Offset int64
+	Data   []byte
+}
+
+// Chunk is one chunk of a file. Parts keeps every part in file order, the ones
+// the reference does not know included (readers skip them; the writers copy
+// them through so conversions are lossless).
+type Chunk struct {
+	ID        uint32
+	Type      ChunkType
+	StartTime uint32 // InvalidTime when unset (what the JS writer writes)
+	EndTime   uint32
+	// Offset is the absolute file offset of the chunk header (binary) or of
+	// the chunk object (JSON).
+	Offset int64
+	// Length is the chunk's length in the binary container (header, part
+	// table, parts and padding); 0 for chunks read from JSON.
+	Length int64
+	Parts  []Part
+}
+
+// Part returns the last part of type t (the reference lets the last one win)
+// and whether there is one.
+func (c *Chunk) Part(t PartType) (Part, bool) {
+	for i := len(c.Parts) - 1; i >= 0; i-- {
+		if c.Parts[i].Type == t {
+			return c.Parts[i], true
+		}
+	}
+	return Part{}, false
+}
+
+// Resources returns the chunk's resource parts (binary 0x40000 and string
+// 0x40001) in file order. Resource ids are 0-based indexes into this list, as
+// the format documentation says (the JS writer's addResource returns id+1).
+func (c *Chunk) Resources() []Part {
+	var r []Part
+	for _, p := range c.Parts {
+		if p.Type == PartBinaryResource || p.Type == PartStringResource {
+			r = append(r, p)
+		}
+	}
+	return r
+}
+
+// Resource returns the resource with the given 0-based id.
+func (c *Chunk) Resource(id int) (Part, bool) {
+	n := 0
+	for _, p := range c.Parts {
+		if p.Type == PartBinaryResource || p.Type == PartStringResource {
+			if n == id {
+				return p, true
+			}
+			n++
+		}
+	}
+	return Part{}, false
+}
+
+// FileHeaderPart parses the chunk's file header part.
+func (c *Chunk) FileHeader() (*FileHeader, error) {
+	p, ok := c.Part(PartFileHeader)
+	if !ok {
+		return nil, newErr(c.Offset, ErrCorrupt, "chunk %d has no file_header part", c.ID)
+	}
+	return ParseFileHeader(p.Data, p.Offset)
+}
+
+// check applies the reference's rules for the parts a known chunk may hold.
+func (c *Chunk) check() error {
+	switch c.Type {
+	case ChunkFileHeader:
+		for _, p := range c.Parts {
+			if p.Type.Known() && p.Type != PartFileHeader {
+				return newErr(p.Offset, ErrCorrupt, "part type %s does not belong in a file_header chunk", p.Type)
+			}
+		}
+		if _, ok := c.Part(PartFileHeader); !ok {
+			return newErr(c.Offset, ErrCorrupt, "file_header chunk %d has no file_header part", c.ID)
+		}
+	case ChunkEventData:
+		hasBuf := false
+		for _, p := range c.Parts {
+			switch p.Type {
+			case PartFileHeader:
+				return newErr(p.Offset, ErrCorrupt, "part type file_header does not belong in an event_data chunk")
+			case PartBinaryEventBuffer, PartJSONEventBuffer, PartLegacyEventBuffer:
+				hasBuf = true
+			}
+		}
+		if !hasBuf {
+			return newErr(c.Offset, ErrCorrupt, "event_data chunk %d has no event buffer part", c.ID)
+		}
+	}
+	return nil
+}
+
+// parseChunk decodes one whole binary chunk held in b (b[0] is the chunk
+// header, at absolute offset off). parts is reused for the part list.
+func parseChunk(b []byte, off int64, lim *Limits, parts []Part) (Chunk, error) {
+	if len(b) < chunkHeaderSize {
+		return Chunk{}, newErr(off, ErrTruncated, "chunk header too small: %d bytes left, need %d", len(b), chunkHeaderSize)
+	}
+	c := Chunk{
+		ID:        binary.LittleEndian.Uint32(b[0:]),
+		Type:      ChunkType(binary.LittleEndian.Uint32(b[4:])),
+		StartTime: binary.LittleEndian.Uint32(b[12:]),
+		EndTime:   binary.LittleEndian.Uint32(b[16:]),
+		Offset:    off,
+	}
+	length := int64(binary.LittleEndian.Uint32(b[8:]))
+	n := int64(binary.LittleEndian.Uint32(b[20:]))
+	if length > lim.MaxChunkSize {
+		return Chunk{}, newErr(off+8, ErrLimit, "chunk length %d exceeds the limit of %d", length, lim.MaxChunkSize)
+	}
+	if n > lim.MaxParts {
+		return Chunk{}, newErr(off+20, ErrLimit, "part count %d exceeds the limit of %d", n, lim.MaxParts)
+	}
+	tableEnd := chunkHeaderSize + partEntrySize*n
+	if length < tableEnd {
+		return Chunk{}, newErr(off+8, ErrCorrupt, "chunk length %d is smaller than its header and part table (%d bytes): chunk header missing part lengths", length, tableEnd)
+	}
+	if length > int64(len(b)) {
+		return Chunk{}, newErr(off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk", c.ID, length, len(b))
+	}
+	c.Length = length
+	if !c.Type.Known() {
+		// Unknown chunk types are skipped by the reference; their parts are
+		// kept when the part table is consistent, so conversions copy them.
+		c.Parts = parseUnknownParts(b[:length], off, n, parts)
+		return c, nil
+	}
+	{
+		parts = parts[:0]
+		for i := int64(0); i < n; i++ {
+			e := b[chunkHeaderSize+partEntrySize*i:]
+			pt := PartType(binary.LittleEndian.Uint32(e))
+			po := int64(binary.LittleEndian.Uint32(e[4:]))
+			pl := int64(binary.LittleEndian.Uint32(e[8:]))
+			start := tableEnd + po
+			if start+pl > length {
+				return Chunk{}, newErr(off+chunkHeaderSize+partEntrySize*i, ErrCorrupt,
+					"part %d (%s) at %d+%d lies outside its chunk of %d bytes", i, pt, start, pl, length)
+			}
+			parts = append(parts, Part{Type: pt, Offset: off + start, Data: b[start : start+pl : start+pl]})
+		}
+		c.Parts = parts
+		if err := c.check(); err != nil {
+			return Chunk{}, err
+		}
+	}
+	return c, nil
+}
+
+// AppendChunk appends c in the binary layout the JS writer produces: parts in
+// order, each part's offset counted from the end of the part table, each part
+// zero-padded to 4 bytes (padding not counted in the part length), and the
+// chunk length covering everything. c.Offset and c.Length are ignored.
+func AppendChunk(dst []byte, c *Chunk) []byte {
+	n := len(c.Parts)
+	body := 0
+	for _, p := range c.Parts {
+		body += pad4(len(p.Data))
+	}
+	length := chunkHeaderSize + partEntrySize*n + body
+	dst = binary.LittleEndian.AppendUint32(dst, c.ID)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(c.Type))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(length))
+	dst = binary.LittleEndian.AppendUint32(dst, c.StartTime)
+	dst = binary.LittleEndian.AppendUint32(dst, c.EndTime)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(n))
+	off := 0
+	for _, p := range c.Parts {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(p.Type))
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(off))
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(p.Data)))
+		off += pad4(len(p.Data))
+	}
+	for _, p := range c.Parts {
+		dst = append(dst, p.Data...)
+		dst = appendZeros(dst, pad4(len(p.Data))-len(p.Data))
+	}
+	return dst
+}
+
+// AppendFileHeader appends the 12-byte binary file header.
+func AppendFileHeader(dst []byte, wtfVersion uint32) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, Magic)
+	dst = binary.LittleEndian.AppendUint32(dst, wtfVersion)
+	return binary.LittleEndian.AppendUint32(dst, FormatVersion)
+}
+
+func pad4(n int) int { return (n + 3) &^ 3 }
+
+func appendZeros(dst []byte, n int) []byte {
+	for ; n > 0; n-- {
+		dst = append(dst, 0)
+	}
+	return dst
+}
+
+// parseFileHeaderWords checks the 12-byte binary header.
+func parseFileHeaderWords(b []byte) (wtfVersion uint32, err error) {
+	if len(b) < fileHeaderSize {
+		if len(b) >= 4 && binary.LittleEndian.Uint32(b) != Magic {
+			return 0, newErr(0, ErrBadMagic, "file magic bytes mismatch: %#08x", binary.LittleEndian.Uint32(b))
+		}
+		return 0, newErr(int64(len(b)), ErrTruncated, "file header needs %d bytes, only %d present", fileHeaderSize, len(b))
+	}
+	if m := binary.LittleEndian.Uint32(b); m != Magic {
+		if m == 0xEFBEADDE {
+			return 0, newErr(0, ErrBadMagic, "legacy big-endian file: read it with ReadLegacy")
+		}
+		return 0, newErr(0, ErrBadMagic, "file magic bytes mismatch: %#08x, want %#08x", m, uint32(Magic))
+	}
+	if v := binary.LittleEndian.Uint32(b[8:]); v != FormatVersion {
+		return 0, newErr(8, ErrUnsupportedVersion, "data version %d not supported (want %d)", v, FormatVersion)
+	}
+	return binary.LittleEndian.Uint32(b[4:]), nil
+}
+
+func parseUnknownParts(b []byte, off, n int64, parts []Part) []Part {
+	parts = parts[:0]
+	tableEnd := chunkHeaderSize + partEntrySize*n
+	for i := int64(0); i < n; i++ {
+		e := b[chunkHeaderSize+partEntrySize*i:]
+		pt := PartType(binary.LittleEndian.Uint32(e))
+		start := tableEnd + int64(binary.LittleEndian.Uint32(e[4:]))
+		pl := int64(binary.LittleEndian.Uint32(e[8:]))
+		if start+pl > int64(len(b)) {
+			return nil
+		}
+		parts = append(parts, Part{Type: pt, Offset: off + start, Data: b[start : start+pl : start+pl]})
+	}
+	return parts
+}

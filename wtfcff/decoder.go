@@ -1,0 +1,380 @@
+package wtfcff
+
+import (
+	"encoding/binary"
+)
+
+// Zone is a zone of execution created by wtf.zone#create.
+type Zone struct {
+	ID       uint16 // the id of the create record that made it (first one)
+	Name     string
+	Type     string // "script", "native_script", …
+	Location string
+}
+
+// Event is one event record decoded from an event buffer: a view valid until
+// the decoder's next call to Next (or until the chunk's memory is reused).
+type Event struct {
+	Type   *EventType
+	WireID uint16
+	// Time is the record's time word: microseconds since the file header's
+	// timebase (int32 µs as written, read unsigned as the reference does).
+	Time uint32
+	// Zone is the zone current when the record was read (nil before any
+	// wtf.zone#set, or after a set to an unknown zone id).
+	Zone *Zone
+	// Chunk is the id of the chunk holding the record.
+	Chunk uint32
+	// Offset is the absolute file offset of the record; BufferOffset its
+	// offset inside the event-buffer part.
+	Offset       int64
+	BufferOffset int
+	Size         int // record length in bytes
+
+	d *Decoder
+}
+
+// Name is the event type's name.
+func (e *Event) Name() string { return e.Type.Name }
+
+// TimeMs is the time in milliseconds, as the reference's database reports it.
+func (e *Event) TimeMs() float64 { return float64(e.Time) / 1000 }
+
+// NumArgs is the number of arguments.
+func (e *Event) NumArgs() int { return len(e.Type.Args) }
+
+// Arg returns argument i (0 ≤ i < NumArgs).
+func (e *Event) Arg(i int) Value { return e.d.value(i) }
+
+// ArgByName returns the argument called name.
+func (e *Event) ArgByName(name string) (Value, bool) {
+	i := e.Type.ArgIndex(name)
+	if i < 0 {
+		return Value{}, false
+	}
+	return e.d.value(i), true
+}
+
+// Raw returns the record's bytes (a view into the event buffer).
+func (e *Event) Raw() []byte { return e.d.buf[e.BufferOffset : e.BufferOffset+e.Size] }
+
+// IsInternal reports whether the record is a definition or zone record, the
+// ones the reference's database does not list as events.
+func (e *Event) IsInternal() bool {
+	switch e.Type.builtin {
+	case builtinDefine, builtinZoneCreate, builtinZoneDelete, builtinZoneSet:
+		return true
+	}
+	return false
+}
+
+// IsScopeEnter reports whether the event opens a scope (class 1).
+func (e *Event) IsScopeEnter() bool { return e.Type.Class == ClassScope }
+
+// IsScopeLeave reports whether the event is wtf.scope#leave.
+func (e *Event) IsScopeLeave() bool { return e.Type.builtin == builtinScopeLeave }
+
+// AppendArgsJSON appends the arguments as a JSON object {"name": value, …}
+// (see Value.AppendJSON); "{}" when there are none.
+func (e *Event) AppendArgsJSON(b []byte) []byte {
+	b = append(b, '{')
+	for i, a := range e.Type.Args {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, a.Name)
+		b = append(b, ':')
+		b = e.Arg(i).AppendJSON(b)
+	}
+	return append(b, '}')
+}
+
+type argSpan struct {
+	off  uint32 // offset of the slot (scalars) or first element (arrays) in buf
+	n    uint32 // array count
+	null bool
+	// legacy strings: the inline bytes are buf[off:off+n]
+}
+
+// Decoder decodes binary event buffers (part 0x20002) and legacy event
+// buffers, keeping the stream's state across chunks: the wire-id table built
+// from wtf.event#define records (wire 1 is the only fixed id; duplicate
+// definitions by name keep the first type, as the reference does), the zones
+// and the current zone.
+//
+// Next yields every record, definitions and zone records included (see
+// Event.IsInternal). Events are views: after warm-up, decoding does not
+// allocate, except for each new definition or zone (their names are copied).
+// A Decoder is not safe for concurrent use.
+type Decoder struct {
+	lim    Limits
+	wire   []*EventType
+	byName map[string]*EventType
+	types  []*EventType
+	zoneID map[uint16]*Zone
+	zoneBy map[[3]string]*Zone
+	zones  []*Zone
+	zone   *Zone
+
+	buf    []byte
+	base   int64
+	pos    int
+	chunk  uint32
+	strs   StringTable
+	legacy bool
+	spans  []argSpan
+	ev     Event
+	err    error
+}
+
+// NewDecoder returns a decoder with only wtf.event#define (wire 1) known.
+func NewDecoder(opts ...ReaderOption) *Decoder {
+	o, _ := applyReaderOptions(opts)
+	d := &Decoder{lim: o.limits}
+	d.Reset()
+	return d
+}
+
+// Reset forgets every definition and zone (a new stream).
+func (d *Decoder) Reset() {
+	def := defineType()
+	d.wire = make([]*EventType, 2, 64)
+	d.wire[1] = def
+	d.byName = map[string]*EventType{def.Name: def}
+	d.types = []*EventType{def}
+	d.zoneID = map[uint16]*Zone{}
+	d.zoneBy = map[[3]string]*Zone{}
+	d.zones = nil
+	d.zone = nil
+	d.buf, d.pos, d.err = nil, 0, nil
+}
+
+// SetBuffer starts decoding buf, a binary event buffer at absolute file
+// offset base, with strings from the string table part strings, in the chunk
+// with id chunk. Definitions and zones persist. A previous error is cleared.
+func (d *Decoder) SetBuffer(buf, strings []byte, base int64, chunk uint32) {
+	d.buf, d.base, d.pos, d.chunk, d.legacy, d.err = buf, base, 0, chunk, false, nil
+	d.strs.Reset(strings)
+}
+
+// SetChunk starts decoding an event_data chunk's event buffer (binary or
+// legacy). It returns false for chunks without one (file headers, unknown
+// chunk types), which the caller skips.
+func (d *Decoder) SetChunk(c *Chunk) bool {
+	if c.Type != ChunkEventData {
+		return false
+	}
+	var buf Part
+	found := false
+	for _, p := range c.Parts {
+		if p.Type == PartBinaryEventBuffer || p.Type == PartLegacyEventBuffer {
+			buf, found = p, true
+		}
+	}
+	if !found {
+		return false
+	}
+	st, _ := c.Part(PartStringTable)
+	d.SetBuffer(buf.Data, st.Data, buf.Offset, c.ID)
+	d.legacy = buf.Type == PartLegacyEventBuffer
+	return true
+}
+
+// Err returns the error that stopped Next, or nil.
+func (d *Decoder) Err() error { return d.err }
+
+// Event returns the record read by the last successful Next.
+func (d *Decoder) Event() *Event { return &d.ev }
+
+// Types returns the distinct event types defined so far, in definition order
+// (index 0 is wtf.event#define).
+func (d *Decoder) Types() []*EventType { return d.types }
+
+// TypeByWireID returns the type currently bound to a wire id.
+func (d *Decoder) TypeByWireID(id uint16) *EventType {
+	if int(id) < len(d.wire) {
+		return d.wire[id]
+	}
+	return nil
+}
+
+// Zones returns the distinct zones created so far (zones are keyed by name,
+// type and location, as in the reference's database), in creation order.
+func (d *Decoder) Zones() []*Zone { return d.zones }
+
+// Strings returns the current chunk's string table.
+func (d *Decoder) Strings() *StringTable { return &d.strs }
+
+// Next decodes the next record of the buffer. It returns false at the end of
+// the buffer or on an error (Err); errors stop the buffer but are cleared by
+// the next SetBuffer/SetChunk.
+func (d *Decoder) Next() bool {
+	if d.err != nil || d.pos >= len(d.buf) {
+		return false
+	}
+	var ok bool
+	if d.legacy {
+		ok = d.nextLegacy()
+	} else {
+		ok = d.nextBinary()
+	}
+	if !ok {
+		return false
+	}
+	switch d.ev.Type.builtin {
+	case builtinDefine:
+		return d.define()
+	case builtinZoneCreate:
+		return d.zoneCreate()
+	case builtinZoneSet:
+		z := d.zoneID[uint16(d.value(0).Uint())]
+		d.zone = z
+		d.ev.Zone = z
+	}
+	return true
+}
+
+func (d *Decoder) nextBinary() bool {
+	start := d.pos
+	b := d.buf
+	if len(b)-start < 8 {
+		d.err = newErr(d.base+int64(start), ErrTruncated, "event header needs 8 bytes, only %d left in the event buffer", len(b)-start)
+		return false
+	}
+	wire := uint16(binary.LittleEndian.Uint32(b[start:]))
+	t := d.TypeByWireID(wire)
+	if t == nil {
+		d.err = newErr(d.base+int64(start), ErrUndefinedEvent, "undefined event type %d (chunk %d, event buffer offset %d)", wire, d.chunk, start)
+		return false
+	}
+	if t.unsupported != "" {
+		d.err = newErr(d.base+int64(start), ErrUnsupportedType, "event %s has argument type %q without a wire encoding", t.Name, t.unsupported)
+		return false
+	}
+	pos := start + 8
+	if cap(d.spans) < len(t.Args) {
+		d.spans = make([]argSpan, len(t.Args), max(len(t.Args), 16))
+	}
+	d.spans = d.spans[:len(t.Args)]
+	for i := range t.Args {
+		a := t.Args[i].Type
+		if len(b)-pos < 4 {
+			d.err = newErr(d.base+int64(pos), ErrTruncated, "event %s argument %s runs past the end of the event buffer", t.Name, t.Args[i].Name)
+			return false
+		}
+		if !a.IsArray() {
+			d.spans[i] = argSpan{off: uint32(pos)}
+			pos += 4
+			continue
+		}
+		n := binary.LittleEndian.Uint32(b[pos:])
+		pos += 4
+		if n == 0xFFFFFFFF {
+			d.spans[i] = argSpan{off: uint32(pos), null: true}
+			continue
+		}
+		size := uint64(n) * uint64(a.elemSize())
+		if size > uint64(len(b)-pos) {
+			d.err = newErr(d.base+int64(pos-4), ErrTruncated, "event %s argument %s: %d elements need %d bytes, only %d left", t.Name, t.Args[i].Name, n, size, len(b)-pos)
+			return false
+		}
+		d.spans[i] = argSpan{off: uint32(pos), n: n}
+		pos += pad4(int(size))
+		if pos > len(b) {
+			// Padding of the last array may be missing at the very end.
+			pos = len(b)
+		}
+	}
+	d.ev = Event{Type: t, WireID: wire, Time: binary.LittleEndian.Uint32(b[start+4:]), Zone: d.zone,
+		Chunk: d.chunk, Offset: d.base + int64(start), BufferOffset: start, Size: pos - start, d: d}
+	d.pos = pos
+	return true
+}
+
+// value builds argument i of the current event.
+func (d *Decoder) value(i int) Value {
+	a := d.ev.Type.Args[i].Type
+	s := d.spans[i]
+	if d.legacy {
+		return d.legacyValue(a, s)
+	}
+	v := Value{Type: a}
+	if a.IsArray() {
+		if s.null {
+			v.null = true
+			return v
+		}
+		v.n = int(s.n)
+		v.data = d.buf[s.off : s.off+s.n*uint32(a.elemSize())]
+		return v
+	}
+	v.word = binary.LittleEndian.Uint32(d.buf[s.off:])
+	if a.IsString() {
+		str, ok := d.strs.Lookup(v.word)
+		v.data, v.null = str, !ok
+	}
+	return v
+}
+
+func (d *Decoder) define() bool {
+	ev := &d.ev
+	wire := uint16(d.value(0).Uint())
+	class := uint16(d.value(1).Uint())
+	flags := uint32(d.value(2).Uint())
+	nameB := d.value(3).Bytes()
+	name := string(nameB)
+	if t, ok := d.byName[name]; ok {
+		// The reference keeps the first definition of a name and maps the
+		// new wire id to it.
+		d.bind(wire, t)
+		return true
+	}
+	if int64(len(d.types)) >= d.lim.MaxEventTypes {
+		d.err = newErr(ev.Offset, ErrLimit, "more than %d event types defined", d.lim.MaxEventTypes)
+		return false
+	}
+	sig := string(d.value(4).Bytes())
+	if !validEventName(name) {
+		d.err = newErr(ev.Offset, ErrCorrupt, "wtf.event#define for wire id %d has a bad event name %q", wire, name)
+		return false
+	}
+	t, err := newEventType(wire, class, flags, name, sig)
+	if err != nil {
+		d.err = newErr(ev.Offset, ErrCorrupt, "wtf.event#define %s: %v", name, err)
+		return false
+	}
+	d.byName[name] = t
+	d.types = append(d.types, t)
+	d.bind(wire, t)
+	return true
+}
+
+func (d *Decoder) bind(wire uint16, t *EventType) {
+	if wire <= 1 {
+		return // 0 is reserved, 1 is always wtf.event#define
+	}
+	for int(wire) >= len(d.wire) {
+		d.wire = append(d.wire, nil)
+	}
+	d.wire[wire] = t
+}
+
+func (d *Decoder) zoneCreate() bool {
+	id := uint16(d.value(0).Uint())
+	key := [3]string{string(d.value(1).Bytes()), string(d.value(2).Bytes()), string(d.value(3).Bytes())}
+	z := d.zoneBy[key]
+	if z == nil {
+		if int64(len(d.zones)) >= d.lim.MaxZones {
+			d.err = newErr(d.ev.Offset, ErrLimit, "more than %d zones created", d.lim.MaxZones)
+			return false
+		}
+		z = &Zone{ID: id, Name: key[0], Type: key[1], Location: key[2]}
+		d.zoneBy[key] = z
+		d.zones = append(d.zones, z)
+	}
+	d.zoneID[id] = z
+	return true
+}
+
+// ZoneByID returns the zone a wtf.zone#create gave the id.
+func (d *Decoder) ZoneByID(id uint16) *Zone { return d.zoneID[id] }

@@ -1,0 +1,109 @@
+package wtfcff
+
+// Scope is a completed scope: a class-1 event (a typed scope event or
+// wtf.scope#enter) and the wtf.scope#leave that closed it, in one zone.
+type Scope struct {
+	// Name is the scope's name: the event type's name, or for
+	// wtf.scope#enter its name argument as written (the reference's database
+	// removes spaces from it). Valid until the next call to Add.
+	Name  []byte
+	Type  *EventType
+	Zone  *Zone
+	Begin uint32 // µs
+	End   uint32 // µs
+	// Depth is the nesting depth, 0 for a scope with no enclosing scope in
+	// its zone.
+	Depth int
+}
+
+// Duration is End - Begin in µs (0 if the leave is earlier than the enter).
+func (s *Scope) Duration() uint32 {
+	if s.End < s.Begin {
+		return 0
+	}
+	return s.End - s.Begin
+}
+
+type openScope struct {
+	name  []byte
+	typ   *EventType
+	begin uint32
+}
+
+type scopeStack struct {
+	open []openScope
+	n    int
+}
+
+// ScopeTracker pairs scope enters and leaves per zone, as the reference's
+// database does: a class-1 event pushes a scope, wtf.scope#leave pops the
+// innermost open scope of the current zone. Feed it every event in stream
+// order; after warm-up it does not allocate.
+type ScopeTracker struct {
+	stacks    map[*Zone]*scopeStack
+	done      Scope
+	unmatched int
+}
+
+// NewScopeTracker returns an empty tracker.
+func NewScopeTracker() *ScopeTracker { return &ScopeTracker{stacks: map[*Zone]*scopeStack{}} }
+
+func (st *ScopeTracker) stack(z *Zone) *scopeStack {
+	s := st.stacks[z]
+	if s == nil {
+		s = &scopeStack{}
+		st.stacks[z] = s
+	}
+	return s
+}
+
+// Add records e. When e is a wtf.scope#leave that closes a scope, Add
+// returns that scope (valid until the next call) and true.
+func (st *ScopeTracker) Add(e *Event) (*Scope, bool) {
+	switch {
+	case e.Type.Class == ClassScope:
+		s := st.stack(e.Zone)
+		if s.n == len(s.open) {
+			s.open = append(s.open, openScope{})
+		}
+		o := &s.open[s.n]
+		s.n++
+		o.typ, o.begin = e.Type, e.Time
+		if e.Type.builtin == builtinScopeEnter {
+			o.name = append(o.name[:0], e.Arg(0).Bytes()...)
+		} else {
+			o.name = append(o.name[:0], e.Type.Name...)
+		}
+	case e.Type.builtin == builtinScopeLeave:
+		s := st.stack(e.Zone)
+		if s.n == 0 {
+			st.unmatched++
+			return nil, false
+		}
+		s.n--
+		o := &s.open[s.n]
+		st.done = Scope{Name: o.name, Type: o.typ, Zone: e.Zone, Begin: o.begin, End: e.Time, Depth: s.n}
+		return &st.done, true
+	}
+	return nil, false
+}
+
+// Depth is the number of open scopes in zone z.
+func (st *ScopeTracker) Depth(z *Zone) int {
+	if s := st.stacks[z]; s != nil {
+		return s.n
+	}
+	return 0
+}
+
+// Open is the number of scopes not closed yet, in every zone.
+func (st *ScopeTracker) Open() int {
+	n := 0
+	for _, s := range st.stacks {
+		n += s.n
+	}
+	return n
+}
+
+// Unmatched is the number of wtf.scope#leave records seen with no open scope.
+func (st *ScopeTracker) Unmatched() int { return st.unmatched }

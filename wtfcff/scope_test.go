@@ -1,0 +1,138 @@
+package wtfcff
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestScopesMatchReferenceDB pairs the vectors' scopes and compares them with
+// the scopes of the reference's database (name without spaces, begin, end,
+// depth).
+func TestScopesMatchReferenceDB(t *testing.T) {
+	for _, name := range []string{"api_public.wtf-trace", "det_resources.wtf-trace", "api_public_json.wtf-json"} {
+		src, _ := openVector(t, name)
+		d := loadDump(t, name)
+		type sc struct {
+			zone, name string
+			begin, end float64
+			depth      int
+		}
+		var want, got []sc
+		for _, z := range d.DB.Zones {
+			for _, e := range z.Events {
+				if e.Scope {
+					want = append(want, sc{z.Name, e.Name, e.Time, *e.EndTime, e.Depth})
+				}
+			}
+		}
+		dec := NewDecoder()
+		st := NewScopeTracker()
+		for src.Next() {
+			if !dec.SetChunk(src.Chunk()) {
+				continue
+			}
+			for dec.Next() {
+				if s, ok := st.Add(dec.Event()); ok {
+					got = append(got, sc{s.Zone.Name, strings.ReplaceAll(string(s.Name), " ", ""), float64(s.Begin) / 1000, float64(s.End) / 1000, s.Depth})
+					if s.Duration() != s.End-s.Begin {
+						t.Errorf("duration")
+					}
+				}
+			}
+		}
+		if dec.Err() != nil || src.Err() != nil {
+			t.Fatal(dec.Err(), src.Err())
+		}
+		// The DB lists scopes by enter time within each zone; we report them
+		// as they close. Compare as sets.
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d scopes, want %d: %v", name, len(got), len(want), got)
+		}
+		for _, w := range want {
+			found := false
+			for _, g := range got {
+				if g.zone == w.zone && g.name == w.name && math.Abs(g.begin-w.begin) < 1e-9 && math.Abs(g.end-w.end) < 1e-9 && g.depth == w.depth {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: scope %+v not found in %+v", name, w, got)
+			}
+		}
+		if st.Open() != 0 || st.Unmatched() != 0 {
+			t.Errorf("%s: %d open, %d unmatched", name, st.Open(), st.Unmatched())
+		}
+	}
+}
+
+// eventsJSON renders every event of a source in the JSON event encoding.
+func eventsJSON(t *testing.T, src ChunkSource) []byte {
+	t.Helper()
+	dec := NewDecoder()
+	var b []byte
+	for src.Next() {
+		if !dec.SetChunk(src.Chunk()) {
+			continue
+		}
+		for dec.Next() {
+			b = AppendEventJSON(b, dec.Event())
+			b = append(b, '\n')
+		}
+		if dec.Err() != nil {
+			t.Fatal(dec.Err())
+		}
+	}
+	if src.Err() != nil {
+		t.Fatal(src.Err())
+	}
+	return b
+}
+
+func TestJSONEventEncodingRoundTrip(t *testing.T) {
+	for _, name := range []string{"api_public.wtf-trace", "det_resources.wtf-trace", "api_public_json.wtf-json", "mutated/legacy_v3_handmade.wtf-trace"} {
+		src, data := openVector(t, name)
+		want := eventsJSON(t, src)
+		// Binary → JSON events (as a JSON container) → read back → binary.
+		src, _ = OpenBytes(data)
+		var js bytes.Buffer
+		jw, _ := NewJSONWriter(&js, JSWTFVersion, JSONComplete)
+		dec := NewDecoder()
+		for src.Next() {
+			c, err := ChunkToJSONEvents(src.Chunk(), dec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := jw.WriteChunk(&c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		jw.Close()
+		if !bytes.Contains(js.Bytes(), []byte(`"type":"json_event_buffer","events":[`)) {
+			t.Fatalf("%s: no json_event_buffer", name)
+		}
+		jr, err := NewJSONReader(bytes.NewReader(js.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bin bytes.Buffer
+		cw, _ := NewChunkWriter(&bin, JSWTFVersionWord)
+		enc := NewEventEncoder()
+		for jr.Next() {
+			c, err := ChunkFromJSONEvents(jr.Chunk(), enc)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			cw.WriteChunk(&c)
+		}
+		if jr.Err() != nil {
+			t.Fatal(jr.Err())
+		}
+		checkLayout(t, bin.Bytes())
+		back, _ := OpenBytes(bin.Bytes())
+		if got := eventsJSON(t, back); !bytes.Equal(got, want) {
+			t.Errorf("%s: events differ after the JSON event round trip\n got %.300s\nwant %.300s", name, got, want)
+		}
+	}
+}
