@@ -372,3 +372,11 @@ func (rd *Reader) Range(from, to int64) iter.Seq2[Row, error] {
 		}
 	}
 }
+
+// ReadChunk reads, decodes and checks the chunk whose header is at off (any
+// kind), returning its header and msgpack payload.
+func (rd *Reader) ReadChunk(off int64) (ChunkHeader, []byte, error) {
+	sum := rd.sums.Get().(*checksum.Blake2b64)
+	defer rd.sums.Put(sum)
+	return rd.readChunk(off, nil, sum)
+}
