@@ -1,0 +1,77 @@
+package cdt
+
+import (
+	"github.com/klauspost/compress/zstd"
+	"github.com/tracecodec/tracecodec/internal/checksum"
+)
+
+// newDecoder returns a zstd decoder for stateless DecodeAll use with memory
+// and window limits set (the library defaults of 64 GiB are unsafe).
+func newDecoder(lim Limits, concurrency int) (*zstd.Decoder, error) {
+	if concurrency < 1 {
+		concurrency = 1
+	}
+	return zstd.NewReader(nil,
+		zstd.WithDecoderConcurrency(concurrency),
+		zstd.WithDecoderMaxMemory(uint64(lim.MaxChunkSize)),
+		zstd.WithDecoderMaxWindow(uint64(lim.MaxDecoderWindow)),
+	)
+}
+
+// checkHeader validates the parts of a chunk header that can be checked before
+// its payload is read: a known kind and lengths within limits.
+func checkHeader(off int64, h *ChunkHeader, lim Limits) error {
+	if !h.Kind.known() {
+		return newErr(off, ErrChunkKind, "unknown chunk kind: %s", h.Kind)
+	}
+	if int64(h.CompressedLen) > lim.MaxChunkSize || int64(h.UncompressedLen) > lim.MaxChunkSize {
+		return newErr(off+16, ErrLimit, "chunk lengths %d/%d exceed the limit of %d bytes",
+			h.CompressedLen, h.UncompressedLen, lim.MaxChunkSize)
+	}
+	return nil
+}
+
+// decodePayload turns the stored bytes of the chunk whose header is at off into
+// its msgpack payload, with the reference reader's checks in its order:
+// decompress if flags&1, require flags&2, compare the length, compare the
+// checksum. Decompressed bytes are appended to dst[:0]; raw chunks return
+// stored itself. The frame's declared content size is checked against the
+// header before anything is decompressed.
+func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, dec *zstd.Decoder, sum *checksum.Blake2b64) ([]byte, error) {
+	payload := stored
+	if h.Flags&FlagZstd != 0 {
+		var zh zstd.Header
+		if err := zh.Decode(stored); err != nil {
+			return nil, newErr(off+ChunkHeaderSize, ErrCorrupt, "zstd frame header: %v", err)
+		}
+		if !zh.HasFCS || zh.Skippable {
+			return nil, newErr(off+ChunkHeaderSize, ErrCorrupt, "zstd frame header has no content size")
+		}
+		if zh.FrameContentSize != uint64(h.UncompressedLen) {
+			if h.Flags&FlagMsgpack == 0 {
+				return nil, newErr(off+12, ErrFlags, "chunk flags %#x lack the msgpack bit", h.Flags)
+			}
+			return nil, newErr(off+20, ErrSizeMismatch, "zstd frame content size %d, chunk header uncompressed_len %d",
+				zh.FrameContentSize, h.UncompressedLen)
+		}
+		if cap(dst) < int(h.UncompressedLen) {
+			dst = make([]byte, 0, h.UncompressedLen)
+		}
+		out, err := dec.DecodeAll(stored, dst[:0])
+		if err != nil {
+			return nil, newErr(off+ChunkHeaderSize, ErrCorrupt, "zstd: %v", err)
+		}
+		payload = out
+	}
+	if h.Flags&FlagMsgpack == 0 {
+		return nil, newErr(off+12, ErrFlags, "chunk flags %#x lack the msgpack bit", h.Flags)
+	}
+	if len(payload) != int(h.UncompressedLen) {
+		return nil, newErr(off+20, ErrSizeMismatch, "payload is %d bytes, chunk header uncompressed_len %d",
+			len(payload), h.UncompressedLen)
+	}
+	if got := sum.Sum(payload); got != h.Checksum {
+		return nil, newErr(off+24, ErrChecksum, "payload checksum %#016x, chunk header checksum64 %#016x", got, h.Checksum)
+	}
+	return payload, nil
+}

@@ -1,0 +1,156 @@
+package cdt
+
+// Iterator walks the rows of a Reader whose tick_index lies in [from, to], in
+// footer order, skipping blocks whose index range lies outside. It reuses its
+// buffers: the Row returned by Row (and its Raw bytes) is valid until the
+// iterator moves to the next block, so copy what must outlive the next call to
+// Next. After warm-up, iteration allocates nothing per row; with
+// WithConcurrency(n > 1) up to n blocks are decoded ahead in goroutines.
+type Iterator struct {
+	rd       *Reader
+	from, to int64
+	next     int // next footer block to schedule
+	cur      *block
+	ri       int
+	row      Row
+	err      error
+	done     bool
+
+	// sequential mode
+	seq block
+
+	// parallel mode
+	pending []chan result
+	free    chan *block
+}
+
+type result struct {
+	b   *block
+	err error
+}
+
+// Iter returns an iterator over the rows with from ≤ tick_index ≤ to. Call
+// Close when stopping early so prefetching goroutines finish.
+func (rd *Reader) Iter(from, to int64) *Iterator {
+	it := &Iterator{rd: rd, from: from, to: to}
+	if n := rd.opts.concurrency; n > 1 {
+		it.free = make(chan *block, n+1)
+		for range n + 1 {
+			it.free <- &block{}
+		}
+	}
+	return it
+}
+
+// nextBlock returns the index of the next footer block overlapping the range,
+// or -1.
+func (it *Iterator) nextBlock() int {
+	blocks := it.rd.footer.Blocks
+	for it.next < len(blocks) {
+		i := it.next
+		it.next++
+		if e := &blocks[i]; e.EndTick >= it.from && e.StartTick <= it.to {
+			return i
+		}
+	}
+	return -1
+}
+
+func (it *Iterator) schedule() {
+	for len(it.pending) < cap(it.free)-1 {
+		i := it.nextBlock()
+		if i < 0 {
+			return
+		}
+		ch := make(chan result, 1)
+		it.pending = append(it.pending, ch)
+		buf := <-it.free
+		off := it.rd.footer.Blocks[i].FileOffset
+		go func() {
+			b, err := it.rd.decodeBlock(off, buf)
+			if err != nil {
+				b = buf
+			}
+			ch <- result{b, err}
+		}()
+	}
+}
+
+func (it *Iterator) advanceBlock() bool {
+	if it.free == nil {
+		i := it.nextBlock()
+		if i < 0 {
+			return false
+		}
+		b, err := it.rd.decodeBlock(it.rd.footer.Blocks[i].FileOffset, &it.seq)
+		if err != nil {
+			it.err = err
+			return false
+		}
+		it.cur, it.ri = b, 0
+		return true
+	}
+	if it.cur != nil {
+		it.free <- it.cur
+		it.cur = nil
+	}
+	it.schedule()
+	if len(it.pending) == 0 {
+		return false
+	}
+	r := <-it.pending[0]
+	it.pending = it.pending[1:]
+	if r.err != nil {
+		it.free <- r.b
+		it.err = r.err
+		return false
+	}
+	it.cur, it.ri = r.b, 0
+	it.schedule()
+	return true
+}
+
+// Next advances to the next row in range; it returns false at the end or on
+// an error (see Err).
+func (it *Iterator) Next() bool {
+	if it.done || it.err != nil {
+		return false
+	}
+	for {
+		if it.cur != nil {
+			for it.ri < len(it.cur.rows) {
+				r := it.cur.rows[it.ri]
+				it.ri++
+				if r.Tick >= it.from && r.Tick <= it.to {
+					it.row = r
+					return true
+				}
+			}
+		}
+		if !it.advanceBlock() {
+			it.finish()
+			return false
+		}
+	}
+}
+
+// Row returns the current row.
+func (it *Iterator) Row() Row { return it.row }
+
+// Err returns the first error met; it is sticky.
+func (it *Iterator) Err() error { return it.err }
+
+// Close stops the iterator and waits for prefetching goroutines.
+func (it *Iterator) Close() error {
+	it.finish()
+	return nil
+}
+
+func (it *Iterator) finish() {
+	it.done = true
+	for _, ch := range it.pending {
+		r := <-ch
+		it.free <- r.b
+	}
+	it.pending = nil
+}

@@ -1,0 +1,71 @@
+package cdt
+
+import (
+	"errors"
+	"slices"
+)
+
+// ReaderOption configures Open, OpenFile and NewStreamReader.
+type ReaderOption func(*readerOptions) error
+
+type readerOptions struct {
+	limits         Limits
+	cacheBlocks    int
+	schemaVersions []int64
+	concurrency    int
+}
+
+func defaultReaderOptions() readerOptions {
+	return readerOptions{
+		limits:         DefaultLimits(),
+		cacheBlocks:    8,
+		schemaVersions: []int64{7, 8},
+		concurrency:    1,
+	}
+}
+
+// WithLimits sets the reader limits; zero fields keep their defaults
+// (DefaultLimits).
+func WithLimits(l Limits) ReaderOption {
+	return func(o *readerOptions) error {
+		o.limits = l.withDefaults()
+		return nil
+	}
+}
+
+// WithCacheBlocks sets how many decoded TICK blocks Tick and Block keep
+// (least recently used first out). Default 8; 0 disables the cache.
+func WithCacheBlocks(n int) ReaderOption {
+	return func(o *readerOptions) error {
+		if n < 0 {
+			return errors.New("cdt: WithCacheBlocks: negative count")
+		}
+		o.cacheBlocks = n
+		return nil
+	}
+}
+
+// WithSchemaVersions sets the trace_schema_version values the reader accepts.
+// Default 7 and 8 (the two schemas package schema7 decodes; the reference v7
+// reader accepts only 7).
+func WithSchemaVersions(v ...int64) ReaderOption {
+	return func(o *readerOptions) error {
+		if len(v) == 0 {
+			return errors.New("cdt: WithSchemaVersions: no version")
+		}
+		o.schemaVersions = slices.Clone(v)
+		return nil
+	}
+}
+
+// WithConcurrency lets range iteration decompress up to n chunks ahead in
+// parallel goroutines. Default 1 (no goroutines).
+func WithConcurrency(n int) ReaderOption {
+	return func(o *readerOptions) error {
+		if n < 1 {
+			return errors.New("cdt: WithConcurrency: n must be at least 1")
+		}
+		o.concurrency = n
+		return nil
+	}
+}

@@ -1,0 +1,384 @@
+package schema7
+
+import (
+	"errors"
+	"math"
+
+	"github.com/tinylib/msgp/msgp"
+)
+
+// The scalar and map types below carry the msgspec wire rules that msgp's own
+// encoders do not follow: non-negative ints in unsigned forms, floats always
+// as float64 but decoded from float32 or any int too, None as nil, and dicts
+// in insertion order.
+
+// Int is a Python int field: encoded in the smallest msgpack form, unsigned
+// for non-negative values; decoded from any msgpack integer that fits int64
+// (floats and bools are rejected, as msgspec does).
+type Int int64
+
+// MarshalMsg implements msgp.Marshaler.
+func (z Int) MarshalMsg(b []byte) ([]byte, error) { return appendInt(b, int64(z)), nil }
+
+// UnmarshalMsg implements msgp.Unmarshaler.
+func (z *Int) UnmarshalMsg(b []byte) ([]byte, error) {
+	v, o, err := msgp.ReadInt64Bytes(b)
+	if err != nil {
+		return b, err
+	}
+	*z = Int(v)
+	return o, nil
+}
+
+// Msgsize implements msgp.Sizer.
+func (z Int) Msgsize() int { return msgp.Int64Size }
+
+func appendInt(b []byte, v int64) []byte {
+	if v >= 0 {
+		return msgp.AppendUint64(b, uint64(v))
+	}
+	return msgp.AppendInt64(b, v)
+}
+
+// Uint is a Python int field that holds a u64 (checksums).
+type Uint uint64
+
+// MarshalMsg implements msgp.Marshaler.
+func (z Uint) MarshalMsg(b []byte) ([]byte, error) { return msgp.AppendUint64(b, uint64(z)), nil }
+
+// UnmarshalMsg implements msgp.Unmarshaler.
+func (z *Uint) UnmarshalMsg(b []byte) ([]byte, error) {
+	v, o, err := msgp.ReadUint64Bytes(b)
+	if err != nil {
+		return b, err
+	}
+	*z = Uint(v)
+	return o, nil
+}
+
+// Msgsize implements msgp.Sizer.
+func (z Uint) Msgsize() int { return msgp.Uint64Size }
+
+// Float is a Python float field: always encoded as float64; decoded from
+// float64, float32 or any integer, as msgspec accepts.
+type Float float64
+
+// MarshalMsg implements msgp.Marshaler.
+func (z Float) MarshalMsg(b []byte) ([]byte, error) { return msgp.AppendFloat64(b, float64(z)), nil }
+
+// UnmarshalMsg implements msgp.Unmarshaler.
+func (z *Float) UnmarshalMsg(b []byte) ([]byte, error) {
+	v, o, err := readFloat(b)
+	if err != nil {
+		return b, err
+	}
+	*z = Float(v)
+	return o, nil
+}
+
+// Msgsize implements msgp.Sizer.
+func (z Float) Msgsize() int { return msgp.Float64Size }
+
+func readFloat(b []byte) (float64, []byte, error) {
+	if len(b) > 0 {
+		switch t := b[0]; {
+		case t == 0xcb || t == 0xca:
+			return msgp.ReadFloat64Bytes(b)
+		case t <= 0x7f || t >= 0xe0 || (t >= 0xcc && t <= 0xd3):
+			if t == 0xcf {
+				u, o, err := msgp.ReadUint64Bytes(b)
+				return float64(u), o, err
+			}
+			i, o, err := msgp.ReadInt64Bytes(b)
+			return float64(i), o, err
+		}
+	}
+	return msgp.ReadFloat64Bytes(b)
+}
+
+// NullInt is an "int | None" field; Valid is false for None (nil).
+type NullInt struct {
+	V     int64
+	Valid bool
+}
+
+// MarshalMsg implements msgp.Marshaler.
+func (z NullInt) MarshalMsg(b []byte) ([]byte, error) {
+	if !z.Valid {
+		return msgp.AppendNil(b), nil
+	}
+	return appendInt(b, z.V), nil
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler.
+func (z *NullInt) UnmarshalMsg(b []byte) ([]byte, error) {
+	if msgp.IsNil(b) {
+		*z = NullInt{}
+		return b[1:], nil
+	}
+	v, o, err := msgp.ReadInt64Bytes(b)
+	if err != nil {
+		return b, err
+	}
+	*z = NullInt{v, true}
+	return o, nil
+}
+
+// Msgsize implements msgp.Sizer.
+func (z NullInt) Msgsize() int { return msgp.Int64Size }
+
+// NullFloat is a "float | None" field.
+type NullFloat struct {
+	V     float64
+	Valid bool
+}
+
+// MarshalMsg implements msgp.Marshaler.
+func (z NullFloat) MarshalMsg(b []byte) ([]byte, error) {
+	if !z.Valid {
+		return msgp.AppendNil(b), nil
+	}
+	return msgp.AppendFloat64(b, z.V), nil
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler.
+func (z *NullFloat) UnmarshalMsg(b []byte) ([]byte, error) {
+	if msgp.IsNil(b) {
+		*z = NullFloat{}
+		return b[1:], nil
+	}
+	v, o, err := readFloat(b)
+	if err != nil {
+		return b, err
+	}
+	*z = NullFloat{v, true}
+	return o, nil
+}
+
+// Msgsize implements msgp.Sizer.
+func (z NullFloat) Msgsize() int { return msgp.Float64Size }
+
+// NullBool is a "bool | None" field.
+type NullBool struct {
+	V     bool
+	Valid bool
+}
+
+// MarshalMsg implements msgp.Marshaler.
+func (z NullBool) MarshalMsg(b []byte) ([]byte, error) {
+	if !z.Valid {
+		return msgp.AppendNil(b), nil
+	}
+	return msgp.AppendBool(b, z.V), nil
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler.
+func (z *NullBool) UnmarshalMsg(b []byte) ([]byte, error) {
+	if msgp.IsNil(b) {
+		*z = NullBool{}
+		return b[1:], nil
+	}
+	v, o, err := msgp.ReadBoolBytes(b)
+	if err != nil {
+		return b, err
+	}
+	*z = NullBool{v, true}
+	return o, nil
+}
+
+// Msgsize implements msgp.Sizer.
+func (z NullBool) Msgsize() int { return msgp.BoolSize }
+
+// NullString is a "str | None" field.
+type NullString struct {
+	V     string
+	Valid bool
+}
+
+// MarshalMsg implements msgp.Marshaler.
+func (z NullString) MarshalMsg(b []byte) ([]byte, error) {
+	if !z.Valid {
+		return msgp.AppendNil(b), nil
+	}
+	return msgp.AppendString(b, z.V), nil
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler.
+func (z *NullString) UnmarshalMsg(b []byte) ([]byte, error) {
+	if msgp.IsNil(b) {
+		*z = NullString{}
+		return b[1:], nil
+	}
+	v, o, err := msgp.ReadStringBytes(b)
+	if err != nil {
+		return b, err
+	}
+	*z = NullString{v, true}
+	return o, nil
+}
+
+// Msgsize implements msgp.Sizer.
+func (z NullString) Msgsize() int { return msgp.StringPrefixSize + len(z.V) }
+
+// IntEntry is one key of an IntMap.
+type IntEntry struct {
+	Key   string
+	Value int64
+}
+
+// IntMap is a "dict[str, int]" field kept in wire (insertion) order.
+type IntMap []IntEntry
+
+// Get returns the value of key and whether it is present.
+func (m IntMap) Get(key string) (int64, bool) {
+	for _, e := range m {
+		if e.Key == key {
+			return e.Value, true
+		}
+	}
+	return 0, false
+}
+
+// MarshalMsg implements msgp.Marshaler.
+func (m IntMap) MarshalMsg(b []byte) ([]byte, error) {
+	b = msgp.AppendMapHeader(b, uint32(len(m)))
+	for _, e := range m {
+		b = msgp.AppendString(b, e.Key)
+		b = appendInt(b, e.Value)
+	}
+	return b, nil
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler.
+func (m *IntMap) UnmarshalMsg(b []byte) ([]byte, error) {
+	n, o, err := msgp.ReadMapHeaderBytes(b)
+	if err != nil {
+		return b, err
+	}
+	if n > mapLimit {
+		return b, msgp.ErrLimitExceeded
+	}
+	if uint64(n) > uint64(len(o))/2 {
+		return b, msgp.ErrShortBytes
+	}
+	out := (*m)[:0]
+	if cap(out) < int(n) {
+		out = make(IntMap, 0, n)
+	}
+	for range n {
+		var e IntEntry
+		if e.Key, o, err = msgp.ReadStringBytes(o); err != nil {
+			return b, err
+		}
+		if e.Value, o, err = msgp.ReadInt64Bytes(o); err != nil {
+			return b, err
+		}
+		out = append(out, e)
+	}
+	*m = out
+	return o, nil
+}
+
+// Msgsize implements msgp.Sizer.
+func (m IntMap) Msgsize() int {
+	s := msgp.MapHeaderSize
+	for _, e := range m {
+		s += msgp.StringPrefixSize + len(e.Key) + msgp.Int64Size
+	}
+	return s
+}
+
+// AnyEntry is one key of an AnyMap; Value is the raw msgpack value.
+type AnyEntry struct {
+	Key   string
+	Value msgp.Raw
+}
+
+// AnyMap is a free-form "dict[str, Any]" field (TraceMeta producer, source,
+// config) kept in wire order with raw msgpack values, so it re-encodes to the
+// same bytes.
+type AnyMap []AnyEntry
+
+// Get returns the raw value of key.
+func (m AnyMap) Get(key string) (msgp.Raw, bool) {
+	for _, e := range m {
+		if e.Key == key {
+			return e.Value, true
+		}
+	}
+	return nil, false
+}
+
+// MarshalMsg implements msgp.Marshaler.
+func (m AnyMap) MarshalMsg(b []byte) ([]byte, error) {
+	b = msgp.AppendMapHeader(b, uint32(len(m)))
+	for _, e := range m {
+		b = msgp.AppendString(b, e.Key)
+		if len(e.Value) == 0 {
+			b = msgp.AppendNil(b)
+			continue
+		}
+		b = append(b, e.Value...)
+	}
+	return b, nil
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler.
+func (m *AnyMap) UnmarshalMsg(b []byte) ([]byte, error) {
+	n, o, err := msgp.ReadMapHeaderBytes(b)
+	if err != nil {
+		return b, err
+	}
+	if n > mapLimit {
+		return b, msgp.ErrLimitExceeded
+	}
+	if uint64(n) > uint64(len(o))/2 {
+		return b, msgp.ErrShortBytes
+	}
+	out := (*m)[:0]
+	if cap(out) < int(n) {
+		out = make(AnyMap, 0, n)
+	}
+	for range n {
+		var e AnyEntry
+		if e.Key, o, err = msgp.ReadStringBytes(o); err != nil {
+			return b, err
+		}
+		rest, err := msgp.Skip(o)
+		if err != nil {
+			return b, err
+		}
+		e.Value = append(msgp.Raw(nil), o[:len(o)-len(rest)]...)
+		o = rest
+		out = append(out, e)
+	}
+	*m = out
+	return o, nil
+}
+
+// Msgsize implements msgp.Sizer.
+func (m AnyMap) Msgsize() int {
+	s := msgp.MapHeaderSize
+	for _, e := range m {
+		s += msgp.StringPrefixSize + len(e.Key) + max(len(e.Value), 1)
+	}
+	return s
+}
+
+// mapLimit matches the //msgp:limit maps value of the generated code.
+const mapLimit = 4096
+
+// ErrUnknownField is wrapped by the error for a key that a canonical channel
+// struct does not declare (the reference's forbid_unknown_fields).
+var ErrUnknownField = errors.New("object contains unknown field")
+
+// unknownFieldError names the rejected key.
+type unknownFieldError struct{ field string }
+
+func (e *unknownFieldError) Error() string { return "object contains unknown field `" + e.field + "`" }
+func (e *unknownFieldError) Unwrap() error { return ErrUnknownField }
+
+// unknownField is called by the generated canonical decoders (see strictgen).
+func unknownField(field []byte) error { return &unknownFieldError{string(field)} }
+
+var _ = math.MaxInt64

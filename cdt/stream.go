@@ -1,0 +1,241 @@
+package cdt
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"slices"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/tracecodec/tracecodec/internal/checksum"
+)
+
+// StreamReader walks a CDT file forward from an io.Reader without using the
+// footer index: header, META, then every TICK chunk in file order, then FOTR
+// and the trailer. It reads traces whose writer died before Close: when the
+// input ends before a complete FOTR chunk and trailer (or inside a chunk), the
+// complete chunks are delivered and Recovered reports true. Rows are valid
+// until the next call to Next; after warm-up Next allocates nothing per row.
+type StreamReader struct {
+	r           io.Reader
+	opts        readerOptions
+	dec         *zstd.Decoder
+	sum         *checksum.Blake2b64
+	off         int64
+	meta        Meta
+	metaPayload []byte
+	stored      []byte
+	payload     []byte
+	rows        []Row
+	ri          int
+	row         Row
+	footer      *Footer
+	footerOff   int64
+	blocks      int
+	recovered   bool
+	done        bool
+	err         error
+}
+
+// NewStreamReader reads the file header and META chunk from r.
+func NewStreamReader(r io.Reader, opts ...ReaderOption) (*StreamReader, error) {
+	o := defaultReaderOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	dec, err := newDecoder(o.limits, 1)
+	if err != nil {
+		return nil, err
+	}
+	s := &StreamReader{r: r, opts: o, dec: dec, sum: checksum.NewBlake2b64()}
+	if err := s.start(); err != nil {
+		dec.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *StreamReader) start() error {
+	var head [HeaderSize]byte
+	n, err := io.ReadFull(s.r, head[:])
+	s.off += int64(n)
+	if err != nil {
+		return newErr(0, ErrSize, "invalid trace file: %d bytes, need at least %d", n, HeaderSize)
+	}
+	if string(head[:len(Magic)]) != Magic {
+		return newErr(0, ErrBadMagic, "unsupported trace magic %q", head[:len(Magic)])
+	}
+	if v := binary.LittleEndian.Uint32(head[len(Magic):]); v != FormatVersion {
+		return newErr(int64(len(Magic)), ErrUnsupportedVersion, "unsupported trace format version: %d", v)
+	}
+	off := s.off
+	h, payload, err := s.readChunk()
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return newErr(off, ErrTruncated, "truncated META chunk")
+		}
+		return err
+	}
+	if h.Kind != KindMeta {
+		return newErr(off, ErrChunkKind, "invalid trace meta chunk: kind %s", h.Kind)
+	}
+	s.metaPayload = slices.Clone(payload)
+	if s.meta, err = parseMeta(off, payload); err != nil {
+		return err
+	}
+	if !slices.Contains(s.opts.schemaVersions, s.meta.SchemaVersion) {
+		return newErr(off, ErrSchemaVersion, "unsupported trace schema version: %d (supported: %s)",
+			s.meta.SchemaVersion, joinInts(s.opts.schemaVersions))
+	}
+	return nil
+}
+
+// readFull reads n bytes into buf[:0] in steps, so a lying length costs only
+// what the input delivers. A short read returns io.ErrUnexpectedEOF (io.EOF
+// when nothing at all was read).
+func (s *StreamReader) readFull(buf []byte, n int) ([]byte, error) {
+	buf = buf[:0]
+	for len(buf) < n {
+		step := min(n-len(buf), max(len(buf), 64<<10))
+		if cap(buf)-len(buf) < step {
+			buf = slices.Grow(buf, step)
+		}
+		m, err := io.ReadFull(s.r, buf[len(buf):len(buf)+step])
+		buf = buf[:len(buf)+m]
+		s.off += int64(m)
+		if err != nil {
+			if len(buf) == 0 && err == io.EOF {
+				return buf, io.EOF
+			}
+			return buf, io.ErrUnexpectedEOF
+		}
+	}
+	return buf, nil
+}
+
+// readChunk reads the next chunk; io.EOF / io.ErrUnexpectedEOF (unwrapped)
+// report the end of the input at or inside a chunk.
+func (s *StreamReader) readChunk() (ChunkHeader, []byte, error) {
+	off := s.off
+	var hb [ChunkHeaderSize]byte
+	b, err := s.readFull(hb[:0], ChunkHeaderSize)
+	if err != nil {
+		return ChunkHeader{}, nil, err
+	}
+	h := ParseChunkHeader((*[ChunkHeaderSize]byte)(b))
+	if err := checkHeader(off, &h, s.opts.limits); err != nil {
+		return h, nil, err
+	}
+	s.stored, err = s.readFull(s.stored, int(h.CompressedLen))
+	if err != nil {
+		return h, nil, io.ErrUnexpectedEOF
+	}
+	payload, err := decodePayload(off, &h, s.stored, s.payload, s.dec, s.sum)
+	if err != nil {
+		return h, nil, err
+	}
+	if h.Flags&FlagZstd != 0 {
+		s.payload = payload
+	}
+	return h, payload, nil
+}
+
+// Next advances to the next row; false at the end or on error.
+func (s *StreamReader) Next() bool {
+	for {
+		if s.ri < len(s.rows) {
+			s.row = s.rows[s.ri]
+			s.ri++
+			return true
+		}
+		if s.done || s.err != nil {
+			return false
+		}
+		s.nextChunk()
+	}
+}
+
+func (s *StreamReader) nextChunk() {
+	s.rows, s.ri = s.rows[:0], 0
+	off := s.off
+	h, payload, err := s.readChunk()
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		s.recovered, s.done = true, true
+		return
+	case err != nil:
+		s.err = err
+		return
+	}
+	switch h.Kind {
+	case KindTick:
+		s.blocks++
+		_, _, s.rows, err = parseBlock(off, payload, s.rows, s.opts.limits)
+		if err != nil {
+			s.err = err
+		}
+	case KindFooter:
+		f, err := parseFooter(off, payload, s.opts.limits)
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.footer, s.footerOff = &f, off
+		s.readTrailer()
+	default:
+		s.err = newErr(off, ErrChunkKind, "unexpected %s chunk after META", h.Kind)
+	}
+}
+
+func (s *StreamReader) readTrailer() {
+	s.done = true
+	off := s.off
+	var tb [TrailerSize]byte
+	b, err := s.readFull(tb[:0], TrailerSize)
+	if err != nil {
+		s.recovered = true
+		return
+	}
+	if string(b[:8]) != TrailerMagic {
+		s.err = newErr(off, ErrTrailer, "missing trace trailer (found %q)", b[:8])
+		return
+	}
+	if fo := binary.LittleEndian.Uint64(b[8:]); fo != uint64(s.footerOff) {
+		s.err = newErr(off+8, ErrTrailer, "trailer footer_offset %d, FOTR chunk at %d", fo, s.footerOff)
+		return
+	}
+	s.err = checkFooter(s.footerOff, s.footer)
+}
+
+// Row returns the current row; its Raw bytes are valid until the next Next.
+func (s *StreamReader) Row() Row { return s.row }
+
+// Err returns the first error; it is sticky. The end of the input inside or
+// before the footer is not an error (see Recovered).
+func (s *StreamReader) Err() error { return s.err }
+
+// Recovered reports, once Next has returned false without error, that the
+// input ended before a complete footer and trailer: the trace was not closed
+// and only its complete TICK chunks were read.
+func (s *StreamReader) Recovered() bool { return s.recovered }
+
+// Footer returns the footer when one was read, else nil.
+func (s *StreamReader) Footer() *Footer { return s.footer }
+
+// Meta returns the container-level META fields.
+func (s *StreamReader) Meta() Meta { return s.meta }
+
+// MetaPayload returns the META msgpack payload.
+func (s *StreamReader) MetaPayload() []byte { return s.metaPayload }
+
+// Blocks returns the number of TICK chunks read so far.
+func (s *StreamReader) Blocks() int { return s.blocks }
+
+// Close releases the decoder.
+func (s *StreamReader) Close() error {
+	s.dec.Close()
+	s.done = true
+	return nil
+}

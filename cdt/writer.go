@@ -1,0 +1,486 @@
+package cdt
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/tinylib/msgp/msgp"
+	"github.com/tracecodec/tracecodec/internal/checksum"
+)
+
+// WriterOption configures NewWriter and Create.
+type WriterOption func(*writerOptions) error
+
+type writerOptions struct {
+	chunkTicks  int
+	raw         bool
+	level       zstd.EncoderLevel
+	concurrency int
+	channels    []string
+}
+
+// WithChunkTicks sets the number of rows per TICK chunk (default 256, the
+// reference's; chunking is by row count, not tick value).
+func WithChunkTicks(n int) WriterOption {
+	return func(o *writerOptions) error {
+		if n < 1 {
+			return errors.New("cdt: WithChunkTicks: n must be at least 1")
+		}
+		o.chunkTicks = n
+		return nil
+	}
+}
+
+// WithRawChunks stores payloads uncompressed with flags = 2, as the upstream
+// Zig producer does. Default: zstd with flags = 3.
+func WithRawChunks() WriterOption {
+	return func(o *writerOptions) error {
+		o.raw = true
+		return nil
+	}
+}
+
+// WithCompressionLevel sets the zstd level (default zstd.SpeedDefault).
+func WithCompressionLevel(l zstd.EncoderLevel) WriterOption {
+	return func(o *writerOptions) error {
+		if l < zstd.SpeedFastest || l > zstd.SpeedBestCompression {
+			return errors.New("cdt: WithCompressionLevel: unknown level")
+		}
+		o.level = l
+		return nil
+	}
+}
+
+// WithWriterConcurrency lets the writer compress up to n chunks in parallel
+// goroutines; chunks are still written in order. Default 1 (no goroutines).
+func WithWriterConcurrency(n int) WriterOption {
+	return func(o *writerOptions) error {
+		if n < 1 {
+			return errors.New("cdt: WithWriterConcurrency: n must be at least 1")
+		}
+		o.concurrency = n
+		return nil
+	}
+}
+
+// WithFooterChannels sets the channels counted in the footer's channel_counts
+// (written sorted by name, each with the row count). Default RequiredChannels.
+func WithFooterChannels(ch ...string) WriterOption {
+	return func(o *writerOptions) error {
+		o.channels = slices.Clone(ch)
+		return nil
+	}
+}
+
+// Marshaler is what Writer.Append encodes: msgp-generated types such as
+// schema7.TickRecord implement it.
+type Marshaler interface {
+	MarshalMsg(b []byte) ([]byte, error)
+}
+
+// Writer streams a CDT v1 file: header and META, TICK chunks of N rows, then
+// on Close the FOTR chunk with the block index and the trailer. Nothing is
+// written until the first chunk is complete, so a writer closed without rows
+// leaves the output empty. After warm-up, Append and WriteRow allocate nothing
+// per row. A Writer is not safe for concurrent use.
+type Writer struct {
+	w       io.Writer
+	o       writerOptions
+	enc     *zstd.Encoder
+	meta    []byte
+	started bool
+	off     int64
+
+	cur     *job
+	free    []*job
+	pending []*job
+
+	footer  Footer
+	last    int64
+	any     bool
+	err     error
+	closed  bool
+	scratch []byte
+
+	file      *os.File
+	tmpName   string
+	finalName string
+}
+
+// job is one chunk being assembled, compressed and written.
+type job struct {
+	buf     []byte // blockPrefixMax reserved bytes, then the rows
+	rows    int
+	start   int64
+	end     int64
+	kind    ChunkKind
+	payload []byte
+	out     []byte // chunk header + stored bytes
+	hdr     ChunkHeader
+	sum     *checksum.Blake2b64
+	done    chan struct{}
+}
+
+// NewWriter returns a writer of a CDT file to w whose META payload is meta, a
+// msgpack TraceMeta (see schema7.TraceMeta.MarshalMsg). meta is copied.
+func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) {
+	o := writerOptions{chunkTicks: DefaultChunkTicks, level: zstd.SpeedDefault, concurrency: 1, channels: RequiredChannels}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := parseMeta(0, meta); err != nil {
+		return nil, err
+	}
+	if rest, err := msgp.Skip(meta); err != nil || len(rest) != 0 {
+		return nil, newErr(0, ErrCorrupt, "meta is not exactly one msgpack map")
+	}
+	wr := &Writer{w: w, o: o, meta: slices.Clone(meta)}
+	if !o.raw {
+		enc, err := zstd.NewWriter(nil,
+			zstd.WithEncoderLevel(o.level),
+			zstd.WithEncoderCRC(false),
+			zstd.WithSingleSegment(true),
+			zstd.WithEncoderConcurrency(o.concurrency))
+		if err != nil {
+			return nil, err
+		}
+		wr.enc = enc
+	}
+	wr.footer.FormatVersion = FormatVersion
+	wr.cur = wr.newJob()
+	return wr, nil
+}
+
+// Create writes a CDT file named name through a temporary file in the same
+// directory, renamed to name by a successful Close; a failed Close (or a crash)
+// never leaves a partial trace under name.
+func Create(name string, meta []byte, opts ...WriterOption) (*Writer, error) {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	w, err := NewWriter(f, meta, opts...)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	w.file, w.tmpName, w.finalName = f, f.Name(), name
+	return w, nil
+}
+
+func (w *Writer) newJob() *job {
+	if n := len(w.free); n > 0 {
+		j := w.free[n-1]
+		w.free = w.free[:n-1]
+		j.buf, j.rows = j.buf[:blockPrefixMax], 0
+		return j
+	}
+	return &job{buf: make([]byte, blockPrefixMax, 64<<10), sum: checksum.NewBlake2b64(), done: make(chan struct{}, 1)}
+}
+
+// checkTick validates the next row's tick against the previous one.
+func (w *Writer) checkTick(t int64) error {
+	if t < 0 || t > math.MaxInt32 {
+		return newErr(-1, ErrTickOrder, "tick_index %d is outside 0..%d", t, math.MaxInt32)
+	}
+	if w.any && t < w.last {
+		return newErr(-1, ErrTickOrder, "tick rows must be in non-decreasing order, got %d after %d", t, w.last)
+	}
+	return nil
+}
+
+// WriteRow adds one row given as a raw msgpack TickRecord map; its
+// tick_index must not be lower than the previous row's. row is copied.
+func (w *Writer) WriteRow(row []byte) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	t, err := RowTick(row)
+	if err != nil {
+		return err
+	}
+	if err := w.checkTick(t); err != nil {
+		return err
+	}
+	w.cur.buf = append(w.cur.buf, row...)
+	return w.added(t)
+}
+
+// Append encodes m (a TickRecord) straight into the chunk buffer and adds it
+// as WriteRow does.
+func (w *Writer) Append(m Marshaler) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	n := len(w.cur.buf)
+	b, err := m.MarshalMsg(w.cur.buf)
+	if err != nil {
+		w.cur.buf = w.cur.buf[:n]
+		return err
+	}
+	t, err := RowTick(b[n:])
+	if err == nil {
+		err = w.checkTick(t)
+	}
+	if err != nil {
+		w.cur.buf = b[:n]
+		return err
+	}
+	w.cur.buf = b
+	return w.added(t)
+}
+
+func (w *Writer) usable() error {
+	if w.closed {
+		return ErrClosed
+	}
+	return w.err
+}
+
+func (w *Writer) added(t int64) error {
+	j := w.cur
+	if j.rows == 0 {
+		j.start = t
+	}
+	j.end = t
+	j.rows++
+	if !w.any {
+		w.footer.FirstTick = t
+		w.any = true
+	}
+	w.last = t
+	w.footer.LastTick = t
+	w.footer.TickCount++
+	if j.rows >= w.o.chunkTicks {
+		return w.flushBlock()
+	}
+	return nil
+}
+
+// Flush writes the buffered rows as a (possibly short) TICK chunk. Chunk
+// boundaries then differ from the reference's pure row-count chunking; Close
+// does not need it.
+func (w *Writer) Flush() error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if w.cur.rows == 0 {
+		return w.drain(0)
+	}
+	if err := w.flushBlock(); err != nil {
+		return err
+	}
+	return w.drain(0)
+}
+
+func (w *Writer) flushBlock() error {
+	j := w.cur
+	j.kind = KindTick
+	prefix := appendBlockPrefix(w.scratch[:0], j.start, j.end, j.rows)
+	w.scratch = prefix
+	at := blockPrefixMax - len(prefix)
+	copy(j.buf[at:], prefix)
+	j.payload = j.buf[at:]
+	w.cur = w.newJob()
+	return w.submit(j)
+}
+
+// submit compresses j (in a goroutine when concurrency allows) and writes
+// finished chunks in order.
+func (w *Writer) submit(j *job) error {
+	if w.o.concurrency <= 1 {
+		w.encode(j)
+		err := w.writeJob(j)
+		w.free = append(w.free, j)
+		return err
+	}
+	if err := w.drain(w.o.concurrency - 1); err != nil {
+		return err
+	}
+	w.pending = append(w.pending, j)
+	go func() {
+		w.encode(j)
+		j.done <- struct{}{}
+	}()
+	return nil
+}
+
+// drain writes pending chunks until at most keep remain in flight.
+func (w *Writer) drain(keep int) error {
+	for len(w.pending) > keep {
+		j := w.pending[0]
+		<-j.done
+		w.pending = w.pending[1:]
+		err := w.writeJob(j)
+		w.free = append(w.free, j)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encode fills j.out with the chunk header and stored bytes.
+func (w *Writer) encode(j *job) {
+	h := ChunkHeader{Kind: j.kind, StartTick: -1, EndTick: -1, UncompressedLen: uint32(len(j.payload))}
+	if j.kind == KindTick {
+		h.StartTick, h.EndTick = int32(j.start), int32(j.end)
+	}
+	h.Checksum = j.sum.Sum(j.payload)
+	out := j.out[:0]
+	if w.o.raw {
+		h.Flags = FlagMsgpack
+		h.CompressedLen = h.UncompressedLen
+		out = AppendChunkHeader(out, h)
+	} else {
+		h.Flags = DefaultFlags
+		out = AppendChunkHeader(out, h)
+		out = w.enc.EncodeAll(j.payload, out)
+		h.CompressedLen = uint32(len(out) - ChunkHeaderSize)
+		binary.LittleEndian.PutUint32(out[16:], h.CompressedLen)
+	}
+	j.hdr, j.out = h, out
+}
+
+func (w *Writer) writeJob(j *job) error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.start(); err != nil {
+		return err
+	}
+	off := w.off
+	if err := w.write(j.out); err != nil {
+		return err
+	}
+	if w.o.raw {
+		if err := w.write(j.payload); err != nil {
+			return err
+		}
+	}
+	if j.kind == KindTick {
+		w.footer.Blocks = append(w.footer.Blocks, BlockIndexEntry{
+			StartTick: j.start, EndTick: j.end, FileOffset: off,
+			CompressedLen: int64(j.hdr.CompressedLen), UncompressedLen: int64(j.hdr.UncompressedLen),
+			Checksum: j.hdr.Checksum,
+		})
+	}
+	return nil
+}
+
+// start writes the file header and META chunk before the first chunk.
+func (w *Writer) start() error {
+	if w.started {
+		return nil
+	}
+	w.started = true
+	head := make([]byte, 0, HeaderSize)
+	head = append(head, Magic...)
+	head = binary.LittleEndian.AppendUint32(head, FormatVersion)
+	if err := w.write(head); err != nil {
+		return err
+	}
+	j := w.newJob()
+	j.kind, j.payload = KindMeta, w.meta
+	w.encode(j)
+	err := w.write(j.out)
+	if err == nil && w.o.raw {
+		err = w.write(j.payload)
+	}
+	w.free = append(w.free, j)
+	return err
+}
+
+func (w *Writer) write(p []byte) error {
+	n, err := w.w.Write(p)
+	w.off += int64(n)
+	if err == nil && n != len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		w.err = err
+	}
+	return err
+}
+
+// Close writes the remaining rows, the footer and the trailer. It fails with
+// ErrNoTicks, writing nothing, when no row was added. For Create it then
+// syncs, closes and renames the file (removing it on failure).
+func (w *Writer) Close() error {
+	if w.closed {
+		return ErrClosed
+	}
+	err := w.finish()
+	w.closed = true
+	for _, j := range w.pending {
+		<-j.done
+	}
+	w.pending = nil
+	if w.enc != nil {
+		w.enc.Close()
+	}
+	if w.file != nil {
+		if err == nil {
+			err = w.file.Sync()
+		}
+		if cerr := w.file.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(w.tmpName, w.finalName)
+		}
+		if err != nil {
+			os.Remove(w.tmpName)
+		}
+	}
+	return err
+}
+
+func (w *Writer) finish() error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.any {
+		w.err = ErrNoTicks
+		return w.err
+	}
+	if w.cur.rows > 0 {
+		if err := w.flushBlock(); err != nil {
+			return err
+		}
+	}
+	if err := w.drain(0); err != nil {
+		return err
+	}
+	names := slices.Clone(w.o.channels)
+	slices.Sort(names)
+	w.footer.ChannelCounts = w.footer.ChannelCounts[:0]
+	for _, ch := range names {
+		w.footer.ChannelCounts = append(w.footer.ChannelCounts, ChannelCount{ch, w.footer.TickCount})
+	}
+	j := w.newJob()
+	j.kind = KindFooter
+	j.payload = appendFooter(j.buf[:0], &w.footer)
+	j.buf = j.payload
+	w.encode(j)
+	footerOff := w.off
+	if err := w.writeJob(j); err != nil {
+		return err
+	}
+	tr := make([]byte, 0, TrailerSize)
+	tr = append(tr, TrailerMagic...)
+	tr = binary.LittleEndian.AppendUint64(tr, uint64(footerOff))
+	return w.write(tr)
+}
+
+// Footer returns the footer written by Close (or accumulated so far).
+func (w *Writer) Footer() *Footer { return &w.footer }

@@ -1,0 +1,260 @@
+package cdt
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// rewrite writes the rows and meta of r into a new file with the given options.
+func rewrite(t testing.TB, r *Reader, opts ...WriterOption) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, r.MetaPayload(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for row, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteRow(row.Raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func chunkTicksOf(t testing.TB, name string) int {
+	var manifest map[string]struct {
+		ChunkTicks int `json:"chunk_ticks"`
+	}
+	if err := json.Unmarshal(vectortest.Read(t, "cdt", "manifest.json"), &manifest); err != nil {
+		t.Fatal(err)
+	}
+	n := manifest[name].ChunkTicks
+	if n == 0 {
+		t.Fatalf("manifest has no chunk_ticks for %s", name)
+	}
+	return n
+}
+
+// TestRoundTripVectors rewrites every vector from its decoded rows and checks
+// what the reference reader checks, plus payload identity with the original.
+func TestRoundTripVectors(t *testing.T) {
+	for _, name := range traceVectors {
+		for _, conc := range []int{1, 3} {
+			t.Run(name, func(t *testing.T) {
+				orig := vectortest.Read(t, "cdt", name)
+				r := openBytes(t, orig)
+				opts := []WriterOption{WithChunkTicks(chunkTicksOf(t, name)), WithWriterConcurrency(conc)}
+				raw := strings.Contains(name, "flags2")
+				if raw {
+					opts = append(opts, WithRawChunks())
+				}
+				got := rewrite(t, r, opts...)
+				if raw && !bytes.Equal(got, orig) {
+					t.Fatalf("raw rewrite differs from the vector (%d vs %d bytes)", len(got), len(orig))
+				}
+				checkLikeReference(t, got)
+				r2 := openBytes(t, got)
+				// Same rows, same meta, same payload bytes and checksums chunk by chunk.
+				if !bytes.Equal(r2.MetaPayload(), r.MetaPayload()) {
+					t.Fatal("meta payload differs")
+				}
+				var a, b [][]byte
+				for row, err := range r.All() {
+					if err != nil {
+						t.Fatal(err)
+					}
+					a = append(a, bytes.Clone(row.Raw))
+				}
+				for row, err := range r2.All() {
+					if err != nil {
+						t.Fatal(err)
+					}
+					b = append(b, bytes.Clone(row.Raw))
+				}
+				if len(a) != len(b) {
+					t.Fatalf("%d rows, want %d", len(b), len(a))
+				}
+				for i := range a {
+					if !bytes.Equal(a[i], b[i]) {
+						t.Fatalf("row %d differs", i)
+					}
+				}
+				fa, fb := r.Footer(), r2.Footer()
+				if len(fa.Blocks) != len(fb.Blocks) || fa.TickCount != fb.TickCount || fa.FirstTick != fb.FirstTick ||
+					fa.LastTick != fb.LastTick || len(fa.ChannelCounts) != len(fb.ChannelCounts) {
+					t.Fatalf("footer %+v, want %+v", fb, fa)
+				}
+				for i := range fa.Blocks {
+					x, y := fa.Blocks[i], fb.Blocks[i]
+					if x.StartTick != y.StartTick || x.EndTick != y.EndTick || x.UncompressedLen != y.UncompressedLen || x.Checksum != y.Checksum {
+						t.Fatalf("block %d = %+v, want %+v", i, y, x)
+					}
+				}
+				for i := range fa.ChannelCounts {
+					if fa.ChannelCounts[i] != fb.ChannelCounts[i] {
+						t.Fatalf("channel_counts %v, want %v", fb.ChannelCounts, fa.ChannelCounts)
+					}
+				}
+			})
+		}
+	}
+}
+
+// checkLikeReference applies the reference reader's file checks and the frame
+// facts python-zstandard needs to data: contiguous chunks META, TICK…, FOTR,
+// each zstd chunk one frame with its content size, no checksum, no dictionary.
+func checkLikeReference(t testing.TB, data []byte) {
+	t.Helper()
+	chunks, err := ScanChunks(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chunks) < 3 || chunks[0].Header.Kind != KindMeta || chunks[len(chunks)-1].Header.Kind != KindFooter {
+		t.Fatalf("chunk sequence %v", chunks)
+	}
+	r := openBytes(t, data)
+	if r.FooterOffset() != chunks[len(chunks)-1].Offset {
+		t.Fatalf("footer_offset %d, FOTR at %d", r.FooterOffset(), chunks[len(chunks)-1].Offset)
+	}
+	dec, _ := zstd.NewReader(nil)
+	defer dec.Close()
+	for i, c := range chunks {
+		h := c.Header
+		if i > 0 && i < len(chunks)-1 && h.Kind != KindTick {
+			t.Fatalf("chunk %d kind %s", i, h.Kind)
+		}
+		if h.Kind != KindTick && (h.StartTick != -1 || h.EndTick != -1) {
+			t.Fatalf("chunk %d %s ticks %d..%d", i, h.Kind, h.StartTick, h.EndTick)
+		}
+		stored := data[c.Offset+ChunkHeaderSize : c.Offset+ChunkHeaderSize+int64(h.CompressedLen)]
+		if h.Flags&FlagZstd != 0 {
+			var zh zstd.Header
+			if err := zh.Decode(stored); err != nil {
+				t.Fatal(err)
+			}
+			if !zh.HasFCS || zh.FrameContentSize != uint64(h.UncompressedLen) || !zh.SingleSegment || zh.HasCheckSum || zh.DictionaryID != 0 {
+				t.Fatalf("chunk %d frame header %+v", i, zh)
+			}
+			if int(zh.HeaderSize)+int(zh.FirstBlock.CompressedSize) > len(stored) && !zh.FirstBlock.Last {
+				t.Fatalf("chunk %d frame exceeds the stored bytes", i)
+			}
+		} else if h.CompressedLen != h.UncompressedLen {
+			t.Fatalf("raw chunk %d lengths %d/%d", i, h.CompressedLen, h.UncompressedLen)
+		}
+		if _, _, err := r.ReadChunk(c.Offset); err != nil {
+			t.Fatalf("chunk %d: %v", i, err)
+		}
+	}
+}
+
+func TestWriterErrors(t *testing.T) {
+	data := vectortest.Read(t, "cdt", "v7_tiny_3ticks_chunk2.cdt")
+	r := openBytes(t, data)
+	rows, err := r.Block(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, r.MetaPayload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRow(rows[1].Raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRow(rows[0].Raw); !errors.Is(err, ErrTickOrder) {
+		t.Fatalf("decreasing tick: %v", err)
+	}
+	if err := w.WriteRow(rows[1].Raw); err != nil {
+		t.Fatalf("duplicate tick: %v", err)
+	}
+	if err := w.WriteRow([]byte{0x80}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("row without tick_index: %v", err)
+	}
+	if buf.Len() != 0 {
+		t.Fatalf("%d bytes written before the first chunk", buf.Len())
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r2 := openBytes(t, buf.Bytes())
+	if r2.Footer().TickCount != 2 {
+		t.Fatalf("tick_count %d", r2.Footer().TickCount)
+	}
+	if err := w.WriteRow(rows[1].Raw); !errors.Is(err, ErrClosed) {
+		t.Fatalf("after close: %v", err)
+	}
+
+	buf.Reset()
+	w, _ = NewWriter(&buf, r.MetaPayload())
+	if err := w.Close(); !errors.Is(err, ErrNoTicks) || buf.Len() != 0 {
+		t.Fatalf("empty trace: %v, %d bytes", err, buf.Len())
+	}
+	if _, err := NewWriter(&buf, []byte{0x91, 0x01}); err == nil {
+		t.Fatal("meta that is not a map accepted")
+	}
+}
+
+func TestCreateRenames(t *testing.T) {
+	data := vectortest.Read(t, "cdt", "v7_tiny_3ticks_chunk2.cdt")
+	r := openBytes(t, data)
+	dir := t.TempDir()
+	name := filepath.Join(dir, "out.cdt")
+	w, err := Create(name, r.MetaPayload(), WithChunkTicks(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for row, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteRow(row.Raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(name); !os.IsNotExist(err) {
+		t.Fatalf("final name exists before Close: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := OpenFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if r2.Footer().TickCount != 3 {
+		t.Fatalf("tick_count %d", r2.Footer().TickCount)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("directory holds %d entries, want only the trace", len(entries))
+	}
+
+	// A failed Close (no rows) leaves nothing behind.
+	w, err = Create(filepath.Join(dir, "empty.cdt"), r.MetaPayload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); !errors.Is(err, ErrNoTicks) {
+		t.Fatal(err)
+	}
+	entries, _ = os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("failed Create left %d entries", len(entries))
+	}
+}
