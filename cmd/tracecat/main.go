@@ -467,7 +467,7 @@ func (c *cli) cmdDemo(args []string) int {
 	}
 	code := exitOK
 	for _, n := range names {
-		path := filepath.Join(dir, "sample."+n+sampleExt[n])
+		path := filepath.Join(dir, sampleName[n])
 		fmt.Fprintf(c.stdout, "== %s: tracecat sample %s %s\n", n, n, path)
 		steps := [][]string{{"sample", n, path}, {"detect", path}, {"validate", path}, {"stats", path}}
 		for _, st := range steps {
@@ -483,7 +483,9 @@ func (c *cli) cmdDemo(args []string) int {
 	return code
 }
 
-// sampleExt is the customary file extension of each format's sample.
-var sampleExt = map[string]string{
-	"cdt": ".cdt", "dial9": ".bin", "atf": "", "ctf": "-metadata", "wtf": ".wtf-trace",
+// sampleName is the file name of each format's sample, with the customary
+// extension.
+var sampleName = map[string]string{
+	"cdt": "sample.cdt", "dial9": "sample.dial9.bin", "atf": "sample-index.atf",
+	"ctf": "sample-ctf-metadata", "wtf": "sample.wtf-trace",
 }
