@@ -591,31 +591,32 @@ func (d *Decoder) event(p int) (int, error) {
 		q += 3
 	}
 	start := q
-	offs := d.offs[:0]
+	n := len(ti.types)
+	if cap(d.offs) < n+1 {
+		d.offs = make([]int32, n+1)
+	}
+	offs := d.offs[:n+1]
 	d.sc.base = d.base
-	for _, t := range ti.types {
+	for i, t := range ti.types {
+		offs[i] = int32(q - start)
 		// Fast paths for the common fixed and varint fields.
 		switch t {
 		case TypeVarint:
 			if q < len(b) && b[q] < 0x80 {
-				offs = append(offs, int32(q-start))
 				q++
 				continue
 			}
 		case TypeU8:
 			if q < len(b) {
-				offs = append(offs, int32(q-start))
 				q++
 				continue
 			}
 		case TypeU32:
 			if len(b)-q >= 4 {
-				offs = append(offs, int32(q-start))
 				q += 4
 				continue
 			}
 		}
-		offs = append(offs, int32(q-start))
 		var err error
 		if t&Optional != 0 {
 			_, q, _, err = d.sc.skipField(b, q, t)
@@ -626,8 +627,7 @@ func (d *Decoder) event(p int) (int, error) {
 			return 0, err
 		}
 	}
-	offs = append(offs, int32(q-start))
-	d.offs = offs
+	offs[n] = int32(q - start)
 	if ti.schema.HasTimestamp {
 		d.tsBase = ts
 	}

@@ -1,5 +1,7 @@
 package dial9
 
+import "encoding/binary"
+
 // Event is a zero-copy view of one decoded event, valid until the next call
 // on the Decoder that returned it. Field values are decoded on access.
 type Event struct {
@@ -31,6 +33,9 @@ func (e *Event) Timestamp() uint64 { return e.ts }
 // NumFields is the number of fields.
 func (e *Event) NumFields() int { return len(e.ti.types) }
 
+// FieldType is the declared type of field i.
+func (e *Event) FieldType(i int) FieldType { return e.ti.types[i] }
+
 // Payload is the encoded field values (the frame after its header).
 func (e *Event) Payload() []byte { return e.payload }
 
@@ -40,11 +45,31 @@ func (e *Event) Field(i int) View {
 	raw := e.payload[e.offs[i]:e.offs[i+1]]
 	if t&Optional != 0 {
 		if raw[0] == 0 {
-			return View{typ: t, absent: true, lim: &e.d.lim}
+			return View{typ: t, absent: true}
 		}
 		raw = raw[1:]
 	}
-	return View{typ: t, raw: raw, lim: &e.d.lim}
+	return View{typ: t, raw: raw}
+}
+
+// Uint returns field i as an unsigned integer without building a View: a
+// Varint, U8, U16, U32, Bool, I64/F64 bits or pool id (0 when absent).
+func (e *Event) Uint(i int) uint64 {
+	t := e.ti.types[i]
+	raw := e.payload[e.offs[i]:e.offs[i+1]]
+	switch t {
+	case TypeVarint:
+		if len(raw) == 1 {
+			return uint64(raw[0])
+		}
+		v, _ := uvarint(raw)
+		return v
+	case TypeU8:
+		return uint64(raw[0])
+	case TypeU32, TypePooledString, TypePooledStackFrames:
+		return uint64(binary.LittleEndian.Uint32(raw))
+	}
+	return e.Field(i).Uint()
 }
 
 // FieldByName returns the first field called name.
