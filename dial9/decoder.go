@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -626,6 +627,9 @@ func (d *Decoder) event(p int) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+	}
+	if q-start > math.MaxInt32 {
+		return 0, newErr(d.abs(p), ErrLimit, "event payload of %d bytes is over 2 GiB", q-start)
 	}
 	offs[n] = int32(q - start)
 	if ti.schema.HasTimestamp {
