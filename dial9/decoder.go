@@ -513,15 +513,12 @@ func atFrame(err error, start int64, tag byte) error {
 	if !ok || fe.Offset == start {
 		return err
 	}
-	kind := FrameKind(tag).String()
-	if tag == tagEvent {
-		kind = "event"
-	}
+	kind := frameName(tag)
 	msg := fe.Msg
 	if msg == "" {
 		msg = fe.Err.Error()
 	}
-	return newErr(start, fe.Err, "%s frame: %s (at offset %d)", kind, msg, fe.Offset)
+	return newErr(start, fe.Err, "%s: %s (at offset %d)", kind, msg, fe.Offset)
 }
 
 // count checks a declared count of items of at least minSize bytes at
@@ -543,7 +540,10 @@ func (d *Decoder) count(at int, what string, n, limit int64, p, minSize int) err
 }
 
 func (d *Decoder) truncated(p int) error {
-	tag := d.buf[p]
+	return newErr(d.abs(p), ErrTruncated, "%s cut short: the input ends %d bytes after its start", frameName(d.buf[p]), len(d.buf)-p)
+}
+
+func frameName(tag byte) string {
 	what := "frame"
 	switch tag {
 	case tagEvent:
@@ -561,7 +561,7 @@ func (d *Decoder) truncated(p int) error {
 	case 'T':
 		what = "stream header"
 	}
-	return newErr(d.abs(p), ErrTruncated, "%s cut short: the input ends %d bytes after its start", what, len(d.buf)-p)
+	return what
 }
 
 // event parses an event frame at buf[p]; it is the hot path.
