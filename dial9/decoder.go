@@ -151,6 +151,7 @@ type Decoder struct {
 	cur        *typeInfo
 	ev         Event
 	offs       []int32
+	vals       []uint64
 	strEntries []StringPoolEntry
 	stkEntries []StackPoolEntry
 	annID      uint16
@@ -595,32 +596,70 @@ func (d *Decoder) event(p int) (int, error) {
 	n := len(ti.types)
 	if cap(d.offs) < n+1 {
 		d.offs = make([]int32, n+1)
+		d.vals = make([]uint64, n+1)
 	}
 	offs := d.offs[:n+1]
+	vals := d.vals[:n]
 	d.sc.base = d.base
 	for i, t := range ti.types {
 		offs[i] = int32(q - start)
-		// Fast paths for the common fixed and varint fields.
+		// Scalars are decoded while scanning (Event.Uint reads them back).
 		switch t {
 		case TypeVarint:
 			if q < len(b) && b[q] < 0x80 {
+				vals[i] = uint64(b[q])
 				q++
+				continue
+			}
+			v, k := uvarint(b[q:])
+			if k > 0 {
+				vals[i] = v
+				q += k
 				continue
 			}
 		case TypeU8:
 			if q < len(b) {
+				vals[i] = uint64(b[q])
 				q++
 				continue
 			}
-		case TypeU32:
+		case TypeU32, TypePooledString, TypePooledStackFrames:
 			if len(b)-q >= 4 {
+				vals[i] = uint64(binary.LittleEndian.Uint32(b[q:]))
 				q += 4
 				continue
 			}
+		case TypeU16:
+			if len(b)-q >= 2 {
+				vals[i] = uint64(binary.LittleEndian.Uint16(b[q:]))
+				q += 2
+				continue
+			}
+		case TypeBool:
+			if q < len(b) {
+				vals[i] = 0
+				if b[q] != 0 {
+					vals[i] = 1
+				}
+				q++
+				continue
+			}
+		case TypeI64, TypeF64:
+			if len(b)-q >= 8 {
+				vals[i] = binary.LittleEndian.Uint64(b[q:])
+				q += 8
+				continue
+			}
 		}
+		vals[i] = 0
 		var err error
 		if t&Optional != 0 {
-			_, q, _, err = d.sc.skipField(b, q, t)
+			var vs int
+			var absent bool
+			vs, q, absent, err = d.sc.skipField(b, q, t)
+			if err == nil && !absent {
+				vals[i] = View{typ: t, raw: b[vs:q]}.Uint()
+			}
 		} else {
 			q, err = d.sc.skip(b, q, t, 0)
 		}
@@ -637,7 +676,8 @@ func (d *Decoder) event(p int) (int, error) {
 	}
 	d.kind = FrameEvent
 	d.cur = ti
-	d.ev = Event{d: d, ti: ti, ts: ts, payload: b[start:q], offs: offs}
+	ev := &d.ev
+	ev.ti, ev.ts, ev.payload, ev.offs, ev.vals = ti, ts, b[start:q], offs, vals
 	return q, nil
 }
 

@@ -1,7 +1,5 @@
 package dial9
 
-import "encoding/binary"
-
 // Event is a zero-copy view of one decoded event, valid until the next call
 // on the Decoder that returned it. Field values are decoded on access.
 type Event struct {
@@ -9,7 +7,8 @@ type Event struct {
 	ti      *typeInfo
 	ts      uint64
 	payload []byte
-	offs    []int32 // start of each field in payload, then the end
+	offs    []int32  // start of each field in payload, then the end
+	vals    []uint64 // scalar values decoded while scanning
 }
 
 // Schema is the event's schema.
@@ -52,25 +51,10 @@ func (e *Event) Field(i int) View {
 	return View{typ: t, raw: raw}
 }
 
-// Uint returns field i as an unsigned integer without building a View: a
-// Varint, U8, U16, U32, Bool, I64/F64 bits or pool id (0 when absent).
-func (e *Event) Uint(i int) uint64 {
-	t := e.ti.types[i]
-	raw := e.payload[e.offs[i]:e.offs[i+1]]
-	switch t {
-	case TypeVarint:
-		if len(raw) == 1 {
-			return uint64(raw[0])
-		}
-		v, _ := uvarint(raw)
-		return v
-	case TypeU8:
-		return uint64(raw[0])
-	case TypeU32, TypePooledString, TypePooledStackFrames:
-		return uint64(binary.LittleEndian.Uint32(raw))
-	}
-	return e.Field(i).Uint()
-}
+// Uint returns field i as an unsigned integer without building a View,
+// exactly as Field(i).Uint(): a Varint, U8, U16, U32 or Bool (0/1) value,
+// I64/F64 bits or a pool id; 0 for other types and absent values.
+func (e *Event) Uint(i int) uint64 { return e.vals[i] }
 
 // FieldByName returns the first field called name.
 func (e *Event) FieldByName(name string) (View, bool) {

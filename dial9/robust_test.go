@@ -221,6 +221,9 @@ func decodeStream(data []byte) error {
 func touchEvent(d *Decoder) {
 	ev := d.Event()
 	for i := 0; i < ev.NumFields(); i++ {
+		if ev.Uint(i) != ev.Field(i).Uint() {
+			panic("Event.Uint differs from View.Uint")
+		}
 		_ = ev.Field(i).Value()
 		if v := ev.Field(i); v.Type().Base() == TypePooledString {
 			d.LookupString(v.PoolID())
