@@ -597,6 +597,7 @@ func (d *Decoder) event(p int) (int, error) {
 	if cap(d.offs) < n+1 {
 		d.offs = make([]int32, n+1)
 		d.vals = make([]uint64, n+1)
+		d.ev.offs, d.ev.vals = d.offs, d.vals
 	}
 	offs := d.offs[:n+1]
 	vals := d.vals[:n]
@@ -609,6 +610,11 @@ func (d *Decoder) event(p int) (int, error) {
 			if q < len(b) && b[q] < 0x80 {
 				vals[i] = uint64(b[q])
 				q++
+				continue
+			}
+			if len(b)-q >= 2 && b[q+1] < 0x80 {
+				vals[i] = uint64(b[q]&0x7f) | uint64(b[q+1])<<7
+				q += 2
 				continue
 			}
 			v, k := uvarint(b[q:])
@@ -677,7 +683,7 @@ func (d *Decoder) event(p int) (int, error) {
 	d.kind = FrameEvent
 	d.cur = ti
 	ev := &d.ev
-	ev.ti, ev.ts, ev.payload, ev.offs, ev.vals = ti, ts, b[start:q], offs, vals
+	ev.ti, ev.ts, ev.start, ev.end = ti, ts, start, q
 	return q, nil
 }
 

@@ -3,12 +3,13 @@ package dial9
 // Event is a zero-copy view of one decoded event, valid until the next call
 // on the Decoder that returned it. Field values are decoded on access.
 type Event struct {
-	d       *Decoder
-	ti      *typeInfo
-	ts      uint64
-	payload []byte
-	offs    []int32  // start of each field in payload, then the end
-	vals    []uint64 // scalar values decoded while scanning
+	d     *Decoder
+	ti    *typeInfo
+	ts    uint64
+	start int // payload = d.buf[start:end]
+	end   int
+	offs  []int32  // start of each field in payload, then the end
+	vals  []uint64 // scalar values decoded while scanning
 }
 
 // Schema is the event's schema.
@@ -36,12 +37,12 @@ func (e *Event) NumFields() int { return len(e.ti.types) }
 func (e *Event) FieldType(i int) FieldType { return e.ti.types[i] }
 
 // Payload is the encoded field values (the frame after its header).
-func (e *Event) Payload() []byte { return e.payload }
+func (e *Event) Payload() []byte { return e.d.buf[e.start:e.end] }
 
 // Field returns field i (0 ≤ i < NumFields()).
 func (e *Event) Field(i int) View {
 	t := e.ti.types[i]
-	raw := e.payload[e.offs[i]:e.offs[i+1]]
+	raw := e.d.buf[e.start+int(e.offs[i]) : e.start+int(e.offs[i+1])]
 	if t&Optional != 0 {
 		if raw[0] == 0 {
 			return View{typ: t, absent: true}
