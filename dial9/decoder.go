@@ -128,6 +128,7 @@ type Decoder struct {
 	r     io.Reader
 	eof   bool
 	owned bool // buf is the decoder's (streaming): pool contents must be copied
+	gzip  bool // r decompresses gzip
 	opts  options
 	lim   Limits
 	sc    scanner
@@ -215,6 +216,7 @@ func newStreaming(r io.Reader, o options) (*Decoder, error) {
 			return nil, newErr(0, ErrCorrupt, "gzip: %v", err)
 		}
 		d.r = zr
+		d.gzip = true
 		d.buf = d.buf[:0]
 		d.eof = false
 	}
@@ -236,7 +238,7 @@ func (d *Decoder) init() {
 // allocated memory. data must not be gzip-compressed.
 func (d *Decoder) ResetBytes(data []byte) error {
 	d.resetStream()
-	d.buf, d.pos, d.base, d.r, d.eof, d.owned = data, 0, 0, nil, false, false
+	d.buf, d.pos, d.base, d.r, d.eof, d.owned, d.gzip = data, 0, 0, nil, false, false, false
 	d.sc.streaming = false
 	d.err, d.headers, d.resets, d.kind = nil, 0, 0, 0
 	return d.readFirstHeader()
@@ -325,9 +327,13 @@ func (d *Decoder) fill() bool {
 			return n > 0
 		}
 		if err != nil {
-			d.err = newErr(d.abs(len(d.buf)), ErrTruncated, "read: %v", err)
-			if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
-				d.err = newErr(d.abs(len(d.buf)), ErrCorrupt, "gzip: %v", err)
+			switch {
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				d.err = newErr(d.abs(len(d.buf)), ErrTruncated, "input cut short: %v", err)
+			case d.gzip:
+				d.err = newErr(d.abs(len(d.buf)), ErrCorrupt, "%v", err) // "gzip: …"
+			default: // an I/O error, not a format error
+				d.err = fmt.Errorf("dial9: read at offset %d: %w", d.abs(len(d.buf)), err)
 			}
 			return false
 		}
