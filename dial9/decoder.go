@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -127,6 +128,7 @@ type Decoder struct {
 	r     io.Reader
 	eof   bool
 	owned bool // buf is the decoder's (streaming): pool contents must be copied
+	gzip  bool // r decompresses gzip
 	opts  options
 	lim   Limits
 	sc    scanner
@@ -150,6 +152,7 @@ type Decoder struct {
 	cur        *typeInfo
 	ev         Event
 	offs       []int32
+	vals       []uint64
 	strEntries []StringPoolEntry
 	stkEntries []StackPoolEntry
 	annID      uint16
@@ -213,6 +216,7 @@ func newStreaming(r io.Reader, o options) (*Decoder, error) {
 			return nil, newErr(0, ErrCorrupt, "gzip: %v", err)
 		}
 		d.r = zr
+		d.gzip = true
 		d.buf = d.buf[:0]
 		d.eof = false
 	}
@@ -234,7 +238,7 @@ func (d *Decoder) init() {
 // allocated memory. data must not be gzip-compressed.
 func (d *Decoder) ResetBytes(data []byte) error {
 	d.resetStream()
-	d.buf, d.pos, d.base, d.r, d.eof, d.owned = data, 0, 0, nil, false, false
+	d.buf, d.pos, d.base, d.r, d.eof, d.owned, d.gzip = data, 0, 0, nil, false, false, false
 	d.sc.streaming = false
 	d.err, d.headers, d.resets, d.kind = nil, 0, 0, 0
 	return d.readFirstHeader()
@@ -323,9 +327,13 @@ func (d *Decoder) fill() bool {
 			return n > 0
 		}
 		if err != nil {
-			d.err = newErr(d.abs(len(d.buf)), ErrTruncated, "read: %v", err)
-			if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
-				d.err = newErr(d.abs(len(d.buf)), ErrCorrupt, "gzip: %v", err)
+			switch {
+			case errors.Is(err, io.ErrUnexpectedEOF):
+				d.err = newErr(d.abs(len(d.buf)), ErrTruncated, "input cut short: %v", err)
+			case d.gzip:
+				d.err = newErr(d.abs(len(d.buf)), ErrCorrupt, "%v", err) // "gzip: …"
+			default: // an I/O error, not a format error
+				d.err = fmt.Errorf("dial9: read at offset %d: %w", d.abs(len(d.buf)), err)
 			}
 			return false
 		}
@@ -512,15 +520,12 @@ func atFrame(err error, start int64, tag byte) error {
 	if !ok || fe.Offset == start {
 		return err
 	}
-	kind := FrameKind(tag).String()
-	if tag == tagEvent {
-		kind = "event"
-	}
+	kind := frameName(tag)
 	msg := fe.Msg
 	if msg == "" {
 		msg = fe.Err.Error()
 	}
-	return newErr(start, fe.Err, "%s frame: %s (at offset %d)", kind, msg, fe.Offset)
+	return newErr(start, fe.Err, "%s: %s (at offset %d)", kind, msg, fe.Offset)
 }
 
 // count checks a declared count of items of at least minSize bytes at
@@ -542,7 +547,10 @@ func (d *Decoder) count(at int, what string, n, limit int64, p, minSize int) err
 }
 
 func (d *Decoder) truncated(p int) error {
-	tag := d.buf[p]
+	return newErr(d.abs(p), ErrTruncated, "%s cut short: the input ends %d bytes after its start", frameName(d.buf[p]), len(d.buf)-p)
+}
+
+func frameName(tag byte) string {
 	what := "frame"
 	switch tag {
 	case tagEvent:
@@ -560,7 +568,7 @@ func (d *Decoder) truncated(p int) error {
 	case 'T':
 		what = "stream header"
 	}
-	return newErr(d.abs(p), ErrTruncated, "%s cut short: the input ends %d bytes after its start", what, len(d.buf)-p)
+	return what
 }
 
 // event parses an event frame at buf[p]; it is the hot path.
@@ -591,34 +599,79 @@ func (d *Decoder) event(p int) (int, error) {
 		q += 3
 	}
 	start := q
-	offs := d.offs[:0]
+	n := len(ti.types)
+	if cap(d.offs) < n+1 {
+		d.offs = make([]int32, n+1)
+		d.vals = make([]uint64, n+1)
+		d.ev.offs, d.ev.vals = d.offs, d.vals
+	}
+	offs := d.offs[:n+1]
+	vals := d.vals[:n]
 	d.sc.base = d.base
-	for _, t := range ti.types {
-		// Fast paths for the common fixed and varint fields.
+	for i, t := range ti.types {
+		offs[i] = int32(q - start)
+		// Scalars are decoded while scanning (Event.Uint reads them back).
 		switch t {
 		case TypeVarint:
 			if q < len(b) && b[q] < 0x80 {
-				offs = append(offs, int32(q-start))
+				vals[i] = uint64(b[q])
 				q++
+				continue
+			}
+			if len(b)-q >= 2 && b[q+1] < 0x80 {
+				vals[i] = uint64(b[q]&0x7f) | uint64(b[q+1])<<7
+				q += 2
+				continue
+			}
+			v, k := uvarint(b[q:])
+			if k > 0 {
+				vals[i] = v
+				q += k
 				continue
 			}
 		case TypeU8:
 			if q < len(b) {
-				offs = append(offs, int32(q-start))
+				vals[i] = uint64(b[q])
 				q++
 				continue
 			}
-		case TypeU32:
+		case TypeU32, TypePooledString, TypePooledStackFrames:
 			if len(b)-q >= 4 {
-				offs = append(offs, int32(q-start))
+				vals[i] = uint64(binary.LittleEndian.Uint32(b[q:]))
 				q += 4
 				continue
 			}
+		case TypeU16:
+			if len(b)-q >= 2 {
+				vals[i] = uint64(binary.LittleEndian.Uint16(b[q:]))
+				q += 2
+				continue
+			}
+		case TypeBool:
+			if q < len(b) {
+				vals[i] = 0
+				if b[q] != 0 {
+					vals[i] = 1
+				}
+				q++
+				continue
+			}
+		case TypeI64, TypeF64:
+			if len(b)-q >= 8 {
+				vals[i] = binary.LittleEndian.Uint64(b[q:])
+				q += 8
+				continue
+			}
 		}
-		offs = append(offs, int32(q-start))
+		vals[i] = 0
 		var err error
 		if t&Optional != 0 {
-			_, q, _, err = d.sc.skipField(b, q, t)
+			var vs int
+			var absent bool
+			vs, q, absent, err = d.sc.skipField(b, q, t)
+			if err == nil && !absent {
+				vals[i] = View{typ: t, raw: b[vs:q]}.Uint()
+			}
 		} else {
 			q, err = d.sc.skip(b, q, t, 0)
 		}
@@ -626,14 +679,17 @@ func (d *Decoder) event(p int) (int, error) {
 			return 0, err
 		}
 	}
-	offs = append(offs, int32(q-start))
-	d.offs = offs
+	if q-start > math.MaxInt32 {
+		return 0, newErr(d.abs(p), ErrLimit, "event payload of %d bytes is over 2 GiB", q-start)
+	}
+	offs[n] = int32(q - start)
 	if ti.schema.HasTimestamp {
 		d.tsBase = ts
 	}
 	d.kind = FrameEvent
 	d.cur = ti
-	d.ev = Event{d: d, ti: ti, ts: ts, payload: b[start:q], offs: offs}
+	ev := &d.ev
+	ev.ti, ev.ts, ev.start, ev.end = ti, ts, start, q
 	return q, nil
 }
 

@@ -3,11 +3,13 @@ package dial9
 // Event is a zero-copy view of one decoded event, valid until the next call
 // on the Decoder that returned it. Field values are decoded on access.
 type Event struct {
-	d       *Decoder
-	ti      *typeInfo
-	ts      uint64
-	payload []byte
-	offs    []int32 // start of each field in payload, then the end
+	d     *Decoder
+	ti    *typeInfo
+	ts    uint64
+	start int // payload = d.buf[start:end]
+	end   int
+	offs  []int32  // start of each field in payload, then the end
+	vals  []uint64 // scalar values decoded while scanning
 }
 
 // Schema is the event's schema.
@@ -31,21 +33,29 @@ func (e *Event) Timestamp() uint64 { return e.ts }
 // NumFields is the number of fields.
 func (e *Event) NumFields() int { return len(e.ti.types) }
 
+// FieldType is the declared type of field i.
+func (e *Event) FieldType(i int) FieldType { return e.ti.types[i] }
+
 // Payload is the encoded field values (the frame after its header).
-func (e *Event) Payload() []byte { return e.payload }
+func (e *Event) Payload() []byte { return e.d.buf[e.start:e.end] }
 
 // Field returns field i (0 ≤ i < NumFields()).
 func (e *Event) Field(i int) View {
 	t := e.ti.types[i]
-	raw := e.payload[e.offs[i]:e.offs[i+1]]
+	raw := e.d.buf[e.start+int(e.offs[i]) : e.start+int(e.offs[i+1])]
 	if t&Optional != 0 {
 		if raw[0] == 0 {
-			return View{typ: t, absent: true, lim: &e.d.lim}
+			return View{typ: t, absent: true}
 		}
 		raw = raw[1:]
 	}
-	return View{typ: t, raw: raw, lim: &e.d.lim}
+	return View{typ: t, raw: raw}
 }
+
+// Uint returns field i as an unsigned integer without building a View,
+// exactly as Field(i).Uint(): a Varint, U8, U16, U32 or Bool (0/1) value,
+// I64/F64 bits or a pool id; 0 for other types and absent values.
+func (e *Event) Uint(i int) uint64 { return e.vals[i] }
 
 // FieldByName returns the first field called name.
 func (e *Event) FieldByName(name string) (View, bool) {

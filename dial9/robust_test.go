@@ -2,9 +2,11 @@ package dial9
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -221,6 +223,9 @@ func decodeStream(data []byte) error {
 func touchEvent(d *Decoder) {
 	ev := d.Event()
 	for i := 0; i < ev.NumFields(); i++ {
+		if ev.Uint(i) != ev.Field(i).Uint() {
+			panic("Event.Uint differs from View.Uint")
+		}
 		_ = ev.Field(i).Value()
 		if v := ev.Field(i); v.Type().Base() == TypePooledString {
 			d.LookupString(v.PoolID())
@@ -247,5 +252,59 @@ func TestSweepVectors(t *testing.T) {
 	for _, name := range []string{"demo-trace@6050208.bin.gz", "demo-trace@6342350.bin.gz"} {
 		gz := vectortest.Read(t, "dial9", "golden", name)
 		fuzz.Sweep(t, gz, decodeBytes, fuzz.Options{MaxCases: 6, RandomEdits: 4})
+	}
+}
+
+func TestGzipErrors(t *testing.T) {
+	var plain bytes.Buffer
+	e := NewEncoder(&plain)
+	h, err := e.Register("A", []FieldDef{{"a", TypeVarint}})
+	must(t, err)
+	for i := range 1000 {
+		must(t, e.WriteUints(h, uint64(i)*10, uint64(i)))
+	}
+	must(t, e.Flush())
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain.Bytes())
+	zw.Close()
+	full := gz.Bytes()
+
+	d, err := NewDecoder(full)
+	must(t, err)
+	n := 0
+	for d.Next() {
+		n++
+	}
+	if d.Err() != nil || n != 1000 {
+		t.Fatalf("gzip: %d events, %v", n, d.Err())
+	}
+	if err := decodeBytes(full[:len(full)/2]); !errors.Is(err, ErrTruncated) {
+		t.Errorf("cut gzip: %v", err)
+	}
+	bad := bytes.Clone(full)
+	bad[len(bad)-5] ^= 0xff // CRC trailer
+	if err := decodeBytes(bad); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("bad gzip trailer: %v", err)
+	}
+	// Concatenated gzip members read as one stream.
+	two := append(bytes.Clone(full), full...)
+	d, err = NewDecoder(two)
+	must(t, err)
+	n = 0
+	for d.Next() {
+		n++
+	}
+	if d.Err() != nil || n != 2000 || d.Headers() != 2 {
+		t.Errorf("two members: %d events, %d headers, %v", n, d.Headers(), d.Err())
+	}
+	// An I/O error is passed through, not a FormatError.
+	d, err = NewReader(io.MultiReader(bytes.NewReader(plain.Bytes()[:100]), iotest.ErrReader(io.ErrClosedPipe)))
+	must(t, err)
+	for d.Next() {
+	}
+	var fe *FormatError
+	if !errors.Is(d.Err(), io.ErrClosedPipe) || errors.As(d.Err(), &fe) {
+		t.Errorf("I/O error: %v", d.Err())
 	}
 }

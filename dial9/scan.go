@@ -11,7 +11,9 @@ import (
 // ErrTruncated FormatError for the frame.
 var errShort = errors.New("short buffer")
 
-var defaultLimits = DefaultLimits()
+// noLimits re-walks values that were validated already.
+var noLimits = Limits{MaxStringLen: 1 << 62, MaxStackFrames: 1 << 62, MaxMapEntries: 1 << 62, MaxPoolEntries: 1 << 62,
+	MaxDepth: 1 << 30, MaxFrameSize: 1 << 62, MaxPoolBytes: 1 << 62}
 
 // uvarint decodes unsigned LEB128 as the upstream decoder does: overlong
 // encodings are accepted, bits beyond 64 in the 10th byte are dropped, and

@@ -60,21 +60,6 @@ func (t FieldType) String() string {
 	return typeNames[t]
 }
 
-// fixedSize is the encoded size of fixed-width base types, 0 for variable ones.
-func (t FieldType) fixedSize() int {
-	switch t {
-	case TypeI64, TypeF64:
-		return 8
-	case TypeBool, TypeU8:
-		return 1
-	case TypeU16:
-		return 2
-	case TypeU32, TypePooledString, TypePooledStackFrames:
-		return 4
-	}
-	return 0
-}
-
 // FieldDef is one field of a schema.
 type FieldDef struct {
 	Name string

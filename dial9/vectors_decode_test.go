@@ -104,6 +104,9 @@ func dumpFrame(d *Decoder) map[string]any {
 		}
 		vals := []any{}
 		for i := 0; i < ev.NumFields(); i++ {
+			if ev.Uint(i) != ev.Field(i).Uint() {
+				panic(fmt.Sprintf("Event.Uint(%d) = %d, View.Uint = %d", i, ev.Uint(i), ev.Field(i).Uint()))
+			}
 			vals = append(vals, map[string]any{"field": ev.Schema().Fields[i].Name, "value": dumpValue(d, ev.Field(i))})
 		}
 		m["values"] = vals

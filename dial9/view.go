@@ -35,7 +35,6 @@ type View struct {
 	typ    FieldType // declared type, possibly with the Optional bit
 	raw    []byte    // the inner encoding (after any presence byte)
 	absent bool
-	lim    *Limits
 }
 
 // Type is the field's declared type (with the Optional bit if optional).
@@ -206,13 +205,11 @@ func (v View) Entries() iter.Seq2[View, View] {
 // elem decodes one tagged container element at b[p:], already validated.
 func (v View) elem(b []byte, p int) (View, int) {
 	t := FieldType(b[p]).Base() // upstream reads an element's optional bit as no presence byte
-	sc := scanner{lim: v.lim}
-	if sc.lim == nil {
-		sc.lim = &defaultLimits
-	}
+	// The container was validated when its event was decoded.
+	sc := scanner{lim: &noLimits}
 	end, err := sc.skip(b, p+1, t, 1)
 	if err != nil { // cannot happen on validated input; stay safe
 		return View{typ: t, absent: true}, len(b)
 	}
-	return View{typ: t, raw: b[p+1 : end], lim: v.lim}, end
+	return View{typ: t, raw: b[p+1 : end]}, end
 }

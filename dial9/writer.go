@@ -381,8 +381,54 @@ func (e *Encoder) WriteEvent(h Handle, ts uint64, values []Value) error {
 // (range-checked), without allocating.
 func (e *Encoder) WriteUints(h Handle, ts uint64, values ...uint64) error {
 	w := e.Begin(h, ts)
-	for _, v := range values {
-		w.Uint(v)
+	if w.err != nil {
+		return w.End()
 	}
-	return w.End()
+	types := w.t.types
+	if len(values) != len(types) {
+		for _, v := range values {
+			w.Uint(v)
+		}
+		return w.End()
+	}
+	buf := e.buf
+	for i, v := range values {
+		switch types[i] {
+		case TypeVarint:
+			for v >= 0x80 {
+				buf = append(buf, byte(v)|0x80)
+				v >>= 7
+			}
+			buf = append(buf, byte(v))
+			continue
+		case TypeU8:
+			if v <= math.MaxUint8 {
+				buf = append(buf, byte(v))
+				continue
+			}
+		case TypeU32:
+			if v <= math.MaxUint32 {
+				buf = binary.LittleEndian.AppendUint32(buf, uint32(v))
+				continue
+			}
+		case TypeU16:
+			if v <= math.MaxUint16 {
+				buf = binary.LittleEndian.AppendUint16(buf, uint16(v))
+				continue
+			}
+		}
+		// Anything else (wrong type, out of range) takes the checked path.
+		e.buf = buf
+		w.i = i
+		for _, v := range values[i:] {
+			w.Uint(v)
+		}
+		return w.End()
+	}
+	e.buf = buf
+	w.i = len(types)
+	if len(buf) >= flushSize {
+		return e.Flush()
+	}
+	return e.err
 }

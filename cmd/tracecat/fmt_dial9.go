@@ -1,0 +1,474 @@
+package main
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/tracecodec/tracecodec/dial9"
+)
+
+func init() {
+	register(&format{
+		name:     "dial9",
+		validate: dial9Validate,
+		stats:    dial9Stats,
+		dump:     dial9Dump,
+		convert:  dial9Convert,
+		sample:   dial9Sample,
+	})
+}
+
+// dial9Open streams the input (plain or gzip) through a bounded buffer.
+// Version bytes other than 1 are accepted, as the upstream readers do.
+func dial9Open(in *input) (*dial9.Decoder, func() error, error) {
+	r, err := in.Reader()
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := dial9.NewReader(r, dial9.WithAnyVersion())
+	if err != nil {
+		r.Close()
+		return nil, nil, err
+	}
+	return d, r.Close, nil
+}
+
+type dial9Counts struct {
+	events, frames int
+	byType         map[string]int
+	first, last    uint64
+	hasTS          bool
+	streams        int
+	resets         int
+	bytes          int64
+}
+
+func dial9Scan(in *input) (*dial9Counts, error) {
+	d, closeIn, err := dial9Open(in)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	c := &dial9Counts{byType: map[string]int{}}
+	p := newProgress("reading", in.Size(), false)
+	var last int64
+	for d.NextFrame() {
+		c.frames++
+		if off := d.Offset(); off-last >= 1<<20 {
+			p.Add(off - last)
+			last = off
+		}
+		switch d.Kind() {
+		case dial9.FrameSchema:
+			if _, ok := c.byType[d.Schema().Name]; !ok {
+				c.byType[d.Schema().Name] = 0
+			}
+		case dial9.FrameEvent:
+			ev := d.Event()
+			c.events++
+			c.byType[ev.Name()]++
+			if ev.HasTimestamp() {
+				ts := ev.Timestamp()
+				if !c.hasTS || ts < c.first {
+					c.first = ts
+				}
+				if !c.hasTS || ts > c.last {
+					c.last = ts
+				}
+				c.hasTS = true
+			}
+		}
+	}
+	p.Done()
+	c.streams, c.resets, c.bytes = d.Headers(), d.Resets(), d.Offset()
+	return c, d.Err()
+}
+
+func dial9Validate(in *input) (string, error) {
+	c, err := dial9Scan(in)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d events, %d schemas, %d streams", c.events, len(c.byType), c.streams), nil
+}
+
+func dial9Stats(in *input) (statList, error) {
+	c, err := dial9Scan(in)
+	if err != nil {
+		return nil, err
+	}
+	var first, last any
+	if c.hasTS {
+		first, last = c.first, c.last
+	}
+	var perEvent any
+	if c.events > 0 {
+		perEvent = math.Round(float64(c.bytes)/float64(c.events)*100) / 100
+	}
+	return statList{
+		{"events", c.events},
+		{"schemas", len(c.byType)},
+		{"events_by_type", c.byType},
+		{"first_ns", first},
+		{"last_ns", last},
+		{"frames", c.frames},
+		{"streams", c.streams},
+		{"timestamp_resets", c.resets},
+		{"stream_bytes", c.bytes},
+		{"bytes_per_event", perEvent},
+	}, nil
+}
+
+// dial9InRange applies --from/--to to an unsigned timestamp.
+func dial9InRange(o dumpOptions, ts uint64) bool {
+	if ts > math.MaxInt64 {
+		return !o.HasTo
+	}
+	return o.inRange(int64(ts))
+}
+
+func dial9Dump(in *input, w *bufio.Writer, o dumpOptions) error {
+	d, closeIn, err := dial9Open(in)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	var line []byte
+	for d.Next() {
+		ev := d.Event()
+		if o.Type != "" && ev.Name() != o.Type {
+			continue
+		}
+		if (o.HasFrom || o.HasTo) && !dial9InRange(o, ev.Timestamp()) {
+			continue
+		}
+		line = line[:0]
+		if o.JSON {
+			line = append(line, `{"offset":`...)
+			line = strconv.AppendInt(line, d.FrameOffset(), 10)
+			line = append(line, `,"type_id":`...)
+			line = strconv.AppendUint(line, uint64(ev.TypeID()), 10)
+			line = append(line, `,"type":`...)
+			line = appendJSONString(line, ev.Name())
+			line = append(line, `,"ts":`...)
+			if ev.HasTimestamp() {
+				line = strconv.AppendUint(line, ev.Timestamp(), 10)
+			} else {
+				line = append(line, "null"...)
+			}
+			line = append(line, `,"fields":`...)
+			line = appendDial9Fields(line, d, ev)
+			line = append(line, "}\n"...)
+		} else {
+			line = strconv.AppendInt(line, d.FrameOffset(), 10)
+			line = append(line, ' ')
+			if ev.HasTimestamp() {
+				line = strconv.AppendUint(line, ev.Timestamp(), 10)
+			} else {
+				line = append(line, '-')
+			}
+			line = append(line, ' ')
+			line = append(line, ev.Name()...)
+			for i, f := range ev.Schema().Fields {
+				line = append(line, ' ')
+				line = append(line, f.Name...)
+				line = append(line, '=')
+				line = appendDial9Value(line, d, ev.Field(i))
+			}
+			line = append(line, '\n')
+		}
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
+	return d.Err()
+}
+
+// appendDial9Fields writes the event's fields as a JSON object (field order
+// kept; pooled strings and stacks resolved, null when undefined).
+func appendDial9Fields(b []byte, d *dial9.Decoder, ev *dial9.Event) []byte {
+	b = append(b, '{')
+	for i, f := range ev.Schema().Fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, f.Name)
+		b = append(b, ':')
+		b = appendDial9Value(b, d, ev.Field(i))
+	}
+	return append(b, '}')
+}
+
+// appendDial9Value writes one value as JSON.
+func appendDial9Value(b []byte, d *dial9.Decoder, v dial9.View) []byte {
+	if !v.Present() {
+		return append(b, "null"...)
+	}
+	switch v.Type().Base() {
+	case dial9.TypeI64:
+		return strconv.AppendInt(b, v.Int(), 10)
+	case dial9.TypeF64:
+		f := v.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return appendJSONString(b, strconv.FormatFloat(f, 'g', -1, 64))
+		}
+		return strconv.AppendFloat(b, f, 'g', -1, 64)
+	case dial9.TypeBool:
+		return strconv.AppendBool(b, v.Bool())
+	case dial9.TypeString:
+		return appendJSONBytes(b, v.Bytes())
+	case dial9.TypeBytes:
+		b = append(b, '"')
+		b = hex.AppendEncode(b, v.Bytes())
+		return append(b, '"')
+	case dial9.TypePooledString:
+		if s, ok := d.LookupString(v.PoolID()); ok {
+			return appendJSONBytes(b, s)
+		}
+		return append(b, "null"...)
+	case dial9.TypePooledStackFrames:
+		if s, ok := d.LookupStack(v.PoolID()); ok {
+			return appendStack(b, s)
+		}
+		return append(b, "null"...)
+	case dial9.TypeStackFrames:
+		return appendStack(b, v.Stack())
+	case dial9.TypeStringMap:
+		b = append(b, '[')
+		n := 0
+		for k, val := range v.Pairs() {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			b = append(b, '[')
+			b = appendJSONBytes(b, k)
+			b = append(b, ',')
+			b = appendJSONBytes(b, val)
+			b = append(b, ']')
+		}
+		return append(b, ']')
+	case dial9.TypeDynamicList:
+		b = append(b, '[')
+		n := 0
+		for el := range v.Elems() {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			b = appendDial9Value(b, d, el)
+		}
+		return append(b, ']')
+	case dial9.TypeDynamicMap:
+		b = append(b, '[')
+		n := 0
+		for k, val := range v.Entries() {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			n++
+			b = append(b, '[')
+			b = appendDial9Value(b, d, k)
+			b = append(b, ',')
+			b = appendDial9Value(b, d, val)
+			b = append(b, ']')
+		}
+		return append(b, ']')
+	}
+	return strconv.AppendUint(b, v.Uint(), 10)
+}
+
+func appendStack(b []byte, s dial9.Stack) []byte {
+	b = append(b, '[')
+	for i := 0; i < s.Len(); i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `"0x`...)
+		b = strconv.AppendUint(b, s.At(i), 16)
+		b = append(b, '"')
+	}
+	return append(b, ']')
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	if isPlainJSON(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	q, _ := json.Marshal(s) // invalid UTF-8 becomes U+FFFD
+	return append(b, q...)
+}
+
+func appendJSONBytes(b []byte, s []byte) []byte { return appendJSONString(b, string(s)) }
+
+// isPlainJSON reports whether s needs no escaping inside a JSON string.
+func isPlainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// dial9Convert writes Chrome trace-event JSON (streamed): every event is an
+// instant event with its fields as args, ts in µs; tokio PollStart/PollEnd
+// pairs become B/E slices on the worker's track.
+func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
+	if to != "chrome" {
+		return fmt.Errorf("dial9 converts only to chrome, not %q", to)
+	}
+	d, closeIn, err := dial9Open(in)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	w := bufio.NewWriterSize(out, 64<<10)
+	if _, err := w.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`); err != nil {
+		return err
+	}
+	open := map[uint64]bool{} // workers inside a poll
+	var b []byte
+	n := 0
+	emit := func() error {
+		if n > 0 {
+			if err := w.WriteByte(','); err != nil {
+				return err
+			}
+		}
+		n++
+		b = append(b, '\n')
+		_, err := w.Write(b)
+		return err
+	}
+	for d.Next() {
+		ev := d.Event()
+		worker, hasWorker := uint64(0), false
+		if v, ok := ev.FieldByName("worker_id"); ok && v.Present() {
+			worker, hasWorker = v.Uint(), true
+		}
+		ph := "i"
+		switch ev.Name() {
+		case "PollStartEvent", "PollStart":
+			if hasWorker {
+				if open[worker] { // a missing PollEnd: close the previous slice
+					b = chromeEvent(b[:0], d, ev, "poll", "E", worker, false)
+					if err := emit(); err != nil {
+						return err
+					}
+				}
+				open[worker] = true
+				ph = "B"
+			}
+		case "PollEndEvent", "PollEnd":
+			if hasWorker {
+				if !open[worker] {
+					break // an end without a start stays an instant event
+				}
+				delete(open, worker)
+				ph = "E"
+			}
+		}
+		name := ev.Name()
+		if ph != "i" {
+			name = "poll"
+		}
+		b = chromeEvent(b[:0], d, ev, name, ph, worker, true)
+		if err := emit(); err != nil {
+			return err
+		}
+	}
+	if err := d.Err(); err != nil {
+		return err
+	}
+	if _, err := w.WriteString("]}\n"); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+func chromeEvent(b []byte, d *dial9.Decoder, ev *dial9.Event, name, ph string, tid uint64, args bool) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, name)
+	b = append(b, `,"cat":"dial9","ph":"`...)
+	b = append(b, ph...)
+	b = append(b, `","pid":1,"tid":`...)
+	b = strconv.AppendUint(b, tid, 10)
+	b = append(b, `,"ts":`...)
+	ts := ev.Timestamp()
+	b = strconv.AppendUint(b, ts/1000, 10)
+	b = append(b, '.')
+	frac := ts % 1000
+	b = append(b, byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+	if ph == "i" {
+		b = append(b, `,"s":"t"`...)
+	}
+	if args {
+		b = append(b, `,"args":`...)
+		b = appendDial9Fields(b, d, ev)
+	}
+	return append(b, '}')
+}
+
+// dial9Sample writes a small tokio-telemetry-like trace: metadata, polls on
+// two workers, wake-ups, a CPU sample with an interned stack and an
+// optional field, and a second concatenated stream.
+func dial9Sample(out io.Writer) error {
+	e := dial9.NewEncoder(out)
+	meta, err := e.Register("SegmentMetadataEvent", []dial9.FieldDef{{Name: "entries", Type: dial9.TypeStringMap}})
+	if err != nil {
+		return err
+	}
+	ts := uint64(1_000_000_000)
+	if err := e.Begin(meta, ts).StringMap([]dial9.KV{{Key: "service", Value: "tracecat-sample"}, {Key: "runtime.main", Value: "0,1"}}).End(); err != nil {
+		return err
+	}
+	loc := e.InternString("src/main.rs:10:5")
+	start, _ := e.Register("PollStartEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}, {Name: "local_queue", Type: dial9.TypeU8},
+		{Name: "task_id", Type: dial9.TypeVarint}, {Name: "spawn_loc", Type: dial9.TypePooledString}})
+	end, _ := e.Register("PollEndEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}})
+	wake, _ := e.Register("WakeEventEvent", []dial9.FieldDef{{Name: "waker_task_id", Type: dial9.TypeVarint},
+		{Name: "woken_task_id", Type: dial9.TypeVarint}, {Name: "target_worker", Type: dial9.TypeU8}})
+	for i := uint64(0); i < 8; i++ {
+		worker := i % 2
+		ts += 1500
+		if err := e.Begin(start, ts).Varint(worker).U8(uint8(i % 3)).Varint(100 + i).PooledString(loc).End(); err != nil {
+			return err
+		}
+		ts += 20_000
+		if err := e.WriteUints(wake, ts, 100+i, 101+i, worker^1); err != nil {
+			return err
+		}
+		ts += 5_000
+		if err := e.WriteUints(end, ts, worker); err != nil {
+			return err
+		}
+	}
+	stack := e.InternStack([]uint64{0x555555551234, 0x555555550a00, 0x7f0000001000})
+	thread := e.InternString("tokio-runtime-worker")
+	cpu, _ := e.Register("CpuSampleEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}, {Name: "tid", Type: dial9.TypeU32},
+		{Name: "source", Type: dial9.TypeU8}, {Name: "thread_name", Type: dial9.Optional | dial9.TypePooledString},
+		{Name: "callchain", Type: dial9.TypePooledStackFrames}, {Name: "cpu", Type: dial9.Optional | dial9.TypeVarint}})
+	ts += 20_000_000 // needs a timestamp reset frame
+	if err := e.Begin(cpu, ts).Varint(0).U32(4242).U8(0).PooledString(thread).PooledStack(stack).Absent().End(); err != nil {
+		return err
+	}
+	// A second complete stream, as tokio telemetry's thread-local batches.
+	if err := e.Reset(out); err != nil {
+		return err
+	}
+	cs, _ := e.Register("ClockSyncEvent", []dial9.FieldDef{{Name: "realtime_ns", Type: dial9.TypeVarint}})
+	if err := e.WriteUints(cs, ts+1000, 1767225600000000000); err != nil {
+		return err
+	}
+	return e.Close()
+}

@@ -1,0 +1,110 @@
+// Package dial9 reads and writes dial9 traces (dial9-trace-format, header
+// version 1), the self-describing binary format of dial9-tokio-telemetry.
+//
+// # The format
+//
+// A stream is the 5-byte header "TRC\x00\x01" followed by frames, each
+// starting with a tag byte: schema (0x01: type id, name, has_timestamp,
+// typed fields), event (0x02: type id, a 24-bit timestamp delta, the field
+// values in schema order with no length prefix), string pool (0x03), stack
+// pool (0x04), timestamp reset (0x05: absolute u64 ns) and schema
+// annotations (0x06). Field types 1–5 and 7–13 are those of the version-1
+// text; 6 (PooledStackFrames), 14 (DynamicList), 15 (DynamicMap) and the
+// 0x80 optional modifier were added by upstream 0.3/0.4 without a version
+// bump, and this package reads and writes all of them. Telemetry files are
+// raw concatenations of complete streams (often gzip-compressed): a header
+// at a frame boundary resets schemas, pools and the timestamp base.
+//
+// # Writing
+//
+// An Encoder produces the bytes of the upstream Rust encoder (0.2.0/0.4.0)
+// for the same sequence of calls (verified on every reference vector): type
+// ids 0, 1, 2… in first-registration order (WithTypeID for fixed ids), an
+// identical re-registration writes nothing, one pool entry per pool frame
+// written when a content is first interned (xxhash-keyed, separate string
+// and stack counters), annotations right after their schema, and the
+// reference timestamp rule: base 0 per stream, a reset frame when
+// ts < base or ts − base > 0xFFFFFF, the base moving to every event's
+// timestamp. Events are written with the typed EventWriter (Begin … End),
+// WriteUints, or the generic WriteEvent([]Value). Unlike upstream's dynamic
+// API, values are checked against the field types (a Varint is never
+// written into a U16 field) and lengths over the format's maxima are
+// errors, not silently truncated. Reset starts a new complete stream (the
+// thread-local batch pattern); ContinueEncoder appends to a decoded stream
+// like upstream's Decoder::into_encoder.
+//
+// # Reading
+//
+// NewDecoder reads a byte slice (events, strings and stacks are views into
+// it); NewReader reads an io.Reader through a bounded buffer. Gzip input is
+// recognised by its magic and decompressed on the fly (multi-member gzip
+// too); offsets are then positions in the decompressed stream. Next/Event
+// iterate over events, NextFrame/Kind over every returned frame, All is a
+// range-over-func form. Pooled strings and stacks are resolved on demand
+// (LookupString, LookupStack) against the pools as they stand at that
+// event; an undefined id is not an error, it is just not found.
+//
+// Where the reference decoders silently stop (they return "no more
+// frames"), a Decoder reports a *FormatError with the byte offset of the
+// offending frame, wrapping a sentinel: ErrUnknownFrame, ErrUnknownType,
+// ErrTruncated, ErrTimestampOverflow, ErrUnknownFieldType, ErrCorrupt. A
+// conflicting re-registration of a type id is ErrSchemaConflict at the
+// frame's start; an identical one is accepted. Errors are sticky.
+//
+// # Choices where the spec and the reference differ
+//
+//   - Version byte: the spec says to reject versions other than 1; the
+//     reference readers never check it. Default: ErrUnsupportedVersion;
+//     WithAnyVersion accepts any (tracecat uses it).
+//   - has_timestamp = 0 schemas: events carry no delta and do not move the
+//     base; Event.HasTimestamp is false and Timestamp returns the current
+//     base (the newest upstream's reading).
+//   - UTF-8: schema names, field names and annotation keys/values must be
+//     valid UTF-8 (ErrCorrupt), as upstream. String and StringMap values
+//     are exposed as raw bytes and never fail (upstream's owned decoder
+//     replaces invalid sequences; its zero-copy one fails). String-pool
+//     entries that are not valid UTF-8 are returned in their frame
+//     (StringPoolEntry.ValidUTF8 false) but, as upstream, not inserted in
+//     the pool, so their id stays unresolved.
+//   - Varints: overlong encodings are accepted and bits beyond 64 in a
+//     10th byte are dropped (upstream), an encoding needing an 11th byte is
+//     ErrCorrupt. The encoder always writes minimal LEB128.
+//   - DynamicList/DynamicMap element tags with the 0x80 bit are read as
+//     their inner type without a presence byte (the Rust reader; the JS one
+//     differs); the encoder never writes such tags, nor absent elements.
+//   - Annotation frames for an unknown type id are returned but attach to
+//     nothing; a type id over 65535 is truncated to 16 bits (upstream).
+//   - A schema frame after annotations is compared without them, so an
+//     identical re-registration of an annotated schema is accepted (the
+//     reference 0.4 reports a spurious conflict).
+//
+// # Allocation and limits
+//
+// After warm-up (schemas registered or read, pool contents seen) encoding
+// an event and decoding an event as a view allocate nothing; both are
+// pinned by tests. Every count and length read from the input is checked
+// against Limits (string/bytes length, stack frames, map and container
+// entries, pool entries, container nesting, streaming frame size, retained
+// pool bytes) and against the bytes the input still holds before anything
+// is allocated; DefaultLimits documents the defaults.
+//
+// # Example
+//
+//	var buf bytes.Buffer
+//	enc := dial9.NewEncoder(&buf)
+//	poll, _ := enc.Register("PollStartEvent", []dial9.FieldDef{
+//		{Name: "worker_id", Type: dial9.TypeVarint},
+//		{Name: "spawn_loc", Type: dial9.TypePooledString},
+//	})
+//	loc := enc.InternString("src/main.rs:10:5")
+//	enc.Begin(poll, 1_000_000_000).Varint(3).PooledString(loc).End()
+//	enc.Flush()
+//
+//	dec, _ := dial9.NewDecoder(buf.Bytes())
+//	for dec.Next() {
+//		ev := dec.Event()
+//		loc, _ := dec.LookupString(ev.Field(1).PoolID())
+//		fmt.Println(ev.Name(), ev.Timestamp(), ev.Field(0).Uint(), string(loc))
+//	}
+//	if err := dec.Err(); err != nil { … }
+package dial9
