@@ -452,6 +452,3 @@ func (it *IndexIter) Seq() uint64 { return it.seq }
 
 // Err is the read error that ended the iteration, if any.
 func (it *IndexIter) Err() error { return it.err }
-
-// peekTimestamp is the current event's timestamp (merge heap key).
-func (it *IndexIter) peekTimestamp() uint64 { return it.cur.Timestamp }
