@@ -294,13 +294,13 @@ func TestCrashFlushedSession(t *testing.T) {
 }
 
 type malformedCase struct {
-	File         string `json:"file"`
-	Kind         string `json:"kind"`
-	Size         int64  `json:"size"`
+	File string `json:"file"`
+	Kind string `json:"kind"`
+	Size int64  `json:"size"`
 	// Its event lists have keys with commas ("events[ts,kind,detail_seq]"),
 	// which struct tags cannot name: see events.
 	PythonResult map[string]json.RawMessage `json:"python_reader_result"`
-	RustResult struct {
+	RustResult   struct {
 		OK    bool   `json:"ok"`
 		Error string `json:"error"`
 	} `json:"rust_reader_result"`
