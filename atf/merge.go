@@ -69,7 +69,7 @@ func (m *Merger) init() {
 }
 
 func (m *Merger) less(a, b int32) bool {
-	ta, tb := m.its[a].cur.Timestamp, m.its[b].cur.Timestamp
+	ta, tb := m.its[a].ts(), m.its[b].ts()
 	return ta < tb || (ta == tb && a < b)
 }
 
@@ -122,13 +122,13 @@ func (m *Merger) Next() bool {
 }
 
 // Event is the current event.
-func (m *Merger) Event() IndexEvent { return m.its[m.top].cur }
+func (m *Merger) Event() IndexEvent { return m.its[m.top].Event() }
 
 // Thread is the position (in the reader list) of the current event's thread.
 func (m *Merger) Thread() int { return int(m.top) }
 
 // Seq is the current event's sequence number within its thread.
-func (m *Merger) Seq() uint64 { return m.its[m.top].seq }
+func (m *Merger) Seq() uint64 { return m.its[m.top].Seq() }
 
 // Err is the read error that ended the merge, if any.
 func (m *Merger) Err() error { return m.err }
