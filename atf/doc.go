@@ -74,14 +74,22 @@
 //
 // # Example
 //
-//	tw, _ := atf.CreateThreadWriter("trace/thread_0", 0)
-//	tw.Write(1000, atf.FunctionID(mod, 1), atf.KindCall, 1, nil)
-//	tw.Write(2000, atf.FunctionID(mod, 1), atf.KindReturn, 1, nil)
-//	tw.Close()
+//	sw, err := atf.CreateSession("traces", os.Getpid(), time.Now())
+//	if err != nil { … }
+//	mod := atf.ModuleID("/usr/local/bin/app")
+//	tw, _ := sw.Thread(0) // one ThreadWriter per goroutine
+//	tw.Write(100, atf.FunctionID(mod, 1), atf.KindCall, 1, nil)
+//	tw.Write(150, atf.FunctionID(mod, 2), atf.KindCall, 2, argBytes) // + detail event
+//	tw.Write(200, atf.FunctionID(mod, 1), atf.KindReturn, 1, nil)
+//	err = sw.Close() // finalizes every file, then writes manifest.json
 //
-//	s, _ := atf.OpenSession("trace")
+//	s, err := atf.OpenSession(sw.Dir()) // also opens crashed sessions
 //	defer s.Close()
 //	for m := s.Merge(); m.Next(); {
-//		fmt.Println(m.Thread(), m.Event().Timestamp, m.Event().Kind)
+//		e := m.Event()
+//		fmt.Println(e.Timestamp, s.Threads[m.Thread()].ID, e.Kind)
 //	}
+//
+// The tracecat command (cmd/tracecat) validates, dumps, merges and converts
+// ATF files and sessions to Chrome trace JSON.
 package atf

@@ -443,8 +443,7 @@ func (it *IndexIter) refill() bool {
 	} else {
 		off := it.r.eventsOff + int64(it.next)*IndexEventSize
 		// The window holds whole events; take what it has contiguously.
-		var err error
-		if b, err = it.win.at(off, IndexEventSize); err != nil {
+		if _, err := it.win.at(off, IndexEventSize); err != nil {
 			it.err = err
 			return false
 		}
