@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
 func TestSyncMakesEventsVisible(t *testing.T) {
@@ -140,5 +142,65 @@ func TestPlaceholderHeaderWithFooterLookalike(t *testing.T) {
 	r, err := OpenIndexBytes(f.b)
 	if err != nil || r.Len() != 3 || !r.Recovered() {
 		t.Fatalf("len %d recovered %v err %v", r.Len(), r.Recovered(), err)
+	}
+}
+
+func TestIndexStreamVectors(t *testing.T) {
+	for _, c := range []struct {
+		rel       string
+		n         uint64
+		recovered bool
+		discarded int64
+	}{
+		{normalDir + "/thread_0/index.atf", 6, false, 0},
+		{normalDir + "/thread_2/index.atf", 8, false, 0},
+		{normalDir + "/thread_3/index.atf", 0, false, 0},
+		{crashDir + "/thread_0/index.atf", 5, true, 0},
+		{"malformed/idx_unfinalized_torn.atf", 4, true, 22},
+	} {
+		f, err := os.Open(vectortest.Path(t, "atf", c.rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewIndexStream(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n uint64
+		for s.Next() {
+			n++
+		}
+		f.Close()
+		if s.Err() != nil || n != c.n || s.Recovered() != c.recovered || s.Discarded() != c.discarded {
+			t.Errorf("%s: %d events recovered %v discarded %d err %v", c.rel, n, s.Recovered(), s.Discarded(), s.Err())
+		}
+	}
+	for _, name := range []string{"idx_bad_magic.atf", "idx_bad_version.atf", "idx_bad_endian.atf", "idx_bad_event_size.atf", "idx_too_small.atf", "idx_empty.atf"} {
+		b := vectortest.Read(t, "atf", "malformed", name)
+		_, err1 := NewIndexStream(bytes.NewReader(b))
+		_, err2 := OpenIndexBytes(b)
+		if err1 == nil || err1.Error() != err2.Error() {
+			t.Errorf("%s: stream %v, reader %v", name, err1, err2)
+		}
+	}
+}
+
+// A writer killed between writing the footer and patching the header leaves
+// a placeholder header and a valid footer: both readers accept the footer.
+func TestFooterWithPlaceholderHeader(t *testing.T) {
+	index, _ := writeThread(t, 10, 0, func(i int) uint64 { return uint64(i) })
+	b := bytes.Clone(index.b)
+	copy(b, AppendIndexHeader(nil, IndexHeader{Endian: 1, Version: 1, EventSize: 32, EventsOffset: 64, FooterOffset: 64}))
+	r, err := OpenIndexBytes(b)
+	if _, ok := r.Footer(); err != nil || !ok || r.Len() != 10 || r.Recovered() {
+		t.Fatalf("reader: len %d footer %v err %v", r.Len(), ok, err)
+	}
+	s, _ := NewIndexStream(bytes.NewReader(b))
+	var n int
+	for s.Next() {
+		n++
+	}
+	if _, ok := s.Footer(); !ok || n != 10 || s.Recovered() {
+		t.Errorf("stream: %d events footer %v", n, ok)
 	}
 }

@@ -89,7 +89,7 @@ func openIndex(src source, opts []Option) (*IndexReader, error) {
 		end := size
 		// A header patched by Close (footer_offset past events_offset) whose
 		// footer is damaged or cut off still says where the events end.
-		if fo := h.FooterOffset; fo > h.EventsOffset && fo <= uint64(size) && (fo-h.EventsOffset)%IndexEventSize == 0 {
+		if fo := h.FooterOffset; fo > h.EventsOffset && fo <= uint64(size) {
 			end = int64(fo)
 		}
 		r.count = uint64(end-r.eventsOff) / IndexEventSize
@@ -101,40 +101,53 @@ func openIndex(src source, opts []Option) (*IndexReader, error) {
 	return r, nil
 }
 
-// findFooter looks for the footer at header.footer_offset. A footer counts
-// only if its magic is "2ITA" and its count agrees with footer_offset; a
-// finalized header (footer_offset past events_offset) with a disagreeing
-// footer is corrupt, a placeholder header (footer_offset == events_offset)
-// just means there is no footer.
+// findFooter looks for the footer. A finalized header (footer_offset past
+// events_offset) names its place: a footer there must have the magic "2ITA"
+// and a count that agrees with footer_offset, or the file is corrupt; a
+// missing or damaged footer means the file was cut (recovered). A placeholder
+// header (footer_offset == events_offset, what a crashed writer leaves) has no
+// footer, unless the writer died between writing the footer and patching the
+// header: a valid footer filling the last 64 bytes exactly is accepted then.
 func (r *IndexReader) findFooter(buf *[HeaderSize]byte) error {
 	h := &r.hdr
 	size := uint64(r.src.size)
-	fo := h.FooterOffset
-	if fo < h.EventsOffset || size < FooterSize || fo > size-FooterSize {
+	fo, eo := h.FooterOffset, h.EventsOffset
+	if fo > eo {
+		if (fo-eo)%IndexEventSize != 0 {
+			return newError(40, ErrCorrupt, "footer_offset %d is not events_offset %d plus a whole number of events", fo, eo)
+		}
+		if size < FooterSize || fo > size-FooterSize {
+			return nil
+		}
+		if err := r.src.readAt(buf[:], int64(fo)); err != nil {
+			return err
+		}
+		if string(buf[:4]) != IndexFooterMagic {
+			return nil
+		}
+		f := parseIndexFooter(buf[:])
+		span := fo - eo
+		if f.EventCount != span/IndexEventSize {
+			return newError(int64(fo)+8, ErrCorrupt, "footer event_count %d disagrees with footer_offset %d (room for %d events)", f.EventCount, fo, span/IndexEventSize)
+		}
+		if f.BytesWritten != span {
+			return newError(int64(fo)+32, ErrCorrupt, "footer bytes_written %d, want %d", f.BytesWritten, span)
+		}
+		r.footer, r.hasFooter, r.count = f, true, f.EventCount
 		return nil
 	}
-	if err := r.src.readAt(buf[:], int64(fo)); err != nil {
+	if size < eo+FooterSize || (size-FooterSize-eo)%IndexEventSize != 0 {
+		return nil
+	}
+	end := size - FooterSize
+	if err := r.src.readAt(buf[:], int64(end)); err != nil {
 		return err
 	}
-	if string(buf[:4]) != IndexFooterMagic {
-		return nil
-	}
 	f := parseIndexFooter(buf[:])
-	span := fo - h.EventsOffset
-	finalized := fo != h.EventsOffset
-	if span%IndexEventSize != 0 || f.EventCount != span/IndexEventSize {
-		if !finalized {
-			return nil
-		}
-		return newError(int64(fo)+8, ErrCorrupt, "footer event_count %d disagrees with footer_offset %d (room for %d events)", f.EventCount, fo, span/IndexEventSize)
+	span := end - eo
+	if string(buf[:4]) == IndexFooterMagic && f.EventCount == span/IndexEventSize && f.BytesWritten == span {
+		r.footer, r.hasFooter, r.count = f, true, f.EventCount
 	}
-	if f.BytesWritten != span {
-		if !finalized {
-			return nil
-		}
-		return newError(int64(fo)+32, ErrCorrupt, "footer bytes_written %d, want %d", f.BytesWritten, span)
-	}
-	r.footer, r.hasFooter, r.count = f, true, f.EventCount
 	return nil
 }
 
