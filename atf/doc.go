@@ -32,7 +32,10 @@
 // answers time-range queries by binary search when the file's timestamps are
 // non-decreasing (checked once per reader) and by filtering when they are not.
 // OpenThread and OpenSession open folders; Merger merges threads by
-// (timestamp, thread position, sequence number).
+// (timestamp, thread position, sequence number) — a merge, as in the
+// reference, not a sort: a thread whose file is not timestamp-sorted comes out
+// in file order. IndexStream reads an index
+// file sequentially from an io.Reader with the same validation and recovery.
 //
 // # Crash recovery
 //
@@ -59,8 +62,12 @@
 // the host's, as in the reference. Open validates in the reference's order
 // (size, magic, version, endian, event size) with the same outcome on every
 // malformed reference vector; beyond the reference it rejects an
-// events_offset inside the header, a footer count that disagrees with the
-// file, and a detail record overrunning its section. Readers report time
+// events_offset inside the header, a footer_offset that is not events_offset
+// plus whole events, a footer count that disagrees with the file, and a
+// detail record overrunning its finalized section. A damaged footer behind a
+// finalized header is recovered up to footer_offset (the reference counts the
+// footer bytes as two bogus events), and a valid footer behind a placeholder
+// header (a writer killed between the two final writes) is accepted. Readers report time
 // ranges of unfinalized files from their first and last events and skip empty
 // threads in a session's range, where the reference reports 0.
 //
