@@ -48,7 +48,7 @@ func atfKind(in *input) string {
 	case "index", "detail":
 		return in.Variant()
 	}
-	if strings.Contains(strings.ToLower(filepath.Base(in.Path)), "detail") {
+	if name := strings.ToLower(filepath.Base(in.Path)); strings.Contains(name, "detail") || strings.HasPrefix(name, "det") {
 		return "detail"
 	}
 	return "index"

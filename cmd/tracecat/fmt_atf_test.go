@@ -65,7 +65,7 @@ func TestATFValidate(t *testing.T) {
 		"idx_bad_event_size.atf": "offset 24: event_size 64",
 		"idx_too_small.atf":      "offset 63: file too small",
 		"idx_empty.atf":          "offset 0: file too small",
-		"det_bad_magic.atf":      "offset 0: magic",
+		"det_bad_magic.atf":      `offset 0: magic "XXXX", want "ATD2"`,
 		"det_too_small.atf":      "offset 40: file too small",
 	}
 	for name, want := range bad {
