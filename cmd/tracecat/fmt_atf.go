@@ -269,8 +269,8 @@ func atfRange(o dumpOptions) (from, to uint64) {
 }
 
 // atfLine formats one index event as text or JSON.
-func atfLine(b []byte, o dumpOptions, m *atf.Manifest, thread uint32, seq uint64, e atf.IndexEvent) []byte {
-	name, hasName := m.SymbolName(e.FunctionID)
+func atfLine(b []byte, o dumpOptions, names map[uint64]string, thread uint32, seq uint64, e atf.IndexEvent) []byte {
+	name, hasName := names[e.FunctionID]
 	if o.JSON {
 		b = append(b, `{"thread":`...)
 		b = strconv.AppendUint(b, uint64(thread), 10)
@@ -346,7 +346,7 @@ func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return atfDumpDetail(v.detail, w, o)
 	}
 	from, to := atfRange(o)
-	m := v.manifest()
+	names := v.manifest().SymbolNames()
 	var line []byte
 	for _, t := range v.threads {
 		if f.hasThread && t.ID != f.thread {
@@ -358,7 +358,7 @@ func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 			if f.hasKind && e.Kind != f.kind {
 				continue
 			}
-			line = atfLine(line[:0], o, m, t.ID, it.Seq(), e)
+			line = atfLine(line[:0], o, names, t.ID, it.Seq(), e)
 			if _, err := w.Write(line); err != nil {
 				return err
 			}
@@ -413,7 +413,7 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 			readers[i] = t.Index
 		}
 	}
-	m := v.manifest()
+	names := v.manifest().SymbolNames()
 	events, _, _ := v.counts()
 	prog := newProgress("merge", int64(events), false)
 	defer prog.Done()
@@ -424,7 +424,7 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 		if f.hasKind && e.Kind != f.kind {
 			continue
 		}
-		line = atfLine(line[:0], o, m, v.threads[mg.Thread()].ID, mg.Seq(), e)
+		line = atfLine(line[:0], o, names, v.threads[mg.Thread()].ID, mg.Seq(), e)
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
@@ -466,7 +466,7 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		}
 		fmt.Fprintf(w, `{"name":"thread_name","ph":"M","pid":%d,"tid":%d,"args":{"name":"thread_%d"}}`, pid, t.ID, t.ID)
 	}
-	m := v.manifest()
+	names := v.manifest().SymbolNames()
 	events, _, _ := v.counts()
 	prog := newProgress("convert", int64(events), false)
 	defer prog.Done()
@@ -481,7 +481,7 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		}
 		first = false
 		b = append(b, `{"name":`...)
-		if name, ok := m.SymbolName(e.FunctionID); ok {
+		if name, ok := names[e.FunctionID]; ok {
 			b = strconv.AppendQuote(b, name)
 		} else {
 			b = append(b, `"0x`...)
