@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -269,8 +270,23 @@ func atfRange(o dumpOptions) (from, to uint64) {
 }
 
 // atfLine formats one index event as text or JSON.
-func atfLine(b []byte, o dumpOptions, names map[uint64]string, thread uint32, seq uint64, e atf.IndexEvent) []byte {
-	name, hasName := names[e.FunctionID]
+// atfNames holds the manifest's symbol names, raw and JSON-quoted.
+type atfNames struct {
+	raw    map[uint64]string
+	quoted map[uint64][]byte
+}
+
+func atfSymbolNames(m *atf.Manifest) atfNames {
+	n := atfNames{raw: m.SymbolNames(), quoted: map[uint64][]byte{}}
+	for id, name := range n.raw {
+		q, _ := json.Marshal(name)
+		n.quoted[id] = q
+	}
+	return n
+}
+
+func atfLine(b []byte, o dumpOptions, names atfNames, thread uint32, seq uint64, e atf.IndexEvent) []byte {
+	name, hasName := names.raw[e.FunctionID]
 	if o.JSON {
 		b = append(b, `{"thread":`...)
 		b = strconv.AppendUint(b, uint64(thread), 10)
@@ -285,7 +301,7 @@ func atfLine(b []byte, o dumpOptions, names map[uint64]string, thread uint32, se
 		b = append(b, '"')
 		if hasName {
 			b = append(b, `,"name":`...)
-			b = strconv.AppendQuote(b, name)
+			b = append(b, names.quoted[e.FunctionID]...)
 		}
 		b = append(b, `,"depth":`...)
 		b = strconv.AppendUint(b, uint64(e.CallDepth), 10)
@@ -346,7 +362,7 @@ func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return atfDumpDetail(v.detail, w, o)
 	}
 	from, to := atfRange(o)
-	names := v.manifest().SymbolNames()
+	names := atfSymbolNames(v.manifest())
 	var line []byte
 	for _, t := range v.threads {
 		if f.hasThread && t.ID != f.thread {
@@ -413,7 +429,7 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 			readers[i] = t.Index
 		}
 	}
-	names := v.manifest().SymbolNames()
+	names := atfSymbolNames(v.manifest())
 	events, _, _ := v.counts()
 	prog := newProgress("merge", int64(events), false)
 	defer prog.Done()
@@ -466,7 +482,7 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		}
 		fmt.Fprintf(w, `{"name":"thread_name","ph":"M","pid":%d,"tid":%d,"args":{"name":"thread_%d"}}`, pid, t.ID, t.ID)
 	}
-	names := v.manifest().SymbolNames()
+	names := atfSymbolNames(v.manifest())
 	events, _, _ := v.counts()
 	prog := newProgress("convert", int64(events), false)
 	defer prog.Done()
@@ -481,8 +497,8 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		}
 		first = false
 		b = append(b, `{"name":`...)
-		if name, ok := names[e.FunctionID]; ok {
-			b = strconv.AppendQuote(b, name)
+		if q, ok := names.quoted[e.FunctionID]; ok {
+			b = append(b, q...)
 		} else {
 			b = append(b, `"0x`...)
 			b = atfHex16(b, e.FunctionID)

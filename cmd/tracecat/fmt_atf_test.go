@@ -283,3 +283,33 @@ func TestATFDamagedFilesByName(t *testing.T) {
 		t.Errorf("validate garbage detail: %d %q", code, errOut)
 	}
 }
+
+func TestATFJSONOutputsWithOddNames(t *testing.T) {
+	root := t.TempDir()
+	sw, err := atf.CreateSessionDir(filepath.Join(root, "pid_7"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw.SetSymbols(nil, []atf.Symbol{{FunctionID: 5, Name: "we\"ird\x01\\name\xff"}})
+	tw, _ := sw.Thread(0)
+	tw.Write(1500, 5, atf.KindCall, 1, nil)
+	tw.Write(2500, 5, atf.KindReturn, 1, nil)
+	if err := sw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := run(t, nil, "merge", "--json", root)
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(l), &e); err != nil || !strings.HasPrefix(e["name"].(string), "we\"ird\x01\\name") {
+			t.Errorf("merge line %q: %v", l, err)
+		}
+	}
+	_, out, _ = run(t, nil, "convert", "--to", "chrome", root, "-")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Errorf("chrome JSON: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, `"ts":1.500`) || !strings.Contains(out, `"pid":7`) {
+		t.Errorf("chrome output:\n%s", out)
+	}
+}
