@@ -34,6 +34,16 @@ func TestZeroAllocsPerEvent(t *testing.T) {
 	}
 
 	index, detail := writeThread(t, 20000, 0, func(i int) uint64 { return uint64(i) })
+	br := bytes.NewReader(index.b)
+	st, _ := NewIndexStream(br)
+	if a := testing.AllocsPerRun(10000, func() {
+		if !st.Next() {
+			br.Reset(index.b)
+			st, _ = NewIndexStream(br)
+		}
+	}); a > 0.01 {
+		t.Errorf("IndexStream.Next: %v allocs/event", a)
+	}
 	for _, mem := range []bool{true, false} {
 		var r *IndexReader
 		var d *DetailReader
@@ -65,6 +75,14 @@ func TestZeroAllocsPerEvent(t *testing.T) {
 			d.EventInto(seq, buf)
 		}); a != 0 {
 			t.Errorf("mem=%v DetailReader.EventInto: %v allocs/event", mem, a)
+		}
+		dit := d.Events()
+		if a := testing.AllocsPerRun(1000, func() {
+			if !dit.Next() {
+				dit = d.Events()
+			}
+		}); a != 0 {
+			t.Errorf("mem=%v DetailIter.Next: %v allocs/event", mem, a)
 		}
 		readers := []*IndexReader{r, r, r, r}
 		m := NewMerger(readers)

@@ -32,7 +32,10 @@
 // answers time-range queries by binary search when the file's timestamps are
 // non-decreasing (checked once per reader) and by filtering when they are not.
 // OpenThread and OpenSession open folders; Merger merges threads by
-// (timestamp, thread position, sequence number).
+// (timestamp, thread position, sequence number) — a merge, as in the
+// reference, not a sort: a thread whose file is not timestamp-sorted comes out
+// in file order. IndexStream reads an index
+// file sequentially from an io.Reader with the same validation and recovery.
 //
 // # Crash recovery
 //
@@ -59,8 +62,12 @@
 // the host's, as in the reference. Open validates in the reference's order
 // (size, magic, version, endian, event size) with the same outcome on every
 // malformed reference vector; beyond the reference it rejects an
-// events_offset inside the header, a footer count that disagrees with the
-// file, and a detail record overrunning its section. Readers report time
+// events_offset inside the header, a footer_offset that is not events_offset
+// plus whole events, a footer count that disagrees with the file, and a
+// detail record overrunning its finalized section. A damaged footer behind a
+// finalized header is recovered up to footer_offset (the reference counts the
+// footer bytes as two bogus events), and a valid footer behind a placeholder
+// header (a writer killed between the two final writes) is accepted. Readers report time
 // ranges of unfinalized files from their first and last events and skip empty
 // threads in a session's range, where the reference reports 0.
 //
@@ -74,14 +81,22 @@
 //
 // # Example
 //
-//	tw, _ := atf.CreateThreadWriter("trace/thread_0", 0)
-//	tw.Write(1000, atf.FunctionID(mod, 1), atf.KindCall, 1, nil)
-//	tw.Write(2000, atf.FunctionID(mod, 1), atf.KindReturn, 1, nil)
-//	tw.Close()
+//	sw, err := atf.CreateSession("traces", os.Getpid(), time.Now())
+//	if err != nil { … }
+//	mod := atf.ModuleID("/usr/local/bin/app")
+//	tw, _ := sw.Thread(0) // one ThreadWriter per goroutine
+//	tw.Write(100, atf.FunctionID(mod, 1), atf.KindCall, 1, nil)
+//	tw.Write(150, atf.FunctionID(mod, 2), atf.KindCall, 2, argBytes) // + detail event
+//	tw.Write(200, atf.FunctionID(mod, 1), atf.KindReturn, 1, nil)
+//	err = sw.Close() // finalizes every file, then writes manifest.json
 //
-//	s, _ := atf.OpenSession("trace")
+//	s, err := atf.OpenSession(sw.Dir()) // also opens crashed sessions
 //	defer s.Close()
 //	for m := s.Merge(); m.Next(); {
-//		fmt.Println(m.Thread(), m.Event().Timestamp, m.Event().Kind)
+//		e := m.Event()
+//		fmt.Println(e.Timestamp, s.Threads[m.Thread()].ID, e.Kind)
 //	}
+//
+// The tracecat command (cmd/tracecat) validates, dumps, merges and converts
+// ATF files and sessions to Chrome trace JSON.
 package atf

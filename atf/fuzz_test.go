@@ -2,10 +2,12 @@ package atf
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/tracecodec/tracecodec/fuzz"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
@@ -20,6 +22,9 @@ func decodeIndex(data []byte) error {
 	rb, errb := OpenIndexBytes(data, fuzzLimits)
 	if (err == nil) != (errb == nil) {
 		panic("OpenIndex and OpenIndexBytes disagree")
+	}
+	if serr := checkStream(data, r); (serr == nil) != (err == nil) {
+		panic(fmt.Sprintf("IndexStream and OpenIndex disagree: %v / %v", serr, err))
 	}
 	if err != nil {
 		return err
@@ -60,6 +65,36 @@ func decodeIndex(data []byte) error {
 	for i, e := range prev {
 		if e2, _ := back.Event(uint64(i)); e2 != e {
 			panic("round trip changed an event")
+		}
+	}
+	return nil
+}
+
+// checkStream reads data through an IndexStream and, when r opened, checks
+// that both see the same events, footer and recovery.
+func checkStream(data []byte, r *IndexReader) error {
+	s, err := NewIndexStream(iotest.HalfReader(bytes.NewReader(data)), fuzzLimits)
+	if err != nil {
+		return err
+	}
+	var n uint64
+	for s.Next() {
+		if r != nil {
+			if e, err := r.Event(s.Seq()); err != nil || e != s.Event() {
+				panic(fmt.Sprintf("stream event %d differs: %+v / %+v %v", s.Seq(), s.Event(), e, err))
+			}
+		}
+		n++
+	}
+	if s.Err() != nil {
+		return s.Err()
+	}
+	if r != nil {
+		_, f1 := r.Footer()
+		_, f2 := s.Footer()
+		if n != r.Len() || f1 != f2 || s.Recovered() != r.Recovered() || s.Discarded() != r.Discarded() {
+			panic(fmt.Sprintf("stream: %d events footer %v recovered %v discarded %d; reader: %d %v %v %d",
+				n, f2, s.Recovered(), s.Discarded(), r.Len(), f1, r.Recovered(), r.Discarded()))
 		}
 	}
 	return nil
@@ -139,6 +174,7 @@ func TestSweepVectors(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(filepath.Base(filepath.Dir(p))+"/"+filepath.Base(p), func(t *testing.T) {
+			fuzz.Check(t, data, decoderFor(p, data)) // the intact file, stream included
 			fuzz.Sweep(t, data, decoderFor(p, data), fuzz.Options{MaxCases: 512, RandomEdits: 32})
 		})
 	}

@@ -69,7 +69,23 @@ func FunctionID(moduleID, symbolIndex uint32) uint64 {
 	return uint64(moduleID)<<32 | uint64(symbolIndex)
 }
 
-// SymbolName returns the name of functionID from the symbol table.
+// SymbolNames maps every function id of the symbol table to its name (the
+// first entry wins); build it once for lookups over many events.
+func (m *Manifest) SymbolNames() map[uint64]string {
+	names := map[uint64]string{}
+	if m == nil {
+		return names
+	}
+	for _, s := range m.Symbols {
+		if _, dup := names[s.FunctionID]; !dup {
+			names[s.FunctionID] = s.Name
+		}
+	}
+	return names
+}
+
+// SymbolName returns the name of functionID from the symbol table (a linear
+// search; see SymbolNames).
 func (m *Manifest) SymbolName(functionID uint64) (string, bool) {
 	if m == nil {
 		return "", false

@@ -13,13 +13,19 @@ package atf
 // buffer.
 type Merger struct {
 	its     []IndexIter
-	heap    []int32 // thread positions, min-heap on (timestamp, position)
+	heap    []mergeEntry // min-heap on (timestamp, position)
 	started bool
 	top     int32
 	err     error
 }
 
 const mergeBufSize = 4 << 10
+
+// mergeEntry is a heap slot: a thread's current timestamp and its position.
+type mergeEntry struct {
+	ts  uint64
+	pos int32
+}
 
 // NewMerger merges every event of readers (nil entries are skipped).
 func NewMerger(readers []*IndexReader) *Merger {
@@ -47,7 +53,7 @@ func NewMergerRange(readers []*IndexReader, from, to uint64) *Merger {
 }
 
 func (m *Merger) init() {
-	m.heap = make([]int32, 0, len(m.its))
+	m.heap = make([]mergeEntry, 0, len(m.its))
 	for i := range m.its {
 		it := &m.its[i]
 		if it.r == nil {
@@ -58,7 +64,7 @@ func (m *Merger) init() {
 			continue
 		}
 		if it.Next() {
-			m.heap = append(m.heap, int32(i))
+			m.heap = append(m.heap, mergeEntry{it.ts(), int32(i)})
 		} else if it.err != nil {
 			m.err = it.err
 		}
@@ -68,9 +74,8 @@ func (m *Merger) init() {
 	}
 }
 
-func (m *Merger) less(a, b int32) bool {
-	ta, tb := m.its[a].cur.Timestamp, m.its[b].cur.Timestamp
-	return ta < tb || (ta == tb && a < b)
+func (a mergeEntry) less(b mergeEntry) bool {
+	return a.ts < b.ts || (a.ts == b.ts && a.pos < b.pos)
 }
 
 func (m *Merger) down(i int) {
@@ -82,10 +87,10 @@ func (m *Merger) down(i int) {
 			return
 		}
 		c := l
-		if r := l + 1; r < n && m.less(h[r], h[l]) {
+		if r := l + 1; r < n && h[r].less(h[l]) {
 			c = r
 		}
-		if !m.less(h[c], h[i]) {
+		if !h[c].less(h[i]) {
 			return
 		}
 		h[i], h[c] = h[c], h[i]
@@ -99,8 +104,9 @@ func (m *Merger) Next() bool {
 		return false
 	}
 	if m.started && len(m.heap) > 0 {
-		it := &m.its[m.heap[0]]
+		it := &m.its[m.heap[0].pos]
 		if it.Next() {
+			m.heap[0].ts = it.ts()
 			m.down(0)
 		} else {
 			if it.err != nil {
@@ -117,18 +123,18 @@ func (m *Merger) Next() bool {
 	if len(m.heap) == 0 {
 		return false
 	}
-	m.top = m.heap[0]
+	m.top = m.heap[0].pos
 	return true
 }
 
 // Event is the current event.
-func (m *Merger) Event() IndexEvent { return m.its[m.top].cur }
+func (m *Merger) Event() IndexEvent { return m.its[m.top].Event() }
 
 // Thread is the position (in the reader list) of the current event's thread.
 func (m *Merger) Thread() int { return int(m.top) }
 
 // Seq is the current event's sequence number within its thread.
-func (m *Merger) Seq() uint64 { return m.its[m.top].seq }
+func (m *Merger) Seq() uint64 { return m.its[m.top].Seq() }
 
 // Err is the read error that ended the merge, if any.
 func (m *Merger) Err() error { return m.err }

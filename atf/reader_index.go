@@ -89,7 +89,7 @@ func openIndex(src source, opts []Option) (*IndexReader, error) {
 		end := size
 		// A header patched by Close (footer_offset past events_offset) whose
 		// footer is damaged or cut off still says where the events end.
-		if fo := h.FooterOffset; fo > h.EventsOffset && fo <= uint64(size) && (fo-h.EventsOffset)%IndexEventSize == 0 {
+		if fo := h.FooterOffset; fo > h.EventsOffset && fo <= uint64(size) {
 			end = int64(fo)
 		}
 		r.count = uint64(end-r.eventsOff) / IndexEventSize
@@ -101,40 +101,53 @@ func openIndex(src source, opts []Option) (*IndexReader, error) {
 	return r, nil
 }
 
-// findFooter looks for the footer at header.footer_offset. A footer counts
-// only if its magic is "2ITA" and its count agrees with footer_offset; a
-// finalized header (footer_offset past events_offset) with a disagreeing
-// footer is corrupt, a placeholder header (footer_offset == events_offset)
-// just means there is no footer.
+// findFooter looks for the footer. A finalized header (footer_offset past
+// events_offset) names its place: a footer there must have the magic "2ITA"
+// and a count that agrees with footer_offset, or the file is corrupt; a
+// missing or damaged footer means the file was cut (recovered). A placeholder
+// header (footer_offset == events_offset, what a crashed writer leaves) has no
+// footer, unless the writer died between writing the footer and patching the
+// header: a valid footer filling the last 64 bytes exactly is accepted then.
 func (r *IndexReader) findFooter(buf *[HeaderSize]byte) error {
 	h := &r.hdr
 	size := uint64(r.src.size)
-	fo := h.FooterOffset
-	if fo < h.EventsOffset || size < FooterSize || fo > size-FooterSize {
+	fo, eo := h.FooterOffset, h.EventsOffset
+	if fo > eo {
+		if (fo-eo)%IndexEventSize != 0 {
+			return newError(40, ErrCorrupt, "footer_offset %d is not events_offset %d plus a whole number of events", fo, eo)
+		}
+		if size < FooterSize || fo > size-FooterSize {
+			return nil
+		}
+		if err := r.src.readAt(buf[:], int64(fo)); err != nil {
+			return err
+		}
+		if string(buf[:4]) != IndexFooterMagic {
+			return nil
+		}
+		f := parseIndexFooter(buf[:])
+		span := fo - eo
+		if f.EventCount != span/IndexEventSize {
+			return newError(int64(fo)+8, ErrCorrupt, "footer event_count %d disagrees with footer_offset %d (room for %d events)", f.EventCount, fo, span/IndexEventSize)
+		}
+		if f.BytesWritten != span {
+			return newError(int64(fo)+32, ErrCorrupt, "footer bytes_written %d, want %d", f.BytesWritten, span)
+		}
+		r.footer, r.hasFooter, r.count = f, true, f.EventCount
 		return nil
 	}
-	if err := r.src.readAt(buf[:], int64(fo)); err != nil {
+	if size < eo+FooterSize || (size-FooterSize-eo)%IndexEventSize != 0 {
+		return nil
+	}
+	end := size - FooterSize
+	if err := r.src.readAt(buf[:], int64(end)); err != nil {
 		return err
 	}
-	if string(buf[:4]) != IndexFooterMagic {
-		return nil
-	}
 	f := parseIndexFooter(buf[:])
-	span := fo - h.EventsOffset
-	finalized := fo != h.EventsOffset
-	if span%IndexEventSize != 0 || f.EventCount != span/IndexEventSize {
-		if !finalized {
-			return nil
-		}
-		return newError(int64(fo)+8, ErrCorrupt, "footer event_count %d disagrees with footer_offset %d (room for %d events)", f.EventCount, fo, span/IndexEventSize)
+	span := end - eo
+	if string(buf[:4]) == IndexFooterMagic && f.EventCount == span/IndexEventSize && f.BytesWritten == span {
+		r.footer, r.hasFooter, r.count = f, true, f.EventCount
 	}
-	if f.BytesWritten != span {
-		if !finalized {
-			return nil
-		}
-		return newError(int64(fo)+32, ErrCorrupt, "footer bytes_written %d, want %d", f.BytesWritten, span)
-	}
-	r.footer, r.hasFooter, r.count = f, true, f.EventCount
 	return nil
 }
 
@@ -365,24 +378,30 @@ func crcOf(src *source, off, n int64) (uint32, error) {
 }
 
 // IndexIter iterates over index events in file order: Next, then Event and
-// Seq, until Next returns false; then Err. It reads the file in chunks through
-// one buffer allocated when it is created, so Next does not allocate.
+// Seq, until Next returns false; then Err. It decodes events in batches of
+// iterBatch into an array inside the iterator, reading files that are not in
+// memory through one buffer allocated when the iterator is created, so Next
+// does not allocate and is cheap enough to inline.
 type IndexIter struct {
 	r      *IndexReader
-	mem    []byte // in-memory files: the events not yet returned
-	next   uint64 // seq of the next event to return
+	bi, bn int    // current position in batch, and how many it holds
+	base   uint64 // seq of batch[0]
+	next   uint64 // seq of the next event to decode
 	end    uint64
+	mem    []byte // in-memory files: the events not yet decoded
 	win    window
-	cur    IndexEvent
-	seq    uint64
 	err    error
 	filter bool
 	from   uint64
 	to     uint64
+	batch  [iterBatch]IndexEvent
 }
 
+const iterBatch = 32
+
 func (it *IndexIter) reset(r *IndexReader, start, end uint64, bufSize int) {
-	*it = IndexIter{r: r, next: start, end: end}
+	it.r, it.bi, it.bn, it.base, it.next, it.end = r, 0, 0, start, start, end
+	it.mem, it.err, it.filter, it.from, it.to = nil, nil, false, 0, 0
 	if data := r.src.data; data != nil {
 		if end > start {
 			it.mem = data[r.eventsOff+int64(start)*IndexEventSize : r.eventsOff+int64(end)*IndexEventSize]
@@ -401,57 +420,67 @@ func (it *IndexIter) reset(r *IndexReader, start, end uint64, bufSize int) {
 
 // Next advances to the next event; false at the end or on a read error.
 func (it *IndexIter) Next() bool {
-	if len(it.mem) >= IndexEventSize && !it.filter {
-		it.cur = decodeIndexEvent(it.mem)
-		it.mem = it.mem[IndexEventSize:]
-		it.seq = it.next
-		it.next++
+	if it.bi+1 < it.bn && !it.filter {
+		it.bi++
 		return true
 	}
 	return it.nextSlow()
 }
 
 func (it *IndexIter) nextSlow() bool {
-	if it.mem != nil {
-		// In-memory fast path: it.mem holds exactly the remaining events.
-		for len(it.mem) >= IndexEventSize {
-			it.cur = decodeIndexEvent(it.mem[:IndexEventSize])
-			it.mem = it.mem[IndexEventSize:]
-			it.seq = it.next
-			it.next++
-			if it.filter && (it.cur.Timestamp < it.from || it.cur.Timestamp > it.to) {
-				continue
+	for {
+		if it.bi+1 < it.bn {
+			it.bi++
+			if ts := it.batch[it.bi].Timestamp; !it.filter || (ts >= it.from && ts <= it.to) {
+				return true
 			}
-			return true
+			continue
 		}
+		if !it.refill() {
+			it.bi = it.bn // stay at the end
+			return false
+		}
+	}
+}
+
+// refill decodes the next batch.
+func (it *IndexIter) refill() bool {
+	if it.err != nil || it.next >= it.end {
 		return false
 	}
-	for it.err == nil && it.next < it.end {
+	k := int(min(it.end-it.next, iterBatch))
+	var b []byte
+	if it.mem != nil {
+		b = it.mem[:k*IndexEventSize]
+		it.mem = it.mem[k*IndexEventSize:]
+	} else {
 		off := it.r.eventsOff + int64(it.next)*IndexEventSize
-		b, err := it.win.at(off, IndexEventSize)
-		if err != nil {
+		// The window holds whole events; take what it has contiguously.
+		if _, err := it.win.at(off, IndexEventSize); err != nil {
 			it.err = err
 			return false
 		}
-		it.cur = decodeIndexEvent(b)
-		it.seq = it.next
-		it.next++
-		if it.filter && (it.cur.Timestamp < it.from || it.cur.Timestamp > it.to) {
-			continue
-		}
-		return true
+		have := int((it.win.start + int64(it.win.n) - off) / IndexEventSize)
+		k = min(k, max(have, 1))
+		i := off - it.win.start
+		b = it.win.buf[i : i+int64(k)*IndexEventSize]
 	}
-	return false
+	for i := range k {
+		it.batch[i] = decodeIndexEvent(b[i*IndexEventSize:])
+	}
+	it.base, it.bi, it.bn = it.next, -1, k
+	it.next += uint64(k)
+	return true
 }
 
 // Event is the current event.
-func (it *IndexIter) Event() IndexEvent { return it.cur }
+func (it *IndexIter) Event() IndexEvent { return it.batch[it.bi&(iterBatch-1)] }
 
 // Seq is the current event's sequence number.
-func (it *IndexIter) Seq() uint64 { return it.seq }
+func (it *IndexIter) Seq() uint64 { return it.base + uint64(it.bi) }
+
+// ts is the current event's timestamp (the merge key).
+func (it *IndexIter) ts() uint64 { return it.batch[it.bi&(iterBatch-1)].Timestamp }
 
 // Err is the read error that ended the iteration, if any.
 func (it *IndexIter) Err() error { return it.err }
-
-// peekTimestamp is the current event's timestamp (merge heap key).
-func (it *IndexIter) peekTimestamp() uint64 { return it.cur.Timestamp }

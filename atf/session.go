@@ -167,12 +167,9 @@ func (s *Session) TimeRange() (first, last uint64, ok bool) {
 	return first, last, ok
 }
 
-// Recovered reports whether any thread had a file without a valid footer, or
-// the session has no manifest.
+// Recovered reports whether any thread had a file without a valid footer
+// (a missing manifest alone does not count: see Manifest).
 func (s *Session) Recovered() bool {
-	if s.Manifest == nil {
-		return true
-	}
 	for _, t := range s.Threads {
 		if t.Recovered() {
 			return true

@@ -107,7 +107,7 @@ func (w *DetailWriter) Count() uint64 { return w.count }
 func (w *DetailWriter) write(p []byte) error {
 	chunk := p
 	if w.written < HeaderSize {
-		chunk = chunk[HeaderSize-w.written:] // the header is not part of the checksum
+		chunk = chunk[min(HeaderSize-w.written, int64(len(chunk))):] // the header is not part of the checksum
 	}
 	if w.o.checksum {
 		w.crc = crc32.Update(w.crc, crc32.IEEETable, chunk)

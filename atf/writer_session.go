@@ -41,12 +41,8 @@ func SessionDirName(t time.Time) string { return t.Format("session_20060102_1504
 // CreateSession creates ROOT/session_YYYYMMDD_HHMMSS/pid_N for a session
 // started at start.
 func CreateSession(root string, pid int, start time.Time, opts ...Option) (*SessionWriter, error) {
-	o, err := buildOptions(opts)
-	if err != nil {
-		return nil, err
-	}
 	dir := filepath.Join(root, SessionDirName(start), fmt.Sprintf("pid_%d", pid))
-	return CreateSessionDir(dir, append([]Option{WithClock(o.clock)}, opts...)...)
+	return CreateSessionDir(dir, opts...)
 }
 
 // CreateSessionDir records a session into dir (the pid_N folder) directly.

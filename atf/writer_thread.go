@@ -104,6 +104,9 @@ func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32
 	if seq >= maxIndexEvents {
 		return NoDetail, newError(HeaderSize+int64(seq)*IndexEventSize, ErrLimit, "index file already holds %d events", seq)
 	}
+	if uint64(len(payload)) > MaxDetailPayload {
+		return NoDetail, newError(-1, ErrLimit, "detail payload of %d bytes does not fit a u32 total_length", len(payload))
+	}
 	detailSeq := uint32(NoDetail)
 	if len(payload) > 0 {
 		if t.detail == nil {

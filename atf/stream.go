@@ -1,0 +1,245 @@
+package atf
+
+import (
+	"io"
+)
+
+// IndexStream reads an index file sequentially from an io.Reader (a pipe, a
+// network stream, a file being copied), with the same validation and crash
+// recovery as OpenIndex. Next does not allocate; the stream reads through one
+// 64 KiB buffer.
+type IndexStream struct {
+	r         io.Reader
+	hdr       IndexHeader
+	buf       []byte
+	start     int
+	end       int
+	eof       bool
+	off       int64 // file offset of buf[start]
+	expect    uint64
+	finalized bool // the header says where the footer is
+	maxEvents uint64
+	seq       uint64
+	cur       IndexEvent
+	footer    IndexFooter
+	hasFooter bool
+	discarded int64
+	done      bool
+	err       error
+}
+
+// NewIndexStream reads and validates the 64-byte header (checks in the order
+// of OpenIndex) and skips to the first event.
+func NewIndexStream(r io.Reader, opts ...Option) (*IndexStream, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	s := &IndexStream{r: r, buf: make([]byte, 64<<10), maxEvents: o.limits.MaxIndexEvents}
+	if err := s.fill(HeaderSize); err != nil {
+		return nil, err
+	}
+	if n := s.end - s.start; n < HeaderSize {
+		return nil, newError(int64(n), ErrTruncated, "file too small: %d bytes, the index header needs %d", n, HeaderSize)
+	}
+	b := s.buf[:HeaderSize]
+	if string(b[:4]) != IndexMagic {
+		return nil, newError(0, ErrBadMagic, "magic %q, want %q", b[:4], IndexMagic)
+	}
+	s.hdr = parseIndexHeader(b)
+	h := &s.hdr
+	switch {
+	case h.Version != formatVersion:
+		return nil, newError(5, ErrUnsupportedVersion, "version %d, want %d", h.Version, formatVersion)
+	case h.Endian != endianLittle:
+		return nil, newError(4, ErrUnsupportedEndian, "endian byte %d, want 1 (little-endian)", h.Endian)
+	case h.EventSize != IndexEventSize:
+		return nil, newError(24, ErrCorrupt, "event_size %d, want %d", h.EventSize, IndexEventSize)
+	case h.EventsOffset < HeaderSize:
+		return nil, newError(32, ErrCorrupt, "events_offset %d overlaps the %d-byte header", h.EventsOffset, HeaderSize)
+	}
+	s.start += HeaderSize
+	s.off = HeaderSize
+	for skip := h.EventsOffset - HeaderSize; skip > 0; {
+		if err := s.fill(1); err != nil {
+			return nil, err
+		}
+		n := uint64(s.end - s.start)
+		if n == 0 {
+			return nil, newError(32, ErrCorrupt, "events_offset %d is beyond the end of the stream at %d", h.EventsOffset, s.off)
+		}
+		n = min(n, skip)
+		s.start += int(n)
+		s.off += int64(n)
+		skip -= n
+	}
+	if fo := h.FooterOffset; fo > h.EventsOffset {
+		if (fo-h.EventsOffset)%IndexEventSize != 0 {
+			return nil, newError(40, ErrCorrupt, "footer_offset %d is not events_offset %d plus a whole number of events", fo, h.EventsOffset)
+		}
+		s.finalized = true
+		s.expect = (fo - h.EventsOffset) / IndexEventSize
+	}
+	return s, nil
+}
+
+// fill reads until at least n bytes are buffered or the stream ends.
+func (s *IndexStream) fill(n int) error {
+	for idle := 0; s.end-s.start < n && !s.eof; {
+		if s.start > 0 && s.start == s.end {
+			s.start, s.end = 0, 0
+		}
+		if len(s.buf)-s.end < n {
+			copy(s.buf, s.buf[s.start:s.end])
+			s.end -= s.start
+			s.start = 0
+		}
+		m, err := s.r.Read(s.buf[s.end:])
+		s.end += m
+		if err == io.EOF {
+			s.eof = true
+		} else if err != nil {
+			s.err = err
+			return err
+		} else if m == 0 {
+			if idle++; idle > 100 {
+				s.err = io.ErrNoProgress
+				return s.err
+			}
+		}
+	}
+	return nil
+}
+
+// Header returns the header as stored.
+func (s *IndexStream) Header() IndexHeader { return s.hdr }
+
+// Next advances to the next event.
+func (s *IndexStream) Next() bool {
+	if s.err != nil || s.done {
+		return false
+	}
+	if s.finalized {
+		if s.seq == s.expect {
+			return s.finish()
+		}
+		if s.fill(IndexEventSize) != nil {
+			return false
+		}
+		if s.end-s.start < IndexEventSize {
+			return s.torn()
+		}
+		if s.seq >= s.maxEvents {
+			s.err = newError(s.off, ErrLimit, "more than %d index events", s.maxEvents)
+			return false
+		}
+		return s.take()
+	}
+	// Without a patched header, a footer can only be recognised at the end:
+	// keep 64 bytes of look-ahead.
+	if s.fill(IndexEventSize+FooterSize) != nil {
+		return false
+	}
+	avail := s.end - s.start
+	if avail < IndexEventSize+FooterSize && s.eof {
+		if avail == FooterSize && s.footerFits(s.buf[s.start:s.end], s.seq) {
+			s.done = true
+			return false
+		}
+		if avail < IndexEventSize {
+			return s.torn()
+		}
+	}
+	if s.seq >= s.maxEvents {
+		s.err = newError(s.off, ErrLimit, "more than %d index events", s.maxEvents)
+		return false
+	}
+	return s.take()
+}
+
+func (s *IndexStream) take() bool {
+	s.cur = decodeIndexEvent(s.buf[s.start : s.start+IndexEventSize])
+	s.start += IndexEventSize
+	s.off += IndexEventSize
+	s.seq++
+	return true
+}
+
+// footerFits accepts b as the footer of a file holding count events.
+func (s *IndexStream) footerFits(b []byte, count uint64) bool {
+	if len(b) < FooterSize || string(b[:4]) != IndexFooterMagic {
+		return false
+	}
+	f := parseIndexFooter(b)
+	if f.EventCount != count || f.BytesWritten != count*IndexEventSize {
+		return false
+	}
+	s.footer, s.hasFooter = f, true
+	return true
+}
+
+// finish reads the footer of a finalized file.
+func (s *IndexStream) finish() bool {
+	s.done = true
+	if s.fill(FooterSize) != nil {
+		return false
+	}
+	if s.end-s.start >= FooterSize {
+		b := s.buf[s.start : s.start+FooterSize]
+		if s.footerFits(b, s.expect) {
+			return false
+		}
+		if string(b[:4]) == IndexFooterMagic {
+			f := parseIndexFooter(b)
+			if f.EventCount != s.expect {
+				s.err = newError(s.off+8, ErrCorrupt, "footer event_count %d disagrees with footer_offset %d (room for %d events)", f.EventCount, s.hdr.FooterOffset, s.expect)
+			} else {
+				s.err = newError(s.off+32, ErrCorrupt, "footer bytes_written %d, want %d", f.BytesWritten, s.expect*IndexEventSize)
+			}
+			return false
+		}
+	}
+	s.discarded = s.drain()
+	return false
+}
+
+// torn ends a stream cut inside an event.
+func (s *IndexStream) torn() bool {
+	s.done = true
+	s.discarded = s.drain()
+	return false
+}
+
+// drain counts (and drops) what is left of the stream.
+func (s *IndexStream) drain() int64 {
+	n := int64(s.end - s.start)
+	s.start = s.end
+	if !s.eof {
+		m, err := io.Copy(io.Discard, s.r)
+		n += m
+		if err != nil {
+			s.err = err
+		}
+	}
+	return n
+}
+
+// Event is the current event.
+func (s *IndexStream) Event() IndexEvent { return s.cur }
+
+// Seq is the current event's sequence number.
+func (s *IndexStream) Seq() uint64 { return s.seq - 1 }
+
+// Err is the read error that ended the stream, if any.
+func (s *IndexStream) Err() error { return s.err }
+
+// Footer returns the footer once the stream has ended, and whether it was
+// valid.
+func (s *IndexStream) Footer() (IndexFooter, bool) { return s.footer, s.hasFooter }
+
+// Recovered reports, once the stream has ended, that it had no valid footer.
+func (s *IndexStream) Recovered() bool { return s.done && !s.hasFooter }
+
+// Discarded is the number of bytes after the last complete event of a
+// recovered stream.
+func (s *IndexStream) Discarded() int64 { return s.discarded }

@@ -1,0 +1,587 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tracecodec/tracecodec/atf"
+)
+
+func init() {
+	register(&format{
+		name:     "atf",
+		validate: atfValidate,
+		stats:    atfStats,
+		dump:     atfDump,
+		merge:    atfMerge,
+		convert:  atfConvert,
+		sample:   atfSample,
+	})
+}
+
+// atfView is any ATF input opened as a session: a session or thread folder,
+// an index file (one thread) or a detail file (detail only).
+type atfView struct {
+	session *atf.Session
+	threads []*atf.Thread
+	detail  *atf.DetailReader // a lone detail file
+	close   func() error
+}
+
+func (v *atfView) Close() error {
+	if v.close != nil {
+		return v.close()
+	}
+	return nil
+}
+
+// atfKind says whether a file input is an index or a detail file: by magic,
+// else (damaged files) by name.
+func atfKind(in *input) string {
+	switch in.Variant() {
+	case "index", "detail":
+		return in.Variant()
+	}
+	if name := strings.ToLower(filepath.Base(in.Path)); strings.Contains(name, "detail") || strings.HasPrefix(name, "det") {
+		return "detail"
+	}
+	return "index"
+}
+
+func atfOpen(in *input) (*atfView, error) {
+	if in.IsDir() {
+		if in.Variant() == "thread" {
+			t, err := atf.OpenThread(in.Path)
+			if err != nil {
+				return nil, err
+			}
+			return &atfView{threads: []*atf.Thread{t}, close: t.Close}, nil
+		}
+		s, err := atf.OpenSession(in.Path)
+		if err != nil {
+			return nil, err
+		}
+		return &atfView{session: s, threads: s.Threads, close: s.Close}, nil
+	}
+	r, size, closeFn, err := in.ReaderAt()
+	if err != nil {
+		return nil, err
+	}
+	v := &atfView{close: closeFn}
+	if atfKind(in) == "detail" {
+		if v.detail, err = atf.OpenDetail(r, size); err != nil {
+			closeFn()
+			return nil, err
+		}
+		return v, nil
+	}
+	ir, err := atf.OpenIndex(r, size)
+	if err != nil {
+		closeFn()
+		return nil, err
+	}
+	v.threads = []*atf.Thread{atf.NewThread(ir.Header().ThreadID, ir, nil)}
+	return v, nil
+}
+
+func (v *atfView) manifest() *atf.Manifest {
+	if v.session == nil {
+		return nil
+	}
+	return v.session.Manifest
+}
+
+func (v *atfView) recovered() bool {
+	if v.detail != nil {
+		return v.detail.Recovered()
+	}
+	if v.session != nil {
+		return v.session.Recovered()
+	}
+	for _, t := range v.threads {
+		if t.Recovered() {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *atfView) counts() (events, details uint64, discarded int64) {
+	if v.detail != nil {
+		return 0, v.detail.Len(), v.detail.Discarded()
+	}
+	for _, t := range v.threads {
+		events += t.Index.Len()
+		details += t.DetailLen()
+		discarded += t.Index.Discarded()
+		if t.Detail != nil {
+			discarded += t.Detail.Discarded()
+		}
+	}
+	return events, details, discarded
+}
+
+func (v *atfView) timeRange() (first, last uint64, ok bool) {
+	if v.detail != nil {
+		return v.detail.TimeRange()
+	}
+	for _, t := range v.threads {
+		a, b, tok := t.Index.TimeRange()
+		if !tok {
+			continue
+		}
+		if !ok || a < first {
+			first = a
+		}
+		if !ok || b > last {
+			last = b
+		}
+		ok = true
+	}
+	return first, last, ok
+}
+
+// atfValidate opens the input, checks non-zero checksums and, for threads,
+// that forward and back links agree.
+func atfValidate(in *input) (string, error) {
+	v, err := atfOpen(in)
+	if err != nil {
+		return "", err
+	}
+	defer v.Close()
+	if v.detail != nil {
+		if _, err := v.detail.VerifyChecksum(); err != nil {
+			return "", err
+		}
+	}
+	for _, t := range v.threads {
+		if _, err := t.Index.VerifyChecksum(); err != nil {
+			return "", atfThreadErr(v, t, err)
+		}
+		if t.Detail != nil {
+			if _, err := t.Detail.VerifyChecksum(); err != nil {
+				return "", atfThreadErr(v, t, err)
+			}
+		}
+		if err := t.CheckLinks(); err != nil {
+			return "", atfThreadErr(v, t, err)
+		}
+	}
+	events, details, discarded := v.counts()
+	summary := fmt.Sprintf("%d threads, %d events, %d detail events", len(v.threads), events, details)
+	if v.detail != nil {
+		summary = fmt.Sprintf("%d detail events", details)
+	}
+	if v.recovered() {
+		summary += fmt.Sprintf("; recovered without footer, %d bytes discarded", discarded)
+	}
+	return summary, nil
+}
+
+// atfThreadErr names the thread folder when the input holds several.
+func atfThreadErr(v *atfView, t *atf.Thread, err error) error {
+	if len(v.threads) > 1 || v.session != nil {
+		return fmt.Errorf("thread_%d: %w", t.ID, err)
+	}
+	return err
+}
+
+func atfStats(in *input) (statList, error) {
+	v, err := atfOpen(in)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Close()
+	events, details, discarded := v.counts()
+	first, last, ok := v.timeRange()
+	var firstV, lastV any
+	if ok {
+		firstV, lastV = first, last
+	}
+	threads := len(v.threads)
+	if v.detail != nil {
+		threads = 1
+	}
+	st := statList{
+		{"threads", threads},
+		{"events", events},
+		{"detail_events", details},
+		{"first_ns", firstV},
+		{"last_ns", lastV},
+		{"recovered", v.recovered()},
+		{"discarded_bytes", discarded},
+	}
+	if in.Size() > 0 && events > 0 {
+		st = append(st, stat{"bytes_per_event", float64(in.Size()) / float64(events)})
+	}
+	if v.session != nil {
+		st = append(st, stat{"manifest", v.session.Manifest != nil})
+	}
+	return st, nil
+}
+
+// atfFilter is the parsed --thread/--type filter.
+type atfFilter struct {
+	thread    uint32
+	hasThread bool
+	kind      atf.EventKind
+	hasKind   bool
+}
+
+func atfParseFilter(o dumpOptions) (atfFilter, error) {
+	var f atfFilter
+	if o.Thread != "" {
+		id, err := strconv.ParseUint(strings.TrimPrefix(o.Thread, "thread_"), 10, 32)
+		if err != nil {
+			return f, fmt.Errorf("--thread %q: want a thread id", o.Thread)
+		}
+		f.thread, f.hasThread = uint32(id), true
+	}
+	if o.Type != "" {
+		k, ok := atf.ParseEventKind(o.Type)
+		if !ok {
+			return f, fmt.Errorf("--type %q: want call, return, exception or a number", o.Type)
+		}
+		f.kind, f.hasKind = k, true
+	}
+	return f, nil
+}
+
+// atfRange maps --from/--to onto an inclusive timestamp range.
+func atfRange(o dumpOptions) (from, to uint64) {
+	from, to = 0, ^uint64(0)
+	if o.HasFrom && o.From > 0 {
+		from = uint64(o.From)
+	}
+	if o.HasTo {
+		if o.To < 0 {
+			return 1, 0
+		}
+		to = uint64(o.To)
+	}
+	return from, to
+}
+
+// atfLine formats one index event as text or JSON.
+// atfNames holds the manifest's symbol names, raw and JSON-quoted.
+type atfNames struct {
+	raw    map[uint64]string
+	quoted map[uint64][]byte
+}
+
+func atfSymbolNames(m *atf.Manifest) atfNames {
+	n := atfNames{raw: m.SymbolNames(), quoted: map[uint64][]byte{}}
+	for id, name := range n.raw {
+		q, _ := json.Marshal(name)
+		n.quoted[id] = q
+	}
+	return n
+}
+
+func atfLine(b []byte, o dumpOptions, names atfNames, thread uint32, seq uint64, e atf.IndexEvent) []byte {
+	name, hasName := names.raw[e.FunctionID]
+	if o.JSON {
+		b = append(b, `{"thread":`...)
+		b = strconv.AppendUint(b, uint64(thread), 10)
+		b = append(b, `,"seq":`...)
+		b = strconv.AppendUint(b, seq, 10)
+		b = append(b, `,"ts":`...)
+		b = strconv.AppendUint(b, e.Timestamp, 10)
+		b = append(b, `,"kind":"`...)
+		b = append(b, e.Kind.String()...)
+		b = append(b, `","function_id":"0x`...)
+		b = atfHex16(b, e.FunctionID)
+		b = append(b, '"')
+		if hasName {
+			b = append(b, `,"name":`...)
+			b = append(b, names.quoted[e.FunctionID]...)
+		}
+		b = append(b, `,"depth":`...)
+		b = strconv.AppendUint(b, uint64(e.CallDepth), 10)
+		b = append(b, `,"thread_id":`...)
+		b = strconv.AppendUint(b, uint64(e.ThreadID), 10)
+		b = append(b, `,"detail_seq":`...)
+		if e.HasDetail() {
+			b = strconv.AppendUint(b, uint64(e.DetailSeq), 10)
+		} else {
+			b = append(b, "null"...)
+		}
+		return append(b, "}\n"...)
+	}
+	b = append(b, "thread="...)
+	b = strconv.AppendUint(b, uint64(thread), 10)
+	b = append(b, " seq="...)
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, " ts="...)
+	b = strconv.AppendUint(b, e.Timestamp, 10)
+	b = append(b, ' ')
+	b = append(b, e.Kind.String()...)
+	b = append(b, " fn=0x"...)
+	b = atfHex16(b, e.FunctionID)
+	if hasName {
+		b = append(b, " name="...)
+		b = append(b, name...)
+	}
+	b = append(b, " depth="...)
+	b = strconv.AppendUint(b, uint64(e.CallDepth), 10)
+	if e.HasDetail() {
+		b = append(b, " detail="...)
+		b = strconv.AppendUint(b, uint64(e.DetailSeq), 10)
+	}
+	return append(b, '\n')
+}
+
+func atfHex16(b []byte, v uint64) []byte {
+	const hex = "0123456789abcdef"
+	for shift := 60; shift >= 0; shift -= 4 {
+		b = append(b, hex[(v>>uint(shift))&15])
+	}
+	return b
+}
+
+// atfDump prints every thread's events in file order (thread after thread),
+// or a lone detail file's records.
+func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	f, err := atfParseFilter(o)
+	if err != nil {
+		return err
+	}
+	v, err := atfOpen(in)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	if v.detail != nil {
+		return atfDumpDetail(v.detail, w, o)
+	}
+	from, to := atfRange(o)
+	names := atfSymbolNames(v.manifest())
+	var line []byte
+	for _, t := range v.threads {
+		if f.hasThread && t.ID != f.thread {
+			continue
+		}
+		it := t.Index.Range(from, to)
+		for it.Next() {
+			e := it.Event()
+			if f.hasKind && e.Kind != f.kind {
+				continue
+			}
+			line = atfLine(line[:0], o, names, t.ID, it.Seq(), e)
+			if _, err := w.Write(line); err != nil {
+				return err
+			}
+		}
+		if err := it.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func atfDumpDetail(d *atf.DetailReader, w *bufio.Writer, o dumpOptions) error {
+	it := d.Events()
+	for it.Next() {
+		e := it.Event()
+		if !o.inRange(int64(min(e.Timestamp, 1<<63-1))) {
+			continue
+		}
+		if o.Type != "" && !strings.EqualFold(o.Type, e.Type.String()) && o.Type != strconv.Itoa(int(e.Type)) {
+			continue
+		}
+		if o.JSON {
+			fmt.Fprintf(w, `{"detail_seq":%d,"index_seq":%d,"ts":%d,"type":%q,"flags":%d,"thread_id":%d,"total_length":%d,"payload_bytes":%d}`+"\n",
+				it.Seq(), e.IndexSeq, e.Timestamp, e.Type.String(), e.Flags, e.ThreadID, e.TotalLength, len(e.Payload))
+		} else {
+			fmt.Fprintf(w, "detail=%d index_seq=%d ts=%d %s thread_id=%d length=%d\n",
+				it.Seq(), e.IndexSeq, e.Timestamp, e.Type, e.ThreadID, e.TotalLength)
+		}
+	}
+	return it.Err()
+}
+
+// atfMerge prints the cross-thread merge: (timestamp, thread position,
+// sequence) order, one event per line.
+func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
+	f, err := atfParseFilter(o)
+	if err != nil {
+		return err
+	}
+	v, err := atfOpen(in)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	if v.detail != nil {
+		return errors.New("merge needs a session, thread folder or index file, not a detail file")
+	}
+	from, to := atfRange(o)
+	readers := make([]*atf.IndexReader, len(v.threads))
+	for i, t := range v.threads {
+		if !f.hasThread || t.ID == f.thread {
+			readers[i] = t.Index
+		}
+	}
+	names := atfSymbolNames(v.manifest())
+	events, _, _ := v.counts()
+	prog := newProgress("merge", int64(events), false)
+	defer prog.Done()
+	mg := atf.NewMergerRange(readers, from, to)
+	var line []byte
+	for n := 0; mg.Next(); n++ {
+		e := mg.Event()
+		if f.hasKind && e.Kind != f.kind {
+			continue
+		}
+		line = atfLine(line[:0], o, names, v.threads[mg.Thread()].ID, mg.Seq(), e)
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+		if n&0xffff == 0 {
+			prog.Add(0x10000)
+		}
+	}
+	return mg.Err()
+}
+
+// atfConvert writes Chrome trace-event JSON: CALL/RETURN as B/E slices per
+// thread, EXCEPTION as an instant event, ts in µs, names from the manifest's
+// symbols when present. Events are streamed in merged order.
+func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
+	if to != "chrome" {
+		return fmt.Errorf("atf converts to chrome only, not %q", to)
+	}
+	v, err := atfOpen(in)
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	if v.detail != nil {
+		return errors.New("convert needs a session, thread folder or index file, not a detail file")
+	}
+	pid := uint64(1)
+	if v.session != nil {
+		if p, ok := strings.CutPrefix(filepath.Base(v.session.Dir), "pid_"); ok {
+			if n, err := strconv.ParseUint(p, 10, 32); err == nil {
+				pid = n
+			}
+		}
+	}
+	w := bufio.NewWriterSize(out, 256<<10)
+	w.WriteString(`{"displayTimeUnit":"ns","traceEvents":[` + "\n")
+	for i, t := range v.threads {
+		if i > 0 {
+			w.WriteString(",\n")
+		}
+		fmt.Fprintf(w, `{"name":"thread_name","ph":"M","pid":%d,"tid":%d,"args":{"name":"thread_%d"}}`, pid, t.ID, t.ID)
+	}
+	names := atfSymbolNames(v.manifest())
+	events, _, _ := v.counts()
+	prog := newProgress("convert", int64(events), false)
+	defer prog.Done()
+	mg := v.sessionMerge()
+	var b []byte
+	first := len(v.threads) == 0
+	for n := 0; mg.Next(); n++ {
+		e := mg.Event()
+		b = b[:0]
+		if !first {
+			b = append(b, ",\n"...)
+		}
+		first = false
+		b = append(b, `{"name":`...)
+		if q, ok := names.quoted[e.FunctionID]; ok {
+			b = append(b, q...)
+		} else {
+			b = append(b, `"0x`...)
+			b = atfHex16(b, e.FunctionID)
+			b = append(b, '"')
+		}
+		switch e.Kind {
+		case atf.KindCall:
+			b = append(b, `,"ph":"B"`...)
+		case atf.KindReturn:
+			b = append(b, `,"ph":"E"`...)
+		default:
+			b = append(b, `,"ph":"i","s":"t"`...)
+		}
+		b = append(b, `,"ts":`...)
+		b = strconv.AppendUint(b, e.Timestamp/1000, 10)
+		b = append(b, '.')
+		frac := e.Timestamp % 1000
+		b = append(b, byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+		b = append(b, `,"pid":`...)
+		b = strconv.AppendUint(b, pid, 10)
+		b = append(b, `,"tid":`...)
+		b = strconv.AppendUint(b, uint64(v.threads[mg.Thread()].ID), 10)
+		b = append(b, `,"args":{"depth":`...)
+		b = strconv.AppendUint(b, uint64(e.CallDepth), 10)
+		b = append(b, `,"kind":"`...)
+		b = append(b, e.Kind.String()...)
+		b = append(b, `"}}`...)
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if n&0xffff == 0 {
+			prog.Add(0x10000)
+		}
+	}
+	if err := mg.Err(); err != nil {
+		return err
+	}
+	w.WriteString("\n]}\n")
+	return w.Flush()
+}
+
+func (v *atfView) sessionMerge() *atf.Merger {
+	readers := make([]*atf.IndexReader, len(v.threads))
+	for i, t := range v.threads {
+		readers[i] = t.Index
+	}
+	return atf.NewMerger(readers)
+}
+
+// atfSample writes one finalized index.atf (a call tree of main → compute,
+// helper) with the CRC-32 of its events in the footer.
+func atfSample(out io.Writer) error {
+	mod := atf.ModuleID("/usr/local/bin/demo_app")
+	type step struct {
+		dt    uint64
+		sym   uint32
+		kind  atf.EventKind
+		depth uint32
+	}
+	steps := []step{
+		{0, 1, atf.KindCall, 1}, {100, 3, atf.KindCall, 2}, {200, 3, atf.KindReturn, 2},
+		{50, 4, atf.KindCall, 2}, {10, 4, atf.KindException, 2}, {90, 4, atf.KindReturn, 2}, {400, 1, atf.KindReturn, 1},
+	}
+	const base = 1_000_000_000_000
+	events := make([]byte, 0, len(steps)*atf.IndexEventSize)
+	ts := uint64(base)
+	for _, s := range steps {
+		ts += s.dt
+		events = atf.AppendIndexEvent(events, atf.IndexEvent{
+			Timestamp: ts, FunctionID: atf.FunctionID(mod, s.sym), Kind: s.kind, CallDepth: s.depth, DetailSeq: atf.NoDetail,
+		})
+	}
+	n := uint64(len(steps))
+	h := atf.IndexHeader{
+		Endian: 1, Version: 1, Arch: atf.ArchX86_64, OS: atf.OSLinux, ClockType: atf.ClockBoottime,
+		EventSize: atf.IndexEventSize, EventCount: uint32(n), EventsOffset: atf.HeaderSize,
+		FooterOffset: atf.HeaderSize + uint64(len(events)), TimeStartNs: base, TimeEndNs: ts,
+	}
+	b := atf.AppendIndexHeader(nil, h)
+	b = append(b, events...)
+	b = atf.AppendIndexFooter(b, atf.IndexFooter{
+		Checksum: crc32.ChecksumIEEE(events), EventCount: n, TimeStartNs: base, TimeEndNs: ts, BytesWritten: uint64(len(events)),
+	})
+	_, err := out.Write(b)
+	return err
+}
