@@ -21,18 +21,21 @@ func DecodeFragment(text []byte, opts ...Option) (Fragment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeFragment(text, &o, 0, 1)
+	return decodeFragment(text, &o, 0, 0, 1)
 }
 
-func decodeFragment(text []byte, o *options, off int64, num int) (Fragment, error) {
+// decodeFragment decodes the JSON text of fragment num; off is the offset of
+// its RS byte (schema errors point there), textOff that of text[0] (syntax
+// errors point into the text).
+func decodeFragment(text []byte, o *options, off, textOff int64, num int) (Fragment, error) {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, jsonErr(err, text, off, num)
+		return nil, jsonErr(err, text, textOff, num)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		at := off + dec.InputOffset()
+		at := textOff + dec.InputOffset()
 		return nil, newErr(at, ErrFraming, "fragment #%d: data after the JSON text", num)
 	}
 	d := &decoder{o: o, off: off, num: num}
