@@ -2,7 +2,9 @@ package ctf2meta
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -194,6 +196,23 @@ func FuzzFragment(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"preamble","version":2}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The JSON parser agrees with encoding/json.
+		var want any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		werr := dec.Decode(&want)
+		if werr == nil {
+			if _, err := dec.Token(); err != io.EOF {
+				werr = errors.New("trailing data")
+			}
+		}
+		got, gerr := parseJSON(data, maxJSONDepth)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("encoding/json %v, parseJSON %v", werr, gerr)
+		}
+		if werr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("parseJSON %#v, encoding/json %#v", got, want)
+		}
 		fr, err := DecodeFragment(data)
 		if err != nil {
 			var fe *FormatError

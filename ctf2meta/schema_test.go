@@ -1,7 +1,10 @@
 package ctf2meta
 
 import (
+	"encoding/json"
 	"errors"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -185,5 +188,36 @@ func TestIntegerBounds(t *testing.T) {
 	}
 	if Int(-1).Cmp(Uint(0)) != -1 || Int(-2).Cmp(Int(-1)) != -1 || Uint(5).Cmp(Uint(5)) != 0 || Uint(1<<63).Cmp(Int(1)) != 1 {
 		t.Error("Cmp")
+	}
+}
+
+// TestParseJSONMatchesEncodingJSON compares the parser with encoding/json.
+func TestParseJSONMatchesEncodingJSON(t *testing.T) {
+	for _, in := range []string{
+		`{}`, `[]`, `{"a":[1,-2.5e+3,0,-0,1E2,true,false,null,"x"]}`, ` {"a" : { "b" : [ [ ] , { } ] } } `,
+		`"\u00e9\ud83d\ude00\n\t\\\"\/\b\f\r"`, `"\ud800"`, `"\ud800\u0041"`, `"\udc00\ud800"`, "\"\xff\xfe ok \xc3\"", `{"a":1,"a":2}`,
+		`01`, `1.`, `1e`, `-`, `.5`, `tru`, `nul`, `{"a" 1}`, `{"a":1,}`, `[1,]`, `[1 2]`, `{1:2}`, `"\x"`, `"\u12"`, `"\u12G4"`, "\"a\x01\"", `{"a":1} x`,
+		`{"a":[1,2`, `"abc`, `[`, `{"a"`, `{"a":`, ``, `  `,
+	} {
+		var want any
+		dec := json.NewDecoder(strings.NewReader(in))
+		dec.UseNumber()
+		werr := dec.Decode(&want)
+		if werr == nil {
+			if _, err := dec.Token(); err != io.EOF {
+				werr = errors.New("trailing data")
+			}
+		}
+		got, gerr := parseJSON([]byte(in), 100)
+		if (werr == nil) != (gerr == nil) {
+			t.Errorf("%q: encoding/json %v, parseJSON %v", in, werr, gerr)
+			continue
+		}
+		if werr == nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: got %#v, want %#v", in, got, want)
+		}
+	}
+	if _, err := parseJSON([]byte(strings.Repeat("[", 101)+strings.Repeat("]", 101)), 100); err == nil {
+		t.Error("depth limit not enforced")
 	}
 }
