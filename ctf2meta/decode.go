@@ -1,11 +1,9 @@
 package ctf2meta
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/bits"
 	"sort"
 	"strings"
@@ -21,19 +19,20 @@ func DecodeFragment(text []byte, opts ...Option) (Fragment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeFragment(text, &o, 0, 1)
+	return decodeFragment(text, &o, 0, 0, 1)
 }
 
-func decodeFragment(text []byte, o *options, off int64, num int) (Fragment, error) {
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, jsonErr(err, text, off, num)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		at := off + dec.InputOffset()
-		return nil, newErr(at, ErrFraming, "fragment #%d: data after the JSON text", num)
+// decodeFragment decodes the JSON text of fragment num; off is the offset of
+// its RS byte (schema errors point there), textOff that of text[0] (syntax
+// errors point into the text).
+func decodeFragment(text []byte, o *options, off, textOff int64, num int) (Fragment, error) {
+	v, err := parseJSON(text, maxJSONDepth)
+	if err != nil {
+		var se *jsonSyntaxError
+		if errors.As(err, &se) && se.Truncated {
+			return nil, newErr(textOff+int64(se.Offset), ErrTruncated, "fragment #%d: JSON text ends prematurely (truncated fragment)", num)
+		}
+		return nil, newErr(textOff+int64(se.Offset), ErrFraming, "fragment #%d: invalid JSON text: %v", num, err)
 	}
 	d := &decoder{o: o, off: off, num: num}
 	f := d.fragment(v)
@@ -43,16 +42,8 @@ func decodeFragment(text []byte, o *options, off int64, num int) (Fragment, erro
 	return f, nil
 }
 
-func jsonErr(err error, text []byte, off int64, num int) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return newErr(off+se.Offset, ErrFraming, "fragment #%d: invalid JSON text: %v", num, se)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return newErr(off+int64(len(text)), ErrTruncated, "fragment #%d: JSON text ends prematurely (truncated fragment)", num)
-	}
-	return newErr(off, ErrFraming, "fragment #%d: invalid JSON text: %v", num, err)
-}
+// maxJSONDepth bounds JSON nesting (as encoding/json does).
+const maxJSONDepth = 10000
 
 // decoder converts a generic JSON value into typed values. The first error
 // wins; the path names where it is.
@@ -61,7 +52,7 @@ type decoder struct {
 	off   int64
 	num   int
 	kind  string
-	path  []string
+	path  []pathSeg
 	depth int
 	err   error
 }
@@ -70,7 +61,15 @@ func (d *decoder) fail(msg string, args ...any) {
 	if d.err != nil {
 		return
 	}
-	where := strings.Join(d.path, "")
+	var sb strings.Builder
+	for _, p := range d.path {
+		sb.WriteByte('.')
+		sb.WriteString(p.key)
+		if p.idx >= 0 {
+			fmt.Fprintf(&sb, "[%d]", p.idx)
+		}
+	}
+	where := sb.String()
 	if where != "" {
 		where = " " + where
 	}
@@ -81,10 +80,15 @@ func (d *decoder) fail(msg string, args ...any) {
 	d.err = newErr(d.off, ErrSchema, "fragment #%d%s:%s: %s", d.num, kind, where, fmt.Sprintf(msg, args...))
 }
 
-func (d *decoder) push(seg string) { d.path = append(d.path, seg) }
-func (d *decoder) pop()            { d.path = d.path[:len(d.path)-1] }
+// pathSeg is one step of the property path, rendered ".key" or ".key[idx]".
+type pathSeg struct {
+	key string
+	idx int // -1: none
+}
 
-func keyPath(k string) string { return "." + k }
+func (d *decoder) push(seg string)             { d.path = append(d.path, pathSeg{seg, -1}) }
+func (d *decoder) pushIndex(key string, i int) { d.path = append(d.path, pathSeg{key, i}) }
+func (d *decoder) pop()                        { d.path = d.path[:len(d.path)-1] }
 
 // object checks v is an object with no properties outside known (unless
 // unknown properties are allowed) and returns it.
@@ -97,7 +101,8 @@ func (d *decoder) object(v any, known ...string) map[string]any {
 	if d.o.allowUnknown {
 		return m
 	}
-	for _, k := range sortedKeys(m) {
+	unknown := ""
+	for k := range m {
 		found := false
 		for _, kk := range known {
 			if k == kk {
@@ -105,10 +110,13 @@ func (d *decoder) object(v any, known ...string) map[string]any {
 				break
 			}
 		}
-		if !found {
-			d.fail("unknown property `%s`", k)
-			return nil
+		if !found && (unknown == "" || k < unknown) {
+			unknown = k // the smallest, for a deterministic message
 		}
+	}
+	if unknown != "" {
+		d.fail("unknown property `%s`", unknown)
+		return nil
 	}
 	return m
 }
@@ -257,7 +265,7 @@ func (d *decoder) fragment(v any) Fragment {
 		}
 		tc := &TraceClass{Common: d.common(m), Namespace: d.str(m, "namespace", false), Name: d.str(m, "name", false), UID: d.str(m, "uid", false)}
 		if env, ok := m["environment"]; ok {
-			d.push(".environment")
+			d.push("environment")
 			em, ok := env.(map[string]any)
 			if !ok {
 				d.fail("must be an object, got %s", jsonKind(env))
@@ -320,7 +328,7 @@ func (d *decoder) setEnv(tc *TraceClass, k string, v any) {
 }
 
 func (d *decoder) uuid(v any) *UUID {
-	d.push(".uuid")
+	d.push("uuid")
 	defer d.pop()
 	a, ok := v.([]any)
 	if !ok || len(a) != 16 {
@@ -354,7 +362,7 @@ func (d *decoder) clockClass(m map[string]any) Fragment {
 		d.fail("property `frequency` must be > 0")
 	}
 	if o, ok := m["origin"]; ok {
-		d.push(".origin")
+		d.push("origin")
 		switch o := o.(type) {
 		case string:
 			if o != "unix-epoch" {
@@ -370,7 +378,7 @@ func (d *decoder) clockClass(m map[string]any) Fragment {
 		d.pop()
 	}
 	if o, ok := m["offset-from-origin"]; ok {
-		d.push(".offset-from-origin")
+		d.push("offset-from-origin")
 		if om := d.object(o, "seconds", "cycles"); om != nil {
 			if s, ok := d.integer(om, "seconds", false); ok {
 				v, ok := s.Int64()
@@ -405,7 +413,7 @@ func (d *decoder) fieldClassProp(m map[string]any, key string, required bool) Fi
 		}
 		return nil
 	}
-	d.push(keyPath(key))
+	d.push(key)
 	fc := d.fieldClass(v)
 	d.pop()
 	return fc
@@ -543,7 +551,7 @@ func (d *decoder) fieldClass(v any) FieldClass {
 		if m = d.object(m, "type", "attributes", "extensions", "field-class", "selector-field-location", "selector-field-ranges"); m != nil {
 			o := &Optional{Common: d.common(m), SelectorFieldLocation: d.location(m, "selector-field-location")}
 			if v, ok := m["selector-field-ranges"]; ok {
-				d.push(".selector-field-ranges")
+				d.push("selector-field-ranges")
 				o.SelectorFieldRanges = d.rangeSet(v, false)
 				d.pop()
 			}
@@ -614,7 +622,7 @@ func (d *decoder) rangeMap(m map[string]any, key string, required, signed bool) 
 		}
 		return nil
 	}
-	d.push(keyPath(key))
+	d.push(key)
 	defer d.pop()
 	mm, ok := v.(map[string]any)
 	if !ok {
@@ -626,7 +634,7 @@ func (d *decoder) rangeMap(m map[string]any, key string, required, signed bool) 
 	}
 	out := make(map[string]RangeSet, len(mm))
 	for _, k := range sortedKeys(mm) {
-		d.push("." + k)
+		d.push(k)
 		out[k] = d.rangeSet(mm[k], !signed)
 		d.pop()
 	}
@@ -723,7 +731,7 @@ func (d *decoder) location(m map[string]any, key string) FieldLocation {
 		d.fail("missing required property `%s`", key)
 		return loc
 	}
-	d.push(keyPath(key))
+	d.push(key)
 	defer d.pop()
 	lm := d.object(v, "origin", "path")
 	if lm == nil {
@@ -773,7 +781,7 @@ func (d *decoder) structure(m map[string]any) *Structure {
 	s.MemberClasses = make([]StructureMember, 0, len(a))
 	seen := make(map[string]bool, len(a))
 	for i, e := range a {
-		d.push(fmt.Sprintf(".member-classes[%d]", i))
+		d.pushIndex("member-classes", i)
 		mm := d.object(e, "name", "field-class", "attributes", "extensions")
 		if mm != nil {
 			mem := StructureMember{Common: d.common(mm), Name: d.str(mm, "name", true)}
@@ -805,7 +813,7 @@ func (d *decoder) variant(m map[string]any) *Variant {
 	vr.Options = make([]VariantOption, 0, len(a))
 	names := map[string]bool{}
 	for i, e := range a {
-		d.push(fmt.Sprintf(".options[%d]", i))
+		d.pushIndex("options", i)
 		om := d.object(e, "name", "field-class", "selector-field-ranges", "attributes", "extensions")
 		if om != nil {
 			opt := VariantOption{Common: d.common(om), Name: d.str(om, "name", false)}
@@ -816,7 +824,7 @@ func (d *decoder) variant(m map[string]any) *Variant {
 				names[opt.Name] = true
 			}
 			if rv, ok := om["selector-field-ranges"]; ok {
-				d.push(".selector-field-ranges")
+				d.push("selector-field-ranges")
 				opt.SelectorFieldRanges = d.rangeSet(rv, false)
 				d.pop()
 			} else {

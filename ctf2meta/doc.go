@@ -1,6 +1,124 @@
 // Package ctf2meta reads and writes CTF metadata streams: packetized metadata
-// (CTF 1.8 §7.1 37-byte headers, CTF2-PMETA-1.0 44-byte headers, and the
-// 37-byte version-2.0 headers of the LTTng kernel ring buffer), plain CTF 1.8
-// TSDL text, and CTF 2 metadata streams (RFC 7464 JSON text sequences of
-// fragments) decoded into typed Go values.
+// in its three header layouts, plain CTF 1.8 TSDL text, and CTF 2 metadata
+// streams (RFC 7464 JSON text sequences of fragments) decoded into typed Go
+// values.
+//
+// # Packetized metadata
+//
+// A packetized metadata stream is a sequence of packets, each a header, a
+// piece of the metadata text and padding. The header starts with the magic
+// 0x75d11d57, whose byte order gives the byte order of the other header
+// fields. Three layouts exist (Layout):
+//
+//   - LayoutCTF18: CTF 1.8 §7.1, 37 bytes, version 1.8. LTTng ≤ 2.13 wrote
+//     this to disk; lttng-ust's ring buffer still uses it, even around CTF 2
+//     content.
+//   - LayoutPMETA: CTF2-PMETA-1.0, 44 bytes, version 2.0, 3 reserved bytes and
+//     a header-size field of 352 bits. No reference tool writes it; actf reads
+//     it.
+//   - LayoutV20Short: the 37-byte header with version 2.0 that the LTTng ≥ 2.15
+//     kernel ring buffer uses for CTF 2 sessions. A version-2.0 header is
+//     PMETA when its u32 at byte 40 is 352; bytes 37..39 being zero with any
+//     other value is an error (in the 37-byte layout they are JSON text).
+//
+// Reader streams packets from an io.Reader (Next/Packet/All, with zero-copy
+// content) or the concatenated content (Content); Depacketize does the same
+// over a byte slice. Every header is checked: magic, the byte order and UUID
+// and layout of packet 0 kept by every packet, sizes multiples of 8, header ≤
+// content ≤ total, compression/encryption/checksum schemes 0, version 1.8 or
+// 2.0, PMETA header size 352, packet content inside the input, and the size
+// limit. Errors are *FormatError values naming the packet index and the byte
+// offset of the packet; they wrap the sentinels ErrBadMagic,
+// ErrUnsupportedVersion, ErrUnsupported, ErrTruncated, ErrCorrupt, ErrLimit.
+//
+// Where CTF2-PMETA-1.0 and babeltrace disagree this package follows the
+// document by default, and babeltrace with WithStrict(true):
+//
+//   - a non-zero checksum field is ignored (PMETA: "must ignore"); strict
+//     rejects it as babeltrace 2.x does;
+//   - bytes after the last packet that are fewer than a header are ignored and
+//     reported (StreamInfo.TrailingBytes), as babeltrace 2.1.2 warns; strict
+//     rejects them as babeltrace 2.1.0/2.1.1 did;
+//   - missing padding of the last packet at the end of the input is tolerated
+//     (babeltrace, actf); strict rejects it (yactfr).
+//
+// Packets after the first must use packet 0's byte order (babeltrace does in
+// effect) and layout (this package's choice: mixing versions in one stream is
+// not something any producer does). The 37-byte v2.0 layout is accepted unless
+// WithoutShortV20(true).
+//
+// Writer packetizes: WithLayout, WithByteOrder, WithUUID, WithPacketSize
+// (fixed total size, last packet padded, as LTTng) or WithContentSize
+// (content per packet plus fixed padding). It allocates one packet buffer in
+// NewWriter and nothing per packet. AppendHeader and AppendPacket encode
+// single packets into a caller's slice.
+//
+// # Plain metadata
+//
+// Detect classifies a raw stream as babeltrace 2.1 and yactfr do: packet magic
+// → KindPacketized; first byte RS (0x1E) → KindCTF2; anything else →
+// KindTSDL (the "/* CTF 1.8" signature is not required: LTTng 2.14 kernel
+// traces lack it). ContentVersion decides the CTF version from depacketized
+// content, never from the header version. ToPlain and ToPacketized convert.
+// TSDL text itself is not parsed.
+//
+// # CTF 2 metadata streams
+//
+// SeqReader splits an RFC 7464 JSON text sequence: RS starts each text, an
+// LF after it is optional, consecutive RS bytes are skipped, an empty text is
+// an error (ErrFraming). Whitespace before the first RS is skipped and
+// reported (LeadingWhitespace) unless strict, because babeltrace reads such a
+// file as TSDL.
+//
+// DecodeFragment turns one JSON text into a typed Fragment (*Preamble,
+// *FieldClassAlias, *TraceClass, *ClockClass, *DataStreamClass,
+// *EventRecordClass) whose field classes are typed too (*Structure,
+// *FixedLengthUnsignedInteger, *Variant, … or an AliasRef). Required
+// properties, value ranges (lengths, byte/bit orders, power-of-two
+// alignments, display bases, encodings, float lengths, range sets, clock
+// frequency and offset cycles, UUID bytes, unique member and option names,
+// non-intersecting variant ranges, field locations) are checked and defaults
+// applied. Unknown properties are rejected as babeltrace 2.1 does (the spec
+// puts producer data in `attributes` and `extensions`); WithUnknownProperties
+// drops them instead. Integers are exact (Integer covers [-2^63, 2^64-1]);
+// attributes and extensions stay free-form JSON with json.Number numbers.
+//
+// Decoder (and DecodeMetadata, Decode) adds the rules spanning fragments:
+// preamble first and once; at most one trace class, before any data stream
+// class; aliases defined before use, unique names; unique clock class ids,
+// data stream class ids, and event record class ids per data stream class;
+// clock classes and parent data stream classes before their users; scope
+// field classes are structures; roles only where their scope allows them
+// (packet-magic-number on the first 32-bit member, metadata-stream-uuid on a
+// 16-byte BLOB with a preamble uuid, clock roles with a default clock class);
+// extensions used must be declared; at least one data stream class. A
+// preamble declaring extensions is refused with ErrUnsupported, as CTF 2
+// requires of a consumer that supports none, unless WithExtensions(true).
+// Schema errors wrap ErrSchema, name the fragment number, its type and the
+// property path, at the offset of the fragment's RS byte.
+//
+// Encoder, AppendFragment and MarshalFragment write fragments back as compact
+// JSON with sorted keys (the babeltrace 2.1 form), optionally followed by LF;
+// decode → encode → decode gives identical values.
+//
+// # Limits and allocation
+//
+// Limits bounds packet size (64 MiB), fragment size (16 MiB), fragment count
+// (1<<20) and field class nesting (64). The packet Reader and the SeqReader
+// grow their buffers only as input really arrives. Reader.Next, SeqReader.Next,
+// Depacketize into a large enough dst, and Writer perform no allocations per
+// packet or fragment after warm-up; fragment decoding allocates the typed
+// values it returns.
+//
+// # Example
+//
+//	raw, _ := os.ReadFile("trace/metadata")
+//	plain := raw
+//	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
+//		plain, _, err = ctf2meta.Depacketize(nil, raw)
+//	}
+//	if ctf2meta.ContentVersion(plain) == "2.0" {
+//		md, err := ctf2meta.Decode(plain)
+//		for _, erc := range md.EventRecordClasses { fmt.Println(erc.Name) }
+//	}
 package ctf2meta

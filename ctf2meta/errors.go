@@ -93,18 +93,22 @@ type options struct {
 	rejectShortV20  bool
 }
 
+// buildOptions applies opts; without options it does not allocate.
 func buildOptions(opts []Option) (options, error) {
-	var o options
+	if len(opts) == 0 {
+		return options{limits: DefaultLimits()}, nil
+	}
+	o := new(options)
 	for _, f := range opts {
 		if f == nil {
 			continue
 		}
-		if err := f(&o); err != nil {
-			return o, err
+		if err := f(o); err != nil {
+			return *o, err
 		}
 	}
 	o.limits = o.limits.withDefaults()
-	return o, nil
+	return *o, nil
 }
 
 // WithStrict selects babeltrace-compatible strictness (default false, which

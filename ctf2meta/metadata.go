@@ -108,12 +108,8 @@ func (d *Decoder) Next() bool {
 		}
 		return false
 	}
-	f, err := decodeFragment(d.s.Text(), &d.o, d.s.Offset(), d.s.Index())
+	f, err := decodeFragment(d.s.Text(), &d.o, d.s.Offset(), d.s.TextOffset(), d.s.Index())
 	if err != nil {
-		if fe, ok := err.(*FormatError); ok && fe.Offset > d.s.Offset() {
-			// JSON syntax offsets count from the text's first byte.
-			fe.Offset += d.s.TextOffset() - d.s.Offset()
-		}
 		d.err = err
 		return false
 	}

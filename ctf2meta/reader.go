@@ -100,7 +100,7 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 		return nil, err
 	}
 	rd := &Reader{r: r, o: o}
-	rd.chk.o = &rd.o
+	rd.chk = newHeaderCheck(&rd.o)
 	rd.content.r = rd
 	return rd, nil
 }
@@ -109,7 +109,7 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 // options.
 func (r *Reader) Reset(src io.Reader) {
 	*r = Reader{r: src, o: r.o, buf: r.buf[:cap(r.buf)]}
-	r.chk.o = &r.o
+	r.chk = newHeaderCheck(&r.o)
 	r.content.r = r
 }
 
@@ -319,7 +319,7 @@ func Depacketize(dst, src []byte, opts ...Option) ([]byte, StreamInfo, error) {
 		return dst, StreamInfo{}, err
 	}
 	var info StreamInfo
-	chk := headerCheck{o: &o}
+	chk := newHeaderCheck(&o)
 	off := 0
 	for idx := 0; off < len(src); idx++ {
 		b := src[off:]

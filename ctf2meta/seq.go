@@ -46,6 +46,12 @@ func NewSeqReader(r io.Reader, opts ...Option) (*SeqReader, error) {
 	return &SeqReader{r: r, o: o}, nil
 }
 
+// Reset makes the SeqReader read a new stream from r, keeping its buffer
+// and options.
+func (s *SeqReader) Reset(r io.Reader) {
+	*s = SeqReader{r: r, o: s.o, buf: s.buf}
+}
+
 // more reads more input into the buffer, growing it as data arrives. It
 // returns false at the end of the input.
 func (s *SeqReader) more() bool {

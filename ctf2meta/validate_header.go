@@ -5,9 +5,15 @@ import "encoding/binary"
 // headerCheck decodes and validates packet headers against the rules of
 // CTF 1.8 §7.1 and CTF2-PMETA-1.0 and against the stream's first packet.
 type headerCheck struct {
-	o     *options
-	first PacketHeader
-	have  bool
+	strict         bool
+	rejectShortV20 bool
+	maxPacket      int64
+	first          PacketHeader
+	have           bool
+}
+
+func newHeaderCheck(o *options) headerCheck {
+	return headerCheck{strict: o.strict, rejectShortV20: o.rejectShortV20, maxPacket: o.limits.MaxPacketBytes}
 }
 
 // decode decodes the header at the start of b (the rest of the input from
@@ -67,7 +73,7 @@ func (c *headerCheck) decode(b []byte, idx int, off int64) (h PacketHeader, need
 		} else {
 			h.Layout = LayoutV20Short
 		}
-		if h.Layout == LayoutV20Short && c.o.rejectShortV20 {
+		if h.Layout == LayoutV20Short && c.rejectShortV20 {
 			return h, 0, newErr(off, ErrUnsupportedVersion, "packet %d: 37-byte header with version 2.0 (LTTng kernel ring-buffer layout) is not accepted", idx)
 		}
 	default:
@@ -89,10 +95,10 @@ func (c *headerCheck) decode(b []byte, idx int, off int64) (h PacketHeader, need
 		return h, 0, newErr(off, ErrUnsupported, "packet %d: encryption scheme %d is not supported (must be 0)", idx, h.EncryptionScheme)
 	case h.ChecksumScheme != 0:
 		return h, 0, newErr(off, ErrUnsupported, "packet %d: checksum scheme %d is not supported (must be 0)", idx, h.ChecksumScheme)
-	case h.Checksum != 0 && c.o.strict:
+	case h.Checksum != 0 && c.strict:
 		return h, 0, newErr(off, ErrUnsupported, "packet %d: non-zero checksum field 0x%x (strict mode, as babeltrace; CTF2-PMETA-1.0 says to ignore it)", idx, h.Checksum)
-	case int64(h.TotalBits/8) > c.o.limits.MaxPacketBytes:
-		return h, 0, newErr(off, ErrLimit, "packet %d: total size %d bytes exceeds the limit of %d", idx, h.TotalBits/8, c.o.limits.MaxPacketBytes)
+	case int64(h.TotalBits/8) > c.maxPacket:
+		return h, 0, newErr(off, ErrLimit, "packet %d: total size %d bytes exceeds the limit of %d", idx, h.TotalBits/8, c.maxPacket)
 	}
 	if c.have {
 		if h.UUID != c.first.UUID {

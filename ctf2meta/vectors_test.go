@@ -283,3 +283,67 @@ func formatPacketLine(p *Packet) string {
 	}
 	return s + " padding_bytes=" + strconv.Itoa(h.PaddingSize())
 }
+
+// TestPlainVectorHashes checks the plain metadata files against the README
+// (depacketized = the file itself) and the metadata.sha256 files.
+func TestPlainVectorHashes(t *testing.T) {
+	for path, want := range map[string]string{
+		"lttng-2.15.1-ust-ctf2-json/trace/metadata":                                       "20840020726e1d1cf39a8fff9129a540f218135cde8561a6b4e7a19b8302df2e",
+		"lttng-2.15.1-ust-ctf1.8-plaintext/trace/metadata":                                "c4aa8de3926d47138f4abb73f9e8b0ba817ce8e6d73203dfc150623dcb7e3628",
+		"mutated-ctf2-framing/LF-after-each-fragment/trace/metadata":                      "2ef311ebd0df76bc68726a239f39d540fb2e0ce3573a9cc95cf864f23b537633",
+		"mutated-ctf2-framing/preamble-not-first/trace/metadata":                          "4a6c8562c601f0e2cfb0d4b9a98449ac1afc5581874ee8fa22035766b01c7dee",
+		"mutated-ctf2-framing/declared-extension/trace/metadata":                          "cf4d58cbb960afab0aeb7f158b2d0dfe3e8f651baf72167de77664e6a637975c",
+		"mutated-ctf2-framing/no-data-stream-class/trace/metadata":                        "133983282edcc2c4c788f95240b477b0600f494e1682c83bcfe430e460b65f22",
+		"mutated-ctf2-framing/leading-LF-before-RS/trace/metadata":                        "b564f16c3c4fbcfa3e26fea5f35784ef5c02e1420164da8d8b1c680543416528",
+		"third-party/babeltrace-2.1.2-tests-data/2/succeed/smalltrace/metadata":           "476e8f7afb93e2cbe1f908733291f54e181a03b255ee1077823e8a3c8ffb0130",
+		"third-party/babeltrace-2.1.2-tests-data/2/succeed/fl-bm/metadata":                "f7e3ee4970b4514b2b4535888284032180546816b910a5693496142970e7d4c0",
+		"third-party/babeltrace-2.1.2-tests-data/2/succeed/multi-domains/kernel/metadata": "d0b2f88578a54f0283cb00cbc4c4cb4bfd982d69340453e94a65ebe9d1b9f665",
+	} {
+		raw := vectortest.Read(t, "ctf", path)
+		if Detect(raw) == KindPacketized {
+			t.Errorf("%s: detected as packetized", path)
+		}
+		var buf bytes.Buffer
+		info, err := ToPlain(&buf, bytes.NewReader(raw))
+		if err != nil || info.Packets != 0 || sha(buf.Bytes()) != want {
+			t.Errorf("%s: ToPlain sha %s (%v), want %s", path, sha(buf.Bytes()), err, want)
+		}
+	}
+	for _, dir := range []string{"lttng-2.13.9-ust-ctf1.8-packetized-1pkt", "lttng-2.15.1-ust-ctf2-json", "lttng-2.15.1-ust-ctf1.8-plaintext"} {
+		line := string(vectortest.Read(t, "ctf", dir, "metadata.sha256"))
+		want, _, _ := strings.Cut(line, " ")
+		if got := sha(vectortest.Read(t, "ctf", dir, "trace", "metadata")); got != want {
+			t.Errorf("%s: metadata sha %s, metadata.sha256 says %s", dir, got, want)
+		}
+	}
+}
+
+// TestActfReferenceMetadata: actf's packetized files depacketize to its
+// refs/base_metadata.json.
+func TestActfReferenceMetadata(t *testing.T) {
+	for _, dir := range []string{"CTF2-PMETA-1.0-le", "CTF2-PMETA-1.0-be", "CTF2-PMETA-1.0-be_partial_data_nok"} {
+		raw := vectortest.Read(t, "ctf", "third-party", "actf-testdata-CTF2-PMETA-1.0", dir, "metadata")
+		ref := vectortest.Read(t, "ctf", "third-party", "actf-testdata-CTF2-PMETA-1.0", dir, "refs", "base_metadata.json")
+		plain, info, err := Depacketize(nil, raw)
+		if err != nil || !bytes.Equal(plain, ref) {
+			t.Errorf("%s: %v, equal to refs/base_metadata.json: %v", dir, err, bytes.Equal(plain, ref))
+		}
+		if info.UUID.String() != "01020304-0506-0708-090a-0b0c0d0e0f10" || info.Packets != 6 {
+			t.Errorf("%s: %+v", dir, info)
+		}
+		// Checksums 0x539 / 0x39050000 are ignored by default.
+		r, _ := NewReader(bytes.NewReader(raw))
+		empty := 0
+		for r.Next() {
+			if r.Packet().Header.Checksum == 0 {
+				t.Errorf("%s: checksum 0", dir)
+			}
+			if len(r.Packet().Content) == 0 {
+				empty++
+			}
+		}
+		if empty != 2 {
+			t.Errorf("%s: %d empty packets, want 2", dir, empty)
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package ctf2meta
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// syntheticMetadata returns n bytes of TSDL-like text.
+func syntheticMetadata(n int) []byte {
+	line := []byte("event {\n\tname = \"anchors_many:event_000\";\n\tid = 0;\n\tstream_id = 0;\n\tloglevel = 13;\n};\n\n")
+	b := make([]byte, 0, n+len(line))
+	for len(b) < n {
+		b = append(b, line...)
+	}
+	return b[:n]
+}
+
+func packetized(tb testing.TB, plain []byte, opts ...WriterOption) []byte {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w.Write(plain)
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestAllocsPerPacket(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	plain := syntheticMetadata(256 << 10)
+	for _, l := range []Layout{LayoutPMETA, LayoutCTF18} {
+		raw := packetized(t, plain, WithLayout(l), WithPacketSize(4096))
+		w, _ := NewWriter(io.Discard, WithLayout(l), WithPacketSize(4096))
+		if a := testing.AllocsPerRun(20, func() {
+			w.Reset(io.Discard)
+			w.Write(plain)
+			w.Close()
+		}); a != 0 {
+			t.Errorf("%v: packetize: %v allocs per stream of %d packets", l, a, len(raw)/4096)
+		}
+		dst := make([]byte, 0, len(plain))
+		if a := testing.AllocsPerRun(20, func() {
+			var err error
+			if dst, _, err = Depacketize(dst[:0], raw); err != nil {
+				t.Fatal(err)
+			}
+		}); a != 0 {
+			t.Errorf("%v: Depacketize: %v allocs", l, a)
+		}
+		src := bytes.NewReader(raw)
+		r, _ := NewReader(src)
+		for r.Next() {
+		}
+		if a := testing.AllocsPerRun(20, func() {
+			src.Reset(raw)
+			r.Reset(src)
+			n := 0
+			for r.Next() {
+				n++
+			}
+			if r.Err() != nil || n != r.Info().Packets {
+				t.Fatal(r.Err())
+			}
+		}); a != 0 {
+			t.Errorf("%v: Reader: %v allocs", l, a)
+		}
+	}
+	// The JSON-sequence framing.
+	seq := bytes.Repeat([]byte("\x1e{\"type\": \"data-stream-class\"}\n"), 1000)
+	src := bytes.NewReader(seq)
+	s, _ := NewSeqReader(src)
+	for s.Next() {
+	}
+	if a := testing.AllocsPerRun(20, func() {
+		src.Reset(seq)
+		s.Reset(src)
+		for s.Next() {
+		}
+		if s.Err() != nil || s.Index() != 1000 {
+			t.Fatal(s.Err())
+		}
+	}); a != 0 {
+		t.Errorf("SeqReader: %v allocs", a)
+	}
+}
+
+const benchBytes = 4 << 20
+
+func BenchmarkPacketize4K(b *testing.B) {
+	plain := syntheticMetadata(benchBytes)
+	w, _ := NewWriter(io.Discard, WithPacketSize(4096))
+	b.SetBytes(int64(len(plain)))
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Reset(io.Discard)
+		w.Write(plain)
+		w.Close()
+	}
+	b.ReportMetric(float64(w.Packets())*float64(b.N)/b.Elapsed().Seconds(), "packets/s")
+}
+
+func BenchmarkDepacketize4K(b *testing.B) {
+	plain := syntheticMetadata(benchBytes)
+	raw := packetized(b, plain, WithPacketSize(4096))
+	dst := make([]byte, 0, len(plain))
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dst, _, _ = Depacketize(dst[:0], raw)
+	}
+	b.ReportMetric(float64(len(raw)/4096)*float64(b.N)/b.Elapsed().Seconds(), "packets/s")
+}
+
+func BenchmarkReader4K(b *testing.B) {
+	plain := syntheticMetadata(benchBytes)
+	raw := packetized(b, plain, WithPacketSize(4096))
+	src := bytes.NewReader(raw)
+	r, _ := NewReader(src)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		src.Reset(raw)
+		r.Reset(src)
+		r.Content().(io.WriterTo).WriteTo(io.Discard)
+	}
+}
+
+func BenchmarkDecodeLTTngMetadata(b *testing.B) {
+	raw := vectortest.Read(b, "ctf", "lttng-2.15.1-ust-ctf2-json/trace/metadata")
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(44*float64(b.N)/b.Elapsed().Seconds(), "fragments/s")
+}
+
+func BenchmarkSeqReaderLTTngMetadata(b *testing.B) {
+	raw := vectortest.Read(b, "ctf", "lttng-2.15.1-ust-ctf2-json/trace/metadata")
+	src := bytes.NewReader(raw)
+	s, _ := NewSeqReader(src)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		src.Reset(raw)
+		s.Reset(src)
+		for s.Next() {
+		}
+	}
+}
+
+// BenchmarkMemcpy4K is the baseline: copying the same bytes in 4 KiB pieces.
+func BenchmarkMemcpy4K(b *testing.B) {
+	src := syntheticMetadata(benchBytes)
+	dst := make([]byte, len(src))
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		for i := 0; i < len(src); i += 4096 {
+			copy(dst[i:], src[i:min(i+4096, len(src))])
+		}
+	}
+}

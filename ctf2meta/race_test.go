@@ -1,0 +1,5 @@
+//go:build race
+
+package ctf2meta
+
+const raceEnabled = true
