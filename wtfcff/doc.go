@@ -36,17 +36,19 @@
 //     first bytes. ChunkWriter, AppendChunk and JSONWriter write containers;
 //     BinaryToJSON and JSONToBinary convert losslessly (files written by the
 //     reference come back byte for byte, in both directions).
+//
 //   - Events: Decoder yields zero-copy Event views (name, time, zone, typed
 //     Value accessors, JSON rendering); ScopeTracker pairs enters and leaves
 //     per zone; Writer defines types once (the built-ins get the JS library's
 //     wire ids 2–17), appends typed arguments through an EventBuilder,
 //     de-duplicates strings per chunk with xxhash keys and starts a new chunk
 //     when the event buffer reaches the chunk size.
+//
 //   - JSON events: part type 0x20000 (json_event_buffer), declared by the
 //     reference but never implemented. Its body here is a JSON array with one
 //     object per record, definitions and zone records included:
 //
-//	{"name":"app#frame","time":1500,"args":{"number":1,"label":"first"}}
+//     {"name":"app#frame","time":1500,"args":{"number":1,"label":"first"}}
 //
 //     time is the raw µs word; "args" is omitted for events without
 //     arguments. Values: numbers for the integer types, flowId and time32
