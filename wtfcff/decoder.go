@@ -112,7 +112,6 @@ type Decoder struct {
 	byName map[string]*EventType
 	types  []*EventType
 	zoneID map[uint16]*Zone
-	zoneBy map[[3]string]*Zone
 	zones  []*Zone
 	zone   *Zone
 
@@ -143,7 +142,6 @@ func (d *Decoder) Reset() {
 	d.byName = map[string]*EventType{def.Name: def}
 	d.types = []*EventType{def}
 	d.zoneID = map[uint16]*Zone{}
-	d.zoneBy = map[[3]string]*Zone{}
 	d.zones = nil
 	d.zone = nil
 	d.buf, d.pos, d.err = nil, 0, nil
@@ -322,8 +320,7 @@ func (d *Decoder) define() bool {
 	class := uint16(d.value(1).Uint())
 	flags := uint32(d.value(2).Uint())
 	nameB := d.value(3).Bytes()
-	name := string(nameB)
-	if t, ok := d.byName[name]; ok {
+	if t, ok := d.byName[string(nameB)]; ok { // no allocation for known names
 		// The reference keeps the first definition of a name and maps the
 		// new wire id to it.
 		d.bind(wire, t)
@@ -333,6 +330,7 @@ func (d *Decoder) define() bool {
 		d.err = newErr(ev.Offset, ErrLimit, "more than %d event types defined", d.lim.MaxEventTypes)
 		return false
 	}
+	name := string(nameB)
 	sig := string(d.value(4).Bytes())
 	if !validEventName(name) {
 		d.err = newErr(ev.Offset, ErrCorrupt, "wtf.event#define for wire id %d has a bad event name %q", wire, name)
@@ -361,15 +359,20 @@ func (d *Decoder) bind(wire uint16, t *EventType) {
 
 func (d *Decoder) zoneCreate() bool {
 	id := uint16(d.value(0).Uint())
-	key := [3]string{string(d.value(1).Bytes()), string(d.value(2).Bytes()), string(d.value(3).Bytes())}
-	z := d.zoneBy[key]
+	name, typ, loc := d.value(1).Bytes(), d.value(2).Bytes(), d.value(3).Bytes()
+	var z *Zone
+	for _, old := range d.zones { // zones are few; comparing avoids allocating keys
+		if old.Name == string(name) && old.Type == string(typ) && old.Location == string(loc) {
+			z = old
+			break
+		}
+	}
 	if z == nil {
 		if int64(len(d.zones)) >= d.lim.MaxZones {
 			d.err = newErr(d.ev.Offset, ErrLimit, "more than %d zones created", d.lim.MaxZones)
 			return false
 		}
-		z = &Zone{ID: id, Name: key[0], Type: key[1], Location: key[2]}
-		d.zoneBy[key] = z
+		z = &Zone{ID: id, Name: string(name), Type: string(typ), Location: string(loc)}
 		d.zones = append(d.zones, z)
 	}
 	d.zoneID[id] = z

@@ -1,4 +1,147 @@
 // Package wtfcff reads and writes Google Web Tracing Framework (WTF) traces:
-// the chunked file format (CFF v10) in its binary form (.wtf-trace) and its
-// JSON form (.wtf-json), and reads the legacy big-endian BinaryTrace v3 files.
+// the chunked file format (CFF, format version 10) in its binary form
+// (.wtf-trace) and its JSON form (.wtf-json), decodes their event buffers
+// (definitions, zones, scopes, every argument type), and reads the legacy
+// big-endian BinaryTrace v3 files that predate CFF.
+//
+// # Format
+//
+// A binary file is a 12-byte header (u32 0xDEADBEEF, u32 WTF build number mod
+// 2^32, u32 10) followed by chunks until the end of the file. A chunk is six
+// u32 words (id, type, length including everything, start time, end time,
+// part count), a part table of (type, offset, length) triples — offsets count
+// from the end of the part table, lengths exclude padding — and the parts,
+// each zero-padded to 4 bytes. The file_header chunk holds one JSON part
+// (flags, timebase in ms, contextInfo, metadata); event_data chunks hold a
+// string table (NUL-terminated UTF-8 strings addressed by chunk-local
+// ordinals), a binary event buffer, and optional resources. Everything is
+// little-endian.
+//
+// An event record is u32 wire id, u32 time (µs since the timebase), then its
+// arguments in 4-byte slots: scalars one slot each (value in the low bytes,
+// padding ignored on read and written as zeros), strings and any values as
+// string-table ordinals (0xFFFFFFFF null, 0xFFFFFFFE ""), arrays a u32 count
+// (0xFFFFFFFF null) and the packed elements padded to 4 bytes. Event types are
+// defined in the stream by wtf.event#define records (wire id 1, the only fixed
+// id); the decoder keeps definitions and zones across chunks, and a second
+// definition of a name keeps the first type, as the reference does.
+//
+// # What the package offers
+//
+//   - Containers: Reader streams binary chunks from an io.Reader (one chunk in
+//     memory, buffer reused); Open indexes a file over an io.ReaderAt with one
+//     walk over the chunk headers and reads chunks directly; JSONReader
+//     streams JSON files in COMPLETE or PARTIAL mode; LegacyReader reads
+//     BinaryTrace v3. All implement ChunkSource; OpenBytes picks one by the
+//     first bytes. ChunkWriter, AppendChunk and JSONWriter write containers;
+//     BinaryToJSON and JSONToBinary convert losslessly (files written by the
+//     reference come back byte for byte, in both directions).
+//
+//   - Events: Decoder yields zero-copy Event views (name, time, zone, typed
+//     Value accessors, JSON rendering); ScopeTracker pairs enters and leaves
+//     per zone; Writer defines types once (the built-ins get the JS library's
+//     wire ids 2–17), appends typed arguments through an EventBuilder,
+//     de-duplicates strings per chunk with xxhash keys and starts a new chunk
+//     when the event buffer reaches the chunk size.
+//
+//   - JSON events: part type 0x20000 (json_event_buffer), declared by the
+//     reference but never implemented. Its body here is a JSON array with one
+//     object per record, definitions and zone records included:
+//
+//     {"name":"app#frame","time":1500,"args":{"number":1,"label":"first"}}
+//
+//     time is the raw µs word; "args" is omitted for events without
+//     arguments. Values: numbers for the integer types, flowId and time32
+//     (µs, not the ms the JS API takes); the shortest float32 digits with
+//     "NaN", "Infinity" and "-Infinity" as strings; strings for ascii, utf8,
+//     char, wchar, char[] (Latin-1) and wchar[] (UTF-16; lone surrogates as
+//     \uXXXX); the stored JSON text for any ({"$raw": text} when the text is
+//     not valid JSON); arrays of numbers; null for null. EventsToJSON,
+//     ChunkToJSONEvents, EventEncoder and ChunkFromJSONEvents convert between
+//     binary event buffers and this encoding; a JSON event is written back
+//     with the wire id of the latest definition of its name. The reference
+//     tools ignore these parts, so the default JSON conversion keeps base64
+//     binary buffers.
+//
+// # Allocation contract
+//
+// After warm-up, Reader.Next, Decoder.Next, Event and Value accessors (except
+// Value.String), AppendEventJSON into a reused buffer, ScopeTracker.Add and
+// every Writer/EventBuilder append do not allocate (pinned by AllocsPerRun
+// tests). The decoder allocates for each new event type and zone (their
+// names are copied). JSON containers are decoded with encoding/json and
+// allocate per chunk.
+//
+// # Limits and errors
+//
+// Every length read from the input is checked before use: chunk lengths and
+// part counts against Limits (defaults: 256 MiB chunks, 4096 parts) and the
+// bytes present, part ranges against their chunk, array counts against the
+// event buffer. A chunk is read in steps of at most 1 MiB beyond what has
+// arrived, so a lying length costs only what the input delivers. Errors are
+// *FormatError values with the absolute byte offset, wrapping ErrBadMagic,
+// ErrUnsupportedVersion, ErrTruncated, ErrCorrupt, ErrUndefinedEvent,
+// ErrUnsupportedType or ErrLimit; readers and decoders stop at the first
+// error and keep returning it.
+//
+// # Choices where the reference is accidental or silent
+//
+// The layout rules, constants and reader behaviour follow the reference
+// implementation: google/tracing-framework at commit 89ca6c25 (2019-12-03),
+// whose CFF and event code is unchanged since 2014-01, as built in the npm
+// package tracing-framework@2015.7.15-1 run under node 20; the reference
+// vectors were written and read by that build, and the tests compare with
+// what its reader reported.
+//
+//   - A file need not be a multiple of 4 bytes long nor at least 48 bytes
+//     (the reference fails on both because it views the data as u32 arrays).
+//     A header without chunks is an empty trace, not an error. Trailing bytes
+//     too short for a chunk header are an error (ErrTruncated), as in the
+//     reference.
+//   - Unknown chunk types are delivered with their parts (when the part
+//     table is consistent) for callers to skip, unknown part types are kept;
+//     the converters copy both (in JSON as "chunk_0xN"/"part_0xN" base64
+//     parts, which the reference skips).
+//   - A part outside its chunk is an error (the reference does not check);
+//     the last event-buffer or string-table part of a chunk wins; an
+//     event_data chunk without an event buffer and a part type that does not
+//     belong in its chunk are errors, as in the reference.
+//   - An undefined wire id stops the decoding with ErrUndefinedEvent at the
+//     record's offset (the reference fails the whole load). A record that
+//     runs past its buffer is ErrTruncated (the reference reads garbage).
+//     wtf.zone#set with an unknown zone id makes Event.Zone nil (the
+//     reference crashes on the next event).
+//   - Only the low 16 bits of a record's wire id are used. Built-in events are
+//     recognised by name and signature, never by wire id.
+//   - Resource ids are 0-based indexes of the chunk's resource parts, as the
+//     format documentation says (the JS writer's addResource returns 1-based
+//     ids; nothing in WTF reads them).
+//   - wtfVersion: the binary header keeps 32 bits; BinaryToJSON writes the
+//     full build number for the known JS and C++ words (JSONVersion).
+//   - The Writer de-duplicates strings (the JS writer does not), writes zero
+//     padding (JS ring buffers leave stale bytes), numbers the file_header
+//     chunk 1 and event chunks from 2, and writes chunk times as 0xFFFFFFFF.
+//     The file header is written in the JS key order (type, flags, timebase,
+//     contextInfo, metadata starting with nowTimeNs) with unknown keys kept.
+//   - The legacy format's float32 values are in host (little-endian) order
+//     as its writer stored them; string-table references there read as null.
+//
+// # Example
+//
+//	w, _ := wtfcff.NewWriter(f, wtfcff.WithFileHeader(wtfcff.FileHeader{Timebase: 1700000000000}))
+//	frame, _ := w.Define(0, "app#frame(uint32 number, ascii label)", wtfcff.ClassScope, 0)
+//	w.Begin(frame, 1500).Uint32(1).ASCII("first").End()
+//	w.LeaveScope(2250)
+//	w.Close()
+//
+//	r, _ := wtfcff.NewReader(f2)
+//	dec := wtfcff.NewDecoder()
+//	for r.Next() {
+//		if dec.SetChunk(r.Chunk()) {
+//			for dec.Next() {
+//				e := dec.Event()
+//				fmt.Println(e.Time, e.Name(), string(e.AppendArgsJSON(nil)))
+//			}
+//		}
+//	}
 package wtfcff

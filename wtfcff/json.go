@@ -417,8 +417,11 @@ func appendPartJSON(b []byte, c *Chunk, p Part) ([]byte, error) {
 		if err != nil {
 			return b, newErr(p.Offset, ErrCorrupt, "file header part is not a JSON object: %v", err)
 		}
-		if len(obj) == 0 || obj[0].Key != "type" {
+		// The JSON reader recognises the part by its "type" key.
+		if v, ok := obj.Get("type"); !ok {
 			obj = append(Object{{"type", json.RawMessage(`"file_header"`)}}, obj...)
+		} else if string(v) != `"file_header"` {
+			obj.Set("type", json.RawMessage(`"file_header"`))
 		}
 		return obj.appendJSON(b), nil
 	case PartStringTable:

@@ -54,6 +54,7 @@ type Reader struct {
 	chunk      Chunk
 	err        error
 	done       bool
+	hdr        [chunkHeaderSize]byte // read buffer kept in the struct so it does not escape per call
 }
 
 // NewReader reads and checks the 12-byte file header and returns a Reader
@@ -77,6 +78,19 @@ func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
 	return &Reader{r: r, o: o, off: fileHeaderSize, wtfVersion: v}, nil
 }
 
+// Reset makes the reader read a new file from src, keeping its buffers (so
+// reading many files does not allocate after the first).
+func (r *Reader) Reset(src io.Reader) error {
+	hdr := r.hdr[:fileHeaderSize]
+	n, rerr := io.ReadFull(src, hdr)
+	if rerr != nil && !errors.Is(rerr, io.ErrUnexpectedEOF) && !errors.Is(rerr, io.EOF) {
+		return rerr
+	}
+	v, err := parseFileHeaderWords(hdr[:n])
+	r.r, r.off, r.wtfVersion, r.err, r.done, r.chunk = src, fileHeaderSize, v, err, false, Chunk{}
+	return err
+}
+
 // WTFVersion is the header's version word (the build number mod 2^32; the
 // reference never checks it).
 func (r *Reader) WTFVersion() uint32 { return r.wtfVersion }
@@ -87,8 +101,8 @@ func (r *Reader) Next() bool {
 	if r.err != nil || r.done {
 		return false
 	}
-	var hdr [chunkHeaderSize]byte
-	n, err := io.ReadFull(r.r, hdr[:])
+	hdr := r.hdr[:]
+	n, err := io.ReadFull(r.r, hdr)
 	if n == 0 && errors.Is(err, io.EOF) {
 		r.done = true
 		return false
@@ -116,7 +130,7 @@ func (r *Reader) Next() bool {
 			length, chunkHeaderSize+partEntrySize*parts)
 		return false
 	}
-	r.buf = append(r.buf[:0], hdr[:]...)
+	r.buf = append(r.buf[:0], hdr...)
 	got, err := readGrow(r.r, &r.buf, length)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		r.err = err

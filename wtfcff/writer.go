@@ -154,6 +154,10 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	wr.byWire = []*EventType{nil, def}
 	wr.eb.w = wr
 	if !o.noBuiltins {
+		// Like a JS snapshot, the stream first defines wtf.event#define itself.
+		if err := wr.Begin(def, 0).Uint16(1).Uint16(def.Class).Uint32(def.Flags).ASCII(def.Name).ASCII(def.Signature).End(); err != nil {
+			return nil, err
+		}
 		for _, b := range builtinSignatures {
 			if _, err := wr.Define(0, b.sig, b.class, b.flags); err != nil {
 				return nil, err

@@ -1,0 +1,110 @@
+package wtfcff_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/tracecodec/tracecodec/wtfcff"
+)
+
+// Write a trace, then read its events back.
+func Example() {
+	var file bytes.Buffer
+	w, _ := wtfcff.NewWriter(&file, wtfcff.WithFileHeader(wtfcff.FileHeader{Timebase: 1700000000000}))
+	frame, _ := w.Define(0, "app#frame(uint32 number, ascii label)", wtfcff.ClassScope, 0)
+	zone, _ := w.CreateZone(0, "Main", "script", "app.js")
+	w.SetZone(0, zone)
+	w.Begin(frame, 1500).Uint32(1).ASCII("first").End()
+	w.LeaveScope(2250)
+	w.Close()
+
+	r, _ := wtfcff.NewReader(&file)
+	dec := wtfcff.NewDecoder()
+	for r.Next() {
+		if !dec.SetChunk(r.Chunk()) {
+			continue // the file header chunk
+		}
+		for dec.Next() {
+			if e := dec.Event(); !e.IsInternal() {
+				fmt.Printf("%d µs %s %s\n", e.Time, e.Name(), e.AppendArgsJSON(nil))
+			}
+		}
+	}
+	fmt.Println(r.Err(), dec.Err())
+	// Output:
+	// 1500 µs app#frame {"number":1,"label":"first"}
+	// 2250 µs wtf.scope#leave {}
+	// <nil> <nil>
+}
+
+// Convert a binary trace to the JSON container the reference tools load.
+func ExampleBinaryToJSON() {
+	var bin bytes.Buffer
+	w, _ := wtfcff.NewWriter(&bin)
+	w.Mark(10, "hello", `{"n":1}`)
+	w.Close()
+
+	var js bytes.Buffer
+	if err := wtfcff.BinaryToJSON(&js, &bin, wtfcff.JSONComplete); err != nil {
+		fmt.Println(err)
+	}
+	lines := strings.Split(js.String(), "\n")
+	fmt.Println(strings.Join(lines[:4], "\n"))
+	fmt.Println(strings.Contains(js.String(), `"type":"binary_event_buffer","mode":"base64"`))
+	// Output:
+	// {
+	//   "wtfVersion": 1436947200000,
+	//   "formatVersion": 10,
+	//   "chunks": [
+	// true
+}
+
+// Pair scope enters and leaves.
+func ExampleScopeTracker() {
+	var file bytes.Buffer
+	w, _ := wtfcff.NewWriter(&file)
+	w.EnterScope(100, "outer")
+	w.EnterScope(150, "inner")
+	w.LeaveScope(180)
+	w.LeaveScope(400)
+	w.Close()
+
+	src, _ := wtfcff.OpenBytes(file.Bytes())
+	dec, st := wtfcff.NewDecoder(), wtfcff.NewScopeTracker()
+	for src.Next() {
+		if dec.SetChunk(src.Chunk()) {
+			for dec.Next() {
+				if s, ok := st.Add(dec.Event()); ok {
+					fmt.Printf("%s depth %d: %d µs\n", s.Name, s.Depth, s.Duration())
+				}
+			}
+		}
+	}
+	// Output:
+	// inner depth 1: 30 µs
+	// outer depth 0: 300 µs
+}
+
+// Render events in the package's JSON event encoding.
+func ExampleAppendEventJSON() {
+	var file bytes.Buffer
+	w, _ := wtfcff.NewWriter(&file, wtfcff.WithoutBuiltins())
+	et, _ := w.Define(0, "net#packet(uint16 port, uint8[] head, any meta)", wtfcff.ClassInstance, 0)
+	w.Begin(et, 42).Uint16(443).Uint8s([]byte{0x16, 0x03}).Any(`{"tls":true}`).End()
+	w.Close()
+
+	src, _ := wtfcff.OpenBytes(file.Bytes())
+	dec := wtfcff.NewDecoder()
+	for src.Next() {
+		if dec.SetChunk(src.Chunk()) {
+			for dec.Next() {
+				os.Stdout.Write(append(wtfcff.AppendEventJSON(nil, dec.Event()), '\n'))
+			}
+		}
+	}
+	// Output:
+	// {"name":"wtf.event#define","time":0,"args":{"wireId":2,"eventClass":0,"flags":0,"name":"net#packet","args":"uint16 port, uint8[] head, any meta"}}
+	// {"name":"net#packet","time":42,"args":{"port":443,"head":[22,3],"meta":{"tls":true}}}
+}
