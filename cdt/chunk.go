@@ -49,9 +49,9 @@ func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, dec *zstd.Deco
 		}
 		if zh.FrameContentSize != uint64(h.UncompressedLen) {
 			if h.Flags&FlagMsgpack == 0 {
-				return nil, newErr(off+12, ErrFlags, "chunk flags %#x lack the msgpack bit", h.Flags)
+				return nil, newErr(off+12, ErrFlags, "unsupported chunk payload encoding: flags %#x lack the msgpack bit", h.Flags)
 			}
-			return nil, newErr(off+20, ErrSizeMismatch, "zstd frame content size %d, chunk header uncompressed_len %d",
+			return nil, newErr(off+20, ErrSizeMismatch, "chunk size mismatch: zstd frame content size %d, header uncompressed_len %d",
 				zh.FrameContentSize, h.UncompressedLen)
 		}
 		if cap(dst) < int(h.UncompressedLen) {
@@ -59,19 +59,19 @@ func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, dec *zstd.Deco
 		}
 		out, err := dec.DecodeAll(stored, dst[:0])
 		if err != nil {
-			return nil, newErr(off+ChunkHeaderSize, ErrCorrupt, "zstd: %v", err)
+			return nil, newErr(off+ChunkHeaderSize, ErrCorrupt, "zstd decompression error: %v", err)
 		}
 		payload = out
 	}
 	if h.Flags&FlagMsgpack == 0 {
-		return nil, newErr(off+12, ErrFlags, "chunk flags %#x lack the msgpack bit", h.Flags)
+		return nil, newErr(off+12, ErrFlags, "unsupported chunk payload encoding: flags %#x lack the msgpack bit", h.Flags)
 	}
 	if len(payload) != int(h.UncompressedLen) {
-		return nil, newErr(off+20, ErrSizeMismatch, "payload is %d bytes, chunk header uncompressed_len %d",
+		return nil, newErr(off+20, ErrSizeMismatch, "chunk size mismatch: payload is %d bytes, header uncompressed_len %d",
 			len(payload), h.UncompressedLen)
 	}
 	if got := sum.Sum(payload); got != h.Checksum {
-		return nil, newErr(off+24, ErrChecksum, "payload checksum %#016x, chunk header checksum64 %#016x", got, h.Checksum)
+		return nil, newErr(off+24, ErrChecksum, "chunk checksum mismatch: payload %#016x, header checksum64 %#016x", got, h.Checksum)
 	}
 	return payload, nil
 }
