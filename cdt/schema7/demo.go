@@ -59,7 +59,7 @@ func DemoTick(t int64, seed uint32) TickRecord {
 			Checkpoint: ReplayCheckpoint{
 				TickIndex: Int(t), RngState: Int(state), ElapsedMs: Int(elapsed), ScoreXP: Int(t * 3), Kills: Int(t / 40),
 				CreatureCount: Int(nc), PerkPending: 0,
-				Players: []ReplayPlayerCheckpoint{{Pos: Vec2{round4(x), round4(y)}, Health: 100, WeaponID: 1, Ammo: 12, Experience: Int(t * 3), Level: 1}},
+				Players:     []ReplayPlayerCheckpoint{{Pos: Vec2{round4(x), round4(y)}, Health: 100, WeaponID: 1, Ammo: 12, Experience: Int(t * 3), Level: 1}},
 				BonusTimers: IntMap{{"4", 0}, {"9", 0}, {"2", 0}, {"6", 0}, {"11", 0}},
 				Deaths:      deaths,
 				Perk:        ReplayPerkSnapshot{Choices: []Int{}, PlayerNonzeroCounts: [][][]Int{{}}},
@@ -69,7 +69,7 @@ func DemoTick(t int64, seed uint32) TickRecord {
 				Gameplay: SnapshotGameplay{ModeID: 1, QuestStageMajor: -1, QuestStageMinor: -1,
 					Status: SnapshotStatus{WeaponUsageCounts: usage}},
 				Players: []SnapshotPlayer{{Pos: SnapshotVec2{Float(x), Float(y)}, Health: 100,
-					Weapon: SnapshotWeapon{WeaponID: 1, Ammo: 12, ClipSize: 12, ReloadTimerMax: 1.2},
+					Weapon:     SnapshotWeapon{WeaponID: 1, Ammo: 12, ClipSize: 12, ReloadTimerMax: 1.2},
 					Experience: Int(t * 3), Level: 1}},
 			},
 			EntitySamples: EntitySamplesSnapshot{
