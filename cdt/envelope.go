@@ -1,8 +1,6 @@
 package cdt
 
 import (
-	"math"
-
 	"github.com/tinylib/msgp/msgp"
 )
 
@@ -258,9 +256,6 @@ func parseBlock(off int64, payload []byte, rows []Row, lim Limits) (start, end i
 	return start, end, out, nil
 }
 
-// errNoTickIndex is returned for a row map without an integer tick_index.
-var errNoTickIndex = msgp.ErrShortBytes
-
 // splitRow reads one TickRecord map from b and returns it with its tick_index.
 func splitRow(b []byte) (Row, []byte, error) {
 	n, rest, err := msgp.ReadMapHeaderBytes(b)
@@ -375,5 +370,3 @@ func appendBlockPrefix(b []byte, start, end int64, rows int) []byte {
 	b = msgp.AppendString(b, "ticks")
 	return msgp.AppendArrayHeader(b, uint32(rows))
 }
-
-var _ = math.MaxInt32

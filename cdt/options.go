@@ -19,7 +19,7 @@ func defaultReaderOptions() readerOptions {
 	return readerOptions{
 		limits:         DefaultLimits(),
 		cacheBlocks:    8,
-		schemaVersions: []int64{7, 8},
+		schemaVersions: []int64{7},
 		concurrency:    1,
 	}
 }
@@ -46,8 +46,7 @@ func WithCacheBlocks(n int) ReaderOption {
 }
 
 // WithSchemaVersions sets the trace_schema_version values the reader accepts.
-// Default 7 and 8 (the two schemas package schema7 decodes; the reference v7
-// reader accepts only 7).
+// Default 7, as the reference v1 reader (SUPPORTED_TRACE_SCHEMA_VERSIONS).
 func WithSchemaVersions(v ...int64) ReaderOption {
 	return func(o *readerOptions) error {
 		if len(v) == 0 {
