@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/tracecodec/tracecodec/internal/checksum"
@@ -45,6 +46,7 @@ type block struct {
 	start   int64
 	end     int64
 	payload []byte
+	stored  []byte // reused read buffer (zstd chunks only)
 	rows    []Row
 }
 
@@ -210,27 +212,39 @@ func joinInts(v []int64) string {
 // readChunk reads and decodes the chunk at off. The decompressed payload is
 // appended to dst[:0] (raw chunks use a fresh buffer).
 func (rd *Reader) readChunk(off int64, dst []byte, sum *checksum.Blake2b64) (ChunkHeader, []byte, error) {
+	h, payload, _, err := rd.readChunkInto(off, nil, dst, sum)
+	return h, payload, err
+}
+
+// readChunkInto is readChunk reading the stored bytes into storedBuf[:0]
+// (reallocated when too small) and returning that buffer. For raw chunks the
+// payload aliases the stored buffer.
+func (rd *Reader) readChunkInto(off int64, storedBuf, dst []byte, sum *checksum.Blake2b64) (ChunkHeader, []byte, []byte, error) {
 	var hb [ChunkHeaderSize]byte
 	if off < 0 || off > rd.size-ChunkHeaderSize {
-		return ChunkHeader{}, nil, newErr(off, ErrTruncated, "truncated chunk header: offset %d, file size %d", off, rd.size)
+		return ChunkHeader{}, nil, storedBuf, newErr(off, ErrTruncated, "truncated chunk header: offset %d, file size %d", off, rd.size)
 	}
 	if err := rd.readAt(hb[:], off); err != nil {
-		return ChunkHeader{}, nil, err
+		return ChunkHeader{}, nil, storedBuf, err
 	}
 	h := ParseChunkHeader(&hb)
 	if err := checkHeader(off, &h, rd.opts.limits); err != nil {
-		return h, nil, err
+		return h, nil, storedBuf, err
 	}
 	if int64(h.CompressedLen) > rd.size-off-ChunkHeaderSize {
-		return h, nil, newErr(off+16, ErrTruncated, "truncated chunk payload: compressed_len %d, %d bytes remain",
+		return h, nil, storedBuf, newErr(off+16, ErrTruncated, "truncated chunk payload: compressed_len %d, %d bytes remain",
 			h.CompressedLen, rd.size-off-ChunkHeaderSize)
 	}
-	stored := make([]byte, h.CompressedLen)
+	stored := storedBuf
+	if cap(stored) < int(h.CompressedLen) {
+		stored = make([]byte, h.CompressedLen)
+	}
+	stored = stored[:h.CompressedLen]
 	if err := rd.readAt(stored, off+ChunkHeaderSize); err != nil {
-		return h, nil, err
+		return h, nil, stored, err
 	}
 	payload, err := decodePayload(off, &h, stored, dst, rd.dec, sum)
-	return h, payload, err
+	return h, payload, stored, err
 }
 
 // Meta returns the container-level fields of the META payload.
@@ -290,10 +304,19 @@ func (rd *Reader) decodeBlock(off int64, into *block) (*block, error) {
 		b = &block{}
 	}
 	sum := rd.sums.Get().(*checksum.Blake2b64)
-	h, payload, err := rd.readChunk(off, b.payload, sum)
+	storedBuf := b.stored
+	if into == nil || unsafe.SliceData(b.stored) == unsafe.SliceData(b.payload) {
+		// Cached blocks keep their memory; a raw chunk's payload aliases its
+		// stored buffer, which must then not be read into again.
+		storedBuf = nil
+	}
+	h, payload, stored, err := rd.readChunkInto(off, storedBuf, b.payload, sum)
 	rd.sums.Put(sum)
 	if err != nil {
 		return nil, err
+	}
+	if into != nil {
+		b.stored = stored
 	}
 	if h.Kind != KindTick {
 		return nil, newErr(off, ErrChunkKind, "trace index points at non-tick chunk %s", h.Kind)
