@@ -1,9 +1,64 @@
 package cdt
 
 import (
+	"runtime"
+	"sync"
+
 	"github.com/klauspost/compress/zstd"
 	"github.com/tracecodec/tracecodec/internal/checksum"
 )
+
+// Readers and writers with default settings share one stateless zstd decoder
+// and one encoder per level: both are safe for concurrent DecodeAll/EncodeAll
+// calls, and creating them is the dominant cost of opening or writing a small
+// trace.
+var (
+	sharedDecOnce sync.Once
+	sharedDec     *zstd.Decoder
+	sharedEncMu   sync.Mutex
+	sharedEnc     = map[zstd.EncoderLevel]*zstd.Encoder{}
+)
+
+// decoderFor returns the shared decoder for default limits, or a new one the
+// caller owns (owned = true) for other limits.
+func decoderFor(lim Limits) (dec *zstd.Decoder, owned bool, err error) {
+	if lim == DefaultLimits() {
+		sharedDecOnce.Do(func() {
+			sharedDec, err = newDecoder(lim, runtime.GOMAXPROCS(0))
+		})
+		if sharedDec == nil && err == nil {
+			err = errNoDecoder
+		}
+		return sharedDec, false, err
+	}
+	dec, err = newDecoder(lim, runtime.GOMAXPROCS(0))
+	return dec, true, err
+}
+
+type noDecoder struct{}
+
+func (noDecoder) Error() string { return "cdt: zstd decoder unavailable" }
+
+var errNoDecoder error = noDecoder{}
+
+// encoderFor returns the shared stateless encoder for a level.
+func encoderFor(level zstd.EncoderLevel) (*zstd.Encoder, error) {
+	sharedEncMu.Lock()
+	defer sharedEncMu.Unlock()
+	if e := sharedEnc[level]; e != nil {
+		return e, nil
+	}
+	e, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(level),
+		zstd.WithEncoderCRC(false),
+		zstd.WithSingleSegment(true),
+		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
+	if err != nil {
+		return nil, err
+	}
+	sharedEnc[level] = e
+	return e, nil
+}
 
 // newDecoder returns a zstd decoder for stateless DecodeAll use with memory
 // and window limits set (the library defaults of 64 GiB are unsafe).

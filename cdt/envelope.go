@@ -273,8 +273,10 @@ func splitRow(b []byte) (Row, []byte, error) {
 		if !found && string(key) == "tick_index" {
 			r.Tick, rest, err = readInt(rest)
 			found = true
+		} else if n := skipValue(rest); n < 0 {
+			err = msgp.ErrShortBytes
 		} else {
-			rest, err = msgp.Skip(rest)
+			rest = rest[n:]
 		}
 		if err != nil {
 			return Row{}, rest, err

@@ -24,6 +24,7 @@ type Reader struct {
 	opts         readerOptions
 	closer       io.Closer
 	dec          *zstd.Decoder
+	ownDec       bool
 	meta         Meta
 	metaPayload  []byte
 	metaHeader   ChunkHeader
@@ -61,13 +62,15 @@ func Open(r io.ReaderAt, size int64, opts ...ReaderOption) (*Reader, error) {
 	}
 	rd := &Reader{r: r, size: size, opts: o}
 	rd.sums.New = func() any { return checksum.NewBlake2b64() }
-	dec, err := newDecoder(o.limits, o.concurrency)
+	dec, owned, err := decoderFor(o.limits)
 	if err != nil {
 		return nil, err
 	}
-	rd.dec = dec
+	rd.dec, rd.ownDec = dec, owned
 	if err := rd.open(); err != nil {
-		dec.Close()
+		if owned {
+			dec.Close()
+		}
 		return nil, err
 	}
 	return rd, nil
@@ -103,7 +106,9 @@ func (rd *Reader) Close() error {
 	rd.closed = true
 	rd.cache = nil
 	rd.mu.Unlock()
-	rd.dec.Close()
+	if rd.ownDec {
+		rd.dec.Close()
+	}
 	if rd.closer != nil {
 		return rd.closer.Close()
 	}
