@@ -35,6 +35,7 @@ type StreamReader struct {
 	blocks      int
 	recovered   bool
 	done        bool
+	closed      bool
 	err         error
 }
 
@@ -238,9 +239,9 @@ func (s *StreamReader) Blocks() int { return s.blocks }
 
 // Close releases the decoder.
 func (s *StreamReader) Close() error {
-	if s.ownDec && !s.done {
+	if s.ownDec && !s.closed {
 		s.dec.Close()
 	}
-	s.done = true
+	s.closed, s.done = true, true
 	return nil
 }
