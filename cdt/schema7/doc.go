@@ -23,6 +23,11 @@
 // entity_samples, rng_stream and timing_samples types) reject unknown keys
 // with ErrUnknownField, as the reference's forbid_unknown_fields does.
 //
+// Schema v8 differs from v7 on the wire only in RngStreamRow (caller_static
+// and branch_id became caller_static_u32): RngStreamRow reads and writes both
+// layouts (Schema8 selects), and Diff compares v8 rows with the v8 key
+// (caller_static_u32 included) and detail (caller_static_hex).
+//
 // # Wire rules (msgspec)
 //
 // Encoding reproduces msgspec exactly: structs are maps with keys in
