@@ -1,9 +1,64 @@
 package cdt
 
 import (
+	"runtime"
+	"sync"
+
 	"github.com/klauspost/compress/zstd"
 	"github.com/tracecodec/tracecodec/internal/checksum"
 )
+
+// Readers and writers with default settings share one stateless zstd decoder
+// and one encoder per level: both are safe for concurrent DecodeAll/EncodeAll
+// calls, and creating them is the dominant cost of opening or writing a small
+// trace.
+var (
+	sharedDecOnce sync.Once
+	sharedDec     *zstd.Decoder
+	sharedEncMu   sync.Mutex
+	sharedEnc     = map[zstd.EncoderLevel]*zstd.Encoder{}
+)
+
+// decoderFor returns the shared decoder for default limits, or a new one the
+// caller owns (owned = true) for other limits.
+func decoderFor(lim Limits) (dec *zstd.Decoder, owned bool, err error) {
+	if lim == DefaultLimits() {
+		sharedDecOnce.Do(func() {
+			sharedDec, err = newDecoder(lim, runtime.GOMAXPROCS(0))
+		})
+		if sharedDec == nil && err == nil {
+			err = errNoDecoder
+		}
+		return sharedDec, false, err
+	}
+	dec, err = newDecoder(lim, runtime.GOMAXPROCS(0))
+	return dec, true, err
+}
+
+type noDecoder struct{}
+
+func (noDecoder) Error() string { return "cdt: zstd decoder unavailable" }
+
+var errNoDecoder error = noDecoder{}
+
+// encoderFor returns the shared stateless encoder for a level.
+func encoderFor(level zstd.EncoderLevel) (*zstd.Encoder, error) {
+	sharedEncMu.Lock()
+	defer sharedEncMu.Unlock()
+	if e := sharedEnc[level]; e != nil {
+		return e, nil
+	}
+	e, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(level),
+		zstd.WithEncoderCRC(false),
+		zstd.WithSingleSegment(true),
+		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
+	if err != nil {
+		return nil, err
+	}
+	sharedEnc[level] = e
+	return e, nil
+}
 
 // newDecoder returns a zstd decoder for stateless DecodeAll use with memory
 // and window limits set (the library defaults of 64 GiB are unsafe).
@@ -49,9 +104,9 @@ func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, dec *zstd.Deco
 		}
 		if zh.FrameContentSize != uint64(h.UncompressedLen) {
 			if h.Flags&FlagMsgpack == 0 {
-				return nil, newErr(off+12, ErrFlags, "chunk flags %#x lack the msgpack bit", h.Flags)
+				return nil, newErr(off+12, ErrFlags, "unsupported chunk payload encoding: flags %#x lack the msgpack bit", h.Flags)
 			}
-			return nil, newErr(off+20, ErrSizeMismatch, "zstd frame content size %d, chunk header uncompressed_len %d",
+			return nil, newErr(off+20, ErrSizeMismatch, "chunk size mismatch: zstd frame content size %d, header uncompressed_len %d",
 				zh.FrameContentSize, h.UncompressedLen)
 		}
 		if cap(dst) < int(h.UncompressedLen) {
@@ -59,19 +114,19 @@ func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, dec *zstd.Deco
 		}
 		out, err := dec.DecodeAll(stored, dst[:0])
 		if err != nil {
-			return nil, newErr(off+ChunkHeaderSize, ErrCorrupt, "zstd: %v", err)
+			return nil, newErr(off+ChunkHeaderSize, ErrCorrupt, "zstd decompression error: %v", err)
 		}
 		payload = out
 	}
 	if h.Flags&FlagMsgpack == 0 {
-		return nil, newErr(off+12, ErrFlags, "chunk flags %#x lack the msgpack bit", h.Flags)
+		return nil, newErr(off+12, ErrFlags, "unsupported chunk payload encoding: flags %#x lack the msgpack bit", h.Flags)
 	}
 	if len(payload) != int(h.UncompressedLen) {
-		return nil, newErr(off+20, ErrSizeMismatch, "payload is %d bytes, chunk header uncompressed_len %d",
+		return nil, newErr(off+20, ErrSizeMismatch, "chunk size mismatch: payload is %d bytes, header uncompressed_len %d",
 			len(payload), h.UncompressedLen)
 	}
 	if got := sum.Sum(payload); got != h.Checksum {
-		return nil, newErr(off+24, ErrChecksum, "payload checksum %#016x, chunk header checksum64 %#016x", got, h.Checksum)
+		return nil, newErr(off+24, ErrChecksum, "chunk checksum mismatch: payload %#016x, header checksum64 %#016x", got, h.Checksum)
 	}
 	return payload, nil
 }

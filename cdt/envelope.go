@@ -1,8 +1,6 @@
 package cdt
 
 import (
-	"math"
-
 	"github.com/tinylib/msgp/msgp"
 )
 
@@ -258,9 +256,6 @@ func parseBlock(off int64, payload []byte, rows []Row, lim Limits) (start, end i
 	return start, end, out, nil
 }
 
-// errNoTickIndex is returned for a row map without an integer tick_index.
-var errNoTickIndex = msgp.ErrShortBytes
-
 // splitRow reads one TickRecord map from b and returns it with its tick_index.
 func splitRow(b []byte) (Row, []byte, error) {
 	n, rest, err := msgp.ReadMapHeaderBytes(b)
@@ -278,8 +273,10 @@ func splitRow(b []byte) (Row, []byte, error) {
 		if !found && string(key) == "tick_index" {
 			r.Tick, rest, err = readInt(rest)
 			found = true
+		} else if n := skipValue(rest); n < 0 {
+			err = msgp.ErrShortBytes
 		} else {
-			rest, err = msgp.Skip(rest)
+			rest = rest[n:]
 		}
 		if err != nil {
 			return Row{}, rest, err
@@ -375,5 +372,3 @@ func appendBlockPrefix(b []byte, start, end int64, rows int) []byte {
 	b = msgp.AppendString(b, "ticks")
 	return msgp.AppendArrayHeader(b, uint32(rows))
 }
-
-var _ = math.MaxInt32

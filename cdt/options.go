@@ -46,8 +46,8 @@ func WithCacheBlocks(n int) ReaderOption {
 }
 
 // WithSchemaVersions sets the trace_schema_version values the reader accepts.
-// Default 7 and 8 (the two schemas package schema7 decodes; the reference v7
-// reader accepts only 7).
+// Default 7 and 8, the schemas package schema7 decodes (the reference's v7
+// reader accepts 7 only; its v8 reader 8 only; their containers are the same).
 func WithSchemaVersions(v ...int64) ReaderOption {
 	return func(o *readerOptions) error {
 		if len(v) == 0 {

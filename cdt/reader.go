@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/tracecodec/tracecodec/internal/checksum"
@@ -23,6 +24,7 @@ type Reader struct {
 	opts         readerOptions
 	closer       io.Closer
 	dec          *zstd.Decoder
+	ownDec       bool
 	meta         Meta
 	metaPayload  []byte
 	metaHeader   ChunkHeader
@@ -45,6 +47,7 @@ type block struct {
 	start   int64
 	end     int64
 	payload []byte
+	stored  []byte // reused read buffer (zstd chunks only)
 	rows    []Row
 }
 
@@ -59,13 +62,15 @@ func Open(r io.ReaderAt, size int64, opts ...ReaderOption) (*Reader, error) {
 	}
 	rd := &Reader{r: r, size: size, opts: o}
 	rd.sums.New = func() any { return checksum.NewBlake2b64() }
-	dec, err := newDecoder(o.limits, o.concurrency)
+	dec, owned, err := decoderFor(o.limits)
 	if err != nil {
 		return nil, err
 	}
-	rd.dec = dec
+	rd.dec, rd.ownDec = dec, owned
 	if err := rd.open(); err != nil {
-		dec.Close()
+		if owned {
+			dec.Close()
+		}
 		return nil, err
 	}
 	return rd, nil
@@ -101,7 +106,9 @@ func (rd *Reader) Close() error {
 	rd.closed = true
 	rd.cache = nil
 	rd.mu.Unlock()
-	rd.dec.Close()
+	if rd.ownDec {
+		rd.dec.Close()
+	}
 	if rd.closer != nil {
 		return rd.closer.Close()
 	}
@@ -210,27 +217,39 @@ func joinInts(v []int64) string {
 // readChunk reads and decodes the chunk at off. The decompressed payload is
 // appended to dst[:0] (raw chunks use a fresh buffer).
 func (rd *Reader) readChunk(off int64, dst []byte, sum *checksum.Blake2b64) (ChunkHeader, []byte, error) {
+	h, payload, _, err := rd.readChunkInto(off, nil, dst, sum)
+	return h, payload, err
+}
+
+// readChunkInto is readChunk reading the stored bytes into storedBuf[:0]
+// (reallocated when too small) and returning that buffer. For raw chunks the
+// payload aliases the stored buffer.
+func (rd *Reader) readChunkInto(off int64, storedBuf, dst []byte, sum *checksum.Blake2b64) (ChunkHeader, []byte, []byte, error) {
 	var hb [ChunkHeaderSize]byte
 	if off < 0 || off > rd.size-ChunkHeaderSize {
-		return ChunkHeader{}, nil, newErr(off, ErrTruncated, "truncated chunk header: offset %d, file size %d", off, rd.size)
+		return ChunkHeader{}, nil, storedBuf, newErr(off, ErrTruncated, "truncated chunk header: offset %d, file size %d", off, rd.size)
 	}
 	if err := rd.readAt(hb[:], off); err != nil {
-		return ChunkHeader{}, nil, err
+		return ChunkHeader{}, nil, storedBuf, err
 	}
 	h := ParseChunkHeader(&hb)
 	if err := checkHeader(off, &h, rd.opts.limits); err != nil {
-		return h, nil, err
+		return h, nil, storedBuf, err
 	}
 	if int64(h.CompressedLen) > rd.size-off-ChunkHeaderSize {
-		return h, nil, newErr(off+16, ErrTruncated, "truncated chunk payload: compressed_len %d, %d bytes remain",
+		return h, nil, storedBuf, newErr(off+16, ErrTruncated, "truncated chunk payload: compressed_len %d, %d bytes remain",
 			h.CompressedLen, rd.size-off-ChunkHeaderSize)
 	}
-	stored := make([]byte, h.CompressedLen)
+	stored := storedBuf
+	if cap(stored) < int(h.CompressedLen) {
+		stored = make([]byte, h.CompressedLen)
+	}
+	stored = stored[:h.CompressedLen]
 	if err := rd.readAt(stored, off+ChunkHeaderSize); err != nil {
-		return h, nil, err
+		return h, nil, stored, err
 	}
 	payload, err := decodePayload(off, &h, stored, dst, rd.dec, sum)
-	return h, payload, err
+	return h, payload, stored, err
 }
 
 // Meta returns the container-level fields of the META payload.
@@ -290,10 +309,19 @@ func (rd *Reader) decodeBlock(off int64, into *block) (*block, error) {
 		b = &block{}
 	}
 	sum := rd.sums.Get().(*checksum.Blake2b64)
-	h, payload, err := rd.readChunk(off, b.payload, sum)
+	storedBuf := b.stored
+	if into == nil || unsafe.SliceData(b.stored) == unsafe.SliceData(b.payload) {
+		// Cached blocks keep their memory; a raw chunk's payload aliases its
+		// stored buffer, which must then not be read into again.
+		storedBuf = nil
+	}
+	h, payload, stored, err := rd.readChunkInto(off, storedBuf, b.payload, sum)
 	rd.sums.Put(sum)
 	if err != nil {
 		return nil, err
+	}
+	if into != nil {
+		b.stored = stored
 	}
 	if h.Kind != KindTick {
 		return nil, newErr(off, ErrChunkKind, "trace index points at non-tick chunk %s", h.Kind)

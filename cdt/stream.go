@@ -20,6 +20,7 @@ type StreamReader struct {
 	r           io.Reader
 	opts        readerOptions
 	dec         *zstd.Decoder
+	ownDec      bool
 	sum         *checksum.Blake2b64
 	off         int64
 	meta        Meta
@@ -34,6 +35,7 @@ type StreamReader struct {
 	blocks      int
 	recovered   bool
 	done        bool
+	closed      bool
 	err         error
 }
 
@@ -45,13 +47,15 @@ func NewStreamReader(r io.Reader, opts ...ReaderOption) (*StreamReader, error) {
 			return nil, err
 		}
 	}
-	dec, err := newDecoder(o.limits, 1)
+	dec, owned, err := decoderFor(o.limits)
 	if err != nil {
 		return nil, err
 	}
-	s := &StreamReader{r: r, opts: o, dec: dec, sum: checksum.NewBlake2b64()}
+	s := &StreamReader{r: r, opts: o, dec: dec, ownDec: owned, sum: checksum.NewBlake2b64()}
 	if err := s.start(); err != nil {
-		dec.Close()
+		if owned {
+			dec.Close()
+		}
 		return nil, err
 	}
 	return s, nil
@@ -235,7 +239,9 @@ func (s *StreamReader) Blocks() int { return s.blocks }
 
 // Close releases the decoder.
 func (s *StreamReader) Close() error {
-	s.dec.Close()
-	s.done = true
+	if s.ownDec && !s.closed {
+		s.dec.Close()
+	}
+	s.closed, s.done = true, true
 	return nil
 }

@@ -144,11 +144,7 @@ func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) 
 	}
 	wr := &Writer{w: w, o: o, meta: slices.Clone(meta)}
 	if !o.raw {
-		enc, err := zstd.NewWriter(nil,
-			zstd.WithEncoderLevel(o.level),
-			zstd.WithEncoderCRC(false),
-			zstd.WithSingleSegment(true),
-			zstd.WithEncoderConcurrency(o.concurrency))
+		enc, err := encoderFor(o.level)
 		if err != nil {
 			return nil, err
 		}
@@ -425,9 +421,6 @@ func (w *Writer) Close() error {
 		<-j.done
 	}
 	w.pending = nil
-	if w.enc != nil {
-		w.enc.Close()
-	}
 	if w.file != nil {
 		if err == nil {
 			err = w.file.Sync()

@@ -145,15 +145,24 @@ type BonusEntitySample struct {
 	Amount     Int          `msg:"amount"`
 }
 
-// RngStreamRow is one CRT rand() draw of the rng_stream channel (schema v7
-// fields; v8 replaced caller_static and branch_id by caller_static_u32).
-type RngStreamRow struct {
+// rngStreamRowV7 is the schema-v7 wire form of RngStreamRow.
+type rngStreamRowV7 struct {
 	TickCallIndex  Int        `msg:"tick_call_index"`
 	Value15        Int        `msg:"value_15"`
 	StateBeforeU32 Int        `msg:"state_before_u32"`
 	StateAfterU32  Int        `msg:"state_after_u32"`
 	CallerStatic   NullString `msg:"caller_static"`
 	BranchID       NullString `msg:"branch_id"`
+}
+
+// rngStreamRowV8 is the schema-v8 wire form of RngStreamRow (the only wire
+// change from v7: caller_static and branch_id became caller_static_u32).
+type rngStreamRowV8 struct {
+	TickCallIndex   Int     `msg:"tick_call_index"`
+	Value15         Int     `msg:"value_15"`
+	StateBeforeU32  Int     `msg:"state_before_u32"`
+	StateAfterU32   Int     `msg:"state_after_u32"`
+	CallerStaticU32 NullInt `msg:"caller_static_u32"`
 }
 
 // timingSampleRowFields is the wire form of TimingSampleRow.

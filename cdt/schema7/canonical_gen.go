@@ -1015,128 +1015,6 @@ func (z *ProjectileEntitySample) Msgsize() (s int) {
 }
 
 // MarshalMsg implements msgp.Marshaler
-func (z *RngStreamRow) MarshalMsg(b []byte) (o []byte, err error) {
-	o = msgp.Require(b, z.Msgsize())
-	// map header, size 6
-	// string "tick_call_index"
-	o = append(o, 0x86, 0xaf, 0x74, 0x69, 0x63, 0x6b, 0x5f, 0x63, 0x61, 0x6c, 0x6c, 0x5f, 0x69, 0x6e, 0x64, 0x65, 0x78)
-	o, err = z.TickCallIndex.MarshalMsg(o)
-	if err != nil {
-		err = msgp.WrapError(err, "TickCallIndex")
-		return
-	}
-	// string "value_15"
-	o = append(o, 0xa8, 0x76, 0x61, 0x6c, 0x75, 0x65, 0x5f, 0x31, 0x35)
-	o, err = z.Value15.MarshalMsg(o)
-	if err != nil {
-		err = msgp.WrapError(err, "Value15")
-		return
-	}
-	// string "state_before_u32"
-	o = append(o, 0xb0, 0x73, 0x74, 0x61, 0x74, 0x65, 0x5f, 0x62, 0x65, 0x66, 0x6f, 0x72, 0x65, 0x5f, 0x75, 0x33, 0x32)
-	o, err = z.StateBeforeU32.MarshalMsg(o)
-	if err != nil {
-		err = msgp.WrapError(err, "StateBeforeU32")
-		return
-	}
-	// string "state_after_u32"
-	o = append(o, 0xaf, 0x73, 0x74, 0x61, 0x74, 0x65, 0x5f, 0x61, 0x66, 0x74, 0x65, 0x72, 0x5f, 0x75, 0x33, 0x32)
-	o, err = z.StateAfterU32.MarshalMsg(o)
-	if err != nil {
-		err = msgp.WrapError(err, "StateAfterU32")
-		return
-	}
-	// string "caller_static"
-	o = append(o, 0xad, 0x63, 0x61, 0x6c, 0x6c, 0x65, 0x72, 0x5f, 0x73, 0x74, 0x61, 0x74, 0x69, 0x63)
-	o, err = z.CallerStatic.MarshalMsg(o)
-	if err != nil {
-		err = msgp.WrapError(err, "CallerStatic")
-		return
-	}
-	// string "branch_id"
-	o = append(o, 0xa9, 0x62, 0x72, 0x61, 0x6e, 0x63, 0x68, 0x5f, 0x69, 0x64)
-	o, err = z.BranchID.MarshalMsg(o)
-	if err != nil {
-		err = msgp.WrapError(err, "BranchID")
-		return
-	}
-	return
-}
-
-// UnmarshalMsg implements msgp.Unmarshaler
-func (z *RngStreamRow) UnmarshalMsg(bts []byte) (o []byte, err error) {
-	var field []byte
-	_ = field
-	var zb0001 uint32
-	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
-	if err != nil {
-		err = msgp.WrapError(err)
-		return
-	}
-	if zb0001 > zfa6185d0limitMaps {
-		err = msgp.ErrLimitExceeded
-		return
-	}
-	for zb0001 > 0 {
-		zb0001--
-		field, bts, err = msgp.ReadMapKeyZC(bts)
-		if err != nil {
-			err = msgp.WrapError(err)
-			return
-		}
-		switch msgp.UnsafeString(field) {
-		case "tick_call_index":
-			bts, err = z.TickCallIndex.UnmarshalMsg(bts)
-			if err != nil {
-				err = msgp.WrapError(err, "TickCallIndex")
-				return
-			}
-		case "value_15":
-			bts, err = z.Value15.UnmarshalMsg(bts)
-			if err != nil {
-				err = msgp.WrapError(err, "Value15")
-				return
-			}
-		case "state_before_u32":
-			bts, err = z.StateBeforeU32.UnmarshalMsg(bts)
-			if err != nil {
-				err = msgp.WrapError(err, "StateBeforeU32")
-				return
-			}
-		case "state_after_u32":
-			bts, err = z.StateAfterU32.UnmarshalMsg(bts)
-			if err != nil {
-				err = msgp.WrapError(err, "StateAfterU32")
-				return
-			}
-		case "caller_static":
-			bts, err = z.CallerStatic.UnmarshalMsg(bts)
-			if err != nil {
-				err = msgp.WrapError(err, "CallerStatic")
-				return
-			}
-		case "branch_id":
-			bts, err = z.BranchID.UnmarshalMsg(bts)
-			if err != nil {
-				err = msgp.WrapError(err, "BranchID")
-				return
-			}
-		default:
-			err = msgp.WrapError(unknownField(field))
-			return
-		}
-	}
-	o = bts
-	return
-}
-
-// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
-func (z *RngStreamRow) Msgsize() (s int) {
-	s = 1 + 16 + z.TickCallIndex.Msgsize() + 9 + z.Value15.Msgsize() + 17 + z.StateBeforeU32.Msgsize() + 16 + z.StateAfterU32.Msgsize() + 14 + z.CallerStatic.Msgsize() + 10 + z.BranchID.Msgsize()
-	return
-}
-
-// MarshalMsg implements msgp.Marshaler
 func (z *SecondaryProjectileEntitySample) MarshalMsg(b []byte) (o []byte, err error) {
 	o = msgp.Require(b, z.Msgsize())
 	// map header, size 13
@@ -2220,6 +2098,237 @@ func (z *SnapshotWeapon) UnmarshalMsg(bts []byte) (o []byte, err error) {
 // Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
 func (z *SnapshotWeapon) Msgsize() (s int) {
 	s = 1 + 10 + z.WeaponID.Msgsize() + 5 + z.Ammo.Msgsize() + 10 + z.ClipSize.Msgsize() + 14 + msgp.BoolSize + 13 + z.ReloadTimer.Msgsize() + 17 + z.ReloadTimerMax.Msgsize() + 14 + z.ShotCooldown.Msgsize()
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *rngStreamRowV7) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 6
+	// string "tick_call_index"
+	o = append(o, 0x86, 0xaf, 0x74, 0x69, 0x63, 0x6b, 0x5f, 0x63, 0x61, 0x6c, 0x6c, 0x5f, 0x69, 0x6e, 0x64, 0x65, 0x78)
+	o, err = z.TickCallIndex.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "TickCallIndex")
+		return
+	}
+	// string "value_15"
+	o = append(o, 0xa8, 0x76, 0x61, 0x6c, 0x75, 0x65, 0x5f, 0x31, 0x35)
+	o, err = z.Value15.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "Value15")
+		return
+	}
+	// string "state_before_u32"
+	o = append(o, 0xb0, 0x73, 0x74, 0x61, 0x74, 0x65, 0x5f, 0x62, 0x65, 0x66, 0x6f, 0x72, 0x65, 0x5f, 0x75, 0x33, 0x32)
+	o, err = z.StateBeforeU32.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "StateBeforeU32")
+		return
+	}
+	// string "state_after_u32"
+	o = append(o, 0xaf, 0x73, 0x74, 0x61, 0x74, 0x65, 0x5f, 0x61, 0x66, 0x74, 0x65, 0x72, 0x5f, 0x75, 0x33, 0x32)
+	o, err = z.StateAfterU32.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "StateAfterU32")
+		return
+	}
+	// string "caller_static"
+	o = append(o, 0xad, 0x63, 0x61, 0x6c, 0x6c, 0x65, 0x72, 0x5f, 0x73, 0x74, 0x61, 0x74, 0x69, 0x63)
+	o, err = z.CallerStatic.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "CallerStatic")
+		return
+	}
+	// string "branch_id"
+	o = append(o, 0xa9, 0x62, 0x72, 0x61, 0x6e, 0x63, 0x68, 0x5f, 0x69, 0x64)
+	o, err = z.BranchID.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "BranchID")
+		return
+	}
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *rngStreamRowV7) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > zfa6185d0limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "tick_call_index":
+			bts, err = z.TickCallIndex.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "TickCallIndex")
+				return
+			}
+		case "value_15":
+			bts, err = z.Value15.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Value15")
+				return
+			}
+		case "state_before_u32":
+			bts, err = z.StateBeforeU32.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "StateBeforeU32")
+				return
+			}
+		case "state_after_u32":
+			bts, err = z.StateAfterU32.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "StateAfterU32")
+				return
+			}
+		case "caller_static":
+			bts, err = z.CallerStatic.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "CallerStatic")
+				return
+			}
+		case "branch_id":
+			bts, err = z.BranchID.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "BranchID")
+				return
+			}
+		default:
+			err = msgp.WrapError(unknownField(field))
+			return
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *rngStreamRowV7) Msgsize() (s int) {
+	s = 1 + 16 + z.TickCallIndex.Msgsize() + 9 + z.Value15.Msgsize() + 17 + z.StateBeforeU32.Msgsize() + 16 + z.StateAfterU32.Msgsize() + 14 + z.CallerStatic.Msgsize() + 10 + z.BranchID.Msgsize()
+	return
+}
+
+// MarshalMsg implements msgp.Marshaler
+func (z *rngStreamRowV8) MarshalMsg(b []byte) (o []byte, err error) {
+	o = msgp.Require(b, z.Msgsize())
+	// map header, size 5
+	// string "tick_call_index"
+	o = append(o, 0x85, 0xaf, 0x74, 0x69, 0x63, 0x6b, 0x5f, 0x63, 0x61, 0x6c, 0x6c, 0x5f, 0x69, 0x6e, 0x64, 0x65, 0x78)
+	o, err = z.TickCallIndex.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "TickCallIndex")
+		return
+	}
+	// string "value_15"
+	o = append(o, 0xa8, 0x76, 0x61, 0x6c, 0x75, 0x65, 0x5f, 0x31, 0x35)
+	o, err = z.Value15.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "Value15")
+		return
+	}
+	// string "state_before_u32"
+	o = append(o, 0xb0, 0x73, 0x74, 0x61, 0x74, 0x65, 0x5f, 0x62, 0x65, 0x66, 0x6f, 0x72, 0x65, 0x5f, 0x75, 0x33, 0x32)
+	o, err = z.StateBeforeU32.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "StateBeforeU32")
+		return
+	}
+	// string "state_after_u32"
+	o = append(o, 0xaf, 0x73, 0x74, 0x61, 0x74, 0x65, 0x5f, 0x61, 0x66, 0x74, 0x65, 0x72, 0x5f, 0x75, 0x33, 0x32)
+	o, err = z.StateAfterU32.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "StateAfterU32")
+		return
+	}
+	// string "caller_static_u32"
+	o = append(o, 0xb1, 0x63, 0x61, 0x6c, 0x6c, 0x65, 0x72, 0x5f, 0x73, 0x74, 0x61, 0x74, 0x69, 0x63, 0x5f, 0x75, 0x33, 0x32)
+	o, err = z.CallerStaticU32.MarshalMsg(o)
+	if err != nil {
+		err = msgp.WrapError(err, "CallerStaticU32")
+		return
+	}
+	return
+}
+
+// UnmarshalMsg implements msgp.Unmarshaler
+func (z *rngStreamRowV8) UnmarshalMsg(bts []byte) (o []byte, err error) {
+	var field []byte
+	_ = field
+	var zb0001 uint32
+	zb0001, bts, err = msgp.ReadMapHeaderBytes(bts)
+	if err != nil {
+		err = msgp.WrapError(err)
+		return
+	}
+	if zb0001 > zfa6185d0limitMaps {
+		err = msgp.ErrLimitExceeded
+		return
+	}
+	for zb0001 > 0 {
+		zb0001--
+		field, bts, err = msgp.ReadMapKeyZC(bts)
+		if err != nil {
+			err = msgp.WrapError(err)
+			return
+		}
+		switch msgp.UnsafeString(field) {
+		case "tick_call_index":
+			bts, err = z.TickCallIndex.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "TickCallIndex")
+				return
+			}
+		case "value_15":
+			bts, err = z.Value15.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Value15")
+				return
+			}
+		case "state_before_u32":
+			bts, err = z.StateBeforeU32.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "StateBeforeU32")
+				return
+			}
+		case "state_after_u32":
+			bts, err = z.StateAfterU32.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "StateAfterU32")
+				return
+			}
+		case "caller_static_u32":
+			bts, err = z.CallerStaticU32.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "CallerStaticU32")
+				return
+			}
+		default:
+			err = msgp.WrapError(unknownField(field))
+			return
+		}
+	}
+	o = bts
+	return
+}
+
+// Msgsize returns an upper bound estimate of the number of bytes occupied by the serialized message
+func (z *rngStreamRowV8) Msgsize() (s int) {
+	s = 1 + 16 + z.TickCallIndex.Msgsize() + 9 + z.Value15.Msgsize() + 17 + z.StateBeforeU32.Msgsize() + 16 + z.StateAfterU32.Msgsize() + 18 + z.CallerStaticU32.Msgsize()
 	return
 }
 

@@ -2,6 +2,7 @@ package schema7
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/tracecodec/tracecodec/cdt"
@@ -273,10 +274,20 @@ func compareStrict(channel, kind, root string, e, a any) (ChannelMismatch, bool)
 	return ChannelMismatch{Kind: kind, Channel: channel, Paths: paths(diffs), detail: strictDetail(diffs)}, true
 }
 
-type rngKey struct{ call, value, before, after int64 }
+// rngKey is the compared part of a row: (tick_call_index, value_15,
+// state_before_u32, state_after_u32), plus caller_static_u32 for schema v8.
+type rngKey struct {
+	call, value, before, after int64
+	caller                     NullInt
+	v8                         bool
+}
 
 func keyOf(r *RngStreamRow) rngKey {
-	return rngKey{int64(r.TickCallIndex), int64(r.Value15), int64(r.StateBeforeU32), int64(r.StateAfterU32)}
+	k := rngKey{call: int64(r.TickCallIndex), value: int64(r.Value15), before: int64(r.StateBeforeU32), after: int64(r.StateAfterU32)}
+	if r.Schema8 {
+		k.caller, k.v8 = r.CallerStaticU32, true
+	}
+	return k
 }
 
 func rngRowValue(r *RngStreamRow) pyjson.Value {
@@ -285,6 +296,15 @@ func rngRowValue(r *RngStreamRow) pyjson.Value {
 	v.Set("value_15", pyjson.IntValue(int64(r.Value15)))
 	v.Set("state_before_u32", pyjson.IntValue(int64(r.StateBeforeU32)))
 	v.Set("state_after_u32", pyjson.IntValue(int64(r.StateAfterU32)))
+	if r.Schema8 {
+		v.Set("caller_static_u32", r.CallerStaticU32.pyValue())
+		if r.CallerStaticU32.Valid {
+			v.Set("caller_static_hex", pyjson.StringValue(fmt.Sprintf("0x%08x", uint32(r.CallerStaticU32.V))))
+		} else {
+			v.Set("caller_static_hex", pyjson.NullValue())
+		}
+		return v
+	}
 	v.Set("caller_static", r.CallerStatic.pyValue())
 	v.Set("branch_id", r.BranchID.pyValue())
 	return v

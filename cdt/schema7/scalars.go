@@ -2,7 +2,6 @@ package schema7
 
 import (
 	"errors"
-	"math"
 
 	"github.com/tinylib/msgp/msgp"
 )
@@ -380,5 +379,3 @@ func (e *unknownFieldError) Unwrap() error { return ErrUnknownField }
 
 // unknownField is called by the generated canonical decoders (see strictgen).
 func unknownField(field []byte) error { return &unknownFieldError{string(field)} }
-
-var _ = math.MaxInt64

@@ -1,0 +1,136 @@
+package schema7
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/cdt"
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// benchRecords decodes the 300 rows of v7_small_300ticks.cdt, the
+// reference-shaped workload, and returns them with their total msgpack size.
+func benchRecords(b *testing.B) (*TraceMeta, []TickRecord, int64) {
+	data := vectortest.Read(b, "cdt", "v7_small_300ticks.cdt")
+	r, err := cdt.Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	meta, err := ReadMeta(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var recs []TickRecord
+	var n int64
+	for row, err := range r.All() {
+		if err != nil {
+			b.Fatal(err)
+		}
+		var rec TickRecord
+		if err := rec.Decode(row.Raw); err != nil {
+			b.Fatal(err)
+		}
+		recs = append(recs, rec)
+		n += int64(len(row.Raw))
+	}
+	return meta, recs, n
+}
+
+// BenchmarkWriteTyped encodes typed rows and writes a compressed trace: the
+// work the reference's write_trace does (≈54 k ticks/s).
+func BenchmarkWriteTyped(b *testing.B) {
+	meta, recs, n := benchRecords(b)
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := NewWriter(io.Discard, meta)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range recs {
+			if err := w.Append(&recs[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(recs))*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
+}
+
+func benchReadTyped(b *testing.B, opts ...cdt.ReaderOption) {
+	data := vectortest.Read(b, "cdt", "v7_small_300ticks.cdt")
+	_, recs, n := benchRecords(b)
+	r, err := cdt.Open(bytes.NewReader(data), int64(len(data)), opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	b.SetBytes(n)
+	b.ReportAllocs()
+	var rec TickRecord
+	for b.Loop() {
+		it := r.Iter(math.MinInt64, math.MaxInt64)
+		for it.Next() {
+			if err := rec.Decode(it.Row().Raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if it.Err() != nil {
+			b.Fatal(it.Err())
+		}
+	}
+	b.ReportMetric(float64(len(recs))*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
+}
+
+// BenchmarkReadTyped reads every row and decodes it into a TickRecord: the
+// work of the reference's full typed read (≈14 k ticks/s).
+func BenchmarkReadTyped(b *testing.B)          { benchReadTyped(b) }
+func BenchmarkReadTypedParallel2(b *testing.B) { benchReadTyped(b, cdt.WithConcurrency(2)) }
+
+// BenchmarkDecodeRecord is the msgpack part alone.
+func BenchmarkDecodeRecord(b *testing.B) {
+	_, recs, n := benchRecords(b)
+	var raws [][]byte
+	for i := range recs {
+		raw, _ := recs[i].MarshalMsg(nil)
+		raws = append(raws, raw)
+	}
+	b.SetBytes(n)
+	b.ReportAllocs()
+	var rec TickRecord
+	for b.Loop() {
+		for _, raw := range raws {
+			if err := rec.Decode(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(raws))*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
+}
+
+// BenchmarkEncodeRecord is msgpack encoding alone; it allocates nothing.
+func BenchmarkEncodeRecord(b *testing.B) {
+	_, recs, n := benchRecords(b)
+	b.SetBytes(n)
+	b.ReportAllocs()
+	var buf []byte
+	for b.Loop() {
+		for i := range recs {
+			buf, _ = recs[i].MarshalMsg(buf[:0])
+		}
+	}
+	b.ReportMetric(float64(len(recs))*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
+}
+
+func TestEncodeAllocs(t *testing.T) {
+	rec := DemoTick(9, 3)
+	buf, _ := rec.MarshalMsg(nil)
+	if a := testing.AllocsPerRun(100, func() { buf, _ = rec.MarshalMsg(buf[:0]) }); a != 0 {
+		t.Fatalf("MarshalMsg allocates %v", a)
+	}
+}

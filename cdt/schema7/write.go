@@ -1,0 +1,27 @@
+package schema7
+
+import (
+	"io"
+
+	"github.com/tracecodec/tracecodec/cdt"
+)
+
+// NewWriter starts a CDT file on w with meta as its META payload; add rows
+// with Writer.Append(&rec) (rec a *TickRecord).
+func NewWriter(w io.Writer, meta *TraceMeta, opts ...cdt.WriterOption) (*cdt.Writer, error) {
+	b, err := meta.MarshalMsg(nil)
+	if err != nil {
+		return nil, err
+	}
+	return cdt.NewWriter(w, b, opts...)
+}
+
+// Create starts a CDT file named name through a temporary file renamed by
+// a successful Close (see cdt.Create).
+func Create(name string, meta *TraceMeta, opts ...cdt.WriterOption) (*cdt.Writer, error) {
+	b, err := meta.MarshalMsg(nil)
+	if err != nil {
+		return nil, err
+	}
+	return cdt.Create(name, b, opts...)
+}

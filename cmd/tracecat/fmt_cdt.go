@@ -1,0 +1,343 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/tracecodec/tracecodec/cdt"
+	"github.com/tracecodec/tracecodec/cdt/schema7"
+)
+
+func init() {
+	register(&format{
+		name:     "cdt",
+		validate: cdtValidate,
+		stats:    cdtStats,
+		dump:     cdtDump,
+		diff:     cdtDiff,
+		convert:  cdtConvert,
+		sample:   cdtSample,
+	})
+}
+
+// cdtOpen opens a CDT input for random access.
+func cdtOpen(in *input) (*cdt.Reader, func(), error) {
+	if in.Variant() == "v2" {
+		return nil, nil, errors.New("CDT container v2 (crimson_debug_trace_v2) is not supported; this build reads container v1")
+	}
+	ra, size, closeFn, err := in.ReaderAt()
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := cdt.Open(ra, size)
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	return r, func() { r.Close(); closeFn() }, nil
+}
+
+func cdtValidate(in *input) (string, error) {
+	r, done, err := cdtOpen(in)
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	if _, err := schema7.ReadMeta(r); err != nil {
+		return "", err
+	}
+	var rec schema7.TickRecord
+	n := 0
+	for row, err := range r.All() {
+		if err != nil {
+			return "", err
+		}
+		if err := rec.Decode(row.Raw); err != nil {
+			return "", fmt.Errorf("tick %d: %w", row.Tick, err)
+		}
+		n++
+	}
+	return fmt.Sprintf("%d ticks in %d chunks, schema %d", n, r.NumBlocks(), r.Meta().SchemaVersion), nil
+}
+
+func cdtStats(in *input) (statList, error) {
+	r, done, err := cdtOpen(in)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	f := r.Footer()
+	var clen, ulen int64
+	for _, b := range f.Blocks {
+		clen += b.CompressedLen
+		ulen += b.UncompressedLen
+	}
+	st := statList{
+		{"ticks", f.TickCount},
+		{"first_tick", f.FirstTick},
+		{"last_tick", f.LastTick},
+		{"tick_chunks", len(f.Blocks)},
+		{"schema_version", r.Meta().SchemaVersion},
+		{"format_version", r.Meta().FormatVersion},
+		{"created_utc", r.Meta().CreatedUTC},
+		{"channels", r.Meta().Channels},
+		{"size", r.Size()},
+		{"tick_bytes_compressed", clen},
+		{"tick_bytes_msgpack", ulen},
+	}
+	if f.TickCount > 0 {
+		st = append(st, stat{"bytes_per_tick", float64(r.Size()) / float64(f.TickCount)})
+	}
+	return st, nil
+}
+
+// cdtChannelNames are the values --type accepts for dump.
+var cdtChannelNames = []string{"checkpoint", "sim_state", "entity_samples", "rng_stream", "timing_samples", "chunks"}
+
+func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	if o.Type != "" && !containsStr(cdtChannelNames, o.Type) {
+		return fmt.Errorf("--type %q: want one of %s", o.Type, strings.Join(cdtChannelNames, ", "))
+	}
+	r, done, err := cdtOpen(in)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if o.Type == "chunks" {
+		return cdtDumpChunks(r, w, o)
+	}
+	from, to := int64(-1<<63), int64(1<<63-1)
+	if o.HasFrom {
+		from = o.From
+	}
+	if o.HasTo {
+		to = o.To
+	}
+	var rec schema7.TickRecord
+	var line []byte
+	for row, err := range r.Range(from, to) {
+		if err != nil {
+			return err
+		}
+		if err := rec.Decode(row.Raw); err != nil {
+			return fmt.Errorf("tick %d: %w", row.Tick, err)
+		}
+		line = line[:0]
+		if o.JSON {
+			line = cdtJSONLine(line, &rec, o.Type)
+		} else {
+			line = cdtTextLine(line, &rec, o.Type)
+		}
+		line = append(line, '\n')
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cdtJSONLine(b []byte, rec *schema7.TickRecord, channel string) []byte {
+	if channel == "" {
+		return schema7.AppendJSON(b, rec)
+	}
+	b = append(b, `{"tick_index":`...)
+	b = strconv.AppendInt(b, int64(rec.TickIndex), 10)
+	b = append(b, `,"`...)
+	b = append(b, channel...)
+	b = append(b, `":`...)
+	c := &rec.Channels
+	switch channel {
+	case "checkpoint":
+		b = schema7.AppendJSON(b, &c.Checkpoint)
+	case "sim_state":
+		b = schema7.AppendJSON(b, &c.SimState)
+	case "entity_samples":
+		b = schema7.AppendJSON(b, &c.EntitySamples)
+	case "rng_stream":
+		b = schema7.AppendJSON(b, c.RngStream)
+	case "timing_samples":
+		b = schema7.AppendJSON(b, c.TimingSamples)
+	}
+	return append(b, '}')
+}
+
+func cdtTextLine(b []byte, rec *schema7.TickRecord, channel string) []byte {
+	c := &rec.Channels
+	b = fmt.Appendf(b, "tick %d", rec.TickIndex)
+	switch channel {
+	case "":
+		b = fmt.Appendf(b, " elapsed_ms=%d dt_ms=%d mode=%d rng_state=%d score_xp=%d kills=%d players=%d creatures=%d projectiles=%d bonuses=%d rng_draws=%d timing=%d",
+			rec.ElapsedMs, rec.DtMsI32, rec.ModeID, c.Checkpoint.RngState, c.Checkpoint.ScoreXP, c.Checkpoint.Kills,
+			len(c.SimState.Players), len(c.EntitySamples.Creatures), len(c.EntitySamples.Projectiles),
+			len(c.EntitySamples.Bonuses), len(c.RngStream), len(c.TimingSamples))
+		if len(rec.PhaseMarkers) > 0 {
+			b = fmt.Appendf(b, " markers=%s", strings.Join(rec.PhaseMarkers, ","))
+		}
+	default:
+		b = append(b, ' ')
+		b = cdtJSONLine(b, rec, channel)
+	}
+	return b
+}
+
+func cdtDumpChunks(r *cdt.Reader, w *bufio.Writer, o dumpOptions) error {
+	f := r.Footer()
+	for i, e := range f.Blocks {
+		if (o.HasFrom && e.EndTick < o.From) || (o.HasTo && e.StartTick > o.To) {
+			continue
+		}
+		if o.JSON {
+			fmt.Fprintf(w, `{"block":%d,"start_tick":%d,"end_tick":%d,"file_offset":%d,"compressed_len":%d,"uncompressed_len":%d,"checksum":%d}`+"\n",
+				i, e.StartTick, e.EndTick, e.FileOffset, e.CompressedLen, e.UncompressedLen, e.Checksum)
+		} else {
+			fmt.Fprintf(w, "block %d ticks %d..%d offset %d compressed %d msgpack %d checksum %#016x\n",
+				i, e.StartTick, e.EndTick, e.FileOffset, e.CompressedLen, e.UncompressedLen, e.Checksum)
+		}
+	}
+	return nil
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func cdtDiff(a, b *input, w *bufio.Writer, o diffOptions) (int, error) {
+	ra, doneA, err := cdtOpen(a)
+	if err != nil {
+		return exitInvalid, fmt.Errorf("%s: %w", a.Path, err)
+	}
+	defer doneA()
+	rb, doneB, err := cdtOpen(b)
+	if err != nil {
+		return exitInvalid, fmt.Errorf("%s: %w", b.Path, err)
+	}
+	defer doneB()
+	var opts schema7.DiffOptions
+	if o.HasStart {
+		opts.TickStart = &o.TickStart
+	}
+	if o.HasEnd {
+		opts.TickEnd = &o.TickEnd
+	}
+	rep, err := schema7.Diff(ra, rb, opts)
+	if err != nil {
+		return exitInvalid, err
+	}
+	if o.JSON {
+		w.Write(rep.JSON())
+		w.WriteByte('\n')
+	} else {
+		cdtDiffText(w, rep)
+	}
+	if rep.Diverged() {
+		return exitInvalid, nil
+	}
+	return exitOK, nil
+}
+
+func cdtDiffText(w *bufio.Writer, rep *schema7.DiffReport) {
+	if !rep.Diverged() {
+		fmt.Fprintf(w, "ok: %d ticks checked, no divergence\n", rep.CheckedCount)
+		return
+	}
+	m := rep.Mismatch
+	switch m.Kind {
+	case "missing_channel":
+		fmt.Fprintf(w, "diverged: missing channel (%s)\n", m.Kind)
+	case "missing_tick":
+		fmt.Fprintf(w, "diverged at tick %d: tick present in only one trace (%d ticks checked)\n", m.TickIndex, rep.CheckedCount)
+	default:
+		fmt.Fprintf(w, "diverged at tick %d (%d ticks checked): %d channel(s) differ\n", m.TickIndex, rep.CheckedCount, len(m.Channels))
+		for _, c := range m.Channels {
+			fmt.Fprintf(w, "  %s: %s", c.Channel, c.Kind)
+			if len(c.Paths) > 0 {
+				fmt.Fprintf(w, " at %s", strings.Join(c.Paths, ", "))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// cdtDefaultFields are the counter tracks convert --to chrome draws by default.
+var cdtDefaultFields = []string{
+	"checkpoint.score_xp", "checkpoint.kills", "checkpoint.creature_count",
+	"entity_samples.creatures", "entity_samples.projectiles", "rng_stream", "dt_ms_i32",
+}
+
+// cdtConvert writes Chrome trace-event JSON: one counter track ("ph":"C") per
+// numeric field, one sample per tick at ts = elapsed_ms in µs. Streamed.
+func cdtConvert(in *input, to string, out io.Writer, o convertOptions) error {
+	if to != "chrome" {
+		return fmt.Errorf("convert --to %s: CDT converts to chrome only", to)
+	}
+	fields := o.Fields
+	if len(fields) == 0 {
+		fields = cdtDefaultFields
+	}
+	r, done, err := cdtOpen(in)
+	if err != nil {
+		return err
+	}
+	defer done()
+	bw := bufio.NewWriterSize(out, 64<<10)
+	bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
+	bw.WriteString(`{"name":"process_name","ph":"M","pid":1,"tid":1,"args":{"name":"cdt ticks"}}`)
+	var rec schema7.TickRecord
+	var line []byte
+	for row, err := range r.All() {
+		if err != nil {
+			return err
+		}
+		if err := rec.Decode(row.Raw); err != nil {
+			return fmt.Errorf("tick %d: %w", row.Tick, err)
+		}
+		ts := int64(rec.ElapsedMs) * 1000
+		for _, f := range fields {
+			v, ok := schema7.LookupNumber(&rec, f)
+			if !ok {
+				continue
+			}
+			line = append(line[:0], `,`+"\n"+`{"name":`...)
+			line = strconv.AppendQuote(line, f)
+			line = append(line, `,"ph":"C","pid":1,"tid":1,"ts":`...)
+			line = strconv.AppendInt(line, ts, 10)
+			line = append(line, `,"args":{"value":`...)
+			line = strconv.AppendFloat(line, v, 'g', -1, 64)
+			line = append(line, "}}"...)
+			if _, err := bw.Write(line); err != nil {
+				return err
+			}
+		}
+	}
+	bw.WriteString("\n]}\n")
+	return bw.Flush()
+}
+
+// cdtSample writes a small valid trace: 40 synthetic ticks in chunks of 16.
+func cdtSample(out io.Writer) error {
+	const n = 40
+	producer := schema7.AnyMap{schema7.AnyString("impl", "go"), schema7.AnyString("impl_version", "tracecat"),
+		schema7.AnyString("platform", "any"), schema7.AnyString("arch", "any")}
+	source := schema7.AnyMap{schema7.AnyString("kind", "sample")}
+	meta := schema7.NewTraceMeta("1970-01-01T00:00:00+00:00", producer, source, schema7.AnyMap{}, 0, n-1, n)
+	w, err := schema7.NewWriter(out, &meta, cdt.WithChunkTicks(16))
+	if err != nil {
+		return err
+	}
+	for t := range int64(n) {
+		rec := schema7.DemoTick(t, 0x1234abcd)
+		if err := w.Append(&rec); err != nil {
+			return err
+		}
+	}
+	return w.Close()
+}
