@@ -229,6 +229,13 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 			return err
 		}
 		for _, warn := range r.Info().Warnings() {
+			if o.JSON {
+				// JSON Lines output stays parseable: warnings are records too.
+				if err := ctfWriteJSON(w, map[string]any{"record": "warning", "message": warn}); err != nil {
+					return err
+				}
+				continue
+			}
 			fmt.Fprintf(w, "# warning: %s\n", warn)
 		}
 	}
