@@ -311,6 +311,7 @@ func (e *Encoder) Schema(h Handle) *Schema {
 
 // InternString returns the string-pool id of s, writing a one-entry pool
 // frame the first time s is seen in this stream. A hit does not allocate.
+// A string over 4 GiB sets the Encoder's sticky error (ErrLimit).
 func (e *Encoder) InternString(s string) uint32 {
 	return e.internString(hashString(s), stringBytes(s))
 }
@@ -323,6 +324,12 @@ func (e *Encoder) InternStringBytes(b []byte) uint32 {
 func (e *Encoder) internString(h uint64, b []byte) uint32 {
 	if id, ok := e.strs.find(h, b); ok {
 		return id
+	}
+	if uint64(len(b)) > math.MaxUint32 {
+		if e.err == nil {
+			e.err = fmt.Errorf("%w: pool string of %d bytes is over the u32 length limit", ErrLimit, len(b))
+		}
+		return 0
 	}
 	id := e.strs.next
 	e.strs.next++

@@ -350,11 +350,33 @@ func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
 		_, err := w.Write(b)
 		return err
 	}
+	named := map[uint64]bool{} // tracks with a thread_name metadata event
 	for d.Next() {
 		ev := d.Event()
 		worker, hasWorker := uint64(0), false
 		if v, ok := ev.FieldByName("worker_id"); ok && v.Present() {
 			worker, hasWorker = v.Uint(), true
+		}
+		if !named[worker] {
+			named[worker] = true
+			b = append(b[:0], `{"name":"thread_name","ph":"M","pid":1,"tid":`...)
+			b = strconv.AppendUint(b, worker, 10)
+			b = append(b, `,"args":{"name":"`...)
+			switch {
+			case !hasWorker && worker == 0:
+				b = append(b, "events"...)
+			case worker == 255:
+				b = append(b, "unknown worker"...)
+			case worker == 254:
+				b = append(b, "blocking"...)
+			default:
+				b = append(b, "worker "...)
+				b = strconv.AppendUint(b, worker, 10)
+			}
+			b = append(b, `"}}`...)
+			if err := emit(); err != nil {
+				return err
+			}
 		}
 		ph := "i"
 		switch ev.Name() {
