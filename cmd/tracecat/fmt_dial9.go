@@ -353,7 +353,7 @@ func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
 	named := map[uint64]bool{} // tracks with a thread_name metadata event
 	for d.Next() {
 		ev := d.Event()
-		worker, hasWorker := uint64(0), false
+		worker, hasWorker := uint64(dial9OtherTrack), false
 		if v, ok := ev.FieldByName("worker_id"); ok && v.Present() {
 			worker, hasWorker = v.Uint(), true
 		}
@@ -363,8 +363,8 @@ func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
 			b = strconv.AppendUint(b, worker, 10)
 			b = append(b, `,"args":{"name":"`...)
 			switch {
-			case !hasWorker && worker == 0:
-				b = append(b, "events"...)
+			case !hasWorker:
+				b = append(b, "events without a worker"...)
 			case worker == 255:
 				b = append(b, "unknown worker"...)
 			case worker == 254:
@@ -417,6 +417,9 @@ func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
 	}
 	return w.Flush()
 }
+
+// dial9OtherTrack is the Chrome track of events without a worker_id.
+const dial9OtherTrack = 1 << 20
 
 func chromeEvent(b []byte, d *dial9.Decoder, ev *dial9.Event, name, ph string, tid uint64, args bool) []byte {
 	b = append(b, `{"name":`...)
