@@ -192,7 +192,8 @@ func NewDecoder(data []byte, opts ...Option) (*Decoder, error) {
 
 // NewReader returns a streaming Decoder reading from r (plain or gzip).
 // Memory is bounded by the largest frame (Limits.MaxFrameSize) plus the
-// pools (Limits.MaxPoolBytes).
+// pool contents of the current stream (Limits.MaxPoolBytes; a stream header
+// starts a new count).
 func NewReader(r io.Reader, opts ...Option) (*Decoder, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -293,6 +294,9 @@ func (d *Decoder) resetStream() {
 	clear(d.strPool)
 	clear(d.stackPool)
 	d.tsBase = 0
+	// Pool copies of the previous stream become garbage: count afresh.
+	d.poolBytes = 0
+	d.arena = nil
 }
 
 func (d *Decoder) abs(p int) int64 { return d.base + int64(p) }
