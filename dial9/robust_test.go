@@ -308,3 +308,15 @@ func TestGzipErrors(t *testing.T) {
 		t.Errorf("I/O error: %v", d.Err())
 	}
 }
+
+// TestHandmadeSmallAllocations: every hand-made hostile vector is decoded
+// (or refused) allocating no more than 256 KiB + 64 bytes per input byte.
+func TestHandmadeSmallAllocations(t *testing.T) {
+	for name, data := range allVectors(t) {
+		if !strings.HasPrefix(name, "handmade/") {
+			continue
+		}
+		fuzz.Check(t, data, decodeBytes, fuzz.Options{AllocConst: 256 << 10})
+		fuzz.Check(t, data, decodeStream, fuzz.Options{AllocConst: 256 << 10})
+	}
+}
