@@ -191,7 +191,8 @@ func sortU32(a []uint32) {
 	}
 }
 
-// Flush writes the buffered bytes to the writer.
+// Flush writes the buffered bytes to the writer. A write error is sticky:
+// the Encoder then writes nothing more and every call returns it.
 func (e *Encoder) Flush() error {
 	if e.err != nil {
 		return e.err
@@ -322,7 +323,7 @@ func (e *Encoder) InternStringBytes(b []byte) uint32 {
 }
 
 func (e *Encoder) internString(h uint64, b []byte) uint32 {
-	if id, ok := e.strs.find(h, b); ok {
+	if id, ok := e.strs.find(h, b); ok || e.err != nil {
 		return id
 	}
 	if uint64(len(b)) > math.MaxUint32 {
@@ -346,7 +347,7 @@ func (e *Encoder) internString(h uint64, b []byte) uint32 {
 // stack-pool frame the first time this exact address list is seen.
 func (e *Encoder) InternStack(frames []uint64) uint32 {
 	h := hashStack(frames)
-	if id, ok := e.stacks.find(h, frames); ok {
+	if id, ok := e.stacks.find(h, frames); ok || e.err != nil {
 		return id
 	}
 	id := e.stacks.next

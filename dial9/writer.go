@@ -28,7 +28,11 @@ type EventWriter struct {
 // needs one and the event header.
 func (e *Encoder) Begin(h Handle, ts uint64) *EventWriter {
 	w := &e.ew
-	w.i, w.mark, w.base, w.err = 0, len(e.buf), e.tsBase, nil
+	w.i, w.mark, w.base, w.err = 0, len(e.buf), e.tsBase, e.err
+	if w.err != nil { // a failed writer: write nothing more
+		w.t = nil
+		return w
+	}
 	if int(h.idx) >= len(e.types) || e.types[h.idx].schema.ID != h.id {
 		w.t = nil
 		w.err = fmt.Errorf("%w: handle for type %d is not registered in this stream", ErrEncode, h.id)
