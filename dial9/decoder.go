@@ -675,6 +675,15 @@ func (d *Decoder) event(p int) (int, error) {
 				q += 8
 				continue
 			}
+		case TypeStackFrames:
+			if len(b)-q >= 4 {
+				c := int64(binary.LittleEndian.Uint32(b[q:]))
+				if c <= d.lim.MaxStackFrames && int64(len(b)-q-4) >= 8*c {
+					vals[i] = 0
+					q += 4 + 8*int(c)
+					continue
+				}
+			}
 		}
 		vals[i] = 0
 		var err error
