@@ -110,6 +110,7 @@ func WithBufferSize(n int) Option {
 type typeInfo struct {
 	schema *Schema
 	types  []FieldType
+	hasTS  bool
 }
 
 // Decoder reads a dial9 stream frame by frame. Build one with NewDecoder
@@ -147,8 +148,7 @@ type Decoder struct {
 	arena     []byte
 
 	kind       FrameKind
-	frameStart int64
-	frameEnd   int64
+	frameStart int // current frame: buf[frameStart:pos]
 	cur        *typeInfo
 	ev         Event
 	offs       []int32
@@ -192,7 +192,8 @@ func NewDecoder(data []byte, opts ...Option) (*Decoder, error) {
 
 // NewReader returns a streaming Decoder reading from r (plain or gzip).
 // Memory is bounded by the largest frame (Limits.MaxFrameSize) plus the
-// pools (Limits.MaxPoolBytes).
+// pool contents of the current stream (Limits.MaxPoolBytes; a stream header
+// starts a new count).
 func NewReader(r io.Reader, opts ...Option) (*Decoder, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -293,6 +294,9 @@ func (d *Decoder) resetStream() {
 	clear(d.strPool)
 	clear(d.stackPool)
 	d.tsBase = 0
+	// Pool copies of the previous stream become garbage: count afresh.
+	d.poolBytes = 0
+	d.arena = nil
 }
 
 func (d *Decoder) abs(p int) int64 { return d.base + int64(p) }
@@ -364,10 +368,10 @@ func (d *Decoder) Offset() int64 { return d.abs(d.pos) }
 func (d *Decoder) Kind() FrameKind { return d.kind }
 
 // FrameOffset and FrameEnd delimit the current frame: [FrameOffset, FrameEnd).
-func (d *Decoder) FrameOffset() int64 { return d.frameStart }
+func (d *Decoder) FrameOffset() int64 { return d.abs(d.frameStart) }
 
 // FrameEnd is the offset just past the current frame.
-func (d *Decoder) FrameEnd() int64 { return d.frameEnd }
+func (d *Decoder) FrameEnd() int64 { return d.abs(d.pos) }
 
 // Schema is the current frame's schema: the one a schema frame registered
 // (the stored one for an identical re-registration), an event's, or the one
@@ -417,6 +421,16 @@ func (d *Decoder) Event() *Event { return &d.ev }
 // Next advances to the next event, skipping other frames. It returns false
 // at the end of input or on an error (see Err).
 func (d *Decoder) Next() bool {
+	// Fast path: an event frame that fits in the buffer.
+	if d.err == nil && d.pos < len(d.buf) && d.buf[d.pos] == tagEvent {
+		p := d.pos
+		if end, err := d.event(p); err == nil {
+			d.frameStart = p
+			d.pos = end
+			return true
+		}
+		// Anything else (more input needed, an error) takes the general path.
+	}
 	for d.NextFrame() {
 		if d.kind == FrameEvent {
 			return true
@@ -492,9 +506,8 @@ func (d *Decoder) NextFrame() bool {
 			err = newErr(d.abs(p), ErrUnknownFrame, "unknown frame tag %#02x", d.buf[p])
 		}
 		if err == nil {
-			d.frameStart = d.abs(p)
+			d.frameStart = p
 			d.pos = end
-			d.frameEnd = d.abs(end)
 			return true
 		}
 		if err == errShort {
@@ -587,7 +600,7 @@ func (d *Decoder) event(p int) (int, error) {
 	}
 	q := p + 3
 	ts := d.tsBase
-	if ti.schema.HasTimestamp {
+	if ti.hasTS {
 		if len(b)-q < 3 {
 			return 0, errShort
 		}
@@ -662,6 +675,15 @@ func (d *Decoder) event(p int) (int, error) {
 				q += 8
 				continue
 			}
+		case TypeStackFrames:
+			if len(b)-q >= 4 {
+				c := int64(binary.LittleEndian.Uint32(b[q:]))
+				if c <= d.lim.MaxStackFrames && int64(len(b)-q-4) >= 8*c {
+					vals[i] = 0
+					q += 4 + 8*int(c)
+					continue
+				}
+			}
 		}
 		vals[i] = 0
 		var err error
@@ -683,7 +705,7 @@ func (d *Decoder) event(p int) (int, error) {
 		return 0, newErr(d.abs(p), ErrLimit, "event payload of %d bytes is over 2 GiB", q-start)
 	}
 	offs[n] = int32(q - start)
-	if ti.schema.HasTimestamp {
+	if ti.hasTS {
 		d.tsBase = ts
 	}
 	d.kind = FrameEvent
@@ -745,7 +767,7 @@ func (d *Decoder) schemaFrame(p int) (int, error) {
 		return fq, nil
 	}
 	s := &Schema{ID: id, Name: string(name), HasTimestamp: hasTS, Fields: make([]FieldDef, nf)}
-	ti := &typeInfo{schema: s, types: make([]FieldType, nf)}
+	ti := &typeInfo{schema: s, types: make([]FieldType, nf), hasTS: hasTS}
 	for i := 0; i < nf; i++ {
 		fl := int(binary.LittleEndian.Uint16(b[q:]))
 		s.Fields[i] = FieldDef{Name: string(b[q+2 : q+2+fl]), Type: FieldType(b[q+2+fl])}
@@ -787,7 +809,7 @@ func (d *Decoder) keep(b []byte) ([]byte, error) {
 	}
 	d.poolBytes += int64(len(b))
 	if d.poolBytes > d.lim.MaxPoolBytes {
-		return nil, newErr(d.frameStart, ErrLimit, "pool contents exceed the limit of %d bytes", d.lim.MaxPoolBytes)
+		return nil, newErr(d.abs(d.frameStart), ErrLimit, "pool contents exceed the limit of %d bytes", d.lim.MaxPoolBytes)
 	}
 	if len(b) > 4096 {
 		return bytes.Clone(b), nil
@@ -828,7 +850,7 @@ func (d *Decoder) stringPool(p int) (int, error) {
 		q += 8 + int(l)
 	}
 	d.strEntries = ents
-	d.frameStart = d.abs(p)
+	d.frameStart = p
 	for _, e := range ents {
 		if !e.ValidUTF8 {
 			continue // upstream does not insert entries that are not UTF-8
@@ -871,7 +893,7 @@ func (d *Decoder) stackPoolFrame(p int) (int, error) {
 		q += 8 + 8*int(c)
 	}
 	d.stkEntries = ents
-	d.frameStart = d.abs(p)
+	d.frameStart = p
 	for _, e := range ents {
 		k, err := d.keep(e.Frames.b)
 		if err != nil {

@@ -191,7 +191,8 @@ func sortU32(a []uint32) {
 	}
 }
 
-// Flush writes the buffered bytes to the writer.
+// Flush writes the buffered bytes to the writer. A write error is sticky:
+// the Encoder then writes nothing more and every call returns it.
 func (e *Encoder) Flush() error {
 	if e.err != nil {
 		return e.err
@@ -311,6 +312,7 @@ func (e *Encoder) Schema(h Handle) *Schema {
 
 // InternString returns the string-pool id of s, writing a one-entry pool
 // frame the first time s is seen in this stream. A hit does not allocate.
+// A string over 4 GiB sets the Encoder's sticky error (ErrLimit).
 func (e *Encoder) InternString(s string) uint32 {
 	return e.internString(hashString(s), stringBytes(s))
 }
@@ -321,8 +323,14 @@ func (e *Encoder) InternStringBytes(b []byte) uint32 {
 }
 
 func (e *Encoder) internString(h uint64, b []byte) uint32 {
-	if id, ok := e.strs.find(h, b); ok {
+	if id, ok := e.strs.find(h, b); ok || e.err != nil {
 		return id
+	}
+	if uint64(len(b)) > math.MaxUint32 {
+		if e.err == nil {
+			e.err = fmt.Errorf("%w: pool string of %d bytes is over the u32 length limit", ErrLimit, len(b))
+		}
+		return 0
 	}
 	id := e.strs.next
 	e.strs.next++
@@ -339,7 +347,7 @@ func (e *Encoder) internString(h uint64, b []byte) uint32 {
 // stack-pool frame the first time this exact address list is seen.
 func (e *Encoder) InternStack(frames []uint64) uint32 {
 	h := hashStack(frames)
-	if id, ok := e.stacks.find(h, frames); ok {
+	if id, ok := e.stacks.find(h, frames); ok || e.err != nil {
 		return id
 	}
 	id := e.stacks.next

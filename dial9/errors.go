@@ -59,7 +59,7 @@ type Limits struct {
 	MaxPoolEntries int64 // entries in one pool or annotations frame: default 16 Mi
 	MaxDepth       int   // nesting of DynamicList/DynamicMap: default 32
 	MaxFrameSize   int64 // largest frame a streaming Decoder buffers: default 256 MiB
-	MaxPoolBytes   int64 // bytes a streaming Decoder keeps for pool contents: default 1 GiB
+	MaxPoolBytes   int64 // pool bytes a streaming Decoder copies per stream: default 1 GiB
 }
 
 // DefaultLimits returns the defaults.

@@ -96,6 +96,18 @@ func TestGoldenTraces(t *testing.T) {
 				if err := d.Err(); err != nil {
 					t.Fatalf("%s: %v", mode, err)
 				}
+				// Next (the event fast path) sees the same events.
+				dn, err := NewDecoder(gz)
+				must(t, err)
+				byName := map[string]int{}
+				for dn.Next() {
+					byName[dn.Event().Name()]++
+				}
+				for n, c := range counts {
+					if byName[n] != c.events || dn.Err() != nil {
+						t.Errorf("Next: %s %d events, NextFrame %d (%v)", n, byName[n], c.events, dn.Err())
+					}
+				}
 				if d.Offset() != want.InputLen {
 					t.Errorf("%s: ended at %d, want %d", mode, d.Offset(), want.InputLen)
 				}

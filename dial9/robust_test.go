@@ -308,3 +308,44 @@ func TestGzipErrors(t *testing.T) {
 		t.Errorf("I/O error: %v", d.Err())
 	}
 }
+
+// TestHandmadeSmallAllocations: every hand-made hostile vector is decoded
+// (or refused) allocating no more than 256 KiB + 64 bytes per input byte.
+func TestHandmadeSmallAllocations(t *testing.T) {
+	for name, data := range allVectors(t) {
+		if !strings.HasPrefix(name, "handmade/") {
+			continue
+		}
+		fuzz.Check(t, data, decodeBytes, fuzz.Options{AllocConst: 256 << 10})
+		fuzz.Check(t, data, decodeStream, fuzz.Options{AllocConst: 256 << 10})
+	}
+}
+
+func TestAllYieldsErrorLast(t *testing.T) {
+	data := vectortest.Read(t, "dial9", "handmade", "hm05_event_unknown_type_id.bin")
+	d, err := NewDecoder(data)
+	must(t, err)
+	var events int
+	var last error
+	for ev, err := range d.All() {
+		if err != nil {
+			last = err
+			if ev != nil {
+				t.Error("event with the error")
+			}
+			continue
+		}
+		events++
+	}
+	if events != 1 || !errors.Is(last, ErrUnknownType) {
+		t.Errorf("%d events, error %v", events, last)
+	}
+	// Breaking out early stops cleanly.
+	d, _ = NewDecoder(vectortest.Read(t, "dial9", "v0.2.0", "10_varint_edges.bin"))
+	for range d.All() {
+		break
+	}
+	if !d.Next() || d.Event().Field(0).Uint() != 1 {
+		t.Error("decoder does not resume after a break")
+	}
+}

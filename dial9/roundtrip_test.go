@@ -306,3 +306,39 @@ func FuzzRoundTrip(f *testing.F) {
 		checkRoundTrip(t, data)
 	})
 }
+
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	f.n++
+	return 0, errors.New("disk full")
+}
+
+// TestEncoderWriteErrorIsSticky: after a failed write nothing more is
+// buffered and every call reports the error.
+func TestEncoderWriteErrorIsSticky(t *testing.T) {
+	fw := &failWriter{}
+	e := NewEncoder(fw)
+	h, err := e.Register("S", []FieldDef{{"a", TypeString}})
+	must(t, err)
+	big := string(bytes.Repeat([]byte{'x'}, flushSize))
+	if err := e.Begin(h, 1).String(big).End(); err == nil {
+		t.Fatal("no error from a failing writer")
+	}
+	n := len(e.Buffered())
+	for range 10 {
+		if err := e.Begin(h, 2).String(big).End(); err == nil || err.Error() != "disk full" {
+			t.Fatalf("later write: %v", err)
+		}
+		e.InternString(big[:100])
+	}
+	if len(e.Buffered()) != n || fw.n != 1 {
+		t.Errorf("buffer grew from %d to %d; %d writes", n, len(e.Buffered()), fw.n)
+	}
+	if _, err := e.Register("T", nil); err == nil {
+		t.Error("Register after a write error")
+	}
+	if e.Flush() == nil || e.Close() == nil {
+		t.Error("Flush after a write error")
+	}
+}

@@ -20,20 +20,44 @@ type Value struct {
 	Elems []Value  // DynamicList elements; DynamicMap alternating keys and values
 }
 
-// Constructors for Values.
-func Varint(v uint64) Value              { return Value{Type: TypeVarint, U: v} }
-func U8(v uint8) Value                   { return Value{Type: TypeU8, U: uint64(v)} }
-func U16(v uint16) Value                 { return Value{Type: TypeU16, U: uint64(v)} }
-func U32(v uint32) Value                 { return Value{Type: TypeU32, U: uint64(v)} }
-func I64(v int64) Value                  { return Value{Type: TypeI64, U: uint64(v)} }
-func F64(v float64) Value                { return Value{Type: TypeF64, F: v} }
-func String(s string) Value              { return Value{Type: TypeString, S: s} }
-func Bytes(b []byte) Value               { return Value{Type: TypeBytes, B: b} }
-func PooledString(id uint32) Value       { return Value{Type: TypePooledString, U: uint64(id)} }
-func PooledStack(id uint32) Value        { return Value{Type: TypePooledStackFrames, U: uint64(id)} }
+// Varint is a Varint value.
+func Varint(v uint64) Value { return Value{Type: TypeVarint, U: v} }
+
+// U8 is a U8 value.
+func U8(v uint8) Value { return Value{Type: TypeU8, U: uint64(v)} }
+
+// U16 is a U16 value.
+func U16(v uint16) Value { return Value{Type: TypeU16, U: uint64(v)} }
+
+// U32 is a U32 value.
+func U32(v uint32) Value { return Value{Type: TypeU32, U: uint64(v)} }
+
+// I64 is an I64 value.
+func I64(v int64) Value { return Value{Type: TypeI64, U: uint64(v)} }
+
+// F64 is an F64 value.
+func F64(v float64) Value { return Value{Type: TypeF64, F: v} }
+
+// String is a String value.
+func String(s string) Value { return Value{Type: TypeString, S: s} }
+
+// Bytes is a Bytes value.
+func Bytes(b []byte) Value { return Value{Type: TypeBytes, B: b} }
+
+// PooledString is a PooledString value (a string-pool id).
+func PooledString(id uint32) Value { return Value{Type: TypePooledString, U: uint64(id)} }
+
+// PooledStack is a PooledStackFrames value (a stack-pool id).
+func PooledStack(id uint32) Value { return Value{Type: TypePooledStackFrames, U: uint64(id)} }
+
+// StackFrames is a StackFrames value.
 func StackFrames(frames ...uint64) Value { return Value{Type: TypeStackFrames, Stack: frames} }
-func StringMap(pairs ...KV) Value        { return Value{Type: TypeStringMap, Pairs: pairs} }
-func List(elems ...Value) Value          { return Value{Type: TypeDynamicList, Elems: elems} }
+
+// StringMap is a StringMap value; order and duplicate keys are kept.
+func StringMap(pairs ...KV) Value { return Value{Type: TypeStringMap, Pairs: pairs} }
+
+// List is a DynamicList value.
+func List(elems ...Value) Value { return Value{Type: TypeDynamicList, Elems: elems} }
 
 // Map is a DynamicMap value from alternating keys and values.
 func Map(keysAndValues ...Value) Value { return Value{Type: TypeDynamicMap, Elems: keysAndValues} }

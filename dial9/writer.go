@@ -28,7 +28,11 @@ type EventWriter struct {
 // needs one and the event header.
 func (e *Encoder) Begin(h Handle, ts uint64) *EventWriter {
 	w := &e.ew
-	w.i, w.mark, w.base, w.err = 0, len(e.buf), e.tsBase, nil
+	w.i, w.mark, w.base, w.err = 0, len(e.buf), e.tsBase, e.err
+	if w.err != nil { // a failed writer: write nothing more
+		w.t = nil
+		return w
+	}
 	if int(h.idx) >= len(e.types) || e.types[h.idx].schema.ID != h.id {
 		w.t = nil
 		w.err = fmt.Errorf("%w: handle for type %d is not registered in this stream", ErrEncode, h.id)
@@ -380,18 +384,39 @@ func (e *Encoder) WriteEvent(h Handle, ts uint64, values []Value) error {
 // WriteUints writes an event whose fields are all Varint, U8, U16 or U32
 // (range-checked), without allocating.
 func (e *Encoder) WriteUints(h Handle, ts uint64, values ...uint64) error {
-	w := e.Begin(h, ts)
-	if w.err != nil {
-		return w.End()
-	}
-	types := w.t.types
-	if len(values) != len(types) {
-		for _, v := range values {
-			w.Uint(v)
+	if e.err == nil && int(h.idx) < len(e.types) {
+		t := &e.types[h.idx]
+		if t.schema.ID == h.id && t.schema.HasTimestamp && len(values) == len(t.types) {
+			if e.writeUintsFast(t, h.id, ts, values) {
+				if len(e.buf) >= flushSize {
+					return e.Flush()
+				}
+				return nil
+			}
 		}
-		return w.End()
 	}
+	// The checked path reports what is wrong.
+	w := e.Begin(h, ts)
+	for _, v := range values {
+		w.Uint(v)
+	}
+	return w.End()
+}
+
+// writeUintsFast writes a timestamped all-integer event in one pass; it
+// leaves the stream untouched and returns false if any value does not fit.
+func (e *Encoder) writeUintsFast(t *encType, id uint16, ts uint64, values []uint64) bool {
 	buf := e.buf
+	mark := len(buf)
+	base := e.tsBase
+	if ts < base || ts-base > 0xFFFFFF {
+		buf = append(buf, tagReset)
+		buf = binary.LittleEndian.AppendUint64(buf, ts)
+		base = ts
+	}
+	d := ts - base
+	buf = append(buf, tagEvent, byte(id), byte(id>>8), byte(d), byte(d>>8), byte(d>>16))
+	types := t.types[:len(values)]
 	for i, v := range values {
 		switch types[i] {
 		case TypeVarint:
@@ -417,18 +442,10 @@ func (e *Encoder) WriteUints(h Handle, ts uint64, values ...uint64) error {
 				continue
 			}
 		}
-		// Anything else (wrong type, out of range) takes the checked path.
-		e.buf = buf
-		w.i = i
-		for _, v := range values[i:] {
-			w.Uint(v)
-		}
-		return w.End()
+		e.buf = buf[:mark]
+		return false
 	}
 	e.buf = buf
-	w.i = len(types)
-	if len(buf) >= flushSize {
-		return e.Flush()
-	}
-	return e.err
+	e.tsBase = ts
+	return true
 }

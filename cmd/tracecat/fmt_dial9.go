@@ -350,11 +350,33 @@ func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
 		_, err := w.Write(b)
 		return err
 	}
+	named := map[uint64]bool{} // tracks with a thread_name metadata event
 	for d.Next() {
 		ev := d.Event()
-		worker, hasWorker := uint64(0), false
+		worker, hasWorker := uint64(dial9OtherTrack), false
 		if v, ok := ev.FieldByName("worker_id"); ok && v.Present() {
 			worker, hasWorker = v.Uint(), true
+		}
+		if !named[worker] {
+			named[worker] = true
+			b = append(b[:0], `{"name":"thread_name","ph":"M","pid":1,"tid":`...)
+			b = strconv.AppendUint(b, worker, 10)
+			b = append(b, `,"args":{"name":"`...)
+			switch {
+			case !hasWorker:
+				b = append(b, "events without a worker"...)
+			case worker == 255:
+				b = append(b, "unknown worker"...)
+			case worker == 254:
+				b = append(b, "blocking"...)
+			default:
+				b = append(b, "worker "...)
+				b = strconv.AppendUint(b, worker, 10)
+			}
+			b = append(b, `"}}`...)
+			if err := emit(); err != nil {
+				return err
+			}
 		}
 		ph := "i"
 		switch ev.Name() {
@@ -395,6 +417,9 @@ func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
 	}
 	return w.Flush()
 }
+
+// dial9OtherTrack is the Chrome track of events without a worker_id.
+const dial9OtherTrack = 1 << 20
 
 func chromeEvent(b []byte, d *dial9.Decoder, ev *dial9.Event, name, ph string, tid uint64, args bool) []byte {
 	b = append(b, `{"name":`...)

@@ -237,3 +237,27 @@ func TestDial9Sample(t *testing.T) {
 		t.Error("convert --to json should fail for dial9")
 	}
 }
+
+func TestDial9StdinAndPartialDump(t *testing.T) {
+	data, err := os.ReadFile(vectortest.Path(t, "dial9", "v0.2.0", "09_concatenated_streams.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := run(t, data, "stats", "--json", "-")
+	if code != exitOK || !strings.Contains(out, `"events":7`) || !strings.Contains(out, `"streams":4`) {
+		t.Errorf("stats from stdin: %d %s", code, out)
+	}
+	// A damaged file: the events before the damage are printed, then the
+	// error with its offset, exit 1.
+	p := vectortest.Path(t, "dial9", "handmade", "hm05_event_unknown_type_id.bin")
+	code, out, errOut := run(t, nil, "dump", p)
+	if code != exitInvalid || strings.Count(out, "\n") != 1 || !strings.Contains(errOut, "offset 25: event with type id 7, which has no schema") {
+		t.Errorf("dump of a damaged file: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// The gzip golden trace dumps through the streaming decoder.
+	p = vectortest.Path(t, "dial9", "golden", "demo-trace@6050208.bin.gz")
+	code, out, _ = run(t, nil, "dump", "--json", "--type", "SegmentMetadataEvent", p)
+	if code != exitOK || !strings.Contains(out, `["service","metrics-service"]`) || strings.Count(out, "\n") != 1 {
+		t.Errorf("golden dump: %d %s", code, out)
+	}
+}
