@@ -112,7 +112,8 @@ func BenchmarkIndexReadSequential(b *testing.B) {
 			for b.Loop() {
 				it := r.Events(0)
 				for it.Next() {
-					sum += it.Event().Timestamp
+					e := it.Event()
+					sum += e.Timestamp ^ e.FunctionID ^ uint64(e.Kind) ^ uint64(e.CallDepth) ^ uint64(e.DetailSeq) ^ uint64(e.ThreadID)
 				}
 			}
 			_ = sum
@@ -173,7 +174,8 @@ func BenchmarkMerge8(b *testing.B) {
 	for b.Loop() {
 		m := NewMerger(readers)
 		for m.Next() {
-			sum += m.Event().Timestamp
+			e := m.Event()
+			sum += e.Timestamp ^ e.FunctionID ^ uint64(e.CallDepth)
 		}
 	}
 	_ = sum
@@ -214,7 +216,8 @@ func BenchmarkIndexReadBatch(b *testing.B) {
 		for start := uint64(0); start < r.Len(); {
 			n, _ := r.ReadEvents(dst, start)
 			for i := range dst[:n] {
-				sum += dst[i].Timestamp
+				e := &dst[i]
+				sum += e.Timestamp ^ e.FunctionID ^ uint64(e.Kind) ^ uint64(e.CallDepth) ^ uint64(e.DetailSeq) ^ uint64(e.ThreadID)
 			}
 			start += uint64(n)
 		}

@@ -49,6 +49,36 @@ func (c *choppyFile) Write(p []byte) (int, error) {
 
 func (c *choppyFile) Seek(off int64, whence int) (int64, error) { return c.f.Seek(off, whence) }
 
+// crashSessionChild records a two-thread session with SessionWriter (plain
+// *os.File writes, 64 KiB at a time) until it is killed.
+func crashSessionChild(dir string) {
+	sw, err := CreateSessionDir(dir, WithBufferSize(4096))
+	if err != nil {
+		os.Exit(3)
+	}
+	var tws [2]*ThreadWriter
+	for k := range tws {
+		if tws[k], err = sw.Thread(uint32(k)); err != nil {
+			os.Exit(3)
+		}
+	}
+	payload := make([]byte, 64)
+	deadline := time.Now().Add(20 * time.Second)
+	for i := uint64(0); time.Now().Before(deadline); i++ {
+		ts, fn, kind, depth, pl := crashEvent(i)
+		p := payload[:pl]
+		for j := range p {
+			p[j] = crashPayloadByte(i, j)
+		}
+		for _, tw := range tws {
+			if _, err := tw.Write(ts, fn, kind, depth, p); err != nil {
+				os.Exit(4)
+			}
+		}
+	}
+	os.Exit(0)
+}
+
 // crashChild writes the stream until it is killed (or 20 s pass).
 func crashChild(dir string) {
 	seed, _ := strconv.ParseUint(os.Getenv("ATF_CRASH_SEED"), 10, 64)
@@ -86,6 +116,9 @@ func crashChild(dir string) {
 // never a torn one.
 func TestCrashRecovery(t *testing.T) {
 	if dir := os.Getenv(crashEnv); dir != "" {
+		if os.Getenv("ATF_CRASH_SESSION") != "" {
+			crashSessionChild(dir)
+		}
 		crashChild(dir)
 		return
 	}
@@ -116,11 +149,37 @@ func TestCrashRecovery(t *testing.T) {
 		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
 		cmd.Process.Kill() // SIGKILL
 		cmd.Wait()
-		checkCrashedThread(t, round, dir)
+		checkCrashedThread(t, round, dir, 5)
+	}
+	// A session killed mid-recording has no manifest; OpenSession finds its
+	// threads and every thread recovers what reached its files.
+	root := t.TempDir()
+	cmd := exec.Command(exe, "-test.run=^TestCrashRecovery$")
+	cmd.Env = append(os.Environ(), crashEnv+"="+root, "ATF_CRASH_SESSION=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(5 * time.Millisecond) {
+		if fi, err := os.Stat(filepath.Join(root, "thread_1", "detail.atf")); err == nil && fi.Size() > 64<<10 {
+			break
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	s, err := OpenSession(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Manifest != nil || len(s.Threads) != 2 || !s.Recovered() {
+		t.Fatalf("crashed session: manifest %v, %d threads", s.Manifest != nil, len(s.Threads))
+	}
+	for k := range 2 {
+		checkCrashedThread(t, 100+k, filepath.Join(root, "thread_"+strconv.Itoa(k)), uint32(k))
 	}
 }
 
-func checkCrashedThread(t *testing.T, round int, dir string) {
+func checkCrashedThread(t *testing.T, round int, dir string, threadID uint32) {
 	t.Helper()
 	ib, err := os.ReadFile(filepath.Join(dir, "index.atf"))
 	if err != nil {
@@ -143,7 +202,7 @@ func checkCrashedThread(t *testing.T, round int, dir string) {
 	var detailSeq uint32
 	for seq, e := range th.Index.All() {
 		ts, fn, kind, depth, pl := crashEvent(seq)
-		want := IndexEvent{Timestamp: ts, FunctionID: fn, ThreadID: 5, Kind: kind, CallDepth: depth, DetailSeq: NoDetail}
+		want := IndexEvent{Timestamp: ts, FunctionID: fn, ThreadID: threadID, Kind: kind, CallDepth: depth, DetailSeq: NoDetail}
 		if pl > 0 {
 			want.DetailSeq = detailSeq
 			detailSeq++

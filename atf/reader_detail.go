@@ -233,7 +233,8 @@ func (d *DetailReader) Events() *DetailIter {
 	return &DetailIter{d: d, win: newWindow(&d.src, 64<<10)}
 }
 
-// All iterates over every record with its detail_seq.
+// All iterates over every record with its detail_seq; the payload is valid
+// until the next step. A read error ends the iteration early (see Events).
 func (d *DetailReader) All() iter.Seq2[uint64, DetailEvent] {
 	return func(yield func(uint64, DetailEvent) bool) {
 		it := d.Events()

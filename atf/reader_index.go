@@ -246,8 +246,9 @@ func (r *IndexReader) Events(start uint64) *IndexIter {
 	return it
 }
 
-// All iterates over every event with its sequence number; a read error ends
-// the iteration with (seq, zero event, err).
+// All iterates over every event with its sequence number. A read error (only
+// possible when the io.ReaderAt fails) ends the iteration early; use Events and
+// its Err when that must be told apart from the end of the file.
 func (r *IndexReader) All() iter.Seq2[uint64, IndexEvent] {
 	return func(yield func(uint64, IndexEvent) bool) {
 		it := r.Events(0)

@@ -200,6 +200,10 @@ func (s *Session) Indexes() []*IndexReader {
 // Merge returns a cross-thread merge of every thread's events.
 func (s *Session) Merge() *Merger { return NewMerger(s.Indexes()) }
 
+// MergeRange returns a cross-thread merge of the events with
+// from ≤ timestamp ≤ to.
+func (s *Session) MergeRange(from, to uint64) *Merger { return NewMergerRange(s.Indexes(), from, to) }
+
 // Close closes every thread's files.
 func (s *Session) Close() error {
 	var errs []error

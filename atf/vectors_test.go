@@ -240,6 +240,13 @@ func TestReferenceMergedOrder(t *testing.T) {
 		if m.Err() != nil || i != len(ref.Session.MergedIter) {
 			t.Errorf("merged %d events, err %v", i, m.Err())
 		}
+		var ranged []string
+		for m := s.MergeRange(1_000_000_001_200, 1_000_000_001_260); m.Next(); {
+			ranged = append(ranged, fmt.Sprintf("%d:%d", m.Thread(), m.Event().Timestamp-1_000_000_000_000))
+		}
+		if fmt.Sprint(ranged) != "[1:1200 2:1210 2:1260 2:1210 2:1260]" {
+			t.Errorf("range merge %v", ranged)
+		}
 		// Our session range skips the empty thread_3; the reference's starts at 0.
 		first, last, ok := s.TimeRange()
 		if !ok || first != 1_000_000_001_000 || last != ref.Session.TimeRange[1] || ref.Session.TimeRange[0] != 0 {

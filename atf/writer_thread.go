@@ -94,13 +94,26 @@ func (t *ThreadWriter) TimeRange() (first, last uint64) { return t.index.TimeRan
 // KindReturn, FUNCTION_CALL otherwise, as the reference maps them) and the
 // index event links to it.
 func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32, payload []byte) (uint32, error) {
+	iw := t.index
+	seq := iw.count
+	if len(payload) == 0 && t.err == nil && !t.closed && iw.err == nil && seq < maxIndexEvents && len(iw.buf)+IndexEventSize <= cap(iw.buf) {
+		// Fast path: an index-only event that fits the buffer.
+		n := len(iw.buf)
+		iw.buf = iw.buf[:n+IndexEventSize]
+		putIndexEvent(iw.buf[n:], &IndexEvent{Timestamp: ts, FunctionID: functionID, ThreadID: t.id, Kind: kind, CallDepth: depth, DetailSeq: NoDetail})
+		if seq == 0 {
+			iw.first = ts
+		}
+		iw.last = ts
+		iw.count++
+		return uint32(seq), nil
+	}
 	if t.err != nil {
 		return NoDetail, t.err
 	}
 	if t.closed {
 		return NoDetail, ErrClosed
 	}
-	seq := t.index.Count()
 	if seq >= maxIndexEvents {
 		return NoDetail, newError(HeaderSize+int64(seq)*IndexEventSize, ErrLimit, "index file already holds %d events", seq)
 	}
