@@ -73,7 +73,6 @@ func TestCTFValidateRejects(t *testing.T) {
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0_bad_major_nok/metadata", "unsupported metadata packet version 1.0"},
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0_bad_total_sz_nok/metadata", "total size 344 bits is less than the content size 352 bits"},
 		{"lttng-2.15.1-ust-ctf2-json/trace/channel0_0", "only CTF metadata is supported"},
-		{"lttng-2.15.1-ust-ctf2-json/trace/index/channel0_0.idx", "only CTF metadata is supported"},
 	} {
 		p := vectortest.Path(t, "ctf", c.path)
 		code, _, errb := run(t, nil, "validate", p)
@@ -173,5 +172,36 @@ func TestCTFSample(t *testing.T) {
 	// Standard input works too.
 	if code, out, _ := run(t, b, "validate", "-"); code != exitOK || !strings.Contains(out, "CTF 2, 6 fragments") {
 		t.Errorf("stdin validate: %q", out)
+	}
+}
+
+func TestCTFIndex(t *testing.T) {
+	p := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "index", "channel0_0.idx")
+	if code, out, errb := run(t, nil, "validate", p); code != exitOK || out != "ok (LTTng packet index 1.1, 1 packet(s))\n" {
+		t.Errorf("validate: %d %q %q", code, out, errb)
+	}
+	code, out, _ := run(t, nil, "stats", "--json", p)
+	if code != exitOK || !strings.Contains(out, `"kind":"lttng-index","index_version":"1.1","packets":1,"first_timestamp":1823053459238,"last_timestamp":1823071747569`) {
+		t.Errorf("stats: %s", out)
+	}
+	code, out, _ = run(t, nil, "dump", p)
+	if code != exitOK || !strings.HasPrefix(out, "index 0: offset 0 packet=32768 content=672 bits") {
+		t.Errorf("dump: %q", out)
+	}
+	// Corruptions: content larger than the packet, a cut entry, a bad magic.
+	b, _ := os.ReadFile(p)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		edit func([]byte) []byte
+		want string
+	}{
+		{func(b []byte) []byte { b[16+23] = 0xf8; b[16+22] = 0xff; return b }, "offset 16: index entry 0: content size 65528 bits exceeds the packet size 32768 bits"},
+		{func(b []byte) []byte { return b[:len(b)-3] }, "not a whole 72-byte entry"},
+	} {
+		f := filepath.Join(dir, "bad.idx")
+		os.WriteFile(f, c.edit(append([]byte(nil), b...)), 0o644)
+		if code, _, errb := run(t, nil, "validate", f); code != exitInvalid || !strings.Contains(errb, c.want) {
+			t.Errorf("corrupt index: %d %q, want %q", code, errb, c.want)
+		}
 	}
 }
