@@ -6,8 +6,9 @@ package main
 // byte order), plain CTF 2 JSON text sequences (a leading-whitespace variant
 // is read leniently and reported), plain TSDL text, and trace folders (their
 // `metadata` file). LTTng packet index files get packet-level validate,
-// stats and dump (ctf2meta_index.go). Data stream files are recognised but
-// not decoded: commands say that only metadata is supported. Offsets of
+// stats and dump (ctf2meta_index.go); so do data stream files of traces with
+// CTF 2 metadata (ctf2meta_stream.go: packet headers and contexts only).
+// Other data streams are not decoded: commands say so. Offsets of
 // fragments in dump are offsets in the depacketized metadata.
 //
 // convert --to plain writes the depacketized metadata. convert --to
@@ -150,6 +151,9 @@ func ctfIndexBytes(in *input) ([]byte, error) {
 }
 
 func ctfValidate(in *input) (string, error) {
+	if in.Variant() == "data stream" && !in.IsDir() {
+		return ctfStreamValidate(in)
+	}
 	if b, err := ctfIndexBytes(in); b != nil || err != nil {
 		if err != nil {
 			return "", err
@@ -178,6 +182,9 @@ func ctfValidate(in *input) (string, error) {
 }
 
 func ctfStats(in *input) (statList, error) {
+	if in.Variant() == "data stream" && !in.IsDir() {
+		return ctfStreamStats(in)
+	}
 	if b, err := ctfIndexBytes(in); b != nil || err != nil {
 		if err != nil {
 			return nil, err
@@ -216,6 +223,9 @@ func ctfStats(in *input) (statList, error) {
 }
 
 func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	if in.Variant() == "data stream" && !in.IsDir() {
+		return ctfStreamDump(in, w, o)
+	}
 	if b, err := ctfIndexBytes(in); b != nil || err != nil {
 		if err != nil {
 			return err

@@ -72,7 +72,7 @@ func TestCTFValidateRejects(t *testing.T) {
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0-be_partial_data_nok/metadata", "offset 609: depacketized metadata: fragment #3: JSON text ends prematurely"},
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0_bad_major_nok/metadata", "unsupported metadata packet version 1.0"},
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0_bad_total_sz_nok/metadata", "total size 344 bits is less than the content size 352 bits"},
-		{"lttng-2.15.1-ust-ctf2-json/trace/channel0_0", "only CTF metadata is supported"},
+		{"lttng-2.13.9-ust-ctf1.8-packetized-1pkt/trace/ch0_0", "packet information needs CTF 2 metadata"},
 	} {
 		p := vectortest.Path(t, "ctf", c.path)
 		code, _, errb := run(t, nil, "validate", p)
@@ -203,5 +203,38 @@ func TestCTFIndex(t *testing.T) {
 		if code, _, errb := run(t, nil, "validate", f); code != exitInvalid || !strings.Contains(errb, c.want) {
 			t.Errorf("corrupt index: %d %q, want %q", code, errb, c.want)
 		}
+	}
+}
+
+// TestCTFDataStreamMatchesIndex decodes LTTng 2.15 data stream packet
+// headers with the CTF 2 metadata and compares them with LTTng's index.
+func TestCTFDataStreamMatchesIndex(t *testing.T) {
+	for _, ch := range []string{"channel0_0", "channel0_1"} {
+		stream := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", ch)
+		index := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "index", ch+".idx")
+		code, out, errb := run(t, nil, "dump", "--json", stream)
+		if code != exitOK {
+			t.Fatal(errb)
+		}
+		_, iout, _ := run(t, nil, "dump", "--json", index)
+		var p, ix map[string]any
+		json.Unmarshal([]byte(out), &p)
+		json.Unmarshal([]byte(iout), &ix)
+		if p["offset"] != ix["offset"] || p["total_bits"] != ix["packet_bits"] || p["content_bits"] != ix["content_bits"] ||
+			p["timestamp_begin"] != ix["timestamp_begin"] || p["timestamp_end"] != ix["timestamp_end"] || p["seq_num"] != ix["packet_seq_num"] {
+			t.Errorf("%s: stream %s\nindex %s", ch, out, iout)
+		}
+		if code, out, _ := run(t, nil, "validate", stream); code != exitOK || !strings.Contains(out, "1 packet(s)") {
+			t.Errorf("%s: validate %q", ch, out)
+		}
+	}
+	// A cut data stream is reported with the packet's offset.
+	b, _ := os.ReadFile(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "channel0_0"))
+	dir := t.TempDir()
+	meta, _ := os.ReadFile(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "metadata"))
+	os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644)
+	os.WriteFile(filepath.Join(dir, "channel0_0"), b[:1000], 0o644)
+	if code, _, errb := run(t, nil, "validate", filepath.Join(dir, "channel0_0")); code != exitInvalid || !strings.Contains(errb, "offset 0: packet 0: total size 4096 bytes, only 1000 remain") {
+		t.Errorf("cut stream: %d %q", code, errb)
 	}
 }
