@@ -396,6 +396,11 @@ func (m *Metadata) add(f Fragment, num int, off int64) error {
 		}
 		c.scope(kind, "packet-header-field-class", f.PacketHeaderFieldClass, false)
 		if c.err == nil {
+			r := m.scopeRoots(nil, nil)
+			r[0] = f.PacketHeaderFieldClass
+			c.checkLocations(kind, r, 0)
+		}
+		if c.err == nil {
 			m.TraceClass = f
 		}
 	case *ClockClass:
@@ -416,6 +421,9 @@ func (m *Metadata) add(f Fragment, num int, off int64) error {
 		c.scope(kind, "packet-context-field-class", f.PacketContextFieldClass, hasClock)
 		c.scope(kind, "event-record-header-field-class", f.EventRecordHeaderFieldClass, hasClock)
 		c.scope(kind, "event-record-common-context-field-class", f.EventRecordCommonContextFieldClass, hasClock)
+		for k := 1; k <= 3; k++ {
+			c.checkLocations(kind, m.scopeRoots(f, nil), k)
+		}
 		if c.err == nil {
 			m.dscByID[f.ID] = f
 			m.DataStreamClasses = append(m.DataStreamClasses, f)
@@ -429,6 +437,11 @@ func (m *Metadata) add(f Fragment, num int, off int64) error {
 		}
 		c.scope(kind, "specific-context-field-class", f.SpecificContextFieldClass, false)
 		c.scope(kind, "payload-field-class", f.PayloadFieldClass, false)
+		if dsc := m.dscByID[f.DataStreamClassID]; dsc != nil {
+			for k := 4; k <= 5; k++ {
+				c.checkLocations(kind, m.scopeRoots(dsc, f), k)
+			}
+		}
 		if c.err == nil {
 			m.erc[[2]uint64{f.DataStreamClassID, f.ID}] = true
 			m.EventRecordClasses = append(m.EventRecordClasses, f)
