@@ -23,12 +23,18 @@ type Metadata struct {
 	o        *options
 	aliasSum map[string]*fcSummary
 	dscByID  map[uint64]*DataStreamClass
-	erc      map[[2]uint64]bool
+	erc      map[[2]uint64]*EventRecordClass
 	declared map[string]bool // "ns/name" declared by the preamble
 }
 
 // DataStreamClass returns the data stream class with id, or nil.
 func (m *Metadata) DataStreamClass(id uint64) *DataStreamClass { return m.dscByID[id] }
+
+// EventRecordClass returns the event record class with id in the data
+// stream class with id dscID, or nil.
+func (m *Metadata) EventRecordClass(dscID, id uint64) *EventRecordClass {
+	return m.erc[[2]uint64{dscID, id}]
+}
 
 // Resolve follows alias references: it returns the field class an AliasRef
 // names (nil if unknown), or fc itself.
@@ -90,7 +96,7 @@ func newMetadata(o *options) *Metadata {
 	return &Metadata{
 		Aliases: map[string]*FieldClassAlias{}, ClockClasses: map[string]*ClockClass{},
 		o: o, aliasSum: map[string]*fcSummary{}, dscByID: map[uint64]*DataStreamClass{},
-		erc: map[[2]uint64]bool{}, declared: map[string]bool{},
+		erc: map[[2]uint64]*EventRecordClass{}, declared: map[string]bool{},
 	}
 }
 
@@ -432,7 +438,7 @@ func (m *Metadata) add(f Fragment, num int, off int64) error {
 		if m.dscByID[f.DataStreamClassID] == nil {
 			c.fail(kind, "data stream class %d is not defined by an earlier data-stream-class fragment", f.DataStreamClassID)
 		}
-		if m.erc[[2]uint64{f.DataStreamClassID, f.ID}] {
+		if m.erc[[2]uint64{f.DataStreamClassID, f.ID}] != nil {
 			c.fail(kind, "duplicate event record class id %d in data stream class %d", f.ID, f.DataStreamClassID)
 		}
 		c.scope(kind, "specific-context-field-class", f.SpecificContextFieldClass, false)
@@ -443,7 +449,7 @@ func (m *Metadata) add(f Fragment, num int, off int64) error {
 			}
 		}
 		if c.err == nil {
-			m.erc[[2]uint64{f.DataStreamClassID, f.ID}] = true
+			m.erc[[2]uint64{f.DataStreamClassID, f.ID}] = f
 			m.EventRecordClasses = append(m.EventRecordClasses, f)
 		}
 	}
