@@ -238,3 +238,30 @@ func TestCTFDataStreamMatchesIndex(t *testing.T) {
 		t.Errorf("cut stream: %d %q", code, errb)
 	}
 }
+
+// TestCTFTSDLEventClasses: the TSDL `event {` block counts and signatures of
+// the README.
+func TestCTFTSDLEventClasses(t *testing.T) {
+	for _, c := range []struct {
+		path   string
+		events int
+		signed bool
+	}{
+		{"lttng-2.13.9-ust-ctf1.8-packetized-1pkt/trace", 2, true},
+		{"lttng-2.15.1-ust-ctf1.8-plaintext/trace/metadata", 40, true},
+		{"mutated-from-lttng-ctf1.8/all-headers-big-endian/trace", 40, true},
+		{"third-party/babeltrace-2.1.2-tests-data/1/succeed/2packets/metadata", 1, true},
+		{"third-party/babeltrace-2.1.2-tests-data/1/succeed/multi-domains/kernel/metadata", 1, false},
+		{"third-party/babeltrace-2.1.2-tests-data/1/succeed/lttng-tracefile-rotation/kernel/metadata", 19, false},
+		{"third-party/babeltrace-2.1.2-tests-data/1/fail/invalid-packet-size/trace/metadata", 27, true},
+	} {
+		code, out, errb := run(t, nil, "stats", "--json", vectortest.Path(t, "ctf", c.path))
+		var st map[string]any
+		if code != exitOK || json.Unmarshal([]byte(out), &st) != nil {
+			t.Fatalf("%s: %d %s", c.path, code, errb)
+		}
+		if st["event_classes"] != float64(c.events) || st["tsdl_signature"] != c.signed || st["version"] != "1.8" {
+			t.Errorf("%s: %s", c.path, out)
+		}
+	}
+}
