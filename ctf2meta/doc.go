@@ -45,7 +45,7 @@
 // Packets after the first must use packet 0's byte order (babeltrace does in
 // effect) and layout (this package's choice: mixing versions in one stream is
 // not something any producer does). The 37-byte v2.0 layout is accepted unless
-// WithoutShortV20(true).
+// WithShortV20(false).
 //
 // Writer packetizes: WithLayout, WithByteOrder, WithUUID, WithPacketSize
 // (fixed total size, last packet padded, as LTTng) or WithContentSize
