@@ -45,7 +45,7 @@
 // Packets after the first must use packet 0's byte order (babeltrace does in
 // effect) and layout (this package's choice: mixing versions in one stream is
 // not something any producer does). The 37-byte v2.0 layout is accepted unless
-// WithoutShortV20(true).
+// WithShortV20(false).
 //
 // Writer packetizes: WithLayout, WithByteOrder, WithUUID, WithPacketSize
 // (fixed total size, last packet padded, as LTTng) or WithContentSize
@@ -91,6 +91,9 @@
 // field classes are structures; roles only where their scope allows them
 // (packet-magic-number on the first 32-bit member, metadata-stream-uuid on a
 // 16-byte BLOB with a preamble uuid, clock roles with a default clock class);
+// field locations (lengths and selectors) resolve, through structures, to a
+// member of the right kind in the same or an earlier scope (paths through
+// arrays, optionals, variants or inside alias definitions are not followed);
 // extensions used must be declared; at least one data stream class. A
 // preamble declaring extensions is refused with ErrUnsupported, as CTF 2
 // requires of a consumer that supports none, unless WithExtensions(true).

@@ -147,9 +147,10 @@ func WithExtensions(allow bool) Option {
 	return func(o *options) error { o.allowExtensions = allow; return nil }
 }
 
-// WithoutShortV20 makes the packet reader reject the 37-byte header with
-// version 2.0 (the LTTng kernel ring-buffer layout) instead of accepting it
-// (default false: accept).
-func WithoutShortV20(reject bool) Option {
-	return func(o *options) error { o.rejectShortV20 = reject; return nil }
+// WithShortV20 sets whether the packet reader accepts the 37-byte header
+// with version 2.0 (LayoutV20Short, the LTTng kernel ring-buffer layout);
+// default true. With false such packets fail with ErrUnsupportedVersion, as
+// a reader supporting only CTF 1.8 and CTF2-PMETA-1.0 would.
+func WithShortV20(accept bool) Option {
+	return func(o *options) error { o.rejectShortV20 = !accept; return nil }
 }

@@ -91,3 +91,29 @@ func ExampleEncoder() {
 	// <RS>{"frequency":1000000000,"id":"mono","origin":"unix-epoch","type":"clock-class"}
 	// <RS>{"default-clock-class-id":"mono","type":"data-stream-class"}
 }
+
+// Decode CTF 2 metadata straight from packetized input, fragment by
+// fragment, without holding the depacketized text.
+func ExampleNewDecoder() {
+	var packets bytes.Buffer
+	w, _ := ctf2meta.NewWriter(&packets, ctf2meta.WithPacketSize(64))
+	w.Write([]byte("\x1e{\"type\":\"preamble\",\"version\":2}\x1e{\"type\":\"data-stream-class\",\"id\":7}" +
+		"\x1e{\"type\":\"event-record-class\",\"data-stream-class-id\":7,\"id\":3,\"name\":\"tick\"}"))
+	w.Close()
+
+	r, _ := ctf2meta.NewReader(&packets)
+	d, _ := ctf2meta.NewDecoder(r.Content())
+	for f, err := range d.All() {
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		fmt.Printf("#%d at %d: %s\n", d.Index(), d.Offset(), f.FragmentType())
+	}
+	fmt.Println(d.Metadata().EventRecordClass(7, 3).Name, "in", r.Info().Packets, "packets")
+	// Output:
+	// #1 at 0: preamble
+	// #2 at 32: data-stream-class
+	// #3 at 68: event-record-class
+	// tick in 8 packets
+}

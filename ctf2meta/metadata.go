@@ -23,12 +23,18 @@ type Metadata struct {
 	o        *options
 	aliasSum map[string]*fcSummary
 	dscByID  map[uint64]*DataStreamClass
-	erc      map[[2]uint64]bool
+	erc      map[[2]uint64]*EventRecordClass
 	declared map[string]bool // "ns/name" declared by the preamble
 }
 
 // DataStreamClass returns the data stream class with id, or nil.
 func (m *Metadata) DataStreamClass(id uint64) *DataStreamClass { return m.dscByID[id] }
+
+// EventRecordClass returns the event record class with id in the data
+// stream class with id dscID, or nil.
+func (m *Metadata) EventRecordClass(dscID, id uint64) *EventRecordClass {
+	return m.erc[[2]uint64{dscID, id}]
+}
 
 // Resolve follows alias references: it returns the field class an AliasRef
 // names (nil if unknown), or fc itself.
@@ -90,7 +96,7 @@ func newMetadata(o *options) *Metadata {
 	return &Metadata{
 		Aliases: map[string]*FieldClassAlias{}, ClockClasses: map[string]*ClockClass{},
 		o: o, aliasSum: map[string]*fcSummary{}, dscByID: map[uint64]*DataStreamClass{},
-		erc: map[[2]uint64]bool{}, declared: map[string]bool{},
+		erc: map[[2]uint64]*EventRecordClass{}, declared: map[string]bool{},
 	}
 }
 
@@ -396,6 +402,11 @@ func (m *Metadata) add(f Fragment, num int, off int64) error {
 		}
 		c.scope(kind, "packet-header-field-class", f.PacketHeaderFieldClass, false)
 		if c.err == nil {
+			r := m.scopeRoots(nil, nil)
+			r[0] = f.PacketHeaderFieldClass
+			c.checkLocations(kind, r, 0)
+		}
+		if c.err == nil {
 			m.TraceClass = f
 		}
 	case *ClockClass:
@@ -416,6 +427,9 @@ func (m *Metadata) add(f Fragment, num int, off int64) error {
 		c.scope(kind, "packet-context-field-class", f.PacketContextFieldClass, hasClock)
 		c.scope(kind, "event-record-header-field-class", f.EventRecordHeaderFieldClass, hasClock)
 		c.scope(kind, "event-record-common-context-field-class", f.EventRecordCommonContextFieldClass, hasClock)
+		for k := 1; k <= 3; k++ {
+			c.checkLocations(kind, m.scopeRoots(f, nil), k)
+		}
 		if c.err == nil {
 			m.dscByID[f.ID] = f
 			m.DataStreamClasses = append(m.DataStreamClasses, f)
@@ -424,13 +438,18 @@ func (m *Metadata) add(f Fragment, num int, off int64) error {
 		if m.dscByID[f.DataStreamClassID] == nil {
 			c.fail(kind, "data stream class %d is not defined by an earlier data-stream-class fragment", f.DataStreamClassID)
 		}
-		if m.erc[[2]uint64{f.DataStreamClassID, f.ID}] {
+		if m.erc[[2]uint64{f.DataStreamClassID, f.ID}] != nil {
 			c.fail(kind, "duplicate event record class id %d in data stream class %d", f.ID, f.DataStreamClassID)
 		}
 		c.scope(kind, "specific-context-field-class", f.SpecificContextFieldClass, false)
 		c.scope(kind, "payload-field-class", f.PayloadFieldClass, false)
+		if dsc := m.dscByID[f.DataStreamClassID]; dsc != nil {
+			for k := 4; k <= 5; k++ {
+				c.checkLocations(kind, m.scopeRoots(dsc, f), k)
+			}
+		}
 		if c.err == nil {
-			m.erc[[2]uint64{f.DataStreamClassID, f.ID}] = true
+			m.erc[[2]uint64{f.DataStreamClassID, f.ID}] = f
 			m.EventRecordClasses = append(m.EventRecordClasses, f)
 		}
 	}

@@ -205,3 +205,19 @@ func TestFramingEdgeCases(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestSeqReaderAll(t *testing.T) {
+	s, _ := NewSeqReader(strings.NewReader("\x1e{\"a\":1}\n\x1e [2] \x1e"))
+	var texts []string
+	var last error
+	for txt, err := range s.All() {
+		if err != nil {
+			last = err
+			break
+		}
+		texts = append(texts, string(txt))
+	}
+	if len(texts) != 2 || texts[0] != `{"a":1}` || texts[1] != "[2]" || !errors.Is(last, ErrFraming) {
+		t.Errorf("%q %v", texts, last)
+	}
+}

@@ -55,7 +55,7 @@ func TestSchemaRules(t *testing.T) {
 			{"name":"k","field-class":{"type":"static-length-blob","length":3,"media-type":"image/png"}},
 			{"name":"l","field-class":{"type":"dynamic-length-blob","length-field-location":{"origin":"event-record-payload","path":["f","f"]}}},
 			{"name":"m","field-class":{"type":"static-length-array","length":2,"element-field-class":{"type":"null-terminated-string"}}},
-			{"name":"n","field-class":{"type":"dynamic-length-array","length-field-location":{"path":[null,"f"]},"element-field-class":{"type":"null-terminated-string"}}},
+			{"name":"n","field-class":{"type":"dynamic-length-array","length-field-location":{"path":[null,"f","f"]},"element-field-class":{"type":"null-terminated-string"}}},
 			{"name":"o","field-class":{"type":"optional","selector-field-location":{"path":["b"]},"field-class":{"type":"null-terminated-string"}}},
 			{"name":"p","field-class":{"type":"variant","selector-field-location":{"path":["d"]},"options":[
 				{"name":"x","selector-field-ranges":[[-5,-1]],"field-class":{"type":"null-terminated-string"}},
@@ -130,6 +130,15 @@ func TestSchemaRules(t *testing.T) {
 		{"negative id", seq(pre, `{"type":"data-stream-class","id":-1}`), "must be ≥ 0", ErrSchema, nil},
 		{"fragment not object", seq(pre, `[]`, dsc), "a fragment must be a JSON object", ErrSchema, nil},
 		{"syntax", seq(pre, `{"type":}`, dsc), "fragment #2: invalid JSON text", ErrFraming, nil},
+		{"location: no member", seq(pre, dsc, fc(`{"type":"dynamic-length-string","length-field-location":{"path":["nope"]}}`)), `length location nope: no member "nope"`, ErrSchema, nil},
+		{"location: wrong type", seq(pre, dsc, `{"type":"event-record-class","payload-field-class":{"type":"structure","member-classes":[{"name":"n","field-class":{"type":"null-terminated-string"}},{"name":"s","field-class":{"type":"dynamic-length-blob","length-field-location":{"path":["n"]}}}]}}`), "names a null-terminated-string, not an unsigned integer", ErrSchema, nil},
+		{"location: signed length", seq(pre, dsc, `{"type":"event-record-class","payload-field-class":{"type":"structure","member-classes":[{"name":"n","field-class":{"type":"variable-length-signed-integer"}},{"name":"s","field-class":{"type":"dynamic-length-blob","length-field-location":{"path":["n"]}}}]}}`), "not an unsigned integer", ErrSchema, nil},
+		{"location: boolean variant selector", seq(pre, dsc, `{"type":"event-record-class","payload-field-class":{"type":"structure","member-classes":[{"name":"n","field-class":{"type":"fixed-length-boolean","length":8,"byte-order":"big-endian"}},{"name":"s","field-class":{"type":"variant","selector-field-location":{"path":["n"]},"options":[{"selector-field-ranges":[[0,0]],"field-class":{"type":"structure"}}]}}]}}`), "names a fixed-length-boolean, not an integer", ErrSchema, nil},
+		{"location: later scope", seq(pre, `{"type":"data-stream-class","packet-context-field-class":{"type":"structure","member-classes":[{"name":"s","field-class":{"type":"dynamic-length-string","length-field-location":{"origin":"event-record-payload","path":["n"]}}}]}}`), "refers to the event-record-payload scope, which is decoded after `packet-context-field-class`", ErrSchema, nil},
+		{"location: missing scope", seq(pre, dsc, fc(`{"type":"dynamic-length-string","length-field-location":{"origin":"packet-context","path":["n"]}}`)), "refers to the packet-context scope, which has no field class", ErrSchema, nil},
+		{"location: above root", seq(pre, dsc, fc(`{"type":"dynamic-length-string","length-field-location":{"path":[null,"n"]}}`)), "goes above the root of `payload-field-class`", ErrSchema, nil},
+		{"location: earlier scope", seq(pre, `{"type":"data-stream-class","event-record-common-context-field-class":{"type":"structure","member-classes":[{"name":"len","field-class":{"type":"variable-length-unsigned-integer"}}]}}`, fc(`{"type":"dynamic-length-string","length-field-location":{"origin":"event-record-common-context","path":["len"]}}`)), "", nil, nil},
+		{"location: through alias", seq(pre, `{"type":"field-class-alias","name":"hdr","field-class":{"type":"structure","member-classes":[{"name":"len","field-class":{"type":"variable-length-unsigned-integer"}}]}}`, dsc, `{"type":"event-record-class","payload-field-class":{"type":"structure","member-classes":[{"name":"h","field-class":"hdr"},{"name":"s","field-class":{"type":"dynamic-length-string","length-field-location":{"path":["h","len"]}}}]}}`), "", nil, nil},
 		{"depth", seq(pre, dsc, fc(strings.Repeat(`{"type":"static-length-array","length":1,"element-field-class":`, 70)+`"x"`+strings.Repeat("}", 70))), "nested deeper than 64", ErrLimit, nil},
 	} {
 		_, err := Decode(c.in, c.extra...)
@@ -149,9 +158,13 @@ func TestSchemaRules(t *testing.T) {
 // table's valid cases.
 func TestRoundTripEveryFieldClass(t *testing.T) {
 	in := seq(pre, `{"type":"field-class-alias","name":"a","field-class":{"type":"fixed-length-bit-map","length":8,"byte-order":"big-endian","bit-order":"first-to-last","flags":{"x":[[0,0]]}}}`, dsc,
-		fc(`{"type":"variant","selector-field-location":{"origin":"packet-header","path":["d"]},"options":[
-			{"name":"x","selector-field-ranges":[[-5,-1]],"field-class":{"type":"optional","selector-field-location":{"path":[null,"b"]},"selector-field-ranges":[[1,1]],"field-class":"a"}},
-			{"selector-field-ranges":[[0,0]],"field-class":{"type":"dynamic-length-array","minimum-alignment":16,"length-field-location":{"path":["f"]},"element-field-class":{"type":"static-length-blob","length":16,"media-type":"a/b"}}}]}`))
+		`{"type":"event-record-class","payload-field-class":{"type":"structure","member-classes":[
+			{"name":"d","field-class":{"type":"variable-length-signed-integer"}},
+			{"name":"u","field-class":{"type":"variable-length-unsigned-integer"}},
+			{"name":"b","field-class":{"type":"fixed-length-boolean","length":8,"byte-order":"little-endian"}},
+			{"name":"v","field-class":{"type":"variant","selector-field-location":{"origin":"event-record-payload","path":["d"]},"options":[
+			{"name":"x","selector-field-ranges":[[-5,-1]],"field-class":{"type":"optional","selector-field-location":{"path":["b"]},"field-class":"a"}},
+			{"selector-field-ranges":[[0,0]],"field-class":{"type":"dynamic-length-array","minimum-alignment":16,"length-field-location":{"path":["u"]},"element-field-class":{"type":"static-length-blob","length":16,"media-type":"a/b"}}}]}}]}}`)
 	m, err := Decode(in)
 	if err != nil {
 		t.Fatal(err)

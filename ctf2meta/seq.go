@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"iter"
 )
 
 // SeqReader splits a CTF 2 metadata stream (an RFC 7464 JSON text sequence)
@@ -203,6 +204,21 @@ func (s *SeqReader) TextOffset() int64 { return s.textStart }
 
 // Index returns the 1-based number of the current fragment.
 func (s *SeqReader) Index() int { return s.num }
+
+// All iterates over the remaining JSON texts (each valid until the next
+// iteration); the last pair carries the error, if any.
+func (s *SeqReader) All() iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		for s.Next() {
+			if !yield(s.text, nil) {
+				return
+			}
+		}
+		if s.err != nil {
+			yield(nil, s.err)
+		}
+	}
+}
 
 // LeadingWhitespace returns how many whitespace bytes preceded the first RS.
 func (s *SeqReader) LeadingWhitespace() int { return s.leading }

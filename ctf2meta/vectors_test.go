@@ -183,8 +183,8 @@ func TestStrictRejectsWhatBabeltraceRejects(t *testing.T) {
 		}
 	}
 	raw := vectortest.Read(t, "ctf", "constructed-from-bt2.1-json/v2.0-37byte-le-multi/trace/metadata")
-	if _, _, err := Depacketize(nil, raw, WithoutShortV20(true)); !errors.Is(err, ErrUnsupportedVersion) {
-		t.Errorf("WithoutShortV20: %v", err)
+	if _, _, err := Depacketize(nil, raw, WithShortV20(false)); !errors.Is(err, ErrUnsupportedVersion) {
+		t.Errorf("WithShortV20(false): %v", err)
 	}
 }
 

@@ -5,8 +5,11 @@ package main
 // Inputs: packetized metadata (CTF 1.8, CTF2-PMETA-1.0, 37-byte v2.0; either
 // byte order), plain CTF 2 JSON text sequences (a leading-whitespace variant
 // is read leniently and reported), plain TSDL text, and trace folders (their
-// `metadata` file). Data stream and LTTng packet index files are recognised
-// but not decoded: commands say that only metadata is supported.
+// `metadata` file). LTTng packet index files get packet-level validate,
+// stats and dump (ctf2meta_index.go); so do data stream files of traces with
+// CTF 2 metadata (ctf2meta_stream.go: packet headers and contexts only).
+// Other data streams are not decoded: commands say so. Offsets of
+// fragments in dump are offsets in the depacketized metadata.
 //
 // convert --to plain writes the depacketized metadata. convert --to
 // packetized[,OPTION...] packetizes (repacketizes packetized input) with:
@@ -139,7 +142,24 @@ func (m *ctfMeta) warnings() []string {
 	return w
 }
 
+// ctfIndexBytes returns the bytes of an LTTng packet index input, or nil.
+func ctfIndexBytes(in *input) ([]byte, error) {
+	if in.IsDir() || in.Variant() != "LTTng packet index" {
+		return nil, nil
+	}
+	return in.Bytes()
+}
+
 func ctfValidate(in *input) (string, error) {
+	if in.Variant() == "data stream" && !in.IsDir() {
+		return ctfStreamValidate(in)
+	}
+	if b, err := ctfIndexBytes(in); b != nil || err != nil {
+		if err != nil {
+			return "", err
+		}
+		return ctfIndexValidate(b)
+	}
 	m, err := ctfLoad(in)
 	if err != nil {
 		return "", err
@@ -162,6 +182,15 @@ func ctfValidate(in *input) (string, error) {
 }
 
 func ctfStats(in *input) (statList, error) {
+	if in.Variant() == "data stream" && !in.IsDir() {
+		return ctfStreamStats(in)
+	}
+	if b, err := ctfIndexBytes(in); b != nil || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return ctfIndexStats(b)
+	}
 	m, err := ctfLoad(in)
 	if err != nil {
 		return nil, err
@@ -194,6 +223,15 @@ func ctfStats(in *input) (statList, error) {
 }
 
 func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	if in.Variant() == "data stream" && !in.IsDir() {
+		return ctfStreamDump(in, w, o)
+	}
+	if b, err := ctfIndexBytes(in); b != nil || err != nil {
+		if err != nil {
+			return err
+		}
+		return ctfIndexDump(b, w, o)
+	}
 	raw, err := ctfRead(in)
 	if err != nil {
 		return err

@@ -72,8 +72,7 @@ func TestCTFValidateRejects(t *testing.T) {
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0-be_partial_data_nok/metadata", "offset 609: depacketized metadata: fragment #3: JSON text ends prematurely"},
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0_bad_major_nok/metadata", "unsupported metadata packet version 1.0"},
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0_bad_total_sz_nok/metadata", "total size 344 bits is less than the content size 352 bits"},
-		{"lttng-2.15.1-ust-ctf2-json/trace/channel0_0", "only CTF metadata is supported"},
-		{"lttng-2.15.1-ust-ctf2-json/trace/index/channel0_0.idx", "only CTF metadata is supported"},
+		{"lttng-2.13.9-ust-ctf1.8-packetized-1pkt/trace/ch0_0", "packet information needs CTF 2 metadata"},
 	} {
 		p := vectortest.Path(t, "ctf", c.path)
 		code, _, errb := run(t, nil, "validate", p)
@@ -173,5 +172,96 @@ func TestCTFSample(t *testing.T) {
 	// Standard input works too.
 	if code, out, _ := run(t, b, "validate", "-"); code != exitOK || !strings.Contains(out, "CTF 2, 6 fragments") {
 		t.Errorf("stdin validate: %q", out)
+	}
+}
+
+func TestCTFIndex(t *testing.T) {
+	p := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "index", "channel0_0.idx")
+	if code, out, errb := run(t, nil, "validate", p); code != exitOK || out != "ok (LTTng packet index 1.1, 1 packet(s))\n" {
+		t.Errorf("validate: %d %q %q", code, out, errb)
+	}
+	code, out, _ := run(t, nil, "stats", "--json", p)
+	if code != exitOK || !strings.Contains(out, `"kind":"lttng-index","index_version":"1.1","packets":1,"first_timestamp":1823053459238,"last_timestamp":1823071747569`) {
+		t.Errorf("stats: %s", out)
+	}
+	code, out, _ = run(t, nil, "dump", p)
+	if code != exitOK || !strings.HasPrefix(out, "index 0: offset 0 packet=32768 content=672 bits") {
+		t.Errorf("dump: %q", out)
+	}
+	// Corruptions: content larger than the packet, a cut entry, a bad magic.
+	b, _ := os.ReadFile(p)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		edit func([]byte) []byte
+		want string
+	}{
+		{func(b []byte) []byte { b[16+23] = 0xf8; b[16+22] = 0xff; return b }, "offset 16: index entry 0: content size 65528 bits exceeds the packet size 32768 bits"},
+		{func(b []byte) []byte { return b[:len(b)-3] }, "not a whole 72-byte entry"},
+	} {
+		f := filepath.Join(dir, "bad.idx")
+		os.WriteFile(f, c.edit(append([]byte(nil), b...)), 0o644)
+		if code, _, errb := run(t, nil, "validate", f); code != exitInvalid || !strings.Contains(errb, c.want) {
+			t.Errorf("corrupt index: %d %q, want %q", code, errb, c.want)
+		}
+	}
+}
+
+// TestCTFDataStreamMatchesIndex decodes LTTng 2.15 data stream packet
+// headers with the CTF 2 metadata and compares them with LTTng's index.
+func TestCTFDataStreamMatchesIndex(t *testing.T) {
+	for _, ch := range []string{"channel0_0", "channel0_1"} {
+		stream := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", ch)
+		index := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "index", ch+".idx")
+		code, out, errb := run(t, nil, "dump", "--json", stream)
+		if code != exitOK {
+			t.Fatal(errb)
+		}
+		_, iout, _ := run(t, nil, "dump", "--json", index)
+		var p, ix map[string]any
+		json.Unmarshal([]byte(out), &p)
+		json.Unmarshal([]byte(iout), &ix)
+		if p["offset"] != ix["offset"] || p["total_bits"] != ix["packet_bits"] || p["content_bits"] != ix["content_bits"] ||
+			p["timestamp_begin"] != ix["timestamp_begin"] || p["timestamp_end"] != ix["timestamp_end"] || p["seq_num"] != ix["packet_seq_num"] {
+			t.Errorf("%s: stream %s\nindex %s", ch, out, iout)
+		}
+		if code, out, _ := run(t, nil, "validate", stream); code != exitOK || !strings.Contains(out, "1 packet(s)") {
+			t.Errorf("%s: validate %q", ch, out)
+		}
+	}
+	// A cut data stream is reported with the packet's offset.
+	b, _ := os.ReadFile(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "channel0_0"))
+	dir := t.TempDir()
+	meta, _ := os.ReadFile(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "metadata"))
+	os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644)
+	os.WriteFile(filepath.Join(dir, "channel0_0"), b[:1000], 0o644)
+	if code, _, errb := run(t, nil, "validate", filepath.Join(dir, "channel0_0")); code != exitInvalid || !strings.Contains(errb, "offset 0: packet 0: total size 4096 bytes, only 1000 remain") {
+		t.Errorf("cut stream: %d %q", code, errb)
+	}
+}
+
+// TestCTFTSDLEventClasses: the TSDL `event {` block counts and signatures of
+// the README.
+func TestCTFTSDLEventClasses(t *testing.T) {
+	for _, c := range []struct {
+		path   string
+		events int
+		signed bool
+	}{
+		{"lttng-2.13.9-ust-ctf1.8-packetized-1pkt/trace", 2, true},
+		{"lttng-2.15.1-ust-ctf1.8-plaintext/trace/metadata", 40, true},
+		{"mutated-from-lttng-ctf1.8/all-headers-big-endian/trace", 40, true},
+		{"third-party/babeltrace-2.1.2-tests-data/1/succeed/2packets/metadata", 1, true},
+		{"third-party/babeltrace-2.1.2-tests-data/1/succeed/multi-domains/kernel/metadata", 1, false},
+		{"third-party/babeltrace-2.1.2-tests-data/1/succeed/lttng-tracefile-rotation/kernel/metadata", 19, false},
+		{"third-party/babeltrace-2.1.2-tests-data/1/fail/invalid-packet-size/trace/metadata", 27, true},
+	} {
+		code, out, errb := run(t, nil, "stats", "--json", vectortest.Path(t, "ctf", c.path))
+		var st map[string]any
+		if code != exitOK || json.Unmarshal([]byte(out), &st) != nil {
+			t.Fatalf("%s: %d %s", c.path, code, errb)
+		}
+		if st["event_classes"] != float64(c.events) || st["tsdl_signature"] != c.signed || st["version"] != "1.8" {
+			t.Errorf("%s: %s", c.path, out)
+		}
 	}
 }
