@@ -331,10 +331,13 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 }
 
 // wtfToChrome streams Chrome trace-event JSON: one thread per zone, scopes as
-// B/E pairs, other events as thread-scoped instants, ts in µs.
+// B/E pairs, time ranges as async b/e slices, other events (marks, time
+// stamps, flows, scope data, user instance events) as thread-scoped instants
+// with their arguments; ts in µs.
 func wtfToChrome(in *input, out io.Writer) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	tids := map[*wtfcff.Zone]int{}
+	ranges := map[uint64]string{}
 	n := 0
 	var b []byte
 	emit := func() error {
@@ -370,6 +373,21 @@ func wtfToChrome(in *input, out io.Writer) error {
 		}
 		b = b[:0]
 		switch {
+		case e.Name() == "wtf.timeRange#begin" && e.NumArgs() == 3:
+			// Time ranges become async slices, matched by id.
+			id := e.Arg(0).Uint()
+			ranges[id] = e.Arg(1).String()
+			b = append(b, `{"name":`...)
+			b = strconv.AppendQuote(b, ranges[id])
+			b = fmt.Appendf(b, `,"cat":"wtf.timeRange","ph":"b","id":%d,"pid":1,"tid":%d,"ts":%d,"args":{"value":`, id, tid, e.Time)
+			b = e.Arg(2).AppendJSON(b)
+			b = append(b, "}}"...)
+		case e.Name() == "wtf.timeRange#end" && e.NumArgs() == 1:
+			id := e.Arg(0).Uint()
+			b = append(b, `{"name":`...)
+			b = strconv.AppendQuote(b, ranges[id])
+			b = fmt.Appendf(b, `,"cat":"wtf.timeRange","ph":"e","id":%d,"pid":1,"tid":%d,"ts":%d}`, id, tid, e.Time)
+			delete(ranges, id)
 		case e.IsScopeLeave():
 			b = fmt.Appendf(b, `{"ph":"E","pid":1,"tid":%d,"ts":%d}`, tid, e.Time)
 		default:

@@ -203,6 +203,7 @@ func TestWTFConvertChrome(t *testing.T) {
 	}
 	depth := map[int]int{}
 	threads := map[string]bool{}
+	var ranges []string
 	for _, ev := range doc.TraceEvents {
 		switch ev.Ph {
 		case "B":
@@ -215,6 +216,9 @@ func TestWTFConvertChrome(t *testing.T) {
 		case "M":
 			threads[ev.Args["name"].(string)] = true
 		}
+		if ev.Ph == "b" || ev.Ph == "e" {
+			ranges = append(ranges, ev.Ph+ev.Name)
+		}
 		if ev.Name == "vec.test#myScope" && (ev.Ph != "B" || ev.Ts != 18500) {
 			t.Errorf("myScope: %+v", ev)
 		}
@@ -223,6 +227,9 @@ func TestWTFConvertChrome(t *testing.T) {
 		if d != 0 {
 			t.Errorf("tid %d: %d scopes left open", tid, d)
 		}
+	}
+	if strings.Join(ranges, ",") != "brange,erange" {
+		t.Errorf("time ranges %v", ranges)
 	}
 	if !threads["Script"] || !threads["Worker Zone"] {
 		t.Errorf("threads %v", threads)
