@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 )
 
-// Zone is a zone of execution created by wtf.zone#create.
+// Zone is a zone of execution created by wtf.zone#create. A stream starts
+// in a default zone with empty name, type and location; as in the
+// reference's database, the first wtf.zone#create renames it in place, so
+// events read before the first create end up in the first created zone.
 type Zone struct {
 	ID       uint16 // the id of the create record that made it (first one)
 	Name     string
@@ -20,8 +23,9 @@ type Event struct {
 	// Time is the record's time word: microseconds since the file header's
 	// timebase (int32 µs as written, read unsigned as the reference does).
 	Time uint32
-	// Zone is the zone current when the record was read (nil before any
-	// wtf.zone#set, or after a set to an unknown zone id).
+	// Zone is the zone current when the record was read: the default zone
+	// until a wtf.zone#set, nil after a set to an id no wtf.zone#create gave
+	// (the reference fails on the next event there).
 	Zone *Zone
 	// Chunk is the id of the chunk holding the record.
 	Chunk uint32
@@ -114,6 +118,10 @@ type Decoder struct {
 	zoneID map[uint16]*Zone
 	zones  []*Zone
 	zone   *Zone
+	// dflt is the stream's default zone; dfltListed whether Zones holds it.
+	dflt       *Zone
+	dfltListed bool
+	created    bool
 
 	buf    []byte
 	base   int64
@@ -143,7 +151,8 @@ func (d *Decoder) Reset() {
 	d.types = []*EventType{def}
 	d.zoneID = map[uint16]*Zone{}
 	d.zones = nil
-	d.zone = nil
+	d.dflt = &Zone{}
+	d.zone, d.dfltListed, d.created = d.dflt, false, false
 	d.buf, d.pos, d.err = nil, 0, nil
 }
 
@@ -196,7 +205,9 @@ func (d *Decoder) TypeByWireID(id uint16) *EventType {
 	return nil
 }
 
-// Zones returns the distinct zones created so far (zones are keyed by name,
+// Zones returns the zones events were attributed to or created so far: the
+// default zone (renamed by the first create) and the distinct zones created
+// (zones are keyed by name,
 // type and location, as in the reference's database), in creation order.
 func (d *Decoder) Zones() []*Zone { return d.zones }
 
@@ -218,6 +229,10 @@ func (d *Decoder) Next() bool {
 	}
 	if !ok {
 		return false
+	}
+	if d.zone == d.dflt && !d.dfltListed && !d.ev.IsInternal() {
+		d.dfltListed = true
+		d.zones = append(d.zones, d.dflt)
 	}
 	switch d.ev.Type.builtin {
 	case builtinDefine:
@@ -367,6 +382,16 @@ func (d *Decoder) zoneCreate() bool {
 			break
 		}
 	}
+	if z == nil && !d.created {
+		// The first create renames the default zone in place.
+		z = d.dflt
+		z.ID, z.Name, z.Type, z.Location = id, string(name), string(typ), string(loc)
+		if !d.dfltListed {
+			d.dfltListed = true
+			d.zones = append(d.zones, z)
+		}
+	}
+	d.created = true
 	if z == nil {
 		if int64(len(d.zones)) >= d.lim.MaxZones {
 			d.err = newErr(d.ev.Offset, ErrLimit, "more than %d zones created", d.lim.MaxZones)

@@ -103,9 +103,9 @@ func wtfValidate(in *input) (string, error) {
 }
 
 // wtfStats: events and events_by_name count every wire-level record,
-// wtf.event#define and wtf.zone#* included; zones counts the distinct zones
-// (by name, type and location) as the reference's database does, or 1 for
-// its default zone when a trace has events but no zone.
+// wtf.event#define and wtf.zone#* included; zones counts the zones of the
+// reference's database: the default zone (renamed by the first create) and
+// the distinct zones created (by name, type and location).
 func wtfStats(in *input) (statList, error) {
 	chunks, events, user, scopes := 0, 0, 0, 0
 	byName := map[string]int{}
@@ -141,9 +141,6 @@ func wtfStats(in *input) (statList, error) {
 		return nil, err
 	}
 	zones := len(dec.Zones())
-	if zones == 0 && user > 0 {
-		zones = 1
-	}
 	var types []string
 	for _, t := range dec.Types() {
 		types = append(types, t.Name)
