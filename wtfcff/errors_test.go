@@ -343,3 +343,21 @@ func TestFileHeaderRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestEventsIteratorStopsAtError(t *testing.T) {
+	data := vectortest.Read(t, "wtf", "mutated/undefined_wire_id.wtf-trace")
+	src, _ := OpenBytes(data)
+	n := 0
+	var last error
+	for e, err := range Events(src) {
+		if err != nil {
+			last = err
+			break
+		}
+		_ = e.Name()
+		n++
+	}
+	if n != 24 || !errors.Is(last, ErrUndefinedEvent) {
+		t.Errorf("%d events, %v", n, last)
+	}
+}

@@ -42,8 +42,9 @@ type ChunkSource interface {
 // returned by Chunk, and every Part.Data in it, is valid until the next call
 // to Next. After warm-up (the largest chunk seen) Next does not allocate.
 //
-// Chunks whose type the reference does not know are delivered with Parts nil
-// (skip them, as the reference does); parts of unknown types are kept.
+// Chunks whose type the reference does not know are delivered too (check
+// Chunk.Type.Known and skip them, as the reference does), with their parts
+// when their part table is consistent; parts of unknown types are kept.
 type Reader struct {
 	r          io.Reader
 	o          readerOptions
