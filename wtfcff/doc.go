@@ -55,7 +55,8 @@
 //     (µs, not the ms the JS API takes); the shortest float32 digits with
 //     "NaN", "Infinity" and "-Infinity" as strings; strings for ascii, utf8,
 //     char, wchar, char[] (Latin-1) and wchar[] (UTF-16; lone surrogates as
-//     \uXXXX); the stored JSON text for any ({"$raw": text} when the text is
+//     \uXXXX on write; encoding/json reads them back as U+FFFD); the stored
+//     JSON text for any ({"$raw": text} when the text is
 //     not valid JSON); arrays of numbers; null for null. EventsToJSON,
 //     ChunkToJSONEvents, EventEncoder and ChunkFromJSONEvents convert between
 //     binary event buffers and this encoding; a JSON event is written back

@@ -361,3 +361,45 @@ func TestEventsIteratorStopsAtError(t *testing.T) {
 		t.Errorf("%d events, %v", n, last)
 	}
 }
+
+// TestPaddingIgnored: stale bytes left by JS ring buffers and the C++
+// writer's sign extension in scalar slots do not change the values.
+func TestPaddingIgnored(t *testing.T) {
+	data := bytes.Clone(vectortest.Read(t, "wtf", "det_resources.wtf-trace"))
+	// det#scalars at event-buffer offset 652; the buffer starts at 444+72+1248.
+	rec := 444 + 72 + 1248 + 652
+	slot := func(i int) []byte { return data[rec+8+4*i : rec+12+4*i] }
+	copy(slot(0)[1:], []byte{0xe6, 0xaa, 0xaa})  // bool true
+	copy(slot(1)[1:], []byte{0xff, 0xff, 0xff})  // int8 -5, C++ style
+	copy(slot(2)[1:], []byte{0x12, 0x34, 0x56})  // uint8 250
+	copy(slot(3)[2:], []byte{0xff, 0xff})        // int16 -1234
+	copy(slot(4)[2:], []byte{0xde, 0xad})        // uint16 65000
+	copy(slot(10)[1:], []byte{0x99, 0x99, 0x99}) // char 'Z'
+	copy(slot(11)[2:], []byte{0x77, 0x77})       // wchar '⁂'
+	src, _ := OpenBytes(data)
+	got := decodeAll(src)
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	for _, e := range got.events {
+		if e.offset != 652 {
+			continue
+		}
+		want := `{"b":true,"i8":-5,"u8":250,"i16":-1234,"u16":65000,"i32":-123456789,"u32":4276993775,"f32":3.5,"a":"ascii str","u":"utf8 é世😀","c":"Z","wc":"⁂","j":{"k":[1,2]},"fl":0,"t":12345}`
+		var b []byte
+		b = append(b, '{')
+		for j, a := range e.typ.Args {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, a.Name)
+			b = append(b, ':')
+			b = e.args[j].AppendJSON(b)
+		}
+		if b = append(b, '}'); string(b) != want {
+			t.Errorf("got %s", b)
+		}
+		return
+	}
+	t.Fatal("record not found")
+}
