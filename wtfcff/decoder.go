@@ -265,6 +265,19 @@ func (d *Decoder) nextBinary() bool {
 		return false
 	}
 	pos := start + 8
+	if t.scalarOnly {
+		// Fast path: one slot per argument, offsets computed in value.
+		n := 4 * len(t.Args)
+		if len(b)-pos < n {
+			d.err = newErr(d.base+int64(pos), ErrTruncated, "event %s needs %d argument bytes, only %d left in the event buffer", t.Name, n, len(b)-pos)
+			return false
+		}
+		pos += n
+		d.ev = Event{Type: t, WireID: wire, Time: binary.LittleEndian.Uint32(b[start+4:]), Zone: d.zone,
+			Chunk: d.chunk, Offset: d.base + int64(start), BufferOffset: start, Size: pos - start, d: d}
+		d.pos = pos
+		return true
+	}
 	if cap(d.spans) < len(t.Args) {
 		d.spans = make([]argSpan, len(t.Args), max(len(t.Args), 16))
 	}
@@ -306,7 +319,16 @@ func (d *Decoder) nextBinary() bool {
 
 // value builds argument i of the current event.
 func (d *Decoder) value(i int) Value {
-	a := d.ev.Type.Args[i].Type
+	t := d.ev.Type
+	a := t.Args[i].Type
+	if t.scalarOnly && !d.legacy {
+		v := Value{Type: a, word: binary.LittleEndian.Uint32(d.buf[d.ev.BufferOffset+8+4*i:])}
+		if a.IsString() {
+			str, ok := d.strs.Lookup(v.word)
+			v.data, v.null = str, !ok
+		}
+		return v
+	}
 	s := d.spans[i]
 	if d.legacy {
 		return d.legacyValue(a, s)
