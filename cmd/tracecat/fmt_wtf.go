@@ -328,9 +328,10 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 }
 
 // wtfToChrome streams Chrome trace-event JSON: one thread per zone, scopes as
-// B/E pairs, time ranges as async b/e slices, other events (marks, time
-// stamps, flows, scope data, user instance events) as thread-scoped instants
-// with their arguments; ts in µs.
+// B/E pairs (data appended to a scope goes into its E event's arguments,
+// which viewers merge into the slice), time ranges as async b/e slices, other
+// events (marks, time stamps, flows, user instance events) as thread-scoped
+// instants with their arguments; ts in µs.
 func wtfToChrome(in *input, out io.Writer) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	tids := map[*wtfcff.Zone]int{}
@@ -360,9 +361,14 @@ func wtfToChrome(in *input, out io.Writer) error {
 		b = fmt.Appendf(b[:0], `{"name":"thread_name","ph":"M","pid":1,"tid":%d,"args":{"name":%q}}`, t, name)
 		return t, emit()
 	}
+	st := wtfcff.NewScopeTracker()
 	_, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
 		if e.IsInternal() {
 			return nil
+		}
+		scope, closed := st.Add(e)
+		if e.Type.Flags&wtfcff.FlagAppendScopeData != 0 && (e.Name() == "wtf.scope#appendData" || st.Depth(e.Zone) > 0) {
+			return nil // merged into the enclosing slice's arguments at its E event
 		}
 		tid, err := tidOf(e.Zone)
 		if err != nil {
@@ -386,7 +392,12 @@ func wtfToChrome(in *input, out io.Writer) error {
 			b = fmt.Appendf(b, `,"cat":"wtf.timeRange","ph":"e","id":%d,"pid":1,"tid":%d,"ts":%d}`, id, tid, e.Time)
 			delete(ranges, id)
 		case e.IsScopeLeave():
-			b = fmt.Appendf(b, `{"ph":"E","pid":1,"tid":%d,"ts":%d}`, tid, e.Time)
+			b = fmt.Appendf(b, `{"ph":"E","pid":1,"tid":%d,"ts":%d`, tid, e.Time)
+			if closed && len(scope.Appended) > 2 {
+				b = append(b, `,"args":`...)
+				b = append(b, scope.Appended...)
+			}
+			b = append(b, '}')
 		default:
 			name := e.Name()
 			if e.Name() == "wtf.scope#enter" {

@@ -216,6 +216,12 @@ func TestWTFConvertChrome(t *testing.T) {
 		case "M":
 			threads[ev.Args["name"].(string)] = true
 		}
+		if ev.Ph == "E" && ev.Ts == 26000 && (ev.Args["n"] != 123.0 || ev.Args["s"] != "text") {
+			t.Errorf("appended scope data not on the E event: %+v", ev)
+		}
+		if ev.Name == "wtf.scope#appendData" {
+			t.Errorf("scope data emitted as an instant")
+		}
 		if ev.Ph == "b" || ev.Ph == "e" {
 			ranges = append(ranges, ev.Ph+ev.Name)
 		}
