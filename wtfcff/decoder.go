@@ -130,6 +130,7 @@ type Decoder struct {
 	strs   StringTable
 	legacy bool
 	spans  []argSpan
+	enc    *EventEncoder // for json_event_buffer parts
 	ev     Event
 	err    error
 }
@@ -154,6 +155,7 @@ func (d *Decoder) Reset() {
 	d.dflt = &Zone{}
 	d.zone, d.dfltListed, d.created = d.dflt, false, false
 	d.buf, d.pos, d.err = nil, 0, nil
+	d.enc = nil
 }
 
 // SetBuffer starts decoding buf, a binary event buffer at absolute file
@@ -164,8 +166,8 @@ func (d *Decoder) SetBuffer(buf, strings []byte, base int64, chunk uint32) {
 	d.strs.Reset(strings)
 }
 
-// SetChunk starts decoding an event_data chunk's event buffer (binary or
-// legacy). It returns false for chunks without one (file headers, unknown
+// SetChunk starts decoding an event_data chunk's event buffer (binary,
+// legacy, or this package's JSON event encoding). It returns false for chunks without one (file headers, unknown
 // chunk types), which the caller skips.
 func (d *Decoder) SetChunk(c *Chunk) bool {
 	if c.Type != ChunkEventData {
@@ -179,7 +181,19 @@ func (d *Decoder) SetChunk(c *Chunk) bool {
 		}
 	}
 	if !found {
-		return false
+		jp, ok := c.Part(PartJSONEventBuffer)
+		if !ok {
+			return false
+		}
+		// JSON events are encoded to a binary buffer first (offsets of the
+		// events are then offsets in that buffer, based at the part).
+		if d.enc == nil {
+			d.enc = NewEventEncoder()
+		}
+		buf, strs, err := d.enc.Encode(jp.Data, jp.Offset)
+		d.SetBuffer(buf, strs, jp.Offset, c.ID)
+		d.err = err
+		return true
 	}
 	st, _ := c.Part(PartStringTable)
 	d.SetBuffer(buf.Data, st.Data, buf.Offset, c.ID)

@@ -149,6 +149,10 @@ func TestWTFConvertRoundTrips(t *testing.T) {
 		if b, _ := os.ReadFile(ev); !bytes.Contains(b, []byte(`"json_event_buffer","events":[`)) {
 			t.Errorf("no JSON events")
 		}
+		// The JSON events are decoded directly too.
+		if m1, m2 := wtfStatsJSON(t, p), wtfStatsJSON(t, ev); m1["events"] != m2["events"] || m1["scopes"] != m2["scopes"] || m2["events"] == 0.0 {
+			t.Errorf("stats of the JSON-events file: %v vs %v", m2, m1)
+		}
 		if code, _, e := run(t, nil, "convert", "--to", "binary", ev, bin2); code != exitOK {
 			t.Fatal(e)
 		}
