@@ -174,6 +174,37 @@ func TestReadZeroAllocs(t *testing.T) {
 	}
 }
 
+// TestRenderEveryTypeZeroAllocs renders the reference vector's events (every
+// argument type) as JSON into a reused buffer without allocating.
+func TestRenderEveryTypeZeroAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	data := vectortest.Read(t, "wtf", "api_public.wtf-trace")
+	r, _ := NewReader(bytes.NewReader(data))
+	dec := NewDecoder()
+	var br bytes.Reader
+	var b []byte
+	render := func() {
+		br.Reset(data)
+		r.Reset(&br)
+		for r.Next() {
+			if dec.SetChunk(r.Chunk()) {
+				for dec.Next() {
+					b = AppendEventJSON(b[:0], dec.Event())
+				}
+			}
+		}
+	}
+	render()
+	if dec.Err() != nil || r.Err() != nil {
+		t.Fatal(dec.Err(), r.Err())
+	}
+	if allocs := testing.AllocsPerRun(10, render); allocs != 0 {
+		t.Fatalf("%v allocations per file", allocs)
+	}
+}
+
 func TestWriteZeroAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under the race detector")

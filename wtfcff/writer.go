@@ -400,9 +400,9 @@ func (eb *EventBuilder) StringBytes(s []byte) *EventBuilder {
 
 // Any appends an any argument: json is the value's JSON text (as the JS
 // writer stores JSON.stringify of the value).
-func (eb *EventBuilder) Any(json string) *EventBuilder {
+func (eb *EventBuilder) Any(jsonText string) *EventBuilder {
 	if eb.next(is(ArgAny)) {
-		eb.str(bytesOf(json))
+		eb.str(bytesOf(jsonText))
 	}
 	return eb
 }
