@@ -194,6 +194,9 @@ func wtfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		if e.Zone != nil {
 			zone = e.Zone.Name
 		}
+		if o.Thread != "" && zone != o.Thread { // --thread filters by zone name
+			return nil
+		}
 		if o.JSON {
 			b = append(b, `{"chunk":`...)
 			b = strconv.AppendUint(b, uint64(e.Chunk), 10)

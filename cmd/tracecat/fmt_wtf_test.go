@@ -111,6 +111,11 @@ func TestWTFDumpFilters(t *testing.T) {
 	if ev.Chunk != 101 || ev.Zone != "Script" || ev.Time != 1500 || ev.Args["a"] != "ascii str" || ev.Args["u32"] != 4276993775.0 {
 		t.Errorf("%+v", ev)
 	}
+	api := vectortest.Path(t, "wtf", "api_public.wtf-trace")
+	if code, out, _ := run(t, nil, "dump", "--thread", "Worker Zone", api); code != exitOK || strings.Count(out, "\n") != 3 {
+		// zone#set(2) (a set belongs to the zone it selects), scope enter, leave
+		t.Errorf("--thread: %q", out)
+	}
 	code, out, _ = run(t, nil, "dump", "--from", "6000", "--to", "7500", p)
 	if n := strings.Count(out, "\n"); code != exitOK || n != 4 { // mark, timeStamp, timeRange begin/end
 		t.Errorf("exit %d, %d lines: %s", code, n, out)
