@@ -403,3 +403,14 @@ func TestPaddingIgnored(t *testing.T) {
 	}
 	t.Fatal("record not found")
 }
+
+func TestJSONStringEscapingLikeJS(t *testing.T) {
+	// JSON.stringify("a\"\\\b\f\n\r\t\x01\x7f\u2028é") in JavaScript:
+	want := `"a\"\\\b\f\n\r\t\u0001` + "\x7f\u2028é" + `"`
+	if got := string(appendJSONString(nil, "a\"\\\b\f\n\r\t\x01\x7f\u2028é")); got != want {
+		t.Errorf("got %s want %s", got, want)
+	}
+	if got := string(appendJSONBytes(nil, []byte{'x', 0xff, 'y'})); got != "\"x\ufffdy\"" {
+		t.Errorf("invalid UTF-8: %s", got)
+	}
+}
