@@ -93,13 +93,31 @@ func wtfWalk(in *input, onChunk func(c *wtfcff.Chunk) error, onEvent func(e *wtf
 	return dec, src.Err()
 }
 
+// wtfValidate reads every chunk and event; like the reference's warnings, the
+// summary names chunks and parts of unknown types that were skipped.
 func wtfValidate(in *input) (string, error) {
-	chunks, events := 0, 0
-	_, err := wtfWalk(in, func(*wtfcff.Chunk) error { chunks++; return nil }, func(*wtfcff.Event) error { events++; return nil })
+	chunks, events, unknownChunks, unknownParts := 0, 0, 0, 0
+	_, err := wtfWalk(in, func(c *wtfcff.Chunk) error {
+		chunks++
+		if !c.Type.Known() {
+			unknownChunks++
+			return nil
+		}
+		for _, p := range c.Parts {
+			if !p.Type.Known() {
+				unknownParts++
+			}
+		}
+		return nil
+	}, func(*wtfcff.Event) error { events++; return nil })
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%d chunks, %d events", chunks, events), nil
+	s := fmt.Sprintf("%d chunks, %d events", chunks, events)
+	if unknownChunks > 0 || unknownParts > 0 {
+		s += fmt.Sprintf("; skipped %d chunks and %d parts of unknown types", unknownChunks, unknownParts)
+	}
+	return s, nil
 }
 
 // wtfStats: events and events_by_name count every wire-level record,

@@ -17,7 +17,7 @@ func TestWTFValidateVectors(t *testing.T) {
 		"api_public.wtf-trace":                 "ok (3 chunks, 65 events)",
 		"api_public_json.wtf-json":             "ok (3 chunks, 65 events)",
 		"det_resources.wtf-trace":              "ok (2 chunks, 39 events)",
-		"mutated/unknown_chunk_type.wtf-trace": "ok (3 chunks, 39 events)",
+		"mutated/unknown_chunk_type.wtf-trace": "ok (3 chunks, 39 events; skipped 1 chunks and 0 parts of unknown types)",
 		"mutated/legacy_v3_handmade.wtf-trace": "ok (2 chunks, 2 events)",
 		"mutated/header_only.wtf-trace":        "ok (0 chunks, 0 events)",
 		"mutated/bad_magic.wtf-trace":          "offset 0: file magic bytes mismatch",
