@@ -127,8 +127,8 @@ func (r *Reader) Next() bool {
 		return false
 	}
 	if length < chunkHeaderSize+partEntrySize*parts {
-		r.err = newErr(r.off+8, ErrCorrupt, "chunk length %d is smaller than its header and part table (%d bytes): chunk header missing part lengths",
-			length, chunkHeaderSize+partEntrySize*parts)
+		r.err = newErr(r.off+8, ErrCorrupt, "chunk %d: length %d is smaller than its header and part table (%d bytes): chunk header missing part lengths",
+			binary.LittleEndian.Uint32(hdr), length, chunkHeaderSize+partEntrySize*parts)
 		return false
 	}
 	r.buf = append(r.buf[:0], hdr...)
@@ -251,7 +251,7 @@ func Open(r io.ReaderAt, size int64, opts ...ReaderOption) (*File, error) {
 		case parts > o.limits.MaxParts:
 			return nil, newErr(off+20, ErrLimit, "part count %d exceeds the limit of %d", parts, o.limits.MaxParts)
 		case ci.Length < chunkHeaderSize+partEntrySize*parts:
-			return nil, newErr(off+8, ErrCorrupt, "chunk length %d is smaller than its header and part table: chunk header missing part lengths", ci.Length)
+			return nil, newErr(off+8, ErrCorrupt, "chunk %d: length %d is smaller than its header and part table: chunk header missing part lengths", ci.ID, ci.Length)
 		case ci.Length > size-off:
 			return nil, newErr(off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk", ci.ID, ci.Length, size-off)
 		}
