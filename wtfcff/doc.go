@@ -38,8 +38,11 @@
 //     reference come back byte for byte, in both directions).
 //
 //   - Events: Decoder yields zero-copy Event views (name, time, zone, typed
-//     Value accessors, JSON rendering); ScopeTracker pairs enters and leaves
-//     per zone; Writer defines types once (the built-ins get the JS library's
+//     Value accessors, JSON rendering) from binary, legacy and JSON event
+//     buffers; Events wraps it as an iterator; ScopeTracker pairs enters and
+//     leaves per zone (begin, end, duration, depth) and merges appended scope
+//     data into the scope's arguments as the reference's database does;
+//     Writer defines types once (the built-ins get the JS library's
 //     wire ids 2–17), appends typed arguments through an EventBuilder,
 //     de-duplicates strings per chunk with xxhash keys and starts a new chunk
 //     when the event buffer reaches the chunk size.
