@@ -124,6 +124,9 @@ func readAll(r *Reader, dec *Decoder, data []byte, br *bytes.Reader) (events int
 }
 
 func TestReadZeroAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
 	data := benchFile(t, 500)
 	r, _ := NewReader(bytes.NewReader(data))
 	dec := NewDecoder()
@@ -171,7 +174,41 @@ func TestReadZeroAllocs(t *testing.T) {
 	}
 }
 
+// TestRenderEveryTypeZeroAllocs renders the reference vector's events (every
+// argument type) as JSON into a reused buffer without allocating.
+func TestRenderEveryTypeZeroAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	data := vectortest.Read(t, "wtf", "api_public.wtf-trace")
+	r, _ := NewReader(bytes.NewReader(data))
+	dec := NewDecoder()
+	var br bytes.Reader
+	var b []byte
+	render := func() {
+		br.Reset(data)
+		r.Reset(&br)
+		for r.Next() {
+			if dec.SetChunk(r.Chunk()) {
+				for dec.Next() {
+					b = AppendEventJSON(b[:0], dec.Event())
+				}
+			}
+		}
+	}
+	render()
+	if dec.Err() != nil || r.Err() != nil {
+		t.Fatal(dec.Err(), r.Err())
+	}
+	if allocs := testing.AllocsPerRun(10, render); allocs != 0 {
+		t.Fatalf("%v allocations per file", allocs)
+	}
+}
+
 func TestWriteZeroAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
 	bw := newBenchWorkload(t, io.Discard, 4<<10)
 	for range 2000 { // warm-up, several chunk rotations
 		if err := bw.group(); err != nil {

@@ -87,7 +87,7 @@ func (c *Chunk) check() error {
 	case ChunkFileHeader:
 		for _, p := range c.Parts {
 			if p.Type.Known() && p.Type != PartFileHeader {
-				return newErr(p.Offset, ErrCorrupt, "part type %s does not belong in a file_header chunk", p.Type)
+				return newErr(p.Offset, ErrCorrupt, "chunk %d: part type %s does not belong in a file_header chunk", c.ID, p.Type)
 			}
 		}
 		if _, ok := c.Part(PartFileHeader); !ok {
@@ -98,7 +98,7 @@ func (c *Chunk) check() error {
 		for _, p := range c.Parts {
 			switch p.Type {
 			case PartFileHeader:
-				return newErr(p.Offset, ErrCorrupt, "part type file_header does not belong in an event_data chunk")
+				return newErr(p.Offset, ErrCorrupt, "chunk %d: part type file_header does not belong in an event_data chunk", c.ID)
 			case PartBinaryEventBuffer, PartJSONEventBuffer, PartLegacyEventBuffer:
 				hasBuf = true
 			}
@@ -133,7 +133,7 @@ func parseChunk(b []byte, off int64, lim *Limits, parts []Part) (Chunk, error) {
 	}
 	tableEnd := chunkHeaderSize + partEntrySize*n
 	if length < tableEnd {
-		return Chunk{}, newErr(off+8, ErrCorrupt, "chunk length %d is smaller than its header and part table (%d bytes): chunk header missing part lengths", length, tableEnd)
+		return Chunk{}, newErr(off+8, ErrCorrupt, "chunk %d: length %d is smaller than its header and part table (%d bytes): chunk header missing part lengths", c.ID, length, tableEnd)
 	}
 	if length > int64(len(b)) {
 		return Chunk{}, newErr(off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk", c.ID, length, len(b))
@@ -155,7 +155,7 @@ func parseChunk(b []byte, off int64, lim *Limits, parts []Part) (Chunk, error) {
 			start := tableEnd + po
 			if start+pl > length {
 				return Chunk{}, newErr(off+chunkHeaderSize+partEntrySize*i, ErrCorrupt,
-					"part %d (%s) at %d+%d lies outside its chunk of %d bytes", i, pt, start, pl, length)
+					"chunk %d part %d (%s) at %d+%d lies outside its chunk of %d bytes", c.ID, i, pt, start, pl, length)
 			}
 			parts = append(parts, Part{Type: pt, Offset: off + start, Data: b[start : start+pl : start+pl]})
 		}

@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 )
 
-// Zone is a zone of execution created by wtf.zone#create.
+// Zone is a zone of execution created by wtf.zone#create. A stream starts
+// in a default zone with empty name, type and location; as in the
+// reference's database, the first wtf.zone#create renames it in place, so
+// events read before the first create end up in the first created zone.
 type Zone struct {
 	ID       uint16 // the id of the create record that made it (first one)
 	Name     string
@@ -20,8 +23,9 @@ type Event struct {
 	// Time is the record's time word: microseconds since the file header's
 	// timebase (int32 µs as written, read unsigned as the reference does).
 	Time uint32
-	// Zone is the zone current when the record was read (nil before any
-	// wtf.zone#set, or after a set to an unknown zone id).
+	// Zone is the zone current when the record was read: the default zone
+	// until a wtf.zone#set, nil after a set to an id no wtf.zone#create gave
+	// (the reference fails on the next event there).
 	Zone *Zone
 	// Chunk is the id of the chunk holding the record.
 	Chunk uint32
@@ -114,6 +118,10 @@ type Decoder struct {
 	zoneID map[uint16]*Zone
 	zones  []*Zone
 	zone   *Zone
+	// dflt is the stream's default zone; dfltListed whether Zones holds it.
+	dflt       *Zone
+	dfltListed bool
+	created    bool
 
 	buf    []byte
 	base   int64
@@ -122,6 +130,7 @@ type Decoder struct {
 	strs   StringTable
 	legacy bool
 	spans  []argSpan
+	enc    *EventEncoder // for json_event_buffer parts
 	ev     Event
 	err    error
 }
@@ -143,8 +152,10 @@ func (d *Decoder) Reset() {
 	d.types = []*EventType{def}
 	d.zoneID = map[uint16]*Zone{}
 	d.zones = nil
-	d.zone = nil
+	d.dflt = &Zone{}
+	d.zone, d.dfltListed, d.created = d.dflt, false, false
 	d.buf, d.pos, d.err = nil, 0, nil
+	d.enc = nil
 }
 
 // SetBuffer starts decoding buf, a binary event buffer at absolute file
@@ -155,8 +166,8 @@ func (d *Decoder) SetBuffer(buf, strings []byte, base int64, chunk uint32) {
 	d.strs.Reset(strings)
 }
 
-// SetChunk starts decoding an event_data chunk's event buffer (binary or
-// legacy). It returns false for chunks without one (file headers, unknown
+// SetChunk starts decoding an event_data chunk's event buffer (binary,
+// legacy, or this package's JSON event encoding). It returns false for chunks without one (file headers, unknown
 // chunk types), which the caller skips.
 func (d *Decoder) SetChunk(c *Chunk) bool {
 	if c.Type != ChunkEventData {
@@ -170,7 +181,19 @@ func (d *Decoder) SetChunk(c *Chunk) bool {
 		}
 	}
 	if !found {
-		return false
+		jp, ok := c.Part(PartJSONEventBuffer)
+		if !ok {
+			return false
+		}
+		// JSON events are encoded to a binary buffer first (offsets of the
+		// events are then offsets in that buffer, based at the part).
+		if d.enc == nil {
+			d.enc = NewEventEncoder()
+		}
+		buf, strs, err := d.enc.Encode(jp.Data, jp.Offset)
+		d.SetBuffer(buf, strs, jp.Offset, c.ID)
+		d.err = err
+		return true
 	}
 	st, _ := c.Part(PartStringTable)
 	d.SetBuffer(buf.Data, st.Data, buf.Offset, c.ID)
@@ -196,7 +219,9 @@ func (d *Decoder) TypeByWireID(id uint16) *EventType {
 	return nil
 }
 
-// Zones returns the distinct zones created so far (zones are keyed by name,
+// Zones returns the zones events were attributed to or created so far: the
+// default zone (renamed by the first create) and the distinct zones created
+// (zones are keyed by name,
 // type and location, as in the reference's database), in creation order.
 func (d *Decoder) Zones() []*Zone { return d.zones }
 
@@ -218,6 +243,10 @@ func (d *Decoder) Next() bool {
 	}
 	if !ok {
 		return false
+	}
+	if d.zone == d.dflt && !d.dfltListed && !d.ev.IsInternal() {
+		d.dfltListed = true
+		d.zones = append(d.zones, d.dflt)
 	}
 	switch d.ev.Type.builtin {
 	case builtinDefine:
@@ -250,6 +279,19 @@ func (d *Decoder) nextBinary() bool {
 		return false
 	}
 	pos := start + 8
+	if t.scalarOnly {
+		// Fast path: one slot per argument, offsets computed in value.
+		n := 4 * len(t.Args)
+		if len(b)-pos < n {
+			d.err = newErr(d.base+int64(pos), ErrTruncated, "event %s needs %d argument bytes, only %d left in the event buffer", t.Name, n, len(b)-pos)
+			return false
+		}
+		pos += n
+		d.ev = Event{Type: t, WireID: wire, Time: binary.LittleEndian.Uint32(b[start+4:]), Zone: d.zone,
+			Chunk: d.chunk, Offset: d.base + int64(start), BufferOffset: start, Size: pos - start, d: d}
+		d.pos = pos
+		return true
+	}
 	if cap(d.spans) < len(t.Args) {
 		d.spans = make([]argSpan, len(t.Args), max(len(t.Args), 16))
 	}
@@ -291,7 +333,16 @@ func (d *Decoder) nextBinary() bool {
 
 // value builds argument i of the current event.
 func (d *Decoder) value(i int) Value {
-	a := d.ev.Type.Args[i].Type
+	t := d.ev.Type
+	a := t.Args[i].Type
+	if t.scalarOnly && !d.legacy {
+		v := Value{Type: a, word: binary.LittleEndian.Uint32(d.buf[d.ev.BufferOffset+8+4*i:])}
+		if a.IsString() {
+			str, ok := d.strs.Lookup(v.word)
+			v.data, v.null = str, !ok
+		}
+		return v
+	}
 	s := d.spans[i]
 	if d.legacy {
 		return d.legacyValue(a, s)
@@ -367,6 +418,16 @@ func (d *Decoder) zoneCreate() bool {
 			break
 		}
 	}
+	if z == nil && !d.created {
+		// The first create renames the default zone in place.
+		z = d.dflt
+		z.ID, z.Name, z.Type, z.Location = id, string(name), string(typ), string(loc)
+		if !d.dfltListed {
+			d.dfltListed = true
+			d.zones = append(d.zones, z)
+		}
+	}
+	d.created = true
 	if z == nil {
 		if int64(len(d.zones)) >= d.lim.MaxZones {
 			d.err = newErr(d.ev.Offset, ErrLimit, "more than %d zones created", d.lim.MaxZones)

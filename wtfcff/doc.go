@@ -38,8 +38,11 @@
 //     reference come back byte for byte, in both directions).
 //
 //   - Events: Decoder yields zero-copy Event views (name, time, zone, typed
-//     Value accessors, JSON rendering); ScopeTracker pairs enters and leaves
-//     per zone; Writer defines types once (the built-ins get the JS library's
+//     Value accessors, JSON rendering) from binary, legacy and JSON event
+//     buffers; Events wraps it as an iterator; ScopeTracker pairs enters and
+//     leaves per zone (begin, end, duration, depth) and merges appended scope
+//     data into the scope's arguments as the reference's database does;
+//     Writer defines types once (the built-ins get the JS library's
 //     wire ids 2–17), appends typed arguments through an EventBuilder,
 //     de-duplicates strings per chunk with xxhash keys and starts a new chunk
 //     when the event buffer reaches the chunk size.
@@ -55,7 +58,8 @@
 //     (µs, not the ms the JS API takes); the shortest float32 digits with
 //     "NaN", "Infinity" and "-Infinity" as strings; strings for ascii, utf8,
 //     char, wchar, char[] (Latin-1) and wchar[] (UTF-16; lone surrogates as
-//     \uXXXX); the stored JSON text for any ({"$raw": text} when the text is
+//     \uXXXX on write; encoding/json reads them back as U+FFFD); the stored
+//     JSON text for any ({"$raw": text} when the text is
 //     not valid JSON); arrays of numbers; null for null. EventsToJSON,
 //     ChunkToJSONEvents, EventEncoder and ChunkFromJSONEvents convert between
 //     binary event buffers and this encoding; a JSON event is written back

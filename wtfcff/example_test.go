@@ -108,3 +108,26 @@ func ExampleAppendEventJSON() {
 	// {"name":"wtf.event#define","time":0,"args":{"wireId":2,"eventClass":0,"flags":0,"name":"net#packet","args":"uint16 port, uint8[] head, any meta"}}
 	// {"name":"net#packet","time":42,"args":{"port":443,"head":[22,3],"meta":{"tls":true}}}
 }
+
+// Iterate over the events of a file of any container kind.
+func ExampleEvents() {
+	var file bytes.Buffer
+	w, _ := wtfcff.NewWriter(&file)
+	w.Mark(5, "start", "")
+	w.TimeStamp(9, "tick", "42")
+	w.Close()
+
+	src, _ := wtfcff.OpenBytes(file.Bytes())
+	for e, err := range wtfcff.Events(src) {
+		if err != nil {
+			fmt.Println(err)
+			break
+		}
+		if !e.IsInternal() {
+			fmt.Println(e.Time, e.Name(), string(e.AppendArgsJSON(nil)))
+		}
+	}
+	// Output:
+	// 5 wtf.trace#mark {"name":"start","value":null}
+	// 9 wtf.trace#timeStamp {"name":"tick","value":42}
+}

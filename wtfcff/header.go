@@ -3,6 +3,7 @@ package wtfcff
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"strconv"
 )
@@ -96,7 +97,7 @@ func parseObject(data []byte) (Object, error) {
 	if _, err := dec.Token(); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err == nil {
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, errTrailing
 	}
 	return obj, nil

@@ -230,6 +230,9 @@ func (jr *JSONReader) convert(jc *jsonChunk, off int64) (bool, error) {
 		return false, nil // unknown chunk type: skipped with a warning by the reference
 	}
 	id, ok := jsonUint32(jc.ID)
+	if jc.ID == "" {
+		id, ok = 0, true // readers ignore chunk ids; a missing one reads as 0
+	}
 	if !ok {
 		return false, newErr(off, ErrCorrupt, "chunk id %q is not a 32-bit integer", jc.ID)
 	}

@@ -12,9 +12,9 @@ func appendJSONString(b []byte, s string) []byte {
 	return appendJSONBytes(b, unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// appendJSONBytes appends UTF-8 text as a JSON string. Invalid UTF-8 bytes
-// become U+FFFD, as the reference's UTF-8 decoders produce. It does not
-// allocate beyond growing b.
+// appendJSONBytes appends UTF-8 text as a JSON string, escaped as
+// JSON.stringify does. Invalid UTF-8 bytes become U+FFFD, as the reference's
+// UTF-8 decoders produce. It does not allocate beyond growing b.
 func appendJSONBytes(b []byte, s []byte) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
@@ -28,8 +28,6 @@ func appendJSONBytes(b []byte, s []byte) []byte {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			b = append(b, "\ufffd"...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
 		default:
 			b = append(b, s[i:i+n]...)
 		}
@@ -38,11 +36,13 @@ func appendJSONBytes(b []byte, s []byte) []byte {
 	return append(b, '"')
 }
 
+// appendASCIIEscaped escapes as JavaScript's JSON.stringify does, so text
+// written here matches the JS writer byte for byte.
 func appendASCIIEscaped(b []byte, c byte) []byte {
 	switch {
 	case c == '"' || c == '\\':
 		return append(b, '\\', c)
-	case c >= 0x20 && c != 0x7f:
+	case c >= 0x20:
 		return append(b, c)
 	case c == '\n':
 		return append(b, '\\', 'n')
@@ -50,6 +50,10 @@ func appendASCIIEscaped(b []byte, c byte) []byte {
 		return append(b, '\\', 'r')
 	case c == '\t':
 		return append(b, '\\', 't')
+	case c == '\b':
+		return append(b, '\\', 'b')
+	case c == '\f':
+		return append(b, '\\', 'f')
 	}
 	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 }

@@ -42,8 +42,9 @@ type ChunkSource interface {
 // returned by Chunk, and every Part.Data in it, is valid until the next call
 // to Next. After warm-up (the largest chunk seen) Next does not allocate.
 //
-// Chunks whose type the reference does not know are delivered with Parts nil
-// (skip them, as the reference does); parts of unknown types are kept.
+// Chunks whose type the reference does not know are delivered too (check
+// Chunk.Type.Known and skip them, as the reference does), with their parts
+// when their part table is consistent; parts of unknown types are kept.
 type Reader struct {
 	r          io.Reader
 	o          readerOptions
@@ -126,8 +127,8 @@ func (r *Reader) Next() bool {
 		return false
 	}
 	if length < chunkHeaderSize+partEntrySize*parts {
-		r.err = newErr(r.off+8, ErrCorrupt, "chunk length %d is smaller than its header and part table (%d bytes): chunk header missing part lengths",
-			length, chunkHeaderSize+partEntrySize*parts)
+		r.err = newErr(r.off+8, ErrCorrupt, "chunk %d: length %d is smaller than its header and part table (%d bytes): chunk header missing part lengths",
+			binary.LittleEndian.Uint32(hdr), length, chunkHeaderSize+partEntrySize*parts)
 		return false
 	}
 	r.buf = append(r.buf[:0], hdr...)
@@ -250,7 +251,7 @@ func Open(r io.ReaderAt, size int64, opts ...ReaderOption) (*File, error) {
 		case parts > o.limits.MaxParts:
 			return nil, newErr(off+20, ErrLimit, "part count %d exceeds the limit of %d", parts, o.limits.MaxParts)
 		case ci.Length < chunkHeaderSize+partEntrySize*parts:
-			return nil, newErr(off+8, ErrCorrupt, "chunk length %d is smaller than its header and part table: chunk header missing part lengths", ci.Length)
+			return nil, newErr(off+8, ErrCorrupt, "chunk %d: length %d is smaller than its header and part table: chunk header missing part lengths", ci.ID, ci.Length)
 		case ci.Length > size-off:
 			return nil, newErr(off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk", ci.ID, ci.Length, size-off)
 		}

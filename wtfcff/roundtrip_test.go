@@ -324,3 +324,51 @@ func TestWriterChunkRotation(t *testing.T) {
 		}
 	}
 }
+
+func TestWriterResources(t *testing.T) {
+	var out bytes.Buffer
+	w, _ := NewWriter(&out, WithoutBuiltins())
+	ref, _ := w.Define(0, "det#resourceRef(uint32 resourceId, ascii kind)", ClassInstance, 0)
+	s, _ := w.AddResource([]byte("string resource: héllo"), true)
+	b, _ := w.AddResource([]byte{0, 1, 2, 3, 254, 255, 7}, false)
+	if s != 0 || b != 1 {
+		t.Fatalf("ids %d %d", s, b)
+	}
+	w.Begin(ref, 8500).Uint32(uint32(s)).ASCII("string").End()
+	w.Begin(ref, 9500).Uint32(uint32(b)).ASCII("binary").End()
+	w.Close()
+	checkLayout(t, out.Bytes())
+	src, _ := OpenBytes(out.Bytes())
+	dec := NewDecoder()
+	for src.Next() {
+		c := src.Chunk()
+		if !dec.SetChunk(c) {
+			continue
+		}
+		if len(c.Parts) != 4 || c.Parts[2].Type != PartStringResource || c.Parts[3].Type != PartBinaryResource {
+			t.Fatalf("parts %+v", c.Parts)
+		}
+		for dec.Next() {
+			e := dec.Event()
+			if e.Name() != "det#resourceRef" {
+				continue
+			}
+			r, ok := c.Resource(int(e.Arg(0).Uint()))
+			want := map[string]PartType{"string": PartStringResource, "binary": PartBinaryResource}[e.Arg(1).String()]
+			if !ok || r.Type != want {
+				t.Errorf("resource %d: %+v", e.Arg(0).Uint(), r)
+			}
+		}
+	}
+	// The reference vector's resources, by 0-based id.
+	src, _ = openVector(t, "det_resources.wtf-trace")
+	for src.Next() {
+		c := src.Chunk()
+		if r, ok := c.Resource(1); ok && !bytes.Equal(r.Data, []byte{0, 1, 2, 3, 254, 255, 7}) {
+			t.Errorf("resource 1 = %x", r.Data)
+		}
+		if r, ok := c.Resource(0); ok && string(r.Data) != "string resource: héllo" {
+			t.Errorf("resource 0 = %q", r.Data)
+		}
+	}
+}

@@ -14,6 +14,14 @@ type Scope struct {
 	// Depth is the nesting depth, 0 for a scope with no enclosing scope in
 	// its zone.
 	Depth int
+	// Args is a JSON object with the scope's arguments as the reference's
+	// database reports them: the enter event's own arguments (none for
+	// wtf.scope#enter, whose name becomes the scope's name) followed by the
+	// data appended while the scope was open (wtf.scope#appendData name/value
+	// pairs and the arguments of APPEND_SCOPE_DATA events). Appended holds
+	// only the appended part. Both are valid until the next call to Add.
+	Args     []byte
+	Appended []byte
 }
 
 // Duration is End - Begin in µs (0 if the leave is earlier than the enter).
@@ -28,6 +36,8 @@ type openScope struct {
 	name  []byte
 	typ   *EventType
 	begin uint32
+	own   []byte // own arguments: JSON object members, comma-separated
+	data  []byte // appended members
 }
 
 type scopeStack struct {
@@ -37,12 +47,37 @@ type scopeStack struct {
 
 // ScopeTracker pairs scope enters and leaves per zone, as the reference's
 // database does: a class-1 event pushes a scope, wtf.scope#leave pops the
-// innermost open scope of the current zone. Feed it every event in stream
-// order; after warm-up it does not allocate.
+// innermost open scope of the current zone, and scope data
+// (wtf.scope#appendData, APPEND_SCOPE_DATA events) is merged into the
+// innermost open scope's arguments. Feed it every event in stream order;
+// after warm-up it does not allocate.
 type ScopeTracker struct {
 	stacks    map[*Zone]*scopeStack
 	done      Scope
 	unmatched int
+	args      []byte
+	appended  []byte
+}
+
+// top returns the innermost open scope of zone z, or nil.
+func (st *ScopeTracker) top(z *Zone) *openScope {
+	if s := st.stacks[z]; s != nil && s.n > 0 {
+		return &s.open[s.n-1]
+	}
+	return nil
+}
+
+// appendMembers appends e's arguments as JSON object members.
+func appendMembers(b []byte, e *Event) []byte {
+	for i, a := range e.Type.Args {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, a.Name)
+		b = append(b, ':')
+		b = e.Arg(i).AppendJSON(b)
+	}
+	return b
 }
 
 // NewScopeTracker returns an empty tracker.
@@ -69,10 +104,28 @@ func (st *ScopeTracker) Add(e *Event) (*Scope, bool) {
 		o := &s.open[s.n]
 		s.n++
 		o.typ, o.begin = e.Type, e.Time
+		o.own, o.data = o.own[:0], o.data[:0]
 		if e.Type.builtin == builtinScopeEnter {
 			o.name = append(o.name[:0], e.Arg(0).Bytes()...)
 		} else {
 			o.name = append(o.name[:0], e.Type.Name...)
+			o.own = appendMembers(o.own, e)
+		}
+	case e.Type.builtin == builtinAppendData:
+		if o := st.top(e.Zone); o != nil {
+			if len(o.data) > 0 {
+				o.data = append(o.data, ',')
+			}
+			o.data = appendJSONBytes(o.data, e.Arg(0).Bytes())
+			o.data = append(o.data, ':')
+			o.data = e.Arg(1).AppendJSON(o.data)
+		}
+	case e.Type.Flags&FlagAppendScopeData != 0 && len(e.Type.Args) > 0:
+		if o := st.top(e.Zone); o != nil {
+			if len(o.data) > 0 {
+				o.data = append(o.data, ',')
+			}
+			o.data = appendMembers(o.data, e)
 		}
 	case e.Type.builtin == builtinScopeLeave:
 		s := st.stack(e.Zone)
@@ -82,7 +135,14 @@ func (st *ScopeTracker) Add(e *Event) (*Scope, bool) {
 		}
 		s.n--
 		o := &s.open[s.n]
-		st.done = Scope{Name: o.name, Type: o.typ, Zone: e.Zone, Begin: o.begin, End: e.Time, Depth: s.n}
+		st.args = append(append(st.args[:0], '{'), o.own...)
+		if len(o.own) > 0 && len(o.data) > 0 {
+			st.args = append(st.args, ',')
+		}
+		st.args = append(append(st.args, o.data...), '}')
+		st.appended = append(append(append(st.appended[:0], '{'), o.data...), '}')
+		st.done = Scope{Name: o.name, Type: o.typ, Zone: e.Zone, Begin: o.begin, End: e.Time, Depth: s.n,
+			Args: st.args, Appended: st.appended}
 		return &st.done, true
 	}
 	return nil, false

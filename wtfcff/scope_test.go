@@ -2,6 +2,7 @@ package wtfcff
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -18,12 +19,18 @@ func TestScopesMatchReferenceDB(t *testing.T) {
 			zone, name string
 			begin, end float64
 			depth      int
+			args       string
 		}
 		var want, got []sc
 		for _, z := range d.DB.Zones {
 			for _, e := range z.Events {
 				if e.Scope {
-					want = append(want, sc{z.Name, e.Name, e.Time, *e.EndTime, e.Depth})
+					args := "{}"
+					if e.Args != nil {
+						b, _ := json.Marshal(e.Args)
+						args = canonJSON(t, b)
+					}
+					want = append(want, sc{z.Name, e.Name, e.Time, *e.EndTime, e.Depth, args})
 				}
 			}
 		}
@@ -35,7 +42,7 @@ func TestScopesMatchReferenceDB(t *testing.T) {
 			}
 			for dec.Next() {
 				if s, ok := st.Add(dec.Event()); ok {
-					got = append(got, sc{s.Zone.Name, strings.ReplaceAll(string(s.Name), " ", ""), float64(s.Begin) / 1000, float64(s.End) / 1000, s.Depth})
+					got = append(got, sc{s.Zone.Name, strings.ReplaceAll(string(s.Name), " ", ""), float64(s.Begin) / 1000, float64(s.End) / 1000, s.Depth, canonJSON(t, s.Args)})
 					if s.Duration() != s.End-s.Begin {
 						t.Errorf("duration")
 					}
@@ -53,7 +60,7 @@ func TestScopesMatchReferenceDB(t *testing.T) {
 		for _, w := range want {
 			found := false
 			for _, g := range got {
-				if g.zone == w.zone && g.name == w.name && math.Abs(g.begin-w.begin) < 1e-9 && math.Abs(g.end-w.end) < 1e-9 && g.depth == w.depth {
+				if g.zone == w.zone && g.name == w.name && math.Abs(g.begin-w.begin) < 1e-9 && math.Abs(g.end-w.end) < 1e-9 && g.depth == w.depth && g.args == w.args {
 					found = true
 				}
 			}
@@ -135,4 +142,16 @@ func TestJSONEventEncodingRoundTrip(t *testing.T) {
 			t.Errorf("%s: events differ after the JSON event round trip\n got %.300s\nwant %.300s", name, got, want)
 		}
 	}
+}
+
+// canonJSON re-marshals JSON so objects compare independently of key order
+// and number spelling.
+func canonJSON(t *testing.T, b []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
 }

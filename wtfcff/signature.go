@@ -257,6 +257,9 @@ type EventType struct {
 	// unsupported names the first argument type without a wire encoding.
 	unsupported string
 	builtin     builtinKind
+	// scalarOnly: every argument takes one slot, so records have a fixed
+	// size and argument offsets need no per-record table.
+	scalarOnly bool
 }
 
 // IsScope reports whether events of this type open a scope (class 1).
@@ -308,6 +311,12 @@ func newEventType(wire uint16, class uint16, flags uint32, name, signature strin
 		}
 	}
 	t.builtin = builtinNames[name]
+	t.scalarOnly = true
+	for _, a := range args {
+		if a.Type.IsArray() {
+			t.scalarOnly = false
+		}
+	}
 	// Built-ins are recognised by name only when their signature is the
 	// expected one, so a stream cannot make the decoder misread them.
 	if t.builtin != builtinNone && !builtinShapeOK(t) {

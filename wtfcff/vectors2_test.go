@@ -30,6 +30,7 @@ func TestVectorJSON(t *testing.T) {
 	compareChunkPartsJSON(t, got, d)
 	compareWireEvents(t, name, got.events, d, false)
 	compareZones(t, name, got.dec, d)
+	compareZoneEvents(t, name, got, d)
 
 	// The JSON twin holds the same records as the binary file, except the
 	// run-dependent define/zone times.
@@ -84,8 +85,10 @@ func TestVectorLegacy(t *testing.T) {
 		t.Errorf("event %s @%d, want %s @%v", evs[0].name, evs[0].time, w[0].Name, w[0].Time)
 	}
 	checkArg(t, "legacy", evs[0].typ.Args[0], evs[0].args[0], w[0].Args["x"])
-	if got.dec.Zones() != nil || d.DB.Zones[0].Name != "" {
-		t.Errorf("zones %v", got.dec.Zones())
+	compareZones(t, name, got.dec, d) // the nameless default zone
+	compareZoneEvents(t, name, got, d)
+	if evs[0].zone == nil || evs[0].zone != got.dec.Zones()[0] {
+		t.Errorf("event zone %v", evs[0].zone)
 	}
 	if got.header.ContextInfo == nil || got.header.ContextInfo.URI != "legacy://x" || got.header.Metadata.appendJSON(nil) == nil {
 		t.Errorf("header %+v", got.header)

@@ -96,6 +96,7 @@ type decodedEvent struct {
 	name   string
 	time   uint32
 	typ    *EventType
+	zone   *Zone
 	args   []Value
 	raw    []byte
 }
@@ -134,7 +135,7 @@ func decodeAll(src ChunkSource) *decoded {
 		for out.dec.Next() {
 			e := out.dec.Event()
 			de := decodedEvent{chunk: e.Chunk, offset: e.BufferOffset, size: e.Size, wire: e.WireID,
-				name: e.Name(), time: e.Time, typ: e.Type, raw: e.Raw()}
+				name: e.Name(), time: e.Time, typ: e.Type, zone: e.Zone, raw: e.Raw()}
 			for i := range e.NumArgs() {
 				de.args = append(de.args, e.Arg(i))
 			}
@@ -421,7 +422,25 @@ func TestVectorsDecode(t *testing.T) {
 			compareChunkParts(t, name, got.chunks, got.header, d)
 			compareWireEvents(t, name, got.events, d, false)
 			compareZones(t, name, got.dec, d)
+			compareZoneEvents(t, name, got, d)
 		})
+	}
+}
+
+// compareZoneEvents checks how many events each zone of the reference's
+// database holds (every record but definitions and zone records).
+func compareZoneEvents(t *testing.T, name string, got *decoded, d *dumpFile) {
+	t.Helper()
+	count := map[*Zone]int{}
+	for _, e := range got.events {
+		if e.typ.builtin != builtinDefine && e.typ.builtin != builtinZoneCreate && e.typ.builtin != builtinZoneSet && e.typ.builtin != builtinZoneDelete {
+			count[e.zone]++
+		}
+	}
+	for i, w := range d.DB.Zones {
+		if z := got.dec.Zones()[i]; count[z] != len(w.Events) {
+			t.Errorf("%s zone %q: %d events, want %d", name, z.Name, count[z], len(w.Events))
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package wtfcff
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -108,7 +109,8 @@ type Writer struct {
 	nextZone  uint32
 	eb        EventBuilder
 	chunk     Chunk
-	parts     [2]Part
+	parts     []Part
+	resources []Part
 	events    int
 	lastTime  uint32
 	err       error
@@ -398,9 +400,9 @@ func (eb *EventBuilder) StringBytes(s []byte) *EventBuilder {
 
 // Any appends an any argument: json is the value's JSON text (as the JS
 // writer stores JSON.stringify of the value).
-func (eb *EventBuilder) Any(json string) *EventBuilder {
+func (eb *EventBuilder) Any(jsonText string) *EventBuilder {
 	if eb.next(is(ArgAny)) {
-		eb.str(bytesOf(json))
+		eb.str(bytesOf(jsonText))
 	}
 	return eb
 }
@@ -543,12 +545,12 @@ func (w *Writer) Flush() error {
 	if w.err != nil {
 		return w.err
 	}
-	if len(w.buf) == 0 {
+	if len(w.buf) == 0 && len(w.resources) == 0 {
 		return nil
 	}
-	w.parts[0] = Part{Type: PartStringTable, Data: w.strs.Bytes()}
-	w.parts[1] = Part{Type: PartBinaryEventBuffer, Data: w.buf}
-	w.chunk = Chunk{ID: w.nextChunk, Type: ChunkEventData, StartTime: InvalidTime, EndTime: InvalidTime, Parts: w.parts[:]}
+	w.parts = append(w.parts[:0], Part{Type: PartStringTable, Data: w.strs.Bytes()}, Part{Type: PartBinaryEventBuffer, Data: w.buf})
+	w.parts = append(w.parts, w.resources...)
+	w.chunk = Chunk{ID: w.nextChunk, Type: ChunkEventData, StartTime: InvalidTime, EndTime: InvalidTime, Parts: w.parts}
 	if err := w.cw.WriteChunk(&w.chunk); err != nil {
 		w.err = err
 		return err
@@ -556,7 +558,26 @@ func (w *Writer) Flush() error {
 	w.nextChunk++
 	w.buf = w.buf[:0]
 	w.strs.Reset()
+	w.resources = w.resources[:0]
 	return nil
+}
+
+// AddResource attaches an embedded resource to the chunk being filled: a
+// string resource (part 0x40001) when isString, else a binary resource
+// (0x40000). It returns the resource's 0-based id within that chunk (see the
+// package documentation). data is copied. Events referring to the resource
+// must be written before the chunk is closed: call Flush first to start a
+// fresh chunk, and keep the chunk size large enough for what follows.
+func (w *Writer) AddResource(data []byte, isString bool) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	t := PartBinaryResource
+	if isString {
+		t = PartStringResource
+	}
+	w.resources = append(w.resources, Part{Type: t, Data: bytes.Clone(data)})
+	return len(w.resources) - 1, nil
 }
 
 // Close flushes the last chunk. It does not close the underlying writer.

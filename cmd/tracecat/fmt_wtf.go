@@ -93,19 +93,37 @@ func wtfWalk(in *input, onChunk func(c *wtfcff.Chunk) error, onEvent func(e *wtf
 	return dec, src.Err()
 }
 
+// wtfValidate reads every chunk and event; like the reference's warnings, the
+// summary names chunks and parts of unknown types that were skipped.
 func wtfValidate(in *input) (string, error) {
-	chunks, events := 0, 0
-	_, err := wtfWalk(in, func(*wtfcff.Chunk) error { chunks++; return nil }, func(*wtfcff.Event) error { events++; return nil })
+	chunks, events, unknownChunks, unknownParts := 0, 0, 0, 0
+	_, err := wtfWalk(in, func(c *wtfcff.Chunk) error {
+		chunks++
+		if !c.Type.Known() {
+			unknownChunks++
+			return nil
+		}
+		for _, p := range c.Parts {
+			if !p.Type.Known() {
+				unknownParts++
+			}
+		}
+		return nil
+	}, func(*wtfcff.Event) error { events++; return nil })
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%d chunks, %d events", chunks, events), nil
+	s := fmt.Sprintf("%d chunks, %d events", chunks, events)
+	if unknownChunks > 0 || unknownParts > 0 {
+		s += fmt.Sprintf("; skipped %d chunks and %d parts of unknown types", unknownChunks, unknownParts)
+	}
+	return s, nil
 }
 
 // wtfStats: events and events_by_name count every wire-level record,
-// wtf.event#define and wtf.zone#* included; zones counts the distinct zones
-// (by name, type and location) as the reference's database does, or 1 for
-// its default zone when a trace has events but no zone.
+// wtf.event#define and wtf.zone#* included; zones counts the zones of the
+// reference's database: the default zone (renamed by the first create) and
+// the distinct zones created (by name, type and location).
 func wtfStats(in *input) (statList, error) {
 	chunks, events, user, scopes := 0, 0, 0, 0
 	byName := map[string]int{}
@@ -141,9 +159,6 @@ func wtfStats(in *input) (statList, error) {
 		return nil, err
 	}
 	zones := len(dec.Zones())
-	if zones == 0 && user > 0 {
-		zones = 1
-	}
 	var types []string
 	for _, t := range dec.Types() {
 		types = append(types, t.Name)
@@ -196,6 +211,9 @@ func wtfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		zone := ""
 		if e.Zone != nil {
 			zone = e.Zone.Name
+		}
+		if o.Thread != "" && zone != o.Thread { // --thread filters by zone name
+			return nil
 		}
 		if o.JSON {
 			b = append(b, `{"chunk":`...)
@@ -331,10 +349,14 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 }
 
 // wtfToChrome streams Chrome trace-event JSON: one thread per zone, scopes as
-// B/E pairs, other events as thread-scoped instants, ts in µs.
+// B/E pairs (data appended to a scope goes into its E event's arguments,
+// which viewers merge into the slice), time ranges as async b/e slices, other
+// events (marks, time stamps, flows, user instance events) as thread-scoped
+// instants with their arguments; ts in µs.
 func wtfToChrome(in *input, out io.Writer) error {
 	w := bufio.NewWriterSize(out, 64<<10)
 	tids := map[*wtfcff.Zone]int{}
+	ranges := map[uint64]string{}
 	n := 0
 	var b []byte
 	emit := func() error {
@@ -360,9 +382,14 @@ func wtfToChrome(in *input, out io.Writer) error {
 		b = fmt.Appendf(b[:0], `{"name":"thread_name","ph":"M","pid":1,"tid":%d,"args":{"name":%q}}`, t, name)
 		return t, emit()
 	}
+	st := wtfcff.NewScopeTracker()
 	_, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
 		if e.IsInternal() {
 			return nil
+		}
+		scope, closed := st.Add(e)
+		if e.Type.Flags&wtfcff.FlagAppendScopeData != 0 && (e.Name() == "wtf.scope#appendData" || st.Depth(e.Zone) > 0) {
+			return nil // merged into the enclosing slice's arguments at its E event
 		}
 		tid, err := tidOf(e.Zone)
 		if err != nil {
@@ -370,8 +397,28 @@ func wtfToChrome(in *input, out io.Writer) error {
 		}
 		b = b[:0]
 		switch {
+		case e.Name() == "wtf.timeRange#begin" && e.NumArgs() == 3:
+			// Time ranges become async slices, matched by id.
+			id := e.Arg(0).Uint()
+			ranges[id] = e.Arg(1).String()
+			b = append(b, `{"name":`...)
+			b = strconv.AppendQuote(b, ranges[id])
+			b = fmt.Appendf(b, `,"cat":"wtf.timeRange","ph":"b","id":%d,"pid":1,"tid":%d,"ts":%d,"args":{"value":`, id, tid, e.Time)
+			b = e.Arg(2).AppendJSON(b)
+			b = append(b, "}}"...)
+		case e.Name() == "wtf.timeRange#end" && e.NumArgs() == 1:
+			id := e.Arg(0).Uint()
+			b = append(b, `{"name":`...)
+			b = strconv.AppendQuote(b, ranges[id])
+			b = fmt.Appendf(b, `,"cat":"wtf.timeRange","ph":"e","id":%d,"pid":1,"tid":%d,"ts":%d}`, id, tid, e.Time)
+			delete(ranges, id)
 		case e.IsScopeLeave():
-			b = fmt.Appendf(b, `{"ph":"E","pid":1,"tid":%d,"ts":%d}`, tid, e.Time)
+			b = fmt.Appendf(b, `{"ph":"E","pid":1,"tid":%d,"ts":%d`, tid, e.Time)
+			if closed && len(scope.Appended) > 2 {
+				b = append(b, `,"args":`...)
+				b = append(b, scope.Appended...)
+			}
+			b = append(b, '}')
 		default:
 			name := e.Name()
 			if e.Name() == "wtf.scope#enter" {

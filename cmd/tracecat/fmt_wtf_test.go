@@ -17,7 +17,7 @@ func TestWTFValidateVectors(t *testing.T) {
 		"api_public.wtf-trace":                 "ok (3 chunks, 65 events)",
 		"api_public_json.wtf-json":             "ok (3 chunks, 65 events)",
 		"det_resources.wtf-trace":              "ok (2 chunks, 39 events)",
-		"mutated/unknown_chunk_type.wtf-trace": "ok (3 chunks, 39 events)",
+		"mutated/unknown_chunk_type.wtf-trace": "ok (3 chunks, 39 events; skipped 1 chunks and 0 parts of unknown types)",
 		"mutated/legacy_v3_handmade.wtf-trace": "ok (2 chunks, 2 events)",
 		"mutated/header_only.wtf-trace":        "ok (0 chunks, 0 events)",
 		"mutated/bad_magic.wtf-trace":          "offset 0: file magic bytes mismatch",
@@ -111,6 +111,11 @@ func TestWTFDumpFilters(t *testing.T) {
 	if ev.Chunk != 101 || ev.Zone != "Script" || ev.Time != 1500 || ev.Args["a"] != "ascii str" || ev.Args["u32"] != 4276993775.0 {
 		t.Errorf("%+v", ev)
 	}
+	api := vectortest.Path(t, "wtf", "api_public.wtf-trace")
+	if code, out, _ := run(t, nil, "dump", "--thread", "Worker Zone", api); code != exitOK || strings.Count(out, "\n") != 3 {
+		// zone#set(2) (a set belongs to the zone it selects), scope enter, leave
+		t.Errorf("--thread: %q", out)
+	}
 	code, out, _ = run(t, nil, "dump", "--from", "6000", "--to", "7500", p)
 	if n := strings.Count(out, "\n"); code != exitOK || n != 4 { // mark, timeStamp, timeRange begin/end
 		t.Errorf("exit %d, %d lines: %s", code, n, out)
@@ -148,6 +153,10 @@ func TestWTFConvertRoundTrips(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(ev); !bytes.Contains(b, []byte(`"json_event_buffer","events":[`)) {
 			t.Errorf("no JSON events")
+		}
+		// The JSON events are decoded directly too.
+		if m1, m2 := wtfStatsJSON(t, p), wtfStatsJSON(t, ev); m1["events"] != m2["events"] || m1["scopes"] != m2["scopes"] || m2["events"] == 0.0 {
+			t.Errorf("stats of the JSON-events file: %v vs %v", m2, m1)
 		}
 		if code, _, e := run(t, nil, "convert", "--to", "binary", ev, bin2); code != exitOK {
 			t.Fatal(e)
@@ -203,6 +212,7 @@ func TestWTFConvertChrome(t *testing.T) {
 	}
 	depth := map[int]int{}
 	threads := map[string]bool{}
+	var ranges []string
 	for _, ev := range doc.TraceEvents {
 		switch ev.Ph {
 		case "B":
@@ -215,6 +225,15 @@ func TestWTFConvertChrome(t *testing.T) {
 		case "M":
 			threads[ev.Args["name"].(string)] = true
 		}
+		if ev.Ph == "E" && ev.Ts == 26000 && (ev.Args["n"] != 123.0 || ev.Args["s"] != "text") {
+			t.Errorf("appended scope data not on the E event: %+v", ev)
+		}
+		if ev.Name == "wtf.scope#appendData" {
+			t.Errorf("scope data emitted as an instant")
+		}
+		if ev.Ph == "b" || ev.Ph == "e" {
+			ranges = append(ranges, ev.Ph+ev.Name)
+		}
 		if ev.Name == "vec.test#myScope" && (ev.Ph != "B" || ev.Ts != 18500) {
 			t.Errorf("myScope: %+v", ev)
 		}
@@ -223,6 +242,9 @@ func TestWTFConvertChrome(t *testing.T) {
 		if d != 0 {
 			t.Errorf("tid %d: %d scopes left open", tid, d)
 		}
+	}
+	if strings.Join(ranges, ",") != "brange,erange" {
+		t.Errorf("time ranges %v", ranges)
 	}
 	if !threads["Script"] || !threads["Worker Zone"] {
 		t.Errorf("threads %v", threads)

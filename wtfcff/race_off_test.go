@@ -1,0 +1,5 @@
+//go:build !race
+
+package wtfcff
+
+const raceEnabled = false
