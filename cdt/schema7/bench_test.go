@@ -134,3 +134,32 @@ func TestEncodeAllocs(t *testing.T) {
 		t.Fatalf("MarshalMsg allocates %v", a)
 	}
 }
+
+// TestDecodeAllocs pins typed decoding into a reused TickRecord at zero
+// allocations per row after warm-up (slices reused, short strings interned).
+func TestDecodeAllocs(t *testing.T) {
+	r, _ := openVector(t, "v7_small_300ticks")
+	var raws [][]byte
+	for row, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		raws = append(raws, bytes.Clone(row.Raw))
+	}
+	var rec TickRecord
+	for _, raw := range raws { // warm up
+		if err := rec.Decode(raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(len(raws), func() {
+		if err := rec.Decode(raws[i%len(raws)]); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	})
+	if allocs != 0 {
+		t.Fatalf("TickRecord.Decode allocates %v per row", allocs)
+	}
+}

@@ -208,7 +208,7 @@ func (z *NullString) UnmarshalMsg(b []byte) ([]byte, error) {
 		*z = NullString{}
 		return b[1:], nil
 	}
-	v, o, err := msgp.ReadStringBytes(b)
+	v, o, err := readString(b)
 	if err != nil {
 		return b, err
 	}
@@ -266,7 +266,7 @@ func (m *IntMap) UnmarshalMsg(b []byte) ([]byte, error) {
 	}
 	for range n {
 		var e IntEntry
-		if e.Key, o, err = msgp.ReadStringBytes(o); err != nil {
+		if e.Key, o, err = readString(o); err != nil {
 			return b, err
 		}
 		if e.Value, o, err = msgp.ReadInt64Bytes(o); err != nil {
@@ -340,7 +340,7 @@ func (m *AnyMap) UnmarshalMsg(b []byte) ([]byte, error) {
 	}
 	for range n {
 		var e AnyEntry
-		if e.Key, o, err = msgp.ReadStringBytes(o); err != nil {
+		if e.Key, o, err = readString(o); err != nil {
 			return b, err
 		}
 		rest, err := msgp.Skip(o)
