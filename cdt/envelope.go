@@ -289,6 +289,34 @@ func splitRow(b []byte) (Row, []byte, error) {
 	return r, rest, nil
 }
 
+// leadingTick reads a row map's keys up to tick_index and returns its value
+// without walking the rest of the row (Writer.Append trusts its encoder).
+func leadingTick(b []byte) (int64, error) {
+	n, rest, err := msgp.ReadMapHeaderBytes(b)
+	if err != nil {
+		return 0, newErr(-1, ErrCorrupt, "tick row: %v", err)
+	}
+	for range n {
+		var key []byte
+		if key, rest, err = msgp.ReadMapKeyZC(rest); err != nil {
+			return 0, newErr(-1, ErrCorrupt, "tick row: %v", err)
+		}
+		if string(key) == "tick_index" {
+			t, _, err := readInt(rest)
+			if err != nil {
+				return 0, newErr(-1, ErrCorrupt, "tick row: tick_index: %v", err)
+			}
+			return t, nil
+		}
+		k := skipValue(rest)
+		if k < 0 {
+			return 0, newErr(-1, ErrCorrupt, "tick row: truncated value")
+		}
+		rest = rest[k:]
+	}
+	return 0, newErr(-1, ErrCorrupt, "tick row: %v", errMissingTickIndex)
+}
+
 type missingTickIndex struct{}
 
 func (missingTickIndex) Error() string { return "row has no tick_index" }

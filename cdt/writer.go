@@ -46,7 +46,10 @@ func WithRawChunks() WriterOption {
 	}
 }
 
-// WithCompressionLevel sets the zstd level (default zstd.SpeedDefault).
+// WithCompressionLevel sets the zstd level. Default zstd.SpeedFastest: on
+// reference-shaped rows it compresses as well as zstd.SpeedDefault (55.4 kB
+// against 56.5 kB for the 300-tick vector; the reference's libzstd level 3
+// writes 54.4 kB) at a lower cost.
 func WithCompressionLevel(l zstd.EncoderLevel) WriterOption {
 	return func(o *writerOptions) error {
 		if l < zstd.SpeedFastest || l > zstd.SpeedBestCompression {
@@ -130,7 +133,7 @@ type job struct {
 // NewWriter returns a writer of a CDT file to w whose META payload is meta, a
 // msgpack TraceMeta (see schema7.TraceMeta.MarshalMsg). meta is copied.
 func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) {
-	o := writerOptions{chunkTicks: DefaultChunkTicks, level: zstd.SpeedDefault, concurrency: 1, channels: RequiredChannels}
+	o := writerOptions{chunkTicks: DefaultChunkTicks, level: zstd.SpeedFastest, concurrency: 1, channels: RequiredChannels}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -212,7 +215,8 @@ func (w *Writer) WriteRow(row []byte) error {
 }
 
 // Append encodes m (a TickRecord) straight into the chunk buffer and adds it
-// as WriteRow does.
+// as WriteRow does. The encoding is trusted to be one msgpack map: only the
+// keys up to tick_index are read back.
 func (w *Writer) Append(m Marshaler) error {
 	if err := w.usable(); err != nil {
 		return err
@@ -223,7 +227,7 @@ func (w *Writer) Append(m Marshaler) error {
 		w.cur.buf = w.cur.buf[:n]
 		return err
 	}
-	t, err := RowTick(b[n:])
+	t, err := leadingTick(b[n:])
 	if err == nil {
 		err = w.checkTick(t)
 	}
