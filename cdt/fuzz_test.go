@@ -125,8 +125,8 @@ func TestSweepVectors(t *testing.T) {
 			if len(data) > 10000 {
 				opts.MaxCases, opts.RandomEdits = 300, 16
 			}
-			if testing.Short() {
-				opts.MaxCases = 64
+			if testing.Short() || raceEnabled {
+				opts.MaxCases, opts.RandomEdits = 128, 8
 			}
 			fuzz.Sweep(t, data, readAll, opts)
 		})
