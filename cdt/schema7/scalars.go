@@ -2,8 +2,10 @@ package schema7
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/tinylib/msgp/msgp"
+	"github.com/tracecodec/tracecodec/cdt/internal/pyjson"
 )
 
 // The scalar and map types below carry the msgspec wire rules that msgp's own
@@ -379,3 +381,34 @@ func (e *unknownFieldError) Unwrap() error { return ErrUnknownField }
 
 // unknownField is called by the generated canonical decoders (see strictgen).
 func unknownField(field []byte) error { return &unknownFieldError{string(field)} }
+
+// WeaponID is ReplayPlayerCheckpoint.weapon_id, a WeaponId enum value: like
+// the reference, decoding rejects values outside 0..MaxWeaponID.
+type WeaponID int64
+
+// MaxWeaponID is the largest WeaponId value of the reference.
+const MaxWeaponID = 53
+
+// ErrWeaponID is wrapped by the error for an unknown weapon_id.
+var ErrWeaponID = errors.New("invalid WeaponId value")
+
+// MarshalMsg implements msgp.Marshaler.
+func (z WeaponID) MarshalMsg(b []byte) ([]byte, error) { return appendInt(b, int64(z)), nil }
+
+// UnmarshalMsg implements msgp.Unmarshaler.
+func (z *WeaponID) UnmarshalMsg(b []byte) ([]byte, error) {
+	v, o, err := msgp.ReadInt64Bytes(b)
+	if err != nil {
+		return b, err
+	}
+	if v < 0 || v > MaxWeaponID {
+		return b, fmt.Errorf("%w: %d", ErrWeaponID, v)
+	}
+	*z = WeaponID(v)
+	return o, nil
+}
+
+// Msgsize implements msgp.Sizer.
+func (z WeaponID) Msgsize() int { return msgp.Int64Size }
+
+func (z WeaponID) pyValue() pyjson.Value { return pyjson.IntValue(int64(z)) }
