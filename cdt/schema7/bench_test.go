@@ -72,23 +72,18 @@ func benchReadTyped(b *testing.B, opts ...cdt.ReaderOption) {
 	defer r.Close()
 	b.SetBytes(n)
 	b.ReportAllocs()
-	var rec TickRecord
 	for b.Loop() {
-		it := r.Iter(math.MinInt64, math.MaxInt64)
-		for it.Next() {
-			if err := rec.Decode(it.Row().Raw); err != nil {
+		for _, err := range Records(r, math.MinInt64, math.MaxInt64) {
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-		if it.Err() != nil {
-			b.Fatal(it.Err())
 		}
 	}
 	b.ReportMetric(float64(len(recs))*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
 }
 
-// BenchmarkReadTyped reads every row and decodes it into a TickRecord: the
-// work of the reference's full typed read (≈14 k ticks/s).
+// BenchmarkReadTyped reads every row and decodes it into a TickRecord
+// (Records): the work of the reference's full typed read (≈14 k ticks/s).
 func BenchmarkReadTyped(b *testing.B)          { benchReadTyped(b) }
 func BenchmarkReadTypedParallel2(b *testing.B) { benchReadTyped(b, cdt.WithConcurrency(2)) }
 
