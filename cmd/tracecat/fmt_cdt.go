@@ -117,20 +117,16 @@ func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if o.HasTo {
 		to = o.To
 	}
-	var rec schema7.TickRecord
 	var line []byte
-	for row, err := range r.Range(from, to) {
+	for rec, err := range schema7.Records(r, from, to) {
 		if err != nil {
 			return err
 		}
-		if err := rec.Decode(row.Raw); err != nil {
-			return fmt.Errorf("tick %d: %w", row.Tick, err)
-		}
 		line = line[:0]
 		if o.JSON {
-			line = cdtJSONLine(line, &rec, o.Type)
+			line = cdtJSONLine(line, rec, o.Type)
 		} else {
-			line = cdtTextLine(line, &rec, o.Type)
+			line = cdtTextLine(line, rec, o.Type)
 		}
 		line = append(line, '\n')
 		if _, err := w.Write(line); err != nil {
@@ -291,18 +287,14 @@ func cdtConvert(in *input, to string, out io.Writer, o convertOptions) error {
 	bw := bufio.NewWriterSize(out, 64<<10)
 	bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
 	bw.WriteString(`{"name":"process_name","ph":"M","pid":1,"tid":1,"args":{"name":"cdt ticks"}}`)
-	var rec schema7.TickRecord
 	var line []byte
-	for row, err := range r.All() {
+	for rec, err := range schema7.Records(r, -1<<63, 1<<63-1) {
 		if err != nil {
 			return err
 		}
-		if err := rec.Decode(row.Raw); err != nil {
-			return fmt.Errorf("tick %d: %w", row.Tick, err)
-		}
 		ts := int64(rec.ElapsedMs) * 1000
 		for _, f := range fields {
-			v, ok := schema7.LookupNumber(&rec, f)
+			v, ok := schema7.LookupNumber(rec, f)
 			if !ok {
 				continue
 			}
