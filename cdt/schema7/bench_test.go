@@ -5,6 +5,10 @@ import (
 	"io"
 	"math"
 	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/tinylib/msgp/msgp"
 
 	"github.com/tracecodec/tracecodec/cdt"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
@@ -157,4 +161,60 @@ func TestDecodeAllocs(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("TickRecord.Decode allocates %v per row", allocs)
 	}
+}
+
+// BenchmarkContainerOverhead measures the container's own cost: each
+// iteration times the bare work (zstd DecodeAll of every stored chunk plus a
+// typed decode of every row, straight from the payload bytes) and then a full
+// Records pass over the same file (which adds reading, framing checks, the
+// BLAKE2b-64 checksum and block parsing), alternating so that machine noise
+// hits both alike. overhead-% = full/bare − 1.
+func BenchmarkContainerOverhead(b *testing.B) {
+	data := vectortest.Read(b, "cdt", "v7_small_300ticks.cdt")
+	r, err := cdt.Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var stored [][]byte
+	for _, e := range r.Footer().Blocks {
+		stored = append(stored, data[e.FileOffset+cdt.ChunkHeaderSize:e.FileOffset+cdt.ChunkHeaderSize+e.CompressedLen])
+	}
+	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	defer dec.Close()
+	var payload []byte
+	var rec TickRecord
+	var bare, full time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		for _, s := range stored {
+			payload, err = dec.DecodeAll(s, payload[:0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			rest := payload[1:] // the TickBlock prefix: map, two ticks, array header
+			for range 2 {
+				rest, _ = msgp.Skip(rest) // key
+				rest, _ = msgp.Skip(rest) // value
+			}
+			rest, _ = msgp.Skip(rest) // "ticks"
+			n, rest, _ := msgp.ReadArrayHeaderBytes(rest)
+			for range n {
+				rec.reset()
+				if rest, err = rec.UnmarshalMsg(rest); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		t1 := time.Now()
+		for _, err := range Records(r, math.MinInt64, math.MaxInt64) {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		bare += t1.Sub(t0)
+		full += time.Since(t1)
+	}
+	b.ReportMetric(100*(float64(full)/float64(bare)-1), "overhead-%")
 }

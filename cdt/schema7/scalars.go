@@ -1,8 +1,10 @@
 package schema7
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/tinylib/msgp/msgp"
 	"github.com/tracecodec/tracecodec/cdt/internal/pyjson"
@@ -23,6 +25,10 @@ func (z Int) MarshalMsg(b []byte) ([]byte, error) { return appendInt(b, int64(z)
 
 // UnmarshalMsg implements msgp.Unmarshaler.
 func (z *Int) UnmarshalMsg(b []byte) ([]byte, error) {
+	if len(b) > 0 && b[0] <= 0x7f { // positive fixint, the common case
+		*z = Int(b[0])
+		return b[1:], nil
+	}
 	v, o, err := msgp.ReadInt64Bytes(b)
 	if err != nil {
 		return b, err
@@ -69,6 +75,10 @@ func (z Float) MarshalMsg(b []byte) ([]byte, error) { return msgp.AppendFloat64(
 
 // UnmarshalMsg implements msgp.Unmarshaler.
 func (z *Float) UnmarshalMsg(b []byte) ([]byte, error) {
+	if len(b) >= 9 && b[0] == 0xcb { // float64, what msgspec writes
+		*z = Float(math.Float64frombits(binary.BigEndian.Uint64(b[1:])))
+		return b[9:], nil
+	}
 	v, o, err := readFloat(b)
 	if err != nil {
 		return b, err
