@@ -44,6 +44,17 @@ func cdtOpen(in *input) (*cdt.Reader, func(), error) {
 func cdtValidate(in *input) (string, error) {
 	r, done, err := cdtOpen(in)
 	if err != nil {
+		if errors.Is(err, cdt.ErrTrailer) || errors.Is(err, cdt.ErrTruncated) {
+			var fe *cdt.FormatError
+			if n, blocks, ok := cdtRecoverable(in); ok && errors.As(err, &fe) {
+				e := *fe
+				if e.Msg == "" {
+					e.Msg = e.Err.Error()
+				}
+				e.Msg += fmt.Sprintf(" (a forward scan recovers %d ticks in %d complete chunks)", n, blocks)
+				return "", &e
+			}
+		}
 		return "", err
 	}
 	defer done()
@@ -62,6 +73,24 @@ func cdtValidate(in *input) (string, error) {
 		n++
 	}
 	return fmt.Sprintf("%d ticks in %d chunks, schema %d", n, r.NumBlocks(), r.Meta().SchemaVersion), nil
+}
+
+// cdtRecoverable walks a trace without its footer with the stream reader.
+func cdtRecoverable(in *input) (ticks, blocks int, ok bool) {
+	rc, err := in.Reader()
+	if err != nil {
+		return 0, 0, false
+	}
+	defer rc.Close()
+	s, err := cdt.NewStreamReader(bufio.NewReaderSize(rc, 1<<20))
+	if err != nil {
+		return 0, 0, false
+	}
+	defer s.Close()
+	for s.Next() {
+		ticks++
+	}
+	return ticks, s.Blocks(), s.Err() == nil && s.Recovered()
 }
 
 func cdtStats(in *input) (statList, error) {
@@ -248,7 +277,7 @@ func cdtDiffText(w *bufio.Writer, rep *schema7.DiffReport) {
 	m := rep.Mismatch
 	switch m.Kind {
 	case "missing_channel":
-		fmt.Fprintf(w, "diverged: missing channel (%s)\n", m.Kind)
+		fmt.Fprintf(w, "diverged: a required channel is not declared by both traces: %s\n", m.DetailJSON())
 	case "missing_tick":
 		fmt.Fprintf(w, "diverged at tick %d: tick present in only one trace (%d ticks checked)\n", m.TickIndex, rep.CheckedCount)
 	default:
