@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/tinylib/msgp/msgp"
@@ -183,7 +184,28 @@ func (w *Writer) newJob() *job {
 		j.buf, j.rows = j.buf[:blockPrefixMax], 0
 		return j
 	}
+	if j, ok := jobPool.Get().(*job); ok {
+		j.buf, j.rows = j.buf[:blockPrefixMax], 0
+		return j
+	}
 	return &job{buf: make([]byte, blockPrefixMax, 64<<10), sum: checksum.NewBlake2b64(), done: make(chan struct{}, 1)}
+}
+
+// jobPool keeps chunk buffers between writers: a trace's buffers grow to the
+// size of its largest chunk, and the next writer starts from there.
+var jobPool sync.Pool
+
+func (w *Writer) releaseJobs() {
+	for _, j := range w.free {
+		j.payload = nil
+		jobPool.Put(j)
+	}
+	w.free = nil
+	if w.cur != nil {
+		w.cur.payload = nil
+		jobPool.Put(w.cur)
+		w.cur = nil
+	}
 }
 
 // checkTick validates the next row's tick against the previous one.
@@ -423,8 +445,10 @@ func (w *Writer) Close() error {
 	w.closed = true
 	for _, j := range w.pending {
 		<-j.done
+		w.free = append(w.free, j)
 	}
 	w.pending = nil
+	w.releaseJobs()
 	if w.file != nil {
 		if err == nil {
 			err = w.file.Sync()
@@ -470,7 +494,9 @@ func (w *Writer) finish() error {
 	j.buf = j.payload
 	w.encode(j)
 	footerOff := w.off
-	if err := w.writeJob(j); err != nil {
+	err := w.writeJob(j)
+	w.free = append(w.free, j)
+	if err != nil {
 		return err
 	}
 	tr := make([]byte, 0, TrailerSize)
