@@ -14,7 +14,7 @@ import (
 
 // benchRows returns the 300 rows and meta of v7_small_300ticks.cdt, the
 // reference-shaped workload (≈2.5 kB of msgpack per tick).
-func benchRows(b *testing.B) (meta []byte, rows [][]byte, msgpackBytes int64) {
+func benchRows(b testing.TB) (meta []byte, rows [][]byte, msgpackBytes int64) {
 	data := vectortest.Read(b, "cdt", "v7_small_300ticks.cdt")
 	r, err := Open(bytes.NewReader(data), int64(len(data)))
 	if err != nil {

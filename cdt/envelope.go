@@ -197,6 +197,71 @@ func parseIndex(off int64, payload, rest []byte, f *Footer, lim Limits) ([]byte,
 // minRowSize is the smallest possible TickRecord (a map holding tick_index).
 const minRowSize = 1 + 11 + 1
 
+// parseBlockLazy reads a TickBlock payload without splitting its rows: it
+// returns the row count and the bytes of the ticks array's elements (when
+// ticks is the map's last key, as writers put it, the rows are not walked at
+// all; their decoder finds their ends).
+func parseBlockLazy(off int64, payload []byte, lim Limits) (start, end int64, rows int, ticks []byte, err error) {
+	n, rest, err := msgp.ReadMapHeaderBytes(payload)
+	if err != nil {
+		return 0, 0, 0, nil, payloadErr(off, "tick block", payload, rest, err)
+	}
+	var seen uint8
+	for i := uint32(0); i < n; i++ {
+		var key []byte
+		key, rest, err = msgp.ReadMapKeyZC(rest)
+		if err != nil {
+			return 0, 0, 0, nil, payloadErr(off, "tick block", payload, rest, err)
+		}
+		switch string(key) {
+		case "start_tick":
+			seen |= 1
+			start, rest, err = readInt(rest)
+		case "end_tick":
+			seen |= 2
+			end, rest, err = readInt(rest)
+		case "ticks":
+			seen |= 4
+			var cnt uint32
+			cnt, rest, err = msgp.ReadArrayHeaderBytes(rest)
+			if err != nil {
+				break
+			}
+			if int64(cnt) > lim.MaxRowsPerBlock {
+				return 0, 0, 0, nil, newErr(off, ErrLimit, "tick block has %d rows, limit %d", cnt, lim.MaxRowsPerBlock)
+			}
+			if int64(cnt) > int64(len(rest))/minRowSize {
+				err = msgp.ErrShortBytes
+				break
+			}
+			rows = int(cnt)
+			if i == n-1 {
+				ticks, rest = rest, nil
+				break
+			}
+			k := 0
+			for range cnt {
+				m := skipValue(rest[k:])
+				if m < 0 {
+					err = msgp.ErrShortBytes
+					break
+				}
+				k += m
+			}
+			ticks, rest = rest[:k], rest[k:]
+		default:
+			rest, err = msgp.Skip(rest)
+		}
+		if err != nil {
+			return 0, 0, 0, nil, payloadErr(off, "tick block field "+string(key), payload, rest, err)
+		}
+	}
+	if seen != 7 {
+		return 0, 0, 0, nil, newErr(off, ErrCorrupt, "tick block lacks start_tick, end_tick or ticks")
+	}
+	return start, end, rows, ticks, nil
+}
+
 // parseBlock splits a TickBlock payload into rows, appending to rows[:0].
 func parseBlock(off int64, payload []byte, rows []Row, lim Limits) (start, end int64, out []Row, err error) {
 	out = rows[:0]
@@ -287,6 +352,34 @@ func splitRow(b []byte) (Row, []byte, error) {
 	}
 	r.Raw = b[:len(b)-len(rest)]
 	return r, rest, nil
+}
+
+// leadingTick reads a row map's keys up to tick_index and returns its value
+// without walking the rest of the row (Writer.Append trusts its encoder).
+func leadingTick(b []byte) (int64, error) {
+	n, rest, err := msgp.ReadMapHeaderBytes(b)
+	if err != nil {
+		return 0, newErr(-1, ErrCorrupt, "tick row: %v", err)
+	}
+	for range n {
+		var key []byte
+		if key, rest, err = msgp.ReadMapKeyZC(rest); err != nil {
+			return 0, newErr(-1, ErrCorrupt, "tick row: %v", err)
+		}
+		if string(key) == "tick_index" {
+			t, _, err := readInt(rest)
+			if err != nil {
+				return 0, newErr(-1, ErrCorrupt, "tick row: tick_index: %v", err)
+			}
+			return t, nil
+		}
+		k := skipValue(rest)
+		if k < 0 {
+			return 0, newErr(-1, ErrCorrupt, "tick row: truncated value")
+		}
+		rest = rest[k:]
+	}
+	return 0, newErr(-1, ErrCorrupt, "tick row: %v", errMissingTickIndex)
 }
 
 type missingTickIndex struct{}

@@ -1,11 +1,14 @@
 package cdt
 
+import "iter"
+
 // Iterator walks the rows of a Reader whose tick_index lies in [from, to], in
 // footer order, skipping blocks whose index range lies outside. It reuses its
-// buffers: the Row returned by Row (and its Raw bytes) is valid until the
-// iterator moves to the next block, so copy what must outlive the next call to
-// Next. After warm-up, iteration allocates nothing per row; with
-// WithConcurrency(n > 1) up to n blocks are decoded ahead in goroutines.
+// buffers (pooled per Reader): the Row returned by Row (and its Raw bytes) is
+// valid until the iterator moves to the next block or finishes, so copy what
+// must outlive the next call to Next. After warm-up, iteration allocates
+// nothing per row or block; with WithConcurrency(n > 1) up to n blocks are
+// decoded ahead in goroutines.
 type Iterator struct {
 	rd       *Reader
 	from, to int64
@@ -15,9 +18,10 @@ type Iterator struct {
 	row      Row
 	err      error
 	done     bool
+	lazy     bool // RawBlocks: rows are not split
 
 	// sequential mode
-	seq block
+	seq *block
 
 	// parallel mode
 	pending []chan result
@@ -36,8 +40,10 @@ func (rd *Reader) Iter(from, to int64) *Iterator {
 	if n := rd.opts.concurrency; n > 1 {
 		it.free = make(chan *block, n+1)
 		for range n + 1 {
-			it.free <- &block{}
+			it.free <- rd.getBuffer()
 		}
+	} else {
+		it.seq = rd.getBuffer()
 	}
 	return it
 }
@@ -66,10 +72,13 @@ func (it *Iterator) schedule() {
 		it.pending = append(it.pending, ch)
 		buf := <-it.free
 		off := it.rd.footer.Blocks[i].FileOffset
+		lazy := it.lazy
 		go func() {
-			b, err := it.rd.decodeBlock(off, buf)
+			b, err := it.rd.decodeBlock(off, buf, lazy)
 			if err != nil {
 				b = buf
+			} else {
+				b.index = i
 			}
 			ch <- result{b, err}
 		}()
@@ -82,11 +91,12 @@ func (it *Iterator) advanceBlock() bool {
 		if i < 0 {
 			return false
 		}
-		b, err := it.rd.decodeBlock(it.rd.footer.Blocks[i].FileOffset, &it.seq)
+		b, err := it.rd.decodeBlock(it.rd.footer.Blocks[i].FileOffset, it.seq, it.lazy)
 		if err != nil {
 			it.err = err
 			return false
 		}
+		b.index = i
 		it.cur, it.ri = b, 0
 		return true
 	}
@@ -147,10 +157,61 @@ func (it *Iterator) Close() error {
 }
 
 func (it *Iterator) finish() {
+	if it.done {
+		return
+	}
 	it.done = true
 	for _, ch := range it.pending {
 		r := <-ch
 		it.free <- r.b
 	}
 	it.pending = nil
+	// Hand the buffers back for the next iterator of this reader; the rows of
+	// the current block stay readable until then only by contract.
+	if it.seq != nil {
+		it.rd.putBuffer(it.seq)
+		it.seq = nil
+	}
+	if it.free != nil {
+		if it.cur != nil {
+			it.free <- it.cur
+		}
+		for len(it.free) > 0 {
+			it.rd.putBuffer(<-it.free)
+		}
+	}
+	it.cur = nil
+}
+
+// RawBlock is one TICK chunk whose rows are not split: Ticks holds the
+// msgpack encodings of Rows TickRecord maps back to back (and possibly
+// nothing after them — their decoder finds where each ends). Typed decoders
+// use it to walk rows once instead of twice.
+type RawBlock struct {
+	Index     int   // footer index entry
+	StartTick int64 // from the TickBlock payload
+	EndTick   int64
+	Rows      int
+	Ticks     []byte
+}
+
+// RawBlocks iterates over the TICK chunks whose footer index range meets
+// [from, to], in footer order, without splitting rows (the caller filters
+// rows by tick). Ticks is valid until the next iteration step; chunks are
+// decompressed ahead in parallel with WithConcurrency.
+func (rd *Reader) RawBlocks(from, to int64) iter.Seq2[RawBlock, error] {
+	return func(yield func(RawBlock, error) bool) {
+		it := rd.Iter(from, to)
+		it.lazy = true
+		defer it.Close()
+		for it.advanceBlock() {
+			b := it.cur
+			if !yield(RawBlock{Index: b.index, StartTick: b.start, EndTick: b.end, Rows: b.nrows, Ticks: b.ticks}, nil) {
+				return
+			}
+		}
+		if it.err != nil {
+			yield(RawBlock{}, it.err)
+		}
+	}
 }

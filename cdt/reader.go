@@ -32,7 +32,8 @@ type Reader struct {
 	footerOffset int64
 	footerHeader ChunkHeader
 
-	sums sync.Pool // *checksum.Blake2b64
+	sums    sync.Pool // *checksum.Blake2b64
+	buffers sync.Pool // *block: iterator buffers
 
 	mu     sync.Mutex
 	cache  []*block // most recently used last
@@ -49,6 +50,9 @@ type block struct {
 	payload []byte
 	stored  []byte // reused read buffer (zstd chunks only)
 	rows    []Row
+	index   int    // footer index entry
+	nrows   int    // lazy blocks: row count
+	ticks   []byte // lazy blocks: the rows, not split
 }
 
 // Open reads and validates the header, trailer, META and FOTR chunks of the
@@ -287,7 +291,7 @@ func (rd *Reader) loadBlock(i int) (*block, error) {
 		}
 	}
 	rd.mu.Unlock()
-	b, err := rd.decodeBlock(e.FileOffset, nil)
+	b, err := rd.decodeBlock(e.FileOffset, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +307,7 @@ func (rd *Reader) loadBlock(i int) (*block, error) {
 }
 
 // decodeBlock reads the TICK chunk at off, reusing into's buffers when given.
-func (rd *Reader) decodeBlock(off int64, into *block) (*block, error) {
+func (rd *Reader) decodeBlock(off int64, into *block, lazy bool) (*block, error) {
 	b := into
 	if b == nil {
 		b = &block{}
@@ -327,7 +331,13 @@ func (rd *Reader) decodeBlock(off int64, into *block) (*block, error) {
 		return nil, newErr(off, ErrChunkKind, "trace index points at non-tick chunk %s", h.Kind)
 	}
 	b.offset, b.header, b.payload = off, h, payload
-	b.start, b.end, b.rows, err = parseBlock(off, payload, b.rows, rd.opts.limits)
+	if lazy {
+		b.rows = b.rows[:0]
+		b.start, b.end, b.nrows, b.ticks, err = parseBlockLazy(off, payload, rd.opts.limits)
+	} else {
+		b.start, b.end, b.rows, err = parseBlock(off, payload, b.rows, rd.opts.limits)
+		b.nrows, b.ticks = len(b.rows), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -407,4 +417,16 @@ func (rd *Reader) ReadChunk(off int64) (ChunkHeader, []byte, error) {
 	sum := rd.sums.Get().(*checksum.Blake2b64)
 	defer rd.sums.Put(sum)
 	return rd.readChunk(off, nil, sum)
+}
+
+func (rd *Reader) getBuffer() *block {
+	if b, ok := rd.buffers.Get().(*block); ok {
+		return b
+	}
+	return &block{}
+}
+
+func (rd *Reader) putBuffer(b *block) {
+	b.rows, b.ticks = b.rows[:0], nil
+	rd.buffers.Put(b)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/tinylib/msgp/msgp"
@@ -46,7 +47,10 @@ func WithRawChunks() WriterOption {
 	}
 }
 
-// WithCompressionLevel sets the zstd level (default zstd.SpeedDefault).
+// WithCompressionLevel sets the zstd level. Default zstd.SpeedFastest: on
+// reference-shaped rows it compresses as well as zstd.SpeedDefault (55.4 kB
+// against 56.5 kB for the 300-tick vector; the reference's libzstd level 3
+// writes 54.4 kB) at a lower cost.
 func WithCompressionLevel(l zstd.EncoderLevel) WriterOption {
 	return func(o *writerOptions) error {
 		if l < zstd.SpeedFastest || l > zstd.SpeedBestCompression {
@@ -130,7 +134,7 @@ type job struct {
 // NewWriter returns a writer of a CDT file to w whose META payload is meta, a
 // msgpack TraceMeta (see schema7.TraceMeta.MarshalMsg). meta is copied.
 func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) {
-	o := writerOptions{chunkTicks: DefaultChunkTicks, level: zstd.SpeedDefault, concurrency: 1, channels: RequiredChannels}
+	o := writerOptions{chunkTicks: DefaultChunkTicks, level: zstd.SpeedFastest, concurrency: 1, channels: RequiredChannels}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -180,7 +184,28 @@ func (w *Writer) newJob() *job {
 		j.buf, j.rows = j.buf[:blockPrefixMax], 0
 		return j
 	}
+	if j, ok := jobPool.Get().(*job); ok {
+		j.buf, j.rows = j.buf[:blockPrefixMax], 0
+		return j
+	}
 	return &job{buf: make([]byte, blockPrefixMax, 64<<10), sum: checksum.NewBlake2b64(), done: make(chan struct{}, 1)}
+}
+
+// jobPool keeps chunk buffers between writers: a trace's buffers grow to the
+// size of its largest chunk, and the next writer starts from there.
+var jobPool sync.Pool
+
+func (w *Writer) releaseJobs() {
+	for _, j := range w.free {
+		j.payload = nil
+		jobPool.Put(j)
+	}
+	w.free = nil
+	if w.cur != nil {
+		w.cur.payload = nil
+		jobPool.Put(w.cur)
+		w.cur = nil
+	}
 }
 
 // checkTick validates the next row's tick against the previous one.
@@ -212,7 +237,8 @@ func (w *Writer) WriteRow(row []byte) error {
 }
 
 // Append encodes m (a TickRecord) straight into the chunk buffer and adds it
-// as WriteRow does.
+// as WriteRow does. The encoding is trusted to be one msgpack map: only the
+// keys up to tick_index are read back.
 func (w *Writer) Append(m Marshaler) error {
 	if err := w.usable(); err != nil {
 		return err
@@ -223,7 +249,7 @@ func (w *Writer) Append(m Marshaler) error {
 		w.cur.buf = w.cur.buf[:n]
 		return err
 	}
-	t, err := RowTick(b[n:])
+	t, err := leadingTick(b[n:])
 	if err == nil {
 		err = w.checkTick(t)
 	}
@@ -419,8 +445,10 @@ func (w *Writer) Close() error {
 	w.closed = true
 	for _, j := range w.pending {
 		<-j.done
+		w.free = append(w.free, j)
 	}
 	w.pending = nil
+	w.releaseJobs()
 	if w.file != nil {
 		if err == nil {
 			err = w.file.Sync()
@@ -466,7 +494,9 @@ func (w *Writer) finish() error {
 	j.buf = j.payload
 	w.encode(j)
 	footerOff := w.off
-	if err := w.writeJob(j); err != nil {
+	err := w.writeJob(j)
+	w.free = append(w.free, j)
+	if err != nil {
 		return err
 	}
 	tr := make([]byte, 0, TrailerSize)

@@ -5,6 +5,10 @@ import (
 	"io"
 	"math"
 	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/tinylib/msgp/msgp"
 
 	"github.com/tracecodec/tracecodec/cdt"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
@@ -72,23 +76,18 @@ func benchReadTyped(b *testing.B, opts ...cdt.ReaderOption) {
 	defer r.Close()
 	b.SetBytes(n)
 	b.ReportAllocs()
-	var rec TickRecord
 	for b.Loop() {
-		it := r.Iter(math.MinInt64, math.MaxInt64)
-		for it.Next() {
-			if err := rec.Decode(it.Row().Raw); err != nil {
+		for _, err := range Records(r, math.MinInt64, math.MaxInt64) {
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-		if it.Err() != nil {
-			b.Fatal(it.Err())
 		}
 	}
 	b.ReportMetric(float64(len(recs))*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
 }
 
-// BenchmarkReadTyped reads every row and decodes it into a TickRecord: the
-// work of the reference's full typed read (≈14 k ticks/s).
+// BenchmarkReadTyped reads every row and decodes it into a TickRecord
+// (Records): the work of the reference's full typed read (≈14 k ticks/s).
 func BenchmarkReadTyped(b *testing.B)          { benchReadTyped(b) }
 func BenchmarkReadTypedParallel2(b *testing.B) { benchReadTyped(b, cdt.WithConcurrency(2)) }
 
@@ -133,4 +132,89 @@ func TestEncodeAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(100, func() { buf, _ = rec.MarshalMsg(buf[:0]) }); a != 0 {
 		t.Fatalf("MarshalMsg allocates %v", a)
 	}
+}
+
+// TestDecodeAllocs pins typed decoding into a reused TickRecord at zero
+// allocations per row after warm-up (slices reused, short strings interned).
+func TestDecodeAllocs(t *testing.T) {
+	r, _ := openVector(t, "v7_small_300ticks")
+	var raws [][]byte
+	for row, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		raws = append(raws, bytes.Clone(row.Raw))
+	}
+	var rec TickRecord
+	for _, raw := range raws { // warm up
+		if err := rec.Decode(raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(len(raws), func() {
+		if err := rec.Decode(raws[i%len(raws)]); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	})
+	if allocs != 0 {
+		t.Fatalf("TickRecord.Decode allocates %v per row", allocs)
+	}
+}
+
+// BenchmarkContainerOverhead measures the container's own cost: each
+// iteration times the bare work (zstd DecodeAll of every stored chunk plus a
+// typed decode of every row, straight from the payload bytes) and then a full
+// Records pass over the same file (which adds reading, framing checks, the
+// BLAKE2b-64 checksum and block parsing), alternating so that machine noise
+// hits both alike. overhead-% = full/bare − 1.
+func BenchmarkContainerOverhead(b *testing.B) {
+	data := vectortest.Read(b, "cdt", "v7_small_300ticks.cdt")
+	r, err := cdt.Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var stored [][]byte
+	for _, e := range r.Footer().Blocks {
+		stored = append(stored, data[e.FileOffset+cdt.ChunkHeaderSize:e.FileOffset+cdt.ChunkHeaderSize+e.CompressedLen])
+	}
+	dec, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	defer dec.Close()
+	var payload []byte
+	var rec TickRecord
+	var bare, full time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		for _, s := range stored {
+			payload, err = dec.DecodeAll(s, payload[:0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			rest := payload[1:] // the TickBlock prefix: map, two ticks, array header
+			for range 2 {
+				rest, _ = msgp.Skip(rest) // key
+				rest, _ = msgp.Skip(rest) // value
+			}
+			rest, _ = msgp.Skip(rest) // "ticks"
+			n, rest, _ := msgp.ReadArrayHeaderBytes(rest)
+			for range n {
+				rec.reset()
+				if rest, err = rec.UnmarshalMsg(rest); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		t1 := time.Now()
+		for _, err := range Records(r, math.MinInt64, math.MaxInt64) {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		bare += t1.Sub(t0)
+		full += time.Since(t1)
+	}
+	b.ReportMetric(100*(float64(full)/float64(bare)-1), "overhead-%")
 }

@@ -24,12 +24,12 @@ type ReplayCheckpoint struct {
 
 // ReplayPlayerCheckpoint is one player of a checkpoint.
 type ReplayPlayerCheckpoint struct {
-	Pos        Vec2  `msg:"pos"`
-	Health     Float `msg:"health"`
-	WeaponID   Int   `msg:"weapon_id"`
-	Ammo       Float `msg:"ammo"`
-	Experience Int   `msg:"experience"`
-	Level      Int   `msg:"level"`
+	Pos        Vec2     `msg:"pos"`
+	Health     Float    `msg:"health"`
+	WeaponID   WeaponID `msg:"weapon_id"`
+	Ammo       Float    `msg:"ammo"`
+	Experience Int      `msg:"experience"`
+	Level      Int      `msg:"level"`
 }
 
 // Vec2 is grim.geom.Vec2 (both fields default to 0.0).

@@ -42,9 +42,11 @@ func decodeExact(what string, raw []byte, into unmarshaler) error {
 
 // Decode replaces r with the TickRecord encoded in raw (one msgpack map, e.g.
 // cdt.Row.Raw). Absent defaulted keys take their defaults; unknown keys are
-// ignored except inside the canonical channel structs.
+// ignored except inside the canonical channel structs. Decode reuses the
+// arrays of r's slices (and its Tutorial/Typo snapshots): copy what must
+// outlive the next Decode into the same r.
 func (r *TickRecord) Decode(raw []byte) error {
-	*r = TickRecord{}
+	r.reset()
 	return decodeExact("TickRecord", raw, r)
 }
 

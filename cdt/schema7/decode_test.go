@@ -233,3 +233,38 @@ func short(v any) string {
 	}
 	return s
 }
+
+// TestRecordsMatchesRows checks the one-pass typed iteration against the
+// container's split rows, sequential and parallel, over a sub-range.
+func TestRecordsMatchesRows(t *testing.T) {
+	for _, conc := range []int{1, 3} {
+		data := vectortest.Read(t, "cdt", "v7_diverge_A.cdt")
+		r, err := cdt.Open(bytes.NewReader(data), int64(len(data)), cdt.WithConcurrency(conc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var want [][]byte
+		for row, err := range r.Range(100, 300) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, bytes.Clone(row.Raw))
+		}
+		i := 0
+		var buf []byte
+		for rec, err := range Records(r, 100, 300) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf, _ = rec.MarshalMsg(buf[:0])
+			if !bytes.Equal(buf, want[i]) {
+				t.Fatalf("record %d differs", i)
+			}
+			i++
+		}
+		if i != len(want) || i != 201 {
+			t.Fatalf("%d records, want %d", i, len(want))
+		}
+	}
+}

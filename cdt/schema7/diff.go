@@ -54,6 +54,12 @@ func (c ChannelMismatch) DetailJSON() []byte {
 	return pyjson.Encode(nil, c.detail, pyjson.Style{Compact: true})
 }
 
+// DetailJSON returns the mismatch's detail object as compact JSON ("null"
+// for a missing_tick).
+func (m *Mismatch) DetailJSON() []byte {
+	return pyjson.Encode(nil, m.detail, pyjson.Style{Compact: true})
+}
+
 func (m *Mismatch) value() pyjson.Value {
 	v := pyjson.NewMap()
 	v.Set("kind", pyjson.StringValue(m.Kind))

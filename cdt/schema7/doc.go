@@ -44,7 +44,9 @@
 // take their defaults (including the non-zero ones: owner_id -1,
 // stage_index -1, stage_transition_timer_ms -1000, hint_index -1,
 // write_kind "snapshot"), float fields accept float32 and integers, unknown
-// keys are ignored outside the canonical channel structs. One difference:
+// keys are ignored outside the canonical channel structs, and
+// ReplayPlayerCheckpoint.weapon_id must be a known WeaponId (0..53,
+// ErrWeaponID). One difference:
 // the reference rejects a required key that is absent; these decoders leave
 // the Go zero value. Each Decode method resets its receiver first.
 //
@@ -57,9 +59,13 @@
 //
 // # Allocation
 //
-// Typed decoding allocates (strings and slices); the zero-allocation path
-// is the container's raw rows (cdt.Row.Raw). Encoding with MarshalMsg or
-// cdt.Writer.Append into a reused buffer allocates nothing.
+// TickRecord.Decode into a reused record allocates nothing per row after
+// warm-up: it keeps the arrays of the record's slices, and the generated
+// decoders read strings through a small interning table (a third generate
+// step, internal/strictgen -intern), since rows repeat the same short
+// strings every tick. Encoding with MarshalMsg or cdt.Writer.Append into a
+// reused buffer allocates nothing. Diff, Bisect and AppendJSON allocate
+// freely (they build JSON value trees).
 //
 // # Example
 //

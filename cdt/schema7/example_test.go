@@ -90,3 +90,27 @@ func ExampleAppendJSON() {
 	fmt.Println(string(schema7.AppendJSON(nil, &row)))
 	// Output: {"tick_call_index":1,"value_15":28052,"state_before_u32":2427270273,"state_after_u32":3985917248,"caller_static":"0x004281a2","branch_id":null}
 }
+
+// Quick start: write typed rows, then iterate over a tick range.
+func Example_quickStart() {
+	var buf bytes.Buffer
+	meta := schema7.NewTraceMeta("2026-01-01T00:00:00+00:00", nil, nil, nil, 0, 9, 10)
+	w, _ := schema7.NewWriter(&buf, &meta) // or schema7.Create("run.cdt", &meta)
+	for t := range int64(10) {
+		rec := schema7.DemoTick(t, 1)
+		w.Append(&rec)
+	}
+	w.Close()
+
+	r, _ := cdt.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len())) // or cdt.OpenFile
+	for rec, err := range schema7.Records(r, 3, 5) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(rec.TickIndex, rec.Channels.Checkpoint.ScoreXP)
+	}
+	// Output:
+	// 3 9
+	// 4 12
+	// 5 15
+}

@@ -69,6 +69,8 @@ func number(v reflect.Value) (float64, bool) {
 		return float64(x), true
 	case Uint:
 		return float64(x), true
+	case WeaponID:
+		return float64(x), true
 	case Float:
 		return float64(x), true
 	case bool:

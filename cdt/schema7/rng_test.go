@@ -80,3 +80,18 @@ func TestRngStreamRowSchema8(t *testing.T) {
 		t.Fatalf("v8 diff %s", rep.JSON())
 	}
 }
+
+func TestWeaponIDRange(t *testing.T) {
+	rec := DemoTick(3, 1)
+	rec.Channels.Checkpoint.Players[0].WeaponID = 54
+	raw, _ := rec.MarshalMsg(nil)
+	var got TickRecord
+	if err := got.Decode(raw); !errors.Is(err, ErrWeaponID) || !errors.Is(err, cdt.ErrCorrupt) {
+		t.Fatalf("weapon_id 54: %v", err)
+	}
+	rec.Channels.Checkpoint.Players[0].WeaponID = 53
+	raw, _ = rec.MarshalMsg(raw[:0])
+	if err := got.Decode(raw); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,9 +1,13 @@
 package schema7
 
 import (
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"math"
 
 	"github.com/tinylib/msgp/msgp"
+	"github.com/tracecodec/tracecodec/cdt/internal/pyjson"
 )
 
 // The scalar and map types below carry the msgspec wire rules that msgp's own
@@ -21,6 +25,10 @@ func (z Int) MarshalMsg(b []byte) ([]byte, error) { return appendInt(b, int64(z)
 
 // UnmarshalMsg implements msgp.Unmarshaler.
 func (z *Int) UnmarshalMsg(b []byte) ([]byte, error) {
+	if len(b) > 0 && b[0] <= 0x7f { // positive fixint, the common case
+		*z = Int(b[0])
+		return b[1:], nil
+	}
 	v, o, err := msgp.ReadInt64Bytes(b)
 	if err != nil {
 		return b, err
@@ -67,6 +75,10 @@ func (z Float) MarshalMsg(b []byte) ([]byte, error) { return msgp.AppendFloat64(
 
 // UnmarshalMsg implements msgp.Unmarshaler.
 func (z *Float) UnmarshalMsg(b []byte) ([]byte, error) {
+	if len(b) >= 9 && b[0] == 0xcb { // float64, what msgspec writes
+		*z = Float(math.Float64frombits(binary.BigEndian.Uint64(b[1:])))
+		return b[9:], nil
+	}
 	v, o, err := readFloat(b)
 	if err != nil {
 		return b, err
@@ -208,7 +220,7 @@ func (z *NullString) UnmarshalMsg(b []byte) ([]byte, error) {
 		*z = NullString{}
 		return b[1:], nil
 	}
-	v, o, err := msgp.ReadStringBytes(b)
+	v, o, err := readString(b)
 	if err != nil {
 		return b, err
 	}
@@ -266,7 +278,7 @@ func (m *IntMap) UnmarshalMsg(b []byte) ([]byte, error) {
 	}
 	for range n {
 		var e IntEntry
-		if e.Key, o, err = msgp.ReadStringBytes(o); err != nil {
+		if e.Key, o, err = readString(o); err != nil {
 			return b, err
 		}
 		if e.Value, o, err = msgp.ReadInt64Bytes(o); err != nil {
@@ -340,7 +352,7 @@ func (m *AnyMap) UnmarshalMsg(b []byte) ([]byte, error) {
 	}
 	for range n {
 		var e AnyEntry
-		if e.Key, o, err = msgp.ReadStringBytes(o); err != nil {
+		if e.Key, o, err = readString(o); err != nil {
 			return b, err
 		}
 		rest, err := msgp.Skip(o)
@@ -379,3 +391,34 @@ func (e *unknownFieldError) Unwrap() error { return ErrUnknownField }
 
 // unknownField is called by the generated canonical decoders (see strictgen).
 func unknownField(field []byte) error { return &unknownFieldError{string(field)} }
+
+// WeaponID is ReplayPlayerCheckpoint.weapon_id, a WeaponId enum value: like
+// the reference, decoding rejects values outside 0..MaxWeaponID.
+type WeaponID int64
+
+// MaxWeaponID is the largest WeaponId value of the reference.
+const MaxWeaponID = 53
+
+// ErrWeaponID is wrapped by the error for an unknown weapon_id.
+var ErrWeaponID = errors.New("invalid WeaponId value")
+
+// MarshalMsg implements msgp.Marshaler.
+func (z WeaponID) MarshalMsg(b []byte) ([]byte, error) { return appendInt(b, int64(z)), nil }
+
+// UnmarshalMsg implements msgp.Unmarshaler.
+func (z *WeaponID) UnmarshalMsg(b []byte) ([]byte, error) {
+	v, o, err := msgp.ReadInt64Bytes(b)
+	if err != nil {
+		return b, err
+	}
+	if v < 0 || v > MaxWeaponID {
+		return b, fmt.Errorf("%w: %d", ErrWeaponID, v)
+	}
+	*z = WeaponID(v)
+	return o, nil
+}
+
+// Msgsize implements msgp.Sizer.
+func (z WeaponID) Msgsize() int { return msgp.Int64Size }
+
+func (z WeaponID) pyValue() pyjson.Value { return pyjson.IntValue(int64(z)) }

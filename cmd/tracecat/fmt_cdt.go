@@ -44,6 +44,17 @@ func cdtOpen(in *input) (*cdt.Reader, func(), error) {
 func cdtValidate(in *input) (string, error) {
 	r, done, err := cdtOpen(in)
 	if err != nil {
+		if errors.Is(err, cdt.ErrTrailer) || errors.Is(err, cdt.ErrTruncated) {
+			var fe *cdt.FormatError
+			if n, blocks, ok := cdtRecoverable(in); ok && errors.As(err, &fe) {
+				e := *fe
+				if e.Msg == "" {
+					e.Msg = e.Err.Error()
+				}
+				e.Msg += fmt.Sprintf(" (a forward scan recovers %d ticks in %d complete chunks)", n, blocks)
+				return "", &e
+			}
+		}
 		return "", err
 	}
 	defer done()
@@ -62,6 +73,24 @@ func cdtValidate(in *input) (string, error) {
 		n++
 	}
 	return fmt.Sprintf("%d ticks in %d chunks, schema %d", n, r.NumBlocks(), r.Meta().SchemaVersion), nil
+}
+
+// cdtRecoverable walks a trace without its footer with the stream reader.
+func cdtRecoverable(in *input) (ticks, blocks int, ok bool) {
+	rc, err := in.Reader()
+	if err != nil {
+		return 0, 0, false
+	}
+	defer rc.Close()
+	s, err := cdt.NewStreamReader(bufio.NewReaderSize(rc, 1<<20))
+	if err != nil {
+		return 0, 0, false
+	}
+	defer s.Close()
+	for s.Next() {
+		ticks++
+	}
+	return ticks, s.Blocks(), s.Err() == nil && s.Recovered()
 }
 
 func cdtStats(in *input) (statList, error) {
@@ -117,20 +146,16 @@ func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if o.HasTo {
 		to = o.To
 	}
-	var rec schema7.TickRecord
 	var line []byte
-	for row, err := range r.Range(from, to) {
+	for rec, err := range schema7.Records(r, from, to) {
 		if err != nil {
 			return err
 		}
-		if err := rec.Decode(row.Raw); err != nil {
-			return fmt.Errorf("tick %d: %w", row.Tick, err)
-		}
 		line = line[:0]
 		if o.JSON {
-			line = cdtJSONLine(line, &rec, o.Type)
+			line = cdtJSONLine(line, rec, o.Type)
 		} else {
-			line = cdtTextLine(line, &rec, o.Type)
+			line = cdtTextLine(line, rec, o.Type)
 		}
 		line = append(line, '\n')
 		if _, err := w.Write(line); err != nil {
@@ -252,7 +277,7 @@ func cdtDiffText(w *bufio.Writer, rep *schema7.DiffReport) {
 	m := rep.Mismatch
 	switch m.Kind {
 	case "missing_channel":
-		fmt.Fprintf(w, "diverged: missing channel (%s)\n", m.Kind)
+		fmt.Fprintf(w, "diverged: a required channel is not declared by both traces: %s\n", m.DetailJSON())
 	case "missing_tick":
 		fmt.Fprintf(w, "diverged at tick %d: tick present in only one trace (%d ticks checked)\n", m.TickIndex, rep.CheckedCount)
 	default:
@@ -291,18 +316,14 @@ func cdtConvert(in *input, to string, out io.Writer, o convertOptions) error {
 	bw := bufio.NewWriterSize(out, 64<<10)
 	bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
 	bw.WriteString(`{"name":"process_name","ph":"M","pid":1,"tid":1,"args":{"name":"cdt ticks"}}`)
-	var rec schema7.TickRecord
 	var line []byte
-	for row, err := range r.All() {
+	for rec, err := range schema7.Records(r, -1<<63, 1<<63-1) {
 		if err != nil {
 			return err
 		}
-		if err := rec.Decode(row.Raw); err != nil {
-			return fmt.Errorf("tick %d: %w", row.Tick, err)
-		}
 		ts := int64(rec.ElapsedMs) * 1000
 		for _, f := range fields {
-			v, ok := schema7.LookupNumber(&rec, f)
+			v, ok := schema7.LookupNumber(rec, f)
 			if !ok {
 				continue
 			}

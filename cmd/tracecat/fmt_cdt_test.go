@@ -188,3 +188,15 @@ func TestCDTSample(t *testing.T) {
 		t.Fatal("sample lacks the magic")
 	}
 }
+
+func TestCDTValidateTruncated(t *testing.T) {
+	data := vectortest.Read(t, "cdt", "v7_small_300ticks.cdt")
+	path := filepath.Join(t.TempDir(), "cut.cdt")
+	if err := os.WriteFile(path, data[:54104], 0o644); err != nil { // cut at the FOTR chunk
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, nil, "validate", path)
+	if code != 1 || !strings.Contains(errOut, "missing trace trailer") || !strings.Contains(errOut, "recovers 300 ticks in 2 complete chunks") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package cdt
+
+const raceEnabled = false
