@@ -41,6 +41,9 @@ func detectFile(path string) (detection, error) {
 	}
 	d := detectBytes(head[:n])
 	switch {
+	case d.Format == "unknown" && filepath.Base(path) == "metadata" && looksLikeTSDL(head[:n]):
+		// babeltrace accepts plain TSDL without the signature, with a warning.
+		d = detection{"ctf", "TSDL metadata, no signature"}
 	case d.Format == "unknown":
 		d = detectByName(path, n)
 	case filepath.Base(path) != "metadata" && besideCTFMetadata(path):
@@ -149,6 +152,41 @@ func detectByName(path string, size int) detection {
 		return detection{"wtf", why}
 	}
 	return unknown
+}
+
+// looksLikeTSDL reports whether text starts, after blanks and comments, with a
+// TSDL top-level keyword. Only used for files named "metadata".
+func looksLikeTSDL(b []byte) bool {
+	for {
+		b = bytes.TrimLeft(b, " \t\r\n")
+		if bytes.HasPrefix(b, []byte("/*")) {
+			end := bytes.Index(b, []byte("*/"))
+			if end < 0 {
+				return false
+			}
+			b = b[end+2:]
+			continue
+		}
+		if bytes.HasPrefix(b, []byte("//")) {
+			end := bytes.IndexByte(b, '\n')
+			if end < 0 {
+				return false
+			}
+			b = b[end+1:]
+			continue
+		}
+		break
+	}
+	for _, kw := range []string{"typealias", "trace", "env", "clock", "stream", "event", "callsite", "enum", "struct", "typedef", "integer", "floating_point", "string", "variant"} {
+		if bytes.HasPrefix(b, []byte(kw)) && len(b) > len(kw) && !isIdentByte(b[len(kw)]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // besideCTFMetadata reports whether a metadata file recognised as CTF sits in

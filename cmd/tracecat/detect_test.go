@@ -130,6 +130,24 @@ func TestDetectVectorFolders(t *testing.T) {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
+func TestDetectUnsignedTSDL(t *testing.T) {
+	dir := t.TempDir()
+	meta := filepath.Join(dir, "metadata")
+	os.WriteFile(meta, []byte("/* no signature */\ntypealias integer { size = 8; } := uint8_t;\ntrace { major = 1; };\n"), 0o644)
+	if _, out, _ := run(t, nil, "detect", meta); out != meta+": ctf (TSDL metadata, no signature)\n" {
+		t.Fatalf("got %q", out)
+	}
+	other := filepath.Join(dir, "notes.txt")
+	os.WriteFile(other, []byte("trace { major = 1; };"), 0o644)
+	if _, out, _ := run(t, nil, "detect", other); out != other+": unknown\n" {
+		t.Fatalf("a file not named metadata: %q", out)
+	}
+	os.WriteFile(meta, []byte("tracers are fun"), 0o644)
+	if _, out, _ := run(t, nil, "detect", meta); out != meta+": unknown\n" {
+		t.Fatalf("prose: %q", out)
+	}
+}
+
 func TestDetectRandomBytesIsUnknown(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "random")
 	b := make([]byte, 1<<12)
