@@ -349,3 +349,39 @@ func TestAllYieldsErrorLast(t *testing.T) {
 		t.Error("decoder does not resume after a break")
 	}
 }
+
+// TestAnnotations: annotation frames attach to their schema and accumulate;
+// an identical re-registration after them is accepted (upstream 0.4 reports
+// a spurious conflict); a frame for an unknown type id attaches to nothing.
+func TestAnnotations(t *testing.T) {
+	var buf bytes.Buffer
+	e := NewEncoder(&buf)
+	fields := []FieldDef{{"lat", TypeVarint}, {"name", TypeString}}
+	h, err := e.Register("Req", fields, WithAnnotations(Annotation{0, "metrique.unit", "microseconds"}))
+	must(t, err)
+	must(t, e.WriteAnnotations(h, []Annotation{{1, "k", "v"}}))
+	must(t, e.Flush())
+	out := AppendSchema(buf.Bytes(), &Schema{ID: h.ID(), Name: "Req", HasTimestamp: true, Fields: fields})
+	out = AppendAnnotations(out, 99, []Annotation{{0, "x", "y"}})
+	d, err := NewDecoder(out)
+	must(t, err)
+	var kinds []FrameKind
+	for d.NextFrame() {
+		kinds = append(kinds, d.Kind())
+		if d.Kind() == FrameAnnotations {
+			id, ents := d.Annotations()
+			if (id == 99) != (d.Schema() == nil) || len(ents) != 1 {
+				t.Errorf("annotations frame for %d: schema %v, %d entries", id, d.Schema(), len(ents))
+			}
+		}
+	}
+	must(t, d.Err())
+	want := []FrameKind{FrameSchema, FrameAnnotations, FrameAnnotations, FrameSchema, FrameAnnotations}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("frames %v, want %v", kinds, want)
+	}
+	s := d.SchemaByID(h.ID())
+	if len(s.Annotations) != 2 || s.Annotations[0].Value != "microseconds" || s.Annotations[1].Key != "k" {
+		t.Errorf("annotations: %+v", s.Annotations)
+	}
+}
