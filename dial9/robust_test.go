@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/tracecodec/tracecodec/fuzz"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
@@ -251,7 +252,9 @@ func TestSweepVectors(t *testing.T) {
 	}
 	for _, name := range []string{"demo-trace@6050208.bin.gz", "demo-trace@6342350.bin.gz"} {
 		gz := vectortest.Read(t, "dial9", "golden", name)
-		fuzz.Sweep(t, gz, decodeBytes, fuzz.Options{MaxCases: 6, RandomEdits: 4})
+		// Each case decodes a 4 MB trace: few cases, a generous time bound
+		// for a loaded machine.
+		fuzz.Sweep(t, gz, decodeBytes, fuzz.Options{MaxCases: 4, RandomEdits: 2, Timeout: time.Minute})
 	}
 }
 
