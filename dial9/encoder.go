@@ -212,10 +212,12 @@ func (e *Encoder) Flush() error {
 // Close flushes; it does not close the writer.
 func (e *Encoder) Close() error { return e.Flush() }
 
-// Buffered returns the bytes not yet written to the writer (valid until the
-// next call).
+// Buffered returns the complete frames not yet written to the writer
+// (valid until the next call).
 func (e *Encoder) Buffered() []byte {
-	e.abandon()
+	if e.ew.open {
+		return e.buf[:e.ew.mark] // not the event being written
+	}
 	return e.buf
 }
 
