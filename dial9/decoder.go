@@ -130,10 +130,11 @@ type Decoder struct {
 	lim   Limits
 	sc    scanner
 
-	err     error
-	version byte
-	headers int
-	resets  int
+	err         error
+	version     byte
+	headers     int
+	resets      int
+	streamStart int64 // offset of the current stream's header
 
 	types     []*typeInfo
 	typeIDs   []uint16 // ids registered in the current stream, for a cheap reset
@@ -251,6 +252,7 @@ func (d *Decoder) header(p int) error {
 		d.version = v
 	}
 	d.headers++
+	d.streamStart = d.abs(p)
 	d.resetStream()
 	d.pos = p + 5
 	return nil
@@ -280,6 +282,10 @@ func (d *Decoder) Version() byte { return d.version }
 
 // Headers is the number of stream headers read so far (1 + concatenated streams).
 func (d *Decoder) Headers() int { return d.headers }
+
+// StreamOffset is the offset of the header of the stream the current frame
+// belongs to (0 until a concatenated stream follows).
+func (d *Decoder) StreamOffset() int64 { return d.streamStart }
 
 // Resets is the number of timestamp-reset frames read so far.
 func (d *Decoder) Resets() int { return d.resets }
