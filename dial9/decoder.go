@@ -3,13 +3,9 @@ package dial9
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
-	"math"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 // FrameKind is the kind of frame a Decoder returns. Timestamp-reset frames
@@ -134,10 +130,11 @@ type Decoder struct {
 	lim   Limits
 	sc    scanner
 
-	err     error
-	version byte
-	headers int
-	resets  int
+	err         error
+	version     byte
+	headers     int
+	resets      int
+	streamStart int64 // offset of the current stream's header
 
 	types     []*typeInfo
 	typeIDs   []uint16 // ids registered in the current stream, for a cheap reset
@@ -202,31 +199,6 @@ func NewReader(r io.Reader, opts ...Option) (*Decoder, error) {
 	return newStreaming(r, o)
 }
 
-func newStreaming(r io.Reader, o options) (*Decoder, error) {
-	d := &Decoder{opts: o, r: r, owned: true}
-	d.init()
-	d.buf = make([]byte, 0, o.bufSize)
-	for len(d.buf) < 2 && d.fill() {
-	}
-	if d.err != nil {
-		return nil, d.err
-	}
-	if len(d.buf) >= 2 && d.buf[0] == 0x1f && d.buf[1] == 0x8b {
-		zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(bytes.Clone(d.buf)), r))
-		if err != nil {
-			return nil, newErr(0, ErrCorrupt, "gzip: %v", err)
-		}
-		d.r = zr
-		d.gzip = true
-		d.buf = d.buf[:0]
-		d.eof = false
-	}
-	if err := d.readFirstHeader(); err != nil {
-		return nil, err
-	}
-	return d, nil
-}
-
 func (d *Decoder) init() {
 	d.lim = d.opts.limits
 	d.sc = scanner{lim: &d.lim, streaming: d.owned}
@@ -280,6 +252,7 @@ func (d *Decoder) header(p int) error {
 		d.version = v
 	}
 	d.headers++
+	d.streamStart = d.abs(p)
 	d.resetStream()
 	d.pos = p + 5
 	return nil
@@ -301,54 +274,6 @@ func (d *Decoder) resetStream() {
 
 func (d *Decoder) abs(p int) int64 { return d.base + int64(p) }
 
-// fill reads more input into the buffer, compacting consumed bytes first.
-// It returns false at the end of input or on an error (then d.err is set).
-func (d *Decoder) fill() bool {
-	if d.r == nil || d.eof {
-		return false
-	}
-	if d.pos > 0 {
-		n := copy(d.buf, d.buf[d.pos:])
-		d.buf = d.buf[:n]
-		d.base += int64(d.pos)
-		d.pos = 0
-	}
-	if len(d.buf) == cap(d.buf) {
-		if int64(cap(d.buf)) >= d.lim.MaxFrameSize+16 {
-			d.err = newErr(d.abs(0), ErrLimit, "frame larger than the limit of %d bytes", d.lim.MaxFrameSize)
-			return false
-		}
-		nc := min(int64(2*cap(d.buf)), d.lim.MaxFrameSize+16)
-		nb := make([]byte, len(d.buf), nc)
-		copy(nb, d.buf)
-		d.buf = nb
-	}
-	for tries := 0; tries < 100; tries++ {
-		n, err := d.r.Read(d.buf[len(d.buf):cap(d.buf)])
-		d.buf = d.buf[:len(d.buf)+n]
-		if err == io.EOF {
-			d.eof = true
-			return n > 0
-		}
-		if err != nil {
-			switch {
-			case errors.Is(err, io.ErrUnexpectedEOF):
-				d.err = newErr(d.abs(len(d.buf)), ErrTruncated, "input cut short: %v", err)
-			case d.gzip:
-				d.err = newErr(d.abs(len(d.buf)), ErrCorrupt, "%v", err) // "gzip: …"
-			default: // an I/O error, not a format error
-				d.err = fmt.Errorf("dial9: read at offset %d: %w", d.abs(len(d.buf)), err)
-			}
-			return false
-		}
-		if n > 0 {
-			return true
-		}
-	}
-	d.err = newErr(d.abs(len(d.buf)), ErrTruncated, "read: %v", io.ErrNoProgress)
-	return false
-}
-
 // Err returns the error that stopped decoding, nil at a clean end of input.
 func (d *Decoder) Err() error { return d.err }
 
@@ -357,6 +282,10 @@ func (d *Decoder) Version() byte { return d.version }
 
 // Headers is the number of stream headers read so far (1 + concatenated streams).
 func (d *Decoder) Headers() int { return d.headers }
+
+// StreamOffset is the offset of the header of the stream the current frame
+// belongs to (0 until a concatenated stream follows).
+func (d *Decoder) StreamOffset() int64 { return d.streamStart }
 
 // Resets is the number of timestamp-reset frames read so far.
 func (d *Decoder) Resets() int { return d.resets }
@@ -582,390 +511,4 @@ func frameName(tag byte) string {
 		what = "stream header"
 	}
 	return what
-}
-
-// event parses an event frame at buf[p]; it is the hot path.
-func (d *Decoder) event(p int) (int, error) {
-	b := d.buf
-	if len(b)-p < 3 {
-		return 0, errShort
-	}
-	id := uint16(b[p+1]) | uint16(b[p+2])<<8
-	var ti *typeInfo
-	if int(id) < len(d.types) {
-		ti = d.types[id]
-	}
-	if ti == nil {
-		return 0, newErr(d.abs(p), ErrUnknownType, "event with type id %d, which has no schema", id)
-	}
-	q := p + 3
-	ts := d.tsBase
-	if ti.hasTS {
-		if len(b)-q < 3 {
-			return 0, errShort
-		}
-		delta := uint64(b[q]) | uint64(b[q+1])<<8 | uint64(b[q+2])<<16
-		ts += delta
-		if ts < delta {
-			return 0, newErr(d.abs(p), ErrTimestampOverflow, "timestamp base %d + delta %d overflows 64 bits", d.tsBase, delta)
-		}
-		q += 3
-	}
-	start := q
-	n := len(ti.types)
-	if cap(d.offs) < n+1 {
-		d.offs = make([]int32, n+1)
-		d.vals = make([]uint64, n+1)
-		d.ev.offs, d.ev.vals = d.offs, d.vals
-	}
-	offs := d.offs[:n+1]
-	vals := d.vals[:n]
-	d.sc.base = d.base
-	for i, t := range ti.types {
-		offs[i] = int32(q - start)
-		// Scalars are decoded while scanning (Event.Uint reads them back).
-		switch t {
-		case TypeVarint:
-			if q < len(b) && b[q] < 0x80 {
-				vals[i] = uint64(b[q])
-				q++
-				continue
-			}
-			if len(b)-q >= 2 && b[q+1] < 0x80 {
-				vals[i] = uint64(b[q]&0x7f) | uint64(b[q+1])<<7
-				q += 2
-				continue
-			}
-			v, k := uvarint(b[q:])
-			if k > 0 {
-				vals[i] = v
-				q += k
-				continue
-			}
-		case TypeU8:
-			if q < len(b) {
-				vals[i] = uint64(b[q])
-				q++
-				continue
-			}
-		case TypeU32, TypePooledString, TypePooledStackFrames:
-			if len(b)-q >= 4 {
-				vals[i] = uint64(binary.LittleEndian.Uint32(b[q:]))
-				q += 4
-				continue
-			}
-		case TypeU16:
-			if len(b)-q >= 2 {
-				vals[i] = uint64(binary.LittleEndian.Uint16(b[q:]))
-				q += 2
-				continue
-			}
-		case TypeBool:
-			if q < len(b) {
-				vals[i] = 0
-				if b[q] != 0 {
-					vals[i] = 1
-				}
-				q++
-				continue
-			}
-		case TypeI64, TypeF64:
-			if len(b)-q >= 8 {
-				vals[i] = binary.LittleEndian.Uint64(b[q:])
-				q += 8
-				continue
-			}
-		case TypeStackFrames:
-			if len(b)-q >= 4 {
-				c := int64(binary.LittleEndian.Uint32(b[q:]))
-				if c <= d.lim.MaxStackFrames && int64(len(b)-q-4) >= 8*c {
-					vals[i] = 0
-					q += 4 + 8*int(c)
-					continue
-				}
-			}
-		}
-		vals[i] = 0
-		var err error
-		if t&Optional != 0 {
-			var vs int
-			var absent bool
-			vs, q, absent, err = d.sc.skipField(b, q, t)
-			if err == nil && !absent {
-				vals[i] = View{typ: t, raw: b[vs:q]}.Uint()
-			}
-		} else {
-			q, err = d.sc.skip(b, q, t, 0)
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
-	if q-start > math.MaxInt32 {
-		return 0, newErr(d.abs(p), ErrLimit, "event payload of %d bytes is over 2 GiB", q-start)
-	}
-	offs[n] = int32(q - start)
-	if ti.hasTS {
-		d.tsBase = ts
-	}
-	d.kind = FrameEvent
-	d.cur = ti
-	ev := &d.ev
-	ev.ti, ev.ts, ev.start, ev.end = ti, ts, start, q
-	return q, nil
-}
-
-// schemaFrame parses and registers a schema frame at buf[p].
-func (d *Decoder) schemaFrame(p int) (int, error) {
-	b := d.buf
-	q := p + 1
-	if len(b)-q < 4 {
-		return 0, errShort
-	}
-	id := binary.LittleEndian.Uint16(b[q:])
-	nl := int(binary.LittleEndian.Uint16(b[q+2:]))
-	q += 4
-	if len(b)-q < nl+3 {
-		return 0, errShort
-	}
-	name := b[q : q+nl]
-	if !validName(name) {
-		return 0, newErr(d.abs(q), ErrCorrupt, "schema name is not valid UTF-8")
-	}
-	q += nl
-	hasTS := b[q] != 0
-	nf := int(binary.LittleEndian.Uint16(b[q+1:]))
-	q += 3
-	if len(b)-q < 3*nf {
-		return 0, errShort
-	}
-	// Validate everything before allocating the schema.
-	fq := q
-	for i := 0; i < nf; i++ {
-		if len(b)-fq < 2 {
-			return 0, errShort
-		}
-		fl := int(binary.LittleEndian.Uint16(b[fq:]))
-		if len(b)-fq-2 < fl+1 {
-			return 0, errShort
-		}
-		if !validName(b[fq+2 : fq+2+fl]) {
-			return 0, newErr(d.abs(fq+2), ErrCorrupt, "name of field %d is not valid UTF-8", i)
-		}
-		if t := FieldType(b[fq+2+fl]); !t.Valid() {
-			return 0, newErr(d.abs(fq+2+fl), ErrUnknownFieldType, "field %d has unknown type %#02x", i, uint8(t))
-		}
-		fq += 3 + fl
-	}
-	if int(id) < len(d.types) && d.types[id] != nil {
-		old := d.types[id]
-		if !d.sameSchema(old.schema, name, hasTS, b[q:fq], nf) {
-			return 0, newErr(d.abs(p), ErrSchemaConflict, "type id %d (%q) registered again as %q with a different layout", id, old.schema.Name, name)
-		}
-		d.cur = old
-		d.kind = FrameSchema
-		return fq, nil
-	}
-	s := &Schema{ID: id, Name: string(name), HasTimestamp: hasTS, Fields: make([]FieldDef, nf)}
-	ti := &typeInfo{schema: s, types: make([]FieldType, nf), hasTS: hasTS}
-	for i := 0; i < nf; i++ {
-		fl := int(binary.LittleEndian.Uint16(b[q:]))
-		s.Fields[i] = FieldDef{Name: string(b[q+2 : q+2+fl]), Type: FieldType(b[q+2+fl])}
-		ti.types[i] = s.Fields[i].Type
-		q += 3 + fl
-	}
-	if int(id) >= len(d.types) {
-		nt := make([]*typeInfo, int(id)+1, max(int(id)+1, 2*len(d.types)))
-		copy(nt, d.types)
-		d.types = nt[:cap(nt)]
-	}
-	d.types[id] = ti
-	d.typeIDs = append(d.typeIDs, id)
-	d.cur = ti
-	d.kind = FrameSchema
-	return q, nil
-}
-
-func (d *Decoder) sameSchema(s *Schema, name []byte, hasTS bool, fields []byte, nf int) bool {
-	if s.Name != string(name) || s.HasTimestamp != hasTS || len(s.Fields) != nf {
-		return false
-	}
-	q := 0
-	for i := range s.Fields {
-		fl := int(binary.LittleEndian.Uint16(fields[q:]))
-		if s.Fields[i].Name != string(fields[q+2:q+2+fl]) || s.Fields[i].Type != FieldType(fields[q+2+fl]) {
-			return false
-		}
-		q += 3 + fl
-	}
-	return true
-}
-
-// keep returns b as pool storage: the input itself for a byte-slice
-// Decoder, a copy for a streaming one.
-func (d *Decoder) keep(b []byte) ([]byte, error) {
-	if !d.owned {
-		return b, nil
-	}
-	d.poolBytes += int64(len(b))
-	if d.poolBytes > d.lim.MaxPoolBytes {
-		return nil, newErr(d.abs(d.frameStart), ErrLimit, "pool contents exceed the limit of %d bytes", d.lim.MaxPoolBytes)
-	}
-	if len(b) > 4096 {
-		return bytes.Clone(b), nil
-	}
-	if cap(d.arena)-len(d.arena) < len(b) {
-		d.arena = make([]byte, 0, 64<<10)
-	}
-	n := len(d.arena)
-	d.arena = append(d.arena, b...)
-	return d.arena[n:len(d.arena):len(d.arena)], nil
-}
-
-func (d *Decoder) stringPool(p int) (int, error) {
-	b := d.buf
-	q := p + 1
-	if len(b)-q < 4 {
-		return 0, errShort
-	}
-	n := int64(binary.LittleEndian.Uint32(b[q:]))
-	if err := d.count(q, "string pool entry count", n, d.lim.MaxPoolEntries, q+4, 8); err != nil {
-		return 0, err
-	}
-	q += 4
-	ents := d.strEntries[:0]
-	for range n {
-		if len(b)-q < 8 {
-			d.strEntries = ents
-			return 0, errShort
-		}
-		id := binary.LittleEndian.Uint32(b[q:])
-		l := int64(binary.LittleEndian.Uint32(b[q+4:]))
-		if err := d.count(q+4, "pool string length", l, d.lim.MaxStringLen, q+8, 1); err != nil {
-			d.strEntries = ents
-			return 0, err
-		}
-		data := b[q+8 : q+8+int(l)]
-		ents = append(ents, StringPoolEntry{ID: id, Data: data, ValidUTF8: validName(data)})
-		q += 8 + int(l)
-	}
-	d.strEntries = ents
-	d.frameStart = p
-	for _, e := range ents {
-		if !e.ValidUTF8 {
-			continue // upstream does not insert entries that are not UTF-8
-		}
-		k, err := d.keep(e.Data)
-		if err != nil {
-			return 0, err
-		}
-		d.strPool[e.ID] = k
-	}
-	d.kind = FrameStringPool
-	d.cur = nil
-	return q, nil
-}
-
-func (d *Decoder) stackPoolFrame(p int) (int, error) {
-	b := d.buf
-	q := p + 1
-	if len(b)-q < 4 {
-		return 0, errShort
-	}
-	n := int64(binary.LittleEndian.Uint32(b[q:]))
-	if err := d.count(q, "stack pool entry count", n, d.lim.MaxPoolEntries, q+4, 8); err != nil {
-		return 0, err
-	}
-	q += 4
-	ents := d.stkEntries[:0]
-	for range n {
-		if len(b)-q < 8 {
-			d.stkEntries = ents
-			return 0, errShort
-		}
-		id := binary.LittleEndian.Uint32(b[q:])
-		c := int64(binary.LittleEndian.Uint32(b[q+4:]))
-		if err := d.count(q+4, "stack pool frame count", c, d.lim.MaxStackFrames, q+8, 8); err != nil {
-			d.stkEntries = ents
-			return 0, err
-		}
-		ents = append(ents, StackPoolEntry{ID: id, Frames: Stack{b[q+8 : q+8+8*int(c)]}})
-		q += 8 + 8*int(c)
-	}
-	d.stkEntries = ents
-	d.frameStart = p
-	for _, e := range ents {
-		k, err := d.keep(e.Frames.b)
-		if err != nil {
-			return 0, err
-		}
-		d.stackPool[e.ID] = Stack{k}
-	}
-	d.kind = FrameStackPool
-	d.cur = nil
-	return q, nil
-}
-
-func (d *Decoder) annotations(p int) (int, error) {
-	b := d.buf
-	q := p + 1
-	v, n := uvarint(b[q:])
-	if n == 0 {
-		return 0, errShort
-	}
-	if n < 0 {
-		return 0, newErr(d.abs(q), ErrCorrupt, "annotations type id: varint longer than 10 bytes")
-	}
-	q += n
-	id := uint16(v) // upstream truncates the LEB128 type id to u16
-	if len(b)-q < 2 {
-		return 0, errShort
-	}
-	cnt := int(binary.LittleEndian.Uint16(b[q:]))
-	q += 2
-	if len(b)-q < 8*cnt {
-		return 0, errShort
-	}
-	fq := q
-	for i := 0; i < cnt; i++ {
-		if len(b)-fq < 4 {
-			return 0, errShort
-		}
-		kl := int(binary.LittleEndian.Uint16(b[fq+2:]))
-		if len(b)-fq-4 < kl+4 {
-			return 0, errShort
-		}
-		if !validName(b[fq+4 : fq+4+kl]) {
-			return 0, newErr(d.abs(fq+4), ErrCorrupt, "annotation key is not valid UTF-8")
-		}
-		vq := fq + 4 + kl
-		vl := int64(binary.LittleEndian.Uint32(b[vq:]))
-		if err := d.count(vq, "annotation value length", vl, d.lim.MaxStringLen, vq+4, 1); err != nil {
-			return 0, err
-		}
-		if !validName(b[vq+4 : vq+4+int(vl)]) {
-			return 0, newErr(d.abs(vq+4), ErrCorrupt, "annotation value is not valid UTF-8")
-		}
-		fq = vq + 4 + int(vl)
-	}
-	ents := d.annEntries[:0]
-	for i := 0; i < cnt; i++ {
-		fi := binary.LittleEndian.Uint16(b[q:])
-		kl := int(binary.LittleEndian.Uint16(b[q+2:]))
-		key := string(b[q+4 : q+4+kl])
-		vq := q + 4 + kl
-		vl := int(binary.LittleEndian.Uint32(b[vq:]))
-		ents = append(ents, Annotation{Field: fi, Key: key, Value: string(b[vq+4 : vq+4+vl])})
-		q = vq + 4 + vl
-	}
-	d.annEntries = ents
-	d.annID = id
-	d.cur = nil
-	if int(id) < len(d.types) && d.types[id] != nil {
-		d.cur = d.types[id]
-		s := d.cur.schema
-		s.Annotations = append(s.Annotations, ents...)
-	}
-	d.kind = FrameAnnotations
-	return q, nil
 }

@@ -26,7 +26,9 @@
 // reference timestamp rule: base 0 per stream, a reset frame when
 // ts < base or ts − base > 0xFFFFFF, the base moving to every event's
 // timestamp. Events are written with the typed EventWriter (Begin … End),
-// WriteUints, or the generic WriteEvent([]Value). Unlike upstream's dynamic
+// WriteUints, or the generic WriteEvent([]Value); frames written while an
+// event is open (InternString inside a Begin chain) are placed before it,
+// and an event never ended is dropped. Unlike upstream's dynamic
 // API, values are checked against the field types (a Varint is never
 // written into a U16 field) and lengths over the format's maxima are
 // errors, not silently truncated. Reset starts a new complete stream (the
@@ -40,7 +42,8 @@
 // recognised by its magic and decompressed on the fly (multi-member gzip
 // too); offsets are then positions in the decompressed stream. Next/Event
 // iterate over events, NextFrame/Kind over every returned frame, All is a
-// range-over-func form. Pooled strings and stacks are resolved on demand
+// range-over-func form; Headers and StreamOffset tell which concatenated
+// stream a frame belongs to. Pooled strings and stacks are resolved on demand
 // (LookupString, LookupStack) against the pools as they stand at that
 // event; an undefined id is not an error, it is just not found.
 //

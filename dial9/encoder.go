@@ -111,6 +111,7 @@ func (e *Encoder) clearState() {
 // timestamp base of 0 (the thread-local batch pattern of tokio telemetry).
 // Handles from before are invalid.
 func (e *Encoder) Reset(w io.Writer) error {
+	e.abandon()
 	err := e.Flush()
 	e.w = w
 	e.err = nil
@@ -194,6 +195,7 @@ func sortU32(a []uint32) {
 // Flush writes the buffered bytes to the writer. A write error is sticky:
 // the Encoder then writes nothing more and every call returns it.
 func (e *Encoder) Flush() error {
+	e.abandon()
 	if e.err != nil {
 		return e.err
 	}
@@ -210,16 +212,21 @@ func (e *Encoder) Flush() error {
 // Close flushes; it does not close the writer.
 func (e *Encoder) Close() error { return e.Flush() }
 
-// Buffered returns the bytes not yet written to the writer (valid until the
-// next call).
-func (e *Encoder) Buffered() []byte { return e.buf }
+// Buffered returns the complete frames not yet written to the writer
+// (valid until the next call).
+func (e *Encoder) Buffered() []byte {
+	if e.ew.open {
+		return e.buf[:e.ew.mark] // not the event being written
+	}
+	return e.buf
+}
 
 // TimestampBase is the current timestamp base (the last event's timestamp
 // or the last reset).
 func (e *Encoder) TimestampBase() uint64 { return e.tsBase }
 
 func (e *Encoder) maybeFlush() error {
-	if len(e.buf) >= flushSize {
+	if len(e.buf) >= flushSize && !e.ew.open {
 		return e.Flush()
 	}
 	return e.err
@@ -295,11 +302,40 @@ func (e *Encoder) Register(name string, fields []FieldDef, opts ...SchemaOption)
 	idx := int32(len(e.types) - 1)
 	e.byName[name] = idx
 	e.byID[s.ID] = idx
+	start := len(e.buf)
 	e.buf = AppendSchema(e.buf, &s)
 	if len(s.Annotations) > 0 {
 		e.buf = AppendAnnotations(e.buf, s.ID, s.Annotations)
 	}
+	e.frameDone(start)
 	return Handle{idx: idx, id: s.ID}, e.maybeFlush()
+}
+
+// frameDone moves the frames written from buf[start:] in front of an event
+// begun and not yet ended, so that a schema or pool frame written between
+// Begin and End (for example InternString called inside an EventWriter
+// chain) precedes the event that uses it.
+func (e *Encoder) frameDone(start int) {
+	w := &e.ew
+	if !w.open {
+		return
+	}
+	k := len(e.buf) - start
+	rotateRight(e.buf[w.mark:], k)
+	w.mark += k
+}
+
+// rotateRight rotates b right by k bytes in place.
+func rotateRight(b []byte, k int) {
+	reverse(b)
+	reverse(b[:k])
+	reverse(b[k:])
+}
+
+func reverse(b []byte) {
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
 }
 
 // Schema returns the registered schema of h (do not modify it).
@@ -335,10 +371,12 @@ func (e *Encoder) internString(h uint64, b []byte) uint32 {
 	id := e.strs.next
 	e.strs.next++
 	e.strs.add(h, b, id)
+	start := len(e.buf)
 	e.buf = append(e.buf, tagStringPool, 1, 0, 0, 0)
 	e.buf = binary.LittleEndian.AppendUint32(e.buf, id)
 	e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(len(b)))
 	e.buf = append(e.buf, b...)
+	e.frameDone(start)
 	_ = e.maybeFlush()
 	return id
 }
@@ -353,8 +391,10 @@ func (e *Encoder) InternStack(frames []uint64) uint32 {
 	id := e.stacks.next
 	e.stacks.next++
 	e.stacks.add(h, frames, id)
+	start := len(e.buf)
 	e.buf = append(e.buf, tagStackPool, 1, 0, 0, 0)
 	e.buf = appendStackEntry(e.buf, id, frames)
+	e.frameDone(start)
 	_ = e.maybeFlush()
 	return id
 }
@@ -371,7 +411,9 @@ func (e *Encoder) WriteStringPool(entries []StringPoolEntry) error {
 	if e.err != nil {
 		return e.err
 	}
+	start := len(e.buf)
 	e.buf = AppendStringPool(e.buf, entries)
+	e.frameDone(start)
 	return e.maybeFlush()
 }
 
@@ -381,11 +423,13 @@ func (e *Encoder) WriteStackPool(entries []StackEntry) error {
 	if e.err != nil {
 		return e.err
 	}
+	start := len(e.buf)
 	e.buf = append(e.buf, tagStackPool)
 	e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(len(entries)))
 	for _, en := range entries {
 		e.buf = appendStackEntry(e.buf, en.ID, en.Frames)
 	}
+	e.frameDone(start)
 	return e.maybeFlush()
 }
 
@@ -397,12 +441,15 @@ func (e *Encoder) WriteAnnotations(h Handle, a []Annotation) error {
 	if len(a) > math.MaxUint16 {
 		return fmt.Errorf("%w: more than 65535 annotations", ErrLimit)
 	}
+	start := len(e.buf)
 	e.buf = AppendAnnotations(e.buf, h.id, a)
+	e.frameDone(start)
 	return e.maybeFlush()
 }
 
 // WriteTimestampReset writes an explicit reset frame and sets the base.
 func (e *Encoder) WriteTimestampReset(ts uint64) error {
+	e.abandon()
 	if e.err != nil {
 		return e.err
 	}

@@ -157,3 +157,82 @@ func stripSamples(ws []map[string]any) []map[string]any {
 	}
 	return ws
 }
+
+type segment struct {
+	HeaderAt int64          `json:"header_at"`
+	Frames   map[string]int `json:"frames"`
+	Events   int            `json:"events"`
+	Resets   int            `json:"timestamp_resets"`
+	Schemas  []struct {
+		TypeID uint16 `json:"type_id"`
+		Name   string `json:"name"`
+		At     int64  `json:"at"`
+	} `json:"schemas"`
+	EventCounts map[string]int `json:"event_counts"`
+	FirstTS     *string        `json:"first_event_ts"`
+	LastTS      *string        `json:"last_event_ts"`
+}
+
+// TestGoldenSegments compares every concatenated stream of the golden
+// traces with the upstream per-segment summary: header offset, frames by
+// kind, schemas with their type ids and offsets, event counts and
+// first/last timestamps.
+func TestGoldenSegments(t *testing.T) {
+	for _, tc := range []struct{ trace, summary string }{
+		{"demo-trace@6050208", "demo-trace@6050208.segments.rust-v0.2.0.json"},
+		{"demo-trace@6342350", "demo-trace@6342350.segments.rust-v0.4.0.json"},
+	} {
+		t.Run(tc.trace, func(t *testing.T) {
+			raw := vectortest.Read(t, "dial9", "golden", "decoded", tc.summary)
+			var want struct {
+				Segments []segment `json:"segments"`
+			}
+			if err := json.Unmarshal(raw, &want); err != nil {
+				t.Fatal(err)
+			}
+			d, err := NewDecoder(vectortest.Read(t, "dial9", "golden", tc.trace+".bin.gz"))
+			must(t, err)
+			var got []segment
+			for d.NextFrame() {
+				if len(got) < d.Headers() {
+					got = append(got, segment{HeaderAt: d.StreamOffset(), Frames: map[string]int{}, EventCounts: map[string]int{}})
+				}
+				sg := &got[len(got)-1]
+				sg.Frames[d.Kind().String()]++
+				switch d.Kind() {
+				case FrameSchema:
+					s := d.Schema()
+					sg.Schemas = append(sg.Schemas, struct {
+						TypeID uint16 `json:"type_id"`
+						Name   string `json:"name"`
+						At     int64  `json:"at"`
+					}{s.ID, s.Name, d.FrameOffset()})
+				case FrameEvent:
+					ev := d.Event()
+					sg.Events++
+					sg.EventCounts[ev.Name()]++
+					ts := strconv.FormatUint(ev.Timestamp(), 10)
+					if sg.FirstTS == nil {
+						sg.FirstTS = &ts
+					}
+					sg.LastTS = &ts
+				}
+			}
+			must(t, d.Err())
+			if len(got) != len(want.Segments) {
+				t.Fatalf("%d streams, want %d", len(got), len(want.Segments))
+			}
+			for i := range got {
+				g, w := got[i], want.Segments[i]
+				// Reset frames are counted in total by TestGoldenTraces: a
+				// trailing one cannot be told from the next stream's.
+				g.Resets, w.Resets = 0, 0
+				if !reflect.DeepEqual(normalize(t, g), normalize(t, w)) {
+					gb, _ := json.Marshal(g)
+					wb, _ := json.Marshal(w)
+					t.Errorf("stream %d:\n got  %s\n want %s", i, gb, wb)
+				}
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/tracecodec/tracecodec/fuzz"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
@@ -251,7 +252,9 @@ func TestSweepVectors(t *testing.T) {
 	}
 	for _, name := range []string{"demo-trace@6050208.bin.gz", "demo-trace@6342350.bin.gz"} {
 		gz := vectortest.Read(t, "dial9", "golden", name)
-		fuzz.Sweep(t, gz, decodeBytes, fuzz.Options{MaxCases: 6, RandomEdits: 4})
+		// Each case decodes a 4 MB trace: few cases, a generous time bound
+		// for a loaded machine.
+		fuzz.Sweep(t, gz, decodeBytes, fuzz.Options{MaxCases: 4, RandomEdits: 2, Timeout: time.Minute})
 	}
 }
 
@@ -347,5 +350,41 @@ func TestAllYieldsErrorLast(t *testing.T) {
 	}
 	if !d.Next() || d.Event().Field(0).Uint() != 1 {
 		t.Error("decoder does not resume after a break")
+	}
+}
+
+// TestAnnotations: annotation frames attach to their schema and accumulate;
+// an identical re-registration after them is accepted (upstream 0.4 reports
+// a spurious conflict); a frame for an unknown type id attaches to nothing.
+func TestAnnotations(t *testing.T) {
+	var buf bytes.Buffer
+	e := NewEncoder(&buf)
+	fields := []FieldDef{{"lat", TypeVarint}, {"name", TypeString}}
+	h, err := e.Register("Req", fields, WithAnnotations(Annotation{0, "metrique.unit", "microseconds"}))
+	must(t, err)
+	must(t, e.WriteAnnotations(h, []Annotation{{1, "k", "v"}}))
+	must(t, e.Flush())
+	out := AppendSchema(buf.Bytes(), &Schema{ID: h.ID(), Name: "Req", HasTimestamp: true, Fields: fields})
+	out = AppendAnnotations(out, 99, []Annotation{{0, "x", "y"}})
+	d, err := NewDecoder(out)
+	must(t, err)
+	var kinds []FrameKind
+	for d.NextFrame() {
+		kinds = append(kinds, d.Kind())
+		if d.Kind() == FrameAnnotations {
+			id, ents := d.Annotations()
+			if (id == 99) != (d.Schema() == nil) || len(ents) != 1 {
+				t.Errorf("annotations frame for %d: schema %v, %d entries", id, d.Schema(), len(ents))
+			}
+		}
+	}
+	must(t, d.Err())
+	want := []FrameKind{FrameSchema, FrameAnnotations, FrameAnnotations, FrameSchema, FrameAnnotations}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("frames %v, want %v", kinds, want)
+	}
+	s := d.SchemaByID(h.ID())
+	if len(s.Annotations) != 2 || s.Annotations[0].Value != "microseconds" || s.Annotations[1].Key != "k" {
+		t.Errorf("annotations: %+v", s.Annotations)
 	}
 }

@@ -342,3 +342,37 @@ func TestEncoderWriteErrorIsSticky(t *testing.T) {
 		t.Error("Flush after a write error")
 	}
 }
+
+// TestUnfinishedEventIsDiscarded: an event begun and never ended does not
+// reach the stream; frames written while an event is open go before it.
+func TestUnfinishedEventIsDiscarded(t *testing.T) {
+	var buf bytes.Buffer
+	e := NewEncoder(&buf)
+	h, err := e.Register("S", []FieldDef{{"a", TypeVarint}, {"b", TypePooledString}})
+	must(t, err)
+	e.Begin(h, 1<<30).Varint(1) // not ended; needed a reset frame
+	e.Begin(h, 5).Varint(2)     // not ended
+	must(t, e.WriteEvent(h, 7, []Value{Varint(3), PooledString(e.InternString("x"))}))
+	// Interning inside the chain: the pool frames precede the event.
+	must(t, e.Begin(h, 8).Varint(4).PooledString(e.InternString("late")).End())
+	w := e.Begin(h, 9).Varint(5)
+	h2, err := e.Register("T", []FieldDef{{"x", TypeU8}})
+	must(t, err)
+	must(t, w.PooledString(e.InternString("later")).End())
+	must(t, e.WriteUints(h2, 10, 1))
+	e.Begin(h, 11).Varint(6)
+	must(t, e.Flush())
+	if err := e.ew.End(); !errors.Is(err, ErrEncode) {
+		t.Errorf("End without Begin: %v", err)
+	}
+	d, err := NewDecoder(buf.Bytes())
+	must(t, err)
+	evs := collectEvents(d)
+	must(t, d.Err())
+	if d.Resets() != 0 || len(evs) != 4 || evs[0].TS != 7 || evs[1].TS != 8 || evs[2].TS != 9 || evs[3].TS != 10 {
+		t.Fatalf("events %+v, %d resets", evs, d.Resets())
+	}
+	if evs[1].Resolved[0] != "late" || evs[2].Resolved[0] != "later" {
+		t.Errorf("pooled strings: %v %v", evs[1].Resolved, evs[2].Resolved)
+	}
+}

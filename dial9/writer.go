@@ -14,6 +14,10 @@ import (
 // the same methods (written with a presence byte) or Absent.
 //
 // The EventWriter belongs to its Encoder and is reused by the next Begin.
+// Interning, registering or writing pool frames between Begin and End puts
+// those frames before the event. An event not finished with End is
+// discarded by the next Begin, WriteEvent, WriteUints, WriteTimestampReset,
+// Flush, Close or Reset, so an unfinished event never reaches the stream.
 type EventWriter struct {
 	e    *Encoder
 	t    *encType
@@ -21,14 +25,25 @@ type EventWriter struct {
 	mark int
 	base uint64
 	err  error
+	open bool // between Begin and End
+}
+
+// abandon discards an event begun and not ended.
+func (e *Encoder) abandon() {
+	if w := &e.ew; w.open {
+		e.buf = e.buf[:w.mark]
+		e.tsBase = w.base
+		w.open = false
+	}
 }
 
 // Begin starts an event of type h at timestamp ts (ns; ignored for a schema
 // without timestamps). It writes the reset frame when the reference rule
 // needs one and the event header.
 func (e *Encoder) Begin(h Handle, ts uint64) *EventWriter {
+	e.abandon()
 	w := &e.ew
-	w.i, w.mark, w.base, w.err = 0, len(e.buf), e.tsBase, e.err
+	w.i, w.mark, w.base, w.err, w.open = 0, len(e.buf), e.tsBase, e.err, true
 	if w.err != nil { // a failed writer: write nothing more
 		w.t = nil
 		return w
@@ -59,6 +74,10 @@ func (e *Encoder) Begin(h Handle, ts uint64) *EventWriter {
 // removes the partial event from the stream) or a write error.
 func (w *EventWriter) End() error {
 	e := w.e
+	if !w.open {
+		return fmt.Errorf("%w: End without Begin", ErrEncode)
+	}
+	w.open = false
 	if w.err == nil && w.i != len(w.t.types) {
 		w.err = fmt.Errorf("%w: %s: %d of %d fields written", ErrEncode, w.t.schema.Name, w.i, len(w.t.types))
 	}
@@ -384,6 +403,7 @@ func (e *Encoder) WriteEvent(h Handle, ts uint64, values []Value) error {
 // WriteUints writes an event whose fields are all Varint, U8, U16 or U32
 // (range-checked), without allocating.
 func (e *Encoder) WriteUints(h Handle, ts uint64, values ...uint64) error {
+	e.abandon()
 	if e.err == nil && int(h.idx) < len(e.types) {
 		t := &e.types[h.idx]
 		if t.schema.ID == h.id && t.schema.HasTimestamp && len(values) == len(t.types) {
