@@ -119,13 +119,17 @@
 //
 // # Example
 //
-//	raw, _ := os.ReadFile("trace/metadata")
+//	raw, err := os.ReadFile("trace/metadata")
+//	if err != nil { … }
 //	plain := raw
 //	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
-//		plain, _, err = ctf2meta.Depacketize(nil, raw)
+//		if plain, _, err = ctf2meta.Depacketize(nil, raw); err != nil { … }
 //	}
 //	if ctf2meta.ContentVersion(plain) == "2.0" {
 //		md, err := ctf2meta.Decode(plain)
-//		for _, erc := range md.EventRecordClasses { fmt.Println(erc.Name) }
+//		if err != nil { … }
+//		for _, erc := range md.EventRecordClasses {
+//			fmt.Println(erc.ID, erc.Name)
+//		}
 //	}
 package ctf2meta
