@@ -98,10 +98,7 @@ func (d *decoder) object(v any, known ...string) map[string]any {
 		d.fail("expecting a JSON object, got %s", jsonKind(v))
 		return nil
 	}
-	if d.o.allowUnknown {
-		return m
-	}
-	unknown := ""
+	unknown, hasUnknown := "", false
 	for k := range m {
 		found := false
 		for _, kk := range known {
@@ -110,11 +107,18 @@ func (d *decoder) object(v any, known ...string) map[string]any {
 				break
 			}
 		}
-		if !found && (unknown == "" || k < unknown) {
-			unknown = k // the smallest, for a deterministic message
+		if found {
+			continue
+		}
+		if d.o.allowUnknown {
+			delete(m, k) // dropped, as documented
+			continue
+		}
+		if !hasUnknown || k < unknown {
+			unknown, hasUnknown = k, true // the smallest, for a deterministic message
 		}
 	}
-	if unknown != "" {
+	if hasUnknown {
 		d.fail("unknown property `%s`", unknown)
 		return nil
 	}
@@ -194,6 +198,13 @@ func (d *decoder) uint(m map[string]any, key string, required bool, def uint64) 
 
 func (d *decoder) common(m map[string]any) Common {
 	var c Common
+	c.present = make([]string, 0, len(m))
+	for k := range m {
+		if k != "type" {
+			c.present = append(c.present, k)
+		}
+	}
+	sort.Strings(c.present)
 	c.Attributes = d.freeObject(m, "attributes")
 	c.Extensions = d.freeObject(m, "extensions")
 	return c
@@ -380,6 +391,9 @@ func (d *decoder) clockClass(m map[string]any) Fragment {
 	if o, ok := m["offset-from-origin"]; ok {
 		d.push("offset-from-origin")
 		if om := d.object(o, "seconds", "cycles"); om != nil {
+			for _, k := range sortedKeys(om) {
+				c.present = append(c.present, "offset-from-origin."+k)
+			}
 			if s, ok := d.integer(om, "seconds", false); ok {
 				v, ok := s.Int64()
 				if !ok {

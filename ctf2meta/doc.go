@@ -100,8 +100,12 @@
 // Schema errors wrap ErrSchema, name the fragment number, its type and the
 // property path, at the offset of the fragment's RS byte.
 //
-// Encoder, AppendFragment and MarshalFragment write fragments back as compact
-// JSON with sorted keys (the babeltrace 2.1 form), optionally followed by LF;
+// Encoder, AppendFragment and MarshalFragment write fragments back as JSON
+// with sorted keys, compact (the babeltrace 2.1 form) or indented
+// (Encoder.SetIndent("  "), the LTTng 2.15 form), optionally followed by LF.
+// Properties holding their default value are omitted, unless the decoded
+// object had them explicitly (Common remembers which): decoded metadata of
+// babeltrace 2.1.2 and of LTTng 2.15.1 re-encodes byte for byte, and
 // decode → encode → decode gives identical values.
 //
 // # Limits and allocation
@@ -115,13 +119,17 @@
 //
 // # Example
 //
-//	raw, _ := os.ReadFile("trace/metadata")
+//	raw, err := os.ReadFile("trace/metadata")
+//	if err != nil { … }
 //	plain := raw
 //	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
-//		plain, _, err = ctf2meta.Depacketize(nil, raw)
+//		if plain, _, err = ctf2meta.Depacketize(nil, raw); err != nil { … }
 //	}
 //	if ctf2meta.ContentVersion(plain) == "2.0" {
 //		md, err := ctf2meta.Decode(plain)
-//		for _, erc := range md.EventRecordClasses { fmt.Println(erc.Name) }
+//		if err != nil { … }
+//		for _, erc := range md.EventRecordClasses {
+//			fmt.Println(erc.ID, erc.Name)
+//		}
 //	}
 package ctf2meta

@@ -1,6 +1,7 @@
 package ctf2meta
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,19 +9,35 @@ import (
 
 // MarshalFragment returns the compact JSON text of f (keys in alphabetical
 // order, like babeltrace 2.1 and LTTng 2.15), without RS. Properties equal to
-// their default are omitted; decoding the text gives back f.
-func MarshalFragment(f Fragment) ([]byte, error) {
+// their default are omitted unless the decoded object had them; decoding the
+// text gives back f. babeltrace 2.1.2's CTF 2 output is reproduced byte for
+// byte.
+func MarshalFragment(f Fragment) ([]byte, error) { return marshalFragment(f, "") }
+
+// marshalFragment is MarshalFragment with an indent per level ("" = compact).
+func marshalFragment(f Fragment, indent string) ([]byte, error) {
 	v, err := fragmentValue(f)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(v)
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetIndent("", indent)
+	e.SetEscapeHTML(false) // babeltrace writes <, > and & as they are
+	if err := e.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // AppendFragment appends RS, the JSON text of f and, if lf, an LF (the
 // RFC 7464 form) to dst.
 func AppendFragment(dst []byte, f Fragment, lf bool) ([]byte, error) {
-	b, err := MarshalFragment(f)
+	return appendFragment(dst, f, lf, "")
+}
+
+func appendFragment(dst []byte, f Fragment, lf bool, indent string) ([]byte, error) {
+	b, err := marshalFragment(f, indent)
 	if err != nil {
 		return dst, err
 	}
@@ -34,11 +51,16 @@ func AppendFragment(dst []byte, f Fragment, lf bool) ([]byte, error) {
 
 // Encoder writes fragments as a CTF 2 metadata stream (JSON text sequence).
 type Encoder struct {
-	w   io.Writer
-	lf  bool
-	buf []byte
-	err error
+	w      io.Writer
+	lf     bool
+	indent string
+	buf    []byte
+	err    error
 }
+
+// SetIndent makes the Encoder pretty-print each fragment with indent per
+// level, as LTTng 2.15 does with two spaces ("" = compact, the default).
+func (e *Encoder) SetIndent(indent string) { e.indent = indent }
 
 // NewEncoder returns an Encoder writing to w. With lf, each fragment is
 // followed by LF as RFC 7464 recommends; babeltrace 2.1 and LTTng 2.15 UST
@@ -50,7 +72,7 @@ func (e *Encoder) Encode(f Fragment) error {
 	if e.err != nil {
 		return e.err
 	}
-	b, err := AppendFragment(e.buf[:0], f, e.lf)
+	b, err := appendFragment(e.buf[:0], f, e.lf, e.indent)
 	if err != nil {
 		return err
 	}
@@ -78,6 +100,49 @@ func putCommon(o obj, c *Common) {
 	}
 	if len(c.Extensions) > 0 {
 		o["extensions"] = c.Extensions
+	}
+}
+
+// putExplicit writes back the properties the decoded object had that were
+// omitted because they hold their default value.
+func putExplicit(o obj, c *Common, bitOrder string) {
+	for _, k := range c.present {
+		if _, ok := o[k]; ok {
+			continue
+		}
+		switch k {
+		case "preferred-display-base":
+			o[k] = 10
+		case "alignment", "minimum-alignment":
+			o[k] = 1
+		case "encoding":
+			o[k] = "utf-8"
+		case "media-type":
+			o[k] = "application/octet-stream"
+		case "bit-order":
+			o[k] = bitOrder
+		case "attributes", "extensions", "mappings", "environment":
+			o[k] = obj{}
+		case "roles", "member-classes":
+			o[k] = []any{}
+		case "id", "data-stream-class-id":
+			o[k] = 0
+		case "namespace", "name", "uid", "description", "default-clock-class-id":
+			o[k] = ""
+		case "offset-from-origin":
+			if _, ok := o[k]; !ok {
+				o[k] = obj{}
+			}
+		case "offset-from-origin.seconds", "offset-from-origin.cycles":
+			oo, ok := o["offset-from-origin"].(obj)
+			if !ok {
+				oo = obj{}
+				o["offset-from-origin"] = oo
+			}
+			if sub := k[len("offset-from-origin."):]; oo[sub] == nil {
+				oo[sub] = 0
+			}
+		}
 	}
 }
 
@@ -180,6 +245,7 @@ func fragmentValue(f Fragment) (obj, error) {
 	default:
 		return nil, fmt.Errorf("ctf2meta: cannot encode fragment %T", f)
 	}
+	putExplicit(o, f.common(), "")
 	return o, err
 }
 
@@ -328,6 +394,7 @@ func fieldClassValue(fc FieldClass) (any, error) {
 				if mo["field-class"], err = fieldClassValue(m.FieldClass); err != nil {
 					return nil, err
 				}
+				putExplicit(mo, &m.Common, "")
 				ms[i] = mo
 			}
 			o["member-classes"] = ms
@@ -357,11 +424,33 @@ func fieldClassValue(fc FieldClass) (any, error) {
 			if oo["field-class"], err = fieldClassValue(op.FieldClass); err != nil {
 				return nil, err
 			}
+			putExplicit(oo, &op.Common, "")
 			opts[i] = oo
 		}
 		o["options"] = opts
 	default:
 		return nil, fmt.Errorf("ctf2meta: cannot encode field class %T", fc)
 	}
+	if c := fc.common(); c != nil {
+		putExplicit(o, c, bitOrderOf(fc))
+	}
 	return o, err
+}
+
+func bitOrderOf(fc FieldClass) string {
+	switch f := fc.(type) {
+	case *FixedLengthBitArray:
+		return f.BitOrder
+	case *FixedLengthBitMap:
+		return f.BitOrder
+	case *FixedLengthBoolean:
+		return f.BitOrder
+	case *FixedLengthUnsignedInteger:
+		return f.BitOrder
+	case *FixedLengthSignedInteger:
+		return f.BitOrder
+	case *FixedLengthFloatingPointNumber:
+		return f.BitOrder
+	}
+	return ""
 }

@@ -221,3 +221,40 @@ func TestSeqReaderAll(t *testing.T) {
 		t.Errorf("%q %v", texts, last)
 	}
 }
+
+// TestRebuildReferenceJSON re-encodes decoded metadata and compares bytes
+// with what the reference writers wrote: babeltrace 2.1.2 (compact, no LF)
+// and LTTng 2.15.1 (two-space indent, no LF).
+func TestRebuildReferenceJSON(t *testing.T) {
+	for _, c := range []struct {
+		path       string
+		packetized bool
+		indent     string
+	}{
+		{"constructed-from-bt2.1-json/pmeta-le-single/trace/metadata", true, ""},
+		{"lttng-2.15.1-ust-ctf2-json/trace/metadata", false, "  "},
+	} {
+		plain := readCTF2(t, c.path, c.packetized)
+		m, err := Decode(plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		e := NewEncoder(&b, false)
+		e.SetIndent(c.indent)
+		for _, f := range m.Fragments {
+			if err := e.Encode(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := b.Bytes()
+		if !bytes.Equal(got, plain) {
+			i := 0
+			for i < min(len(got), len(plain)) && got[i] == plain[i] {
+				i++
+			}
+			t.Errorf("%s: rebuilt %d bytes differ from the original %d at byte %d:\n got  %q\n want %q", c.path, len(got), len(plain), i,
+				got[max(0, i-80):min(len(got), i+80)], plain[max(0, i-80):min(len(plain), i+80)])
+		}
+	}
+}

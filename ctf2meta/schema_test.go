@@ -85,6 +85,7 @@ func TestSchemaRules(t *testing.T) {
 		{"missing version", seq(`{"type":"preamble"}`, dsc), "missing required property `version`", ErrSchema, nil},
 		{"unknown fragment", seq(pre, `{"type":"nope"}`, dsc), `unknown fragment type "nope"`, ErrSchema, nil},
 		{"unknown field class", seq(pre, dsc, fc(`{"type":"nope"}`)), `unknown field class type "nope"`, ErrSchema, nil},
+		{"empty unknown property", seq(pre, dsc, `{"":{},"type":"event-record-class"}`), "unknown property ``", ErrSchema, nil}, // found by FuzzFragment
 		{"unknown property", seq(pre, dsc, fc(`{"type":"null-terminated-string","x-unknown":1}`)), "unknown property `x-unknown`", ErrSchema, nil},
 		{"length 0", seq(pre, dsc, fc(`{"type":"fixed-length-boolean","length":0,"byte-order":"little-endian"}`)), "`length` must be > 0", ErrSchema, nil},
 		{"bad byte order", seq(pre, dsc, fc(`{"type":"fixed-length-boolean","length":1,"byte-order":"middle"}`)), "`byte-order` must be", ErrSchema, nil},

@@ -123,6 +123,11 @@ type (
 type Common struct {
 	Attributes Attributes // nil when absent or empty
 	Extensions Extensions // nil when absent or empty
+
+	// present lists the properties the decoded JSON object had, so that
+	// encoding writes back the ones given explicitly with their default
+	// value (LTTng writes "preferred-display-base": 10, "name": "", …).
+	present []string
 }
 
 func (c *Common) common() *Common { return c }
