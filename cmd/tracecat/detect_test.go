@@ -193,7 +193,8 @@ func TestDetectMagics(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"nope"}, {"detect"}, {"validate"}, {"stats", "a", "b"}, {"convert", "a", "b"}} {
+	for _, args := range [][]string{nil, {"nope"}, {"detect"}, {"validate"}, {"stats", "a", "b"}, {"convert", "a", "b"},
+		{"dump", "--from", "x", "a"}, {"dump", "--to", "1.5", "a"}, {"diff", "--tick-end", "z", "a", "b"}} {
 		if code, _, _ := run(t, nil, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}

@@ -293,12 +293,7 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 	if err != nil || len(pos) != 1 {
 		return c.usage()
 	}
-	if o.From, o.HasFrom, err = parseInt(*from); err != nil {
-		fmt.Fprintf(c.stderr, "tracecat: --from: %v\n", err)
-		return exitUsage
-	}
-	if o.To, o.HasTo, err = parseInt(*to); err != nil {
-		fmt.Fprintf(c.stderr, "tracecat: --to: %v\n", err)
+	if !c.parseInts(intFlag{"from", *from, &o.From, &o.HasFrom}, intFlag{"to", *to, &o.To, &o.HasTo}) {
 		return exitUsage
 	}
 	in, f, err := c.open(pos[0])
@@ -323,6 +318,27 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 	return exitOK
 }
 
+// intFlag is an optional integer flag: its raw text and where to store it.
+type intFlag struct {
+	name string
+	raw  string
+	v    *int64
+	has  *bool
+}
+
+// parseInts parses optional integer flags, printing the first bad one.
+func (c *cli) parseInts(flags ...intFlag) bool {
+	for _, f := range flags {
+		v, has, err := parseInt(f.raw)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "tracecat: --%s: %v\n", f.name, err)
+			return false
+		}
+		*f.v, *f.has = v, has
+	}
+	return true
+}
+
 func (c *cli) cmdDiff(args []string) int {
 	fs := c.flags("diff")
 	var o diffOptions
@@ -333,12 +349,7 @@ func (c *cli) cmdDiff(args []string) int {
 	if err != nil || len(pos) != 2 {
 		return c.usage()
 	}
-	if o.TickStart, o.HasStart, err = parseInt(*start); err != nil {
-		fmt.Fprintf(c.stderr, "tracecat: --tick-start: %v\n", err)
-		return exitUsage
-	}
-	if o.TickEnd, o.HasEnd, err = parseInt(*end); err != nil {
-		fmt.Fprintf(c.stderr, "tracecat: --tick-end: %v\n", err)
+	if !c.parseInts(intFlag{"tick-start", *start, &o.TickStart, &o.HasStart}, intFlag{"tick-end", *end, &o.TickEnd, &o.HasEnd}) {
 		return exitUsage
 	}
 	a, fa, err := c.open(pos[0])
