@@ -414,3 +414,26 @@ func TestJSONStringEscapingLikeJS(t *testing.T) {
 		t.Errorf("invalid UTF-8: %s", got)
 	}
 }
+
+func TestTypeAndZoneLimits(t *testing.T) {
+	var out bytes.Buffer
+	w, _ := NewWriter(&out)
+	for i := range 5 {
+		w.Define(0, "lim#e"+string(rune('a'+i)), ClassInstance, 0)
+		w.CreateZone(0, "z"+string(rune('a'+i)), "script", "")
+	}
+	w.Close()
+	for _, l := range []Limits{{MaxEventTypes: 20}, {MaxZones: 3}} {
+		src, _ := OpenBytes(out.Bytes())
+		dec := NewDecoder(WithLimits(l))
+		var err error
+		for src.Next() {
+			if dec.SetChunk(src.Chunk()) {
+				for dec.Next() {
+				}
+				err = dec.Err()
+			}
+		}
+		wantErr(t, "limits", err, ErrLimit, -1, "more than")
+	}
+}
