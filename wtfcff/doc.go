@@ -95,7 +95,12 @@
 // whose CFF and event code is unchanged since 2014-01, as built in the npm
 // package tracing-framework@2015.7.15-1 run under node 20; the reference
 // vectors were written and read by that build, and the tests compare with
-// what its reader reported.
+// what its reader reported. Files written by this package — binary with
+// chunk rotation, JSON, and event buffers re-encoded from the JSON event
+// encoding — were loaded by that reader (wtf.db.load, node v20.20.2) with
+// every zone, event, time, argument and scope equal to ours:
+// TestReferenceReaderLoadsOurFiles repeats the check when WTF_NODE_MODULES
+// names a node_modules folder holding the package.
 //
 //   - A file need not be a multiple of 4 bytes long nor at least 48 bytes
 //     (the reference fails on both because it views the data as u32 arrays).
