@@ -187,11 +187,11 @@ func (w *Writer) Define(t uint32, signature string, class uint16, flags uint32) 
 	}
 	for _, a := range args {
 		if a.Type == ArgUnsupported {
-			return nil, errors.New("wtf: argument type " + a.TypeName + " has no wire encoding")
+			return nil, errArg("argument type " + a.TypeName + " has no wire encoding")
 		}
 	}
 	if w.nextWire > 0xFFFF {
-		return nil, errors.New("wtf: more than 65534 event types")
+		return nil, errArg("more than 65534 event types")
 	}
 	et, err := newEventType(uint16(w.nextWire), class, flags, name, CanonicalArgs(args))
 	if err != nil {
