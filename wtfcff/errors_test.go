@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -435,5 +436,29 @@ func TestTypeAndZoneLimits(t *testing.T) {
 			}
 		}
 		wantErr(t, "limits", err, ErrLimit, -1, "more than")
+	}
+}
+
+// TestManyZones: tens of thousands of distinct zones (looked up by digest,
+// not by a scan) are all kept.
+func TestManyZones(t *testing.T) {
+	var out bytes.Buffer
+	w, _ := NewWriter(&out, WithChunkSize(1<<22))
+	for i := range 30000 {
+		if _, err := w.CreateZone(0, "zone"+strconv.Itoa(i), "script", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	src, _ := OpenBytes(out.Bytes())
+	dec := NewDecoder()
+	for src.Next() {
+		if dec.SetChunk(src.Chunk()) {
+			for dec.Next() {
+			}
+		}
+	}
+	if dec.Err() != nil || len(dec.Zones()) != 30000 {
+		t.Fatalf("%v, %d zones", dec.Err(), len(dec.Zones()))
 	}
 }
