@@ -462,3 +462,22 @@ func TestManyZones(t *testing.T) {
 		t.Fatalf("%v, %d zones", dec.Err(), len(dec.Zones()))
 	}
 }
+
+func TestHeaderManyKeys(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"timebase":1,"metadata":{`)
+	for i := range 50000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"k` + strconv.Itoa(i) + `":1`)
+	}
+	b.WriteString(`,"k7":2}}`)
+	h, err := ParseFileHeader(b.Bytes(), 0)
+	if err != nil || len(h.Metadata) != 50000 {
+		t.Fatalf("%v", err)
+	}
+	if v, _ := h.Metadata.Get("k7"); string(v) != "2" || h.Metadata[7].Key != "k7" {
+		t.Errorf("repeated key: %s at %s", v, h.Metadata[7].Key)
+	}
+}
