@@ -616,10 +616,16 @@ func (w *Writer) SetZone(t uint32, id uint16) error {
 	if st == nil {
 		return errArg("wtf.zone#set is not available")
 	}
+	// Set the current zone first: if this record fills the chunk, the next
+	// chunk must start with a set to the new zone.
+	prev, had := w.zone, w.hasZone
+	w.zone, w.hasZone = id, true
 	if err := w.Begin(st, t).Uint16(id).End(); err != nil {
+		if errors.Is(err, ErrArgument) {
+			w.zone, w.hasZone = prev, had
+		}
 		return err
 	}
-	w.zone, w.hasZone = id, true
 	return nil
 }
 
