@@ -120,6 +120,10 @@
 //     runs past its buffer is ErrTruncated (the reference reads garbage).
 //     wtf.zone#set with an unknown zone id makes Event.Zone nil (the
 //     reference crashes on the next event).
+//   - Events before any wtf.zone#set are in a default zone, which the first
+//     wtf.zone#create renames in place, as the reference's database does.
+//   - JSONReader reads PARTIAL-mode files whole (the reference needs one
+//     document per transport delivery and fails on such files).
 //   - Only the low 16 bits of a record's wire id are used. Built-in events are
 //     recognised by name and signature, never by wire id.
 //   - Resource ids are 0-based indexes of the chunk's resource parts, as the
