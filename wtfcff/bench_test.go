@@ -283,3 +283,35 @@ func BenchmarkReadVector(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
 }
+
+// BenchmarkDecode reads the same file as BenchmarkRead but only walks the
+// records (type, time, zone), without touching the arguments.
+func BenchmarkDecode(b *testing.B) {
+	data := benchFile(b, 2000)
+	r, _ := NewReader(bytes.NewReader(data))
+	dec := NewDecoder()
+	var br bytes.Reader
+	walk := func() (n int) {
+		br.Reset(data)
+		r.Reset(&br)
+		for r.Next() {
+			if dec.SetChunk(r.Chunk()) {
+				for dec.Next() {
+					if dec.Event().Zone != nil {
+						n++
+					}
+				}
+			}
+		}
+		return n
+	}
+	n := walk()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	runs := 0
+	for b.Loop() {
+		walk()
+		runs++
+	}
+	b.ReportMetric(float64(n*runs)/b.Elapsed().Seconds(), "events/s")
+}

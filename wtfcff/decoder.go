@@ -2,6 +2,9 @@ package wtfcff
 
 import (
 	"encoding/binary"
+	"math/bits"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Zone is a zone of execution created by wtf.zone#create. A stream starts
@@ -116,6 +119,7 @@ type Decoder struct {
 	byName map[string]*EventType
 	types  []*EventType
 	zoneID map[uint16]*Zone
+	zoneBy map[uint64][]*Zone // by digest of name, type and location
 	zones  []*Zone
 	zone   *Zone
 	// dflt is the stream's default zone; dfltListed whether Zones holds it.
@@ -151,6 +155,7 @@ func (d *Decoder) Reset() {
 	d.byName = map[string]*EventType{def.Name: def}
 	d.types = []*EventType{def}
 	d.zoneID = map[uint16]*Zone{}
+	d.zoneBy = map[uint64][]*Zone{}
 	d.zones = nil
 	d.dflt = &Zone{}
 	d.zone, d.dfltListed, d.created = d.dflt, false, false
@@ -411,8 +416,9 @@ func (d *Decoder) bind(wire uint16, t *EventType) {
 func (d *Decoder) zoneCreate() bool {
 	id := uint16(d.value(0).Uint())
 	name, typ, loc := d.value(1).Bytes(), d.value(2).Bytes(), d.value(3).Bytes()
+	key := xxhash.Sum64(name) ^ bits.RotateLeft64(xxhash.Sum64(typ), 21) ^ bits.RotateLeft64(xxhash.Sum64(loc), 42)
 	var z *Zone
-	for _, old := range d.zones { // zones are few; comparing avoids allocating keys
+	for _, old := range d.zoneBy[key] { // a digest key: no allocation, no quadratic scan
 		if old.Name == string(name) && old.Type == string(typ) && old.Location == string(loc) {
 			z = old
 			break
@@ -422,6 +428,7 @@ func (d *Decoder) zoneCreate() bool {
 		// The first create renames the default zone in place.
 		z = d.dflt
 		z.ID, z.Name, z.Type, z.Location = id, string(name), string(typ), string(loc)
+		d.zoneBy[key] = append(d.zoneBy[key], z)
 		if !d.dfltListed {
 			d.dfltListed = true
 			d.zones = append(d.zones, z)
@@ -435,6 +442,7 @@ func (d *Decoder) zoneCreate() bool {
 		}
 		z = &Zone{ID: id, Name: string(name), Type: string(typ), Location: string(loc)}
 		d.zones = append(d.zones, z)
+		d.zoneBy[key] = append(d.zoneBy[key], z)
 	}
 	d.zoneID[id] = z
 	return true

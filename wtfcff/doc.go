@@ -95,7 +95,12 @@
 // whose CFF and event code is unchanged since 2014-01, as built in the npm
 // package tracing-framework@2015.7.15-1 run under node 20; the reference
 // vectors were written and read by that build, and the tests compare with
-// what its reader reported.
+// what its reader reported. Files written by this package — binary with
+// chunk rotation, JSON, and event buffers re-encoded from the JSON event
+// encoding — were loaded by that reader (wtf.db.load, node v20.20.2) with
+// every zone, event, time, argument and scope equal to ours:
+// TestReferenceReaderLoadsOurFiles repeats the check when WTF_NODE_MODULES
+// names a node_modules folder holding the package.
 //
 //   - A file need not be a multiple of 4 bytes long nor at least 48 bytes
 //     (the reference fails on both because it views the data as u32 arrays).
@@ -115,6 +120,10 @@
 //     runs past its buffer is ErrTruncated (the reference reads garbage).
 //     wtf.zone#set with an unknown zone id makes Event.Zone nil (the
 //     reference crashes on the next event).
+//   - Events before any wtf.zone#set are in a default zone, which the first
+//     wtf.zone#create renames in place, as the reference's database does.
+//   - JSONReader reads PARTIAL-mode files whole (the reference needs one
+//     document per transport delivery and fails on such files).
 //   - Only the low 16 bits of a record's wire id are used. Built-in events are
 //     recognised by name and signature, never by wire id.
 //   - Resource ids are 0-based indexes of the chunk's resource parts, as the

@@ -51,8 +51,6 @@ type Limits struct {
 	MaxChunkSize int64
 	// MaxParts is the largest part count of one chunk. Default 4096.
 	MaxParts int64
-	// MaxHeaderJSON is the largest file header part, in bytes. Default 16 MiB.
-	MaxHeaderJSON int64
 	// MaxEventTypes is the largest number of distinct event types (by name)
 	// a stream may define. Default 65535 (wire ids are 16 bits).
 	MaxEventTypes int64
@@ -65,7 +63,6 @@ func DefaultLimits() Limits {
 	return Limits{
 		MaxChunkSize:  256 << 20,
 		MaxParts:      4096,
-		MaxHeaderJSON: 16 << 20,
 		MaxEventTypes: 65535,
 		MaxZones:      65536,
 	}
@@ -78,9 +75,6 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxParts <= 0 {
 		l.MaxParts = d.MaxParts
-	}
-	if l.MaxHeaderJSON <= 0 {
-		l.MaxHeaderJSON = d.MaxHeaderJSON
 	}
 	if l.MaxEventTypes <= 0 {
 		l.MaxEventTypes = d.MaxEventTypes

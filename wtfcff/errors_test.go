@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -412,5 +413,71 @@ func TestJSONStringEscapingLikeJS(t *testing.T) {
 	}
 	if got := string(appendJSONBytes(nil, []byte{'x', 0xff, 'y'})); got != "\"x\ufffdy\"" {
 		t.Errorf("invalid UTF-8: %s", got)
+	}
+}
+
+func TestTypeAndZoneLimits(t *testing.T) {
+	var out bytes.Buffer
+	w, _ := NewWriter(&out)
+	for i := range 5 {
+		w.Define(0, "lim#e"+string(rune('a'+i)), ClassInstance, 0)
+		w.CreateZone(0, "z"+string(rune('a'+i)), "script", "")
+	}
+	w.Close()
+	for _, l := range []Limits{{MaxEventTypes: 20}, {MaxZones: 3}} {
+		src, _ := OpenBytes(out.Bytes())
+		dec := NewDecoder(WithLimits(l))
+		var err error
+		for src.Next() {
+			if dec.SetChunk(src.Chunk()) {
+				for dec.Next() {
+				}
+				err = dec.Err()
+			}
+		}
+		wantErr(t, "limits", err, ErrLimit, -1, "more than")
+	}
+}
+
+// TestManyZones: tens of thousands of distinct zones (looked up by digest,
+// not by a scan) are all kept.
+func TestManyZones(t *testing.T) {
+	var out bytes.Buffer
+	w, _ := NewWriter(&out, WithChunkSize(1<<22))
+	for i := range 30000 {
+		if _, err := w.CreateZone(0, "zone"+strconv.Itoa(i), "script", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	src, _ := OpenBytes(out.Bytes())
+	dec := NewDecoder()
+	for src.Next() {
+		if dec.SetChunk(src.Chunk()) {
+			for dec.Next() {
+			}
+		}
+	}
+	if dec.Err() != nil || len(dec.Zones()) != 30000 {
+		t.Fatalf("%v, %d zones", dec.Err(), len(dec.Zones()))
+	}
+}
+
+func TestHeaderManyKeys(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"timebase":1,"metadata":{`)
+	for i := range 50000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"k` + strconv.Itoa(i) + `":1`)
+	}
+	b.WriteString(`,"k7":2}}`)
+	h, err := ParseFileHeader(b.Bytes(), 0)
+	if err != nil || len(h.Metadata) != 50000 {
+		t.Fatalf("%v", err)
+	}
+	if v, _ := h.Metadata.Get("k7"); string(v) != "2" || h.Metadata[7].Key != "k7" {
+		t.Errorf("repeated key: %s at %s", v, h.Metadata[7].Key)
 	}
 }

@@ -131,3 +131,31 @@ func ExampleEvents() {
 	// 5 wtf.trace#mark {"name":"start","value":null}
 	// 9 wtf.trace#timeStamp {"name":"tick","value":42}
 }
+
+// Index a file's chunks, then read one directly.
+func ExampleOpen() {
+	var file bytes.Buffer
+	w, _ := wtfcff.NewWriter(&file, wtfcff.WithChunkSize(512))
+	for i := range 40 {
+		w.Mark(uint32(i*10), "tick", "")
+	}
+	w.Close()
+
+	f, err := wtfcff.Open(bytes.NewReader(file.Bytes()), int64(file.Len()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, ci := range f.Chunks() {
+		fmt.Printf("chunk %d: %s, %d bytes at %d\n", ci.ID, ci.Type, ci.Length, ci.Offset)
+	}
+	c, _, _ := f.ReadChunk(len(f.Chunks())-1, nil)
+	p, _ := c.Part(wtfcff.PartBinaryEventBuffer)
+	fmt.Println("last event buffer:", len(p.Data), "bytes")
+	// Output:
+	// chunk 1: file_header, 224 bytes at 12
+	// chunk 2: event_data, 1204 bytes at 236
+	// chunk 3: event_data, 568 bytes at 1440
+	// chunk 4: event_data, 136 bytes at 2008
+	// last event buffer: 80 bytes
+}

@@ -75,8 +75,8 @@ func vectorFiles(t testing.TB) []string {
 // a clean error or a valid decode, without panics, hangs or unbounded memory.
 func TestSweepVectors(t *testing.T) {
 	opts := fuzz.Options{MaxCases: 1024}
-	if testing.Short() {
-		opts.MaxCases = 128
+	if testing.Short() || raceEnabled {
+		opts.MaxCases = 256 // the race detector makes each case ~10× slower
 	}
 	for _, p := range vectorFiles(t) {
 		data, err := os.ReadFile(p)

@@ -82,6 +82,7 @@ func parseObject(data []byte) (Object, error) {
 		return nil, errNotObject
 	}
 	obj := Object{}
+	index := map[string]int{} // a repeated key keeps its first place, the last value
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -92,7 +93,12 @@ func parseObject(data []byte) (Object, error) {
 		if err := dec.Decode(&v); err != nil {
 			return nil, err
 		}
-		obj.Set(key, v)
+		if i, ok := index[key]; ok {
+			obj[i].Value = v
+			continue
+		}
+		index[key] = len(obj)
+		obj = append(obj, Field{key, v})
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ const (
 	KindJSON         // JSON CFF (.wtf-json), COMPLETE or PARTIAL mode
 )
 
+// String returns "unknown", "binary", "legacy" or "json".
 func (k Kind) String() string {
 	return [...]string{"unknown", "binary", "legacy", "json"}[k]
 }

@@ -372,3 +372,35 @@ func TestWriterResources(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterZonesAcrossRotation: whatever record fills a chunk, events keep
+// the zone that was set last.
+func TestWriterZonesAcrossRotation(t *testing.T) {
+	for size := 64; size < 200; size += 4 {
+		var out bytes.Buffer
+		w, _ := NewWriter(&out, WithChunkSize(size), WithoutBuiltins())
+		// Only the zone types are defined, so zone#set is most of each chunk.
+		w.Define(0, "wtf.zone#set(uint16 zoneId)", ClassInstance, FlagBuiltin|FlagInternal)
+		w.Define(0, "wtf.zone#create(uint16 zoneId, ascii name, ascii type, ascii location)", ClassInstance, FlagBuiltin|FlagInternal)
+		ev, _ := w.Define(0, "z#ev(uint16 want)", ClassInstance, 0)
+		a, _ := w.CreateZone(0, "A", "script", "")
+		b, _ := w.CreateZone(0, "B", "script", "")
+		for i := range 60 {
+			z := []uint16{a, b}[i%2]
+			if err := w.SetZone(uint32(i), z); err != nil {
+				t.Fatal(err)
+			}
+			w.Begin(ev, uint32(i)).Uint16(z).End()
+		}
+		w.Close()
+		src, _ := OpenBytes(out.Bytes())
+		for e, err := range Events(src) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Name() == "z#ev" && e.Zone.ID != uint16(e.Arg(0).Uint()) {
+				t.Fatalf("chunk size %d: event at %d in zone %d, want %d", size, e.Time, e.Zone.ID, e.Arg(0).Uint())
+			}
+		}
+	}
+}

@@ -191,6 +191,9 @@ type errSignature string
 
 func (e errSignature) Error() string { return "wtf: signature: " + string(e) }
 
+// Unwrap makes signature errors match ErrArgument.
+func (e errSignature) Unwrap() error { return ErrArgument }
+
 func allDigits(s string) bool {
 	if s == "" {
 		return false

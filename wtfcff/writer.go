@@ -187,11 +187,11 @@ func (w *Writer) Define(t uint32, signature string, class uint16, flags uint32) 
 	}
 	for _, a := range args {
 		if a.Type == ArgUnsupported {
-			return nil, errors.New("wtf: argument type " + a.TypeName + " has no wire encoding")
+			return nil, errArg("argument type " + a.TypeName + " has no wire encoding")
 		}
 	}
 	if w.nextWire > 0xFFFF {
-		return nil, errors.New("wtf: more than 65534 event types")
+		return nil, errArg("more than 65534 event types")
 	}
 	et, err := newEventType(uint16(w.nextWire), class, flags, name, CanonicalArgs(args))
 	if err != nil {
@@ -616,10 +616,16 @@ func (w *Writer) SetZone(t uint32, id uint16) error {
 	if st == nil {
 		return errArg("wtf.zone#set is not available")
 	}
+	// Set the current zone first: if this record fills the chunk, the next
+	// chunk must start with a set to the new zone.
+	prev, had := w.zone, w.hasZone
+	w.zone, w.hasZone = id, true
 	if err := w.Begin(st, t).Uint16(id).End(); err != nil {
+		if errors.Is(err, ErrArgument) {
+			w.zone, w.hasZone = prev, had
+		}
 		return err
 	}
-	w.zone, w.hasZone = id, true
 	return nil
 }
 

@@ -376,7 +376,7 @@ func wtfToChrome(in *input, out io.Writer) error {
 		t := len(tids) + 1
 		tids[z] = t
 		name := "default zone"
-		if z != nil {
+		if z != nil && z.Name != "" {
 			name = z.Name
 		}
 		b = fmt.Appendf(b[:0], `{"name":"thread_name","ph":"M","pid":1,"tid":%d,"args":{"name":%q}}`, t, name)
