@@ -66,10 +66,7 @@ func (c *Cursor) Rest() []byte { return c.buf[c.pos:] }
 
 // take returns the next n bytes, or nil and marks the cursor failed.
 func (c *Cursor) take(n int) []byte {
-	if c.failed {
-		return nil
-	}
-	if n < 0 || n > len(c.buf)-c.pos {
+	if c.failed || n < 0 || n > len(c.buf)-c.pos {
 		c.fail()
 		return nil
 	}
@@ -78,9 +75,14 @@ func (c *Cursor) take(n int) []byte {
 	return b
 }
 
+// fail records the first failure and exhausts the cursor, so that every later
+// fixed-size read fails its length check without testing c.failed.
 func (c *Cursor) fail() {
-	c.failed = true
-	c.failAt = c.base + int64(c.pos)
+	if !c.failed {
+		c.failed = true
+		c.failAt = c.base + int64(c.pos)
+	}
+	c.pos = len(c.buf)
 }
 
 // Has reports whether at least n unread bytes remain (false for negative n).
@@ -97,9 +99,7 @@ func (c *Cursor) Bytes(n int) []byte { return c.take(n) }
 // BytesU64 is Bytes for a length read from the input as an unsigned 64-bit value.
 func (c *Cursor) BytesU64(n uint64) []byte {
 	if n > uint64(len(c.buf)-c.pos) {
-		if !c.failed {
-			c.fail()
-		}
+		c.fail()
 		return nil
 	}
 	return c.take(int(n))
@@ -107,10 +107,8 @@ func (c *Cursor) BytesU64(n uint64) []byte {
 
 // U8 reads one byte.
 func (c *Cursor) U8() uint8 {
-	if c.failed || c.pos >= len(c.buf) {
-		if !c.failed {
-			c.fail()
-		}
+	if c.pos >= len(c.buf) {
+		c.fail()
 		return 0
 	}
 	v := c.buf[c.pos]
@@ -120,10 +118,12 @@ func (c *Cursor) U8() uint8 {
 
 // U16 reads a 16-bit unsigned integer.
 func (c *Cursor) U16() uint16 {
-	b := c.take(2)
-	if b == nil {
+	if len(c.buf)-c.pos < 2 {
+		c.fail()
 		return 0
 	}
+	b := c.buf[c.pos : c.pos+2]
+	c.pos += 2
 	if c.big {
 		return binary.BigEndian.Uint16(b)
 	}
@@ -144,10 +144,12 @@ func (c *Cursor) U24() uint32 {
 
 // U32 reads a 32-bit unsigned integer.
 func (c *Cursor) U32() uint32 {
-	b := c.take(4)
-	if b == nil {
+	if len(c.buf)-c.pos < 4 {
+		c.fail()
 		return 0
 	}
+	b := c.buf[c.pos : c.pos+4]
+	c.pos += 4
 	if c.big {
 		return binary.BigEndian.Uint32(b)
 	}
@@ -156,10 +158,12 @@ func (c *Cursor) U32() uint32 {
 
 // U64 reads a 64-bit unsigned integer.
 func (c *Cursor) U64() uint64 {
-	b := c.take(8)
-	if b == nil {
+	if len(c.buf)-c.pos < 8 {
+		c.fail()
 		return 0
 	}
+	b := c.buf[c.pos : c.pos+8]
+	c.pos += 8
 	if c.big {
 		return binary.BigEndian.Uint64(b)
 	}
@@ -191,6 +195,11 @@ func (c *Cursor) Uvarint() uint64 {
 		v := c.buf[c.pos]
 		c.pos++
 		return uint64(v)
+	}
+	if c.pos+1 < len(c.buf) && c.buf[c.pos+1] < 0x80 {
+		v := uint64(c.buf[c.pos]&0x7f) | uint64(c.buf[c.pos+1])<<7
+		c.pos += 2
+		return v
 	}
 	v, n := leb128.Decode(c.buf[c.pos:])
 	if n <= 0 {

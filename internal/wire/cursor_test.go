@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/binary"
 	"math"
 	"testing"
 )
@@ -114,6 +115,27 @@ func BenchmarkCursorU32(b *testing.B) {
 		c := NewCursor(buf, 0)
 		for c.Len() >= 4 {
 			sink += uint64(c.U32())
+		}
+	}
+}
+
+// BenchmarkBinaryU32 is the floor: encoding/binary on a pre-checked slice.
+func BenchmarkBinaryU32(b *testing.B) {
+	buf := make([]byte, 4096)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := 0; i+4 <= len(buf); i += 4 {
+			sink += uint64(binary.LittleEndian.Uint32(buf[i:]))
+		}
+	}
+}
+
+func TestUvarintTwoByteFastPath(t *testing.T) {
+	for _, v := range []uint64{0x80, 300, 0x3fff} {
+		c := NewCursor(AppendUvarint(nil, v), 0)
+		if got := c.Uvarint(); got != v || c.Len() != 0 {
+			t.Fatalf("%d: got %d, %d left", v, got, c.Len())
 		}
 	}
 }
