@@ -125,7 +125,7 @@ func cdtStats(in *input) (statList, error) {
 }
 
 // cdtChannelNames are the values --type accepts for dump.
-var cdtChannelNames = []string{"checkpoint", "sim_state", "entity_samples", "rng_stream", "timing_samples", "chunks"}
+var cdtChannelNames = []string{"checkpoint", "sim_state", "entity_samples", "rng_stream", "timing_samples", "chunks", "meta", "footer"}
 
 func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if o.Type != "" && !containsStr(cdtChannelNames, o.Type) {
@@ -136,8 +136,19 @@ func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return err
 	}
 	defer done()
-	if o.Type == "chunks" {
+	switch o.Type {
+	case "chunks":
 		return cdtDumpChunks(r, w, o)
+	case "meta":
+		meta, err := schema7.ReadMeta(r)
+		if err != nil {
+			return err
+		}
+		w.Write(schema7.AppendJSON(nil, meta))
+		return w.WriteByte('\n')
+	case "footer":
+		w.Write(schema7.AppendJSON(nil, schema7.FooterOf(r.Footer())))
+		return w.WriteByte('\n')
 	}
 	from, to := int64(-1<<63), int64(1<<63-1)
 	if o.HasFrom {

@@ -118,6 +118,19 @@ func TestCDTDump(t *testing.T) {
 	if code != 0 || strings.Count(out, "\n") != 2 {
 		t.Fatalf("chunk dump: exit %d %s", code, out)
 	}
+	// meta and footer print exactly what the reference decodes.
+	var whole struct {
+		Meta, Footer json.RawMessage
+	}
+	if err := json.Unmarshal(vectortest.Read(t, "cdt", "v7_small_300ticks.decoded.json"), &whole); err != nil {
+		t.Fatal(err)
+	}
+	for typ, want := range map[string]json.RawMessage{"meta": whole.Meta, "footer": whole.Footer} {
+		code, out, _ = run(t, nil, "dump", "--type", typ, path)
+		if code != 0 || out != string(want)+"\n" {
+			t.Fatalf("dump --type %s: exit %d\n%s", typ, code, out)
+		}
+	}
 	if code, _, _ = run(t, nil, "dump", "--type", "nope", path); code != 1 {
 		t.Fatalf("unknown --type: exit %d", code)
 	}
