@@ -152,3 +152,43 @@ func TestDecodeLenient(t *testing.T) {
 		t.Fatal("bool accepted for an int field")
 	}
 }
+
+func TestCheckRequired(t *testing.T) {
+	r, _ := openVector(t, "v7_small_300ticks")
+	if err := CheckRequired(r.MetaPayload(), &TraceMeta{}); err != nil {
+		t.Fatal(err)
+	}
+	for row, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckRequired(row.Raw, &TickRecord{}); err != nil {
+			t.Fatalf("tick %d: %v", row.Tick, err)
+		}
+	}
+	// Defaulted keys may go; required ones may not.
+	ok := rowWith(t, func(v *pyjson.Value) {
+		drop(at(v, "channels", "checkpoint", "deaths", 0), "owner_id")
+		drop(at(v, "channels", "timing_samples", 0), "phase")
+		drop(v, "phase_markers")
+	})
+	if err := CheckRequired(ok, &TickRecord{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path []any
+		key  string
+	}{
+		{nil, "elapsed_ms"},
+		{[]any{"channels", "sim_state", "gameplay", "status"}, "weapon_usage_counts"},
+		{[]any{"channels", "entity_samples", "bonuses", 0}, "amount"},
+		{[]any{"channels", "checkpoint", "players", 0}, "level"},
+		{[]any{"channels", "rng_stream", 1}, "value_15"},
+		{[]any{"channels", "timing_samples", 0}, "tick_index"},
+	} {
+		raw := rowWith(t, func(v *pyjson.Value) { drop(at(v, c.path...), c.key) })
+		if err := CheckRequired(raw, &TickRecord{}); !errors.Is(err, ErrMissingField) {
+			t.Fatalf("%v without %s: %v", c.path, c.key, err)
+		}
+	}
+}

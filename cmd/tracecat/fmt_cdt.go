@@ -61,6 +61,9 @@ func cdtValidate(in *input) (string, error) {
 	if _, err := schema7.ReadMeta(r); err != nil {
 		return "", err
 	}
+	if err := schema7.CheckRequired(r.MetaPayload(), &schema7.TraceMeta{}); err != nil {
+		return "", err
+	}
 	var rec schema7.TickRecord
 	n := 0
 	for row, err := range r.All() {
@@ -68,6 +71,9 @@ func cdtValidate(in *input) (string, error) {
 			return "", err
 		}
 		if err := rec.Decode(row.Raw); err != nil {
+			return "", fmt.Errorf("tick %d: %w", row.Tick, err)
+		}
+		if err := schema7.CheckRequired(row.Raw, &rec); err != nil {
 			return "", fmt.Errorf("tick %d: %w", row.Tick, err)
 		}
 		n++
