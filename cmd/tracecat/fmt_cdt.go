@@ -102,6 +102,11 @@ func cdtRecoverable(in *input) (ticks, blocks int, ok bool) {
 func cdtStats(in *input) (statList, error) {
 	r, done, err := cdtOpen(in)
 	if err != nil {
+		if errors.Is(err, cdt.ErrTrailer) || errors.Is(err, cdt.ErrTruncated) {
+			if st, ok := cdtRecoveredStats(in); ok {
+				return st, nil
+			}
+		}
 		return nil, err
 	}
 	defer done()
@@ -127,7 +132,40 @@ func cdtStats(in *input) (statList, error) {
 	if f.TickCount > 0 {
 		st = append(st, stat{"bytes_per_tick", float64(r.Size()) / float64(f.TickCount)})
 	}
-	return st, nil
+	return append(st, stat{"recovered", false}), nil
+}
+
+// cdtRecoveredStats describes a trace whose footer or trailer is missing
+// from what a forward scan of its complete chunks finds.
+func cdtRecoveredStats(in *input) (statList, bool) {
+	rc, err := in.Reader()
+	if err != nil {
+		return nil, false
+	}
+	defer rc.Close()
+	s, err := cdt.NewStreamReader(bufio.NewReaderSize(rc, 1<<20))
+	if err != nil {
+		return nil, false
+	}
+	defer s.Close()
+	var n, first, last int64
+	for s.Next() {
+		t := s.Row().Tick
+		if n == 0 {
+			first = t
+		}
+		last = t
+		n++
+	}
+	if s.Err() != nil || !s.Recovered() || n == 0 {
+		return nil, false
+	}
+	return statList{
+		{"ticks", n}, {"first_tick", first}, {"last_tick", last}, {"tick_chunks", s.Blocks()},
+		{"schema_version", s.Meta().SchemaVersion}, {"format_version", s.Meta().FormatVersion},
+		{"created_utc", s.Meta().CreatedUTC}, {"channels", s.Meta().Channels}, {"size", in.Size()},
+		{"recovered", true},
+	}, true
 }
 
 // cdtChannelNames are the values --type accepts for dump.

@@ -212,4 +212,9 @@ func TestCDTValidateTruncated(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "missing trace trailer") || !strings.Contains(errOut, "recovers 300 ticks in 2 complete chunks") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	code, out, errOut := run(t, nil, "stats", "--json", path)
+	if code != 0 || !strings.Contains(out, `"ticks":300,"first_tick":0,"last_tick":299,"tick_chunks":2,"schema_version":7`) ||
+		!strings.Contains(out, `"recovered":true`) {
+		t.Fatalf("stats of a cut trace: exit %d %s %s", code, out, errOut)
+	}
 }
