@@ -33,8 +33,10 @@
 // (ErrChecksum). Reader.Tick finds a row through the footer index with the
 // reference's semantics (first covering block, first matching row); Range and
 // Iter walk rows in footer order; decoded blocks are kept in a small LRU
-// cache (WithCacheBlocks). WithConcurrency lets iteration decompress chunks
-// ahead in parallel goroutines. NewStreamReader walks chunks forward from an
+// cache (WithCacheBlocks); RawBlocks hands out whole chunks with their rows
+// unsplit, for typed decoders that find row ends themselves
+// (schema7.Records). WithConcurrency lets iteration decompress chunks ahead
+// in parallel goroutines. NewStreamReader walks chunks forward from an
 // io.Reader without the footer and recovers the complete chunks of a trace
 // whose writer never wrote its footer and trailer (Recovered).
 //
@@ -43,9 +45,10 @@
 // NewWriter (or Create, which writes a temporary file renamed by Close)
 // writes the header and META, buffers rows into TICK chunks of
 // WithChunkTicks rows (default 256, by row count as the reference does),
-// compresses each chunk as one zstd frame with its content size (or stores
-// it raw with flags = 2, WithRawChunks), and on Close writes the FOTR chunk
-// and the trailer. Rows must not decrease in tick_index (duplicates are
+// compresses each chunk as one single-segment zstd frame with its content
+// size and no frame checksum (zstd.SpeedFastest by default,
+// WithCompressionLevel), or stores it raw with flags = 2 (WithRawChunks), and
+// on Close writes the FOTR chunk and the trailer. Rows must not decrease in tick_index (duplicates are
 // allowed); unlike the reference, a bad row is rejected before anything is
 // written, and a writer closed without rows writes nothing (ErrNoTicks).
 // WithWriterConcurrency compresses chunks in parallel, still written in
@@ -53,10 +56,12 @@
 //
 // # Allocation contract
 //
-// After warm-up, Writer.WriteRow and Writer.Append allocate nothing per row,
-// and Iterator.Next and StreamReader.Next allocate nothing per row (buffers
-// are reused; a row's Raw bytes are valid until the iterator moves to the
-// next chunk). Rows returned by Reader.Tick and Reader.Block come from cached
+// After warm-up, Writer.WriteRow and Writer.Append allocate nothing per row
+// (chunk buffers are pooled, also across writers), and Iterator.Next,
+// RawBlocks and StreamReader.Next allocate nothing per row or chunk (buffers
+// are pooled per Reader; a row's Raw bytes are valid until the iterator
+// moves to the next chunk or finishes). Readers and writers with default
+// settings share one zstd decoder and one encoder per level. Rows returned by Reader.Tick and Reader.Block come from cached
 // blocks whose memory is never reused, so they stay valid.
 //
 // # Limits

@@ -68,6 +68,9 @@ func parseMeta(off int64, payload []byte) (Meta, error) {
 	if !haveSchema || !haveFormat {
 		return m, newErr(off, ErrCorrupt, "trace meta lacks trace_format_version or trace_schema_version")
 	}
+	if len(rest) != 0 {
+		return m, newErr(off, ErrCorrupt, "trace meta: %d bytes after the payload", len(rest))
+	}
 	return m, nil
 }
 
@@ -127,6 +130,9 @@ func parseFooter(off int64, payload []byte, lim Limits) (Footer, error) {
 	}
 	if seen != 15 {
 		return f, newErr(off, ErrCorrupt, "trace footer lacks a required field (tick_blocks, tick_count, first_tick, last_tick)")
+	}
+	if len(rest) != 0 {
+		return f, newErr(off, ErrCorrupt, "trace footer: %d bytes after the payload", len(rest))
 	}
 	return f, nil
 }
@@ -317,6 +323,9 @@ func parseBlock(off int64, payload []byte, rows []Row, lim Limits) (start, end i
 	}
 	if seen != 7 {
 		return 0, 0, out, newErr(off, ErrCorrupt, "tick block lacks start_tick, end_tick or ticks")
+	}
+	if len(rest) != 0 {
+		return 0, 0, out, newErr(off, ErrCorrupt, "tick block: %d bytes after the payload", len(rest))
 	}
 	return start, end, out, nil
 }

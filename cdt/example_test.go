@@ -2,6 +2,7 @@ package cdt_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"log"
 
@@ -54,4 +55,39 @@ func Example_rawRows() {
 	// 3 25
 	// 4 25
 	// 5 25
+}
+
+// A writer that died before Close leaves no footer or trailer: Open rejects
+// the file, the stream reader recovers every complete chunk.
+func ExampleNewStreamReader() {
+	meta := msgp.AppendMapHeader(nil, 2)
+	meta = msgp.AppendString(meta, "trace_format_version")
+	meta = msgp.AppendInt(meta, 1)
+	meta = msgp.AppendString(meta, "trace_schema_version")
+	meta = msgp.AppendInt(meta, 7)
+	var buf bytes.Buffer
+	w, _ := cdt.NewWriter(&buf, meta, cdt.WithChunkTicks(4))
+	for t := range int64(10) {
+		row := msgp.AppendMapHeader(nil, 1)
+		row = msgp.AppendString(row, "tick_index")
+		row = msgp.AppendInt64(row, t)
+		w.WriteRow(row)
+	}
+	// No Close: two chunks of 4 rows are on disk, 2 rows were still buffered.
+	_, err := cdt.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	fmt.Println(errors.Is(err, cdt.ErrTrailer))
+
+	s, err := cdt.NewStreamReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	n := 0
+	for s.Next() {
+		n++
+	}
+	fmt.Println(n, s.Err(), s.Recovered())
+	// Output:
+	// true
+	// 8 <nil> true
 }

@@ -184,9 +184,9 @@ func (it *Iterator) finish() {
 }
 
 // RawBlock is one TICK chunk whose rows are not split: Ticks holds the
-// msgpack encodings of Rows TickRecord maps back to back (and possibly
-// nothing after them — their decoder finds where each ends). Typed decoders
-// use it to walk rows once instead of twice.
+// msgpack encodings of Rows TickRecord maps back to back and nothing else
+// (bytes left after the last row mean a corrupt chunk) — their decoder finds
+// where each ends. Typed decoders use it to walk rows once instead of twice.
 type RawBlock struct {
 	Index     int   // footer index entry
 	StartTick int64 // from the TickBlock payload

@@ -27,7 +27,9 @@ type writerOptions struct {
 }
 
 // WithChunkTicks sets the number of rows per TICK chunk (default 256, the
-// reference's; chunking is by row count, not tick value).
+// reference's; chunking is by row count, not tick value). A chunk is cut
+// early only if its rows pass 160 MiB, so that every chunk stays within the
+// readers' default MaxChunkSize; a single row may not exceed 64 MiB.
 func WithChunkTicks(n int) WriterOption {
 	return func(o *writerOptions) error {
 		if n < 1 {
@@ -140,6 +142,9 @@ func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) 
 			return nil, err
 		}
 	}
+	if len(meta) > maxRowSize {
+		return nil, newErr(-1, ErrLimit, "meta payload of %d bytes exceeds %d", len(meta), maxRowSize)
+	}
 	if _, err := parseMeta(0, meta); err != nil {
 		return nil, err
 	}
@@ -225,6 +230,9 @@ func (w *Writer) WriteRow(row []byte) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
+	if len(row) > maxRowSize {
+		return newErr(-1, ErrLimit, "row of %d bytes exceeds %d", len(row), maxRowSize)
+	}
 	t, err := RowTick(row)
 	if err != nil {
 		return err
@@ -252,6 +260,9 @@ func (w *Writer) Append(m Marshaler) error {
 	t, err := leadingTick(b[n:])
 	if err == nil {
 		err = w.checkTick(t)
+	}
+	if err == nil && len(b)-n > maxRowSize {
+		err = newErr(-1, ErrLimit, "row of %d bytes exceeds %d", len(b)-n, maxRowSize)
 	}
 	if err != nil {
 		w.cur.buf = b[:n]
@@ -282,11 +293,19 @@ func (w *Writer) added(t int64) error {
 	w.last = t
 	w.footer.LastTick = t
 	w.footer.TickCount++
-	if j.rows >= w.o.chunkTicks {
+	if j.rows >= w.o.chunkTicks || len(j.buf) >= maxChunkPayload {
 		return w.flushBlock()
 	}
 	return nil
 }
+
+// Size bounds that keep every chunk inside the reader's default
+// MaxChunkSize (256 MiB): a chunk is cut early once its rows pass
+// maxChunkPayload, and a single row may not exceed maxRowSize.
+const (
+	maxRowSize      = 64 << 20
+	maxChunkPayload = 160 << 20
+)
 
 // Flush writes the buffered rows as a (possibly short) TICK chunk. Chunk
 // boundaries then differ from the reference's pure row-count chunking; Close

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -256,5 +257,44 @@ func TestCreateRenames(t *testing.T) {
 	entries, _ = os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Fatalf("failed Create left %d entries", len(entries))
+	}
+}
+
+func TestWriterFlush(t *testing.T) {
+	data := vectortest.Read(t, "cdt", "v7_small_300ticks.cdt")
+	r := openBytes(t, data)
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, r.MetaPayload(), WithChunkTicks(100), WithWriterConcurrency(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for row, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteRow(row.Raw); err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 30 {
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if buf.Len() == 0 {
+				t.Fatal("Flush wrote nothing")
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkLikeReference(t, buf.Bytes())
+	r2 := openBytes(t, buf.Bytes())
+	var sizes []int64
+	for _, b := range r2.Footer().Blocks {
+		sizes = append(sizes, b.EndTick-b.StartTick+1)
+	}
+	if fmt.Sprint(sizes) != "[30 100 100 70]" || r2.Footer().TickCount != 300 {
+		t.Fatalf("block sizes %v", sizes)
 	}
 }

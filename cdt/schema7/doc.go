@@ -47,8 +47,10 @@
 // keys are ignored outside the canonical channel structs, and
 // ReplayPlayerCheckpoint.weapon_id must be a known WeaponId (0..53,
 // ErrWeaponID). One difference:
-// the reference rejects a required key that is absent; these decoders leave
-// the Go zero value. Each Decode method resets its receiver first.
+// the reference rejects a required key (a field without a default) that is
+// absent, these decoders leave the Go zero value; CheckRequired makes that
+// check separately (tracecat validate runs it). Each Decode method resets its
+// receiver first.
 //
 // # Diff and bisect
 //

@@ -35,6 +35,10 @@ func Records(r *cdt.Reader, from, to int64) iter.Seq2[*TickRecord, error] {
 					return
 				}
 			}
+			if len(b) != 0 {
+				yield(nil, &DecodeError{What: "TickBlock", Err: errTrailing})
+				return
+			}
 		}
 	}
 }

@@ -61,6 +61,9 @@ func cdtValidate(in *input) (string, error) {
 	if _, err := schema7.ReadMeta(r); err != nil {
 		return "", err
 	}
+	if err := schema7.CheckRequired(r.MetaPayload(), &schema7.TraceMeta{}); err != nil {
+		return "", err
+	}
 	var rec schema7.TickRecord
 	n := 0
 	for row, err := range r.All() {
@@ -68,6 +71,9 @@ func cdtValidate(in *input) (string, error) {
 			return "", err
 		}
 		if err := rec.Decode(row.Raw); err != nil {
+			return "", fmt.Errorf("tick %d: %w", row.Tick, err)
+		}
+		if err := schema7.CheckRequired(row.Raw, &rec); err != nil {
 			return "", fmt.Errorf("tick %d: %w", row.Tick, err)
 		}
 		n++
@@ -96,6 +102,11 @@ func cdtRecoverable(in *input) (ticks, blocks int, ok bool) {
 func cdtStats(in *input) (statList, error) {
 	r, done, err := cdtOpen(in)
 	if err != nil {
+		if errors.Is(err, cdt.ErrTrailer) || errors.Is(err, cdt.ErrTruncated) {
+			if st, ok := cdtRecoveredStats(in); ok {
+				return st, nil
+			}
+		}
 		return nil, err
 	}
 	defer done()
@@ -121,11 +132,44 @@ func cdtStats(in *input) (statList, error) {
 	if f.TickCount > 0 {
 		st = append(st, stat{"bytes_per_tick", float64(r.Size()) / float64(f.TickCount)})
 	}
-	return st, nil
+	return append(st, stat{"recovered", false}), nil
+}
+
+// cdtRecoveredStats describes a trace whose footer or trailer is missing
+// from what a forward scan of its complete chunks finds.
+func cdtRecoveredStats(in *input) (statList, bool) {
+	rc, err := in.Reader()
+	if err != nil {
+		return nil, false
+	}
+	defer rc.Close()
+	s, err := cdt.NewStreamReader(bufio.NewReaderSize(rc, 1<<20))
+	if err != nil {
+		return nil, false
+	}
+	defer s.Close()
+	var n, first, last int64
+	for s.Next() {
+		t := s.Row().Tick
+		if n == 0 {
+			first = t
+		}
+		last = t
+		n++
+	}
+	if s.Err() != nil || !s.Recovered() || n == 0 {
+		return nil, false
+	}
+	return statList{
+		{"ticks", n}, {"first_tick", first}, {"last_tick", last}, {"tick_chunks", s.Blocks()},
+		{"schema_version", s.Meta().SchemaVersion}, {"format_version", s.Meta().FormatVersion},
+		{"created_utc", s.Meta().CreatedUTC}, {"channels", s.Meta().Channels}, {"size", in.Size()},
+		{"recovered", true},
+	}, true
 }
 
 // cdtChannelNames are the values --type accepts for dump.
-var cdtChannelNames = []string{"checkpoint", "sim_state", "entity_samples", "rng_stream", "timing_samples", "chunks"}
+var cdtChannelNames = []string{"checkpoint", "sim_state", "entity_samples", "rng_stream", "timing_samples", "chunks", "meta", "footer"}
 
 func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if o.Type != "" && !containsStr(cdtChannelNames, o.Type) {
@@ -136,8 +180,19 @@ func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return err
 	}
 	defer done()
-	if o.Type == "chunks" {
+	switch o.Type {
+	case "chunks":
 		return cdtDumpChunks(r, w, o)
+	case "meta":
+		meta, err := schema7.ReadMeta(r)
+		if err != nil {
+			return err
+		}
+		w.Write(schema7.AppendJSON(nil, meta))
+		return w.WriteByte('\n')
+	case "footer":
+		w.Write(schema7.AppendJSON(nil, schema7.FooterOf(r.Footer())))
+		return w.WriteByte('\n')
 	}
 	from, to := int64(-1<<63), int64(1<<63-1)
 	if o.HasFrom {

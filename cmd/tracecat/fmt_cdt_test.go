@@ -118,6 +118,19 @@ func TestCDTDump(t *testing.T) {
 	if code != 0 || strings.Count(out, "\n") != 2 {
 		t.Fatalf("chunk dump: exit %d %s", code, out)
 	}
+	// meta and footer print exactly what the reference decodes.
+	var whole struct {
+		Meta, Footer json.RawMessage
+	}
+	if err := json.Unmarshal(vectortest.Read(t, "cdt", "v7_small_300ticks.decoded.json"), &whole); err != nil {
+		t.Fatal(err)
+	}
+	for typ, want := range map[string]json.RawMessage{"meta": whole.Meta, "footer": whole.Footer} {
+		code, out, _ = run(t, nil, "dump", "--type", typ, path)
+		if code != 0 || out != string(want)+"\n" {
+			t.Fatalf("dump --type %s: exit %d\n%s", typ, code, out)
+		}
+	}
 	if code, _, _ = run(t, nil, "dump", "--type", "nope", path); code != 1 {
 		t.Fatalf("unknown --type: exit %d", code)
 	}
@@ -198,5 +211,10 @@ func TestCDTValidateTruncated(t *testing.T) {
 	code, _, errOut := run(t, nil, "validate", path)
 	if code != 1 || !strings.Contains(errOut, "missing trace trailer") || !strings.Contains(errOut, "recovers 300 ticks in 2 complete chunks") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, out, errOut := run(t, nil, "stats", "--json", path)
+	if code != 0 || !strings.Contains(out, `"ticks":300,"first_tick":0,"last_tick":299,"tick_chunks":2,"schema_version":7`) ||
+		!strings.Contains(out, `"recovered":true`) {
+		t.Fatalf("stats of a cut trace: exit %d %s %s", code, out, errOut)
 	}
 }
