@@ -1,8 +1,6 @@
 package wtfcff
 
-import (
-	"encoding/binary"
-)
+import "github.com/tracecodec/tracecodec/internal/wire"
 
 // Part is one typed blob of a chunk. Data is the unpadded part body: for the
 // binary container a view into the chunk's bytes (valid as long as the chunk
@@ -110,28 +108,51 @@ func (c *Chunk) check() error {
 	return nil
 }
 
+// chunkHeader is the fixed 24-byte chunk header: id, type, length (header,
+// part table, parts and padding), start time, end time, part count.
+type chunkHeader struct {
+	ID                 uint32
+	Type               ChunkType
+	Length             int64
+	StartTime, EndTime uint32
+	Parts              int64
+}
+
+// readChunkHeader decodes the chunk header at the start of b, which holds at
+// least chunkHeaderSize bytes.
+func readChunkHeader(b []byte) chunkHeader {
+	c := wire.NewCursor(b[:chunkHeaderSize], 0)
+	return chunkHeader{ID: c.U32(), Type: ChunkType(c.U32()), Length: int64(c.U32()),
+		StartTime: c.U32(), EndTime: c.U32(), Parts: int64(c.U32())}
+}
+
+// checkLimits applies lim to the header of the chunk at offset off.
+func (h *chunkHeader) checkLimits(off int64, lim *Limits) error {
+	if h.Length > lim.MaxChunkSize {
+		return newErr(off+8, ErrLimit, "chunk length %d exceeds the limit of %d", h.Length, lim.MaxChunkSize)
+	}
+	if h.Parts > lim.MaxParts {
+		return newErr(off+20, ErrLimit, "part count %d exceeds the limit of %d", h.Parts, lim.MaxParts)
+	}
+	return nil
+}
+
+// tableEnd is the size of the header and part table, where part offsets
+// start counting.
+func (h *chunkHeader) tableEnd() int64 { return chunkHeaderSize + partEntrySize*h.Parts }
+
 // parseChunk decodes one whole binary chunk held in b (b[0] is the chunk
 // header, at absolute offset off). parts is reused for the part list.
 func parseChunk(b []byte, off int64, lim *Limits, parts []Part) (Chunk, error) {
 	if len(b) < chunkHeaderSize {
 		return Chunk{}, newErr(off, ErrTruncated, "chunk header too small: %d bytes left, need %d", len(b), chunkHeaderSize)
 	}
-	c := Chunk{
-		ID:        binary.LittleEndian.Uint32(b[0:]),
-		Type:      ChunkType(binary.LittleEndian.Uint32(b[4:])),
-		StartTime: binary.LittleEndian.Uint32(b[12:]),
-		EndTime:   binary.LittleEndian.Uint32(b[16:]),
-		Offset:    off,
+	h := readChunkHeader(b)
+	c := Chunk{ID: h.ID, Type: h.Type, StartTime: h.StartTime, EndTime: h.EndTime, Offset: off}
+	if err := h.checkLimits(off, lim); err != nil {
+		return Chunk{}, err
 	}
-	length := int64(binary.LittleEndian.Uint32(b[8:]))
-	n := int64(binary.LittleEndian.Uint32(b[20:]))
-	if length > lim.MaxChunkSize {
-		return Chunk{}, newErr(off+8, ErrLimit, "chunk length %d exceeds the limit of %d", length, lim.MaxChunkSize)
-	}
-	if n > lim.MaxParts {
-		return Chunk{}, newErr(off+20, ErrLimit, "part count %d exceeds the limit of %d", n, lim.MaxParts)
-	}
-	tableEnd := chunkHeaderSize + partEntrySize*n
+	length, n, tableEnd := h.Length, h.Parts, h.tableEnd()
 	if length < tableEnd {
 		return Chunk{}, newErr(off+8, ErrCorrupt, "chunk %d: length %d is smaller than its header and part table (%d bytes): chunk header missing part lengths", c.ID, length, tableEnd)
 	}
@@ -145,24 +166,21 @@ func parseChunk(b []byte, off int64, lim *Limits, parts []Part) (Chunk, error) {
 		c.Parts = parseUnknownParts(b[:length], off, n, parts)
 		return c, nil
 	}
-	{
-		parts = parts[:0]
-		for i := int64(0); i < n; i++ {
-			e := b[chunkHeaderSize+partEntrySize*i:]
-			pt := PartType(binary.LittleEndian.Uint32(e))
-			po := int64(binary.LittleEndian.Uint32(e[4:]))
-			pl := int64(binary.LittleEndian.Uint32(e[8:]))
-			start := tableEnd + po
-			if start+pl > length {
-				return Chunk{}, newErr(off+chunkHeaderSize+partEntrySize*i, ErrCorrupt,
-					"chunk %d part %d (%s) at %d+%d lies outside its chunk of %d bytes", c.ID, i, pt, start, pl, length)
-			}
-			parts = append(parts, Part{Type: pt, Offset: off + start, Data: b[start : start+pl : start+pl]})
+	parts = parts[:0]
+	table := wire.NewCursor(b[chunkHeaderSize:tableEnd], off+chunkHeaderSize)
+	for i := int64(0); i < n; i++ {
+		at := table.Offset()
+		pt, po, pl := PartType(table.U32()), int64(table.U32()), int64(table.U32())
+		start := tableEnd + po
+		if start+pl > length {
+			return Chunk{}, newErr(at, ErrCorrupt,
+				"chunk %d part %d (%s) at %d+%d lies outside its chunk of %d bytes", c.ID, i, pt, start, pl, length)
 		}
-		c.Parts = parts
-		if err := c.check(); err != nil {
-			return Chunk{}, err
-		}
+		parts = append(parts, Part{Type: pt, Offset: off + start, Data: b[start : start+pl : start+pl]})
+	}
+	c.Parts = parts
+	if err := c.check(); err != nil {
+		return Chunk{}, err
 	}
 	return c, nil
 }
@@ -178,17 +196,17 @@ func AppendChunk(dst []byte, c *Chunk) []byte {
 		body += pad4(len(p.Data))
 	}
 	length := chunkHeaderSize + partEntrySize*n + body
-	dst = binary.LittleEndian.AppendUint32(dst, c.ID)
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(c.Type))
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(length))
-	dst = binary.LittleEndian.AppendUint32(dst, c.StartTime)
-	dst = binary.LittleEndian.AppendUint32(dst, c.EndTime)
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(n))
+	dst = wire.AppendU32(dst, c.ID)
+	dst = wire.AppendU32(dst, uint32(c.Type))
+	dst = wire.AppendU32(dst, uint32(length))
+	dst = wire.AppendU32(dst, c.StartTime)
+	dst = wire.AppendU32(dst, c.EndTime)
+	dst = wire.AppendU32(dst, uint32(n))
 	off := 0
 	for _, p := range c.Parts {
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(p.Type))
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(off))
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(p.Data)))
+		dst = wire.AppendU32(dst, uint32(p.Type))
+		dst = wire.AppendU32(dst, uint32(off))
+		dst = wire.AppendU32(dst, uint32(len(p.Data)))
 		off += pad4(len(p.Data))
 	}
 	for _, p := range c.Parts {
@@ -200,9 +218,9 @@ func AppendChunk(dst []byte, c *Chunk) []byte {
 
 // AppendFileHeader appends the 12-byte binary file header.
 func AppendFileHeader(dst []byte, wtfVersion uint32) []byte {
-	dst = binary.LittleEndian.AppendUint32(dst, Magic)
-	dst = binary.LittleEndian.AppendUint32(dst, wtfVersion)
-	return binary.LittleEndian.AppendUint32(dst, FormatVersion)
+	dst = wire.AppendU32(dst, Magic)
+	dst = wire.AppendU32(dst, wtfVersion)
+	return wire.AppendU32(dst, FormatVersion)
 }
 
 func pad4(n int) int { return (n + 3) &^ 3 }
@@ -214,34 +232,35 @@ func appendZeros(dst []byte, n int) []byte {
 	return dst
 }
 
-// parseFileHeaderWords checks the 12-byte binary header.
+// parseFileHeaderWords checks the 12-byte binary header: magic, wtfVersion,
+// data format version.
 func parseFileHeaderWords(b []byte) (wtfVersion uint32, err error) {
-	if len(b) < fileHeaderSize {
-		if len(b) >= 4 && binary.LittleEndian.Uint32(b) != Magic {
-			return 0, newErr(0, ErrBadMagic, "file magic bytes mismatch: %#08x", binary.LittleEndian.Uint32(b))
-		}
+	c := wire.NewCursor(b, 0)
+	magic, wtfVersion, format := c.U32(), c.U32(), c.U32()
+	switch {
+	case c.Failed() && len(b) >= 4 && magic != Magic:
+		return 0, newErr(0, ErrBadMagic, "file magic bytes mismatch: %#08x", magic)
+	case c.Failed():
 		return 0, newErr(int64(len(b)), ErrTruncated, "file header needs %d bytes, only %d present", fileHeaderSize, len(b))
+	case magic == 0xEFBEADDE:
+		return 0, newErr(0, ErrBadMagic, "legacy big-endian file: read it with ReadLegacy")
+	case magic != Magic:
+		return 0, newErr(0, ErrBadMagic, "file magic bytes mismatch: %#08x, want %#08x", magic, uint32(Magic))
+	case format != FormatVersion:
+		return 0, newErr(8, ErrUnsupportedVersion, "data version %d not supported (want %d)", format, FormatVersion)
 	}
-	if m := binary.LittleEndian.Uint32(b); m != Magic {
-		if m == 0xEFBEADDE {
-			return 0, newErr(0, ErrBadMagic, "legacy big-endian file: read it with ReadLegacy")
-		}
-		return 0, newErr(0, ErrBadMagic, "file magic bytes mismatch: %#08x, want %#08x", m, uint32(Magic))
-	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != FormatVersion {
-		return 0, newErr(8, ErrUnsupportedVersion, "data version %d not supported (want %d)", v, FormatVersion)
-	}
-	return binary.LittleEndian.Uint32(b[4:]), nil
+	return wtfVersion, nil
 }
 
+// parseUnknownParts reads the part table of a chunk of unknown type whose
+// header declares n parts (b holds the whole chunk); it returns nil when a
+// part lies outside the chunk.
 func parseUnknownParts(b []byte, off, n int64, parts []Part) []Part {
 	parts = parts[:0]
 	tableEnd := chunkHeaderSize + partEntrySize*n
-	for i := int64(0); i < n; i++ {
-		e := b[chunkHeaderSize+partEntrySize*i:]
-		pt := PartType(binary.LittleEndian.Uint32(e))
-		start := tableEnd + int64(binary.LittleEndian.Uint32(e[4:]))
-		pl := int64(binary.LittleEndian.Uint32(e[8:]))
+	table := wire.NewCursor(b[chunkHeaderSize:tableEnd], 0)
+	for range n {
+		pt, start, pl := PartType(table.U32()), tableEnd+int64(table.U32()), int64(table.U32())
 		if start+pl > int64(len(b)) {
 			return nil
 		}

@@ -2,6 +2,8 @@ package wtfcff
 
 import (
 	"encoding/binary"
+
+	"github.com/tracecodec/tracecodec/internal/wire"
 )
 
 // LegacyReader reads the pre-CFF binary format (wtf.data.formats.BinaryTrace
@@ -23,17 +25,18 @@ type LegacyReader struct {
 
 // NewLegacyReader parses the legacy header of data (kept, not copied).
 func NewLegacyReader(data []byte) (*LegacyReader, error) {
-	if len(data) < 12 {
+	c := wire.NewBigEndianCursor(data, 0)
+	magic, ver, format := c.U32(), c.U32(), c.U32()
+	switch {
+	case c.Failed():
 		return nil, newErr(int64(len(data)), ErrTruncated, "legacy file header needs 12 bytes, only %d present", len(data))
-	}
-	if binary.BigEndian.Uint32(data) != Magic {
+	case magic != Magic:
 		return nil, newErr(0, ErrBadMagic, "not a legacy big-endian WTF file")
+	case format != LegacyFormatVersion:
+		return nil, newErr(8, ErrUnsupportedVersion, "legacy data version %d not supported (want %d)", format, LegacyFormatVersion)
 	}
-	if v := binary.BigEndian.Uint32(data[8:]); v != LegacyFormatVersion {
-		return nil, newErr(8, ErrUnsupportedVersion, "legacy data version %d not supported (want %d)", v, LegacyFormatVersion)
-	}
-	lr := &LegacyReader{ver: binary.BigEndian.Uint32(data[4:])}
-	pos := 12
+	lr := &LegacyReader{ver: ver}
+	pos := c.Pos()
 	ctx, null, pos, err := legacyUTF8Str(data, pos)
 	if err != nil {
 		return nil, err
@@ -50,12 +53,11 @@ func NewLegacyReader(data []byte) (*LegacyReader, error) {
 		}
 		h.ContextInfo = ci
 	}
-	if len(data)-pos < 12 {
+	c.Reset(data[pos:], int64(pos))
+	flags, low, high := c.U32(), c.U32(), c.U32()
+	if c.Failed() {
 		return nil, newErr(int64(pos), ErrTruncated, "legacy header flags and timebase need 12 bytes, only %d left", len(data)-pos)
 	}
-	flags := binary.BigEndian.Uint32(data[pos:])
-	low := binary.BigEndian.Uint32(data[pos+4:])
-	high := binary.BigEndian.Uint32(data[pos+8:])
 	h.Timebase = float64(int64(uint64(high)<<32 | uint64(low)))
 	if flags&FileFlagHighResolutionTimes != 0 {
 		h.Flags = append(h.Flags, "has_high_resolution_times")
@@ -66,7 +68,7 @@ func NewLegacyReader(data []byte) (*LegacyReader, error) {
 	if h.Flags == nil {
 		h.Flags = []string{}
 	}
-	metaAt := pos + 12
+	metaAt := int(c.Offset())
 	meta, null, pos, err := legacyUTF8Str(data, metaAt)
 	if err != nil {
 		return nil, err

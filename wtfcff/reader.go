@@ -1,7 +1,6 @@
 package wtfcff
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 )
@@ -116,19 +115,15 @@ func (r *Reader) Next() bool {
 		r.err = newErr(r.off, ErrTruncated, "chunk header too small: %d bytes left, need %d", n, chunkHeaderSize)
 		return false
 	}
-	length := int64(binary.LittleEndian.Uint32(hdr[8:]))
-	parts := int64(binary.LittleEndian.Uint32(hdr[20:]))
-	if length > r.o.limits.MaxChunkSize {
-		r.err = newErr(r.off+8, ErrLimit, "chunk length %d exceeds the limit of %d", length, r.o.limits.MaxChunkSize)
+	h := readChunkHeader(hdr)
+	if err := h.checkLimits(r.off, &r.o.limits); err != nil {
+		r.err = err
 		return false
 	}
-	if parts > r.o.limits.MaxParts {
-		r.err = newErr(r.off+20, ErrLimit, "part count %d exceeds the limit of %d", parts, r.o.limits.MaxParts)
-		return false
-	}
-	if length < chunkHeaderSize+partEntrySize*parts {
+	length := h.Length
+	if length < h.tableEnd() {
 		r.err = newErr(r.off+8, ErrCorrupt, "chunk %d: length %d is smaller than its header and part table (%d bytes): chunk header missing part lengths",
-			binary.LittleEndian.Uint32(hdr), length, chunkHeaderSize+partEntrySize*parts)
+			h.ID, length, h.tableEnd())
 		return false
 	}
 	r.buf = append(r.buf[:0], hdr...)
@@ -139,7 +134,7 @@ func (r *Reader) Next() bool {
 	}
 	if got < length {
 		r.err = newErr(r.off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk",
-			binary.LittleEndian.Uint32(hdr[:]), length, got)
+			h.ID, length, got)
 		return false
 	}
 	c, perr := parseChunk(r.buf, r.off, &r.o.limits, r.parts)
@@ -236,26 +231,18 @@ func Open(r io.ReaderAt, size int64, opts ...ReaderOption) (*File, error) {
 		if _, err := r.ReadAt(hdr[:], off); err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		ci := ChunkInfo{
-			Offset:    off,
-			ID:        binary.LittleEndian.Uint32(hdr[0:]),
-			Type:      ChunkType(binary.LittleEndian.Uint32(hdr[4:])),
-			Length:    int64(binary.LittleEndian.Uint32(hdr[8:])),
-			StartTime: binary.LittleEndian.Uint32(hdr[12:]),
-			EndTime:   binary.LittleEndian.Uint32(hdr[16:]),
+		h := readChunkHeader(hdr[:])
+		ci := ChunkInfo{Offset: off, ID: h.ID, Type: h.Type, Length: h.Length, StartTime: h.StartTime, EndTime: h.EndTime}
+		if err := h.checkLimits(off, &o.limits); err != nil {
+			return nil, err
 		}
-		parts := int64(binary.LittleEndian.Uint32(hdr[20:]))
 		switch {
-		case ci.Length > o.limits.MaxChunkSize:
-			return nil, newErr(off+8, ErrLimit, "chunk length %d exceeds the limit of %d", ci.Length, o.limits.MaxChunkSize)
-		case parts > o.limits.MaxParts:
-			return nil, newErr(off+20, ErrLimit, "part count %d exceeds the limit of %d", parts, o.limits.MaxParts)
-		case ci.Length < chunkHeaderSize+partEntrySize*parts:
+		case ci.Length < h.tableEnd():
 			return nil, newErr(off+8, ErrCorrupt, "chunk %d: length %d is smaller than its header and part table: chunk header missing part lengths", ci.ID, ci.Length)
 		case ci.Length > size-off:
 			return nil, newErr(off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk", ci.ID, ci.Length, size-off)
 		}
-		ci.PartCount = int(parts)
+		ci.PartCount = int(h.Parts)
 		f.index = append(f.index, ci)
 		off += ci.Length
 	}
