@@ -58,7 +58,7 @@ type Limits struct {
 	MaxDetailEventSize uint32
 	// MaxManifestBytes bounds manifest.json. Default 64 MiB.
 	MaxManifestBytes int64
-	// MaxThreads bounds the threads of one session (a merge keeps about 5.5 KiB per thread). Default 4096.
+	// MaxThreads bounds the threads of one session (a merge keeps about 4.2 KiB per thread). Default 4096.
 	MaxThreads int
 }
 

@@ -158,7 +158,7 @@ func (s *IndexStream) Next() bool {
 }
 
 func (s *IndexStream) take() bool {
-	s.cur = decodeIndexEvent(s.buf[s.start : s.start+IndexEventSize])
+	s.cur = loadIndexEvent(s.buf[s.start : s.start+IndexEventSize])
 	s.start += IndexEventSize
 	s.off += IndexEventSize
 	s.seq++
