@@ -3,7 +3,6 @@ package atf
 import (
 	"hash/crc32"
 	"io"
-	"iter"
 	"sort"
 	"sync"
 )
@@ -244,20 +243,6 @@ func (r *IndexReader) Events(start uint64) *IndexIter {
 	it := &IndexIter{}
 	it.reset(r, start, r.count, 64<<10)
 	return it
-}
-
-// All iterates over every event with its sequence number. A read error (only
-// possible when the io.ReaderAt fails) ends the iteration early; use Events and
-// its Err when that must be told apart from the end of the file.
-func (r *IndexReader) All() iter.Seq2[uint64, IndexEvent] {
-	return func(yield func(uint64, IndexEvent) bool) {
-		it := r.Events(0)
-		for it.Next() {
-			if !yield(it.Seq(), it.Event()) {
-				return
-			}
-		}
-	}
 }
 
 // Sorted reports whether timestamps never decrease from one event to the next.
