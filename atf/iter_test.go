@@ -2,6 +2,8 @@ package atf
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"math/rand/v2"
 	"testing"
 )
@@ -92,4 +94,75 @@ func TestIndexIterBlocks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestIndexStreamFastPath reads files far larger than the stream's buffer
+// through readers that return odd-sized pieces, finalized and crashed
+// (placeholder header, torn tail), with and without an event limit that
+// falls inside a buffered run, and compares every step with IndexReader.
+func TestIndexStreamFastPath(t *testing.T) {
+	fin, _ := writeThread(t, 5000, 1, func(i int) uint64 { return uint64(i) })
+	var crashed memFile
+	w, err := NewIndexWriter(&crashed, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4000 {
+		w.Append(IndexEvent{Timestamp: uint64(i), FunctionID: uint64(i), DetailSeq: NoDetail})
+	}
+	w.Flush() // no Close
+	torn := append(bytes.Clone(crashed.b), 1, 2, 3)
+	for _, c := range []struct {
+		name  string
+		b     []byte
+		limit uint64
+	}{{"finalized", fin.b, 0}, {"crashed", crashed.b, 0}, {"torn", torn, 0}, {"finalized-limit", fin.b, 2049}, {"crashed-limit", crashed.b, 3001}} {
+		r, err := OpenIndexBytes(c.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, chunk := range []int{1, 31, 4096, 1 << 20} {
+			s, err := NewIndexStream(&chunkReader{b: c.b, n: chunk}, WithLimits(Limits{MaxIndexEvents: c.limit}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := s.Event(); e != (IndexEvent{}) {
+				t.Fatalf("%s: Event before Next: %+v", c.name, e)
+			}
+			var n uint64
+			for s.Next() {
+				if s.Seq() != n || s.Event() != mustEvent(t, r, n) {
+					t.Fatalf("%s chunk %d: step %d: seq %d event %+v", c.name, chunk, n, s.Seq(), s.Event())
+				}
+				n++
+			}
+			if c.limit != 0 {
+				if !errors.Is(s.Err(), ErrLimit) || n != c.limit {
+					t.Fatalf("%s chunk %d: %d events, err %v", c.name, chunk, n, s.Err())
+				}
+				continue
+			}
+			if s.Err() != nil || n != r.Len() || s.Recovered() != r.Recovered() || s.Discarded() != r.Discarded() {
+				t.Fatalf("%s chunk %d: %d events (want %d), recovered %v discarded %d, err %v", c.name, chunk, n, r.Len(), s.Recovered(), s.Discarded(), s.Err())
+			}
+			if e := s.Event(); e != (IndexEvent{}) || s.Next() {
+				t.Fatalf("%s: after the end: %+v", c.name, e)
+			}
+		}
+	}
+}
+
+// chunkReader returns at most n bytes per Read.
+type chunkReader struct {
+	b []byte
+	n int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.b)
+	c.b = c.b[k:]
+	return k, nil
 }
