@@ -93,5 +93,39 @@ func TestZeroAllocsPerEvent(t *testing.T) {
 		}); a > 0.01 {
 			t.Errorf("mem=%v Merger.Next: %v allocs/event", mem, a)
 		}
+		// The All forms: a few allocations per loop (iterator, closure),
+		// none per event.
+		want := map[string]uint64{"IndexReader.All": r.Len(), "DetailReader.All": d.Len(), "Merger.All": 4 * r.Len()}
+		for name, loop := range map[string]func() uint64{
+			"IndexReader.All": func() (n uint64) {
+				for _, err := range r.All() {
+					if err == nil {
+						n++
+					}
+				}
+				return n
+			},
+			"DetailReader.All": func() (n uint64) {
+				for _, err := range d.All() {
+					if err == nil {
+						n++
+					}
+				}
+				return n
+			},
+			"Merger.All": func() (n uint64) {
+				for _, err := range NewMerger(readers).All() {
+					if err == nil {
+						n++
+					}
+				}
+				return n
+			},
+		} {
+			var events uint64
+			if a := testing.AllocsPerRun(5, func() { events = loop() }); a > 8 || events != want[name] {
+				t.Errorf("mem=%v %s: %v allocs for a loop over %d events", mem, name, a, events)
+			}
+		}
 	}
 }

@@ -225,3 +225,25 @@ func BenchmarkIndexReadBatch(b *testing.B) {
 	_ = sum
 	reportEvents(b, benchEvents)
 }
+
+// BenchmarkIndexStream reads a whole file sequentially from an io.Reader.
+func BenchmarkIndexStream(b *testing.B) {
+	data := benchIndexFile(b, benchEvents, 0, 1)
+	br := bytes.NewReader(data)
+	b.SetBytes(benchEvents * IndexEventSize)
+	b.ReportAllocs()
+	var sum uint64
+	for b.Loop() {
+		br.Reset(data)
+		s, err := NewIndexStream(br)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for s.Next() {
+			e := s.Event()
+			sum += e.Timestamp ^ e.FunctionID ^ uint64(e.Kind) ^ uint64(e.CallDepth) ^ uint64(e.DetailSeq) ^ uint64(e.ThreadID)
+		}
+	}
+	_ = sum
+	reportEvents(b, benchEvents)
+}

@@ -200,7 +200,7 @@ func checkCrashedThread(t *testing.T, round int, dir string, threadID uint32) {
 		t.Fatalf("round %d: %d index events from %d bytes, want %d", round, th.Index.Len(), len(ib), wantIndex)
 	}
 	var detailSeq uint32
-	for seq, e := range th.Index.All() {
+	for seq, e := range numbered(th.Index.All(), t.Error) {
 		ts, fn, kind, depth, pl := crashEvent(seq)
 		want := IndexEvent{Timestamp: ts, FunctionID: fn, ThreadID: threadID, Kind: kind, CallDepth: depth, DetailSeq: NoDetail}
 		if pl > 0 {
@@ -228,7 +228,7 @@ func checkCrashedThread(t *testing.T, round int, dir string, threadID uint32) {
 		t.Fatalf("round %d: %d detail events from %d bytes, want %d", round, th.DetailLen(), len(db), wantDetail)
 	}
 	if th.Detail != nil {
-		for k, d := range th.Detail.All() {
+		for k, d := range numbered(th.Detail.All(), t.Error) {
 			i := k * 4
 			ts, _, kind, _, pl := crashEvent(i)
 			if d.IndexSeq != uint32(i) || d.Timestamp != ts || d.Type != DetailTypeFor(kind) || len(d.Payload) != pl {

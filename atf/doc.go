@@ -37,6 +37,21 @@
 // in file order. IndexStream reads an index
 // file sequentially from an io.Reader with the same validation and recovery.
 //
+// Iteration is Next/Event/Err (IndexIter, DetailIter, IndexStream, Merger),
+// or range-over-func with All, which yields (value, nil) pairs and, when a
+// read fails midway, one final (zero value, err) pair:
+//
+//	for e, err := range r.All() {
+//		if err != nil {
+//			return err
+//		}
+//		…
+//	}
+//
+// A failing io.ReaderAt surfaces as a FormatError at the offset of the failed
+// read wrapping the reader's error; a read that comes back short (the file
+// shrank after it was opened) as ErrTruncated.
+//
 // # Crash recovery
 //
 // A killed writer leaves the placeholder header and no footer. Readers then
@@ -73,11 +88,17 @@
 //
 // # Allocation and limits
 //
-// After warm-up, writers and iterators (IndexIter, DetailIter, Merger) do not
-// allocate per event, and IndexReader.Event does not allocate. Opening a
-// detail file allocates its offset table (8 bytes per record, bounded by the
-// file size and Limits.MaxDetailEvents). Every count and length read from a
-// file is checked against the file size and Limits before use.
+// After warm-up, writers and iterators (IndexIter, DetailIter, IndexStream,
+// Merger) do not allocate per event, and IndexReader.Event does not allocate.
+// IndexIter works on blocks of raw events — the whole file when it is in
+// memory, 64 KiB reads through an io.ReaderAt (4 KiB per thread in a Merger)
+// — and decodes an event only when Event is called. On amd64 and arm64,
+// IndexEvent's memory layout is the little-endian file layout (checked at
+// compile time), so an event is decoded with one 32-byte copy; other
+// architectures decode field by field. Opening a detail file allocates its
+// offset table (8 bytes per record, bounded by the file size and
+// Limits.MaxDetailEvents). Every count and length read from a file is
+// checked against the file size and Limits before use.
 //
 // # Example
 //
@@ -98,5 +119,6 @@
 //	}
 //
 // The tracecat command (cmd/tracecat) validates, dumps, merges and converts
-// ATF files and sessions to Chrome trace JSON.
+// ATF files and sessions to Chrome trace JSON; an index.atf given alone is
+// read with the detail.atf beside it, when there is one.
 package atf

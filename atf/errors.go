@@ -21,7 +21,10 @@ var (
 	// ErrUnsupportedEndian: the header's endian byte is not 1 (little-endian).
 	ErrUnsupportedEndian = errors.New("atf: unsupported byte order")
 	// ErrTruncated: the input ends before a structure it must hold (a file
-	// shorter than its 64-byte header, a footer count larger than the file).
+	// shorter than its 64-byte header, a footer count larger than the file,
+	// an io.ReaderAt that returns less than the size the reader was opened
+	// with). Any other error of an io.ReaderAt comes back as a FormatError
+	// naming the offset of the failed read and wrapping that error.
 	ErrTruncated = errors.New("atf: truncated")
 	// ErrCorrupt: a field holds a value the format forbids (an event size other
 	// than 32, an offset outside the file, a detail record shorter than its
@@ -58,7 +61,7 @@ type Limits struct {
 	MaxDetailEventSize uint32
 	// MaxManifestBytes bounds manifest.json. Default 64 MiB.
 	MaxManifestBytes int64
-	// MaxThreads bounds the threads of one session (a merge keeps about 5.5 KiB per thread). Default 4096.
+	// MaxThreads bounds the threads of one session (a merge keeps about 4.2 KiB per thread). Default 4096.
 	MaxThreads int
 }
 

@@ -106,6 +106,25 @@ func ExampleIndexReader_Range() {
 	// Output: 3:30 4:40 5:50
 }
 
+// All is the range-over-func form: a read error arrives as the last pair.
+func ExampleIndexReader_All() {
+	var buf seekBuffer
+	w, _ := atf.NewIndexWriter(&buf, 0)
+	for ts := uint64(1); ts <= 3; ts++ {
+		w.Append(atf.IndexEvent{Timestamp: ts * 100, Kind: atf.KindCall, DetailSeq: atf.NoDetail})
+	}
+	w.Close()
+	r, _ := atf.OpenIndexBytes(buf.b)
+	for e, err := range r.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(e.Timestamp, " ")
+	}
+	fmt.Println()
+	// Output: 100 200 300
+}
+
 // seekBuffer is a minimal in-memory io.WriteSeeker.
 type seekBuffer struct {
 	b   []byte

@@ -36,7 +36,7 @@ func decodeIndex(data []byte) error {
 		panic("more events than bytes")
 	}
 	var prev []IndexEvent
-	for seq, e := range r.All() {
+	for seq, e := range numbered(r.All(), panicOn) {
 		if e2, err := rb.Event(seq); err != nil || e2 != e {
 			panic("Event disagrees with iteration")
 		}
@@ -110,7 +110,7 @@ func decodeDetail(data []byte) error {
 		panic("OpenDetail and OpenDetailBytes disagree")
 	}
 	n := uint64(0)
-	for seq, e := range d.All() {
+	for seq, e := range numbered(d.All(), panicOn) {
 		e2, err := db.Event(seq)
 		if err != nil || e2.TotalLength != e.TotalLength || !bytes.Equal(e2.Payload, e.Payload) || int(e.TotalLength) != DetailEventHeaderSize+len(e.Payload) {
 			panic("detail event disagrees")

@@ -2,7 +2,9 @@ package atf
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"iter"
 	"os"
 )
 
@@ -74,3 +76,24 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// numbered turns an All iterator into (sequence number, value) pairs and
+// reports an iteration error through fail (t.Error, or panicOn in fuzz
+// decoders), ending the loop.
+func numbered[T any](s iter.Seq2[T, error], fail func(...any)) iter.Seq2[uint64, T] {
+	return func(yield func(uint64, T) bool) {
+		var n uint64
+		for v, err := range s {
+			if err != nil {
+				fail("iteration failed after", n, "values:", err)
+				return
+			}
+			if !yield(n, v) {
+				return
+			}
+			n++
+		}
+	}
+}
+
+func panicOn(a ...any) { panic(fmt.Sprint(a...)) }

@@ -9,8 +9,9 @@ package atf
 // out in file order, so when a thread's file is not timestamp-sorted (the
 // production tracer writes its index lane, then its detail lane) the merged
 // stream is not sorted either; it equals a sort only when every thread is
-// sorted. Next does not allocate; each thread reads through its own 4 KiB
-// buffer.
+// sorted. Next does not allocate; each thread of a file behind an
+// io.ReaderAt reads through its own 4 KiB buffer (files in memory need
+// none). All yields the merge as MergedEvent values.
 type Merger struct {
 	its     []IndexIter
 	heap    []mergeEntry // min-heap on (timestamp, position)

@@ -3,7 +3,6 @@ package atf
 import (
 	"encoding/binary"
 	"io"
-	"iter"
 )
 
 // DetailReader reads one detail.atf over an io.ReaderAt (or a byte slice). Open
@@ -231,19 +230,6 @@ func (d *DetailReader) EventInto(detailSeq uint64, buf []byte) (DetailEvent, err
 // Events returns an iterator over the records in file order.
 func (d *DetailReader) Events() *DetailIter {
 	return &DetailIter{d: d, win: newWindow(&d.src, 64<<10)}
-}
-
-// All iterates over every record with its detail_seq; the payload is valid
-// until the next step. A read error ends the iteration early (see Events).
-func (d *DetailReader) All() iter.Seq2[uint64, DetailEvent] {
-	return func(yield func(uint64, DetailEvent) bool) {
-		it := d.Events()
-		for it.Next() {
-			if !yield(it.Seq(), it.Event()) {
-				return
-			}
-		}
-	}
 }
 
 // TimeRange is the footer's first/last timestamps, or for a recovered file the

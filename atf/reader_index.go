@@ -3,7 +3,6 @@ package atf
 import (
 	"hash/crc32"
 	"io"
-	"iter"
 	"sort"
 	"sync"
 )
@@ -197,11 +196,11 @@ func (r *IndexReader) Event(seq uint64) (IndexEvent, error) {
 	}
 	off := r.eventsOff + int64(seq)*IndexEventSize
 	if r.src.data != nil {
-		return decodeIndexEvent(r.src.data[off:]), nil
+		return loadIndexEvent(r.src.data[off:]), nil
 	}
 	b := smallBufs.Get().(*[HeaderSize]byte)
 	err := r.src.readAt(b[:IndexEventSize], off)
-	e := decodeIndexEvent(b[:])
+	e := loadIndexEvent(b[:])
 	smallBufs.Put(b)
 	if err != nil {
 		return IndexEvent{}, err
@@ -220,7 +219,7 @@ func (r *IndexReader) ReadEvents(dst []IndexEvent, start uint64) (int, error) {
 	if r.src.data != nil {
 		b := r.src.data[off : off+int64(n)*IndexEventSize]
 		for i := range dst[:n] {
-			dst[i] = decodeIndexEvent(b[i*IndexEventSize:])
+			dst[i] = loadIndexEvent(b[i*IndexEventSize:])
 		}
 		return n, nil
 	}
@@ -231,7 +230,7 @@ func (r *IndexReader) ReadEvents(dst []IndexEvent, start uint64) (int, error) {
 			return done, err
 		}
 		for i := range k {
-			dst[done+i] = decodeIndexEvent(chunk[i*IndexEventSize:])
+			dst[done+i] = loadIndexEvent(chunk[i*IndexEventSize:])
 		}
 		done += k
 		off += int64(k) * IndexEventSize
@@ -244,20 +243,6 @@ func (r *IndexReader) Events(start uint64) *IndexIter {
 	it := &IndexIter{}
 	it.reset(r, start, r.count, 64<<10)
 	return it
-}
-
-// All iterates over every event with its sequence number. A read error (only
-// possible when the io.ReaderAt fails) ends the iteration early; use Events and
-// its Err when that must be told apart from the end of the file.
-func (r *IndexReader) All() iter.Seq2[uint64, IndexEvent] {
-	return func(yield func(uint64, IndexEvent) bool) {
-		it := r.Events(0)
-		for it.Next() {
-			if !yield(it.Seq(), it.Event()) {
-				return
-			}
-		}
-	}
 }
 
 // Sorted reports whether timestamps never decrease from one event to the next.
@@ -377,111 +362,3 @@ func crcOf(src *source, off, n int64) (uint32, error) {
 	}
 	return sum, nil
 }
-
-// IndexIter iterates over index events in file order: Next, then Event and
-// Seq, until Next returns false; then Err. It decodes events in batches of
-// iterBatch into an array inside the iterator, reading files that are not in
-// memory through one buffer allocated when the iterator is created, so Next
-// does not allocate and is cheap enough to inline.
-type IndexIter struct {
-	r      *IndexReader
-	bi, bn int    // current position in batch, and how many it holds
-	base   uint64 // seq of batch[0]
-	next   uint64 // seq of the next event to decode
-	end    uint64
-	mem    []byte // in-memory files: the events not yet decoded
-	win    window
-	err    error
-	filter bool
-	from   uint64
-	to     uint64
-	batch  [iterBatch]IndexEvent
-}
-
-const iterBatch = 32
-
-func (it *IndexIter) reset(r *IndexReader, start, end uint64, bufSize int) {
-	it.r, it.bi, it.bn, it.base, it.next, it.end = r, 0, 0, start, start, end
-	it.mem, it.err, it.filter, it.from, it.to = nil, nil, false, 0, 0
-	if data := r.src.data; data != nil {
-		if end > start {
-			it.mem = data[r.eventsOff+int64(start)*IndexEventSize : r.eventsOff+int64(end)*IndexEventSize]
-		}
-		it.win = window{src: &r.src}
-		return
-	}
-	if end > start {
-		n := min(int64(bufSize), int64(end-start)*IndexEventSize)
-		n -= n % IndexEventSize
-		it.win = newWindow(&r.src, int(max(n, IndexEventSize)))
-	} else {
-		it.win = window{src: &r.src}
-	}
-}
-
-// Next advances to the next event; false at the end or on a read error.
-func (it *IndexIter) Next() bool {
-	if it.bi+1 < it.bn && !it.filter {
-		it.bi++
-		return true
-	}
-	return it.nextSlow()
-}
-
-func (it *IndexIter) nextSlow() bool {
-	for {
-		if it.bi+1 < it.bn {
-			it.bi++
-			if ts := it.batch[it.bi].Timestamp; !it.filter || (ts >= it.from && ts <= it.to) {
-				return true
-			}
-			continue
-		}
-		if !it.refill() {
-			it.bi = it.bn // stay at the end
-			return false
-		}
-	}
-}
-
-// refill decodes the next batch.
-func (it *IndexIter) refill() bool {
-	if it.err != nil || it.next >= it.end {
-		return false
-	}
-	k := int(min(it.end-it.next, iterBatch))
-	var b []byte
-	if it.mem != nil {
-		b = it.mem[:k*IndexEventSize]
-		it.mem = it.mem[k*IndexEventSize:]
-	} else {
-		off := it.r.eventsOff + int64(it.next)*IndexEventSize
-		// The window holds whole events; take what it has contiguously.
-		if _, err := it.win.at(off, IndexEventSize); err != nil {
-			it.err = err
-			return false
-		}
-		have := int((it.win.start + int64(it.win.n) - off) / IndexEventSize)
-		k = min(k, max(have, 1))
-		i := off - it.win.start
-		b = it.win.buf[i : i+int64(k)*IndexEventSize]
-	}
-	for i := range k {
-		it.batch[i] = decodeIndexEvent(b[i*IndexEventSize:])
-	}
-	it.base, it.bi, it.bn = it.next, -1, k
-	it.next += uint64(k)
-	return true
-}
-
-// Event is the current event.
-func (it *IndexIter) Event() IndexEvent { return it.batch[it.bi&(iterBatch-1)] }
-
-// Seq is the current event's sequence number.
-func (it *IndexIter) Seq() uint64 { return it.base + uint64(it.bi) }
-
-// ts is the current event's timestamp (the merge key).
-func (it *IndexIter) ts() uint64 { return it.batch[it.bi&(iterBatch-1)].Timestamp }
-
-// Err is the read error that ended the iteration, if any.
-func (it *IndexIter) Err() error { return it.err }

@@ -66,7 +66,7 @@ func TestRoundTripLinksAndHeaders(t *testing.T) {
 	th := NewThread(9, ir, dr)
 	var minSeq, maxSeq uint64 = 1 << 62, 0
 	var bytesLen uint64
-	for seq, e := range ir.All() {
+	for seq, e := range numbered(ir.All(), t.Error) {
 		i := int(seq)
 		if e.Timestamp != 1000+uint64(i)*10 || e.Kind != EventKind(i%3+1) || e.ThreadID != 9 || e.CallDepth != uint32(i%9) {
 			t.Fatalf("event %d: %+v", i, e)
@@ -231,7 +231,7 @@ func TestTimeRangeQueries(t *testing.T) {
 			}
 			for _, q := range [][2]uint64{{0, 0}, {0, 4995}, {15, 15}, {13, 2001}, {2000, 1000}, {4990, 1 << 60}, {5000, 6000}} {
 				var want []uint64
-				for seq, e := range r.All() {
+				for seq, e := range numbered(r.All(), t.Error) {
 					if e.Timestamp >= q[0] && e.Timestamp <= q[1] {
 						want = append(want, seq)
 					}
@@ -306,7 +306,10 @@ func TestMergeOrdersAcrossThreads(t *testing.T) {
 	}
 	var want uint64
 	for _, r := range readers[:5] {
-		for _, e := range r.All() {
+		for e, err := range r.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
 			if e.Timestamp >= 100 && e.Timestamp <= 200 {
 				want++
 			}

@@ -21,7 +21,9 @@ func newSource(r io.ReaderAt, size int64) source {
 
 func bytesSource(b []byte) source { return source{data: b, size: int64(len(b))} }
 
-// readAt fills p from off; the caller has checked off+len(p) <= size.
+// readAt fills p from off; the caller has checked off+len(p) <= size. A read
+// that fails is a FormatError at off wrapping the reader's error; one that
+// comes back short (the file shrank after it was opened) is ErrTruncated.
 func (s *source) readAt(p []byte, off int64) error {
 	if s.data != nil {
 		copy(p, s.data[off:])
@@ -31,10 +33,10 @@ func (s *source) readAt(p []byte, off int64) error {
 	if n == len(p) {
 		return nil
 	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
+	if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF {
+		return newError(off+int64(max(n, 0)), ErrTruncated, "read %d bytes at %d, got %d: the input is shorter than the %d bytes it had when opened", len(p), off, n, s.size)
 	}
-	return err
+	return newError(off, err, "read %d bytes: %v", len(p), err)
 }
 
 var smallBufs = sync.Pool{New: func() any { return new([HeaderSize]byte) }}

@@ -20,7 +20,9 @@ type IndexStream struct {
 	finalized bool // the header says where the footer is
 	maxEvents uint64
 	seq       uint64
-	cur       IndexEvent
+	cur       int // offset in buf of the current event, -1 when there is none
+	fastEnd   int // Next's fast path takes events while start < fastEnd
+	syncStart int // seq and off are as of this start; the fast path leaves them behind
 	footer    IndexFooter
 	hasFooter bool
 	discarded int64
@@ -35,7 +37,7 @@ func NewIndexStream(r io.Reader, opts ...Option) (*IndexStream, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &IndexStream{r: r, buf: make([]byte, 64<<10), maxEvents: o.limits.MaxIndexEvents}
+	s := &IndexStream{r: r, buf: make([]byte, 64<<10), maxEvents: o.limits.MaxIndexEvents, cur: -1}
 	if err := s.fill(HeaderSize); err != nil {
 		return nil, err
 	}
@@ -60,6 +62,7 @@ func NewIndexStream(r io.Reader, opts ...Option) (*IndexStream, error) {
 	}
 	s.start += HeaderSize
 	s.off = HeaderSize
+	s.syncStart = s.start
 	for skip := h.EventsOffset - HeaderSize; skip > 0; {
 		if err := s.fill(1); err != nil {
 			return nil, err
@@ -71,6 +74,7 @@ func NewIndexStream(r io.Reader, opts ...Option) (*IndexStream, error) {
 		n = min(n, skip)
 		s.start += int(n)
 		s.off += int64(n)
+		s.syncStart = s.start
 		skip -= n
 	}
 	if fo := h.FooterOffset; fo > h.EventsOffset {
@@ -86,13 +90,14 @@ func NewIndexStream(r io.Reader, opts ...Option) (*IndexStream, error) {
 // fill reads until at least n bytes are buffered or the stream ends.
 func (s *IndexStream) fill(n int) error {
 	for idle := 0; s.end-s.start < n && !s.eof; {
+		// Callers are in step (see sync), so moving start moves syncStart.
 		if s.start > 0 && s.start == s.end {
-			s.start, s.end = 0, 0
+			s.start, s.end, s.syncStart = 0, 0, 0
 		}
 		if len(s.buf)-s.end < n {
 			copy(s.buf, s.buf[s.start:s.end])
 			s.end -= s.start
-			s.start = 0
+			s.start, s.syncStart = 0, 0
 		}
 		m, err := s.r.Read(s.buf[s.end:])
 		s.end += m
@@ -116,6 +121,26 @@ func (s *IndexStream) Header() IndexHeader { return s.hdr }
 
 // Next advances to the next event.
 func (s *IndexStream) Next() bool {
+	if s.start < s.fastEnd {
+		s.cur = s.start
+		s.start += IndexEventSize
+		return true
+	}
+	return s.next()
+}
+
+// sync brings seq and off up to date with what the fast path consumed.
+func (s *IndexStream) sync() {
+	n := s.start - s.syncStart
+	s.seq += uint64(n / IndexEventSize)
+	s.off += int64(n)
+	s.syncStart = s.start
+}
+
+// next is Next with every check: footer, torn tail, limit, refills.
+func (s *IndexStream) next() bool {
+	s.sync()
+	s.cur, s.fastEnd = -1, 0
 	if s.err != nil || s.done {
 		return false
 	}
@@ -157,11 +182,30 @@ func (s *IndexStream) Next() bool {
 	return s.take()
 }
 
+// take makes the next buffered event current and counts how many after it
+// Next may take on its fast path: whole events already buffered, short of
+// the header's count (finalized) or of the 64 bytes of look-ahead a footer
+// needs (not finalized), and of the event limit.
 func (s *IndexStream) take() bool {
-	s.cur = decodeIndexEvent(s.buf[s.start : s.start+IndexEventSize])
+	s.cur = s.start
 	s.start += IndexEventSize
 	s.off += IndexEventSize
 	s.seq++
+	s.syncStart = s.start
+	avail := uint64(s.end - s.start)
+	var k uint64
+	switch {
+	case s.finalized:
+		k = min(avail/IndexEventSize, s.expect-s.seq)
+	case avail >= IndexEventSize+FooterSize:
+		k = (avail - FooterSize) / IndexEventSize
+	}
+	if s.seq < s.maxEvents {
+		k = min(k, s.maxEvents-s.seq)
+	} else {
+		k = 0
+	}
+	s.fastEnd = s.start + int(k)*IndexEventSize
 	return true
 }
 
@@ -214,6 +258,7 @@ func (s *IndexStream) torn() bool {
 func (s *IndexStream) drain() int64 {
 	n := int64(s.end - s.start)
 	s.start = s.end
+	s.syncStart = s.start
 	if !s.eof {
 		m, err := io.Copy(io.Discard, s.r)
 		n += m
@@ -224,11 +269,18 @@ func (s *IndexStream) drain() int64 {
 	return n
 }
 
-// Event is the current event.
-func (s *IndexStream) Event() IndexEvent { return s.cur }
+// Event is the current event (the zero IndexEvent before the first call to
+// Next and after Next has returned false). It is decoded from the stream's
+// buffer on each call.
+func (s *IndexStream) Event() IndexEvent {
+	if s.cur < 0 {
+		return IndexEvent{}
+	}
+	return loadIndexEvent(s.buf[s.cur:])
+}
 
 // Seq is the current event's sequence number.
-func (s *IndexStream) Seq() uint64 { return s.seq - 1 }
+func (s *IndexStream) Seq() uint64 { return s.seq + uint64((s.start-s.syncStart)/IndexEventSize) - 1 }
 
 // Err is the read error that ended the stream, if any.
 func (s *IndexStream) Err() error { return s.err }

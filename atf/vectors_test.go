@@ -152,7 +152,7 @@ func checkThread(t *testing.T, name string, th *Thread, rt refThread) {
 		t.Fatalf("%s: reference lists %d events for len %d", name, len(rt.Events), rt.Len)
 	}
 	i := 0
-	for seq, e := range th.Index.All() {
+	for seq, e := range numbered(th.Index.All(), t.Error) {
 		if seq != uint64(i) {
 			t.Fatalf("%s: seq %d at position %d", name, seq, i)
 		}
@@ -185,7 +185,7 @@ func checkThread(t *testing.T, name string, th *Thread, rt refThread) {
 	}
 	if th.Detail != nil && rt.DetailIter != nil {
 		j := 0
-		for seq, d := range th.Detail.All() {
+		for seq, d := range numbered(th.Detail.All(), t.Error) {
 			if j >= len(rt.DetailIter) {
 				t.Fatalf("%s: more detail events than the reference", name)
 			}

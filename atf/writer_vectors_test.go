@@ -25,7 +25,7 @@ func rewriteThread(t *testing.T, dir string, finalize bool, opts ...Option) (ind
 	if err != nil {
 		t.Fatal(err)
 	}
-	for seq, e := range th.Index.All() {
+	for seq, e := range numbered(th.Index.All(), t.Error) {
 		d, ok, err := th.DetailFor(e, nil)
 		if err != nil {
 			t.Fatal(err)

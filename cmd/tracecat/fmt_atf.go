@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,7 +33,10 @@ type atfView struct {
 	session *atf.Session
 	threads []*atf.Thread
 	detail  *atf.DetailReader // a lone detail file
-	close   func() error
+	// loneIndex: an index file without a detail.atf beside it, so its
+	// forward links cannot be followed (and are not errors).
+	loneIndex bool
+	close     func() error
 }
 
 func (v *atfView) Close() error {
@@ -87,8 +91,41 @@ func atfOpen(in *input) (*atfView, error) {
 		closeFn()
 		return nil, err
 	}
+	if dir, ok := atfSiblingDetail(in); ok {
+		// index.atf next to a detail.atf is a thread: like the reference,
+		// the detail file's existence decides that the thread has one.
+		closeFn()
+		t, err := atf.OpenThread(dir)
+		if err != nil {
+			return nil, atfDetailErr(filepath.Join(dir, "detail.atf"), err)
+		}
+		return &atfView{threads: []*atf.Thread{t}, close: t.Close}, nil
+	}
 	v.threads = []*atf.Thread{atf.NewThread(ir.Header().ThreadID, ir, nil)}
+	v.loneIndex = true
 	return v, nil
+}
+
+// atfSiblingDetail reports the folder of an input file named index.atf that
+// has a detail.atf beside it.
+func atfSiblingDetail(in *input) (dir string, ok bool) {
+	if in.Path == "-" || filepath.Base(in.Path) != "index.atf" {
+		return "", false
+	}
+	dir = filepath.Dir(in.Path)
+	fi, err := os.Stat(filepath.Join(dir, "detail.atf"))
+	return dir, err == nil && !fi.IsDir()
+}
+
+// atfDetailErr names the detail file in an error met while opening it beside
+// the index file given on the command line (which has just opened cleanly):
+// the message would otherwise carry the index file's path only.
+func atfDetailErr(path string, err error) error {
+	var fe *atf.FormatError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("%s: %s", path, fe.Detail())
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 func (v *atfView) manifest() *atf.Manifest {
@@ -170,6 +207,9 @@ func atfValidate(in *input) (string, error) {
 				return "", atfThreadErr(v, t, err)
 			}
 		}
+		if v.loneIndex {
+			continue
+		}
 		if err := t.CheckLinks(); err != nil {
 			return "", atfThreadErr(v, t, err)
 		}
@@ -178,6 +218,20 @@ func atfValidate(in *input) (string, error) {
 	summary := fmt.Sprintf("%d threads, %d events, %d detail events", len(v.threads), events, details)
 	if v.detail != nil {
 		summary = fmt.Sprintf("%d detail events", details)
+	}
+	if v.loneIndex {
+		var links uint64
+		for e, err := range v.threads[0].Index.All() {
+			if err != nil {
+				return "", err
+			}
+			if e.HasDetail() {
+				links++
+			}
+		}
+		if links > 0 {
+			summary += fmt.Sprintf("; %d detail links not followed (no detail.atf beside the file)", links)
+		}
 	}
 	if v.recovered() {
 		summary += fmt.Sprintf("; recovered without footer, %d bytes discarded", discarded)
@@ -269,7 +323,6 @@ func atfRange(o dumpOptions) (from, to uint64) {
 	return from, to
 }
 
-// atfLine formats one index event as text or JSON.
 // atfNames holds the manifest's symbol names, raw and JSON-quoted.
 type atfNames struct {
 	raw    map[uint64]string
@@ -285,7 +338,9 @@ func atfSymbolNames(m *atf.Manifest) atfNames {
 	return n
 }
 
-func atfLine(b []byte, o dumpOptions, names atfNames, thread uint32, seq uint64, e atf.IndexEvent) []byte {
+// atfLine formats one index event as text or JSON; d is its linked detail
+// event when the thread has it (nil otherwise).
+func atfLine(b []byte, o dumpOptions, names atfNames, thread uint32, seq uint64, e atf.IndexEvent, d *atf.DetailEvent) []byte {
 	name, hasName := names.raw[e.FunctionID]
 	if o.JSON {
 		b = append(b, `{"thread":`...)
@@ -313,6 +368,17 @@ func atfLine(b []byte, o dumpOptions, names atfNames, thread uint32, seq uint64,
 		} else {
 			b = append(b, "null"...)
 		}
+		if d != nil {
+			b = append(b, `,"detail":{"type":"`...)
+			b = append(b, d.Type.String()...)
+			b = append(b, `","index_seq":`...)
+			b = strconv.AppendUint(b, uint64(d.IndexSeq), 10)
+			b = append(b, `,"total_length":`...)
+			b = strconv.AppendUint(b, uint64(d.TotalLength), 10)
+			b = append(b, `,"payload_bytes":`...)
+			b = strconv.AppendUint(b, uint64(len(d.Payload)), 10)
+			b = append(b, '}')
+		}
 		return append(b, "}\n"...)
 	}
 	b = append(b, "thread="...)
@@ -334,6 +400,12 @@ func atfLine(b []byte, o dumpOptions, names atfNames, thread uint32, seq uint64,
 	if e.HasDetail() {
 		b = append(b, " detail="...)
 		b = strconv.AppendUint(b, uint64(e.DetailSeq), 10)
+	}
+	if d != nil {
+		b = append(b, " detail_type="...)
+		b = append(b, d.Type.String()...)
+		b = append(b, " detail_length="...)
+		b = strconv.AppendUint(b, uint64(d.TotalLength), 10)
 	}
 	return append(b, '\n')
 }
@@ -363,7 +435,7 @@ func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	}
 	from, to := atfRange(o)
 	names := atfSymbolNames(v.manifest())
-	var line []byte
+	var line, dbuf []byte
 	for _, t := range v.threads {
 		if f.hasThread && t.ID != f.thread {
 			continue
@@ -374,7 +446,11 @@ func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 			if f.hasKind && e.Kind != f.kind {
 				continue
 			}
-			line = atfLine(line[:0], o, names, t.ID, it.Seq(), e)
+			d, ok, err := t.DetailFor(e, dbuf)
+			if err != nil {
+				return atfThreadErr(v, t, err)
+			}
+			line = atfLine(line[:0], o, names, t.ID, it.Seq(), e, atfDetailPtr(&d, ok, &dbuf))
 			if _, err := w.Write(line); err != nil {
 				return err
 			}
@@ -384,6 +460,18 @@ func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		}
 	}
 	return nil
+}
+
+// atfDetailPtr returns d when ok (its payload buffer kept in *buf for the
+// next lookup), else nil.
+func atfDetailPtr(d *atf.DetailEvent, ok bool, buf *[]byte) *atf.DetailEvent {
+	if !ok {
+		return nil
+	}
+	if cap(d.Payload) > cap(*buf) {
+		*buf = d.Payload[:0:cap(d.Payload)]
+	}
+	return d
 }
 
 func atfDumpDetail(d *atf.DetailReader, w *bufio.Writer, o dumpOptions) error {
@@ -434,13 +522,18 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 	prog := newProgress("merge", int64(events), false)
 	defer prog.Done()
 	mg := atf.NewMergerRange(readers, from, to)
-	var line []byte
+	var line, dbuf []byte
 	for n := 0; mg.Next(); n++ {
 		e := mg.Event()
 		if f.hasKind && e.Kind != f.kind {
 			continue
 		}
-		line = atfLine(line[:0], o, names, v.threads[mg.Thread()].ID, mg.Seq(), e)
+		t := v.threads[mg.Thread()]
+		d, ok, err := t.DetailFor(e, dbuf)
+		if err != nil {
+			return atfThreadErr(v, t, err)
+		}
+		line = atfLine(line[:0], o, names, t.ID, mg.Seq(), e, atfDetailPtr(&d, ok, &dbuf))
 		if _, err := w.Write(line); err != nil {
 			return err
 		}

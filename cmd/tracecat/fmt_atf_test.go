@@ -36,7 +36,9 @@ func TestATFStats(t *testing.T) {
 	}{
 		{atfNormal, map[string]any{"format": "atf", "threads": 4.0, "events": 22.0, "detail_events": 8.0, "first_ns": 1000000001000.0, "last_ns": 1000000002000.0, "recovered": false}},
 		{atfNormal + "/pid_12345/thread_2", map[string]any{"threads": 1.0, "events": 8.0, "detail_events": 4.0, "first_ns": 1000000001010.0, "last_ns": 1000000001260.0, "recovered": false}},
-		{atfNormal + "/pid_12345/thread_1/index.atf", map[string]any{"threads": 1.0, "events": 8.0, "detail_events": 0.0, "recovered": false}},
+		{atfNormal + "/pid_12345/thread_1/index.atf", map[string]any{"threads": 1.0, "events": 8.0, "detail_events": 4.0, "recovered": false}},
+		{atfNormal + "/pid_12345/thread_0/index.atf", map[string]any{"threads": 1.0, "events": 6.0, "detail_events": 0.0, "recovered": false}},
+		{atfCrash + "/pid_23456/thread_1/index.atf", map[string]any{"events": 3.0, "detail_events": 2.0, "recovered": true}},
 		{atfNormal + "/pid_12345/thread_3/index.atf", map[string]any{"events": 0.0, "first_ns": nil, "last_ns": nil}},
 		{atfCrash, map[string]any{"threads": 2.0, "events": 8.0, "detail_events": 2.0, "first_ns": 1000000001000.0, "last_ns": 1000000001400.0, "recovered": true}},
 		{"malformed/idx_unfinalized_torn.atf", map[string]any{"events": 4.0, "recovered": true, "discarded_bytes": 22.0}},
@@ -311,5 +313,95 @@ func TestATFJSONOutputsWithOddNames(t *testing.T) {
 	}
 	if !strings.Contains(out, `"ts":1.500`) || !strings.Contains(out, `"pid":7`) {
 		t.Errorf("chrome output:\n%s", out)
+	}
+}
+
+// TestATFLoneIndexOpensSiblingDetail: an index.atf given alone brings the
+// detail.atf beside it (existence decides, as in the reference), so
+// validate follows the links, stats counts detail events and dump shows the
+// linked records.
+func TestATFLoneIndexOpensSiblingDetail(t *testing.T) {
+	p := vectortest.Path(t, "atf", atfNormal, "pid_12345", "thread_1", "index.atf")
+	if code, out, errOut := run(t, nil, "validate", p); code != exitOK || out != "ok (1 threads, 8 events, 4 detail events)\n" {
+		t.Errorf("validate: exit %d %q %q", code, out, errOut)
+	}
+	code, out, errOut := run(t, nil, "dump", "--json", p)
+	if code != exitOK {
+		t.Fatal(errOut)
+	}
+	// README table: seq → detail (type, total_length); index_seq is the seq.
+	want := map[uint64]struct {
+		typ string
+		n   uint64
+	}{1: {"FUNCTION_CALL", 140}, 2: {"FUNCTION_RETURN", 124}, 4: {"FUNCTION_CALL", 131}, 6: {"FUNCTION_CALL", 156}}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 8 {
+		t.Fatalf("dump: %d lines\n%s", len(lines), out)
+	}
+	for _, l := range lines {
+		var e struct {
+			Seq    uint64 `json:"seq"`
+			Detail *struct {
+				Type         string `json:"type"`
+				IndexSeq     uint64 `json:"index_seq"`
+				TotalLength  uint64 `json:"total_length"`
+				PayloadBytes uint64 `json:"payload_bytes"`
+			} `json:"detail"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		w, linked := want[e.Seq]
+		if (e.Detail != nil) != linked {
+			t.Errorf("seq %d: detail %+v, want linked=%v", e.Seq, e.Detail, linked)
+			continue
+		}
+		if linked && (e.Detail.Type != w.typ || e.Detail.TotalLength != w.n || e.Detail.IndexSeq != e.Seq || e.Detail.PayloadBytes != w.n-24) {
+			t.Errorf("seq %d: detail %+v, want %s %d", e.Seq, *e.Detail, w.typ, w.n)
+		}
+	}
+	_, out, _ = run(t, nil, "dump", p)
+	if !strings.Contains(out, "seq=4 ts=1000000001550 EXCEPTION fn=0x52dc64e800000004 depth=2 detail=2 detail_type=FUNCTION_CALL detail_length=131\n") {
+		t.Errorf("text dump:\n%s", out)
+	}
+	// The crashed thread's index.atf finds its footerless detail.atf too.
+	cp := vectortest.Path(t, "atf", atfCrash, "pid_23456", "thread_1", "index.atf")
+	if code, out, _ := run(t, nil, "validate", cp); code != exitOK || !strings.HasPrefix(out, "ok (1 threads, 3 events, 2 detail events; recovered") {
+		t.Errorf("crash validate: exit %d %q", code, out)
+	}
+	if _, out, _ := run(t, nil, "dump", cp); strings.Count(out, "detail_type=") != 2 {
+		t.Errorf("crash dump:\n%s", out)
+	}
+
+	// Copied alone, the index's links cannot be followed: not an error, but
+	// said so.
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "thread_1")
+	os.MkdirAll(dir, 0o755)
+	lone := filepath.Join(dir, "index.atf")
+	os.WriteFile(lone, b, 0o644)
+	if code, out, _ := run(t, nil, "validate", lone); code != exitOK || !strings.Contains(out, "0 detail events; 4 detail links not followed") {
+		t.Errorf("lone index: exit %d %q", code, out)
+	}
+	if st := atfStatsJSON(t, lone); st["detail_events"] != 0.0 {
+		t.Errorf("lone index stats %v", st)
+	}
+	// A damaged detail.atf beside it is reported under its own name.
+	os.WriteFile(filepath.Join(dir, "detail.atf"), []byte(strings.Repeat("x", 100)), 0o644)
+	if code, _, errOut := run(t, nil, "validate", lone); code != exitInvalid || !strings.Contains(errOut, filepath.Join(dir, "detail.atf")+`: offset 0: magic "xxxx"`) {
+		t.Errorf("damaged detail: exit %d %q", code, errOut)
+	}
+	// A detail.atf whose back link disagrees fails validate through the index.
+	d, err := os.ReadFile(vectortest.Path(t, "atf", atfNormal, "pid_12345", "thread_1", "detail.atf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d[64+8]++ // first record's index_seq: 1 → 2
+	os.WriteFile(filepath.Join(dir, "detail.atf"), d, 0o644)
+	if code, _, errOut := run(t, nil, "validate", lone); code != exitInvalid || !strings.Contains(errOut, "links back") {
+		t.Errorf("broken back link: exit %d %q", code, errOut)
 	}
 }

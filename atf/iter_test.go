@@ -1,0 +1,168 @@
+package atf
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestLoadIndexEventMatchesDecode pins the 32-byte copy of layout_native.go
+// (or the portable decode) to the field-by-field decode, at every alignment.
+func TestLoadIndexEventMatchesDecode(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	buf := make([]byte, 64)
+	for i := range 1000 {
+		for j := range buf {
+			buf[j] = byte(rng.Uint32())
+		}
+		off := i % 32
+		if got, want := loadIndexEvent(buf[off:]), decodeIndexEvent(buf[off:]); got != want {
+			t.Fatalf("offset %d: load %+v, decode %+v", off, got, want)
+		}
+	}
+}
+
+// TestIndexIterBlocks walks files through every block size the iterator can
+// be given (one event per block, blocks that end mid-event, whole files), in
+// memory and through an io.ReaderAt, with and without the time filter, and
+// compares each step with Event(seq).
+func TestIndexIterBlocks(t *testing.T) {
+	unsorted, _ := writeThread(t, 777, 3, func(i int) uint64 { return uint64((i * 7919) % 777) })
+	for _, mem := range []bool{true, false} {
+		var r *IndexReader
+		var err error
+		if mem {
+			r, err = OpenIndexBytes(unsorted.b)
+		} else {
+			r, err = OpenIndex(bytes.NewReader(unsorted.b), int64(len(unsorted.b)))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bufSize := range []int{1, 32, 96, 100, 4096, 64 << 10} {
+			for _, filter := range []bool{false, true} {
+				for _, start := range []uint64{0, 1, 500, 776, 777} {
+					var it IndexIter
+					it.reset(r, start, r.Len(), bufSize)
+					if filter {
+						it.filter, it.from, it.to = true, 100, 300
+					}
+					if e := it.Event(); e != (IndexEvent{}) {
+						t.Fatalf("Event before Next: %+v", e)
+					}
+					want := start
+					n := 0
+					for it.Next() {
+						if filter {
+							for want < r.Len() {
+								if e := mustEvent(t, r, want); e.Timestamp >= 100 && e.Timestamp <= 300 {
+									break
+								}
+								want++
+							}
+						}
+						if it.Seq() != want {
+							t.Fatalf("mem=%v buf=%d filter=%v start=%d: seq %d, want %d", mem, bufSize, filter, start, it.Seq(), want)
+						}
+						if e := it.Event(); e != mustEvent(t, r, want) {
+							t.Fatalf("mem=%v buf=%d: event %d differs", mem, bufSize, want)
+						}
+						want++
+						n++
+					}
+					if it.Err() != nil {
+						t.Fatal(it.Err())
+					}
+					wantN := int(r.Len() - start)
+					if filter {
+						wantN = 0
+						for s := start; s < r.Len(); s++ {
+							if e := mustEvent(t, r, s); e.Timestamp >= 100 && e.Timestamp <= 300 {
+								wantN++
+							}
+						}
+					}
+					if n != wantN {
+						t.Fatalf("mem=%v buf=%d filter=%v start=%d: %d events, want %d", mem, bufSize, filter, start, n, wantN)
+					}
+					if e := it.Event(); e != (IndexEvent{}) || it.Next() {
+						t.Fatalf("after the end: Event %+v", e)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestIndexStreamFastPath reads files far larger than the stream's buffer
+// through readers that return odd-sized pieces, finalized and crashed
+// (placeholder header, torn tail), with and without an event limit that
+// falls inside a buffered run, and compares every step with IndexReader.
+func TestIndexStreamFastPath(t *testing.T) {
+	fin, _ := writeThread(t, 5000, 1, func(i int) uint64 { return uint64(i) })
+	var crashed memFile
+	w, err := NewIndexWriter(&crashed, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4000 {
+		w.Append(IndexEvent{Timestamp: uint64(i), FunctionID: uint64(i), DetailSeq: NoDetail})
+	}
+	w.Flush() // no Close
+	torn := append(bytes.Clone(crashed.b), 1, 2, 3)
+	for _, c := range []struct {
+		name  string
+		b     []byte
+		limit uint64
+	}{{"finalized", fin.b, 0}, {"crashed", crashed.b, 0}, {"torn", torn, 0}, {"finalized-limit", fin.b, 2049}, {"crashed-limit", crashed.b, 3001}} {
+		r, err := OpenIndexBytes(c.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, chunk := range []int{1, 31, 4096, 1 << 20} {
+			s, err := NewIndexStream(&chunkReader{b: c.b, n: chunk}, WithLimits(Limits{MaxIndexEvents: c.limit}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := s.Event(); e != (IndexEvent{}) {
+				t.Fatalf("%s: Event before Next: %+v", c.name, e)
+			}
+			var n uint64
+			for s.Next() {
+				if s.Seq() != n || s.Event() != mustEvent(t, r, n) {
+					t.Fatalf("%s chunk %d: step %d: seq %d event %+v", c.name, chunk, n, s.Seq(), s.Event())
+				}
+				n++
+			}
+			if c.limit != 0 {
+				if !errors.Is(s.Err(), ErrLimit) || n != c.limit {
+					t.Fatalf("%s chunk %d: %d events, err %v", c.name, chunk, n, s.Err())
+				}
+				continue
+			}
+			if s.Err() != nil || n != r.Len() || s.Recovered() != r.Recovered() || s.Discarded() != r.Discarded() {
+				t.Fatalf("%s chunk %d: %d events (want %d), recovered %v discarded %d, err %v", c.name, chunk, n, r.Len(), s.Recovered(), s.Discarded(), s.Err())
+			}
+			if e := s.Event(); e != (IndexEvent{}) || s.Next() {
+				t.Fatalf("%s: after the end: %+v", c.name, e)
+			}
+		}
+	}
+}
+
+// chunkReader returns at most n bytes per Read.
+type chunkReader struct {
+	b []byte
+	n int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.b)
+	c.b = c.b[k:]
+	return k, nil
+}

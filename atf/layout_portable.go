@@ -1,0 +1,9 @@
+//go:build (!amd64 && !arm64) || atf_portable
+
+package atf
+
+// loadIndexEvent decodes the index event at the start of b (len(b) ≥ 32,
+// checked); see layout_native.go for the amd64/arm64 version. The build tag
+// atf_portable selects this version everywhere (go test -tags atf_portable
+// runs the tests on it).
+func loadIndexEvent(b []byte) IndexEvent { return decodeIndexEvent(b) }
