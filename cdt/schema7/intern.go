@@ -37,8 +37,25 @@ func intern(b []byte) string {
 	return s
 }
 
+// readKey is msgp.ReadMapKeyZC (a str or bin key, zero-copy) with the
+// fixstr form every schema key uses decoded inline. The generated decoders
+// call it through internal/strictgen.
+func readKey(b []byte) ([]byte, []byte, error) {
+	if len(b) > 0 && b[0]&0xe0 == 0xa0 {
+		if n := int(b[0]&0x1f) + 1; n <= len(b) {
+			return b[1:n], b[n:], nil
+		}
+	}
+	return msgp.ReadMapKeyZC(b)
+}
+
 // readString is msgp.ReadStringBytes with interning of short strings.
 func readString(b []byte) (string, []byte, error) {
+	if len(b) > 0 && b[0]&0xe0 == 0xa0 {
+		if n := int(b[0]&0x1f) + 1; n <= len(b) {
+			return intern(b[1:n]), b[n:], nil
+		}
+	}
 	v, o, err := msgp.ReadStringZC(b)
 	if err != nil {
 		return "", b, err
