@@ -41,6 +41,9 @@ func (z *Int) UnmarshalMsg(b []byte) ([]byte, error) {
 func (z Int) Msgsize() int { return msgp.Int64Size }
 
 func appendInt(b []byte, v int64) []byte {
+	if uint64(v) <= 0x7f { // positive fixint, the common case
+		return append(b, byte(v))
+	}
 	if v >= 0 {
 		return msgp.AppendUint64(b, uint64(v))
 	}
@@ -71,7 +74,9 @@ func (z Uint) Msgsize() int { return msgp.Uint64Size }
 type Float float64
 
 // MarshalMsg implements msgp.Marshaler.
-func (z Float) MarshalMsg(b []byte) ([]byte, error) { return msgp.AppendFloat64(b, float64(z)), nil }
+func (z Float) MarshalMsg(b []byte) ([]byte, error) {
+	return binary.BigEndian.AppendUint64(append(b, 0xcb), math.Float64bits(float64(z))), nil
+}
 
 // UnmarshalMsg implements msgp.Unmarshaler.
 func (z *Float) UnmarshalMsg(b []byte) ([]byte, error) {
