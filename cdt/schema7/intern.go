@@ -41,10 +41,9 @@ func intern(b []byte) string {
 // fixstr form every schema key uses decoded inline. The generated decoders
 // call it through internal/strictgen.
 func readKey(b []byte) ([]byte, []byte, error) {
-	if len(b) > 0 && b[0]&0xe0 == 0xa0 {
-		if n := int(b[0]&0x1f) + 1; n <= len(b) {
-			return b[1:n], b[n:], nil
-		}
+	if len(b) > 0 && b[0]&0xe0 == 0xa0 && int(b[0]&0x1f) < len(b) {
+		n := int(b[0]&0x1f) + 1
+		return b[1:n], b[n:], nil
 	}
 	return msgp.ReadMapKeyZC(b)
 }

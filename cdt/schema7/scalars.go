@@ -29,6 +29,28 @@ func (z *Int) UnmarshalMsg(b []byte) ([]byte, error) {
 		*z = Int(b[0])
 		return b[1:], nil
 	}
+	return z.unmarshalSlow(b)
+}
+
+// unmarshalSlow decodes the other integer forms, the unsigned ones msgspec
+// writes for non-negative values first.
+func (z *Int) unmarshalSlow(b []byte) ([]byte, error) {
+	if len(b) > 0 {
+		switch c := b[0]; {
+		case c >= 0xe0: // negative fixint
+			*z = Int(int8(c))
+			return b[1:], nil
+		case c == 0xcc && len(b) >= 2:
+			*z = Int(b[1])
+			return b[2:], nil
+		case c == 0xcd && len(b) >= 3:
+			*z = Int(binary.BigEndian.Uint16(b[1:]))
+			return b[3:], nil
+		case c == 0xce && len(b) >= 5:
+			*z = Int(binary.BigEndian.Uint32(b[1:]))
+			return b[5:], nil
+		}
+	}
 	v, o, err := msgp.ReadInt64Bytes(b)
 	if err != nil {
 		return b, err

@@ -40,3 +40,23 @@ func TestReadKeyMatchesMsgp(t *testing.T) {
 		}
 	}
 }
+
+// TestIntFastPaths pins Int's inline integer forms to msgp.ReadInt64Bytes.
+func TestIntFastPaths(t *testing.T) {
+	var inputs [][]byte
+	for _, v := range []int64{0, 1, 127, 128, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32, 1<<63 - 1, -1, -32, -33, -128, -129, -1 << 31, -1 << 63} {
+		inputs = append(inputs, appendInt(nil, v), msgp.AppendInt64(nil, v))
+	}
+	inputs = append(inputs, msgp.AppendUint64(nil, 1<<64-1), msgp.AppendFloat64(nil, 1), msgp.AppendNil(nil), []byte{})
+	for _, in := range inputs {
+		for cut := 0; cut <= len(in); cut++ {
+			b := in[:cut]
+			var z Int
+			r1, e1 := z.UnmarshalMsg(b)
+			v, r2, e2 := msgp.ReadInt64Bytes(b)
+			if (e1 == nil) != (e2 == nil) || (e1 == nil && (int64(z) != v || !bytes.Equal(r1, r2))) {
+				t.Errorf("Int.UnmarshalMsg(%x) = %d, %x, %v; msgp: %d, %x, %v", b, z, r1, e1, v, r2, e2)
+			}
+		}
+	}
+}
