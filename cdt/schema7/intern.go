@@ -37,15 +37,15 @@ func intern(b []byte) string {
 	return s
 }
 
-// readKey is msgp.ReadMapKeyZC (a str or bin key, zero-copy) with the
-// fixstr form every schema key uses decoded inline. The generated decoders
-// call it through internal/strictgen.
-func readKey(b []byte) ([]byte, []byte, error) {
+// keyLen returns 1 + the length of the fixstr at the start of b (the form
+// every schema key takes) when b holds all of it, else 0. The generated
+// decoders read map keys through it (internal/strictgen) and fall back to
+// msgp.ReadMapKeyZC for every other form; it is small enough to inline.
+func keyLen(b []byte) int {
 	if len(b) > 0 && b[0]&0xe0 == 0xa0 && int(b[0]&0x1f) < len(b) {
-		n := int(b[0]&0x1f) + 1
-		return b[1:n], b[n:], nil
+		return int(b[0]&0x1f) + 1
 	}
-	return msgp.ReadMapKeyZC(b)
+	return 0
 }
 
 // readString is msgp.ReadStringBytes with interning of short strings.

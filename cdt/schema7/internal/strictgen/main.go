@@ -11,9 +11,13 @@
 // becomes a return of msgp.WrapError(unknownField(field), …) (flag -strict,
 // used on the canonical channel structs only), and every
 // msgp.ReadStringBytes(bts) becomes readString(bts), the package's interning
-// string reader (flag -intern). Every msgp.ReadMapKeyZC(bts) becomes
-// readKey(bts), which decodes the common fixstr key inline and defers to msgp
-// for every other form, and every MarshalMsg's
+// string reader (flag -intern). Every
+//
+//	field, bts, err = msgp.ReadMapKeyZC(bts)
+//
+// gets an inline fast path for the fixstr keys every schema uses (keyLen, a
+// function small enough to inline, finds their end; msgp reads every other
+// form), and every MarshalMsg's
 //
 //	o = msgp.Require(b, z.Msgsize())
 //
@@ -61,9 +65,10 @@ func main() {
 		out = bytes.ReplaceAll(out, []byte("msgp.ReadStringBytes(bts)"), []byte("readString(bts)"))
 		note += " strings interned;"
 	}
-	if n := bytes.Count(out, []byte("msgp.ReadMapKeyZC(bts)")); n > 0 {
-		out = bytes.ReplaceAll(out, []byte("msgp.ReadMapKeyZC(bts)"), []byte("readKey(bts)"))
-		note += " map keys read by readKey;"
+	if n := bytes.Count(out, []byte("field, bts, err = msgp.ReadMapKeyZC(bts)")); n > 0 {
+		out = bytes.ReplaceAll(out, []byte("field, bts, err = msgp.ReadMapKeyZC(bts)"),
+			[]byte("if n := keyLen(bts); n > 0 {\nfield, bts = bts[1:n], bts[n:]\n} else {\nfield, bts, err = msgp.ReadMapKeyZC(bts)\n}"))
+		note += " fixstr map keys read inline;"
 	}
 	if n := bytes.Count(out, []byte("o = msgp.Require(b, z.Msgsize())")); n > 0 {
 		out = bytes.ReplaceAll(out, []byte("o = msgp.Require(b, z.Msgsize())"), []byte("o = b"))
