@@ -22,7 +22,7 @@
 // makes the decoders of the canonical channel structs (sim_state,
 // entity_samples, rng_stream and timing_samples types) reject unknown keys
 // with ErrUnknownField, as the reference's forbid_unknown_fields does; it
-// also makes every decoder read fixstr keys inline (readKey) and drops msgp's
+// also makes every decoder read fixstr keys inline (keyLen) and drops msgp's
 // Msgsize presizing from MarshalMsg, which walked the whole subtree again at
 // every nesting level (the bytes written are unchanged).
 //
