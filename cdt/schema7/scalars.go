@@ -29,6 +29,28 @@ func (z *Int) UnmarshalMsg(b []byte) ([]byte, error) {
 		*z = Int(b[0])
 		return b[1:], nil
 	}
+	return z.unmarshalSlow(b)
+}
+
+// unmarshalSlow decodes the other integer forms, the unsigned ones msgspec
+// writes for non-negative values first.
+func (z *Int) unmarshalSlow(b []byte) ([]byte, error) {
+	if len(b) > 0 {
+		switch c := b[0]; {
+		case c >= 0xe0: // negative fixint
+			*z = Int(int8(c))
+			return b[1:], nil
+		case c == 0xcc && len(b) >= 2:
+			*z = Int(b[1])
+			return b[2:], nil
+		case c == 0xcd && len(b) >= 3:
+			*z = Int(binary.BigEndian.Uint16(b[1:]))
+			return b[3:], nil
+		case c == 0xce && len(b) >= 5:
+			*z = Int(binary.BigEndian.Uint32(b[1:]))
+			return b[5:], nil
+		}
+	}
 	v, o, err := msgp.ReadInt64Bytes(b)
 	if err != nil {
 		return b, err
@@ -41,6 +63,9 @@ func (z *Int) UnmarshalMsg(b []byte) ([]byte, error) {
 func (z Int) Msgsize() int { return msgp.Int64Size }
 
 func appendInt(b []byte, v int64) []byte {
+	if uint64(v) <= 0x7f { // positive fixint, the common case
+		return append(b, byte(v))
+	}
 	if v >= 0 {
 		return msgp.AppendUint64(b, uint64(v))
 	}
@@ -71,7 +96,9 @@ func (z Uint) Msgsize() int { return msgp.Uint64Size }
 type Float float64
 
 // MarshalMsg implements msgp.Marshaler.
-func (z Float) MarshalMsg(b []byte) ([]byte, error) { return msgp.AppendFloat64(b, float64(z)), nil }
+func (z Float) MarshalMsg(b []byte) ([]byte, error) {
+	return binary.BigEndian.AppendUint64(append(b, 0xcb), math.Float64bits(float64(z))), nil
+}
 
 // UnmarshalMsg implements msgp.Unmarshaler.
 func (z *Float) UnmarshalMsg(b []byte) ([]byte, error) {

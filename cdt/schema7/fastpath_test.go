@@ -1,0 +1,69 @@
+package schema7
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/tinylib/msgp/msgp"
+)
+
+// TestReadKeyMatchesMsgp pins the inline fixstr paths of the generated key
+// reads (keyLen) and of readString to msgp's readers on every key form and on
+// truncated input.
+func TestReadKeyMatchesMsgp(t *testing.T) {
+	readKey := func(b []byte) ([]byte, []byte, error) { // as strictgen writes it
+		if n := keyLen(b); n > 0 {
+			return b[1:n], b[n:], nil
+		}
+		return msgp.ReadMapKeyZC(b)
+	}
+	long := string(bytes.Repeat([]byte("k"), 40))
+	inputs := [][]byte{
+		msgp.AppendString(nil, ""),
+		msgp.AppendString(nil, "tick_index"),
+		msgp.AppendString(nil, string(bytes.Repeat([]byte("x"), 31))),
+		msgp.AppendString(nil, long), // str8
+		msgp.AppendBytes(nil, []byte("bin_key")),
+		msgp.AppendInt(nil, 7),
+		{},
+		{0xa5, 'a', 'b'}, // truncated fixstr
+		{0xd9},           // truncated str8
+	}
+	for _, in := range inputs {
+		in = append(in, 0xc0) // a following value must be left in the rest
+		for cut := 0; cut <= len(in); cut++ {
+			b := in[:cut]
+			k1, r1, e1 := readKey(b)
+			k2, r2, e2 := msgp.ReadMapKeyZC(b)
+			if !bytes.Equal(k1, k2) || !bytes.Equal(r1, r2) || (e1 == nil) != (e2 == nil) {
+				t.Errorf("readKey(%x) = %q, %x, %v; msgp: %q, %x, %v", b, k1, r1, e1, k2, r2, e2)
+			}
+			s1, r1, e1 := readString(b)
+			s2, r2, e2 := msgp.ReadStringBytes(b)
+			// On error readString keeps the input, msgp does not.
+			if s1 != s2 || (e1 == nil) != (e2 == nil) || (e1 == nil && !bytes.Equal(r1, r2)) {
+				t.Errorf("readString(%x) = %q, %x, %v; msgp: %q, %x, %v", b, s1, r1, e1, s2, r2, e2)
+			}
+		}
+	}
+}
+
+// TestIntFastPaths pins Int's inline integer forms to msgp.ReadInt64Bytes.
+func TestIntFastPaths(t *testing.T) {
+	var inputs [][]byte
+	for _, v := range []int64{0, 1, 127, 128, 255, 256, 65535, 65536, 1<<32 - 1, 1 << 32, 1<<63 - 1, -1, -32, -33, -128, -129, -1 << 31, -1 << 63} {
+		inputs = append(inputs, appendInt(nil, v), msgp.AppendInt64(nil, v))
+	}
+	inputs = append(inputs, msgp.AppendUint64(nil, 1<<64-1), msgp.AppendFloat64(nil, 1), msgp.AppendNil(nil), []byte{})
+	for _, in := range inputs {
+		for cut := 0; cut <= len(in); cut++ {
+			b := in[:cut]
+			var z Int
+			r1, e1 := z.UnmarshalMsg(b)
+			v, r2, e2 := msgp.ReadInt64Bytes(b)
+			if (e1 == nil) != (e2 == nil) || (e1 == nil && (int64(z) != v || !bytes.Equal(r1, r2))) {
+				t.Errorf("Int.UnmarshalMsg(%x) = %d, %x, %v; msgp: %d, %x, %v", b, z, r1, e1, v, r2, e2)
+			}
+		}
+	}
+}
