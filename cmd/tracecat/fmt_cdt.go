@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -33,7 +34,9 @@ func cdtOpen(in *input) (*cdt.Reader, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := cdt.Open(ra, size)
+	// tracecat is a caller that can spare the cores: decompress and checksum
+	// chunks ahead in parallel (the library's default is one goroutine).
+	r, err := cdt.Open(ra, size, cdt.WithConcurrency(runtime.GOMAXPROCS(0)))
 	if err != nil {
 		closeFn()
 		return nil, nil, err
