@@ -265,64 +265,30 @@ func parseBlockLazy(off int64, payload []byte, lim Limits) (start, end int64, ro
 	if seen != 7 {
 		return 0, 0, 0, nil, newErr(off, ErrCorrupt, "tick block lacks start_tick, end_tick or ticks")
 	}
+	if len(rest) != 0 { // only when ticks is not the last key: then it owns the rest
+		return 0, 0, 0, nil, newErr(off, ErrCorrupt, "tick block: %d bytes after the payload", len(rest))
+	}
 	return start, end, rows, ticks, nil
 }
 
-// parseBlock splits a TickBlock payload into rows, appending to rows[:0].
+// parseBlock splits a TickBlock payload into rows, appending to rows[:0]:
+// parseBlockLazy finds the ticks array, then each row is split off it.
 func parseBlock(off int64, payload []byte, rows []Row, lim Limits) (start, end int64, out []Row, err error) {
 	out = rows[:0]
-	n, rest, err := msgp.ReadMapHeaderBytes(payload)
+	start, end, cnt, rest, err := parseBlockLazy(off, payload, lim)
 	if err != nil {
-		return 0, 0, out, payloadErr(off, "tick block", payload, rest, err)
+		return 0, 0, out, err
 	}
-	var seen uint8
-	for i := uint32(0); i < n; i++ {
-		var key []byte
-		key, rest, err = msgp.ReadMapKeyZC(rest)
-		if err != nil {
-			return 0, 0, out, payloadErr(off, "tick block", payload, rest, err)
-		}
-		switch string(key) {
-		case "start_tick":
-			seen |= 1
-			start, rest, err = readInt(rest)
-		case "end_tick":
-			seen |= 2
-			end, rest, err = readInt(rest)
-		case "ticks":
-			seen |= 4
-			var cnt uint32
-			cnt, rest, err = msgp.ReadArrayHeaderBytes(rest)
-			if err != nil {
-				break
-			}
-			if int64(cnt) > lim.MaxRowsPerBlock {
-				return 0, 0, out, newErr(off, ErrLimit, "tick block has %d rows, limit %d", cnt, lim.MaxRowsPerBlock)
-			}
-			if int64(cnt) > int64(len(rest))/minRowSize {
-				err = msgp.ErrShortBytes
-				break
-			}
-			if cap(out) < int(cnt) {
-				out = make([]Row, 0, cnt)
-			}
-			for j := uint32(0); j < cnt; j++ {
-				var r Row
-				r, rest, err = splitRow(rest)
-				if err != nil {
-					return 0, 0, out, payloadErr(off, "tick row", payload, rest, err)
-				}
-				out = append(out, r)
-			}
-		default:
-			rest, err = msgp.Skip(rest)
-		}
-		if err != nil {
-			return 0, 0, out, payloadErr(off, "tick block field "+string(key), payload, rest, err)
-		}
+	if cap(out) < cnt {
+		out = make([]Row, 0, cnt)
 	}
-	if seen != 7 {
-		return 0, 0, out, newErr(off, ErrCorrupt, "tick block lacks start_tick, end_tick or ticks")
+	for range cnt {
+		var r Row
+		r, rest, err = splitRow(rest)
+		if err != nil {
+			return 0, 0, out, payloadErr(off, "tick row", payload, rest, err)
+		}
+		out = append(out, r)
 	}
 	if len(rest) != 0 {
 		return 0, 0, out, newErr(off, ErrCorrupt, "tick block: %d bytes after the payload", len(rest))
