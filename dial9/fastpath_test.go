@@ -44,7 +44,7 @@ func fastNext(d *Decoder) bool { return d.Next() }
 
 // checkFastPath decodes data with Next and with the general parser, from a
 // byte slice and streaming, and requires identical results.
-func checkFastPath(t *testing.T, name string, data []byte) {
+func checkFastPath(t testing.TB, name string, data []byte) {
 	t.Helper()
 	dec := func(stream bool) *Decoder {
 		var d *Decoder
@@ -74,7 +74,7 @@ func checkFastPath(t *testing.T, name string, data []byte) {
 // fastPathStream has every simpleType field, varints of every length (the
 // last ones close to the end, where Next leaves them to the general
 // parser), and a type the fast path does not take.
-func fastPathStream(t *testing.T) []byte {
+func fastPathStream(t testing.TB) []byte {
 	var buf bytes.Buffer
 	e := NewEncoder(&buf)
 	all, err := e.Register("All", []FieldDef{{"v", TypeVarint}, {"u8", TypeU8}, {"u16", TypeU16}, {"u32", TypeU32},
@@ -133,4 +133,22 @@ func TestFastPathMatchesGeneralVectors(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no .bin vectors")
 	}
+}
+
+// FuzzFastPath checks Next's fast path against the general parser on
+// arbitrary input.
+func FuzzFastPath(f *testing.F) {
+	f.Add(fastPathStream(f))
+	var buf bytes.Buffer
+	e := NewEncoder(&buf)
+	var w workload
+	w.register(e)
+	for i := range 200 {
+		must2(f, w.writeEvent(e, i, uint64(1000*i)))
+	}
+	must2(f, e.Flush())
+	f.Add(buf.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkFastPath(t, "input", data)
+	})
 }
