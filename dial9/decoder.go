@@ -395,18 +395,18 @@ func (d *Decoder) Next() bool {
 		return d.next()
 	}
 	offs := d.offs[:n+1]
+	fo := offs[:n] // field starts (bounds checks proven away)
 	vals := d.vals[:n]
-	// q is relative to the payload from here on (fewer live registers).
-	pl := b[start:]
-	q = 0
+	// s is the rest of the buffer; the payload so far is L-len(s) bytes.
+	s := b[start:]
+	L := len(s)
 	for i, t := range types {
-		offs[i] = int32(q)
-		s := pl[q:]
+		fo[i] = int32(L - len(s))
 		switch t {
 		case TypeVarint:
 			if len(s) > 0 && s[0] < 0x80 {
 				vals[i] = uint64(s[0])
-				q++
+				s = s[1:]
 				continue
 			}
 			if len(s) < 10 {
@@ -414,11 +414,11 @@ func (d *Decoder) Next() bool {
 			}
 			// The upstream rule (see uvarint): at most 10 bytes, bits
 			// beyond 64 in the 10th dropped.
-			s = s[:10]
-			v := uint64(s[0] & 0x7f)
+			s10 := s[:10]
+			v := uint64(s10[0] & 0x7f)
 			k := 0
-			for j := 1; j < len(s); j++ {
-				c := s[j]
+			for j := 1; j < len(s10); j++ {
+				c := s10[j]
 				v |= uint64(c&0x7f) << (7 * uint(j))
 				if c < 0x80 {
 					k = j + 1
@@ -429,25 +429,25 @@ func (d *Decoder) Next() bool {
 				return d.next()
 			}
 			vals[i] = v
-			q += k
+			s = s[k:]
 		case TypeU8:
 			if len(s) < 1 {
 				return d.next()
 			}
 			vals[i] = uint64(s[0])
-			q++
+			s = s[1:]
 		case TypeU32, TypePooledString, TypePooledStackFrames:
 			if len(s) < 4 {
 				return d.next()
 			}
 			vals[i] = uint64(binary.LittleEndian.Uint32(s))
-			q += 4
+			s = s[4:]
 		case TypeU16:
 			if len(s) < 2 {
 				return d.next()
 			}
 			vals[i] = uint64(binary.LittleEndian.Uint16(s))
-			q += 2
+			s = s[2:]
 		case TypeBool:
 			if len(s) < 1 {
 				return d.next()
@@ -456,13 +456,13 @@ func (d *Decoder) Next() bool {
 			if s[0] != 0 {
 				vals[i] = 1
 			}
-			q++
+			s = s[1:]
 		case TypeI64, TypeF64:
 			if len(s) < 8 {
 				return d.next()
 			}
 			vals[i] = binary.LittleEndian.Uint64(s)
-			q += 8
+			s = s[8:]
 		case TypeStackFrames:
 			if len(s) < 4 {
 				return d.next()
@@ -472,11 +472,12 @@ func (d *Decoder) Next() bool {
 				return d.next()
 			}
 			vals[i] = 0
-			q += 4 + 8*int(c)
+			s = s[4+8*int(c):]
 		default:
 			return d.next()
 		}
 	}
+	q = L - len(s)
 	if q > math.MaxInt32 {
 		return d.next()
 	}
