@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 )
 
 // FrameKind is the kind of frame a Decoder returns. Timestamp-reset frames
@@ -107,6 +108,8 @@ type typeInfo struct {
 	schema *Schema
 	types  []FieldType
 	hasTS  bool
+	// simple: every field is a simpleType (Next decodes the events itself).
+	simple bool
 }
 
 // Decoder reads a dial9 stream frame by frame. Build one with NewDecoder
@@ -349,8 +352,152 @@ func (d *Decoder) Event() *Event { return &d.ev }
 
 // Next advances to the next event, skipping other frames. It returns false
 // at the end of input or on an error (see Err).
+//
+// Next itself decodes the common frame (the hot path): an event whose
+// schema has only simpleType fields, wholly in the buffer, every varint
+// one byte or followed by at least 10 bytes, no error pending. It makes no
+// calls but the tail call to next (so its state stays in registers) and
+// leaves d exactly as event would; next handles everything else, including
+// every error.
 func (d *Decoder) Next() bool {
-	// Fast path: an event frame that fits in the buffer.
+	p := d.pos
+	b := d.buf
+	if d.err != nil || p < 0 || len(b)-p < 3 || b[p] != tagEvent {
+		return d.next()
+	}
+	h := b[p : p+3]
+	id := int(h[1]) | int(h[2])<<8
+	if id >= len(d.types) {
+		return d.next()
+	}
+	ti := d.types[id]
+	if ti == nil || !ti.simple {
+		return d.next()
+	}
+	q := p + 3
+	ts := d.tsBase
+	if ti.hasTS {
+		if len(b)-q < 3 {
+			return d.next()
+		}
+		t := b[q : q+3]
+		delta := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16
+		ts += delta
+		if ts < delta {
+			return d.next()
+		}
+		q += 3
+	}
+	start := q
+	types := ti.types
+	n := len(types)
+	if cap(d.offs) < n+1 || cap(d.vals) < n {
+		return d.next()
+	}
+	offs := d.offs[:n+1]
+	fo := offs[:n] // field starts (bounds checks proven away)
+	vals := d.vals[:n]
+	// s is the rest of the buffer; the payload so far is L-len(s) bytes.
+	s := b[start:]
+	L := len(s)
+	for i, t := range types {
+		fo[i] = int32(L - len(s))
+		switch t {
+		case TypeVarint:
+			if len(s) > 0 && s[0] < 0x80 {
+				vals[i] = uint64(s[0])
+				s = s[1:]
+				continue
+			}
+			if len(s) < 10 {
+				return d.next()
+			}
+			// The upstream rule (see uvarint): at most 10 bytes, bits
+			// beyond 64 in the 10th dropped.
+			s10 := s[:10]
+			v := uint64(s10[0] & 0x7f)
+			k := 0
+			for j := 1; j < len(s10); j++ {
+				c := s10[j]
+				v |= uint64(c&0x7f) << (7 * uint(j))
+				if c < 0x80 {
+					k = j + 1
+					break
+				}
+			}
+			if k == 0 {
+				return d.next()
+			}
+			vals[i] = v
+			s = s[k:]
+		case TypeU8:
+			if len(s) < 1 {
+				return d.next()
+			}
+			vals[i] = uint64(s[0])
+			s = s[1:]
+		case TypeU32, TypePooledString, TypePooledStackFrames:
+			if len(s) < 4 {
+				return d.next()
+			}
+			vals[i] = uint64(binary.LittleEndian.Uint32(s))
+			s = s[4:]
+		case TypeU16:
+			if len(s) < 2 {
+				return d.next()
+			}
+			vals[i] = uint64(binary.LittleEndian.Uint16(s))
+			s = s[2:]
+		case TypeBool:
+			if len(s) < 1 {
+				return d.next()
+			}
+			vals[i] = 0
+			if s[0] != 0 {
+				vals[i] = 1
+			}
+			s = s[1:]
+		case TypeI64, TypeF64:
+			if len(s) < 8 {
+				return d.next()
+			}
+			vals[i] = binary.LittleEndian.Uint64(s)
+			s = s[8:]
+		case TypeStackFrames:
+			if len(s) < 4 {
+				return d.next()
+			}
+			c := int64(binary.LittleEndian.Uint32(s))
+			if c > d.lim.MaxStackFrames || int64(len(s)-4) < 8*c {
+				return d.next()
+			}
+			vals[i] = 0
+			s = s[4+8*int(c):]
+		default:
+			return d.next()
+		}
+	}
+	q = L - len(s)
+	if q > math.MaxInt32 {
+		return d.next()
+	}
+	offs[n] = int32(q)
+	if ti.hasTS {
+		d.tsBase = ts
+	}
+	d.sc.base = d.base
+	d.kind = FrameEvent
+	d.cur = ti
+	ev := &d.ev
+	q += start
+	ev.ti, ev.types, ev.ts, ev.start, ev.end = ti, types, ts, start, q
+	d.frameStart = p
+	d.pos = q
+	return true
+}
+
+// next is Next for every frame the fast path does not take.
+func (d *Decoder) next() bool {
 	if d.err == nil && d.pos < len(d.buf) && d.buf[d.pos] == tagEvent {
 		p := d.pos
 		if end, err := d.event(p); err == nil {

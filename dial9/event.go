@@ -5,6 +5,7 @@ package dial9
 type Event struct {
 	d     *Decoder
 	ti    *typeInfo
+	types []FieldType // ti.types
 	ts    uint64
 	start int // payload = d.buf[start:end]
 	end   int
@@ -31,17 +32,17 @@ func (e *Event) HasTimestamp() bool { return e.ti.schema.HasTimestamp }
 func (e *Event) Timestamp() uint64 { return e.ts }
 
 // NumFields is the number of fields.
-func (e *Event) NumFields() int { return len(e.ti.types) }
+func (e *Event) NumFields() int { return len(e.types) }
 
 // FieldType is the declared type of field i.
-func (e *Event) FieldType(i int) FieldType { return e.ti.types[i] }
+func (e *Event) FieldType(i int) FieldType { return e.types[i] }
 
 // Payload is the encoded field values (the frame after its header).
 func (e *Event) Payload() []byte { return e.d.buf[e.start:e.end] }
 
 // Field returns field i (0 ≤ i < NumFields()).
 func (e *Event) Field(i int) View {
-	t := e.ti.types[i]
+	t := e.types[i]
 	raw := e.d.buf[e.start+int(e.offs[i]) : e.start+int(e.offs[i+1])]
 	if t&Optional != 0 {
 		if raw[0] == 0 {

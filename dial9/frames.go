@@ -6,13 +6,25 @@ import (
 	"math"
 )
 
-// event parses an event frame at buf[p]; it is the hot path.
+// simpleType reports whether Next's fast path decodes fields of type t.
+func simpleType(t FieldType) bool {
+	switch t {
+	case TypeVarint, TypeU8, TypeU16, TypeU32, TypePooledString, TypePooledStackFrames,
+		TypeBool, TypeI64, TypeF64, TypeStackFrames:
+		return true
+	}
+	return false
+}
+
+// event parses any event frame at buf[p] (Next decodes the common ones
+// itself) and reports every error.
 func (d *Decoder) event(p int) (int, error) {
 	b := d.buf
-	if len(b)-p < 3 {
+	if p < 0 || len(b)-p < 3 {
 		return 0, errShort
 	}
-	id := uint16(b[p+1]) | uint16(b[p+2])<<8
+	h := b[p : p+3]
+	id := uint16(h[1]) | uint16(h[2])<<8
 	var ti *typeInfo
 	if int(id) < len(d.types) {
 		ti = d.types[id]
@@ -26,7 +38,8 @@ func (d *Decoder) event(p int) (int, error) {
 		if len(b)-q < 3 {
 			return 0, errShort
 		}
-		delta := uint64(b[q]) | uint64(b[q+1])<<8 | uint64(b[q+2])<<16
+		t := b[q : q+3]
+		delta := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16
 		ts += delta
 		if ts < delta {
 			return 0, newErr(d.abs(p), ErrTimestampOverflow, "timestamp base %d + delta %d overflows 64 bits", d.tsBase, delta)
@@ -34,7 +47,8 @@ func (d *Decoder) event(p int) (int, error) {
 		q += 3
 	}
 	start := q
-	n := len(ti.types)
+	types := ti.types
+	n := len(types)
 	if cap(d.offs) < n+1 {
 		d.offs = make([]int32, n+1)
 		d.vals = make([]uint64, n+1)
@@ -43,64 +57,60 @@ func (d *Decoder) event(p int) (int, error) {
 	offs := d.offs[:n+1]
 	vals := d.vals[:n]
 	d.sc.base = d.base
-	for i, t := range ti.types {
+	for i, t := range types {
 		offs[i] = int32(q - start)
+		s := b[q:]
 		// Scalars are decoded while scanning (Event.Uint reads them back).
 		switch t {
 		case TypeVarint:
-			if q < len(b) && b[q] < 0x80 {
-				vals[i] = uint64(b[q])
+			if len(s) > 0 && s[0] < 0x80 {
+				vals[i] = uint64(s[0])
 				q++
 				continue
 			}
-			if len(b)-q >= 2 && b[q+1] < 0x80 {
-				vals[i] = uint64(b[q]&0x7f) | uint64(b[q+1])<<7
-				q += 2
-				continue
-			}
-			v, k := uvarint(b[q:])
+			v, k := uvarintLong(s)
 			if k > 0 {
 				vals[i] = v
 				q += k
 				continue
 			}
 		case TypeU8:
-			if q < len(b) {
-				vals[i] = uint64(b[q])
+			if len(s) > 0 {
+				vals[i] = uint64(s[0])
 				q++
 				continue
 			}
 		case TypeU32, TypePooledString, TypePooledStackFrames:
-			if len(b)-q >= 4 {
-				vals[i] = uint64(binary.LittleEndian.Uint32(b[q:]))
+			if len(s) >= 4 {
+				vals[i] = uint64(binary.LittleEndian.Uint32(s))
 				q += 4
 				continue
 			}
 		case TypeU16:
-			if len(b)-q >= 2 {
-				vals[i] = uint64(binary.LittleEndian.Uint16(b[q:]))
+			if len(s) >= 2 {
+				vals[i] = uint64(binary.LittleEndian.Uint16(s))
 				q += 2
 				continue
 			}
 		case TypeBool:
-			if q < len(b) {
+			if len(s) > 0 {
 				vals[i] = 0
-				if b[q] != 0 {
+				if s[0] != 0 {
 					vals[i] = 1
 				}
 				q++
 				continue
 			}
 		case TypeI64, TypeF64:
-			if len(b)-q >= 8 {
-				vals[i] = binary.LittleEndian.Uint64(b[q:])
+			if len(s) >= 8 {
+				vals[i] = binary.LittleEndian.Uint64(s)
 				q += 8
 				continue
 			}
 		case TypeStackFrames:
-			if len(b)-q >= 4 {
-				c := int64(binary.LittleEndian.Uint32(b[q:]))
-				if c <= d.lim.MaxStackFrames && int64(len(b)-q-4) >= 8*c {
+			if len(s) >= 4 {
+				c := int64(binary.LittleEndian.Uint32(s))
+				if c <= d.lim.MaxStackFrames && int64(len(s)-4) >= 8*c {
 					vals[i] = 0
 					q += 4 + 8*int(c)
 					continue
@@ -133,7 +143,7 @@ func (d *Decoder) event(p int) (int, error) {
 	d.kind = FrameEvent
 	d.cur = ti
 	ev := &d.ev
-	ev.ti, ev.ts, ev.start, ev.end = ti, ts, start, q
+	ev.ti, ev.types, ev.ts, ev.start, ev.end = ti, types, ts, start, q
 	return q, nil
 }
 
@@ -189,11 +199,12 @@ func (d *Decoder) schemaFrame(p int) (int, error) {
 		return fq, nil
 	}
 	s := &Schema{ID: id, Name: string(name), HasTimestamp: hasTS, Fields: make([]FieldDef, nf)}
-	ti := &typeInfo{schema: s, types: make([]FieldType, nf), hasTS: hasTS}
+	ti := &typeInfo{schema: s, types: make([]FieldType, nf), hasTS: hasTS, simple: true}
 	for i := 0; i < nf; i++ {
 		fl := int(binary.LittleEndian.Uint16(b[q:]))
 		s.Fields[i] = FieldDef{Name: string(b[q+2 : q+2+fl]), Type: FieldType(b[q+2+fl])}
 		ti.types[i] = s.Fields[i].Type
+		ti.simple = ti.simple && simpleType(ti.types[i])
 		q += 3 + fl
 	}
 	if int(id) >= len(d.types) {

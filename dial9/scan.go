@@ -41,6 +41,22 @@ func uvarint(b []byte) (v uint64, n int) {
 	return 0, 0
 }
 
+// uvarintLong is uvarint for a value whose first byte is not known to be
+// below 0x80; with 10 bytes available it decodes without per-byte checks.
+func uvarintLong(b []byte) (v uint64, n int) {
+	if len(b) < 10 {
+		return uvarint(b)
+	}
+	s := b[:10]
+	for i, c := range s {
+		v |= uint64(c&0x7f) << (7 * uint(i))
+		if c < 0x80 {
+			return v, i + 1
+		}
+	}
+	return 0, -1
+}
+
 // scanner validates and skips field values; base is the absolute offset of
 // the buffer's first byte (for error offsets).
 type scanner struct {

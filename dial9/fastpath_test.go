@@ -1,0 +1,154 @@
+package dial9
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// eventLog decodes every event with next and records everything a reader
+// can see of it, then the error.
+func eventLog(d *Decoder, next func(*Decoder) bool) string {
+	var sb strings.Builder
+	for next(d) {
+		ev := d.Event()
+		fmt.Fprintf(&sb, "%d@%d ts=%d off=%d %x:", ev.TypeID(), d.StreamOffset(), ev.Timestamp(), d.frameStart, ev.Payload())
+		for i := 0; i < ev.NumFields(); i++ {
+			v := ev.Field(i)
+			fmt.Fprintf(&sb, " %v/%d/%t/%x", ev.FieldType(i), ev.Uint(i), v.Present(), v.Raw())
+		}
+		sb.WriteByte('\n')
+	}
+	fmt.Fprintf(&sb, "err: %v", d.Err())
+	return sb.String()
+}
+
+// generalNext is Next without its fast path: NextFrame (which parses every
+// event frame with event) until an event.
+func generalNext(d *Decoder) bool {
+	for d.NextFrame() {
+		if d.Kind() == FrameEvent {
+			return true
+		}
+	}
+	return false
+}
+
+func fastNext(d *Decoder) bool { return d.Next() }
+
+// checkFastPath decodes data with Next and with the general parser, from a
+// byte slice and streaming, and requires identical results.
+func checkFastPath(t testing.TB, name string, data []byte) {
+	t.Helper()
+	dec := func(stream bool) *Decoder {
+		var d *Decoder
+		var err error
+		if stream {
+			d, err = NewReader(bytes.NewReader(data), WithBufferSize(16))
+		} else {
+			d, err = NewDecoder(data)
+		}
+		if err != nil {
+			return nil
+		}
+		return d
+	}
+	for _, stream := range []bool{false, true} {
+		d1, d2 := dec(stream), dec(stream)
+		if d1 == nil || d2 == nil {
+			continue
+		}
+		fast, general := eventLog(d1, fastNext), eventLog(d2, generalNext)
+		if fast != general {
+			t.Fatalf("%s (stream %t): Next and the general parser differ\nNext:\n%s\ngeneral:\n%s", name, stream, fast, general)
+		}
+	}
+}
+
+// fastPathStream has every simpleType field, varints of every length (the
+// last ones close to the end, where Next leaves them to the general
+// parser), and a type the fast path does not take.
+func fastPathStream(t testing.TB) []byte {
+	var buf bytes.Buffer
+	e := NewEncoder(&buf)
+	all, err := e.Register("All", []FieldDef{{"v", TypeVarint}, {"u8", TypeU8}, {"u16", TypeU16}, {"u32", TypeU32},
+		{"b", TypeBool}, {"i", TypeI64}, {"f", TypeF64}, {"s", TypeStackFrames}, {"ps", TypePooledString}, {"pk", TypePooledStackFrames}})
+	must2(t, err)
+	vs, err := e.Register("Vs", []FieldDef{{"a", TypeVarint}, {"b", TypeVarint}})
+	must2(t, err)
+	opt, err := e.Register("Opt", []FieldDef{{"a", TypeVarint | Optional}, {"s", TypeString}})
+	must2(t, err)
+	ts := uint64(5)
+	for _, i := range []int{0, 1, 7, 8, 20, 49, 56, 63, 64} {
+		v := uint64(1)<<uint(i) - 1
+		ts += uint64(i) * 1000
+		must2(t, e.Begin(all, ts).Varint(v).U8(uint8(i)).U16(uint16(v)).U32(uint32(v)).Bool(i%2 == 0).I64(-int64(i)).
+			F64(float64(i)/3).Stack([]uint64{v, uint64(i)}[:i%3]).PooledString(uint32(i)).PooledStack(uint32(v)).End())
+		must2(t, e.Begin(opt, ts).Varint(v).String("x").End())
+		must2(t, e.WriteUints(vs, ts+uint64(i)<<30, math.MaxUint64-v, v))
+	}
+	must2(t, e.WriteUints(vs, ts, 300, math.MaxUint64))
+	must2(t, e.Flush())
+	return buf.Bytes()
+}
+
+func TestFastPathMatchesGeneral(t *testing.T) {
+	data := fastPathStream(t)
+	checkFastPath(t, "stream", data)
+	for n := range len(data) {
+		checkFastPath(t, fmt.Sprintf("truncated to %d", n), data[:n])
+	}
+	c := make([]byte, len(data))
+	for i := range data {
+		for _, x := range []byte{0x00, 0x7f, 0x80, 0xff} {
+			copy(c, data)
+			c[i] = x
+			checkFastPath(t, fmt.Sprintf("byte %d = %#x", i, x), c)
+		}
+	}
+}
+
+func TestFastPathMatchesGeneralVectors(t *testing.T) {
+	dir := vectortest.Dir(t, "dial9")
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, de os.DirEntry, err error) error {
+		if err != nil || de.IsDir() || !strings.HasSuffix(path, ".bin") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		checkFastPath(t, path, data)
+		n++
+		return nil
+	})
+	must2(t, err)
+	if n == 0 {
+		t.Fatal("no .bin vectors")
+	}
+}
+
+// FuzzFastPath checks Next's fast path against the general parser on
+// arbitrary input.
+func FuzzFastPath(f *testing.F) {
+	f.Add(fastPathStream(f))
+	var buf bytes.Buffer
+	e := NewEncoder(&buf)
+	var w workload
+	w.register(e)
+	for i := range 200 {
+		must2(f, w.writeEvent(e, i, uint64(1000*i)))
+	}
+	must2(f, e.Flush())
+	f.Add(buf.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkFastPath(t, "input", data)
+	})
+}
