@@ -139,15 +139,16 @@ func (v *atfView) recovered() bool {
 	if v.detail != nil {
 		return v.detail.Recovered()
 	}
+	return v.all().Recovered()
+}
+
+// all is the session the view's threads belong to (a folder-less one for a
+// thread folder or an index file), so totals come from the atf package.
+func (v *atfView) all() *atf.Session {
 	if v.session != nil {
-		return v.session.Recovered()
+		return v.session
 	}
-	for _, t := range v.threads {
-		if t.Recovered() {
-			return true
-		}
-	}
-	return false
+	return &atf.Session{Threads: v.threads}
 }
 
 func (v *atfView) counts() (events, details uint64, discarded int64) {
@@ -155,34 +156,20 @@ func (v *atfView) counts() (events, details uint64, discarded int64) {
 		return 0, v.detail.Len(), v.detail.Discarded()
 	}
 	for _, t := range v.threads {
-		events += t.Index.Len()
-		details += t.DetailLen()
 		discarded += t.Index.Discarded()
 		if t.Detail != nil {
 			discarded += t.Detail.Discarded()
 		}
 	}
-	return events, details, discarded
+	all := v.all()
+	return all.EventCount(), all.DetailCount(), discarded
 }
 
 func (v *atfView) timeRange() (first, last uint64, ok bool) {
 	if v.detail != nil {
 		return v.detail.TimeRange()
 	}
-	for _, t := range v.threads {
-		a, b, tok := t.Index.TimeRange()
-		if !tok {
-			continue
-		}
-		if !ok || a < first {
-			first = a
-		}
-		if !ok || b > last {
-			last = b
-		}
-		ok = true
-	}
-	return first, last, ok
+	return v.all().TimeRange()
 }
 
 // atfValidate opens the input, checks non-zero checksums and, for threads,
@@ -579,7 +566,7 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	events, _, _ := v.counts()
 	prog := newProgress("convert", int64(events), false)
 	defer prog.Done()
-	mg := v.sessionMerge()
+	mg := v.all().Merge()
 	var b []byte
 	first := len(v.threads) == 0
 	for n := 0; mg.Next(); n++ {
@@ -631,14 +618,6 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	}
 	w.WriteString("\n]}\n")
 	return w.Flush()
-}
-
-func (v *atfView) sessionMerge() *atf.Merger {
-	readers := make([]*atf.IndexReader, len(v.threads))
-	for i, t := range v.threads {
-		readers[i] = t.Index
-	}
-	return atf.NewMerger(readers)
 }
 
 // atfSample writes one finalized index.atf (a call tree of main → compute,

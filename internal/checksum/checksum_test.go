@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
+	"strconv"
 	"testing"
 )
 
@@ -78,7 +79,7 @@ func BenchmarkBlake2b64(b *testing.B) {
 	h := NewBlake2b64()
 	for _, n := range []int{64, 4096, 65536} {
 		data := make([]byte, n)
-		b.Run(itoa(n), func(b *testing.B) {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -92,7 +93,7 @@ func BenchmarkCRC32(b *testing.B) {
 	var c CRC32
 	for _, n := range []int{64, 4096, 65536} {
 		data := make([]byte, n)
-		b.Run(itoa(n), func(b *testing.B) {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -100,15 +101,4 @@ func BenchmarkCRC32(b *testing.B) {
 			}
 		})
 	}
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }
