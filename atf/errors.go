@@ -3,13 +3,13 @@ package atf
 import (
 	"errors"
 
-	"github.com/tracecodec/tracecodec/internal/ferr"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 // FormatError is the error type of every decoding and validation failure: it
 // names the byte offset and what is wrong there, and wraps one of the sentinels
 // below, so errors.Is(err, atf.ErrBadMagic) and errors.As(err, &fe) both work.
-type FormatError = ferr.Error
+type FormatError = traceerr.FormatError
 
 // Sentinels wrapped by every FormatError of this package.
 var (
@@ -44,7 +44,7 @@ var (
 const formatName = "atf"
 
 func newError(off int64, sentinel error, msg string, args ...any) error {
-	return ferr.New(formatName, off, sentinel, msg, args...)
+	return traceerr.New(formatName, off, sentinel, msg, args...)
 }
 
 // Limits bound what a reader accepts from its input before it allocates. A

@@ -3,12 +3,12 @@ package cdt
 import (
 	"errors"
 
-	"github.com/tracecodec/tracecodec/internal/ferr"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 // FormatError is the error type of every decoding and validation failure: it
 // names the byte offset and wraps one of the sentinels below.
-type FormatError = ferr.Error
+type FormatError = traceerr.FormatError
 
 // Sentinels. Every error returned by this package wraps exactly one of them, so
 // callers test causes with errors.Is. The reference reader's message for each
@@ -68,7 +68,7 @@ var (
 const formatName = "cdt"
 
 func newErr(off int64, sentinel error, msg string, args ...any) error {
-	return ferr.New(formatName, off, sentinel, msg, args...)
+	return traceerr.New(formatName, off, sentinel, msg, args...)
 }
 
 // Limits bound what a reader accepts before it allocates. A zero field means

@@ -3,14 +3,14 @@ package ctf2meta
 import (
 	"errors"
 
-	"github.com/tracecodec/tracecodec/internal/ferr"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 // FormatError is the error type of every decoding and validation failure: it
 // names the byte offset (of the packet, or of the fragment's RS byte) and what
 // is wrong, and wraps one of the sentinels below. Messages start with
 // "packet N:" or "fragment #N:" so the index is always given too.
-type FormatError = ferr.Error
+type FormatError = traceerr.FormatError
 
 // Sentinels wrapped by every *FormatError; test with errors.Is.
 var (
@@ -42,7 +42,7 @@ var (
 const formatName = "ctf2meta"
 
 func newErr(off int64, sentinel error, msg string, args ...any) *FormatError {
-	return ferr.New(formatName, off, sentinel, msg, args...)
+	return traceerr.New(formatName, off, sentinel, msg, args...)
 }
 
 // Limits bounds what a reader accepts. A zero field means its default.

@@ -3,13 +3,13 @@ package dial9
 import (
 	"errors"
 
-	"github.com/tracecodec/tracecodec/internal/ferr"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 // FormatError is every decoding error: the byte offset in the (decompressed)
 // stream where the problem was found, what is wrong, and the sentinel below
 // that it wraps (errors.Is works).
-type FormatError = ferr.Error
+type FormatError = traceerr.FormatError
 
 // Sentinel errors. Decoding errors are *FormatError values wrapping one of
 // these; encoder errors wrap ErrEncode, ErrSchemaConflict or ErrLimit.
@@ -46,5 +46,5 @@ var (
 const formatName = "dial9"
 
 func newErr(off int64, sentinel error, msg string, args ...any) *FormatError {
-	return ferr.New(formatName, off, sentinel, msg, args...)
+	return traceerr.New(formatName, off, sentinel, msg, args...)
 }

@@ -3,14 +3,14 @@ package wtfcff
 import (
 	"errors"
 
-	"github.com/tracecodec/tracecodec/internal/ferr"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 // FormatError is the error every decoding function returns for bad input: it
 // names the byte offset where the problem was found (absolute in the file for
 // the binary container; inside the JSON text for the JSON container) and wraps
 // one of the sentinels below, so errors.Is and errors.As both work.
-type FormatError = ferr.Error
+type FormatError = traceerr.FormatError
 
 const formatName = "wtf"
 
@@ -86,5 +86,5 @@ func (l Limits) withDefaults() Limits {
 }
 
 func newErr(off int64, sentinel error, msg string, args ...any) *FormatError {
-	return ferr.New(formatName, off, sentinel, msg, args...)
+	return traceerr.New(formatName, off, sentinel, msg, args...)
 }

@@ -1,9 +1,9 @@
 // Package ferr is the error type behind every format package's exported
 // FormatError, and the helper that checks lengths and counts read from the input.
 //
-// Each format package declares
+// The error type itself is public, in package traceerr. Each format package declares
 //
-//	type FormatError = ferr.Error
+//	type FormatError = traceerr.FormatError
 //
 // and its own block of sentinels (ErrBadMagic, ErrTruncated, ErrLimit, …). Every
 // decoding error is a *FormatError that names the format, the byte offset where
@@ -21,47 +21,15 @@
 // own maximum, the caller's limit, and what the remaining input can hold.
 package ferr
 
-import (
-	"fmt"
-	"strconv"
-)
+import "github.com/tracecodec/tracecodec/traceerr"
 
-// Error is a decoding or validation error at a known place in the input.
-type Error struct {
-	Format string // package name, e.g. "dial9"
-	Offset int64  // byte offset in the input where the problem was found; -1 if none
-	Err    error  // the sentinel this error wraps
-	Msg    string // what is wrong, in words; empty means the sentinel's text
-}
+// Error is the public traceerr.FormatError; format packages alias it as FormatError.
+type Error = traceerr.FormatError
 
-// New returns an *Error; msg is formatted with args as fmt.Sprintf does.
+// New returns a *traceerr.FormatError; see traceerr.New.
 func New(format string, offset int64, sentinel error, msg string, args ...any) *Error {
-	if len(args) > 0 {
-		msg = fmt.Sprintf(msg, args...)
-	}
-	return &Error{Format: format, Offset: offset, Err: sentinel, Msg: msg}
+	return traceerr.New(format, offset, sentinel, msg, args...)
 }
-
-// Error renders "format: offset N: what is wrong".
-func (e *Error) Error() string {
-	return e.Format + ": " + e.Detail()
-}
-
-// Detail renders "offset N: what is wrong" without the format name, the shape
-// tracecat prints after a path.
-func (e *Error) Detail() string {
-	msg := e.Msg
-	if msg == "" && e.Err != nil {
-		msg = e.Err.Error()
-	}
-	if e.Offset < 0 {
-		return msg
-	}
-	return "offset " + strconv.FormatInt(e.Offset, 10) + ": " + msg
-}
-
-// Unwrap returns the wrapped sentinel.
-func (e *Error) Unwrap() error { return e.Err }
 
 // Checker validates lengths and counts read from the input for one format.
 type Checker struct {
