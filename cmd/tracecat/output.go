@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-func newBufferedFile(f *os.File) *bufio.Writer { return bufio.NewWriterSize(f, 256<<10) }
+func newBufferedFile(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 256<<10) }
 
 // stat is one key of `stats` output; statList keeps the keys in order.
 type stat struct {
