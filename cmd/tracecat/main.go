@@ -216,6 +216,11 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // fail prints an input error as "PATH: offset N: what is wrong" and returns 1.
 func (c *cli) fail(path string, err error) int {
+	var ie *interruptError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(c.stderr, "tracecat: %v\n", ie)
+		return exitInvalid
+	}
 	var fe *ferr.Error
 	if errors.As(err, &fe) {
 		fmt.Fprintf(c.stderr, "%s: %s\n", path, fe.Detail())
