@@ -506,7 +506,7 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 	}
 	names := atfSymbolNames(v.manifest())
 	events, _, _ := v.counts()
-	prog := newProgress("merge", int64(events), false)
+	prog := newProgress("merge", int64(events), false).Units("events")
 	defer prog.Done()
 	mg := atf.NewMergerRange(readers, from, to)
 	var line, dbuf []byte
@@ -564,7 +564,7 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	}
 	names := atfSymbolNames(v.manifest())
 	events, _, _ := v.counts()
-	prog := newProgress("convert", int64(events), false)
+	prog := newProgress("convert", int64(events), false).Units("events")
 	defer prog.Done()
 	mg := v.all().Merge()
 	var b []byte

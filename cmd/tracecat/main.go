@@ -117,6 +117,7 @@ func main() {
 	ctx, stop := watchSignals(context.Background())
 	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, ctx: ctx}
 	code := c.run(os.Args[1:])
+	activeProgress.erase()
 	stop()
 	os.Exit(exitCode(ctx, code))
 }

@@ -62,6 +62,7 @@ func watchSignals(parent context.Context) (ctx context.Context, stop func()) {
 			case <-stopped:
 				return
 			}
+			activeProgress.erase()
 			removeTemporaries()
 			os.Exit(e.exitCode())
 		case <-stopped:
