@@ -2,10 +2,11 @@
 // as LTTng 2.15 and babeltrace 2.1 write it) into CTF2-PMETA-1.0 packets,
 // then reads the result back to check it.
 //
-//	go run ./examples/ctf-packetize [-be] [-layout pmeta|1.8|2.0-37] [-size 4096] [IN] OUT
+//	go run ./examples/ctf-packetize [-be] [-layout pmeta|1.8|2.0-37] [-size 4096] [[IN] OUT]
 //
-// Without IN it packetizes a small built-in metadata stream. The packet UUID
-// is the preamble's uuid.
+// Without IN it packetizes a small built-in metadata stream. Without OUT it
+// writes into a temporary folder, lists the packets and removes the folder.
+// The packet UUID is the preamble's uuid.
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
 )
@@ -34,8 +36,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	be := fs.Bool("be", false, "big-endian packet headers")
 	layoutName := fs.String("layout", "pmeta", "header layout: pmeta (44 bytes, 2.0), 1.8 (37 bytes) or 2.0-37")
 	size := fs.Int("size", 4096, "total packet size in bytes")
-	if err := fs.Parse(args); err != nil || fs.NArg() < 1 || fs.NArg() > 2 {
-		fmt.Fprintln(stderr, "usage: ctf-packetize [-be] [-layout pmeta|1.8|2.0-37] [-size N] [IN] OUT")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 2 {
+		fmt.Fprintln(stderr, "usage: ctf-packetize [-be] [-layout pmeta|1.8|2.0-37] [-size N] [[IN] OUT]")
 		return 2
 	}
 	if err := packetize(fs.Args(), *be, *layoutName, *size, stdout); err != nil {
@@ -47,6 +49,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func packetize(paths []string, be bool, layoutName string, size int, stdout io.Writer) error {
 	plain := []byte(builtin)
+	if len(paths) == 0 {
+		dir, err := os.MkdirTemp("", "ctf-packetize-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		paths = []string{filepath.Join(dir, "metadata")}
+		defer listPackets(paths[0], stdout)
+	}
 	out := paths[0]
 	if len(paths) == 2 {
 		var err error
@@ -102,4 +113,21 @@ func packetize(paths []string, be bool, layoutName string, size int, stdout io.W
 	fmt.Fprintf(stdout, "%s: %d fragments in %d packets (%s, %s, UUID %s), %d bytes\n",
 		out, len(md.Fragments), info.Packets, info.Layout, info.ByteOrder, info.UUID, packets.Len())
 	return nil
+}
+
+// listPackets prints where each packet of the file at path starts and how
+// much metadata it carries.
+func listPackets(path string, stdout io.Writer) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	r, err := ctf2meta.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return
+	}
+	for r.Next() {
+		p := r.Packet()
+		fmt.Fprintf(stdout, "  packet %d at offset %d: %d bytes of metadata\n", p.Index, p.Offset, len(p.Content))
+	}
 }

@@ -40,7 +40,24 @@ func TestLTTngMetadata(t *testing.T) {
 	if code := run([]string{out, out + "2"}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "not a plain CTF 2") {
 		t.Errorf("packetized input accepted: %d %s", code, stderr.String())
 	}
-	if code := run(nil, &stdout, &stderr); code != 2 {
+	if code := run([]string{"a", "b", "c"}, &stdout, &stderr); code != 2 {
 		t.Errorf("usage: exit %d", code)
+	}
+}
+
+// TestNoArguments: "go run ./examples/ctf-packetize" works as it is, writing
+// into a temporary folder it removes, and lists the packets.
+func TestNoArguments(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "4 fragments in 1 packets") || !strings.Contains(out, "  packet 0 at offset 0: ") {
+		t.Errorf("stdout %q", out)
+	}
+	path := strings.SplitN(out, ":", 2)[0]
+	if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+		t.Errorf("temporary folder %s left behind (%v)", filepath.Dir(path), err)
 	}
 }
