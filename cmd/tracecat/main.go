@@ -449,6 +449,11 @@ func (c *cli) cmdConvert(args []string) int {
 	if f.convert == nil {
 		return c.fail(pos[0], fmt.Errorf("convert is not supported for %s", f.name))
 	}
+	if f.name == "ctf" && *to == "chrome" {
+		// Before creating OUT: CTF metadata describes a trace's streams and
+		// events; it holds no events to draw.
+		return c.fail(pos[0], errors.New("CTF metadata holds no events, so it has no Chrome trace form: convert it --to plain or --to packetized"))
+	}
 	var o convertOptions
 	if *fields != "" {
 		o.Fields = strings.Split(*fields, ",")

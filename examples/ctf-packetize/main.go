@@ -130,4 +130,5 @@ func listPackets(path string, stdout io.Writer) {
 		p := r.Packet()
 		fmt.Fprintf(stdout, "  packet %d at offset %d: %d bytes of metadata\n", p.Index, p.Offset, len(p.Content))
 	}
+	fmt.Fprintln(stdout, "(written to a temporary folder, now removed: pass OUT to keep the packets)")
 }
