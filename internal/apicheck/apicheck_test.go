@@ -13,7 +13,6 @@ var pending = map[string]bool{
 	"atf":         true,
 	"cdt/schema7": true,
 	"ctf2meta":    true,
-	"dial9":       true,
 }
 
 func TestEveryExportedIdentifierIsDocumented(t *testing.T) {
