@@ -12,7 +12,6 @@ import (
 var pending = map[string]bool{
 	"atf":         true,
 	"cdt/schema7": true,
-	"ctf2meta":    true,
 	"dial9":       true,
 }
 
