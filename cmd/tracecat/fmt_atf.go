@@ -511,7 +511,7 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 	}
 	names := atfSymbolNames(v.manifest())
 	events, _, _ := v.counts()
-	prog := newProgress("merge", int64(events), false)
+	prog := newProgress("merge", int64(events), false).Units("events")
 	defer prog.Done()
 	mg := atf.NewMergerRange(readers, from, to)
 	if all {
@@ -572,7 +572,7 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	}
 	names := atfSymbolNames(v.manifest())
 	events, _, _ := v.counts()
-	prog := newProgress("convert", int64(events), false)
+	prog := newProgress("convert", int64(events), false).Units("events")
 	defer prog.Done()
 	mg := v.all().Merge()
 	var b []byte
