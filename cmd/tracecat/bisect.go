@@ -26,7 +26,7 @@ func (c *cli) cmdBisect(args []string) int {
 	if *before < 0 || *after < 0 {
 		return c.usageError("bisect", "--window-before and --window-after must not be negative")
 	}
-	var readers [2]*cdt.Reader
+	var readers [2]*cdt.File
 	for i, p := range pos {
 		r, done, err := c.openCDT(p)
 		if err != nil {
@@ -56,7 +56,7 @@ func (c *cli) cmdBisect(args []string) int {
 }
 
 // openCDT opens path (or standard input) as a CDT trace for random access.
-func (c *cli) openCDT(path string) (*cdt.Reader, func(), error) {
+func (c *cli) openCDT(path string) (*cdt.File, func(), error) {
 	in, f, err := c.open(path)
 	if err != nil {
 		return nil, nil, err

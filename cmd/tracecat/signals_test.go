@@ -39,7 +39,10 @@ func writeLargeDial9(t *testing.T, path string, n int) {
 		t.Fatal(err)
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	enc := dial9.NewEncoder(bw)
+	enc, err := dial9.NewWriter(bw)
+	if err != nil {
+		t.Fatal(err)
+	}
 	start, err := enc.Register("PollStartEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}, {Name: "task_id", Type: dial9.TypeVarint}})
 	if err != nil {
 		t.Fatal(err)
