@@ -361,7 +361,7 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 	if op == nil {
 		return c.fail(pos[0], fmt.Errorf("%s is not supported for %s", name, f.name))
 	}
-	w := bufio.NewWriterSize(ctxWriter{c.context(), c.stdout}, 64<<10)
+	w := bufio.NewWriterSize(ctxWriter{newStopCheck(c.context()), c.stdout}, 64<<10)
 	err = op(in, w, o)
 	if ferr := w.Flush(); err == nil && ferr != nil && !errors.Is(ferr, errBrokenPipe) {
 		err = ferr
