@@ -204,3 +204,11 @@ func BenchmarkDecodeGolden(b *testing.B) {
 	}
 	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// registerThread and writeThreadEvent run the workload on a ThreadWriter
+// (its methods are one-line forwards to its Writer).
+func (w *workload) registerThread(tw *ThreadWriter) { w.register(&tw.w) }
+
+func (w *workload) writeThreadEvent(tw *ThreadWriter, i int, ts uint64) error {
+	return w.writeEvent(&tw.w, i, ts)
+}
