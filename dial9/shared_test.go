@@ -375,9 +375,10 @@ func TestAllocsThreadWriter(t *testing.T) {
 	must(t, sw.Close())
 }
 
-// BenchmarkSharedWriter writes the workload's event mix from 1, 2 and 8
-// goroutines into one stream (io.Discard), each through its own
-// ThreadWriter; events/s is for all goroutines together.
+// BenchmarkSharedWriter writes upstream's codec_iai event mix from 1, 2
+// and 8 goroutines into one stream (io.Discard), each through its own
+// ThreadWriter; events/s and events/cpu-s are for all goroutines together
+// (this machine class has 2 cores).
 func BenchmarkSharedWriter(b *testing.B) {
 	const perOp = 1 << 18
 	for _, g := range []int{1, 2, 8} {
@@ -387,10 +388,12 @@ func BenchmarkSharedWriter(b *testing.B) {
 				b.Fatal(err)
 			}
 			threads := make([]*ThreadWriter, g)
-			loads := make([]workload, g)
+			loads := make([]codecIAI, g)
 			for i := range threads {
 				threads[i], _ = sw.Thread()
-				loads[i].registerThread(threads[i])
+				if err := loads[i].register(&threads[i].w); err != nil {
+					b.Fatal(err)
+				}
 			}
 			b.ReportAllocs()
 			cpu := startCPU()
@@ -403,9 +406,9 @@ func BenchmarkSharedWriter(b *testing.B) {
 						defer wg.Done()
 						tw, w := threads[i], &loads[i]
 						ts := uint64(1_000_000_000)
-						for j := 0; j < perOp/g; j++ {
-							ts += 500 + uint64(j%200)
-							if err := w.writeThreadEvent(tw, j, ts); err != nil {
+						for j := uint64(0); j < perOp/uint64(g); j++ {
+							ts += 500 + j%200
+							if err := w.event(&tw.w, j, ts); err != nil {
 								panic(err)
 							}
 						}
