@@ -98,7 +98,7 @@ func TestATFValidateFindsBrokenLinks(t *testing.T) {
 	copy(b[64+28:], []byte{0xff, 0xff, 0xff, 0xff})
 	os.WriteFile(p, b, 0o644)
 	code, _, errOut := run(t, nil, "validate", dir)
-	if code != exitInvalid || !strings.Contains(errOut, "links back") {
+	if code != exitInvalid || !strings.Contains(errOut, "(broken-link)") {
 		t.Errorf("broken link: exit %d %q", code, errOut)
 	}
 	// A flipped event byte fails the footer checksum our writer stores by default.
@@ -401,7 +401,7 @@ func TestATFLoneIndexOpensSiblingDetail(t *testing.T) {
 	}
 	d[64+8]++ // first record's index_seq: 1 → 2
 	os.WriteFile(filepath.Join(dir, "detail.atf"), d, 0o644)
-	if code, _, errOut := run(t, nil, "validate", lone); code != exitInvalid || !strings.Contains(errOut, "links back") {
+	if code, _, errOut := run(t, nil, "validate", lone); code != exitInvalid || !strings.Contains(errOut, "(broken-link)") {
 		t.Errorf("broken back link: exit %d %q", code, errOut)
 	}
 }
