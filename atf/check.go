@@ -150,7 +150,7 @@ func (r *IndexFile) checkIndexHeader() {
 	if fo <= eo {
 		// A placeholder header (or a lying one): nothing but the layout
 		// was written.
-		if h.EventCount != 0 {
+		if h.EventCount != 0 && fo == eo {
 			r.problems = append(r.problems, problem(ProblemHeaderMismatch, 28, "event_count %d in a header that was never finalized (%d events on file)", h.EventCount, r.count))
 		}
 		if r.hasFooter && fo == eo && r.count > 0 { // a finalized empty file has fo == eo too
@@ -225,7 +225,13 @@ func (d *DetailFile) Problems() []Problem {
 				Msg: fmt.Sprintf("%d bytes dropped after the last complete record: %s", d.discarded, d.stopReason())})
 		}
 		if h.EventCount != 0 || h.BytesLength != 0 {
-			ps = append(ps, problem(ProblemHeaderMismatch, 28, "event_count %d, bytes_length %d in a header that was never finalized (%d records on file)", h.EventCount, h.BytesLength, d.Len()))
+			// Close patched the header, then the file lost its tail.
+			p := problem(ProblemHeaderMismatch, 28, "the header counts %d records (%d bytes), the file holds %d and no valid footer", h.EventCount, h.BytesLength, d.Len())
+			if h.EventCount > d.Len() {
+				p.Events = h.EventCount - d.Len()
+				p.Msg += fmt.Sprintf(": %d lost", p.Events)
+			}
+			ps = append(ps, p)
 		}
 		return ps
 	}
