@@ -1,6 +1,7 @@
 package atf
 
 import (
+	"fmt"
 	"io"
 )
 
@@ -301,3 +302,48 @@ func (s *IndexReader) Recovered() bool { return s.done && !s.hasFooter }
 // Discarded is the number of bytes after the last complete event of a
 // recovered stream.
 func (s *IndexReader) Discarded() int64 { return s.discarded }
+
+// Problems lists, once the stream has ended (Next returned false), what it
+// recovered from or found inconsistent, as IndexFile.Problems does: no valid
+// footer, the bytes dropped after the last complete event, header fields that
+// disagree with the stream (a footer_offset before the events or past the
+// end, event_count, the time range). Before the end, and after a read error,
+// it returns nil.
+func (s *IndexReader) Problems() []Problem {
+	if !s.done {
+		return nil
+	}
+	h := &s.hdr
+	end := s.off
+	var ps []Problem
+	if !s.hasFooter {
+		n := s.seq
+		ps = append(ps, Problem{Kind: ProblemNoFooter, Offset: end, Events: n,
+			Msg: fmt.Sprintf("no valid footer (the writer did not finish): %d events recovered from the stream", n)})
+		if s.discarded > 0 {
+			ps = append(ps, Problem{Kind: ProblemDiscarded, Offset: end, Bytes: s.discarded,
+				Msg: fmt.Sprintf("%d bytes dropped after the last complete event: a torn event or a damaged footer", s.discarded)})
+		}
+	}
+	fo, eo := h.FooterOffset, h.EventsOffset
+	switch {
+	case fo < eo:
+		ps = append(ps, problem(ProblemHeaderMismatch, 40, "footer_offset %d lies before events_offset %d", fo, eo))
+	case s.finalized && s.seq < s.expect:
+		ps = append(ps, problem(ProblemHeaderMismatch, 40, "footer_offset %d is past the end of the stream (%d events)", fo, s.seq))
+	}
+	switch {
+	case fo == eo && h.EventCount != 0:
+		ps = append(ps, problem(ProblemHeaderMismatch, 28, "event_count %d in a header that was never finalized (%d events in the stream)", h.EventCount, s.seq))
+	case fo == eo && s.hasFooter && s.seq > 0:
+		ps = append(ps, problem(ProblemHeaderMismatch, 0, "the footer was written but the header not patched (the writer stopped in between)"))
+	case fo > eo && s.hasFooter:
+		if uint64(h.EventCount) != s.seq {
+			ps = append(ps, problem(ProblemHeaderMismatch, 28, "event_count %d, the stream holds %d events", h.EventCount, s.seq))
+		}
+		if h.TimeStartNs != s.footer.TimeStartNs || h.TimeEndNs != s.footer.TimeEndNs {
+			ps = append(ps, problem(ProblemHeaderMismatch, 48, "time range %d..%d, the footer says %d..%d", h.TimeStartNs, h.TimeEndNs, s.footer.TimeStartNs, s.footer.TimeEndNs))
+		}
+	}
+	return ps
+}
