@@ -64,6 +64,10 @@ type format struct {
 	merge func(in *input, w *bufio.Writer, o dumpOptions) error
 	// sample writes a small valid trace of this format, for trying the tool.
 	sample func(out io.Writer) error
+	// check, when set, is used by validate instead of validate: problems
+	// lists what the input lost, recovered or contradicts about itself (one
+	// line each, printed as warnings; none means clean).
+	check func(in *input) (summary string, problems []string, err error)
 }
 
 var formats = map[string]*format{}
@@ -276,12 +280,21 @@ func (c *cli) cmdValidate(args []string) int {
 	if err != nil {
 		return c.fail(pos[0], err)
 	}
-	if f.validate == nil {
+	if f.validate == nil && f.check == nil {
 		return c.fail(pos[0], fmt.Errorf("validate is not supported for %s", f.name))
 	}
-	summary, err := f.validate(in)
+	var summary string
+	var problems []string
+	if f.check != nil {
+		summary, problems, err = f.check(in)
+	} else {
+		summary, err = f.validate(in)
+	}
 	if err != nil {
 		return c.fail(pos[0], err)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(c.stderr, "%s: warning: %s\n", pos[0], p)
 	}
 	if summary != "" {
 		fmt.Fprintf(c.stdout, "ok (%s)\n", summary)
