@@ -90,6 +90,7 @@ type diffOptions struct {
 
 type convertOptions struct {
 	Fields []string // --fields: numeric fields for counter tracks (CDT → chrome)
+	Force  bool     // --force: write output the format's readers are known to reject (CTF)
 }
 
 // cli carries the streams so tests can run commands in-process.
@@ -380,6 +381,7 @@ func (c *cli) cmdConvert(args []string) int {
 	fs := c.flags("convert")
 	to := fs.String("to", "", "target: chrome, json, binary, plain, packetized")
 	fields := fs.String("fields", "", "comma-separated numeric fields for counter tracks (CDT)")
+	force := fs.Bool("force", false, "write output known readers reject (CTF: TSDL text in version-2.0 packets)")
 	pos, err := parseArgs(fs, args)
 	if err != nil || len(pos) != 2 || *to == "" {
 		return c.usage()
@@ -391,7 +393,7 @@ func (c *cli) cmdConvert(args []string) int {
 	if f.convert == nil {
 		return c.fail(pos[0], fmt.Errorf("convert is not supported for %s", f.name))
 	}
-	var o convertOptions
+	o := convertOptions{Force: *force}
 	if *fields != "" {
 		o.Fields = strings.Split(*fields, ",")
 	}
