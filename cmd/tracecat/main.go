@@ -9,7 +9,7 @@
 //	tracecat diff [--json] [--tick-start TICK] [--tick-end TICK] A.cdt B.cdt
 //	tracecat bisect [--window-before N] [--window-after N] A.cdt B.cdt
 //	tracecat merge [--json] SESSION_DIR
-//	tracecat convert --to FORMAT IN OUT
+//	tracecat convert --to FORMAT [--fields LIST] [--force] IN OUT
 //	tracecat sample FORMAT OUT
 //	tracecat demo [DIR]
 //	tracecat version
@@ -467,7 +467,7 @@ func (c *cli) cmdConvert(args []string) int {
 	if f.name == "ctf" && *to == "chrome" {
 		// Before creating OUT: CTF metadata describes a trace's streams and
 		// events; it holds no events to draw.
-		return c.fail(pos[0], errors.New("CTF metadata holds no events, so it has no Chrome trace form: convert it --to plain or --to packetized"))
+		return c.fail(pos[0], errors.New("CTF metadata holds no events, so it has no Chrome trace form: ctf converts to plain or packetized"))
 	}
 	o := convertOptions{Force: *force}
 	if *fields != "" {
