@@ -146,7 +146,7 @@ the other commands on. OUT is written under a temporary name and renamed.`,
 stats on each, printing the commands as it goes. Without DIR it uses a new temporary
 folder and removes it at the end (or on an interrupt); a DIR that demo had to create
 is removed on an interrupt too.`,
-			examples: []string{"tracecat demo /tmp/tracecat-demo"},
+			examples: []string{"tracecat demo tracecat-demo"},
 			run:      (*cli).cmdDemo,
 		},
 		{
