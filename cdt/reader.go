@@ -35,6 +35,9 @@ type Reader struct {
 	footerOff   int64
 	blocks      int
 	recovered   bool
+	recovery    *Recovery
+	ticks       int64
+	first, last int64
 	done        bool
 	closed      bool
 	err         error
@@ -168,7 +171,11 @@ func (s *Reader) nextChunk() {
 	h, payload, err := s.readChunk()
 	switch {
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		s.recovered, s.done = true, true
+		var hp *ChunkHeader
+		if h.Kind != (ChunkKind{}) {
+			hp = &h
+		}
+		s.stopAt(off, hp, false)
 		return
 	case err != nil:
 		s.err = err
@@ -176,11 +183,18 @@ func (s *Reader) nextChunk() {
 	}
 	switch h.Kind {
 	case KindTick:
-		s.blocks++
-		_, _, s.rows, err = parseBlock(off, payload, s.rows, s.opts.limits)
+		var start, end int64
+		start, end, s.rows, err = parseBlock(off, payload, s.rows, s.opts.limits)
 		if err != nil {
 			s.err = err
+			return
 		}
+		if s.blocks == 0 {
+			s.first = start
+		}
+		s.blocks++
+		s.last = end
+		s.ticks += int64(len(s.rows))
 	case KindFooter:
 		f, err := parseFooter(off, payload, s.opts.limits)
 		if err != nil {
@@ -200,7 +214,7 @@ func (s *Reader) readTrailer() {
 	var tb [TrailerSize]byte
 	b, err := s.readFull(tb[:0], TrailerSize)
 	if err != nil {
-		s.recovered = true
+		s.stopAt(off, nil, true)
 		return
 	}
 	if string(b[:8]) != TrailerMagic {
