@@ -90,7 +90,7 @@ func checkHeader(off int64, h *ChunkHeader, lim Limits) error {
 	}
 	if h.Flags&FlagZstd != 0 && int64(h.UncompressedLen) > MinRatioFloor &&
 		int64(h.UncompressedLen) > lim.MaxDecompressionRatio*int64(h.CompressedLen) {
-		return newErr(off+20, ErrLimit, "chunk expands %d bytes to %d, beyond the decompression ratio limit of %d:1",
+		return newErr(off+20, ErrLimit, "chunk expands %d bytes to %d, beyond the decompression ratio limit of %d:1 (Limits.MaxDecompressionRatio)",
 			h.CompressedLen, h.UncompressedLen, lim.MaxDecompressionRatio)
 	}
 	return nil

@@ -84,15 +84,25 @@
 // past uncompressed_len (a second frame, or a frame without content size,
 // cannot grow the output). Exceeding a limit is ErrLimit.
 //
-// Budget: reading a file of S bytes allocates at most 64·S + 16 MiB (tested
-// with generated hostile inputs: ratio bombs, trailing frames, hostile counts
-// and META values), plus, for files whose chunks legitimately expand, memory
-// proportional to one decompressed chunk (at most MaxDecompressionRatio times
-// its stored size, or 1 MiB) for each chunk held at once: one per iterator,
-// n+1 with WithConcurrency(n), and up to WithCacheBlocks for Tick and Block.
-// Time is linear in the bytes decompressed. The free-form META dicts are
-// rendered to JSON by package schema7 within their own budget (see
-// schema7.AppendJSON).
+// Budget: reading allocates at most 64·E + 16 MiB, where E is the input
+// size S plus the decompressed size of each chunk held at once — one while
+// iterating, n+1 with WithConcurrency(n), up to WithCacheBlocks more for Tick
+// and Block — each at most MaxDecompressionRatio times its stored size, or
+// MinRatioFloor. A hostile file therefore costs 64·S + 16 MiB plus a few
+// MiB per chunk held, whatever it declares; the same bound covers typed
+// decoding with package schema7 (its worst row, every array of structs at
+// its 8192-element limit, takes about 32 MiB for a 1 MiB chunk of a 1 KB
+// file). Tests generate the hostile inputs (ratio bombs, trailing frames,
+// hostile counts, META values, the worst typed row) and assert the bound
+// and a CPU-time bound. Time is linear in the bytes decompressed. The
+// free-form META dicts are rendered to JSON by package schema7 within their
+// own budget (see schema7.AppendJSON).
+//
+// A long stretch of identical rows can compress better than 100:1 (about
+// 150:1 for 2 KB rows that differ only in their tick counters): such chunks
+// are read as long as they stay within MinRatioFloor (256 default-sized
+// rows of up to 4 KB); a trace with larger ones needs WithLimits with a
+// higher MaxDecompressionRatio.
 //
 // # Recovery
 //

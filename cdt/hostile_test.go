@@ -226,7 +226,7 @@ func TestHostileSecondFrame(t *testing.T) {
 // ahead) takes, not by the total decompressed size (16 MiB per pass here).
 func TestHostileManyFloorChunks(t *testing.T) {
 	warmUp(t)
-	// A TickBlock map: start_tick, end_tick, a 1 MiB "pad" string, one row.
+	// A TickBlock map: start_tick, end_tick, a "pad" string, one row.
 	payload := msgp.AppendMapHeader(nil, 4)
 	payload = msgp.AppendString(payload, "start_tick")
 	payload = appendInt(payload, 0)
