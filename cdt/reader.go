@@ -150,8 +150,15 @@ func (s *Reader) readChunk() (ChunkHeader, []byte, error) {
 	return h, payload, nil
 }
 
-// Next advances to the next row; false at the end or on error.
+// Next advances to the next row; false at the end or on error. After Close
+// it returns false and Err returns ErrClosed.
 func (s *Reader) Next() bool {
+	if s.closed {
+		if s.err == nil {
+			s.err = ErrClosed
+		}
+		return false
+	}
 	for {
 		if s.ri < len(s.rows) {
 			s.row = s.rows[s.ri]
