@@ -128,6 +128,16 @@ func (rd *File) recoverIndex(reason error) error {
 		if rep.Stop != nil && !errors.Is(rep.Stop, ErrTruncated) {
 			return rep.Stop
 		}
+		// Say that recovery was tried and found nothing.
+		var fe *FormatError
+		if errors.As(reason, &fe) {
+			e := *fe
+			if e.Msg == "" {
+				e.Msg = strings.TrimPrefix(e.Err.Error(), formatName+": ")
+			}
+			e.Msg += "; no complete TICK chunk after META to recover"
+			return &e
+		}
 		return reason
 	}
 	rep.FirstTick, rep.LastTick = blocks[0].StartTick, blocks[len(blocks)-1].EndTick

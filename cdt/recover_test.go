@@ -187,7 +187,8 @@ func TestRecoveryStopsAtCorruptChunk(t *testing.T) {
 func TestRecoveryNeedsMeta(t *testing.T) {
 	data, full := recoveryTrace(t)
 	first := full.Footer().Blocks[0].FileOffset
-	if _, err := OpenBytes(data[:first+10], WithRecovery()); !errors.Is(err, ErrTrailer) {
+	if _, err := OpenBytes(data[:first+10], WithRecovery()); !errors.Is(err, ErrTrailer) ||
+		!strings.HasSuffix(err.Error(), "; no complete TICK chunk after META to recover") {
 		t.Fatalf("only META: %v", err)
 	}
 	if _, err := OpenBytes(flip(data[:first+10], int64(HeaderSize)+ChunkHeaderSize+3), WithRecovery()); !errors.Is(err, ErrCorrupt) {
