@@ -9,13 +9,14 @@ import (
 	"sync"
 )
 
-// IndexFile reads one index.atf over an io.ReaderAt (or a byte slice). It is
-// safe for concurrent use. Opening costs two small reads; Event(seq) is O(1).
+// IndexFile reads one index.atf over an io.ReaderAt, a path (OpenIndexFile)
+// or a byte slice. It is safe for concurrent use; the iterators taken from it
+// are not. Opening costs a few small reads; Event(seq) is O(1).
 //
 // A file without a valid footer — a crashed or still-running writer leaves the
 // placeholder header and no footer — is recovered: every complete 32-byte
-// event is readable, the torn tail is counted by Discarded, and Recovered
-// reports true.
+// event is readable, the torn tail is counted by Discarded, Recovered reports
+// true, and Problems says what was recovered and why.
 type IndexFile struct {
 	src       source
 	hdr       IndexHeader
