@@ -548,3 +548,32 @@ func mustOpenDetail(t *testing.T, b []byte) *DetailFile {
 	}
 	return d
 }
+
+// TestFooterLookalikeEvents: an unfinalized file whose last two events start
+// with the footer magic is still read by size when the bytes where a footer
+// keeps its zero reserved field are not zero (real events); only a damaged
+// footer is dropped.
+func TestFooterLookalikeEvents(t *testing.T) {
+	var f memFile
+	w, _ := NewIndexWriter(&f, 0)
+	for i := range 5 {
+		ts := uint64(100 + i)
+		if i == 3 {
+			ts = 0x41544932 // "2ITA"
+		}
+		w.Append(IndexEvent{Timestamp: ts, FunctionID: 9, Kind: KindCall, DetailSeq: NoDetail})
+	}
+	w.Flush()
+	r, err := OpenIndexBytes(f.b)
+	if err != nil || r.Len() != 5 || r.Discarded() != 0 {
+		t.Fatalf("%v: %d events, %d discarded", err, r.Len(), r.Discarded())
+	}
+	s, _ := NewIndexReader(bytes.NewReader(f.b))
+	n := 0
+	for s.Next() {
+		n++
+	}
+	if n != 5 {
+		t.Fatalf("stream: %d events", n)
+	}
+}
