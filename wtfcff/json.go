@@ -548,6 +548,15 @@ func (cw *ChunkWriter) WriteChunk(c *Chunk) error {
 	return cw.err
 }
 
+// writeRaw writes a chunk already laid out (a ThreadWriter's).
+func (cw *ChunkWriter) writeRaw(b []byte) error {
+	if cw.err != nil {
+		return cw.err
+	}
+	_, cw.err = cw.w.Write(b)
+	return cw.err
+}
+
 // Flush does nothing (chunks are written whole) and returns the sticky
 // error, ErrClosed after Close.
 func (cw *ChunkWriter) Flush() error {
