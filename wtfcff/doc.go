@@ -96,6 +96,18 @@
 // ErrUnsupportedType or ErrLimit; readers and decoders stop at the first
 // error and keep returning it.
 //
+// # Recovery
+//
+// Writers write whole chunks, so a recording cut short (a killed writer, a
+// full disk) ends inside its last chunk. A Reader reports ErrTruncated there,
+// naming what a recovering read would salvage; with WithRecovery it delivers
+// that chunk's complete parts and its event buffer up to the cut (Chunk.Torn),
+// the Decoder drops the record the cut went through, and Reader.Recovery
+// says what was read and what was lost (bytes, a range of events, why).
+// TrimTorn cuts such a chunk after its last whole record so it can be written
+// out. The string table precedes the event buffer: a cut inside it salvages
+// nothing of the chunk (its events would read their strings as null).
+//
 // # Choices where the reference is accidental or silent
 //
 // The layout rules, constants and reader behaviour follow the reference
