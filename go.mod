@@ -7,10 +7,8 @@ require (
 	github.com/klauspost/compress v1.20.3
 	github.com/tinylib/msgp v1.6.5
 	golang.org/x/crypto v0.55.0
+	golang.org/x/sys v0.47.0
 	golang.org/x/term v0.45.0
 )
 
-require (
-	github.com/philhofer/fwd v1.2.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
-)
+require github.com/philhofer/fwd v1.2.0 // indirect

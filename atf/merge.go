@@ -1,5 +1,7 @@
 package atf
 
+import "math"
+
 // Merger is the cross-thread view of a session: a k-way merge of the threads'
 // index files by (timestamp, thread position, sequence number), the order of
 // the reference readers' min-heap — equal timestamps come out in thread
@@ -9,24 +11,39 @@ package atf
 // out in file order, so when a thread's file is not timestamp-sorted (the
 // production tracer writes its index lane, then its detail lane) the merged
 // stream is not sorted either; it equals a sort only when every thread is
-// sorted. Next does not allocate; each thread of a file behind an
-// io.ReaderAt reads through its own 4 KiB buffer (files in memory need
-// none). Event and All give the same MergedEvent values: the event, its
+// sorted. Event and All give the same MergedEvent values: the event, its
 // thread's position and its sequence number within the thread.
+//
+// The merge is a loser tree (a tournament tree that keeps each match's loser):
+// a step replays only the matches on the path of the thread that advanced,
+// log₂(threads) comparisons of (timestamp, position) keys held in one small
+// array, against the two comparisons per level a binary heap pays. Next does
+// not allocate. Files in memory (OpenIndexBytes, or mapped with WithMmap)
+// are merged straight from their bytes; each thread of a file behind an
+// io.ReaderAt reads blocks of 64 KiB of events through its own buffer.
 type Merger struct {
 	its     []IndexIter
-	heap    []mergeEntry // min-heap on (timestamp, position)
+	tree    []mergeKey // tree[0]: the winner; tree[n], 1 ≤ n < k: the loser of match n
+	mask    uint32     // k-1, k = len(its) rounded up to a power of two (leaves)
 	started bool
-	top     int32
+	top     int32 // leaf (thread position) of the current event, -1 for none
 	err     error
 }
 
-const mergeBufSize = 4 << 10
+const mergeBufSize = 64 << 10
 
-// mergeEntry is a heap slot: a thread's current timestamp and its position.
-type mergeEntry struct {
+// mergeKey is a leaf's key: its thread's current timestamp and, as the tie
+// breaker, the leaf number (= thread position) while the thread has events,
+// k + leaf once it has none — so a finished thread loses every match, even
+// against an event stamped math.MaxUint64, and the leaf is pos&mask either
+// way.
+type mergeKey struct {
 	ts  uint64
-	pos int32
+	pos uint32
+}
+
+func (a mergeKey) less(b mergeKey) bool {
+	return a.ts < b.ts || (a.ts == b.ts && a.pos < b.pos)
 }
 
 // NewMerger merges every event of files (nil entries are skipped; a thread's
@@ -55,11 +72,22 @@ func NewMergerRange(files []*IndexFile, from, to uint64) *Merger {
 	return m
 }
 
+// init positions every thread at its first event and plays the tournament.
 func (m *Merger) init() {
 	m.top = -1 // no current event
-	m.heap = make([]mergeEntry, 0, len(m.its))
-	for i := range m.its {
-		it := &m.its[i]
+	k := 1
+	for k < len(m.its) {
+		k <<= 1
+	}
+	m.mask = uint32(k - 1)
+	// win[k+leaf] is the leaf's key, win[n] the winner of match n.
+	win := make([]mergeKey, 2*k)
+	for leaf := range k {
+		win[k+leaf] = mergeKey{math.MaxUint64, uint32(k + leaf)}
+		if leaf >= len(m.its) {
+			continue
+		}
+		it := &m.its[leaf]
 		if it.r == nil {
 			continue
 		}
@@ -68,38 +96,20 @@ func (m *Merger) init() {
 			continue
 		}
 		if it.Next() {
-			m.heap = append(m.heap, mergeEntry{it.ts(), int32(i)})
+			win[k+leaf] = mergeKey{it.ts(), uint32(leaf)}
 		} else if it.err != nil {
 			m.err = it.err
 		}
 	}
-	for i := len(m.heap)/2 - 1; i >= 0; i-- {
-		m.down(i)
+	m.tree = make([]mergeKey, k)
+	for n := k - 1; n >= 1; n-- {
+		a, b := win[2*n], win[2*n+1]
+		if b.less(a) {
+			a, b = b, a
+		}
+		win[n], m.tree[n] = a, b
 	}
-}
-
-func (a mergeEntry) less(b mergeEntry) bool {
-	return a.ts < b.ts || (a.ts == b.ts && a.pos < b.pos)
-}
-
-func (m *Merger) down(i int) {
-	h := m.heap
-	n := len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		c := l
-		if r := l + 1; r < n && h[r].less(h[l]) {
-			c = r
-		}
-		if !h[c].less(h[i]) {
-			return
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
+	m.tree[0] = win[1] // with k == 1, the only leaf
 }
 
 // Next advances to the next event of the merged stream.
@@ -108,29 +118,39 @@ func (m *Merger) Next() bool {
 		m.top = -1
 		return false
 	}
-	if m.started && len(m.heap) > 0 {
-		it := &m.its[m.heap[0].pos]
+	w := m.tree[0]
+	if m.started {
+		if m.top < 0 {
+			return false // ended
+		}
+		leaf := w.pos & m.mask
+		it := &m.its[leaf]
 		if it.Next() {
-			m.heap[0].ts = it.ts()
-			m.down(0)
+			w.ts = it.ts()
 		} else {
 			if it.err != nil {
 				m.err = it.err
 				m.top = -1
 				return false
 			}
-			last := len(m.heap) - 1
-			m.heap[0] = m.heap[last]
-			m.heap = m.heap[:last]
-			m.down(0)
+			w = mergeKey{math.MaxUint64, m.mask + 1 + leaf}
 		}
+		// Replay the matches from the leaf to the root: the winner of
+		// each goes on up, the loser stays.
+		t := m.tree
+		for n := (leaf + m.mask + 1) >> 1; n > 0; n >>= 1 {
+			if l := t[n]; l.less(w) {
+				t[n], w = w, l
+			}
+		}
+		t[0] = w
 	}
 	m.started = true
-	if len(m.heap) == 0 {
+	if w.pos > m.mask { // the best leaf has no events: every thread is done
 		m.top = -1
 		return false
 	}
-	m.top = m.heap[0].pos
+	m.top = int32(w.pos)
 	return true
 }
 
