@@ -1,6 +1,9 @@
 package atf
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // Merger is the cross-thread view of a session: a k-way merge of the threads'
 // index files by (timestamp, thread position, sequence number), the order of
@@ -114,44 +117,54 @@ func (m *Merger) init() {
 
 // Next advances to the next event of the merged stream.
 func (m *Merger) Next() bool {
-	if m.err != nil {
-		m.top = -1
-		return false
+	if m.top < 0 {
+		return m.first()
 	}
-	w := m.tree[0]
-	if m.started {
-		if m.top < 0 {
-			return false // ended
+	leaf := uint32(m.top)
+	w := mergeKey{pos: leaf}
+	if it := &m.its[leaf]; it.Next() {
+		w.ts = it.ts()
+	} else {
+		if it.err != nil {
+			m.err = it.err
+			m.top = -1
+			return false
 		}
-		leaf := w.pos & m.mask
-		it := &m.its[leaf]
-		if it.Next() {
-			w.ts = it.ts()
-		} else {
-			if it.err != nil {
-				m.err = it.err
-				m.top = -1
-				return false
-			}
-			w = mergeKey{math.MaxUint64, m.mask + 1 + leaf}
-		}
-		// Replay the matches from the leaf to the root: the winner of
-		// each goes on up, the loser stays.
-		t := m.tree
-		for n := (leaf + m.mask + 1) >> 1; n > 0; n >>= 1 {
-			if l := t[n]; l.less(w) {
-				t[n], w = w, l
-			}
-		}
-		t[0] = w
+		w = mergeKey{math.MaxUint64, m.mask + 1 + leaf}
 	}
-	m.started = true
+	// Replay the matches from the leaf to the root: the winner of each goes
+	// on up, the loser stays. Branch-free: on interleaved threads the
+	// outcome of a match is a coin toss a branch predictor would lose.
+	t := m.tree
+	for n := (leaf + m.mask + 1) >> 1; n > 0; n >>= 1 {
+		l := t[n&m.mask]
+		// borrow = 1 when l < w, comparing (ts, pos) as one 96-bit number
+		_, borrow := bits.Sub64(uint64(l.pos), uint64(w.pos), 0)
+		_, borrow = bits.Sub64(l.ts, w.ts, borrow)
+		mask := -borrow
+		t[n&m.mask] = mergeKey{l.ts ^ (l.ts^w.ts)&mask, l.pos ^ (l.pos^w.pos)&uint32(mask)}
+		w = mergeKey{w.ts ^ (w.ts^l.ts)&mask, w.pos ^ (w.pos^l.pos)&uint32(mask)}
+	}
+	t[0] = w
 	if w.pos > m.mask { // the best leaf has no events: every thread is done
 		m.top = -1
 		return false
 	}
 	m.top = int32(w.pos)
 	return true
+}
+
+// first is Next without a current event: the first step, or the end.
+func (m *Merger) first() bool {
+	if m.err != nil || m.started {
+		return false
+	}
+	m.started = true
+	if w := m.tree[0]; w.pos <= m.mask {
+		m.top = int32(w.pos)
+		return true
+	}
+	return false
 }
 
 // Event is the current event with its thread position and sequence number
