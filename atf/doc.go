@@ -54,6 +54,12 @@
 // NewIndexReader reads an index file front to back from an io.Reader with
 // the same validation and recovery as OpenIndex.
 //
+// Files opened by path are read through an io.ReaderAt by default; with the
+// reader option WithMmap(true) they are mapped into memory (on unix systems)
+// and detail payloads are zero-copy views of the mapping, valid until Close
+// (over OpenDetailBytes they are views of the caller's bytes). Map only files
+// nobody truncates while open: see WithMmap.
+//
 // Timestamps are nanoseconds on the clock the index header's clock_type
 // names.
 //
@@ -130,8 +136,9 @@
 // After warm-up, writers and iterators (IndexIter, DetailIter, IndexReader,
 // Merger) do not allocate per event, and IndexFile.Event does not allocate.
 // IndexIter works on blocks of raw events — the whole file when it is in
-// memory, 64 KiB reads through an io.ReaderAt (4 KiB per thread in a Merger)
-// — and decodes an event only when Event is called. On amd64 and arm64,
+// memory, 64 KiB reads through an io.ReaderAt (also per thread in a Merger)
+// — and decodes an event only when Event is called. The Merger is a loser
+// tree: log₂(threads) branch-free comparisons per event. On amd64 and arm64,
 // IndexEvent's memory layout is the little-endian file layout (checked at
 // compile time), so an event is decoded with one 32-byte copy; other
 // architectures decode field by field. Opening a detail file allocates its
