@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -92,12 +93,22 @@ func writeWorkload(dir string) error {
 // cpuReport adds process CPU time (getrusage: user+system, all threads, GC
 // included — steadier than wall-clock on a shared machine) per op and
 // events per CPU-second, and events per wall-clock second.
-func cpuReport(b *testing.B, cpu0 int64, eventsPerOp int) {
+func cpuReport(b *testing.B, cpu0, sys0 int64, eventsPerOp int) {
 	cpu := float64(processCPU() - cpu0)
+	b.ReportMetric(float64(processSys()-sys0)/1e6/float64(b.N), "sys-ms/op")
 	events := float64(b.N) * float64(eventsPerOp)
 	b.ReportMetric(cpu/1e6/float64(b.N), "cpu-ms/op")
 	b.ReportMetric(events/(cpu/1e9), "cpu-events/s")
 	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
+}
+
+// processSys is the system part of processCPU, in ns.
+func processSys() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Stime.Nano()
 }
 
 // benchOpens are the two ways to open the files: read through an
@@ -120,7 +131,7 @@ func BenchmarkMerge8Threads10MIndex1MDetail(b *testing.B) {
 	for _, o := range benchOpens {
 		b.Run(o.name+"/open+merge", func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0, sys0 := processCPU(), processSys()
 			var sum uint64
 			for b.Loop() {
 				s, err := OpenSession(dir, o.opts...)
@@ -130,7 +141,7 @@ func BenchmarkMerge8Threads10MIndex1MDetail(b *testing.B) {
 				sum += mergeAll(b, s)
 				s.Close()
 			}
-			cpuReport(b, cpu0, wlIndexEvents)
+			cpuReport(b, cpu0, sys0, wlIndexEvents)
 			_ = sum
 		})
 		b.Run(o.name+"/merge", func(b *testing.B) {
@@ -140,12 +151,12 @@ func BenchmarkMerge8Threads10MIndex1MDetail(b *testing.B) {
 			}
 			defer s.Close()
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0, sys0 := processCPU(), processSys()
 			var sum uint64
 			for b.Loop() {
 				sum += mergeAll(b, s)
 			}
-			cpuReport(b, cpu0, wlIndexEvents)
+			cpuReport(b, cpu0, sys0, wlIndexEvents)
 			_ = sum
 		})
 	}
@@ -181,17 +192,17 @@ func BenchmarkDetailIterate1M(b *testing.B) {
 			}
 			defer s.Close()
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0, sys0 := processCPU(), processSys()
 			var sum uint64
 			for b.Loop() {
 				sum += iterateDetail(b, s)
 			}
-			cpuReport(b, cpu0, wlDetailEvents)
+			cpuReport(b, cpu0, sys0, wlDetailEvents)
 			_ = sum
 		})
 		b.Run(o.name+"/open+iterate", func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0, sys0 := processCPU(), processSys()
 			var sum uint64
 			for b.Loop() {
 				s, err := OpenSession(dir, o.opts...)
@@ -201,7 +212,7 @@ func BenchmarkDetailIterate1M(b *testing.B) {
 				sum += iterateDetail(b, s)
 				s.Close()
 			}
-			cpuReport(b, cpu0, wlDetailEvents)
+			cpuReport(b, cpu0, sys0, wlDetailEvents)
 			_ = sum
 		})
 	}
