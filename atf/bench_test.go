@@ -154,20 +154,7 @@ func BenchmarkIndexReadRandom(b *testing.B) {
 // timestamps).
 func BenchmarkMerge8(b *testing.B) {
 	const per = benchEvents / 8
-	var readers []*IndexFile
-	for k := range 8 {
-		data := benchIndexFile(b, per, uint32(k), 8)
-		for i := range per { // offset each thread's timestamps
-			off := HeaderSize + i*IndexEventSize
-			ts := uint64(i)*8 + uint64(k)
-			putIndexEvent(data[off:], &IndexEvent{Timestamp: ts, ThreadID: uint32(k), DetailSeq: NoDetail})
-		}
-		r, err := OpenIndexBytes(data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		readers = append(readers, r)
-	}
+	readers := merge8Files(b, per)
 	b.SetBytes(8 * per * IndexEventSize)
 	b.ReportAllocs()
 	var sum uint64
@@ -246,4 +233,24 @@ func BenchmarkIndexStream(b *testing.B) {
 	}
 	_ = sum
 	reportEvents(b, benchEvents)
+}
+
+// merge8Files is 8 in-memory threads of per events each, their timestamps
+// interleaved (thread k holds k, k+8, k+16, …).
+func merge8Files(b *testing.B, per int) []*IndexFile {
+	var readers []*IndexFile
+	for k := range 8 {
+		data := benchIndexFile(b, per, uint32(k), 8)
+		for i := range per { // offset each thread's timestamps
+			off := HeaderSize + i*IndexEventSize
+			ts := uint64(i)*8 + uint64(k)
+			putIndexEvent(data[off:], &IndexEvent{Timestamp: ts, ThreadID: uint32(k), DetailSeq: NoDetail})
+		}
+		r, err := OpenIndexBytes(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		readers = append(readers, r)
+	}
+	return readers
 }
