@@ -13,7 +13,9 @@ import (
 // writer and a ThreadWriter hands its batch to the shared stream.
 const defaultFlushSize = 64 << 10
 
-// Handle names a registered schema in a Writer. It is valid until Reset.
+// Handle names a registered schema in a Writer, valid until Reset. A
+// handle from a SharedWriter or any of its ThreadWriters is valid on every
+// ThreadWriter of that stream.
 type Handle struct {
 	idx int32
 	id  uint16
