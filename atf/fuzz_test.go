@@ -24,13 +24,22 @@ func decodeIndex(data []byte) error {
 		panic("OpenIndex and OpenIndexBytes disagree")
 	}
 	if serr := checkStream(data, r); (serr == nil) != (err == nil) {
-		panic(fmt.Sprintf("IndexStream and OpenIndex disagree: %v / %v", serr, err))
+		panic(fmt.Sprintf("IndexReader and OpenIndex disagree: %v / %v", serr, err))
 	}
 	if err != nil {
 		return err
 	}
 	if r.Len() != rb.Len() {
 		panic("lengths disagree")
+	}
+	// The problem report: recovered files say so, clean ones have none
+	// about a footer, and the same file in memory reports the same.
+	ps := r.Problems()
+	if _, noFooter := hasProblem(ps, ProblemNoFooter); noFooter != r.Recovered() {
+		panic(fmt.Sprintf("recovered %v, problems %v", r.Recovered(), ps))
+	}
+	if problemKinds(ps) != problemKinds(rb.Problems()) {
+		panic("OpenIndex and OpenIndexBytes report different problems")
 	}
 	if uint64(len(data)) < HeaderSize+r.Len()*IndexEventSize {
 		panic("more events than bytes")
@@ -46,7 +55,7 @@ func decodeIndex(data []byte) error {
 		panic("iteration stopped early")
 	}
 	r.Sorted()
-	it := r.Range(10, 1<<40)
+	it := r.Iter(10, 1<<40)
 	for it.Next() {
 	}
 	r.VerifyChecksum()
@@ -70,10 +79,10 @@ func decodeIndex(data []byte) error {
 	return nil
 }
 
-// checkStream reads data through an IndexStream and, when r opened, checks
+// checkStream reads data through an IndexReader and, when r opened, checks
 // that both see the same events, footer and recovery.
-func checkStream(data []byte, r *IndexReader) error {
-	s, err := NewIndexStream(iotest.HalfReader(bytes.NewReader(data)), fuzzLimits)
+func checkStream(data []byte, r *IndexFile) error {
+	s, err := NewIndexReader(iotest.HalfReader(bytes.NewReader(data)), fuzzLimits)
 	if err != nil {
 		return err
 	}
@@ -122,6 +131,13 @@ func decodeDetail(data []byte) error {
 	}
 	d.VerifyChecksum()
 	d.TimeRange()
+	if _, noFooter := hasProblem(d.Problems(), ProblemNoFooter); noFooter != d.Recovered() {
+		panic(fmt.Sprintf("recovered %v, problems %v", d.Recovered(), d.Problems()))
+	}
+	// A thread of this detail file and an empty index walks every link.
+	if _, err := NewThread(0, cutIndex(0), d).Check(); err != nil {
+		panic(err)
+	}
 	return nil
 }
 

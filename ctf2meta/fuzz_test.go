@@ -206,7 +206,7 @@ func FuzzFragment(f *testing.F) {
 				werr = errors.New("trailing data")
 			}
 		}
-		got, gerr := parseJSON(data, maxJSONDepth)
+		got, gerr := parseJSON(data, 10000, nil)
 		if (werr == nil) != (gerr == nil) {
 			t.Fatalf("encoding/json %v, parseJSON %v", werr, gerr)
 		}
@@ -286,7 +286,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		var buf bytes.Buffer
-		if err := m.Encode(&buf, true); err != nil {
+		if err := m.Encode(&buf, WithLF(true)); err != nil {
 			t.Fatal(err)
 		}
 		m2, err := Decode(buf.Bytes())

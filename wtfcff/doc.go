@@ -28,14 +28,18 @@
 //
 // # What the package offers
 //
-//   - Containers: Reader streams binary chunks from an io.Reader (one chunk in
-//     memory, buffer reused); Open indexes a file over an io.ReaderAt with one
-//     walk over the chunk headers and reads chunks directly; JSONReader
-//     streams JSON files in COMPLETE or PARTIAL mode; LegacyReader reads
-//     BinaryTrace v3. All implement ChunkSource; OpenBytes picks one by the
-//     first bytes. ChunkWriter, AppendChunk and JSONWriter write containers;
-//     BinaryToJSON and JSONToBinary convert losslessly (files written by the
-//     reference come back byte for byte, in both directions).
+//   - Containers: NewReader and NewBytesReader return a Reader of any
+//     container, chosen by the first bytes (Sniff, Reader.Kind): binary
+//     chunks are streamed one at a time with the buffer reused (views of the
+//     input over memory), JSON files go through a JSONReader (COMPLETE or
+//     PARTIAL mode), legacy files through a LegacyReader (BinaryTrace v3).
+//     Open, OpenFile and OpenBytes index a binary file's chunks for random
+//     access (File). Every reader and iterator has Next, its record (Chunk,
+//     Event), Err and All (an iter.Seq2 that ends with a (nil, err) pair on
+//     failure); Events takes any of them, File included. ChunkWriter,
+//     AppendChunk and JSONWriter write containers; BinaryToJSON and
+//     JSONToBinary convert losslessly (files written by the reference come
+//     back byte for byte, in both directions).
 //
 //   - Events: Decoder yields zero-copy Event views (name, time, zone, typed
 //     Value accessors, JSON rendering) from binary, legacy and JSON event
@@ -45,7 +49,11 @@
 //     Writer defines types once (the built-ins get the JS library's
 //     wire ids 2–17), appends typed arguments through an EventBuilder,
 //     de-duplicates strings per chunk with xxhash keys and starts a new chunk
-//     when the event buffer reaches the chunk size.
+//     when the event buffer reaches the chunk size. SharedWriter writes one
+//     trace from many goroutines: each takes a ThreadWriter (Thread) with a
+//     zone of its own and a private chunk, handed over whole under one lock
+//     per chunk; ThreadWriter times are time.Durations since the trace start
+//     (whole µs, wrapping every 2^32 µs, see SharedWriter and UnwrapTime).
 //
 //   - JSON events: part type 0x20000 (json_event_buffer), declared by the
 //     reference but never implemented. Its body here is a JSON array with one
@@ -71,8 +79,8 @@
 //
 // After warm-up, Reader.Next, Decoder.Next, Event and Value accessors (except
 // Value.String), AppendEventJSON into a reused buffer, ScopeTracker.Add and
-// every Writer/EventBuilder append do not allocate (pinned by AllocsPerRun
-// tests). The decoder allocates for each new event type and zone (their
+// every Writer, ThreadWriter and EventBuilder append (ThreadWriter chunk
+// hand-overs included) do not allocate (pinned by AllocsPerRun tests). The decoder allocates for each new event type and zone (their
 // names are copied). JSON containers are decoded with encoding/json and
 // allocate per chunk.
 //
@@ -87,6 +95,18 @@
 // ErrUnsupportedVersion, ErrTruncated, ErrCorrupt, ErrUndefinedEvent,
 // ErrUnsupportedType or ErrLimit; readers and decoders stop at the first
 // error and keep returning it.
+//
+// # Recovery
+//
+// Writers write whole chunks, so a recording cut short (a killed writer, a
+// full disk) ends inside its last chunk. A Reader reports ErrTruncated there,
+// naming what a recovering read would salvage; with WithRecovery it delivers
+// that chunk's complete parts and its event buffer up to the cut (Chunk.Torn),
+// the Decoder drops the record the cut went through, and Reader.Recovery
+// says what was read and what was lost (bytes, a range of events, why).
+// TrimTorn cuts such a chunk after its last whole record so it can be written
+// out. The string table precedes the event buffer: a cut inside it salvages
+// nothing of the chunk (its events would read their strings as null).
 //
 // # Choices where the reference is accidental or silent
 //
@@ -147,14 +167,11 @@
 //	w.LeaveScope(2250)
 //	w.Close()
 //
-//	r, _ := wtfcff.NewReader(f2)
-//	dec := wtfcff.NewDecoder()
-//	for r.Next() {
-//		if dec.SetChunk(r.Chunk()) {
-//			for dec.Next() {
-//				e := dec.Event()
-//				fmt.Println(e.Time, e.Name(), string(e.AppendArgsJSON(nil)))
-//			}
+//	r, _ := wtfcff.NewReader(f2) // binary, JSON or legacy
+//	for e, err := range wtfcff.Events(r) {
+//		if err != nil {
+//			log.Fatal(err)
 //		}
+//		fmt.Println(e.Time, e.Name(), string(e.AppendArgsJSON(nil)))
 //	}
 package wtfcff

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"strconv"
 )
 
@@ -56,10 +57,17 @@ func NewJSONReader(r io.Reader, opts ...ReaderOption) (*JSONReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newJSONReader(r, o), nil
+}
+
+func newJSONReader(r io.Reader, o readerOptions) *JSONReader {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
-	return &JSONReader{dec: dec, o: o}, nil
+	return &JSONReader{dec: dec, o: o}
 }
+
+// All iterates over the remaining chunks (see ChunkSource).
+func (jr *JSONReader) All() iter.Seq2[*Chunk, error] { return allChunks(jr) }
 
 // WTFVersion is the header's wtfVersion (the full build number in JS files).
 func (jr *JSONReader) WTFVersion() int64 { return jr.wtfVersion }
@@ -208,11 +216,39 @@ type jsonChunk struct {
 }
 
 type jsonPart struct {
-	Type       string          `json:"type"`
-	Mode       string          `json:"mode"`
-	ByteLength *int64          `json:"byteLength"`
-	Value      json.RawMessage `json:"value"`
-	Events     json.RawMessage `json:"events"`
+	Type, Mode    string
+	ByteLength    *int64
+	Value, Events json.RawMessage
+}
+
+// parseJSONPart reads a part object. Keys match exactly, as in the
+// reference's JSON.parse (encoding/json's struct decoding folds case, so a
+// file header holding "Type" next to "type" would change the part's type).
+func parseJSONPart(raw []byte) (jsonPart, error) {
+	var fields map[string]json.RawMessage
+	var jp jsonPart
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return jp, err
+	}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"type", &jp.Type}, {"mode", &jp.Mode}} {
+		if v, ok := fields[f.key]; ok && !isNull(v) {
+			if err := json.Unmarshal(v, f.dst); err != nil {
+				return jp, errors.New("part " + f.key + " is not a string")
+			}
+		}
+	}
+	if v, ok := fields["byteLength"]; ok && !isNull(v) {
+		var n int64
+		if err := json.Unmarshal(v, &n); err != nil {
+			return jp, errors.New("byteLength is not an integer")
+		}
+		jp.ByteLength = &n
+	}
+	jp.Value, jp.Events = fields["value"], fields["events"]
+	return jp, nil
 }
 
 func jsonUint32(n json.Number) (uint32, bool) {
@@ -253,8 +289,8 @@ func (jr *JSONReader) convert(jc *jsonChunk, off int64) (bool, error) {
 		return false, newErr(off, ErrLimit, "part count %d exceeds the limit of %d", len(jc.Parts), jr.o.limits.MaxParts)
 	}
 	for i, raw := range jc.Parts {
-		var jp jsonPart
-		if err := json.Unmarshal(raw, &jp); err != nil {
+		jp, err := parseJSONPart(raw)
+		if err != nil {
 			return false, newErr(off, ErrCorrupt, "chunk %d part %d: %v", id, i, err)
 		}
 		pt, ok := partTypeFromString(jp.Type)
@@ -262,7 +298,6 @@ func (jr *JSONReader) convert(jc *jsonChunk, off int64) (bool, error) {
 			continue // unknown part type: skipped
 		}
 		p := Part{Type: pt, Offset: off}
-		var err error
 		switch pt {
 		case PartFileHeader:
 			p.Data = raw
@@ -314,7 +349,8 @@ func (jr *JSONReader) convert(jc *jsonChunk, off int64) (bool, error) {
 	return true, nil
 }
 
-// JSONWriter writes a JSON CFF file chunk by chunk.
+// JSONWriter writes a JSON CFF file chunk by chunk. It is not safe for
+// concurrent use.
 type JSONWriter struct {
 	w    io.Writer
 	mode JSONMode
@@ -324,12 +360,18 @@ type JSONWriter struct {
 	done bool
 }
 
-// NewJSONWriter writes the header with the given wtfVersion (JSWTFVersion for
-// what the JS library writes) and returns the writer.
-func NewJSONWriter(w io.Writer, wtfVersion int64, mode JSONMode) (*JSONWriter, error) {
+// NewJSONWriter writes the header and returns the writer. Options:
+// WithWTFVersion (default JSWTFVersion, what the JS library writes) and
+// WithJSONMode (default JSONComplete); the others are ignored.
+func NewJSONWriter(w io.Writer, opts ...WriterOption) (*JSONWriter, error) {
+	o, err := applyWriterOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	mode := o.jsonMode
 	jw := &JSONWriter{w: w, mode: mode}
 	b := append(jw.buf[:0], "{\n  \"wtfVersion\": "...)
-	b = strconv.AppendInt(b, wtfVersion, 10)
+	b = strconv.AppendInt(b, o.version, 10)
 	if mode == JSONPartial {
 		b = append(b, ",\n  \"formatVersion\": 10\n}\n"...)
 	} else {
@@ -349,7 +391,7 @@ func (jw *JSONWriter) WriteChunk(c *Chunk) error {
 		return jw.err
 	}
 	if jw.done {
-		return errors.New("wtf: JSONWriter is closed")
+		return ErrClosed
 	}
 	b := jw.buf[:0]
 	if jw.mode == JSONPartial {
@@ -374,9 +416,23 @@ func (jw *JSONWriter) WriteChunk(c *Chunk) error {
 	return jw.err
 }
 
+// Flush does nothing: every chunk is written to the io.Writer whole. It
+// returns the sticky error, ErrClosed after Close.
+func (jw *JSONWriter) Flush() error {
+	if jw.err == nil && jw.done {
+		return ErrClosed
+	}
+	return jw.err
+}
+
 // Close ends the document (COMPLETE mode); it does not close the io.Writer.
+// A second Close returns nil.
 func (jw *JSONWriter) Close() error {
-	if jw.err != nil || jw.done {
+	if jw.done {
+		return nil
+	}
+	if jw.err != nil {
+		jw.done = true
 		return jw.err
 	}
 	jw.done = true
@@ -480,18 +536,26 @@ func JSONVersion(word uint32) int64 {
 	return int64(word)
 }
 
-// ChunkWriter writes a binary CFF file from whole chunks.
+// ChunkWriter writes a binary CFF file from whole chunks, each with one
+// Write call (a crash never leaves a chunk half-written by this package,
+// though the io.Writer may). It is not safe for concurrent use.
 type ChunkWriter struct {
-	w   io.Writer
-	buf []byte
-	err error
+	w      io.Writer
+	buf    []byte
+	err    error
+	closed bool
 }
 
-// NewChunkWriter writes the 12-byte binary header (wtfVersion is stored mod
-// 2^32: JSWTFVersionWord for what the JS library writes).
-func NewChunkWriter(w io.Writer, wtfVersion uint32) (*ChunkWriter, error) {
+// NewChunkWriter writes the 12-byte binary header. Option: WithWTFVersion
+// (default JSWTFVersion, stored mod 2^32 as JSWTFVersionWord); the others
+// are ignored.
+func NewChunkWriter(w io.Writer, opts ...WriterOption) (*ChunkWriter, error) {
+	o, err := applyWriterOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	cw := &ChunkWriter{w: w}
-	cw.buf = AppendFileHeader(cw.buf[:0], wtfVersion)
+	cw.buf = AppendFileHeader(cw.buf[:0], uint32(o.version))
 	if _, err := w.Write(cw.buf); err != nil {
 		return nil, err
 	}
@@ -503,8 +567,39 @@ func (cw *ChunkWriter) WriteChunk(c *Chunk) error {
 	if cw.err != nil {
 		return cw.err
 	}
+	if cw.closed {
+		return ErrClosed
+	}
 	cw.buf = AppendChunk(cw.buf[:0], c)
 	_, cw.err = cw.w.Write(cw.buf)
+	return cw.err
+}
+
+// writeRaw writes a chunk already laid out (a ThreadWriter's).
+func (cw *ChunkWriter) writeRaw(b []byte) error {
+	if cw.err != nil {
+		return cw.err
+	}
+	_, cw.err = cw.w.Write(b)
+	return cw.err
+}
+
+// Flush does nothing (chunks are written whole) and returns the sticky
+// error, ErrClosed after Close.
+func (cw *ChunkWriter) Flush() error {
+	if cw.err == nil && cw.closed {
+		return ErrClosed
+	}
+	return cw.err
+}
+
+// Close marks the writer closed (a binary file has no trailer); it does not
+// close the io.Writer. It returns the sticky error, nil on a second call.
+func (cw *ChunkWriter) Close() error {
+	if cw.closed {
+		return nil
+	}
+	cw.closed = true
 	return cw.err
 }
 
@@ -517,7 +612,10 @@ func BinaryToJSON(dst io.Writer, src io.Reader, mode JSONMode) error {
 	if err != nil {
 		return err
 	}
-	jw, err := NewJSONWriter(dst, JSONVersion(r.WTFVersion()), mode)
+	if r.Kind() != KindBinary {
+		return newErr(0, ErrBadMagic, "BinaryToJSON reads binary CFF files, not %s ones", r.Kind())
+	}
+	jw, err := NewJSONWriter(dst, WithWTFVersion(JSONVersion(uint32(r.WTFVersion()))), WithJSONMode(mode))
 	if err != nil {
 		return err
 	}
@@ -541,7 +639,7 @@ func JSONToBinary(dst io.Writer, src io.Reader) error {
 	var cw *ChunkWriter
 	for jr.Next() {
 		if cw == nil {
-			if cw, err = NewChunkWriter(dst, uint32(jr.WTFVersion())); err != nil {
+			if cw, err = NewChunkWriter(dst, WithWTFVersion(jr.WTFVersion())); err != nil {
 				return err
 			}
 		}
@@ -553,7 +651,7 @@ func JSONToBinary(dst io.Writer, src io.Reader) error {
 		return err
 	}
 	if cw == nil {
-		_, err = NewChunkWriter(dst, uint32(jr.WTFVersion()))
+		_, err = NewChunkWriter(dst, WithWTFVersion(jr.WTFVersion()))
 	}
 	return err
 }

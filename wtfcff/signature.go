@@ -189,7 +189,7 @@ func CanonicalArgs(args []ArgDef) string {
 
 type errSignature string
 
-func (e errSignature) Error() string { return "wtf: signature: " + string(e) }
+func (e errSignature) Error() string { return "wtfcff: signature: " + string(e) }
 
 // Unwrap makes signature errors match ErrArgument.
 func (e errSignature) Unwrap() error { return ErrArgument }
@@ -263,6 +263,8 @@ type EventType struct {
 	// scalarOnly: every argument takes one slot, so records have a fixed
 	// size and argument offsets need no per-record table.
 	scalarOnly bool
+	// owner is the Writer that defined the type (nil for decoded types).
+	owner *Writer
 }
 
 // IsScope reports whether events of this type open a scope (class 1).

@@ -20,6 +20,10 @@ package main
 //	2.0-37         37-byte headers with version 2.0 (LTTng kernel ring buffer)
 //	size=N         total packet size in bytes (default 4096)
 //
+// TSDL content in version-2.0 headers (2.0, 2.0-37) is refused unless
+// --force: babeltrace 2.0 accepts only version 1.8 packets, and 2.1 reads
+// version-2.0 packets as CTF 2, so both reject such a file.
+//
 // The packet UUID is the input's packet UUID, else the CTF 2 preamble uuid,
 // else the TSDL trace uuid, else zero.
 
@@ -90,7 +94,7 @@ func ctfLoad(in *input) (*ctfMeta, error) {
 		}
 	}
 	if ctfIsJSON(m.plain) {
-		d, _ := ctf2meta.NewDecoder(bytes.NewReader(m.plain))
+		d, _ := ctf2meta.NewFragmentReader(bytes.NewReader(m.plain))
 		for d.Next() {
 		}
 		if err := d.Err(); err != nil {
@@ -103,7 +107,7 @@ func ctfLoad(in *input) (*ctfMeta, error) {
 			}
 			return nil, err
 		}
-		m.meta, m.leading = d.Metadata(), d.LeadingWhitespace()
+		m.meta, m.leading = d.Metadata(), d.Source().LeadingWhitespace
 	}
 	return m, nil
 }
@@ -286,7 +290,7 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		}
 		return nil
 	}
-	d, _ := ctf2meta.NewDecoder(bytes.NewReader(plain))
+	d, _ := ctf2meta.NewFragmentReader(bytes.NewReader(plain))
 	for d.Next() {
 		f := d.Fragment()
 		if !want("fragment", f.FragmentType()) || !o.inRange(int64(d.Index())) {
@@ -378,7 +382,10 @@ func ctfWriteJSON(w *bufio.Writer, v any) error {
 
 var ctfTSDLUUID = regexp.MustCompile(`uuid\s*=\s*"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"`)
 
-func ctfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
+// errCTFTSDLInV20 refuses TSDL text in version-2.0 packet headers.
+var errCTFTSDLInV20 = errors.New("TSDL (CTF 1.8) text in version-2.0 packet headers: babeltrace 2.0 and 2.1 reject such packets; use packetized,1.8, or --force to write them anyway")
+
+func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 	target, optStr, _ := strings.Cut(to, ",")
 	switch target {
 	case "plain":
@@ -437,6 +444,9 @@ func ctfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 			}
 		}
 	}
+	if m.meta == nil && layout != ctf2meta.LayoutCTF18 && !co.Force {
+		return errCTFTSDLInV20
+	}
 	plain := m.plain
 	if m.leading > 0 {
 		plain = plain[m.leading:]
@@ -487,11 +497,17 @@ func ctfSample(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	enc := ctf2meta.NewEncoder(w, true)
+	fw, err := ctf2meta.NewFragmentWriter(w, ctf2meta.WithLF(true))
+	if err != nil {
+		return err
+	}
 	for _, f := range frags {
-		if err := enc.Encode(f); err != nil {
+		if err := fw.WriteFragment(f); err != nil {
 			return err
 		}
+	}
+	if err := fw.Close(); err != nil {
+		return err
 	}
 	return w.Close()
 }

@@ -57,6 +57,7 @@ func dial9Scan(in *input) (*dial9Counts, error) {
 	defer closeIn()
 	c := &dial9Counts{byType: map[string]int{}}
 	p := newProgress("reading", in.Size(), false)
+	defer p.Done()
 	var last int64
 	for d.NextFrame() {
 		c.frames++
