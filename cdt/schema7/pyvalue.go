@@ -1,6 +1,7 @@
 package schema7
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -72,17 +73,17 @@ func appendHex(b []byte, v uint32, digits int) []byte {
 	return b
 }
 
-// pyFloatRepr is Python's repr() of a float.
-func pyFloatRepr(f float64) string {
+// appendPyFloat appends Python's repr() of a float.
+func appendPyFloat(b []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
-		return "nan"
+		return append(b, "nan"...)
 	case math.IsInf(f, 1):
-		return "inf"
+		return append(b, "inf"...)
 	case math.IsInf(f, -1):
-		return "-inf"
+		return append(b, "-inf"...)
 	}
-	return string(pyjson.AppendFloat(nil, f))
+	return pyjson.AppendFloat(b, f)
 }
 
 // pyStr is Python's str() of a value; strings are themselves.
@@ -90,7 +91,26 @@ func pyStr(v pyjson.Value) string {
 	if v.Kind == pyjson.String {
 		return v.S
 	}
-	return string(appendPyRepr(nil, v))
+	return string(appendPyStr(nil, v))
+}
+
+// appendPyStr appends Python's str() of v.
+func appendPyStr(b []byte, v pyjson.Value) []byte {
+	if v.Kind == pyjson.String {
+		return append(b, v.S...)
+	}
+	return appendPyRepr(b, v)
+}
+
+// pyStrCompare compares str(a) with str(b) as Python orders strings (by
+// code point, which is the byte order of UTF-8), without allocating for
+// short values.
+func pyStrCompare(a, b pyjson.Value) int {
+	if a.Kind == pyjson.String && b.Kind == pyjson.String {
+		return strings.Compare(a.S, b.S)
+	}
+	var ab, bb [64]byte
+	return bytes.Compare(appendPyStr(ab[:0], a), appendPyStr(bb[:0], b))
 }
 
 // appendPyRepr appends Python's repr() of v.
@@ -109,7 +129,7 @@ func appendPyRepr(b []byte, v pyjson.Value) []byte {
 		}
 		return strconv.AppendInt(b, v.I, 10)
 	case pyjson.Float:
-		return append(b, pyFloatRepr(v.F)...)
+		return appendPyFloat(b, v.F)
 	case pyjson.String:
 		return append(b, pyRepr(v.S)...)
 	case pyjson.List:

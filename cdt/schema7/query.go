@@ -126,6 +126,7 @@ func ParseQuery(expr string) (*Expr, error) {
 		// which then has no operator.
 		_, n := utf8.DecodeRuneInString(expr[i:])
 		if strings.ContainsFunc(expr[i+n:], func(r rune) bool { return r != '\n' }) {
+			condErr.Offset = i + n
 			return nil, condErr
 		}
 		return nil, startErr(i)

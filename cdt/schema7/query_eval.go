@@ -293,16 +293,16 @@ func compare(l pyjson.Value, op string, r pyjson.Value) bool {
 	case "!=":
 		return !pyEqual(l, r)
 	}
-	ls, rs := pyStr(l), pyStr(r)
+	c := pyStrCompare(l, r)
 	switch op {
 	case ">=":
-		return ls >= rs
+		return c >= 0
 	case "<=":
-		return ls <= rs
+		return c <= 0
 	case ">":
-		return ls > rs
+		return c > 0
 	default:
-		return ls < rs
+		return c < 0
 	}
 }
 
