@@ -199,8 +199,28 @@ func checkThread(t *testing.T, name string, th *Thread, rt refThread) {
 			t.Errorf("%s: %d detail events, reference %d", name, j, len(rt.DetailIter))
 		}
 	}
-	if err := th.CheckLinks(); err != nil {
-		t.Errorf("%s: links: %v", name, err)
+	ps, err := th.Check()
+	if err != nil {
+		t.Errorf("%s: Check: %v", name, err)
+	}
+	for _, p := range ps {
+		t.Logf("%s: %v", name, p)
+		switch p.Kind {
+		case ProblemNoFooter, ProblemDiscarded:
+			if !th.Recovered() {
+				t.Errorf("%s: %v in a thread that was not recovered", name, p)
+			}
+		case ProblemDanglingLink:
+			if th.Detail != nil && !th.Detail.Recovered() {
+				t.Errorf("%s: %v", name, p)
+			}
+		case ProblemOrphanDetail:
+			if !th.Index.Recovered() {
+				t.Errorf("%s: %v", name, p)
+			}
+		default:
+			t.Errorf("%s: %v", name, p)
+		}
 	}
 }
 
@@ -234,14 +254,14 @@ func TestReferenceMergedOrder(t *testing.T) {
 			if m.Thread() != w.ThreadIdx {
 				t.Errorf("merged %d: thread %d, want %d", i, m.Thread(), w.ThreadIdx)
 			}
-			checkEvent(t, fmt.Sprintf("merged %d", i), m.Event(), w)
+			checkEvent(t, fmt.Sprintf("merged %d", i), m.Event().IndexEvent, w)
 			i++
 		}
 		if m.Err() != nil || i != len(ref.Session.MergedIter) {
 			t.Errorf("merged %d events, err %v", i, m.Err())
 		}
 		var ranged []string
-		for m := s.MergeRange(1_000_000_001_200, 1_000_000_001_260); m.Next(); {
+		for m := s.MergeRange(1_000_000_001_200, 1_000_000_001_261); m.Next(); {
 			ranged = append(ranged, fmt.Sprintf("%d:%d", m.Thread(), m.Event().Timestamp-1_000_000_000_000))
 		}
 		if fmt.Sprint(ranged) != "[1:1200 2:1210 2:1260 2:1210 2:1260]" {
@@ -336,8 +356,8 @@ func TestMalformedVectors(t *testing.T) {
 				t.Fatalf("size %d, want %d", len(b), c.Size)
 			}
 			var err error
-			var idx *IndexReader
-			var det *DetailReader
+			var idx *IndexFile
+			var det *DetailFile
 			f, ferr := os.Open(vectortest.Path(t, "atf", "malformed", c.File))
 			if ferr != nil {
 				t.Fatal(ferr)

@@ -147,7 +147,7 @@ type EntityHistory struct {
 // collected. Memory grows with the number of matching rows (about 200
 // bytes each). No row is an ErrNotFound "cdt: entity uid N not found in
 // requested range".
-func Entity(r *cdt.Reader, uid, from, to int64) (*EntityHistory, error) {
+func Entity(r *cdt.File, uid, from, to int64) (*EntityHistory, error) {
 	h := &EntityHistory{EntityUID: uid}
 	for rec, err := range Records(r, from, to) {
 		if err != nil {

@@ -53,9 +53,9 @@ type FocusReport struct {
 // presence, and entity_samples, sim_state and timing_samples as {ok,
 // detail}. A tick absent from either trace is an ErrNotFound "cdt: tick N
 // missing in one of the traces".
-func Focus(golden, candidate *cdt.Reader, n int64) (*FocusReport, error) {
+func Focus(golden, candidate *cdt.File, n int64) (*FocusReport, error) {
 	var recs [2]TickRecord
-	for i, r := range [2]*cdt.Reader{golden, candidate} {
+	for i, r := range [2]*cdt.File{golden, candidate} {
 		row, ok, err := r.Tick(n)
 		if err != nil {
 			return nil, err

@@ -92,7 +92,7 @@ func TestQueryParseLinear(t *testing.T) {
 // fuzzTrace writes the rows packed in data (each a 2-byte big-endian length
 // and that many bytes) into a trace; rows the writer rejects are skipped. It
 // returns nil when no row was accepted.
-func fuzzTrace(data []byte) *cdt.Reader {
+func fuzzTrace(data []byte) *cdt.File {
 	meta := NewTraceMeta("x", nil, nil, nil, 0, 0, 1)
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, &meta, cdt.WithChunkTicks(3))
@@ -168,7 +168,7 @@ func FuzzInspectTrace(f *testing.F) {
 			}
 			_ = h.SortedJSON()
 		}
-		for _, pair := range [][2]*cdt.Reader{{golden, r}, {r, golden}, {r, r}} {
+		for _, pair := range [][2]*cdt.File{{golden, r}, {r, golden}, {r, r}} {
 			rep, err := Focus(pair[0], pair[1], tick)
 			if err != nil {
 				if !errors.Is(err, ErrNotFound) && !errors.Is(err, cdt.ErrCorrupt) {
@@ -189,7 +189,7 @@ func FuzzInspectTrace(f *testing.F) {
 	})
 }
 
-func traceOfTB(tb testing.TB, from, to int64) *cdt.Reader {
+func traceOfTB(tb testing.TB, from, to int64) *cdt.File {
 	tb.Helper()
 	meta := NewTraceMeta("x", nil, nil, nil, from, to, to-from+1)
 	var buf bytes.Buffer
@@ -216,7 +216,7 @@ func traceOfTB(tb testing.TB, from, to int64) *cdt.Reader {
 
 // openVectorIfPresent opens a vector when the vectors are available, else
 // returns nil (a fuzz target keeps its other seeds).
-func openVectorIfPresent(tb testing.TB, name string) (*cdt.Reader, error) {
+func openVectorIfPresent(tb testing.TB, name string) (*cdt.File, error) {
 	root, err := vectortest.Root()
 	if err != nil {
 		return nil, err

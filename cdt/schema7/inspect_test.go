@@ -21,7 +21,7 @@ import (
 
 var goldenTraces = map[string]string{"small": "v7_small_300ticks", "A": "v7_diverge_A", "B": "v7_diverge_B"}
 
-func goldenReader(t *testing.T, cache map[string]*cdt.Reader, short string) *cdt.Reader {
+func goldenReader(t *testing.T, cache map[string]*cdt.File, short string) *cdt.File {
 	t.Helper()
 	if r, ok := cache[short]; ok {
 		return r
@@ -40,7 +40,7 @@ func TestInspectGolden(t *testing.T) {
 	if err != nil || len(files) < 20 {
 		t.Fatalf("golden files missing: %v %d", err, len(files))
 	}
-	cache := map[string]*cdt.Reader{}
+	cache := map[string]*cdt.File{}
 	for short := range goldenTraces {
 		goldenReader(t, cache, short) // opened by the parent test: its cleanup closes them
 	}

@@ -365,7 +365,7 @@ func (q *QueryResult) MarshalJSON() ([]byte, error) {
 
 // Query parses expr (see ParseQuery) and runs it over every row of r (see
 // Expr.Run).
-func Query(r *cdt.Reader, expr string, limit int) (*QueryResult, error) {
+func Query(r *cdt.File, expr string, limit int) (*QueryResult, error) {
 	e, err := ParseQuery(expr)
 	if err != nil {
 		return nil, err
@@ -380,7 +380,7 @@ func Query(r *cdt.Reader, expr string, limit int) (*QueryResult, error) {
 // first limit rows (a limit below 1 is 1, as in the reference). Rows are
 // decoded one at a time into one reused record and only kept matches are
 // built into value trees, so memory does not grow with the trace.
-func (e *Expr) Run(r *cdt.Reader, limit int) (*QueryResult, error) {
+func (e *Expr) Run(r *cdt.File, limit int) (*QueryResult, error) {
 	return e.run(Records(r, math.MinInt64, math.MaxInt64), limit)
 }
 

@@ -117,7 +117,7 @@ func eventCounts(e *ReplayEventSummary) [3]eventCount {
 // Tick reads tick n of r with the reference's lookup (the first footer block
 // covering n, the first row of it with that tick) and summarizes it. A tick
 // that is not there is an ErrNotFound "cdt: tick N not found".
-func Tick(r *cdt.Reader, n int64) (*TickSummary, error) {
+func Tick(r *cdt.File, n int64) (*TickSummary, error) {
 	row, ok, err := r.Tick(n)
 	if err != nil {
 		return nil, err

@@ -17,13 +17,17 @@ import (
 
 func init() {
 	register(&format{
-		name:     "atf",
-		validate: atfValidate,
-		stats:    atfStats,
-		dump:     atfDump,
-		merge:    atfMerge,
-		convert:  atfConvert,
-		sample:   atfSample,
+		name: "atf",
+		validate: func(in *input) (string, error) {
+			s, _, err := atfValidate(in)
+			return s, err
+		},
+		check:   atfValidate,
+		stats:   atfStats,
+		dump:    atfDump,
+		merge:   atfMerge,
+		convert: atfConvert,
+		sample:  atfSample,
 	})
 }
 
@@ -32,7 +36,7 @@ func init() {
 type atfView struct {
 	session *atf.Session
 	threads []*atf.Thread
-	detail  *atf.DetailReader // a lone detail file
+	detail  *atf.DetailFile // a lone detail file
 	// loneIndex: an index file without a detail.atf beside it, so its
 	// forward links cannot be followed (and are not errors).
 	loneIndex bool
@@ -172,34 +176,41 @@ func (v *atfView) timeRange() (first, last uint64, ok bool) {
 	return v.all().TimeRange()
 }
 
-// atfValidate opens the input, checks non-zero checksums and, for threads,
-// that forward and back links agree.
-func atfValidate(in *input) (string, error) {
+// atfValidate opens the input, checks non-zero checksums and lists its
+// problems (atf's Check: recovered files, dropped bytes, header and footer
+// fields that disagree with the file, dangling, orphaned and broken links,
+// thread folders left out of a session).
+func atfValidate(in *input) (string, []string, error) {
 	v, err := atfOpen(in)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer v.Close()
 	if v.detail != nil {
 		if _, err := v.detail.VerifyChecksum(); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	for _, t := range v.threads {
 		if _, err := t.Index.VerifyChecksum(); err != nil {
-			return "", atfThreadErr(v, t, err)
+			return "", nil, atfThreadErr(v, t, err)
 		}
 		if t.Detail != nil {
 			if _, err := t.Detail.VerifyChecksum(); err != nil {
-				return "", atfThreadErr(v, t, err)
+				return "", nil, atfThreadErr(v, t, err)
 			}
 		}
-		if v.loneIndex {
-			continue
+	}
+	ps, err := v.check()
+	if err != nil {
+		return "", nil, err
+	}
+	problems := make([]string, len(ps))
+	for i, p := range ps {
+		if p.Corrupt { // what no crash explains fails validate, as an error
+			return "", nil, errors.New(p.String())
 		}
-		if err := t.CheckLinks(); err != nil {
-			return "", atfThreadErr(v, t, err)
-		}
+		problems[i] = p.String()
 	}
 	events, details, discarded := v.counts()
 	summary := fmt.Sprintf("%d threads, %d events, %d detail events", len(v.threads), events, details)
@@ -210,7 +221,7 @@ func atfValidate(in *input) (string, error) {
 		var links uint64
 		for e, err := range v.threads[0].Index.All() {
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 			if e.HasDetail() {
 				links++
@@ -223,7 +234,47 @@ func atfValidate(in *input) (string, error) {
 	if v.recovered() {
 		summary += fmt.Sprintf("; recovered without footer, %d bytes discarded", discarded)
 	}
-	return summary, nil
+	if len(ps) > 0 {
+		summary += fmt.Sprintf("; %d problems", len(ps))
+	}
+	return summary, problems, nil
+}
+
+// check lists the input's problems: a session's or thread's with every link
+// walked, a lone index or detail file's own (its links cannot be followed).
+func (v *atfView) check() ([]atf.Problem, error) {
+	switch {
+	case v.detail != nil:
+		return v.detail.Problems(), nil
+	case v.loneIndex:
+		return v.threads[0].Index.Problems(), nil
+	case v.session != nil:
+		return v.session.Check()
+	}
+	var ps []atf.Problem
+	for _, t := range v.threads {
+		tp, err := t.Check()
+		ps = append(ps, tp...)
+		if err != nil {
+			return ps, atfThreadErr(v, t, err)
+		}
+	}
+	return ps, nil
+}
+
+// problems is check without the link walk (what opening found), for stats.
+func (v *atfView) problems() []atf.Problem {
+	switch {
+	case v.detail != nil:
+		return v.detail.Problems()
+	case v.session != nil:
+		return v.session.Problems()
+	}
+	var ps []atf.Problem
+	for _, t := range v.threads {
+		ps = append(ps, t.Problems()...)
+	}
+	return ps
 }
 
 // atfThreadErr names the thread folder when the input holds several.
@@ -258,6 +309,7 @@ func atfStats(in *input) (statList, error) {
 		{"last_ns", lastV},
 		{"recovered", v.recovered()},
 		{"discarded_bytes", discarded},
+		{"problems", len(v.problems())},
 	}
 	if in.Size() > 0 && events > 0 {
 		st = append(st, stat{"bytes_per_event", float64(in.Size()) / float64(events)})
@@ -295,19 +347,21 @@ func atfParseFilter(o dumpOptions) (atfFilter, error) {
 	return f, nil
 }
 
-// atfRange maps --from/--to onto an inclusive timestamp range.
-func atfRange(o dumpOptions) (from, to uint64) {
+// atfRange maps --from/--to (both inclusive) onto the window
+// from ≤ timestamp < to of atf's Range; all is true when neither is given
+// (every event, including one at the largest timestamp).
+func atfRange(o dumpOptions) (from, to uint64, all bool) {
 	from, to = 0, ^uint64(0)
 	if o.HasFrom && o.From > 0 {
 		from = uint64(o.From)
 	}
 	if o.HasTo {
 		if o.To < 0 {
-			return 1, 0
+			return 0, 0, false
 		}
-		to = uint64(o.To)
+		to = uint64(o.To) + 1 // o.To ≤ MaxInt64: no overflow
 	}
-	return from, to
+	return from, to, !o.HasFrom && !o.HasTo
 }
 
 // atfNames holds the manifest's symbol names, raw and JSON-quoted.
@@ -420,14 +474,17 @@ func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if v.detail != nil {
 		return atfDumpDetail(v.detail, w, o)
 	}
-	from, to := atfRange(o)
+	from, to, all := atfRange(o)
 	names := atfSymbolNames(v.manifest())
 	var line, dbuf []byte
 	for _, t := range v.threads {
 		if f.hasThread && t.ID != f.thread {
 			continue
 		}
-		it := t.Index.Range(from, to)
+		it := t.Index.Iter(from, to)
+		if all {
+			it = t.Index.Events(0)
+		}
 		for it.Next() {
 			e := it.Event()
 			if f.hasKind && e.Kind != f.kind {
@@ -461,7 +518,7 @@ func atfDetailPtr(d *atf.DetailEvent, ok bool, buf *[]byte) *atf.DetailEvent {
 	return d
 }
 
-func atfDumpDetail(d *atf.DetailReader, w *bufio.Writer, o dumpOptions) error {
+func atfDumpDetail(d *atf.DetailFile, w *bufio.Writer, o dumpOptions) error {
 	it := d.Events()
 	for it.Next() {
 		e := it.Event()
@@ -497,8 +554,8 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 	if v.detail != nil {
 		return errors.New("merge needs a session, thread folder or index file, not a detail file")
 	}
-	from, to := atfRange(o)
-	readers := make([]*atf.IndexReader, len(v.threads))
+	from, to, all := atfRange(o)
+	readers := make([]*atf.IndexFile, len(v.threads))
 	for i, t := range v.threads {
 		if !f.hasThread || t.ID == f.thread {
 			readers[i] = t.Index
@@ -506,21 +563,24 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 	}
 	names := atfSymbolNames(v.manifest())
 	events, _, _ := v.counts()
-	prog := newProgress("merge", int64(events), false)
+	prog := newProgress("merge", int64(events), false).Units("events")
 	defer prog.Done()
 	mg := atf.NewMergerRange(readers, from, to)
+	if all {
+		mg = atf.NewMerger(readers)
+	}
 	var line, dbuf []byte
 	for n := 0; mg.Next(); n++ {
 		e := mg.Event()
 		if f.hasKind && e.Kind != f.kind {
 			continue
 		}
-		t := v.threads[mg.Thread()]
-		d, ok, err := t.DetailFor(e, dbuf)
+		t := v.threads[e.Thread]
+		d, ok, err := t.DetailFor(e.IndexEvent, dbuf)
 		if err != nil {
 			return atfThreadErr(v, t, err)
 		}
-		line = atfLine(line[:0], o, names, t.ID, mg.Seq(), e, atfDetailPtr(&d, ok, &dbuf))
+		line = atfLine(line[:0], o, names, t.ID, e.Seq, e.IndexEvent, atfDetailPtr(&d, ok, &dbuf))
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
@@ -564,7 +624,7 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	}
 	names := atfSymbolNames(v.manifest())
 	events, _, _ := v.counts()
-	prog := newProgress("convert", int64(events), false)
+	prog := newProgress("convert", int64(events), false).Units("events")
 	defer prog.Done()
 	mg := v.all().Merge()
 	var b []byte
@@ -600,7 +660,7 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		b = append(b, `,"pid":`...)
 		b = strconv.AppendUint(b, pid, 10)
 		b = append(b, `,"tid":`...)
-		b = strconv.AppendUint(b, uint64(v.threads[mg.Thread()].ID), 10)
+		b = strconv.AppendUint(b, uint64(v.threads[e.Thread].ID), 10)
 		b = append(b, `,"args":{"depth":`...)
 		b = strconv.AppendUint(b, uint64(e.CallDepth), 10)
 		b = append(b, `,"kind":"`...)

@@ -20,22 +20,27 @@ import (
 )
 
 func main() {
-	dir := ""
-	if len(os.Args) > 1 {
-		dir = os.Args[1]
-	} else {
-		d, err := os.MkdirTemp("", "atf-session-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
-	if err := run(dir, os.Stdout); err != nil {
+	if err := runArgs(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "atf-session:", err)
 		os.Exit(1)
 	}
+}
+
+// runArgs records under the folder given, or under a temporary folder it
+// removes at the end.
+func runArgs(args []string, out io.Writer) error {
+	if len(args) > 1 {
+		return fmt.Errorf("usage: atf-session [DIR]")
+	}
+	if len(args) == 1 {
+		return run(args[0], out)
+	}
+	dir, err := os.MkdirTemp("", "atf-session-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	return run(dir, out)
 }
 
 const workers = 4
@@ -88,11 +93,14 @@ func run(root string, out io.Writer) error {
 	first, last, _ := s.TimeRange()
 	fmt.Fprintf(out, "session %s: %d threads, %d events, %d detail events, %d..%d ns\n",
 		sessionName(sw.Dir()), len(s.Threads), s.EventCount(), s.DetailCount(), first, last)
-	for m := s.Merge(); m.Next(); {
-		e := m.Event()
+	for e, err := range s.All() {
+		if err != nil {
+			return err
+		}
 		name, _ := s.Manifest.SymbolName(e.FunctionID)
-		line := fmt.Sprintf("%6d  thread %d  %-6s %*s%s", e.Timestamp-first, s.Threads[m.Thread()].ID, e.Kind, int(e.CallDepth)*2, "", name)
-		if d, ok, err := s.Threads[m.Thread()].DetailFor(e, nil); err != nil {
+		t := s.Threads[e.Thread]
+		line := fmt.Sprintf("%6d  thread %d  %-6s %*s%s", e.Timestamp-first, t.ID, e.Kind, int(e.CallDepth)*2, "", name)
+		if d, ok, err := t.DetailFor(e.IndexEvent, nil); err != nil {
 			return err
 		} else if ok {
 			p, _, _ := atf.DecodeDetailFunctionPayload(d.Payload)

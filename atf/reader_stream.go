@@ -1,14 +1,15 @@
 package atf
 
 import (
+	"fmt"
 	"io"
 )
 
-// IndexStream reads an index file sequentially from an io.Reader (a pipe, a
+// IndexReader reads an index file sequentially from an io.Reader (a pipe, a
 // network stream, a file being copied), with the same validation and crash
 // recovery as OpenIndex. Next does not allocate; the stream reads through one
 // 64 KiB buffer.
-type IndexStream struct {
+type IndexReader struct {
 	r         io.Reader
 	hdr       IndexHeader
 	buf       []byte
@@ -30,14 +31,14 @@ type IndexStream struct {
 	err       error
 }
 
-// NewIndexStream reads and validates the 64-byte header (checks in the order
+// NewIndexReader reads and validates the 64-byte header (checks in the order
 // of OpenIndex) and skips to the first event.
-func NewIndexStream(r io.Reader, opts ...Option) (*IndexStream, error) {
-	o, err := buildOptions(opts)
+func NewIndexReader(r io.Reader, opts ...ReaderOption) (*IndexReader, error) {
+	o, err := buildReaderOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	s := &IndexStream{r: r, buf: make([]byte, 64<<10), maxEvents: o.limits.MaxIndexEvents, cur: -1}
+	s := &IndexReader{r: r, buf: make([]byte, 64<<10), maxEvents: o.limits.MaxIndexEvents, cur: -1}
 	if err := s.fill(HeaderSize); err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func NewIndexStream(r io.Reader, opts ...Option) (*IndexStream, error) {
 }
 
 // fill reads until at least n bytes are buffered or the stream ends.
-func (s *IndexStream) fill(n int) error {
+func (s *IndexReader) fill(n int) error {
 	for idle := 0; s.end-s.start < n && !s.eof; {
 		// Callers are in step (see sync), so moving start moves syncStart.
 		if s.start > 0 && s.start == s.end {
@@ -117,10 +118,10 @@ func (s *IndexStream) fill(n int) error {
 }
 
 // Header returns the header as stored.
-func (s *IndexStream) Header() IndexHeader { return s.hdr }
+func (s *IndexReader) Header() IndexHeader { return s.hdr }
 
 // Next advances to the next event.
-func (s *IndexStream) Next() bool {
+func (s *IndexReader) Next() bool {
 	if s.start < s.fastEnd {
 		s.cur = s.start
 		s.start += IndexEventSize
@@ -130,46 +131,52 @@ func (s *IndexStream) Next() bool {
 }
 
 // sync brings seq and off up to date with what the fast path consumed.
-func (s *IndexStream) sync() {
+func (s *IndexReader) sync() {
 	n := s.start - s.syncStart
 	s.seq += uint64(n / IndexEventSize)
 	s.off += int64(n)
 	s.syncStart = s.start
 }
 
-// next is Next with every check: footer, torn tail, limit, refills.
-func (s *IndexStream) next() bool {
+// next is Next with every check: footer, torn tail, limit, refills. Both
+// modes keep 64 bytes of look-ahead, so a footer is recognised where the
+// stream ends, as OpenIndex does: after the events of a placeholder header,
+// and when a finalized header's footer_offset lies past the end. Whole
+// events that arrived before a read error are delivered before Next reports
+// it.
+func (s *IndexReader) next() bool {
 	s.sync()
 	s.cur, s.fastEnd = -1, 0
-	if s.err != nil || s.done {
+	if s.done {
 		return false
 	}
-	if s.finalized {
-		if s.seq == s.expect {
-			return s.finish()
-		}
-		if s.fill(IndexEventSize) != nil {
+	if s.finalized && s.seq == s.expect {
+		if s.err != nil {
 			return false
 		}
-		if s.end-s.start < IndexEventSize {
-			return s.torn()
-		}
-		if s.seq >= s.maxEvents {
-			s.err = newError(s.off, ErrLimit, "more than %d index events", s.maxEvents)
-			return false
-		}
-		return s.take()
+		return s.finish()
 	}
-	// Without a patched header, a footer can only be recognised at the end:
-	// keep 64 bytes of look-ahead.
-	if s.fill(IndexEventSize+FooterSize) != nil {
-		return false
+	if s.err == nil {
+		s.fill(IndexEventSize + FooterSize) // a failure is in s.err
 	}
 	avail := s.end - s.start
+	if s.err != nil {
+		if avail >= IndexEventSize && s.seq < s.maxEvents {
+			return s.take()
+		}
+		return false
+	}
 	if avail < IndexEventSize+FooterSize && s.eof {
-		if avail == FooterSize && s.footerFits(s.buf[s.start:s.end], s.seq) {
-			s.done = true
-			return false
+		total := uint64(s.off) + uint64(avail)
+		if avail == FooterSize && (!s.finalized || s.hdr.FooterOffset > total) {
+			b := s.buf[s.start:s.end]
+			if s.footerFits(b, s.seq) {
+				s.done = true
+				return false
+			}
+			if string(b[:4]) == IndexFooterMagic {
+				return s.torn() // a damaged footer, not two events
+			}
 		}
 		if avail < IndexEventSize {
 			return s.torn()
@@ -183,10 +190,10 @@ func (s *IndexStream) next() bool {
 }
 
 // take makes the next buffered event current and counts how many after it
-// Next may take on its fast path: whole events already buffered, short of
-// the header's count (finalized) or of the 64 bytes of look-ahead a footer
-// needs (not finalized), and of the event limit.
-func (s *IndexStream) take() bool {
+// Next may take on its fast path: whole events already buffered short of the
+// 64 bytes of look-ahead a footer needs, of the header's count (finalized)
+// and of the event limit.
+func (s *IndexReader) take() bool {
 	s.cur = s.start
 	s.start += IndexEventSize
 	s.off += IndexEventSize
@@ -194,11 +201,11 @@ func (s *IndexStream) take() bool {
 	s.syncStart = s.start
 	avail := uint64(s.end - s.start)
 	var k uint64
-	switch {
-	case s.finalized:
-		k = min(avail/IndexEventSize, s.expect-s.seq)
-	case avail >= IndexEventSize+FooterSize:
+	if avail >= IndexEventSize+FooterSize {
 		k = (avail - FooterSize) / IndexEventSize
+	}
+	if s.finalized {
+		k = min(k, s.expect-s.seq)
 	}
 	if s.seq < s.maxEvents {
 		k = min(k, s.maxEvents-s.seq)
@@ -210,7 +217,7 @@ func (s *IndexStream) take() bool {
 }
 
 // footerFits accepts b as the footer of a file holding count events.
-func (s *IndexStream) footerFits(b []byte, count uint64) bool {
+func (s *IndexReader) footerFits(b []byte, count uint64) bool {
 	if len(b) < FooterSize || string(b[:4]) != IndexFooterMagic {
 		return false
 	}
@@ -223,7 +230,7 @@ func (s *IndexStream) footerFits(b []byte, count uint64) bool {
 }
 
 // finish reads the footer of a finalized file.
-func (s *IndexStream) finish() bool {
+func (s *IndexReader) finish() bool {
 	s.done = true
 	if s.fill(FooterSize) != nil {
 		return false
@@ -248,14 +255,14 @@ func (s *IndexStream) finish() bool {
 }
 
 // torn ends a stream cut inside an event.
-func (s *IndexStream) torn() bool {
+func (s *IndexReader) torn() bool {
 	s.done = true
 	s.discarded = s.drain()
 	return false
 }
 
 // drain counts (and drops) what is left of the stream.
-func (s *IndexStream) drain() int64 {
+func (s *IndexReader) drain() int64 {
 	n := int64(s.end - s.start)
 	s.start = s.end
 	s.syncStart = s.start
@@ -272,7 +279,7 @@ func (s *IndexStream) drain() int64 {
 // Event is the current event (the zero IndexEvent before the first call to
 // Next and after Next has returned false). It is decoded from the stream's
 // buffer on each call.
-func (s *IndexStream) Event() IndexEvent {
+func (s *IndexReader) Event() IndexEvent {
 	if s.cur < 0 {
 		return IndexEvent{}
 	}
@@ -280,18 +287,63 @@ func (s *IndexStream) Event() IndexEvent {
 }
 
 // Seq is the current event's sequence number.
-func (s *IndexStream) Seq() uint64 { return s.seq + uint64((s.start-s.syncStart)/IndexEventSize) - 1 }
+func (s *IndexReader) Seq() uint64 { return s.seq + uint64((s.start-s.syncStart)/IndexEventSize) - 1 }
 
 // Err is the read error that ended the stream, if any.
-func (s *IndexStream) Err() error { return s.err }
+func (s *IndexReader) Err() error { return s.err }
 
 // Footer returns the footer once the stream has ended, and whether it was
 // valid.
-func (s *IndexStream) Footer() (IndexFooter, bool) { return s.footer, s.hasFooter }
+func (s *IndexReader) Footer() (IndexFooter, bool) { return s.footer, s.hasFooter }
 
 // Recovered reports, once the stream has ended, that it had no valid footer.
-func (s *IndexStream) Recovered() bool { return s.done && !s.hasFooter }
+func (s *IndexReader) Recovered() bool { return s.done && !s.hasFooter }
 
 // Discarded is the number of bytes after the last complete event of a
 // recovered stream.
-func (s *IndexStream) Discarded() int64 { return s.discarded }
+func (s *IndexReader) Discarded() int64 { return s.discarded }
+
+// Problems lists, once the stream has ended (Next returned false), what it
+// recovered from or found inconsistent, as IndexFile.Problems does: no valid
+// footer, the bytes dropped after the last complete event, header fields that
+// disagree with the stream (a footer_offset before the events or past the
+// end, event_count, the time range). Before the end, and after a read error,
+// it returns nil.
+func (s *IndexReader) Problems() []Problem {
+	if !s.done {
+		return nil
+	}
+	h := &s.hdr
+	end := s.off
+	var ps []Problem
+	if !s.hasFooter {
+		n := s.seq
+		ps = append(ps, Problem{Kind: ProblemNoFooter, Offset: end, Events: n,
+			Msg: fmt.Sprintf("no valid footer (the writer did not finish): %d events recovered from the stream", n)})
+		if s.discarded > 0 {
+			ps = append(ps, Problem{Kind: ProblemDiscarded, Offset: end, Bytes: s.discarded,
+				Msg: fmt.Sprintf("%d bytes dropped after the last complete event: a torn event or a damaged footer", s.discarded)})
+		}
+	}
+	fo, eo := h.FooterOffset, h.EventsOffset
+	switch {
+	case fo < eo:
+		ps = append(ps, problem(ProblemHeaderMismatch, 40, "footer_offset %d lies before events_offset %d", fo, eo))
+	case s.finalized && s.seq < s.expect:
+		ps = append(ps, problem(ProblemHeaderMismatch, 40, "footer_offset %d is past the end of the stream (%d events)", fo, s.seq))
+	}
+	switch {
+	case fo == eo && h.EventCount != 0:
+		ps = append(ps, problem(ProblemHeaderMismatch, 28, "event_count %d in a header that was never finalized (%d events in the stream)", h.EventCount, s.seq))
+	case fo == eo && s.hasFooter && s.seq > 0:
+		ps = append(ps, problem(ProblemHeaderMismatch, 0, "the footer was written but the header not patched (the writer stopped in between)"))
+	case fo > eo && s.hasFooter:
+		if uint64(h.EventCount) != s.seq {
+			ps = append(ps, problem(ProblemHeaderMismatch, 28, "event_count %d, the stream holds %d events", h.EventCount, s.seq))
+		}
+		if h.TimeStartNs != s.footer.TimeStartNs || h.TimeEndNs != s.footer.TimeEndNs {
+			ps = append(ps, problem(ProblemHeaderMismatch, 48, "time range %d..%d, the footer says %d..%d", h.TimeStartNs, h.TimeEndNs, s.footer.TimeStartNs, s.footer.TimeEndNs))
+		}
+	}
+	return ps
+}
