@@ -44,6 +44,23 @@ type FocusReport struct {
 	// TimingExpectedCount and TimingCandidateCount are the two sides'
 	// timing_samples row counts.
 	TimingExpectedCount, TimingCandidateCount int
+	// Rng is the rng_stream comparison's counts (as in its detail).
+	Rng RngCounts
+}
+
+// RngCounts summarises an rng_stream comparison: the length of the common
+// prefix of draws, each side's number of draws, and the reference's tail
+// counts max(0, expected−actual) and max(0, actual−expected).
+type RngCounts struct {
+	PrefixMatchLen, ExpectedCalls, ActualCalls, MissingTail, ExtraTail int
+}
+
+func rngCounts(e, a []RngStreamRow) RngCounts {
+	n := 0
+	for n < len(e) && n < len(a) && keyOf(&e[n]) == keyOf(&a[n]) {
+		n++
+	}
+	return RngCounts{n, len(e), len(a), max(0, len(e)-len(a)), max(0, len(a)-len(e))}
 }
 
 // Focus compares tick n of golden and candidate (each read with the
@@ -76,6 +93,7 @@ func FocusRecords(tick int64, e, a *TickRecord) *FocusReport {
 		TickIndex: tick, Mismatches: CompareChannels(&e.Channels, &a.Channels),
 		RngOK: true, EntitySamplesOK: true, SimStateOK: true, TimingSamplesOK: true,
 		TimingExpectedCount: len(e.Channels.TimingSamples), TimingCandidateCount: len(a.Channels.TimingSamples),
+		Rng: rngCounts(e.Channels.RngStream, a.Channels.RngStream),
 	}
 	for _, m := range rep.Mismatches {
 		switch m.Channel {

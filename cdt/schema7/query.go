@@ -78,6 +78,15 @@ func (e *Expr) Scope() string { return e.scope }
 // String returns the expression as given.
 func (e *Expr) String() string { return e.text }
 
+// Condition returns the two sides as written (stripped) and the operator.
+func (e *Expr) Condition() (left, op, right string) { return e.left.text, e.op, e.right.text }
+
+// Literals reports which sides are literals (constants) rather than field
+// paths or prev().
+func (e *Expr) Literals() (left, right bool) {
+	return e.left.kind == operandLiteral, e.right.kind == operandLiteral
+}
+
 // ParseQuery parses a query with the reference's grammar:
 //
 //	ticks|entities where LHS OP RHS       OP: == != >= <= > <
