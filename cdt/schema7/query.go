@@ -28,6 +28,8 @@ func (e *QueryError) Column() int {
 	return utf8.RuneCountInString(e.Expr[:off]) + 1
 }
 
+// Error is "cdt: query: position N: what is wrong", N counted in characters
+// from 1.
 func (e *QueryError) Error() string {
 	return fmt.Sprintf("cdt: query: position %d: %s", e.Column(), e.Msg)
 }
