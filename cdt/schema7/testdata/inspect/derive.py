@@ -220,9 +220,12 @@ def main():
         "entity_small_3_100..110": entity(small, 3, 100, 110),
         "entity_small_21_..4": entity(small, 21, None, 4),
         "entity_B_1_235..238": entity(B, 1, 235, 238),
+        "entity_A_11_390..": entity(A, 11, 390, None),
+        "entity_A_4_397": entity(A, 4, 397, 397),
         "focus_A_B_237": focus(A, B, 237, diff_ab),
         "focus_A_B_100": focus(A, B, 100),
         "focus_A_A_399": focus(A, A, 399),
+        "focus_B_B_300": focus(B, B, 300),
     }
     queries = [
         ("small", small, "ticks where checkpoint.kills > prev(checkpoint.kills)", 3),
