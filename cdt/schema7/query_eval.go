@@ -1,6 +1,7 @@
 package schema7
 
 import (
+	"iter"
 	"math"
 	"reflect"
 	"strings"
@@ -386,11 +387,11 @@ func (e *Expr) Run(r *cdt.File, limit int) (*QueryResult, error) {
 
 // RunRecords is Run over any sequence of records (for example Records of a
 // tick range).
-func (e *Expr) RunRecords(recs func(yield func(*TickRecord, error) bool), limit int) (*QueryResult, error) {
+func (e *Expr) RunRecords(recs iter.Seq2[*TickRecord, error], limit int) (*QueryResult, error) {
 	return e.run(recs, limit)
 }
 
-func (e *Expr) run(recs func(yield func(*TickRecord, error) bool), limit int) (*QueryResult, error) {
+func (e *Expr) run(recs iter.Seq2[*TickRecord, error], limit int) (*QueryResult, error) {
 	limit = max(1, limit)
 	res := &QueryResult{Scope: e.scope, Expression: e.text, Limit: limit}
 	var err error
@@ -406,7 +407,7 @@ func (e *Expr) run(recs func(yield func(*TickRecord, error) bool), limit int) (*
 	return res, nil
 }
 
-func (e *Expr) runTicks(recs func(yield func(*TickRecord, error) bool), res *QueryResult) error {
+func (e *Expr) runTicks(recs iter.Seq2[*TickRecord, error], res *QueryResult) error {
 	var prevL, prevR pyjson.Value // the prev() sides' values at the previous row
 	first := true
 	for rec, err := range recs {
@@ -453,7 +454,7 @@ func (o *operand) entitySide(tick int64, pool int, row reflect.Value) pyjson.Val
 	return o.lit
 }
 
-func (e *Expr) runEntities(recs func(yield func(*TickRecord, error) bool), res *QueryResult) error {
+func (e *Expr) runEntities(recs iter.Seq2[*TickRecord, error], res *QueryResult) error {
 	for rec, err := range recs {
 		if err != nil {
 			return err
