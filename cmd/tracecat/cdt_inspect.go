@@ -17,11 +17,11 @@ import (
 // reference's object as its CLI prints it (one line, sorted keys); without
 // it a readable text view.
 
-func init() {
-	for _, cmd := range []*command{
-		{
-			name: "tick", args: "[--json] TRACE.cdt TICK", summary: "one CDT tick summarised",
-			doc: `Summarises tick TICK of a CDT trace as the reference's "dbg tick" does:
+// The four commands; help.go's table lists them after bisect.
+var (
+	tickCommand = &command{
+		name: "tick", args: "[--json] TRACE.cdt TICK", summary: "one CDT tick summarised",
+		doc: `Summarises tick TICK of a CDT trace as the reference's "dbg tick" does:
 tick_index, elapsed_ms, dt_ms_i32, mode_id, phase_markers, the checkpoint, the
 number of rows of each entity pool (entity_counts), of rng_stream and of
 timing_samples, and the tick's event counts (event_count_total and
@@ -30,12 +30,12 @@ top_event_types, "name:count" by descending count).
 The tick is looked up as the reference does: the first chunk whose range covers
 it, the first row of that chunk with that tick. Exit 1 when the trace has no such
 tick ("tick N not found") or cannot be read.`,
-			examples: []string{"tracecat tick --json run.cdt 237"},
-			run:      (*cli).cmdTick,
-		},
-		{
-			name: "entity", args: "[--json] [--ticks RANGE] TRACE.cdt UID", summary: "one CDT entity uid across ticks",
-			doc: `Lists every entity row whose uid is UID, in any pool (creatures, projectiles,
+		examples: []string{"tracecat tick --json run.cdt 237"},
+		run:      (*cli).cmdTick,
+	}
+	entityCommand = &command{
+		name: "entity", args: "[--json] [--ticks RANGE] TRACE.cdt UID", summary: "one CDT entity uid across ticks",
+		doc: `Lists every entity row whose uid is UID, in any pool (creatures, projectiles,
 secondary_projectiles, bonuses), tick by tick, as the reference's "dbg entity"
 does: {entity_uid, pool_kind, spawn_tick, despawn_tick, samples}, where pool_kind
 and spawn_tick come from the first sample and despawn_tick from the last. Rows of
@@ -43,12 +43,12 @@ different pools that share the uid are all listed.
 
 Exit 1 when no row has the uid in the range ("entity uid N not found in requested
 range") or the trace cannot be read.`,
-			examples: []string{"tracecat entity --ticks 200..240 run.cdt 1"},
-			run:      (*cli).cmdEntity,
-		},
-		{
-			name: "query", args: "[--json] [--limit N] TRACE.cdt EXPRESSION", summary: "CDT ticks or entity rows matching a condition",
-			doc: `Runs the reference's "dbg query" language over a CDT trace, streaming:
+		examples: []string{"tracecat entity --ticks 200..240 run.cdt 1"},
+		run:      (*cli).cmdEntity,
+	}
+	queryCommand = &command{
+		name: "query", args: "[--json] [--limit N] TRACE.cdt EXPRESSION", summary: "CDT ticks or entity rows matching a condition",
+		doc: `Runs the reference's "dbg query" language over a CDT trace, streaming:
 
   ticks where LHS OP RHS       each tick's summary (as "tracecat tick" prints it)
   entities where LHS OP RHS    each entity row, with its tick_index
@@ -66,15 +66,15 @@ sorts after "0").
 Prints the match count and the first --limit rows. Exit 2 when the expression does
 not parse (the message points at the position), 1 when the trace cannot be read,
 0 otherwise, matches or not.`,
-			examples: []string{
-				`tracecat query run.cdt "ticks where checkpoint.kills > prev(checkpoint.kills)"`,
-				`tracecat query --json --limit 10 run.cdt "entities where hp < 5"`,
-			},
-			run: (*cli).cmdQuery,
+		examples: []string{
+			`tracecat query run.cdt "ticks where checkpoint.kills > prev(checkpoint.kills)"`,
+			`tracecat query --json --limit 10 run.cdt "entities where hp < 5"`,
 		},
-		{
-			name: "focus", args: "[--json] --tick TICK GOLDEN.cdt CANDIDATE.cdt", summary: "one CDT tick of two traces, channel by channel",
-			doc: `Compares one tick of a golden and a candidate CDT trace channel by channel, as
+		run: (*cli).cmdQuery,
+	}
+	focusCommand = &command{
+		name: "focus", args: "[--json] --tick TICK GOLDEN.cdt CANDIDATE.cdt", summary: "one CDT tick of two traces, channel by channel",
+		doc: `Compares one tick of a golden and a candidate CDT trace channel by channel, as
 the reference's "dbg focus" does, and reports every channel whether it differs or
 not: the checkpoint's field differences, the rng_stream comparison (common prefix,
 draw counts, missing and extra tails), the uids present in each entity pool
@@ -83,13 +83,10 @@ timing_samples as {ok, detail}. Run "tracecat diff" first to find the tick.
 
 Exit 0 when the tick agrees, 1 when it diverges (like diff), when either trace
 lacks the tick ("tick N missing in one of the traces") or cannot be read.`,
-			examples: []string{"tracecat focus --tick 237 golden.cdt candidate.cdt"},
-			run:      (*cli).cmdFocus,
-		},
-	} {
-		registerCommand(cmd)
+		examples: []string{"tracecat focus --tick 237 golden.cdt candidate.cdt"},
+		run:      (*cli).cmdFocus,
 	}
-}
+)
 
 // printJSON writes b and a newline to standard output.
 func (c *cli) printJSON(b []byte) int {
