@@ -12,12 +12,12 @@ import (
 )
 
 // ErrTickRange is wrapped by ParseTickRange's errors.
-var ErrTickRange = errors.New("cdt: invalid tick range")
+var ErrTickRange = errors.New("schema7: invalid tick range")
 
 // tickRangeError is an ErrTickRange with the reference's message.
 type tickRangeError struct{ msg string }
 
-func (e *tickRangeError) Error() string        { return "cdt: " + e.msg }
+func (e *tickRangeError) Error() string        { return "schema7: " + e.msg }
 func (e *tickRangeError) Is(target error) bool { return target == ErrTickRange }
 
 // ParseTickRange parses the reference's --ticks syntax: "A..B", "A..",
@@ -145,7 +145,7 @@ type EntityHistory struct {
 // projectiles, secondary_projectiles, bonuses in turn), as the reference's
 // entity_history does. Rows of different pools that share the uid are all
 // collected. Memory grows with the number of matching rows (about 200
-// bytes each). No row is an ErrNotFound "cdt: entity uid N not found in
+// bytes each). No row is an ErrNotFound "schema7: entity uid N not found in
 // requested range".
 func Entity(r *cdt.File, uid, from, to int64) (*EntityHistory, error) {
 	h := &EntityHistory{EntityUID: uid}

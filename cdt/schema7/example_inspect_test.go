@@ -9,7 +9,18 @@ import (
 	"github.com/tracecodec/tracecodec/cdt/schema7"
 )
 
-// demoFile writes ticks 0..n-1 of DemoTick, with edit applied to each row,
+// inspectRow is row(t) with one kill every 40 ticks and bonus uid 2 on the
+// ground.
+func inspectRow(t int64) schema7.TickRecord {
+	rec := row(t)
+	rec.Channels.Checkpoint.Kills = schema7.Int(t / 40)
+	rec.Channels.EntitySamples.Bonuses = []schema7.BonusEntitySample{
+		{UID: 2, Generation: 1, PoolKind: "bonus", Index: 2, Active: true, BonusID: 9, TimeLeft: 10, TimeMax: 10},
+	}
+	return rec
+}
+
+// demoFile writes ticks 0..n-1 of inspectRow, with edit applied to each row,
 // and opens the trace.
 func demoFile(n int64, edit func(*schema7.TickRecord)) *cdt.File {
 	var buf bytes.Buffer
@@ -19,7 +30,7 @@ func demoFile(n int64, edit func(*schema7.TickRecord)) *cdt.File {
 		log.Fatal(err)
 	}
 	for t := range n {
-		rec := schema7.DemoTick(t, 42)
+		rec := inspectRow(t)
 		if edit != nil {
 			edit(&rec)
 		}

@@ -68,7 +68,7 @@ func rngCounts(e, a []RngStreamRow) RngCounts {
 // every channel, equal or not: the checkpoint field differences, the
 // rng_stream comparison detail with its ok flag, each entity pool's uid
 // presence, and entity_samples, sim_state and timing_samples as {ok,
-// detail}. A tick absent from either trace is an ErrNotFound "cdt: tick N
+// detail}. A tick absent from either trace is an ErrNotFound "schema7: tick N
 // missing in one of the traces".
 func Focus(golden, candidate *cdt.File, n int64) (*FocusReport, error) {
 	var recs [2]TickRecord

@@ -32,12 +32,12 @@ func TestParseTickRange(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"5..3":    "cdt: invalid tick range '5..3': start > end",
-		"x":       "cdt: invalid literal for int() with base 10: 'x'",
-		"1..2..3": "cdt: invalid literal for int() with base 10: '2..3'",
-		"1_":      "cdt: invalid literal for int() with base 10: '1_'",
-		"--1":     "cdt: invalid literal for int() with base 10: '--1'",
-		"0x10":    "cdt: invalid literal for int() with base 10: '0x10'",
+		"5..3":    "schema7: invalid tick range '5..3': start > end",
+		"x":       "schema7: invalid literal for int() with base 10: 'x'",
+		"1..2..3": "schema7: invalid literal for int() with base 10: '2..3'",
+		"1_":      "schema7: invalid literal for int() with base 10: '1_'",
+		"--1":     "schema7: invalid literal for int() with base 10: '--1'",
+		"0x10":    "schema7: invalid literal for int() with base 10: '0x10'",
 	}
 	for s, want := range bad {
 		_, _, err := ParseTickRange(s)
@@ -49,17 +49,17 @@ func TestParseTickRange(t *testing.T) {
 
 func TestInspectNotFound(t *testing.T) {
 	r := traceOf(t, 3, 9, nil, nil)
-	if _, err := Tick(r, 10); !errors.Is(err, ErrNotFound) || err.Error() != "cdt: tick 10 not found" {
+	if _, err := Tick(r, 10); !errors.Is(err, ErrNotFound) || err.Error() != "schema7: tick 10 not found" {
 		t.Errorf("Tick: %v", err)
 	}
-	if _, err := Entity(r, 11, 20, 30); !errors.Is(err, ErrNotFound) || err.Error() != "cdt: entity uid 11 not found in requested range" {
+	if _, err := Entity(r, 11, 20, 30); !errors.Is(err, ErrNotFound) || err.Error() != "schema7: entity uid 11 not found in requested range" {
 		t.Errorf("Entity: %v", err)
 	}
 	if _, err := Entity(r, 77, math.MinInt64, math.MaxInt64); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Entity of an absent uid: %v", err)
 	}
 	other := traceOf(t, 0, 5, nil, nil)
-	if _, err := Focus(r, other, 7); !errors.Is(err, ErrNotFound) || err.Error() != "cdt: tick 7 missing in one of the traces" {
+	if _, err := Focus(r, other, 7); !errors.Is(err, ErrNotFound) || err.Error() != "schema7: tick 7 missing in one of the traces" {
 		t.Errorf("Focus: %v", err)
 	}
 	if _, err := Focus(other, r, 1); !errors.Is(err, ErrNotFound) {

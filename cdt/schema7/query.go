@@ -13,7 +13,7 @@ import (
 )
 
 // ErrQuerySyntax is wrapped by every error of ParseQuery (a *QueryError).
-var ErrQuerySyntax = errors.New("cdt: invalid query")
+var ErrQuerySyntax = errors.New("schema7: invalid query")
 
 // QueryError is a query that does not parse: what is wrong and where.
 type QueryError struct {
@@ -28,10 +28,10 @@ func (e *QueryError) Column() int {
 	return utf8.RuneCountInString(e.Expr[:off]) + 1
 }
 
-// Error is "cdt: query: position N: what is wrong", N counted in characters
+// Error is "schema7: query: position N: what is wrong", N counted in characters
 // from 1.
 func (e *QueryError) Error() string {
-	return fmt.Sprintf("cdt: query: position %d: %s", e.Column(), e.Msg)
+	return fmt.Sprintf("schema7: query: position %d: %s", e.Column(), e.Msg)
 }
 
 // Is matches ErrQuerySyntax.

@@ -81,7 +81,7 @@ func TestParseQueryErrors(t *testing.T) {
 	}
 	var qe *QueryError
 	_, err := ParseQuery("ticks where ü b")
-	if !errors.As(err, &qe) || qe.Error() != "cdt: query: position 13: "+"expression condition must use one of: == != >= <= > <" {
+	if !errors.As(err, &qe) || qe.Error() != "schema7: query: position 13: "+"expression condition must use one of: == != >= <= > <" {
 		t.Errorf("error text %v", err)
 	}
 }

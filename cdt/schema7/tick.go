@@ -11,16 +11,16 @@ import (
 )
 
 // ErrNotFound is matched (errors.Is) by the errors of the inspection
-// commands when what they look for is not in the trace: Tick ("cdt: tick N
-// not found"), Entity ("cdt: entity uid N not found in requested range") and
-// Focus ("cdt: tick N missing in one of the traces"). The texts after the
+// commands when what they look for is not in the trace: Tick ("schema7: tick N
+// not found"), Entity ("schema7: entity uid N not found in requested range") and
+// Focus ("schema7: tick N missing in one of the traces"). The texts after the
 // prefix are the reference's.
-var ErrNotFound = errors.New("cdt: not found")
+var ErrNotFound = errors.New("schema7: not found")
 
 // notFound is an ErrNotFound with the reference's message.
 type notFound struct{ msg string }
 
-func (e *notFound) Error() string        { return "cdt: " + e.msg }
+func (e *notFound) Error() string        { return "schema7: " + e.msg }
 func (e *notFound) Is(target error) bool { return target == ErrNotFound }
 
 // EntityPools are the names of the entity_samples pools in the reference's
@@ -116,7 +116,7 @@ func eventCounts(e *ReplayEventSummary) [3]eventCount {
 
 // Tick reads tick n of r with the reference's lookup (the first footer block
 // covering n, the first row of it with that tick) and summarizes it. A tick
-// that is not there is an ErrNotFound "cdt: tick N not found".
+// that is not there is an ErrNotFound "schema7: tick N not found".
 func Tick(r *cdt.File, n int64) (*TickSummary, error) {
 	row, ok, err := r.Tick(n)
 	if err != nil {

@@ -146,7 +146,7 @@ func (c *cli) cmdEntity(args []string) int {
 	}
 	from, to, err := schema7.ParseTickRange(*ticks)
 	if err != nil {
-		return c.usageError("entity", "--ticks: %v", strings.TrimPrefix(err.Error(), "cdt: "))
+		return c.usageError("entity", "--ticks: %v", strings.TrimPrefix(err.Error(), "schema7: "))
 	}
 	uid, has, err := parseInt(pos[1])
 	if err != nil || !has {
@@ -211,7 +211,7 @@ func (c *cli) cmdQuery(args []string) int {
 	if err != nil {
 		var qe *schema7.QueryError
 		if errors.As(err, &qe) {
-			fmt.Fprintf(c.stderr, "tracecat query: %s\n", strings.TrimPrefix(err.Error(), "cdt: query: "))
+			fmt.Fprintf(c.stderr, "tracecat query: %s\n", strings.TrimPrefix(err.Error(), "schema7: query: "))
 			if !strings.Contains(qe.Expr, "\n") && utf8.ValidString(qe.Expr) {
 				fmt.Fprintf(c.stderr, "  %s\n  %s^\n", qe.Expr, strings.Repeat(" ", qe.Column()-1))
 			}

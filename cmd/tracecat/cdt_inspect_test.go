@@ -128,9 +128,9 @@ func TestInspectExitCodes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{1, []string{"tick", small, "300"}, "cdt: tick 300 not found"},
-		{1, []string{"entity", "--ticks", "0..50", small, "999"}, "cdt: entity uid 999 not found in requested range"},
-		{1, []string{"focus", "--tick", "5", small, tiny}, "cdt: tick 5 missing in one of the traces"},
+		{1, []string{"tick", small, "300"}, "schema7: tick 300 not found"},
+		{1, []string{"entity", "--ticks", "0..50", small, "999"}, "schema7: entity uid 999 not found in requested range"},
+		{1, []string{"focus", "--tick", "5", small, tiny}, "schema7: tick 5 missing in one of the traces"},
 		{1, []string{"tick", bad, "0"}, "bad_magic.cdt"},
 		{1, []string{"query", bad, "ticks where a == 1"}, "bad_magic.cdt"},
 		{2, []string{"query", small, "ticks where kills 5"}, "position 13: expression condition must use one of: == != >= <= > <\n  ticks where kills 5\n              ^\n"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,7 +27,10 @@ func init() {
 	})
 }
 
-// cdtOpen opens a CDT input for random access.
+// cdtOpen opens a CDT input for random access. A trace whose trailer or
+// footer is missing or damaged (a recorder killed before Close) is opened from
+// a forward scan of its complete chunks; File.Recovery then says what was
+// read and lost, and every command reports it.
 func cdtOpen(in *input) (*cdt.File, func(), error) {
 	if in.Variant() == "v2" {
 		return nil, nil, errors.New("CDT container v2 (crimson_debug_trace_v2) is not supported; this build reads container v1")
@@ -37,7 +41,7 @@ func cdtOpen(in *input) (*cdt.File, func(), error) {
 	}
 	// tracecat is a caller that can spare the cores: decompress and checksum
 	// chunks ahead in parallel (the library's default is one goroutine).
-	r, err := cdt.Open(ra, size, cdt.WithConcurrency(runtime.GOMAXPROCS(0)))
+	r, err := cdt.Open(ra, size, cdt.WithConcurrency(runtime.GOMAXPROCS(0)), cdt.WithRecovery())
 	if err != nil {
 		closeFn()
 		return nil, nil, err
@@ -45,20 +49,15 @@ func cdtOpen(in *input) (*cdt.File, func(), error) {
 	return r, func() { r.Close(); closeFn() }, nil
 }
 
+// cdtRecoveryNote describes what recovery read and lost, for dump and
+// convert.
+func cdtRecoveryNote(rep *cdt.Recovery) string {
+	return "trace not closed: " + rep.String()
+}
+
 func cdtValidate(in *input) (string, error) {
 	r, done, err := cdtOpen(in)
 	if err != nil {
-		if errors.Is(err, cdt.ErrTrailer) || errors.Is(err, cdt.ErrTruncated) {
-			var fe *cdt.FormatError
-			if n, blocks, ok := cdtRecoverable(in); ok && errors.As(err, &fe) {
-				e := *fe
-				if e.Msg == "" {
-					e.Msg = strings.TrimPrefix(e.Err.Error(), "cdt: ")
-				}
-				e.Msg += fmt.Sprintf(" (a forward scan recovers %d ticks in %d complete chunks)", n, blocks)
-				return "", &e
-			}
-		}
 		return "", err
 	}
 	defer done()
@@ -82,35 +81,39 @@ func cdtValidate(in *input) (string, error) {
 		}
 		n++
 	}
+	if rep := r.Recovery(); rep != nil {
+		// A trace without a usable footer is not valid; say what a reader
+		// recovers (every row above was checked).
+		var fe *cdt.FormatError
+		if errors.As(rep.Reason, &fe) {
+			e := *fe
+			if e.Msg == "" {
+				e.Msg = strings.TrimPrefix(e.Err.Error(), "cdt: ")
+			}
+			e.Msg += fmt.Sprintf(" (a forward scan recovers %d ticks in %d complete chunks; %s)", n, rep.Chunks, cdtLoss(rep))
+			return "", &e
+		}
+		return "", fmt.Errorf("%w (a forward scan recovers %d ticks in %d complete chunks; %s)", rep.Reason, n, rep.Chunks, cdtLoss(rep))
+	}
 	return fmt.Sprintf("%d ticks in %d chunks, schema %d", n, r.NumBlocks(), r.Meta().SchemaVersion), nil
 }
 
-// cdtRecoverable walks a trace without its footer with the stream reader.
-func cdtRecoverable(in *input) (ticks, blocks int, ok bool) {
-	rc, err := in.Reader()
-	if err != nil {
-		return 0, 0, false
+// cdtLoss says what recovery lost.
+func cdtLoss(rep *cdt.Recovery) string {
+	switch {
+	case rep.LostBytes == 0:
+		return "nothing after them was lost"
+	case rep.LostTicks > 0:
+		return fmt.Sprintf("%d bytes lost from offset %d, with ticks %d..%d", rep.LostBytes, rep.ReadBytes, rep.LostFrom, rep.LostTo)
+	case rep.LostTicks < 0:
+		return fmt.Sprintf("%d bytes lost from offset %d, ticks unknown", rep.LostBytes, rep.ReadBytes)
 	}
-	defer rc.Close()
-	s, err := cdt.NewReader(bufio.NewReaderSize(rc, 1<<20))
-	if err != nil {
-		return 0, 0, false
-	}
-	defer s.Close()
-	for s.Next() {
-		ticks++
-	}
-	return ticks, s.Blocks(), s.Err() == nil && s.Recovered()
+	return fmt.Sprintf("%d bytes lost from offset %d (footer and trailer, no ticks)", rep.LostBytes, rep.ReadBytes)
 }
 
 func cdtStats(in *input) (statList, error) {
 	r, done, err := cdtOpen(in)
 	if err != nil {
-		if errors.Is(err, cdt.ErrTrailer) || errors.Is(err, cdt.ErrTruncated) {
-			if st, ok := cdtRecoveredStats(in); ok {
-				return st, nil
-			}
-		}
 		return nil, err
 	}
 	defer done()
@@ -136,40 +139,13 @@ func cdtStats(in *input) (statList, error) {
 	if f.TickCount > 0 {
 		st = append(st, stat{"bytes_per_tick", float64(r.Size()) / float64(f.TickCount)})
 	}
-	return append(st, stat{"recovered", false}), nil
-}
-
-// cdtRecoveredStats describes a trace whose footer or trailer is missing
-// from what a forward scan of its complete chunks finds.
-func cdtRecoveredStats(in *input) (statList, bool) {
-	rc, err := in.Reader()
-	if err != nil {
-		return nil, false
+	rep := r.Recovery()
+	if rep == nil {
+		return append(st, stat{"recovered", false}), nil
 	}
-	defer rc.Close()
-	s, err := cdt.NewReader(bufio.NewReaderSize(rc, 1<<20))
-	if err != nil {
-		return nil, false
-	}
-	defer s.Close()
-	var n, first, last int64
-	for s.Next() {
-		t := s.Row().Tick
-		if n == 0 {
-			first = t
-		}
-		last = t
-		n++
-	}
-	if s.Err() != nil || !s.Recovered() || n == 0 {
-		return nil, false
-	}
-	return statList{
-		{"ticks", n}, {"first_tick", first}, {"last_tick", last}, {"tick_chunks", s.Blocks()},
-		{"schema_version", s.Meta().SchemaVersion}, {"format_version", s.Meta().FormatVersion},
-		{"created_utc", s.Meta().CreatedUTC}, {"channels", s.Meta().Channels}, {"size", in.Size()},
-		{"recovered", true},
-	}, true
+	// Recovered: the counts are those of the complete chunks read.
+	return append(st, stat{"recovered", true}, stat{"read_bytes", rep.ReadBytes}, stat{"lost_bytes", rep.LostBytes},
+		stat{"lost_ticks", rep.LostTicks}, stat{"recovery", cdtRecoveryNote(rep)}), nil
 }
 
 // cdtChannelNames are the values --type accepts for dump.
@@ -184,6 +160,22 @@ func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return err
 	}
 	defer done()
+	if err := cdtDumpRecords(r, w, o); err != nil {
+		return err
+	}
+	if rep := r.Recovery(); rep != nil {
+		// As for CTF warnings: the note is the last record of the dump.
+		if o.JSON {
+			msg, _ := json.Marshal(cdtRecoveryNote(rep))
+			fmt.Fprintf(w, `{"record":"warning","message":%s}`+"\n", msg)
+		} else {
+			fmt.Fprintf(w, "# warning: %s\n", cdtRecoveryNote(rep))
+		}
+	}
+	return nil
+}
+
+func cdtDumpRecords(r *cdt.File, w *bufio.Writer, o dumpOptions) error {
 	switch o.Type {
 	case "chunks":
 		return cdtDumpChunks(r, w, o)
@@ -316,6 +308,18 @@ func cdtDiff(a, b *input, w *bufio.Writer, o diffOptions) (int, error) {
 	if err != nil {
 		return exitInvalid, err
 	}
+	if !o.JSON {
+		// The JSON report keeps the reference's shape; the text one notes
+		// a side read by recovery.
+		for _, side := range []struct {
+			in *input
+			f  *cdt.File
+		}{{a, ra}, {b, rb}} {
+			if r := side.f.Recovery(); r != nil {
+				fmt.Fprintf(w, "# warning: %s: %s\n", side.in.Path, cdtRecoveryNote(r))
+			}
+		}
+	}
 	if o.JSON {
 		w.Write(rep.JSON())
 		w.WriteByte('\n')
@@ -398,7 +402,15 @@ func cdtConvert(in *input, to string, out io.Writer, o convertOptions) error {
 			}
 		}
 	}
-	bw.WriteString("\n]}\n")
+	bw.WriteString("\n]")
+	if rep := r.Recovery(); rep != nil {
+		// The trace viewers show otherData as the trace's metadata.
+		bw.WriteString(`,"otherData":{"cdt_recovery":`)
+		msg, _ := json.Marshal(cdtRecoveryNote(rep))
+		bw.Write(msg)
+		bw.WriteString("}")
+	}
+	bw.WriteString("}\n")
 	return bw.Flush()
 }
 

@@ -13,7 +13,7 @@
 //	tracecat query [--json] [--limit N] TRACE.cdt "ticks|entities where LHS OP RHS"
 //	tracecat focus [--json] --tick TICK GOLDEN.cdt CANDIDATE.cdt
 //	tracecat merge [--json] SESSION_DIR
-//	tracecat convert --to FORMAT IN OUT
+//	tracecat convert --to FORMAT [--fields LIST] [--force] IN OUT
 //	tracecat sample FORMAT OUT
 //	tracecat demo [DIR]
 //	tracecat version
@@ -109,6 +109,7 @@ type diffOptions struct {
 
 type convertOptions struct {
 	Fields []string // --fields: numeric fields for counter tracks (CDT → chrome)
+	Force  bool     // --force: write output the format's readers are known to reject (CTF)
 }
 
 // cli carries the streams and the run's context so tests can run commands
@@ -378,7 +379,7 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 	if op == nil {
 		return c.fail(pos[0], fmt.Errorf("%s is not supported for %s", name, f.name))
 	}
-	w := bufio.NewWriterSize(ctxWriter{c.context(), c.stdout}, 64<<10)
+	w := bufio.NewWriterSize(ctxWriter{newStopCheck(c.context()), c.stdout}, 64<<10)
 	err = op(in, w, o)
 	if ferr := w.Flush(); err == nil && ferr != nil && !errors.Is(ferr, errBrokenPipe) {
 		err = ferr
@@ -452,6 +453,7 @@ func (c *cli) cmdConvert(args []string) int {
 	fs := c.flags("convert")
 	to := fs.String("to", "", "target `FORMAT`: chrome (ATF, dial9, WTF, CDT); json, json-partial, json-events or binary (WTF); plain or packetized[,le|be][,1.8|2.0|2.0-37][,size=N] (CTF metadata) (required)")
 	fields := fs.String("fields", "", "comma-separated numeric checkpoint `FIELDS` drawn as counter tracks (CDT to chrome) (default: the built-in set)")
+	force := fs.Bool("force", false, "write output the format's readers are known to reject (CTF: TSDL text in version-2.0 packet headers, which babeltrace 2.0 and 2.1 refuse)")
 	pos, code, ok := c.parse(fs, args, 2, 2)
 	if !ok {
 		return code
@@ -469,9 +471,9 @@ func (c *cli) cmdConvert(args []string) int {
 	if f.name == "ctf" && *to == "chrome" {
 		// Before creating OUT: CTF metadata describes a trace's streams and
 		// events; it holds no events to draw.
-		return c.fail(pos[0], errors.New("CTF metadata holds no events, so it has no Chrome trace form: convert it --to plain or --to packetized"))
+		return c.fail(pos[0], errors.New("CTF metadata holds no events, so it has no Chrome trace form: ctf converts to plain or packetized"))
 	}
-	var o convertOptions
+	o := convertOptions{Force: *force}
 	if *fields != "" {
 		o.Fields = strings.Split(*fields, ",")
 	}
