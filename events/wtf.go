@@ -1,0 +1,196 @@
+package events
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/tracecodec/tracecodec/wtfcff"
+)
+
+// maxLegacyWTF bounds the legacy WTF format, which is read whole.
+const maxLegacyWTF = 1 << 30
+
+// wtfSource yields every event record of a WTF trace, chunk after chunk:
+// definitions and zone records as KindMetadata, scope enters (class-1 events,
+// wtf.scope#enter named by its name argument) as KindBegin, wtf.scope#leave
+// as KindEnd named by the scope it closes (paired per zone as the reference's
+// database does), everything else as KindInstant, on the zone's track.
+type wtfSource struct {
+	chunks  wtfcff.ChunkSource
+	dec     *wtfcff.Decoder
+	scopes  *wtfcff.ScopeTracker
+	inChunk bool
+	closeFn func() error
+	e       error
+
+	zones   map[*wtfcff.Zone]int // track IDs from 1; 0 is "no zone"
+	names   map[string]string
+	maxName int
+
+	cur *wtfcff.Event
+}
+
+func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func() error) (source, error) {
+	var src wtfcff.ChunkSource
+	var err error
+	switch d.Variant {
+	case "legacy big-endian":
+		if size > maxLegacyWTF {
+			return nil, fmt.Errorf("events: legacy WTF file of %d bytes is larger than %d, the most read into memory", size, maxLegacyWTF)
+		}
+		b := make([]byte, size)
+		if _, err := ra.ReadAt(b, 0); err != nil && err != io.EOF {
+			return nil, err
+		}
+		src, err = wtfcff.NewLegacyReader(b)
+	case "json":
+		src, err = wtfcff.NewJSONReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 256<<10))
+	default: // binary, and damaged files named .wtf-trace: the binary reader says what is wrong
+		src, err = wtfcff.NewReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 256<<10))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &wtfSource{
+		chunks: src, dec: wtfcff.NewDecoder(), scopes: wtfcff.NewScopeTracker(), closeFn: closeFn,
+		zones: map[*wtfcff.Zone]int{}, names: map[string]string{}, maxName: o.maxNames,
+	}, nil
+}
+
+func (s *wtfSource) next(e *Event) bool {
+	for s.e == nil {
+		if s.inChunk {
+			if s.dec.Next() {
+				s.fill(e, s.dec.Event())
+				return true
+			}
+			if err := s.dec.Err(); err != nil {
+				s.e = err
+				return false
+			}
+			s.inChunk = false
+		}
+		if !s.chunks.Next() {
+			s.e = s.chunks.Err()
+			return false
+		}
+		c := s.chunks.Chunk()
+		if c.Type == wtfcff.ChunkFileHeader {
+			if _, err := c.FileHeader(); err != nil {
+				s.e = err
+				return false
+			}
+		}
+		s.inChunk = s.dec.SetChunk(c)
+	}
+	return false
+}
+
+func (s *wtfSource) fill(e *Event, ev *wtfcff.Event) {
+	s.cur = ev
+	e.reset()
+	scope, closed := s.scopes.Add(ev)
+	switch {
+	case ev.IsInternal():
+		e.kind, e.name = KindMetadata, ev.Name()
+	case ev.IsScopeEnter():
+		e.kind, e.name = KindBegin, ev.Name()
+		if e.name == "wtf.scope#enter" && ev.NumArgs() > 0 {
+			e.name = s.intern(ev.Arg(0).Bytes())
+		}
+	case ev.IsScopeLeave():
+		e.kind, e.name = KindEnd, ev.Name()
+		if closed {
+			e.name = s.intern(scope.Name)
+		}
+	default:
+		e.kind, e.name = KindInstant, ev.Name()
+	}
+	e.hasTime, e.time = true, int64(ev.Time)*1000
+	e.track = s.track(ev.Zone)
+	e.args, e.rec = s, s
+}
+
+// intern returns b as a string, kept for the next time (up to maxName
+// names).
+func (s *wtfSource) intern(b []byte) string {
+	if n, ok := s.names[string(b)]; ok {
+		return n
+	}
+	n := string(b)
+	if len(s.names) < s.maxName {
+		s.names[n] = n
+	}
+	return n
+}
+
+// track is the zone's track: IDs from 1 in order of first use, the zone's
+// name ("default zone" before a zone is created, "no zone" after a set to a
+// zone never created).
+func (s *wtfSource) track(z *wtfcff.Zone) Track {
+	if z == nil {
+		return Track{Kind: TrackZone, ID: 0, Name: "no zone"}
+	}
+	id, ok := s.zones[z]
+	if !ok {
+		id = len(s.zones) + 1
+		s.zones[z] = id
+	}
+	name := z.Name
+	if name == "" {
+		name = "default zone"
+	}
+	return Track{Kind: TrackZone, ID: uint64(id), Name: name}
+}
+
+func (s *wtfSource) err() error { return s.e }
+
+func (s *wtfSource) close() error {
+	if s.closeFn != nil {
+		return s.closeFn()
+	}
+	return nil
+}
+
+func (s *wtfSource) underlying() any { return s.chunks }
+
+func (s *wtfSource) numArgs() int { return s.cur.NumArgs() }
+
+func (s *wtfSource) arg(i int) (string, Value) {
+	name := s.cur.Type.Args[i].Name
+	v := s.cur.Arg(i)
+	if v.IsNull() {
+		return name, Value{}
+	}
+	switch v.Type {
+	case wtfcff.ArgBool:
+		return name, boolValue(v.Bool())
+	case wtfcff.ArgInt8, wtfcff.ArgInt16, wtfcff.ArgInt32:
+		return name, intValue(v.Int())
+	case wtfcff.ArgUint8, wtfcff.ArgUint16, wtfcff.ArgUint32, wtfcff.ArgFlowID, wtfcff.ArgTime32:
+		return name, uintValue(v.Uint())
+	case wtfcff.ArgFloat32:
+		return name, floatValue(v.Float())
+	case wtfcff.ArgASCII, wtfcff.ArgUTF8:
+		return name, stringValue(v.Bytes())
+	}
+	return name, compositeValue(s, i) // char, wchar, any, arrays: their JSON shape
+}
+
+func (s *wtfSource) appendArgJSON(b []byte, i int) []byte { return s.cur.Arg(i).AppendJSON(b) }
+
+// appendRecord: {"chunk": chunk id, "offset": absolute file offset of the
+// record, "wire_id": the record's wire type id, "type": event type name}.
+func (s *wtfSource) appendRecord(b []byte) []byte {
+	b = append(b, `{"chunk":`...)
+	b = strconv.AppendUint(b, uint64(s.cur.Chunk), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, s.cur.Offset, 10)
+	b = append(b, `,"wire_id":`...)
+	b = strconv.AppendUint(b, uint64(s.cur.WireID), 10)
+	b = append(b, `,"type":`...)
+	b = AppendJSONString(b, s.cur.Name())
+	return append(b, '}')
+}
