@@ -14,7 +14,7 @@ import (
 type atfSource struct {
 	session *atf.Session
 	merger  *atf.Merger
-	tracks  []Track // by thread position
+	tracks  []*Track // by thread position
 	symbols map[uint64]string
 	hexes   map[uint64]string
 	maxName int
@@ -68,7 +68,7 @@ func newATFSource(s *atf.Session, o *options, closeFn func() error) *atfSource {
 		src.symbols = s.Manifest.SymbolNames()
 	}
 	for _, t := range s.Threads {
-		src.tracks = append(src.tracks, Track{Kind: TrackThread, ID: uint64(t.ID), Name: "thread_" + strconv.FormatUint(uint64(t.ID), 10)})
+		src.tracks = append(src.tracks, &Track{Kind: TrackThread, ID: uint64(t.ID), Name: "thread_" + strconv.FormatUint(uint64(t.ID), 10)})
 	}
 	return src
 }
@@ -92,7 +92,6 @@ func (s *atfSource) next(e *Event) bool {
 	e.setTimeU64(s.cur.Timestamp)
 	e.name = s.functionName(s.cur.FunctionID)
 	e.track = s.tracks[pos]
-	e.args, e.rec = s, s
 	return true
 }
 

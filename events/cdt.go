@@ -54,7 +54,7 @@ func openCDT(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func()
 	return &cdtSource{rd: rd, it: rd.Iter(math.MinInt64, math.MaxInt64), closeFn: close, keys: map[string]string{}}, nil
 }
 
-var cdtTrack = Track{Kind: TrackTrace, ID: 0, Name: "ticks"}
+var cdtTrack = &Track{Kind: TrackTrace, ID: 0, Name: "ticks"}
 
 func (s *cdtSource) next(e *Event) bool {
 	if !s.it.Next() {
@@ -76,7 +76,6 @@ func (s *cdtSource) next(e *Event) bool {
 			e.time = ms * 1_000_000
 		}
 	}
-	e.args, e.rec = s, s
 	return true
 }
 

@@ -14,8 +14,9 @@ import (
 type dial9Source struct {
 	dec     *dial9.Decoder
 	closeFn func() error
-	types   []dial9Type // by wire type id; checked against the schema pointer
-	workers map[uint64]string
+	types   []*dial9Type // by wire type id; checked against the schema pointer
+	small   [256]*Track // worker tracks by id below 256
+	workers map[uint64]*Track
 	maxName int
 }
 
@@ -48,19 +49,17 @@ func openDial9Bytes(b []byte, o *options) (source, error) {
 }
 
 func newDial9Source(d *dial9.Decoder, o *options, closeFn func() error) *dial9Source {
-	return &dial9Source{dec: d, closeFn: closeFn, workers: map[uint64]string{}, maxName: o.maxNames}
+	return &dial9Source{dec: d, closeFn: closeFn, workers: map[uint64]*Track{}, maxName: o.maxNames}
 }
 
-func (s *dial9Source) typeOf(ev *dial9.Event) *dial9Type {
+// newType derives what events of ev's schema map to.
+func (s *dial9Source) newType(ev *dial9.Event) *dial9Type {
 	id := int(ev.TypeID())
 	sc := ev.Schema()
-	if id < len(s.types) && s.types[id].schema == sc {
-		return &s.types[id]
-	}
 	if id >= len(s.types) {
-		s.types = append(s.types, make([]dial9Type, id+1-len(s.types))...)
+		s.types = append(s.types, make([]*dial9Type, id+1-len(s.types))...)
 	}
-	t := dial9Type{schema: sc, name: sc.Name, kind: KindInstant, worker: sc.FieldIndex("worker_id")}
+	t := &dial9Type{schema: sc, name: sc.Name, kind: KindInstant, worker: sc.FieldIndex("worker_id")}
 	if t.worker >= 0 {
 		t.opt = sc.Fields[t.worker].Type.IsOptional()
 		switch sc.Name {
@@ -71,7 +70,7 @@ func (s *dial9Source) typeOf(ev *dial9.Event) *dial9Type {
 		}
 	}
 	s.types[id] = t
-	return &s.types[id]
+	return t
 }
 
 func (s *dial9Source) next(e *Event) bool {
@@ -79,42 +78,56 @@ func (s *dial9Source) next(e *Event) bool {
 		return false
 	}
 	ev := s.dec.Event()
-	t := s.typeOf(ev)
-	e.reset()
-	e.kind, e.name = t.kind, t.name
+	var t *dial9Type
+	if id := int(ev.TypeID()); id < len(s.types) && s.types[id] != nil && s.types[id].schema == ev.Schema() {
+		t = s.types[id]
+	} else {
+		t = s.newType(ev)
+	}
+	e.kind, e.name, e.dur = t.kind, t.name, 0
+	e.time, e.hasTime = 0, false
 	if ev.HasTimestamp() {
 		e.setTimeU64(ev.Timestamp())
 	}
-	hasWorker := t.worker >= 0 && (!t.opt || ev.Field(t.worker).Present())
-	if hasWorker {
-		w := ev.Uint(t.worker)
-		e.track = Track{Kind: TrackWorker, ID: w, Name: s.workerName(w)}
-	} else {
-		e.track = Track{Kind: TrackTrace, ID: dial9NoWorker, Name: "events without a worker"}
+	switch {
+	case t.worker < 0:
+		e.track = dial9NoWorkerTrack
+	case t.opt && !ev.Field(t.worker).Present():
+		e.track = dial9NoWorkerTrack
 		e.kind = KindInstant // a poll without a worker opens nothing
 		e.name = ev.Name()
+	default:
+		w := ev.Uint(t.worker)
+		if w < uint64(len(s.small)) && s.small[w] != nil {
+			e.track = s.small[w]
+		} else {
+			e.track = s.workerTrack(w)
+		}
 	}
-	e.args, e.rec = s, s
 	return true
 }
 
-func (s *dial9Source) workerName(w uint64) string {
-	if n, ok := s.workers[w]; ok {
-		return n
+var dial9NoWorkerTrack = &Track{Kind: TrackTrace, ID: dial9NoWorker, Name: "events without a worker"}
+
+func (s *dial9Source) workerTrack(w uint64) *Track {
+	if t, ok := s.workers[w]; ok {
+		return t
 	}
-	var n string
+	t := &Track{Kind: TrackWorker, ID: w}
 	switch w {
 	case 255:
-		n = "unknown worker"
+		t.Name = "unknown worker"
 	case 254:
-		n = "blocking"
+		t.Name = "blocking"
 	default:
-		n = "worker " + strconv.FormatUint(w, 10)
+		t.Name = "worker " + strconv.FormatUint(w, 10)
 	}
-	if len(s.workers) < s.maxName {
-		s.workers[w] = n
+	if w < uint64(len(s.small)) {
+		s.small[w] = t
+	} else if len(s.workers) < s.maxName {
+		s.workers[w] = t
 	}
-	return n
+	return t
 }
 
 func (s *dial9Source) err() error { return s.dec.Err() }

@@ -95,7 +95,7 @@ type Event struct {
 	tick    int64
 	hasTick bool
 	name    string
-	track   Track
+	track   *Track
 	args    argSource
 	rec     recordSource
 }
@@ -132,7 +132,12 @@ func (e *Event) Tick() (tick int64, ok bool) { return e.tick, e.hasTick }
 func (e *Event) Name() string { return e.name }
 
 // Track is the thread, worker or zone the event belongs to.
-func (e *Event) Track() Track { return e.track }
+func (e *Event) Track() Track {
+	if e.track == nil {
+		return Track{}
+	}
+	return *e.track
+}
 
 // NumArgs is the number of typed arguments.
 func (e *Event) NumArgs() int {
@@ -235,11 +240,7 @@ func (e *Event) AppendRecord(b []byte) []byte {
 // setTimeU64 sets a nanosecond time from an unsigned source, saturating.
 func (e *Event) setTimeU64(ns uint64) {
 	e.hasTime = true
-	if ns > math.MaxInt64 {
-		e.time = math.MaxInt64
-		return
-	}
-	e.time = int64(ns)
+	e.time = int64(min(ns, math.MaxInt64))
 }
 
 // reset clears the per-event fields a source sets.

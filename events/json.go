@@ -40,12 +40,13 @@ func (e *Event) AppendJSON(b []byte) []byte {
 	} else {
 		b = append(b, "null"...)
 	}
+	t := e.Track()
 	b = append(b, `,"track_kind":"`...)
-	b = append(b, e.track.Kind.String()...)
+	b = append(b, t.Kind.String()...)
 	b = append(b, `","track":`...)
-	b = strconv.AppendUint(b, e.track.ID, 10)
+	b = strconv.AppendUint(b, t.ID, 10)
 	b = append(b, `,"track_name":`...)
-	b = AppendJSONString(b, e.track.Name)
+	b = AppendJSONString(b, t.Name)
 	b = append(b, `,"args":{`...)
 	for i := range e.NumArgs() {
 		if i > 0 {

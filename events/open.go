@@ -226,6 +226,8 @@ func newReader(d Detection, src source, err error, o *options) (*Reader, error) 
 	}
 	r := &Reader{det: d, src: src}
 	r.ev.format = d.Format
+	r.ev.args, _ = src.(argSource)
+	r.ev.rec, _ = src.(recordSource)
 	if o.pairing {
 		r.pair = newPairer(o.pairDepth)
 	}

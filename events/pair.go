@@ -14,7 +14,7 @@ type openBegin struct {
 	name    string
 	time    int64
 	hasTime bool
-	track   Track
+	track   *Track
 }
 
 type pairStack struct {
@@ -36,7 +36,7 @@ func newPairer(maxDepth int) *pairer {
 }
 
 // stack returns the track's stack, creating it while under maxPairTracks.
-func (p *pairer) stack(t Track, create bool) *pairStack {
+func (p *pairer) stack(t *Track, create bool) *pairStack {
 	k := trackKey{t.Kind, t.ID}
 	if st, ok := p.stacks[k]; ok {
 		return st

@@ -25,11 +25,14 @@ type wtfSource struct {
 	closeFn func() error
 	e       error
 
-	zones   map[*wtfcff.Zone]int // track IDs from 1; 0 is "no zone"
+	zones   map[*wtfcff.Zone]*Track // track IDs from 1; 0 is "no zone"
 	names   map[string]string
 	maxName int
 
 	cur *wtfcff.Event
+
+	lastZone  *wtfcff.Zone
+	lastTrack *Track
 }
 
 func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func() error) (source, error) {
@@ -55,7 +58,7 @@ func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func()
 	}
 	return &wtfSource{
 		chunks: src, dec: wtfcff.NewDecoder(), scopes: wtfcff.NewScopeTracker(), closeFn: closeFn,
-		zones: map[*wtfcff.Zone]int{}, names: map[string]string{}, maxName: o.maxNames,
+		zones: map[*wtfcff.Zone]*Track{}, names: map[string]string{}, maxName: o.maxNames,
 	}, nil
 }
 
@@ -110,7 +113,6 @@ func (s *wtfSource) fill(e *Event, ev *wtfcff.Event) {
 	}
 	e.hasTime, e.time = true, int64(ev.Time)*1000
 	e.track = s.track(ev.Zone)
-	e.args, e.rec = s, s
 }
 
 // intern returns b as a string, kept for the next time (up to maxName
@@ -129,21 +131,28 @@ func (s *wtfSource) intern(b []byte) string {
 // track is the zone's track: IDs from 1 in order of first use, the zone's
 // name ("default zone" before a zone is created, "no zone" after a set to a
 // zone never created).
-func (s *wtfSource) track(z *wtfcff.Zone) Track {
+func (s *wtfSource) track(z *wtfcff.Zone) *Track {
 	if z == nil {
-		return Track{Kind: TrackZone, ID: 0, Name: "no zone"}
+		return wtfNoZone
 	}
-	id, ok := s.zones[z]
+	if z == s.lastZone && z.Name == s.lastTrack.Name {
+		return s.lastTrack
+	}
+	t, ok := s.zones[z]
 	if !ok {
-		id = len(s.zones) + 1
-		s.zones[z] = id
+		t = &Track{Kind: TrackZone, ID: uint64(len(s.zones) + 1)}
+		s.zones[z] = t
 	}
-	name := z.Name
-	if name == "" {
-		name = "default zone"
+	// The first wtf.zone#create renames the default zone in place.
+	t.Name = z.Name
+	if t.Name == "" {
+		t.Name = "default zone"
 	}
-	return Track{Kind: TrackZone, ID: uint64(id), Name: name}
+	s.lastZone, s.lastTrack = z, t
+	return t
 }
+
+var wtfNoZone = &Track{Kind: TrackZone, ID: 0, Name: "no zone"}
 
 func (s *wtfSource) err() error { return s.e }
 
