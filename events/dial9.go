@@ -15,7 +15,7 @@ type dial9Source struct {
 	dec     *dial9.Decoder
 	closeFn func() error
 	types   []*dial9Type // by wire type id; checked against the schema pointer
-	small   [256]*Track // worker tracks by id below 256
+	small   [256]*Track  // worker tracks by id below 256
 	workers map[uint64]*Track
 	maxName int
 }
