@@ -13,15 +13,16 @@ import "iter"
 //
 // They yield every event as (event, nil). When the iteration stops on an
 // error — an io.ReaderAt that fails or comes back short, a corrupt footer
-// met by an IndexStream — they yield one final (zero value, err) pair, so a
+// met by an IndexReader — they yield one final (zero value, err) pair, so a
 // loop that checks err cannot mistake a failed read for the end of the
 // input. Values are only valid until the next step (a DetailEvent's payload
-// is reused, as with Next). Use Events or NewMerger with Next/Err directly
-// when the sequence numbers or thread positions are needed.
+// is reused, as with Next). The pull iterators (IndexFile.Events and Iter,
+// DetailFile.Events, Session.Merge) give sequence numbers too; a merge's
+// MergedEvent carries its thread position and sequence number either way.
 
 // All yields every event of the file in order (the n-th event yielded is
 // sequence number n), then (IndexEvent{}, err) if a read failed.
-func (r *IndexReader) All() iter.Seq2[IndexEvent, error] { return r.Events(0).All() }
+func (r *IndexFile) All() iter.Seq2[IndexEvent, error] { return r.Events(0).All() }
 
 // All yields the iterator's remaining events, then (IndexEvent{}, err) if a
 // read failed. It consumes the iterator.
@@ -41,7 +42,7 @@ func (it *IndexIter) All() iter.Seq2[IndexEvent, error] {
 // All yields every detail record in file order (the n-th is detail_seq n),
 // then (DetailEvent{}, err) if a read failed. Each payload is valid until the
 // next step.
-func (d *DetailReader) All() iter.Seq2[DetailEvent, error] { return d.Events().All() }
+func (d *DetailFile) All() iter.Seq2[DetailEvent, error] { return d.Events().All() }
 
 // All yields the iterator's remaining records, then (DetailEvent{}, err) if a
 // read failed. It consumes the iterator.
@@ -62,7 +63,7 @@ func (it *DetailIter) All() iter.Seq2[DetailEvent, error] {
 // stream failed (a read error, a footer that disagrees with the header, a
 // limit). It consumes the stream; Footer, Recovered and Discarded report on
 // it afterwards.
-func (s *IndexStream) All() iter.Seq2[IndexEvent, error] {
+func (s *IndexReader) All() iter.Seq2[IndexEvent, error] {
 	return func(yield func(IndexEvent, error) bool) {
 		for s.Next() {
 			if !yield(s.Event(), nil) {
@@ -76,11 +77,12 @@ func (s *IndexStream) All() iter.Seq2[IndexEvent, error] {
 }
 
 // MergedEvent is one step of a merge: the event, the position of its thread
-// in the merged reader list, and its sequence number within that thread.
+// in the merged file list (Session.Threads for a session), and its sequence
+// number within that thread.
 type MergedEvent struct {
 	IndexEvent
-	Thread int
-	Seq    uint64
+	Thread int    // position of the event's thread in the merged file list
+	Seq    uint64 // the event's sequence number in its thread's index file
 }
 
 // All yields the merge's remaining events, then (MergedEvent{}, err) if a
@@ -88,7 +90,7 @@ type MergedEvent struct {
 func (m *Merger) All() iter.Seq2[MergedEvent, error] {
 	return func(yield func(MergedEvent, error) bool) {
 		for m.Next() {
-			if !yield(MergedEvent{m.Event(), m.Thread(), m.Seq()}, nil) {
+			if !yield(m.Event(), nil) {
 				return
 			}
 		}
@@ -96,4 +98,14 @@ func (m *Merger) All() iter.Seq2[MergedEvent, error] {
 			yield(MergedEvent{}, m.err)
 		}
 	}
+}
+
+// All yields the cross-thread merge of every thread's events (see Merger),
+// then (MergedEvent{}, err) if a read failed.
+func (s *Session) All() iter.Seq2[MergedEvent, error] { return s.Merge().All() }
+
+// Range yields the cross-thread merge of the events with
+// from ≤ timestamp < to, then (MergedEvent{}, err) if a read failed.
+func (s *Session) Range(from, to uint64) iter.Seq2[MergedEvent, error] {
+	return s.MergeRange(from, to).All()
 }

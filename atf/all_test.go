@@ -75,10 +75,10 @@ func TestAllYieldsReadErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	fr.armed.Store(true)
-	evs, errs := collect(t, "IndexReader.All", r.All())
-	wantReadError(t, "IndexReader.All", errs, errInjected, HeaderSize+block)
+	evs, errs := collect(t, "IndexFile.All", r.All())
+	wantReadError(t, "IndexFile.All", errs, errInjected, HeaderSize+block)
 	if len(evs) != block/IndexEventSize {
-		t.Fatalf("IndexReader.All: %d events before the error, want %d", len(evs), block/IndexEventSize)
+		t.Fatalf("IndexFile.All: %d events before the error, want %d", len(evs), block/IndexEventSize)
 	}
 	for i, e := range evs {
 		if e != mustEventBytes(t, index.b, uint64(i)) {
@@ -87,7 +87,7 @@ func TestAllYieldsReadErrors(t *testing.T) {
 	}
 	// The same through Range (a sorted file: binary search, then blocks) and
 	// through an iterator started past the failure.
-	_, errs = collect(t, "Range.All", r.Range(0, 1<<62).All())
+	_, errs = collect(t, "Range.All", r.Range(0, 1<<62))
 	if len(errs) != 1 || !errors.Is(errs[0], errInjected) {
 		t.Fatalf("Range.All: %v", errs)
 	}
@@ -111,7 +111,7 @@ func TestAllYieldsReadErrors(t *testing.T) {
 	// Merger: one faulty thread among healthy ones ends the merge with its
 	// error, after the events merged before it.
 	healthy, _ := OpenIndexBytes(index.b)
-	m := NewMerger([]*IndexReader{healthy, r, healthy})
+	m := NewMerger([]*IndexFile{healthy, r, healthy})
 	merged, errs := collect(t, "Merger.All", m.All())
 	wantReadError(t, "Merger.All", errs, errInjected, HeaderSize+block)
 	if len(merged) < 3*(block/IndexEventSize)-2 || len(merged) >= 3*5000 {
@@ -139,7 +139,7 @@ func TestAllYieldsReadErrors(t *testing.T) {
 	for e, err := range d.All() {
 		if err != nil {
 			if e.Payload != nil || e.TotalLength != 0 {
-				t.Errorf("DetailReader.All: error with a non-zero event")
+				t.Errorf("DetailFile.All: error with a non-zero event")
 			}
 			derrs = append(derrs, err)
 			continue
@@ -147,13 +147,13 @@ func TestAllYieldsReadErrors(t *testing.T) {
 		recs++
 	}
 	if len(derrs) != 1 || !errors.Is(derrs[0], errInjected) {
-		t.Fatalf("DetailReader.All: errors %v", derrs)
+		t.Fatalf("DetailFile.All: errors %v", derrs)
 	}
 	if recs == 0 || uint64(recs) >= d.Len() {
-		t.Fatalf("DetailReader.All: %d of %d records before the error", recs, d.Len())
+		t.Fatalf("DetailFile.All: %d of %d records before the error", recs, d.Len())
 	}
 	if off, _ := d.Offset(uint64(recs)); !errors.As(derrs[0], new(*FormatError)) || derrs[0].(*FormatError).Offset != off {
-		t.Fatalf("DetailReader.All: error %v, want offset %d (record %d)", derrs[0], off, recs)
+		t.Fatalf("DetailFile.All: error %v, want offset %d (record %d)", derrs[0], off, recs)
 	}
 
 	// A healthy file yields no error at all.
@@ -210,14 +210,14 @@ func TestAllOnFilesDamagedAfterOpen(t *testing.T) {
 	}
 }
 
-// TestStreamAllYieldsCorruption feeds IndexStream a finalized file whose
+// TestStreamAllYieldsCorruption feeds IndexReader a finalized file whose
 // footer count was altered, and a stream that fails midway.
 func TestStreamAllYieldsCorruption(t *testing.T) {
 	index, _ := writeThread(t, 300, 2, func(i int) uint64 { return uint64(i) })
 	bad := bytes.Clone(index.b)
 	fo := len(bad) - FooterSize
 	bad[fo+8]++ // footer event_count
-	s, err := NewIndexStream(bytes.NewReader(bad))
+	s, err := NewIndexReader(bytes.NewReader(bad))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestStreamAllYieldsCorruption(t *testing.T) {
 		t.Fatalf("stream: %d events before the error", len(evs))
 	}
 
-	s, err = NewIndexStream(io.MultiReader(bytes.NewReader(index.b[:HeaderSize+100*IndexEventSize]), &failingReader{}))
+	s, err = NewIndexReader(io.MultiReader(bytes.NewReader(index.b[:HeaderSize+100*IndexEventSize]), &failingReader{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,18 +35,18 @@ func TestZeroAllocsPerEvent(t *testing.T) {
 
 	index, detail := writeThread(t, 20000, 0, func(i int) uint64 { return uint64(i) })
 	br := bytes.NewReader(index.b)
-	st, _ := NewIndexStream(br)
+	st, _ := NewIndexReader(br)
 	if a := testing.AllocsPerRun(10000, func() {
 		if !st.Next() {
 			br.Reset(index.b)
-			st, _ = NewIndexStream(br)
+			st, _ = NewIndexReader(br)
 		}
 	}); a > 0.01 {
-		t.Errorf("IndexStream.Next: %v allocs/event", a)
+		t.Errorf("IndexReader.Next: %v allocs/event", a)
 	}
 	for _, mem := range []bool{true, false} {
-		var r *IndexReader
-		var d *DetailReader
+		var r *IndexFile
+		var d *DetailFile
 		if mem {
 			r, _ = OpenIndexBytes(index.b)
 			d, _ = OpenDetailBytes(detail.b)
@@ -74,7 +74,7 @@ func TestZeroAllocsPerEvent(t *testing.T) {
 			seq = (seq + 13) % d.Len()
 			d.EventInto(seq, buf)
 		}); a != 0 {
-			t.Errorf("mem=%v DetailReader.EventInto: %v allocs/event", mem, a)
+			t.Errorf("mem=%v DetailFile.EventInto: %v allocs/event", mem, a)
 		}
 		dit := d.Events()
 		if a := testing.AllocsPerRun(1000, func() {
@@ -84,7 +84,7 @@ func TestZeroAllocsPerEvent(t *testing.T) {
 		}); a != 0 {
 			t.Errorf("mem=%v DetailIter.Next: %v allocs/event", mem, a)
 		}
-		readers := []*IndexReader{r, r, r, r}
+		readers := []*IndexFile{r, r, r, r}
 		m := NewMerger(readers)
 		if a := testing.AllocsPerRun(10000, func() {
 			if !m.Next() {
@@ -95,9 +95,9 @@ func TestZeroAllocsPerEvent(t *testing.T) {
 		}
 		// The All forms: a few allocations per loop (iterator, closure),
 		// none per event.
-		want := map[string]uint64{"IndexReader.All": r.Len(), "DetailReader.All": d.Len(), "Merger.All": 4 * r.Len()}
+		want := map[string]uint64{"IndexFile.All": r.Len(), "DetailFile.All": d.Len(), "Merger.All": 4 * r.Len()}
 		for name, loop := range map[string]func() uint64{
-			"IndexReader.All": func() (n uint64) {
+			"IndexFile.All": func() (n uint64) {
 				for _, err := range r.All() {
 					if err == nil {
 						n++
@@ -105,7 +105,7 @@ func TestZeroAllocsPerEvent(t *testing.T) {
 				}
 				return n
 			},
-			"DetailReader.All": func() (n uint64) {
+			"DetailFile.All": func() (n uint64) {
 				for _, err := range d.All() {
 					if err == nil {
 						n++

@@ -96,10 +96,10 @@ func BenchmarkIndexReadSequential(b *testing.B) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
 	for _, c := range []struct {
 		name string
-		open func() (*IndexReader, error)
+		open func() (*IndexFile, error)
 	}{
-		{"bytes", func() (*IndexReader, error) { return OpenIndexBytes(data) }},
-		{"readerat", func() (*IndexReader, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
+		{"bytes", func() (*IndexFile, error) { return OpenIndexBytes(data) }},
+		{"readerat", func() (*IndexFile, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			r, err := c.open()
@@ -126,10 +126,10 @@ func BenchmarkIndexReadRandom(b *testing.B) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
 	for _, c := range []struct {
 		name string
-		open func() (*IndexReader, error)
+		open func() (*IndexFile, error)
 	}{
-		{"bytes", func() (*IndexReader, error) { return OpenIndexBytes(data) }},
-		{"readerat", func() (*IndexReader, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
+		{"bytes", func() (*IndexFile, error) { return OpenIndexBytes(data) }},
+		{"readerat", func() (*IndexFile, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			r, err := c.open()
@@ -154,7 +154,7 @@ func BenchmarkIndexReadRandom(b *testing.B) {
 // timestamps).
 func BenchmarkMerge8(b *testing.B) {
 	const per = benchEvents / 8
-	var readers []*IndexReader
+	var readers []*IndexFile
 	for k := range 8 {
 		data := benchIndexFile(b, per, uint32(k), 8)
 		for i := range per { // offset each thread's timestamps
@@ -235,7 +235,7 @@ func BenchmarkIndexStream(b *testing.B) {
 	var sum uint64
 	for b.Loop() {
 		br.Reset(data)
-		s, err := NewIndexStream(br)
+		s, err := NewIndexReader(br)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -18,30 +18,51 @@
 // harmless). ThreadWriter writes a thread's pair, creating detail.atf on the
 // first event with a payload and reserving both sequence numbers together so
 // the links always agree; WriteFunction encodes the ARM64
-// DetailFunctionPayload, Write takes any payload as raw bytes. SessionWriter
-// lays out a session folder and writes manifest.json at Close. Low-level
-// AppendIndexHeader, AppendIndexEvent, AppendIndexFooter, AppendDetailHeader,
+// DetailFunctionPayload, Write takes any payload as raw bytes. CreateThread
+// lays out one thread folder; SessionWriter (CreateSession) lays out a
+// session folder, hands out one ThreadWriter per thread (Thread(id)) and
+// writes manifest.json at Close. Low-level AppendIndexHeader,
+// AppendIndexEvent, AppendIndexFooter, AppendDetailHeader,
 // AppendDetailEventHeader, AppendDetailFooter encode single structures.
+//
+// ATF has no single-stream NewWriter: the format is two files per thread,
+// each finalized by a header patch, so its writers are the ones above. Every
+// writer has Flush and Close; errors are sticky and use after Close returns
+// ErrClosed. Writers take WriterOption values, readers ReaderOption values.
+//
+// A ThreadWriter bounds what a crash can lose: both headers reach their files
+// at creation, the buffered events are handed to the files every
+// WithFlushEvery events (default 128, what the reference's 4 KiB stdio buffer
+// holds), and the index always goes before the detail records that link back
+// to it, so a killed process loses at most the last 128 events of a thread
+// and leaves no detail record without its index event.
 //
 // # Reading
 //
-// OpenIndex and OpenDetail read over an io.ReaderAt and a size (OpenIndexBytes
-// and OpenDetailBytes over memory); readers are safe for concurrent use.
-// IndexReader.Event(seq) is O(1); OpenDetail scans the records once and keeps
-// their offsets so DetailReader.Event(detailSeq) is O(1). IndexReader.Range
-// answers time-range queries by binary search when the file's timestamps are
-// non-decreasing (checked once per reader) and by filtering when they are not.
-// OpenThread and OpenSession open folders; Merger merges threads by
-// (timestamp, thread position, sequence number) — a merge, as in the
-// reference, not a sort: a thread whose file is not timestamp-sorted comes out
-// in file order. IndexStream reads an index
-// file sequentially from an io.Reader with the same validation and recovery.
+// OpenIndex and OpenDetail read over an io.ReaderAt and a size, OpenIndexFile
+// and OpenDetailFile a path (regular files only; the caller closes them),
+// OpenIndexBytes and OpenDetailBytes memory. IndexFile and DetailFile are
+// safe for concurrent use; the iterators taken from them are not.
+// IndexFile.Event(seq) is O(1); OpenDetail scans the records once and keeps
+// their offsets so DetailFile.Event(detailSeq) is O(1). IndexFile.Range(from,
+// to) yields the events with from ≤ timestamp < to, by binary search when
+// the file's timestamps are non-decreasing (checked once per file) and by
+// filtering when they are not. OpenThread and OpenSession open folders;
+// Session.All and Session.Range merge its threads by (timestamp, thread
+// position, sequence number) — a merge, as in the reference, not a sort: a
+// thread whose file is not timestamp-sorted comes out in file order.
+// NewIndexReader reads an index file front to back from an io.Reader with
+// the same validation and recovery as OpenIndex.
 //
-// Iteration is Next/Event/Err (IndexIter, DetailIter, IndexStream, Merger),
-// or range-over-func with All, which yields (value, nil) pairs and, when a
-// read fails midway, one final (zero value, err) pair:
+// Timestamps are nanoseconds on the clock the index header's clock_type
+// names.
 //
-//	for e, err := range r.All() {
+// Every reader and iterator (IndexIter from IndexFile.Events and Iter,
+// DetailIter, IndexReader, Merger) has Next, Event, Err and All; All is the
+// range-over-func form, which yields (value, nil) pairs and, when a read
+// fails midway, one final (zero value, err) pair:
+//
+//	for e, err := range f.All() {
 //		if err != nil {
 //			return err
 //		}
@@ -88,8 +109,8 @@
 //
 // # Allocation and limits
 //
-// After warm-up, writers and iterators (IndexIter, DetailIter, IndexStream,
-// Merger) do not allocate per event, and IndexReader.Event does not allocate.
+// After warm-up, writers and iterators (IndexIter, DetailIter, IndexReader,
+// Merger) do not allocate per event, and IndexFile.Event does not allocate.
 // IndexIter works on blocks of raw events — the whole file when it is in
 // memory, 64 KiB reads through an io.ReaderAt (4 KiB per thread in a Merger)
 // — and decodes an event only when Event is called. On amd64 and arm64,
@@ -113,9 +134,9 @@
 //
 //	s, err := atf.OpenSession(sw.Dir()) // also opens crashed sessions
 //	defer s.Close()
-//	for m := s.Merge(); m.Next(); {
-//		e := m.Event()
-//		fmt.Println(e.Timestamp, s.Threads[m.Thread()].ID, e.Kind)
+//	for e, err := range s.All() {
+//		if err != nil { … }
+//		fmt.Println(e.Timestamp, s.Threads[e.Thread].ID, e.Kind)
 //	}
 //
 // The tracecat command (cmd/tracecat) validates, dumps, merges and converts

@@ -39,6 +39,10 @@ var (
 	ErrNotFound = errors.New("atf: no such event")
 	// ErrClosed: a writer was used after Close.
 	ErrClosed = errors.New("atf: writer closed")
+	// ErrNotRegular: a path that must be a regular file (an index or detail
+	// file, manifest.json) is a device, FIFO, socket or folder; the error
+	// names the path.
+	ErrNotRegular = errors.New("atf: not a regular file")
 )
 
 const formatName = "atf"

@@ -37,9 +37,11 @@ func Example() {
 	}
 	defer s.Close()
 	fmt.Println(s.EventCount(), "events,", s.DetailCount(), "detail event")
-	for m := s.Merge(); m.Next(); {
-		e := m.Event()
-		fmt.Println(e.Timestamp, "thread", e.ThreadID, e.Kind, e.HasDetail())
+	for e, err := range s.All() { // merged across threads by timestamp
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(e.Timestamp, "thread", s.Threads[e.Thread].ID, e.Kind, e.HasDetail())
 	}
 	// Output:
 	// 4 events, 1 detail event
@@ -53,7 +55,7 @@ func Example() {
 func ExampleThread_DetailFor() {
 	dir, _ := os.MkdirTemp("", "atf-thread-")
 	defer os.RemoveAll(dir)
-	tw, _ := atf.CreateThreadWriter(filepath.Join(dir, "thread_3"), 3)
+	tw, _ := atf.CreateThread(filepath.Join(dir, "thread_3"), 3)
 	tw.Write(10, 7, atf.KindCall, 1, nil)
 	tw.WriteFunction(20, atf.KindCall, 2, &atf.DetailFunctionPayload{FunctionID: 8, XRegs: [8]uint64{0xbeef}}, []byte{1, 2})
 	tw.Close()
@@ -90,8 +92,9 @@ func ExampleOpenIndexBytes_recovery() {
 	// Output: 2 true 27
 }
 
-// Time-range queries binary-search sorted files.
-func ExampleIndexReader_Range() {
+// Time-range queries binary-search sorted files: from inclusive, to
+// exclusive.
+func ExampleIndexFile_Range() {
 	var buf seekBuffer
 	w, _ := atf.NewIndexWriter(&buf, 0)
 	for ts := uint64(0); ts < 100; ts += 10 {
@@ -99,15 +102,25 @@ func ExampleIndexReader_Range() {
 	}
 	w.Close()
 	r, _ := atf.OpenIndex(bytes.NewReader(buf.b), int64(len(buf.b)))
-	for it := r.Range(25, 55); it.Next(); {
-		fmt.Print(it.Seq(), ":", it.Event().Timestamp, " ")
+	var ts []uint64
+	for e, err := range r.Range(25, 60) {
+		if err != nil {
+			panic(err)
+		}
+		ts = append(ts, e.Timestamp)
 	}
-	fmt.Println()
-	// Output: 3:30 4:40 5:50
+	fmt.Println(ts)
+	for it := r.Iter(25, 60); it.Next(); { // the pull form, with sequence numbers
+		fmt.Printf("%d:%d ", it.Seq(), it.Event().Timestamp)
+	}
+	fmt.Println("end")
+	// Output:
+	// [30 40 50]
+	// 3:30 4:40 5:50 end
 }
 
 // All is the range-over-func form: a read error arrives as the last pair.
-func ExampleIndexReader_All() {
+func ExampleIndexFile_All() {
 	var buf seekBuffer
 	w, _ := atf.NewIndexWriter(&buf, 0)
 	for ts := uint64(1); ts <= 3; ts++ {
@@ -123,6 +136,30 @@ func ExampleIndexReader_All() {
 	}
 	fmt.Println()
 	// Output: 100 200 300
+}
+
+// NewIndexReader reads an index file front to back from any io.Reader (a
+// pipe, a socket, a file being copied).
+func ExampleNewIndexReader() {
+	var buf seekBuffer
+	w, _ := atf.NewIndexWriter(&buf, 0)
+	for ts := uint64(1); ts <= 3; ts++ {
+		w.Append(atf.IndexEvent{Timestamp: ts * 100, Kind: atf.KindCall, DetailSeq: atf.NoDetail})
+	}
+	w.Close()
+	r, err := atf.NewIndexReader(bytes.NewReader(buf.b))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for r.Next() {
+		fmt.Printf("%d:%d ", r.Seq(), r.Event().Timestamp)
+	}
+	if err := r.Err(); err != nil {
+		log.Fatal(err)
+	}
+	_, finalized := r.Footer()
+	fmt.Println("footer:", finalized)
+	// Output: 0:100 1:200 2:300 footer: true
 }
 
 // seekBuffer is a minimal in-memory io.WriteSeeker.

@@ -24,7 +24,7 @@ func decodeIndex(data []byte) error {
 		panic("OpenIndex and OpenIndexBytes disagree")
 	}
 	if serr := checkStream(data, r); (serr == nil) != (err == nil) {
-		panic(fmt.Sprintf("IndexStream and OpenIndex disagree: %v / %v", serr, err))
+		panic(fmt.Sprintf("IndexReader and OpenIndex disagree: %v / %v", serr, err))
 	}
 	if err != nil {
 		return err
@@ -46,7 +46,7 @@ func decodeIndex(data []byte) error {
 		panic("iteration stopped early")
 	}
 	r.Sorted()
-	it := r.Range(10, 1<<40)
+	it := r.Iter(10, 1<<40)
 	for it.Next() {
 	}
 	r.VerifyChecksum()
@@ -70,10 +70,10 @@ func decodeIndex(data []byte) error {
 	return nil
 }
 
-// checkStream reads data through an IndexStream and, when r opened, checks
+// checkStream reads data through an IndexReader and, when r opened, checks
 // that both see the same events, footer and recovery.
-func checkStream(data []byte, r *IndexReader) error {
-	s, err := NewIndexStream(iotest.HalfReader(bytes.NewReader(data)), fuzzLimits)
+func checkStream(data []byte, r *IndexFile) error {
+	s, err := NewIndexReader(iotest.HalfReader(bytes.NewReader(data)), fuzzLimits)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import "encoding/binary"
 // the 32 bytes there, so neither allocates and both inline into the caller's
 // loop.
 type IndexIter struct {
-	r        *IndexReader
+	r        *IndexFile
 	blk      []byte // raw events of the current block; never shorter than one event
 	cur      int    // offset in blk of the current event: 0 ≤ cur ≤ len(blk)-32
 	last     int    // Next's fast path runs while cur < last: len(blk)-32, or -1 to filter
@@ -31,7 +31,7 @@ var noEvent [IndexEventSize]byte
 
 // reset points it at events [start, end) of r. Files behind an io.ReaderAt
 // are read in blocks of up to bufSize bytes.
-func (it *IndexIter) reset(r *IndexReader, start, end uint64, bufSize int) {
+func (it *IndexIter) reset(r *IndexFile, start, end uint64, bufSize int) {
 	*it = IndexIter{r: r, blk: noEvent[:], base: start, next: start, end: end}
 	if r.src.data == nil && end > start {
 		n := min(int64(bufSize), int64(end-start)*IndexEventSize)

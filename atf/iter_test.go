@@ -31,7 +31,7 @@ func TestLoadIndexEventMatchesDecode(t *testing.T) {
 func TestIndexIterBlocks(t *testing.T) {
 	unsorted, _ := writeThread(t, 777, 3, func(i int) uint64 { return uint64((i * 7919) % 777) })
 	for _, mem := range []bool{true, false} {
-		var r *IndexReader
+		var r *IndexFile
 		var err error
 		if mem {
 			r, err = OpenIndexBytes(unsorted.b)
@@ -99,7 +99,7 @@ func TestIndexIterBlocks(t *testing.T) {
 // TestIndexStreamFastPath reads files far larger than the stream's buffer
 // through readers that return odd-sized pieces, finalized and crashed
 // (placeholder header, torn tail), with and without an event limit that
-// falls inside a buffered run, and compares every step with IndexReader.
+// falls inside a buffered run, and compares every step with IndexFile.
 func TestIndexStreamFastPath(t *testing.T) {
 	fin, _ := writeThread(t, 5000, 1, func(i int) uint64 { return uint64(i) })
 	var crashed memFile
@@ -122,7 +122,7 @@ func TestIndexStreamFastPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, chunk := range []int{1, 31, 4096, 1 << 20} {
-			s, err := NewIndexStream(&chunkReader{b: c.b, n: chunk}, WithLimits(Limits{MaxIndexEvents: c.limit}))
+			s, err := NewIndexReader(&chunkReader{b: c.b, n: chunk}, WithLimits(Limits{MaxIndexEvents: c.limit}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -45,6 +45,7 @@ const (
 	ArchARM64  Arch = 2
 )
 
+// String names the architecture (x86_64, arm64), or gives the number.
 func (a Arch) String() string {
 	switch a {
 	case ArchX86_64:
@@ -67,6 +68,7 @@ const (
 	OSWindows OS = 5
 )
 
+// String names the operating system, or gives the number.
 func (o OS) String() string {
 	switch o {
 	case OSiOS:
@@ -103,6 +105,8 @@ const (
 	KindException EventKind = 3
 )
 
+// String is the reference's name of the kind (CALL, RETURN, EXCEPTION), or
+// the number for any other value.
 func (k EventKind) String() string {
 	switch k {
 	case KindCall:
@@ -149,6 +153,8 @@ const (
 	DetailFunctionReturn DetailType = 4
 )
 
+// String is the reference's name of the type (FUNCTION_CALL,
+// FUNCTION_RETURN), or the number for any other value.
 func (t DetailType) String() string {
 	switch t {
 	case DetailFunctionCall:

@@ -242,8 +242,8 @@ type symbolJSON struct {
 // ParseManifest decodes manifest.json. threads (with an id in every entry) is
 // required, as in the reference reader; everything else is optional.
 // function_id is read as "0x…" hexadecimal, a decimal string, or a number.
-func ParseManifest(b []byte, opts ...Option) (*Manifest, error) {
-	o, err := buildOptions(opts)
+func ParseManifest(b []byte, opts ...ReaderOption) (*Manifest, error) {
+	o, err := buildReaderOptions(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,8 @@ package atf
 // stream is not sorted either; it equals a sort only when every thread is
 // sorted. Next does not allocate; each thread of a file behind an
 // io.ReaderAt reads through its own 4 KiB buffer (files in memory need
-// none). All yields the merge as MergedEvent values.
+// none). Event and All give the same MergedEvent values: the event, its
+// thread's position and its sequence number within the thread.
 type Merger struct {
 	its     []IndexIter
 	heap    []mergeEntry // min-heap on (timestamp, position)
@@ -28,10 +29,11 @@ type mergeEntry struct {
 	pos int32
 }
 
-// NewMerger merges every event of readers (nil entries are skipped).
-func NewMerger(readers []*IndexReader) *Merger {
-	m := &Merger{its: make([]IndexIter, len(readers))}
-	for i, r := range readers {
+// NewMerger merges every event of files (nil entries are skipped; a thread's
+// position is its index in files).
+func NewMerger(files []*IndexFile) *Merger {
+	m := &Merger{its: make([]IndexIter, len(files))}
+	for i, r := range files {
 		if r != nil {
 			m.its[i].reset(r, 0, r.count, mergeBufSize)
 		}
@@ -40,11 +42,11 @@ func NewMerger(readers []*IndexReader) *Merger {
 	return m
 }
 
-// NewMergerRange merges the events with from ≤ timestamp ≤ to (each thread
-// binary-searched when sorted, filtered when not; see IndexReader.Range).
-func NewMergerRange(readers []*IndexReader, from, to uint64) *Merger {
-	m := &Merger{its: make([]IndexIter, len(readers))}
-	for i, r := range readers {
+// NewMergerRange merges the events with from ≤ timestamp < to (each thread
+// binary-searched when sorted, filtered when not; see IndexFile.Range).
+func NewMergerRange(files []*IndexFile, from, to uint64) *Merger {
+	m := &Merger{its: make([]IndexIter, len(files))}
+	for i, r := range files {
 		if r != nil {
 			r.rangeInto(&m.its[i], from, to, mergeBufSize)
 		}
@@ -128,10 +130,17 @@ func (m *Merger) Next() bool {
 	return true
 }
 
-// Event is the current event.
-func (m *Merger) Event() IndexEvent { return m.its[m.top].Event() }
+// Event is the current event with its thread position and sequence number
+// (the zero MergedEvent before the first call to Next and after the end).
+func (m *Merger) Event() MergedEvent {
+	if len(m.heap) == 0 || !m.started {
+		return MergedEvent{}
+	}
+	it := &m.its[m.top]
+	return MergedEvent{IndexEvent: it.Event(), Thread: int(m.top), Seq: it.Seq()}
+}
 
-// Thread is the position (in the reader list) of the current event's thread.
+// Thread is the position (in the file list) of the current event's thread.
 func (m *Merger) Thread() int { return int(m.top) }
 
 // Seq is the current event's sequence number within its thread.

@@ -14,7 +14,7 @@ import (
 
 func TestSyncMakesEventsVisible(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "thread_0")
-	tw, err := CreateThreadWriter(dir, 0)
+	tw, err := CreateThread(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestManifestEdgeCases(t *testing.T) {
 
 func TestSessionManifestSkipsMissingThreadDirs(t *testing.T) {
 	dir := t.TempDir()
-	tw, _ := CreateThreadWriter(filepath.Join(dir, "thread_1"), 1)
+	tw, _ := CreateThread(filepath.Join(dir, "thread_1"), 1)
 	tw.Write(5, 1, KindCall, 1, nil)
 	tw.Close()
 	m := Manifest{Threads: []ManifestThread{{ID: 0}, {ID: 1}}, ClockType: 1}
@@ -162,7 +162,7 @@ func TestIndexStreamVectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := NewIndexStream(f)
+		s, err := NewIndexReader(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +177,7 @@ func TestIndexStreamVectors(t *testing.T) {
 	}
 	for _, name := range []string{"idx_bad_magic.atf", "idx_bad_version.atf", "idx_bad_endian.atf", "idx_bad_event_size.atf", "idx_too_small.atf", "idx_empty.atf"} {
 		b := vectortest.Read(t, "atf", "malformed", name)
-		_, err1 := NewIndexStream(bytes.NewReader(b))
+		_, err1 := NewIndexReader(bytes.NewReader(b))
 		_, err2 := OpenIndexBytes(b)
 		if err1 == nil || err1.Error() != err2.Error() {
 			t.Errorf("%s: stream %v, reader %v", name, err1, err2)
@@ -195,7 +195,7 @@ func TestFooterWithPlaceholderHeader(t *testing.T) {
 	if _, ok := r.Footer(); err != nil || !ok || r.Len() != 10 || r.Recovered() {
 		t.Fatalf("reader: len %d footer %v err %v", r.Len(), ok, err)
 	}
-	s, _ := NewIndexStream(bytes.NewReader(b))
+	s, _ := NewIndexReader(bytes.NewReader(b))
 	var n int
 	for s.Next() {
 		n++

@@ -5,32 +5,33 @@ import (
 	"runtime"
 )
 
-// Option configures a writer or a reader. Writer options are ignored by
-// readers and the other way round.
-type Option func(*options) error
+// ReaderOption configures a reader: OpenIndex, OpenDetail and their File and
+// Bytes forms, NewIndexReader, OpenThread, OpenSession, ParseManifest.
+type ReaderOption func(*readerOptions) error
 
-type options struct {
-	arch     Arch
-	os       OS
-	clock    ClockType
-	checksum bool
-	bufSize  int
-	limits   Limits
+// WriterOption configures a writer: NewIndexWriter, NewDetailWriter,
+// NewThreadWriter, CreateThread, CreateSession, CreateSessionDir.
+type WriterOption func(*writerOptions) error
+
+type readerOptions struct {
+	limits Limits
 }
 
-func defaultOptions() options {
-	return options{
-		arch:     hostArch(),
-		os:       hostOS(),
-		clock:    ClockMachContinuous,
-		checksum: true,
-		bufSize:  64 << 10,
-		limits:   DefaultLimits(),
-	}
+type writerOptions struct {
+	arch       Arch
+	os         OS
+	clock      ClockType
+	checksum   bool
+	bufSize    int
+	flushEvery uint64
 }
 
-func buildOptions(opts []Option) (options, error) {
-	o := defaultOptions()
+// DefaultFlushEvery is the number of events a ThreadWriter buffers at most
+// before it hands them to its files (see WithFlushEvery).
+const DefaultFlushEvery = 128
+
+func buildReaderOptions(opts []ReaderOption) (readerOptions, error) {
+	o := readerOptions{limits: DefaultLimits()}
 	for _, opt := range opts {
 		if opt == nil {
 			continue
@@ -43,29 +44,55 @@ func buildOptions(opts []Option) (options, error) {
 	return o, nil
 }
 
-// WithArch sets the header's arch byte (writers). Default: the host's, as the
+func buildWriterOptions(opts []WriterOption) (writerOptions, error) {
+	o := writerOptions{
+		arch:       hostArch(),
+		os:         hostOS(),
+		clock:      ClockMachContinuous,
+		checksum:   true,
+		bufSize:    64 << 10,
+		flushEvery: DefaultFlushEvery,
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// WithArch sets the header's arch byte. Default: the host's, as the
 // reference writer does (amd64 → 1, arm64 → 2, anything else → 1).
-func WithArch(a Arch) Option { return func(o *options) error { o.arch = a; return nil } }
+func WithArch(a Arch) WriterOption {
+	return func(o *writerOptions) error { o.arch = a; return nil }
+}
 
-// WithOS sets the header's os byte (writers). Default: the host's (linux → 4,
-// darwin → 3, windows → 5, android → 2, ios → 1, anything else → 4).
-func WithOS(v OS) Option { return func(o *options) error { o.os = v; return nil } }
+// WithOS sets the header's os byte. Default: the host's (linux → 4, darwin →
+// 3, windows → 5, android → 2, ios → 1, anything else → 4).
+func WithOS(v OS) WriterOption { return func(o *writerOptions) error { o.os = v; return nil } }
 
-// WithClock sets the index header's clock_type (writers) and the session
-// manifest's clock_type. Default ClockMachContinuous (1), the value the
-// reference tracer always writes; pass the clock your timestamps come from.
-func WithClock(c ClockType) Option { return func(o *options) error { o.clock = c; return nil } }
+// WithClock sets the index header's clock_type and the session manifest's
+// clock_type. Default ClockMachContinuous (1), the value the reference tracer
+// always writes; pass the clock your timestamps come from.
+func WithClock(c ClockType) WriterOption {
+	return func(o *writerOptions) error { o.clock = c; return nil }
+}
 
 // WithChecksum chooses whether writers store the CRC-32 (IEEE) of the events
 // section in the footers (default true). With false they store 0, as the
 // reference writer does, and the output is byte-identical to the reference's.
-func WithChecksum(on bool) Option { return func(o *options) error { o.checksum = on; return nil } }
+func WithChecksum(on bool) WriterOption {
+	return func(o *writerOptions) error { o.checksum = on; return nil }
+}
 
-// WithBufferSize sets the writers' buffer in bytes (default 64 KiB, at least
-// 64). Events reach the underlying writer when the buffer fills, on Flush, on
-// Sync and on Close.
-func WithBufferSize(n int) Option {
-	return func(o *options) error {
+// WithBufferSize sets each file's write buffer in bytes (default 64 KiB, at
+// least 64). Events reach the underlying writer when a buffer fills, every
+// WithFlushEvery events (ThreadWriter), on Flush, on Sync and on Close.
+func WithBufferSize(n int) WriterOption {
+	return func(o *writerOptions) error {
 		if n < 64 {
 			return errors.New("atf: buffer size must be at least 64 bytes")
 		}
@@ -74,8 +101,24 @@ func WithBufferSize(n int) Option {
 	}
 }
 
-// WithLimits sets the readers' limits; zero fields keep their defaults.
-func WithLimits(l Limits) Option { return func(o *options) error { o.limits = l; return nil } }
+// WithFlushEvery bounds what a crash of the writing process can lose: a
+// ThreadWriter hands its buffered events to the files (index first, then
+// detail) after every n events, so a process killed at any moment loses at
+// most the last n events of each thread (fewer when a buffer filled first),
+// and every detail record that reached its file has its index event on file
+// too. Default DefaultFlushEvery (128, what the reference's 4 KiB stdio
+// buffer holds of index events); 0 flushes only when a buffer fills (fastest,
+// and a crash then loses up to a buffer of each file). What reached the files
+// survives the process but not a power loss: call Sync for that.
+func WithFlushEvery(n uint64) WriterOption {
+	return func(o *writerOptions) error { o.flushEvery = n; return nil }
+}
+
+// WithLimits sets the readers' limits; zero fields keep their defaults (see
+// DefaultLimits).
+func WithLimits(l Limits) ReaderOption {
+	return func(o *readerOptions) error { o.limits = l; return nil }
+}
 
 func hostArch() Arch {
 	if runtime.GOARCH == "arm64" {

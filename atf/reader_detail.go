@@ -5,7 +5,7 @@ import (
 	"io"
 )
 
-// DetailReader reads one detail.atf over an io.ReaderAt (or a byte slice). Open
+// DetailFile reads one detail.atf over an io.ReaderAt (or a byte slice). Open
 // scans the records once, sequentially, and keeps their offsets (8 bytes per
 // event), so Event(detailSeq) is O(1) afterwards. Safe for concurrent use.
 //
@@ -14,7 +14,7 @@ import (
 // hold the last 64 bytes back for a footer — and the scan stops at the first
 // torn or invalid record; Recovered reports true and Discarded counts the
 // bytes after the last good record.
-type DetailReader struct {
+type DetailFile struct {
 	src       source
 	hdr       DetailHeader
 	footer    DetailFooter
@@ -25,6 +25,7 @@ type DetailReader struct {
 	recovered bool
 	discarded int64
 	maxEvent  uint32
+	closer    io.Closer // the file OpenDetailFile opened
 }
 
 // OpenDetail validates the header of the detail file r of size bytes and scans
@@ -32,17 +33,17 @@ type DetailReader struct {
 // "ATD2", version 1, endian 1, events_offset within the file; then every
 // record's total_length (≥ 24, within the events section, within
 // Limits.MaxDetailEventSize) and a footer's event_count and bytes_length.
-func OpenDetail(r io.ReaderAt, size int64, opts ...Option) (*DetailReader, error) {
+func OpenDetail(r io.ReaderAt, size int64, opts ...ReaderOption) (*DetailFile, error) {
 	return openDetail(newSource(r, size), opts)
 }
 
 // OpenDetailBytes reads a detail file held in memory; payloads alias b.
-func OpenDetailBytes(b []byte, opts ...Option) (*DetailReader, error) {
+func OpenDetailBytes(b []byte, opts ...ReaderOption) (*DetailFile, error) {
 	return openDetail(bytesSource(b), opts)
 }
 
-func openDetail(src source, opts []Option) (*DetailReader, error) {
-	o, err := buildOptions(opts)
+func openDetail(src source, opts []ReaderOption) (*DetailFile, error) {
+	o, err := buildReaderOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func openDetail(src source, opts []Option) (*DetailReader, error) {
 	if string(hb[:4]) != DetailMagic {
 		return nil, newError(0, ErrBadMagic, "magic %q, want %q", hb[:4], DetailMagic)
 	}
-	d := &DetailReader{src: src, hdr: parseDetailHeader(hb[:]), maxEvent: o.limits.MaxDetailEventSize}
+	d := &DetailFile{src: src, hdr: parseDetailHeader(hb[:]), maxEvent: o.limits.MaxDetailEventSize}
 	h := &d.hdr
 	if h.Version != formatVersion {
 		return nil, newError(5, ErrUnsupportedVersion, "version %d, want %d", h.Version, formatVersion)
@@ -96,7 +97,7 @@ func openDetail(src source, opts []Option) (*DetailReader, error) {
 }
 
 // scan records the offset of every record in [eventsOff, end).
-func (d *DetailReader) scan(end int64, lim Limits) error {
+func (d *DetailFile) scan(end int64, lim Limits) error {
 	maxCount := uint64(end-d.eventsOff) / DetailEventHeaderSize
 	if d.hasFooter {
 		n := d.footer.EventCount
@@ -163,26 +164,26 @@ func (d *DetailReader) scan(end int64, lim Limits) error {
 }
 
 // Header returns the file header as stored.
-func (d *DetailReader) Header() DetailHeader { return d.hdr }
+func (d *DetailFile) Header() DetailHeader { return d.hdr }
 
 // Footer returns the footer and whether the file has a valid one.
-func (d *DetailReader) Footer() (DetailFooter, bool) { return d.footer, d.hasFooter }
+func (d *DetailFile) Footer() (DetailFooter, bool) { return d.footer, d.hasFooter }
 
 // Len is the number of readable detail events.
-func (d *DetailReader) Len() uint64 { return uint64(len(d.offsets)) }
+func (d *DetailFile) Len() uint64 { return uint64(len(d.offsets)) }
 
 // Size is the file size the reader was opened with.
-func (d *DetailReader) Size() int64 { return d.src.size }
+func (d *DetailFile) Size() int64 { return d.src.size }
 
 // Recovered reports whether the file had no valid footer.
-func (d *DetailReader) Recovered() bool { return d.recovered }
+func (d *DetailFile) Recovered() bool { return d.recovered }
 
 // Discarded is the number of bytes after the last complete record of a
 // recovered file.
-func (d *DetailReader) Discarded() int64 { return d.discarded }
+func (d *DetailFile) Discarded() int64 { return d.discarded }
 
 // Offset is the file offset of record detailSeq.
-func (d *DetailReader) Offset(detailSeq uint64) (int64, bool) {
+func (d *DetailFile) Offset(detailSeq uint64) (int64, bool) {
 	if detailSeq >= uint64(len(d.offsets)) {
 		return 0, false
 	}
@@ -192,14 +193,14 @@ func (d *DetailReader) Offset(detailSeq uint64) (int64, bool) {
 // Event returns record detailSeq. On an in-memory reader the payload aliases
 // the file's bytes; otherwise it is read into a new buffer (use EventInto to
 // reuse one).
-func (d *DetailReader) Event(detailSeq uint64) (DetailEvent, error) {
+func (d *DetailFile) Event(detailSeq uint64) (DetailEvent, error) {
 	return d.EventInto(detailSeq, nil)
 }
 
 // EventInto is Event reading the record into buf when the reader is not in
 // memory and buf is large enough (so a reused buffer makes it allocation-free);
 // the payload is valid until buf is reused.
-func (d *DetailReader) EventInto(detailSeq uint64, buf []byte) (DetailEvent, error) {
+func (d *DetailFile) EventInto(detailSeq uint64, buf []byte) (DetailEvent, error) {
 	if detailSeq >= uint64(len(d.offsets)) {
 		return DetailEvent{}, newError(d.end, ErrNotFound, "detail event %d does not exist (%d events)", detailSeq, len(d.offsets))
 	}
@@ -228,13 +229,13 @@ func (d *DetailReader) EventInto(detailSeq uint64, buf []byte) (DetailEvent, err
 }
 
 // Events returns an iterator over the records in file order.
-func (d *DetailReader) Events() *DetailIter {
+func (d *DetailFile) Events() *DetailIter {
 	return &DetailIter{d: d, win: newWindow(&d.src, 64<<10)}
 }
 
 // TimeRange is the footer's first/last timestamps, or for a recovered file the
 // timestamps of the first and last records.
-func (d *DetailReader) TimeRange() (first, last uint64, ok bool) {
+func (d *DetailFile) TimeRange() (first, last uint64, ok bool) {
 	if len(d.offsets) == 0 {
 		return 0, 0, false
 	}
@@ -251,7 +252,7 @@ func (d *DetailReader) TimeRange() (first, last uint64, ok bool) {
 
 // VerifyChecksum compares a footer's non-zero checksum with the CRC-32 (IEEE)
 // of the events section; checked is false when there is nothing to check.
-func (d *DetailReader) VerifyChecksum() (checked bool, err error) {
+func (d *DetailFile) VerifyChecksum() (checked bool, err error) {
 	if !d.hasFooter || d.footer.Checksum == 0 {
 		return false, nil
 	}
@@ -268,7 +269,7 @@ func (d *DetailReader) VerifyChecksum() (checked bool, err error) {
 // DetailIter iterates over detail records in file order through one reusable
 // buffer; the current event's payload is valid until the next call to Next.
 type DetailIter struct {
-	d   *DetailReader
+	d   *DetailFile
 	win window
 	i   uint64
 	cur DetailEvent

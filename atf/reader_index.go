@@ -3,18 +3,19 @@ package atf
 import (
 	"hash/crc32"
 	"io"
+	"iter"
 	"sort"
 	"sync"
 )
 
-// IndexReader reads one index.atf over an io.ReaderAt (or a byte slice). It is
+// IndexFile reads one index.atf over an io.ReaderAt (or a byte slice). It is
 // safe for concurrent use. Opening costs two small reads; Event(seq) is O(1).
 //
 // A file without a valid footer — a crashed or still-running writer leaves the
 // placeholder header and no footer — is recovered: every complete 32-byte
 // event is readable, the torn tail is counted by Discarded, and Recovered
 // reports true.
-type IndexReader struct {
+type IndexFile struct {
 	src       source
 	hdr       IndexHeader
 	footer    IndexFooter
@@ -23,6 +24,8 @@ type IndexReader struct {
 	count     uint64
 	recovered bool
 	discarded int64
+
+	closer io.Closer // the file OpenIndexFile opened
 
 	sortOnce sync.Once
 	sorted   bool
@@ -35,18 +38,18 @@ type IndexReader struct {
 // (ErrUnsupportedVersion), endian 1 (ErrUnsupportedEndian), event_size 32
 // (ErrCorrupt); then events_offset within the file, and a footer's count
 // against the file size and footer_offset.
-func OpenIndex(r io.ReaderAt, size int64, opts ...Option) (*IndexReader, error) {
+func OpenIndex(r io.ReaderAt, size int64, opts ...ReaderOption) (*IndexFile, error) {
 	return openIndex(newSource(r, size), opts)
 }
 
 // OpenIndexBytes reads an index file held in memory (read whole, or mapped).
 // Events are decoded straight from b, which must not change while in use.
-func OpenIndexBytes(b []byte, opts ...Option) (*IndexReader, error) {
+func OpenIndexBytes(b []byte, opts ...ReaderOption) (*IndexFile, error) {
 	return openIndex(bytesSource(b), opts)
 }
 
-func openIndex(src source, opts []Option) (*IndexReader, error) {
-	o, err := buildOptions(opts)
+func openIndex(src source, opts []ReaderOption) (*IndexFile, error) {
+	o, err := buildReaderOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +65,7 @@ func openIndex(src source, opts []Option) (*IndexReader, error) {
 	if string(hb[:4]) != IndexMagic {
 		return nil, newError(0, ErrBadMagic, "magic %q, want %q", hb[:4], IndexMagic)
 	}
-	r := &IndexReader{src: src, hdr: parseIndexHeader(hb[:])}
+	r := &IndexFile{src: src, hdr: parseIndexHeader(hb[:])}
 	h := &r.hdr
 	if h.Version != formatVersion {
 		return nil, newError(5, ErrUnsupportedVersion, "version %d, want %d", h.Version, formatVersion)
@@ -107,7 +110,7 @@ func openIndex(src source, opts []Option) (*IndexReader, error) {
 // header (footer_offset == events_offset, what a crashed writer leaves) has no
 // footer, unless the writer died between writing the footer and patching the
 // header: a valid footer filling the last 64 bytes exactly is accepted then.
-func (r *IndexReader) findFooter(buf *[HeaderSize]byte) error {
+func (r *IndexFile) findFooter(buf *[HeaderSize]byte) error {
 	h := &r.hdr
 	size := uint64(r.src.size)
 	fo, eo := h.FooterOffset, h.EventsOffset
@@ -152,29 +155,29 @@ func (r *IndexReader) findFooter(buf *[HeaderSize]byte) error {
 
 // Header returns the file header as stored (a placeholder when the writer did
 // not finish).
-func (r *IndexReader) Header() IndexHeader { return r.hdr }
+func (r *IndexFile) Header() IndexHeader { return r.hdr }
 
 // Footer returns the footer and whether the file has a valid one.
-func (r *IndexReader) Footer() (IndexFooter, bool) { return r.footer, r.hasFooter }
+func (r *IndexFile) Footer() (IndexFooter, bool) { return r.footer, r.hasFooter }
 
 // Len is the number of readable events.
-func (r *IndexReader) Len() uint64 { return r.count }
+func (r *IndexFile) Len() uint64 { return r.count }
 
 // Size is the file size the reader was opened with.
-func (r *IndexReader) Size() int64 { return r.src.size }
+func (r *IndexFile) Size() int64 { return r.src.size }
 
 // Recovered reports whether the file had no valid footer, so that its events
 // were counted from the file size.
-func (r *IndexReader) Recovered() bool { return r.recovered }
+func (r *IndexFile) Recovered() bool { return r.recovered }
 
 // Discarded is the number of bytes after the last complete event of a
 // recovered file (a torn event, or a damaged footer).
-func (r *IndexReader) Discarded() int64 { return r.discarded }
+func (r *IndexFile) Discarded() int64 { return r.discarded }
 
 // TimeRange is the footer's first/last timestamps; for a recovered file, the
 // timestamps of its first and last events (the reference reports the
 // placeholder's 0, 0). ok is false for a file without events.
-func (r *IndexReader) TimeRange() (first, last uint64, ok bool) {
+func (r *IndexFile) TimeRange() (first, last uint64, ok bool) {
 	if r.count == 0 {
 		return 0, 0, false
 	}
@@ -190,7 +193,7 @@ func (r *IndexReader) TimeRange() (first, last uint64, ok bool) {
 }
 
 // Event returns event seq in O(1). It does not allocate.
-func (r *IndexReader) Event(seq uint64) (IndexEvent, error) {
+func (r *IndexFile) Event(seq uint64) (IndexEvent, error) {
 	if seq >= r.count {
 		return IndexEvent{}, newError(r.eventsOff+int64(min(seq, r.count))*IndexEventSize, ErrNotFound, "index event %d does not exist (%d events)", seq, r.count)
 	}
@@ -210,7 +213,7 @@ func (r *IndexReader) Event(seq uint64) (IndexEvent, error) {
 
 // ReadEvents decodes events start, start+1, … into dst and returns how many it
 // decoded: min(len(dst), Len()-start). The fastest way to read a file in bulk.
-func (r *IndexReader) ReadEvents(dst []IndexEvent, start uint64) (int, error) {
+func (r *IndexFile) ReadEvents(dst []IndexEvent, start uint64) (int, error) {
 	if start >= r.count {
 		return 0, nil
 	}
@@ -239,7 +242,7 @@ func (r *IndexReader) ReadEvents(dst []IndexEvent, start uint64) (int, error) {
 }
 
 // Events returns an iterator over events [start, Len()).
-func (r *IndexReader) Events(start uint64) *IndexIter {
+func (r *IndexFile) Events(start uint64) *IndexIter {
 	it := &IndexIter{}
 	it.reset(r, start, r.count, 64<<10)
 	return it
@@ -247,7 +250,7 @@ func (r *IndexReader) Events(start uint64) *IndexIter {
 
 // Sorted reports whether timestamps never decrease from one event to the next.
 // The first call scans the file once; the answer is remembered.
-func (r *IndexReader) Sorted() (bool, error) {
+func (r *IndexFile) Sorted() (bool, error) {
 	r.sortOnce.Do(func() {
 		it := r.Events(0)
 		r.sorted = true
@@ -265,18 +268,32 @@ func (r *IndexReader) Sorted() (bool, error) {
 	return r.sorted, r.sortErr
 }
 
-// Range returns an iterator over the events with from ≤ timestamp ≤ to. When
-// the file's timestamps are non-decreasing (see Sorted) it binary-searches
-// the first and last matching events and reads only those; otherwise it
-// filters every event (real files can be unsorted: the production tracer
-// writes its index lane and then its detail lane through the same writer).
-func (r *IndexReader) Range(from, to uint64) *IndexIter {
+// Range yields the events with from ≤ timestamp < to, in file order, then
+// (IndexEvent{}, err) if a read failed (see All). When the file's timestamps
+// are non-decreasing (see Sorted) it binary-searches the first and last
+// matching events and reads only those; otherwise it filters every event
+// (real files can be unsorted: the production tracer writes its index lane
+// and then its detail lane through the same writer). Iter is the same window
+// as a pull iterator, with sequence numbers.
+func (r *IndexFile) Range(from, to uint64) iter.Seq2[IndexEvent, error] {
+	return r.Iter(from, to).All()
+}
+
+// Iter returns a pull iterator over the events with from ≤ timestamp < to
+// (see Range).
+func (r *IndexFile) Iter(from, to uint64) *IndexIter {
 	it := &IndexIter{}
 	r.rangeInto(it, from, to, 64<<10)
 	return it
 }
 
-func (r *IndexReader) rangeInto(it *IndexIter, from, to uint64, bufSize int) {
+// rangeInto points it at the events with from ≤ timestamp < to.
+func (r *IndexFile) rangeInto(it *IndexIter, from, to uint64, bufSize int) {
+	if to <= from {
+		it.reset(r, 0, 0, 0)
+		return
+	}
+	last := to - 1 // inclusive from here on
 	sorted, err := r.Sorted()
 	if err != nil {
 		it.reset(r, 0, 0, 0)
@@ -285,12 +302,12 @@ func (r *IndexReader) rangeInto(it *IndexIter, from, to uint64, bufSize int) {
 	}
 	if !sorted {
 		it.reset(r, 0, r.count, bufSize)
-		it.filter, it.from, it.to = true, from, to
+		it.filter, it.from, it.to = true, from, last
 		return
 	}
 	lo := r.search(from, false)
-	hi := r.search(to, true)
-	if hi < lo || from > to {
+	hi := r.search(last, true)
+	if hi < lo {
 		hi = lo
 	}
 	it.reset(r, lo, hi, bufSize)
@@ -299,7 +316,7 @@ func (r *IndexReader) rangeInto(it *IndexIter, from, to uint64, bufSize int) {
 
 // search returns the first seq whose timestamp is ≥ ts (or > ts when after).
 // Read errors are reported by searchErr.
-func (r *IndexReader) search(ts uint64, after bool) uint64 {
+func (r *IndexFile) search(ts uint64, after bool) uint64 {
 	n := sort.Search(int(min(r.count, 1<<62)), func(i int) bool {
 		e, err := r.Event(uint64(i))
 		if err != nil {
@@ -313,7 +330,7 @@ func (r *IndexReader) search(ts uint64, after bool) uint64 {
 	return uint64(n)
 }
 
-func (r *IndexReader) searchErr(lo, hi uint64) error {
+func (r *IndexFile) searchErr(lo, hi uint64) error {
 	if lo < r.count {
 		if _, err := r.Event(lo); err != nil {
 			return err
@@ -331,7 +348,7 @@ func (r *IndexReader) searchErr(lo, hi uint64) error {
 // compares it with the footer's. It returns checked == false, and no error,
 // when there is no footer or its checksum is 0 ("not computed", what the
 // reference writer always stores).
-func (r *IndexReader) VerifyChecksum() (checked bool, err error) {
+func (r *IndexFile) VerifyChecksum() (checked bool, err error) {
 	if !r.hasFooter || r.footer.Checksum == 0 {
 		return false, nil
 	}

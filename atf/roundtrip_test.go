@@ -12,7 +12,7 @@ import (
 
 // writeThread writes n events; every third carries a payload of i%50 bytes
 // (none when that is 0).
-func writeThread(t testing.TB, n int, id uint32, ts func(i int) uint64, opts ...Option) (index, detail *memFile) {
+func writeThread(t testing.TB, n int, id uint32, ts func(i int) uint64, opts ...WriterOption) (index, detail *memFile) {
 	t.Helper()
 	index, detail = &memFile{}, &memFile{}
 	tw, err := NewThreadWriter(index, func() (ioWS, error) { return detail, nil }, id, opts...)
@@ -216,7 +216,7 @@ func TestTimeRangeQueries(t *testing.T) {
 		sorted bool
 	}{{"sorted", sortedIdx.b, true}, {"unsorted", unsortedIdx.b, false}} {
 		for _, mem := range []bool{true, false} {
-			var r *IndexReader
+			var r *IndexFile
 			var err error
 			if mem {
 				r, err = OpenIndexBytes(c.b)
@@ -232,17 +232,28 @@ func TestTimeRangeQueries(t *testing.T) {
 			for _, q := range [][2]uint64{{0, 0}, {0, 4995}, {15, 15}, {13, 2001}, {2000, 1000}, {4990, 1 << 60}, {5000, 6000}} {
 				var want []uint64
 				for seq, e := range numbered(r.All(), t.Error) {
-					if e.Timestamp >= q[0] && e.Timestamp <= q[1] {
+					if e.Timestamp >= q[0] && e.Timestamp < q[1] {
 						want = append(want, seq)
 					}
 				}
 				var got []uint64
-				it := r.Range(q[0], q[1])
+				it := r.Iter(q[0], q[1])
 				for it.Next() {
 					got = append(got, it.Seq())
 				}
 				if it.Err() != nil || !equalU64(got, want) {
 					t.Errorf("%s mem=%v range %v: %d events, want %d", c.name, mem, q, len(got), len(want))
+				}
+				// Range yields the same events.
+				n := 0
+				for e, err := range r.Range(q[0], q[1]) {
+					if err != nil || n >= len(want) || e != mustEvent(t, r, want[n]) {
+						t.Fatalf("%s mem=%v Range %v: event %d differs (%v)", c.name, mem, q, n, err)
+					}
+					n++
+				}
+				if n != len(want) {
+					t.Errorf("%s mem=%v Range %v: %d events, want %d", c.name, mem, q, n, len(want))
 				}
 			}
 		}
@@ -262,7 +273,7 @@ func equalU64(a, b []uint64) bool {
 }
 
 func TestMergeOrdersAcrossThreads(t *testing.T) {
-	var readers []*IndexReader
+	var readers []*IndexFile
 	for k := range 5 {
 		idx, _ := writeThread(t, 300+k*17, uint32(k), func(i int) uint64 { return uint64(i*(k+1)) + uint64(k%2) })
 		r, err := OpenIndex(bytes.NewReader(idx.b), int64(len(idx.b)))
@@ -285,7 +296,7 @@ func TestMergeOrdersAcrossThreads(t *testing.T) {
 		if ts < pts || (ts == pts && m.Thread() < pth) {
 			t.Fatalf("out of order at %d: ts %d thread %d after ts %d thread %d", n, ts, m.Thread(), pts, pth)
 		}
-		if e, _ := readers[m.Thread()].Event(m.Seq()); e != m.Event() {
+		if e, _ := readers[m.Thread()].Event(m.Seq()); e != m.Event().IndexEvent || m.Event().Thread != m.Thread() || m.Event().Seq != m.Seq() {
 			t.Fatal("merged event differs from Event(seq)")
 		}
 		pts, pth, pseq = ts, m.Thread(), m.Seq()
@@ -299,7 +310,7 @@ func TestMergeOrdersAcrossThreads(t *testing.T) {
 	m = NewMergerRange(readers, 100, 200)
 	var k uint64
 	for m.Next() {
-		if ts := m.Event().Timestamp; ts < 100 || ts > 200 {
+		if ts := m.Event().Timestamp; ts < 100 || ts >= 200 {
 			t.Fatalf("ts %d out of range", ts)
 		}
 		k++
@@ -310,7 +321,7 @@ func TestMergeOrdersAcrossThreads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e.Timestamp >= 100 && e.Timestamp <= 200 {
+			if e.Timestamp >= 100 && e.Timestamp < 200 {
 				want++
 			}
 		}
@@ -385,7 +396,7 @@ func TestSessionWriterRoundTrip(t *testing.T) {
 	}
 }
 
-func mustEvent(t *testing.T, r *IndexReader, seq uint64) IndexEvent {
+func mustEvent(t *testing.T, r *IndexFile, seq uint64) IndexEvent {
 	t.Helper()
 	e, err := r.Event(seq)
 	if err != nil {

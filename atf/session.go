@@ -28,8 +28,8 @@ type Session struct {
 // a thread_* folder's parent. Without a manifest the thread folders are
 // discovered, so crashed sessions open (the reference fails with "No such
 // file"). Close releases the files.
-func OpenSession(dir string, opts ...Option) (*Session, error) {
-	o, err := buildOptions(opts)
+func OpenSession(dir string, opts ...ReaderOption) (*Session, error) {
+	o, err := buildReaderOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -40,11 +40,8 @@ func OpenSession(dir string, opts ...Option) (*Session, error) {
 	s := &Session{Dir: dir}
 	var ids []uint32
 	mpath := filepath.Join(dir, "manifest.json")
-	if fi, err := os.Stat(mpath); err == nil && fi.Mode().IsRegular() {
-		if fi.Size() > o.limits.MaxManifestBytes {
-			return nil, fmt.Errorf("%s: %w", mpath, newError(0, ErrLimit, "manifest of %d bytes exceeds the limit of %d", fi.Size(), o.limits.MaxManifestBytes))
-		}
-		b, err := os.ReadFile(mpath)
+	if _, err := os.Lstat(mpath); err == nil {
+		b, err := readManifestFile(mpath, o.limits.MaxManifestBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -75,6 +72,28 @@ func OpenSession(dir string, opts ...Option) (*Session, error) {
 		s.Threads = append(s.Threads, t)
 	}
 	return s, nil
+}
+
+// readManifestFile reads a manifest that must be a regular file of at most
+// limit bytes; the size is checked while reading too, so a file that grows
+// meanwhile costs at most limit+1 bytes.
+func readManifestFile(path string, limit int64) ([]byte, error) {
+	f, size, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if size > limit {
+		return nil, fmt.Errorf("%s: %w", path, newError(0, ErrLimit, "manifest of %d bytes exceeds the limit of %d", size, limit))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: %w", path, newError(0, ErrLimit, "manifest grew past the limit of %d bytes while read", limit))
+	}
+	return b, nil
 }
 
 func relPath(base, p string) string {
@@ -148,7 +167,7 @@ func (s *Session) DetailCount() uint64 {
 }
 
 // TimeRange is the smallest first and largest last timestamp over the threads
-// that have events (see IndexReader.TimeRange). The reference also counts
+// that have events (see IndexFile.TimeRange). The reference also counts
 // empty and unfinalized threads, as 0, so its session start is often 0.
 func (s *Session) TimeRange() (first, last uint64, ok bool) {
 	for _, t := range s.Threads {
@@ -188,9 +207,9 @@ func (s *Session) Thread(id uint32) (*Thread, bool) {
 	return nil, false
 }
 
-// Indexes returns the threads' index readers in session order.
-func (s *Session) Indexes() []*IndexReader {
-	out := make([]*IndexReader, len(s.Threads))
+// Indexes returns the threads' index files in session order.
+func (s *Session) Indexes() []*IndexFile {
+	out := make([]*IndexFile, len(s.Threads))
 	for i, t := range s.Threads {
 		out[i] = t.Index
 	}
@@ -201,7 +220,7 @@ func (s *Session) Indexes() []*IndexReader {
 func (s *Session) Merge() *Merger { return NewMerger(s.Indexes()) }
 
 // MergeRange returns a cross-thread merge of the events with
-// from ≤ timestamp ≤ to.
+// from ≤ timestamp < to.
 func (s *Session) MergeRange(from, to uint64) *Merger { return NewMergerRange(s.Indexes(), from, to) }
 
 // Close closes every thread's files.

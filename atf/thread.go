@@ -9,19 +9,18 @@ import (
 	"strings"
 )
 
-// Thread is one thread folder: its index reader and, when detail.atf exists
+// Thread is one thread folder: its index file and, when detail.atf exists
 // (existence decides, as in the reference; the header flag is only written at
-// finalize), its detail reader.
+// finalize), its detail file.
 type Thread struct {
 	ID     uint32 // from the folder name thread_<ID>, else the index header
 	Dir    string
-	Index  *IndexReader
-	Detail *DetailReader // nil when there is no detail.atf
-	files  []*os.File
+	Index  *IndexFile
+	Detail *DetailFile // nil when there is no detail.atf
 }
 
-// NewThread pairs readers opened by the caller; detail may be nil.
-func NewThread(id uint32, index *IndexReader, detail *DetailReader) *Thread {
+// NewThread pairs files opened by the caller; detail may be nil.
+func NewThread(id uint32, index *IndexFile, detail *DetailFile) *Thread {
 	return &Thread{ID: id, Index: index, Detail: detail}
 }
 
@@ -29,15 +28,15 @@ func NewThread(id uint32, index *IndexReader, detail *DetailReader) *Thread {
 // index (what a SIGKILL leaves when stdio never flushed) or one cut inside its
 // header is an empty, recovered thread rather than an error, so one such file
 // does not sink a whole session; a shorter-than-header detail.atf likewise
-// yields no detail events. Close releases the files.
-func OpenThread(dir string, opts ...Option) (*Thread, error) {
+// yields no detail events. Only regular files are read (see OpenIndexFile).
+// Close releases the files.
+func OpenThread(dir string, opts ...ReaderOption) (*Thread, error) {
 	t := &Thread{Dir: dir}
 	var err error
-	if t.Index, err = t.openIndex(filepath.Join(dir, "index.atf"), opts); err != nil {
-		t.Close()
+	if t.Index, err = openThreadIndex(filepath.Join(dir, "index.atf"), opts); err != nil {
 		return nil, err
 	}
-	t.Detail, err = t.openDetail(filepath.Join(dir, "detail.atf"), opts)
+	t.Detail, err = openThreadDetail(filepath.Join(dir, "detail.atf"), opts)
 	if err != nil {
 		t.Close()
 		return nil, err
@@ -58,20 +57,6 @@ func threadDirID(name string) (uint32, bool) {
 	return uint32(v), err == nil
 }
 
-func (t *Thread) open(path string) (*os.File, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, err
-	}
-	t.files = append(t.files, f)
-	return f, fi.Size(), nil
-}
-
 // cutHeader reports whether a file shorter than a header holds nothing but
 // (a prefix of) the right magic: a header cut off by a crash.
 func cutHeader(f *os.File, size int64, magic string) bool {
@@ -86,19 +71,26 @@ func cutHeader(f *os.File, size int64, magic string) bool {
 	return string(b[:n]) == magic[:n]
 }
 
-func (t *Thread) openIndex(path string, opts []Option) (*IndexReader, error) {
-	f, size, err := t.open(path)
+func openThreadIndex(path string, opts []ReaderOption) (*IndexFile, error) {
+	f, size, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	if cutHeader(f, size, IndexMagic) {
-		return &IndexReader{recovered: true, discarded: size, eventsOff: HeaderSize}, nil
+		f.Close()
+		return &IndexFile{recovered: true, discarded: size, eventsOff: HeaderSize}, nil
 	}
-	return OpenIndex(f, size, opts...)
+	r, err := OpenIndex(f, size, opts...)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
 }
 
-func (t *Thread) openDetail(path string, opts []Option) (*DetailReader, error) {
-	f, size, err := t.open(path)
+func openThreadDetail(path string, opts []ReaderOption) (*DetailFile, error) {
+	f, size, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -106,9 +98,16 @@ func (t *Thread) openDetail(path string, opts []Option) (*DetailReader, error) {
 		return nil, err
 	}
 	if cutHeader(f, size, DetailMagic) {
-		return &DetailReader{recovered: true, discarded: size, eventsOff: HeaderSize, end: HeaderSize}, nil
+		f.Close()
+		return &DetailFile{recovered: true, discarded: size, eventsOff: HeaderSize, end: HeaderSize}, nil
 	}
-	return OpenDetail(f, size, opts...)
+	d, err := OpenDetail(f, size, opts...)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	d.closer = f
+	return d, nil
 }
 
 // Recovered reports whether the index or the detail file had no valid footer.
@@ -183,14 +182,13 @@ func (t *Thread) CheckLinks() error {
 	return dit.Err()
 }
 
-// Close closes the files OpenThread opened.
+// Close closes the thread's index and detail files (see IndexFile.Close).
 func (t *Thread) Close() error {
-	var err error
-	for _, f := range t.files {
-		if cerr := f.Close(); err == nil {
-			err = cerr
+	err := t.Index.Close()
+	if t.Detail != nil {
+		if derr := t.Detail.Close(); err == nil {
+			err = derr
 		}
 	}
-	t.files = nil
 	return err
 }

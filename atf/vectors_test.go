@@ -234,14 +234,14 @@ func TestReferenceMergedOrder(t *testing.T) {
 			if m.Thread() != w.ThreadIdx {
 				t.Errorf("merged %d: thread %d, want %d", i, m.Thread(), w.ThreadIdx)
 			}
-			checkEvent(t, fmt.Sprintf("merged %d", i), m.Event(), w)
+			checkEvent(t, fmt.Sprintf("merged %d", i), m.Event().IndexEvent, w)
 			i++
 		}
 		if m.Err() != nil || i != len(ref.Session.MergedIter) {
 			t.Errorf("merged %d events, err %v", i, m.Err())
 		}
 		var ranged []string
-		for m := s.MergeRange(1_000_000_001_200, 1_000_000_001_260); m.Next(); {
+		for m := s.MergeRange(1_000_000_001_200, 1_000_000_001_261); m.Next(); {
 			ranged = append(ranged, fmt.Sprintf("%d:%d", m.Thread(), m.Event().Timestamp-1_000_000_000_000))
 		}
 		if fmt.Sprint(ranged) != "[1:1200 2:1210 2:1260 2:1210 2:1260]" {
@@ -336,8 +336,8 @@ func TestMalformedVectors(t *testing.T) {
 				t.Fatalf("size %d, want %d", len(b), c.Size)
 			}
 			var err error
-			var idx *IndexReader
-			var det *DetailReader
+			var idx *IndexFile
+			var det *DetailFile
 			f, ferr := os.Open(vectortest.Path(t, "atf", "malformed", c.File))
 			if ferr != nil {
 				t.Fatal(ferr)

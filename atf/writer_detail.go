@@ -5,7 +5,8 @@ import (
 	"io"
 )
 
-// DetailWriter writes one detail.atf: a placeholder header at creation,
+// DetailWriter writes one detail.atf: a placeholder header at creation
+// (written through at once),
 // length-prefixed records (24-byte header + payload, no padding) as they come,
 // and on Close the footer plus the patched header (event_count, bytes_length,
 // index_seq_start/end = min/max linked index sequence number).
@@ -16,7 +17,7 @@ import (
 type DetailWriter struct {
 	w       io.WriteSeeker
 	base    int64
-	o       options
+	o       writerOptions
 	hdr     DetailHeader
 	buf     []byte
 	count   uint64
@@ -29,6 +30,10 @@ type DetailWriter struct {
 	written int64
 	err     error
 	closed  bool
+	// beforeRecords runs before records are handed to w: a ThreadWriter
+	// flushes its index there, so no detail record reaches its file before
+	// the index event it links back to.
+	beforeRecords func() error
 }
 
 // maxDetailEvents keeps every detail_seq below NoDetail.
@@ -39,8 +44,8 @@ const maxDetailEvents = NoDetail
 const MaxDetailPayload = 1<<32 - 1 - DetailEventHeaderSize
 
 // NewDetailWriter writes the placeholder header to w at its current position.
-func NewDetailWriter(w io.WriteSeeker, threadID uint32, opts ...Option) (*DetailWriter, error) {
-	o, err := buildOptions(opts)
+func NewDetailWriter(w io.WriteSeeker, threadID uint32, opts ...WriterOption) (*DetailWriter, error) {
+	o, err := buildWriterOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -54,6 +59,9 @@ func NewDetailWriter(w io.WriteSeeker, threadID uint32, opts ...Option) (*Detail
 		ThreadID: threadID, EventsOffset: HeaderSize,
 	}
 	dw.buf = AppendDetailHeader(dw.buf, dw.hdr)
+	if err := dw.flush(); err != nil {
+		return nil, err
+	}
 	return dw, nil
 }
 
@@ -105,6 +113,12 @@ func (w *DetailWriter) Append(typ DetailType, flags uint16, indexSeq uint32, ts 
 func (w *DetailWriter) Count() uint64 { return w.count }
 
 func (w *DetailWriter) write(p []byte) error {
+	if w.beforeRecords != nil && w.written >= HeaderSize {
+		if err := w.beforeRecords(); err != nil {
+			w.err = err
+			return err
+		}
+	}
 	chunk := p
 	if w.written < HeaderSize {
 		chunk = chunk[min(HeaderSize-w.written, int64(len(chunk))):] // the header is not part of the checksum
@@ -135,10 +149,11 @@ func (w *DetailWriter) flush() error {
 	return err
 }
 
-// Flush hands buffered records to the underlying writer.
+// Flush hands buffered records to the underlying writer. After Close it
+// returns ErrClosed (or the error Close met).
 func (w *DetailWriter) Flush() error {
 	if w.closed {
-		return w.err
+		return closedErr(w.err)
 	}
 	return w.flush()
 }
@@ -152,7 +167,8 @@ func (w *DetailWriter) Sync() error {
 }
 
 // Close writes the footer after the last record and rewrites the header.
-// Closing twice is harmless.
+// Closing twice is harmless: the second call writes nothing and returns the
+// first call's error.
 func (w *DetailWriter) Close() error {
 	if w.closed {
 		return w.err

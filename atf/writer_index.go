@@ -5,17 +5,21 @@ import (
 	"io"
 )
 
-// IndexWriter writes one index.atf: a placeholder header at creation, 32-byte
-// events as they come, and on Close the footer plus the patched header.
+// IndexWriter writes one index.atf: a placeholder header at creation (written
+// through at once, so even a writer killed before its first event leaves a
+// valid empty file), 32-byte events as they come, and on Close the footer
+// plus the patched header.
 //
 // Events are encoded into an internal buffer that is written to the
-// underlying writer when it fills and on Flush, Sync and Close: after the
-// buffer is allocated at creation, Append does not allocate. An IndexWriter is
-// not safe for concurrent use (one writer per thread is the format's design).
+// underlying writer when it fills and on Flush, Sync and Close: a crash loses
+// at most the buffered events (WithBufferSize; a ThreadWriter also flushes
+// every WithFlushEvery events). After the buffer is allocated at creation,
+// Append does not allocate. An IndexWriter is not safe for concurrent use
+// (one writer per thread is the format's design).
 type IndexWriter struct {
 	w       io.WriteSeeker
 	base    int64 // where the file starts in w
-	o       options
+	o       writerOptions
 	hdr     IndexHeader
 	buf     []byte
 	count   uint64
@@ -34,8 +38,8 @@ const maxIndexEvents = 1<<32 - 1
 // NewIndexWriter writes the placeholder header to w at its current position and
 // returns a writer for the events of threadID. w must support Seek so that
 // Close can patch the header.
-func NewIndexWriter(w io.WriteSeeker, threadID uint32, opts ...Option) (*IndexWriter, error) {
-	o, err := buildOptions(opts)
+func NewIndexWriter(w io.WriteSeeker, threadID uint32, opts ...WriterOption) (*IndexWriter, error) {
+	o, err := buildWriterOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +54,9 @@ func NewIndexWriter(w io.WriteSeeker, threadID uint32, opts ...Option) (*IndexWr
 		EventsOffset: HeaderSize, FooterOffset: HeaderSize,
 	}
 	iw.buf = AppendIndexHeader(iw.buf, iw.hdr)
+	if err := iw.flush(); err != nil {
+		return nil, err
+	}
 	return iw, nil
 }
 
@@ -100,8 +107,8 @@ func (w *IndexWriter) flush() error {
 		return nil
 	}
 	chunk := w.buf
-	if w.written == 0 {
-		chunk = chunk[HeaderSize:] // the header is not part of the checksum
+	if w.written < HeaderSize {
+		chunk = chunk[min(HeaderSize-w.written, int64(len(chunk))):] // the header is not part of the checksum
 	}
 	if w.o.checksum {
 		w.crc = crc32.Update(w.crc, crc32.IEEETable, chunk)
@@ -118,12 +125,22 @@ func (w *IndexWriter) flush() error {
 	return err
 }
 
-// Flush hands buffered events to the underlying writer.
+// Flush hands buffered events to the underlying writer. After Close it
+// returns ErrClosed (or the error Close met).
 func (w *IndexWriter) Flush() error {
 	if w.closed {
-		return w.err
+		return closedErr(w.err)
 	}
 	return w.flush()
+}
+
+// closedErr is what a writer's methods return after Close: the sticky error,
+// else ErrClosed.
+func closedErr(err error) error {
+	if err != nil {
+		return err
+	}
+	return ErrClosed
 }
 
 // Sync flushes and, when the underlying writer has a Sync method (*os.File),
@@ -144,8 +161,9 @@ func syncOf(w any) error {
 
 // Close flushes the events, writes the footer after them, rewrites the header
 // with flags, event_count, footer_offset and the time range, and leaves w
-// positioned after the footer. Closing twice is harmless: the second call only
-// returns the first call's error.
+// positioned after the footer. Closing twice is harmless: the second call
+// writes nothing and returns the first call's error (nil after a clean
+// Close).
 func (w *IndexWriter) Close() error {
 	if w.closed {
 		return w.err

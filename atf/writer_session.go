@@ -25,7 +25,7 @@ import (
 type SessionWriter struct {
 	mu      sync.Mutex
 	dir     string
-	opts    []Option
+	opts    []WriterOption
 	clock   ClockType
 	threads map[uint32]*ThreadWriter
 	modules []Module
@@ -40,14 +40,14 @@ func SessionDirName(t time.Time) string { return t.Format("session_20060102_1504
 
 // CreateSession creates ROOT/session_YYYYMMDD_HHMMSS/pid_N for a session
 // started at start.
-func CreateSession(root string, pid int, start time.Time, opts ...Option) (*SessionWriter, error) {
+func CreateSession(root string, pid int, start time.Time, opts ...WriterOption) (*SessionWriter, error) {
 	dir := filepath.Join(root, SessionDirName(start), fmt.Sprintf("pid_%d", pid))
 	return CreateSessionDir(dir, opts...)
 }
 
 // CreateSessionDir records a session into dir (the pid_N folder) directly.
-func CreateSessionDir(dir string, opts ...Option) (*SessionWriter, error) {
-	o, err := buildOptions(opts)
+func CreateSessionDir(dir string, opts ...WriterOption) (*SessionWriter, error) {
+	o, err := buildWriterOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -71,12 +71,35 @@ func (s *SessionWriter) Thread(id uint32) (*ThreadWriter, error) {
 	if t := s.threads[id]; t != nil {
 		return t, nil
 	}
-	t, err := CreateThreadWriter(filepath.Join(s.dir, fmt.Sprintf("thread_%d", id)), id, s.opts...)
+	t, err := CreateThread(filepath.Join(s.dir, fmt.Sprintf("thread_%d", id)), id, s.opts...)
 	if err != nil {
 		return nil, err
 	}
 	s.threads[id] = t
 	return t, nil
+}
+
+// Flush hands every thread's buffered events to its files (see
+// ThreadWriter.Flush); the ThreadWriters must not be in use during Flush.
+// After Close it returns ErrClosed.
+func (s *SessionWriter) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return closedErr(s.err)
+	}
+	ids := make([]uint32, 0, len(s.threads))
+	for id := range s.threads {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var errs []error
+	for _, id := range ids {
+		if err := s.threads[id].Flush(); err != nil {
+			errs = append(errs, fmt.Errorf("thread %d: %w", id, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // SetSymbols sets the module and symbol tables written into the manifest
@@ -93,7 +116,8 @@ func (s *SessionWriter) SetSymbols(modules []Module, symbols []Symbol) {
 // (min first / max last timestamp over threads with events; 0/0 when none).
 // The reference writes has_detail true and zero times unconditionally; the
 // readers ignore both, so nothing is lost by writing true values. The
-// ThreadWriters must not be in use during Close. Closing twice is harmless.
+// ThreadWriters must not be in use during Close. Closing twice is harmless:
+// the second call writes nothing and returns the first call's error.
 func (s *SessionWriter) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

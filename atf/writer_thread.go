@@ -11,18 +11,33 @@ import (
 // payload on, its detail.atf. It reserves the index and detail sequence
 // numbers of an event together, so the index event's forward link (detail_seq)
 // and the detail event's back link (index_seq) always agree; a failed write
-// makes the writer fail from then on instead of leaving a dangling link.
+// makes the writer fail from then on.
+//
+// Crash durability: both headers are written when the files are created;
+// every WithFlushEvery events (default 128) the buffered events go to the
+// index file and then to the detail file, and whenever the detail buffer
+// must be written the index goes first. So a process killed at any moment
+// (SIGKILL, a crash) loses at most the events written since the last such
+// point — under WithFlushEvery events, and never more than a buffer — and
+// every detail record on file has its index event on file. The index may
+// hold the last few events' forward links to detail records that were still
+// buffered; readers report those as dangling links (see Thread.Check). A
+// write error (a full disk) fails the writer; an index event whose detail
+// record could not be written is dropped when it is still buffered, and
+// reported as a dangling link by readers otherwise.
 //
 // After warm-up Write and WriteFunction do not allocate. Not safe for
 // concurrent use: give each goroutine or OS thread its own ThreadWriter.
 type ThreadWriter struct {
 	id         uint32
-	o          []Option
+	o          []WriterOption
 	index      *IndexWriter
 	detail     *DetailWriter
 	openDetail func() (io.WriteSeeker, error)
 	closers    []io.Closer
 	scratch    []byte
+	flushEvery uint64
+	flushAt    uint64 // the index count at which Write flushes both files
 	err        error
 	closed     bool
 }
@@ -30,18 +45,26 @@ type ThreadWriter struct {
 // NewThreadWriter writes the index placeholder header to index. openDetail is
 // called once, on the first event with a payload, to create the detail file;
 // it may be nil when no event will carry a payload.
-func NewThreadWriter(index io.WriteSeeker, openDetail func() (io.WriteSeeker, error), threadID uint32, opts ...Option) (*ThreadWriter, error) {
+func NewThreadWriter(index io.WriteSeeker, openDetail func() (io.WriteSeeker, error), threadID uint32, opts ...WriterOption) (*ThreadWriter, error) {
+	o, err := buildWriterOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	iw, err := NewIndexWriter(index, threadID, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return &ThreadWriter{id: threadID, o: opts, index: iw, openDetail: openDetail}, nil
+	t := &ThreadWriter{id: threadID, o: opts, index: iw, openDetail: openDetail, flushEvery: o.flushEvery, flushAt: ^uint64(0)}
+	if o.flushEvery > 0 {
+		t.flushAt = o.flushEvery
+	}
+	return t, nil
 }
 
-// CreateThreadWriter creates dir (and its parents) and dir/index.atf, as the
+// CreateThread creates dir (and its parents) and dir/index.atf, as the
 // reference writer does; dir/detail.atf is created on the first event with a
 // payload. Close finalizes and closes both files.
-func CreateThreadWriter(dir string, threadID uint32, opts ...Option) (*ThreadWriter, error) {
+func CreateThread(dir string, threadID uint32, opts ...WriterOption) (*ThreadWriter, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -96,8 +119,9 @@ func (t *ThreadWriter) TimeRange() (first, last uint64) { return t.index.TimeRan
 func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32, payload []byte) (uint32, error) {
 	iw := t.index
 	seq := iw.count
-	if len(payload) == 0 && t.err == nil && !t.closed && iw.err == nil && seq < maxIndexEvents && len(iw.buf)+IndexEventSize <= cap(iw.buf) {
-		// Fast path: an index-only event that fits the buffer.
+	if len(payload) == 0 && t.err == nil && !t.closed && iw.err == nil && seq+1 < t.flushAt && seq < maxIndexEvents && len(iw.buf)+IndexEventSize <= cap(iw.buf) {
+		// Fast path: an index-only event that fits the buffer and does not
+		// reach a flush point.
 		n := len(iw.buf)
 		iw.buf = iw.buf[:n+IndexEventSize]
 		putIndexEvent(iw.buf[n:], &IndexEvent{Timestamp: ts, FunctionID: functionID, ThreadID: t.id, Kind: kind, CallDepth: depth, DetailSeq: NoDetail})
@@ -128,15 +152,38 @@ func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32
 			}
 		}
 		detailSeq = uint32(t.detail.Count())
+	}
+	// The index event goes first: the detail writer flushes the index before
+	// any record reaches its file (beforeRecords).
+	e := IndexEvent{Timestamp: ts, FunctionID: functionID, ThreadID: t.id, Kind: kind, CallDepth: depth, DetailSeq: detailSeq}
+	prevLast := iw.last
+	if err := iw.Append(e); err != nil {
+		t.err = err
+		return NoDetail, err
+	}
+	if len(payload) > 0 {
+		pending, written := len(iw.buf), iw.written
 		if err := t.detail.Append(DetailTypeFor(kind), 0, uint32(seq), ts, payload); err != nil {
+			if iw.written == written && len(iw.buf) == pending {
+				// Still buffered: drop the event rather than finalize a link
+				// to a record that is not on file.
+				iw.buf = iw.buf[:pending-IndexEventSize]
+				iw.count--
+				iw.last = prevLast
+				if iw.count == 0 {
+					iw.first = 0
+				}
+			}
 			t.err = err
 			return NoDetail, err
 		}
 	}
-	e := IndexEvent{Timestamp: ts, FunctionID: functionID, ThreadID: t.id, Kind: kind, CallDepth: depth, DetailSeq: detailSeq}
-	if err := t.index.Append(e); err != nil {
-		t.err = err
-		return NoDetail, err
+	if iw.count >= t.flushAt {
+		t.flushAt = iw.count + t.flushEvery
+		if err := t.Flush(); err != nil {
+			t.err = err
+			return uint32(seq), err
+		}
 	}
 	return uint32(seq), nil
 }
@@ -165,12 +212,17 @@ func (t *ThreadWriter) startDetail() error {
 		t.err = err
 		return err
 	}
+	t.detail.beforeRecords = t.index.flush
 	t.index.SetHasDetailFile()
 	return nil
 }
 
-// Flush hands buffered events of both files to the underlying writers.
+// Flush hands buffered events to the underlying writers, the index file's
+// first. After Close it returns ErrClosed (or the error Close met).
 func (t *ThreadWriter) Flush() error {
+	if t.closed {
+		return closedErr(t.err)
+	}
 	err := t.index.Flush()
 	if t.detail != nil {
 		if derr := t.detail.Flush(); err == nil {
@@ -180,19 +232,22 @@ func (t *ThreadWriter) Flush() error {
 	return err
 }
 
-// Sync flushes both files and syncs them when they are *os.File.
+// Sync flushes both files and syncs them when they are *os.File (index
+// first): what a power loss cannot take.
 func (t *ThreadWriter) Sync() error {
-	if t.detail != nil {
-		if err := t.detail.Sync(); err != nil {
-			return err
-		}
+	if err := t.index.Sync(); err != nil {
+		return err
 	}
-	return t.index.Sync()
+	if t.detail != nil {
+		return t.detail.Sync()
+	}
+	return nil
 }
 
 // Close finalizes the index file, then the detail file (the reference's
-// order), and closes the files CreateThreadWriter opened. Closing twice is
-// harmless.
+// order), and closes the files CreateThread opened. Closing twice is
+// harmless: the second call writes nothing and returns the first call's
+// error.
 func (t *ThreadWriter) Close() error {
 	if t.closed {
 		return t.err

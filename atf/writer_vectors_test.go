@@ -12,7 +12,7 @@ import (
 
 // rewriteThread replays a vector thread through our ThreadWriter (events and
 // payloads as read back by our reader) and returns the files it writes.
-func rewriteThread(t *testing.T, dir string, finalize bool, opts ...Option) (index, detail []byte) {
+func rewriteThread(t *testing.T, dir string, finalize bool, opts ...WriterOption) (index, detail []byte) {
 	t.Helper()
 	th, err := OpenThread(dir)
 	if err != nil {
@@ -20,7 +20,7 @@ func rewriteThread(t *testing.T, dir string, finalize bool, opts ...Option) (ind
 	}
 	defer th.Close()
 	var ib, db memFile
-	opts = append([]Option{WithArch(ArchX86_64), WithOS(OSLinux), WithClock(ClockType(th.Index.Header().ClockType))}, opts...)
+	opts = append([]WriterOption{WithArch(ArchX86_64), WithOS(OSLinux), WithClock(ClockType(th.Index.Header().ClockType))}, opts...)
 	tw, err := NewThreadWriter(&ib, func() (ioWS, error) { return &db, nil }, th.ID, opts...)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 )
 
 // TestConcurrentTick reads random ticks from several goroutines through one
-// Reader with a small cache (run with -race).
+// File with a small cache (run with -race).
 func TestConcurrentTick(t *testing.T) {
 	data := vectortest.Read(t, "cdt", "v7_diverge_A.cdt")
 	r := openBytes(t, data, WithCacheBlocks(1))

@@ -21,7 +21,8 @@
 //
 // # Reading
 //
-// Open (or OpenFile) takes an io.ReaderAt and a size and performs the
+// Open (or OpenFile, OpenBytes) takes an io.ReaderAt and a size and returns a
+// *File, a random-access view safe for concurrent use, after performing the
 // reference reader's checks in its order, each reported as a *FormatError
 // wrapping one sentinel: size (ErrSize), magic (ErrBadMagic), version
 // (ErrUnsupportedVersion), trailer (ErrTrailer), META chunk, schema version
@@ -30,15 +31,22 @@
 // (ErrTruncated) and Limits (ErrLimit), the zstd frame's declared content
 // size against uncompressed_len before decompressing, decompression
 // (ErrCorrupt), flags (ErrFlags), length (ErrSizeMismatch) and checksum
-// (ErrChecksum). Reader.Tick finds a row through the footer index with the
+// (ErrChecksum). File.Tick finds a row through the footer index with the
 // reference's semantics (first covering block, first matching row); Range and
 // Iter walk rows in footer order; decoded blocks are kept in a small LRU
 // cache (WithCacheBlocks); RawBlocks hands out whole chunks with their rows
 // unsplit, for typed decoders that find row ends themselves
 // (schema7.Records). WithConcurrency lets iteration decompress chunks ahead
-// in parallel goroutines. NewStreamReader walks chunks forward from an
-// io.Reader without the footer and recovers the complete chunks of a trace
-// whose writer never wrote its footer and trailer (Recovered).
+// in parallel goroutines. NewReader returns a *Reader that walks chunks
+// forward from an io.Reader without the footer and recovers the complete
+// chunks of a trace whose writer never wrote its footer and trailer
+// (Recovered). Readers and iterators follow the module's API (API.md):
+// Next, Row, Err and All; one departure: tick windows (File.Range,
+// File.Iter, File.RawBlocks, schema7.Records) include both bounds, as the
+// reference's tick windows do, rather than being half-open. A stream over
+// memory is NewReader(bytes.NewReader(b)); there is no NewBytesReader
+// because rows are always views of decompressed chunk buffers, never of the
+// input.
 //
 // # Writing
 //
@@ -46,7 +54,7 @@
 // writes the header and META, buffers rows into TICK chunks of
 // WithChunkTicks rows (default 256, by row count as the reference does),
 // compresses each chunk as one single-segment zstd frame with its content
-// size and no frame checksum (zstd.SpeedFastest by default,
+// size and no frame checksum (CompressionFastest by default,
 // WithCompressionLevel), or stores it raw with flags = 2 (WithRawChunks), and
 // on Close writes the FOTR chunk and the trailer. Rows must not decrease in tick_index (duplicates are
 // allowed); unlike the reference, a bad row is rejected before anything is
@@ -58,10 +66,10 @@
 //
 // After warm-up, Writer.WriteRow and Writer.Append allocate nothing per row
 // (chunk buffers are pooled, also across writers), and Iterator.Next,
-// RawBlocks and StreamReader.Next allocate nothing per row or chunk (buffers
-// are pooled per Reader; a row's Raw bytes are valid until the iterator
+// RawBlocks and Reader.Next allocate nothing per row or chunk (buffers
+// are pooled per File; a row's Raw bytes are valid until the iterator
 // moves to the next chunk or finishes). Readers and writers with default
-// settings share one zstd decoder and one encoder per level. Rows returned by Reader.Tick and Reader.Block come from cached
+// settings share one zstd decoder and one encoder per level. Rows returned by File.Tick and File.Block come from cached
 // blocks whose memory is never reused, so they stay valid.
 //
 // # Limits
@@ -87,7 +95,7 @@
 // goroutines beside the caller's decoding, which takes the checksum off the
 // critical path (wall-clock overhead under 15 % with two free cores);
 // WithWriterConcurrency(n ≥ 2) compresses and checks chunks beside the
-// caller's encoding. Both are off by default, so a Reader or Writer starts
+// caller's encoding. Both are off by default, so a File or Writer starts
 // no goroutine unless asked. Both are safe: iteration hands out chunks in
 // footer order, a Writer writes them in order, every goroutine ends with its
 // chunk (Range, All, RawBlocks and schema7.Records close their iterator;
@@ -112,10 +120,10 @@
 //
 // # Example
 //
-//	r, err := cdt.OpenFile("run.cdt")
+//	f, err := cdt.OpenFile("run.cdt")
 //	if err != nil { … }
-//	defer r.Close()
-//	for row, err := range r.Range(100, 200) {
+//	defer f.Close()
+//	for row, err := range f.Range(100, 200) {
 //		if err != nil { … }
 //		fmt.Println(row.Tick, len(row.Raw))
 //	}

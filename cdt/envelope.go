@@ -415,10 +415,8 @@ func appendFooter(b []byte, f *Footer) []byte {
 	return b
 }
 
-// AppendInt appends v as msgspec does: the smallest unsigned form for v >= 0,
+// appendInt appends v as msgspec does: the smallest unsigned form for v >= 0,
 // the smallest signed form otherwise.
-func AppendInt(b []byte, v int64) []byte { return appendInt(b, v) }
-
 func appendInt(b []byte, v int64) []byte {
 	if v >= 0 {
 		return msgp.AppendUint64(b, uint64(v))

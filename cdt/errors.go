@@ -16,53 +16,53 @@ type FormatError = traceerr.FormatError
 var (
 	// ErrSize: the file is too small to hold the fixed header and trailer
 	// ("invalid trace file", "invalid trace size").
-	ErrSize = errors.New("invalid trace size")
+	ErrSize = errors.New("cdt: invalid trace size")
 	// ErrBadMagic: the first 23 bytes are not "crimson_debug_trace_v1\n"
 	// ("unsupported trace magic").
-	ErrBadMagic = errors.New("unsupported trace magic")
+	ErrBadMagic = errors.New("cdt: unsupported trace magic")
 	// ErrUnsupportedVersion: the container format version is not 1
 	// ("unsupported trace format version").
-	ErrUnsupportedVersion = errors.New("unsupported trace format version")
+	ErrUnsupportedVersion = errors.New("cdt: unsupported trace format version")
 	// ErrTrailer: the last 16 bytes do not start with "CDTFTR1\n"
 	// ("missing trace trailer").
-	ErrTrailer = errors.New("missing trace trailer")
+	ErrTrailer = errors.New("cdt: missing trace trailer")
 	// ErrChunkKind: a chunk kind is not META, TICK or FOTR, or is not the kind
 	// expected at that place ("unknown chunk kind", "invalid trace meta chunk",
 	// "invalid trace footer chunk", "trace index points at non-tick chunk").
-	ErrChunkKind = errors.New("invalid chunk kind")
+	ErrChunkKind = errors.New("cdt: invalid chunk kind")
 	// ErrFlags: a chunk lacks the msgpack flag (bit 1)
 	// ("unsupported chunk payload encoding").
-	ErrFlags = errors.New("unsupported chunk payload encoding")
+	ErrFlags = errors.New("cdt: unsupported chunk payload encoding")
 	// ErrSizeMismatch: the decoded payload length differs from the header's
 	// uncompressed_len ("chunk size mismatch").
-	ErrSizeMismatch = errors.New("chunk size mismatch")
+	ErrSizeMismatch = errors.New("cdt: chunk size mismatch")
 	// ErrChecksum: BLAKE2b-64 of the payload differs from checksum64
 	// ("chunk checksum mismatch").
-	ErrChecksum = errors.New("chunk checksum mismatch")
+	ErrChecksum = errors.New("cdt: chunk checksum mismatch")
 	// ErrSchemaVersion: META's trace_schema_version is not supported
 	// ("unsupported trace schema version").
-	ErrSchemaVersion = errors.New("unsupported trace schema version")
+	ErrSchemaVersion = errors.New("cdt: unsupported trace schema version")
 	// ErrFooter: the footer's counts, tick bounds or block index are invalid
 	// ("invalid trace footer tick_count", "… tick bounds", "… tick order",
 	// "… block index").
-	ErrFooter = errors.New("invalid trace footer")
+	ErrFooter = errors.New("cdt: invalid trace footer")
 	// ErrTruncated: a chunk header or payload extends past the end of the input
 	// ("truncated chunk header", "truncated chunk payload").
-	ErrTruncated = errors.New("truncated")
+	ErrTruncated = errors.New("cdt: truncated")
 	// ErrCorrupt: a payload cannot be decoded: zstd data corruption, a frame
 	// without content size, or malformed msgpack (the reference raises
 	// zstd.ZstdError or msgspec errors here).
-	ErrCorrupt = errors.New("corrupt payload")
+	ErrCorrupt = errors.New("cdt: corrupt payload")
 	// ErrLimit: a declared size or count exceeds a Limits field.
-	ErrLimit = errors.New("limit exceeded")
+	ErrLimit = errors.New("cdt: limit exceeded")
 	// ErrTickOrder: the writer was given a row whose tick_index is lower than
 	// the previous row's, negative, or outside the i32 range of chunk headers.
-	ErrTickOrder = errors.New("tick rows must be in non-decreasing order")
+	ErrTickOrder = errors.New("cdt: tick rows must be in non-decreasing order")
 	// ErrNoTicks: the writer was closed without any row
 	// ("trace must contain at least one tick").
-	ErrNoTicks = errors.New("trace must contain at least one tick")
+	ErrNoTicks = errors.New("cdt: trace must contain at least one tick")
 	// ErrClosed: the writer or reader was used after Close.
-	ErrClosed = errors.New("use of closed cdt writer or reader")
+	ErrClosed = errors.New("cdt: use of closed writer or reader")
 )
 
 const formatName = "cdt"

@@ -12,7 +12,7 @@ import (
 var testMeta = []byte("\x82\xb4trace_format_version\x01\xb4trace_schema_version\x07")
 
 func testRow(tick int64) []byte {
-	return append([]byte("\x81\xaatick_index"), AppendInt(nil, tick)...)
+	return append([]byte("\x81\xaatick_index"), appendInt(nil, tick)...)
 }
 
 // rawChunk encodes a raw (flags = 2) chunk.

@@ -59,7 +59,7 @@ func Example_rawRows() {
 
 // A writer that died before Close leaves no footer or trailer: Open rejects
 // the file, the stream reader recovers every complete chunk.
-func ExampleNewStreamReader() {
+func ExampleNewReader() {
 	meta := msgp.AppendMapHeader(nil, 2)
 	meta = msgp.AppendString(meta, "trace_format_version")
 	meta = msgp.AppendInt(meta, 1)
@@ -77,7 +77,7 @@ func ExampleNewStreamReader() {
 	_, err := cdt.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	fmt.Println(errors.Is(err, cdt.ErrTrailer))
 
-	s, err := cdt.NewStreamReader(bytes.NewReader(buf.Bytes()))
+	s, err := cdt.NewReader(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		log.Fatal(err)
 	}

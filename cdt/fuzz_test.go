@@ -27,7 +27,7 @@ func readAll(data []byte) error {
 	} else {
 		first = err
 	}
-	s, err := NewStreamReader(bytes.NewReader(data), WithLimits(fuzzLimits))
+	s, err := NewReader(bytes.NewReader(data), WithLimits(fuzzLimits))
 	if err != nil {
 		return first
 	}
@@ -77,9 +77,9 @@ func FuzzWriterRoundTrip(f *testing.F) {
 		tick := int64(0)
 		for i, d := range deltas {
 			tick += int64(d % 4)
-			row := append([]byte("\x82\xaatick_index"), AppendInt(nil, tick)...)
+			row := append([]byte("\x82\xaatick_index"), appendInt(nil, tick)...)
 			row = append(row, "\xa1p"...)
-			row = AppendInt(row, int64(i))
+			row = appendInt(row, int64(i))
 			if err := w.WriteRow(row); err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +205,7 @@ func TestIteratorAllocs(t *testing.T) {
 			t.Fatalf("%d rows, %v", n, it.Err())
 		}
 	})
-	// Buffers are pooled per Reader: a whole pass costs the Iterator value and
+	// Buffers are pooled per File: a whole pass costs the Iterator value and
 	// its iter closure, nothing per block or row.
 	if allocs > 3 {
 		t.Fatalf("a full pass allocates %v times", allocs)

@@ -118,7 +118,7 @@ type Footer struct {
 }
 
 // Meta is what the container reads from the META payload (TraceMeta); the full
-// payload is available as raw msgpack from Reader.MetaPayload and decodes with
+// payload is available as raw msgpack from File.MetaPayload and decodes with
 // package schema7.
 type Meta struct {
 	FormatVersion int64
@@ -126,7 +126,3 @@ type Meta struct {
 	CreatedUTC    string
 	Channels      []string
 }
-
-// RequiredChannels are the five channels of schema v7, in TRACE_REQUIRED_CHANNELS
-// order.
-var RequiredChannels = []string{"checkpoint", "sim_state", "entity_samples", "rng_stream", "timing_samples"}

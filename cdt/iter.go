@@ -2,15 +2,15 @@ package cdt
 
 import "iter"
 
-// Iterator walks the rows of a Reader whose tick_index lies in [from, to], in
+// Iterator walks the rows of a File whose tick_index lies in [from, to], in
 // footer order, skipping blocks whose index range lies outside. It reuses its
-// buffers (pooled per Reader): the Row returned by Row (and its Raw bytes) is
+// buffers (pooled per File): the Row returned by Row (and its Raw bytes) is
 // valid until the iterator moves to the next block or finishes, so copy what
 // must outlive the next call to Next. After warm-up, iteration allocates
 // nothing per row or block; with WithConcurrency(n > 1) up to n blocks are
 // decoded ahead in goroutines.
 type Iterator struct {
-	rd       *Reader
+	rd       *File
 	from, to int64
 	next     int // next footer block to schedule
 	cur      *block
@@ -35,7 +35,7 @@ type result struct {
 
 // Iter returns an iterator over the rows with from ≤ tick_index ≤ to. Call
 // Close when stopping early so prefetching goroutines finish.
-func (rd *Reader) Iter(from, to int64) *Iterator {
+func (rd *File) Iter(from, to int64) *Iterator {
 	it := &Iterator{rd: rd, from: from, to: to}
 	if n := rd.opts.concurrency; n > 1 {
 		it.free = make(chan *block, n+1)
@@ -147,6 +147,23 @@ func (it *Iterator) Next() bool {
 // Row returns the current row.
 func (it *Iterator) Row() Row { return it.row }
 
+// All yields the iterator's remaining rows (each valid as Row's is) and, on
+// failure, a last (Row{}, err) pair. It closes the iterator when the loop ends,
+// early or not.
+func (it *Iterator) All() iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		defer it.Close()
+		for it.Next() {
+			if !yield(it.row, nil) {
+				return
+			}
+		}
+		if it.err != nil {
+			yield(Row{}, it.err)
+		}
+	}
+}
+
 // Err returns the first error met; it is sticky.
 func (it *Iterator) Err() error { return it.err }
 
@@ -199,7 +216,7 @@ type RawBlock struct {
 // [from, to], in footer order, without splitting rows (the caller filters
 // rows by tick). Ticks is valid until the next iteration step; chunks are
 // decompressed ahead in parallel with WithConcurrency.
-func (rd *Reader) RawBlocks(from, to int64) iter.Seq2[RawBlock, error] {
+func (rd *File) RawBlocks(from, to int64) iter.Seq2[RawBlock, error] {
 	return func(yield func(RawBlock, error) bool) {
 		it := rd.Iter(from, to)
 		it.lazy = true

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// ReaderOption configures Open, OpenFile and NewStreamReader.
+// ReaderOption configures Open, OpenFile and NewReader.
 type ReaderOption func(*readerOptions) error
 
 type readerOptions struct {

@@ -2,141 +2,72 @@ package cdt
 
 import (
 	"encoding/binary"
-	"fmt"
+	"errors"
 	"io"
 	"iter"
-	"math"
-	"os"
 	"slices"
-	"sync"
-	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/tracecodec/tracecodec/internal/checksum"
 )
 
-// Reader gives random access to a CDT v1 file through its footer index. Open
-// performs every check of the reference reader, in its order; TICK chunks are
-// read on demand. A Reader is safe for concurrent use.
+// Reader walks a CDT file forward from an io.Reader without using the
+// footer index: header, META, then every TICK chunk in file order, then FOTR
+// and the trailer. It reads traces whose writer died before Close: when the
+// input ends before a complete FOTR chunk and trailer (or inside a chunk), the
+// complete chunks are delivered and Recovered reports true. Rows are valid
+// until the next call to Next; after warm-up Next allocates nothing per row.
 type Reader struct {
-	r            io.ReaderAt
-	size         int64
-	opts         readerOptions
-	closer       io.Closer
-	dec          *zstd.Decoder
-	ownDec       bool
-	meta         Meta
-	metaPayload  []byte
-	metaHeader   ChunkHeader
-	footer       Footer
-	footerOffset int64
-	footerHeader ChunkHeader
-
-	sums    sync.Pool // *checksum.Blake2b64
-	buffers sync.Pool // *block: iterator buffers
-
-	mu     sync.Mutex
-	cache  []*block // most recently used last
-	closed bool
+	r           io.Reader
+	opts        readerOptions
+	dec         *zstd.Decoder
+	ownDec      bool
+	sum         *checksum.Blake2b64
+	off         int64
+	meta        Meta
+	metaPayload []byte
+	stored      []byte
+	payload     []byte
+	rows        []Row
+	ri          int
+	row         Row
+	footer      *Footer
+	footerOff   int64
+	blocks      int
+	recovered   bool
+	done        bool
+	closed      bool
+	err         error
 }
 
-// block is one decoded TICK chunk. Its payload is never reused, so rows handed
-// out from the cache stay valid.
-type block struct {
-	offset  int64
-	header  ChunkHeader
-	start   int64
-	end     int64
-	payload []byte
-	stored  []byte // reused read buffer (zstd chunks only)
-	rows    []Row
-	index   int    // footer index entry
-	nrows   int    // lazy blocks: row count
-	ticks   []byte // lazy blocks: the rows, not split
-}
-
-// Open reads and validates the header, trailer, META and FOTR chunks of the
-// CDT file r of the given size.
-func Open(r io.ReaderAt, size int64, opts ...ReaderOption) (*Reader, error) {
+// NewReader reads the file header and META chunk from r.
+func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
 	o := defaultReaderOptions()
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
 		}
 	}
-	rd := &Reader{r: r, size: size, opts: o}
-	rd.sums.New = func() any { return checksum.NewBlake2b64() }
 	dec, owned, err := decoderFor(o.limits)
 	if err != nil {
 		return nil, err
 	}
-	rd.dec, rd.ownDec = dec, owned
-	if err := rd.open(); err != nil {
+	s := &Reader{r: r, opts: o, dec: dec, ownDec: owned, sum: checksum.NewBlake2b64()}
+	if err := s.start(); err != nil {
 		if owned {
 			dec.Close()
 		}
 		return nil, err
 	}
-	return rd, nil
+	return s, nil
 }
 
-// OpenFile opens the named file with Open; Close closes the file.
-func OpenFile(name string, opts ...ReaderOption) (*Reader, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	rd, err := Open(f, st.Size(), opts...)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	rd.closer = f
-	return rd, nil
-}
-
-// Close releases the decoder and, for OpenFile, the file.
-func (rd *Reader) Close() error {
-	rd.mu.Lock()
-	if rd.closed {
-		rd.mu.Unlock()
-		return nil
-	}
-	rd.closed = true
-	rd.cache = nil
-	rd.mu.Unlock()
-	if rd.ownDec {
-		rd.dec.Close()
-	}
-	if rd.closer != nil {
-		return rd.closer.Close()
-	}
-	return nil
-}
-
-func (rd *Reader) readAt(p []byte, off int64) error {
-	n, err := rd.r.ReadAt(p, off)
-	if n == len(p) {
-		return nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return newErr(off, ErrTruncated, "reading %d bytes: %v", len(p), err)
-}
-
-func (rd *Reader) open() error {
-	if rd.size < int64(HeaderSize) {
-		return newErr(0, ErrSize, "invalid trace file: %d bytes, need at least %d", rd.size, HeaderSize)
-	}
+func (s *Reader) start() error {
 	var head [HeaderSize]byte
-	if err := rd.readAt(head[:], 0); err != nil {
-		return err
+	n, err := io.ReadFull(s.r, head[:])
+	s.off += int64(n)
+	if err != nil {
+		return newErr(0, ErrSize, "invalid trace file: %d bytes, need at least %d", n, HeaderSize)
 	}
 	if string(head[:len(Magic)]) != Magic {
 		return newErr(0, ErrBadMagic, "unsupported trace magic %q", head[:len(Magic)])
@@ -144,289 +75,190 @@ func (rd *Reader) open() error {
 	if v := binary.LittleEndian.Uint32(head[len(Magic):]); v != FormatVersion {
 		return newErr(int64(len(Magic)), ErrUnsupportedVersion, "unsupported trace format version: %d", v)
 	}
-	if rd.size < int64(MinFileSize) {
-		return newErr(0, ErrSize, "invalid trace size: %d bytes, need at least %d", rd.size, MinFileSize)
-	}
-	var trailer [TrailerSize]byte
-	trailerOff := rd.size - TrailerSize
-	if err := rd.readAt(trailer[:], trailerOff); err != nil {
-		return err
-	}
-	if string(trailer[:8]) != TrailerMagic {
-		return newErr(trailerOff, ErrTrailer, "missing trace trailer (found %q)", trailer[:8])
-	}
-	footerOff := binary.LittleEndian.Uint64(trailer[8:])
-
-	sum := rd.sums.Get().(*checksum.Blake2b64)
-	defer rd.sums.Put(sum)
-	h, payload, err := rd.readChunk(int64(HeaderSize), nil, sum)
+	off := s.off
+	h, payload, err := s.readChunk()
 	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return newErr(off, ErrTruncated, "truncated META chunk")
+		}
 		return err
 	}
 	if h.Kind != KindMeta {
-		return newErr(int64(HeaderSize), ErrChunkKind, "invalid trace meta chunk: kind %s", h.Kind)
+		return newErr(off, ErrChunkKind, "invalid trace meta chunk: kind %s", h.Kind)
 	}
-	rd.metaHeader = h
-	rd.metaPayload = payload
-	if rd.meta, err = parseMeta(int64(HeaderSize), payload); err != nil {
+	s.metaPayload = slices.Clone(payload)
+	if s.meta, err = parseMeta(off, payload); err != nil {
 		return err
 	}
-	if !slices.Contains(rd.opts.schemaVersions, rd.meta.SchemaVersion) {
-		return newErr(int64(HeaderSize), ErrSchemaVersion, "unsupported trace schema version: %d (supported: %s)",
-			rd.meta.SchemaVersion, joinInts(rd.opts.schemaVersions))
-	}
-	if footerOff > uint64(math.MaxInt64) {
-		return newErr(trailerOff+8, ErrTruncated, "truncated chunk header: footer_offset %d is past the end", footerOff)
-	}
-	rd.footerOffset = int64(footerOff)
-	h, payload, err = rd.readChunk(rd.footerOffset, nil, sum)
-	if err != nil {
-		return err
-	}
-	if h.Kind != KindFooter {
-		return newErr(rd.footerOffset, ErrChunkKind, "invalid trace footer chunk: kind %s", h.Kind)
-	}
-	rd.footerHeader = h
-	if rd.footer, err = parseFooter(rd.footerOffset, payload, rd.opts.limits); err != nil {
-		return err
-	}
-	return checkFooter(rd.footerOffset, &rd.footer)
-}
-
-func checkFooter(off int64, f *Footer) error {
-	switch {
-	case f.TickCount <= 0:
-		return newErr(off, ErrFooter, "invalid trace footer tick_count %d", f.TickCount)
-	case f.FirstTick < 0 || f.LastTick < 0:
-		return newErr(off, ErrFooter, "invalid trace footer tick bounds %d..%d", f.FirstTick, f.LastTick)
-	case f.FirstTick > f.LastTick:
-		return newErr(off, ErrFooter, "invalid trace footer tick order %d > %d", f.FirstTick, f.LastTick)
-	case len(f.Blocks) == 0:
-		return newErr(off, ErrFooter, "invalid trace footer block index: no blocks")
+	if !slices.Contains(s.opts.schemaVersions, s.meta.SchemaVersion) {
+		return newErr(off, ErrSchemaVersion, "unsupported trace schema version: %d (supported: %s)",
+			s.meta.SchemaVersion, joinInts(s.opts.schemaVersions))
 	}
 	return nil
 }
 
-func joinInts(v []int64) string {
-	s := ""
-	for i, x := range v {
-		if i > 0 {
-			s += ", "
+// readFull reads n bytes into buf[:0] in steps, so a lying length costs only
+// what the input delivers. A short read returns io.ErrUnexpectedEOF (io.EOF
+// when nothing at all was read).
+func (s *Reader) readFull(buf []byte, n int) ([]byte, error) {
+	buf = buf[:0]
+	for len(buf) < n {
+		step := min(n-len(buf), max(len(buf), 64<<10))
+		if cap(buf)-len(buf) < step {
+			buf = slices.Grow(buf, step)
 		}
-		s += fmt.Sprint(x)
+		m, err := io.ReadFull(s.r, buf[len(buf):len(buf)+step])
+		buf = buf[:len(buf)+m]
+		s.off += int64(m)
+		if err != nil {
+			if len(buf) == 0 && err == io.EOF {
+				return buf, io.EOF
+			}
+			return buf, io.ErrUnexpectedEOF
+		}
 	}
-	return s
+	return buf, nil
 }
 
-// readChunk reads and decodes the chunk at off. The decompressed payload is
-// appended to dst[:0] (raw chunks use a fresh buffer).
-func (rd *Reader) readChunk(off int64, dst []byte, sum *checksum.Blake2b64) (ChunkHeader, []byte, error) {
-	h, payload, _, err := rd.readChunkInto(off, nil, dst, sum)
-	return h, payload, err
-}
-
-// readChunkInto is readChunk reading the stored bytes into storedBuf[:0]
-// (reallocated when too small) and returning that buffer. For raw chunks the
-// payload aliases the stored buffer.
-func (rd *Reader) readChunkInto(off int64, storedBuf, dst []byte, sum *checksum.Blake2b64) (ChunkHeader, []byte, []byte, error) {
+// readChunk reads the next chunk; io.EOF / io.ErrUnexpectedEOF (unwrapped)
+// report the end of the input at or inside a chunk.
+func (s *Reader) readChunk() (ChunkHeader, []byte, error) {
+	off := s.off
 	var hb [ChunkHeaderSize]byte
-	if off < 0 || off > rd.size-ChunkHeaderSize {
-		return ChunkHeader{}, nil, storedBuf, newErr(off, ErrTruncated, "truncated chunk header: offset %d, file size %d", off, rd.size)
+	b, err := s.readFull(hb[:0], ChunkHeaderSize)
+	if err != nil {
+		return ChunkHeader{}, nil, err
 	}
-	if err := rd.readAt(hb[:], off); err != nil {
-		return ChunkHeader{}, nil, storedBuf, err
+	h := ParseChunkHeader((*[ChunkHeaderSize]byte)(b))
+	if err := checkHeader(off, &h, s.opts.limits); err != nil {
+		return h, nil, err
 	}
-	h := ParseChunkHeader(&hb)
-	if err := checkHeader(off, &h, rd.opts.limits); err != nil {
-		return h, nil, storedBuf, err
+	s.stored, err = s.readFull(s.stored, int(h.CompressedLen))
+	if err != nil {
+		return h, nil, io.ErrUnexpectedEOF
 	}
-	if int64(h.CompressedLen) > rd.size-off-ChunkHeaderSize {
-		return h, nil, storedBuf, newErr(off+16, ErrTruncated, "truncated chunk payload: compressed_len %d, %d bytes remain",
-			h.CompressedLen, rd.size-off-ChunkHeaderSize)
+	payload, err := decodePayload(off, &h, s.stored, s.payload, s.dec, s.sum)
+	if err != nil {
+		return h, nil, err
 	}
-	stored := storedBuf
-	if cap(stored) < int(h.CompressedLen) {
-		stored = make([]byte, h.CompressedLen)
+	if h.Flags&FlagZstd != 0 {
+		s.payload = payload
 	}
-	stored = stored[:h.CompressedLen]
-	if err := rd.readAt(stored, off+ChunkHeaderSize); err != nil {
-		return h, nil, stored, err
-	}
-	payload, err := decodePayload(off, &h, stored, dst, rd.dec, sum)
-	return h, payload, stored, err
+	return h, payload, nil
 }
 
-// Meta returns the container-level fields of the META payload.
-func (rd *Reader) Meta() Meta { return rd.meta }
-
-// MetaPayload returns the META chunk's msgpack payload (a TraceMeta). The
-// caller must not modify it.
-func (rd *Reader) MetaPayload() []byte { return rd.metaPayload }
-
-// Footer returns the decoded footer. The caller must not modify it.
-func (rd *Reader) Footer() *Footer { return &rd.footer }
-
-// FooterOffset returns the file offset of the FOTR chunk header.
-func (rd *Reader) FooterOffset() int64 { return rd.footerOffset }
-
-// Size returns the file size given to Open.
-func (rd *Reader) Size() int64 { return rd.size }
-
-// NumBlocks returns the number of entries in the footer's block index.
-func (rd *Reader) NumBlocks() int { return len(rd.footer.Blocks) }
-
-// loadBlock returns footer block i, from the cache when possible.
-func (rd *Reader) loadBlock(i int) (*block, error) {
-	e := &rd.footer.Blocks[i]
-	rd.mu.Lock()
-	if rd.closed {
-		rd.mu.Unlock()
-		return nil, ErrClosed
-	}
-	for j, b := range rd.cache {
-		if b.offset == e.FileOffset {
-			rd.cache = append(append(rd.cache[:j:j], rd.cache[j+1:]...), b)
-			rd.mu.Unlock()
-			return b, nil
+// Next advances to the next row; false at the end or on error.
+func (s *Reader) Next() bool {
+	for {
+		if s.ri < len(s.rows) {
+			s.row = s.rows[s.ri]
+			s.ri++
+			return true
 		}
-	}
-	rd.mu.Unlock()
-	b, err := rd.decodeBlock(e.FileOffset, nil, false)
-	if err != nil {
-		return nil, err
-	}
-	if rd.opts.cacheBlocks > 0 {
-		rd.mu.Lock()
-		if len(rd.cache) >= rd.opts.cacheBlocks {
-			rd.cache = append(rd.cache[:0], rd.cache[len(rd.cache)-rd.opts.cacheBlocks+1:]...)
+		if s.done || s.err != nil {
+			return false
 		}
-		rd.cache = append(rd.cache, b)
-		rd.mu.Unlock()
+		s.nextChunk()
 	}
-	return b, nil
 }
 
-// decodeBlock reads the TICK chunk at off, reusing into's buffers when given.
-func (rd *Reader) decodeBlock(off int64, into *block, lazy bool) (*block, error) {
-	b := into
-	if b == nil {
-		b = &block{}
+func (s *Reader) nextChunk() {
+	s.rows, s.ri = s.rows[:0], 0
+	off := s.off
+	h, payload, err := s.readChunk()
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		s.recovered, s.done = true, true
+		return
+	case err != nil:
+		s.err = err
+		return
 	}
-	sum := rd.sums.Get().(*checksum.Blake2b64)
-	storedBuf := b.stored
-	if into == nil || unsafe.SliceData(b.stored) == unsafe.SliceData(b.payload) {
-		// Cached blocks keep their memory; a raw chunk's payload aliases its
-		// stored buffer, which must then not be read into again.
-		storedBuf = nil
-	}
-	h, payload, stored, err := rd.readChunkInto(off, storedBuf, b.payload, sum)
-	rd.sums.Put(sum)
-	if err != nil {
-		return nil, err
-	}
-	if into != nil {
-		b.stored = stored
-	}
-	if h.Kind != KindTick {
-		return nil, newErr(off, ErrChunkKind, "trace index points at non-tick chunk %s", h.Kind)
-	}
-	b.offset, b.header, b.payload = off, h, payload
-	if lazy {
-		b.rows = b.rows[:0]
-		b.start, b.end, b.nrows, b.ticks, err = parseBlockLazy(off, payload, rd.opts.limits)
-	} else {
-		b.start, b.end, b.rows, err = parseBlock(off, payload, b.rows, rd.opts.limits)
-		b.nrows, b.ticks = len(b.rows), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// Block returns the rows of footer block i (0 ≤ i < NumBlocks) through the
-// cache. The rows' Raw bytes stay valid for the life of the program.
-func (rd *Reader) Block(i int) ([]Row, error) {
-	if i < 0 || i >= len(rd.footer.Blocks) {
-		return nil, fmt.Errorf("cdt: block %d out of range [0, %d)", i, len(rd.footer.Blocks))
-	}
-	b, err := rd.loadBlock(i)
-	if err != nil {
-		return nil, err
-	}
-	return b.rows, nil
-}
-
-// Tick returns the row with tick_index i with the reference's semantics: the
-// first footer block whose range covers i, then the first row of that block
-// with that tick (later blocks are not searched). ok is false when there is
-// none. Raw stays valid for the life of the program.
-func (rd *Reader) Tick(i int64) (row Row, ok bool, err error) {
-	for bi := range rd.footer.Blocks {
-		e := &rd.footer.Blocks[bi]
-		if e.StartTick <= i && i <= e.EndTick {
-			b, err := rd.loadBlock(bi)
-			if err != nil {
-				return Row{}, false, err
-			}
-			for _, r := range b.rows {
-				if r.Tick == i {
-					return r, true, nil
-				}
-			}
-			return Row{}, false, nil
+	switch h.Kind {
+	case KindTick:
+		s.blocks++
+		_, _, s.rows, err = parseBlock(off, payload, s.rows, s.opts.limits)
+		if err != nil {
+			s.err = err
 		}
+	case KindFooter:
+		f, err := parseFooter(off, payload, s.opts.limits)
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.footer, s.footerOff = &f, off
+		s.readTrailer()
+	default:
+		s.err = newErr(off, ErrChunkKind, "unexpected %s chunk after META", h.Kind)
 	}
-	return Row{}, false, nil
 }
 
-// Validate decodes every TICK chunk of the footer index, checking each as the
-// reference does when it reads it.
-func (rd *Reader) Validate() error {
-	it := rd.Iter(math.MinInt64, math.MaxInt64)
-	defer it.Close()
-	for it.Next() {
+func (s *Reader) readTrailer() {
+	s.done = true
+	off := s.off
+	var tb [TrailerSize]byte
+	b, err := s.readFull(tb[:0], TrailerSize)
+	if err != nil {
+		s.recovered = true
+		return
 	}
-	return it.Err()
+	if string(b[:8]) != TrailerMagic {
+		s.err = newErr(off, ErrTrailer, "missing trace trailer (found %q)", b[:8])
+		return
+	}
+	if fo := binary.LittleEndian.Uint64(b[8:]); fo != uint64(s.footerOff) {
+		s.err = newErr(off+8, ErrTrailer, "trailer footer_offset %d, FOTR chunk at %d", fo, s.footerOff)
+		return
+	}
+	s.err = checkFooter(s.footerOff, s.footer)
 }
 
-// All iterates over every row in footer order. See Iter for the lifetime of
-// each row.
-func (rd *Reader) All() iter.Seq2[Row, error] { return rd.Range(math.MinInt64, math.MaxInt64) }
-
-// Range iterates over the rows with from ≤ tick_index ≤ to, in footer order.
-// See Iter for the lifetime of each row.
-func (rd *Reader) Range(from, to int64) iter.Seq2[Row, error] {
+// All yields the remaining rows (each valid until the next step) and, on
+// failure, a last (Row{}, err) pair. The end of the input before the footer
+// is not a failure: check Recovered after the loop.
+func (s *Reader) All() iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		it := rd.Iter(from, to)
-		defer it.Close()
-		for it.Next() {
-			if !yield(it.Row(), nil) {
+		for s.Next() {
+			if !yield(s.row, nil) {
 				return
 			}
 		}
-		if err := it.Err(); err != nil {
-			yield(Row{}, err)
+		if s.err != nil {
+			yield(Row{}, s.err)
 		}
 	}
 }
 
-// ReadChunk reads, decodes and checks the chunk whose header is at off (any
-// kind), returning its header and msgpack payload.
-func (rd *Reader) ReadChunk(off int64) (ChunkHeader, []byte, error) {
-	sum := rd.sums.Get().(*checksum.Blake2b64)
-	defer rd.sums.Put(sum)
-	return rd.readChunk(off, nil, sum)
-}
+// Row returns the current row; its Raw bytes are valid until the next Next.
+func (s *Reader) Row() Row { return s.row }
 
-func (rd *Reader) getBuffer() *block {
-	if b, ok := rd.buffers.Get().(*block); ok {
-		return b
+// Err returns the first error; it is sticky. The end of the input inside or
+// before the footer is not an error (see Recovered).
+func (s *Reader) Err() error { return s.err }
+
+// Recovered reports, once Next has returned false without error, that the
+// input ended before a complete footer and trailer: the trace was not closed
+// and only its complete TICK chunks were read.
+func (s *Reader) Recovered() bool { return s.recovered }
+
+// Footer returns the footer when one was read, else nil.
+func (s *Reader) Footer() *Footer { return s.footer }
+
+// Meta returns the container-level META fields.
+func (s *Reader) Meta() Meta { return s.meta }
+
+// MetaPayload returns the META msgpack payload.
+func (s *Reader) MetaPayload() []byte { return s.metaPayload }
+
+// Blocks returns the number of TICK chunks read so far.
+func (s *Reader) Blocks() int { return s.blocks }
+
+// Close releases the decoder.
+func (s *Reader) Close() error {
+	if s.ownDec && !s.closed {
+		s.dec.Close()
 	}
-	return &block{}
-}
-
-func (rd *Reader) putBuffer(b *block) {
-	b.rows, b.ticks = b.rows[:0], nil
-	rd.buffers.Put(b)
+	s.closed, s.done = true, true
+	return nil
 }

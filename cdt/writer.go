@@ -3,11 +3,13 @@ package cdt
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -21,9 +23,10 @@ type WriterOption func(*writerOptions) error
 type writerOptions struct {
 	chunkTicks  int
 	raw         bool
-	level       zstd.EncoderLevel
+	level       CompressionLevel
 	concurrency int
 	channels    []string
+	channelsSet bool
 }
 
 // WithChunkTicks sets the number of rows per TICK chunk (default 256, the
@@ -49,14 +52,60 @@ func WithRawChunks() WriterOption {
 	}
 }
 
-// WithCompressionLevel sets the zstd level. Default zstd.SpeedFastest: on
-// reference-shaped rows it compresses as well as zstd.SpeedDefault (55.4 kB
-// against 56.5 kB for the 300-tick vector; the reference's libzstd level 3
-// writes 54.4 kB) at a lower cost.
-func WithCompressionLevel(l zstd.EncoderLevel) WriterOption {
+// CompressionLevel selects how hard the writer compresses TICK chunks. The
+// levels are those of the pure-Go zstd encoder the package uses; a file written
+// at any level reads the same.
+type CompressionLevel int
+
+// Compression levels, fastest first.
+const (
+	// CompressionFastest is the default: on reference-shaped rows it
+	// compresses as well as CompressionDefault (55.4 kB against 56.5 kB for
+	// the 300-tick vector; the reference's libzstd level 3 writes 54.4 kB) at
+	// a lower cost.
+	CompressionFastest CompressionLevel = iota + 1
+	// CompressionDefault is roughly zstd level 3.
+	CompressionDefault
+	// CompressionBetter is roughly zstd level 7 or 8.
+	CompressionBetter
+	// CompressionBest is the strongest level, roughly zstd level 11.
+	CompressionBest
+)
+
+// String returns the level's name.
+func (l CompressionLevel) String() string {
+	switch l {
+	case CompressionFastest:
+		return "fastest"
+	case CompressionDefault:
+		return "default"
+	case CompressionBetter:
+		return "better"
+	case CompressionBest:
+		return "best"
+	}
+	return "CompressionLevel(" + strconv.Itoa(int(l)) + ")"
+}
+
+// zstdLevel maps a level to the encoder's.
+func (l CompressionLevel) zstdLevel() zstd.EncoderLevel {
+	switch l {
+	case CompressionDefault:
+		return zstd.SpeedDefault
+	case CompressionBetter:
+		return zstd.SpeedBetterCompression
+	case CompressionBest:
+		return zstd.SpeedBestCompression
+	}
+	return zstd.SpeedFastest
+}
+
+// WithCompressionLevel sets the compression level of TICK chunks. Default
+// CompressionFastest. An unknown level is an error.
+func WithCompressionLevel(l CompressionLevel) WriterOption {
 	return func(o *writerOptions) error {
-		if l < zstd.SpeedFastest || l > zstd.SpeedBestCompression {
-			return errors.New("cdt: WithCompressionLevel: unknown level")
+		if l < CompressionFastest || l > CompressionBest {
+			return fmt.Errorf("cdt: WithCompressionLevel: unknown level %d", int(l))
 		}
 		o.level = l
 		return nil
@@ -76,10 +125,14 @@ func WithWriterConcurrency(n int) WriterOption {
 }
 
 // WithFooterChannels sets the channels counted in the footer's channel_counts
-// (written sorted by name, each with the row count). Default RequiredChannels.
+// (written sorted by name, each with the row count). Default: the channels the
+// META payload declares (its "channels" list), which for a schema-7 trace are
+// the five required channels, as the reference writer counts them
+// (schema7.NewWriter passes schema7.RequiredChannels explicitly).
 func WithFooterChannels(ch ...string) WriterOption {
 	return func(o *writerOptions) error {
 		o.channels = slices.Clone(ch)
+		o.channelsSet = true
 		return nil
 	}
 }
@@ -136,7 +189,7 @@ type job struct {
 // NewWriter returns a writer of a CDT file to w whose META payload is meta, a
 // msgpack TraceMeta (see schema7.TraceMeta.MarshalMsg). meta is copied.
 func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) {
-	o := writerOptions{chunkTicks: DefaultChunkTicks, level: zstd.SpeedFastest, concurrency: 1, channels: RequiredChannels}
+	o := writerOptions{chunkTicks: DefaultChunkTicks, level: CompressionFastest, concurrency: 1}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -145,15 +198,19 @@ func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) 
 	if len(meta) > maxRowSize {
 		return nil, newErr(-1, ErrLimit, "meta payload of %d bytes exceeds %d", len(meta), maxRowSize)
 	}
-	if _, err := parseMeta(0, meta); err != nil {
+	m, err := parseMeta(0, meta)
+	if err != nil {
 		return nil, err
+	}
+	if !o.channelsSet {
+		o.channels = m.Channels
 	}
 	if rest, err := msgp.Skip(meta); err != nil || len(rest) != 0 {
 		return nil, newErr(0, ErrCorrupt, "meta is not exactly one msgpack map")
 	}
 	wr := &Writer{w: w, o: o, meta: slices.Clone(meta)}
 	if !o.raw {
-		enc, err := encoderFor(o.level)
+		enc, err := encoderFor(o.level.zstdLevel())
 		if err != nil {
 			return nil, err
 		}

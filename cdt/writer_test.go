@@ -15,7 +15,7 @@ import (
 )
 
 // rewrite writes the rows and meta of r into a new file with the given options.
-func rewrite(t testing.TB, r *Reader, opts ...WriterOption) []byte {
+func rewrite(t testing.TB, r *File, opts ...WriterOption) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, r.MetaPayload(), opts...)

@@ -11,10 +11,10 @@ import (
 
 // DecodeFragment decodes one fragment from its JSON text (an object, without
 // the RS byte). It checks the fragment on its own: types, required
-// properties, value ranges, defaults; DecodeMetadata and Decoder also check
-// the rules that span fragments. Errors are *FormatError with offset 0
-// relative to text; Decoder rebases them to the stream.
-func DecodeFragment(text []byte, opts ...Option) (Fragment, error) {
+// properties, value ranges, defaults; DecodeMetadata and FragmentReader also
+// check the rules that span fragments. Error offsets count bytes of text
+// (FragmentReader rebases them to the stream).
+func DecodeFragment(text []byte, opts ...ReaderOption) (Fragment, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err

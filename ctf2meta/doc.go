@@ -21,9 +21,10 @@
 //     PMETA when its u32 at byte 40 is 352; bytes 37..39 being zero with any
 //     other value is an error (in the 37-byte layout they are JSON text).
 //
-// Reader streams packets from an io.Reader (Next/Packet/All, with zero-copy
-// content) or the concatenated content (Content); Depacketize does the same
-// over a byte slice. Every header is checked: magic, the byte order and UUID
+// Reader streams packets from an io.Reader (NewReader) or a byte slice
+// (NewBytesReader, whose packet contents are views into the slice):
+// Next/Packet/Err/All, or the concatenated content (Content); Depacketize
+// appends the content of a byte slice to a caller's buffer. Every header is checked: magic, the byte order and UUID
 // and layout of packet 0 kept by every packet, sizes multiples of 8, header ≤
 // content ≤ total, compression/encryption/checksum schemes 0, version 1.8 or
 // 2.0, PMETA header size 352, packet content inside the input, and the size
@@ -47,7 +48,7 @@
 // not something any producer does). The 37-byte v2.0 layout is accepted unless
 // WithShortV20(false).
 //
-// Writer packetizes: WithLayout, WithByteOrder, WithUUID, WithPacketSize
+// Writer packetizes (NewWriter): WithLayout, WithByteOrder, WithUUID, WithPacketSize
 // (fixed total size, last packet padded, as LTTng) or WithContentSize
 // (content per packet plus fixed padding). It allocates one packet buffer in
 // NewWriter and nothing per packet. AppendHeader and AppendPacket encode
@@ -59,8 +60,9 @@
 // → KindPacketized; first byte RS (0x1E) → KindCTF2; anything else →
 // KindTSDL (the "/* CTF 1.8" signature is not required: LTTng 2.14 kernel
 // traces lack it). ContentVersion decides the CTF version from depacketized
-// content, never from the header version. ToPlain and ToPacketized convert.
-// TSDL text itself is not parsed.
+// content, never from the header version. ToPlain (to plain text) and
+// ToPacketized (into a packet Writer) convert either form. TSDL text itself
+// is not parsed.
 //
 // # CTF 2 metadata streams
 //
@@ -83,7 +85,9 @@
 // drops them instead. Integers are exact (Integer covers [-2^63, 2^64-1]);
 // attributes and extensions stay free-form JSON with json.Number numbers.
 //
-// Decoder (and DecodeMetadata, Decode) adds the rules spanning fragments:
+// FragmentReader (NewFragmentReader; DecodeMetadata and Decode read a whole
+// stream in one call) reads packetized and plain metadata alike, says which
+// it found (Source), and adds the rules spanning fragments:
 // preamble first and once; at most one trace class, before any data stream
 // class; aliases defined before use, unique names; unique clock class ids,
 // data stream class ids, and event record class ids per data stream class;
@@ -100,9 +104,11 @@
 // Schema errors wrap ErrSchema, name the fragment number, its type and the
 // property path, at the offset of the fragment's RS byte.
 //
-// Encoder, AppendFragment and MarshalFragment write fragments back as JSON
-// with sorted keys, compact (the babeltrace 2.1 form) or indented
-// (Encoder.SetIndent("  "), the LTTng 2.15 form), optionally followed by LF.
+// FragmentWriter (NewFragmentWriter; Metadata.Encode), AppendFragment and
+// MarshalFragment write fragments back as JSON with sorted keys, compact (the
+// babeltrace 2.1 form) or indented (WithIndent("  "), the LTTng 2.15 form),
+// followed by LF with WithLF(true). A FragmentWriter over a packet Writer
+// writes packetized CTF 2 metadata.
 // Properties holding their default value are omitted, unless the decoded
 // object had them explicitly (Common remembers which): decoded metadata of
 // babeltrace 2.1.2 and of LTTng 2.15.1 re-encodes byte for byte, and
@@ -117,19 +123,23 @@
 // packet or fragment after warm-up; fragment decoding allocates the typed
 // values it returns.
 //
+// # API shape
+//
+// The package follows the module's API contract (API.md): readers have
+// Next, a record accessor (Packet, Text, Fragment), Err and All; writers have
+// Flush and Close (idempotent; ErrClosed after it); options are ReaderOption
+// and WriterOption values validated when the reader or writer is built;
+// errors are sticky.
+//
 // # Example
 //
-//	raw, err := os.ReadFile("trace/metadata")
+//	f, err := os.Open("trace/metadata") // packetized or plain
 //	if err != nil { … }
-//	plain := raw
-//	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
-//		if plain, _, err = ctf2meta.Depacketize(nil, raw); err != nil { … }
-//	}
-//	if ctf2meta.ContentVersion(plain) == "2.0" {
-//		md, err := ctf2meta.Decode(plain)
-//		if err != nil { … }
-//		for _, erc := range md.EventRecordClasses {
-//			fmt.Println(erc.ID, erc.Name)
-//		}
+//	defer f.Close()
+//	md, err := ctf2meta.DecodeMetadata(f)
+//	if errors.Is(err, ctf2meta.ErrFraming) { … } // e.g. CTF 1.8 TSDL text
+//	if err != nil { … }
+//	for _, erc := range md.EventRecordClasses {
+//		fmt.Println(erc.ID, erc.Name)
 //	}
 package ctf2meta

@@ -3,6 +3,7 @@ package ctf2meta
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -49,47 +50,126 @@ func appendFragment(dst []byte, f Fragment, lf bool, indent string) ([]byte, err
 	return dst, nil
 }
 
-// Encoder writes fragments as a CTF 2 metadata stream (JSON text sequence).
-type Encoder struct {
+// FragmentWriter writes fragments as a CTF 2 metadata stream (an RFC 7464
+// JSON text sequence): RS, then each fragment's JSON text with sorted keys,
+// compact by default (the babeltrace 2.1 form) or indented (WithIndent, the
+// LTTng 2.15 form), followed by LF with WithLF(true). To write packetized
+// metadata, give it a packet Writer as w.
+//
+// Each WriteFragment writes its fragment to w in one Write call; Flush and
+// Close do not flush or close w. Errors are sticky; use after Close returns
+// ErrClosed. A FragmentWriter is not safe for concurrent use.
+type FragmentWriter struct {
 	w      io.Writer
-	lf     bool
-	indent string
+	o      writerOptions
 	buf    []byte
+	n      int
 	err    error
+	closed bool
 }
 
-// SetIndent makes the Encoder pretty-print each fragment with indent per
-// level, as LTTng 2.15 does with two spaces ("" = compact, the default).
-func (e *Encoder) SetIndent(indent string) { e.indent = indent }
+// WithIndent makes a FragmentWriter pretty-print each fragment with indent
+// per nesting level, as LTTng 2.15 does with two spaces (default "": compact,
+// as babeltrace 2.1). indent may hold only spaces and tabs.
+func WithIndent(indent string) WriterOption {
+	return func(o *writerOptions) error {
+		for i := 0; i < len(indent); i++ {
+			if indent[i] != ' ' && indent[i] != '\t' {
+				return fmt.Errorf("ctf2meta: WithIndent: %q is not spaces and tabs", indent)
+			}
+		}
+		o.fragmentOpt = "WithIndent"
+		o.indent = indent
+		return nil
+	}
+}
 
-// NewEncoder returns an Encoder writing to w. With lf, each fragment is
-// followed by LF as RFC 7464 recommends; babeltrace 2.1 and LTTng 2.15 UST
-// write none. Both forms are read alike.
-func NewEncoder(w io.Writer, lf bool) *Encoder { return &Encoder{w: w, lf: lf} }
+// WithLF makes a FragmentWriter write LF after each fragment, the form RFC
+// 7464 recommends (default false: babeltrace 2.1 and LTTng 2.15 write no LF).
+// Readers accept both forms.
+func WithLF(lf bool) WriterOption {
+	return func(o *writerOptions) error {
+		o.fragmentOpt = "WithLF"
+		o.lf = lf
+		return nil
+	}
+}
 
-// Encode writes one fragment.
-func (e *Encoder) Encode(f Fragment) error {
+// NewFragmentWriter returns a FragmentWriter writing to w. It accepts the
+// fragment options WithIndent and WithLF.
+func NewFragmentWriter(w io.Writer, opts ...WriterOption) (*FragmentWriter, error) {
+	o, err := buildWriterOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if o.packetOpt != "" {
+		return nil, errors.New("ctf2meta: " + o.packetOpt + " applies to a packet Writer, not to a FragmentWriter: pass NewFragmentWriter a packet Writer")
+	}
+	return &FragmentWriter{w: w, o: o}, nil
+}
+
+// WriteFragment writes one fragment. It checks only that f can be encoded;
+// the rules spanning fragments (preamble first, ids unique, …) are the
+// caller's, as FragmentReader checks them on reading.
+func (e *FragmentWriter) WriteFragment(f Fragment) error {
 	if e.err != nil {
 		return e.err
 	}
-	b, err := appendFragment(e.buf[:0], f, e.lf, e.indent)
+	if e.closed {
+		return ErrClosed
+	}
+	b, err := appendFragment(e.buf[:0], f, e.o.lf, e.o.indent)
 	if err != nil {
 		return err
 	}
 	e.buf = b
-	_, e.err = e.w.Write(b)
+	if _, err := e.w.Write(b); err != nil {
+		e.err = err
+		return err
+	}
+	e.n++
+	return nil
+}
+
+// Fragments returns the number of fragments written.
+func (e *FragmentWriter) Fragments() int { return e.n }
+
+// Flush returns the sticky error, if any: every fragment is already handed
+// to the underlying writer by WriteFragment, which Flush does not flush.
+func (e *FragmentWriter) Flush() error {
+	if e.err != nil {
+		return e.err
+	}
+	if e.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Close ends the stream; it does not close the underlying writer (close a
+// packet Writer given as w yourself, to write its last packet). A second
+// Close returns nil.
+func (e *FragmentWriter) Close() error {
+	if e.closed {
+		return nil
+	}
+	e.closed = true
 	return e.err
 }
 
-// Encode writes all the fragments of m, in order, to w.
-func (m *Metadata) Encode(w io.Writer, lf bool) error {
-	e := NewEncoder(w, lf)
+// Encode writes all the fragments of m, in order, to w, as a FragmentWriter
+// built with opts does.
+func (m *Metadata) Encode(w io.Writer, opts ...WriterOption) error {
+	e, err := NewFragmentWriter(w, opts...)
+	if err != nil {
+		return err
+	}
 	for _, f := range m.Fragments {
-		if err := e.Encode(f); err != nil {
+		if err := e.WriteFragment(f); err != nil {
 			return err
 		}
 	}
-	return nil
+	return e.Close()
 }
 
 type obj = map[string]any

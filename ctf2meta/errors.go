@@ -12,31 +12,34 @@ import (
 // "packet N:" or "fragment #N:" so the index is always given too.
 type FormatError = traceerr.FormatError
 
-// Sentinels wrapped by every *FormatError; test with errors.Is.
+// Sentinels wrapped by every *FormatError; test with errors.Is. Each text
+// starts with "ctf2meta: ".
 var (
 	// ErrBadMagic: a packet does not start with 0x75d11d57 in either byte order.
-	ErrBadMagic = errors.New("bad metadata packet magic")
+	ErrBadMagic = errors.New("ctf2meta: bad metadata packet magic")
 	// ErrUnsupportedVersion: a packet header version other than 1.8 or 2.0, or a
 	// preamble version other than 2.
-	ErrUnsupportedVersion = errors.New("unsupported metadata version")
+	ErrUnsupportedVersion = errors.New("ctf2meta: unsupported metadata version")
 	// ErrUnsupported: a feature the format allows to be refused: non-zero
 	// compression/encryption/checksum schemes, a non-zero checksum in strict
 	// mode, declared CTF 2 extensions.
-	ErrUnsupported = errors.New("unsupported metadata feature")
+	ErrUnsupported = errors.New("ctf2meta: unsupported metadata feature")
 	// ErrTruncated: the input ends inside a packet header, a packet's content
 	// or a JSON text.
-	ErrTruncated = errors.New("truncated metadata")
+	ErrTruncated = errors.New("ctf2meta: truncated metadata")
 	// ErrCorrupt: a packet header violates the packet layout rules (sizes,
 	// byte order, UUID, header size), or bytes follow the last packet.
-	ErrCorrupt = errors.New("corrupt metadata packet")
+	ErrCorrupt = errors.New("ctf2meta: corrupt metadata packet")
 	// ErrFraming: the CTF 2 metadata stream is not a valid RFC 7464 JSON text
 	// sequence (no RS first, empty or invalid JSON text, not an object).
-	ErrFraming = errors.New("invalid JSON text sequence")
+	ErrFraming = errors.New("ctf2meta: invalid JSON text sequence")
 	// ErrSchema: a CTF 2 fragment or the fragment sequence violates the CTF 2
 	// metadata schema (missing/invalid property, ordering, uniqueness).
-	ErrSchema = errors.New("invalid CTF 2 metadata")
+	ErrSchema = errors.New("ctf2meta: invalid CTF 2 metadata")
 	// ErrLimit: a packet, fragment or nesting depth exceeds the Limits.
-	ErrLimit = errors.New("metadata limit exceeded")
+	ErrLimit = errors.New("ctf2meta: metadata limit exceeded")
+	// ErrClosed: a Writer or FragmentWriter is used after Close.
+	ErrClosed = errors.New("ctf2meta: writer closed")
 )
 
 const formatName = "ctf2meta"
@@ -82,8 +85,10 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Option configures a Reader, Depacketize, SeqReader or Decoder.
-type Option func(*options) error
+// ReaderOption configures a Reader, Depacketize, ToPlain, SeqReader,
+// FragmentReader, DecodeMetadata, Decode or DecodeFragment. Options are
+// validated when the reader is built.
+type ReaderOption func(*options) error
 
 type options struct {
 	strict          bool
@@ -94,7 +99,7 @@ type options struct {
 }
 
 // buildOptions applies opts; without options it does not allocate.
-func buildOptions(opts []Option) (options, error) {
+func buildOptions(opts []ReaderOption) (options, error) {
 	if len(opts) == 0 {
 		return options{limits: DefaultLimits()}, nil
 	}
@@ -117,12 +122,12 @@ func buildOptions(opts []Option) (options, error) {
 // bytes after the last packet are an error instead of a warning, the last
 // packet's padding must be complete, and whitespace before the first RS of a
 // CTF 2 metadata stream is an error instead of being skipped.
-func WithStrict(strict bool) Option {
+func WithStrict(strict bool) ReaderOption {
 	return func(o *options) error { o.strict = strict; return nil }
 }
 
 // WithLimits sets the limits; zero fields keep their defaults.
-func WithLimits(l Limits) Option {
+func WithLimits(l Limits) ReaderOption {
 	return func(o *options) error {
 		if l.MaxPacketBytes < 0 || l.MaxFragmentBytes < 0 || l.MaxFragments < 0 || l.MaxDepth < 0 {
 			return errors.New("ctf2meta: negative limit")
@@ -135,15 +140,15 @@ func WithLimits(l Limits) Option {
 // WithUnknownProperties makes the fragment decoder ignore (and drop) JSON
 // object properties the CTF 2 schema does not define, instead of rejecting
 // them as babeltrace 2.1 does (default false: reject).
-func WithUnknownProperties(allow bool) Option {
+func WithUnknownProperties(allow bool) ReaderOption {
 	return func(o *options) error { o.allowUnknown = allow; return nil }
 }
 
-// WithExtensions makes the Decoder accept a preamble that declares
+// WithExtensions makes a FragmentReader (and DecodeMetadata) accept a preamble that declares
 // extensions (default false: refuse the metadata, as CTF 2 requires of a
 // consumer that does not support them). Accepted extensions are kept as
 // opaque JSON values and are otherwise ignored.
-func WithExtensions(allow bool) Option {
+func WithExtensions(allow bool) ReaderOption {
 	return func(o *options) error { o.allowExtensions = allow; return nil }
 }
 
@@ -151,6 +156,6 @@ func WithExtensions(allow bool) Option {
 // with version 2.0 (LayoutV20Short, the LTTng kernel ring-buffer layout);
 // default true. With false such packets fail with ErrUnsupportedVersion, as
 // a reader supporting only CTF 1.8 and CTF2-PMETA-1.0 would.
-func WithShortV20(accept bool) Option {
+func WithShortV20(accept bool) ReaderOption {
 	return func(o *options) error { o.rejectShortV20 = !accept; return nil }
 }

@@ -79,12 +79,18 @@ func ExampleDepacketize_error() {
 }
 
 // Build fragments as Go values and write a CTF 2 metadata stream.
-func ExampleEncoder() {
+func ExampleFragmentWriter() {
 	var out strings.Builder
-	enc := ctf2meta.NewEncoder(&out, true)
-	enc.Encode(&ctf2meta.Preamble{Version: 2})
-	enc.Encode(&ctf2meta.ClockClass{ID: "mono", Frequency: 1e9, Origin: &ctf2meta.ClockOrigin{UnixEpoch: true}})
-	enc.Encode(&ctf2meta.DataStreamClass{DefaultClockClassID: "mono"})
+	fw, err := ctf2meta.NewFragmentWriter(&out, ctf2meta.WithLF(true))
+	if err != nil {
+		panic(err)
+	}
+	fw.WriteFragment(&ctf2meta.Preamble{Version: 2})
+	fw.WriteFragment(&ctf2meta.ClockClass{ID: "mono", Frequency: 1e9, Origin: &ctf2meta.ClockOrigin{UnixEpoch: true}})
+	fw.WriteFragment(&ctf2meta.DataStreamClass{DefaultClockClassID: "mono"})
+	if err := fw.Close(); err != nil {
+		panic(err)
+	}
 	fmt.Print(strings.ReplaceAll(out.String(), "\x1e", "<RS>"))
 	// Output:
 	// <RS>{"type":"preamble","version":2}
@@ -92,17 +98,40 @@ func ExampleEncoder() {
 	// <RS>{"default-clock-class-id":"mono","type":"data-stream-class"}
 }
 
+// Write packetized CTF 2 metadata (a FragmentWriter over a packet Writer),
+// then decode it in one call, which reads packetized and plain metadata alike
+// and says which it found.
+func ExampleDecodeMetadata() {
+	var packets bytes.Buffer
+	pw, _ := ctf2meta.NewWriter(&packets, ctf2meta.WithPacketSize(64))
+	fw, _ := ctf2meta.NewFragmentWriter(pw)
+	fw.WriteFragment(&ctf2meta.Preamble{Version: 2})
+	fw.WriteFragment(&ctf2meta.DataStreamClass{ID: 7})
+	fw.WriteFragment(&ctf2meta.EventRecordClass{DataStreamClassID: 7, ID: 3, Name: "tick"})
+	fw.Close()
+	pw.Close() // writes the last packet
+
+	md, err := ctf2meta.DecodeMetadata(&packets)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(md.Source.Kind, "input,", md.Source.Stream.Packets, "packets of", md.Source.Stream.Layout.VersionString())
+	fmt.Println(md.EventRecordClass(7, 3).Name)
+	// Output:
+	// packetized input, 8 packets of 2.0
+	// tick
+}
+
 // Decode CTF 2 metadata straight from packetized input, fragment by
 // fragment, without holding the depacketized text.
-func ExampleNewDecoder() {
+func ExampleFragmentReader() {
 	var packets bytes.Buffer
 	w, _ := ctf2meta.NewWriter(&packets, ctf2meta.WithPacketSize(64))
 	w.Write([]byte("\x1e{\"type\":\"preamble\",\"version\":2}\x1e{\"type\":\"data-stream-class\",\"id\":7}" +
 		"\x1e{\"type\":\"event-record-class\",\"data-stream-class-id\":7,\"id\":3,\"name\":\"tick\"}"))
 	w.Close()
 
-	r, _ := ctf2meta.NewReader(&packets)
-	d, _ := ctf2meta.NewDecoder(r.Content())
+	d, _ := ctf2meta.NewFragmentReader(&packets)
 	for f, err := range d.All() {
 		if err != nil {
 			fmt.Println("error:", err)
@@ -110,7 +139,7 @@ func ExampleNewDecoder() {
 		}
 		fmt.Printf("#%d at %d: %s\n", d.Index(), d.Offset(), f.FragmentType())
 	}
-	fmt.Println(d.Metadata().EventRecordClass(7, 3).Name, "in", r.Info().Packets, "packets")
+	fmt.Println(d.Metadata().EventRecordClass(7, 3).Name, "in", d.Source().Stream.Packets, "packets")
 	// Output:
 	// #1 at 0: preamble
 	// #2 at 32: data-stream-class

@@ -286,7 +286,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		var buf bytes.Buffer
-		if err := m.Encode(&buf, true); err != nil {
+		if err := m.Encode(&buf, WithLF(true)); err != nil {
 			t.Fatal(err)
 		}
 		m2, err := Decode(buf.Bytes())

@@ -28,6 +28,7 @@ const (
 	BigEndian
 )
 
+// String returns "little-endian" or "big-endian".
 func (b ByteOrder) String() string {
 	if b == BigEndian {
 		return "big-endian"
@@ -92,6 +93,7 @@ func (l Layout) VersionString() string {
 	return "2.0"
 }
 
+// String describes the layout, e.g. "CTF2-PMETA-1.0 (44 bytes, version 2.0)".
 func (l Layout) String() string {
 	switch l {
 	case LayoutCTF18:
@@ -107,6 +109,8 @@ func (l Layout) String() string {
 // UUID is a metadata stream UUID: 16 raw bytes.
 type UUID [16]byte
 
+// String returns the canonical form, e.g.
+// "624812db-465e-464f-9ecc-a215d07bc420".
 func (u UUID) String() string {
 	const hexd = "0123456789abcdef"
 	var b [36]byte

@@ -2,6 +2,7 @@ package ctf2meta
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -9,7 +10,7 @@ import (
 )
 
 // Metadata is a decoded CTF 2 metadata stream: its fragments in order, and
-// indexes by kind. It is built by Decoder (or DecodeMetadata), which checks
+// indexes by kind. It is built by FragmentReader (or DecodeMetadata), which checks
 // the rules spanning fragments as each one arrives.
 type Metadata struct {
 	Fragments          []Fragment
@@ -19,6 +20,9 @@ type Metadata struct {
 	ClockClasses       map[string]*ClockClass // by id
 	DataStreamClasses  []*DataStreamClass
 	EventRecordClasses []*EventRecordClass
+	// Source says what the input was: packetized or plain, and what was
+	// skipped.
+	Source Source
 
 	o        *options
 	aliasSum map[string]*fcSummary
@@ -62,32 +66,57 @@ func (m *Metadata) CountByType() map[string]int {
 	return c
 }
 
-// Decoder decodes a CTF 2 metadata stream fragment by fragment, streaming
-// from an io.Reader, and checks the stream rules: preamble first and once,
-// at most one trace class (before any data stream class), aliases defined
-// before use with unique names, unique clock class ids, data stream class
-// ids and (data stream class id, event record class id) pairs, clock classes
-// and parent data stream classes before their users, structure scopes,
-// roles valid for their scope, declared extensions refused (unless
-// WithExtensions), and at least one data stream class at the end.
-type Decoder struct {
-	s    *SeqReader
-	o    options
-	m    *Metadata
-	frag Fragment
-	err  error
-	done bool
+// Source says what a FragmentReader (or DecodeMetadata, Decode) found in
+// its input.
+type Source struct {
+	// Kind is KindPacketized when the input was packetized metadata (its
+	// content then held the JSON text sequence), else KindCTF2.
+	Kind Kind
+	// Stream summarises the packets of packetized input (zero otherwise).
+	Stream StreamInfo
+	// LeadingWhitespace counts whitespace bytes skipped before the first RS
+	// (babeltrace 2.1 and yactfr would read such a file as TSDL).
+	LeadingWhitespace int
 }
 
-// NewDecoder returns a Decoder of the CTF 2 metadata stream r (plain JSON
-// text sequence; depacketize packetized metadata first).
-func NewDecoder(r io.Reader, opts ...Option) (*Decoder, error) {
+// FragmentReader reads a CTF 2 metadata stream fragment by fragment,
+// streaming from an io.Reader, whether the stream is packetized (any of the
+// three header layouts; packets are validated as Reader does) or a plain
+// JSON text sequence: the first four bytes decide (Detect). CTF 1.8 TSDL
+// text, plain or packetized, is refused with ErrFraming.
+//
+// It checks the stream rules: preamble first and once, at most one trace
+// class (before any data stream class), aliases defined before use with
+// unique names, unique clock class ids, data stream class ids and (data
+// stream class id, event record class id) pairs, clock classes and parent
+// data stream classes before their users, structure scopes, roles valid for
+// their scope, declared extensions refused (unless WithExtensions), and at
+// least one data stream class at the end.
+//
+// Offsets (Offset, and those of fragment errors) count bytes of the JSON
+// text sequence: of the input when it is plain, of the depacketized content
+// when it is packetized (the error message then says "depacketized
+// content"); packet errors give input offsets.
+type FragmentReader struct {
+	src     io.Reader
+	pr      *Reader // packetized input
+	s       *SeqReader
+	o       options
+	m       *Metadata
+	frag    Fragment
+	err     error
+	started bool
+	done    bool
+}
+
+// NewFragmentReader returns a FragmentReader of the CTF 2 metadata stream r,
+// packetized or plain. Nothing is read until the first Next.
+func NewFragmentReader(r io.Reader, opts ...ReaderOption) (*FragmentReader, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	s, _ := NewSeqReader(r, opts...)
-	d := &Decoder{s: s, o: o}
+	d := &FragmentReader{src: r, o: o}
 	d.m = newMetadata(&d.o)
 	return d, nil
 }
@@ -100,57 +129,122 @@ func newMetadata(o *options) *Metadata {
 	}
 }
 
+// start detects the input's form and sets up the text sequence reader.
+func (d *FragmentReader) start() {
+	d.started = true
+	var head [4]byte
+	n, err := io.ReadFull(d.src, head[:])
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		d.err = err
+		return
+	}
+	src := io.MultiReader(bytes.NewReader(head[:n]), d.src)
+	d.m.Source.Kind = KindCTF2
+	if IsPacketized(head[:n]) {
+		d.m.Source.Kind = KindPacketized
+		d.pr = &Reader{r: src, o: d.o}
+		d.pr.chk = newHeaderCheck(&d.pr.o)
+		d.pr.content.r = d.pr
+		src = &d.pr.content
+	}
+	d.s = &SeqReader{r: src, o: d.o}
+}
+
+// fail records err, saying "depacketized content" in errors whose offsets
+// count bytes of the content of packetized input.
+func (d *FragmentReader) fail(err error) {
+	var fe *FormatError
+	if d.pr != nil && err != d.pr.err && errors.As(err, &fe) {
+		e := *fe
+		e.Msg = "depacketized content: " + fe.Msg
+		err = &e
+	}
+	d.err = err
+}
+
 // Next decodes the next fragment. It returns false at the end of the stream
 // or on error; check Err.
-func (d *Decoder) Next() bool {
+func (d *FragmentReader) Next() bool {
 	if d.err != nil || d.done {
 		return false
 	}
+	if !d.started {
+		if d.start(); d.err != nil {
+			return false
+		}
+	}
 	d.frag = nil
-	if !d.s.Next() {
-		if d.err = d.s.Err(); d.err == nil {
+	ok := d.s.Next()
+	d.m.Source.LeadingWhitespace = d.s.leading
+	if d.pr != nil {
+		d.m.Source.Stream = d.pr.info
+	}
+	if !ok {
+		if err := d.s.Err(); err != nil {
+			d.fail(err)
+		} else {
 			d.done = true
-			d.err = d.m.finish(d.s.off)
+			if err := d.m.finish(d.s.off); err != nil {
+				d.fail(err)
+			}
 		}
 		return false
 	}
 	f, err := decodeFragment(d.s.Text(), &d.o, d.s.Offset(), d.s.TextOffset(), d.s.Index())
 	if err != nil {
-		d.err = err
+		d.fail(err)
 		return false
 	}
 	if err := d.m.add(f, d.s.Index(), d.s.Offset()); err != nil {
-		d.err = err
+		d.fail(err)
 		return false
 	}
 	d.frag = f
 	return true
 }
 
-// Fragment returns the current fragment.
-func (d *Decoder) Fragment() Fragment { return d.frag }
+// Fragment returns the current fragment (nil before the first Next and
+// after the end).
+func (d *FragmentReader) Fragment() Fragment { return d.frag }
 
 // Text returns the current fragment's JSON text (valid until Next).
-func (d *Decoder) Text() []byte { return d.s.Text() }
+func (d *FragmentReader) Text() []byte {
+	if d.s == nil {
+		return nil
+	}
+	return d.s.Text()
+}
 
-// Offset returns the input offset of the current fragment's RS byte.
-func (d *Decoder) Offset() int64 { return d.s.Offset() }
+// Offset returns the offset of the current fragment's RS byte (in the
+// depacketized content when the input is packetized).
+func (d *FragmentReader) Offset() int64 {
+	if d.s == nil {
+		return 0
+	}
+	return d.s.Offset()
+}
 
 // Index returns the 1-based number of the current fragment.
-func (d *Decoder) Index() int { return d.s.Index() }
+func (d *FragmentReader) Index() int {
+	if d.s == nil {
+		return 0
+	}
+	return d.s.Index()
+}
 
-// LeadingWhitespace returns how many whitespace bytes preceded the first RS.
-func (d *Decoder) LeadingWhitespace() int { return d.s.LeadingWhitespace() }
+// Source returns what has been found so far: the input's form, its packets
+// and the whitespace skipped before the first RS.
+func (d *FragmentReader) Source() Source { return d.m.Source }
 
 // Err returns the first error, or nil after a complete, valid stream.
-func (d *Decoder) Err() error { return d.err }
+func (d *FragmentReader) Err() error { return d.err }
 
 // Metadata returns the fragments decoded so far.
-func (d *Decoder) Metadata() *Metadata { return d.m }
+func (d *FragmentReader) Metadata() *Metadata { return d.m }
 
-// All iterates over the remaining fragments; the last pair carries the
-// error, if any.
-func (d *Decoder) All() iter.Seq2[Fragment, error] {
+// All iterates over the remaining fragments; on failure a last (nil, err)
+// pair, then it stops.
+func (d *FragmentReader) All() iter.Seq2[Fragment, error] {
 	return func(yield func(Fragment, error) bool) {
 		for d.Next() {
 			if !yield(d.frag, nil) {
@@ -163,9 +257,10 @@ func (d *Decoder) All() iter.Seq2[Fragment, error] {
 	}
 }
 
-// DecodeMetadata decodes and checks a whole CTF 2 metadata stream.
-func DecodeMetadata(r io.Reader, opts ...Option) (*Metadata, error) {
-	d, err := NewDecoder(r, opts...)
+// DecodeMetadata reads, decodes and checks a whole CTF 2 metadata stream,
+// packetized or plain (see FragmentReader); Metadata.Source says which.
+func DecodeMetadata(r io.Reader, opts ...ReaderOption) (*Metadata, error) {
+	d, err := NewFragmentReader(r, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -177,8 +272,8 @@ func DecodeMetadata(r io.Reader, opts ...Option) (*Metadata, error) {
 	return d.m, nil
 }
 
-// Decode decodes and checks a whole CTF 2 metadata stream held in memory.
-func Decode(b []byte, opts ...Option) (*Metadata, error) {
+// Decode is DecodeMetadata over a stream held in memory.
+func Decode(b []byte, opts ...ReaderOption) (*Metadata, error) {
 	return DecodeMetadata(bytes.NewReader(b), opts...)
 }
 

@@ -50,8 +50,9 @@ func readCTF2(t *testing.T, path string, packetized bool) []byte {
 func TestDecodeCTF2Vectors(t *testing.T) {
 	for _, v := range ctf2Valid {
 		t.Run(v.path, func(t *testing.T) {
-			plain := readCTF2(t, v.path, v.packetized)
-			d, _ := NewDecoder(bytes.NewReader(plain))
+			// One call reads either form: the raw file, packetized or not.
+			raw := vectortest.Read(t, "ctf", v.path)
+			d, _ := NewFragmentReader(bytes.NewReader(raw))
 			var types []string
 			for f, err := range d.All() {
 				if err != nil {
@@ -66,15 +67,30 @@ func TestDecodeCTF2Vectors(t *testing.T) {
 			if !reflect.DeepEqual(types, want) {
 				t.Errorf("fragment types %v, want %v", types, want)
 			}
-			if d.LeadingWhitespace() != v.leading {
-				t.Errorf("leading whitespace %d", d.LeadingWhitespace())
+			src := d.Source()
+			if src.LeadingWhitespace != v.leading {
+				t.Errorf("leading whitespace %d", src.LeadingWhitespace)
+			}
+			wantKind := KindCTF2
+			if v.packetized {
+				wantKind = KindPacketized
+			}
+			if src.Kind != wantKind || (src.Stream.Packets > 0) != v.packetized {
+				t.Errorf("source %+v, want kind %v", src, wantKind)
 			}
 			m := d.Metadata()
+			if m.Source != src {
+				t.Errorf("Metadata.Source %+v, FragmentReader.Source %+v", m.Source, src)
+			}
+			// The depacketized text decodes to the same fragments.
+			if m2, err := Decode(readCTF2(t, v.path, v.packetized)); err != nil || !reflect.DeepEqual(m.Fragments, m2.Fragments) {
+				t.Errorf("plain form: %v", err)
+			}
 			// Round trip: decode → encode → decode gives identical values, with
 			// and without the RFC 7464 LF.
 			for _, lf := range []bool{false, true} {
 				var buf bytes.Buffer
-				if err := m.Encode(&buf, lf); err != nil {
+				if err := m.Encode(&buf, WithLF(lf)); err != nil {
 					t.Fatal(err)
 				}
 				m2, err := Decode(buf.Bytes())
@@ -85,7 +101,7 @@ func TestDecodeCTF2Vectors(t *testing.T) {
 					t.Fatalf("round trip (lf=%v) changed the fragments", lf)
 				}
 				var buf2 bytes.Buffer
-				m2.Encode(&buf2, lf)
+				m2.Encode(&buf2, WithLF(lf))
 				if !bytes.Equal(buf.Bytes(), buf2.Bytes()) {
 					t.Fatal("encoding is not stable")
 				}
@@ -138,18 +154,25 @@ func TestRejectedCTF2Vectors(t *testing.T) {
 		packetized bool
 		sentinel   error
 		contains   string
-		opts       []Option
+		opts       []ReaderOption
 	}{
 		{"mutated-ctf2-framing/preamble-not-first/trace/metadata", false, ErrSchema, "fragment #1 (trace-class): expecting the preamble fragment first", nil},
 		{"mutated-ctf2-framing/declared-extension/trace/metadata", false, ErrUnsupported, "declares extension `ext` of namespace `my.ns`", nil},
 		{"mutated-ctf2-framing/no-data-stream-class/trace/metadata", false, ErrSchema, "missing data-stream-class fragment", nil},
-		{"mutated-ctf2-framing/leading-LF-before-RS/trace/metadata", false, ErrFraming, "1 byte(s) of whitespace before the first RS", []Option{WithStrict(true)}},
+		{"mutated-ctf2-framing/leading-LF-before-RS/trace/metadata", false, ErrFraming, "1 byte(s) of whitespace before the first RS", []ReaderOption{WithStrict(true)}},
 		{"third-party/babeltrace-2.1.2-tests-data/2/fail/meta-no-stream-cls/metadata", false, ErrSchema, "missing data-stream-class fragment", nil},
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0-be_partial_data_nok/metadata", true, ErrTruncated, "fragment #3: JSON text ends prematurely", nil},
 		{"lttng-2.15.1-ust-ctf1.8-plaintext/trace/metadata", false, ErrFraming, "does not start with RS", nil},
 	} {
+		// The raw file (packetized or not) fails alike in one call; errors in
+		// the content of packetized input say so.
+		_, err := Decode(vectortest.Read(t, "ctf", c.path), c.opts...)
+		if !errors.Is(err, c.sentinel) || !strings.Contains(err.Error(), c.contains) ||
+			c.packetized != strings.Contains(err.Error(), "depacketized content: ") {
+			t.Errorf("%s (raw): got %v, want %v containing %q", c.path, err, c.sentinel, c.contains)
+		}
 		plain := readCTF2(t, c.path, c.packetized)
-		_, err := Decode(plain, c.opts...)
+		_, err = Decode(plain, c.opts...)
 		var fe *FormatError
 		if !errors.Is(err, c.sentinel) || !errors.As(err, &fe) || !strings.Contains(err.Error(), c.contains) {
 			t.Errorf("%s: got %v, want %v containing %q", c.path, err, c.sentinel, c.contains)
@@ -240,12 +263,20 @@ func TestRebuildReferenceJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		e := NewEncoder(&b, false)
-		e.SetIndent(c.indent)
+		e, err := NewFragmentWriter(&b, WithIndent(c.indent))
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, f := range m.Fragments {
-			if err := e.Encode(f); err != nil {
+			if err := e.WriteFragment(f); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if err := e.Close(); err != nil || e.Fragments() != len(m.Fragments) {
+			t.Fatalf("Close %v, %d fragments written", err, e.Fragments())
+		}
+		if err := e.WriteFragment(m.Fragments[0]); !errors.Is(err, ErrClosed) {
+			t.Errorf("write after Close: %v", err)
 		}
 		got := b.Bytes()
 		if !bytes.Equal(got, plain) {

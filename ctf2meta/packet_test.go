@@ -22,7 +22,7 @@ func pkt(t *testing.T, l Layout, bo ByteOrder, content string, padding int) []by
 }
 
 // both runs Depacketize and the streaming Reader, which must agree.
-func both(t *testing.T, raw []byte, opts ...Option) ([]byte, StreamInfo, error) {
+func both(t *testing.T, raw []byte, opts ...ReaderOption) ([]byte, StreamInfo, error) {
 	t.Helper()
 	plain, info, err := Depacketize(nil, raw, opts...)
 	r, _ := NewReader(bytes.NewReader(raw), opts...)
@@ -35,6 +35,33 @@ func both(t *testing.T, raw []byte, opts ...Option) ([]byte, StreamInfo, error) 
 	}
 	if err == nil && (!bytes.Equal(got, plain) || r.Info() != info) {
 		t.Fatalf("readers disagree: %+v vs %+v", info, r.Info())
+	}
+	// The bytes reader agrees too, and its contents are views into raw.
+	in := bytes.Clone(raw)
+	br, _ := NewBytesReader(in, opts...)
+	got = got[:0]
+	for br.Next() {
+		c := br.Packet().Content
+		if len(c) > 0 && (&c[0] != &in[br.Packet().Offset+int64(br.Packet().Header.HeaderSize())]) {
+			t.Fatal("NewBytesReader copied a packet's content")
+		}
+		got = append(got, c...)
+	}
+	if (err == nil) != (br.Err() == nil) || (err != nil && err.Error() != br.Err().Error()) {
+		t.Fatalf("Depacketize: %v; bytes Reader: %v", err, br.Err())
+	}
+	if err == nil && (!bytes.Equal(got, plain) || br.Info() != info) {
+		t.Fatalf("bytes reader disagrees: %+v vs %+v", info, br.Info())
+	}
+	if !bytes.Equal(in, raw) {
+		t.Fatal("NewBytesReader modified its input")
+	}
+	// Reset after NewBytesReader reads the new stream with a buffer of its own.
+	br.Reset(bytes.NewReader(raw))
+	for br.Next() {
+	}
+	if !bytes.Equal(in, raw) || (err == nil) != (br.Err() == nil) {
+		t.Fatalf("Reset of a bytes Reader: input modified or %v", br.Err())
 	}
 	return plain, info, err
 }
@@ -52,7 +79,7 @@ func TestPacketEdgeCases(t *testing.T) {
 		raw  []byte
 		want string
 		sent error
-		opts []Option
+		opts []ReaderOption
 	}{
 		{"good", good, "", nil, nil},
 		{"empty input", nil, "", nil, nil},
@@ -62,10 +89,10 @@ func TestPacketEdgeCases(t *testing.T) {
 		{"truncated header", good[:40], "packet 0: input ends after 40 byte(s) of a 44-byte packet header", ErrTruncated, nil},
 		{"truncated content", good[:45], "packet 0: content ends at byte 47", ErrTruncated, nil},
 		{"missing padding", good[:48], "", nil, nil},
-		{"missing padding strict", good[:48], "packet 0: input ends 2 byte(s) before the end of its padding", ErrTruncated, []Option{WithStrict(true)}},
+		{"missing padding strict", good[:48], "packet 0: input ends 2 byte(s) before the end of its padding", ErrTruncated, []ReaderOption{WithStrict(true)}},
 		{"second packet cut in header", append(bytes.Clone(good), good[:20]...), "packet 2: input ends after 20 byte(s)", ErrTruncated, nil},
 		{"trailing garbage", append(bytes.Clone(good), "\n\n"...), "", nil, nil},
-		{"trailing garbage strict", append(bytes.Clone(good), "\n\n"...), "2 trailing byte(s) after packet 1", ErrCorrupt, []Option{WithStrict(true)}},
+		{"trailing garbage strict", append(bytes.Clone(good), "\n\n"...), "2 trailing byte(s) after packet 1", ErrCorrupt, []ReaderOption{WithStrict(true)}},
 		{"long trailing garbage", append(bytes.Clone(good), strings.Repeat("x", 50)...), "packet 2: magic 78 78 78 78", ErrBadMagic, nil},
 		{"byte order change", append(le("ab", 0), pkt(t, LayoutPMETA, BigEndian, "cd", 0)...), "packet 1: header byte order big-endian differs from packet 0's little-endian", ErrCorrupt, nil},
 		{"layout change", append(le("ab", 0), pkt(t, LayoutCTF18, LittleEndian, "cd", 0)...), "packet 1: header layout", ErrCorrupt, nil},
@@ -75,8 +102,8 @@ func TestPacketEdgeCases(t *testing.T) {
 		{"encryption", func() []byte { b := le("ab", 0); b[33] = 2; return b }(), "encryption scheme 2", ErrUnsupported, nil},
 		{"checksum scheme", func() []byte { b := le("ab", 0); b[34] = 1; return b }(), "checksum scheme 1", ErrUnsupported, nil},
 		{"checksum ignored", set32(le("ab", 0), 20, 0xdeadbeef), "", nil, nil},
-		{"checksum strict", set32(le("ab", 0), 20, 0xdeadbeef), "non-zero checksum field 0xdeadbeef", ErrUnsupported, []Option{WithStrict(true)}},
-		{"limit", le(strings.Repeat("x", 5000), 0), "exceeds the limit of 4096", ErrLimit, []Option{WithLimits(Limits{MaxPacketBytes: 4096})}},
+		{"checksum strict", set32(le("ab", 0), 20, 0xdeadbeef), "non-zero checksum field 0xdeadbeef", ErrUnsupported, []ReaderOption{WithStrict(true)}},
+		{"limit", le(strings.Repeat("x", 5000), 0), "exceeds the limit of 4096", ErrLimit, []ReaderOption{WithLimits(Limits{MaxPacketBytes: 4096})}},
 		{"version 2.0 short content", pkt(t, LayoutV20Short, LittleEndian, "{}", 0), "", nil, nil},
 	} {
 		_, _, err := both(t, c.raw, c.opts...)

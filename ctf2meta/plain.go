@@ -21,6 +21,8 @@ const (
 	KindTSDL
 )
 
+// String returns "packetized", "CTF 2 JSON text sequence", "TSDL text" or
+// "unknown".
 func (k Kind) String() string {
 	switch k {
 	case KindPacketized:
@@ -68,7 +70,7 @@ func HasTSDLSignature(plain []byte) bool {
 // ToPlain copies the metadata stream r to w as plain text: packetized input
 // is depacketized (validated), plain input is copied unchanged. It returns
 // the stream summary (zero Packets for plain input).
-func ToPlain(w io.Writer, r io.Reader, opts ...Option) (StreamInfo, error) {
+func ToPlain(w io.Writer, r io.Reader, opts ...ReaderOption) (StreamInfo, error) {
 	var head [4]byte
 	n, err := io.ReadFull(r, head[:])
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
@@ -87,20 +89,16 @@ func ToPlain(w io.Writer, r io.Reader, opts ...Option) (StreamInfo, error) {
 	return rd.Info(), err
 }
 
-// ToPacketized packetizes the metadata stream r into w. If r is already
-// packetized it is depacketized first (validated) and repacketized with the
-// given options.
-func ToPacketized(w io.Writer, r io.Reader, ropts []Option, wopts ...WriterOption) (StreamInfo, error) {
-	pw, err := NewWriter(w, wopts...)
-	if err != nil {
-		return StreamInfo{}, err
-	}
-	info, err := ToPlain(pw, r, ropts...)
+// ToPacketized copies the metadata stream r into the packet Writer pw and
+// closes pw, so its last packet is written. Plain input (TSDL text or a CTF 2
+// JSON text sequence) is copied as it is; packetized input is depacketized
+// (validated, with opts) first, so it is repacketized with pw's layout, byte
+// order, UUID and sizes. It returns the summary of the input's packets (zero
+// Packets for plain input); pw.Packets and pw.BytesWritten tell the output.
+func ToPacketized(pw *Writer, r io.Reader, opts ...ReaderOption) (StreamInfo, error) {
+	info, err := ToPlain(pw, r, opts...)
 	if err != nil {
 		return info, err
 	}
-	if err := pw.Close(); err != nil {
-		return info, err
-	}
-	return info, nil
+	return info, pw.Close()
 }

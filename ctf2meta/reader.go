@@ -91,10 +91,11 @@ type Reader struct {
 	err        error
 	content    contentReader
 	pending    []byte // unread content for contentReader
+	borrowed   bool   // buf is the caller's slice (NewBytesReader)
 }
 
 // NewReader returns a Reader of the packetized metadata stream r.
-func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
+func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
@@ -105,10 +106,26 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	return rd, nil
 }
 
-// Reset makes the Reader read a new stream from r, keeping its buffer and
-// options.
+// NewBytesReader returns a Reader of the packetized metadata stream b held
+// in memory. It reads without copying: each Packet's Content is a view into
+// b, valid as long as b is.
+func NewBytesReader(b []byte, opts ...ReaderOption) (*Reader, error) {
+	rd, err := NewReader(nil, opts...)
+	if err != nil {
+		return nil, err
+	}
+	rd.buf, rd.end, rd.eof, rd.borrowed = b, len(b), true, true
+	return rd, nil
+}
+
+// Reset makes the Reader read a new stream from r, keeping its options and,
+// unless it was built by NewBytesReader, its buffer.
 func (r *Reader) Reset(src io.Reader) {
-	*r = Reader{r: src, o: r.o, buf: r.buf[:cap(r.buf)]}
+	buf := r.buf[:cap(r.buf)]
+	if r.borrowed {
+		buf = nil
+	}
+	*r = Reader{r: src, o: r.o, buf: buf}
 	r.chk = newHeaderCheck(&r.o)
 	r.content.r = r
 }
@@ -313,7 +330,7 @@ func (c *contentReader) WriteTo(w io.Writer) (int64, error) {
 // stream src to dst, validating every packet header, and returns the
 // extended slice and a summary. It copies each packet's content once and
 // allocates only when dst must grow.
-func Depacketize(dst, src []byte, opts ...Option) ([]byte, StreamInfo, error) {
+func Depacketize(dst, src []byte, opts ...ReaderOption) ([]byte, StreamInfo, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return dst, StreamInfo{}, err

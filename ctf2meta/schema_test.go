@@ -38,7 +38,7 @@ func TestSchemaRules(t *testing.T) {
 		in    []byte
 		want  string // "" = valid
 		sent  error
-		extra []Option
+		extra []ReaderOption
 	}{
 		{"minimal", seq(pre, dsc), "", nil, nil},
 		{"every field class", seq(pre, dsc, fc(`{"type":"structure","minimum-alignment":8,"member-classes":[
@@ -121,8 +121,8 @@ func TestSchemaRules(t *testing.T) {
 		{"magic not first", seq(preU, `{"type":"trace-class","packet-header-field-class":{"type":"structure","member-classes":[{"name":"u","field-class":{"type":"static-length-blob","length":16,"roles":["metadata-stream-uuid"]}},{"name":"m","field-class":{"type":"fixed-length-unsigned-integer","length":32,"byte-order":"little-endian","roles":["packet-magic-number"]}}]}}`, dsc), "must be on the first member", ErrSchema, nil},
 		{"undeclared extension", seq(pre, `{"type":"data-stream-class","extensions":{"ns":{"x":1}}}`), `uses extension "ns/x" that the preamble does not declare`, ErrSchema, nil},
 		{"declared extension refused", seq(`{"type":"preamble","version":2,"extensions":{"ns":{"x":1}}}`, dsc), "supports no CTF 2 extension", ErrUnsupported, nil},
-		{"declared extension used", seq(`{"type":"preamble","version":2,"extensions":{"ns":{"x":1}}}`, `{"type":"data-stream-class","extensions":{"ns":{"x":1}}}`), "", nil, []Option{WithExtensions(true)}},
-		{"declared extension on field class", seq(`{"type":"preamble","version":2,"extensions":{"ns":{"x":1}}}`, dsc, fc(`{"type":"null-terminated-string","extensions":{"ns":{"y":1}}}`)), `uses extension "ns/y"`, ErrSchema, []Option{WithExtensions(true)}},
+		{"declared extension used", seq(`{"type":"preamble","version":2,"extensions":{"ns":{"x":1}}}`, `{"type":"data-stream-class","extensions":{"ns":{"x":1}}}`), "", nil, []ReaderOption{WithExtensions(true)}},
+		{"declared extension on field class", seq(`{"type":"preamble","version":2,"extensions":{"ns":{"x":1}}}`, dsc, fc(`{"type":"null-terminated-string","extensions":{"ns":{"y":1}}}`)), `uses extension "ns/y"`, ErrSchema, []ReaderOption{WithExtensions(true)}},
 		{"attributes anywhere", seq(`{"type":"preamble","version":2,"attributes":{"a":{"b":[1,2.5,null,true]}}}`, dsc, fc(`{"type":"null-terminated-string","attributes":{"z":"y"}}`)), "", nil, nil},
 		{"attributes not an object", seq(pre, `{"type":"data-stream-class","attributes":[1]}`), "`attributes` must be an object", ErrSchema, nil},
 		{"environment", seq(pre, `{"type":"trace-class","environment":{"a":1,"b":"x","c":-9223372036854775808}}`, dsc), "", nil, nil},
@@ -171,7 +171,7 @@ func TestRoundTripEveryFieldClass(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := m.Encode(&b, false); err != nil {
+	if err := m.Encode(&b); err != nil {
 		t.Fatal(err)
 	}
 	m2, err := Decode([]byte(b.String()))
@@ -179,7 +179,7 @@ func TestRoundTripEveryFieldClass(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b2 strings.Builder
-	m2.Encode(&b2, false)
+	m2.Encode(&b2)
 	if b.String() != b2.String() || !strings.Contains(b.String(), `"bit-order":"first-to-last"`) || !strings.Contains(b.String(), `[[-5,-1]]`) {
 		t.Errorf("round trip:\n%s\n%s", b.String(), b2.String())
 	}

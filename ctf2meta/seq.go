@@ -17,7 +17,7 @@ import (
 // JSON text that is empty after trimming is an error. Whitespace before the
 // first RS is skipped and counted (LeadingWhitespace) unless WithStrict is
 // set: babeltrace 2.1 and yactfr would read such a file as TSDL. JSON syntax
-// is not checked here: DecodeFragment and Decoder do that.
+// is not checked here: DecodeFragment and FragmentReader do that.
 //
 // Text returns a view valid until the next call to Next; after warm-up Next
 // performs no allocations.
@@ -39,7 +39,7 @@ type SeqReader struct {
 }
 
 // NewSeqReader returns a SeqReader of the metadata stream r.
-func NewSeqReader(r io.Reader, opts ...Option) (*SeqReader, error) {
+func NewSeqReader(r io.Reader, opts ...ReaderOption) (*SeqReader, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func (s *SeqReader) Next() bool {
 			return false
 		}
 		if c := s.buf[s.start]; c != RS {
-			s.err = newErr(s.off, ErrFraming, "metadata stream does not start with RS (0x1E): found byte 0x%02x", c)
+			s.err = newErr(s.off, ErrFraming, "metadata stream does not start with RS (0x1E) but with byte 0x%02x: not a CTF 2 JSON text sequence (CTF 1.8 TSDL text is not decoded)", c)
 			return false
 		}
 		s.started = true

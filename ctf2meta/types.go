@@ -59,6 +59,7 @@ func (i Integer) Cmp(j Integer) int {
 	return 1
 }
 
+// String returns the integer in decimal.
 func (i Integer) String() string {
 	s := strconv.FormatUint(i.abs, 10)
 	if i.neg {
@@ -219,11 +220,22 @@ type EventRecordClass struct {
 	PayloadFieldClass         FieldClass
 }
 
-func (*Preamble) FragmentType() string         { return TypePreamble }
-func (*FieldClassAlias) FragmentType() string  { return TypeFieldClassAlias }
-func (*TraceClass) FragmentType() string       { return TypeTraceClass }
-func (*ClockClass) FragmentType() string       { return TypeClockClass }
-func (*DataStreamClass) FragmentType() string  { return TypeDataStreamClass }
+// FragmentType returns TypePreamble.
+func (*Preamble) FragmentType() string { return TypePreamble }
+
+// FragmentType returns TypeFieldClassAlias.
+func (*FieldClassAlias) FragmentType() string { return TypeFieldClassAlias }
+
+// FragmentType returns TypeTraceClass.
+func (*TraceClass) FragmentType() string { return TypeTraceClass }
+
+// FragmentType returns TypeClockClass.
+func (*ClockClass) FragmentType() string { return TypeClockClass }
+
+// FragmentType returns TypeDataStreamClass.
+func (*DataStreamClass) FragmentType() string { return TypeDataStreamClass }
+
+// FragmentType returns TypeEventRecordClass.
 func (*EventRecordClass) FragmentType() string { return TypeEventRecordClass }
 
 // FieldClass is a field class: one of the *Xxx types below, or an AliasRef
@@ -237,6 +249,8 @@ type FieldClass interface {
 // AliasRef refers to a field class by its alias name.
 type AliasRef string
 
+// Type returns "": an AliasRef is not a field class itself; Metadata.Resolve
+// gives the field class it names.
 func (AliasRef) Type() string    { return "" }
 func (AliasRef) common() *Common { return nil }
 
@@ -443,24 +457,59 @@ type PathElement struct {
 	Parent bool
 }
 
-func (*FixedLengthBitArray) Type() string            { return TypeFixedLengthBitArray }
-func (*FixedLengthBitMap) Type() string              { return TypeFixedLengthBitMap }
-func (*FixedLengthBoolean) Type() string             { return TypeFixedLengthBoolean }
-func (*FixedLengthUnsignedInteger) Type() string     { return TypeFixedLengthUnsignedInteger }
-func (*FixedLengthSignedInteger) Type() string       { return TypeFixedLengthSignedInteger }
+// Type returns TypeFixedLengthBitArray.
+func (*FixedLengthBitArray) Type() string { return TypeFixedLengthBitArray }
+
+// Type returns TypeFixedLengthBitMap.
+func (*FixedLengthBitMap) Type() string { return TypeFixedLengthBitMap }
+
+// Type returns TypeFixedLengthBoolean.
+func (*FixedLengthBoolean) Type() string { return TypeFixedLengthBoolean }
+
+// Type returns TypeFixedLengthUnsignedInteger.
+func (*FixedLengthUnsignedInteger) Type() string { return TypeFixedLengthUnsignedInteger }
+
+// Type returns TypeFixedLengthSignedInteger.
+func (*FixedLengthSignedInteger) Type() string { return TypeFixedLengthSignedInteger }
+
+// Type returns TypeFixedLengthFloatingPointNumber.
 func (*FixedLengthFloatingPointNumber) Type() string { return TypeFixedLengthFloatingPointNumber }
-func (*VariableLengthUnsignedInteger) Type() string  { return TypeVariableLengthUnsignedInteger }
-func (*VariableLengthSignedInteger) Type() string    { return TypeVariableLengthSignedInteger }
-func (*NullTerminatedString) Type() string           { return TypeNullTerminatedString }
-func (*StaticLengthString) Type() string             { return TypeStaticLengthString }
-func (*DynamicLengthString) Type() string            { return TypeDynamicLengthString }
-func (*StaticLengthBlob) Type() string               { return TypeStaticLengthBlob }
-func (*DynamicLengthBlob) Type() string              { return TypeDynamicLengthBlob }
-func (*Structure) Type() string                      { return TypeStructure }
-func (*StaticLengthArray) Type() string              { return TypeStaticLengthArray }
-func (*DynamicLengthArray) Type() string             { return TypeDynamicLengthArray }
-func (*Optional) Type() string                       { return TypeOptional }
-func (*Variant) Type() string                        { return TypeVariant }
+
+// Type returns TypeVariableLengthUnsignedInteger.
+func (*VariableLengthUnsignedInteger) Type() string { return TypeVariableLengthUnsignedInteger }
+
+// Type returns TypeVariableLengthSignedInteger.
+func (*VariableLengthSignedInteger) Type() string { return TypeVariableLengthSignedInteger }
+
+// Type returns TypeNullTerminatedString.
+func (*NullTerminatedString) Type() string { return TypeNullTerminatedString }
+
+// Type returns TypeStaticLengthString.
+func (*StaticLengthString) Type() string { return TypeStaticLengthString }
+
+// Type returns TypeDynamicLengthString.
+func (*DynamicLengthString) Type() string { return TypeDynamicLengthString }
+
+// Type returns TypeStaticLengthBlob.
+func (*StaticLengthBlob) Type() string { return TypeStaticLengthBlob }
+
+// Type returns TypeDynamicLengthBlob.
+func (*DynamicLengthBlob) Type() string { return TypeDynamicLengthBlob }
+
+// Type returns TypeStructure.
+func (*Structure) Type() string { return TypeStructure }
+
+// Type returns TypeStaticLengthArray.
+func (*StaticLengthArray) Type() string { return TypeStaticLengthArray }
+
+// Type returns TypeDynamicLengthArray.
+func (*DynamicLengthArray) Type() string { return TypeDynamicLengthArray }
+
+// Type returns TypeOptional.
+func (*Optional) Type() string { return TypeOptional }
+
+// Type returns TypeVariant.
+func (*Variant) Type() string { return TypeVariant }
 
 // Role names (CTF2-SPEC-2.0).
 const (

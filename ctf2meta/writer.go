@@ -6,7 +6,11 @@ import (
 	"io"
 )
 
-// WriterOption configures a Writer.
+// WriterOption configures a Writer (packet options: WithLayout,
+// WithByteOrder, WithUUID, WithChecksum, WithPacketSize, WithContentSize) or a
+// FragmentWriter (fragment options: WithIndent, WithLF). Options are validated
+// when the writer is built; giving a fragment option to NewWriter, or a packet
+// option to NewFragmentWriter, is an error.
 type WriterOption func(*writerOptions) error
 
 type writerOptions struct {
@@ -17,11 +21,31 @@ type writerOptions struct {
 	content    int // content bytes per packet, when packetSize == 0
 	padding    int
 	checksum   uint32
+
+	indent string // FragmentWriter: indent per level, "" = compact
+	lf     bool   // FragmentWriter: LF after each fragment
+
+	packetOpt, fragmentOpt string // name of the last option of each kind given
+}
+
+// buildWriterOptions applies opts over the defaults.
+func buildWriterOptions(opts []WriterOption) (writerOptions, error) {
+	o := writerOptions{layout: LayoutPMETA, packetSize: 4096}
+	for _, f := range opts {
+		if f == nil {
+			continue
+		}
+		if err := f(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
 }
 
 // WithLayout selects the header layout (default LayoutPMETA).
 func WithLayout(l Layout) WriterOption {
 	return func(o *writerOptions) error {
+		o.packetOpt = "WithLayout"
 		if l.HeaderSize() == 0 {
 			return fmt.Errorf("ctf2meta: invalid layout %d", uint8(l))
 		}
@@ -33,6 +57,7 @@ func WithLayout(l Layout) WriterOption {
 // WithByteOrder selects the header byte order (default LittleEndian).
 func WithByteOrder(bo ByteOrder) WriterOption {
 	return func(o *writerOptions) error {
+		o.packetOpt = "WithByteOrder"
 		if bo != LittleEndian && bo != BigEndian {
 			return fmt.Errorf("ctf2meta: invalid byte order %d", uint8(bo))
 		}
@@ -44,14 +69,22 @@ func WithByteOrder(bo ByteOrder) WriterOption {
 // WithUUID sets the metadata stream UUID written in every packet (default
 // all zeros; CTF 2 producers should use the preamble's uuid).
 func WithUUID(u UUID) WriterOption {
-	return func(o *writerOptions) error { o.uuid = u; return nil }
+	return func(o *writerOptions) error {
+		o.packetOpt = "WithUUID"
+		o.uuid = u
+		return nil
+	}
 }
 
 // WithChecksum writes v in every header's checksum field (default 0).
 // CTF2-PMETA-1.0 consumers ignore the field; babeltrace rejects non-zero
 // values, so only test files should set it.
 func WithChecksum(v uint32) WriterOption {
-	return func(o *writerOptions) error { o.checksum = v; return nil }
+	return func(o *writerOptions) error {
+		o.packetOpt = "WithChecksum"
+		o.checksum = v
+		return nil
+	}
 }
 
 // WithPacketSize makes every packet, the last one included, exactly size
@@ -60,6 +93,7 @@ func WithChecksum(v uint32) WriterOption {
 // with size 4096.
 func WithPacketSize(size int) WriterOption {
 	return func(o *writerOptions) error {
+		o.packetOpt = "WithPacketSize"
 		if size < HeaderSizePMETA+1 || int64(size)*8 > 0xffffffff {
 			return fmt.Errorf("ctf2meta: packet size %d out of range [%d, %d]", size, HeaderSizePMETA+1, 0xffffffff/8)
 		}
@@ -72,6 +106,7 @@ func WithPacketSize(size int) WriterOption {
 // (the last one carries the rest) followed by exactly padding zero bytes.
 func WithContentSize(content, padding int) WriterOption {
 	return func(o *writerOptions) error {
+		o.packetOpt = "WithContentSize"
 		if content < 1 || padding < 0 || (int64(content)+int64(padding)+HeaderSizePMETA)*8 > 0xffffffff {
 			return fmt.Errorf("ctf2meta: content size %d / padding %d out of range", content, padding)
 		}
@@ -96,16 +131,15 @@ type Writer struct {
 	closed  bool
 }
 
-// NewWriter returns a Writer that writes packets to w.
+// NewWriter returns a Writer that writes packets to w. Without options it
+// writes little-endian CTF2-PMETA-1.0 packets of 4096 bytes with a zero UUID.
 func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
-	o := writerOptions{layout: LayoutPMETA, packetSize: 4096}
-	for _, f := range opts {
-		if f == nil {
-			continue
-		}
-		if err := f(&o); err != nil {
-			return nil, err
-		}
+	o, err := buildWriterOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if o.fragmentOpt != "" {
+		return nil, errors.New("ctf2meta: " + o.fragmentOpt + " applies to a FragmentWriter, not to a packet Writer")
 	}
 	wr := &Writer{w: w, o: o, hs: o.layout.HeaderSize()}
 	if o.packetSize > 0 {
@@ -129,7 +163,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	if w.closed {
-		return 0, errors.New("ctf2meta: write after Close")
+		return 0, ErrClosed
 	}
 	done := 0
 	for len(p) > 0 {
@@ -183,10 +217,14 @@ func (w *Writer) emit() error {
 	return nil
 }
 
-// Flush writes the buffered content, if any, as a (shorter) packet.
+// Flush writes the buffered content, if any, as a (shorter) packet. Errors
+// are sticky: after a failed write every later call returns that error.
 func (w *Writer) Flush() error {
 	if w.err != nil {
 		return w.err
+	}
+	if w.closed {
+		return ErrClosed
 	}
 	if w.n == 0 {
 		return nil
@@ -195,9 +233,11 @@ func (w *Writer) Flush() error {
 }
 
 // Close flushes the last packet. It does not close the underlying writer.
+// A second Close returns nil and writes nothing; Write and Flush after Close
+// return ErrClosed.
 func (w *Writer) Close() error {
 	if w.closed {
-		return w.err
+		return nil
 	}
 	err := w.Flush()
 	w.closed = true

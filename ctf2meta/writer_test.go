@@ -2,6 +2,7 @@ package ctf2meta
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/internal/vectortest"
@@ -99,12 +100,19 @@ func TestRebuildConstructedVectors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if _, err := ToPacketized(&buf, bytes.NewReader(plain), nil, WithLayout(c.layout), WithByteOrder(c.bo), WithUUID(info.UUID), WithContentSize(c.content, c.padding)); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(buf.Bytes(), raw) {
-			t.Errorf("%s: rebuilt file differs (%d vs %d bytes)", c.dir, buf.Len(), len(raw))
+		// Plain input is packetized, packetized input repacketized.
+		for _, in := range [][]byte{plain, raw} {
+			var buf bytes.Buffer
+			pw, err := NewWriter(&buf, WithLayout(c.layout), WithByteOrder(c.bo), WithUUID(info.UUID), WithContentSize(c.content, c.padding))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ToPacketized(pw, bytes.NewReader(in)); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), raw) {
+				t.Errorf("%s: rebuilt file differs (%d vs %d bytes)", c.dir, buf.Len(), len(raw))
+			}
 		}
 	}
 	// LTTng 2.13 UST: 4096-byte packets, but its last packet's padding holds
@@ -112,7 +120,8 @@ func TestRebuildConstructedVectors(t *testing.T) {
 	raw := vectortest.Read(t, "ctf", "lttng-2.13.9-ust-ctf1.8-packetized-1pkt", "trace", "metadata")
 	plain, info, _ := Depacketize(nil, raw)
 	var buf bytes.Buffer
-	if _, err := ToPacketized(&buf, bytes.NewReader(plain), nil, WithLayout(LayoutCTF18), WithUUID(info.UUID)); err != nil {
+	pw, _ := NewWriter(&buf, WithLayout(LayoutCTF18), WithUUID(info.UUID))
+	if _, err := ToPacketized(pw, bytes.NewReader(plain)); err != nil {
 		t.Fatal(err)
 	}
 	if n := HeaderSizeCTF18 + len(plain); !bytes.Equal(buf.Bytes()[:n], raw[:n]) || buf.Len() != len(raw) {
@@ -133,8 +142,17 @@ func TestWriterFlushAndErrors(t *testing.T) {
 	if err != nil || string(got) != "abcdefghijklmn" || info.Packets != 3 {
 		t.Fatalf("%q %+v %v", got, info, err)
 	}
-	if _, err := w.Write([]byte("x")); err == nil {
-		t.Error("write after close accepted")
+	if _, err := w.Write([]byte("x")); !errors.Is(err, ErrClosed) {
+		t.Errorf("write after close: %v, want ErrClosed", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Errorf("second Close: %v, want nil", err)
+	}
+	if _, err := NewWriter(&buf, WithIndent("  ")); err == nil {
+		t.Error("NewWriter accepted the fragment option WithIndent")
+	}
+	if _, err := NewFragmentWriter(&buf, WithPacketSize(512)); err == nil {
+		t.Error("NewFragmentWriter accepted the packet option WithPacketSize")
 	}
 	if _, err := NewWriter(&buf, WithPacketSize(10)); err == nil {
 		t.Error("tiny packet size accepted")

@@ -28,7 +28,7 @@ func TestAllocsEncode(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts differ under the race detector")
 	}
-	e := NewEncoder(io.Discard)
+	e := mustWriter(io.Discard)
 	var w workload
 	w.register(e)
 	str := []byte("spawn-location")
@@ -55,7 +55,7 @@ func TestAllocsDecode(t *testing.T) {
 		t.Skip("allocation counts differ under the race detector")
 	}
 	data := workloadBytes()
-	d, err := NewDecoder(data)
+	d, err := NewBytesReader(data)
 	must(t, err)
 	for range 100 { // warm-up: schemas
 		d.Next()
@@ -93,4 +93,13 @@ func gunzip(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	return io.ReadAll(zr)
+}
+
+// mustWriter is NewWriter for tests (it fails only on a nil io.Writer).
+func mustWriter(w io.Writer) *Writer {
+	e, err := NewWriter(w)
+	if err != nil {
+		panic(err)
+	}
+	return e
 }

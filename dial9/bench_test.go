@@ -18,7 +18,7 @@ type workload struct {
 	stack                               [3]uint64
 }
 
-func (w *workload) register(e *Encoder) {
+func (w *workload) register(e *Writer) {
 	v := func(n string) FieldDef { return FieldDef{n, TypeVarint} }
 	w.pollStart, _ = e.Register("PollStart", []FieldDef{v("worker_id"), v("local_queue_depth"), v("task_id"), v("spawn_loc_id")})
 	w.pollEnd, _ = e.Register("PollEnd", []FieldDef{v("worker_id")})
@@ -28,7 +28,7 @@ func (w *workload) register(e *Encoder) {
 }
 
 // writeEvent writes event i of the workload.
-func (w *workload) writeEvent(e *Encoder, i int, ts uint64) error {
+func (w *workload) writeEvent(e *Writer, i int, ts uint64) error {
 	u := uint64(i)
 	switch i % 5 {
 	case 0:
@@ -45,7 +45,7 @@ func (w *workload) writeEvent(e *Encoder, i int, ts uint64) error {
 }
 
 // encodeWorkload writes the whole workload as one stream.
-func encodeWorkload(e *Encoder, w *workload) error {
+func encodeWorkload(e *Writer, w *workload) error {
 	w.register(e)
 	ts := uint64(1_000_000_000)
 	for i := 0; i < workloadEvents; i++ {
@@ -59,7 +59,7 @@ func encodeWorkload(e *Encoder, w *workload) error {
 
 var workloadBytes = sync.OnceValue(func() []byte {
 	var buf bytes.Buffer
-	e := NewEncoder(&buf)
+	e := mustWriter(&buf)
 	if err := encodeWorkload(e, &workload{}); err != nil {
 		panic(err)
 	}
@@ -67,7 +67,7 @@ var workloadBytes = sync.OnceValue(func() []byte {
 })
 
 func BenchmarkEncodeWorkload(b *testing.B) {
-	e := NewEncoder(io.Discard)
+	e := mustWriter(io.Discard)
 	var w workload
 	size := len(workloadBytes())
 	b.SetBytes(int64(size))
@@ -123,7 +123,7 @@ func consume(ev *Event) uint64 {
 
 // decodeLoop is the measured loop, outside b.Loop's body (which the
 // compiler keeps from inlining).
-func decodeLoop(d *Decoder) (n int, sum uint64) {
+func decodeLoop(d *Reader) (n int, sum uint64) {
 	for d.Next() {
 		sum += consume(d.Event())
 		n++
@@ -133,7 +133,7 @@ func decodeLoop(d *Decoder) (n int, sum uint64) {
 
 func BenchmarkDecodeWorkload(b *testing.B) {
 	data := workloadBytes()
-	d, err := NewDecoder(data)
+	d, err := NewBytesReader(data)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func BenchmarkDecodeWorkloadReader(b *testing.B) {
 // decompressed once) to measure a real telemetry mix.
 func BenchmarkDecodeGolden(b *testing.B) {
 	data := goldenPlain(b)
-	d, err := NewDecoder(data)
+	d, err := NewBytesReader(data)
 	if err != nil {
 		b.Fatal(err)
 	}

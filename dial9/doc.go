@@ -17,38 +17,51 @@
 //
 // # Writing
 //
-// An Encoder produces the bytes of the upstream Rust encoder (0.2.0/0.4.0)
-// for the same sequence of calls (verified on every reference vector): type
-// ids 0, 1, 2… in first-registration order (WithTypeID for fixed ids), an
-// identical re-registration writes nothing, one pool entry per pool frame
-// written when a content is first interned (xxhash-keyed, separate string
-// and stack counters), annotations right after their schema, and the
-// reference timestamp rule: base 0 per stream, a reset frame when
-// ts < base or ts − base > 0xFFFFFF, the base moving to every event's
-// timestamp. Events are written with the typed EventWriter (Begin … End),
-// WriteUints, or the generic WriteEvent([]Value); frames written while an
-// event is open (InternString inside a Begin chain) are placed before it,
-// and an event never ended is dropped. Unlike upstream's dynamic
-// API, values are checked against the field types (a Varint is never
-// written into a U16 field) and lengths over the format's maxima are
-// errors, not silently truncated. Reset starts a new complete stream (the
-// thread-local batch pattern); ContinueEncoder appends to a decoded stream
-// like upstream's Decoder::into_encoder.
+// A Writer (NewWriter) produces the bytes of the upstream Rust encoder
+// (0.2.0/0.4.0) for the same sequence of calls (verified on every reference
+// vector): type ids 0, 1, 2… in first-registration order (WithTypeID for
+// fixed ids), an identical re-registration writes nothing, one pool entry
+// per pool frame written when a content is first interned (xxhash-keyed,
+// separate string and stack counters), annotations right after their
+// schema, and the reference timestamp rule: base 0 per stream, a reset
+// frame when ts < base or ts − base > 0xFFFFFF, the base moving to every
+// event's timestamp. Events are written with the typed EventWriter (Begin …
+// End), WriteUints, or the generic WriteEvent([]Value); frames written while
+// an event is open (InternString inside a Begin chain) are placed before
+// it, and an event never ended is dropped. Unlike upstream's dynamic API,
+// values are checked against the field types (a Varint is never written
+// into a U16 field) and lengths over the format's maxima are errors, not
+// silently truncated. Reset starts a new complete stream (the thread-local
+// batch pattern); NewAppendWriter continues a stream a Reader has read,
+// like upstream's Decoder::into_encoder. Close flushes and is idempotent;
+// errors are sticky and a call after Close returns ErrClosed.
+//
+// # Writing from many goroutines
+//
+// A Writer belongs to one goroutine. Tracers whose events come from many
+// goroutines have two ways to fill one file:
+//
+//   - One Writer per goroutine, each writing complete streams into its own
+//     buffer (Reset between batches), the buffers appended to the file under
+//     the caller's lock: the file is a concatenation of streams, as tokio
+//     telemetry writes it. Every batch repeats its schemas and pool entries.
 //
 // # Reading
 //
-// NewDecoder reads a byte slice (events, strings and stacks are views into
-// it); NewReader reads an io.Reader through a bounded buffer. Gzip input is
-// recognised by its magic and decompressed on the fly (multi-member gzip
-// too); offsets are then positions in the decompressed stream. Next/Event
-// iterate over events, NextFrame/Kind over every returned frame, All is a
-// range-over-func form; Headers and StreamOffset tell which concatenated
-// stream a frame belongs to. Pooled strings and stacks are resolved on demand
-// (LookupString, LookupStack) against the pools as they stand at that
-// event; an undefined id is not an error, it is just not found.
+// NewBytesReader reads a byte slice (events, strings and stacks are views
+// into it); NewReader reads an io.Reader through a bounded buffer; both
+// return the same *Reader. Gzip input is recognised by its magic and
+// decompressed on the fly (multi-member gzip too); offsets are then
+// positions in the decompressed stream. Next/Event iterate over events,
+// NextFrame/Kind over every returned frame, All is the range-over-func form
+// (a decoding error is its last pair); Headers and StreamOffset tell which
+// concatenated stream a frame belongs to. Pooled strings and stacks are
+// resolved on demand (LookupString, LookupStack) against the pools as they
+// stand at that event; an undefined id is not an error, it is just not
+// found. Timestamps are nanoseconds, as tokio telemetry writes them.
 //
 // Where the reference decoders silently stop (they return "no more
-// frames"), a Decoder reports a *FormatError with the byte offset of the
+// frames"), a Reader reports a *FormatError with the byte offset of the
 // offending frame, wrapping a sentinel: ErrUnknownFrame, ErrUnknownType,
 // ErrTruncated, ErrTimestampOverflow, ErrUnknownFieldType, ErrCorrupt. A
 // conflicting re-registration of a type id is ErrSchemaConflict at the
@@ -71,10 +84,10 @@
 //     the pool, so their id stays unresolved.
 //   - Varints: overlong encodings are accepted and bits beyond 64 in a
 //     10th byte are dropped (upstream), an encoding needing an 11th byte is
-//     ErrCorrupt. The encoder always writes minimal LEB128.
+//     ErrCorrupt. A Writer always writes minimal LEB128.
 //   - DynamicList/DynamicMap element tags with the 0x80 bit are read as
 //     their inner type without a presence byte (the Rust reader; the JS one
-//     differs); the encoder never writes such tags, nor absent elements.
+//     differs); a Writer never writes such tags, nor absent elements.
 //   - Annotation frames for an unknown type id are returned but attach to
 //     nothing; a type id over 65535 is truncated to 16 bits (upstream).
 //   - A schema frame after annotations is compared without them, so an
@@ -94,20 +107,20 @@
 // # Example
 //
 //	var buf bytes.Buffer
-//	enc := dial9.NewEncoder(&buf)
-//	poll, _ := enc.Register("PollStartEvent", []dial9.FieldDef{
+//	w, _ := dial9.NewWriter(&buf)
+//	poll, _ := w.Register("PollStartEvent", []dial9.FieldDef{
 //		{Name: "worker_id", Type: dial9.TypeVarint},
 //		{Name: "spawn_loc", Type: dial9.TypePooledString},
 //	})
-//	loc := enc.InternString("src/main.rs:10:5")
-//	enc.Begin(poll, 1_000_000_000).Varint(3).PooledString(loc).End()
-//	enc.Flush()
+//	loc := w.InternString("src/main.rs:10:5")
+//	w.Begin(poll, 1_000_000_000).Varint(3).PooledString(loc).End()
+//	w.Close()
 //
-//	dec, _ := dial9.NewDecoder(buf.Bytes())
-//	for dec.Next() {
-//		ev := dec.Event()
-//		loc, _ := dec.LookupString(ev.Field(1).PoolID())
+//	r, _ := dial9.NewBytesReader(buf.Bytes()) // NewReader(f) for files and .bin.gz
+//	for r.Next() {
+//		ev := r.Event()
+//		loc, _ := r.LookupString(ev.Field(1).PoolID())
 //		fmt.Println(ev.Name(), ev.Timestamp(), ev.Field(0).Uint(), string(loc))
 //	}
-//	if err := dec.Err(); err != nil { … }
+//	if err := r.Err(); err != nil { … }
 package dial9

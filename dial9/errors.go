@@ -12,35 +12,41 @@ import (
 type FormatError = traceerr.FormatError
 
 // Sentinel errors. Decoding errors are *FormatError values wrapping one of
-// these; encoder errors wrap ErrEncode, ErrSchemaConflict or ErrLimit.
+// these; writer errors wrap ErrEncode, ErrSchemaConflict, ErrLimit or
+// ErrClosed, or are the io.Writer's own error.
 var (
 	// ErrBadMagic: the input does not start with "TRC\x00".
-	ErrBadMagic = errors.New("not a dial9 stream (bad magic)")
+	ErrBadMagic = errors.New("dial9: bad magic")
 	// ErrUnsupportedVersion: a header's version byte is not 1 (see
 	// WithAnyVersion to accept it as the reference decoders do).
-	ErrUnsupportedVersion = errors.New("unsupported dial9 version")
+	ErrUnsupportedVersion = errors.New("dial9: unsupported version")
 	// ErrTruncated: the input ends inside a header or frame.
-	ErrTruncated = errors.New("truncated dial9 stream")
+	ErrTruncated = errors.New("dial9: truncated")
 	// ErrUnknownFrame: a frame tag this package does not know; the stream
 	// cannot be advanced past it.
-	ErrUnknownFrame = errors.New("unknown frame tag")
+	ErrUnknownFrame = errors.New("dial9: unknown frame tag")
 	// ErrUnknownType: an event names a type id with no schema.
-	ErrUnknownType = errors.New("event type id has no schema")
+	ErrUnknownType = errors.New("dial9: unknown event type")
 	// ErrUnknownFieldType: a schema uses a field-type tag this package does not know.
-	ErrUnknownFieldType = errors.New("unknown field type")
-	// ErrSchemaConflict: a type id (decoder) or name (encoder) registered
+	ErrUnknownFieldType = errors.New("dial9: unknown field type")
+	// ErrSchemaConflict: a type id (reader) or name (writer) registered
 	// again with a different layout.
-	ErrSchemaConflict = errors.New("schema registered again with a different layout")
+	ErrSchemaConflict = errors.New("dial9: schema conflict")
 	// ErrTimestampOverflow: base + delta does not fit in 64 bits.
-	ErrTimestampOverflow = errors.New("timestamp overflows 64 bits")
+	ErrTimestampOverflow = errors.New("dial9: timestamp overflow")
 	// ErrCorrupt: any other malformed content (invalid UTF-8 in a schema or
-	// field name, a varint longer than 10 bytes, a bad container element).
-	ErrCorrupt = errors.New("corrupt dial9 stream")
-	// ErrLimit: a count or length over a Limits value.
-	ErrLimit = errors.New("dial9 limit exceeded")
-	// ErrEncode: an encoder call that does not match the schema (wrong value
+	// field name, a varint longer than 10 bytes, a bad container element,
+	// a corrupt gzip member).
+	ErrCorrupt = errors.New("dial9: corrupt stream")
+	// ErrLimit: a count or length over a Limits value (reader), or a value
+	// over the format's maxima (writer).
+	ErrLimit = errors.New("dial9: limit exceeded")
+	// ErrEncode: a writer call that does not match the schema (wrong value
 	// type, wrong number of fields, value out of range).
-	ErrEncode = errors.New("dial9 encode error")
+	ErrEncode = errors.New("dial9: encode error")
+	// ErrClosed: a call on a Writer, SharedWriter or ThreadWriter after its
+	// Close.
+	ErrClosed = errors.New("dial9: closed")
 )
 
 const formatName = "dial9"

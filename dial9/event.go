@@ -1,9 +1,9 @@
 package dial9
 
 // Event is a zero-copy view of one decoded event, valid until the next call
-// on the Decoder that returned it. Field values are decoded on access.
+// on the Reader that returned it. Field values are decoded on access.
 type Event struct {
-	d     *Decoder
+	d     *Reader
 	ti    *typeInfo
 	types []FieldType // ti.types
 	ts    uint64
@@ -68,10 +68,10 @@ func (e *Event) FieldByName(name string) (View, bool) {
 	return View{}, false
 }
 
-// String resolves a pooled string against the decoder's pool as it stands
+// String resolves a pooled string against the Reader's pool as it stands
 // at this event; ok is false for an undefined id.
 func (e *Event) String(id uint32) ([]byte, bool) { return e.d.LookupString(id) }
 
-// Stack resolves a pooled stack against the decoder's pool as it stands at
+// Stack resolves a pooled stack against the Reader's pool as it stands at
 // this event; ok is false for an undefined id.
 func (e *Event) Stack(id uint32) (Stack, bool) { return e.d.LookupStack(id) }

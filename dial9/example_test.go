@@ -11,7 +11,10 @@ import (
 // Write a small stream with a pooled string and read it back.
 func Example() {
 	var buf bytes.Buffer
-	enc := dial9.NewEncoder(&buf)
+	enc, err := dial9.NewWriter(&buf)
+	if err != nil {
+		log.Fatal(err)
+	}
 	poll, err := enc.Register("PollStartEvent", []dial9.FieldDef{
 		{Name: "worker_id", Type: dial9.TypeVarint},
 		{Name: "spawn_loc", Type: dial9.TypePooledString},
@@ -25,11 +28,11 @@ func Example() {
 			log.Fatal(err)
 		}
 	}
-	if err := enc.Flush(); err != nil {
+	if err := enc.Close(); err != nil {
 		log.Fatal(err)
 	}
 
-	dec, err := dial9.NewDecoder(buf.Bytes())
+	dec, err := dial9.NewBytesReader(buf.Bytes()) // dial9.NewReader(r) for files and .bin.gz
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -50,30 +53,30 @@ func Example() {
 // Values are checked against the schema: a Varint is never written into a
 // U16 field (the upstream dynamic API writes LEB128 bytes there).
 func ExampleEventWriter() {
-	enc := dial9.NewEncoder(new(bytes.Buffer))
+	enc, _ := dial9.NewWriter(new(bytes.Buffer))
 	h, _ := enc.Register("Pitfall", []dial9.FieldDef{{Name: "x", Type: dial9.TypeU16}})
 	fmt.Println(enc.Begin(h, 1).Varint(300).End())
 	fmt.Println(enc.Begin(h, 1).U16(300).End())
 	fmt.Println(enc.WriteUints(h, 2, 70000))
 	// Output:
-	// dial9 encode error: Pitfall field 0 (x) is U16, got a Varint value
+	// dial9: encode error: Pitfall field 0 (x) is U16, got a Varint value
 	// <nil>
-	// dial9 encode error: Pitfall field 0 (x): 70000 does not fit in U16
+	// dial9: encode error: Pitfall field 0 (x): 70000 does not fit in U16
 }
 
 // The generic value form, with optional fields and dynamic containers.
-func ExampleEncoder_WriteEvent() {
+func ExampleWriter_WriteEvent() {
 	var buf bytes.Buffer
-	enc := dial9.NewEncoder(&buf)
+	enc, _ := dial9.NewWriter(&buf)
 	h, _ := enc.Register("Custom", []dial9.FieldDef{
 		{Name: "cpu", Type: dial9.Optional | dial9.TypeVarint},
 		{Name: "tags", Type: dial9.TypeDynamicMap},
 	})
 	_ = enc.WriteEvent(h, 10, []dial9.Value{dial9.Absent(), dial9.Map(dial9.String("region"), dial9.String("eu"))})
 	_ = enc.WriteEvent(h, 20, []dial9.Value{dial9.Varint(3), dial9.Map()})
-	_ = enc.Flush()
+	_ = enc.Close()
 
-	dec, _ := dial9.NewDecoder(buf.Bytes())
+	dec, _ := dial9.NewBytesReader(buf.Bytes())
 	for ev, err := range dec.All() {
 		if err != nil {
 			log.Fatal(err)
@@ -92,9 +95,9 @@ func ExampleEncoder_WriteEvent() {
 
 // Concatenated streams (tokio telemetry's thread-local batches): each
 // header resets schemas, pools and the timestamp base.
-func ExampleEncoder_Reset() {
+func ExampleWriter_Reset() {
 	var buf bytes.Buffer
-	enc := dial9.NewEncoder(&buf)
+	enc, _ := dial9.NewWriter(&buf)
 	for batch := uint64(0); batch < 2; batch++ {
 		if batch > 0 {
 			_ = enc.Reset(&buf)
@@ -102,12 +105,46 @@ func ExampleEncoder_Reset() {
 		h, _ := enc.Register("PollEndEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}})
 		_ = enc.WriteUints(h, 5_000_000_000+batch, batch)
 	}
-	_ = enc.Flush()
-	dec, _ := dial9.NewDecoder(buf.Bytes())
+	_ = enc.Close()
+	dec, _ := dial9.NewBytesReader(buf.Bytes())
 	for dec.Next() {
 		fmt.Println(dec.Event().TypeID(), dec.Event().Timestamp(), dec.Headers())
 	}
 	// Output:
 	// 0 5000000000 1
 	// 0 5000000001 2
+}
+
+// Extend a finished trace in place, as upstream's Decoder::into_encoder
+// does: the appended frames reuse the schemas and pooled strings the
+// trace already has.
+func ExampleNewAppendWriter() {
+	var trace bytes.Buffer
+	enc, _ := dial9.NewWriter(&trace)
+	h, _ := enc.Register("Tick", []dial9.FieldDef{{Name: "where", Type: dial9.TypePooledString}})
+	_ = enc.Begin(h, 100).PooledString(enc.InternString("main")).End()
+	_ = enc.Close()
+
+	r, _ := dial9.NewBytesReader(trace.Bytes())
+	for r.NextFrame() { // read to the end: schemas, pools, timestamp base
+	}
+	app, err := dial9.NewAppendWriter(&trace, r)
+	if err != nil {
+		log.Fatal(err)
+	}
+	h, _ = app.Register("Tick", []dial9.FieldDef{{Name: "where", Type: dial9.TypePooledString}}) // known: no frame
+	_ = app.Begin(h, 250).PooledString(app.InternString("main")).End()                           // pooled: no frame
+	_ = app.Close()
+
+	r, _ = dial9.NewBytesReader(trace.Bytes())
+	for ev, err := range r.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		s, _ := r.LookupString(ev.Field(0).PoolID())
+		fmt.Println(ev.Name(), ev.Timestamp(), string(s))
+	}
+	// Output:
+	// Tick 100 main
+	// Tick 250 main
 }

@@ -14,7 +14,7 @@ import (
 
 // eventLog decodes every event with next and records everything a reader
 // can see of it, then the error.
-func eventLog(d *Decoder, next func(*Decoder) bool) string {
+func eventLog(d *Reader, next func(*Reader) bool) string {
 	var sb strings.Builder
 	for next(d) {
 		ev := d.Event()
@@ -31,7 +31,7 @@ func eventLog(d *Decoder, next func(*Decoder) bool) string {
 
 // generalNext is Next without its fast path: NextFrame (which parses every
 // event frame with event) until an event.
-func generalNext(d *Decoder) bool {
+func generalNext(d *Reader) bool {
 	for d.NextFrame() {
 		if d.Kind() == FrameEvent {
 			return true
@@ -40,19 +40,19 @@ func generalNext(d *Decoder) bool {
 	return false
 }
 
-func fastNext(d *Decoder) bool { return d.Next() }
+func fastNext(d *Reader) bool { return d.Next() }
 
 // checkFastPath decodes data with Next and with the general parser, from a
 // byte slice and streaming, and requires identical results.
 func checkFastPath(t testing.TB, name string, data []byte) {
 	t.Helper()
-	dec := func(stream bool) *Decoder {
-		var d *Decoder
+	dec := func(stream bool) *Reader {
+		var d *Reader
 		var err error
 		if stream {
 			d, err = NewReader(bytes.NewReader(data), WithBufferSize(16))
 		} else {
-			d, err = NewDecoder(data)
+			d, err = NewBytesReader(data)
 		}
 		if err != nil {
 			return nil
@@ -76,7 +76,7 @@ func checkFastPath(t testing.TB, name string, data []byte) {
 // parser), and a type the fast path does not take.
 func fastPathStream(t testing.TB) []byte {
 	var buf bytes.Buffer
-	e := NewEncoder(&buf)
+	e := mustWriter(&buf)
 	all, err := e.Register("All", []FieldDef{{"v", TypeVarint}, {"u8", TypeU8}, {"u16", TypeU16}, {"u32", TypeU32},
 		{"b", TypeBool}, {"i", TypeI64}, {"f", TypeF64}, {"s", TypeStackFrames}, {"ps", TypePooledString}, {"pk", TypePooledStackFrames}})
 	must2(t, err)
@@ -140,7 +140,7 @@ func TestFastPathMatchesGeneralVectors(t *testing.T) {
 func FuzzFastPath(f *testing.F) {
 	f.Add(fastPathStream(f))
 	var buf bytes.Buffer
-	e := NewEncoder(&buf)
+	e := mustWriter(&buf)
 	var w workload
 	w.register(e)
 	for i := range 200 {

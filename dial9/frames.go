@@ -18,7 +18,7 @@ func simpleType(t FieldType) bool {
 
 // event parses any event frame at buf[p] (Next decodes the common ones
 // itself) and reports every error.
-func (d *Decoder) event(p int) (int, error) {
+func (d *Reader) event(p int) (int, error) {
 	b := d.buf
 	if p < 0 || len(b)-p < 3 {
 		return 0, errShort
@@ -148,7 +148,7 @@ func (d *Decoder) event(p int) (int, error) {
 }
 
 // schemaFrame parses and registers a schema frame at buf[p].
-func (d *Decoder) schemaFrame(p int) (int, error) {
+func (d *Reader) schemaFrame(p int) (int, error) {
 	b := d.buf
 	q := p + 1
 	if len(b)-q < 4 {
@@ -219,7 +219,7 @@ func (d *Decoder) schemaFrame(p int) (int, error) {
 	return q, nil
 }
 
-func (d *Decoder) sameSchema(s *Schema, name []byte, hasTS bool, fields []byte, nf int) bool {
+func (d *Reader) sameSchema(s *Schema, name []byte, hasTS bool, fields []byte, nf int) bool {
 	if s.Name != string(name) || s.HasTimestamp != hasTS || len(s.Fields) != nf {
 		return false
 	}
@@ -235,8 +235,8 @@ func (d *Decoder) sameSchema(s *Schema, name []byte, hasTS bool, fields []byte, 
 }
 
 // keep returns b as pool storage: the input itself for a byte-slice
-// Decoder, a copy for a streaming one.
-func (d *Decoder) keep(b []byte) ([]byte, error) {
+// Reader, a copy for a streaming one.
+func (d *Reader) keep(b []byte) ([]byte, error) {
 	if !d.owned {
 		return b, nil
 	}
@@ -255,7 +255,7 @@ func (d *Decoder) keep(b []byte) ([]byte, error) {
 	return d.arena[n:len(d.arena):len(d.arena)], nil
 }
 
-func (d *Decoder) stringPool(p int) (int, error) {
+func (d *Reader) stringPool(p int) (int, error) {
 	b := d.buf
 	q := p + 1
 	if len(b)-q < 4 {
@@ -299,7 +299,7 @@ func (d *Decoder) stringPool(p int) (int, error) {
 	return q, nil
 }
 
-func (d *Decoder) stackPoolFrame(p int) (int, error) {
+func (d *Reader) stackPoolFrame(p int) (int, error) {
 	b := d.buf
 	q := p + 1
 	if len(b)-q < 4 {
@@ -339,7 +339,7 @@ func (d *Decoder) stackPoolFrame(p int) (int, error) {
 	return q, nil
 }
 
-func (d *Decoder) annotations(p int) (int, error) {
+func (d *Reader) annotations(p int) (int, error) {
 	b := d.buf
 	q := p + 1
 	v, n := uvarint(b[q:])

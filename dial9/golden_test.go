@@ -43,10 +43,10 @@ func TestGoldenTraces(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, mode := range []string{"bytes", "reader"} {
-				var d *Decoder
+				var d *Reader
 				var err error
 				if mode == "bytes" {
-					d, err = NewDecoder(gz)
+					d, err = NewBytesReader(gz)
 				} else {
 					d, err = NewReader(bytes.NewReader(gz), WithBufferSize(4096))
 				}
@@ -97,7 +97,7 @@ func TestGoldenTraces(t *testing.T) {
 					t.Fatalf("%s: %v", mode, err)
 				}
 				// Next (the event fast path) sees the same events.
-				dn, err := NewDecoder(gz)
+				dn, err := NewBytesReader(gz)
 				must(t, err)
 				byName := map[string]int{}
 				for dn.Next() {
@@ -190,7 +190,7 @@ func TestGoldenSegments(t *testing.T) {
 			if err := json.Unmarshal(raw, &want); err != nil {
 				t.Fatal(err)
 			}
-			d, err := NewDecoder(vectortest.Read(t, "dial9", "golden", tc.trace+".bin.gz"))
+			d, err := NewBytesReader(vectortest.Read(t, "dial9", "golden", tc.trace+".bin.gz"))
 			must(t, err)
 			var got []segment
 			for d.NextFrame() {

@@ -1,6 +1,6 @@
 package dial9
 
-// Limits bounds what a Decoder accepts. A zero field means the default named
+// Limits bounds what a Reader accepts. A zero field means the default named
 // in its comment. Every count and length is checked against its limit and
 // against the bytes the input still holds before anything is allocated.
 type Limits struct {
@@ -9,8 +9,8 @@ type Limits struct {
 	MaxMapEntries  int64 // StringMap pairs, DynamicList/DynamicMap elements: default 1 Mi
 	MaxPoolEntries int64 // entries in one pool or annotations frame: default 16 Mi
 	MaxDepth       int   // nesting of DynamicList/DynamicMap: default 32
-	MaxFrameSize   int64 // largest frame a streaming Decoder buffers: default 256 MiB
-	MaxPoolBytes   int64 // pool bytes a streaming Decoder copies per stream: default 1 GiB
+	MaxFrameSize   int64 // largest frame a streaming Reader buffers: default 256 MiB
+	MaxPoolBytes   int64 // pool bytes a streaming Reader copies per stream: default 1 GiB
 }
 
 // DefaultLimits returns the defaults.

@@ -40,7 +40,7 @@ func allVectors(t testing.TB) map[string][]byte {
 }
 
 // decodeAll decodes a whole input, rendering every frame as JSON.
-func decodeAll(d *Decoder, err error) (frames []string, outErr error) {
+func decodeAll(d *Reader, err error) (frames []string, outErr error) {
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func sameErr(a, b error) bool {
 // errors must be those of the byte-slice decoder.
 func TestStreamingMatchesBytes(t *testing.T) {
 	for name, data := range allVectors(t) {
-		want, werr := decodeAll(NewDecoder(data, WithAnyVersion()))
+		want, werr := decodeAll(NewBytesReader(data, WithAnyVersion()))
 		got, gerr := decodeAll(NewReader(iotest.OneByteReader(bytes.NewReader(data)), WithAnyVersion(), WithBufferSize(16)))
 		// A streaming decoder cannot see that a count is more than the rest of
 		// the input: it reports the limit where the byte decoder reports truncation.
@@ -83,14 +83,14 @@ func TestStreamingMatchesBytes(t *testing.T) {
 
 func TestVersionByte(t *testing.T) {
 	data := vectortest.Read(t, "dial9", "handmade", "hm02_version_2_header.bin")
-	_, err := NewDecoder(data)
+	_, err := NewBytesReader(data)
 	var fe *FormatError
 	if !errors.Is(err, ErrUnsupportedVersion) || !errors.As(err, &fe) || fe.Offset != 4 {
 		t.Fatalf("version 2: %v", err)
 	}
 	// A mid-stream header with version 2 is refused the same way.
-	s := append(encode(t, func(e *Encoder) {}), "TRC\x00\x02"...)
-	d, err := NewDecoder(s)
+	s := append(encode(t, func(e *Writer) {}), "TRC\x00\x02"...)
+	d, err := NewBytesReader(s)
 	must(t, err)
 	if d.NextFrame() || !errors.Is(d.Err(), ErrUnsupportedVersion) {
 		t.Fatalf("mid-stream version 2: %v", d.Err())
@@ -113,7 +113,7 @@ func TestErrorsAreFormatErrors(t *testing.T) {
 		{"unknown field type", []byte("TRC\x00\x01\x01\x00\x00\x01\x00X\x01\x01\x00\x01\x00x\x10"), ErrUnknownFieldType},
 		{"timestamp overflow", append(AppendTimestampReset(AppendSchema([]byte("TRC\x00\x01"), &Schema{Name: "A", HasTimestamp: true}), ^uint64(0)), 2, 0, 0, 1, 0, 0), ErrTimestampOverflow},
 	} {
-		d, err := NewDecoder(tc.data)
+		d, err := NewBytesReader(tc.data)
 		if err == nil {
 			for d.NextFrame() {
 			}
@@ -149,10 +149,10 @@ func TestLimits(t *testing.T) {
 	}
 	for name, data := range cases {
 		for _, mode := range []string{"bytes", "reader"} {
-			var d *Decoder
+			var d *Reader
 			var err error
 			if mode == "bytes" {
-				d, err = NewDecoder(data, WithLimits(lim))
+				d, err = NewBytesReader(data, WithLimits(lim))
 			} else {
 				d, err = NewReader(bytes.NewReader(data), WithLimits(lim))
 			}
@@ -186,7 +186,7 @@ func TestHostileHugeCounts(t *testing.T) {
 	}
 	for i, data := range inputs {
 		fuzz.Check(t, data, decodeBytes, fuzz.Options{AllocConst: 1 << 20})
-		d, err := NewDecoder(data)
+		d, err := NewBytesReader(data)
 		must(t, err)
 		for d.NextFrame() {
 		}
@@ -197,7 +197,7 @@ func TestHostileHugeCounts(t *testing.T) {
 }
 
 func decodeBytes(data []byte) error {
-	d, err := NewDecoder(data)
+	d, err := NewBytesReader(data)
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func decodeStream(data []byte) error {
 }
 
 // touchEvent reads every value of the current event, nested ones included.
-func touchEvent(d *Decoder) {
+func touchEvent(d *Reader) {
 	ev := d.Event()
 	for i := 0; i < ev.NumFields(); i++ {
 		if ev.Uint(i) != ev.Field(i).Uint() {
@@ -260,7 +260,7 @@ func TestSweepVectors(t *testing.T) {
 
 func TestGzipErrors(t *testing.T) {
 	var plain bytes.Buffer
-	e := NewEncoder(&plain)
+	e := mustWriter(&plain)
 	h, err := e.Register("A", []FieldDef{{"a", TypeVarint}})
 	must(t, err)
 	for i := range 1000 {
@@ -273,7 +273,7 @@ func TestGzipErrors(t *testing.T) {
 	zw.Close()
 	full := gz.Bytes()
 
-	d, err := NewDecoder(full)
+	d, err := NewBytesReader(full)
 	must(t, err)
 	n := 0
 	for d.Next() {
@@ -292,7 +292,7 @@ func TestGzipErrors(t *testing.T) {
 	}
 	// Concatenated gzip members read as one stream.
 	two := append(bytes.Clone(full), full...)
-	d, err = NewDecoder(two)
+	d, err = NewBytesReader(two)
 	must(t, err)
 	n = 0
 	for d.Next() {
@@ -326,7 +326,7 @@ func TestHandmadeSmallAllocations(t *testing.T) {
 
 func TestAllYieldsErrorLast(t *testing.T) {
 	data := vectortest.Read(t, "dial9", "handmade", "hm05_event_unknown_type_id.bin")
-	d, err := NewDecoder(data)
+	d, err := NewBytesReader(data)
 	must(t, err)
 	var events int
 	var last error
@@ -344,7 +344,7 @@ func TestAllYieldsErrorLast(t *testing.T) {
 		t.Errorf("%d events, error %v", events, last)
 	}
 	// Breaking out early stops cleanly.
-	d, _ = NewDecoder(vectortest.Read(t, "dial9", "v0.2.0", "10_varint_edges.bin"))
+	d, _ = NewBytesReader(vectortest.Read(t, "dial9", "v0.2.0", "10_varint_edges.bin"))
 	for range d.All() {
 		break
 	}
@@ -358,7 +358,7 @@ func TestAllYieldsErrorLast(t *testing.T) {
 // a spurious conflict); a frame for an unknown type id attaches to nothing.
 func TestAnnotations(t *testing.T) {
 	var buf bytes.Buffer
-	e := NewEncoder(&buf)
+	e := mustWriter(&buf)
 	fields := []FieldDef{{"lat", TypeVarint}, {"name", TypeString}}
 	h, err := e.Register("Req", fields, WithAnnotations(Annotation{0, "metrique.unit", "microseconds"}))
 	must(t, err)
@@ -366,7 +366,7 @@ func TestAnnotations(t *testing.T) {
 	must(t, e.Flush())
 	out := AppendSchema(buf.Bytes(), &Schema{ID: h.ID(), Name: "Req", HasTimestamp: true, Fields: fields})
 	out = AppendAnnotations(out, 99, []Annotation{{0, "x", "y"}})
-	d, err := NewDecoder(out)
+	d, err := NewBytesReader(out)
 	must(t, err)
 	var kinds []FrameKind
 	for d.NextFrame() {

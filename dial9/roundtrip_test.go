@@ -23,7 +23,7 @@ type decodedEvent struct {
 	Resolved []any // pooled strings and stacks resolved at the event
 }
 
-func collectEvents(d *Decoder) []decodedEvent {
+func collectEvents(d *Reader) []decodedEvent {
 	var out []decodedEvent
 	for d.Next() {
 		ev := d.Event()
@@ -51,17 +51,17 @@ func collectEvents(d *Decoder) []decodedEvent {
 	return out
 }
 
-// reencode writes what d decodes with an Encoder, frame by frame: schemas
+// reencode writes what d decodes with a Writer, frame by frame: schemas
 // with their ids, pool and annotation frames as they are, events from their
 // values, a Reset at every header. ok is false when the input cannot be
-// expressed through the Encoder API (one name under two ids in one stream).
+// expressed through the Writer API (one name under two ids in one stream).
 func reencode(t testing.TB, data []byte) (out []byte, ok bool) {
-	d, err := NewDecoder(data, WithAnyVersion())
+	d, err := NewBytesReader(data, WithAnyVersion())
 	if err != nil {
 		return nil, false
 	}
 	var buf bytes.Buffer
-	e := NewEncoder(&buf)
+	e := mustWriter(&buf)
 	handles := map[uint16]Handle{}
 	headers := d.Headers()
 	for d.NextFrame() {
@@ -133,9 +133,9 @@ func checkRoundTrip(t testing.TB, data []byte) {
 	if !ok {
 		return
 	}
-	d1, _ := NewDecoder(data, WithAnyVersion())
+	d1, _ := NewBytesReader(data, WithAnyVersion())
 	want := collectEvents(d1)
-	d2, err := NewDecoder(out)
+	d2, err := NewBytesReader(out)
 	if err != nil {
 		t.Fatalf("re-encoded stream: %v", err)
 	}
@@ -187,7 +187,7 @@ func TestRoundTripVectors(t *testing.T) {
 // nested dynamic containers, and reads them back.
 func TestRoundTripAllTypes(t *testing.T) {
 	var buf bytes.Buffer
-	e := NewEncoder(&buf)
+	e := mustWriter(&buf)
 	str := e.InternString("pooled")
 	stk := e.InternStack([]uint64{1, 2, 3})
 	var fields []FieldDef
@@ -212,7 +212,7 @@ func TestRoundTripAllTypes(t *testing.T) {
 	must(t, e.WriteEvent(h, 1<<40, absent))
 	must(t, e.Flush())
 
-	d, err := NewDecoder(buf.Bytes())
+	d, err := NewBytesReader(buf.Bytes())
 	must(t, err)
 	evs := collectEvents(d)
 	must(t, d.Err())
@@ -230,7 +230,7 @@ func TestRoundTripAllTypes(t *testing.T) {
 		t.Errorf("annotations: %+v", s.Annotations)
 	}
 	// Field access by name and typed accessors.
-	d, _ = NewDecoder(buf.Bytes())
+	d, _ = NewBytesReader(buf.Bytes())
 	if !d.Next() {
 		t.Fatal(d.Err())
 	}
@@ -258,7 +258,7 @@ func must1[T any](v T, ok bool) T { return v }
 // refused and leave no bytes behind.
 func TestEncoderChecks(t *testing.T) {
 	var buf bytes.Buffer
-	e := NewEncoder(&buf)
+	e := mustWriter(&buf)
 	h, err := e.Register("S", []FieldDef{{"a", TypeU8}, {"b", TypeString}})
 	must(t, err)
 	before := len(e.Buffered())
@@ -318,10 +318,10 @@ func (f *failWriter) Write(p []byte) (int, error) {
 // buffered and every call reports the error.
 func TestEncoderWriteErrorIsSticky(t *testing.T) {
 	fw := &failWriter{}
-	e := NewEncoder(fw)
+	e := mustWriter(fw)
 	h, err := e.Register("S", []FieldDef{{"a", TypeString}})
 	must(t, err)
-	big := string(bytes.Repeat([]byte{'x'}, flushSize))
+	big := string(bytes.Repeat([]byte{'x'}, defaultFlushSize))
 	if err := e.Begin(h, 1).String(big).End(); err == nil {
 		t.Fatal("no error from a failing writer")
 	}
@@ -347,7 +347,7 @@ func TestEncoderWriteErrorIsSticky(t *testing.T) {
 // reach the stream; frames written while an event is open go before it.
 func TestUnfinishedEventIsDiscarded(t *testing.T) {
 	var buf bytes.Buffer
-	e := NewEncoder(&buf)
+	e := mustWriter(&buf)
 	h, err := e.Register("S", []FieldDef{{"a", TypeVarint}, {"b", TypePooledString}})
 	must(t, err)
 	e.Begin(h, 1<<30).Varint(1) // not ended; needed a reset frame
@@ -365,7 +365,7 @@ func TestUnfinishedEventIsDiscarded(t *testing.T) {
 	if err := e.ew.End(); !errors.Is(err, ErrEncode) {
 		t.Errorf("End without Begin: %v", err)
 	}
-	d, err := NewDecoder(buf.Bytes())
+	d, err := NewBytesReader(buf.Bytes())
 	must(t, err)
 	evs := collectEvents(d)
 	must(t, d.Err())

@@ -7,7 +7,7 @@ import (
 )
 
 // errShort means the frame continues past the bytes available: a streaming
-// Decoder reads more and retries; at the end of the input it becomes an
+// Reader reads more and retries; at the end of the input it becomes an
 // ErrTruncated FormatError for the frame.
 var errShort = errors.New("short buffer")
 

@@ -9,8 +9,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 )
 
-func newStreaming(r io.Reader, o options) (*Decoder, error) {
-	d := &Decoder{opts: o, r: r, owned: true}
+func newStreaming(r io.Reader, o options) (*Reader, error) {
+	d := &Reader{opts: o, r: r, owned: true}
 	d.init()
 	d.buf = make([]byte, 0, o.bufSize)
 	for len(d.buf) < 2 && d.fill() {
@@ -36,7 +36,7 @@ func newStreaming(r io.Reader, o options) (*Decoder, error) {
 
 // fill reads more input into the buffer, compacting consumed bytes first.
 // It returns false at the end of input or on an error (then d.err is set).
-func (d *Decoder) fill() bool {
+func (d *Reader) fill() bool {
 	if d.r == nil || d.eof {
 		return false
 	}

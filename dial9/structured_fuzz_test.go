@@ -104,7 +104,7 @@ type writtenEvent struct {
 	Values []Value
 }
 
-// FuzzStructuredRoundTrip drives the Encoder with calls drawn from the
+// FuzzStructuredRoundTrip drives the Writer with calls drawn from the
 // input (schemas of every field type, optional fields, pools, timestamps
 // around the reset thresholds, stream resets) and checks that decoding
 // returns exactly what was written.
@@ -115,7 +115,7 @@ func FuzzStructuredRoundTrip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := &byteSource{b: data}
 		var buf bytes.Buffer
-		e := NewEncoder(&buf)
+		e := mustWriter(&buf)
 		type reg struct {
 			h      Handle
 			name   string
@@ -178,7 +178,7 @@ func FuzzStructuredRoundTrip(f *testing.F) {
 			}
 		}
 		must2(t, e.Flush())
-		d, err := NewDecoder(buf.Bytes())
+		d, err := NewBytesReader(buf.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}

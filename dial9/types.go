@@ -75,14 +75,14 @@ type Annotation struct {
 }
 
 // Schema is an event type: a type id, a name and the payload fields. A schema
-// returned by a Decoder must not be modified.
+// returned by a Reader must not be modified.
 type Schema struct {
 	ID           uint16
 	Name         string
 	HasTimestamp bool
 	Fields       []FieldDef
-	// Annotations accumulated from annotation frames (decoder) or given at
-	// registration (encoder).
+	// Annotations accumulated from annotation frames (Reader) or given at
+	// registration (Writer.Register).
 	Annotations []Annotation
 }
 

@@ -28,7 +28,7 @@ func hexAddrs(s Stack) []any {
 }
 
 // dumpValue renders a field value the way the upstream dump program does.
-func dumpValue(d *Decoder, v View) map[string]any {
+func dumpValue(d *Reader, v View) map[string]any {
 	if !v.Present() {
 		return map[string]any{"None": nil}
 	}
@@ -88,7 +88,7 @@ func dumpFields(s *Schema) []any {
 }
 
 // dumpFrame renders the decoder's current frame like the upstream dump.
-func dumpFrame(d *Decoder) map[string]any {
+func dumpFrame(d *Reader) map[string]any {
 	m := map[string]any{"start": d.FrameOffset(), "end": d.FrameEnd(), "kind": d.Kind().String()}
 	switch d.Kind() {
 	case FrameSchema:
@@ -181,7 +181,7 @@ func checkAgainstDump(t *testing.T, name string, data []byte, dumpPath string) {
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
 	}
-	d, err := NewDecoder(data, WithAnyVersion())
+	d, err := NewBytesReader(data, WithAnyVersion())
 	if want.Version == nil {
 		if !errors.Is(err, ErrBadMagic) {
 			t.Fatalf("upstream rejects the header (%s); we got %v", want.Header, err)

@@ -17,7 +17,7 @@ func must(t *testing.T, err error) {
 	}
 }
 
-func reg(t *testing.T, e *Encoder, name string, fields ...FieldDef) Handle {
+func reg(t *testing.T, e *Writer, name string, fields ...FieldDef) Handle {
 	t.Helper()
 	h, err := e.Register(name, fields)
 	must(t, err)
@@ -41,27 +41,28 @@ func compareVector(t *testing.T, got []byte, rel ...string) {
 		got[i:min(len(got), i+32)], want[i:min(len(want), i+32)])
 }
 
-// encode runs fn on a fresh Encoder and returns the flushed stream.
-func encode(t *testing.T, fn func(e *Encoder)) []byte {
+// encode runs fn on a fresh Writer and returns the flushed stream.
+func encode(t *testing.T, fn func(e *Writer)) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	e := NewEncoder(&buf)
+	e := mustWriter(&buf)
 	fn(e)
 	must(t, e.Flush())
 	return buf.Bytes()
 }
 
-// continueFrom decodes prefix to its end and appends with ContinueEncoder.
-func continueFrom(t *testing.T, prefix []byte, fn func(e *Encoder)) []byte {
+// continueFrom decodes prefix to its end and appends with NewAppendWriter.
+func continueFrom(t *testing.T, prefix []byte, fn func(e *Writer)) []byte {
 	t.Helper()
-	d, err := NewDecoder(prefix)
+	d, err := NewBytesReader(prefix)
 	must(t, err)
 	for d.NextFrame() {
 	}
 	must(t, d.Err())
 	var buf bytes.Buffer
 	buf.Write(prefix)
-	e := ContinueEncoder(&buf, d)
+	e, err := NewAppendWriter(&buf, d)
+	must(t, err)
 	fn(e)
 	must(t, e.Flush())
 	return buf.Bytes()
@@ -69,10 +70,10 @@ func continueFrom(t *testing.T, prefix []byte, fn func(e *Encoder)) []byte {
 
 func TestEncodeVectorsV020(t *testing.T) {
 	t.Run("01_header_only", func(t *testing.T) {
-		compareVector(t, encode(t, func(e *Encoder) {}), "v0.2.0", "01_header_only.bin")
+		compareVector(t, encode(t, func(e *Writer) {}), "v0.2.0", "01_header_only.bin")
 	})
 	t.Run("02_all_field_types", func(t *testing.T) {
-		got := encode(t, func(e *Encoder) {
+		got := encode(t, func(e *Writer) {
 			pooled := e.InternString("pooled-value")
 			h := reg(t, e, "AllTypes", f("f_i64", TypeI64), f("f_f64", TypeF64), f("f_bool", TypeBool),
 				f("f_string", TypeString), f("f_bytes", TypeBytes), f("f_pooled", TypePooledString),
@@ -92,7 +93,7 @@ func TestEncodeVectorsV020(t *testing.T) {
 		compareVector(t, got, "v0.2.0", "02_all_field_types.bin")
 	})
 	t.Run("03_dynamic_api", func(t *testing.T) {
-		got := encode(t, func(e *Encoder) {
+		got := encode(t, func(e *Writer) {
 			fields := []FieldDef{f("i", TypeI64), f("f", TypeF64), f("b", TypeBool), f("s", TypeString), f("by", TypeBytes),
 				f("p", TypePooledString), f("st", TypeStackFrames), f("v", TypeVarint), f("m", TypeStringMap)}
 			h := reg(t, e, "Dyn", fields...)
@@ -111,7 +112,7 @@ func TestEncodeVectorsV020(t *testing.T) {
 		compareVector(t, got, "v0.2.0", "03_dynamic_api.bin")
 	})
 	t.Run("04_string_pool", func(t *testing.T) {
-		got := encode(t, func(e *Encoder) {
+		got := encode(t, func(e *Writer) {
 			ids := []uint32{e.InternString("alpha"), e.InternString("beta"), e.InternString(""), e.InternString("ünïcødé ✓")}
 			if again := e.InternString("alpha"); again != 0 {
 				t.Fatalf("second intern of alpha = %d", again)
@@ -140,7 +141,7 @@ func TestEncodeVectorsV020(t *testing.T) {
 		compareVector(t, got, "v0.2.0", "04_string_pool.bin")
 	})
 	t.Run("05_timestamps", func(t *testing.T) {
-		got := encode(t, func(e *Encoder) {
+		got := encode(t, func(e *Writer) {
 			h := reg(t, e, "Tick", f("seq", TypeVarint))
 			for i, ts := range []uint64{16777215, 16777215, 16777216, 33554431, 50331647, 50331646, 5,
 				1700000000000000000, 1700000000000000001, 1700000000016777216, math.MaxUint64, math.MaxUint64, 0, 0} {
@@ -150,7 +151,7 @@ func TestEncodeVectorsV020(t *testing.T) {
 		compareVector(t, got, "v0.2.0", "05_timestamps.bin")
 	})
 	t.Run("05b_timestamp_first_overflow", func(t *testing.T) {
-		got := encode(t, func(e *Encoder) {
+		got := encode(t, func(e *Writer) {
 			h := reg(t, e, "Tick", f("seq", TypeVarint))
 			must(t, e.WriteUints(h, 16777216, 0))
 			must(t, e.WriteUints(h, 16778216, 1))
@@ -158,7 +159,7 @@ func TestEncodeVectorsV020(t *testing.T) {
 		compareVector(t, got, "v0.2.0", "05b_timestamp_first_overflow.bin")
 	})
 	t.Run("06_multi_schema", func(t *testing.T) {
-		got := encode(t, func(e *Encoder) {
+		got := encode(t, func(e *Writer) {
 			a := reg(t, e, "SchemaA", f("a", TypeVarint))
 			must(t, e.WriteUints(a, 100, 1))
 			b := reg(t, e, "SchemaB", f("b", TypeString), f("c", TypeBool))
@@ -176,16 +177,16 @@ func TestEncodeVectorsV020(t *testing.T) {
 	schemaA := []FieldDef{f("a", TypeVarint)}
 	schemaB := []FieldDef{f("b", TypeString), f("c", TypeBool)}
 	t.Run("07_schema_reregistration_idempotent", func(t *testing.T) {
-		first := encode(t, func(e *Encoder) {
+		first := encode(t, func(e *Writer) {
 			a := reg(t, e, "SchemaA", schemaA...)
 			must(t, e.WriteUints(a, 1000, 1))
 			b := reg(t, e, "SchemaB", schemaB...)
 			must(t, e.Begin(b, 2000).String("first").Bool(true).End())
 		})
 		// The repeated schema frame came from a second encoder's output.
-		second := encode(t, func(e *Encoder) { reg(t, e, "SchemaA", schemaA...) })
+		second := encode(t, func(e *Writer) { reg(t, e, "SchemaA", schemaA...) })
 		first = append(first, second[5:]...)
-		got := continueFrom(t, first, func(e *Encoder) {
+		got := continueFrom(t, first, func(e *Writer) {
 			a := reg(t, e, "SchemaA", schemaA...)
 			b := reg(t, e, "SchemaB", schemaB...)
 			must(t, e.WriteUints(a, 3000, 3))
@@ -194,7 +195,7 @@ func TestEncodeVectorsV020(t *testing.T) {
 		compareVector(t, got, "v0.2.0", "07_schema_reregistration_idempotent.bin")
 	})
 	t.Run("08_schema_conflict_NEGATIVE", func(t *testing.T) {
-		got := encode(t, func(e *Encoder) {
+		got := encode(t, func(e *Writer) {
 			a := reg(t, e, "SchemaA", schemaA...)
 			must(t, e.WriteUints(a, 1000, 1))
 			if _, err := e.Register("SchemaA", schemaB); !errors.Is(err, ErrSchemaConflict) {
@@ -210,7 +211,7 @@ func TestEncodeVectorsV020(t *testing.T) {
 	})
 	t.Run("09_concatenated_streams", func(t *testing.T) {
 		var buf bytes.Buffer
-		e := NewEncoder(&buf)
+		e := mustWriter(&buf)
 		cs := reg(t, e, "ClockSyncEvent", f("realtime_ns", TypeVarint))
 		must(t, e.WriteUints(cs, 1000000000, 1767225600000000000))
 		must(t, e.Reset(&buf))
@@ -236,7 +237,7 @@ func TestEncodeVectorsV020(t *testing.T) {
 		compareVector(t, buf.Bytes(), "v0.2.0", "09_concatenated_streams.bin")
 	})
 	t.Run("10_varint_edges", func(t *testing.T) {
-		got := encode(t, func(e *Encoder) {
+		got := encode(t, func(e *Writer) {
 			h := reg(t, e, "VarintEdge", f("v", TypeVarint))
 			for i, v := range []uint64{0, 1, 127, 128, 255, 256, 16383, 16384, 1<<21 - 1, 1 << 21, 1<<32 - 1, 1 << 32,
 				1<<56 - 1, 1 << 56, 1<<63 - 1, 1 << 63, math.MaxUint64} {
@@ -250,12 +251,12 @@ func TestEncodeVectorsV020(t *testing.T) {
 	})
 	t.Run("12_into_encoder_append", func(t *testing.T) {
 		cpu := []FieldDef{f("worker_id", TypeVarint), f("tid", TypeU32), f("source", TypeU8), f("thread_name", TypePooledString), f("callchain", TypeStackFrames)}
-		prefix := encode(t, func(e *Encoder) {
+		prefix := encode(t, func(e *Writer) {
 			name := e.InternString("worker-0")
 			h := reg(t, e, "CpuSampleEvent", cpu...)
 			must(t, e.Begin(h, 50000000).Varint(0).U32(1).U8(0).PooledString(name).Stack([]uint64{0x1000, 0x2000}).End())
 		})
-		got := continueFrom(t, prefix, func(e *Encoder) {
+		got := continueFrom(t, prefix, func(e *Writer) {
 			sym := e.InternString("fn_at_0x1000")
 			file := e.InternString("lib.rs")
 			if id := e.InternString("worker-0"); id != 0 {
@@ -268,7 +269,7 @@ func TestEncodeVectorsV020(t *testing.T) {
 		compareVector(t, got, "v0.2.0", "12_into_encoder_append.bin")
 	})
 	t.Run("13_pitfall_dynamic_u16_written_as_leb128", func(t *testing.T) {
-		got := encode(t, func(e *Encoder) {
+		got := encode(t, func(e *Writer) {
 			h := reg(t, e, "Pitfall", f("x", TypeU16))
 			// Upstream wrote Varint(300) as LEB128 into the U16 slot; we refuse...
 			if err := e.WriteEvent(h, 1, []Value{Varint(300)}); !errors.Is(err, ErrEncode) {
@@ -286,8 +287,8 @@ var symbolFields = []FieldDef{f("addr", TypeVarint), f("size", TypeVarint), f("s
 	f("inline_depth", TypeVarint), f("source_file", TypePooledString), f("source_line", TypeVarint)}
 
 // writeTelemetry writes the 0.2-era tokio telemetry schemas, one event each.
-func writeTelemetry(t *testing.T) func(e *Encoder) {
-	return func(e *Encoder) {
+func writeTelemetry(t *testing.T) func(e *Writer) {
+	return func(e *Writer) {
 		cs := reg(t, e, "ClockSyncEvent", f("realtime_ns", TypeVarint))
 		must(t, e.WriteUints(cs, 1000000000, 1767225600000000000))
 		sm := reg(t, e, "SegmentMetadataEvent", f("entries", TypeStringMap))
@@ -321,7 +322,7 @@ func writeTelemetry(t *testing.T) func(e *Encoder) {
 
 func TestEncodeVectorsV040(t *testing.T) {
 	t.Run("20_optional_fields", func(t *testing.T) {
-		got := encode(t, func(e *Encoder) {
+		got := encode(t, func(e *Writer) {
 			p := e.InternString("opt-pooled")
 			h := reg(t, e, "Opt", f("o_u64", Optional|TypeVarint), f("o_str", Optional|TypeString), f("o_pooled", Optional|TypePooledString),
 				f("o_u8", Optional|TypeU8), f("o_i64", Optional|TypeI64), f("o_stack", Optional|TypeStackFrames))
@@ -334,7 +335,7 @@ func TestEncodeVectorsV040(t *testing.T) {
 		compareVector(t, got, "v0.4.0", "20_optional_fields.bin")
 	})
 	t.Run("21_stack_pool", func(t *testing.T) {
-		got := encode(t, func(e *Encoder) {
+		got := encode(t, func(e *Writer) {
 			s0 := e.InternStack([]uint64{0x1000, 0x2000, 0x3000})
 			s1 := e.InternStack([]uint64{0x4000})
 			s2 := e.InternStack(nil)

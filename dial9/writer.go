@@ -2,470 +2,587 @@ package dial9
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 )
 
-// EventWriter writes one event's fields in schema order. Get it from
-// Encoder.Begin, call one typed method per field, then End. Each method
-// checks the value against the field's declared type; the first mismatch is
-// kept and returned by End, which then discards the partial event (and any
-// reset frame it needed) so the stream stays valid. An optional field takes
-// the same methods (written with a presence byte) or Absent.
+// defaultFlushSize is the buffered size at which a Writer writes to its
+// writer and a ThreadWriter hands its batch to the shared stream.
+const defaultFlushSize = 64 << 10
+
+// Handle names a registered schema in a Writer. It is valid until Reset.
+type Handle struct {
+	idx int32
+	id  uint16
+}
+
+// ID is the wire type id.
+func (h Handle) ID() uint16 { return h.id }
+
+type encType struct {
+	schema Schema
+	types  []FieldType
+}
+
+// Writer writes one dial9 stream (or, with Reset, a sequence of complete
+// streams) to an io.Writer, producing the same bytes as the upstream Rust
+// encoder for the same sequence of calls:
 //
-// The EventWriter belongs to its Encoder and is reused by the next Begin.
-// Interning, registering or writing pool frames between Begin and End puts
-// those frames before the event. An event not finished with End is
-// discarded by the next Begin, WriteEvent, WriteUints, WriteTimestampReset,
-// Flush, Close or Reset, so an unfinished event never reaches the stream.
-type EventWriter struct {
-	e    *Encoder
-	t    *encType
-	i    int
-	mark int
-	base uint64
-	err  error
-	open bool // between Begin and End
+//   - Register assigns type ids 0, 1, 2… in first-registration order and
+//     writes the schema frame (plus an annotations frame when the schema has
+//     annotations); an identical re-registration writes nothing.
+//   - InternString / InternStack write a one-entry pool frame the first time a
+//     content is seen (ids from 0, separate counters) and return the id.
+//   - Begin … End (or WriteEvent) writes a timestamp-reset frame when the
+//     timestamp is below the base or more than 0xFFFFFF ns after it, then the
+//     event frame; the base then moves to the event's timestamp.
+//
+// Output is buffered; call Flush (or Close) at the end. After warm-up
+// (schemas registered, interned contents seen) writing an event does not
+// allocate. A Writer is not safe for concurrent use.
+type Writer struct {
+	w      io.Writer
+	buf    []byte
+	err    error // sticky write error
+	types  []encType
+	byName map[string]int32
+	byID   map[uint16]int32
+	nextID int
+	strs   internTable[byte]
+	stacks internTable[uint64]
+	tsBase uint64
+	ew     EventWriter
+
+	flushAt int  // buffered bytes that trigger a write (WithBufferSize)
+	closed  bool // Close was called: err is ErrClosed
+
 }
 
-// abandon discards an event begun and not ended.
-func (e *Encoder) abandon() {
-	if w := &e.ew; w.open {
-		e.buf = e.buf[:w.mark]
-		e.tsBase = w.base
-		w.open = false
-	}
+// SchemaOption adjusts a registration (Writer.Register,
+// ThreadWriter.Register). Like Option, it returns an error for an invalid
+// setting, which Register returns.
+type SchemaOption func(*schemaOptions) error
+
+type schemaOptions struct {
+	id          int // -1 = automatic
+	noTimestamp bool
+	annotations []Annotation
 }
 
-// Begin starts an event of type h at timestamp ts (ns; ignored for a schema
-// without timestamps). It writes the reset frame when the reference rule
-// needs one and the event header.
-func (e *Encoder) Begin(h Handle, ts uint64) *EventWriter {
-	e.abandon()
-	w := &e.ew
-	w.i, w.mark, w.base, w.err, w.open = 0, len(e.buf), e.tsBase, e.err, true
-	if w.err != nil { // a failed writer: write nothing more
-		w.t = nil
-		return w
+// WithTypeID registers the schema under a fixed type id (the static ids of
+// the newest upstream) instead of the next free one.
+func WithTypeID(id uint16) SchemaOption {
+	return func(o *schemaOptions) error { o.id = int(id); return nil }
+}
+
+// WithoutTimestamp registers a schema with has_timestamp = 0. The upstream
+// encoders never write such schemas; readers of 0.2/0.4 report no
+// timestamp for its events and the newest ones the current base.
+func WithoutTimestamp() SchemaOption {
+	return func(o *schemaOptions) error { o.noTimestamp = true; return nil }
+}
+
+// WithAnnotations attaches field annotations, written in an annotations
+// frame (0x06) right after the schema frame.
+func WithAnnotations(a ...Annotation) SchemaOption {
+	return func(o *schemaOptions) error { o.annotations = append(o.annotations, a...); return nil }
+}
+
+// NewWriter returns a Writer that writes a new stream to w: the stream
+// header first (buffered, like everything the Writer writes). The options
+// a Writer takes are WithBufferSize; reader options are an error.
+func NewWriter(w io.Writer, opts ...Option) (*Writer, error) {
+	e, err := newWriter(w, opts)
+	if err != nil {
+		return nil, err
 	}
-	if int(h.idx) >= len(e.types) || e.types[h.idx].schema.ID != h.id {
-		w.t = nil
-		w.err = fmt.Errorf("%w: handle for type %d is not registered in this stream", ErrEncode, h.id)
-		return w
+	e.buf = append(e.buf, Magic...)
+	e.buf = append(e.buf, Version)
+	return e, nil
+}
+
+func newWriter(w io.Writer, opts []Option) (*Writer, error) {
+	if w == nil {
+		return nil, errors.New("dial9: NewWriter with a nil io.Writer")
 	}
-	t := &e.types[h.idx]
-	w.t = t
-	if t.schema.HasTimestamp {
-		if ts < e.tsBase || ts-e.tsBase > 0xFFFFFF {
-			e.buf = append(e.buf, tagReset)
-			e.buf = binary.LittleEndian.AppendUint64(e.buf, ts)
-			e.tsBase = ts
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if o.readerOnly != "" {
+		return nil, fmt.Errorf("dial9: %s is a reader option; a Writer does not take it", o.readerOnly)
+	}
+	e := &Writer{w: w, flushAt: o.bufSize, buf: make([]byte, 0, o.bufSize+4096)}
+	e.ew.e = e
+	e.clearState()
+	return e, nil
+}
+
+func (e *Writer) clearState() {
+	e.types = e.types[:0]
+	if e.byName == nil {
+		e.byName = map[string]int32{}
+		e.byID = map[uint16]int32{}
+	}
+	clear(e.byName)
+	clear(e.byID)
+	e.nextID = 0
+	e.strs.reset()
+	e.stacks.reset()
+	e.tsBase = 0
+}
+
+// Reset flushes what is buffered to the current writer, then starts a new
+// complete stream on w: a new header, an empty registry, empty pools and a
+// timestamp base of 0 (the thread-local batch pattern of tokio telemetry).
+// Handles from before are invalid. Reset also reopens a closed Writer
+// (Close has flushed it; nothing more is written to the old writer).
+func (e *Writer) Reset(w io.Writer) error {
+	var err error
+	if !e.closed {
+		e.abandon()
+		err = e.Flush()
+	}
+	e.w = w
+	e.err = nil
+	e.closed = false
+	e.clearState()
+	e.buf = append(e.buf[:0], Magic...)
+	e.buf = append(e.buf, Version)
+	return err
+}
+
+// NewAppendWriter returns a Writer that continues the stream r has read,
+// writing no header: it inherits r's current schemas (the next automatic
+// type id follows the highest), its pools (the next ids follow the highest
+// ones; contents already pooled are reused without a frame) and its
+// timestamp base, like upstream's Decoder::into_encoder. Appending its
+// output to the bytes r read gives one valid stream (a trace extended in
+// place, as perf-self-profile's symbolizer does).
+//
+// r must have been read to its end without error: a failed r returns its
+// error, a reader with frames left is an error. It is a constructor rather
+// than an option of NewWriter because it needs a Reader, and a Writer built
+// this way is an ordinary Writer in every other respect.
+func NewAppendWriter(w io.Writer, r *Reader, opts ...Option) (*Writer, error) {
+	if r == nil {
+		return nil, errors.New("dial9: NewAppendWriter with a nil Reader")
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if !r.atEnd() {
+		return nil, fmt.Errorf("dial9: NewAppendWriter: the Reader is at offset %d, not at the end of its stream; read it to the end first", r.Offset())
+	}
+	e, err := newWriter(w, opts)
+	if err != nil {
+		return nil, err
+	}
+	d := r
+	for _, id := range d.typeIDs {
+		ti := d.types[id]
+		if ti == nil {
+			continue
 		}
-		d := ts - e.tsBase
-		e.buf = append(e.buf, tagEvent, byte(h.id), byte(h.id>>8), byte(d), byte(d>>8), byte(d>>16))
-		e.tsBase = ts
-	} else {
-		e.buf = append(e.buf, tagEvent, byte(h.id), byte(h.id>>8))
+		if _, dup := e.byID[id]; dup {
+			continue
+		}
+		s := *ti.schema
+		s.Fields = append([]FieldDef(nil), s.Fields...)
+		s.Annotations = nil
+		e.types = append(e.types, encType{schema: s, types: append([]FieldType(nil), ti.types...)})
+		idx := int32(len(e.types) - 1)
+		e.byName[s.Name] = idx
+		e.byID[id] = idx
+		if int(id) >= e.nextID {
+			e.nextID = int(id) + 1
+		}
 	}
-	return w
+	// Deterministic: for a content present under several ids, keep the lowest.
+	ids := make([]uint32, 0, len(d.strPool))
+	for id := range d.strPool {
+		ids = append(ids, id)
+	}
+	sortU32(ids)
+	for _, id := range ids {
+		s := d.strPool[id]
+		h := xxhashBytes(s)
+		if _, ok := e.strs.find(h, s); !ok {
+			e.strs.add(h, s, id)
+		}
+		if id+1 > e.strs.next {
+			e.strs.next = id + 1
+		}
+	}
+	ids = ids[:0]
+	for id := range d.stackPool {
+		ids = append(ids, id)
+	}
+	sortU32(ids)
+	for _, id := range ids {
+		frames := d.stackPool[id].AppendTo(nil)
+		h := hashStack(frames)
+		if _, ok := e.stacks.find(h, frames); !ok {
+			e.stacks.add(h, frames, id)
+		}
+		if id+1 > e.stacks.next {
+			e.stacks.next = id + 1
+		}
+	}
+	e.tsBase = d.tsBase
+	return e, nil
 }
 
-// End finishes the event. It returns the first error of the event (and
-// removes the partial event from the stream) or a write error.
-func (w *EventWriter) End() error {
-	e := w.e
-	if !w.open {
-		return fmt.Errorf("%w: End without Begin", ErrEncode)
+func sortU32(a []uint32) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
 	}
-	w.open = false
-	if w.err == nil && w.i != len(w.t.types) {
-		w.err = fmt.Errorf("%w: %s: %d of %d fields written", ErrEncode, w.t.schema.Name, w.i, len(w.t.types))
+}
+
+// Flush writes the buffered bytes to the writer (a ThreadWriter's: hands
+// them to the shared stream). A write error is sticky: the Writer then
+// writes nothing more and every call returns it.
+func (e *Writer) Flush() error {
+	e.abandon()
+	if e.err != nil {
+		return e.err
 	}
-	if w.err != nil {
-		e.buf = e.buf[:w.mark]
-		e.tsBase = w.base
-		return w.err
+	if len(e.buf) > 0 {
+		if _, err := e.w.Write(e.buf); err != nil {
+			e.err = err
+			return err
+		}
+		e.buf = e.buf[:0]
 	}
-	if len(e.buf) >= flushSize {
+	return nil
+}
+
+// Close flushes the stream and ends the Writer's use: later calls return
+// ErrClosed (Reset reopens it). It does not close the underlying
+// io.Writer. A second Close returns nil and writes nothing; a Close after a
+// write error returns that error.
+func (e *Writer) Close() error {
+	if e.closed {
+		return nil
+	}
+	err := e.Flush()
+	e.closed = true
+	if err == nil {
+		e.err = ErrClosed
+	}
+	return err
+}
+
+// Buffered returns the complete frames not yet written to the writer
+// (valid until the next call).
+func (e *Writer) Buffered() []byte {
+	if e.ew.open {
+		return e.buf[:e.ew.mark] // not the event being written
+	}
+	return e.buf
+}
+
+// TimestampBase is the current timestamp base (the last event's timestamp
+// or the last reset).
+func (e *Writer) TimestampBase() uint64 { return e.tsBase }
+
+func (e *Writer) maybeFlush() error {
+	if len(e.buf) >= e.flushAt && !e.ew.open {
 		return e.Flush()
 	}
 	return e.err
 }
 
-// field checks that the next field accepts a value of base type want and
-// writes its presence byte when optional. It reports whether to write.
-func (w *EventWriter) field(want FieldType) bool {
-	if w.err != nil {
-		return false
+// Register registers a schema and returns its handle. The first
+// registration of a name writes the schema frame (and an annotations frame
+// if any). Registering the same name with the same fields again returns the
+// same handle and writes nothing; different fields (or a different fixed id)
+// are ErrSchemaConflict.
+func (e *Writer) Register(name string, fields []FieldDef, opts ...SchemaOption) (Handle, error) {
+	if e.err != nil {
+		return Handle{}, e.err
 	}
-	if w.i >= len(w.t.types) {
-		w.err = fmt.Errorf("%w: %s has only %d fields", ErrEncode, w.t.schema.Name, len(w.t.types))
-		return false
-	}
-	t := w.t.types[w.i]
-	if t.Base() != want {
-		w.mismatch(want.String())
-		return false
-	}
-	if t&Optional != 0 {
-		w.e.buf = append(w.e.buf, 1)
-	}
-	w.i++
-	return true
-}
-
-func (w *EventWriter) mismatch(got string) {
-	f := w.t.schema.Fields[w.i]
-	w.err = fmt.Errorf("%w: %s field %d (%s) is %s, got a %s value", ErrEncode, w.t.schema.Name, w.i, f.Name, f.Type, got)
-}
-
-// Absent writes an absent optional field.
-func (w *EventWriter) Absent() *EventWriter {
-	if w.err != nil {
-		return w
-	}
-	if w.i >= len(w.t.types) {
-		w.err = fmt.Errorf("%w: %s has only %d fields", ErrEncode, w.t.schema.Name, len(w.t.types))
-		return w
-	}
-	if !w.t.types[w.i].IsOptional() {
-		w.mismatch("absent")
-		return w
-	}
-	w.e.buf = append(w.e.buf, 0)
-	w.i++
-	return w
-}
-
-// Varint writes a Varint field.
-func (w *EventWriter) Varint(v uint64) *EventWriter {
-	// Inlinable fast path for a required Varint field.
-	if w.err == nil && w.i < len(w.t.types) && w.t.types[w.i] == TypeVarint {
-		w.i++
-		if v < 0x80 {
-			w.e.buf = append(w.e.buf, byte(v))
-		} else {
-			w.e.buf = binary.AppendUvarint(w.e.buf, v)
-		}
-		return w
-	}
-	if w.field(TypeVarint) {
-		w.e.buf = binary.AppendUvarint(w.e.buf, v)
-	}
-	return w
-}
-
-// Uint writes an unsigned value into a Varint, U8, U16 or U32 field,
-// refusing values that do not fit the field's width.
-func (w *EventWriter) Uint(v uint64) *EventWriter {
-	if w.err != nil || w.i >= len(w.t.types) {
-		return w.Varint(v) // reports the error
-	}
-	switch w.t.types[w.i].Base() {
-	case TypeU8:
-		if v > math.MaxUint8 {
-			w.rangeErr(v)
-			return w
-		}
-		return w.U8(uint8(v))
-	case TypeU16:
-		if v > math.MaxUint16 {
-			w.rangeErr(v)
-			return w
-		}
-		return w.U16(uint16(v))
-	case TypeU32:
-		if v > math.MaxUint32 {
-			w.rangeErr(v)
-			return w
-		}
-		return w.U32(uint32(v))
-	}
-	return w.Varint(v)
-}
-
-func (w *EventWriter) rangeErr(v uint64) {
-	f := w.t.schema.Fields[w.i]
-	w.err = fmt.Errorf("%w: %s field %d (%s): %d does not fit in %s", ErrEncode, w.t.schema.Name, w.i, f.Name, v, f.Type)
-}
-
-// U8 writes a U8 field.
-func (w *EventWriter) U8(v uint8) *EventWriter {
-	if w.field(TypeU8) {
-		w.e.buf = append(w.e.buf, v)
-	}
-	return w
-}
-
-// U16 writes a U16 field.
-func (w *EventWriter) U16(v uint16) *EventWriter {
-	if w.field(TypeU16) {
-		w.e.buf = binary.LittleEndian.AppendUint16(w.e.buf, v)
-	}
-	return w
-}
-
-// U32 writes a U32 field.
-func (w *EventWriter) U32(v uint32) *EventWriter {
-	if w.field(TypeU32) {
-		w.e.buf = binary.LittleEndian.AppendUint32(w.e.buf, v)
-	}
-	return w
-}
-
-// I64 writes an I64 field.
-func (w *EventWriter) I64(v int64) *EventWriter {
-	if w.field(TypeI64) {
-		w.e.buf = binary.LittleEndian.AppendUint64(w.e.buf, uint64(v))
-	}
-	return w
-}
-
-// F64 writes an F64 field.
-func (w *EventWriter) F64(v float64) *EventWriter {
-	if w.field(TypeF64) {
-		w.e.buf = binary.LittleEndian.AppendUint64(w.e.buf, math.Float64bits(v))
-	}
-	return w
-}
-
-// Bool writes a Bool field (0 or 1).
-func (w *EventWriter) Bool(v bool) *EventWriter {
-	if w.field(TypeBool) {
-		b := byte(0)
-		if v {
-			b = 1
-		}
-		w.e.buf = append(w.e.buf, b)
-	}
-	return w
-}
-
-// String writes a String field.
-func (w *EventWriter) String(s string) *EventWriter {
-	if w.lenOK(len(s)) && w.field(TypeString) {
-		w.e.buf = binary.LittleEndian.AppendUint32(w.e.buf, uint32(len(s)))
-		w.e.buf = append(w.e.buf, s...)
-	}
-	return w
-}
-
-// StringBytes writes a String field from bytes.
-func (w *EventWriter) StringBytes(b []byte) *EventWriter {
-	if w.lenOK(len(b)) && w.field(TypeString) {
-		w.e.buf = binary.LittleEndian.AppendUint32(w.e.buf, uint32(len(b)))
-		w.e.buf = append(w.e.buf, b...)
-	}
-	return w
-}
-
-// Bytes writes a Bytes field.
-func (w *EventWriter) Bytes(b []byte) *EventWriter {
-	if w.lenOK(len(b)) && w.field(TypeBytes) {
-		w.e.buf = binary.LittleEndian.AppendUint32(w.e.buf, uint32(len(b)))
-		w.e.buf = append(w.e.buf, b...)
-	}
-	return w
-}
-
-func (w *EventWriter) lenOK(n int) bool {
-	if uint64(n) > math.MaxUint32 && w.err == nil {
-		w.err = fmt.Errorf("%w: value of %d bytes is over the u32 length limit", ErrLimit, n)
-	}
-	return w.err == nil
-}
-
-// PooledString writes a PooledString field (an id from InternString).
-func (w *EventWriter) PooledString(id uint32) *EventWriter {
-	if w.field(TypePooledString) {
-		w.e.buf = binary.LittleEndian.AppendUint32(w.e.buf, id)
-	}
-	return w
-}
-
-// PooledStack writes a PooledStackFrames field (an id from InternStack).
-func (w *EventWriter) PooledStack(id uint32) *EventWriter {
-	if w.field(TypePooledStackFrames) {
-		w.e.buf = binary.LittleEndian.AppendUint32(w.e.buf, id)
-	}
-	return w
-}
-
-// Stack writes a StackFrames field.
-func (w *EventWriter) Stack(frames []uint64) *EventWriter {
-	if w.lenOK(len(frames)) && w.field(TypeStackFrames) {
-		w.e.buf = binary.LittleEndian.AppendUint32(w.e.buf, uint32(len(frames)))
-		for _, f := range frames {
-			w.e.buf = binary.LittleEndian.AppendUint64(w.e.buf, f)
+	o := schemaOptions{id: -1}
+	for _, f := range opts {
+		if err := f(&o); err != nil {
+			return Handle{}, err
 		}
 	}
-	return w
-}
-
-// KV is one StringMap pair.
-type KV struct{ Key, Value string }
-
-// StringMap writes a StringMap field; order and duplicate keys are kept.
-func (w *EventWriter) StringMap(pairs []KV) *EventWriter {
-	if w.lenOK(len(pairs)) && w.field(TypeStringMap) {
-		w.e.buf = appendStringMap(w.e.buf, pairs)
+	s := Schema{Name: name, HasTimestamp: !o.noTimestamp, Fields: fields}
+	if idx, ok := e.byName[name]; ok {
+		t := &e.types[idx]
+		if !t.schema.sameLayout(&s) || (o.id >= 0 && int(t.schema.ID) != o.id) {
+			return Handle{}, fmt.Errorf("%w: %q is already registered as type %d with a different layout", ErrSchemaConflict, name, t.schema.ID)
+		}
+		return Handle{idx: idx, id: t.schema.ID}, nil
 	}
-	return w
+	if len(name) > math.MaxUint16 || len(fields) > math.MaxUint16 {
+		return Handle{}, fmt.Errorf("%w: schema %q: name or field count over 65535", ErrLimit, name)
+	}
+	for i, f := range fields {
+		if !f.Type.Valid() {
+			return Handle{}, fmt.Errorf("%w: schema %q field %d (%s): unknown field type %#02x", ErrEncode, name, i, f.Name, uint8(f.Type))
+		}
+		if len(f.Name) > math.MaxUint16 {
+			return Handle{}, fmt.Errorf("%w: schema %q field %d: name over 65535 bytes", ErrLimit, name, i)
+		}
+	}
+	for _, a := range o.annotations {
+		if int(a.Field) >= len(fields) || len(a.Key) > math.MaxUint16 || uint64(len(a.Value)) > math.MaxUint32 {
+			return Handle{}, fmt.Errorf("%w: schema %q: bad annotation %+v", ErrEncode, name, a)
+		}
+	}
+	if len(o.annotations) > math.MaxUint16 {
+		return Handle{}, fmt.Errorf("%w: schema %q: more than 65535 annotations", ErrLimit, name)
+	}
+	var id int
+	if o.id >= 0 {
+		id = o.id
+		if _, used := e.byID[uint16(id)]; used {
+			return Handle{}, fmt.Errorf("%w: type id %d is already used", ErrSchemaConflict, id)
+		}
+	} else {
+		for {
+			if e.nextID > math.MaxUint16 {
+				return Handle{}, fmt.Errorf("%w: no type id left", ErrLimit)
+			}
+			if _, used := e.byID[uint16(e.nextID)]; !used {
+				break
+			}
+			e.nextID++
+		}
+		id = e.nextID
+		e.nextID++
+	}
+	s.ID = uint16(id)
+	s.Fields = append([]FieldDef(nil), fields...)
+	s.Annotations = append([]Annotation(nil), o.annotations...)
+	t := encType{schema: s, types: make([]FieldType, len(fields))}
+	for i, f := range fields {
+		t.types[i] = f.Type
+	}
+	e.types = append(e.types, t)
+	idx := int32(len(e.types) - 1)
+	e.byName[name] = idx
+	e.byID[s.ID] = idx
+	start := len(e.buf)
+	e.buf = AppendSchema(e.buf, &s)
+	if len(s.Annotations) > 0 {
+		e.buf = AppendAnnotations(e.buf, s.ID, s.Annotations)
+	}
+	e.frameDone(start)
+	return Handle{idx: idx, id: s.ID}, e.maybeFlush()
 }
 
-func appendStringMap(dst []byte, pairs []KV) []byte {
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(pairs)))
-	for _, p := range pairs {
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(p.Key)))
-		dst = append(dst, p.Key...)
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(p.Value)))
-		dst = append(dst, p.Value...)
+// frameDone moves the frames written from buf[start:] in front of an event
+// begun and not yet ended, so that a schema or pool frame written between
+// Begin and End (for example InternString called inside an EventWriter
+// chain) precedes the event that uses it.
+func (e *Writer) frameDone(start int) {
+	w := &e.ew
+	if !w.open {
+		return
+	}
+	k := len(e.buf) - start
+	rotateRight(e.buf[w.mark:], k)
+	w.mark += k
+}
+
+// rotateRight rotates b right by k bytes in place.
+func rotateRight(b []byte, k int) {
+	reverse(b)
+	reverse(b[:k])
+	reverse(b[k:])
+}
+
+func reverse(b []byte) {
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+}
+
+// Schema returns the registered schema of h (do not modify it).
+func (e *Writer) Schema(h Handle) *Schema {
+	if int(h.idx) >= len(e.types) {
+		return nil
+	}
+	return &e.types[h.idx].schema
+}
+
+// InternString returns the string-pool id of s, writing a one-entry pool
+// frame the first time s is seen in this stream. A hit does not allocate.
+// A string over 4 GiB sets the Writer's sticky error (ErrLimit).
+func (e *Writer) InternString(s string) uint32 {
+	return e.internString(hashString(s), stringBytes(s))
+}
+
+// InternStringBytes is InternString for a byte slice.
+func (e *Writer) InternStringBytes(b []byte) uint32 {
+	return e.internString(xxhashBytes(b), b)
+}
+
+func (e *Writer) internString(h uint64, b []byte) uint32 {
+	if id, ok := e.strs.find(h, b); ok || e.err != nil {
+		return id
+	}
+	if uint64(len(b)) > math.MaxUint32 {
+		if e.err == nil {
+			e.err = fmt.Errorf("%w: pool string of %d bytes is over the u32 length limit", ErrLimit, len(b))
+		}
+		return 0
+	}
+	id := e.strs.next
+	e.strs.next++
+	e.strs.add(h, b, id)
+	start := len(e.buf)
+	e.buf = append(e.buf, tagStringPool, 1, 0, 0, 0)
+	e.buf = binary.LittleEndian.AppendUint32(e.buf, id)
+	e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(len(b)))
+	e.buf = append(e.buf, b...)
+	e.frameDone(start)
+	_ = e.maybeFlush()
+	return id
+}
+
+// InternStack returns the stack-pool id of frames, writing a one-entry
+// stack-pool frame the first time this exact address list is seen.
+func (e *Writer) InternStack(frames []uint64) uint32 {
+	h := hashStack(frames)
+	if id, ok := e.stacks.find(h, frames); ok || e.err != nil {
+		return id
+	}
+	id := e.stacks.next
+	e.stacks.next++
+	e.stacks.add(h, frames, id)
+	start := len(e.buf)
+	e.buf = append(e.buf, tagStackPool, 1, 0, 0, 0)
+	e.buf = appendStackEntry(e.buf, id, frames)
+	e.frameDone(start)
+	_ = e.maybeFlush()
+	return id
+}
+
+// StackEntry is one entry of an explicit stack-pool frame.
+type StackEntry struct {
+	ID     uint32
+	Frames []uint64
+}
+
+// WriteStringPool writes one string-pool frame with the given entries and
+// ids as they are (it does not touch the interning table or its counter).
+func (e *Writer) WriteStringPool(entries []StringPoolEntry) error {
+	if e.err != nil {
+		return e.err
+	}
+	start := len(e.buf)
+	e.buf = AppendStringPool(e.buf, entries)
+	e.frameDone(start)
+	return e.maybeFlush()
+}
+
+// WriteStackPool writes one stack-pool frame with the given entries and ids
+// as they are (it does not touch the interning table or its counter).
+func (e *Writer) WriteStackPool(entries []StackEntry) error {
+	if e.err != nil {
+		return e.err
+	}
+	start := len(e.buf)
+	e.buf = append(e.buf, tagStackPool)
+	e.buf = binary.LittleEndian.AppendUint32(e.buf, uint32(len(entries)))
+	for _, en := range entries {
+		e.buf = appendStackEntry(e.buf, en.ID, en.Frames)
+	}
+	e.frameDone(start)
+	return e.maybeFlush()
+}
+
+// WriteAnnotations writes an annotations frame for a registered schema.
+func (e *Writer) WriteAnnotations(h Handle, a []Annotation) error {
+	if e.err != nil {
+		return e.err
+	}
+	if len(a) > math.MaxUint16 {
+		return fmt.Errorf("%w: more than 65535 annotations", ErrLimit)
+	}
+	start := len(e.buf)
+	e.buf = AppendAnnotations(e.buf, h.id, a)
+	e.frameDone(start)
+	return e.maybeFlush()
+}
+
+// WriteTimestampReset writes an explicit reset frame and sets the base.
+func (e *Writer) WriteTimestampReset(ts uint64) error {
+	e.abandon()
+	if e.err != nil {
+		return e.err
+	}
+	e.buf = AppendTimestampReset(e.buf, ts)
+	e.tsBase = ts
+	return e.maybeFlush()
+}
+
+// AppendSchema appends a schema frame for s to dst.
+func AppendSchema(dst []byte, s *Schema) []byte {
+	dst = append(dst, tagSchema)
+	dst = binary.LittleEndian.AppendUint16(dst, s.ID)
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(s.Name)))
+	dst = append(dst, s.Name...)
+	if s.HasTimestamp {
+		dst = append(dst, 1)
+	} else {
+		dst = append(dst, 0)
+	}
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(s.Fields)))
+	for _, f := range s.Fields {
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(len(f.Name)))
+		dst = append(dst, f.Name...)
+		dst = append(dst, byte(f.Type))
 	}
 	return dst
 }
 
-// List writes a DynamicList field; each element is written with its own
-// type tag. Absent elements are refused (upstream writes tag 0 for them,
-// which no decoder reads).
-func (w *EventWriter) List(elems []Value) *EventWriter {
-	if w.lenOK(len(elems)) && w.field(TypeDynamicList) {
-		w.e.buf, w.err = appendElems(w.e.buf, elems, 1, 0)
+// AppendAnnotations appends an annotations frame (0x06) to dst.
+func AppendAnnotations(dst []byte, typeID uint16, a []Annotation) []byte {
+	dst = append(dst, tagAnnotations)
+	dst = binary.AppendUvarint(dst, uint64(typeID))
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(a)))
+	for _, x := range a {
+		dst = binary.LittleEndian.AppendUint16(dst, x.Field)
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(len(x.Key)))
+		dst = append(dst, x.Key...)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(x.Value)))
+		dst = append(dst, x.Value...)
 	}
-	return w
+	return dst
 }
 
-// Map writes a DynamicMap field from alternating keys and values.
-func (w *EventWriter) Map(keysAndValues []Value) *EventWriter {
-	if w.err == nil && len(keysAndValues)%2 != 0 {
-		w.err = fmt.Errorf("%w: DynamicMap needs an even number of keys and values", ErrEncode)
+// AppendStringPool appends a string-pool frame to dst.
+func AppendStringPool(dst []byte, entries []StringPoolEntry) []byte {
+	dst = append(dst, tagStringPool)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(entries)))
+	for _, en := range entries {
+		dst = binary.LittleEndian.AppendUint32(dst, en.ID)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(en.Data)))
+		dst = append(dst, en.Data...)
 	}
-	if w.lenOK(len(keysAndValues)/2) && w.field(TypeDynamicMap) {
-		w.e.buf, w.err = appendElems(w.e.buf, keysAndValues, 2, 0)
-	}
-	return w
+	return dst
 }
 
-// Value writes any field from a generic Value (see WriteEvent).
-func (w *EventWriter) Value(v Value) *EventWriter {
-	if w.err != nil {
-		return w
-	}
-	if v.Type == 0 {
-		return w.Absent()
-	}
-	switch v.Type {
-	case TypeI64:
-		return w.I64(int64(v.U))
-	case TypeF64:
-		return w.F64(v.F)
-	case TypeBool:
-		return w.Bool(v.U != 0)
-	case TypeString:
-		return w.String(v.S)
-	case TypeBytes:
-		return w.Bytes(v.B)
-	case TypePooledString:
-		return w.PooledString(uint32(v.U))
-	case TypePooledStackFrames:
-		return w.PooledStack(uint32(v.U))
-	case TypeStackFrames:
-		return w.Stack(v.Stack)
-	case TypeVarint:
-		return w.Varint(v.U)
-	case TypeStringMap:
-		return w.StringMap(v.Pairs)
-	case TypeU8, TypeU16, TypeU32:
-		if w.i < len(w.t.types) && w.t.types[w.i].Base() != v.Type {
-			w.mismatch(v.Type.String())
-			return w
-		}
-		return w.Uint(v.U)
-	case TypeDynamicList:
-		return w.List(v.Elems)
-	case TypeDynamicMap:
-		return w.Map(v.Elems)
-	}
-	w.err = fmt.Errorf("%w: value with unknown type %#02x", ErrEncode, uint8(v.Type))
-	return w
+// AppendTimestampReset appends a timestamp-reset frame to dst.
+func AppendTimestampReset(dst []byte, ts uint64) []byte {
+	dst = append(dst, tagReset)
+	return binary.LittleEndian.AppendUint64(dst, ts)
 }
 
-// WriteEvent writes one event from generic values, one per field in schema
-// order (Value{} for an absent optional field). The value types must match
-// the field types exactly.
-func (e *Encoder) WriteEvent(h Handle, ts uint64, values []Value) error {
-	w := e.Begin(h, ts)
-	for _, v := range values {
-		w.Value(v)
+func appendStackEntry(dst []byte, id uint32, frames []uint64) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, id)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(frames)))
+	for _, f := range frames {
+		dst = binary.LittleEndian.AppendUint64(dst, f)
 	}
-	return w.End()
-}
-
-// WriteUints writes an event whose fields are all Varint, U8, U16 or U32
-// (range-checked), without allocating.
-func (e *Encoder) WriteUints(h Handle, ts uint64, values ...uint64) error {
-	e.abandon()
-	if e.err == nil && int(h.idx) < len(e.types) {
-		t := &e.types[h.idx]
-		if t.schema.ID == h.id && t.schema.HasTimestamp && len(values) == len(t.types) {
-			if e.writeUintsFast(t, h.id, ts, values) {
-				if len(e.buf) >= flushSize {
-					return e.Flush()
-				}
-				return nil
-			}
-		}
-	}
-	// The checked path reports what is wrong.
-	w := e.Begin(h, ts)
-	for _, v := range values {
-		w.Uint(v)
-	}
-	return w.End()
-}
-
-// writeUintsFast writes a timestamped all-integer event in one pass; it
-// leaves the stream untouched and returns false if any value does not fit.
-func (e *Encoder) writeUintsFast(t *encType, id uint16, ts uint64, values []uint64) bool {
-	buf := e.buf
-	mark := len(buf)
-	base := e.tsBase
-	if ts < base || ts-base > 0xFFFFFF {
-		buf = append(buf, tagReset)
-		buf = binary.LittleEndian.AppendUint64(buf, ts)
-		base = ts
-	}
-	d := ts - base
-	buf = append(buf, tagEvent, byte(id), byte(id>>8), byte(d), byte(d>>8), byte(d>>16))
-	types := t.types[:len(values)]
-	for i, v := range values {
-		switch types[i] {
-		case TypeVarint:
-			for v >= 0x80 {
-				buf = append(buf, byte(v)|0x80)
-				v >>= 7
-			}
-			buf = append(buf, byte(v))
-			continue
-		case TypeU8:
-			if v <= math.MaxUint8 {
-				buf = append(buf, byte(v))
-				continue
-			}
-		case TypeU32:
-			if v <= math.MaxUint32 {
-				buf = binary.LittleEndian.AppendUint32(buf, uint32(v))
-				continue
-			}
-		case TypeU16:
-			if v <= math.MaxUint16 {
-				buf = binary.LittleEndian.AppendUint16(buf, uint16(v))
-				continue
-			}
-		}
-		e.buf = buf[:mark]
-		return false
-	}
-	e.buf = buf
-	e.tsBase = ts
-	return true
+	return dst
 }

@@ -10,7 +10,7 @@ const (
 	// binary and JSON CFF version the reference reads.
 	FormatVersion = 10
 	// LegacyFormatVersion is wtf.data.formats.BinaryTrace.VERSION, the
-	// big-endian pre-CFF format read by ReadLegacy.
+	// big-endian pre-CFF format read by NewReader and LegacyReader.
 	LegacyFormatVersion = 3
 	// JSWTFVersion is the full wtf.version.getValue() of the last JS release
 	// (2015.7.15-1) as the JSON container stores it.

@@ -8,20 +8,26 @@ import "github.com/tracecodec/tracecodec/internal/wire"
 // joined with NUL terminators, a base64 buffer decoded, a file header's JSON
 // text, a string resource's UTF-8).
 type Part struct {
+	// Type is the part's type word.
 	Type PartType
 	// Offset is the absolute file offset of the part body (binary container),
 	// or the offset of the chunk object in the JSON text (JSON container).
 	Offset int64
-	Data   []byte
+	// Data is the part body without its padding.
+	Data []byte
 }
 
 // Chunk is one chunk of a file. Parts keeps every part in file order, the ones
 // the reference does not know included (readers skip them; the writers copy
 // them through so conversions are lossless).
 type Chunk struct {
-	ID        uint32
-	Type      ChunkType
-	StartTime uint32 // InvalidTime when unset (what the JS writer writes)
+	// ID is the chunk's id word (readers ignore it).
+	ID uint32
+	// Type is the chunk's type word.
+	Type ChunkType
+	// StartTime and EndTime are the chunk's time words: InvalidTime when
+	// unset (what the JS writer and this package write).
+	StartTime uint32
 	EndTime   uint32
 	// Offset is the absolute file offset of the chunk header (binary) or of
 	// the chunk object (JSON).
@@ -29,7 +35,15 @@ type Chunk struct {
 	// Length is the chunk's length in the binary container (header, part
 	// table, parts and padding); 0 for chunks read from JSON.
 	Length int64
-	Parts  []Part
+	// Parts are the chunk's parts in file order.
+	Parts []Part
+	// Torn says the input ends inside this chunk (a Reader with
+	// WithRecovery): Parts holds the parts that arrived whole, and the
+	// binary event buffer may end inside a record, which a Decoder drops
+	// (see Recovery). Length is then the bytes present.
+	Torn bool
+
+	rec *Recovery // the reader's report, for a torn chunk
 }
 
 // Part returns the last part of type t (the reference lets the last one win)
@@ -70,7 +84,7 @@ func (c *Chunk) Resource(id int) (Part, bool) {
 	return Part{}, false
 }
 
-// FileHeaderPart parses the chunk's file header part.
+// FileHeader parses the chunk's file header part.
 func (c *Chunk) FileHeader() (*FileHeader, error) {
 	p, ok := c.Part(PartFileHeader)
 	if !ok {
@@ -243,7 +257,7 @@ func parseFileHeaderWords(b []byte) (wtfVersion uint32, err error) {
 	case c.Failed():
 		return 0, newErr(int64(len(b)), ErrTruncated, "file header needs %d bytes, only %d present", fileHeaderSize, len(b))
 	case magic == 0xEFBEADDE:
-		return 0, newErr(0, ErrBadMagic, "legacy big-endian file: read it with ReadLegacy")
+		return 0, newErr(0, ErrBadMagic, "legacy big-endian file: read it with NewReader or NewLegacyReader")
 	case magic != Magic:
 		return 0, newErr(0, ErrBadMagic, "file magic bytes mismatch: %#08x, want %#08x", magic, uint32(Magic))
 	case format != FormatVersion:

@@ -2,6 +2,8 @@ package wtfcff
 
 import (
 	"encoding/binary"
+	"errors"
+	"iter"
 	"math/bits"
 
 	"github.com/cespare/xxhash/v2"
@@ -135,6 +137,7 @@ type Decoder struct {
 	legacy bool
 	spans  []argSpan
 	enc    *EventEncoder // for json_event_buffer parts
+	torn   *Recovery     // the report of a torn chunk being decoded
 	ev     Event
 	err    error
 }
@@ -167,7 +170,7 @@ func (d *Decoder) Reset() {
 // offset base, with strings from the string table part strings, in the chunk
 // with id chunk. Definitions and zones persist. A previous error is cleared.
 func (d *Decoder) SetBuffer(buf, strings []byte, base int64, chunk uint32) {
-	d.buf, d.base, d.pos, d.chunk, d.legacy, d.err = buf, base, 0, chunk, false, nil
+	d.buf, d.base, d.pos, d.chunk, d.legacy, d.err, d.torn = buf, base, 0, chunk, false, nil, nil
 	d.strs.Reset(strings)
 }
 
@@ -203,11 +206,30 @@ func (d *Decoder) SetChunk(c *Chunk) bool {
 	st, _ := c.Part(PartStringTable)
 	d.SetBuffer(buf.Data, st.Data, buf.Offset, c.ID)
 	d.legacy = buf.Type == PartLegacyEventBuffer
+	if c.Torn {
+		d.torn = c.rec
+	}
 	return true
 }
 
 // Err returns the error that stopped Next, or nil.
 func (d *Decoder) Err() error { return d.err }
+
+// All iterates over the remaining records of the current buffer (see
+// Next); the *Event is valid until the next iteration. On failure it yields
+// a last (nil, err) pair and stops.
+func (d *Decoder) All() iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		for d.Next() {
+			if !yield(&d.ev, nil) {
+				return
+			}
+		}
+		if d.err != nil {
+			yield(nil, d.err)
+		}
+	}
+}
 
 // Event returns the record read by the last successful Next.
 func (d *Decoder) Event() *Event { return &d.ev }
@@ -247,7 +269,16 @@ func (d *Decoder) Next() bool {
 		ok = d.nextBinary()
 	}
 	if !ok {
+		if d.torn != nil && errors.Is(d.err, ErrTruncated) {
+			// The input was cut inside this record: the records before it
+			// are what the torn chunk salvages.
+			d.torn.DroppedRecordBytes = int64(len(d.buf) - d.pos)
+			d.err, d.pos = nil, len(d.buf)
+		}
 		return false
+	}
+	if d.torn != nil {
+		d.torn.SalvagedEvents++
 	}
 	if d.zone == d.dflt && !d.dfltListed && !d.ev.IsInternal() {
 		d.dfltListed = true

@@ -28,14 +28,18 @@
 //
 // # What the package offers
 //
-//   - Containers: Reader streams binary chunks from an io.Reader (one chunk in
-//     memory, buffer reused); Open indexes a file over an io.ReaderAt with one
-//     walk over the chunk headers and reads chunks directly; JSONReader
-//     streams JSON files in COMPLETE or PARTIAL mode; LegacyReader reads
-//     BinaryTrace v3. All implement ChunkSource; OpenBytes picks one by the
-//     first bytes. ChunkWriter, AppendChunk and JSONWriter write containers;
-//     BinaryToJSON and JSONToBinary convert losslessly (files written by the
-//     reference come back byte for byte, in both directions).
+//   - Containers: NewReader and NewBytesReader return a Reader of any
+//     container, chosen by the first bytes (Sniff, Reader.Kind): binary
+//     chunks are streamed one at a time with the buffer reused (views of the
+//     input over memory), JSON files go through a JSONReader (COMPLETE or
+//     PARTIAL mode), legacy files through a LegacyReader (BinaryTrace v3).
+//     Open, OpenFile and OpenBytes index a binary file's chunks for random
+//     access (File). Every reader and iterator has Next, its record (Chunk,
+//     Event), Err and All (an iter.Seq2 that ends with a (nil, err) pair on
+//     failure); Events takes any of them, File included. ChunkWriter,
+//     AppendChunk and JSONWriter write containers; BinaryToJSON and
+//     JSONToBinary convert losslessly (files written by the reference come
+//     back byte for byte, in both directions).
 //
 //   - Events: Decoder yields zero-copy Event views (name, time, zone, typed
 //     Value accessors, JSON rendering) from binary, legacy and JSON event
@@ -147,14 +151,11 @@
 //	w.LeaveScope(2250)
 //	w.Close()
 //
-//	r, _ := wtfcff.NewReader(f2)
-//	dec := wtfcff.NewDecoder()
-//	for r.Next() {
-//		if dec.SetChunk(r.Chunk()) {
-//			for dec.Next() {
-//				e := dec.Event()
-//				fmt.Println(e.Time, e.Name(), string(e.AppendArgsJSON(nil)))
-//			}
+//	r, _ := wtfcff.NewReader(f2) // binary, JSON or legacy
+//	for e, err := range wtfcff.Events(r) {
+//		if err != nil {
+//			log.Fatal(err)
 //		}
+//		fmt.Println(e.Time, e.Name(), string(e.AppendArgsJSON(nil)))
 //	}
 package wtfcff

@@ -12,42 +12,46 @@ import (
 // one of the sentinels below, so errors.Is and errors.As both work.
 type FormatError = traceerr.FormatError
 
-const formatName = "wtf"
+const formatName = "wtfcff"
 
 // Sentinels wrapped by every FormatError.
 var (
 	// ErrBadMagic: the file does not start with 0xDEADBEEF (little-endian CFF)
 	// nor with DE AD BE EF (legacy big-endian), or a JSON document is not a
 	// WTF CFF document.
-	ErrBadMagic = errors.New("wtf: bad magic")
+	ErrBadMagic = errors.New("wtfcff: bad magic")
 	// ErrUnsupportedVersion: a CFF format version other than 10, or a legacy
 	// format version other than 3.
-	ErrUnsupportedVersion = errors.New("wtf: unsupported format version")
+	ErrUnsupportedVersion = errors.New("wtfcff: unsupported format version")
 	// ErrTruncated: the input ends inside a header, chunk, part or event.
-	ErrTruncated = errors.New("wtf: truncated")
+	ErrTruncated = errors.New("wtfcff: truncated")
 	// ErrCorrupt: a structure is inconsistent (a part outside its chunk, a chunk
 	// shorter than its part table, bad header JSON, a part type that does not
 	// belong in its chunk, a malformed event definition).
-	ErrCorrupt = errors.New("wtf: corrupt")
+	ErrCorrupt = errors.New("wtfcff: corrupt")
 	// ErrUndefinedEvent: an event record uses a wire id that no
 	// wtf.event#define record has defined (the reference's
 	// "Undefined event type N").
-	ErrUndefinedEvent = errors.New("wtf: undefined event type")
+	ErrUndefinedEvent = errors.New("wtfcff: undefined event type")
 	// ErrUnsupportedType: an event definition names an argument type that has
 	// no wire encoding (bool[], ascii[], an unknown type name …); the error is
 	// raised when an event of that type is decoded.
-	ErrUnsupportedType = errors.New("wtf: unsupported argument type")
+	ErrUnsupportedType = errors.New("wtfcff: unsupported argument type")
 	// ErrLimit: a declared size or count exceeds a Limits value.
-	ErrLimit = errors.New("wtf: limit exceeded")
+	ErrLimit = errors.New("wtfcff: limit exceeded")
 	// ErrArgument: a Writer call does not match the event's signature (wrong
 	// argument type or count, a wire id out of range, a string with a NUL).
-	ErrArgument = errors.New("wtf: argument does not match the event signature")
+	ErrArgument = errors.New("wtfcff: argument does not match the event signature")
+	// ErrClosed: a write to a Writer, SharedWriter, ThreadWriter, ChunkWriter
+	// or JSONWriter after its Close, or a read from a closed File.
+	ErrClosed = errors.New("wtfcff: closed")
 )
 
 // Limits bounds what a reader accepts. A zero field takes its default.
 type Limits struct {
 	// MaxChunkSize is the largest chunk (header, part table and data) read,
-	// in bytes. Default 256 MiB (the JS writer's chunks are 1 MiB).
+	// in bytes, and the largest legacy file (read whole: its events form one
+	// buffer). Default 256 MiB (the JS writer's chunks are 1 MiB).
 	MaxChunkSize int64
 	// MaxParts is the largest part count of one chunk. Default 4096.
 	MaxParts int64

@@ -87,7 +87,7 @@ func TestBinaryContainerErrors(t *testing.T) {
 	wantErr(t, "chunk limit", err, ErrLimit, 20, "exceeds the limit of 100")
 	// A file whose length is not a multiple of 4 is fine when its chunks are.
 	var out bytes.Buffer
-	cw, _ := NewChunkWriter(&out, 1)
+	cw, _ := NewChunkWriter(&out, WithWTFVersion(1))
 	cw.WriteChunk(&Chunk{ID: 9, Type: 0x77, Parts: []Part{{Type: 0x5, Data: []byte{1}}}})
 	b := out.Bytes()
 	binary.LittleEndian.PutUint32(b[12+8:], uint32(len(b)-12-3)) // drop the padding
@@ -252,14 +252,14 @@ func TestLegacyErrors(t *testing.T) {
 	data := vectortest.Read(t, "wtf", "mutated/legacy_v3_handmade.wtf-trace")
 	v2 := bytes.Clone(data)
 	v2[11] = 2
-	_, err := NewLegacyReader(v2)
+	_, err := NewLegacyBytesReader(v2)
 	wantErr(t, "legacy v2", err, ErrUnsupportedVersion, 8, "legacy data version 2")
 	for n := 0; n < 0x63; n += 7 { // every cut inside the header
-		if _, err := NewLegacyReader(data[:n]); err == nil {
+		if _, err := NewLegacyBytesReader(data[:n]); err == nil {
 			t.Errorf("prefix %d accepted", n)
 		}
 	}
-	lr, _ := NewLegacyReader(data[:len(data)-2]) // cut inside the last event
+	lr, _ := NewLegacyBytesReader(data[:len(data)-2]) // cut inside the last event
 	got := decodeAll(lr)
 	wantErr(t, "legacy truncated event", got.err, ErrTruncated, -1, "runs past the end")
 }
@@ -347,7 +347,7 @@ func TestFileHeaderRoundTrip(t *testing.T) {
 
 func TestEventsIteratorStopsAtError(t *testing.T) {
 	data := vectortest.Read(t, "wtf", "mutated/undefined_wire_id.wtf-trace")
-	src, _ := OpenBytes(data)
+	src, _ := NewBytesReader(data)
 	n := 0
 	var last error
 	for e, err := range Events(src) {
@@ -377,7 +377,7 @@ func TestPaddingIgnored(t *testing.T) {
 	copy(slot(4)[2:], []byte{0xde, 0xad})        // uint16 65000
 	copy(slot(10)[1:], []byte{0x99, 0x99, 0x99}) // char 'Z'
 	copy(slot(11)[2:], []byte{0x77, 0x77})       // wchar '⁂'
-	src, _ := OpenBytes(data)
+	src, _ := NewBytesReader(data)
 	got := decodeAll(src)
 	if got.err != nil {
 		t.Fatal(got.err)
@@ -425,7 +425,7 @@ func TestTypeAndZoneLimits(t *testing.T) {
 	}
 	w.Close()
 	for _, l := range []Limits{{MaxEventTypes: 20}, {MaxZones: 3}} {
-		src, _ := OpenBytes(out.Bytes())
+		src, _ := NewBytesReader(out.Bytes())
 		dec := NewDecoder(WithLimits(l))
 		var err error
 		for src.Next() {
@@ -450,7 +450,7 @@ func TestManyZones(t *testing.T) {
 		}
 	}
 	w.Close()
-	src, _ := OpenBytes(out.Bytes())
+	src, _ := NewBytesReader(out.Bytes())
 	dec := NewDecoder()
 	for src.Next() {
 		if dec.SetChunk(src.Chunk()) {

@@ -71,7 +71,7 @@ func ExampleScopeTracker() {
 	w.LeaveScope(400)
 	w.Close()
 
-	src, _ := wtfcff.OpenBytes(file.Bytes())
+	src, _ := wtfcff.NewBytesReader(file.Bytes())
 	dec, st := wtfcff.NewDecoder(), wtfcff.NewScopeTracker()
 	for src.Next() {
 		if dec.SetChunk(src.Chunk()) {
@@ -95,7 +95,7 @@ func ExampleAppendEventJSON() {
 	w.Begin(et, 42).Uint16(443).Uint8s([]byte{0x16, 0x03}).Any(`{"tls":true}`).End()
 	w.Close()
 
-	src, _ := wtfcff.OpenBytes(file.Bytes())
+	src, _ := wtfcff.NewBytesReader(file.Bytes())
 	dec := wtfcff.NewDecoder()
 	for src.Next() {
 		if dec.SetChunk(src.Chunk()) {
@@ -117,7 +117,7 @@ func ExampleEvents() {
 	w.TimeStamp(9, "tick", "42")
 	w.Close()
 
-	src, _ := wtfcff.OpenBytes(file.Bytes())
+	src, _ := wtfcff.NewBytesReader(file.Bytes())
 	for e, err := range wtfcff.Events(src) {
 		if err != nil {
 			fmt.Println(err)

@@ -16,7 +16,7 @@ import (
 // argument of every event; for binary files it also walks the random-access
 // index and reads every chunk.
 func decodeAny(data []byte) error {
-	src, err := OpenBytes(data)
+	src, err := NewBytesReader(data)
 	if err != nil {
 		return err
 	}
@@ -153,7 +153,7 @@ func FuzzBinaryContainer(f *testing.F) {
 func FuzzEventBuffer(f *testing.F) {
 	for _, p := range vectorFiles(f) {
 		data, _ := os.ReadFile(p)
-		src, err := OpenBytes(data)
+		src, err := NewBytesReader(data)
 		if err != nil {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"strconv"
 )
 
@@ -56,10 +57,17 @@ func NewJSONReader(r io.Reader, opts ...ReaderOption) (*JSONReader, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newJSONReader(r, o), nil
+}
+
+func newJSONReader(r io.Reader, o readerOptions) *JSONReader {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
-	return &JSONReader{dec: dec, o: o}, nil
+	return &JSONReader{dec: dec, o: o}
 }
+
+// All iterates over the remaining chunks (see ChunkSource).
+func (jr *JSONReader) All() iter.Seq2[*Chunk, error] { return allChunks(jr) }
 
 // WTFVersion is the header's wtfVersion (the full build number in JS files).
 func (jr *JSONReader) WTFVersion() int64 { return jr.wtfVersion }
@@ -314,7 +322,8 @@ func (jr *JSONReader) convert(jc *jsonChunk, off int64) (bool, error) {
 	return true, nil
 }
 
-// JSONWriter writes a JSON CFF file chunk by chunk.
+// JSONWriter writes a JSON CFF file chunk by chunk. It is not safe for
+// concurrent use.
 type JSONWriter struct {
 	w    io.Writer
 	mode JSONMode
@@ -324,12 +333,18 @@ type JSONWriter struct {
 	done bool
 }
 
-// NewJSONWriter writes the header with the given wtfVersion (JSWTFVersion for
-// what the JS library writes) and returns the writer.
-func NewJSONWriter(w io.Writer, wtfVersion int64, mode JSONMode) (*JSONWriter, error) {
+// NewJSONWriter writes the header and returns the writer. Options:
+// WithWTFVersion (default JSWTFVersion, what the JS library writes) and
+// WithJSONMode (default JSONComplete); the others are ignored.
+func NewJSONWriter(w io.Writer, opts ...WriterOption) (*JSONWriter, error) {
+	o, err := applyWriterOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	mode := o.jsonMode
 	jw := &JSONWriter{w: w, mode: mode}
 	b := append(jw.buf[:0], "{\n  \"wtfVersion\": "...)
-	b = strconv.AppendInt(b, wtfVersion, 10)
+	b = strconv.AppendInt(b, o.version, 10)
 	if mode == JSONPartial {
 		b = append(b, ",\n  \"formatVersion\": 10\n}\n"...)
 	} else {
@@ -349,7 +364,7 @@ func (jw *JSONWriter) WriteChunk(c *Chunk) error {
 		return jw.err
 	}
 	if jw.done {
-		return errors.New("wtf: JSONWriter is closed")
+		return ErrClosed
 	}
 	b := jw.buf[:0]
 	if jw.mode == JSONPartial {
@@ -374,9 +389,23 @@ func (jw *JSONWriter) WriteChunk(c *Chunk) error {
 	return jw.err
 }
 
+// Flush does nothing: every chunk is written to the io.Writer whole. It
+// returns the sticky error, ErrClosed after Close.
+func (jw *JSONWriter) Flush() error {
+	if jw.err == nil && jw.done {
+		return ErrClosed
+	}
+	return jw.err
+}
+
 // Close ends the document (COMPLETE mode); it does not close the io.Writer.
+// A second Close returns nil.
 func (jw *JSONWriter) Close() error {
-	if jw.err != nil || jw.done {
+	if jw.done {
+		return nil
+	}
+	if jw.err != nil {
+		jw.done = true
 		return jw.err
 	}
 	jw.done = true
@@ -480,18 +509,26 @@ func JSONVersion(word uint32) int64 {
 	return int64(word)
 }
 
-// ChunkWriter writes a binary CFF file from whole chunks.
+// ChunkWriter writes a binary CFF file from whole chunks, each with one
+// Write call (a crash never leaves a chunk half-written by this package,
+// though the io.Writer may). It is not safe for concurrent use.
 type ChunkWriter struct {
-	w   io.Writer
-	buf []byte
-	err error
+	w      io.Writer
+	buf    []byte
+	err    error
+	closed bool
 }
 
-// NewChunkWriter writes the 12-byte binary header (wtfVersion is stored mod
-// 2^32: JSWTFVersionWord for what the JS library writes).
-func NewChunkWriter(w io.Writer, wtfVersion uint32) (*ChunkWriter, error) {
+// NewChunkWriter writes the 12-byte binary header. Option: WithWTFVersion
+// (default JSWTFVersion, stored mod 2^32 as JSWTFVersionWord); the others
+// are ignored.
+func NewChunkWriter(w io.Writer, opts ...WriterOption) (*ChunkWriter, error) {
+	o, err := applyWriterOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	cw := &ChunkWriter{w: w}
-	cw.buf = AppendFileHeader(cw.buf[:0], wtfVersion)
+	cw.buf = AppendFileHeader(cw.buf[:0], uint32(o.version))
 	if _, err := w.Write(cw.buf); err != nil {
 		return nil, err
 	}
@@ -503,8 +540,30 @@ func (cw *ChunkWriter) WriteChunk(c *Chunk) error {
 	if cw.err != nil {
 		return cw.err
 	}
+	if cw.closed {
+		return ErrClosed
+	}
 	cw.buf = AppendChunk(cw.buf[:0], c)
 	_, cw.err = cw.w.Write(cw.buf)
+	return cw.err
+}
+
+// Flush does nothing (chunks are written whole) and returns the sticky
+// error, ErrClosed after Close.
+func (cw *ChunkWriter) Flush() error {
+	if cw.err == nil && cw.closed {
+		return ErrClosed
+	}
+	return cw.err
+}
+
+// Close marks the writer closed (a binary file has no trailer); it does not
+// close the io.Writer. It returns the sticky error, nil on a second call.
+func (cw *ChunkWriter) Close() error {
+	if cw.closed {
+		return nil
+	}
+	cw.closed = true
 	return cw.err
 }
 
@@ -517,7 +576,10 @@ func BinaryToJSON(dst io.Writer, src io.Reader, mode JSONMode) error {
 	if err != nil {
 		return err
 	}
-	jw, err := NewJSONWriter(dst, JSONVersion(r.WTFVersion()), mode)
+	if r.Kind() != KindBinary {
+		return newErr(0, ErrBadMagic, "BinaryToJSON reads binary CFF files, not %s ones", r.Kind())
+	}
+	jw, err := NewJSONWriter(dst, WithWTFVersion(JSONVersion(uint32(r.WTFVersion()))), WithJSONMode(mode))
 	if err != nil {
 		return err
 	}
@@ -541,7 +603,7 @@ func JSONToBinary(dst io.Writer, src io.Reader) error {
 	var cw *ChunkWriter
 	for jr.Next() {
 		if cw == nil {
-			if cw, err = NewChunkWriter(dst, uint32(jr.WTFVersion())); err != nil {
+			if cw, err = NewChunkWriter(dst, WithWTFVersion(jr.WTFVersion())); err != nil {
 				return err
 			}
 		}
@@ -553,7 +615,7 @@ func JSONToBinary(dst io.Writer, src io.Reader) error {
 		return err
 	}
 	if cw == nil {
-		_, err = NewChunkWriter(dst, uint32(jr.WTFVersion()))
+		_, err = NewChunkWriter(dst, WithWTFVersion(jr.WTFVersion()))
 	}
 	return err
 }

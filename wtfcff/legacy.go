@@ -2,6 +2,8 @@ package wtfcff
 
 import (
 	"encoding/binary"
+	"io"
+	"iter"
 
 	"github.com/tracecodec/tracecodec/internal/wire"
 )
@@ -23,8 +25,35 @@ type LegacyReader struct {
 	ver    uint32
 }
 
-// NewLegacyReader parses the legacy header of data (kept, not copied).
-func NewLegacyReader(data []byte) (*LegacyReader, error) {
+// NewLegacyReader reads a legacy file whole from r (at most
+// Limits.MaxChunkSize bytes: its events form one buffer) and parses its
+// header. NewReader does the same when it sees a legacy file.
+func NewLegacyReader(r io.Reader, opts ...ReaderOption) (*LegacyReader, error) {
+	o, err := applyReaderOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	data, err := readAllLimited(r, o.limits.MaxChunkSize)
+	if err != nil {
+		return nil, err
+	}
+	return newLegacyReader(data, o)
+}
+
+// NewLegacyBytesReader parses the legacy header of data (kept, not copied:
+// the event buffer is a view of it).
+func NewLegacyBytesReader(data []byte, opts ...ReaderOption) (*LegacyReader, error) {
+	o, err := applyReaderOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > o.limits.MaxChunkSize {
+		return nil, newErr(o.limits.MaxChunkSize, ErrLimit, "legacy file is larger than the limit of %d bytes", o.limits.MaxChunkSize)
+	}
+	return newLegacyReader(data, o)
+}
+
+func newLegacyReader(data []byte, _ readerOptions) (*LegacyReader, error) {
 	c := wire.NewBigEndianCursor(data, 0)
 	magic, ver, format := c.U32(), c.U32(), c.U32()
 	switch {
@@ -137,6 +166,9 @@ func (lr *LegacyReader) Chunk() *Chunk { return &lr.chunks[lr.i-1] }
 // Err is always nil: the header was checked by NewLegacyReader; event errors
 // come from the Decoder.
 func (lr *LegacyReader) Err() error { return nil }
+
+// All iterates over the remaining synthesized chunks (see ChunkSource).
+func (lr *LegacyReader) All() iter.Seq2[*Chunk, error] { return allChunks(lr) }
 
 func legacyScalarSize(a ArgType) int {
 	switch a {

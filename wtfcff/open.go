@@ -29,20 +29,9 @@ func Sniff(head []byte) Kind {
 	case len(head) >= 4 && binary.BigEndian.Uint32(head) == Magic:
 		return KindLegacy
 	}
-	if t := bytes.TrimLeft(head, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+	// A JSON document may start with white space (all of head may be).
+	if t := bytes.TrimLeft(head, " \t\r\n"); len(head) > 0 && (len(t) == 0 || t[0] == '{') {
 		return KindJSON
 	}
 	return KindUnknown
-}
-
-// OpenBytes returns a ChunkSource over a whole file held in memory, choosing
-// the binary, legacy or JSON reader by the file's first bytes.
-func OpenBytes(data []byte, opts ...ReaderOption) (ChunkSource, error) {
-	switch Sniff(data) {
-	case KindLegacy:
-		return NewLegacyReader(data)
-	case KindJSON:
-		return NewJSONReader(bytes.NewReader(data), opts...)
-	}
-	return NewReader(bytes.NewReader(data), opts...)
 }

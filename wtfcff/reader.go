@@ -1,20 +1,42 @@
 package wtfcff
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"iter"
 )
 
-// ReaderOption configures a Reader, a File or a JSONReader.
+// ReaderOption configures a Reader, a File, a JSONReader, a LegacyReader or
+// a Decoder.
 type ReaderOption func(*readerOptions) error
 
 type readerOptions struct {
-	limits Limits
+	limits  Limits
+	recover bool
 }
 
 // WithLimits sets the reader's limits (zero fields take DefaultLimits values).
+// Default: DefaultLimits().
 func WithLimits(l Limits) ReaderOption {
-	return func(o *readerOptions) error { o.limits = l; return nil }
+	return func(o *readerOptions) error {
+		if l.MaxChunkSize < 0 || l.MaxParts < 0 || l.MaxEventTypes < 0 || l.MaxZones < 0 {
+			return errors.New("wtfcff: negative limit")
+		}
+		o.limits = l
+		return nil
+	}
+}
+
+// WithRecovery makes a binary Reader deliver what can be salvaged from a
+// last chunk that the input cuts short (a writer that crashed or was killed
+// mid-chunk) instead of failing: the chunk is delivered with its complete
+// parts and, when its string table is whole, the event buffer cut after the
+// last complete record; Next then ends without an error and Recovery says
+// what was lost. Default: off (a torn chunk is ErrTruncated, and Recovery
+// still says what a recovering read would salvage).
+func WithRecovery() ReaderOption {
+	return func(o *readerOptions) error { o.recover = true; return nil }
 }
 
 func applyReaderOptions(opts []ReaderOption) (readerOptions, error) {
@@ -28,24 +50,56 @@ func applyReaderOptions(opts []ReaderOption) (readerOptions, error) {
 	return o, nil
 }
 
-// ChunkSource is what event decoding consumes: a sequence of chunks. *Reader
-// (binary), *JSONReader and the legacy reader implement it.
+// ChunkSource is a sequence of chunks read front to back: *Reader,
+// *JSONReader and *LegacyReader implement it. Next advances (false at the end
+// or on an error), Chunk is the current chunk (valid until the next Next), Err
+// the error that stopped Next, All the same chunks as an iterator.
 type ChunkSource interface {
 	Next() bool
 	Chunk() *Chunk
 	Err() error
+	All() iter.Seq2[*Chunk, error]
 }
 
-// Reader streams the chunks of a binary CFF file from an io.Reader, one chunk
-// at a time. It keeps one chunk in memory and reuses its buffer: the Chunk
-// returned by Chunk, and every Part.Data in it, is valid until the next call
-// to Next. After warm-up (the largest chunk seen) Next does not allocate.
+// ChunkSeq is anything whose chunks can be iterated: every ChunkSource and
+// *File. Events takes one.
+type ChunkSeq interface {
+	All() iter.Seq2[*Chunk, error]
+}
+
+// allChunks is All for a ChunkSource: the chunks, then a last (nil, err) on
+// failure.
+func allChunks(s ChunkSource) iter.Seq2[*Chunk, error] {
+	return func(yield func(*Chunk, error) bool) {
+		for s.Next() {
+			if !yield(s.Chunk(), nil) {
+				return
+			}
+		}
+		if err := s.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// Reader reads the chunks of a WTF file front to back, whatever its
+// container: binary CFF (streamed one chunk at a time, its buffer reused),
+// JSON CFF (through a JSONReader) or legacy BinaryTrace v3 (through a
+// LegacyReader, read whole within Limits.MaxChunkSize). The container is
+// chosen by the first bytes (see Sniff and Kind).
+//
+// The Chunk returned by Chunk, and every Part.Data in it, is valid until the
+// next call to Next. Over memory (NewBytesReader) binary chunks are views of
+// the input. After warm-up (the largest chunk seen) Next does not allocate on
+// binary input.
 //
 // Chunks whose type the reference does not know are delivered too (check
 // Chunk.Type.Known and skip them, as the reference does), with their parts
 // when their part table is consistent; parts of unknown types are kept.
 type Reader struct {
+	kind       Kind
 	r          io.Reader
+	data       []byte // NewBytesReader: the whole input (chunks are views)
 	o          readerOptions
 	off        int64
 	wtfVersion uint32
@@ -54,52 +108,153 @@ type Reader struct {
 	chunk      Chunk
 	err        error
 	done       bool
+	json       *JSONReader
+	legacy     *LegacyReader
+	rec        Recovery
 	hdr        [chunkHeaderSize]byte // read buffer kept in the struct so it does not escape per call
 }
 
-// NewReader reads and checks the 12-byte file header and returns a Reader
-// positioned before the first chunk. A file holding only the header is a valid
-// empty trace (the reference fails on files under 48 bytes because it views the
-// header as a 12-word array; this package does not mirror that accident).
+// NewReader reads the first bytes of r, picks the container they announce,
+// checks the file header and returns a Reader positioned before the first
+// chunk. A binary file holding only the header is a valid empty trace (the
+// reference fails on files under 48 bytes because it views the header as a
+// 12-word array; this package does not mirror that accident).
 func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
 	o, err := applyReaderOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	var hdr [fileHeaderSize]byte
-	n, rerr := io.ReadFull(r, hdr[:])
-	if rerr != nil && !errors.Is(rerr, io.ErrUnexpectedEOF) && !errors.Is(rerr, io.EOF) {
-		return nil, rerr
+	rd := &Reader{o: o}
+	if err := rd.start(r, nil); err != nil {
+		return nil, err
 	}
-	v, err := parseFileHeaderWords(hdr[:n])
+	return rd, nil
+}
+
+// NewBytesReader is NewReader over a file held in memory: binary chunks and
+// their parts are views of b (not copied), valid as long as b is.
+func NewBytesReader(b []byte, opts ...ReaderOption) (*Reader, error) {
+	o, err := applyReaderOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{r: r, o: o, off: fileHeaderSize, wtfVersion: v}, nil
+	rd := &Reader{o: o}
+	if err := rd.start(nil, b); err != nil {
+		return nil, err
+	}
+	return rd, nil
 }
 
-// Reset makes the reader read a new file from src, keeping its buffers (so
-// reading many files does not allocate after the first).
-func (r *Reader) Reset(src io.Reader) error {
-	hdr := r.hdr[:fileHeaderSize]
-	n, rerr := io.ReadFull(src, hdr)
-	if rerr != nil && !errors.Is(rerr, io.ErrUnexpectedEOF) && !errors.Is(rerr, io.EOF) {
-		return rerr
+// start sniffs the container of src (or of data when src is nil) and reads
+// its header.
+func (r *Reader) start(src io.Reader, data []byte) error {
+	r.r, r.data, r.off, r.err, r.done, r.chunk = src, data, 0, nil, false, Chunk{}
+	r.json, r.legacy, r.rec = nil, nil, Recovery{}
+	var head []byte
+	if data != nil {
+		head = data[:min(len(data), fileHeaderSize)]
+	} else {
+		n, err := io.ReadFull(src, r.hdr[:4])
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			return err
+		}
+		head = r.hdr[:n]
 	}
-	v, err := parseFileHeaderWords(hdr[:n])
-	r.r, r.off, r.wtfVersion, r.err, r.done, r.chunk = src, fileHeaderSize, v, err, false, Chunk{}
+	r.kind = Sniff(head)
+	switch r.kind {
+	case KindJSON:
+		in := io.Reader(bytes.NewReader(data))
+		if data == nil {
+			in = io.MultiReader(bytes.NewReader(bytes.Clone(head)), src)
+		}
+		r.json = newJSONReader(in, r.o)
+		return nil
+	case KindLegacy:
+		if data == nil {
+			var err error
+			if data, err = readAllLimited(io.MultiReader(bytes.NewReader(bytes.Clone(head)), src), r.o.limits.MaxChunkSize); err != nil {
+				return err
+			}
+		}
+		lr, err := newLegacyReader(data, r.o)
+		if err != nil {
+			return err
+		}
+		r.legacy = lr
+		return nil
+	}
+	if data == nil && len(head) == 4 {
+		n, err := io.ReadFull(src, r.hdr[4:fileHeaderSize])
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			return err
+		}
+		head = r.hdr[:4+n]
+	}
+	v, err := parseFileHeaderWords(head)
+	if err != nil {
+		return err
+	}
+	r.kind, r.off, r.wtfVersion = KindBinary, fileHeaderSize, v
+	r.rec.Size = -1
+	if data != nil {
+		r.rec.Size = int64(len(data))
+	}
+	r.rec.ReadBytes = fileHeaderSize
+	return nil
+}
+
+// readAllLimited reads r whole, failing with ErrLimit past max bytes.
+func readAllLimited(r io.Reader, max int64) ([]byte, error) {
+	var buf []byte
+	got, err := readGrow(r, &buf, max+1)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	if got > max {
+		return nil, newErr(max, ErrLimit, "legacy file is larger than the limit of %d bytes", max)
+	}
+	return buf, nil
+}
+
+// Reset makes the reader read a new file from src, keeping its options and
+// buffers (so reading many binary files does not allocate after the first).
+func (r *Reader) Reset(src io.Reader) error {
+	err := r.start(src, nil)
+	r.err = err
 	return err
 }
 
-// WTFVersion is the header's version word (the build number mod 2^32; the
-// reference never checks it).
-func (r *Reader) WTFVersion() uint32 { return r.wtfVersion }
+// Kind is the container being read: KindBinary, KindJSON or KindLegacy.
+func (r *Reader) Kind() Kind { return r.kind }
+
+// WTFVersion is the header's WTF version: the binary or legacy header's
+// 32-bit word (the build number mod 2^32; JSONVersion maps the known words
+// back), or a JSON header's full number (valid once Next has returned true,
+// or after the end).
+func (r *Reader) WTFVersion() int64 {
+	switch {
+	case r.json != nil:
+		return r.json.WTFVersion()
+	case r.legacy != nil:
+		return int64(r.legacy.WTFVersion())
+	}
+	return int64(r.wtfVersion)
+}
 
 // Next reads the next chunk. It returns false at the end of the file or on an
 // error (see Err); errors are sticky.
 func (r *Reader) Next() bool {
+	switch {
+	case r.json != nil:
+		return r.json.Next()
+	case r.legacy != nil:
+		return r.legacy.Next()
+	}
 	if r.err != nil || r.done {
 		return false
+	}
+	if r.data != nil {
+		return r.nextBytes()
 	}
 	hdr := r.hdr[:]
 	n, err := io.ReadFull(r.r, hdr)
@@ -112,8 +267,7 @@ func (r *Reader) Next() bool {
 		return false
 	}
 	if n < chunkHeaderSize {
-		r.err = newErr(r.off, ErrTruncated, "chunk header too small: %d bytes left, need %d", n, chunkHeaderSize)
-		return false
+		return r.tornHeader(int64(n))
 	}
 	h := readChunkHeader(hdr)
 	if err := h.checkLimits(r.off, &r.o.limits); err != nil {
@@ -133,11 +287,39 @@ func (r *Reader) Next() bool {
 		return false
 	}
 	if got < length {
-		r.err = newErr(r.off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk",
-			h.ID, length, got)
+		return r.tornChunk(r.buf, &h)
+	}
+	return r.parse(r.buf, length)
+}
+
+// nextBytes is Next over memory: chunks are views of r.data.
+func (r *Reader) nextBytes() bool {
+	rest := r.data[r.off:]
+	if len(rest) == 0 {
+		r.done = true
 		return false
 	}
-	c, perr := parseChunk(r.buf, r.off, &r.o.limits, r.parts)
+	if len(rest) < chunkHeaderSize {
+		return r.tornHeader(int64(len(rest)))
+	}
+	h := readChunkHeader(rest)
+	if err := h.checkLimits(r.off, &r.o.limits); err != nil {
+		r.err = err
+		return false
+	}
+	if h.Length < h.tableEnd() {
+		r.err = newErr(r.off+8, ErrCorrupt, "chunk %d: length %d is smaller than its header and part table (%d bytes): chunk header missing part lengths",
+			h.ID, h.Length, h.tableEnd())
+		return false
+	}
+	if h.Length > int64(len(rest)) {
+		return r.tornChunk(rest, &h)
+	}
+	return r.parse(rest[:h.Length], h.Length)
+}
+
+func (r *Reader) parse(b []byte, length int64) bool {
+	c, perr := parseChunk(b, r.off, &r.o.limits, r.parts)
 	if perr != nil {
 		r.err = perr
 		return false
@@ -145,6 +327,8 @@ func (r *Reader) Next() bool {
 	r.parts = c.Parts
 	r.chunk = c
 	r.off += length
+	r.rec.Chunks++
+	r.rec.ReadBytes = r.off
 	return true
 }
 
@@ -175,118 +359,30 @@ func readGrow(r io.Reader, buf *[]byte, want int64) (int64, error) {
 }
 
 // Chunk returns the chunk read by the last successful Next.
-func (r *Reader) Chunk() *Chunk { return &r.chunk }
+func (r *Reader) Chunk() *Chunk {
+	switch {
+	case r.json != nil:
+		return r.json.Chunk()
+	case r.legacy != nil:
+		return r.legacy.Chunk()
+	}
+	return &r.chunk
+}
 
 // Err returns the first error met, or nil at a clean end of file.
-func (r *Reader) Err() error { return r.err }
+func (r *Reader) Err() error {
+	switch {
+	case r.json != nil:
+		return r.json.Err()
+	case r.legacy != nil:
+		return r.legacy.Err()
+	}
+	return r.err
+}
 
-// Offset is the absolute offset of the next chunk.
+// All iterates over the remaining chunks (see ChunkSource); the *Chunk is
+// valid until the next iteration.
+func (r *Reader) All() iter.Seq2[*Chunk, error] { return allChunks(r) }
+
+// Offset is the absolute offset of the next binary chunk.
 func (r *Reader) Offset() int64 { return r.off }
-
-// ChunkInfo is one entry of a File's chunk index.
-type ChunkInfo struct {
-	Offset    int64
-	ID        uint32
-	Type      ChunkType
-	Length    int64
-	StartTime uint32
-	EndTime   uint32
-	PartCount int
-}
-
-// File gives random access to the chunks of a binary CFF file over an
-// io.ReaderAt. Open builds the chunk index with one walk over the chunk
-// headers; ReadChunk then reads any chunk directly. A File is safe for
-// concurrent use when its io.ReaderAt is.
-type File struct {
-	r          io.ReaderAt
-	size       int64
-	o          readerOptions
-	wtfVersion uint32
-	index      []ChunkInfo
-}
-
-// Open checks the file header and indexes every chunk. It fails where the
-// streaming Reader would: a truncated or inconsistent chunk header, a chunk
-// extending past the end, trailing bytes too short for a chunk header.
-func Open(r io.ReaderAt, size int64, opts ...ReaderOption) (*File, error) {
-	o, err := applyReaderOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	var hdr [chunkHeaderSize]byte
-	n, rerr := r.ReadAt(hdr[:fileHeaderSize], 0)
-	if n < fileHeaderSize && int64(n) < size && rerr != nil {
-		return nil, rerr
-	}
-	v, err := parseFileHeaderWords(hdr[:min(n, int(min(size, fileHeaderSize)))])
-	if err != nil {
-		return nil, err
-	}
-	f := &File{r: r, size: size, o: o, wtfVersion: v}
-	for off := int64(fileHeaderSize); off < size; {
-		if size-off < chunkHeaderSize {
-			return nil, newErr(off, ErrTruncated, "chunk header too small: %d bytes left, need %d", size-off, chunkHeaderSize)
-		}
-		if _, err := r.ReadAt(hdr[:], off); err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-		h := readChunkHeader(hdr[:])
-		ci := ChunkInfo{Offset: off, ID: h.ID, Type: h.Type, Length: h.Length, StartTime: h.StartTime, EndTime: h.EndTime}
-		if err := h.checkLimits(off, &o.limits); err != nil {
-			return nil, err
-		}
-		switch {
-		case ci.Length < h.tableEnd():
-			return nil, newErr(off+8, ErrCorrupt, "chunk %d: length %d is smaller than its header and part table: chunk header missing part lengths", ci.ID, ci.Length)
-		case ci.Length > size-off:
-			return nil, newErr(off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk", ci.ID, ci.Length, size-off)
-		}
-		ci.PartCount = int(h.Parts)
-		f.index = append(f.index, ci)
-		off += ci.Length
-	}
-	return f, nil
-}
-
-// WTFVersion is the header's version word.
-func (f *File) WTFVersion() uint32 { return f.wtfVersion }
-
-// Chunks returns the chunk index in file order (do not modify it).
-func (f *File) Chunks() []ChunkInfo { return f.index }
-
-// ReadChunk reads and parses chunk i of the index into buf (reused when large
-// enough) and returns the chunk, whose part data points into the returned
-// buffer.
-func (f *File) ReadChunk(i int, buf []byte) (Chunk, []byte, error) {
-	if i < 0 || i >= len(f.index) {
-		return Chunk{}, buf, errors.New("wtf: chunk index out of range")
-	}
-	ci := f.index[i]
-	if int64(cap(buf)) < ci.Length {
-		buf = make([]byte, ci.Length)
-	}
-	buf = buf[:ci.Length]
-	if n, err := f.r.ReadAt(buf, ci.Offset); int64(n) < ci.Length {
-		if err == nil || errors.Is(err, io.EOF) {
-			return Chunk{}, buf, newErr(ci.Offset, ErrTruncated, "chunk %d: read %d of %d bytes", ci.ID, n, ci.Length)
-		}
-		return Chunk{}, buf, err
-	}
-	c, err := parseChunk(buf, ci.Offset, &f.o.limits, nil)
-	return c, buf, err
-}
-
-// FileHeader reads the first file_header chunk and parses its header part.
-func (f *File) FileHeader() (*FileHeader, error) {
-	for i, ci := range f.index {
-		if ci.Type == ChunkFileHeader {
-			c, _, err := f.ReadChunk(i, nil)
-			if err != nil {
-				return nil, err
-			}
-			return c.FileHeader()
-		}
-	}
-	return nil, newErr(fileHeaderSize, ErrCorrupt, "no file_header chunk")
-}

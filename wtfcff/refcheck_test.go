@@ -38,7 +38,7 @@ type refDB struct {
 // without arguments.
 func ourDB(t *testing.T, data []byte) map[string][]refEvent {
 	t.Helper()
-	src, err := OpenBytes(data)
+	src, err := NewBytesReader(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +147,8 @@ func TestReferenceReaderLoadsOurFiles(t *testing.T) {
 	}
 	// The same events through the JSON event encoding and back to binary.
 	var reenc bytes.Buffer
-	src, _ := OpenBytes(bin.Bytes())
-	cw, _ := NewChunkWriter(&reenc, JSWTFVersionWord)
+	src, _ := NewBytesReader(bin.Bytes())
+	cw, _ := NewChunkWriter(&reenc)
 	dec, enc := NewDecoder(), NewEventEncoder()
 	for src.Next() {
 		j, err := ChunkToJSONEvents(src.Chunk(), dec)

@@ -21,7 +21,7 @@ func TestRewriteVectorsByteIdentical(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := AppendFileHeader(nil, r.WTFVersion())
+		out := AppendFileHeader(nil, uint32(r.WTFVersion()))
 		for r.Next() {
 			out = AppendChunk(out, r.Chunk())
 		}
@@ -192,7 +192,7 @@ func TestWriterRoundTrip(t *testing.T) {
 		!bytes.Contains(data, []byte(`"metadata":{"nowTimeNs":0,"vector":"x"}}`)) {
 		t.Errorf("header JSON not in the reference's key order")
 	}
-	src, err := OpenBytes(data)
+	src, err := NewBytesReader(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestWriterChunkRotation(t *testing.T) {
 	if chunks < 10 {
 		t.Fatalf("only %d chunks", chunks)
 	}
-	src, _ := OpenBytes(out.Bytes())
+	src, _ := NewBytesReader(out.Bytes())
 	got := decodeAll(src)
 	if got.err != nil {
 		t.Fatal(got.err)
@@ -338,7 +338,7 @@ func TestWriterResources(t *testing.T) {
 	w.Begin(ref, 9500).Uint32(uint32(b)).ASCII("binary").End()
 	w.Close()
 	checkLayout(t, out.Bytes())
-	src, _ := OpenBytes(out.Bytes())
+	src, _ := NewBytesReader(out.Bytes())
 	dec := NewDecoder()
 	for src.Next() {
 		c := src.Chunk()
@@ -393,7 +393,7 @@ func TestWriterZonesAcrossRotation(t *testing.T) {
 			w.Begin(ev, uint32(i)).Uint16(z).End()
 		}
 		w.Close()
-		src, _ := OpenBytes(out.Bytes())
+		src, _ := NewBytesReader(out.Bytes())
 		for e, err := range Events(src) {
 			if err != nil {
 				t.Fatal(err)

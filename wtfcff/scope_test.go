@@ -102,9 +102,9 @@ func TestJSONEventEncodingRoundTrip(t *testing.T) {
 		src, data := openVector(t, name)
 		want := eventsJSON(t, src)
 		// Binary → JSON events (as a JSON container) → read back → binary.
-		src, _ = OpenBytes(data)
+		src, _ = NewBytesReader(data)
 		var js bytes.Buffer
-		jw, _ := NewJSONWriter(&js, JSWTFVersion, JSONComplete)
+		jw, _ := NewJSONWriter(&js)
 		dec := NewDecoder()
 		for src.Next() {
 			c, err := ChunkToJSONEvents(src.Chunk(), dec)
@@ -124,7 +124,7 @@ func TestJSONEventEncodingRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		var bin bytes.Buffer
-		cw, _ := NewChunkWriter(&bin, JSWTFVersionWord)
+		cw, _ := NewChunkWriter(&bin)
 		enc := NewEventEncoder()
 		for jr.Next() {
 			c, err := ChunkFromJSONEvents(jr.Chunk(), enc)
@@ -137,7 +137,7 @@ func TestJSONEventEncodingRoundTrip(t *testing.T) {
 			t.Fatal(jr.Err())
 		}
 		checkLayout(t, bin.Bytes())
-		back, _ := OpenBytes(bin.Bytes())
+		back, _ := NewBytesReader(bin.Bytes())
 		if got := eventsJSON(t, back); !bytes.Equal(got, want) {
 			t.Errorf("%s: events differ after the JSON event round trip\n got %.300s\nwant %.300s", name, got, want)
 		}

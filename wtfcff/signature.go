@@ -189,7 +189,7 @@ func CanonicalArgs(args []ArgDef) string {
 
 type errSignature string
 
-func (e errSignature) Error() string { return "wtf: signature: " + string(e) }
+func (e errSignature) Error() string { return "wtfcff: signature: " + string(e) }
 
 // Unwrap makes signature errors match ErrArgument.
 func (e errSignature) Unwrap() error { return ErrArgument }

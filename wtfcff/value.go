@@ -97,7 +97,7 @@ func (v Value) IntAt(i int) int64 {
 	case ArgFloat32Array:
 		return int64(v.FloatAt(i))
 	}
-	panic("wtf: IntAt on a " + v.Type.String() + " argument")
+	panic("wtfcff: IntAt on a " + v.Type.String() + " argument")
 }
 
 // FloatAt returns element i of an array as float64.

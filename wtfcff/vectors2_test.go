@@ -17,7 +17,7 @@ func TestVectorJSON(t *testing.T) {
 	if got.err != nil {
 		t.Fatal(got.err)
 	}
-	if v := src.(*JSONReader).WTFVersion(); v != JSWTFVersion {
+	if v := src.WTFVersion(); v != JSWTFVersion || src.Kind() != KindJSON {
 		t.Errorf("wtfVersion %d", v)
 	}
 	// The dump's string tables for JSON files are the JSON arrays, without
@@ -58,10 +58,10 @@ func TestVectorLegacy(t *testing.T) {
 	const name = "mutated/legacy_v3_handmade.wtf-trace"
 	src, _ := openVector(t, name)
 	d := loadDump(t, name)
-	lr, ok := src.(*LegacyReader)
-	if !ok {
-		t.Fatalf("opened as %T", src)
+	if src.Kind() != KindLegacy {
+		t.Fatalf("opened as %v", src.Kind())
 	}
+	lr := src.legacy
 	got := decodeAll(src)
 	if got.err != nil {
 		t.Fatal(got.err)

@@ -152,10 +152,10 @@ func decodeAll(src ChunkSource) *decoded {
 	return out
 }
 
-func openVector(t *testing.T, name string) (ChunkSource, []byte) {
+func openVector(t *testing.T, name string) (*Reader, []byte) {
 	t.Helper()
 	data := vectortest.Read(t, "wtf", name)
-	src, err := OpenBytes(data)
+	src, err := NewBytesReader(data)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -415,8 +415,8 @@ func TestVectorsDecode(t *testing.T) {
 			if got.err != nil {
 				t.Fatal(got.err)
 			}
-			if len(data) < 12 || d.FileHeader.WTFVersion != src.(*Reader).WTFVersion() {
-				t.Errorf("wtfVersion %d, want %d", src.(*Reader).WTFVersion(), d.FileHeader.WTFVersion)
+			if len(data) < 12 || int64(d.FileHeader.WTFVersion) != src.WTFVersion() {
+				t.Errorf("wtfVersion %d, want %d", src.WTFVersion(), d.FileHeader.WTFVersion)
 			}
 			compareLayout(t, name, got.chunks, d)
 			compareChunkParts(t, name, got.chunks, got.header, d)

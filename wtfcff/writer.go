@@ -10,17 +10,29 @@ import (
 	"unsafe"
 )
 
-// WriterOption configures a Writer.
+// WriterOption configures a Writer, a SharedWriter, a ChunkWriter or a
+// JSONWriter; each option says which it applies to, the others ignore it.
 type WriterOption func(*writerOptions) error
 
 type writerOptions struct {
 	header     *FileHeader
-	version    uint32
+	version    int64
 	chunkSize  int
 	noBuiltins bool
+	jsonMode   JSONMode
 }
 
-// WithFileHeader sets the file header. Default: flags
+func applyWriterOptions(opts []WriterOption) (writerOptions, error) {
+	o := writerOptions{version: JSWTFVersion, chunkSize: 1 << 20}
+	for _, f := range opts {
+		if err := f(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// WithFileHeader sets the file header (Writer, SharedWriter). Default: flags
 // ["has_high_resolution_times"], timebase 0, a "script" context info and
 // metadata {"nowTimeNs":0}. As the JS writer does, metadata always starts
 // with nowTimeNs (0 is added when missing).
@@ -28,26 +40,39 @@ func WithFileHeader(h FileHeader) WriterOption {
 	return func(o *writerOptions) error { o.header = &h; return nil }
 }
 
-// WithWTFVersion sets the binary header's version word. Default
-// JSWTFVersionWord, what the last JS release writes.
-func WithWTFVersion(word uint32) WriterOption {
-	return func(o *writerOptions) error { o.version = word; return nil }
+// WithWTFVersion sets the WTF build number the header records (every
+// writer). The binary header stores it mod 2^32, a JSON header whole.
+// Default JSWTFVersion, what the last JS release writes.
+func WithWTFVersion(v int64) WriterOption {
+	return func(o *writerOptions) error { o.version = v; return nil }
 }
 
-// WithChunkSize sets the event-buffer size at which the writer closes the
+// WithJSONMode sets the layout of a JSONWriter's document. Default
+// JSONComplete.
+func WithJSONMode(m JSONMode) WriterOption {
+	return func(o *writerOptions) error {
+		if m != JSONComplete && m != JSONPartial {
+			return errors.New("wtfcff: unknown JSON mode")
+		}
+		o.jsonMode = m
+		return nil
+	}
+}
+
+// WithChunkSize (Writer, SharedWriter) sets the event-buffer size at which the writer closes the
 // current event_data chunk and starts a new one (the JS library's ring buffers
 // are 1 MiB). Default 1 MiB; at least 64 bytes.
 func WithChunkSize(n int) WriterOption {
 	return func(o *writerOptions) error {
 		if n < 64 || n > 1<<30 {
-			return errors.New("wtf: chunk size must be between 64 bytes and 1 GiB")
+			return errors.New("wtfcff: chunk size must be between 64 bytes and 1 GiB")
 		}
 		o.chunkSize = n
 		return nil
 	}
 }
 
-// WithoutBuiltins stops NewWriter from defining the built-in event types
+// WithoutBuiltins (Writer, SharedWriter) stops the writer from defining the built-in event types
 // (wire ids 2–17 as the JS library numbers them); then the first Define gets
 // wire id 2 and the zone/scope helpers are unavailable until their types are
 // defined with Define.
@@ -120,11 +145,9 @@ type Writer struct {
 // NewWriter writes the binary header and the file_header chunk to w and
 // defines the built-in event types.
 func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
-	o := writerOptions{version: JSWTFVersionWord, chunkSize: 1 << 20}
-	for _, f := range opts {
-		if err := f(&o); err != nil {
-			return nil, err
-		}
+	o, err := applyWriterOptions(opts)
+	if err != nil {
+		return nil, err
 	}
 	h := o.header
 	if h == nil {
@@ -140,7 +163,7 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	if _, ok := hc.Metadata.Get("nowTimeNs"); !ok {
 		hc.Metadata = append(Object{{"nowTimeNs", json.RawMessage("0")}}, hc.Metadata...)
 	}
-	cw, err := NewChunkWriter(w, o.version)
+	cw, err := NewChunkWriter(w, WithWTFVersion(o.version))
 	if err != nil {
 		return nil, err
 	}
@@ -580,15 +603,16 @@ func (w *Writer) AddResource(data []byte, isString bool) (int, error) {
 	return len(w.resources) - 1, nil
 }
 
-// Close flushes the last chunk. It does not close the underlying writer.
+// Close flushes the last chunk. It does not close the underlying writer. A
+// second Close returns nil; other calls after Close return ErrClosed.
 func (w *Writer) Close() error {
 	if w.closed {
-		return w.err
+		return nil
 	}
 	err := w.Flush()
 	w.closed = true
 	if w.err == nil {
-		w.err = errors.New("wtf: writer is closed")
+		w.err = ErrClosed
 	}
 	return err
 }

@@ -29,7 +29,7 @@ type BisectReport struct {
 // Bisect finds the first divergent tick as Diff does (the reference's
 // bisect is the same linear walk, not a binary search) and reports a window
 // around it.
-func Bisect(expected, actual *cdt.Reader, o BisectOptions) (*BisectReport, error) {
+func Bisect(expected, actual *cdt.File, o BisectOptions) (*BisectReport, error) {
 	before, after := o.WindowBefore, o.WindowAfter
 	if !o.Exact {
 		if before == 0 {

@@ -10,7 +10,8 @@ import (
 // SchemaVersion is the trace_schema_version this package writes.
 const SchemaVersion = 7
 
-// DecodeError is returned when a payload does not decode as its schema type.
+// DecodeError is returned when a payload does not decode as its schema type;
+// its text starts with "schema7: decoding <What>: ".
 // It matches both cdt.ErrCorrupt and the underlying cause (for example
 // ErrUnknownField or msgp.ErrLimitExceeded) with errors.Is.
 type DecodeError struct {
@@ -18,7 +19,8 @@ type DecodeError struct {
 	Err  error  // the msgp error, with its field path
 }
 
-func (e *DecodeError) Error() string { return fmt.Sprintf("cdt: decoding %s: %v", e.What, e.Err) }
+// Error returns "schema7: decoding <What>: <cause>".
+func (e *DecodeError) Error() string { return fmt.Sprintf("schema7: decoding %s: %v", e.What, e.Err) }
 
 // Unwrap returns cdt.ErrCorrupt and the cause.
 func (e *DecodeError) Unwrap() []error { return []error{cdt.ErrCorrupt, e.Err} }
@@ -50,7 +52,7 @@ func (r *TickRecord) Decode(raw []byte) error {
 	return decodeExact("TickRecord", raw, r)
 }
 
-// Decode replaces m with the TraceMeta encoded in raw (cdt.Reader.MetaPayload).
+// Decode replaces m with the TraceMeta encoded in raw (cdt.File.MetaPayload).
 func (m *TraceMeta) Decode(raw []byte) error {
 	*m = TraceMeta{}
 	return decodeExact("TraceMeta", raw, m)
@@ -69,7 +71,7 @@ func (b *TickBlock) Decode(raw []byte) error {
 }
 
 // ReadMeta decodes the META payload of an open trace.
-func ReadMeta(r *cdt.Reader) (*TraceMeta, error) {
+func ReadMeta(r *cdt.File) (*TraceMeta, error) {
 	m := new(TraceMeta)
 	if err := m.Decode(r.MetaPayload()); err != nil {
 		return nil, err

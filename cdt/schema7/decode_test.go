@@ -22,7 +22,7 @@ var traceVectors = []string{
 	"v7_diverge_B",
 }
 
-func openVector(t testing.TB, name string) (*cdt.Reader, []byte) {
+func openVector(t testing.TB, name string) (*cdt.File, []byte) {
 	t.Helper()
 	data := vectortest.Read(t, "cdt", name+".cdt")
 	r, err := cdt.Open(bytes.NewReader(data), int64(len(data)))
@@ -35,7 +35,7 @@ func openVector(t testing.TB, name string) (*cdt.Reader, []byte) {
 
 // decodedJSON renders a trace the way the reference's decoded.json files are
 // written: {"meta","footer","ticks"} via msgspec.to_builtins, compact.
-func decodedJSON(t testing.TB, r *cdt.Reader) []byte {
+func decodedJSON(t testing.TB, r *cdt.File) []byte {
 	t.Helper()
 	meta, err := ReadMeta(r)
 	if err != nil {

@@ -2,12 +2,20 @@ package schema7
 
 // The three types below have fields whose defaults are not Go zero values
 // (owner_id = -1, stage_index = -1, write_kind = "snapshot", …). Their wire
-// code is generated for an unexported twin struct; these wrappers set the
-// defaults before decoding so that absent keys read as the reference reads them.
+// code is generated for an unexported twin struct with the same fields and
+// tags (checkpoint.go, canonical.go; the conversions below only compile while
+// the fields agree, and a test compares the tags); their UnmarshalMsg sets the
+// defaults before decoding so that absent keys read as the reference reads
+// them.
 
-// ReplayDeathLedgerEntry is one death of a checkpoint: creature_index,
-// type_id, reward_value (float), xp_awarded, owner_id (default -1).
-type ReplayDeathLedgerEntry replayDeathLedgerEntryFields
+// ReplayDeathLedgerEntry is one death of a checkpoint.
+type ReplayDeathLedgerEntry struct {
+	CreatureIndex Int   `msg:"creature_index"` // creature pool index
+	TypeID        Int   `msg:"type_id"`        // creature type
+	RewardValue   Float `msg:"reward_value"`
+	XPAwarded     Int   `msg:"xp_awarded"`
+	OwnerID       Int   `msg:"owner_id"` // default -1
+}
 
 // NewReplayDeathLedgerEntry returns an entry holding the reference defaults.
 func NewReplayDeathLedgerEntry() ReplayDeathLedgerEntry { return ReplayDeathLedgerEntry{OwnerID: -1} }
@@ -26,11 +34,22 @@ func (z *ReplayDeathLedgerEntry) UnmarshalMsg(b []byte) ([]byte, error) {
 // Msgsize implements msgp.Sizer.
 func (z *ReplayDeathLedgerEntry) Msgsize() int { return (*replayDeathLedgerEntryFields)(z).Msgsize() }
 
-// ReplayTutorialSnapshot is the tutorial state (mode 8): stage_index (-1),
-// stage_timer_ms, stage_transition_timer_ms (-1000), hint_index (-1),
-// hint_alpha, hint_fade_in, repeat_spawn_count, hint_bonus_creature_ref
-// (int | None), prompt_text, prompt_alpha, hint_text, hint_alpha_overlay.
-type ReplayTutorialSnapshot replayTutorialSnapshotFields
+// ReplayTutorialSnapshot is the tutorial state (mode 8). Every key has a
+// default; the non-zero ones are noted.
+type ReplayTutorialSnapshot struct {
+	StageIndex             Int     `msg:"stage_index"` // default -1
+	StageTimerMs           Int     `msg:"stage_timer_ms"`
+	StageTransitionTimerMs Int     `msg:"stage_transition_timer_ms"` // default -1000
+	HintIndex              Int     `msg:"hint_index"`                // default -1
+	HintAlpha              Int     `msg:"hint_alpha"`
+	HintFadeIn             bool    `msg:"hint_fade_in"`
+	RepeatSpawnCount       Int     `msg:"repeat_spawn_count"`
+	HintBonusCreatureRef   NullInt `msg:"hint_bonus_creature_ref"` // int | None
+	PromptText             string  `msg:"prompt_text"`
+	PromptAlpha            Float   `msg:"prompt_alpha"`
+	HintText               string  `msg:"hint_text"`
+	HintAlphaOverlay       Float   `msg:"hint_alpha_overlay"`
+}
 
 // NewReplayTutorialSnapshot returns a snapshot holding the reference defaults.
 func NewReplayTutorialSnapshot() ReplayTutorialSnapshot {
@@ -51,12 +70,24 @@ func (z *ReplayTutorialSnapshot) UnmarshalMsg(b []byte) ([]byte, error) {
 // Msgsize implements msgp.Sizer.
 func (z *ReplayTutorialSnapshot) Msgsize() int { return (*replayTutorialSnapshotFields)(z).Msgsize() }
 
-// TimingSampleRow is one timing sample: tick_index, gameplay_frame,
-// phase (""), write_kind ("snapshot"), frame_dt_f32, frame_dt_ms_i32,
-// frame_dt_ms_f32, time_scale_active_entry, time_scale_active_current,
-// time_scale_factor, bonus_reflex_boost_timer, mode_fn, player_index (all
-// nullable, default None). Unknown keys are rejected.
-type TimingSampleRow timingSampleRowFields
+// TimingSampleRow is one timing sample of the timing_samples channel. Only
+// tick_index is required; the Null* fields default to None. Unknown keys are
+// rejected.
+type TimingSampleRow struct {
+	TickIndex              Int        `msg:"tick_index"`
+	GameplayFrame          NullInt    `msg:"gameplay_frame"`
+	Phase                  string     `msg:"phase"`      // default ""
+	WriteKind              string     `msg:"write_kind"` // default "snapshot"
+	FrameDtF32             NullFloat  `msg:"frame_dt_f32"`
+	FrameDtMsI32           NullInt    `msg:"frame_dt_ms_i32"`
+	FrameDtMsF32           NullFloat  `msg:"frame_dt_ms_f32"`
+	TimeScaleActiveEntry   NullBool   `msg:"time_scale_active_entry"`
+	TimeScaleActiveCurrent NullBool   `msg:"time_scale_active_current"`
+	TimeScaleFactor        NullFloat  `msg:"time_scale_factor"`
+	BonusReflexBoostTimer  NullFloat  `msg:"bonus_reflex_boost_timer"`
+	ModeFn                 NullString `msg:"mode_fn"`
+	PlayerIndex            NullInt    `msg:"player_index"`
+}
 
 // NewTimingSampleRow returns a row holding the reference defaults.
 func NewTimingSampleRow() TimingSampleRow { return TimingSampleRow{WriteKind: "snapshot"} }

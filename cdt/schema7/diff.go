@@ -106,7 +106,7 @@ func (r *DiffReport) Diverged() bool { return r.Mismatch != nil }
 
 // loadRows reads the rows of r in [start, end] into tick → raw row; a
 // duplicate tick keeps the last row, as the reference's dict does.
-func loadRows(r *cdt.Reader, o DiffOptions) (map[int64][]byte, error) {
+func loadRows(r *cdt.File, o DiffOptions) (map[int64][]byte, error) {
 	from, to := int64(-1<<63), int64(1<<63-1)
 	if o.TickStart != nil {
 		from = *o.TickStart
@@ -136,7 +136,7 @@ func loadRows(r *cdt.Reader, o DiffOptions) (map[int64][]byte, error) {
 // missing_tick; otherwise every channel is compared exactly (no float
 // tolerance) and all mismatching channels of the first divergent tick are
 // reported.
-func Diff(expected, actual *cdt.Reader, o DiffOptions) (*DiffReport, error) {
+func Diff(expected, actual *cdt.File, o DiffOptions) (*DiffReport, error) {
 	rep := &DiffReport{Status: "ok", TickStart: o.TickStart, TickEnd: o.TickEnd}
 	if m := missingChannel(expected.Meta().Channels, actual.Meta().Channels); m != nil {
 		rep.Status, rep.Mismatch = "diverged", m
@@ -204,7 +204,7 @@ func tickMismatch(t int64, chs []ChannelMismatch) *Mismatch {
 }
 
 func missingChannel(e, a []string) *Mismatch {
-	for _, ch := range cdt.RequiredChannels {
+	for _, ch := range requiredChannels {
 		eh, ah := slices.Contains(e, ch), slices.Contains(a, ch)
 		if eh && ah {
 			continue

@@ -13,7 +13,7 @@ import (
 
 // traceOf writes ticks [from, to] of DemoTick(seed 5), each passed through
 // edit, and opens the result. channels, when non-nil, replaces meta.channels.
-func traceOf(t *testing.T, from, to int64, channels []string, edit func(*TickRecord)) *cdt.Reader {
+func traceOf(t *testing.T, from, to int64, channels []string, edit func(*TickRecord)) *cdt.File {
 	t.Helper()
 	meta := NewTraceMeta("x", nil, nil, nil, from, to, to-from+1)
 	if channels != nil {

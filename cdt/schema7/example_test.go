@@ -19,7 +19,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	for t := range int64(100) {
-		rec := schema7.DemoTick(t, 42)
+		rec := row(t)
 		if err := w.Append(&rec); err != nil {
 			log.Fatal(err)
 		}
@@ -45,13 +45,26 @@ func Example() {
 	// Output: 100 171
 }
 
+// row returns a small schema-v7 row for tick t: one player, a score.
+func row(t int64) schema7.TickRecord {
+	return schema7.TickRecord{
+		TickIndex: schema7.Int(t), ElapsedMs: schema7.Int(t * 50 / 3), DtMsI32: 16, ModeID: 1,
+		Channels: schema7.ReplayTickChannels{
+			Checkpoint: schema7.ReplayCheckpoint{TickIndex: schema7.Int(t), ScoreXP: schema7.Int(t * 3)},
+			SimState: schema7.SimStateSnapshot{Players: []schema7.SnapshotPlayer{
+				{Pos: schema7.SnapshotVec2{X: 400, Y: 300}, Health: 100},
+			}},
+		},
+	}
+}
+
 // writeRun writes 100 demo ticks; from tick perturbAt on, the player moves.
-func writeRun(perturbAt int64) *cdt.Reader {
+func writeRun(perturbAt int64) *cdt.File {
 	var buf bytes.Buffer
 	meta := schema7.NewTraceMeta("2026-01-01T00:00:00+00:00", nil, nil, nil, 0, 99, 100)
 	w, _ := schema7.NewWriter(&buf, &meta)
 	for t := range int64(100) {
-		rec := schema7.DemoTick(t, 7)
+		rec := row(t)
 		if t >= perturbAt {
 			rec.Channels.SimState.Players[0].Pos.X += 0.5
 		}
@@ -97,13 +110,13 @@ func Example_quickStart() {
 	meta := schema7.NewTraceMeta("2026-01-01T00:00:00+00:00", nil, nil, nil, 0, 9, 10)
 	w, _ := schema7.NewWriter(&buf, &meta) // or schema7.Create("run.cdt", &meta)
 	for t := range int64(10) {
-		rec := schema7.DemoTick(t, 1)
+		rec := row(t)
 		w.Append(&rec)
 	}
 	w.Close()
 
-	r, _ := cdt.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len())) // or cdt.OpenFile
-	for rec, err := range schema7.Records(r, 3, 5) {
+	f, _ := cdt.OpenBytes(buf.Bytes())               // or cdt.OpenFile("run.cdt"); a *cdt.File
+	for rec, err := range schema7.Records(f, 3, 5) { // ticks 3..5, both included; AllRecords(f) for all
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -7,6 +7,15 @@ import (
 	"github.com/tracecodec/tracecodec/cdt"
 )
 
+// requiredChannels are the five channels of schema v7, in the reference's
+// TRACE_REQUIRED_CHANNELS order.
+var requiredChannels = [...]string{"checkpoint", "sim_state", "entity_samples", "rng_stream", "timing_samples"}
+
+// RequiredChannels returns the five channels every schema-v7 trace declares,
+// in the reference's TRACE_REQUIRED_CHANNELS order: checkpoint, sim_state,
+// entity_samples, rng_stream, timing_samples. The slice is the caller's.
+func RequiredChannels() []string { return slices.Clone(requiredChannels[:]) }
+
 // AnyString returns a free-form dict entry holding a string.
 func AnyString(key, value string) AnyEntry {
 	return AnyEntry{Key: key, Value: msgp.AppendString(nil, value)}
@@ -21,7 +30,7 @@ func AnyInt(key string, value int64) AnyEntry {
 // schema 7: format 1, the five required channels (sorted, as `dbg record`
 // writes them) at version 1, and the tick range of the rows to come.
 func NewTraceMeta(createdUTC string, producer, source, config AnyMap, startTick, endTick, tickCount int64) TraceMeta {
-	chans := slices.Clone(cdt.RequiredChannels)
+	chans := RequiredChannels()
 	slices.Sort(chans)
 	versions := make(IntMap, len(chans))
 	for i, c := range chans {

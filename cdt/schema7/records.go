@@ -2,19 +2,27 @@ package schema7
 
 import (
 	"iter"
+	"math"
 
 	"github.com/tracecodec/tracecodec/cdt"
 )
 
-// Records iterates over the typed rows of r with from ≤ tick_index ≤ to, in
-// footer order, decoding each TICK chunk's rows in one pass (no separate row
-// split). The yielded record is reused: it is valid until the next step, and
-// decoding allocates nothing per row after warm-up. Use cdt.WithConcurrency
-// on the reader to decompress chunks ahead in parallel.
-func Records(r *cdt.Reader, from, to int64) iter.Seq2[*TickRecord, error] {
+// AllRecords iterates over every typed row of f in footer order, as Records
+// does (the same reuse and error rules).
+func AllRecords(f *cdt.File) iter.Seq2[*TickRecord, error] {
+	return Records(f, math.MinInt64, math.MaxInt64)
+}
+
+// Records iterates over the typed rows of f with from ≤ tick_index ≤ to (both
+// inclusive, as cdt.File.Range), in footer order, decoding each TICK chunk's
+// rows in one pass (no separate row split). The yielded record is reused: it
+// is valid until the next step, and decoding allocates nothing per row after
+// warm-up. On failure a last (nil, err) pair is yielded. Use
+// cdt.WithConcurrency on the file to decompress chunks ahead in parallel.
+func Records(f *cdt.File, from, to int64) iter.Seq2[*TickRecord, error] {
 	return func(yield func(*TickRecord, error) bool) {
 		var rec TickRecord
-		for blk, err := range r.RawBlocks(from, to) {
+		for blk, err := range f.RawBlocks(from, to) {
 			if err != nil {
 				yield(nil, err)
 				return

@@ -11,7 +11,7 @@ import (
 
 // ErrMissingField is wrapped by CheckRequired's error for a key the
 // reference requires (a field without a default) that is absent.
-var ErrMissingField = errors.New("object missing required field")
+var ErrMissingField = errors.New("schema7: object missing required field")
 
 // optionalKeys lists, per type, the keys that have defaults in the reference
 // ("*": every key). Every other key is required.
@@ -117,7 +117,7 @@ func checkStruct(t reflect.Type, b []byte, path string) ([]byte, error) {
 	}
 	for i, f := range fields {
 		if !seen[i] && !slices.Contains(opt, f.name) {
-			return rest, fmt.Errorf("%w `%s` at %s", ErrMissingField, f.name, path)
+			return rest, &detailError{ErrMissingField, fmt.Sprintf("object missing required field `%s` at %s", f.name, path)}
 		}
 	}
 	return rest, nil
@@ -143,7 +143,7 @@ func checkKeys(b []byte, path string, required []string) ([]byte, error) {
 		}
 	}
 	if found < len(required) {
-		return rest, fmt.Errorf("%w at %s (one of %v)", ErrMissingField, path, required)
+		return rest, &detailError{ErrMissingField, fmt.Sprintf("object missing required field at %s (one of %v)", path, required)}
 	}
 	return rest, nil
 }

@@ -43,7 +43,7 @@ func TestRngStreamRowSchema8(t *testing.T) {
 	// A v8 trace opens with the default options and diffs with the v8 key.
 	meta := NewTraceMeta("x", nil, nil, nil, 0, 1, 2)
 	meta.TraceSchemaVersion = 8
-	write := func(caller int64) *cdt.Reader {
+	write := func(caller int64) *cdt.File {
 		var buf bytes.Buffer
 		w, err := NewWriter(&buf, &meta)
 		if err != nil {

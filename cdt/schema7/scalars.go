@@ -408,13 +408,24 @@ const mapLimit = 4096
 
 // ErrUnknownField is wrapped by the error for a key that a canonical channel
 // struct does not declare (the reference's forbid_unknown_fields).
-var ErrUnknownField = errors.New("object contains unknown field")
+var ErrUnknownField = errors.New("schema7: object contains unknown field")
 
 // unknownFieldError names the rejected key.
 type unknownFieldError struct{ field string }
 
 func (e *unknownFieldError) Error() string { return "object contains unknown field `" + e.field + "`" }
 func (e *unknownFieldError) Unwrap() error { return ErrUnknownField }
+
+// detailError is a cause inside a DecodeError: its text says what is wrong
+// without the package prefix (the DecodeError carries it); errors.Is matches
+// its sentinel.
+type detailError struct {
+	sentinel error
+	msg      string
+}
+
+func (e *detailError) Error() string { return e.msg }
+func (e *detailError) Unwrap() error { return e.sentinel }
 
 // unknownField is called by the generated canonical decoders (see strictgen).
 func unknownField(field []byte) error { return &unknownFieldError{string(field)} }
@@ -427,7 +438,7 @@ type WeaponID int64
 const MaxWeaponID = 53
 
 // ErrWeaponID is wrapped by the error for an unknown weapon_id.
-var ErrWeaponID = errors.New("invalid WeaponId value")
+var ErrWeaponID = errors.New("schema7: invalid WeaponId value")
 
 // MarshalMsg implements msgp.Marshaler.
 func (z WeaponID) MarshalMsg(b []byte) ([]byte, error) { return appendInt(b, int64(z)), nil }
@@ -439,7 +450,7 @@ func (z *WeaponID) UnmarshalMsg(b []byte) ([]byte, error) {
 		return b, err
 	}
 	if v < 0 || v > MaxWeaponID {
-		return b, fmt.Errorf("%w: %d", ErrWeaponID, v)
+		return b, &detailError{ErrWeaponID, fmt.Sprintf("invalid WeaponId value %d", v)}
 	}
 	*z = WeaponID(v)
 	return o, nil

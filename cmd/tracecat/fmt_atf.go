@@ -32,7 +32,7 @@ func init() {
 type atfView struct {
 	session *atf.Session
 	threads []*atf.Thread
-	detail  *atf.DetailReader // a lone detail file
+	detail  *atf.DetailFile // a lone detail file
 	// loneIndex: an index file without a detail.atf beside it, so its
 	// forward links cannot be followed (and are not errors).
 	loneIndex bool
@@ -295,19 +295,21 @@ func atfParseFilter(o dumpOptions) (atfFilter, error) {
 	return f, nil
 }
 
-// atfRange maps --from/--to onto an inclusive timestamp range.
-func atfRange(o dumpOptions) (from, to uint64) {
+// atfRange maps --from/--to (both inclusive) onto the window
+// from ≤ timestamp < to of atf's Range; all is true when neither is given
+// (every event, including one at the largest timestamp).
+func atfRange(o dumpOptions) (from, to uint64, all bool) {
 	from, to = 0, ^uint64(0)
 	if o.HasFrom && o.From > 0 {
 		from = uint64(o.From)
 	}
 	if o.HasTo {
 		if o.To < 0 {
-			return 1, 0
+			return 0, 0, false
 		}
-		to = uint64(o.To)
+		to = uint64(o.To) + 1 // o.To ≤ MaxInt64: no overflow
 	}
-	return from, to
+	return from, to, !o.HasFrom && !o.HasTo
 }
 
 // atfNames holds the manifest's symbol names, raw and JSON-quoted.
@@ -420,14 +422,17 @@ func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if v.detail != nil {
 		return atfDumpDetail(v.detail, w, o)
 	}
-	from, to := atfRange(o)
+	from, to, all := atfRange(o)
 	names := atfSymbolNames(v.manifest())
 	var line, dbuf []byte
 	for _, t := range v.threads {
 		if f.hasThread && t.ID != f.thread {
 			continue
 		}
-		it := t.Index.Range(from, to)
+		it := t.Index.Iter(from, to)
+		if all {
+			it = t.Index.Events(0)
+		}
 		for it.Next() {
 			e := it.Event()
 			if f.hasKind && e.Kind != f.kind {
@@ -461,7 +466,7 @@ func atfDetailPtr(d *atf.DetailEvent, ok bool, buf *[]byte) *atf.DetailEvent {
 	return d
 }
 
-func atfDumpDetail(d *atf.DetailReader, w *bufio.Writer, o dumpOptions) error {
+func atfDumpDetail(d *atf.DetailFile, w *bufio.Writer, o dumpOptions) error {
 	it := d.Events()
 	for it.Next() {
 		e := it.Event()
@@ -497,8 +502,8 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 	if v.detail != nil {
 		return errors.New("merge needs a session, thread folder or index file, not a detail file")
 	}
-	from, to := atfRange(o)
-	readers := make([]*atf.IndexReader, len(v.threads))
+	from, to, all := atfRange(o)
+	readers := make([]*atf.IndexFile, len(v.threads))
 	for i, t := range v.threads {
 		if !f.hasThread || t.ID == f.thread {
 			readers[i] = t.Index
@@ -506,21 +511,24 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 	}
 	names := atfSymbolNames(v.manifest())
 	events, _, _ := v.counts()
-	prog := newProgress("merge", int64(events), false)
+	prog := newProgress("merge", int64(events), false).Units("events")
 	defer prog.Done()
 	mg := atf.NewMergerRange(readers, from, to)
+	if all {
+		mg = atf.NewMerger(readers)
+	}
 	var line, dbuf []byte
 	for n := 0; mg.Next(); n++ {
 		e := mg.Event()
 		if f.hasKind && e.Kind != f.kind {
 			continue
 		}
-		t := v.threads[mg.Thread()]
-		d, ok, err := t.DetailFor(e, dbuf)
+		t := v.threads[e.Thread]
+		d, ok, err := t.DetailFor(e.IndexEvent, dbuf)
 		if err != nil {
 			return atfThreadErr(v, t, err)
 		}
-		line = atfLine(line[:0], o, names, t.ID, mg.Seq(), e, atfDetailPtr(&d, ok, &dbuf))
+		line = atfLine(line[:0], o, names, t.ID, e.Seq, e.IndexEvent, atfDetailPtr(&d, ok, &dbuf))
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
@@ -564,7 +572,7 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	}
 	names := atfSymbolNames(v.manifest())
 	events, _, _ := v.counts()
-	prog := newProgress("convert", int64(events), false)
+	prog := newProgress("convert", int64(events), false).Units("events")
 	defer prog.Done()
 	mg := v.all().Merge()
 	var b []byte
@@ -600,7 +608,7 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		b = append(b, `,"pid":`...)
 		b = strconv.AppendUint(b, pid, 10)
 		b = append(b, `,"tid":`...)
-		b = strconv.AppendUint(b, uint64(v.threads[mg.Thread()].ID), 10)
+		b = strconv.AppendUint(b, uint64(v.threads[e.Thread].ID), 10)
 		b = append(b, `,"args":{"depth":`...)
 		b = strconv.AppendUint(b, uint64(e.CallDepth), 10)
 		b = append(b, `,"kind":"`...)

@@ -81,7 +81,7 @@ func TestATFValidate(t *testing.T) {
 
 func TestATFValidateFindsBrokenLinks(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "thread_0")
-	tw, err := atf.CreateThreadWriter(dir, 0, atf.WithChecksum(false))
+	tw, err := atf.CreateThread(dir, 0, atf.WithChecksum(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestATFValidateFindsBrokenLinks(t *testing.T) {
 		t.Errorf("broken link: exit %d %q", code, errOut)
 	}
 	// A flipped event byte fails the footer checksum our writer stores by default.
-	tw, err = atf.CreateThreadWriter(dir, 0)
+	tw, err = atf.CreateThread(dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

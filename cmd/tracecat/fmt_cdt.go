@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracecodec/tracecodec/cdt"
 	"github.com/tracecodec/tracecodec/cdt/schema7"
+	"github.com/tracecodec/tracecodec/internal/cdtdemo"
 )
 
 func init() {
@@ -26,7 +27,7 @@ func init() {
 }
 
 // cdtOpen opens a CDT input for random access.
-func cdtOpen(in *input) (*cdt.Reader, func(), error) {
+func cdtOpen(in *input) (*cdt.File, func(), error) {
 	if in.Variant() == "v2" {
 		return nil, nil, errors.New("CDT container v2 (crimson_debug_trace_v2) is not supported; this build reads container v1")
 	}
@@ -52,7 +53,7 @@ func cdtValidate(in *input) (string, error) {
 			if n, blocks, ok := cdtRecoverable(in); ok && errors.As(err, &fe) {
 				e := *fe
 				if e.Msg == "" {
-					e.Msg = e.Err.Error()
+					e.Msg = strings.TrimPrefix(e.Err.Error(), "cdt: ")
 				}
 				e.Msg += fmt.Sprintf(" (a forward scan recovers %d ticks in %d complete chunks)", n, blocks)
 				return "", &e
@@ -91,7 +92,7 @@ func cdtRecoverable(in *input) (ticks, blocks int, ok bool) {
 		return 0, 0, false
 	}
 	defer rc.Close()
-	s, err := cdt.NewStreamReader(bufio.NewReaderSize(rc, 1<<20))
+	s, err := cdt.NewReader(bufio.NewReaderSize(rc, 1<<20))
 	if err != nil {
 		return 0, 0, false
 	}
@@ -146,7 +147,7 @@ func cdtRecoveredStats(in *input) (statList, bool) {
 		return nil, false
 	}
 	defer rc.Close()
-	s, err := cdt.NewStreamReader(bufio.NewReaderSize(rc, 1<<20))
+	s, err := cdt.NewReader(bufio.NewReaderSize(rc, 1<<20))
 	if err != nil {
 		return nil, false
 	}
@@ -267,7 +268,7 @@ func cdtTextLine(b []byte, rec *schema7.TickRecord, channel string) []byte {
 	return b
 }
 
-func cdtDumpChunks(r *cdt.Reader, w *bufio.Writer, o dumpOptions) error {
+func cdtDumpChunks(r *cdt.File, w *bufio.Writer, o dumpOptions) error {
 	f := r.Footer()
 	for i, e := range f.Blocks {
 		if (o.HasFrom && e.EndTick < o.From) || (o.HasTo && e.StartTick > o.To) {
@@ -375,7 +376,7 @@ func cdtConvert(in *input, to string, out io.Writer, o convertOptions) error {
 	bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
 	bw.WriteString(`{"name":"process_name","ph":"M","pid":1,"tid":1,"args":{"name":"cdt ticks"}}`)
 	var line []byte
-	for rec, err := range schema7.Records(r, -1<<63, 1<<63-1) {
+	for rec, err := range schema7.AllRecords(r) {
 		if err != nil {
 			return err
 		}
@@ -413,7 +414,7 @@ func cdtSample(out io.Writer) error {
 		return err
 	}
 	for t := range int64(n) {
-		rec := schema7.DemoTick(t, 0x1234abcd)
+		rec := cdtdemo.Tick(t, 0x1234abcd)
 		if err := w.Append(&rec); err != nil {
 			return err
 		}

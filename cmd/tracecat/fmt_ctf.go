@@ -90,7 +90,7 @@ func ctfLoad(in *input) (*ctfMeta, error) {
 		}
 	}
 	if ctfIsJSON(m.plain) {
-		d, _ := ctf2meta.NewDecoder(bytes.NewReader(m.plain))
+		d, _ := ctf2meta.NewFragmentReader(bytes.NewReader(m.plain))
 		for d.Next() {
 		}
 		if err := d.Err(); err != nil {
@@ -103,7 +103,7 @@ func ctfLoad(in *input) (*ctfMeta, error) {
 			}
 			return nil, err
 		}
-		m.meta, m.leading = d.Metadata(), d.LeadingWhitespace()
+		m.meta, m.leading = d.Metadata(), d.Source().LeadingWhitespace
 	}
 	return m, nil
 }
@@ -286,7 +286,7 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		}
 		return nil
 	}
-	d, _ := ctf2meta.NewDecoder(bytes.NewReader(plain))
+	d, _ := ctf2meta.NewFragmentReader(bytes.NewReader(plain))
 	for d.Next() {
 		f := d.Fragment()
 		if !want("fragment", f.FragmentType()) || !o.inRange(int64(d.Index())) {
@@ -487,11 +487,17 @@ func ctfSample(out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	enc := ctf2meta.NewEncoder(w, true)
+	fw, err := ctf2meta.NewFragmentWriter(w, ctf2meta.WithLF(true))
+	if err != nil {
+		return err
+	}
 	for _, f := range frags {
-		if err := enc.Encode(f); err != nil {
+		if err := fw.WriteFragment(f); err != nil {
 			return err
 		}
+	}
+	if err := fw.Close(); err != nil {
+		return err
 	}
 	return w.Close()
 }

@@ -26,7 +26,7 @@ func init() {
 
 // dial9Open streams the input (plain or gzip) through a bounded buffer.
 // Version bytes other than 1 are accepted, as the upstream readers do.
-func dial9Open(in *input) (*dial9.Decoder, func() error, error) {
+func dial9Open(in *input) (*dial9.Reader, func() error, error) {
 	r, err := in.Reader()
 	if err != nil {
 		return nil, nil, err
@@ -57,6 +57,7 @@ func dial9Scan(in *input) (*dial9Counts, error) {
 	defer closeIn()
 	c := &dial9Counts{byType: map[string]int{}}
 	p := newProgress("reading", in.Size(), false)
+	defer p.Done()
 	var last int64
 	for d.NextFrame() {
 		c.frames++
@@ -192,7 +193,7 @@ func dial9Dump(in *input, w *bufio.Writer, o dumpOptions) error {
 
 // appendDial9Fields writes the event's fields as a JSON object (field order
 // kept; pooled strings and stacks resolved, null when undefined).
-func appendDial9Fields(b []byte, d *dial9.Decoder, ev *dial9.Event) []byte {
+func appendDial9Fields(b []byte, d *dial9.Reader, ev *dial9.Event) []byte {
 	b = append(b, '{')
 	for i, f := range ev.Schema().Fields {
 		if i > 0 {
@@ -206,7 +207,7 @@ func appendDial9Fields(b []byte, d *dial9.Decoder, ev *dial9.Event) []byte {
 }
 
 // appendDial9Value writes one value as JSON.
-func appendDial9Value(b []byte, d *dial9.Decoder, v dial9.View) []byte {
+func appendDial9Value(b []byte, d *dial9.Reader, v dial9.View) []byte {
 	if !v.Present() {
 		return append(b, "null"...)
 	}
@@ -421,7 +422,7 @@ func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
 // dial9OtherTrack is the Chrome track of events without a worker_id.
 const dial9OtherTrack = 1 << 20
 
-func chromeEvent(b []byte, d *dial9.Decoder, ev *dial9.Event, name, ph string, tid uint64, args bool) []byte {
+func chromeEvent(b []byte, d *dial9.Reader, ev *dial9.Event, name, ph string, tid uint64, args bool) []byte {
 	b = append(b, `{"name":`...)
 	b = appendJSONString(b, name)
 	b = append(b, `,"cat":"dial9","ph":"`...)
@@ -448,7 +449,10 @@ func chromeEvent(b []byte, d *dial9.Decoder, ev *dial9.Event, name, ph string, t
 // two workers, wake-ups, a CPU sample with an interned stack and an
 // optional field, and a second concatenated stream.
 func dial9Sample(out io.Writer) error {
-	e := dial9.NewEncoder(out)
+	e, err := dial9.NewWriter(out)
+	if err != nil {
+		return err
+	}
 	meta, err := e.Register("SegmentMetadataEvent", []dial9.FieldDef{{Name: "entries", Type: dial9.TypeStringMap}})
 	if err != nil {
 		return err

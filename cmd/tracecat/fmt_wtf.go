@@ -22,30 +22,15 @@ func init() {
 	})
 }
 
-// wtfSource opens the input with the reader its detected variant needs:
-// binary CFF and JSON CFF stream from the file, the legacy format is read
-// whole. Damaged files (detected by extension) go to the binary reader, which
-// reports what is wrong.
-func wtfSource(in *input) (wtfcff.ChunkSource, func() error, error) {
-	if in.Variant() == "legacy big-endian" {
-		b, err := in.Bytes()
-		if err != nil {
-			return nil, nil, err
-		}
-		lr, err := wtfcff.NewLegacyReader(b)
-		return lr, func() error { return nil }, err
-	}
+// wtfSource opens the input with wtfcff.NewReader, which picks the binary,
+// JSON or legacy container by the first bytes (a damaged file goes to the
+// binary reader, which reports what is wrong).
+func wtfSource(in *input) (*wtfcff.Reader, func() error, error) {
 	rc, err := in.Reader()
 	if err != nil {
 		return nil, nil, err
 	}
-	br := bufio.NewReaderSize(rc, 256<<10)
-	var src wtfcff.ChunkSource
-	if in.Variant() == "json" {
-		src, err = wtfcff.NewJSONReader(br)
-	} else {
-		src, err = wtfcff.NewReader(br)
-	}
+	src, err := wtfcff.NewReader(bufio.NewReaderSize(rc, 256<<10))
 	if err != nil {
 		rc.Close()
 		return nil, nil, err
@@ -250,12 +235,9 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		return err
 	}
 	defer closeFn()
-	version := int64(wtfcff.JSWTFVersion)
-	switch r := src.(type) {
-	case *wtfcff.Reader:
-		version = wtfcff.JSONVersion(r.WTFVersion())
-	case *wtfcff.LegacyReader:
-		version = int64(r.WTFVersion())
+	version := src.WTFVersion()
+	if src.Kind() == wtfcff.KindBinary {
+		version = wtfcff.JSONVersion(uint32(version))
 	}
 	var write func(c *wtfcff.Chunk) error
 	var finish func() error
@@ -265,11 +247,11 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		var cw *wtfcff.ChunkWriter
 		write = func(c *wtfcff.Chunk) error {
 			if cw == nil {
-				if jr, ok := src.(*wtfcff.JSONReader); ok {
-					version = jr.WTFVersion()
+				if src.Kind() == wtfcff.KindJSON {
+					version = src.WTFVersion()
 				}
 				var err error
-				if cw, err = wtfcff.NewChunkWriter(out, uint32(version)); err != nil {
+				if cw, err = wtfcff.NewChunkWriter(out, wtfcff.WithWTFVersion(version)); err != nil {
 					return err
 				}
 			}
@@ -291,7 +273,7 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		}
 		finish = func() error {
 			if cw == nil {
-				_, err := wtfcff.NewChunkWriter(out, uint32(version))
+				_, err := wtfcff.NewChunkWriter(out, wtfcff.WithWTFVersion(version))
 				return err
 			}
 			return nil
@@ -304,11 +286,11 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		var jw *wtfcff.JSONWriter
 		write = func(c *wtfcff.Chunk) error {
 			if jw == nil {
-				if jr, ok := src.(*wtfcff.JSONReader); ok {
-					version = jr.WTFVersion()
+				if src.Kind() == wtfcff.KindJSON {
+					version = src.WTFVersion()
 				}
 				var err error
-				if jw, err = wtfcff.NewJSONWriter(out, version, mode); err != nil {
+				if jw, err = wtfcff.NewJSONWriter(out, wtfcff.WithWTFVersion(version), wtfcff.WithJSONMode(mode)); err != nil {
 					return err
 				}
 			}
@@ -330,7 +312,10 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		finish = func() error {
 			if jw == nil {
 				var err error
-				if jw, err = wtfcff.NewJSONWriter(out, version, mode); err != nil {
+				if src.Kind() == wtfcff.KindJSON {
+					version = src.WTFVersion()
+				}
+				if jw, err = wtfcff.NewJSONWriter(out, wtfcff.WithWTFVersion(version), wtfcff.WithJSONMode(mode)); err != nil {
 					return err
 				}
 			}

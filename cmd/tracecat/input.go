@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,6 +27,9 @@ type input struct {
 	isDir bool
 	data  []byte // standard input, read whole
 	size  int64
+	// ctx, when set, makes every read fail once it is cancelled (an
+	// interrupt), so loops over the input end promptly.
+	ctx context.Context
 }
 
 func newInput(path string, stdin io.Reader) (*input, error) {
@@ -72,6 +78,9 @@ func (in *input) Bytes() ([]byte, error) {
 	if in.isDir {
 		return nil, errors.New("is a folder")
 	}
+	if err := in.interrupted(); err != nil {
+		return nil, err
+	}
 	if in.Path == "-" {
 		return in.data, nil
 	}
@@ -84,7 +93,7 @@ func (in *input) ReaderAt() (r io.ReaderAt, size int64, close func() error, err 
 		return nil, 0, nil, errors.New("is a folder")
 	}
 	if in.Path == "-" {
-		return bytes.NewReader(in.data), int64(len(in.data)), func() error { return nil }, nil
+		return in.readerAt(bytes.NewReader(in.data)), int64(len(in.data)), func() error { return nil }, nil
 	}
 	f, err := os.Open(in.Path)
 	if err != nil {
@@ -95,7 +104,28 @@ func (in *input) ReaderAt() (r io.ReaderAt, size int64, close func() error, err 
 		f.Close()
 		return nil, 0, nil, err
 	}
-	return f, fi.Size(), f.Close, nil
+	return in.readerAt(f), fi.Size(), f.Close, nil
+}
+
+func (in *input) interrupted() error {
+	if in.ctx == nil {
+		return nil
+	}
+	return interrupted(in.ctx)
+}
+
+func (in *input) readerAt(r io.ReaderAt) io.ReaderAt {
+	if in.ctx == nil {
+		return r
+	}
+	return ctxReaderAt{in.ctx, r}
+}
+
+func (in *input) readCloser(r io.ReadCloser) io.ReadCloser {
+	if in.ctx == nil {
+		return r
+	}
+	return ctxReadCloser{ctxReader{in.ctx, r}, r}
 }
 
 // Reader opens the input for streaming.
@@ -104,36 +134,65 @@ func (in *input) Reader() (io.ReadCloser, error) {
 		return nil, errors.New("is a folder")
 	}
 	if in.Path == "-" {
-		return io.NopCloser(bytes.NewReader(in.data)), nil
+		return in.readCloser(io.NopCloser(bytes.NewReader(in.data))), nil
 	}
-	return os.Open(in.Path)
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	return in.readCloser(f), nil
 }
 
-// createOutput opens OUT ("-" for standard output). The file is written under a
-// temporary name and renamed by commit(true), so a failed conversion leaves
-// nothing half-written under the final name.
-func createOutput(path string, stdout io.Writer) (io.Writer, func(ok bool) error, error) {
+// createOutput opens OUT ("-" for standard output). A file is written under
+// a temporary name in the same folder (so the final rename is atomic) with
+// mode 0666 less the umask, and renamed into place by commit(true); commit(false)
+// removes it, and so does an interrupt (SIGINT, SIGTERM) before commit. Once
+// the run's context is cancelled, writes fail.
+func (c *cli) createOutput(path string) (io.Writer, func(ok bool) error, error) {
 	if path == "-" {
-		return stdout, func(bool) error { return nil }, nil
+		return ctxWriter{c.context(), c.stdout}, func(bool) error { return nil }, nil
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	f, err := createTemp(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	bw := newBufferedFile(f)
+	tmp := f.Name()
+	addTemporary(tmp, false)
+	bw := newBufferedFile(ctxWriter{c.context(), f})
 	commit := func(ok bool) error {
 		err := bw.Flush()
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		if !ok || err != nil {
-			os.Remove(f.Name())
-			return err
+		if ok && err == nil {
+			err = dropTemporary(tmp, func() error { return os.Rename(tmp, path) })
+			if err == nil {
+				return nil
+			}
 		}
-		return os.Rename(f.Name(), path)
+		os.Remove(tmp)
+		dropTemporary(tmp, nil)
+		return err
 	}
 	return bw, commit, nil
+}
+
+// createTemp creates a new file beside path, named ".BASE.tmpNNN", with mode
+// 0666 less the umask (the mode os.Create gives; os.CreateTemp's is 0600).
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	for range 100 {
+		name := filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, fmt.Errorf("cannot create a temporary file beside %s", path)
 }
 
 // parseInt parses an optional integer flag ("" = absent). Underscores are allowed

@@ -1,27 +1,38 @@
 // Command tracecat inspects, validates, dumps, diffs, merges and converts the
 // trace formats of this module: CDT, dial9, ATF, CTF metadata and WTF.
 //
+//	tracecat help [COMMAND]
 //	tracecat detect PATH...
 //	tracecat validate PATH
 //	tracecat stats [--json] PATH
-//	tracecat dump [--json] [--type NAME] [--from N] [--to N] [--thread ID] PATH
-//	tracecat diff [--json] [--tick-start N] [--tick-end M] A.cdt B.cdt
+//	tracecat dump [--json] [--type NAME] [--from TIME] [--to TIME] [--thread ID] PATH
+//	tracecat diff [--json] [--tick-start TICK] [--tick-end TICK] A.cdt B.cdt
+//	tracecat bisect [--window-before N] [--window-after N] A.cdt B.cdt
 //	tracecat merge [--json] SESSION_DIR
 //	tracecat convert --to FORMAT IN OUT
 //	tracecat sample FORMAT OUT
 //	tracecat demo [DIR]
+//	tracecat version
 //
-// PATH may be "-" for standard input (read into memory). Exit codes: 0 success,
-// 1 invalid input (printed as "PATH: offset N: what is wrong") or a finding such
-// as a divergence, 2 usage errors.
+// "tracecat help COMMAND" or "tracecat COMMAND -h" describes a command, its
+// flags with their units and defaults, and gives an example.
+//
+// PATH may be "-" for standard input (read into memory); OUT may be "-" for
+// standard output. Every file is written under a temporary name beside the
+// target and renamed when complete; SIGINT or SIGTERM removes it. Exit codes:
+// 0 success, 1 invalid input (printed as "PATH: offset N: what is wrong") or a
+// finding such as a divergence, 2 usage errors, 130 after SIGINT and 143 after
+// SIGTERM.
 package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -92,70 +103,100 @@ type convertOptions struct {
 	Fields []string // --fields: numeric fields for counter tracks (CDT → chrome)
 }
 
-// cli carries the streams so tests can run commands in-process.
+// cli carries the streams and the run's context so tests can run commands
+// in-process.
 type cli struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// ctx is cancelled when SIGINT or SIGTERM arrives (nil: never).
+	ctx context.Context
 }
 
 func main() {
-	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
-	os.Exit(c.run(os.Args[1:]))
+	ctx, stop := watchSignals(context.Background())
+	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, ctx: ctx}
+	code := c.run(os.Args[1:])
+	activeProgress.erase()
+	stop()
+	os.Exit(exitCode(ctx, code))
 }
 
-func (c *cli) usage() int {
-	fmt.Fprint(c.stderr, `usage:
-  tracecat detect PATH...
-  tracecat validate PATH
-  tracecat stats [--json] PATH
-  tracecat dump [--json] [--type NAME] [--from N] [--to N] [--thread ID] PATH
-  tracecat diff [--json] [--tick-start N] [--tick-end M] A.cdt B.cdt
-  tracecat merge [--json] SESSION_DIR
-  tracecat convert --to FORMAT IN OUT
-  tracecat sample FORMAT OUT
-  tracecat demo [DIR]      write a sample of every format, then detect, validate and stat it
-PATH may be - for standard input.
-`)
-	return exitUsage
+// context is the run's context, never nil.
+func (c *cli) context() context.Context {
+	if c.ctx == nil {
+		return context.Background()
+	}
+	return c.ctx
 }
 
 func (c *cli) run(args []string) int {
 	if len(args) == 0 {
-		return c.usage()
+		c.listCommands(c.stderr)
+		return exitUsage
 	}
-	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "detect":
-		return c.cmdDetect(rest)
-	case "validate":
-		return c.cmdValidate(rest)
-	case "stats":
-		return c.cmdStats(rest)
-	case "dump":
-		return c.cmdDump(rest, false)
-	case "merge":
-		return c.cmdDump(rest, true)
-	case "diff":
-		return c.cmdDiff(rest)
-	case "convert":
-		return c.cmdConvert(rest)
-	case "sample":
-		return c.cmdSample(rest)
-	case "demo":
-		return c.cmdDemo(rest)
-	case "help", "-h", "--help":
-		c.usage()
-		return exitOK
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "--help", "-help":
+		name = "help"
+	case "--version", "-version":
+		name = "version"
 	}
-	fmt.Fprintf(c.stderr, "tracecat: unknown command %q\n", cmd)
-	return c.usage()
+	cmd := lookupCommand(name)
+	if cmd == nil {
+		fmt.Fprintf(c.stderr, "tracecat: unknown command %q\n", name)
+		if s := suggestCommand(name); s != "" {
+			fmt.Fprintf(c.stderr, "Did you mean %q? ", s)
+		}
+		fmt.Fprintln(c.stderr, "Run 'tracecat help' for the list of commands.")
+		return exitUsage
+	}
+	return cmd.run(c, rest)
 }
 
+// flags returns the flag set of command name. Its errors go to standard error;
+// -h and --help are handled by parse.
 func (c *cli) flags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
+	fs.Usage = func() {}
 	return fs
+}
+
+// parse parses the arguments of a command, flags before or after the
+// positional ones, and checks that between min and max positional arguments
+// are given (max < 0: no limit). When ok is false the command returns code: 0
+// after -h (the help is printed on standard output), 2 after a usage error (a
+// short usage and a hint on standard error).
+func (c *cli) parse(fs *flag.FlagSet, args []string, min, max int) (pos []string, code int, ok bool) {
+	pos, err := parseArgs(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		if err := c.printHelp(c.stdout, fs.Name(), fs); err != nil {
+			return nil, exitInvalid, false
+		}
+		return nil, exitOK, false
+	}
+	if err == nil && (len(pos) < min || max >= 0 && len(pos) > max) {
+		switch {
+		case len(pos) < min:
+			fmt.Fprintf(c.stderr, "tracecat %s: missing argument\n", fs.Name())
+		default:
+			fmt.Fprintf(c.stderr, "tracecat %s: too many arguments\n", fs.Name())
+		}
+		err = errors.New("argument count")
+	}
+	if err != nil {
+		c.usageHint(fs.Name())
+		return nil, exitUsage, false
+	}
+	return pos, exitOK, true
+}
+
+// usageError prints a usage problem of command name and returns 2.
+func (c *cli) usageError(name, format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "tracecat %s: %s\n", name, fmt.Sprintf(format, args...))
+	c.usageHint(name)
+	return exitUsage
 }
 
 // parseArgs lets flags come before or after the positional arguments.
@@ -176,6 +217,11 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // fail prints an input error as "PATH: offset N: what is wrong" and returns 1.
 func (c *cli) fail(path string, err error) int {
+	var ie *interruptError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(c.stderr, "tracecat: %v\n", ie)
+		return exitInvalid
+	}
 	var fe *ferr.Error
 	if errors.As(err, &fe) {
 		fmt.Fprintf(c.stderr, "%s: %s\n", path, fe.Detail())
@@ -191,6 +237,7 @@ func (c *cli) open(path string) (*input, *format, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	in.ctx = c.ctx
 	if in.det.Format == "unknown" {
 		return nil, nil, errors.New("unrecognised format")
 	}
@@ -202,11 +249,11 @@ func (c *cli) open(path string) (*input, *format, error) {
 }
 
 func (c *cli) cmdDetect(args []string) int {
-	if len(args) == 0 {
-		return c.usage()
+	pos, code, ok := c.parse(c.flags("detect"), args, 1, -1)
+	if !ok {
+		return code
 	}
-	code := exitOK
-	for _, p := range args {
+	for _, p := range pos {
 		in, err := newInput(p, c.stdin)
 		if err != nil {
 			code = c.fail(p, err)
@@ -221,10 +268,9 @@ func (c *cli) cmdDetect(args []string) int {
 }
 
 func (c *cli) cmdValidate(args []string) int {
-	fs := c.flags("validate")
-	pos, err := parseArgs(fs, args)
-	if err != nil || len(pos) != 1 {
-		return c.usage()
+	pos, code, ok := c.parse(c.flags("validate"), args, 1, 1)
+	if !ok {
+		return code
 	}
 	in, f, err := c.open(pos[0])
 	if err != nil {
@@ -247,10 +293,10 @@ func (c *cli) cmdValidate(args []string) int {
 
 func (c *cli) cmdStats(args []string) int {
 	fs := c.flags("stats")
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	pos, err := parseArgs(fs, args)
-	if err != nil || len(pos) != 1 {
-		return c.usage()
+	asJSON := fs.Bool("json", false, "print one JSON object with the keys of the format (default: \"key: value\" lines)")
+	pos, code, ok := c.parse(fs, args, 1, 1)
+	if !ok {
+		return code
 	}
 	in, f, err := c.open(pos[0])
 	if err != nil {
@@ -283,17 +329,25 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 	}
 	fs := c.flags(name)
 	var o dumpOptions
-	fs.BoolVar(&o.JSON, "json", false, "JSON Lines output")
-	fs.StringVar(&o.Type, "type", "", "only records of this type or event name")
-	fs.StringVar(&o.Type, "name", "", "alias of --type")
-	from := fs.String("from", "", "first time or tick to print")
-	to := fs.String("to", "", "last time or tick to print (inclusive)")
-	fs.StringVar(&o.Thread, "thread", "", "only this thread")
-	pos, err := parseArgs(fs, args)
-	if err != nil || len(pos) != 1 {
-		return c.usage()
+	fs.BoolVar(&o.JSON, "json", false, "one JSON Lines object per record (default: one text line per record)")
+	typeHelp := "only records of this `NAME`: event name (dial9, WTF), event kind call|return|exception (ATF), channel, chunks, meta or footer (CDT), packet or fragment type (CTF) (default: all)"
+	fromHelp := "first `TIME` to print, inclusive: ns for ATF and dial9, µs for WTF, tick index for CDT, packet or fragment index for CTF; _ may separate digits (default: from the start)"
+	threadHelp := "only this thread `ID` (ATF thread id, WTF zone name) (default: all)"
+	if merge {
+		typeHelp = "only events of this `KIND`: call, return, exception or a number (default: all)"
+		fromHelp = "first timestamp to print, in `NS` (the session's clock), inclusive; _ may separate digits (default: from the start)"
+		threadHelp = "only this thread `ID` (default: all)"
 	}
-	if !c.parseInts(intFlag{"from", *from, &o.From, &o.HasFrom}, intFlag{"to", *to, &o.To, &o.HasTo}) {
+	fs.StringVar(&o.Type, "type", "", typeHelp)
+	fs.StringVar(&o.Type, "name", "", "alias of --type `NAME`")
+	from := fs.String("from", "", fromHelp)
+	to := fs.String("to", "", "last `TIME` to print, inclusive, in the unit of --from (default: to the end)")
+	fs.StringVar(&o.Thread, "thread", "", threadHelp)
+	pos, code, ok := c.parse(fs, args, 1, 1)
+	if !ok {
+		return code
+	}
+	if !c.parseInts(name, intFlag{"from", *from, &o.From, &o.HasFrom}, intFlag{"to", *to, &o.To, &o.HasTo}) {
 		return exitUsage
 	}
 	in, f, err := c.open(pos[0])
@@ -307,7 +361,7 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 	if op == nil {
 		return c.fail(pos[0], fmt.Errorf("%s is not supported for %s", name, f.name))
 	}
-	w := bufio.NewWriterSize(c.stdout, 64<<10)
+	w := bufio.NewWriterSize(ctxWriter{c.context(), c.stdout}, 64<<10)
 	err = op(in, w, o)
 	if ferr := w.Flush(); err == nil && ferr != nil && !errors.Is(ferr, errBrokenPipe) {
 		err = ferr
@@ -326,12 +380,13 @@ type intFlag struct {
 	has  *bool
 }
 
-// parseInts parses optional integer flags, printing the first bad one.
-func (c *cli) parseInts(flags ...intFlag) bool {
+// parseInts parses optional integer flags of command cmd, printing the first
+// bad one.
+func (c *cli) parseInts(cmd string, flags ...intFlag) bool {
 	for _, f := range flags {
 		v, has, err := parseInt(f.raw)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "tracecat: --%s: %v\n", f.name, err)
+			c.usageError(cmd, "--%s: %v", f.name, err)
 			return false
 		}
 		*f.v, *f.has = v, has
@@ -342,14 +397,14 @@ func (c *cli) parseInts(flags ...intFlag) bool {
 func (c *cli) cmdDiff(args []string) int {
 	fs := c.flags("diff")
 	var o diffOptions
-	fs.BoolVar(&o.JSON, "json", false, "print the report as JSON")
-	start := fs.String("tick-start", "", "first tick to compare")
-	end := fs.String("tick-end", "", "last tick to compare")
-	pos, err := parseArgs(fs, args)
-	if err != nil || len(pos) != 2 {
-		return c.usage()
+	fs.BoolVar(&o.JSON, "json", false, "print the reference's dbg diff report object, indented (default: a text summary)")
+	start := fs.String("tick-start", "", "first `TICK` index to compare, inclusive (default: the first tick)")
+	end := fs.String("tick-end", "", "last `TICK` index to compare, inclusive (default: the last tick)")
+	pos, code, ok := c.parse(fs, args, 2, 2)
+	if !ok {
+		return code
 	}
-	if !c.parseInts(intFlag{"tick-start", *start, &o.TickStart, &o.HasStart}, intFlag{"tick-end", *end, &o.TickEnd, &o.HasEnd}) {
+	if !c.parseInts("diff", intFlag{"tick-start", *start, &o.TickStart, &o.HasStart}, intFlag{"tick-end", *end, &o.TickEnd, &o.HasEnd}) {
 		return exitUsage
 	}
 	a, fa, err := c.open(pos[0])
@@ -368,7 +423,7 @@ func (c *cli) cmdDiff(args []string) int {
 		return c.fail(pos[0], fmt.Errorf("diff is not supported for %s", fa.name))
 	}
 	w := bufio.NewWriter(c.stdout)
-	code, err := fa.diff(a, b, w, o)
+	code, err = fa.diff(a, b, w, o)
 	w.Flush()
 	if err != nil {
 		return c.fail(pos[0], err)
@@ -378,11 +433,14 @@ func (c *cli) cmdDiff(args []string) int {
 
 func (c *cli) cmdConvert(args []string) int {
 	fs := c.flags("convert")
-	to := fs.String("to", "", "target: chrome, json, binary, plain, packetized")
-	fields := fs.String("fields", "", "comma-separated numeric fields for counter tracks (CDT)")
-	pos, err := parseArgs(fs, args)
-	if err != nil || len(pos) != 2 || *to == "" {
-		return c.usage()
+	to := fs.String("to", "", "target `FORMAT`: chrome (ATF, dial9, WTF, CDT); json, json-partial, json-events or binary (WTF); plain or packetized[,le|be][,1.8|2.0|2.0-37][,size=N] (CTF metadata) (required)")
+	fields := fs.String("fields", "", "comma-separated numeric checkpoint `FIELDS` drawn as counter tracks (CDT to chrome) (default: the built-in set)")
+	pos, code, ok := c.parse(fs, args, 2, 2)
+	if !ok {
+		return code
+	}
+	if *to == "" {
+		return c.usageError("convert", "--to is required")
 	}
 	in, f, err := c.open(pos[0])
 	if err != nil {
@@ -395,7 +453,7 @@ func (c *cli) cmdConvert(args []string) int {
 	if *fields != "" {
 		o.Fields = strings.Split(*fields, ",")
 	}
-	out, commit, err := createOutput(pos[1], c.stdout)
+	out, commit, err := c.createOutput(pos[1])
 	if err != nil {
 		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
 		return exitInvalid
@@ -411,8 +469,9 @@ func (c *cli) cmdConvert(args []string) int {
 }
 
 func (c *cli) cmdSample(args []string) int {
-	if len(args) != 2 {
-		return c.usage()
+	args, code, ok := c.parse(c.flags("sample"), args, 2, 2)
+	if !ok {
+		return code
 	}
 	f := formats[args[0]]
 	if f == nil || f.sample == nil {
@@ -426,7 +485,7 @@ func (c *cli) cmdSample(args []string) int {
 		fmt.Fprintf(c.stderr, "tracecat: no sample for %q (have: %s)\n", args[0], strings.Join(names, ", "))
 		return exitUsage
 	}
-	out, commit, err := createOutput(args[1], c.stdout)
+	out, commit, err := c.createOutput(args[1])
 	if err != nil {
 		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
 		return exitInvalid
@@ -446,13 +505,19 @@ func (c *cli) cmdSample(args []string) int {
 // by default) and runs detect, validate and stats on each: the README's
 // "main job", needing no input file.
 func (c *cli) cmdDemo(args []string) int {
-	if len(args) > 1 {
-		return c.usage()
+	args, code, ok := c.parse(c.flags("demo"), args, 0, 1)
+	if !ok {
+		return code
 	}
-	dir := ""
+	// The folder is removed at the end when it is a temporary one, and on an
+	// interrupt whenever demo created it.
+	dir, temporary, created := "", false, false
 	if len(args) == 1 {
 		dir = args[0]
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			created = true
+		}
+		if err := os.MkdirAll(dir, 0o777); err != nil {
 			fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
 			return exitInvalid
 		}
@@ -462,8 +527,16 @@ func (c *cli) cmdDemo(args []string) int {
 			fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
 			return exitInvalid
 		}
-		defer os.RemoveAll(d)
-		dir = d
+		dir, temporary, created = d, true, true
+	}
+	if created {
+		addTemporary(dir, true)
+		defer func() {
+			if temporary || interrupted(c.context()) != nil {
+				os.RemoveAll(dir)
+			}
+			dropTemporary(dir, nil)
+		}()
 	}
 	var names []string
 	for n, f := range formats {
@@ -476,12 +549,16 @@ func (c *cli) cmdDemo(args []string) int {
 		fmt.Fprintln(c.stderr, "tracecat: this build has no format with a sample writer")
 		return exitInvalid
 	}
-	code := exitOK
+	code = exitOK
 	for _, n := range names {
 		path := filepath.Join(dir, sampleName[n])
 		fmt.Fprintf(c.stdout, "== %s: tracecat sample %s %s\n", n, n, path)
 		steps := [][]string{{"sample", n, path}, {"detect", path}, {"validate", path}, {"stats", path}}
 		for _, st := range steps {
+			if err := interrupted(c.context()); err != nil {
+				fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
+				return exitInvalid
+			}
 			if st[0] != "sample" {
 				fmt.Fprintf(c.stdout, "$ tracecat %s\n", strings.Join(st, " "))
 			}

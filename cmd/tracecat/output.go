@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
 )
 
-func newBufferedFile(f *os.File) *bufio.Writer { return bufio.NewWriterSize(f, 256<<10) }
+func newBufferedFile(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 256<<10) }
 
 // stat is one key of `stats` output; statList keeps the keys in order.
 type stat struct {
@@ -58,55 +56,4 @@ func (s statList) writeText(w io.Writer) {
 			fmt.Fprintf(w, "%s: %s\n", kv.Key, b)
 		}
 	}
-}
-
-// progress reports long operations on standard error when it is a terminal, and
-// stays silent otherwise (pipes, files, tests).
-type progress struct {
-	label string
-	total int64
-	done  int64
-	last  time.Time
-	w     io.Writer
-}
-
-// progressThreshold is the input size above which progress is shown.
-const progressThreshold = 64 << 20
-
-// newProgress returns a reporter for an operation over total bytes (or items);
-// it is a no-op unless stderr is a terminal and force or total is large.
-func newProgress(label string, total int64, force bool) *progress {
-	p := &progress{label: label, total: total}
-	if (force || total >= progressThreshold) && isTerminal(os.Stderr) {
-		p.w = os.Stderr
-	}
-	return p
-}
-
-// Add records n more units done.
-func (p *progress) Add(n int64) {
-	p.done += n
-	if p.w == nil {
-		return
-	}
-	if now := time.Now(); now.Sub(p.last) >= 200*time.Millisecond {
-		p.last = now
-		if p.total > 0 {
-			fmt.Fprintf(p.w, "\r%s: %5.1f%%", p.label, 100*float64(p.done)/float64(p.total))
-		} else {
-			fmt.Fprintf(p.w, "\r%s: %d", p.label, p.done)
-		}
-	}
-}
-
-// Done clears the progress line.
-func (p *progress) Done() {
-	if p.w != nil {
-		fmt.Fprintf(p.w, "\r%s: done%s\n", p.label, strings.Repeat(" ", 8))
-	}
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"testing"
 )
 
@@ -19,19 +18,6 @@ func TestStatListKeepsOrder(t *testing.T) {
 	st.writeText(&text)
 	if want := "format: x\nzeta: 1\nalpha: {\"a\":1,\"b\":2}\nnone: -\n"; text.String() != want {
 		t.Fatalf("got %q", text.String())
-	}
-}
-
-func TestProgressSilentWhenNotTerminal(t *testing.T) {
-	// Test binaries' stderr is a pipe or file, never a terminal here.
-	p := newProgress("x", 1<<40, true)
-	if (p.w != nil) != isTerminal(os.Stderr) {
-		t.Fatal("progress must be on exactly when stderr is a terminal")
-	}
-	p.Add(5)
-	p.Done()
-	if p.done != 5 {
-		t.Fatal("count")
 	}
 }
 

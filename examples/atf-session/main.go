@@ -88,11 +88,14 @@ func run(root string, out io.Writer) error {
 	first, last, _ := s.TimeRange()
 	fmt.Fprintf(out, "session %s: %d threads, %d events, %d detail events, %d..%d ns\n",
 		sessionName(sw.Dir()), len(s.Threads), s.EventCount(), s.DetailCount(), first, last)
-	for m := s.Merge(); m.Next(); {
-		e := m.Event()
+	for e, err := range s.All() {
+		if err != nil {
+			return err
+		}
 		name, _ := s.Manifest.SymbolName(e.FunctionID)
-		line := fmt.Sprintf("%6d  thread %d  %-6s %*s%s", e.Timestamp-first, s.Threads[m.Thread()].ID, e.Kind, int(e.CallDepth)*2, "", name)
-		if d, ok, err := s.Threads[m.Thread()].DetailFor(e, nil); err != nil {
+		t := s.Threads[e.Thread]
+		line := fmt.Sprintf("%6d  thread %d  %-6s %*s%s", e.Timestamp-first, t.ID, e.Kind, int(e.CallDepth)*2, "", name)
+		if d, ok, err := t.DetailFor(e.IndexEvent, nil); err != nil {
 			return err
 		} else if ok {
 			p, _, _ := atf.DecodeDetailFunctionPayload(d.Payload)

@@ -40,17 +40,24 @@ func record(path string, n, divergeAt int64) error {
 	if err != nil {
 		return err
 	}
+	state := uint32(305441741)
 	for t := range n {
-		rec := schema7.DemoTick(t, 305441741)
+		rec := schema7.TickRecord{TickIndex: schema7.Int(t), ElapsedMs: schema7.Int(t * 50 / 3), DtMsI32: 16, ModeID: 1}
+		// Two MSVC-CRT rand() draws per tick; the buggy run draws a third.
+		draws := 2
 		if divergeAt >= 0 && t >= divergeAt {
-			rng := &rec.Channels.RngStream
-			last := (*rng)[len(*rng)-1]
-			state := uint32(last.StateAfterU32)*214013 + 2531011
-			*rng = append(*rng, schema7.RngStreamRow{
-				TickCallIndex: last.TickCallIndex + 1, Value15: schema7.Int(state >> 16 & 0x7fff),
-				StateBeforeU32: last.StateAfterU32, StateAfterU32: schema7.Int(state),
+			draws = 3
+		}
+		for i := range draws {
+			before := state
+			state = state*214013 + 2531011
+			rec.Channels.RngStream = append(rec.Channels.RngStream, schema7.RngStreamRow{
+				TickCallIndex: schema7.Int(i + 1), Value15: schema7.Int(state >> 16 & 0x7fff),
+				StateBeforeU32: schema7.Int(before), StateAfterU32: schema7.Int(state),
 			})
-			rec.Channels.Checkpoint.RngState = schema7.Int(state)
+		}
+		rec.Channels.Checkpoint = schema7.ReplayCheckpoint{
+			TickIndex: rec.TickIndex, ElapsedMs: rec.ElapsedMs, RngState: schema7.Int(state), ScoreXP: schema7.Int(t * 3),
 		}
 		if err := w.Append(&rec); err != nil {
 			w.Close()

@@ -1,11 +1,12 @@
 // Command ctf-packetize wraps a CTF 2 metadata stream (a JSON text sequence,
-// as LTTng 2.15 and babeltrace 2.1 write it) into CTF2-PMETA-1.0 packets,
-// then reads the result back to check it.
+// as LTTng 2.15 and babeltrace 2.1 write it, or metadata already packetized)
+// into packets (CTF2-PMETA-1.0 by default), then reads the result back to
+// check it.
 //
-//	go run ./examples/ctf-packetize [-be] [-layout pmeta|1.8|2.0-37] [-size 4096] [IN] OUT
+//	go run ./examples/ctf-packetize [-be] [-layout pmeta|1.8|2.0-37] [-size 4096] [IN [OUT]]
 //
-// Without IN it packetizes a small built-in metadata stream. The packet UUID
-// is the preamble's uuid.
+// Without IN it packetizes a small built-in metadata stream; without OUT it
+// only prints what it would write. The packet UUID is the preamble's uuid.
 package main
 
 import (
@@ -34,8 +35,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	be := fs.Bool("be", false, "big-endian packet headers")
 	layoutName := fs.String("layout", "pmeta", "header layout: pmeta (44 bytes, 2.0), 1.8 (37 bytes) or 2.0-37")
 	size := fs.Int("size", 4096, "total packet size in bytes")
-	if err := fs.Parse(args); err != nil || fs.NArg() < 1 || fs.NArg() > 2 {
-		fmt.Fprintln(stderr, "usage: ctf-packetize [-be] [-layout pmeta|1.8|2.0-37] [-size N] [IN] OUT")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 2 {
+		fmt.Fprintln(stderr, "usage: ctf-packetize [-be] [-layout pmeta|1.8|2.0-37] [-size N] [IN [OUT]]")
 		return 2
 	}
 	if err := packetize(fs.Args(), *be, *layoutName, *size, stdout); err != nil {
@@ -46,22 +47,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func packetize(paths []string, be bool, layoutName string, size int, stdout io.Writer) error {
-	plain := []byte(builtin)
-	out := paths[0]
-	if len(paths) == 2 {
+	raw := []byte(builtin)
+	if len(paths) > 0 {
 		var err error
-		if plain, err = os.ReadFile(paths[0]); err != nil {
+		if raw, err = os.ReadFile(paths[0]); err != nil {
 			return err
 		}
-		out = paths[1]
 	}
-	if ctf2meta.Detect(plain) != ctf2meta.KindCTF2 {
-		return errors.New("input is not a plain CTF 2 metadata stream (first byte must be RS, 0x1E)")
-	}
-	// Decoding first checks the metadata and gives the UUID.
-	md, err := ctf2meta.Decode(plain)
+	// Decoding first checks the metadata, packetized or plain, and gives the
+	// UUID.
+	md, err := ctf2meta.Decode(raw)
 	if err != nil {
 		return err
+	}
+	if md.Source.LeadingWhitespace > 0 {
+		return errors.New("whitespace before the first RS: babeltrace would read the packets as TSDL")
 	}
 	var uuid ctf2meta.UUID
 	if md.Preamble.UUID != nil {
@@ -81,25 +81,31 @@ func packetize(paths []string, be bool, layoutName string, size int, stdout io.W
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(plain); err != nil {
-		return err
-	}
-	if err := w.Close(); err != nil {
+	// Plain input is packetized, packetized input repacketized.
+	if _, err := ctf2meta.ToPacketized(w, bytes.NewReader(raw)); err != nil {
 		return err
 	}
 
-	// Read the packets back, strictly, and compare.
+	// Read the packets back, strictly, and compare with the input's text.
 	back, info, err := ctf2meta.Depacketize(nil, packets.Bytes(), ctf2meta.WithStrict(true))
 	if err != nil {
 		return fmt.Errorf("reading our own packets: %w", err)
 	}
-	if !bytes.Equal(back, plain) {
-		return errors.New("depacketized metadata differs from the input")
-	}
-	if err := os.WriteFile(out, packets.Bytes(), 0o644); err != nil {
+	var plain bytes.Buffer
+	if _, err := ctf2meta.ToPlain(&plain, bytes.NewReader(raw)); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d fragments in %d packets (%s, %s, UUID %s), %d bytes\n",
-		out, len(md.Fragments), info.Packets, info.Layout, info.ByteOrder, info.UUID, packets.Len())
+	if !bytes.Equal(back, plain.Bytes()) {
+		return errors.New("depacketized metadata differs from the input")
+	}
+	out := "(not written)"
+	if len(paths) == 2 {
+		out = paths[1]
+		if err := os.WriteFile(out, packets.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "%s: %s input, %d fragments in %d packets (%s, %s, UUID %s), %d bytes\n",
+		out, md.Source.Kind, len(md.Fragments), info.Packets, info.Layout, info.ByteOrder, info.UUID, packets.Len())
 	return nil
 }

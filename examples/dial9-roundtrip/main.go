@@ -42,7 +42,10 @@ func write(path string) error {
 	}
 	defer f.Close()
 	zw := gzip.NewWriter(f)
-	enc := dial9.NewEncoder(zw)
+	enc, err := dial9.NewWriter(zw)
+	if err != nil {
+		return err
+	}
 	ts := uint64(1_000_000_000)
 	for batch := 0; batch < 2; batch++ {
 		if batch > 0 {

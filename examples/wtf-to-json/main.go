@@ -55,21 +55,30 @@ func run(args []string, events bool, stdout io.Writer) error {
 // convert reads any WTF container (binary, legacy or JSON) and writes the
 // JSON container.
 func convert(data []byte, events bool, out io.Writer) error {
-	src, err := wtfcff.OpenBytes(data)
+	src, err := wtfcff.NewBytesReader(data)
 	if err != nil {
 		return err
 	}
-	version := int64(wtfcff.JSWTFVersion)
-	if r, ok := src.(*wtfcff.Reader); ok {
-		version = wtfcff.JSONVersion(r.WTFVersion())
-	}
-	jw, err := wtfcff.NewJSONWriter(out, version, wtfcff.JSONComplete)
-	if err != nil {
+	var jw *wtfcff.JSONWriter
+	open := func() error { // after the first chunk: a JSON header's version is known then
+		version := src.WTFVersion()
+		if src.Kind() == wtfcff.KindBinary {
+			version = wtfcff.JSONVersion(uint32(version))
+		}
+		jw, err = wtfcff.NewJSONWriter(out, wtfcff.WithWTFVersion(version))
 		return err
 	}
 	dec := wtfcff.NewDecoder()
-	for src.Next() {
-		c := *src.Chunk()
+	for chunk, err := range src.All() {
+		if err != nil {
+			return err
+		}
+		if jw == nil {
+			if err := open(); err != nil {
+				return err
+			}
+		}
+		c := *chunk
 		if events {
 			if c, err = wtfcff.ChunkToJSONEvents(&c, dec); err != nil {
 				return err
@@ -79,8 +88,10 @@ func convert(data []byte, events bool, out io.Writer) error {
 			return err
 		}
 	}
-	if err := src.Err(); err != nil {
-		return err
+	if jw == nil {
+		if err := open(); err != nil {
+			return err
+		}
 	}
 	if err := jw.Close(); err != nil {
 		return err

@@ -4,11 +4,11 @@ import (
 	"io"
 )
 
-// IndexStream reads an index file sequentially from an io.Reader (a pipe, a
+// IndexReader reads an index file sequentially from an io.Reader (a pipe, a
 // network stream, a file being copied), with the same validation and crash
 // recovery as OpenIndex. Next does not allocate; the stream reads through one
 // 64 KiB buffer.
-type IndexStream struct {
+type IndexReader struct {
 	r         io.Reader
 	hdr       IndexHeader
 	buf       []byte
@@ -30,14 +30,14 @@ type IndexStream struct {
 	err       error
 }
 
-// NewIndexStream reads and validates the 64-byte header (checks in the order
+// NewIndexReader reads and validates the 64-byte header (checks in the order
 // of OpenIndex) and skips to the first event.
-func NewIndexStream(r io.Reader, opts ...Option) (*IndexStream, error) {
-	o, err := buildOptions(opts)
+func NewIndexReader(r io.Reader, opts ...ReaderOption) (*IndexReader, error) {
+	o, err := buildReaderOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	s := &IndexStream{r: r, buf: make([]byte, 64<<10), maxEvents: o.limits.MaxIndexEvents, cur: -1}
+	s := &IndexReader{r: r, buf: make([]byte, 64<<10), maxEvents: o.limits.MaxIndexEvents, cur: -1}
 	if err := s.fill(HeaderSize); err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func NewIndexStream(r io.Reader, opts ...Option) (*IndexStream, error) {
 }
 
 // fill reads until at least n bytes are buffered or the stream ends.
-func (s *IndexStream) fill(n int) error {
+func (s *IndexReader) fill(n int) error {
 	for idle := 0; s.end-s.start < n && !s.eof; {
 		// Callers are in step (see sync), so moving start moves syncStart.
 		if s.start > 0 && s.start == s.end {
@@ -117,10 +117,10 @@ func (s *IndexStream) fill(n int) error {
 }
 
 // Header returns the header as stored.
-func (s *IndexStream) Header() IndexHeader { return s.hdr }
+func (s *IndexReader) Header() IndexHeader { return s.hdr }
 
 // Next advances to the next event.
-func (s *IndexStream) Next() bool {
+func (s *IndexReader) Next() bool {
 	if s.start < s.fastEnd {
 		s.cur = s.start
 		s.start += IndexEventSize
@@ -130,7 +130,7 @@ func (s *IndexStream) Next() bool {
 }
 
 // sync brings seq and off up to date with what the fast path consumed.
-func (s *IndexStream) sync() {
+func (s *IndexReader) sync() {
 	n := s.start - s.syncStart
 	s.seq += uint64(n / IndexEventSize)
 	s.off += int64(n)
@@ -138,7 +138,7 @@ func (s *IndexStream) sync() {
 }
 
 // next is Next with every check: footer, torn tail, limit, refills.
-func (s *IndexStream) next() bool {
+func (s *IndexReader) next() bool {
 	s.sync()
 	s.cur, s.fastEnd = -1, 0
 	if s.err != nil || s.done {
@@ -186,7 +186,7 @@ func (s *IndexStream) next() bool {
 // Next may take on its fast path: whole events already buffered, short of
 // the header's count (finalized) or of the 64 bytes of look-ahead a footer
 // needs (not finalized), and of the event limit.
-func (s *IndexStream) take() bool {
+func (s *IndexReader) take() bool {
 	s.cur = s.start
 	s.start += IndexEventSize
 	s.off += IndexEventSize
@@ -210,7 +210,7 @@ func (s *IndexStream) take() bool {
 }
 
 // footerFits accepts b as the footer of a file holding count events.
-func (s *IndexStream) footerFits(b []byte, count uint64) bool {
+func (s *IndexReader) footerFits(b []byte, count uint64) bool {
 	if len(b) < FooterSize || string(b[:4]) != IndexFooterMagic {
 		return false
 	}
@@ -223,7 +223,7 @@ func (s *IndexStream) footerFits(b []byte, count uint64) bool {
 }
 
 // finish reads the footer of a finalized file.
-func (s *IndexStream) finish() bool {
+func (s *IndexReader) finish() bool {
 	s.done = true
 	if s.fill(FooterSize) != nil {
 		return false
@@ -248,14 +248,14 @@ func (s *IndexStream) finish() bool {
 }
 
 // torn ends a stream cut inside an event.
-func (s *IndexStream) torn() bool {
+func (s *IndexReader) torn() bool {
 	s.done = true
 	s.discarded = s.drain()
 	return false
 }
 
 // drain counts (and drops) what is left of the stream.
-func (s *IndexStream) drain() int64 {
+func (s *IndexReader) drain() int64 {
 	n := int64(s.end - s.start)
 	s.start = s.end
 	s.syncStart = s.start
@@ -272,7 +272,7 @@ func (s *IndexStream) drain() int64 {
 // Event is the current event (the zero IndexEvent before the first call to
 // Next and after Next has returned false). It is decoded from the stream's
 // buffer on each call.
-func (s *IndexStream) Event() IndexEvent {
+func (s *IndexReader) Event() IndexEvent {
 	if s.cur < 0 {
 		return IndexEvent{}
 	}
@@ -280,18 +280,18 @@ func (s *IndexStream) Event() IndexEvent {
 }
 
 // Seq is the current event's sequence number.
-func (s *IndexStream) Seq() uint64 { return s.seq + uint64((s.start-s.syncStart)/IndexEventSize) - 1 }
+func (s *IndexReader) Seq() uint64 { return s.seq + uint64((s.start-s.syncStart)/IndexEventSize) - 1 }
 
 // Err is the read error that ended the stream, if any.
-func (s *IndexStream) Err() error { return s.err }
+func (s *IndexReader) Err() error { return s.err }
 
 // Footer returns the footer once the stream has ended, and whether it was
 // valid.
-func (s *IndexStream) Footer() (IndexFooter, bool) { return s.footer, s.hasFooter }
+func (s *IndexReader) Footer() (IndexFooter, bool) { return s.footer, s.hasFooter }
 
 // Recovered reports, once the stream has ended, that it had no valid footer.
-func (s *IndexStream) Recovered() bool { return s.done && !s.hasFooter }
+func (s *IndexReader) Recovered() bool { return s.done && !s.hasFooter }
 
 // Discarded is the number of bytes after the last complete event of a
 // recovered stream.
-func (s *IndexStream) Discarded() int64 { return s.discarded }
+func (s *IndexReader) Discarded() int64 { return s.discarded }

@@ -9,7 +9,7 @@ import (
 	"math"
 )
 
-// FrameKind is the kind of frame a Decoder returns. Timestamp-reset frames
+// FrameKind is the kind of frame a Reader returns. Timestamp-reset frames
 // and stream headers are consumed silently (counted by Resets and Headers).
 type FrameKind uint8
 
@@ -22,6 +22,8 @@ const (
 	FrameAnnotations FrameKind = 0x06
 )
 
+// String is the frame kind's upstream name ("schema", "event",
+// "string_pool", "stack_pool", "schema_annotations").
 func (k FrameKind) String() string {
 	switch k {
 	case FrameSchema:
@@ -74,29 +76,40 @@ type options struct {
 	limits     Limits
 	anyVersion bool
 	bufSize    int
+	readerOnly string // the name of a reader-only option given, for writers to refuse
 }
 
-// Option configures a Decoder.
+// Option configures a Reader, a Writer or a SharedWriter. Each option's
+// doc says which it applies to; a writer given a reader-only option
+// returns an error.
 type Option func(*options) error
 
-// WithLimits sets the decoding limits (zero fields keep their defaults).
+// WithLimits sets the decoding limits (zero fields keep their defaults, see
+// DefaultLimits). Reader option.
 func WithLimits(l Limits) Option {
-	return func(o *options) error { o.limits = l; return nil }
+	return func(o *options) error {
+		o.limits = l
+		o.readerOnly = "WithLimits"
+		return nil
+	}
 }
 
 // WithAnyVersion accepts any header version byte, as the upstream decoders
 // do (they never check it). By default a version other than 1 is
-// ErrUnsupportedVersion, the spec's rule.
+// ErrUnsupportedVersion, the spec's rule. Reader option.
 func WithAnyVersion() Option {
-	return func(o *options) error { o.anyVersion = true; return nil }
+	return func(o *options) error { o.anyVersion = true; o.readerOnly = "WithAnyVersion"; return nil }
 }
 
-// WithBufferSize sets the initial buffer of a streaming Decoder (default
-// 64 KiB; it grows up to Limits.MaxFrameSize for larger frames).
+// WithBufferSize sets a buffer size in bytes (default 64 KiB, at least 16).
+// For a streaming Reader it is the initial read buffer, which grows up to
+// Limits.MaxFrameSize for larger frames; for a Writer the buffered size at
+// which it writes to its io.Writer; for a SharedWriter the batch size at
+// which each ThreadWriter hands its events to the stream.
 func WithBufferSize(n int) Option {
 	return func(o *options) error {
 		if n < 16 {
-			return fmt.Errorf("dial9: buffer size %d too small", n)
+			return fmt.Errorf("dial9: buffer size %d too small (at least 16)", n)
 		}
 		o.bufSize = n
 		return nil
@@ -112,16 +125,16 @@ type typeInfo struct {
 	simple bool
 }
 
-// Decoder reads a dial9 stream frame by frame. Build one with NewDecoder
-// (a byte slice: events are zero-copy views into it) or NewReader (an
-// io.Reader, read through a bounded buffer). Gzip input is recognised by its
+// Reader reads a dial9 stream frame by frame. Build one with
+// NewBytesReader (a byte slice: events are zero-copy views into it) or
+// NewReader (an io.Reader, read through a bounded buffer). Gzip input is recognised by its
 // magic and decompressed on the fly; offsets are then offsets in the
 // decompressed stream.
 //
 // Next/Event iterate over events; NextFrame/Kind also return schema, pool and
 // annotation frames. After warm-up (schemas and pools seen) decoding an event
-// does not allocate. A Decoder is not safe for concurrent use.
-type Decoder struct {
+// does not allocate. A Reader is not safe for concurrent use.
+type Reader struct {
 	buf   []byte
 	pos   int
 	base  int64 // absolute offset of buf[0]
@@ -170,10 +183,11 @@ func buildOptions(opts []Option) (options, error) {
 	return o, nil
 }
 
-// NewDecoder returns a Decoder over data, which must start with a stream
+// NewBytesReader returns a Reader over data, which must start with a stream
 // header (or be a gzip stream of one). Events, strings and stacks returned
-// are views into data (unless data is gzip-compressed).
-func NewDecoder(data []byte, opts ...Option) (*Decoder, error) {
+// are views into data (unless data is gzip-compressed, which is read like
+// NewReader does). It reads the first header and returns its error.
+func NewBytesReader(data []byte, opts ...Option) (*Reader, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
@@ -181,7 +195,7 @@ func NewDecoder(data []byte, opts ...Option) (*Decoder, error) {
 	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
 		return newStreaming(bytes.NewReader(data), o)
 	}
-	d := &Decoder{opts: o}
+	d := &Reader{opts: o}
 	d.init()
 	d.buf = data
 	if err := d.readFirstHeader(); err != nil {
@@ -190,11 +204,12 @@ func NewDecoder(data []byte, opts ...Option) (*Decoder, error) {
 	return d, nil
 }
 
-// NewReader returns a streaming Decoder reading from r (plain or gzip).
+// NewReader returns a streaming Reader reading from r (plain or gzip). It
+// reads the first header and returns its error.
 // Memory is bounded by the largest frame (Limits.MaxFrameSize) plus the
 // pool contents of the current stream (Limits.MaxPoolBytes; a stream header
 // starts a new count).
-func NewReader(r io.Reader, opts ...Option) (*Decoder, error) {
+func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
@@ -202,7 +217,7 @@ func NewReader(r io.Reader, opts ...Option) (*Decoder, error) {
 	return newStreaming(r, o)
 }
 
-func (d *Decoder) init() {
+func (d *Reader) init() {
 	d.lim = d.opts.limits
 	d.sc = scanner{lim: &d.lim, streaming: d.owned}
 	d.strPool = map[uint32][]byte{}
@@ -212,7 +227,7 @@ func (d *Decoder) init() {
 
 // ResetBytes makes d decode data from the start, keeping its options and
 // allocated memory. data must not be gzip-compressed.
-func (d *Decoder) ResetBytes(data []byte) error {
+func (d *Reader) ResetBytes(data []byte) error {
 	d.resetStream()
 	d.buf, d.pos, d.base, d.r, d.eof, d.owned, d.gzip = data, 0, 0, nil, false, false, false
 	d.sc.streaming = false
@@ -220,7 +235,7 @@ func (d *Decoder) ResetBytes(data []byte) error {
 	return d.readFirstHeader()
 }
 
-func (d *Decoder) readFirstHeader() error {
+func (d *Reader) readFirstHeader() error {
 	if d.owned {
 		for len(d.buf)-d.pos < 5 && d.fill() {
 		}
@@ -246,7 +261,7 @@ func (d *Decoder) readFirstHeader() error {
 }
 
 // header consumes a 5-byte header at buf[p] and resets the stream state.
-func (d *Decoder) header(p int) error {
+func (d *Reader) header(p int) error {
 	v := d.buf[p+4]
 	if v != Version && !d.opts.anyVersion {
 		return newErr(d.abs(p+4), ErrUnsupportedVersion, "header version %d (only %d is supported; see WithAnyVersion)", v, Version)
@@ -262,7 +277,7 @@ func (d *Decoder) header(p int) error {
 }
 
 // resetStream clears schemas, pools and the timestamp base (a new stream).
-func (d *Decoder) resetStream() {
+func (d *Reader) resetStream() {
 	for _, id := range d.typeIDs {
 		d.types[id] = nil
 	}
@@ -275,40 +290,51 @@ func (d *Decoder) resetStream() {
 	d.arena = nil
 }
 
-func (d *Decoder) abs(p int) int64 { return d.base + int64(p) }
+func (d *Reader) abs(p int) int64 { return d.base + int64(p) }
 
 // Err returns the error that stopped decoding, nil at a clean end of input.
-func (d *Decoder) Err() error { return d.err }
+func (d *Reader) Err() error { return d.err }
 
 // Version is the version byte of the first header.
-func (d *Decoder) Version() byte { return d.version }
+func (d *Reader) Version() byte { return d.version }
 
 // Headers is the number of stream headers read so far (1 + concatenated streams).
-func (d *Decoder) Headers() int { return d.headers }
+func (d *Reader) Headers() int { return d.headers }
 
 // StreamOffset is the offset of the header of the stream the current frame
 // belongs to (0 until a concatenated stream follows).
-func (d *Decoder) StreamOffset() int64 { return d.streamStart }
+func (d *Reader) StreamOffset() int64 { return d.streamStart }
 
 // Resets is the number of timestamp-reset frames read so far.
-func (d *Decoder) Resets() int { return d.resets }
+func (d *Reader) Resets() int { return d.resets }
+
+// atEnd reports whether every input byte has been consumed without error
+// (a streaming Reader reads ahead to find out).
+func (d *Reader) atEnd() bool {
+	for d.pos >= len(d.buf) {
+		if !d.fill() {
+			return d.err == nil
+		}
+	}
+	return false
+}
 
 // Offset is the absolute offset just past the last frame returned.
-func (d *Decoder) Offset() int64 { return d.abs(d.pos) }
+func (d *Reader) Offset() int64 { return d.abs(d.pos) }
 
 // Kind is the kind of the current frame.
-func (d *Decoder) Kind() FrameKind { return d.kind }
+func (d *Reader) Kind() FrameKind { return d.kind }
 
 // FrameOffset and FrameEnd delimit the current frame: [FrameOffset, FrameEnd).
-func (d *Decoder) FrameOffset() int64 { return d.abs(d.frameStart) }
+func (d *Reader) FrameOffset() int64 { return d.abs(d.frameStart) }
 
 // FrameEnd is the offset just past the current frame.
-func (d *Decoder) FrameEnd() int64 { return d.abs(d.pos) }
+func (d *Reader) FrameEnd() int64 { return d.abs(d.pos) }
 
 // Schema is the current frame's schema: the one a schema frame registered
 // (the stored one for an identical re-registration), an event's, or the one
 // an annotations frame annotates (nil if its type id is unknown).
-func (d *Decoder) Schema() *Schema {
+func (d *Reader) Schema() *Schema {
 	if d.cur == nil {
 		return nil
 	}
@@ -316,7 +342,7 @@ func (d *Decoder) Schema() *Schema {
 }
 
 // SchemaByID returns the schema registered for id in the current stream.
-func (d *Decoder) SchemaByID(id uint16) *Schema {
+func (d *Reader) SchemaByID(id uint16) *Schema {
 	if int(id) < len(d.types) && d.types[id] != nil {
 		return d.types[id].schema
 	}
@@ -324,42 +350,47 @@ func (d *Decoder) SchemaByID(id uint16) *Schema {
 }
 
 // StringPoolEntries returns the entries of the current string-pool frame.
-func (d *Decoder) StringPoolEntries() []StringPoolEntry { return d.strEntries }
+func (d *Reader) StringPoolEntries() []StringPoolEntry { return d.strEntries }
 
 // StackPoolEntries returns the entries of the current stack-pool frame.
-func (d *Decoder) StackPoolEntries() []StackPoolEntry { return d.stkEntries }
+func (d *Reader) StackPoolEntries() []StackPoolEntry { return d.stkEntries }
 
 // Annotations returns the type id and entries of the current annotations frame.
-func (d *Decoder) Annotations() (typeID uint16, entries []Annotation) {
+func (d *Reader) Annotations() (typeID uint16, entries []Annotation) {
 	return d.annID, d.annEntries
 }
 
 // LookupString resolves a string-pool id against the pool as it stands now.
-func (d *Decoder) LookupString(id uint32) ([]byte, bool) {
+func (d *Reader) LookupString(id uint32) ([]byte, bool) {
 	s, ok := d.strPool[id]
 	return s, ok
 }
 
 // LookupStack resolves a stack-pool id against the pool as it stands now.
-func (d *Decoder) LookupStack(id uint32) (Stack, bool) {
+func (d *Reader) LookupStack(id uint32) (Stack, bool) {
 	s, ok := d.stackPool[id]
 	return s, ok
 }
 
 // Event returns the current event (after Next, or NextFrame with
-// Kind() == FrameEvent). It is valid until the next call on d.
-func (d *Decoder) Event() *Event { return &d.ev }
+// Kind() == FrameEvent): a view valid until the next call to Next or
+// NextFrame.
+func (d *Reader) Event() *Event { return &d.ev }
 
-// Next advances to the next event, skipping other frames. It returns false
-// at the end of input or on an error (see Err).
-//
-// Next itself decodes the common frame (the hot path): an event whose
-// schema has only simpleType fields, wholly in the buffer, every varint
-// one byte or followed by at least 10 bytes, no error pending. It makes no
-// calls but the tail call to next (so its state stays in registers) and
-// leaves d exactly as event would; next handles everything else, including
-// every error.
-func (d *Decoder) Next() bool {
+// Next advances to the next event. Schema, pool and annotation frames,
+// timestamp resets and the headers of concatenated streams on the way are
+// consumed (they update the schemas, pools and timestamp base the event is
+// read against); NextFrame returns them too. Next returns false at the end
+// of the input or on an error, which Err then reports: an unknown frame
+// tag, an unknown type id, a truncated frame or a timestamp overflow is an
+// error, never a quiet end of stream. After warm-up it does not allocate.
+func (d *Reader) Next() bool {
+	// The hot path: Next itself decodes the common frame, an event whose
+	// schema has only simpleType fields, wholly in the buffer, every varint
+	// one byte or followed by at least 10 bytes, no error pending. It makes
+	// no calls but the tail call to next (so its state stays in registers)
+	// and leaves d exactly as event would; next handles everything else,
+	// including every error.
 	p := d.pos
 	b := d.buf
 	if d.err != nil || p < 0 || len(b)-p < 3 || b[p] != tagEvent {
@@ -497,7 +528,7 @@ func (d *Decoder) Next() bool {
 }
 
 // next is Next for every frame the fast path does not take.
-func (d *Decoder) next() bool {
+func (d *Reader) next() bool {
 	if d.err == nil && d.pos < len(d.buf) && d.buf[d.pos] == tagEvent {
 		p := d.pos
 		if end, err := d.event(p); err == nil {
@@ -515,9 +546,10 @@ func (d *Decoder) next() bool {
 	return false
 }
 
-// All iterates over the remaining events; a decoding error is yielded last
-// with a nil event.
-func (d *Decoder) All() iter.Seq2[*Event, error] {
+// All iterates over the remaining events, as Next and Event do; each event
+// is a view valid until the next iteration. On a decoding error it yields
+// a last (nil, err) pair, then stops.
+func (d *Reader) All() iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
 		for d.Next() {
 			if !yield(&d.ev, nil) {
@@ -534,7 +566,7 @@ func (d *Decoder) All() iter.Seq2[*Event, error] {
 // It returns false at the end of input or on an error (see Err): an unknown
 // tag, unknown type id, truncated frame or timestamp overflow is an error,
 // never a clean end.
-func (d *Decoder) NextFrame() bool {
+func (d *Reader) NextFrame() bool {
 	if d.err != nil {
 		return false
 	}
@@ -618,10 +650,10 @@ func atFrame(err error, start int64, tag byte) error {
 }
 
 // count checks a declared count of items of at least minSize bytes at
-// buf[p:] (the count field at buf[at]). A byte-slice Decoder reports a count
+// buf[p:] (the count field at buf[at]). A byte-slice Reader reports a count
 // the rest of the input cannot hold as truncation first; a streaming one
 // checks the limit first and then waits for the bytes.
-func (d *Decoder) count(at int, what string, n, limit int64, p, minSize int) error {
+func (d *Reader) count(at int, what string, n, limit int64, p, minSize int) error {
 	short := minSize > 0 && int64(len(d.buf)-p)/int64(minSize) < n
 	if short && !d.owned {
 		return errShort
@@ -635,7 +667,7 @@ func (d *Decoder) count(at int, what string, n, limit int64, p, minSize int) err
 	return nil
 }
 
-func (d *Decoder) truncated(p int) error {
+func (d *Reader) truncated(p int) error {
 	return newErr(d.abs(p), ErrTruncated, "%s cut short: the input ends %d bytes after its start", frameName(d.buf[p]), len(d.buf)-p)
 }
 

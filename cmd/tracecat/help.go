@@ -1,0 +1,339 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// command is one tracecat subcommand: what help says about it and what runs
+// it. Its flags are defined by run itself (so help and parsing cannot
+// disagree): help obtains them by running the command with -h.
+type command struct {
+	name     string
+	args     string   // what follows the name, e.g. "[--json] PATH"
+	summary  string   // one line for the command list
+	doc      string   // what the command does, paragraphs separated by blank lines
+	examples []string // invocations, each "tracecat NAME ..."; a "  # comment" may follow
+	run      func(c *cli, args []string) int
+}
+
+// commands in the order `tracecat help` lists them.
+var commands []*command
+
+// registerCommand adds a command to the table. Files that add commands call
+// it from init.
+func registerCommand(cmd *command) {
+	if lookupCommand(cmd.name) != nil {
+		panic("tracecat: command registered twice: " + cmd.name)
+	}
+	commands = append(commands, cmd)
+}
+
+func lookupCommand(name string) *command {
+	for _, cmd := range commands {
+		if cmd.name == name {
+			return cmd
+		}
+	}
+	return nil
+}
+
+func init() {
+	for _, cmd := range []*command{
+		{
+			name: "detect", args: "PATH...", summary: "name the format of files and folders",
+			doc: `Prints "PATH: FORMAT" for each path: cdt, dial9, atf, ctf, wtf or unknown, with
+the variant in parentheses where one is recognised (for example "atf (session)" or
+"ctf (packetized, CTF 1.8, little-endian)"). Detection looks at magic bytes and layout,
+never at file names; a folder is recognised as an ATF session or a CTF trace.
+
+Exit 1 if any path is unknown or cannot be read.`,
+			examples: []string{"tracecat detect run.cdt trace.bin.gz session_20250101_120000/"},
+			run:      (*cli).cmdDetect,
+		},
+		{
+			name: "validate", args: "PATH", summary: "check a trace from end to end",
+			doc: `Reads the whole input and checks every length, checksum and record the format
+defines. Prints "ok" (with a short summary, and what was recovered if the file had to
+be recovered, e.g. an ATF file without its footer) and exits 0, or prints
+"PATH: offset N: what is wrong" on standard error and exits 1.`,
+			examples: []string{"tracecat validate trace.wtf-trace"},
+			run:      (*cli).cmdValidate,
+		},
+		{
+			name: "stats", args: "[--json] PATH", summary: "counts, time range, sizes",
+			doc: `Prints counts, time range and sizes as "key: value" lines, or one JSON object.
+The keys depend on the format: cdt ticks, first_tick, last_tick, tick_chunks,
+schema_version; dial9 events, schemas, events_by_type, first_ns, last_ns; atf threads,
+events, detail_events, first_ns, last_ns, recovered; ctf packets, metadata_bytes,
+metadata_sha256, byte_order, version; wtf chunks, events, events_by_name, zones. Times
+are in the trace's own clock: ns for ATF and dial9, µs for WTF, tick index for CDT.`,
+			examples: []string{"tracecat stats --json trace.bin.gz"},
+			run:      (*cli).cmdStats,
+		},
+		{
+			name: "dump", args: "[--json] [--type NAME] [--from TIME] [--to TIME] [--thread ID] PATH",
+			summary: "one line per record, streamed",
+			doc: `Prints one line (or, with --json, one JSON Lines object) per record: events for
+ATF, dial9 and WTF, ticks for CDT, packets and fragments for CTF metadata. The output
+is streamed: memory stays constant on multi-gigabyte traces.`,
+			examples: []string{"tracecat dump --json --type PollStartEvent --from 1_000_000_000 --to 2_000_000_000 trace.bin.gz  # dial9, ns"},
+			run:      func(c *cli, args []string) int { return c.cmdDump(args, false) },
+		},
+		{
+			name: "merge", args: "[--json] [--type KIND] [--from NS] [--to NS] [--thread ID] SESSION_DIR",
+			summary: "ATF events of all threads in time order",
+			doc: `Merges the events of every thread of an ATF session (a folder with
+manifest.json and one index/detail file pair per thread) into one time-ordered stream,
+one line (or JSON Lines object) per event, function names from the manifest's symbols.`,
+			examples: []string{"tracecat merge --thread 3 --from 1_000_000 traces/session_20250101_120000/pid_4242"},
+			run:      func(c *cli, args []string) int { return c.cmdDump(args, true) },
+		},
+		{
+			name: "diff", args: "[--json] [--tick-start TICK] [--tick-end TICK] A.cdt B.cdt",
+			summary: "CDT divergence report (exit 1 when diverged)",
+			doc: `Compares two CDT traces tick by tick, as the reference's "dbg diff" does, and
+reports the first tick where they diverge with every channel that differs there
+(checkpoint, rng_stream, sim_state, entity_samples, timing_samples). A is the expected
+run, B the actual one.
+
+Exit 0 when the traces agree, 1 when they diverge or cannot be read.`,
+			examples: []string{"tracecat diff --json --tick-start 0 --tick-end 200 golden.cdt candidate.cdt"},
+			run:      (*cli).cmdDiff,
+		},
+		{
+			name: "bisect", args: "[--window-before N] [--window-after N] A.cdt B.cdt",
+			summary: "first divergent CDT tick and a window around it, as JSON",
+			doc: `Finds the first tick where two CDT traces diverge and prints the reference's
+"dbg bisect" report: {"schema_version", "status", "checked_count", "first_bad_tick",
+"mismatch", "window_start", "window_end"}, indented as the reference writes it. The
+window is first_bad_tick - window-before .. first_bad_tick + window-after, not clamped
+to the trace; it and first_bad_tick are null when the traces agree. Like the
+reference, it walks the ticks in order (it is not a binary search).
+
+Exit 0 when the traces agree, 1 when they diverge or cannot be read.`,
+			examples: []string{"tracecat bisect golden.cdt candidate.cdt"},
+			run:      (*cli).cmdBisect,
+		},
+		{
+			name: "convert", args: "--to FORMAT IN OUT", summary: "to Chrome trace JSON, WTF JSON/binary, CTF plain/packetized",
+			doc: `Converts IN into OUT ("-" for standard output). OUT is written under a temporary
+name beside it and renamed when complete; an interrupt (Ctrl-C) removes it.
+
+--to chrome writes Chrome trace-event JSON, which Perfetto UI (ui.perfetto.dev),
+chrome://tracing and speedscope open: ATF calls/returns become slices per thread, WTF
+scopes slices per zone, dial9 events instants (tokio poll start/end pairs slices), CDT
+ticks counter tracks. CTF metadata is not a trace of events and has no Chrome form:
+convert it to plain or packetized metadata instead.`,
+			examples: []string{
+				"tracecat convert --to chrome traces/session_20250101_120000/pid_4242 atf.json",
+				"tracecat convert --to packetized,be,1.8 metadata.tsdl metadata",
+			},
+			run: (*cli).cmdConvert,
+		},
+		{
+			name: "sample", args: "FORMAT OUT", summary: "write a small valid trace of a format",
+			doc: `Writes a small valid trace of FORMAT (cdt, dial9, atf, ctf or wtf) to OUT, to try
+the other commands on. OUT is written under a temporary name and renamed.`,
+			examples: []string{"tracecat sample dial9 sample.dial9.bin"},
+			run:      (*cli).cmdSample,
+		},
+		{
+			name: "demo", args: "[DIR]", summary: "sample + detect + validate + stats for every format",
+			doc: `Writes a sample trace of every format into DIR, then runs detect, validate and
+stats on each, printing the commands as it goes. Without DIR it uses a new temporary
+folder and removes it at the end (or on an interrupt); a DIR that demo had to create
+is removed on an interrupt too.`,
+			examples: []string{"tracecat demo /tmp/tracecat-demo"},
+			run:      (*cli).cmdDemo,
+		},
+		{
+			name: "version", args: "", summary: "module version and VCS revision of this build",
+			doc: `Prints the module version and, when the binary was built from a checkout, the
+VCS revision, its time and whether the tree had local changes. "go run" and "go build"
+in a checkout give the version "(devel)"; "go install ...@vX.Y.Z" gives vX.Y.Z.`,
+			examples: []string{"tracecat version"},
+			run:      (*cli).cmdVersion,
+		},
+		{
+			name: "help", args: "[COMMAND]", summary: "list the commands, or describe one",
+			doc: `Without COMMAND, lists the commands. With it, describes the command: what it
+does, its flags with their units and defaults, and an example. "tracecat COMMAND -h"
+prints the same.`,
+			examples: []string{"tracecat help convert"},
+			run:      (*cli).cmdHelp,
+		},
+	} {
+		registerCommand(cmd)
+	}
+}
+
+func (c *cli) cmdHelp(args []string) int {
+	pos, code, ok := c.parse(c.flags("help"), args, 0, 1)
+	if !ok {
+		return code
+	}
+	if len(pos) == 0 {
+		c.listCommands(c.stdout)
+		return exitOK
+	}
+	cmd := lookupCommand(pos[0])
+	if cmd == nil {
+		return c.run(pos[:1]) // the unknown-command message and exit 2
+	}
+	// Every command answers -h with its help on standard output, exit 0.
+	return cmd.run(c, []string{"-h"})
+}
+
+// listCommands prints the command list.
+func (c *cli) listCommands(w io.Writer) {
+	fmt.Fprint(w, `tracecat reads, checks and converts CDT, dial9, ATF, CTF metadata and WTF traces.
+
+usage: tracecat COMMAND [flags] [arguments]
+
+commands:
+`)
+	width := 0
+	for _, cmd := range commands {
+		width = max(width, len(cmd.name))
+	}
+	for _, cmd := range commands {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, cmd.name, cmd.summary)
+	}
+	fmt.Fprint(w, `
+PATH may be - for standard input, OUT - for standard output. Exit codes: 0 ok,
+1 invalid input or a finding (a divergence), 2 usage, 130/143 interrupted.
+Run 'tracecat help COMMAND' or 'tracecat COMMAND -h' for a command's flags, their
+units and defaults, and an example.
+`)
+}
+
+// usageHint prints a command's usage line and where to read more, after a
+// usage error.
+func (c *cli) usageHint(name string) {
+	cmd := lookupCommand(name)
+	if cmd == nil {
+		return
+	}
+	fmt.Fprintf(c.stderr, "usage: %s\nRun 'tracecat help %s' for details.\n", cmd.usageLine(), name)
+}
+
+func (cmd *command) usageLine() string {
+	if cmd.args == "" {
+		return "tracecat " + cmd.name
+	}
+	return "tracecat " + cmd.name + " " + cmd.args
+}
+
+// printHelp writes the help of command name; fs holds its flags.
+func (c *cli) printHelp(w io.Writer, name string, fs *flag.FlagSet) error {
+	cmd := lookupCommand(name)
+	if cmd == nil {
+		return fmt.Errorf("no help for %q", name)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "tracecat %s: %s\n\nusage: %s\n\n%s\n", cmd.name, cmd.summary, cmd.usageLine(), cmd.doc)
+	if fs != nil {
+		writeFlagHelp(&b, fs)
+	}
+	if len(cmd.examples) == 1 {
+		b.WriteString("\nexample:\n")
+	} else {
+		b.WriteString("\nexamples:\n")
+	}
+	for _, ex := range cmd.examples {
+		fmt.Fprintf(&b, "  %s\n", ex)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// helpWidth is where flag descriptions wrap.
+const helpWidth = 88
+
+// writeFlagHelp lists the flags of fs with their value name and default.
+// A usage text that states its default itself ("(default: …)") is left as it
+// is; otherwise the default is appended.
+func writeFlagHelp(b *strings.Builder, fs *flag.FlagSet) {
+	type row struct{ left, text string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		valueName, usage := flag.UnquoteUsage(f)
+		left := "--" + f.Name
+		if len(f.Name) == 1 {
+			left = "-" + f.Name
+		}
+		if valueName != "" {
+			left += " " + valueName
+		}
+		if !strings.Contains(usage, "(default") && !strings.Contains(usage, "(required") && !strings.HasPrefix(usage, "alias of") {
+			switch f.DefValue {
+			case "false":
+				usage += " (default: off)"
+			case "":
+				usage += " (default: none)"
+			default:
+				usage += " (default: " + f.DefValue + ")"
+			}
+		}
+		rows = append(rows, row{left, usage})
+		width = max(width, len(left))
+	})
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\nflags:\n")
+	indent := 2 + width + 2
+	for _, r := range rows {
+		fmt.Fprintf(b, "  %-*s  ", width, r.left)
+		col := indent
+		for i, word := range strings.Fields(r.text) {
+			n := len([]rune(word))
+			if i > 0 && col+1+n > helpWidth {
+				b.WriteString("\n" + strings.Repeat(" ", indent))
+				col = indent
+			} else if i > 0 {
+				b.WriteByte(' ')
+				col++
+			}
+			b.WriteString(word)
+			col += n
+		}
+		b.WriteByte('\n')
+	}
+}
+
+// suggestCommand returns the known command closest to name (edit distance at
+// most 2), or "".
+func suggestCommand(name string) string {
+	best, bestDist := "", 3
+	for _, cmd := range commands {
+		if d := editDistance(name, cmd.name); d < bestDist {
+			best, bestDist = cmd.name, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,238 @@
+package wtfcff
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tracecodec/tracecodec/internal/wire"
+)
+
+// Recovery reports what a Reader read from a binary file and, when the input
+// ends inside a chunk (a writer killed mid-chunk, a full disk, a copy cut
+// short), what that torn chunk held, what was salvaged from it and what was
+// lost. Reader.Recovery returns it; the event counts are filled in by the
+// Decoder (or Events) that decodes the torn chunk.
+//
+// A writer of this package, like the JS one, writes whole chunks, so only
+// the last chunk of a file can be torn: every earlier chunk is read whole.
+type Recovery struct {
+	// Size is the input size when known (NewBytesReader), else the bytes
+	// that arrived, once the end was reached.
+	Size int64
+	// Chunks is the number of complete chunks read; ReadBytes the bytes
+	// they and the file header cover.
+	Chunks    int
+	ReadBytes int64
+	// Torn says the input ends inside a chunk (its header or its body).
+	Torn bool
+	// TornOffset is the offset of the torn chunk; TornID its id (0 when its
+	// header is cut); DeclaredBytes its declared length (0 when its header
+	// is cut); PresentBytes how many of its bytes the input holds.
+	TornOffset    int64
+	TornID        uint32
+	DeclaredBytes int64
+	PresentBytes  int64
+	// Salvaged says the torn chunk was delivered (WithRecovery) with
+	// SalvagedParts parts, the event buffer possibly cut; LostParts counts
+	// its parts that were cut or lie beyond the end (a cut event buffer
+	// delivered in part counts as salvaged).
+	Salvaged      bool
+	SalvagedParts int
+	LostParts     int
+	// SalvagedEvents is the number of records decoded from the torn chunk's
+	// event buffer; DroppedRecordBytes the bytes of the record the cut went
+	// through (dropped).
+	SalvagedEvents     int
+	DroppedRecordBytes int64
+	// MissingEventBytes is how many bytes of the torn chunk's event buffers
+	// were not delivered (beyond the end of the input, or unusable).
+	MissingEventBytes int64
+	// Reason says why the chunk could not be salvaged in full.
+	Reason string
+
+	salvagedBytes int64 // bytes of the torn chunk delivered (header, table, parts)
+}
+
+// LostBytes is what the torn chunk declared or held and could not be
+// delivered: the declared bytes missing from the input, the present bytes
+// of parts that were not delivered, and the dropped partial record.
+func (r *Recovery) LostBytes() int64 {
+	if !r.Torn {
+		return 0
+	}
+	return max(r.DeclaredBytes, r.PresentBytes) - r.salvagedBytes + r.DroppedRecordBytes
+}
+
+// LostEvents is the range of records the torn chunk lost: at least one when
+// a record was cut or event-buffer bytes are missing, at most one per 8
+// missing or dropped bytes (the smallest record: wire id and time). Both
+// are 0 when nothing of an event buffer was lost.
+func (r *Recovery) LostEvents() (least, most int64) {
+	if !r.Torn {
+		return 0, 0
+	}
+	lost := r.MissingEventBytes + r.DroppedRecordBytes
+	if lost == 0 {
+		return 0, 0
+	}
+	return 1, (lost + 7) / 8
+}
+
+// String describes the recovery in one line ("" when nothing was torn).
+func (r *Recovery) String() string {
+	if !r.Torn {
+		return ""
+	}
+	var b strings.Builder
+	if r.DeclaredBytes == 0 {
+		fmt.Fprintf(&b, "the input ends %d bytes into the header of the chunk at offset %d", r.PresentBytes, r.TornOffset)
+	} else {
+		fmt.Fprintf(&b, "chunk %d at offset %d is torn: %d of its %d bytes present", r.TornID, r.TornOffset, r.PresentBytes, r.DeclaredBytes)
+	}
+	fmt.Fprintf(&b, "; read %d complete chunks (%d bytes)", r.Chunks, r.ReadBytes)
+	if r.Salvaged {
+		fmt.Fprintf(&b, "; salvaged %d parts and %d events of the torn chunk", r.SalvagedParts, r.SalvagedEvents)
+	}
+	fmt.Fprintf(&b, "; lost %d bytes", r.LostBytes())
+	switch least, most := r.LostEvents(); {
+	case most > 0:
+		fmt.Fprintf(&b, " and %d to %d events", least, most)
+	default:
+		b.WriteString(" and no events")
+	}
+	if r.Reason != "" {
+		b.WriteString(" (" + r.Reason + ")")
+	}
+	return b.String()
+}
+
+// Recovery returns what the reader read and lost so far (binary container;
+// the zero Recovery for JSON and legacy input). It is complete once Next has
+// returned false and the torn chunk, if any, has been decoded.
+func (r *Reader) Recovery() *Recovery { return &r.rec }
+
+// tornHeader handles an input that ends n bytes into a chunk header: nothing
+// of the chunk can be read.
+func (r *Reader) tornHeader(n int64) bool {
+	r.rec.Torn, r.rec.TornOffset, r.rec.PresentBytes = true, r.off, n
+	r.rec.Reason = "the chunk header is cut"
+	r.rec.Size = r.off + n
+	if r.o.recover {
+		r.done = true
+		return false
+	}
+	r.err = newErr(r.off, ErrTruncated, "chunk header too small: %d bytes left, need %d", n, chunkHeaderSize)
+	return false
+}
+
+// tornChunk handles an input that ends inside the chunk with header h at
+// r.off, b holding the bytes present: it salvages the complete parts and the
+// event buffer's present bytes (when the string table is whole), delivering
+// them under WithRecovery.
+func (r *Reader) tornChunk(b []byte, h *chunkHeader) bool {
+	rec := &r.rec
+	present := int64(len(b))
+	*rec = Recovery{Size: r.off + present, Chunks: rec.Chunks, ReadBytes: rec.ReadBytes, Torn: true,
+		TornOffset: r.off, TornID: h.ID, DeclaredBytes: h.Length, PresentBytes: present}
+	if !r.o.recover {
+		// Work out what a recovering read would salvage, for the report.
+		r.salvage(b, h)
+		r.err = newErr(r.off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk (%s)",
+			h.ID, h.Length, present, rec.String())
+		return false
+	}
+	r.done = true
+	c, ok := r.salvage(b, h)
+	if !ok {
+		return false
+	}
+	rec.Salvaged = true
+	r.chunk = c
+	r.off += present
+	return true
+}
+
+// salvage builds the deliverable part of a torn chunk and fills the byte
+// accounting of r.rec.
+func (r *Reader) salvage(b []byte, h *chunkHeader) (Chunk, bool) {
+	rec := &r.rec
+	present := int64(len(b))
+	c := Chunk{ID: h.ID, Type: h.Type, StartTime: h.StartTime, EndTime: h.EndTime, Offset: r.off, Length: present, Torn: true, rec: rec}
+	tableEnd := h.tableEnd()
+	entries := min(h.Parts, max(present-chunkHeaderSize, 0)/partEntrySize)
+	table := wire.NewCursor(b[chunkHeaderSize:chunkHeaderSize+partEntrySize*entries], r.off+chunkHeaderSize)
+	parts := r.parts[:0]
+	delivered, evTotal := int64(0), int64(0)
+	eventBuf, eventBufCut, stringsWhole, ok := -1, false, true, true
+	for i := int64(0); i < entries; i++ {
+		pt, po, pl := PartType(table.U32()), int64(table.U32()), int64(table.U32())
+		start := tableEnd + po
+		if start+pl > h.Length {
+			rec.Reason = fmt.Sprintf("part %d lies outside its chunk", i)
+			ok = false
+			break
+		}
+		isEvents := pt == PartBinaryEventBuffer || pt == PartJSONEventBuffer || pt == PartLegacyEventBuffer
+		if isEvents {
+			evTotal += pl
+		}
+		switch {
+		case start+pl <= present:
+			parts = append(parts, Part{Type: pt, Offset: r.off + start, Data: b[start : start+pl : start+pl]})
+			delivered = max(delivered, start+pl)
+			if pt == PartBinaryEventBuffer {
+				eventBuf, eventBufCut = len(parts)-1, false
+			}
+		case pt == PartBinaryEventBuffer && start < present:
+			// The cut goes through the event buffer: its present bytes hold
+			// the complete records before the cut.
+			parts = append(parts, Part{Type: pt, Offset: r.off + start, Data: b[start:present:present]})
+			eventBuf, eventBufCut = len(parts)-1, true
+			rec.MissingEventBytes += start + pl - present
+			delivered = present
+		default:
+			rec.LostParts++
+			if pt == PartStringTable {
+				stringsWhole = false
+			}
+			if isEvents {
+				rec.MissingEventBytes += pl
+			}
+		}
+	}
+	rec.LostParts += int(h.Parts - entries)
+	if ok && entries < h.Parts {
+		rec.Reason = "the part table is cut"
+		ok = h.Type != ChunkEventData || eventBuf >= 0
+	}
+	switch {
+	case !ok:
+	case h.Type == ChunkEventData && eventBuf < 0:
+		ok = false
+		rec.Reason = "the event buffer is cut before its first byte"
+	case h.Type == ChunkEventData && !stringsWhole:
+		// Events would read the missing strings as null: salvage none.
+		ok = false
+		rec.Reason = "the string table is cut"
+	}
+	if ok {
+		c.Parts = parts
+		if err := c.check(); err != nil {
+			ok = false
+			rec.Reason = err.Error()
+		}
+	}
+	if !ok {
+		rec.LostParts = int(h.Parts)
+		rec.MissingEventBytes = evTotal
+		rec.salvagedBytes = 0
+		return Chunk{}, false
+	}
+	r.parts = parts
+	rec.SalvagedParts = len(parts)
+	rec.salvagedBytes = max(delivered, tableEnd)
+	if eventBufCut && rec.Reason == "" {
+		rec.Reason = "the event buffer is cut"
+	}
+	return c, true
+}
