@@ -77,9 +77,10 @@ func (s *atfSource) next(e *Event) bool {
 	if !s.merger.Next() {
 		return false
 	}
-	s.cur = s.merger.Event()
-	pos := s.merger.Thread()
-	s.curThread, s.curSeq = s.session.Threads[pos], s.merger.Seq()
+	m := s.merger.Event()
+	s.cur = m.IndexEvent
+	pos := m.Thread
+	s.curThread, s.curSeq = s.session.Threads[pos], m.Seq
 	e.reset()
 	switch s.cur.Kind {
 	case atf.KindCall:

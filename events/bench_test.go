@@ -74,7 +74,7 @@ func BenchmarkCodecDial9(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		d, err := dial9.NewDecoder(data, dial9.WithAnyVersion())
+		d, err := dial9.NewBytesReader(data, dial9.WithAnyVersion())
 		if err != nil {
 			b.Fatal(err)
 		}

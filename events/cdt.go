@@ -16,7 +16,7 @@ import (
 // top-level entries (numbers, strings, booleans as typed values; channels and
 // phase markers as composites rendered as JSON).
 type cdtSource struct {
-	rd      *cdt.Reader
+	rd      *cdt.File
 	it      *cdt.Iterator
 	closeFn func() error
 	row     cdt.Row

@@ -12,7 +12,7 @@ import (
 // PollEnd (also named PollStartEvent, PollEndEvent) on a worker are the begin
 // and end of a "poll" slice; everything else is an instant.
 type dial9Source struct {
-	dec     *dial9.Decoder
+	dec     *dial9.Reader
 	closeFn func() error
 	types   []*dial9Type // by wire type id; checked against the schema pointer
 	small   [256]*Track  // worker tracks by id below 256
@@ -41,14 +41,14 @@ func openDial9Stream(r io.Reader, o *options, closeFn func() error) (source, err
 }
 
 func openDial9Bytes(b []byte, o *options) (source, error) {
-	d, err := dial9.NewDecoder(b, dial9.WithAnyVersion())
+	d, err := dial9.NewBytesReader(b, dial9.WithAnyVersion())
 	if err != nil {
 		return nil, err
 	}
 	return newDial9Source(d, o, nil), nil
 }
 
-func newDial9Source(d *dial9.Decoder, o *options, closeFn func() error) *dial9Source {
+func newDial9Source(d *dial9.Reader, o *options, closeFn func() error) *dial9Source {
 	return &dial9Source{dec: d, closeFn: closeFn, workers: map[uint64]*Track{}, maxName: o.maxNames}
 }
 

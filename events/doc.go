@@ -89,6 +89,5 @@
 // names) are interned up to DefaultMaxNames per Reader; beyond that they are
 // built per event. Pairing keeps at most its depth limit of open begins per
 // track, for at most 65 536 tracks. The codecs bound everything read from the
-// input (each package documents its Limits); the legacy WTF format, read
-// whole, is limited to 1 GiB.
+// input (each package documents its Limits).
 package events

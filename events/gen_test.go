@@ -10,6 +10,7 @@ import (
 	"github.com/tracecodec/tracecodec/cdt"
 	"github.com/tracecodec/tracecodec/cdt/schema7"
 	"github.com/tracecodec/tracecodec/dial9"
+	"github.com/tracecodec/tracecodec/internal/cdtdemo"
 	"github.com/tracecodec/tracecodec/wtfcff"
 )
 
@@ -20,7 +21,10 @@ import (
 // spawn location, PollEnd), wake-ups and queue samples without a worker.
 func genDial9(n int) []byte {
 	var buf bytes.Buffer
-	e := dial9.NewEncoder(&buf)
+	e, err := dial9.NewWriter(&buf)
+	if err != nil {
+		panic(err)
+	}
 	start, _ := e.Register("PollStartEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}, {Name: "local_queue", Type: dial9.TypeU8},
 		{Name: "task_id", Type: dial9.TypeVarint}, {Name: "spawn_loc", Type: dial9.TypePooledString}})
 	end, _ := e.Register("PollEndEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}})
@@ -132,7 +136,7 @@ func genCDT(n int) []byte {
 		panic(err)
 	}
 	for t := range int64(n) {
-		rec := schema7.DemoTick(t, 0x1234abcd)
+		rec := cdtdemo.Tick(t, 0x1234abcd)
 		if err := w.Append(&rec); err != nil {
 			panic(err)
 		}

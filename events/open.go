@@ -281,8 +281,8 @@ func (r *Reader) Detection() Detection { return r.det }
 func (r *Reader) Format() string { return r.det.Format }
 
 // Underlying returns the codec reader behind r, for what the uniform model
-// does not cover: a *dial9.Decoder, an *atf.Session (a folder-less one for a
-// single index file or thread), a wtfcff.ChunkSource, or a *cdt.Reader.
+// does not cover: a *dial9.Reader, an *atf.Session (a folder-less one for a
+// single index file or thread), a *wtfcff.Reader, or a *cdt.File.
 func (r *Reader) Underlying() any { return r.src.underlying() }
 
 // Next advances to the next event; it returns false at the end of the input

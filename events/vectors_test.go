@@ -173,7 +173,7 @@ func TestTimeAgreesWithDial9(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := dial9.NewDecoder(b, dial9.WithAnyVersion())
+		d, err := dial9.NewBytesReader(b, dial9.WithAnyVersion())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func TestTimeAgreesWithWTF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := wtfcff.OpenBytes(b)
+		src, err := wtfcff.NewBytesReader(b)
 		if err != nil {
 			t.Fatal(err)
 		}

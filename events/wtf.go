@@ -2,15 +2,11 @@ package events
 
 import (
 	"bufio"
-	"fmt"
-	"io"
+		"io"
 	"strconv"
 
 	"github.com/tracecodec/tracecodec/wtfcff"
 )
-
-// maxLegacyWTF bounds the legacy WTF format, which is read whole.
-const maxLegacyWTF = 1 << 30
 
 // wtfSource yields every event record of a WTF trace, chunk after chunk:
 // definitions and zone records as KindMetadata, scope enters (class-1 events,
@@ -18,7 +14,7 @@ const maxLegacyWTF = 1 << 30
 // as KindEnd named by the scope it closes (paired per zone as the reference's
 // database does), everything else as KindInstant, on the zone's track.
 type wtfSource struct {
-	chunks  wtfcff.ChunkSource
+	chunks  *wtfcff.Reader
 	dec     *wtfcff.Decoder
 	scopes  *wtfcff.ScopeTracker
 	inChunk bool
@@ -36,23 +32,9 @@ type wtfSource struct {
 }
 
 func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func() error) (source, error) {
-	var src wtfcff.ChunkSource
-	var err error
-	switch d.Variant {
-	case "legacy big-endian":
-		if size > maxLegacyWTF {
-			return nil, fmt.Errorf("events: legacy WTF file of %d bytes is larger than %d, the most read into memory", size, maxLegacyWTF)
-		}
-		b := make([]byte, size)
-		if _, err := ra.ReadAt(b, 0); err != nil && err != io.EOF {
-			return nil, err
-		}
-		src, err = wtfcff.NewLegacyReader(b)
-	case "json":
-		src, err = wtfcff.NewJSONReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 256<<10))
-	default: // binary, and damaged files named .wtf-trace: the binary reader says what is wrong
-		src, err = wtfcff.NewReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 256<<10))
-	}
+	// The reader picks the container (binary, JSON, legacy) by the first
+	// bytes; damaged files named .wtf-trace get its error.
+	src, err := wtfcff.NewReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 256<<10))
 	if err != nil {
 		return nil, err
 	}
