@@ -2,7 +2,7 @@ package events
 
 import (
 	"bufio"
-		"io"
+	"io"
 	"strconv"
 
 	"github.com/tracecodec/tracecodec/wtfcff"
