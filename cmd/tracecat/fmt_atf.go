@@ -260,12 +260,19 @@ func atfStats(in *input) (statList, error) {
 		{"discarded_bytes", discarded},
 	}
 	if in.Size() > 0 && events > 0 {
-		st = append(st, stat{"bytes_per_event", float64(in.Size()) / float64(events)})
+		st = append(st, stat{"bytes_per_event", ratio(float64(in.Size()), float64(events))})
 	}
 	if v.session != nil {
 		st = append(st, stat{"manifest", v.session.Manifest != nil})
 	}
-	return st, nil
+	if v.detail != nil {
+		// A lone detail.atf holds no index events: the event keys are
+		// empty rather than read through the event layer.
+		return st.merge(statList{{"events", uint64(0)}, {"first_ns", nil}, {"last_ns", nil}, {"min_ns", nil}, {"max_ns", nil}}), nil
+	}
+	// first_ns and last_ns: the first and last events of the cross-thread
+	// merge (the event layer's stream order).
+	return withEventStats(st, in)
 }
 
 // atfFilter is the parsed --thread/--type filter.
@@ -422,6 +429,9 @@ func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if v.detail != nil {
 		return atfDumpDetail(v.detail, w, o)
 	}
+	if o.JSON {
+		return dumpEventsJSON(in, w, o) // merged order, the event layer's
+	}
 	from, to, all := atfRange(o)
 	names := atfSymbolNames(v.manifest())
 	var line, dbuf []byte
@@ -501,6 +511,9 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 	defer v.Close()
 	if v.detail != nil {
 		return errors.New("merge needs a session, thread folder or index file, not a detail file")
+	}
+	if o.JSON {
+		return dumpEventsJSON(in, w, o)
 	}
 	from, to, all := atfRange(o)
 	readers := make([]*atf.IndexFile, len(v.threads))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,16 +141,20 @@ func TestATFMergeMatchesReference(t *testing.T) {
 		t.Fatalf("%d lines, want %d", len(lines), len(ref.Session.MergedIter))
 	}
 	for i, l := range lines {
-		var e struct {
-			Thread     int    `json:"thread"`
-			TS         uint64 `json:"ts"`
-			FunctionID string `json:"function_id"`
+		var e struct { // the event layer's JSON Lines schema
+			Record struct {
+				Thread int `json:"thread"`
+			} `json:"record"`
+			TS   uint64 `json:"ts_ns"`
+			Args struct {
+				FunctionID uint64 `json:"function_id"`
+			} `json:"args"`
 		}
 		if err := json.Unmarshal([]byte(l), &e); err != nil {
 			t.Fatalf("line %d %q: %v", i, l, err)
 		}
 		w := ref.Session.MergedIter[i]
-		if e.Thread != w.ThreadIdx || e.TS != w.TimestampNs || e.FunctionID != w.FunctionID {
+		if fn := fmt.Sprintf("0x%016x", e.Args.FunctionID); e.Record.Thread != w.ThreadIdx || e.TS != w.TimestampNs || fn != w.FunctionID {
 			t.Errorf("line %d: %+v, want %+v", i, e, w)
 		}
 	}

@@ -108,7 +108,7 @@ func cdtStats(in *input) (statList, error) {
 	if err != nil {
 		if errors.Is(err, cdt.ErrTrailer) || errors.Is(err, cdt.ErrTruncated) {
 			if st, ok := cdtRecoveredStats(in); ok {
-				return st, nil
+				return withEventStats(st, in)
 			}
 		}
 		return nil, err
@@ -134,9 +134,11 @@ func cdtStats(in *input) (statList, error) {
 		{"tick_bytes_msgpack", ulen},
 	}
 	if f.TickCount > 0 {
-		st = append(st, stat{"bytes_per_tick", float64(r.Size()) / float64(f.TickCount)})
+		st = append(st, stat{"bytes_per_tick", ratio(float64(r.Size()), float64(f.TickCount))})
 	}
-	return append(st, stat{"recovered", false}), nil
+	// events, first_ns … max_ns: every tick is an event, timed by its
+	// elapsed_ms (the event layer decodes every chunk for them).
+	return withEventStats(append(st, stat{"recovered", false}), in)
 }
 
 // cdtRecoveredStats describes a trace whose footer or trailer is missing
@@ -178,6 +180,9 @@ var cdtChannelNames = []string{"checkpoint", "sim_state", "entity_samples", "rng
 func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if o.Type != "" && !containsStr(cdtChannelNames, o.Type) {
 		return fmt.Errorf("--type %q: want one of %s", o.Type, strings.Join(cdtChannelNames, ", "))
+	}
+	if o.JSON && o.Type == "" {
+		return dumpEventsJSON(in, w, o) // one event per tick; --type views keep their own JSON
 	}
 	r, done, err := cdtOpen(in)
 	if err != nil {

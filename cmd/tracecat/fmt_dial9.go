@@ -112,7 +112,9 @@ func dial9Stats(in *input) (statList, error) {
 	if c.events > 0 {
 		perEvent = math.Round(float64(c.bytes)/float64(c.events)*100) / 100
 	}
-	return statList{
+	// first_ns and last_ns are the first and last timestamps in stream
+	// order (the event layer's), min_ns and max_ns the extremes.
+	return withEventStats(statList{
 		{"events", c.events},
 		{"schemas", len(c.byType)},
 		{"events_by_type", c.byType},
@@ -123,7 +125,7 @@ func dial9Stats(in *input) (statList, error) {
 		{"timestamp_resets", c.resets},
 		{"stream_bytes", c.bytes},
 		{"bytes_per_event", perEvent},
-	}, nil
+	}, in)
 }
 
 // dial9InRange applies --from/--to to an unsigned timestamp.
@@ -135,6 +137,9 @@ func dial9InRange(o dumpOptions, ts uint64) bool {
 }
 
 func dial9Dump(in *input, w *bufio.Writer, o dumpOptions) error {
+	if o.JSON {
+		return dumpEventsJSON(in, w, o)
+	}
 	d, closeIn, err := dial9Open(in)
 	if err != nil {
 		return err

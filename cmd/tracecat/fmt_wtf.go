@@ -168,9 +168,11 @@ func wtfStats(in *input) (statList, error) {
 		s = append(s, stat{"timebase_ms", header.Timebase})
 	}
 	if in.Size() > 0 && events > 0 {
-		s = append(s, stat{"bytes_per_event", float64(in.Size()) / float64(events)})
+		s = append(s, stat{"bytes_per_event", ratio(float64(in.Size()), float64(events))})
 	}
-	return s, nil
+	// events stays every wire record (the event layer yields definitions
+	// and zone records as metadata events); first_ns … max_ns leave them out.
+	return withEventStats(s, in)
 }
 
 func wtfContainer(in *input) string {
@@ -184,6 +186,9 @@ func wtfContainer(in *input) string {
 }
 
 func wtfDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	if o.JSON {
+		return dumpEventsJSON(in, w, o)
+	}
 	var b []byte
 	_, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
 		if o.Type != "" && e.Name() != o.Type {

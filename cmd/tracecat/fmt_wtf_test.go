@@ -99,16 +99,16 @@ func TestWTFDumpFilters(t *testing.T) {
 		t.Fatalf("exit %d: %q", code, out)
 	}
 	var ev struct {
-		Chunk int            `json:"chunk"`
-		Zone  string         `json:"zone"`
-		Name  string         `json:"name"`
-		Time  int            `json:"time"`
-		Args  map[string]any `json:"args"`
+		Record    struct{ Chunk int } `json:"record"`
+		TrackName string              `json:"track_name"`
+		Name      string              `json:"name"`
+		TsNs      int                 `json:"ts_ns"`
+		Args      map[string]any      `json:"args"`
 	}
 	if err := json.Unmarshal([]byte(lines[0]), &ev); err != nil {
 		t.Fatal(err)
 	}
-	if ev.Chunk != 101 || ev.Zone != "Script" || ev.Time != 1500 || ev.Args["a"] != "ascii str" || ev.Args["u32"] != 4276993775.0 {
+	if ev.Record.Chunk != 101 || ev.TrackName != "Script" || ev.TsNs != 1500_000 || ev.Args["a"] != "ascii str" || ev.Args["u32"] != 4276993775.0 {
 		t.Errorf("%+v", ev)
 	}
 	api := vectortest.Path(t, "wtf", "api_public.wtf-trace")
@@ -166,8 +166,8 @@ func TestWTFConvertRoundTrips(t *testing.T) {
 		strip := func(s string) string { // offsets differ: strings are de-duplicated
 			var b strings.Builder
 			for _, l := range strings.Split(s, "\n") {
-				if i := strings.Index(l, `,"zone"`); i >= 0 {
-					l = l[i:]
+				if i := strings.Index(l, `,"kind"`); i >= 0 {
+					l = l[i:] // after the record object
 				}
 				b.WriteString(l + "\n")
 			}
