@@ -200,6 +200,17 @@ func (e *Event) WTF() *wtfcff.Event {
 	return nil
 }
 
+// WTFScope returns, for a WTF wtf.scope#leave that closed a scope, that scope
+// as the reference's database pairs it (its begin and end in µs, its
+// arguments and the scope data appended while it was open); nil otherwise.
+// It is valid until the next event.
+func (e *Event) WTFScope() *wtfcff.Scope {
+	if r, ok := e.rec.(*wtfSource); ok && e.kind == KindEnd {
+		return r.closed
+	}
+	return nil
+}
+
 // CDT returns the CDT row behind e (its tick_index and raw msgpack TickRecord,
 // which schema7.TickRecord.Decode reads); ok is false for other formats.
 // Row.Raw is valid until the next event.

@@ -25,7 +25,8 @@ type wtfSource struct {
 	names   map[string]string
 	maxName int
 
-	cur *wtfcff.Event
+	cur    *wtfcff.Event
+	closed *wtfcff.Scope // the scope the current wtf.scope#leave closed
 
 	lastZone  *wtfcff.Zone
 	lastTrack *Track
@@ -77,6 +78,10 @@ func (s *wtfSource) fill(e *Event, ev *wtfcff.Event) {
 	s.cur = ev
 	e.reset()
 	scope, closed := s.scopes.Add(ev)
+	s.closed = nil
+	if closed {
+		s.closed = scope
+	}
 	switch {
 	case ev.IsInternal():
 		e.kind, e.name = KindMetadata, ev.Name()

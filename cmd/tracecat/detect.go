@@ -8,8 +8,6 @@ import "github.com/tracecodec/tracecodec/events"
 // detection is what `detect` prints after "PATH: ".
 type detection = events.Detection
 
-var unknown = detection{Format: events.FormatUnknown}
-
 func detectFile(path string) (detection, error) { return events.DetectFile(path) }
 
 // detectBytes recognises a format by its leading bytes.

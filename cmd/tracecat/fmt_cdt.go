@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracecodec/tracecodec/cdt"
 	"github.com/tracecodec/tracecodec/cdt/schema7"
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/internal/cdtdemo"
 )
 
@@ -368,43 +369,36 @@ func cdtConvert(in *input, to string, out io.Writer, o convertOptions) error {
 	if to != "chrome" {
 		return fmt.Errorf("convert --to %s: CDT converts to chrome only", to)
 	}
+	if in.Variant() == "v2" {
+		return errors.New("CDT container v2 (crimson_debug_trace_v2) is not supported; this build reads container v1")
+	}
 	fields := o.Fields
 	if len(fields) == 0 {
 		fields = cdtDefaultFields
 	}
-	r, done, err := cdtOpen(in)
-	if err != nil {
-		return err
-	}
-	defer done()
-	bw := bufio.NewWriterSize(out, 64<<10)
-	bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
-	bw.WriteString(`{"name":"process_name","ph":"M","pid":1,"tid":1,"args":{"name":"cdt ticks"}}`)
-	var line []byte
-	for rec, err := range schema7.AllRecords(r) {
-		if err != nil {
-			return err
+	var rec schema7.TickRecord
+	return writeChrome(in, out, func(b []byte, ev *events.Event, pid, tid uint64, ts int64) ([]byte, int, error) {
+		row, _ := ev.CDT()
+		if err := rec.Decode(row.Raw); err != nil {
+			return nil, 0, fmt.Errorf("tick %d: %w", row.Tick, err)
 		}
-		ts := int64(rec.ElapsedMs) * 1000
+		k := 0
 		for _, f := range fields {
-			v, ok := schema7.LookupNumber(rec, f)
+			v, ok := schema7.LookupNumber(&rec, f)
 			if !ok {
 				continue
 			}
-			line = append(line[:0], `,`+"\n"+`{"name":`...)
-			line = strconv.AppendQuote(line, f)
-			line = append(line, `,"ph":"C","pid":1,"tid":1,"ts":`...)
-			line = strconv.AppendInt(line, ts, 10)
-			line = append(line, `,"args":{"value":`...)
-			line = strconv.AppendFloat(line, v, 'g', -1, 64)
-			line = append(line, "}}"...)
-			if _, err := bw.Write(line); err != nil {
-				return err
+			if k > 0 {
+				b = append(b, ",\n"...)
 			}
+			k++
+			b = appendChromeHead(b, f, "cdt", "C", pid, tid, ts)
+			b = append(b, `,"args":{"value":`...)
+			b = strconv.AppendFloat(b, v, 'g', -1, 64)
+			b = append(b, "}}"...)
 		}
-	}
-	bw.WriteString("\n]}\n")
-	return bw.Flush()
+		return b, k, nil
+	})
 }
 
 // cdtSample writes a small valid trace: 40 synthetic ticks in chunks of 16.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -212,7 +213,7 @@ func TestWTFConvertChrome(t *testing.T) {
 	}
 	depth := map[int]int{}
 	threads := map[string]bool{}
-	var ranges []string
+	var ranges, myScope []string
 	for _, ev := range doc.TraceEvents {
 		switch ev.Ph {
 		case "B":
@@ -234,14 +235,18 @@ func TestWTFConvertChrome(t *testing.T) {
 		if ev.Ph == "b" || ev.Ph == "e" {
 			ranges = append(ranges, ev.Ph+ev.Name)
 		}
-		if ev.Name == "vec.test#myScope" && (ev.Ph != "B" || ev.Ts != 18500) {
-			t.Errorf("myScope: %+v", ev)
+		if ev.Name == "vec.test#myScope" {
+			// The E is named as its B (speedscope needs it to close the slice).
+			myScope = append(myScope, fmt.Sprintf("%s@%v", ev.Ph, ev.Ts))
 		}
 	}
 	for tid, d := range depth {
 		if d != 0 {
 			t.Errorf("tid %d: %d scopes left open", tid, d)
 		}
+	}
+	if strings.Join(myScope, ",") != "B@18500,E@27250" {
+		t.Errorf("myScope: %v", myScope)
 	}
 	if strings.Join(ranges, ",") != "brange,erange" {
 		t.Errorf("time ranges %v", ranges)
