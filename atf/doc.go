@@ -34,7 +34,7 @@
 // at creation, the buffered events are handed to the files every
 // WithFlushEvery events (default 128, what the reference's 4 KiB stdio buffer
 // holds), and the index always goes before the detail records that link back
-// to it, so a killed process loses at most the last 128 events of a thread
+// to it, so a killed process loses fewer than 128 events of each thread
 // and leaves no detail record without its index event.
 //
 // # Reading
@@ -73,7 +73,7 @@
 // read wrapping the reader's error; a read that comes back short (the file
 // shrank after it was opened) as ErrTruncated.
 //
-// # Crash recovery
+// # Crash recovery and problem reports
 //
 // A killed writer leaves the placeholder header and no footer. Readers then
 // recover every complete event: index events from the file size (a torn last
@@ -85,6 +85,23 @@
 // through OpenThread as an empty recovered thread, and a session without
 // manifest.json (the reference writes it only at stop) is opened by
 // discovering its thread_* folders.
+//
+// Nothing is recovered silently. IndexFile.Problems, DetailFile.Problems,
+// Thread.Problems and Session.Problems list what opening found, and
+// Thread.Check and Session.Check add a walk over every link: each Problem
+// has a kind (no footer, bytes dropped, a header field that disagrees with
+// the file, dangling, orphaned or broken links, a missing manifest, thread
+// folders left out), the path and byte offset, the events and bytes
+// concerned, and why. No problems means the input is clean; Problem.Corrupt
+// marks what no interrupted writer explains. Header lies do not mislead the
+// readers: a footer_offset past the end of the file or before the events, or
+// a damaged footer whose magic is right, never turns the footer into events.
+//
+// Only regular files are read: a device, FIFO or socket (a manifest.json
+// linked to /dev/zero) is refused with ErrNotRegular naming the path, without
+// opening it for reading. In a session, a symbolic link that loops or leads
+// out of the session folder is not followed; the thread folder or file it
+// names is left out and reported.
 //
 // # Compatibility choices
 //
@@ -103,7 +120,8 @@
 // detail record overrunning its finalized section. A damaged footer behind a
 // finalized header is recovered up to footer_offset (the reference counts the
 // footer bytes as two bogus events), and a valid footer behind a placeholder
-// header (a writer killed between the two final writes) is accepted. Readers report time
+// header (a writer killed between the two final writes) is accepted and
+// reported. Readers report time
 // ranges of unfinalized files from their first and last events and skip empty
 // threads in a session's range, where the reference reports 0.
 //

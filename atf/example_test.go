@@ -43,12 +43,15 @@ func Example() {
 		}
 		fmt.Println(e.Timestamp, "thread", s.Threads[e.Thread].ID, e.Kind, e.HasDetail())
 	}
+	problems, err := s.Check() // what a crash lost, lies, dangling links: none here
+	fmt.Println(len(problems), "problems", err)
 	// Output:
 	// 4 events, 1 detail event
 	// 100 thread 0 CALL false
 	// 150 thread 1 CALL true
 	// 200 thread 0 RETURN false
 	// 250 thread 1 RETURN false
+	// 0 problems <nil>
 }
 
 // Follow an index event's forward link to its detail event and back.

@@ -103,13 +103,15 @@ func WithBufferSize(n int) WriterOption {
 
 // WithFlushEvery bounds what a crash of the writing process can lose: a
 // ThreadWriter hands its buffered events to the files (index first, then
-// detail) after every n events, so a process killed at any moment loses at
-// most the last n events of each thread (fewer when a buffer filled first),
-// and every detail record that reached its file has its index event on file
-// too. Default DefaultFlushEvery (128, what the reference's 4 KiB stdio
-// buffer holds of index events); 0 flushes only when a buffer fills (fastest,
-// and a crash then loses up to a buffer of each file). What reached the files
-// survives the process but not a power loss: call Sync for that.
+// detail) after every n events, so a process killed at any moment loses
+// fewer than n events of each thread, and every detail record that reached
+// its file has its index event on file too. Default DefaultFlushEvery (128,
+// what the reference's 4 KiB stdio buffer holds of index events); 0 flushes
+// only when a buffer fills (a crash then loses up to a buffer of each file).
+// Each flush is one write system call per file: writing index-only events to
+// a file costs about 50 CPU-ns per event with the default and 20 with 0
+// (BenchmarkThreadWriteFile). What reached the files survives the process
+// but not a power loss: call Sync for that.
 func WithFlushEvery(n uint64) WriterOption {
 	return func(o *writerOptions) error { o.flushEvery = n; return nil }
 }

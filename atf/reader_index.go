@@ -1,6 +1,7 @@
 package atf
 
 import (
+	"fmt"
 	"hash/crc32"
 	"io"
 	"iter"
@@ -25,7 +26,9 @@ type IndexFile struct {
 	recovered bool
 	discarded int64
 
-	closer io.Closer // the file OpenIndexFile opened
+	closer   io.Closer // the file OpenIndexFile opened
+	footerAt int64     // where the valid footer is
+	problems []Problem
 
 	sortOnce sync.Once
 	sorted   bool
@@ -89,14 +92,28 @@ func openIndex(src source, opts []ReaderOption) (*IndexFile, error) {
 	if !r.hasFooter {
 		r.recovered = true
 		end := size
+		why := "a torn event"
 		// A header patched by Close (footer_offset past events_offset) whose
 		// footer is damaged or cut off still says where the events end.
 		if fo := h.FooterOffset; fo > h.EventsOffset && fo <= uint64(size) {
 			end = int64(fo)
+			why = fmt.Sprintf("a damaged or cut footer at footer_offset %d", fo)
+		} else if end-r.eventsOff >= FooterSize && (end-r.eventsOff)%IndexEventSize == 0 {
+			// The last 64 bytes start with the footer magic but are not a
+			// valid footer: a damaged one, not two events.
+			if err := src.readAt(hb[:4], end-FooterSize); err != nil {
+				return nil, err
+			}
+			if string(hb[:4]) == IndexFooterMagic {
+				end -= FooterSize
+				why = fmt.Sprintf("a damaged footer at %d (its magic is right, its counts are not)", end)
+			}
 		}
 		r.count = uint64(end-r.eventsOff) / IndexEventSize
 		r.discarded = size - r.eventsOff - int64(r.count)*IndexEventSize
+		r.recoveryProblems(r.eventsOff+int64(r.count)*IndexEventSize, why)
 	}
+	r.checkIndexHeader()
 	if r.count > o.limits.MaxIndexEvents {
 		return nil, newError(r.eventsOff, ErrLimit, "%d index events exceed the limit of %d", r.count, o.limits.MaxIndexEvents)
 	}
@@ -110,17 +127,18 @@ func openIndex(src source, opts []ReaderOption) (*IndexFile, error) {
 // header (footer_offset == events_offset, what a crashed writer leaves) has no
 // footer, unless the writer died between writing the footer and patching the
 // header: a valid footer filling the last 64 bytes exactly is accepted then.
+//
+// A footer_offset past the end of the file, or before events_offset, is a
+// lie (reported by Problems): the footer is then looked for at the end, as
+// for a placeholder header.
 func (r *IndexFile) findFooter(buf *[HeaderSize]byte) error {
 	h := &r.hdr
 	size := uint64(r.src.size)
 	fo, eo := h.FooterOffset, h.EventsOffset
-	if fo > eo {
-		if (fo-eo)%IndexEventSize != 0 {
-			return newError(40, ErrCorrupt, "footer_offset %d is not events_offset %d plus a whole number of events", fo, eo)
-		}
-		if size < FooterSize || fo > size-FooterSize {
-			return nil
-		}
+	if fo > eo && (fo-eo)%IndexEventSize != 0 {
+		return newError(40, ErrCorrupt, "footer_offset %d is not events_offset %d plus a whole number of events", fo, eo)
+	}
+	if fo > eo && size >= FooterSize && fo <= size-FooterSize {
 		if err := r.src.readAt(buf[:], int64(fo)); err != nil {
 			return err
 		}
@@ -135,7 +153,11 @@ func (r *IndexFile) findFooter(buf *[HeaderSize]byte) error {
 		if f.BytesWritten != span {
 			return newError(int64(fo)+32, ErrCorrupt, "footer bytes_written %d, want %d", f.BytesWritten, span)
 		}
-		r.footer, r.hasFooter, r.count = f, true, f.EventCount
+		r.footer, r.hasFooter, r.count, r.footerAt = f, true, f.EventCount, int64(fo)
+		if rest := size - FooterSize - fo; rest > 0 {
+			r.problems = append(r.problems, Problem{Kind: ProblemDiscarded, Offset: int64(fo) + FooterSize, Bytes: int64(rest),
+				Msg: fmt.Sprintf("%d bytes after the footer ignored", rest)})
+		}
 		return nil
 	}
 	if size < eo+FooterSize || (size-FooterSize-eo)%IndexEventSize != 0 {
@@ -148,7 +170,7 @@ func (r *IndexFile) findFooter(buf *[HeaderSize]byte) error {
 	f := parseIndexFooter(buf[:])
 	span := end - eo
 	if string(buf[:4]) == IndexFooterMagic && f.EventCount == span/IndexEventSize && f.BytesWritten == span {
-		r.footer, r.hasFooter, r.count = f, true, f.EventCount
+		r.footer, r.hasFooter, r.count, r.footerAt = f, true, f.EventCount, int64(end)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package atf
 
 import (
+	"fmt"
 	"io"
 )
 
@@ -137,39 +138,45 @@ func (s *IndexReader) sync() {
 	s.syncStart = s.start
 }
 
-// next is Next with every check: footer, torn tail, limit, refills.
+// next is Next with every check: footer, torn tail, limit, refills. Both
+// modes keep 64 bytes of look-ahead, so a footer is recognised where the
+// stream ends, as OpenIndex does: after the events of a placeholder header,
+// and when a finalized header's footer_offset lies past the end. Whole
+// events that arrived before a read error are delivered before Next reports
+// it.
 func (s *IndexReader) next() bool {
 	s.sync()
 	s.cur, s.fastEnd = -1, 0
-	if s.err != nil || s.done {
+	if s.done {
 		return false
 	}
-	if s.finalized {
-		if s.seq == s.expect {
-			return s.finish()
-		}
-		if s.fill(IndexEventSize) != nil {
+	if s.finalized && s.seq == s.expect {
+		if s.err != nil {
 			return false
 		}
-		if s.end-s.start < IndexEventSize {
-			return s.torn()
-		}
-		if s.seq >= s.maxEvents {
-			s.err = newError(s.off, ErrLimit, "more than %d index events", s.maxEvents)
-			return false
-		}
-		return s.take()
+		return s.finish()
 	}
-	// Without a patched header, a footer can only be recognised at the end:
-	// keep 64 bytes of look-ahead.
-	if s.fill(IndexEventSize+FooterSize) != nil {
-		return false
+	if s.err == nil {
+		s.fill(IndexEventSize + FooterSize) // a failure is in s.err
 	}
 	avail := s.end - s.start
+	if s.err != nil {
+		if avail >= IndexEventSize && s.seq < s.maxEvents {
+			return s.take()
+		}
+		return false
+	}
 	if avail < IndexEventSize+FooterSize && s.eof {
-		if avail == FooterSize && s.footerFits(s.buf[s.start:s.end], s.seq) {
-			s.done = true
-			return false
+		total := uint64(s.off) + uint64(avail)
+		if avail == FooterSize && (!s.finalized || s.hdr.FooterOffset > total) {
+			b := s.buf[s.start:s.end]
+			if s.footerFits(b, s.seq) {
+				s.done = true
+				return false
+			}
+			if string(b[:4]) == IndexFooterMagic {
+				return s.torn() // a damaged footer, not two events
+			}
 		}
 		if avail < IndexEventSize {
 			return s.torn()
@@ -183,9 +190,9 @@ func (s *IndexReader) next() bool {
 }
 
 // take makes the next buffered event current and counts how many after it
-// Next may take on its fast path: whole events already buffered, short of
-// the header's count (finalized) or of the 64 bytes of look-ahead a footer
-// needs (not finalized), and of the event limit.
+// Next may take on its fast path: whole events already buffered short of the
+// 64 bytes of look-ahead a footer needs, of the header's count (finalized)
+// and of the event limit.
 func (s *IndexReader) take() bool {
 	s.cur = s.start
 	s.start += IndexEventSize
@@ -194,11 +201,11 @@ func (s *IndexReader) take() bool {
 	s.syncStart = s.start
 	avail := uint64(s.end - s.start)
 	var k uint64
-	switch {
-	case s.finalized:
-		k = min(avail/IndexEventSize, s.expect-s.seq)
-	case avail >= IndexEventSize+FooterSize:
+	if avail >= IndexEventSize+FooterSize {
 		k = (avail - FooterSize) / IndexEventSize
+	}
+	if s.finalized {
+		k = min(k, s.expect-s.seq)
 	}
 	if s.seq < s.maxEvents {
 		k = min(k, s.maxEvents-s.seq)
@@ -295,3 +302,48 @@ func (s *IndexReader) Recovered() bool { return s.done && !s.hasFooter }
 // Discarded is the number of bytes after the last complete event of a
 // recovered stream.
 func (s *IndexReader) Discarded() int64 { return s.discarded }
+
+// Problems lists, once the stream has ended (Next returned false), what it
+// recovered from or found inconsistent, as IndexFile.Problems does: no valid
+// footer, the bytes dropped after the last complete event, header fields that
+// disagree with the stream (a footer_offset before the events or past the
+// end, event_count, the time range). Before the end, and after a read error,
+// it returns nil.
+func (s *IndexReader) Problems() []Problem {
+	if !s.done {
+		return nil
+	}
+	h := &s.hdr
+	end := s.off
+	var ps []Problem
+	if !s.hasFooter {
+		n := s.seq
+		ps = append(ps, Problem{Kind: ProblemNoFooter, Offset: end, Events: n,
+			Msg: fmt.Sprintf("no valid footer (the writer did not finish): %d events recovered from the stream", n)})
+		if s.discarded > 0 {
+			ps = append(ps, Problem{Kind: ProblemDiscarded, Offset: end, Bytes: s.discarded,
+				Msg: fmt.Sprintf("%d bytes dropped after the last complete event: a torn event or a damaged footer", s.discarded)})
+		}
+	}
+	fo, eo := h.FooterOffset, h.EventsOffset
+	switch {
+	case fo < eo:
+		ps = append(ps, problem(ProblemHeaderMismatch, 40, "footer_offset %d lies before events_offset %d", fo, eo))
+	case s.finalized && s.seq < s.expect:
+		ps = append(ps, problem(ProblemHeaderMismatch, 40, "footer_offset %d is past the end of the stream (%d events)", fo, s.seq))
+	}
+	switch {
+	case fo == eo && h.EventCount != 0:
+		ps = append(ps, problem(ProblemHeaderMismatch, 28, "event_count %d in a header that was never finalized (%d events in the stream)", h.EventCount, s.seq))
+	case fo == eo && s.hasFooter && s.seq > 0:
+		ps = append(ps, problem(ProblemHeaderMismatch, 0, "the footer was written but the header not patched (the writer stopped in between)"))
+	case fo > eo && s.hasFooter:
+		if uint64(h.EventCount) != s.seq {
+			ps = append(ps, problem(ProblemHeaderMismatch, 28, "event_count %d, the stream holds %d events", h.EventCount, s.seq))
+		}
+		if h.TimeStartNs != s.footer.TimeStartNs || h.TimeEndNs != s.footer.TimeEndNs {
+			ps = append(ps, problem(ProblemHeaderMismatch, 48, "time range %d..%d, the footer says %d..%d", h.TimeStartNs, h.TimeEndNs, s.footer.TimeStartNs, s.footer.TimeEndNs))
+		}
+	}
+	return ps
+}

@@ -96,8 +96,8 @@ func TestRoundTripLinksAndHeaders(t *testing.T) {
 	if dh.IndexSeqStart != minSeq || dh.IndexSeqEnd != maxSeq || dh.EventCount != dr.Len() || dh.BytesLength != bytesLen {
 		t.Errorf("detail header %+v (min %d max %d bytes %d)", dh, minSeq, maxSeq, bytesLen)
 	}
-	if err := th.CheckLinks(); err != nil {
-		t.Error(err)
+	if ps, err := th.Check(); err != nil || len(ps) != 0 {
+		t.Errorf("Check: %v %v", ps, err)
 	}
 }
 
@@ -386,8 +386,8 @@ func TestSessionWriterRoundTrip(t *testing.T) {
 		t.Error("detail.atf created for a thread without payloads")
 	}
 	th, _ := s.Thread(2)
-	if err := th.CheckLinks(); err != nil {
-		t.Error(err)
+	if ps, err := s.Check(); err != nil || len(ps) != 0 {
+		t.Errorf("Check: %v %v", ps, err)
 	}
 	d, ok, err := th.DetailFor(mustEvent(t, th.Index, 4), nil)
 	p, stack, pok := DecodeDetailFunctionPayload(d.Payload)

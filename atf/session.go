@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // Session is a recorded session: the pid_N folder's threads in order.
@@ -21,13 +22,19 @@ type Session struct {
 	// as in the reference), or, without a manifest, the thread_* folders in
 	// ascending id order. A thread's position here is its merge tie-breaker.
 	Threads []*Thread
+
+	problems []Problem // found while opening the folder (see Problems)
 }
 
 // OpenSession opens a session folder: a pid_N folder (with manifest.json or
 // thread_* folders), a session_* folder holding exactly one pid_N folder, or
 // a thread_* folder's parent. Without a manifest the thread folders are
 // discovered, so crashed sessions open (the reference fails with "No such
-// file"). Close releases the files.
+// file"). Only regular files are read: a manifest.json, index.atf or
+// detail.atf that is not one is an error naming its path. Thread folders that
+// cannot be read — listed but missing, symbolic link loops, links leading out
+// of the session folder (never followed) — are left out and reported by
+// Problems and Check, as is a missing manifest. Close releases the files.
 func OpenSession(dir string, opts ...ReaderOption) (*Session, error) {
 	o, err := buildReaderOptions(opts)
 	if err != nil {
@@ -38,6 +45,10 @@ func OpenSession(dir string, opts ...ReaderOption) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{Dir: dir}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
 	var ids []uint32
 	mpath := filepath.Join(dir, "manifest.json")
 	if _, err := os.Lstat(mpath); err == nil {
@@ -52,6 +63,8 @@ func OpenSession(dir string, opts ...ReaderOption) (*Session, error) {
 			ids = append(ids, t.ID)
 		}
 	} else {
+		s.problems = append(s.problems, Problem{Kind: ProblemNoManifest, Path: "manifest.json", Offset: -1,
+			Msg: "no manifest.json (the writer did not finish): the thread folders were discovered"})
 		if ids, err = threadDirs(dir); err != nil {
 			return nil, err
 		}
@@ -60,11 +73,22 @@ func OpenSession(dir string, opts ...ReaderOption) (*Session, error) {
 		}
 	}
 	for _, id := range ids {
-		tdir := filepath.Join(dir, fmt.Sprintf("thread_%d", id))
-		if fi, err := os.Stat(tdir); err != nil || !fi.IsDir() {
+		name := fmt.Sprintf("thread_%d", id)
+		tdir := filepath.Join(dir, name)
+		if p := checkEntry(root, tdir, name, true, s.Manifest != nil); p != nil {
+			s.problems = append(s.problems, *p)
 			continue
 		}
-		t, err := OpenThread(tdir, opts...)
+		if p := checkEntry(root, filepath.Join(tdir, "index.atf"), filepath.Join(name, "index.atf"), false, false); p != nil {
+			s.problems = append(s.problems, *p)
+			continue
+		}
+		noDetail := false
+		if p := checkEntry(root, filepath.Join(tdir, "detail.atf"), filepath.Join(name, "detail.atf"), false, false); p != nil {
+			s.problems = append(s.problems, *p)
+			noDetail = true
+		}
+		t, err := openThread(tdir, opts, noDetail)
 		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("%s: %w", relPath(dir, tdir), err)
@@ -96,6 +120,51 @@ func readManifestFile(path string, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// checkEntry checks a folder entry of the session at path (rel to the
+// session folder; root is the session folder with its links resolved) before
+// it is read. It returns a problem, and the entry is left out, when path is a
+// symbolic link that loops, dangles or leads out of root, or, for a thread
+// folder, when it is missing or not a folder. A missing file is no problem
+// here (opening it says so).
+func checkEntry(root, path, rel string, wantDir, listed bool) *Problem {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		if wantDir {
+			msg := "thread folder cannot be read: " + err.Error()
+			if errors.Is(err, fs.ErrNotExist) && listed {
+				msg = "listed in manifest.json, but the thread folder is missing"
+			}
+			return &Problem{Kind: ProblemMissingThread, Path: rel, Offset: -1, Msg: msg}
+		}
+		return nil
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(path)
+		if _, err := os.Stat(path); err != nil {
+			if isLoop(err) {
+				return &Problem{Kind: ProblemLinkLoop, Path: rel, Offset: -1, Msg: fmt.Sprintf("symbolic link to %q leads into a loop: not read", target)}
+			}
+			return &Problem{Kind: ProblemMissingThread, Path: rel, Offset: -1, Msg: fmt.Sprintf("symbolic link to %q leads nowhere (%v): not read", target, err)}
+		}
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return &Problem{Kind: ProblemLinkLoop, Path: rel, Offset: -1, Msg: fmt.Sprintf("symbolic link to %q cannot be resolved (%v): not read", target, err)}
+		}
+		if r, err := filepath.Rel(root, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return &Problem{Kind: ProblemLinkOutside, Path: rel, Offset: -1, Msg: fmt.Sprintf("symbolic link to %s leads out of the session folder: not followed", real)}
+		}
+		if fi, err = os.Stat(path); err != nil {
+			return &Problem{Kind: ProblemMissingThread, Path: rel, Offset: -1, Msg: err.Error()}
+		}
+	}
+	if wantDir && !fi.IsDir() {
+		return &Problem{Kind: ProblemMissingThread, Path: rel, Offset: -1, Msg: "not a folder: not read"}
+	}
+	return nil
+}
+
+func isLoop(err error) bool { return errors.Is(err, syscall.ELOOP) }
+
 func relPath(base, p string) string {
 	if r, err := filepath.Rel(filepath.Dir(base), p); err == nil {
 		return r
@@ -114,11 +183,11 @@ func resolveSessionDir(dir string) (string, error) {
 	}
 	var pids []string
 	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
 		if _, ok := threadDirID(e.Name()); ok {
 			return dir, nil
+		}
+		if !e.IsDir() {
+			continue
 		}
 		if strings.HasPrefix(e.Name(), "pid_") {
 			pids = append(pids, e.Name())
@@ -140,7 +209,8 @@ func threadDirs(dir string) ([]uint32, error) {
 	}
 	var ids []uint32
 	for _, e := range ents {
-		if id, ok := threadDirID(e.Name()); ok && e.IsDir() {
+		// Links and non-folders too: checkEntry reports what cannot be read.
+		if id, ok := threadDirID(e.Name()); ok {
 			ids = append(ids, id)
 		}
 	}
@@ -184,6 +254,34 @@ func (s *Session) TimeRange() (first, last uint64, ok bool) {
 		ok = true
 	}
 	return first, last, ok
+}
+
+// Problems lists what opening the session recovered from or found
+// inconsistent — a missing manifest, thread folders left out (missing,
+// link loops, links out of the folder) and every thread's file problems (see
+// Thread.Problems) — without following the links; Check does. nil means
+// clean.
+func (s *Session) Problems() []Problem {
+	ps := slices.Clone(s.problems)
+	for _, t := range s.Threads {
+		ps = append(ps, t.Problems()...)
+	}
+	return ps
+}
+
+// Check is Problems with every thread's links walked (see Thread.Check):
+// the full report of what the session lost and why. An error means a read
+// failed; no problems and no error means the session is clean.
+func (s *Session) Check() ([]Problem, error) {
+	ps := slices.Clone(s.problems)
+	for _, t := range s.Threads {
+		tp, err := t.Check()
+		ps = append(ps, tp...)
+		if err != nil {
+			return ps, fmt.Errorf("%s: %w", filepath.Base(t.Dir), err)
+		}
+	}
+	return ps, nil
 }
 
 // Recovered reports whether any thread had a file without a valid footer

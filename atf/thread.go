@@ -2,6 +2,7 @@ package atf
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,12 +32,20 @@ func NewThread(id uint32, index *IndexFile, detail *DetailFile) *Thread {
 // yields no detail events. Only regular files are read (see OpenIndexFile).
 // Close releases the files.
 func OpenThread(dir string, opts ...ReaderOption) (*Thread, error) {
+	return openThread(dir, opts, false)
+}
+
+// openThread is OpenThread; noDetail leaves detail.atf unread (a session
+// found it to be a link it does not follow).
+func openThread(dir string, opts []ReaderOption, noDetail bool) (*Thread, error) {
 	t := &Thread{Dir: dir}
 	var err error
 	if t.Index, err = openThreadIndex(filepath.Join(dir, "index.atf"), opts); err != nil {
 		return nil, err
 	}
-	t.Detail, err = openThreadDetail(filepath.Join(dir, "detail.atf"), opts)
+	if !noDetail {
+		t.Detail, err = openThreadDetail(filepath.Join(dir, "detail.atf"), opts)
+	}
 	if err != nil {
 		t.Close()
 		return nil, err
@@ -78,7 +87,7 @@ func openThreadIndex(path string, opts []ReaderOption) (*IndexFile, error) {
 	}
 	if cutHeader(f, size, IndexMagic) {
 		f.Close()
-		return &IndexFile{recovered: true, discarded: size, eventsOff: HeaderSize}, nil
+		return cutIndex(size), nil
 	}
 	r, err := OpenIndex(f, size, opts...)
 	if err != nil {
@@ -99,7 +108,7 @@ func openThreadDetail(path string, opts []ReaderOption) (*DetailFile, error) {
 	}
 	if cutHeader(f, size, DetailMagic) {
 		f.Close()
-		return &DetailFile{recovered: true, discarded: size, eventsOff: HeaderSize, end: HeaderSize}, nil
+		return cutDetail(size), nil
 	}
 	d, err := OpenDetail(f, size, opts...)
 	if err != nil {
@@ -138,48 +147,139 @@ func (t *Thread) IndexFor(d DetailEvent) (IndexEvent, error) {
 	return t.Index.Event(uint64(d.IndexSeq))
 }
 
-// CheckLinks verifies that every detail event's back link names an index event
-// whose forward link names it back, and that every forward link of the index
-// points at an existing detail event (a recovered detail file may have lost
-// the tail the index still links to; those links are not errors).
-func (t *Thread) CheckLinks() error {
-	var linked uint64
+// Problems lists what opening the thread's files recovered from or found
+// inconsistent (see IndexFile.Problems and DetailFile.Problems), with paths
+// under the thread folder's name. It does not follow the links: Check does.
+func (t *Thread) Problems() []Problem {
+	ps := withPath(t.Index.Problems(), t.fileName("index.atf"))
+	if t.Detail != nil {
+		ps = append(ps, withPath(t.Detail.Problems(), t.fileName("detail.atf"))...)
+	}
+	return ps
+}
+
+func (t *Thread) fileName(name string) string {
+	if t.Dir == "" {
+		return name
+	}
+	return filepath.Join(filepath.Base(t.Dir), name)
+}
+
+// Check is Problems plus a walk over every link: index events whose forward
+// link names a detail record that does not exist (dangling: lost with a
+// crash, a full disk or a missing detail.atf), detail records whose back
+// link names an index event that does not exist (orphaned), links that
+// disagree (a back link to an index event that links elsewhere, two index
+// events claiming one record), and header fields the walk can check (the
+// has-detail flag, the detail header's index_seq range). Each kind is one
+// Problem per file with a count and the offset of the first occurrence. An
+// error means a read failed; no problems and no error means the thread is
+// clean.
+func (t *Thread) Check() ([]Problem, error) {
+	ps := t.Problems()
+	iname, dname := t.fileName("index.atf"), t.fileName("detail.atf")
+	var dlen uint64
+	if t.Detail != nil {
+		dlen = t.Detail.Len()
+	}
+	// Forward links.
+	var dangling, dup uint64
+	danglingOff, dupOff := int64(-1), int64(-1)
+	last := int64(-1) // the last forward link seen: they must increase
 	it := t.Index.Events(0)
 	for it.Next() {
 		e := it.Event()
 		if e.DetailSeq == NoDetail {
 			continue
 		}
-		linked++
-		if t.Detail == nil || uint64(e.DetailSeq) >= t.Detail.Len() {
-			if t.Detail != nil && t.Detail.Recovered() {
-				continue
+		off := t.Index.eventsOff + int64(it.Seq())*IndexEventSize + 28
+		if int64(e.DetailSeq) <= last {
+			if dup++; dupOff < 0 {
+				dupOff = off
 			}
-			return newError(t.Index.eventsOff+int64(it.Seq())*IndexEventSize+28, ErrCorrupt, "index event %d links to detail event %d, which does not exist", it.Seq(), e.DetailSeq)
+		}
+		last = int64(e.DetailSeq)
+		if uint64(e.DetailSeq) >= dlen {
+			if dangling++; danglingOff < 0 {
+				danglingOff = off
+			}
 		}
 	}
 	if err := it.Err(); err != nil {
-		return err
+		return ps, err
+	}
+	if dangling > 0 {
+		why := "the thread has no detail.atf"
+		if t.Detail != nil {
+			why = fmt.Sprintf("detail.atf holds %d records", dlen)
+			if t.Detail.Recovered() {
+				why += " (its writer did not finish: the tail was lost)"
+			}
+		}
+		ps = append(ps, Problem{Kind: ProblemDanglingLink, Path: iname, Offset: danglingOff, Events: dangling,
+			Msg:     fmt.Sprintf("%d index events link to detail records that do not exist: %s", dangling, why),
+			Corrupt: t.Detail == nil || !t.Detail.Recovered()})
+	}
+	if dup > 0 {
+		ps = append(ps, Problem{Kind: ProblemBrokenLink, Path: iname, Offset: dupOff, Events: dup, Corrupt: true,
+			Msg: fmt.Sprintf("%d index events link to a detail record an earlier event already claims", dup)})
+	}
+	h := t.Index.Header()
+	if t.Index.hasFooter && h.FooterOffset > h.EventsOffset && h.HasDetailFile() && t.Detail == nil {
+		ps = append(ps, problem(ProblemHeaderMismatch, 8, "the header flags a detail file, but there is no detail.atf"))
+		ps[len(ps)-1].Path = iname
 	}
 	if t.Detail == nil {
-		return nil
+		return ps, nil
 	}
+	// Back links.
+	var orphan, broken uint64
+	orphanOff, brokenOff := int64(-1), int64(-1)
+	minSeq, maxSeq := uint64(NoDetail), uint64(0)
 	dit := t.Detail.Events()
 	for dit.Next() {
 		d := dit.Event()
 		off, _ := t.Detail.Offset(dit.Seq())
+		minSeq, maxSeq = min(minSeq, uint64(d.IndexSeq)), max(maxSeq, uint64(d.IndexSeq))
+		if uint64(d.IndexSeq) >= t.Index.Len() {
+			if orphan++; orphanOff < 0 {
+				orphanOff = off + 8
+			}
+			continue
+		}
 		e, err := t.Index.Event(uint64(d.IndexSeq))
 		if err != nil {
-			if t.Index.Recovered() {
-				continue
-			}
-			return newError(off+8, ErrCorrupt, "detail event %d links back to index event %d, which does not exist", dit.Seq(), d.IndexSeq)
+			return ps, err
 		}
 		if uint64(e.DetailSeq) != dit.Seq() {
-			return newError(off+8, ErrCorrupt, "detail event %d links back to index event %d, whose detail_seq is %d", dit.Seq(), d.IndexSeq, e.DetailSeq)
+			if broken++; brokenOff < 0 {
+				brokenOff = off + 8
+			}
 		}
 	}
-	return dit.Err()
+	if err := dit.Err(); err != nil {
+		return ps, err
+	}
+	if orphan > 0 {
+		why := fmt.Sprintf("index.atf holds %d events", t.Index.Len())
+		if t.Index.Recovered() {
+			why += " (its writer did not finish: the tail was lost)"
+		}
+		ps = append(ps, Problem{Kind: ProblemOrphanDetail, Path: dname, Offset: orphanOff, Events: orphan,
+			Msg:     fmt.Sprintf("%d detail records link back to index events that do not exist: %s", orphan, why),
+			Corrupt: !t.Index.Recovered()})
+	}
+	if broken > 0 {
+		ps = append(ps, Problem{Kind: ProblemBrokenLink, Path: dname, Offset: brokenOff, Events: broken, Corrupt: true,
+			Msg: fmt.Sprintf("%d detail records link back to index events that link to another record", broken)})
+	}
+	if _, ok := t.Detail.Footer(); ok && dlen > 0 {
+		if dh := t.Detail.Header(); dh.IndexSeqStart != minSeq || dh.IndexSeqEnd != maxSeq {
+			ps = append(ps, Problem{Kind: ProblemHeaderMismatch, Path: dname, Offset: 44,
+				Msg: fmt.Sprintf("index_seq range %d..%d, the records link to %d..%d", dh.IndexSeqStart, dh.IndexSeqEnd, minSeq, maxSeq)})
+		}
+	}
+	return ps, nil
 }
 
 // Close closes the thread's index and detail files (see IndexFile.Close).

@@ -199,8 +199,28 @@ func checkThread(t *testing.T, name string, th *Thread, rt refThread) {
 			t.Errorf("%s: %d detail events, reference %d", name, j, len(rt.DetailIter))
 		}
 	}
-	if err := th.CheckLinks(); err != nil {
-		t.Errorf("%s: links: %v", name, err)
+	ps, err := th.Check()
+	if err != nil {
+		t.Errorf("%s: Check: %v", name, err)
+	}
+	for _, p := range ps {
+		t.Logf("%s: %v", name, p)
+		switch p.Kind {
+		case ProblemNoFooter, ProblemDiscarded:
+			if !th.Recovered() {
+				t.Errorf("%s: %v in a thread that was not recovered", name, p)
+			}
+		case ProblemDanglingLink:
+			if th.Detail != nil && !th.Detail.Recovered() {
+				t.Errorf("%s: %v", name, p)
+			}
+		case ProblemOrphanDetail:
+			if !th.Index.Recovered() {
+				t.Errorf("%s: %v", name, p)
+			}
+		default:
+			t.Errorf("%s: %v", name, p)
+		}
 	}
 }
 

@@ -19,18 +19,25 @@ func DecodeFragment(text []byte, opts ...ReaderOption) (Fragment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeFragment(text, &o, 0, 0, 1)
+	return decodeFragment(text, &o, 0, 0, 1, newBudget(&o.limits, nil, int64(len(text))))
 }
 
 // decodeFragment decodes the JSON text of fragment num; off is the offset of
 // its RS byte (schema errors point there), textOff that of text[0] (syntax
-// errors point into the text).
-func decodeFragment(text []byte, o *options, off, textOff int64, num int) (Fragment, error) {
-	v, err := parseJSON(text, maxJSONDepth)
+// errors point into the text). The JSON values are charged to bud.
+func decodeFragment(text []byte, o *options, off, textOff int64, num int, bud *memBudget) (Fragment, error) {
+	v, err := parseJSON(text, jsonDepth(o.limits.MaxDepth), bud)
 	if err != nil {
+		var le *jsonLimitError
+		if errors.As(err, &le) {
+			return nil, newErr(textOff+int64(le.Offset), ErrLimit, "fragment #%d: %v (%s)", num, err, budgetRule)
+		}
 		var se *jsonSyntaxError
 		if errors.As(err, &se) && se.Truncated {
 			return nil, newErr(textOff+int64(se.Offset), ErrTruncated, "fragment #%d: JSON text ends prematurely (truncated fragment)", num)
+		}
+		if se != nil && se.Depth {
+			return nil, newErr(textOff+int64(se.Offset), ErrLimit, "fragment #%d: %v", num, err)
 		}
 		return nil, newErr(textOff+int64(se.Offset), ErrFraming, "fragment #%d: invalid JSON text: %v", num, err)
 	}
@@ -42,8 +49,30 @@ func decodeFragment(text []byte, o *options, off, textOff int64, num int) (Fragm
 	return f, nil
 }
 
-// maxJSONDepth bounds JSON nesting (as encoding/json does).
-const maxJSONDepth = 10000
+// jsonDepth is the JSON nesting allowed with field classes nested maxDepth
+// deep: a structure member adds three JSON levels (member-classes array,
+// member object, field-class object), and a field class's own properties
+// (mappings, attributes) a few more.
+func jsonDepth(maxDepth int) int { return 3*maxDepth + 8 }
+
+// Memory budget of decoded JSON values: MemoryPerInputByte bytes per byte
+// of JSON text read, plus MemoryBase, and never more than Limits.MaxMemory.
+const (
+	MemoryPerInputByte = 32
+	MemoryBase         = 1 << 20
+)
+
+const budgetRule = "the budget is 32 bytes per byte of JSON text read + 1 MiB, at most Limits.MaxMemory"
+
+// newBudget returns bud (or a new budget) with its limit set for read bytes
+// of JSON text read so far.
+func newBudget(l *Limits, bud *memBudget, read int64) *memBudget {
+	if bud == nil {
+		bud = new(memBudget)
+	}
+	bud.limit = min(l.MaxMemory, MemoryPerInputByte*read+MemoryBase)
+	return bud
+}
 
 // decoder converts a generic JSON value into typed values. The first error
 // wins; the path names where it is.
@@ -71,13 +100,13 @@ func (d *decoder) fail(msg string, args ...any) {
 	}
 	where := sb.String()
 	if where != "" {
-		where = " " + where
+		where = " " + where + ":"
 	}
 	kind := d.kind
 	if kind != "" {
 		kind = " (" + kind + ")"
 	}
-	d.err = newErr(d.off, ErrSchema, "fragment #%d%s:%s: %s", d.num, kind, where, fmt.Sprintf(msg, args...))
+	d.err = newErr(d.off, ErrSchema, "fragment #%d%s:%s %s", d.num, kind, where, fmt.Sprintf(msg, args...))
 }
 
 // pathSeg is one step of the property path, rendered ".key" or ".key[idx]".
@@ -462,7 +491,7 @@ func (d *decoder) fieldClass(v any) FieldClass {
 	defer func() { d.depth-- }()
 	if d.depth > d.o.limits.MaxDepth {
 		if d.err == nil {
-			d.err = newErr(d.off, ErrLimit, "fragment #%d: field classes nested deeper than %d", d.num, d.o.limits.MaxDepth)
+			d.err = newErr(d.off, ErrLimit, "fragment #%d: field classes nested deeper than %d (Limits.MaxDepth)", d.num, d.o.limits.MaxDepth)
 		}
 		return nil
 	}
@@ -844,11 +873,6 @@ func (d *decoder) variant(m map[string]any) *Variant {
 			} else {
 				d.fail("missing required property `selector-field-ranges`")
 			}
-			for j := range vr.Options {
-				if d.err == nil && vr.Options[j].SelectorFieldRanges.Intersects(opt.SelectorFieldRanges) {
-					d.fail("selector field ranges intersect those of option %d", j)
-				}
-			}
 			opt.FieldClass = d.fieldClassProp(om, "field-class", true)
 			vr.Options = append(vr.Options, opt)
 		}
@@ -857,7 +881,50 @@ func (d *decoder) variant(m map[string]any) *Variant {
 			return vr
 		}
 	}
+	if a, b, ok := intersectingOptions(vr.Options); ok {
+		d.pushIndex("options", b)
+		d.fail("selector field ranges intersect those of option %d", a)
+		d.pop()
+	}
 	return vr
+}
+
+// intersectingOptions finds two options whose selector field ranges
+// intersect, a < b, in O(n log n) for n ranges: it sweeps the ranges by lower
+// bound, keeping the highest upper bound seen and the highest of another
+// option than that one's.
+func intersectingOptions(opts []VariantOption) (a, b int, ok bool) {
+	type item struct {
+		r   Range
+		opt int
+	}
+	var items []item
+	for i := range opts {
+		for _, r := range opts[i].SelectorFieldRanges {
+			items = append(items, item{r, i})
+		}
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].r.Lower.Cmp(items[j].r.Lower) < 0 })
+	best, second := -1, -1 // indexes into items: highest upper, highest upper of another option
+	for k, it := range items {
+		other := best
+		if other >= 0 && items[other].opt == it.opt {
+			other = second
+		}
+		if other >= 0 && items[other].r.Upper.Cmp(it.r.Lower) >= 0 {
+			return min(it.opt, items[other].opt), max(it.opt, items[other].opt), true
+		}
+		switch {
+		case best < 0 || it.r.Upper.Cmp(items[best].r.Upper) > 0:
+			if best >= 0 && items[best].opt != it.opt {
+				second = best
+			}
+			best = k
+		case items[best].opt != it.opt && (second < 0 || it.r.Upper.Cmp(items[second].r.Upper) > 0):
+			second = k
+		}
+	}
+	return 0, 0, false
 }
 
 // sortedKeys returns m's keys in order, for deterministic messages and output.

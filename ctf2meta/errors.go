@@ -36,7 +36,8 @@ var (
 	// ErrSchema: a CTF 2 fragment or the fragment sequence violates the CTF 2
 	// metadata schema (missing/invalid property, ordering, uniqueness).
 	ErrSchema = errors.New("ctf2meta: invalid CTF 2 metadata")
-	// ErrLimit: a packet, fragment or nesting depth exceeds the Limits.
+	// ErrLimit: a packet, fragment, fragment count, nesting depth or the
+	// memory budget of decoded values exceeds the Limits.
 	ErrLimit = errors.New("ctf2meta: metadata limit exceeded")
 	// ErrClosed: a Writer or FragmentWriter is used after Close.
 	ErrClosed = errors.New("ctf2meta: writer closed")
@@ -58,14 +59,21 @@ type Limits struct {
 	// MaxFragments is the largest number of fragments in one metadata stream
 	// (default 1<<20).
 	MaxFragments int64
-	// MaxDepth is the deepest nesting of field classes and JSON values
-	// (default 64).
+	// MaxDepth is the deepest nesting of field classes (default 64). JSON
+	// values may nest 3 × MaxDepth + 8 deep (200 by default), enough for
+	// structure members (three JSON levels each) nested MaxDepth deep.
 	MaxDepth int
+	// MaxMemory caps the Go memory the decoded JSON values of one metadata
+	// stream may take, as charged per value (default 1 GiB). Whatever the
+	// cap, they may take at most MemoryPerInputByte (32) bytes per byte of
+	// JSON text read plus MemoryBase (1 MiB): a denser text, such as an
+	// attribute array of millions of one-digit numbers, fails with ErrLimit.
+	MaxMemory int64
 }
 
 // DefaultLimits returns the limits used when none are given.
 func DefaultLimits() Limits {
-	return Limits{MaxPacketBytes: 64 << 20, MaxFragmentBytes: 16 << 20, MaxFragments: 1 << 20, MaxDepth: 64}
+	return Limits{MaxPacketBytes: 64 << 20, MaxFragmentBytes: 16 << 20, MaxFragments: 1 << 20, MaxDepth: 64, MaxMemory: 1 << 30}
 }
 
 func (l Limits) withDefaults() Limits {
@@ -81,6 +89,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = d.MaxDepth
+	}
+	if l.MaxMemory <= 0 {
+		l.MaxMemory = d.MaxMemory
 	}
 	return l
 }
@@ -129,7 +140,7 @@ func WithStrict(strict bool) ReaderOption {
 // WithLimits sets the limits; zero fields keep their defaults.
 func WithLimits(l Limits) ReaderOption {
 	return func(o *options) error {
-		if l.MaxPacketBytes < 0 || l.MaxFragmentBytes < 0 || l.MaxFragments < 0 || l.MaxDepth < 0 {
+		if l.MaxPacketBytes < 0 || l.MaxFragmentBytes < 0 || l.MaxFragments < 0 || l.MaxDepth < 0 || l.MaxMemory < 0 {
 			return errors.New("ctf2meta: negative limit")
 		}
 		o.limits = l

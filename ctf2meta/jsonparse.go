@@ -14,8 +14,12 @@ import (
 // json.Number, string, bool and nil. It is a single pass, about three times
 // faster than encoding/json for metadata. Invalid UTF-8 in strings becomes
 // U+FFFD as in encoding/json; duplicate keys keep the last value.
-func parseJSON(b []byte, maxDepth int) (any, error) {
-	p := jsonParser{b: b, maxDepth: maxDepth}
+//
+// Every value is charged to bud (when not nil) what it costs in Go memory
+// (see the charge constants); parsing stops with a *jsonLimitError when the
+// budget is spent.
+func parseJSON(b []byte, maxDepth int, bud *memBudget) (any, error) {
+	p := jsonParser{b: b, maxDepth: maxDepth, bud: bud}
 	p.space()
 	v := p.value()
 	if p.err == nil {
@@ -32,9 +36,47 @@ type jsonSyntaxError struct {
 	Offset    int
 	Msg       string
 	Truncated bool
+	Depth     bool // nested deeper than allowed
 }
 
 func (e *jsonSyntaxError) Error() string { return e.Msg }
+
+// Go memory charged per decoded JSON value, in bytes: an upper estimate of
+// what the value takes (its slot in the parent slice or map, the boxed
+// value, and for arrays the parser's scratch slot), measured on amd64 with
+// Go 1.24. String and number bytes and object keys are charged on top.
+const (
+	chargeValue  = 48  // every value: its slot and scratch slot, a boxed header
+	chargeArray  = 32  // an array's slice header
+	chargeObject = 320 // an object's map: header and first group of 8 slots
+	chargeMember = 80  // each object member: its map slot, growth included
+)
+
+// memBudget counts the Go memory decoded JSON values take, as charged.
+type memBudget struct {
+	used  int64
+	limit int64
+}
+
+// jsonLimitError reports a spent memory budget at Offset in the text.
+type jsonLimitError struct {
+	Offset      int
+	Used, Limit int64
+}
+
+func (e *jsonLimitError) Error() string {
+	return fmt.Sprintf("decoded JSON values would take more than %d bytes of memory", e.Limit)
+}
+
+// smallNumbers holds the boxed json.Number values "0" to "255", shared by
+// every parse: the numbers metadata uses most (lengths, alignments, ids)
+// then cost no allocation.
+var smallNumbers = func() (t [256]any) {
+	for i := range t {
+		t[i] = json.Number(strconv.Itoa(i))
+	}
+	return t
+}()
 
 type jsonParser struct {
 	b        []byte
@@ -42,7 +84,66 @@ type jsonParser struct {
 	depth    int
 	maxDepth int
 	err      error
-	sb       []byte // scratch for strings with escapes
+	sb       []byte  // scratch for strings with escapes
+	stack    scratch // array elements, copied out at ']'
+	bud      *memBudget
+}
+
+// scratch is a stack of values kept in fixed-size chunks, so that growing
+// it never copies (an append-grown slice would allocate about five times
+// its final size along the way).
+type scratch struct {
+	chunks [][]any
+	n      int
+}
+
+const scratchChunk = 1024
+
+func (s *scratch) push(v any) {
+	c := s.n / scratchChunk
+	if c == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]any, scratchChunk))
+	}
+	s.chunks[c][s.n%scratchChunk] = v
+	s.n++
+}
+
+// pop returns the values from base on in a new slice of their exact length
+// and removes them.
+func (s *scratch) pop(base int) []any {
+	out := make([]any, s.n-base)
+	for i := range out {
+		j := base + i
+		c := s.chunks[j/scratchChunk]
+		out[i] = c[j%scratchChunk]
+		c[j%scratchChunk] = nil
+	}
+	s.n = base
+	return out
+}
+
+// drop removes the values from base on.
+func (s *scratch) drop(base int) {
+	for j := base; j < s.n; j++ {
+		s.chunks[j/scratchChunk][j%scratchChunk] = nil
+	}
+	s.n = base
+}
+
+// charge adds n bytes to the budget; it fails the parse and returns false
+// when the budget is spent.
+func (p *jsonParser) charge(n int) bool {
+	if p.bud == nil {
+		return true
+	}
+	p.bud.used += int64(n)
+	if p.bud.used > p.bud.limit {
+		if p.err == nil {
+			p.err = &jsonLimitError{Offset: p.i, Used: p.bud.used, Limit: p.bud.limit}
+		}
+		return false
+	}
+	return true
 }
 
 func (p *jsonParser) fail(msg string, args ...any) {
@@ -71,6 +172,9 @@ func (p *jsonParser) space() {
 func (p *jsonParser) value() any {
 	if p.i >= len(p.b) {
 		p.eof()
+		return nil
+	}
+	if !p.charge(chargeValue) {
 		return nil
 	}
 	switch c := p.b[p.i]; {
@@ -114,7 +218,10 @@ func (p *jsonParser) literal(word string, v any) any {
 func (p *jsonParser) enter() bool {
 	p.depth++
 	if p.depth > p.maxDepth {
-		p.fail("JSON values nested deeper than %d", p.maxDepth)
+		if p.err == nil {
+			p.err = &jsonSyntaxError{Offset: p.i, Depth: true,
+				Msg: fmt.Sprintf("JSON values nested deeper than %d (3 × Limits.MaxDepth + 8)", p.maxDepth)}
+		}
 		return false
 	}
 	return true
@@ -125,6 +232,9 @@ func (p *jsonParser) object() any {
 		return nil
 	}
 	defer func() { p.depth-- }()
+	if !p.charge(chargeObject) {
+		return nil
+	}
 	p.i++ // {
 	m := map[string]any{}
 	p.space()
@@ -143,6 +253,9 @@ func (p *jsonParser) object() any {
 			return nil
 		}
 		k := p.str()
+		if p.err != nil || !p.charge(chargeMember+len(k)) {
+			return nil
+		}
 		p.space()
 		if p.i >= len(p.b) {
 			p.eof()
@@ -182,20 +295,27 @@ func (p *jsonParser) array() any {
 		return nil
 	}
 	defer func() { p.depth-- }()
+	if !p.charge(chargeArray) {
+		return nil
+	}
 	p.i++ // [
-	a := []any{}
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == ']' {
 		p.i++
-		return a
+		return []any{}
 	}
+	// Elements gather on the shared scratch stack (nested arrays push above
+	// this one's), then move to a slice of the exact length: no append
+	// growth garbage per array.
+	base := p.stack.n
+	defer p.stack.drop(base) // on error; pop empties it on success
 	for {
 		p.space()
 		v := p.value()
 		if p.err != nil {
 			return nil
 		}
-		a = append(a, v)
+		p.stack.push(v)
 		p.space()
 		if p.i >= len(p.b) {
 			p.eof()
@@ -206,7 +326,7 @@ func (p *jsonParser) array() any {
 			p.i++
 		case ']':
 			p.i++
-			return a
+			return p.stack.pop(base)
 		default:
 			p.fail("invalid character %q after array element", p.b[p.i])
 			return nil
@@ -250,7 +370,30 @@ func (p *jsonParser) number() any {
 			return nil
 		}
 	}
-	return json.Number(p.b[start:p.i])
+	t := p.b[start:p.i]
+	if n, ok := smallDecimal(t); ok {
+		return smallNumbers[n]
+	}
+	if !p.charge(len(t)) {
+		return nil
+	}
+	return json.Number(t)
+}
+
+// smallDecimal returns the value of t when t is a plain decimal integer in
+// [0, 255] (no sign, fraction or exponent; JSON has no leading zeros).
+func smallDecimal(t []byte) (int, bool) {
+	if len(t) == 0 || len(t) > 3 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range t {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n <= 255
 }
 
 func (p *jsonParser) bad(what string) {
@@ -272,6 +415,9 @@ func (p *jsonParser) str() string {
 		case c == '"':
 			s := p.b[start:p.i]
 			p.i++
+			if !p.charge(len(s)) {
+				return ""
+			}
 			if utf8.Valid(s) {
 				return string(s)
 			}
@@ -297,6 +443,9 @@ func (p *jsonParser) strEscaped(start int) string {
 		case c == '"':
 			p.i++
 			p.sb = out
+			if !p.charge(len(out)) {
+				return ""
+			}
 			if utf8.Valid(out) {
 				return string(out)
 			}

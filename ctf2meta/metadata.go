@@ -107,6 +107,7 @@ type FragmentReader struct {
 	err     error
 	started bool
 	done    bool
+	bud     memBudget // Go memory charged for decoded JSON values
 }
 
 // NewFragmentReader returns a FragmentReader of the CTF 2 metadata stream r,
@@ -190,7 +191,10 @@ func (d *FragmentReader) Next() bool {
 		}
 		return false
 	}
-	f, err := decodeFragment(d.s.Text(), &d.o, d.s.Offset(), d.s.TextOffset(), d.s.Index())
+	// The budget grows with the JSON text read (d.s.off counts it, this
+	// fragment included) and is never refunded: decoded values are kept.
+	bud := newBudget(&d.o.limits, &d.bud, d.s.off)
+	f, err := decodeFragment(d.s.Text(), &d.o, d.s.Offset(), d.s.TextOffset(), d.s.Index(), bud)
 	if err != nil {
 		d.fail(err)
 		return false

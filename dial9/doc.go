@@ -38,13 +38,34 @@
 //
 // # Writing from many goroutines
 //
-// A Writer belongs to one goroutine. Tracers whose events come from many
-// goroutines have two ways to fill one file:
+// A Writer belongs to one goroutine. To write one stream from many, use a
+// SharedWriter (NewSharedWriter): it is safe for concurrent use and each
+// goroutine takes its own ThreadWriter (sw.Thread()), which has the typed
+// event API of a Writer (Register, Begin … End, WriteUints, WriteEvent,
+// InternString, InternStack). A ThreadWriter buffers complete events and
+// hands them to the stream in whole batches (WithBufferSize, default
+// 64 KiB), taking the SharedWriter's lock once per batch, never per event;
+// after warm-up an event costs what it costs on a Writer and allocates
+// nothing. Schemas and pools are the stream's: a schema registered on any
+// thread has one type id and its handle works on every thread, a pooled
+// content has one id, and the schema and pool frames are written to the
+// stream (under the lock, the first time a thread uses them) before any
+// batch that refers to them. Each batch's first timestamped event is
+// encoded against the stream's timestamp base when the batch joins the
+// stream (a delta, or a reset frame when the reference rule needs one), so
+// every event decodes to the timestamp it was written with.
 //
-//   - One Writer per goroutine, each writing complete streams into its own
-//     buffer (Reset between batches), the buffers appended to the file under
-//     the caller's lock: the file is a concatenation of streams, as tokio
-//     telemetry writes it. Every batch repeats its schemas and pool entries.
+// Ordering guarantees: the events of one ThreadWriter keep their order;
+// batches of different ThreadWriters interleave whole, in hand-over order;
+// timestamps across threads are therefore not sorted (readers that need
+// time order merge by timestamp). Close every ThreadWriter (it hands over
+// its last batch), then the SharedWriter.
+//
+// The other pattern, tokio telemetry's, is one Writer per goroutine, each
+// writing complete streams into its own buffer (Reset between batches),
+// the buffers appended to the file under the caller's lock: the file is a
+// concatenation of streams and every batch repeats its schemas and pool
+// entries. Readers handle both.
 //
 // # Reading
 //

@@ -26,14 +26,25 @@ type EventWriter struct {
 	base uint64
 	err  error
 	open bool // between Begin and End
+	// anchor is the Writer's anchor flag at Begin (restored with base when
+	// the event is discarded).
+	anchor bool
 }
 
 // abandon discards an event begun and not ended.
 func (e *Writer) abandon() {
 	if w := &e.ew; w.open {
 		e.buf = e.buf[:w.mark]
-		e.tsBase = w.base
+		e.restoreBase(w)
 		w.open = false
+	}
+}
+
+// restoreBase undoes what a discarded event did to the timestamp state.
+func (e *Writer) restoreBase(w *EventWriter) {
+	e.tsBase, e.anchor = w.base, w.anchor
+	if e.anchor {
+		e.tsBase = anchorBase
 	}
 }
 
@@ -43,22 +54,30 @@ func (e *Writer) abandon() {
 func (e *Writer) Begin(h Handle, ts uint64) *EventWriter {
 	e.abandon()
 	w := &e.ew
-	w.i, w.mark, w.base, w.err, w.open = 0, len(e.buf), e.tsBase, e.err, true
+	w.i, w.mark, w.base, w.err, w.open, w.anchor = 0, len(e.buf), e.tsBase, e.err, true, e.anchor
 	if w.err != nil { // a failed writer: write nothing more
 		w.t = nil
 		return w
 	}
 	if int(h.idx) >= len(e.types) || e.types[h.idx].schema.ID != h.id {
-		w.t = nil
-		w.err = fmt.Errorf("%w: handle for type %d is not registered in this stream", ErrEncode, h.id)
-		return w
+		if !e.syncTypes(h) {
+			w.t = nil
+			w.err = fmt.Errorf("%w: handle for type %d is not registered in this stream", ErrEncode, h.id)
+			return w
+		}
 	}
 	t := &e.types[h.idx]
 	w.t = t
 	if t.schema.HasTimestamp {
 		if ts < e.tsBase || ts-e.tsBase > 0xFFFFFF {
-			e.buf = append(e.buf, tagReset)
-			e.buf = binary.LittleEndian.AppendUint64(e.buf, ts)
+			if e.anchor {
+				// A ThreadWriter's first timestamped event of a batch: its
+				// delta is set when the batch joins the stream.
+				e.anchor, e.anchorAt, e.anchorTS = false, len(e.buf), ts
+			} else {
+				e.buf = append(e.buf, tagReset)
+				e.buf = binary.LittleEndian.AppendUint64(e.buf, ts)
+			}
 			e.tsBase = ts
 		}
 		d := ts - e.tsBase
@@ -83,11 +102,11 @@ func (w *EventWriter) End() error {
 	}
 	if w.err != nil {
 		e.buf = e.buf[:w.mark]
-		e.tsBase = w.base
+		e.restoreBase(w)
 		return w.err
 	}
 	if len(e.buf) >= e.flushAt {
-		return e.Flush()
+		return e.flushFull()
 	}
 	return e.err
 }
@@ -409,7 +428,7 @@ func (e *Writer) WriteUints(h Handle, ts uint64, values ...uint64) error {
 		if t.schema.ID == h.id && t.schema.HasTimestamp && len(values) == len(t.types) {
 			if e.writeUintsFast(t, h.id, ts, values) {
 				if len(e.buf) >= e.flushAt {
-					return e.Flush()
+					return e.flushFull()
 				}
 				return nil
 			}
@@ -424,12 +443,16 @@ func (e *Writer) WriteUints(h Handle, ts uint64, values ...uint64) error {
 }
 
 // writeUintsFast writes a timestamped all-integer event in one pass; it
-// leaves the stream untouched and returns false if any value does not fit.
+// leaves the stream untouched and returns false if any value does not fit
+// or the event is a ThreadWriter's anchor.
 func (e *Writer) writeUintsFast(t *encType, id uint16, ts uint64, values []uint64) bool {
 	buf := e.buf
 	mark := len(buf)
 	base := e.tsBase
 	if ts < base || ts-base > 0xFFFFFF {
+		if e.anchor {
+			return false // a ThreadWriter's anchor: Begin records it
+		}
 		buf = append(buf, tagReset)
 		buf = binary.LittleEndian.AppendUint64(buf, ts)
 		base = ts

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"log"
+	"sync"
 
 	"github.com/tracecodec/tracecodec/dial9"
 )
@@ -147,4 +148,64 @@ func ExampleNewAppendWriter() {
 	// Output:
 	// Tick 100 main
 	// Tick 250 main
+}
+
+// Write one stream from four goroutines: each takes its own ThreadWriter,
+// registers the schemas it uses (one type id for the whole stream) and
+// interns its strings (one pool for the whole stream). Events of one
+// goroutine keep their order; batches of different goroutines interleave.
+func ExampleSharedWriter() {
+	var buf bytes.Buffer
+	sw, err := dial9.NewSharedWriter(&buf)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for worker := range uint64(4) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tw, err := sw.Thread()
+			if err != nil {
+				log.Fatal(err)
+			}
+			defer tw.Close() // hands the last batch to the stream
+			poll, err := tw.Register("PollStartEvent", []dial9.FieldDef{
+				{Name: "worker_id", Type: dial9.TypeVarint},
+				{Name: "spawn_loc", Type: dial9.TypePooledString},
+			})
+			if err != nil {
+				log.Fatal(err)
+			}
+			loc := tw.InternString("src/main.rs:10:5")
+			for i := range uint64(1000) {
+				ts := 1_000_000_000 + i*1500 + worker
+				if err := tw.Begin(poll, ts).Varint(worker).PooledString(loc).End(); err != nil {
+					log.Fatal(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := sw.Close(); err != nil {
+		log.Fatal(err)
+	}
+
+	r, _ := dial9.NewBytesReader(buf.Bytes())
+	perWorker := map[uint64]int{}
+	last := map[uint64]uint64{}
+	for ev, err := range r.All() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		w := ev.Field(0).Uint()
+		if ev.Timestamp() < last[w] {
+			log.Fatal("a worker's events out of order")
+		}
+		last[w] = ev.Timestamp()
+		perWorker[w]++
+	}
+	fmt.Println(perWorker, "schemas:", r.SchemaByID(0).Name, r.SchemaByID(1) == nil)
+	// Output:
+	// map[0:1000 1:1000 2:1000 3:1000] schemas: PollStartEvent true
 }

@@ -41,7 +41,9 @@ type encType struct {
 //
 // Output is buffered; call Flush (or Close) at the end. After warm-up
 // (schemas registered, interned contents seen) writing an event does not
-// allocate. A Writer is not safe for concurrent use.
+// allocate. A Writer is not safe for concurrent use: to write one stream
+// from many goroutines, use a SharedWriter and a ThreadWriter per
+// goroutine.
 type Writer struct {
 	w      io.Writer
 	buf    []byte
@@ -58,6 +60,19 @@ type Writer struct {
 	flushAt int  // buffered bytes that trigger a write (WithBufferSize)
 	closed  bool // Close was called: err is ErrClosed
 
+	// A ThreadWriter's Writer: registrations and pool misses go to the
+	// shared stream, a full buffer is handed to it as a batch, and the
+	// batch's first timestamped event (the anchor) is encoded against the
+	// stream's base when the batch joins the stream (SharedWriter.append).
+	shared *SharedWriter
+	// While anchor is set, tsBase is anchorBase, so that the next
+	// timestamped event takes the (rare) reset branch, which records it as
+	// the anchor instead of writing a reset frame: the plain Writer's hot
+	// path pays nothing for it. ThreadWriter moves the one timestamp that
+	// would not take that branch (anchorBase itself) out of the way.
+	anchor   bool   // no timestamped event in buf yet: the next one is the anchor
+	anchorAt int    // offset in buf of the anchor's event frame (when !anchor)
+	anchorTS uint64 // the anchor's timestamp
 }
 
 // SchemaOption adjusts a registration (Writer.Register,
@@ -251,6 +266,9 @@ func (e *Writer) Flush() error {
 	if e.err != nil {
 		return e.err
 	}
+	if e.shared != nil {
+		return e.shared.append(e, true)
+	}
 	if len(e.buf) > 0 {
 		if _, err := e.w.Write(e.buf); err != nil {
 			e.err = err
@@ -297,6 +315,18 @@ func (e *Writer) maybeFlush() error {
 	return e.err
 }
 
+// anchorBase is a ThreadWriter's tsBase while it waits for its anchor.
+const anchorBase = math.MaxUint64
+
+// flushFull writes (a ThreadWriter: hands over) a buffer that reached the
+// flush size after an event.
+func (e *Writer) flushFull() error {
+	if e.shared != nil {
+		return e.shared.append(e, false)
+	}
+	return e.Flush()
+}
+
 // Register registers a schema and returns its handle. The first
 // registration of a name writes the schema frame (and an annotations frame
 // if any). Registering the same name with the same fields again returns the
@@ -319,6 +349,9 @@ func (e *Writer) Register(name string, fields []FieldDef, opts ...SchemaOption) 
 			return Handle{}, fmt.Errorf("%w: %q is already registered as type %d with a different layout", ErrSchemaConflict, name, t.schema.ID)
 		}
 		return Handle{idx: idx, id: t.schema.ID}, nil
+	}
+	if e.shared != nil {
+		return e.shared.register(e, name, fields, opts)
 	}
 	if len(name) > math.MaxUint16 || len(fields) > math.MaxUint16 {
 		return Handle{}, fmt.Errorf("%w: schema %q: name or field count over 65535", ErrLimit, name)
@@ -435,6 +468,9 @@ func (e *Writer) internString(h uint64, b []byte) uint32 {
 		}
 		return 0
 	}
+	if e.shared != nil {
+		return e.shared.intern(e, h, b, false, nil)
+	}
 	id := e.strs.next
 	e.strs.next++
 	e.strs.add(h, b, id)
@@ -454,6 +490,9 @@ func (e *Writer) InternStack(frames []uint64) uint32 {
 	h := hashStack(frames)
 	if id, ok := e.stacks.find(h, frames); ok || e.err != nil {
 		return id
+	}
+	if e.shared != nil {
+		return e.shared.intern(e, h, nil, true, frames)
 	}
 	id := e.stacks.next
 	e.stacks.next++

@@ -17,13 +17,17 @@ import (
 
 func init() {
 	register(&format{
-		name:     "atf",
-		validate: atfValidate,
-		stats:    atfStats,
-		dump:     atfDump,
-		merge:    atfMerge,
-		convert:  atfConvert,
-		sample:   atfSample,
+		name: "atf",
+		validate: func(in *input) (string, error) {
+			s, _, err := atfValidate(in)
+			return s, err
+		},
+		check:   atfValidate,
+		stats:   atfStats,
+		dump:    atfDump,
+		merge:   atfMerge,
+		convert: atfConvert,
+		sample:  atfSample,
 	})
 }
 
@@ -172,34 +176,41 @@ func (v *atfView) timeRange() (first, last uint64, ok bool) {
 	return v.all().TimeRange()
 }
 
-// atfValidate opens the input, checks non-zero checksums and, for threads,
-// that forward and back links agree.
-func atfValidate(in *input) (string, error) {
+// atfValidate opens the input, checks non-zero checksums and lists its
+// problems (atf's Check: recovered files, dropped bytes, header and footer
+// fields that disagree with the file, dangling, orphaned and broken links,
+// thread folders left out of a session).
+func atfValidate(in *input) (string, []string, error) {
 	v, err := atfOpen(in)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer v.Close()
 	if v.detail != nil {
 		if _, err := v.detail.VerifyChecksum(); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	for _, t := range v.threads {
 		if _, err := t.Index.VerifyChecksum(); err != nil {
-			return "", atfThreadErr(v, t, err)
+			return "", nil, atfThreadErr(v, t, err)
 		}
 		if t.Detail != nil {
 			if _, err := t.Detail.VerifyChecksum(); err != nil {
-				return "", atfThreadErr(v, t, err)
+				return "", nil, atfThreadErr(v, t, err)
 			}
 		}
-		if v.loneIndex {
-			continue
+	}
+	ps, err := v.check()
+	if err != nil {
+		return "", nil, err
+	}
+	problems := make([]string, len(ps))
+	for i, p := range ps {
+		if p.Corrupt { // what no crash explains fails validate, as an error
+			return "", nil, errors.New(p.String())
 		}
-		if err := t.CheckLinks(); err != nil {
-			return "", atfThreadErr(v, t, err)
-		}
+		problems[i] = p.String()
 	}
 	events, details, discarded := v.counts()
 	summary := fmt.Sprintf("%d threads, %d events, %d detail events", len(v.threads), events, details)
@@ -210,7 +221,7 @@ func atfValidate(in *input) (string, error) {
 		var links uint64
 		for e, err := range v.threads[0].Index.All() {
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 			if e.HasDetail() {
 				links++
@@ -223,7 +234,47 @@ func atfValidate(in *input) (string, error) {
 	if v.recovered() {
 		summary += fmt.Sprintf("; recovered without footer, %d bytes discarded", discarded)
 	}
-	return summary, nil
+	if len(ps) > 0 {
+		summary += fmt.Sprintf("; %d problems", len(ps))
+	}
+	return summary, problems, nil
+}
+
+// check lists the input's problems: a session's or thread's with every link
+// walked, a lone index or detail file's own (its links cannot be followed).
+func (v *atfView) check() ([]atf.Problem, error) {
+	switch {
+	case v.detail != nil:
+		return v.detail.Problems(), nil
+	case v.loneIndex:
+		return v.threads[0].Index.Problems(), nil
+	case v.session != nil:
+		return v.session.Check()
+	}
+	var ps []atf.Problem
+	for _, t := range v.threads {
+		tp, err := t.Check()
+		ps = append(ps, tp...)
+		if err != nil {
+			return ps, atfThreadErr(v, t, err)
+		}
+	}
+	return ps, nil
+}
+
+// problems is check without the link walk (what opening found), for stats.
+func (v *atfView) problems() []atf.Problem {
+	switch {
+	case v.detail != nil:
+		return v.detail.Problems()
+	case v.session != nil:
+		return v.session.Problems()
+	}
+	var ps []atf.Problem
+	for _, t := range v.threads {
+		ps = append(ps, t.Problems()...)
+	}
+	return ps
 }
 
 // atfThreadErr names the thread folder when the input holds several.
@@ -258,6 +309,7 @@ func atfStats(in *input) (statList, error) {
 		{"last_ns", lastV},
 		{"recovered", v.recovered()},
 		{"discarded_bytes", discarded},
+		{"problems", len(v.problems())},
 	}
 	if in.Size() > 0 && events > 0 {
 		st = append(st, stat{"bytes_per_event", ratio(float64(in.Size()), float64(events))})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -99,7 +100,7 @@ func TestATFValidateFindsBrokenLinks(t *testing.T) {
 	copy(b[64+28:], []byte{0xff, 0xff, 0xff, 0xff})
 	os.WriteFile(p, b, 0o644)
 	code, _, errOut := run(t, nil, "validate", dir)
-	if code != exitInvalid || !strings.Contains(errOut, "links back") {
+	if code != exitInvalid || !strings.Contains(errOut, "(broken-link)") {
 		t.Errorf("broken link: exit %d %q", code, errOut)
 	}
 	// A flipped event byte fails the footer checksum our writer stores by default.
@@ -372,8 +373,9 @@ func TestATFLoneIndexOpensSiblingDetail(t *testing.T) {
 	}
 	// The crashed thread's index.atf finds its footerless detail.atf too.
 	cp := vectortest.Path(t, "atf", atfCrash, "pid_23456", "thread_1", "index.atf")
-	if code, out, _ := run(t, nil, "validate", cp); code != exitOK || !strings.HasPrefix(out, "ok (1 threads, 3 events, 2 detail events; recovered") {
-		t.Errorf("crash validate: exit %d %q", code, out)
+	if code, out, errOut := run(t, nil, "validate", cp); code != exitOK || !strings.HasPrefix(out, "ok (1 threads, 3 events, 2 detail events; recovered") ||
+		!strings.Contains(out, "; 2 problems") || strings.Count(errOut, cp+": warning: ") != 2 || !strings.Contains(errOut, "thread_1/detail.atf: offset 336: no valid footer") {
+		t.Errorf("crash validate: exit %d %q %q", code, out, errOut)
 	}
 	if _, out, _ := run(t, nil, "dump", cp); strings.Count(out, "detail_type=") != 2 {
 		t.Errorf("crash dump:\n%s", out)
@@ -407,7 +409,58 @@ func TestATFLoneIndexOpensSiblingDetail(t *testing.T) {
 	}
 	d[64+8]++ // first record's index_seq: 1 → 2
 	os.WriteFile(filepath.Join(dir, "detail.atf"), d, 0o644)
-	if code, _, errOut := run(t, nil, "validate", lone); code != exitInvalid || !strings.Contains(errOut, "links back") {
+	if code, _, errOut := run(t, nil, "validate", lone); code != exitInvalid || !strings.Contains(errOut, "(broken-link)") {
 		t.Errorf("broken back link: exit %d %q", code, errOut)
+	}
+}
+
+// TestATFValidateReportsLies: a lying footer_offset and a full disk's
+// dangling links are warnings with offsets, never a silent ok; a clean
+// session has none.
+func TestATFValidateReportsLies(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pid_1")
+	sw, err := atf.CreateSessionDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, _ := sw.Thread(0)
+	for i := range 10 {
+		var p []byte
+		if i%2 == 0 {
+			p = []byte("args")
+		}
+		tw.Write(uint64(100+i), 1, atf.KindCall, 1, p)
+	}
+	if err := sw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, nil, "validate", dir); code != exitOK || errOut != "" || strings.Contains(out, "problems") {
+		t.Fatalf("clean session: %d %q %q", code, out, errOut)
+	}
+	ip := filepath.Join(dir, "thread_0", "index.atf")
+	b, _ := os.ReadFile(ip)
+	binary.LittleEndian.PutUint64(b[40:], 1<<62) // footer_offset
+	os.WriteFile(ip, b, 0o644)
+	// The detail file lost its last two records (and footer): a full disk.
+	dp := filepath.Join(dir, "thread_0", "detail.atf")
+	d, _ := os.ReadFile(dp)
+	os.WriteFile(dp, d[:atf.HeaderSize+3*(atf.DetailEventHeaderSize+4)], 0o644)
+	code, out, errOut := run(t, nil, "validate", dir)
+	if code != exitOK || !strings.Contains(out, "1 threads, 10 events, 3 detail events") {
+		t.Errorf("validate: %d %q", code, out)
+	}
+	for _, want := range []string{
+		"thread_0/index.atf: offset 40: footer_offset 4611686018427387904 is past the end of the 448-byte file; the footer is at 384 (header-mismatch)",
+		"thread_0/detail.atf: offset 28: the header counts 5 records (140 bytes), the file holds 3 and no valid footer: 2 lost (header-mismatch)",
+		"thread_0/index.atf: offset 284: 2 index events link to detail records that do not exist: detail.atf holds 3 records (its writer did not finish: the tail was lost) (dangling-link)",
+		"thread_0/detail.atf: offset 148: no valid footer",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("warnings %q lack %q", errOut, want)
+		}
+	}
+	// stats counts what opening found (the links are walked by validate).
+	if _, out, _ := run(t, nil, "stats", "--json", dir); !strings.Contains(out, `"problems":3`) {
+		t.Errorf("stats: %s", out)
 	}
 }

@@ -20,6 +20,10 @@ package main
 //	2.0-37         37-byte headers with version 2.0 (LTTng kernel ring buffer)
 //	size=N         total packet size in bytes (default 4096)
 //
+// TSDL content in version-2.0 headers (2.0, 2.0-37) is refused unless
+// --force: babeltrace 2.0 accepts only version 1.8 packets, and 2.1 reads
+// version-2.0 packets as CTF 2, so both reject such a file.
+//
 // The packet UUID is the input's packet UUID, else the CTF 2 preamble uuid,
 // else the TSDL trace uuid, else zero.
 
@@ -378,7 +382,10 @@ func ctfWriteJSON(w *bufio.Writer, v any) error {
 
 var ctfTSDLUUID = regexp.MustCompile(`uuid\s*=\s*"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"`)
 
-func ctfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
+// errCTFTSDLInV20 refuses TSDL text in version-2.0 packet headers.
+var errCTFTSDLInV20 = errors.New("TSDL (CTF 1.8) text in version-2.0 packet headers: babeltrace 2.0 and 2.1 reject such packets; use packetized,1.8, or --force to write them anyway")
+
+func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 	target, optStr, _ := strings.Cut(to, ",")
 	switch target {
 	case "plain":
@@ -436,6 +443,9 @@ func ctfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 				return fmt.Errorf("packetized: unknown option %q (want le, be, 1.8, 2.0, 2.0-37, size=N)", opt)
 			}
 		}
+	}
+	if m.meta == nil && layout != ctf2meta.LayoutCTF18 && !co.Force {
+		return errCTFTSDLInV20
 	}
 	plain := m.plain
 	if m.leading > 0 {

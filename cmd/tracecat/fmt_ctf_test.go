@@ -152,6 +152,42 @@ func TestCTFConvertRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCTFConvertTSDLInV20Headers: babeltrace 2.0 and 2.1 reject TSDL text
+// in version-2.0 packets, so convert refuses to write them unless --force.
+func TestCTFConvertTSDLInV20Headers(t *testing.T) {
+	dir := t.TempDir()
+	for _, src := range []string{
+		vectortest.Path(t, "ctf", "lttng-2.13.9-ust-ctf1.8-packetized-1pkt/trace/metadata"), // packetized TSDL
+		vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext/trace/metadata"),       // plain TSDL
+	} {
+		for _, to := range []string{"packetized,2.0", "packetized,2.0-37", "packetized,be,2.0,size=1024"} {
+			pk := filepath.Join(dir, "pk")
+			os.Remove(pk)
+			code, _, errb := run(t, nil, "convert", "--to", to, src, pk)
+			if code != exitInvalid || !strings.Contains(errb, "babeltrace 2.0 and 2.1 reject such packets") || !strings.Contains(errb, "--force") {
+				t.Errorf("%s %s: exit %d, %q", src, to, code, errb)
+			}
+			if _, err := os.Stat(pk); err == nil {
+				t.Errorf("%s %s: output written although refused", src, to)
+			}
+			if code, _, errb := run(t, nil, "convert", "--force", "--to", to, src, pk); code != exitOK {
+				t.Errorf("%s %s --force: exit %d, %s", src, to, code, errb)
+			}
+			if code, out, _ := run(t, nil, "stats", "--json", pk); code != exitOK || !strings.Contains(out, `"header_version":"2.0"`) || !strings.Contains(out, `"version":"1.8"`) {
+				t.Errorf("%s %s --force: stats %s", src, to, out)
+			}
+		}
+		// Metadata holds no events: it does not convert to a viewer's format.
+		if code, _, errb := run(t, nil, "convert", "--to", "chrome", src, filepath.Join(dir, "c.json")); code != exitInvalid || !strings.Contains(errb, "ctf converts to plain or packetized") {
+			t.Errorf("%s chrome: exit %d, %q", src, code, errb)
+		}
+		// TSDL in 1.8 headers, the default, needs no --force.
+		if code, _, errb := run(t, nil, "convert", "--to", "packetized", src, filepath.Join(dir, "ok")); code != exitOK {
+			t.Errorf("%s packetized: %s", src, errb)
+		}
+	}
+}
+
 func TestCTFSample(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "sample.ctf-metadata")

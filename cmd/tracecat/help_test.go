@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -143,5 +145,47 @@ func TestEditDistance(t *testing.T) {
 	}
 	if suggestCommand("stat") != "stats" || suggestCommand("zzzzzz") != "" {
 		t.Error("suggestions")
+	}
+}
+
+// TestConvertCTFToChromeExplains: the README says CTF metadata does not open
+// in a trace viewer; the tool says why and writes nothing.
+func TestConvertCTFToChromeExplains(t *testing.T) {
+	dir := t.TempDir()
+	in, out := dir+"/metadata", dir+"/out.json"
+	if code, _, e := run(t, nil, "sample", "ctf", in); code != exitOK {
+		t.Fatal(e)
+	}
+	code, _, errOut := run(t, nil, "convert", "--to", "chrome", in, out)
+	if code != exitInvalid || !strings.Contains(errOut, "no Chrome trace form") {
+		t.Errorf("exit %d %q", code, errOut)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files left: %v", entries)
+	}
+}
+
+// TestEventFormatsConvertToChrome pins the README's claim: ATF, dial9, WTF
+// and CDT traces convert to Chrome trace-event JSON a viewer opens.
+func TestEventFormatsConvertToChrome(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"atf", "cdt", "dial9", "wtf"} {
+		in, out := dir+"/sample."+f, dir+"/"+f+".json"
+		if code, _, e := run(t, nil, "sample", f, in); code != exitOK {
+			t.Fatalf("%s: %s", f, e)
+		}
+		if code, _, e := run(t, nil, "convert", "--to", "chrome", in, out); code != exitOK {
+			t.Fatalf("%s: exit %d %s", f, code, e)
+		}
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			TraceEvents []map[string]any `json:"traceEvents"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil || len(doc.TraceEvents) < 2 {
+			t.Errorf("%s: %v, %d trace events", f, err, len(doc.TraceEvents))
+		}
 	}
 }

@@ -64,6 +64,10 @@ type format struct {
 	merge func(in *input, w *bufio.Writer, o dumpOptions) error
 	// sample writes a small valid trace of this format, for trying the tool.
 	sample func(out io.Writer) error
+	// check, when set, is used by validate instead of validate: problems
+	// lists what the input lost, recovered or contradicts about itself (one
+	// line each, printed as warnings; none means clean).
+	check func(in *input) (summary string, problems []string, err error)
 }
 
 var formats = map[string]*format{}
@@ -101,6 +105,7 @@ type diffOptions struct {
 
 type convertOptions struct {
 	Fields []string // --fields: numeric fields for counter tracks (CDT → chrome)
+	Force  bool     // --force: write output the format's readers are known to reject (CTF)
 }
 
 // cli carries the streams and the run's context so tests can run commands
@@ -276,12 +281,21 @@ func (c *cli) cmdValidate(args []string) int {
 	if err != nil {
 		return c.fail(pos[0], err)
 	}
-	if f.validate == nil {
+	if f.validate == nil && f.check == nil {
 		return c.fail(pos[0], fmt.Errorf("validate is not supported for %s", f.name))
 	}
-	summary, err := f.validate(in)
+	var summary string
+	var problems []string
+	if f.check != nil {
+		summary, problems, err = f.check(in)
+	} else {
+		summary, err = f.validate(in)
+	}
 	if err != nil {
 		return c.fail(pos[0], err)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(c.stderr, "%s: warning: %s\n", pos[0], p)
 	}
 	if summary != "" {
 		fmt.Fprintf(c.stdout, "ok (%s)\n", summary)
@@ -435,6 +449,7 @@ func (c *cli) cmdConvert(args []string) int {
 	fs := c.flags("convert")
 	to := fs.String("to", "", "target `FORMAT`: chrome (ATF, dial9, WTF, CDT); json, json-partial, json-events or binary (WTF); plain or packetized[,le|be][,1.8|2.0|2.0-37][,size=N] (CTF metadata) (required)")
 	fields := fs.String("fields", "", "comma-separated numeric checkpoint `FIELDS` drawn as counter tracks (CDT to chrome) (default: the built-in set)")
+	force := fs.Bool("force", false, "write output the format's readers are known to reject (CTF: TSDL text in version-2.0 packet headers, which babeltrace 2.0 and 2.1 refuse)")
 	pos, code, ok := c.parse(fs, args, 2, 2)
 	if !ok {
 		return code
@@ -449,7 +464,12 @@ func (c *cli) cmdConvert(args []string) int {
 	if f.convert == nil {
 		return c.fail(pos[0], fmt.Errorf("convert is not supported for %s", f.name))
 	}
-	var o convertOptions
+	if f.name == "ctf" && *to == "chrome" {
+		// Before creating OUT: CTF metadata describes a trace's streams and
+		// events; it holds no events to draw.
+		return c.fail(pos[0], errors.New("CTF metadata holds no events, so it has no Chrome trace form: convert it --to plain or --to packetized"))
+	}
+	o := convertOptions{Force: *force}
 	if *fields != "" {
 		o.Fields = strings.Split(*fields, ",")
 	}

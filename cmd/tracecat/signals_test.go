@@ -81,7 +81,7 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 	bin := buildTracecat(t)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "big.dial9.bin")
-	writeLargeDial9(t, in, 4_000_000)
+	writeLargeDial9(t, in, 2_000_000)
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int

@@ -20,22 +20,27 @@ import (
 )
 
 func main() {
-	dir := ""
-	if len(os.Args) > 1 {
-		dir = os.Args[1]
-	} else {
-		d, err := os.MkdirTemp("", "atf-session-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
-	if err := run(dir, os.Stdout); err != nil {
+	if err := runArgs(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "atf-session:", err)
 		os.Exit(1)
 	}
+}
+
+// runArgs records under the folder given, or under a temporary folder it
+// removes at the end.
+func runArgs(args []string, out io.Writer) error {
+	if len(args) > 1 {
+		return fmt.Errorf("usage: atf-session [DIR]")
+	}
+	if len(args) == 1 {
+		return run(args[0], out)
+	}
+	dir, err := os.MkdirTemp("", "atf-session-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	return run(dir, out)
 }
 
 const workers = 4

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -20,5 +21,25 @@ func TestRun(t *testing.T) {
 	}
 	if !strings.Contains(lines[1], "thread 0  CALL") || !strings.Contains(out.String(), "compute  [x0=31]") {
 		t.Errorf("timeline:\n%s", out.String())
+	}
+}
+
+// TestNoArguments: "go run ./examples/atf-session" works as it is and leaves
+// no folder behind.
+func TestNoArguments(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var out bytes.Buffer
+	if err := runArgs(nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "4 threads, 24 events, 8 detail events") {
+		t.Errorf("output %q", out.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	if err := runArgs([]string{"a", "b"}, &out); err == nil {
+		t.Error("two arguments accepted")
 	}
 }

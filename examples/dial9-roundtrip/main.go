@@ -3,6 +3,9 @@
 // the streaming decoder and prints per-event-type counts and a few events.
 //
 //	go run ./examples/dial9-roundtrip [OUT.bin.gz]
+//
+// Without OUT the trace is written to a temporary folder that is removed at
+// the end.
 package main
 
 import (
@@ -18,13 +21,25 @@ import (
 )
 
 func main() {
-	out := filepath.Join(os.TempDir(), "dial9-roundtrip.bin.gz")
-	if len(os.Args) > 1 {
-		out = os.Args[1]
-	}
-	if err := run(out, os.Stdout); err != nil {
+	if err := runArgs(os.Args[1:], os.Stdout); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// runArgs writes to the path given, or into a temporary folder it removes.
+func runArgs(args []string, stdout io.Writer) error {
+	if len(args) > 1 {
+		return fmt.Errorf("usage: dial9-roundtrip [OUT.bin.gz]")
+	}
+	if len(args) == 1 {
+		return run(args[0], stdout)
+	}
+	dir, err := os.MkdirTemp("", "dial9-roundtrip-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	return run(filepath.Join(dir, "trace.bin.gz"), stdout)
 }
 
 func run(path string, stdout io.Writer) error {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -20,5 +22,25 @@ PollStartEvent: 2000 events
 `
 	if out.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// TestNoArguments: "go run ./examples/dial9-roundtrip" works as it is and
+// leaves no file behind.
+func TestNoArguments(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var out bytes.Buffer
+	if err := runArgs(nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out.String(), "PollStartEvent: 2000 events\n2 streams\n") {
+		t.Errorf("output %q", out.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	if err := runArgs([]string{"a", "b"}, &out); err == nil {
+		t.Error("two arguments accepted")
 	}
 }
