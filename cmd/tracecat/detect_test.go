@@ -102,7 +102,7 @@ func TestDetectVectorFolders(t *testing.T) {
 			t.Errorf("%s: got %q want %q", rel, got, want)
 		}
 	}
-		// A folder that is no trace is walked: its trace files each get a line,
+	// A folder that is no trace is walked: its trace files each get a line,
 	// then a summary; files that are no trace are counted as skipped.
 	for rel, want := range map[string]struct {
 		summary string
