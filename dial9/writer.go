@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // defaultFlushSize is the buffered size at which a Writer writes to its
@@ -216,13 +217,11 @@ func NewAppendWriter(w io.Writer, r *Reader, opts ...Option) (*Writer, error) {
 		}
 	}
 	// Deterministic: for a content present under several ids, keep the lowest.
-	ids := make([]uint32, 0, len(d.strPool))
-	for id := range d.strPool {
-		ids = append(ids, id)
-	}
-	sortU32(ids)
+	ids := make([]uint32, 0, d.strs.len())
+	d.strs.each(func(id uint32, _ []byte) { ids = append(ids, id) })
+	slices.Sort(ids)
 	for _, id := range ids {
-		s := d.strPool[id]
+		s, _ := d.strs.get(id)
 		h := xxhashBytes(s)
 		if _, ok := e.strs.find(h, s); !ok {
 			e.strs.add(h, s, id)
@@ -232,12 +231,11 @@ func NewAppendWriter(w io.Writer, r *Reader, opts ...Option) (*Writer, error) {
 		}
 	}
 	ids = ids[:0]
-	for id := range d.stackPool {
-		ids = append(ids, id)
-	}
-	sortU32(ids)
+	d.stacks.each(func(id uint32, _ []byte) { ids = append(ids, id) })
+	slices.Sort(ids)
 	for _, id := range ids {
-		frames := d.stackPool[id].AppendTo(nil)
+		b, _ := d.stacks.get(id)
+		frames := Stack{b}.AppendTo(nil)
 		h := hashStack(frames)
 		if _, ok := e.stacks.find(h, frames); !ok {
 			e.stacks.add(h, frames, id)
@@ -248,14 +246,6 @@ func NewAppendWriter(w io.Writer, r *Reader, opts ...Option) (*Writer, error) {
 	}
 	e.tsBase = d.tsBase
 	return e, nil
-}
-
-func sortU32(a []uint32) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // Flush writes the buffered bytes to the writer (a ThreadWriter's: hands

@@ -283,22 +283,23 @@ func (r *Reader) Format() string { return r.det.Format }
 // Recovered reports whether the input is a trace whose writer did not finish
 // it and whose complete part is being read: an ATF index without a valid
 // footer (torn tail discarded), a CDT file without footer or trailer (the
-// complete chunks, read forward). For CDT it is known once Next has returned
-// false.
+// complete chunks, found by a forward scan), a WTF file whose last chunk is
+// torn (known once Next has returned false).
 func (r *Reader) Recovered() bool {
 	switch s := r.src.(type) {
 	case *cdtSource:
 		return s.recovered()
 	case *atfSource:
 		return s.session.Recovered()
+	case *wtfSource:
+		return s.recovered()
 	}
 	return false
 }
 
 // Underlying returns the codec reader behind r, for what the uniform model
 // does not cover: a *dial9.Reader, an *atf.Session (a folder-less one for a
-// single index file or thread), a *wtfcff.Reader, or a *cdt.File (a forward *cdt.Reader for a CDT
-// trace without footer).
+// single index file or thread), a *wtfcff.Reader, or a *cdt.File.
 func (r *Reader) Underlying() any { return r.src.underlying() }
 
 // Next advances to the next event; it returns false at the end of the input

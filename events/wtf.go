@@ -34,8 +34,9 @@ type wtfSource struct {
 
 func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func() error) (source, error) {
 	// The reader picks the container (binary, JSON, legacy) by the first
-	// bytes; damaged files named .wtf-trace get its error.
-	src, err := wtfcff.NewReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 256<<10))
+	// bytes; damaged files named .wtf-trace get its error. A torn last chunk
+	// is read as far as it goes (Reader.Recovered reports it).
+	src, err := wtfcff.NewReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 256<<10), wtfcff.WithRecovery())
 	if err != nil {
 		return nil, err
 	}
@@ -190,3 +191,6 @@ func (s *wtfSource) appendRecord(b []byte) []byte {
 	b = AppendJSONString(b, s.cur.Name())
 	return append(b, '}')
 }
+
+// recovered reports a binary file whose last chunk is torn.
+func (s *wtfSource) recovered() bool { return s.chunks.Recovery().Torn }

@@ -273,6 +273,7 @@ func (d *Decoder) Next() bool {
 			// The input was cut inside this record: the records before it
 			// are what the torn chunk salvages.
 			d.torn.DroppedRecordBytes = int64(len(d.buf) - d.pos)
+			d.torn.cut = d.pos
 			d.err, d.pos = nil, len(d.buf)
 		}
 		return false

@@ -263,6 +263,8 @@ type EventType struct {
 	// scalarOnly: every argument takes one slot, so records have a fixed
 	// size and argument offsets need no per-record table.
 	scalarOnly bool
+	// owner is the Writer that defined the type (nil for decoded types).
+	owner *Writer
 }
 
 // IsScope reports whether events of this type open a scope (class 1).

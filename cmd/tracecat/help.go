@@ -141,7 +141,7 @@ Exit 0 when the traces agree, 1 when they diverge or cannot be read.`,
 			run:      (*cli).cmdBisect,
 		},
 		{
-			name: "convert", args: "--to FORMAT IN OUT", summary: "to Chrome trace JSON, WTF JSON/binary, CTF plain/packetized",
+			name: "convert", args: "--to FORMAT [--fields LIST] [--force] IN OUT", summary: "to Chrome trace JSON, WTF JSON/binary, CTF plain/packetized",
 			doc: `Converts IN into OUT ("-" for standard output). OUT is written under a temporary
 name beside it and renamed when complete; an interrupt (Ctrl-C) removes it.
 
@@ -169,7 +169,7 @@ the other commands on. OUT is written under a temporary name and renamed.`,
 stats on each, printing the commands as it goes. Without DIR it uses a new temporary
 folder and removes it at the end (or on an interrupt); a DIR that demo had to create
 is removed on an interrupt too.`,
-			examples: []string{"tracecat demo /tmp/tracecat-demo"},
+			examples: []string{"tracecat demo tracecat-demo"},
 			run:      (*cli).cmdDemo,
 		},
 		{

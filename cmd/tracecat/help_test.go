@@ -189,3 +189,19 @@ func TestEventFormatsConvertToChrome(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpExamplesParse runs every example (in a temporary folder, on files
+// that mostly do not exist): none may be a usage error, so the flags and
+// argument counts the help shows are ones the command accepts.
+func TestHelpExamplesParse(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, cmd := range commands {
+		for _, ex := range cmd.examples {
+			ex, _, _ = strings.Cut(ex, "#")
+			args := strings.Fields(ex)[1:]
+			if code, _, errOut := run(t, nil, args...); code == exitUsage {
+				t.Errorf("%q: usage error: %s", ex, errOut)
+			}
+		}
+	}
+}

@@ -9,7 +9,7 @@
 //	tracecat diff [--json] [--tick-start TICK] [--tick-end TICK] A.cdt B.cdt
 //	tracecat bisect [--window-before N] [--window-after N] A.cdt B.cdt
 //	tracecat merge [--json] SESSION_DIR
-//	tracecat convert --to FORMAT IN OUT
+//	tracecat convert --to FORMAT [--fields LIST] [--force] IN OUT
 //	tracecat sample FORMAT OUT
 //	tracecat demo [DIR]
 //	tracecat version
@@ -480,7 +480,7 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 	if op == nil {
 		return c.fail(pos[0], fmt.Errorf("%s is not supported for %s", name, f.name))
 	}
-	w := bufio.NewWriterSize(ctxWriter{c.context(), c.stdout}, 64<<10)
+	w := bufio.NewWriterSize(ctxWriter{newStopCheck(c.context()), c.stdout}, 64<<10)
 	err = op(in, w, o)
 	if ferr := w.Flush(); err == nil && ferr != nil && !errors.Is(ferr, errBrokenPipe) {
 		err = ferr
@@ -572,7 +572,7 @@ func (c *cli) cmdConvert(args []string) int {
 	if f.name == "ctf" && *to == "chrome" {
 		// Before creating OUT: CTF metadata describes a trace's streams and
 		// events; it holds no events to draw.
-		return c.fail(pos[0], errors.New("CTF metadata holds no events, so it has no Chrome trace form: convert it --to plain or --to packetized"))
+		return c.fail(pos[0], errors.New("CTF metadata holds no events, so it has no Chrome trace form: ctf converts to plain or packetized"))
 	}
 	o := convertOptions{Force: *force}
 	if *fields != "" {

@@ -16,7 +16,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tracecodec/tracecodec/cdt"
 	"github.com/tracecodec/tracecodec/internal/ferr"
+	"github.com/tracecodec/tracecodec/wtfcff"
 )
 
 // job is one input found among the arguments.
@@ -249,8 +251,13 @@ func validateInput(in *input, f *format, strict bool) (summary string, problems,
 		if r, err := openEvents(in); err == nil {
 			for r.Next() {
 			}
-			if r.Err() == nil && r.Recovered() && f.name == "cdt" {
-				losses = append(losses, "no footer or trailer: only the complete chunks were read")
+			if r.Err() == nil && r.Recovered() {
+				switch u := r.Underlying().(type) {
+				case *cdt.File:
+					losses = append(losses, cdtRecoveryNote(u.Recovery()))
+				case *wtfcff.Reader:
+					losses = append(losses, "recovered a torn file: "+u.Recovery().String())
+				} // ATF's recoveries are among its problems
 			}
 			r.Close()
 		}
