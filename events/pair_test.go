@@ -55,7 +55,7 @@ func TestPairing(t *testing.T) {
 	data := atfIndex(
 		[3]uint64{100, call, 1}, [3]uint64{110, call, 2}, [3]uint64{115, exc, 2}, [3]uint64{130, ret, 2},
 		[3]uint64{140, call, 3}, [3]uint64{150, ret, 3}, [3]uint64{200, ret, 1},
-		[3]uint64{210, ret, 4}, // an end with nothing open
+		[3]uint64{210, ret, 4},                           // an end with nothing open
 		[3]uint64{300, call, 5}, [3]uint64{310, call, 6}, // left open
 	)
 	if got, want := describe(t, data), "begin 1@100 begin 2@110 instant 2@115 end 2@130 begin 3@140 end 3@150 end 1@200 end 4@210 begin 5@300 begin 6@310"; got != want {
