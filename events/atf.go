@@ -16,7 +16,9 @@ type atfSource struct {
 	merger  *atf.Merger
 	tracks  []*Track // by thread position
 	symbols map[uint64]string
-	hexes   map[uint64]string
+	names   map[uint64]string // every name derived so far (symbol or hex)
+	lastID  uint64
+	last    string
 	maxName int
 	closeFn func() error
 
@@ -63,7 +65,7 @@ func openATFBytes(b []byte, d Detection, o *options) (source, error) {
 }
 
 func newATFSource(s *atf.Session, o *options, closeFn func() error) *atfSource {
-	src := &atfSource{session: s, merger: s.Merge(), hexes: map[uint64]string{}, maxName: o.maxNames, closeFn: closeFn}
+	src := &atfSource{session: s, merger: s.Merge(), names: map[uint64]string{}, maxName: o.maxNames, closeFn: closeFn}
 	if s.Manifest != nil {
 		src.symbols = s.Manifest.SymbolNames()
 	}
@@ -78,9 +80,9 @@ func (s *atfSource) next(e *Event) bool {
 		return false
 	}
 	m := s.merger.Event()
-	s.cur = m.IndexEvent
+	s.cur, s.curSeq = m.IndexEvent, m.Seq
 	pos := m.Thread
-	s.curThread, s.curSeq = s.session.Threads[pos], m.Seq
+	s.curThread = s.session.Threads[pos]
 	e.reset()
 	switch s.cur.Kind {
 	case atf.KindCall:
@@ -91,22 +93,27 @@ func (s *atfSource) next(e *Event) bool {
 		e.kind = KindInstant
 	}
 	e.setTimeU64(s.cur.Timestamp)
-	e.name = s.functionName(s.cur.FunctionID)
+	if id := s.cur.FunctionID; id == s.lastID && s.last != "" {
+		e.name = s.last
+	} else {
+		e.name = s.functionName(id)
+		s.lastID, s.last = id, e.name
+	}
 	e.track = s.tracks[pos]
 	return true
 }
 
 // functionName is the manifest's symbol name, else "0x" and 16 hex digits.
 func (s *atfSource) functionName(id uint64) string {
-	if n, ok := s.symbols[id]; ok {
+	if n, ok := s.names[id]; ok {
 		return n
 	}
-	if n, ok := s.hexes[id]; ok {
-		return n
+	n, ok := s.symbols[id]
+	if !ok {
+		n = string(appendHex16(nil, id))
 	}
-	n := string(appendHex16(nil, id))
-	if len(s.hexes) < s.maxName {
-		s.hexes[id] = n
+	if len(s.names) < s.maxName {
+		s.names[id] = n
 	}
 	return n
 }

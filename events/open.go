@@ -36,6 +36,7 @@ type options struct {
 	pairing     bool
 	concurrency int
 	maxNames    int
+	scopeData   bool
 }
 
 // DefaultMaxPairDepth is the per-track stack depth WithPairing(0) uses.
@@ -68,6 +69,15 @@ func WithPairing(maxDepth int) Option {
 		o.pairing, o.pairDepth = true, maxDepth
 		return nil
 	}
+}
+
+// WithScopeData makes a WTF Reader pair scopes with wtfcff.ScopeTracker, as
+// the reference's database does, so that Event.WTFScope returns each closed
+// scope with its arguments and appended data (building their JSON costs about
+// as much as decoding the events). Default off: scope names are paired by a
+// per-zone stack of names, which is all Name needs.
+func WithScopeData() Option {
+	return func(o *options) error { o.scopeData = true; return nil }
 }
 
 // WithConcurrency lets readers that can (CDT) decode ahead on n goroutines.

@@ -57,7 +57,7 @@ type chromeCounters func(b []byte, ev *events.Event, pid, tid uint64, ts int64) 
 // JSON object for the document's "otherData" (what viewers show as the
 // trace's metadata), or nil.
 func writeChrome(in *input, out io.Writer, counters chromeCounters, otherData func(*events.Reader) []byte) error {
-	r, err := openEvents(in)
+	r, err := openEvents(in, events.WithScopeData()) // WTF: appended scope data for the E events
 	if err != nil {
 		return err
 	}
