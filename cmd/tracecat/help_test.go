@@ -104,7 +104,7 @@ func TestHelpListAndUnknownCommand(t *testing.T) {
 // line and the hint on standard error, nothing on standard output.
 func TestUsageErrorsPointToHelp(t *testing.T) {
 	for _, args := range [][]string{
-		{"validate"}, {"stats", "a", "b"}, {"dump", "--bogus", "x"}, {"convert", "a", "b"},
+		{"validate"}, {"stats"}, {"stats", "--bogus", "a", "b"}, {"dump", "--bogus", "x"}, {"convert", "a", "b"},
 		{"bisect", "a"}, {"bisect", "--window-before", "-1", "a", "b"}, {"version", "extra"}, {"dump", "--from", "1.5", "x"},
 	} {
 		code, out, errOut := run(t, nil, args...)
