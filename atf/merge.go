@@ -25,9 +25,18 @@ import (
 // are merged straight from their bytes; each thread of a file behind an
 // io.ReaderAt reads blocks of 64 KiB of events through its own buffer.
 type Merger struct {
-	its     []IndexIter
+	its []IndexIter
+	// packed is the tree while every timestamp seen is below limit: each
+	// key is ts<<shift | leaf in one word (math.MaxUint64 for a finished
+	// thread), so a match is a compare and two conditional moves. The
+	// first timestamp at or above limit switches the merge to tree, whose
+	// keys are (ts, pos) pairs, for good.
+	packed  []uint64
 	tree    []mergeKey // tree[0]: the winner; tree[n], 1 ≤ n < k: the loser of match n
 	mask    uint32     // k-1, k = len(its) rounded up to a power of two (leaves)
+	shift   uint       // log₂ k
+	limit   uint64     // timestamps below it pack: math.MaxUint64 >> shift
+	wide    bool       // tree is in use, not packed
 	started bool
 	top     int32 // leaf (thread position) of the current event, -1 for none
 	err     error
@@ -35,11 +44,11 @@ type Merger struct {
 
 const mergeBufSize = 64 << 10
 
-// mergeKey is a leaf's key: its thread's current timestamp and, as the tie
-// breaker, the leaf number (= thread position) while the thread has events,
-// k + leaf once it has none — so a finished thread loses every match, even
-// against an event stamped math.MaxUint64, and the leaf is pos&mask either
-// way.
+// mergeKey is a leaf's key in the wide tree: its thread's current timestamp
+// and, as the tie breaker, the leaf number (= thread position) while the
+// thread has events, k + leaf once it has none — so a finished thread loses
+// every match, even against an event stamped math.MaxUint64, and the leaf is
+// pos&mask either way.
 type mergeKey struct {
 	ts  uint64
 	pos uint32
@@ -81,16 +90,12 @@ func (m *Merger) init() {
 	k := 1
 	for k < len(m.its) {
 		k <<= 1
+		m.shift++
 	}
 	m.mask = uint32(k - 1)
-	// win[k+leaf] is the leaf's key, win[n] the winner of match n.
-	win := make([]mergeKey, 2*k)
-	for leaf := range k {
-		win[k+leaf] = mergeKey{math.MaxUint64, uint32(k + leaf)}
-		if leaf >= len(m.its) {
-			continue
-		}
-		it := &m.its[leaf]
+	m.limit = math.MaxUint64 >> m.shift
+	for i := range m.its {
+		it := &m.its[i]
 		if it.r == nil {
 			continue
 		}
@@ -99,9 +104,45 @@ func (m *Merger) init() {
 			continue
 		}
 		if it.Next() {
-			win[k+leaf] = mergeKey{it.ts(), uint32(leaf)}
+			if it.ts() >= m.limit {
+				m.wide = true
+			}
 		} else if it.err != nil {
 			m.err = it.err
+		}
+	}
+	m.build()
+}
+
+// build plays the whole tournament from the leaves' current events, into
+// the packed tree or, when m.wide, the wide one.
+func (m *Merger) build() {
+	k := int(m.mask) + 1
+	if !m.wide {
+		var buf [64]uint64
+		win := buf[:] // win[k+leaf]: the leaf's key; win[n]: the winner of match n
+		if 2*k > len(buf) {
+			win = make([]uint64, 2*k)
+		}
+		for leaf := range k {
+			win[k+leaf] = math.MaxUint64
+			if m.live(leaf) {
+				win[k+leaf] = m.its[leaf].ts()<<m.shift | uint64(leaf)
+			}
+		}
+		m.packed = make([]uint64, k)
+		for n := k - 1; n >= 1; n-- {
+			a, b := win[2*n], win[2*n+1]
+			win[n], m.packed[n] = min(a, b), max(a, b)
+		}
+		m.packed[0] = win[1] // with k == 1, the only leaf
+		return
+	}
+	win := make([]mergeKey, 2*k)
+	for leaf := range k {
+		win[k+leaf] = mergeKey{math.MaxUint64, uint32(k + leaf)}
+		if m.live(leaf) {
+			win[k+leaf] = mergeKey{m.its[leaf].ts(), uint32(leaf)}
 		}
 	}
 	m.tree = make([]mergeKey, k)
@@ -112,7 +153,8 @@ func (m *Merger) init() {
 		}
 		win[n], m.tree[n] = a, b
 	}
-	m.tree[0] = win[1] // with k == 1, the only leaf
+	m.tree[0] = win[1]
+	m.packed = nil
 }
 
 // Next advances to the next event of the merged stream.
@@ -120,6 +162,74 @@ func (m *Merger) Next() bool {
 	if m.top < 0 {
 		return m.first()
 	}
+	if m.wide {
+		return m.nextWide()
+	}
+	leaf := uint32(m.top)
+	var w uint64
+	if it := &m.its[leaf]; it.Next() {
+		ts := it.ts()
+		if ts >= m.limit {
+			return m.widen()
+		}
+		w = ts<<m.shift | uint64(leaf)
+	} else {
+		if it.err != nil {
+			m.err = it.err
+			m.top = -1
+			return false
+		}
+		w = math.MaxUint64
+	}
+	// Replay the matches from the leaf to the root: the winner (smaller
+	// key) of each goes on up, the loser stays. min and max compile to
+	// conditional moves: on interleaved threads the outcome of a match is
+	// a coin toss a branch predictor would lose.
+	t, mask := m.packed, m.mask
+	for n := (leaf + mask + 1) >> 1; n > 0; n >>= 1 {
+		l := t[n&mask]
+		t[n&mask] = max(l, w)
+		w = min(l, w)
+	}
+	t[0] = w
+	if w == math.MaxUint64 { // every thread is done
+		m.top = -1
+		return false
+	}
+	m.top = int32(uint32(w) & mask)
+	return true
+}
+
+// live reports whether leaf's thread is on an event (its last Next was
+// true).
+func (m *Merger) live(leaf int) bool {
+	if leaf >= len(m.its) {
+		return false
+	}
+	b := m.its[leaf].blk
+	return len(b) > 0 && &b[0] != &noEvent[0]
+}
+
+// widen switches to the wide tree when a timestamp does not pack: the
+// current leaf has just advanced, every other leaf is where it was.
+func (m *Merger) widen() bool {
+	m.wide = true
+	m.build()
+	return m.setTop()
+}
+
+// setTop makes the wide tree's winner the current event.
+func (m *Merger) setTop() bool {
+	if w := m.tree[0]; w.pos <= m.mask {
+		m.top = int32(w.pos)
+		return true
+	}
+	m.top = -1
+	return false
+}
+
+// nextWide is Next on the wide tree.
+func (m *Merger) nextWide() bool {
 	leaf := uint32(m.top)
 	w := mergeKey{pos: leaf}
 	if it := &m.its[leaf]; it.Next() {
@@ -132,9 +242,6 @@ func (m *Merger) Next() bool {
 		}
 		w = mergeKey{math.MaxUint64, m.mask + 1 + leaf}
 	}
-	// Replay the matches from the leaf to the root: the winner of each goes
-	// on up, the loser stays. Branch-free: on interleaved threads the
-	// outcome of a match is a coin toss a branch predictor would lose.
 	t := m.tree
 	for n := (leaf + m.mask + 1) >> 1; n > 0; n >>= 1 {
 		l := t[n&m.mask]
@@ -146,12 +253,7 @@ func (m *Merger) Next() bool {
 		w = mergeKey{w.ts ^ (w.ts^l.ts)&mask, w.pos ^ (w.pos^l.pos)&uint32(mask)}
 	}
 	t[0] = w
-	if w.pos > m.mask { // the best leaf has no events: every thread is done
-		m.top = -1
-		return false
-	}
-	m.top = int32(w.pos)
-	return true
+	return m.setTop()
 }
 
 // first is Next without a current event: the first step, or the end.
@@ -160,8 +262,11 @@ func (m *Merger) first() bool {
 		return false
 	}
 	m.started = true
-	if w := m.tree[0]; w.pos <= m.mask {
-		m.top = int32(w.pos)
+	if m.wide {
+		return m.setTop()
+	}
+	if w := m.packed[0]; w != math.MaxUint64 {
+		m.top = int32(uint32(w) & m.mask)
 		return true
 	}
 	return false

@@ -61,7 +61,7 @@ func sameAsHeap(t *testing.T, what string, files []*IndexFile, from, to uint64) 
 // randomIndex is an index file of n events whose timestamps come from a
 // small range (many ties, within and across threads); sorted or not. Some
 // files are left without a footer (recovered), some with a torn tail.
-func randomIndex(t *testing.T, rng *rand.Rand, thread uint32, n int, span uint64, sorted bool) []byte {
+func randomIndex(t *testing.T, rng *rand.Rand, thread uint32, n int, span uint64, sorted, huge bool) []byte {
 	t.Helper()
 	var f memFile
 	w, err := NewIndexWriter(&f, thread)
@@ -75,8 +75,10 @@ func randomIndex(t *testing.T, rng *rand.Rand, thread uint32, n int, span uint64
 		} else {
 			ts = rng.Uint64N(span + 1)
 		}
-		if rng.IntN(50) == 0 {
-			ts = math.MaxUint64 // the largest key must still beat a finished thread
+		if huge && rng.IntN(50) == 0 {
+			// The largest key must still beat a finished thread, and a
+			// timestamp too large to pack switches to the wide tree.
+			ts = math.MaxUint64 - rng.Uint64N(3)
 		}
 		w.Append(IndexEvent{Timestamp: ts, FunctionID: uint64(i), ThreadID: thread, Kind: KindCall, DetailSeq: NoDetail})
 	}
@@ -102,6 +104,7 @@ func TestMergeMatchesHeapMergeRandom(t *testing.T) {
 	for round := range rounds {
 		k := rng.IntN(11) // 0..10 threads: powers of two and not
 		span := uint64(1 + rng.IntN(40))
+		huge := round%3 == 0
 		files := make([]*IndexFile, k)
 		for i := range files {
 			if rng.IntN(12) == 0 {
@@ -111,7 +114,7 @@ func TestMergeMatchesHeapMergeRandom(t *testing.T) {
 			if rng.IntN(6) == 0 {
 				n = 0
 			}
-			data := randomIndex(t, rng, uint32(i), n, span, rng.IntN(3) != 0)
+			data := randomIndex(t, rng, uint32(i), n, span, rng.IntN(3) != 0, huge)
 			var err error
 			if rng.IntN(2) == 0 {
 				files[i], err = OpenIndexBytes(data)
@@ -181,7 +184,7 @@ func TestMergeNoAllocsPerEvent(t *testing.T) {
 	for _, k := range []int{1, 3, 8, 9} {
 		var files []*IndexFile
 		for i := range k {
-			data := randomIndex(t, rng, uint32(i), 21000, 100, true)
+			data := randomIndex(t, rng, uint32(i), 21000, 100, true, false)
 			r, _ := OpenIndex(bytes.NewReader(data), int64(len(data)))
 			if i%2 == 0 {
 				r, _ = OpenIndexBytes(data)
