@@ -19,9 +19,11 @@ import (
 //
 // The merge is a loser tree (a tournament tree that keeps each match's loser):
 // a step replays only the matches on the path of the thread that advanced,
-// log₂(threads) comparisons of (timestamp, position) keys held in one small
-// array, against the two comparisons per level a binary heap pays. Next does
-// not allocate. Files in memory (OpenIndexBytes, or mapped with WithMmap)
+// log₂(threads) branch-free comparisons, against the two branching
+// comparisons per level a binary heap pays. While timestamps fit in
+// 64 − log₂(threads) bits (nanosecond clocks do, for centuries) a key is one
+// word, timestamp and position packed; a larger timestamp switches the merge
+// to two-word keys, with the same order. Next does not allocate. Files in memory (OpenIndexBytes, or mapped with WithMmap)
 // are merged straight from their bytes; each thread of a file behind an
 // io.ReaderAt reads blocks of 64 KiB of events through its own buffer.
 type Merger struct {
