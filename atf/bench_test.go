@@ -254,3 +254,32 @@ func merge8Files(b *testing.B, per int) []*IndexFile {
 	}
 	return readers
 }
+
+// BenchmarkDetailIterBytes iterates over 4096 detail records of 540 bytes
+// (the production tracer's 516-byte payload) held in memory: payloads are
+// views, nothing is copied.
+func BenchmarkDetailIterBytes(b *testing.B) {
+	var idx, det memFile
+	tw, _ := NewThreadWriter(&idx, func() (ioWS, error) { return &det, nil }, 0)
+	payload := make([]byte, 516)
+	for i := range 4096 {
+		tw.Write(uint64(i), 1, KindCall, 1, payload)
+	}
+	tw.Close()
+	d, err := OpenDetailBytes(det.b)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(det.b)))
+	b.ReportAllocs()
+	var sum uint64
+	for b.Loop() {
+		it := d.Events()
+		for it.Next() {
+			e := it.Event()
+			sum += e.Timestamp + uint64(e.IndexSeq) + uint64(len(e.Payload))
+		}
+	}
+	_ = sum
+	reportEvents(b, 4096)
+}

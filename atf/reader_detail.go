@@ -240,7 +240,7 @@ func (d *DetailFile) EventInto(detailSeq uint64, buf []byte) (DetailEvent, error
 
 // Events returns an iterator over the records in file order.
 func (d *DetailFile) Events() *DetailIter {
-	return &DetailIter{d: d, win: newWindow(&d.src, 64<<10)}
+	return &DetailIter{d: d, win: newWindow(&d.src, 64<<10), data: d.src.data}
 }
 
 // TimeRange is the footer's first/last timestamps, or for a recovered file the
@@ -286,8 +286,12 @@ type DetailIter struct {
 	d   *DetailFile
 	win window
 	i   uint64
-	cur DetailEvent
-	err error
+	cur DetailEvent // through an io.ReaderAt: the record; in memory: its header
+	// In memory the current payload is data[pOff:pEnd], sliced by Event:
+	// Next then stores no pointer (no write barrier per record).
+	data       []byte
+	pOff, pEnd int64
+	err        error
 }
 
 // Next advances to the next record.
@@ -301,24 +305,31 @@ func (it *DetailIter) Next() bool {
 	if it.i+1 < uint64(len(d.offsets)) {
 		next = d.offsets[it.i+1]
 	}
-	var b []byte
-	if data := d.src.data; data != nil {
-		b = data[off:next:next] // a view: no copy
-	} else {
-		var err error
-		if b, err = it.win.at(off, int(next-off)); err != nil {
-			it.err = err
-			return false
-		}
+	if data := it.data; data != nil { // a view: no copy
+		loadDetailHeader(&it.cur, data[off:next])
+		it.pOff, it.pEnd = off+DetailEventHeaderSize, next
+		it.i++
+		return true
 	}
-	it.cur = decodeDetailEventHeader(b)
+	b, err := it.win.at(off, int(next-off))
+	if err != nil {
+		it.err = err
+		return false
+	}
+	loadDetailHeader(&it.cur, b)
 	it.cur.Payload = b[DetailEventHeaderSize:len(b):len(b)]
 	it.i++
 	return true
 }
 
 // Event is the current record.
-func (it *DetailIter) Event() DetailEvent { return it.cur }
+func (it *DetailIter) Event() DetailEvent {
+	e := it.cur
+	if it.data != nil && it.i > 0 {
+		e.Payload = it.data[it.pOff:it.pEnd:it.pEnd]
+	}
+	return e
+}
 
 // Seq is the current record's detail_seq.
 func (it *DetailIter) Seq() uint64 { return it.i - 1 }
