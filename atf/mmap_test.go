@@ -32,6 +32,9 @@ func TestDetailPayloadsAreViews(t *testing.T) {
 	}
 	buf := make([]byte, 4096)
 	it := d.Events()
+	if e := it.Event(); e.Payload != nil || e.TotalLength != 0 {
+		t.Fatalf("Event before Next: %+v", e)
+	}
 	for it.Next() {
 		seq := it.Seq()
 		off, _ := d.Offset(seq)
@@ -53,6 +56,9 @@ func TestDetailPayloadsAreViews(t *testing.T) {
 	}
 	if it.Err() != nil || it.Seq()+1 != d.Len() {
 		t.Fatalf("iterated %d of %d: %v", it.Seq()+1, d.Len(), it.Err())
+	}
+	if last, _ := d.Event(d.Len() - 1); !bytes.Equal(it.Event().Payload, last.Payload) || it.Event().IndexSeq != last.IndexSeq {
+		t.Fatal("after the end, Event is not the last record")
 	}
 	// Appending to a view copies: the next record stays intact.
 	e, _ := d.Event(3)
