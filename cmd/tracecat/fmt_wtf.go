@@ -173,6 +173,9 @@ func wtfStats(in *input) (statList, error) {
 		}
 		return nil
 	})
+	if err == nil {
+		err = st.Err()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -140,6 +140,7 @@ Exit 0 when the traces agree, 1 when they diverge or cannot be read.`,
 			examples: []string{"tracecat bisect golden.cdt candidate.cdt"},
 			run:      (*cli).cmdBisect,
 		},
+		tickCommand, entityCommand, queryCommand, focusCommand, // cdt_inspect.go
 		{
 			name: "convert", args: "--to FORMAT [--fields LIST] [--force] IN OUT", summary: "to Chrome trace JSON, WTF JSON/binary, CTF plain/packetized",
 			doc: `Converts IN into OUT ("-" for standard output). OUT is written under a temporary

@@ -8,6 +8,10 @@
 //	tracecat dump [--json] [--type NAME] [--from TIME] [--to TIME] [--thread ID] PATH
 //	tracecat diff [--json] [--tick-start TICK] [--tick-end TICK] A.cdt B.cdt
 //	tracecat bisect [--window-before N] [--window-after N] A.cdt B.cdt
+//	tracecat tick [--json] TRACE.cdt TICK
+//	tracecat entity [--json] [--ticks A..B] TRACE.cdt UID
+//	tracecat query [--json] [--limit N] TRACE.cdt "ticks|entities where LHS OP RHS"
+//	tracecat focus [--json] --tick TICK GOLDEN.cdt CANDIDATE.cdt
 //	tracecat merge [--json] SESSION_DIR
 //	tracecat convert --to FORMAT [--fields LIST] [--force] IN OUT
 //	tracecat sample FORMAT OUT
