@@ -22,9 +22,9 @@ type atfSource struct {
 	maxName int
 	closeFn func() error
 
-	cur       atf.IndexEvent
-	curPos    int // the current event's thread position in session.Threads
-	curSeq    uint64
+	cur    atf.IndexEvent
+	curPos int // the current event's thread position in session.Threads
+	curSeq uint64
 }
 
 func openATFDir(dir string, d Detection, o *options) (source, error) {
