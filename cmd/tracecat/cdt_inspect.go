@@ -199,7 +199,7 @@ func (c *cli) cmdEntity(args []string) int {
 func (c *cli) cmdQuery(args []string) int {
 	fs := c.flags("query")
 	asJSON := fs.Bool("json", false, "print the reference's result object on one line (sorted keys)")
-	limit := fs.Int("limit", schema7.DefaultQueryLimit, "rows kept and printed, at least 1 (`N`; every match is counted)")
+	limit := fs.Int("limit", schema7.DefaultQueryLimit, "keep and print the first `N` matching rows, at least 1 (every match is counted)")
 	pos, code, ok := c.parse(fs, args, 2, 2)
 	if !ok {
 		return code
