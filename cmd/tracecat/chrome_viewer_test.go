@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/internal/vectortest"
@@ -14,16 +13,10 @@ import (
 // 2), leaves by EXCEPTION at 1550 (an instant in the event layer), and
 // worker_loop RETURNs at 1700 (depth 1). The Chrome export must close helper
 // and worker_loop there; lib_init (1800..1900, depth 1) is then a top-level
-// slice. Known bug: the export closes only the innermost slice (helper) at
-// 1700, so worker_loop runs to 1900 and lib_init is drawn inside it. helper
-// may end at 1550 or 1700.
-//
-// Skipped until the export unwinds to the slice an end names; run it with
-// TRACECAT_KNOWN_BUGS=1.
+// slice. (Before the fix the export closed only the innermost slice (helper)
+// at 1700, so worker_loop ran to 1900 and lib_init was drawn inside it.)
+// helper may end at 1550 or 1700.
 func TestChromeATFEndClosesItsCall(t *testing.T) {
-	if os.Getenv("TRACECAT_KNOWN_BUGS") == "" {
-		t.Skip("known bug: an ATF end closes the innermost open slice, not the call it returns from (set TRACECAT_KNOWN_BUGS=1 to run)")
-	}
 	code, out, errOut := run(t, nil, "convert", "--to", "chrome", vectortest.Path(t, "atf", atfNormal), "-")
 	if code != exitOK {
 		t.Fatal(errOut)
