@@ -5,5 +5,3 @@ package checksum
 import "time"
 
 func processCPU() (time.Duration, bool) { return 0, false }
-
-func threadCPU() (time.Duration, bool) { return 0, false }
