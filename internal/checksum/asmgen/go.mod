@@ -1,6 +1,6 @@
 module github.com/tracecodec/tracecodec/internal/checksum/asmgen
 
-go 1.26.8
+go 1.26
 
 require github.com/mmcloughlin/avo v0.5.0
 

@@ -169,14 +169,14 @@ func main() {
 	for i := range al.owner {
 		al.owner[i] = -1
 	}
-	// v0..v13 in the fourteen registers; RAX, RBX hold c0, c1 until v12, v13
-	// are built, so those two go first.
+	// v0..v13 start in the fourteen registers, word v in regs[13-v]
+	// (v0 in R15, ..., v12 in RBX, v13 in RAX); RCX, which v11 gets, serves
+	// as a scratch register until v11 is loaded last.
 	place := func(v int) GPPhysical {
 		r := len(regs) - 1 - v
 		al.owner[r], al.in[v] = v, r
 		return regs[r]
 	}
-	// v13 in RAX... assign v with register index 13-v: v0→R15, ..., v13→RAX.
 	r13 := place(13) // RAX
 	r12 := place(12) // RBX
 	MOVQ(c0, r12)
