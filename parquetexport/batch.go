@@ -97,6 +97,8 @@ type batch struct {
 	name      []uint32
 	kind      []uint8
 	json      []span // n == 0: null
+	skip      []bool // rows not to write (carried to the next batch); nil if none
+	skipped   int
 
 	dict   strDict
 	arena  []byte
@@ -115,6 +117,7 @@ func (b *batch) reset() {
 	b.source, b.trackKind, b.trackID, b.trackName = b.source[:0], b.trackKind[:0], b.trackID[:0], b.trackName[:0]
 	b.ts, b.hasTs, b.dur, b.hasDur = b.ts[:0], b.hasTs[:0], b.dur[:0], b.hasDur[:0]
 	b.name, b.kind, b.json = b.name[:0], b.kind[:0], b.json[:0]
+	b.skip, b.skipped = b.skip[:0], 0
 	b.arena = b.arena[:0]
 	clear(b.dict.ids)
 	b.dict.strs = b.dict.strs[:0]
@@ -173,3 +176,56 @@ func (b *batch) padAll() {
 		c.pad(b.rows)
 	}
 }
+
+// copyRow appends row r of src to b (re-interning its strings) and returns
+// its index in b.
+func (b *batch) copyRow(src *batch, r int) int {
+	d := b.rows
+	b.rows++
+	b.source = append(b.source, b.dict.id(string(src.dict.strs[src.source[r]])))
+	b.trackKind = append(b.trackKind, src.trackKind[r])
+	b.trackID = append(b.trackID, src.trackID[r])
+	b.trackName = append(b.trackName, b.dict.id(string(src.dict.strs[src.trackName[r]])))
+	b.ts, b.hasTs = append(b.ts, src.ts[r]), append(b.hasTs, src.hasTs[r])
+	b.dur, b.hasDur = append(b.dur, src.dur[r]), append(b.hasDur, src.hasDur[r])
+	b.name = append(b.name, b.dict.id(string(src.dict.strs[src.name[r]])))
+	b.kind = append(b.kind, src.kind[r])
+	j := span{}
+	if src.json[r].n > 0 {
+		j = b.putBytes(src.bytes(src.json[r]))
+	}
+	b.json = append(b.json, j)
+	b.size += 64 + int64(j.n)
+	for _, c := range src.cols {
+		if !c.has(r) {
+			continue
+		}
+		dc, ok := b.column(c.name, c.kind)
+		if !ok {
+			continue
+		}
+		if c.kind == colString || c.kind == colBytes {
+			v := src.bytes(c.strs[r])
+			dc.setStr(d, b.putBytes(v))
+			b.size += 5 + int64(len(v))
+		} else {
+			dc.setNum(d, c.nums[r])
+			b.size += 9
+		}
+	}
+	return d
+}
+
+// skipRow marks row r as not to be written.
+func (b *batch) skipRow(r int) {
+	for len(b.skip) < b.rows {
+		b.skip = append(b.skip, false)
+	}
+	if !b.skip[r] {
+		b.skip[r] = true
+		b.skipped++
+	}
+}
+
+// skips reports whether row r is not to be written.
+func (b *batch) skips(r int) bool { return b.skipped > 0 && r < len(b.skip) && b.skip[r] }

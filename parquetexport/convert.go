@@ -35,6 +35,7 @@ type converter struct {
 
 	stacks map[trackKey]*pairStack
 
+	carry  *batch // open begins kept across a row group boundary
 	js     []byte // args that go to args_json, without braces
 	detail []byte
 	rec    schema7.TickRecord
@@ -374,3 +375,46 @@ func (c *converter) putCDT(r int, e *events.Event) {
 }
 
 func float64frombits(b uint64) float64 { return math.Float64frombits(b) }
+
+// maxCarry bounds the open begins carried into the next row group; beyond
+// it they are written as "begin" rows.
+const maxCarry = 1 << 16
+
+// flush writes the sink's batch as a row group, carrying the rows of the
+// open begins (up to maxCarry) into the next one so that their ends still
+// find them.
+func (c *converter) flush(s *sink) error {
+	b := s.b
+	if c.b != b || c.gen != b.gen {
+		return s.flush()
+	}
+	n := 0
+	for _, st := range c.stacks {
+		n += len(st.rows)
+	}
+	if n == 0 || n > maxCarry {
+		return s.flush()
+	}
+	if c.carry == nil {
+		c.carry = newBatch(b.format)
+	}
+	cb := c.carry
+	cb.reset()
+	for _, st := range c.stacks {
+		for i, r := range st.rows {
+			st.rows[i] = int32(cb.copyRow(b, int(r)))
+			b.skipRow(int(r))
+		}
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	for _, st := range c.stacks {
+		for i, r := range st.rows {
+			st.rows[i] = int32(b.copyRow(cb, int(r)))
+		}
+	}
+	c.gen = b.gen
+	c.source = b.dict.id(c.src)
+	return nil
+}

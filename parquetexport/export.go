@@ -229,7 +229,7 @@ func (w *worker) read(ctx context.Context, in *Input) (n int64, err error) {
 		c.add(r.Event())
 		n++
 		if s.b.size >= limit {
-			if err := s.flush(); err != nil {
+			if err := c.flush(s); err != nil {
 				return n, fmt.Errorf("%w: %w", errWrite, err)
 			}
 			if err := ctx.Err(); err != nil {

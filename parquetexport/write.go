@@ -123,7 +123,7 @@ const chunkRows = 4096
 
 // writeBatch writes b as one row group.
 func (w *fileWriter) writeBatch(b *batch) error {
-	if b.rows == 0 {
+	if b.rows == b.skipped {
 		return nil
 	}
 	b.padAll()
@@ -139,7 +139,9 @@ func (w *fileWriter) writeBatch(b *batch) error {
 			hi := min(lo+chunkRows, b.rows)
 			vals := w.vals[:0]
 			for r := lo; r < hi; r++ {
-				vals = append(vals, cellValue(b, name, argc, r, idx, fmtBytes))
+				if !b.skips(r) {
+					vals = append(vals, cellValue(b, name, argc, r, idx, fmtBytes))
+				}
 			}
 			w.vals = vals
 			if _, err := cw.WriteRowValues(vals); err != nil {
@@ -150,7 +152,7 @@ func (w *fileWriter) writeBatch(b *batch) error {
 	if err := w.pw.Flush(); err != nil {
 		return fmt.Errorf("parquetexport: %s: %w", w.path, err)
 	}
-	w.rows += int64(b.rows)
+	w.rows += int64(b.rows - b.skipped)
 	return nil
 }
 
@@ -243,7 +245,8 @@ type sink struct {
 // flush writes the batch as a row group and resets it.
 func (s *sink) flush() error {
 	b := s.b
-	if b.rows == 0 {
+	if b.rows == b.skipped {
+		b.reset()
 		return nil
 	}
 	if s.file != nil && !s.file.covers(b) {
@@ -267,7 +270,7 @@ func (s *sink) flush() error {
 	if err := s.file.writeBatch(b); err != nil {
 		return err
 	}
-	s.rows += int64(b.rows)
+	s.rows += int64(b.rows - b.skipped)
 	// The batch keeps its columns: the file covers the next batch unless
 	// that one brings new columns.
 	b.reset()
