@@ -77,7 +77,7 @@ func TestFleet(t *testing.T) {
 	// Rows per host: 3 rows per poll (complete poll, wake, queue sample).
 	var nHosts, minRows, maxRows int64
 	if err := db.QueryRow(`SELECT count(*), min(n), max(n) FROM (SELECT regexp_extract(source, 'host-([0-9]+)', 1) AS host, count(*) AS n
-		FROM ` + ds + ` WHERE format = 'dial9' GROUP BY host)`).Scan(&nHosts, &minRows, &maxRows); err != nil {
+		FROM `+ds+` WHERE format = 'dial9' GROUP BY host)`).Scan(&nHosts, &minRows, &maxRows); err != nil {
 		t.Fatal(err)
 	}
 	perHost := int64(segments / hosts * polls * 3)
@@ -127,7 +127,7 @@ func TestFleet(t *testing.T) {
 	}
 	// Nothing left unpaired, and the partition column matches the files.
 	var unpaired, total int64
-	if err := db.QueryRow(`SELECT count(*) FILTER (kind IN ('begin', 'end')), count(*) FROM ` + ds).Scan(&unpaired, &total); err != nil {
+	if err := db.QueryRow(`SELECT count(*) FILTER (kind IN ('begin', 'end')), count(*) FROM `+ds).Scan(&unpaired, &total); err != nil {
 		t.Fatal(err)
 	}
 	if unpaired != 0 || total != res.Rows {
