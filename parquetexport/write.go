@@ -131,8 +131,9 @@ func (w *fileWriter) writeBatch(b *batch) error {
 	fmtBytes := []byte(b.format)
 	for name, idx := range w.leaf {
 		cw := cols[idx]
+		which := commonIndex(name)
 		var argc *argCol
-		if _, typed := w.kinds[name]; typed {
+		if which < 0 {
 			argc = b.byName[name]
 		}
 		for lo := 0; lo < b.rows; lo += chunkRows {
@@ -140,7 +141,7 @@ func (w *fileWriter) writeBatch(b *batch) error {
 			vals := w.vals[:0]
 			for r := lo; r < hi; r++ {
 				if !b.skips(r) {
-					vals = append(vals, cellValue(b, name, argc, r, idx, fmtBytes))
+					vals = append(vals, cellValue(b, which, argc, r, idx, fmtBytes))
 				}
 			}
 			w.vals = vals
@@ -156,34 +157,46 @@ func (w *fileWriter) writeBatch(b *batch) error {
 	return nil
 }
 
-// cellValue is row r of column name as a Parquet value with its levels.
-func cellValue(b *batch, name string, c *argCol, r, idx int, fmtBytes []byte) parquet.Value {
-	switch name {
-	case colFormat:
+// commonIndex is the position of a common column in commonCols, -1 for an
+// argument column.
+func commonIndex(name string) int {
+	for i, c := range commonCols {
+		if c == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// cellValue is row r of a column as a Parquet value with its levels: the
+// common column commonCols[which], or the argument column c (which < 0).
+func cellValue(b *batch, which int, c *argCol, r, idx int, fmtBytes []byte) parquet.Value {
+	switch which {
+	case 0: // format
 		return parquet.ByteArrayValue(fmtBytes).Level(0, 0, idx)
-	case colSource:
+	case 1: // colSource
 		return parquet.ByteArrayValue(b.dict.strs[b.source[r]]).Level(0, 0, idx)
-	case colTrackKind:
+	case 2: // colTrackKind
 		return parquet.ByteArrayValue(trackKindBytes[b.trackKind[r]]).Level(0, 0, idx)
-	case colTrack:
+	case 3: // colTrack
 		return parquet.Int64Value(int64(b.trackID[r])).Level(0, 0, idx)
-	case colTrackName:
+	case 4: // colTrackName
 		return parquet.ByteArrayValue(b.dict.strs[b.trackName[r]]).Level(0, 0, idx)
-	case colTs:
+	case 5: // colTs
 		if !b.hasTs[r] {
 			return parquet.NullValue().Level(0, 0, idx)
 		}
 		return parquet.Int64Value(b.ts[r]).Level(0, 1, idx)
-	case colDur:
+	case 6: // colDur
 		if !b.hasDur[r] {
 			return parquet.NullValue().Level(0, 0, idx)
 		}
 		return parquet.Int64Value(b.dur[r]).Level(0, 1, idx)
-	case colName:
+	case 7: // colName
 		return parquet.ByteArrayValue(b.dict.strs[b.name[r]]).Level(0, 0, idx)
-	case colKindName:
+	case 8: // colKindName
 		return parquet.ByteArrayValue(kindBytes[b.kind[r]]).Level(0, 0, idx)
-	case colJSON:
+	case 9: // colJSON
 		if b.json[r].n == 0 {
 			return parquet.NullValue().Level(0, 0, idx)
 		}
