@@ -124,3 +124,46 @@ func TestWritersAfterClose(t *testing.T) {
 		t.Fatalf("thread Flush after Close: %v", err)
 	}
 }
+
+func TestMergerWithoutCurrentEvent(t *testing.T) {
+	idx, _ := writeThread(t, 3, 1, func(i int) uint64 { return uint64(i) })
+	r, err := OpenIndexBytes(idx.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, files := range [][]*IndexFile{nil, {nil}, {nil, r}} {
+		m := NewMerger(files)
+		if m.Event() != (MergedEvent{}) || m.Thread() != -1 || m.Seq() != 0 {
+			t.Errorf("before Next: %+v %d %d", m.Event(), m.Thread(), m.Seq())
+		}
+		n := 0
+		for m.Next() {
+			if e := m.Event(); e.Thread != 1 || e.Seq != uint64(n) || e.Timestamp != uint64(n) {
+				t.Errorf("event %d: %+v", n, e)
+			}
+			n++
+		}
+		if m.Event() != (MergedEvent{}) || m.Thread() != -1 {
+			t.Errorf("after the end: %+v", m.Event())
+		}
+	}
+}
+
+func TestProblemStrings(t *testing.T) {
+	p := Problem{Kind: ProblemDanglingLink, Path: "thread_1/index.atf", Offset: 92, Events: 2, Msg: "2 index events link to nothing"}
+	if got := p.String(); got != "thread_1/index.atf: offset 92: 2 index events link to nothing (dangling-link)" {
+		t.Errorf("%q", got)
+	}
+	p = Problem{Kind: ProblemNoManifest, Offset: -1, Msg: "no manifest"}
+	if got := p.String(); got != "no manifest (no-manifest)" {
+		t.Errorf("%q", got)
+	}
+	for k := ProblemNoFooter; k <= ProblemLinkOutside; k++ {
+		if s := k.String(); strings.HasPrefix(s, "problem(") {
+			t.Errorf("kind %d has no name", k)
+		}
+	}
+	if s := ProblemKind(200).String(); s != "problem(200)" {
+		t.Errorf("%q", s)
+	}
+}

@@ -23,8 +23,8 @@ const (
 	// last event or record, a damaged footer, bytes after the footer. Bytes
 	// says how many and Msg why.
 	ProblemDiscarded
-	// ProblemHeaderMismatch: a header field disagrees with the file
-	// (event_count, footer_offset, the time range, bytes_length, the
+	// ProblemHeaderMismatch: a header or footer field disagrees with the
+	// file (event_count, footer_offset, the time ranges, bytes_length, the
 	// index_seq range, the has-detail flag). The reader trusted the file.
 	ProblemHeaderMismatch
 	// ProblemDanglingLink: index events link to detail records that do not

@@ -32,6 +32,15 @@ func decodeIndex(data []byte) error {
 	if r.Len() != rb.Len() {
 		panic("lengths disagree")
 	}
+	// The problem report: recovered files say so, clean ones have none
+	// about a footer, and the same file in memory reports the same.
+	ps := r.Problems()
+	if _, noFooter := hasProblem(ps, ProblemNoFooter); noFooter != r.Recovered() {
+		panic(fmt.Sprintf("recovered %v, problems %v", r.Recovered(), ps))
+	}
+	if problemKinds(ps) != problemKinds(rb.Problems()) {
+		panic("OpenIndex and OpenIndexBytes report different problems")
+	}
 	if uint64(len(data)) < HeaderSize+r.Len()*IndexEventSize {
 		panic("more events than bytes")
 	}
@@ -122,6 +131,13 @@ func decodeDetail(data []byte) error {
 	}
 	d.VerifyChecksum()
 	d.TimeRange()
+	if _, noFooter := hasProblem(d.Problems(), ProblemNoFooter); noFooter != d.Recovered() {
+		panic(fmt.Sprintf("recovered %v, problems %v", d.Recovered(), d.Problems()))
+	}
+	// A thread of this detail file and an empty index walks every link.
+	if _, err := NewThread(0, cutIndex(0), d).Check(); err != nil {
+		panic(err)
+	}
 	return nil
 }
 

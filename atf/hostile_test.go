@@ -498,3 +498,82 @@ func TestHostileManifestSize(t *testing.T) {
 		t.Fatalf("%v, want ErrLimit", err)
 	}
 }
+
+// TestHostileFooterLies: footers whose time ranges disagree with the events
+// and records are reported by Check.
+func TestHostileFooterLies(t *testing.T) {
+	idx, det := writeThread(t, 20, 4, func(i int) uint64 { return uint64(500 + i) })
+	ib, db := bytes.Clone(idx.b), bytes.Clone(det.b)
+	binary.LittleEndian.PutUint64(ib[len(ib)-FooterSize+16:], 1) // index footer time_start_ns
+	binary.LittleEndian.PutUint64(db[len(db)-FooterSize+32:], 2) // detail footer time_end_ns
+	ix, err := OpenIndexBytes(ib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt, err := OpenDetailBytes(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []Problem
+	bounded(t, "footer lies", 5*time.Second, hostileBudget, func() error {
+		ps, err = NewThread(4, ix, dt).Check()
+		return err
+	})
+	var n int
+	for _, p := range ps {
+		if p.Kind == ProblemHeaderMismatch && strings.Contains(p.Msg, "footer time range") {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("problems %v, want two footer time ranges", ps)
+	}
+	if ps, _ := NewThread(4, mustOpenIndex(t, idx.b), mustOpenDetail(t, det.b)).Check(); len(ps) != 0 {
+		t.Errorf("clean thread: %v", ps)
+	}
+}
+
+func mustOpenIndex(t *testing.T, b []byte) *IndexFile {
+	r, err := OpenIndexBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func mustOpenDetail(t *testing.T, b []byte) *DetailFile {
+	d, err := OpenDetailBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestFooterLookalikeEvents: an unfinalized file whose last two events start
+// with the footer magic is still read by size when the bytes where a footer
+// keeps its zero reserved field are not zero (real events); only a damaged
+// footer is dropped.
+func TestFooterLookalikeEvents(t *testing.T) {
+	var f memFile
+	w, _ := NewIndexWriter(&f, 0)
+	for i := range 5 {
+		ts := uint64(100 + i)
+		if i == 3 {
+			ts = 0x41544932 // "2ITA"
+		}
+		w.Append(IndexEvent{Timestamp: ts, FunctionID: 9, Kind: KindCall, DetailSeq: NoDetail})
+	}
+	w.Flush()
+	r, err := OpenIndexBytes(f.b)
+	if err != nil || r.Len() != 5 || r.Discarded() != 0 {
+		t.Fatalf("%v: %d events, %d discarded", err, r.Len(), r.Discarded())
+	}
+	s, _ := NewIndexReader(bytes.NewReader(f.b))
+	n := 0
+	for s.Next() {
+		n++
+	}
+	if n != 5 {
+		t.Fatalf("stream: %d events", n)
+	}
+}

@@ -56,6 +56,7 @@ func NewMergerRange(files []*IndexFile, from, to uint64) *Merger {
 }
 
 func (m *Merger) init() {
+	m.top = -1 // no current event
 	m.heap = make([]mergeEntry, 0, len(m.its))
 	for i := range m.its {
 		it := &m.its[i]
@@ -104,6 +105,7 @@ func (m *Merger) down(i int) {
 // Next advances to the next event of the merged stream.
 func (m *Merger) Next() bool {
 	if m.err != nil {
+		m.top = -1
 		return false
 	}
 	if m.started && len(m.heap) > 0 {
@@ -114,6 +116,7 @@ func (m *Merger) Next() bool {
 		} else {
 			if it.err != nil {
 				m.err = it.err
+				m.top = -1
 				return false
 			}
 			last := len(m.heap) - 1
@@ -124,6 +127,7 @@ func (m *Merger) Next() bool {
 	}
 	m.started = true
 	if len(m.heap) == 0 {
+		m.top = -1
 		return false
 	}
 	m.top = m.heap[0].pos
@@ -133,18 +137,25 @@ func (m *Merger) Next() bool {
 // Event is the current event with its thread position and sequence number
 // (the zero MergedEvent before the first call to Next and after the end).
 func (m *Merger) Event() MergedEvent {
-	if len(m.heap) == 0 || !m.started {
+	if m.top < 0 {
 		return MergedEvent{}
 	}
 	it := &m.its[m.top]
 	return MergedEvent{IndexEvent: it.Event(), Thread: int(m.top), Seq: it.Seq()}
 }
 
-// Thread is the position (in the file list) of the current event's thread.
+// Thread is the position (in the file list) of the current event's thread,
+// -1 when there is no current event.
 func (m *Merger) Thread() int { return int(m.top) }
 
-// Seq is the current event's sequence number within its thread.
-func (m *Merger) Seq() uint64 { return m.its[m.top].Seq() }
+// Seq is the current event's sequence number within its thread (0 when
+// there is no current event).
+func (m *Merger) Seq() uint64 {
+	if m.top < 0 {
+		return 0
+	}
+	return m.its[m.top].Seq()
+}
 
 // Err is the read error that ended the merge, if any.
 func (m *Merger) Err() error { return m.err }

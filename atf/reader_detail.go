@@ -5,7 +5,8 @@ import (
 	"io"
 )
 
-// DetailFile reads one detail.atf over an io.ReaderAt (or a byte slice). Open
+// DetailFile reads one detail.atf over an io.ReaderAt, a path (OpenDetailFile)
+// or a byte slice. Open
 // scans the records once, sequentially, and keeps their offsets (8 bytes per
 // event), so Event(detailSeq) is O(1) afterwards. Safe for concurrent use.
 //

@@ -9,13 +9,14 @@ import (
 	"sync"
 )
 
-// IndexFile reads one index.atf over an io.ReaderAt (or a byte slice). It is
-// safe for concurrent use. Opening costs two small reads; Event(seq) is O(1).
+// IndexFile reads one index.atf over an io.ReaderAt, a path (OpenIndexFile)
+// or a byte slice. It is safe for concurrent use; the iterators taken from it
+// are not. Opening costs a few small reads; Event(seq) is O(1).
 //
 // A file without a valid footer — a crashed or still-running writer leaves the
 // placeholder header and no footer — is recovered: every complete 32-byte
-// event is readable, the torn tail is counted by Discarded, and Recovered
-// reports true.
+// event is readable, the torn tail is counted by Discarded, Recovered reports
+// true, and Problems says what was recovered and why.
 type IndexFile struct {
 	src       source
 	hdr       IndexHeader
@@ -99,12 +100,13 @@ func openIndex(src source, opts []ReaderOption) (*IndexFile, error) {
 			end = int64(fo)
 			why = fmt.Sprintf("a damaged or cut footer at footer_offset %d", fo)
 		} else if end-r.eventsOff >= FooterSize && (end-r.eventsOff)%IndexEventSize == 0 {
-			// The last 64 bytes start with the footer magic but are not a
-			// valid footer: a damaged one, not two events.
-			if err := src.readAt(hb[:4], end-FooterSize); err != nil {
+			// The last 64 bytes look like a footer (magic, zero reserved
+			// bytes) but are not a valid one: a damaged footer, not two
+			// events.
+			if err := src.readAt(hb[:], end-FooterSize); err != nil {
 				return nil, err
 			}
-			if string(hb[:4]) == IndexFooterMagic {
+			if damagedFooter(hb[:]) {
 				end -= FooterSize
 				why = fmt.Sprintf("a damaged footer at %d (its magic is right, its counts are not)", end)
 			}
@@ -173,6 +175,22 @@ func (r *IndexFile) findFooter(buf *[HeaderSize]byte) error {
 		r.footer, r.hasFooter, r.count, r.footerAt = f, true, f.EventCount, int64(end)
 	}
 	return nil
+}
+
+// damagedFooter reports whether b, 64 bytes that are not a valid index
+// footer, still look like one: the magic and the 24 zero reserved bytes (two
+// real events would need a zero function id, thread, kind, depth and
+// detail_seq there).
+func damagedFooter(b []byte) bool {
+	if len(b) < FooterSize || string(b[:4]) != IndexFooterMagic {
+		return false
+	}
+	for _, c := range b[40:FooterSize] {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Header returns the file header as stored (a placeholder when the writer did

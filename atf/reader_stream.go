@@ -174,7 +174,7 @@ func (s *IndexReader) next() bool {
 				s.done = true
 				return false
 			}
-			if string(b[:4]) == IndexFooterMagic {
+			if damagedFooter(b) {
 				return s.torn() // a damaged footer, not two events
 			}
 		}

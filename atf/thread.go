@@ -186,9 +186,14 @@ func (t *Thread) Check() ([]Problem, error) {
 	var dangling, dup uint64
 	danglingOff, dupOff := int64(-1), int64(-1)
 	last := int64(-1) // the last forward link seen: they must increase
+	var firstTS, lastTS uint64
 	it := t.Index.Events(0)
 	for it.Next() {
 		e := it.Event()
+		if it.Seq() == 0 {
+			firstTS = e.Timestamp
+		}
+		lastTS = e.Timestamp
 		if e.DetailSeq == NoDetail {
 			continue
 		}
@@ -207,6 +212,10 @@ func (t *Thread) Check() ([]Problem, error) {
 	}
 	if err := it.Err(); err != nil {
 		return ps, err
+	}
+	if f, ok := t.Index.Footer(); ok && f.EventCount > 0 && (f.TimeStartNs != firstTS || f.TimeEndNs != lastTS) {
+		ps = append(ps, Problem{Kind: ProblemHeaderMismatch, Path: iname, Offset: t.Index.footerAt + 16,
+			Msg: fmt.Sprintf("footer time range %d..%d, the first and last events say %d..%d", f.TimeStartNs, f.TimeEndNs, firstTS, lastTS)})
 	}
 	if dangling > 0 {
 		why := "the thread has no detail.atf"
@@ -236,9 +245,14 @@ func (t *Thread) Check() ([]Problem, error) {
 	var orphan, broken uint64
 	orphanOff, brokenOff := int64(-1), int64(-1)
 	minSeq, maxSeq := uint64(NoDetail), uint64(0)
+	var firstDTS, lastDTS uint64
 	dit := t.Detail.Events()
 	for dit.Next() {
 		d := dit.Event()
+		if dit.Seq() == 0 {
+			firstDTS = d.Timestamp
+		}
+		lastDTS = d.Timestamp
 		off, _ := t.Detail.Offset(dit.Seq())
 		minSeq, maxSeq = min(minSeq, uint64(d.IndexSeq)), max(maxSeq, uint64(d.IndexSeq))
 		if uint64(d.IndexSeq) >= t.Index.Len() {
@@ -273,7 +287,11 @@ func (t *Thread) Check() ([]Problem, error) {
 		ps = append(ps, Problem{Kind: ProblemBrokenLink, Path: dname, Offset: brokenOff, Events: broken, Corrupt: true,
 			Msg: fmt.Sprintf("%d detail records link back to index events that link to another record", broken)})
 	}
-	if _, ok := t.Detail.Footer(); ok && dlen > 0 {
+	if f, ok := t.Detail.Footer(); ok && dlen > 0 {
+		if f.TimeStartNs != firstDTS || f.TimeEndNs != lastDTS {
+			ps = append(ps, Problem{Kind: ProblemHeaderMismatch, Path: dname, Offset: t.Detail.Size() - FooterSize + 24,
+				Msg: fmt.Sprintf("footer time range %d..%d, the first and last records say %d..%d", f.TimeStartNs, f.TimeEndNs, firstDTS, lastDTS)})
+		}
 		if dh := t.Detail.Header(); dh.IndexSeqStart != minSeq || dh.IndexSeqEnd != maxSeq {
 			ps = append(ps, Problem{Kind: ProblemHeaderMismatch, Path: dname, Offset: 44,
 				Msg: fmt.Sprintf("index_seq range %d..%d, the records link to %d..%d", dh.IndexSeqStart, dh.IndexSeqEnd, minSeq, maxSeq)})

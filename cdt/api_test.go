@@ -168,3 +168,31 @@ func TestSentinelTextsArePrefixed(t *testing.T) {
 		}
 	}
 }
+
+func TestReaderUseAfterClose(t *testing.T) {
+	data := writeTicks(t, testMeta, 5)
+	s, err := NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Next() {
+		t.Fatal(s.Err())
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Next() || !errors.Is(s.Err(), ErrClosed) || s.Close() != nil {
+		t.Fatalf("after Close: Err %v", s.Err())
+	}
+	f, err := OpenBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := f.Block(0); !errors.Is(err, ErrClosed) {
+		t.Fatalf("File after Close: %v", err)
+	}
+	if f.Close() != nil {
+		t.Fatal("second Close")
+	}
+}

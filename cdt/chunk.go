@@ -70,11 +70,16 @@ func newDecoder(lim Limits, concurrency int) (*zstd.Decoder, error) {
 		zstd.WithDecoderConcurrency(concurrency),
 		zstd.WithDecoderMaxMemory(uint64(lim.MaxChunkSize)),
 		zstd.WithDecoderMaxWindow(uint64(lim.MaxDecoderWindow)),
+		// DecodeAll never writes past cap(dst), which decodePayload sets to
+		// the chunk's uncompressed_len: more frames after the first, or a
+		// frame that lies about its content size, cannot grow the output.
+		zstd.WithDecodeAllCapLimit(true),
 	)
 }
 
 // checkHeader validates the parts of a chunk header that can be checked before
-// its payload is read: a known kind and lengths within limits.
+// its payload is read: a known kind, lengths within limits and, for zstd
+// chunks, the compression ratio.
 func checkHeader(off int64, h *ChunkHeader, lim Limits) error {
 	if !h.Kind.known() {
 		return newErr(off, ErrChunkKind, "unknown chunk kind: %s", h.Kind)
@@ -82,6 +87,11 @@ func checkHeader(off int64, h *ChunkHeader, lim Limits) error {
 	if int64(h.CompressedLen) > lim.MaxChunkSize || int64(h.UncompressedLen) > lim.MaxChunkSize {
 		return newErr(off+16, ErrLimit, "chunk lengths %d/%d exceed the limit of %d bytes",
 			h.CompressedLen, h.UncompressedLen, lim.MaxChunkSize)
+	}
+	if h.Flags&FlagZstd != 0 && int64(h.UncompressedLen) > MinRatioFloor &&
+		int64(h.UncompressedLen) > lim.MaxDecompressionRatio*int64(h.CompressedLen) {
+		return newErr(off+20, ErrLimit, "chunk expands %d bytes to %d, beyond the decompression ratio limit of %d:1 (Limits.MaxDecompressionRatio)",
+			h.CompressedLen, h.UncompressedLen, lim.MaxDecompressionRatio)
 	}
 	return nil
 }
@@ -112,6 +122,9 @@ func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, dec *zstd.Deco
 		if cap(dst) < int(h.UncompressedLen) {
 			dst = make([]byte, 0, h.UncompressedLen)
 		}
+		// The decoder never writes past cap(dst) (WithDecodeAllCapLimit),
+		// memory already held; a longer payload fails here or at the
+		// length check below.
 		out, err := dec.DecodeAll(stored, dst[:0])
 		if err != nil {
 			return nil, newErr(off+ChunkHeaderSize, ErrCorrupt, "zstd decompression error: %v", err)

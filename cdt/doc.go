@@ -40,7 +40,7 @@
 // in parallel goroutines. NewReader returns a *Reader that walks chunks
 // forward from an io.Reader without the footer and recovers the complete
 // chunks of a trace whose writer never wrote its footer and trailer
-// (Recovered). Readers and iterators follow the module's API (API.md):
+// (Recovered, Recovery; see Recovery below). Readers and iterators follow the module's API (API.md):
 // Next, Row, Err and All; one departure: tick windows (File.Range,
 // File.Iter, File.RawBlocks, schema7.Records) include both bounds, as the
 // reference's tick windows do, rather than being half-open. A stream over
@@ -72,13 +72,50 @@
 // settings share one zstd decoder and one encoder per level. Rows returned by File.Tick and File.Block come from cached
 // blocks whose memory is never reused, so they stay valid.
 //
-// # Limits
+// # Limits and memory budget
 //
 // Limits (DefaultLimits) bound the chunk size (256 MiB), the footer index
-// (1<<22 blocks), rows per chunk (1<<20) and the zstd window (64 MiB). Every
-// count and length read from the file is checked against these and against
-// the bytes that remain before anything is allocated; the zstd decoder runs
-// with WithDecoderMaxMemory and WithDecoderMaxWindow set.
+// (1<<22 blocks), rows per chunk (1<<20), the zstd window (64 MiB) and the
+// decompression ratio (MaxDecompressionRatio, 100:1; chunks of at most
+// MinRatioFloor = 1 MiB uncompressed are exempt). Every count and length read
+// from the file is checked against these and against the bytes that remain
+// before anything is allocated; a zstd chunk's uncompressed_len is checked
+// against the ratio before it is decompressed, and the decoder never writes
+// past uncompressed_len (a second frame, or a frame without content size,
+// cannot grow the output). Exceeding a limit is ErrLimit.
+//
+// Budget: reading allocates at most 64·E + 16 MiB, where E is the input
+// size S plus the decompressed size of each chunk held at once — one while
+// iterating, n+1 with WithConcurrency(n), up to WithCacheBlocks more for Tick
+// and Block — each at most MaxDecompressionRatio times its stored size, or
+// MinRatioFloor. A hostile file therefore costs 64·S + 16 MiB plus a few
+// MiB per chunk held, whatever it declares; the same bound covers typed
+// decoding with package schema7 (its worst row, every array of structs at
+// its 8192-element limit, takes about 32 MiB for a 1 MiB chunk of a 1 KB
+// file). Tests generate the hostile inputs (ratio bombs, trailing frames,
+// hostile counts, META values, the worst typed row) and assert the bound
+// and a CPU-time bound. Time is linear in the bytes decompressed. The
+// free-form META dicts are rendered to JSON by package schema7 within their
+// own budget (see schema7.AppendJSON).
+//
+// A long stretch of identical rows can compress better than 100:1 (about
+// 150:1 for 2 KB rows that differ only in their tick counters): such chunks
+// are read as long as they stay within MinRatioFloor (256 default-sized
+// rows of up to 4 KB); a trace with larger ones needs WithLimits with a
+// higher MaxDecompressionRatio.
+//
+// # Recovery
+//
+// A writer killed before Close leaves no footer or trailer; a damaged tail
+// leaves a footer that cannot be used. NewReader always reads such a trace
+// forward and Open does so with WithRecovery: every complete, intact TICK
+// chunk after META is read, and a Recovery report (File.Recovery,
+// Reader.Recovery) says what was read (chunks, ticks, bytes), what was lost
+// (bytes, and ticks from the torn chunk's header when it is readable) and
+// why (Reason: the footer's error; Stop: what ended the scan). Rows the
+// writer still held in memory never reached the file and are not counted.
+// A File opened this way has a rebuilt Footer (no channel_counts) and
+// FooterOffset -1.
 //
 // # Performance
 //

@@ -53,7 +53,9 @@ var (
 	// without content size, or malformed msgpack (the reference raises
 	// zstd.ZstdError or msgspec errors here).
 	ErrCorrupt = errors.New("cdt: corrupt payload")
-	// ErrLimit: a declared size or count exceeds a Limits field.
+	// ErrLimit: a declared size or count exceeds a Limits field (or a
+	// decoding memory budget, for example a zstd chunk that expands beyond
+	// MaxDecompressionRatio, or META values that decode to too much memory).
 	ErrLimit = errors.New("cdt: limit exceeded")
 	// ErrTickOrder: the writer was given a row whose tick_index is lower than
 	// the previous row's, negative, or outside the i32 range of chunk headers.
@@ -84,7 +86,18 @@ type Limits struct {
 	MaxRowsPerBlock int64
 	// MaxDecoderWindow is the zstd window limit. Default 64 MiB.
 	MaxDecoderWindow int64
+	// MaxDecompressionRatio bounds uncompressed_len / compressed_len of a
+	// zstd chunk (chunks of up to MinRatioFloor uncompressed bytes are
+	// exempt), so that decoded memory grows with the input, not with what a
+	// few hostile bytes claim. Default 100 (the reference's chunks of
+	// schema-7 rows compress 10-20:1).
+	MaxDecompressionRatio int64
 }
+
+// MinRatioFloor is the uncompressed size up to which a chunk is accepted
+// whatever its compression ratio (1 MiB): small chunks of repetitive rows
+// legitimately compress far better than MaxDecompressionRatio.
+const MinRatioFloor = 1 << 20
 
 // DefaultLimits returns the limits used when a field is zero.
 func DefaultLimits() Limits {
@@ -93,6 +106,8 @@ func DefaultLimits() Limits {
 		MaxBlocks:        1 << 22,
 		MaxRowsPerBlock:  1 << 20,
 		MaxDecoderWindow: 64 << 20,
+
+		MaxDecompressionRatio: 100,
 	}
 }
 
@@ -109,6 +124,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxDecoderWindow <= 0 {
 		l.MaxDecoderWindow = d.MaxDecoderWindow
+	}
+	if l.MaxDecompressionRatio <= 0 {
+		l.MaxDecompressionRatio = d.MaxDecompressionRatio
 	}
 	return l
 }

@@ -24,6 +24,7 @@ type File struct {
 	size         int64
 	opts         readerOptions
 	closer       io.Closer
+	recovery     *Recovery
 	dec          *zstd.Decoder
 	ownDec       bool
 	meta         Meta
@@ -154,16 +155,13 @@ func (rd *File) open() error {
 	if rd.size < int64(MinFileSize) {
 		return newErr(0, ErrSize, "invalid trace size: %d bytes, need at least %d", rd.size, MinFileSize)
 	}
-	var trailer [TrailerSize]byte
-	trailerOff := rd.size - TrailerSize
-	if err := rd.readAt(trailer[:], trailerOff); err != nil {
-		return err
+	// The reference checks the trailer before META. With WithRecovery a bad
+	// trailer is kept as the reason and META is read first: only a trace
+	// whose META is intact can be recovered.
+	footerOff, tailErr := rd.readTrailer()
+	if tailErr != nil && !rd.opts.recovery {
+		return tailErr
 	}
-	if string(trailer[:8]) != TrailerMagic {
-		return newErr(trailerOff, ErrTrailer, "missing trace trailer (found %q)", trailer[:8])
-	}
-	footerOff := binary.LittleEndian.Uint64(trailer[8:])
-
 	sum := rd.sums.Get().(*checksum.Blake2b64)
 	defer rd.sums.Put(sum)
 	h, payload, err := rd.readChunk(int64(HeaderSize), nil, sum)
@@ -182,22 +180,47 @@ func (rd *File) open() error {
 		return newErr(int64(HeaderSize), ErrSchemaVersion, "unsupported trace schema version: %d (supported: %s)",
 			rd.meta.SchemaVersion, joinInts(rd.opts.schemaVersions))
 	}
-	if footerOff > uint64(math.MaxInt64) {
-		return newErr(trailerOff+8, ErrTruncated, "truncated chunk header: footer_offset %d is past the end", footerOff)
+	if tailErr == nil {
+		tailErr = rd.readFooter(footerOff, sum)
 	}
-	rd.footerOffset = int64(footerOff)
-	h, payload, err = rd.readChunk(rd.footerOffset, nil, sum)
+	if tailErr != nil && rd.opts.recovery {
+		return rd.recoverIndex(tailErr)
+	}
+	return tailErr
+}
+
+// readTrailer checks the 16-byte trailer and returns its footer_offset.
+func (rd *File) readTrailer() (int64, error) {
+	var trailer [TrailerSize]byte
+	trailerOff := rd.size - TrailerSize
+	if err := rd.readAt(trailer[:], trailerOff); err != nil {
+		return 0, err
+	}
+	if string(trailer[:8]) != TrailerMagic {
+		return 0, newErr(trailerOff, ErrTrailer, "missing trace trailer (found %q)", trailer[:8])
+	}
+	footerOff := binary.LittleEndian.Uint64(trailer[8:])
+	if footerOff > uint64(math.MaxInt64) {
+		return 0, newErr(trailerOff+8, ErrTruncated, "truncated chunk header: footer_offset %d is past the end", footerOff)
+	}
+	return int64(footerOff), nil
+}
+
+// readFooter reads and checks the FOTR chunk at off.
+func (rd *File) readFooter(off int64, sum *checksum.Blake2b64) error {
+	rd.footerOffset = off
+	h, payload, err := rd.readChunk(off, nil, sum)
 	if err != nil {
 		return err
 	}
 	if h.Kind != KindFooter {
-		return newErr(rd.footerOffset, ErrChunkKind, "invalid trace footer chunk: kind %s", h.Kind)
+		return newErr(off, ErrChunkKind, "invalid trace footer chunk: kind %s", h.Kind)
 	}
 	rd.footerHeader = h
-	if rd.footer, err = parseFooter(rd.footerOffset, payload, rd.opts.limits); err != nil {
+	if rd.footer, err = parseFooter(off, payload, rd.opts.limits); err != nil {
 		return err
 	}
-	return checkFooter(rd.footerOffset, &rd.footer)
+	return checkFooter(off, &rd.footer)
 }
 
 func checkFooter(off int64, f *Footer) error {
@@ -273,7 +296,8 @@ func (rd *File) MetaPayload() []byte { return rd.metaPayload }
 // Footer returns the decoded footer. The caller must not modify it.
 func (rd *File) Footer() *Footer { return &rd.footer }
 
-// FooterOffset returns the file offset of the FOTR chunk header.
+// FooterOffset returns the file offset of the FOTR chunk header, or -1 when
+// the footer was rebuilt by recovery (see Recovery).
 func (rd *File) FooterOffset() int64 { return rd.footerOffset }
 
 // Size returns the file size given to Open.

@@ -26,6 +26,16 @@ func readAll(data []byte) error {
 		r.Close()
 	} else {
 		first = err
+		// The same input through recovery: it reads or fails cleanly.
+		if rf, err := Open(bytes.NewReader(data), int64(len(data)), WithLimits(fuzzLimits), WithRecovery()); err == nil {
+			if rf.Recovery() == nil {
+				panic("cdt: Open failed, Open with recovery read the footer")
+			}
+			_ = rf.Recovery().String()
+			for range rf.All() {
+			}
+			rf.Close()
+		}
 	}
 	s, err := NewReader(bytes.NewReader(data), WithLimits(fuzzLimits))
 	if err != nil {

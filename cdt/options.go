@@ -13,6 +13,7 @@ type readerOptions struct {
 	cacheBlocks    int
 	schemaVersions []int64
 	concurrency    int
+	recovery       bool
 }
 
 func defaultReaderOptions() readerOptions {
@@ -66,6 +67,20 @@ func WithConcurrency(n int) ReaderOption {
 			return errors.New("cdt: WithConcurrency: n must be at least 1")
 		}
 		o.concurrency = n
+		return nil
+	}
+}
+
+// WithRecovery lets Open (OpenFile, OpenBytes) open a trace whose trailer or
+// footer is missing or broken — a writer killed before Close — by scanning its
+// chunks forward from META, as the stream Reader does, and rebuilding the
+// block index from every complete, intact TICK chunk. File.Recovery then
+// reports what was read and what was lost. A file whose header or META is
+// bad is refused as without the option. Default off: Open performs the
+// reference reader's checks and fails. NewReader always recovers.
+func WithRecovery() ReaderOption {
+	return func(o *readerOptions) error {
+		o.recovery = true
 		return nil
 	}
 }

@@ -35,6 +35,9 @@ type Reader struct {
 	footerOff   int64
 	blocks      int
 	recovered   bool
+	recovery    *Recovery
+	ticks       int64
+	first, last int64
 	done        bool
 	closed      bool
 	err         error
@@ -147,8 +150,15 @@ func (s *Reader) readChunk() (ChunkHeader, []byte, error) {
 	return h, payload, nil
 }
 
-// Next advances to the next row; false at the end or on error.
+// Next advances to the next row; false at the end or on error. After Close
+// it returns false and Err returns ErrClosed.
 func (s *Reader) Next() bool {
+	if s.closed {
+		if s.err == nil {
+			s.err = ErrClosed
+		}
+		return false
+	}
 	for {
 		if s.ri < len(s.rows) {
 			s.row = s.rows[s.ri]
@@ -168,7 +178,11 @@ func (s *Reader) nextChunk() {
 	h, payload, err := s.readChunk()
 	switch {
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		s.recovered, s.done = true, true
+		var hp *ChunkHeader
+		if h.Kind != (ChunkKind{}) {
+			hp = &h
+		}
+		s.stopAt(off, hp, false)
 		return
 	case err != nil:
 		s.err = err
@@ -176,11 +190,18 @@ func (s *Reader) nextChunk() {
 	}
 	switch h.Kind {
 	case KindTick:
-		s.blocks++
-		_, _, s.rows, err = parseBlock(off, payload, s.rows, s.opts.limits)
+		var start, end int64
+		start, end, s.rows, err = parseBlock(off, payload, s.rows, s.opts.limits)
 		if err != nil {
 			s.err = err
+			return
 		}
+		if s.blocks == 0 {
+			s.first = start
+		}
+		s.blocks++
+		s.last = end
+		s.ticks += int64(len(s.rows))
 	case KindFooter:
 		f, err := parseFooter(off, payload, s.opts.limits)
 		if err != nil {
@@ -200,7 +221,7 @@ func (s *Reader) readTrailer() {
 	var tb [TrailerSize]byte
 	b, err := s.readFull(tb[:0], TrailerSize)
 	if err != nil {
-		s.recovered = true
+		s.stopAt(off, nil, true)
 		return
 	}
 	if string(b[:8]) != TrailerMagic {

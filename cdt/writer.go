@@ -32,7 +32,11 @@ type writerOptions struct {
 // WithChunkTicks sets the number of rows per TICK chunk (default 256, the
 // reference's; chunking is by row count, not tick value). A chunk is cut
 // early only if its rows pass 160 MiB, so that every chunk stays within the
-// readers' default MaxChunkSize; a single row may not exceed 64 MiB.
+// readers' default MaxChunkSize; a single row may not exceed 64 MiB. Chunks
+// of more than 1 MiB (MinRatioFloor) that compress better than 100:1 — long
+// stretches of large, nearly identical rows — are refused by readers with the
+// default MaxDecompressionRatio; keep such chunks small or have readers raise
+// the limit.
 func WithChunkTicks(n int) WriterOption {
 	return func(o *writerOptions) error {
 		if n < 1 {

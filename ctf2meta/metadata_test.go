@@ -289,3 +289,25 @@ func TestRebuildReferenceJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeMetadataPacketErrors: a packet error met while decoding
+// packetized metadata is the packet reader's own, with its input offset; a
+// fragment error says it counts depacketized content.
+func TestDecodeMetadataPacketErrors(t *testing.T) {
+	text := "\x1e{\"type\":\"preamble\",\"version\":2}\x1e{\"type\":\"data-stream-class\"}"
+	h, _ := NewHeader(LayoutPMETA, LittleEndian, UUID{1}, 40, 0)
+	raw, _ := AppendPacket(nil, h, []byte(text[:40]), 0)
+	h.UUID[0] = 2
+	raw, _ = AppendPacket(raw, h, []byte(text[40:]), 0)
+	_, _, want := Depacketize(nil, raw)
+	_, err := DecodeMetadata(bytes.NewReader(raw))
+	if want == nil || err == nil || err.Error() != want.Error() || !errors.Is(err, ErrCorrupt) {
+		t.Errorf("packet error: got %v, want %v", err, want)
+	}
+	h.UUID[0] = 1
+	raw, _ = AppendPacket(raw[:84], h, []byte(text[40:45]), 0)
+	_, err = DecodeMetadata(bytes.NewReader(raw))
+	if !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "depacketized content: fragment #2") {
+		t.Errorf("fragment error: %v", err)
+	}
+}

@@ -193,3 +193,42 @@ func hexs(b []byte) string {
 	}
 	return string(s)
 }
+
+// TestHeaderFastPath checks that the fast path for packets after the first
+// decodes exactly as the full decode does, on every one-byte change of
+// packet 1's header, in both byte orders, both fast layouts and strict mode.
+func TestHeaderFastPath(t *testing.T) {
+	for _, l := range []Layout{LayoutCTF18, LayoutPMETA, LayoutV20Short} {
+		for _, bo := range []ByteOrder{LittleEndian, BigEndian} {
+			for _, strict := range []bool{false, true} {
+				stream := append(pkt(t, l, bo, "\x1e{\"a\":1}", 5), pkt(t, l, bo, "{\"b\":2}...", 3)...)
+				p1 := len(pkt(t, l, bo, "\x1e{\"a\":1}", 5))
+				o, _ := buildOptions([]ReaderOption{WithStrict(strict)})
+				for i := p1; i < p1+l.HeaderSize(); i++ {
+					for k, v := range []byte{0, 1, 0x7f, 0x80, 0xff, stream[i] ^ 1, stream[i] + 8, 0, 1, 9} {
+						b := bytes.Clone(stream)
+						b[i] = v
+						if k >= 7 {
+							// Two bytes at once: this one and the next.
+							b[min(i+1, len(b)-1)] ^= v + 1
+						}
+						fast, slow := newHeaderCheck(&o), newHeaderCheck(&o)
+						fast.decode(b, 0, 0)
+						slow.decode(b, 0, 0)
+						slow.fast = false
+						if fast.fast != (l != LayoutV20Short) {
+							t.Fatalf("%v: fast path %v after packet 0", l, fast.fast)
+						}
+						for _, cut := range []int{len(b), p1 + HeaderSizeCTF18, p1 + 20} {
+							hf, nf, ef := fast.decode(b[p1:cut], 1, int64(p1))
+							hs, ns, es := slow.decode(b[p1:cut], 1, int64(p1))
+							if hf != hs || nf != ns || (ef == nil) != (es == nil) || (ef != nil && ef.Error() != es.Error()) {
+								t.Fatalf("%v %v strict=%v byte %d = %#x cut %d:\n fast %+v %d %v\n slow %+v %d %v", l, bo, strict, i-p1, v, cut, hf, nf, ef, hs, ns, es)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

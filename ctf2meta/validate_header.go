@@ -10,6 +10,55 @@ type headerCheck struct {
 	maxPacket      int64
 	first          PacketHeader
 	have           bool
+
+	// Fast path for the packets after the first (CTF 1.8 and PMETA
+	// layouts): when the bytes that must equal packet 0's (magic, UUID,
+	// schemes, version) do, only the sizes and the checksum are decoded.
+	fast  bool
+	hsize int       // packet 0's header size
+	same  [4]uint64 // packet 0's bytes 0..19 and 32..36 (magic, UUID, schemes, version)
+	hbits uint32    // packet 0's header size in bits
+}
+
+// sameBytes packs the header bytes every packet must share with packet 0:
+// magic and UUID (0..19), schemes and version (32..36). b holds at least 37
+// bytes.
+func sameBytes(b []byte) [4]uint64 {
+	_ = b[36]
+	le := binary.LittleEndian
+	return [4]uint64{le.Uint64(b), le.Uint64(b[8:]), uint64(le.Uint32(b[16:])) | uint64(le.Uint32(b[32:]))<<32, uint64(b[36])}
+}
+
+// decodeFast decodes the header of a packet after the first when its
+// shared bytes equal packet 0's and its sizes and checksum are valid; it
+// returns false otherwise. b holds at least c.hsize bytes.
+func (c *headerCheck) decodeFast(b []byte) (h PacketHeader, ok bool) {
+	_ = b[HeaderSizeCTF18-1]
+	if sameBytes(b) != c.same {
+		return h, false
+	}
+	var ck, cb, tb uint32
+	hs := c.hbits
+	if c.first.ByteOrder == BigEndian {
+		ck, cb, tb = binary.BigEndian.Uint32(b[20:]), binary.BigEndian.Uint32(b[24:]), binary.BigEndian.Uint32(b[28:])
+		if c.hsize == HeaderSizePMETA {
+			hs = binary.BigEndian.Uint32(b[40:44])
+		}
+	} else {
+		ck, cb, tb = binary.LittleEndian.Uint32(b[20:]), binary.LittleEndian.Uint32(b[24:]), binary.LittleEndian.Uint32(b[28:])
+		if c.hsize == HeaderSizePMETA {
+			hs = binary.LittleEndian.Uint32(b[40:44])
+		}
+	}
+	if hs != c.hbits || (cb|tb)%8 != 0 || cb < c.hbits || tb < cb || (ck != 0 && c.strict) || int64(tb/8) > c.maxPacket {
+		return h, false
+	}
+	h = c.first
+	h.Checksum, h.ContentBits, h.TotalBits = ck, cb, tb
+	if c.hsize == HeaderSizePMETA {
+		h.Reserved = [3]byte{b[37], b[38], b[39]}
+	}
+	return h, true
 }
 
 func newHeaderCheck(o *options) headerCheck {
@@ -20,6 +69,12 @@ func newHeaderCheck(o *options) headerCheck {
 // the packet's first byte, possibly cut short), for packet idx at offset off.
 // need > 0 means b is too short to decide and at least need bytes are wanted.
 func (c *headerCheck) decode(b []byte, idx int, off int64) (h PacketHeader, need int, err error) {
+	if c.fast && len(b) >= c.hsize {
+		if h, ok := c.decodeFast(b); ok {
+			return h, 0, nil
+		}
+		// Something differs or is wrong: the full decode below says what.
+	}
 	if len(b) < HeaderSizeCTF18 {
 		return h, HeaderSizeCTF18, nil
 	}
@@ -33,10 +88,7 @@ func (c *headerCheck) decode(b []byte, idx int, off int64) (h PacketHeader, need
 	if c.have && bo != c.first.ByteOrder {
 		return h, 0, newErr(off, ErrCorrupt, "packet %d: header byte order %s differs from packet 0's %s", idx, bo, c.first.ByteOrder)
 	}
-	var o binary.ByteOrder = binary.LittleEndian
-	if bo == BigEndian {
-		o = binary.BigEndian
-	}
+	o := bo.order()
 	h.ByteOrder = bo
 	copy(h.UUID[:], b[4:20])
 	h.Checksum = o.Uint32(b[20:])
@@ -109,6 +161,9 @@ func (c *headerCheck) decode(b []byte, idx int, off int64) (h PacketHeader, need
 		}
 	} else {
 		c.first, c.have = h, true
+		c.hsize, c.hbits = h.Layout.HeaderSize(), uint32(h.Layout.HeaderSize())*8
+		c.fast = h.Layout != LayoutV20Short
+		c.same = sameBytes(b)
 	}
 	return h, 0, nil
 }

@@ -125,6 +125,19 @@
 // pool bytes) and against the bytes the input still holds before anything
 // is allocated; DefaultLimits documents the defaults.
 //
+// Memory budget: whatever the input, a Reader allocates at most 64 bytes
+// per input byte read plus 16 MiB, garbage included (so its peak heap is
+// within that too), where the input of a gzip stream is its compressed
+// bytes. Everything it keeps is charged before it is allocated, per
+// element: pool entries (24 bytes per dense id, 192 per sparse id, plus
+// the copied contents for a streaming Reader), schemas and annotations,
+// the streaming buffer and the per-event tables. A gzip stream that
+// inflates to more than Limits.MaxDecompressionRatio (default 100) bytes
+// per compressed byte, plus 1 MiB, stops with ErrLimit, as does a decode
+// that would exceed the budget; Limits.MaxMemory replaces the budget by a
+// fixed cap. Decoding time is linear in the input: a pool entry costs a
+// slice store (a map insert for sparse ids), an event is decoded in place.
+//
 // # Example
 //
 //	var buf bytes.Buffer

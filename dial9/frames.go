@@ -50,6 +50,9 @@ func (d *Reader) event(p int) (int, error) {
 	types := ti.types
 	n := len(types)
 	if cap(d.offs) < n+1 {
+		if err := d.charge(int64(n+1)*12, p); err != nil {
+			return 0, err
+		}
 		d.offs = make([]int32, n+1)
 		d.vals = make([]uint64, n+1)
 		d.ev.offs, d.ev.vals = d.offs, d.vals
@@ -198,6 +201,14 @@ func (d *Reader) schemaFrame(p int) (int, error) {
 		d.kind = FrameSchema
 		return fq, nil
 	}
+	if err := d.charge(schemaBytes+int64(nf)*fieldBytes+int64(fq-q)+int64(nl), p); err != nil {
+		return 0, err
+	}
+	if int(id) >= len(d.types) {
+		if err := d.charge(8*int64(max(int(id)+1, 2*len(d.types))), p); err != nil {
+			return 0, err
+		}
+	}
 	s := &Schema{ID: id, Name: string(name), HasTimestamp: hasTS, Fields: make([]FieldDef, nf)}
 	ti := &typeInfo{schema: s, types: make([]FieldType, nf), hasTS: hasTS, simple: true}
 	for i := 0; i < nf; i++ {
@@ -240,14 +251,23 @@ func (d *Reader) keep(b []byte) ([]byte, error) {
 	if !d.owned {
 		return b, nil
 	}
+	if len(b) == 0 {
+		return emptyContent, nil
+	}
 	d.poolBytes += int64(len(b))
 	if d.poolBytes > d.lim.MaxPoolBytes {
 		return nil, newErr(d.abs(d.frameStart), ErrLimit, "pool contents exceed the limit of %d bytes", d.lim.MaxPoolBytes)
 	}
 	if len(b) > 4096 {
+		if err := d.charge(int64(len(b)), d.frameStart); err != nil {
+			return nil, err
+		}
 		return bytes.Clone(b), nil
 	}
 	if cap(d.arena)-len(d.arena) < len(b) {
+		if err := d.charge(64<<10, d.frameStart); err != nil {
+			return nil, err
+		}
 		d.arena = make([]byte, 0, 64<<10)
 	}
 	n := len(d.arena)
@@ -266,6 +286,12 @@ func (d *Reader) stringPool(p int) (int, error) {
 		return 0, err
 	}
 	q += 4
+	if int64(cap(d.strEntries)) < n {
+		if err := d.charge(n*40, p); err != nil {
+			return 0, err
+		}
+		d.strEntries = make([]StringPoolEntry, 0, n)
+	}
 	ents := d.strEntries[:0]
 	for range n {
 		if len(b)-q < 8 {
@@ -288,11 +314,14 @@ func (d *Reader) stringPool(p int) (int, error) {
 		if !e.ValidUTF8 {
 			continue // upstream does not insert entries that are not UTF-8
 		}
+		if err := d.charge(d.strs.cost(e.ID), p); err != nil {
+			return 0, err
+		}
 		k, err := d.keep(e.Data)
 		if err != nil {
 			return 0, err
 		}
-		d.strPool[e.ID] = k
+		d.strs.set(e.ID, k)
 	}
 	d.kind = FrameStringPool
 	d.cur = nil
@@ -310,6 +339,12 @@ func (d *Reader) stackPoolFrame(p int) (int, error) {
 		return 0, err
 	}
 	q += 4
+	if int64(cap(d.stkEntries)) < n {
+		if err := d.charge(n*32, p); err != nil {
+			return 0, err
+		}
+		d.stkEntries = make([]StackPoolEntry, 0, n)
+	}
 	ents := d.stkEntries[:0]
 	for range n {
 		if len(b)-q < 8 {
@@ -328,11 +363,14 @@ func (d *Reader) stackPoolFrame(p int) (int, error) {
 	d.stkEntries = ents
 	d.frameStart = p
 	for _, e := range ents {
+		if err := d.charge(d.stacks.cost(e.ID), p); err != nil {
+			return 0, err
+		}
 		k, err := d.keep(e.Frames.b)
 		if err != nil {
 			return 0, err
 		}
-		d.stackPool[e.ID] = Stack{k}
+		d.stacks.set(e.ID, k)
 	}
 	d.kind = FrameStackPool
 	d.cur = nil
@@ -380,6 +418,9 @@ func (d *Reader) annotations(p int) (int, error) {
 			return 0, newErr(d.abs(vq+4), ErrCorrupt, "annotation value is not valid UTF-8")
 		}
 		fq = vq + 4 + int(vl)
+	}
+	if err := d.charge(int64(cnt)*annotationBytes+int64(fq-q), p); err != nil {
+		return 0, err
 	}
 	ents := d.annEntries[:0]
 	for i := 0; i < cnt; i++ {

@@ -11,6 +11,16 @@ type Limits struct {
 	MaxDepth       int   // nesting of DynamicList/DynamicMap: default 32
 	MaxFrameSize   int64 // largest frame a streaming Reader buffers: default 256 MiB
 	MaxPoolBytes   int64 // pool bytes a streaming Reader copies per stream: default 1 GiB
+
+	// MaxDecompressionRatio bounds a gzip input: more than this many
+	// decompressed bytes per compressed byte read (plus 1 MiB) is ErrLimit.
+	// Default 100.
+	MaxDecompressionRatio int
+	// MaxMemory, when set, is a fixed cap on the memory a Reader allocates
+	// for what it keeps (pools, schemas, buffers), replacing the default
+	// budget of 64 bytes per input byte read plus 16 MiB (the input being
+	// the compressed bytes of a gzip stream). Exceeding it is ErrLimit.
+	MaxMemory int64
 }
 
 // DefaultLimits returns the defaults.
@@ -23,6 +33,8 @@ func DefaultLimits() Limits {
 		MaxDepth:       32,
 		MaxFrameSize:   256 << 20,
 		MaxPoolBytes:   1 << 30,
+
+		MaxDecompressionRatio: 100,
 	}
 }
 
@@ -48,6 +60,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxPoolBytes <= 0 {
 		l.MaxPoolBytes = d.MaxPoolBytes
+	}
+	if l.MaxDecompressionRatio <= 0 {
+		l.MaxDecompressionRatio = d.MaxDecompressionRatio
 	}
 	return l
 }

@@ -88,6 +88,9 @@ type Option func(*options) error
 // DefaultLimits). Reader option.
 func WithLimits(l Limits) Option {
 	return func(o *options) error {
+		if l.MaxDecompressionRatio < 0 || l.MaxMemory < 0 {
+			return fmt.Errorf("dial9: Limits.MaxDecompressionRatio (%d) and MaxMemory (%d) must not be negative", l.MaxDecompressionRatio, l.MaxMemory)
+		}
 		o.limits = l
 		o.readerOnly = "WithLimits"
 		return nil
@@ -153,10 +156,12 @@ type Reader struct {
 	streamStart int64 // offset of the current stream's header
 
 	types     []*typeInfo
-	typeIDs   []uint16 // ids registered in the current stream, for a cheap reset
-	strPool   map[uint32][]byte
-	stackPool map[uint32]Stack
+	typeIDs   []uint16  // ids registered in the current stream, for a cheap reset
+	strs      poolTable // the string pool
+	stacks    poolTable // the stack pool (little-endian u64 addresses)
 	tsBase    uint64
+	alloc     int64           // bytes allocated for retained state, charged against the budget
+	zin       *countingReader // the compressed input of a gzip stream
 	poolBytes int64
 	arena     []byte
 
@@ -206,9 +211,10 @@ func NewBytesReader(data []byte, opts ...Option) (*Reader, error) {
 
 // NewReader returns a streaming Reader reading from r (plain or gzip). It
 // reads the first header and returns its error.
-// Memory is bounded by the largest frame (Limits.MaxFrameSize) plus the
-// pool contents of the current stream (Limits.MaxPoolBytes; a stream header
-// starts a new count).
+// Memory stays within the package's budget (see "Allocation and limits"):
+// the buffer grows to the largest frame (at most Limits.MaxFrameSize) and
+// the pool contents of the current stream are copied (at most
+// Limits.MaxPoolBytes; a stream header starts a new count).
 func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -220,8 +226,6 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 func (d *Reader) init() {
 	d.lim = d.opts.limits
 	d.sc = scanner{lim: &d.lim, streaming: d.owned}
-	d.strPool = map[uint32][]byte{}
-	d.stackPool = map[uint32]Stack{}
 	d.ev.d = d
 }
 
@@ -230,6 +234,7 @@ func (d *Reader) init() {
 func (d *Reader) ResetBytes(data []byte) error {
 	d.resetStream()
 	d.buf, d.pos, d.base, d.r, d.eof, d.owned, d.gzip = data, 0, 0, nil, false, false, false
+	d.zin, d.alloc = nil, 0
 	d.sc.streaming = false
 	d.err, d.headers, d.resets, d.kind = nil, 0, 0, 0
 	return d.readFirstHeader()
@@ -282,8 +287,8 @@ func (d *Reader) resetStream() {
 		d.types[id] = nil
 	}
 	d.typeIDs = d.typeIDs[:0]
-	clear(d.strPool)
-	clear(d.stackPool)
+	d.strs.reset()
+	d.stacks.reset()
 	d.tsBase = 0
 	// Pool copies of the previous stream become garbage: count afresh.
 	d.poolBytes = 0
@@ -362,14 +367,13 @@ func (d *Reader) Annotations() (typeID uint16, entries []Annotation) {
 
 // LookupString resolves a string-pool id against the pool as it stands now.
 func (d *Reader) LookupString(id uint32) ([]byte, bool) {
-	s, ok := d.strPool[id]
-	return s, ok
+	return d.strs.get(id)
 }
 
 // LookupStack resolves a stack-pool id against the pool as it stands now.
 func (d *Reader) LookupStack(id uint32) (Stack, bool) {
-	s, ok := d.stackPool[id]
-	return s, ok
+	b, ok := d.stacks.get(id)
+	return Stack{b}, ok
 }
 
 // Event returns the current event (after Next, or NextFrame with

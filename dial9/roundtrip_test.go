@@ -289,6 +289,11 @@ func FuzzDecode(f *testing.F) {
 	for _, data := range allVectors(f) {
 		f.Add(data)
 	}
+	// The pool-bomb shapes of hostile_test.go, small: gzip-compressed runs
+	// of one-entry string-pool frames (dense, one id, sparse ids).
+	f.Add(poolBomb(3000, func(i int) uint32 { return uint32(i) }, "ab"))
+	f.Add(poolBomb(3000, func(int) uint32 { return 7 }, "ab"))
+	f.Add(poolBomb(1000, func(i int) uint32 { return uint32(i) * 2654435761 }, "abcdefgh"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzz.Check(t, data, decodeBytes)
 		fuzz.Check(t, data, decodeStream)

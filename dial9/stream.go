@@ -19,7 +19,8 @@ func newStreaming(r io.Reader, o options) (*Reader, error) {
 		return nil, d.err
 	}
 	if len(d.buf) >= 2 && d.buf[0] == 0x1f && d.buf[1] == 0x8b {
-		zr, err := gzip.NewReader(io.MultiReader(bytes.NewReader(bytes.Clone(d.buf)), r))
+		d.zin = &countingReader{r: io.MultiReader(bytes.NewReader(bytes.Clone(d.buf)), r)}
+		zr, err := gzip.NewReader(d.zin)
 		if err != nil {
 			return nil, newErr(0, ErrCorrupt, "gzip: %v", err)
 		}
@@ -52,6 +53,9 @@ func (d *Reader) fill() bool {
 			return false
 		}
 		nc := min(int64(2*cap(d.buf)), d.lim.MaxFrameSize+16)
+		if d.err = d.charge(nc, len(d.buf)); d.err != nil {
+			return false
+		}
 		nb := make([]byte, len(d.buf), nc)
 		copy(nb, d.buf)
 		d.buf = nb
@@ -59,6 +63,12 @@ func (d *Reader) fill() bool {
 	for tries := 0; tries < 100; tries++ {
 		n, err := d.r.Read(d.buf[len(d.buf):cap(d.buf)])
 		d.buf = d.buf[:len(d.buf)+n]
+		if d.zin != nil {
+			if out, in := d.abs(len(d.buf)), d.zin.n; out > int64(d.lim.MaxDecompressionRatio)*in+1<<20 {
+				d.err = newErr(d.abs(len(d.buf)), ErrLimit, "gzip: %d bytes decompressed from %d: over the %d:1 limit (Limits.MaxDecompressionRatio)", out, in, d.lim.MaxDecompressionRatio)
+				return false
+			}
+		}
 		if err == io.EOF {
 			d.eof = true
 			return n > 0

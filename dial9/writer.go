@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"unsafe"
 )
 
 // defaultFlushSize is the buffered size at which a Writer writes to its
 // writer and a ThreadWriter hands its batch to the shared stream.
 const defaultFlushSize = 64 << 10
 
-// Handle names a registered schema in a Writer. It is valid until Reset.
+// Handle names a registered schema in a Writer, valid until Reset. A
+// handle from a SharedWriter or any of its ThreadWriters is valid on every
+// ThreadWriter of that stream.
 type Handle struct {
 	idx int32
 	id  uint16
@@ -216,13 +220,11 @@ func NewAppendWriter(w io.Writer, r *Reader, opts ...Option) (*Writer, error) {
 		}
 	}
 	// Deterministic: for a content present under several ids, keep the lowest.
-	ids := make([]uint32, 0, len(d.strPool))
-	for id := range d.strPool {
-		ids = append(ids, id)
-	}
-	sortU32(ids)
+	ids := make([]uint32, 0, d.strs.len())
+	d.strs.each(func(id uint32, _ []byte) { ids = append(ids, id) })
+	slices.Sort(ids)
 	for _, id := range ids {
-		s := d.strPool[id]
+		s, _ := d.strs.get(id)
 		h := xxhashBytes(s)
 		if _, ok := e.strs.find(h, s); !ok {
 			e.strs.add(h, s, id)
@@ -232,12 +234,11 @@ func NewAppendWriter(w io.Writer, r *Reader, opts ...Option) (*Writer, error) {
 		}
 	}
 	ids = ids[:0]
-	for id := range d.stackPool {
-		ids = append(ids, id)
-	}
-	sortU32(ids)
+	d.stacks.each(func(id uint32, _ []byte) { ids = append(ids, id) })
+	slices.Sort(ids)
 	for _, id := range ids {
-		frames := d.stackPool[id].AppendTo(nil)
+		b, _ := d.stacks.get(id)
+		frames := Stack{b}.AppendTo(nil)
 		h := hashStack(frames)
 		if _, ok := e.stacks.find(h, frames); !ok {
 			e.stacks.add(h, frames, id)
@@ -248,14 +249,6 @@ func NewAppendWriter(w io.Writer, r *Reader, opts ...Option) (*Writer, error) {
 	}
 	e.tsBase = d.tsBase
 	return e, nil
-}
-
-func sortU32(a []uint32) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // Flush writes the buffered bytes to the writer (a ThreadWriter's: hands
@@ -620,8 +613,32 @@ func AppendTimestampReset(dst []byte, ts uint64) []byte {
 func appendStackEntry(dst []byte, id uint32, frames []uint64) []byte {
 	dst = binary.LittleEndian.AppendUint32(dst, id)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(frames)))
+	return appendAddresses(dst, frames)
+}
+
+// nativeLittleEndian: a []uint64 in memory is little-endian u64s.
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// appendAddresses appends frames as little-endian u64s, growing dst once.
+func appendAddresses(dst []byte, frames []uint64) []byte {
+	n, need := len(dst), 8*len(frames)
+	if cap(dst)-n < need {
+		dst = append(dst, make([]byte, need)...) // grows without allocating the zeros
+	} else {
+		dst = dst[:n+need]
+	}
+	b := dst[n:]
+	if nativeLittleEndian && len(frames) > 0 {
+		// The addresses' own bytes are the wire form: one copy.
+		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&frames[0])), need))
+		return dst
+	}
 	for _, f := range frames {
-		dst = binary.LittleEndian.AppendUint64(dst, f)
+		if len(b) < 8 {
+			break
+		}
+		binary.LittleEndian.PutUint64(b, f)
+		b = b[8:]
 	}
 	return dst
 }

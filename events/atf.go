@@ -16,13 +16,15 @@ type atfSource struct {
 	merger  *atf.Merger
 	tracks  []*Track // by thread position
 	symbols map[uint64]string
-	hexes   map[uint64]string
+	names   map[uint64]string // every name derived so far (symbol or hex)
+	lastID  uint64
+	last    string
 	maxName int
 	closeFn func() error
 
-	cur       atf.IndexEvent
-	curThread *atf.Thread
-	curSeq    uint64
+	cur    atf.IndexEvent
+	curPos int // the current event's thread position in session.Threads
+	curSeq uint64
 }
 
 func openATFDir(dir string, d Detection, o *options) (source, error) {
@@ -63,7 +65,7 @@ func openATFBytes(b []byte, d Detection, o *options) (source, error) {
 }
 
 func newATFSource(s *atf.Session, o *options, closeFn func() error) *atfSource {
-	src := &atfSource{session: s, merger: s.Merge(), hexes: map[uint64]string{}, maxName: o.maxNames, closeFn: closeFn}
+	src := &atfSource{session: s, merger: s.Merge(), names: map[uint64]string{}, maxName: o.maxNames, closeFn: closeFn}
 	if s.Manifest != nil {
 		src.symbols = s.Manifest.SymbolNames()
 	}
@@ -78,9 +80,7 @@ func (s *atfSource) next(e *Event) bool {
 		return false
 	}
 	m := s.merger.Event()
-	s.cur = m.IndexEvent
-	pos := m.Thread
-	s.curThread, s.curSeq = s.session.Threads[pos], m.Seq
+	s.cur, s.curSeq, s.curPos = m.IndexEvent, m.Seq, m.Thread
 	e.reset()
 	switch s.cur.Kind {
 	case atf.KindCall:
@@ -91,22 +91,27 @@ func (s *atfSource) next(e *Event) bool {
 		e.kind = KindInstant
 	}
 	e.setTimeU64(s.cur.Timestamp)
-	e.name = s.functionName(s.cur.FunctionID)
-	e.track = s.tracks[pos]
+	if id := s.cur.FunctionID; id == s.lastID && s.last != "" {
+		e.name = s.last
+	} else {
+		e.name = s.functionName(id)
+		s.lastID, s.last = id, e.name
+	}
+	e.track = s.tracks[m.Thread]
 	return true
 }
 
 // functionName is the manifest's symbol name, else "0x" and 16 hex digits.
 func (s *atfSource) functionName(id uint64) string {
-	if n, ok := s.symbols[id]; ok {
+	if n, ok := s.names[id]; ok {
 		return n
 	}
-	if n, ok := s.hexes[id]; ok {
-		return n
+	n, ok := s.symbols[id]
+	if !ok {
+		n = string(appendHex16(nil, id))
 	}
-	n := string(appendHex16(nil, id))
-	if len(s.hexes) < s.maxName {
-		s.hexes[id] = n
+	if len(s.names) < s.maxName {
+		s.names[id] = n
 	}
 	return n
 }
@@ -150,7 +155,7 @@ func (s *atfSource) appendArgJSON(b []byte, _ int) []byte { return append(b, "nu
 // detail.atf or null}.
 func (s *atfSource) appendRecord(b []byte) []byte {
 	b = append(b, `{"thread":`...)
-	b = strconv.AppendUint(b, uint64(s.curThread.ID), 10)
+	b = strconv.AppendUint(b, uint64(s.session.Threads[s.curPos].ID), 10)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, s.curSeq, 10)
 	b = append(b, `,"kind":"`...)

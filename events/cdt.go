@@ -1,8 +1,6 @@
 package events
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,7 +18,6 @@ import (
 type cdtSource struct {
 	rd      *cdt.File
 	it      *cdt.Iterator
-	stream  *cdt.Reader // a trace without footer, read forward (rd and it nil)
 	closeFn func() error
 	row     cdt.Row
 
@@ -41,24 +38,9 @@ func openCDT(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func()
 	if d.Variant == "v2" {
 		return nil, fmt.Errorf("%w: CDT container v2 (crimson_debug_trace_v2); this build reads container v1", ErrUnsupported)
 	}
-	rd, err := cdt.Open(ra, size, cdt.WithConcurrency(o.concurrency))
-	if errors.Is(err, cdt.ErrTrailer) || errors.Is(err, cdt.ErrTruncated) {
-		// A writer that died before its footer: the rows of the complete
-		// chunks, read forward (Reader.Recovered reports it).
-		st, serr := cdt.NewReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 1<<20))
-		if serr != nil {
-			return nil, err
-		}
-		return &cdtSource{stream: st, closeFn: func() error {
-			err := st.Close()
-			if closeFn != nil {
-				if cerr := closeFn(); err == nil {
-					err = cerr
-				}
-			}
-			return err
-		}, keys: map[string]string{}}, nil
-	}
+	// A trace whose writer died before its footer is read from a forward
+	// scan of its complete chunks (Reader.Recovered reports it).
+	rd, err := cdt.Open(ra, size, cdt.WithConcurrency(o.concurrency), cdt.WithRecovery())
 	if err != nil {
 		return nil, err
 	}
@@ -77,17 +59,10 @@ func openCDT(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func()
 var cdtTrack = &Track{Kind: TrackTrace, ID: 0, Name: "ticks"}
 
 func (s *cdtSource) next(e *Event) bool {
-	if s.stream != nil {
-		if !s.stream.Next() {
-			return false
-		}
-		s.row = s.stream.Row()
-	} else {
-		if !s.it.Next() {
-			return false
-		}
-		s.row = s.it.Row()
+	if !s.it.Next() {
+		return false
 	}
+	s.row = s.it.Row()
 	s.parsed = false
 	e.reset()
 	e.kind, e.name, e.track = KindCounter, "tick", cdtTrack
@@ -196,35 +171,20 @@ func (s *cdtSource) scalar(raw []byte, i int) Value {
 	return compositeValue(s, i)
 }
 
-func (s *cdtSource) err() error {
-	if s.stream != nil {
-		return s.stream.Err()
-	}
-	return s.it.Err()
-}
+func (s *cdtSource) err() error { return s.it.Err() }
 
 func (s *cdtSource) close() error {
-	var err error
-	if s.it != nil {
-		err = s.it.Close()
-	}
+	err := s.it.Close()
 	if cerr := s.closeFn(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// underlying is the *cdt.File, or the forward *cdt.Reader of a trace
-// without footer.
-func (s *cdtSource) underlying() any {
-	if s.stream != nil {
-		return s.stream
-	}
-	return s.rd
-}
+func (s *cdtSource) underlying() any { return s.rd }
 
-// recovered reports a trace read forward because its footer is missing.
-func (s *cdtSource) recovered() bool { return s.stream != nil && s.stream.Recovered() }
+// recovered reports a trace opened from a forward scan (no usable footer).
+func (s *cdtSource) recovered() bool { return s.rd.Recovery() != nil }
 
 func (s *cdtSource) numArgs() int {
 	s.parse()

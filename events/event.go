@@ -186,7 +186,7 @@ func (e *Event) Dial9() *dial9.Event {
 // index file; ok is false for other formats.
 func (e *Event) ATF() (ev atf.IndexEvent, thread *atf.Thread, seq uint64, ok bool) {
 	if r, ok := e.rec.(*atfSource); ok {
-		return r.cur, r.curThread, r.curSeq, true
+		return r.cur, r.session.Threads[r.curPos], r.curSeq, true
 	}
 	return atf.IndexEvent{}, nil, 0, false
 }
@@ -202,8 +202,8 @@ func (e *Event) WTF() *wtfcff.Event {
 
 // WTFScope returns, for a WTF wtf.scope#leave that closed a scope, that scope
 // as the reference's database pairs it (its begin and end in µs, its
-// arguments and the scope data appended while it was open); nil otherwise.
-// It is valid until the next event.
+// arguments and the scope data appended while it was open), when the Reader
+// was opened WithScopeData; nil otherwise. It is valid until the next event.
 func (e *Event) WTFScope() *wtfcff.Scope {
 	if r, ok := e.rec.(*wtfSource); ok && e.kind == KindEnd {
 		return r.closed

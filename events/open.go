@@ -36,6 +36,7 @@ type options struct {
 	pairing     bool
 	concurrency int
 	maxNames    int
+	scopeData   bool
 }
 
 // DefaultMaxPairDepth is the per-track stack depth WithPairing(0) uses.
@@ -68,6 +69,15 @@ func WithPairing(maxDepth int) Option {
 		o.pairing, o.pairDepth = true, maxDepth
 		return nil
 	}
+}
+
+// WithScopeData makes a WTF Reader pair scopes with wtfcff.ScopeTracker, as
+// the reference's database does, so that Event.WTFScope returns each closed
+// scope with its arguments and appended data (building their JSON costs about
+// as much as decoding the events). Default off: scope names are paired by a
+// per-zone stack of names, which is all Name needs.
+func WithScopeData() Option {
+	return func(o *options) error { o.scopeData = true; return nil }
 }
 
 // WithConcurrency lets readers that can (CDT) decode ahead on n goroutines.
@@ -113,6 +123,7 @@ type Reader struct {
 	src    source
 	ev     Event
 	pair   *pairer
+	next   func(*Event) bool // the source's next, the pairer's, or done
 	closed bool
 }
 
@@ -228,8 +239,23 @@ func newReader(d Detection, src source, err error, o *options) (*Reader, error) 
 	r.ev.format = d.Format
 	r.ev.args, _ = src.(argSource)
 	r.ev.rec, _ = src.(recordSource)
+	// next is bound to the concrete source once, so that Next is one
+	// indirect call (and inlined into the caller).
+	switch s := src.(type) {
+	case *dial9Source:
+		r.next = s.next
+	case *atfSource:
+		r.next = s.next
+	case *wtfSource:
+		r.next = s.next
+	case *cdtSource:
+		r.next = s.next
+	default:
+		r.next = src.next
+	}
 	if o.pairing {
 		r.pair = newPairer(o.pairDepth)
+		r.next = func(e *Event) bool { return r.pair.next(src, e) }
 	}
 	return r, nil
 }
@@ -283,36 +309,32 @@ func (r *Reader) Format() string { return r.det.Format }
 // Recovered reports whether the input is a trace whose writer did not finish
 // it and whose complete part is being read: an ATF index without a valid
 // footer (torn tail discarded), a CDT file without footer or trailer (the
-// complete chunks, read forward). For CDT it is known once Next has returned
-// false.
+// complete chunks, found by a forward scan), a WTF file whose last chunk is
+// torn (known once Next has returned false).
 func (r *Reader) Recovered() bool {
 	switch s := r.src.(type) {
 	case *cdtSource:
 		return s.recovered()
 	case *atfSource:
 		return s.session.Recovered()
+	case *wtfSource:
+		return s.recovered()
 	}
 	return false
 }
 
 // Underlying returns the codec reader behind r, for what the uniform model
 // does not cover: a *dial9.Reader, an *atf.Session (a folder-less one for a
-// single index file or thread), a *wtfcff.Reader, or a *cdt.File (a forward *cdt.Reader for a CDT
-// trace without footer).
+// single index file or thread), a *wtfcff.Reader, or a *cdt.File.
 func (r *Reader) Underlying() any { return r.src.underlying() }
 
 // Next advances to the next event; it returns false at the end of the input
 // or on an error (see Err). After warm-up (names and tracks seen, buffers
 // grown) Next does not allocate.
-func (r *Reader) Next() bool {
-	if r.closed {
-		return false
-	}
-	if r.pair != nil {
-		return r.pair.next(r.src, &r.ev)
-	}
-	return r.src.next(&r.ev)
-}
+func (r *Reader) Next() bool { return r.next(&r.ev) }
+
+// done is Next after Close.
+func done(*Event) bool { return false }
 
 // Event returns the current event, valid until the next call to Next.
 func (r *Reader) Event() *Event { return &r.ev }
@@ -342,5 +364,6 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closed = true
+	r.next = done
 	return r.src.close()
 }

@@ -272,3 +272,56 @@ func TestTimeAgreesWithCDT(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestWTFScopeNamesAgreeWithTheTracker: the per-zone stack that names
+// wtf.scope#leave events pairs exactly as wtfcff.ScopeTracker (WithScopeData),
+// on every WTF vector and a generated trace.
+func TestWTFScopeNamesAgreeWithTheTracker(t *testing.T) {
+	dir := vectortest.Dir(t, "wtf")
+	inputs := map[string][]byte{"generated": genWTF(5000)}
+	for _, p := range []string{"api_public.wtf-trace", "api_public_json.wtf-json", "det_resources.wtf-trace", "mutated/legacy_v3_handmade.wtf-trace"} {
+		b, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[p] = b
+	}
+	for name, data := range inputs {
+		light, err := events.OpenBytes(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tracked, err := events.OpenBytes(data, events.WithScopeData())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends, scopes := 0, 0
+		for light.Next() {
+			if !tracked.Next() {
+				t.Fatalf("%s: fewer events with scope data", name)
+			}
+			a, b := light.Event(), tracked.Event()
+			if a.Name() != b.Name() || a.Kind() != b.Kind() {
+				t.Fatalf("%s: %s %q vs %s %q", name, a.Kind(), a.Name(), b.Kind(), b.Name())
+			}
+			if a.Kind() == events.KindEnd {
+				ends++
+				if a.WTFScope() != nil {
+					t.Fatalf("%s: WTFScope without WithScopeData", name)
+				}
+				if s := b.WTFScope(); s != nil {
+					scopes++
+					if string(s.Name) != b.Name() {
+						t.Fatalf("%s: scope %q named %q", name, s.Name, b.Name())
+					}
+				}
+			}
+		}
+		if tracked.Next() || light.Err() != nil || tracked.Err() != nil {
+			t.Fatalf("%s: %v %v", name, light.Err(), tracked.Err())
+		}
+		if name == "generated" && (ends == 0 || scopes != ends) {
+			t.Errorf("%s: %d ends, %d scopes", name, ends, scopes)
+		}
+	}
+}

@@ -16,7 +16,10 @@ import (
 type wtfSource struct {
 	chunks  *wtfcff.Reader
 	dec     *wtfcff.Decoder
-	scopes  *wtfcff.ScopeTracker
+	scopes  *wtfcff.ScopeTracker // WithScopeData only
+	open    map[*wtfcff.Zone]*wtfStack
+	lastZ   *wtfcff.Zone // the zone of lastS
+	lastS   *wtfStack
 	inChunk bool
 	closeFn func() error
 	e       error
@@ -34,13 +37,18 @@ type wtfSource struct {
 
 func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func() error) (source, error) {
 	// The reader picks the container (binary, JSON, legacy) by the first
-	// bytes; damaged files named .wtf-trace get its error.
-	src, err := wtfcff.NewReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 256<<10))
+	// bytes; damaged files named .wtf-trace get its error. A torn last chunk
+	// is read as far as it goes (Reader.Recovered reports it).
+	src, err := wtfcff.NewReader(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 256<<10), wtfcff.WithRecovery())
 	if err != nil {
 		return nil, err
 	}
-	return &wtfSource{
-		chunks: src, dec: wtfcff.NewDecoder(), scopes: wtfcff.NewScopeTracker(), closeFn: closeFn,
+	var scopes *wtfcff.ScopeTracker
+	if o.scopeData {
+		scopes = wtfcff.NewScopeTracker()
+	}
+	return &wtfSource{scopes: scopes,
+		chunks: src, dec: wtfcff.NewDecoder(), closeFn: closeFn, open: map[*wtfcff.Zone]*wtfStack{},
 		zones: map[*wtfcff.Zone]*Track{}, names: map[string]string{}, maxName: o.maxNames,
 	}, nil
 }
@@ -77,23 +85,31 @@ func (s *wtfSource) next(e *Event) bool {
 func (s *wtfSource) fill(e *Event, ev *wtfcff.Event) {
 	s.cur = ev
 	e.reset()
-	scope, closed := s.scopes.Add(ev)
 	s.closed = nil
-	if closed {
-		s.closed = scope
+	if s.scopes != nil {
+		if scope, closed := s.scopes.Add(ev); closed {
+			s.closed = scope
+		}
 	}
 	switch {
 	case ev.IsInternal():
 		e.kind, e.name = KindMetadata, ev.Name()
+		// A zone record may rename a zone (the first wtf.zone#create
+		// renames the default zone in place): look the track up again.
+		s.lastZone = nil
 	case ev.IsScopeEnter():
 		e.kind, e.name = KindBegin, ev.Name()
 		if e.name == "wtf.scope#enter" && ev.NumArgs() > 0 {
 			e.name = s.intern(ev.Arg(0).Bytes())
 		}
+		s.stack(ev.Zone).push(e.name)
 	case ev.IsScopeLeave():
+		// wtf.scope#leave closes the innermost open scope of the current
+		// zone, as the reference's database (and wtfcff.ScopeTracker) pair
+		// them; with nothing open it keeps its own name.
 		e.kind, e.name = KindEnd, ev.Name()
-		if closed {
-			e.name = s.intern(scope.Name)
+		if n, ok := s.stack(ev.Zone).pop(); ok {
+			e.name = n
 		}
 	default:
 		e.kind, e.name = KindInstant, ev.Name()
@@ -122,7 +138,7 @@ func (s *wtfSource) track(z *wtfcff.Zone) *Track {
 	if z == nil {
 		return wtfNoZone
 	}
-	if z == s.lastZone && z.Name == s.lastTrack.Name {
+	if z == s.lastZone {
 		return s.lastTrack
 	}
 	t, ok := s.zones[z]
@@ -189,4 +205,52 @@ func (s *wtfSource) appendRecord(b []byte) []byte {
 	b = append(b, `,"type":`...)
 	b = AppendJSONString(b, s.cur.Name())
 	return append(b, '}')
+}
+
+// recovered reports a binary file whose last chunk is torn.
+func (s *wtfSource) recovered() bool { return s.chunks.Recovery().Torn }
+
+// maxWTFScopeDepth bounds the open scopes remembered per zone; deeper
+// enters are counted, and their leaves keep the name wtf.scope#leave.
+const maxWTFScopeDepth = 1 << 16
+
+// wtfStack is one zone's open scope names.
+type wtfStack struct {
+	names    []string
+	overflow int
+}
+
+func (st *wtfStack) push(name string) {
+	if st.overflow > 0 || len(st.names) >= maxWTFScopeDepth {
+		st.overflow++
+		return
+	}
+	st.names = append(st.names, name)
+}
+
+func (st *wtfStack) pop() (string, bool) {
+	if st.overflow > 0 {
+		st.overflow--
+		return "", false
+	}
+	if len(st.names) == 0 {
+		return "", false
+	}
+	n := st.names[len(st.names)-1]
+	st.names = st.names[:len(st.names)-1]
+	return n, true
+}
+
+// stack returns zone z's open scopes (zones are bounded by the decoder).
+func (s *wtfSource) stack(z *wtfcff.Zone) *wtfStack {
+	if z == s.lastZ && s.lastS != nil {
+		return s.lastS
+	}
+	st, ok := s.open[z]
+	if !ok {
+		st = &wtfStack{}
+		s.open[z] = st
+	}
+	s.lastZ, s.lastS = z, st
+	return st
 }

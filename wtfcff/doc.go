@@ -49,7 +49,11 @@
 //     Writer defines types once (the built-ins get the JS library's
 //     wire ids 2–17), appends typed arguments through an EventBuilder,
 //     de-duplicates strings per chunk with xxhash keys and starts a new chunk
-//     when the event buffer reaches the chunk size.
+//     when the event buffer reaches the chunk size. SharedWriter writes one
+//     trace from many goroutines: each takes a ThreadWriter (Thread) with a
+//     zone of its own and a private chunk, handed over whole under one lock
+//     per chunk; ThreadWriter times are time.Durations since the trace start
+//     (whole µs, wrapping every 2^32 µs, see SharedWriter and UnwrapTime).
 //
 //   - JSON events: part type 0x20000 (json_event_buffer), declared by the
 //     reference but never implemented. Its body here is a JSON array with one
@@ -75,8 +79,8 @@
 //
 // After warm-up, Reader.Next, Decoder.Next, Event and Value accessors (except
 // Value.String), AppendEventJSON into a reused buffer, ScopeTracker.Add and
-// every Writer/EventBuilder append do not allocate (pinned by AllocsPerRun
-// tests). The decoder allocates for each new event type and zone (their
+// every Writer, ThreadWriter and EventBuilder append (ThreadWriter chunk
+// hand-overs included) do not allocate (pinned by AllocsPerRun tests). The decoder allocates for each new event type and zone (their
 // names are copied). JSON containers are decoded with encoding/json and
 // allocate per chunk.
 //
@@ -91,6 +95,36 @@
 // ErrUnsupportedVersion, ErrTruncated, ErrCorrupt, ErrUndefinedEvent,
 // ErrUnsupportedType or ErrLimit; readers and decoders stop at the first
 // error and keep returning it.
+//
+// # Memory and time budget
+//
+// Whatever the input, decoding it (Reader, File, JSONReader, LegacyReader,
+// Decoder, ScopeTracker, the converters) allocates at most 64 bytes per
+// input byte plus 16 MiB in all, so peak memory stays below that too, and
+// takes time linear in the input. What the decoder keeps per element is
+// accounted for, not only the bytes left: definitions that share a signature
+// share its parsed arguments, zone strings are interned, strings of a chunk's
+// table are hashed once per chunk however many records name them, JSON
+// number arrays are scanned in place, and a ScopeTracker whose open scopes'
+// copied names and arguments outgrow the budget stops with ErrLimit.
+// TestHostileInputs builds the hostile classes (huge declared counts and
+// lengths, many definitions or zones naming one long string, deep scope
+// nesting, JSON containers with arrays of millions of elements, nesting
+// beyond encoding/json's depth limit, many chunks) and asserts both bounds.
+// Rendering events as text (AppendEventJSON, a dump) is proportional to the
+// strings they name, however often, not to the input.
+//
+// # Recovery
+//
+// Writers write whole chunks, so a recording cut short (a killed writer, a
+// full disk) ends inside its last chunk. A Reader reports ErrTruncated there,
+// naming what a recovering read would salvage; with WithRecovery it delivers
+// that chunk's complete parts and its event buffer up to the cut (Chunk.Torn),
+// the Decoder drops the record the cut went through, and Reader.Recovery
+// says what was read and what was lost (bytes, a range of events, why).
+// TrimTorn cuts such a chunk after its last whole record so it can be written
+// out. The string table precedes the event buffer: a cut inside it salvages
+// nothing of the chunk (its events would read their strings as null).
 //
 // # Choices where the reference is accidental or silent
 //

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/tracecodec/tracecodec/wtfcff"
 )
@@ -158,4 +160,45 @@ func ExampleOpen() {
 	// chunk 3: event_data, 568 bytes at 1440
 	// chunk 4: event_data, 136 bytes at 2008
 	// last event buffer: 80 bytes
+}
+
+// Write one trace from several goroutines: each takes a ThreadWriter, whose
+// events all land in its own zone; times are durations since the trace start.
+func ExampleSharedWriter() {
+	var file bytes.Buffer
+	sw, _ := wtfcff.NewSharedWriter(&file, wtfcff.WithFileHeader(wtfcff.FileHeader{Timebase: 1700000000000}))
+	job, _ := sw.Define("app#job(uint32 id)", wtfcff.ClassScope, 0)
+	var wg sync.WaitGroup
+	for _, name := range []string{"worker-1", "worker-2"} {
+		tw, _ := sw.Thread(name) // one per goroutine
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer tw.Close() // hands the last chunk over
+			for i := range 3 {
+				start := time.Duration(i) * time.Millisecond
+				tw.Begin(job, start).Uint32(uint32(i)).End()
+				tw.LeaveScope(start + 250*time.Microsecond)
+			}
+		}()
+	}
+	wg.Wait()
+	sw.Close()
+
+	r, _ := wtfcff.NewBytesReader(file.Bytes())
+	st := wtfcff.NewScopeTracker()
+	perZone := map[string][]string{}
+	for e, err := range wtfcff.Events(r) {
+		if err != nil {
+			panic(err)
+		}
+		if s, ok := st.Add(e); ok {
+			perZone[e.Zone.Name] = append(perZone[e.Zone.Name], fmt.Sprintf("%s@%dµs+%d", s.Name, s.Begin, s.Duration()))
+		}
+	}
+	fmt.Println("worker-1:", perZone["worker-1"])
+	fmt.Println("worker-2:", perZone["worker-2"])
+	// Output:
+	// worker-1: [app#job@0µs+250 app#job@1000µs+250 app#job@2000µs+250]
+	// worker-2: [app#job@0µs+250 app#job@1000µs+250 app#job@2000µs+250]
 }

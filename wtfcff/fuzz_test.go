@@ -131,17 +131,88 @@ func TestHostileLengths(t *testing.T) {
 	}
 }
 
+// fuzzSeedLimit bounds the seeds and inputs of the container fuzz targets.
+// Go's fuzzer minimizes every input that reaches new code, and its
+// minimizer makes O(n²) attempts for an n-byte input (it tries removing every
+// substring), each a whole decode: with the 3–6 KB reference vectors as seeds
+// every new-coverage input used up the whole minimizing budget (60 s by
+// default), so FuzzBinaryContainer ran 28 inputs in 3 minutes. Small seeds
+// that still reach every structure (below) keep minimizing short.
+const fuzzSeedLimit = 1024
+
+// smallSeeds are traces of a few hundred bytes written by this package:
+// every argument type, zones, scopes, resources, several chunks, the JSON
+// container and a cut chunk.
+func smallSeeds(t testing.TB) [][]byte {
+	var seeds [][]byte
+	var b bytes.Buffer
+	w, _ := NewWriter(&b, WithoutBuiltins(), WithChunkSize(64), WithFileHeader(FileHeader{Timebase: 1}))
+	all, _ := w.Define(0, "a#b(bool a, int8 b, uint8 c, int16 d, uint16 e, int32 f, uint32 g, float32 h, ascii i, utf8 j, any k, flowId l, time32 m, char n, wchar o)", ClassScope, 0)
+	w.Begin(all, 1).Bool(true).Int8(-1).Uint8(2).Int16(-3).Uint16(4).Int32(-5).Uint32(6).Float32(1.5).ASCII("x").UTF8("é").Any(`{"n":1}`).FlowID(7).Time32(8).Char('c').WChar(0x263A).End()
+	w.AddResource([]byte("res"), true)
+	w.Close()
+	seeds = append(seeds, bytes.Clone(b.Bytes()))
+	b.Reset()
+	w, _ = NewWriter(&b, WithoutBuiltins(), WithFileHeader(FileHeader{Timebase: 1}))
+	arr, _ := w.Define(0, "a#c(int8[] a, uint8[] b, int16[] c, uint16[] d, int32[] e, uint32[] f, float32[] g, char[] h, wchar[] i)", ClassInstance, 0)
+	w.Begin(arr, 2).Int8s([]int8{-1}).Uint8s([]byte{1, 2}).Int16s([]int16{-3}).Uint16s([]uint16{4}).Int32s([]int32{-5}).Uint32s(nil).Float32s([]float32{2}).Chars([]byte("ab")).WChars([]uint16{0xD800}).End()
+	w.Close()
+	seeds = append(seeds, bytes.Clone(b.Bytes()))
+	b.Reset()
+	// Zones and scopes, with only the built-ins they use (all sixteen make
+	// a long trace).
+	w, _ = NewWriter(&b, WithoutBuiltins(), WithChunkSize(64))
+	for _, sig := range []string{"wtf.zone#create(uint16 zoneId, ascii name, ascii type, ascii location)", "wtf.zone#set(uint16 zoneId)",
+		"wtf.scope#enter(ascii name)", "wtf.scope#leave()", "wtf.scope#appendData(ascii name, any value)", "wtf.trace#mark(ascii name, any value)"} {
+		w.Define(0, sig, ClassInstance, 0)
+	}
+	z, _ := w.CreateZone(0, "Z", "script", "l")
+	w.SetZone(0, z)
+	w.EnterScope(1, "s")
+	w.AppendScopeData(2, "k", "1")
+	w.LeaveScope(3)
+	w.Mark(4, "m", "")
+	w.Close()
+	seeds = append(seeds, bytes.Clone(b.Bytes()))
+	seeds = append(seeds, seeds[1][:len(seeds[1])-6]) // the last chunk torn inside its event buffer
+	// Chunk and part types the reference does not know, a file header part
+	// among them (the converters copy them).
+	unknown := AppendFileHeader(nil, 1)
+	unknown = AppendChunk(unknown, &Chunk{ID: 1, Type: ChunkFileHeader, StartTime: InvalidTime, EndTime: InvalidTime,
+		Parts: []Part{{Type: PartFileHeader, Data: []byte(`{"type":"file_header","flags":[],"timebase":0}`)}}})
+	unknown = AppendChunk(unknown, &Chunk{ID: 2, Type: ChunkType(0x3), StartTime: 5, EndTime: 9,
+		Parts: []Part{{Type: PartFileHeader, Data: []byte(`{"timebase":1,"k":[1]}`)}, {Type: PartType(0x50000), Data: []byte{1, 2, 3}}}})
+	seeds = append(seeds, unknown)
+	var js bytes.Buffer
+	if err := BinaryToJSON(&js, bytes.NewReader(seeds[0]), JSONPartial); err == nil {
+		seeds = append(seeds, js.Bytes())
+	}
+	for _, s := range seeds {
+		if len(s) > fuzzSeedLimit {
+			t.Fatalf("seed of %d bytes", len(s))
+		}
+	}
+	return seeds
+}
+
+// seedAll seeds a container fuzz target with smallSeeds and the reference
+// vectors that are at most fuzzSeedLimit bytes long (the others go through
+// TestSweepVectors' truncations and corruptions instead).
 func seedAll(f *testing.F) {
-	dir := vectortest.Dir(f, "wtf")
-	fuzz.SeedDir(f, dir, func(p string) bool {
-		return strings.HasSuffix(p, ".wtf-trace") || strings.HasSuffix(p, ".wtf-json")
-	})
+	for _, s := range smallSeeds(f) {
+		f.Add(s)
+	}
+	for _, p := range vectorFiles(f) {
+		if data, err := os.ReadFile(p); err == nil && len(data) <= fuzzSeedLimit {
+			f.Add(data)
+		}
+	}
 }
 
 func FuzzBinaryContainer(f *testing.F) {
 	seedAll(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 1<<20 {
+		if len(data) > 16*fuzzSeedLimit {
 			return
 		}
 		_ = decodeAny(data)
@@ -151,8 +222,14 @@ func FuzzBinaryContainer(f *testing.F) {
 // FuzzEventBuffer feeds raw event buffers: u32 string-table length, the
 // table, then the buffer.
 func FuzzEventBuffer(f *testing.F) {
+	// Small seeds only, as for the container targets (see fuzzSeedLimit).
+	files := smallSeeds(f)
 	for _, p := range vectorFiles(f) {
-		data, _ := os.ReadFile(p)
+		if data, err := os.ReadFile(p); err == nil && len(data) <= fuzzSeedLimit {
+			files = append(files, data)
+		}
+	}
+	for _, data := range files {
 		src, err := NewBytesReader(data)
 		if err != nil {
 			continue
@@ -218,7 +295,7 @@ func FuzzJSONContainer(f *testing.F) {
 func FuzzRoundTrip(f *testing.F) {
 	seedAll(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 1<<20 || Sniff(data) != KindBinary {
+		if len(data) > 16*fuzzSeedLimit || Sniff(data) != KindBinary {
 			return
 		}
 		var js1, bin, js2 bytes.Buffer

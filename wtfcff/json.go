@@ -216,11 +216,39 @@ type jsonChunk struct {
 }
 
 type jsonPart struct {
-	Type       string          `json:"type"`
-	Mode       string          `json:"mode"`
-	ByteLength *int64          `json:"byteLength"`
-	Value      json.RawMessage `json:"value"`
-	Events     json.RawMessage `json:"events"`
+	Type, Mode    string
+	ByteLength    *int64
+	Value, Events json.RawMessage
+}
+
+// parseJSONPart reads a part object. Keys match exactly, as in the
+// reference's JSON.parse (encoding/json's struct decoding folds case, so a
+// file header holding "Type" next to "type" would change the part's type).
+func parseJSONPart(raw []byte) (jsonPart, error) {
+	var fields map[string]json.RawMessage
+	var jp jsonPart
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return jp, err
+	}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"type", &jp.Type}, {"mode", &jp.Mode}} {
+		if v, ok := fields[f.key]; ok && !isNull(v) {
+			if err := json.Unmarshal(v, f.dst); err != nil {
+				return jp, errors.New("part " + f.key + " is not a string")
+			}
+		}
+	}
+	if v, ok := fields["byteLength"]; ok && !isNull(v) {
+		var n int64
+		if err := json.Unmarshal(v, &n); err != nil {
+			return jp, errors.New("byteLength is not an integer")
+		}
+		jp.ByteLength = &n
+	}
+	jp.Value, jp.Events = fields["value"], fields["events"]
+	return jp, nil
 }
 
 func jsonUint32(n json.Number) (uint32, bool) {
@@ -261,8 +289,8 @@ func (jr *JSONReader) convert(jc *jsonChunk, off int64) (bool, error) {
 		return false, newErr(off, ErrLimit, "part count %d exceeds the limit of %d", len(jc.Parts), jr.o.limits.MaxParts)
 	}
 	for i, raw := range jc.Parts {
-		var jp jsonPart
-		if err := json.Unmarshal(raw, &jp); err != nil {
+		jp, err := parseJSONPart(raw)
+		if err != nil {
 			return false, newErr(off, ErrCorrupt, "chunk %d part %d: %v", id, i, err)
 		}
 		pt, ok := partTypeFromString(jp.Type)
@@ -270,7 +298,6 @@ func (jr *JSONReader) convert(jc *jsonChunk, off int64) (bool, error) {
 			continue // unknown part type: skipped
 		}
 		p := Part{Type: pt, Offset: off}
-		var err error
 		switch pt {
 		case PartFileHeader:
 			p.Data = raw
@@ -545,6 +572,15 @@ func (cw *ChunkWriter) WriteChunk(c *Chunk) error {
 	}
 	cw.buf = AppendChunk(cw.buf[:0], c)
 	_, cw.err = cw.w.Write(cw.buf)
+	return cw.err
+}
+
+// writeRaw writes a chunk already laid out (a ThreadWriter's).
+func (cw *ChunkWriter) writeRaw(b []byte) error {
+	if cw.err != nil {
+		return cw.err
+	}
+	_, cw.err = cw.w.Write(b)
 	return cw.err
 }
 

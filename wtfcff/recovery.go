@@ -51,6 +51,36 @@ type Recovery struct {
 	Reason string
 
 	salvagedBytes int64 // bytes of the torn chunk delivered (header, table, parts)
+	cut           int   // where the Decoder dropped a partial record, -1 if none
+}
+
+// TrimTorn makes a torn chunk (Chunk.Torn) fit to be written out: it decodes
+// its event buffer with dec, which must have decoded the chunks before it
+// (for their definitions), and cuts the buffer after the last complete
+// record. The chunk is then no longer marked torn, and the Recovery counts
+// its events. Other chunks are left alone.
+func TrimTorn(c *Chunk, dec *Decoder) error {
+	if !c.Torn || c.rec == nil {
+		return nil
+	}
+	c.rec.cut = -1
+	if dec.SetChunk(c) {
+		for dec.Next() {
+		}
+		if err := dec.Err(); err != nil {
+			return err
+		}
+	}
+	if cut := c.rec.cut; cut >= 0 {
+		for i := len(c.Parts) - 1; i >= 0; i-- {
+			if c.Parts[i].Type == PartBinaryEventBuffer {
+				c.Parts[i].Data = c.Parts[i].Data[:cut]
+				break
+			}
+		}
+	}
+	c.Torn, c.rec = false, nil
+	return nil
 }
 
 // LostBytes is what the torn chunk declared or held and could not be
@@ -66,12 +96,22 @@ func (r *Recovery) LostBytes() int64 {
 // LostEvents is the range of records the torn chunk lost: at least one when
 // a record was cut or event-buffer bytes are missing, at most one per 8
 // missing or dropped bytes (the smallest record: wire id and time). Both
-// are 0 when nothing of an event buffer was lost.
+// are 0 when nothing of an event buffer was lost; most is -1 (unknown) when
+// the chunk's header itself is cut. Chunks after the torn one never arrived:
+// nothing can say what they held.
 func (r *Recovery) LostEvents() (least, most int64) {
 	if !r.Torn {
 		return 0, 0
 	}
+	if r.DeclaredBytes == 0 {
+		return 0, -1
+	}
 	lost := r.MissingEventBytes + r.DroppedRecordBytes
+	if r.DroppedRecordBytes == 0 && r.MissingEventBytes < 4 && r.Salvaged {
+		// The buffer was decoded to its cut end: what is missing is the
+		// padding after the last record's array.
+		return 0, 0
+	}
 	if lost == 0 {
 		return 0, 0
 	}
@@ -95,10 +135,14 @@ func (r *Recovery) String() string {
 	}
 	fmt.Fprintf(&b, "; lost %d bytes", r.LostBytes())
 	switch least, most := r.LostEvents(); {
-	case most > 0:
-		fmt.Fprintf(&b, " and %d to %d events", least, most)
-	default:
+	case most < 0:
+		b.WriteString(" and an unknown number of events")
+	case most == 0:
 		b.WriteString(" and no events")
+	case least == most:
+		fmt.Fprintf(&b, " and %d event", most)
+	default:
+		fmt.Fprintf(&b, " and %d to %d events", least, most)
 	}
 	if r.Reason != "" {
 		b.WriteString(" (" + r.Reason + ")")
@@ -136,9 +180,13 @@ func (r *Reader) tornChunk(b []byte, h *chunkHeader) bool {
 		TornOffset: r.off, TornID: h.ID, DeclaredBytes: h.Length, PresentBytes: present}
 	if !r.o.recover {
 		// Work out what a recovering read would salvage, for the report.
-		r.salvage(b, h)
-		r.err = newErr(r.off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk (%s)",
-			h.ID, h.Length, present, rec.String())
+		_, ok := r.salvage(b, h)
+		what := "nothing of it can be salvaged (" + rec.Reason + ")"
+		if ok {
+			what = fmt.Sprintf("WithRecovery salvages %d of its %d parts", rec.SalvagedParts, h.Parts)
+		}
+		r.err = newErr(r.off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk; %s",
+			h.ID, h.Length, present, what)
 		return false
 	}
 	r.done = true
@@ -162,7 +210,7 @@ func (r *Reader) salvage(b []byte, h *chunkHeader) (Chunk, bool) {
 	entries := min(h.Parts, max(present-chunkHeaderSize, 0)/partEntrySize)
 	table := wire.NewCursor(b[chunkHeaderSize:chunkHeaderSize+partEntrySize*entries], r.off+chunkHeaderSize)
 	parts := r.parts[:0]
-	delivered, evTotal := int64(0), int64(0)
+	delivered, evTotal, otherTotal := int64(0), int64(0), int64(0)
 	eventBuf, eventBufCut, stringsWhole, ok := -1, false, true, true
 	for i := int64(0); i < entries; i++ {
 		pt, po, pl := PartType(table.U32()), int64(table.U32()), int64(table.U32())
@@ -175,6 +223,8 @@ func (r *Reader) salvage(b []byte, h *chunkHeader) (Chunk, bool) {
 		isEvents := pt == PartBinaryEventBuffer || pt == PartJSONEventBuffer || pt == PartLegacyEventBuffer
 		if isEvents {
 			evTotal += pl
+		} else {
+			otherTotal += pl
 		}
 		switch {
 		case start+pl <= present:
@@ -207,13 +257,13 @@ func (r *Reader) salvage(b []byte, h *chunkHeader) (Chunk, bool) {
 	}
 	switch {
 	case !ok:
-	case h.Type == ChunkEventData && eventBuf < 0:
-		ok = false
-		rec.Reason = "the event buffer is cut before its first byte"
 	case h.Type == ChunkEventData && !stringsWhole:
 		// Events would read the missing strings as null: salvage none.
 		ok = false
 		rec.Reason = "the string table is cut"
+	case h.Type == ChunkEventData && eventBuf < 0:
+		ok = false
+		rec.Reason = "the event buffer is cut before its first byte"
 	}
 	if ok {
 		c.Parts = parts
@@ -225,6 +275,10 @@ func (r *Reader) salvage(b []byte, h *chunkHeader) (Chunk, bool) {
 	if !ok {
 		rec.LostParts = int(h.Parts)
 		rec.MissingEventBytes = evTotal
+		if entries < h.Parts && h.Type == ChunkEventData {
+			// The parts whose entries are cut off are, at most, the rest.
+			rec.MissingEventBytes = max(h.Length-tableEnd-otherTotal, evTotal)
+		}
 		rec.salvagedBytes = 0
 		return Chunk{}, false
 	}

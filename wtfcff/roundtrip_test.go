@@ -404,3 +404,32 @@ func TestWriterZonesAcrossRotation(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundTripHeaderPartKeyCase: a file_header part whose JSON has a key
+// differing from "type" only in case, inside a chunk of unknown type, comes
+// back from JSON (encoding/json's struct decoding folds key case; the part
+// reader matches keys exactly, as JSON.parse does). FuzzRoundTrip found it.
+func TestRoundTripHeaderPartKeyCase(t *testing.T) {
+	for _, header := range []string{`{"Type":"x"}`, `{"TYPE":1,"type":"file_header"}`, `{"tYpe":"string_table","timebase":0}`} {
+		bin := AppendFileHeader(nil, 1)
+		bin = AppendChunk(bin, &Chunk{ID: 3, Type: ChunkType(0x77), StartTime: InvalidTime, EndTime: InvalidTime,
+			Parts: []Part{{Type: PartFileHeader, Data: []byte(header)}, {Type: PartType(0x99), Data: []byte{1, 2, 3}}}})
+		var js1, back, js2 bytes.Buffer
+		if err := BinaryToJSON(&js1, bytes.NewReader(bin), JSONComplete); err != nil {
+			t.Fatal(err)
+		}
+		if err := JSONToBinary(&back, bytes.NewReader(js1.Bytes())); err != nil {
+			t.Fatal(err)
+		}
+		r, _ := NewBytesReader(back.Bytes())
+		if !r.Next() || len(r.Chunk().Parts) != 2 || r.Chunk().Parts[0].Type != PartFileHeader {
+			t.Fatalf("%s: parts after the round trip: %+v", header, r.Chunk().Parts)
+		}
+		if err := BinaryToJSON(&js2, bytes.NewReader(back.Bytes()), JSONComplete); err != nil {
+			t.Fatal(err)
+		}
+		if js1.String() != js2.String() {
+			t.Errorf("%s:\n%s\n%s", header, js1.String(), js2.String())
+		}
+	}
+}

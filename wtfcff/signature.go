@@ -263,6 +263,8 @@ type EventType struct {
 	// scalarOnly: every argument takes one slot, so records have a fixed
 	// size and argument offsets need no per-record table.
 	scalarOnly bool
+	// owner is the Writer that defined the type (nil for decoded types).
+	owner *Writer
 }
 
 // IsScope reports whether events of this type open a scope (class 1).
@@ -326,6 +328,18 @@ func newEventType(wire uint16, class uint16, flags uint32, name, signature strin
 		t.builtin = builtinNone
 	}
 	return t, nil
+}
+
+// withName is a type with t's signature and arguments (shared, not copied)
+// under a name, wire id, class and flags.
+func (t *EventType) withName(wire uint16, class uint16, flags uint32, name string) *EventType {
+	n := &EventType{WireID: wire, Class: class, Flags: flags, Name: name, Signature: t.Signature, Args: t.Args,
+		unsupported: t.unsupported, scalarOnly: t.scalarOnly}
+	n.builtin = builtinNames[name]
+	if n.builtin != builtinNone && !builtinShapeOK(n) {
+		n.builtin = builtinNone
+	}
+	return n
 }
 
 func builtinShapeOK(t *EventType) bool {

@@ -140,6 +140,17 @@ type Writer struct {
 	lastTime  uint32
 	err       error
 	closed    bool
+
+	// owner is the Writer whose types this one accepts: itself, or the
+	// SharedWriter's writer for a ThreadWriter's.
+	owner *Writer
+	// sink, when set, takes each finished chunk instead of cw (a
+	// ThreadWriter hands it to its SharedWriter); every chunk then starts
+	// with wtf.zone#set(zone), a prelude of preludeLen bytes that alone
+	// is not worth a chunk.
+	sink       func(*Chunk) error
+	setType    *EventType
+	preludeLen int
 }
 
 // NewWriter writes the binary header and the file_header chunk to w and
@@ -174,7 +185,9 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	}
 	wr := &Writer{cw: cw, o: o, nextChunk: 2, byName: map[string]*EventType{}, nextWire: 2, nextZone: 1,
 		buf: make([]byte, 0, min(o.chunkSize+4096, 1<<20))}
+	wr.owner = wr
 	def := defineType()
+	def.owner = wr
 	wr.byName[def.Name] = def
 	wr.byWire = []*EventType{nil, def}
 	wr.eb.w = wr
@@ -220,6 +233,7 @@ func (w *Writer) Define(t uint32, signature string, class uint16, flags uint32) 
 	if err != nil {
 		return nil, err
 	}
+	et.owner = w
 	w.nextWire++
 	w.byName[name] = et
 	w.byWire = append(w.byWire, et)
@@ -247,7 +261,7 @@ func (w *Writer) Begin(et *EventType, t uint32) *EventBuilder {
 	eb := &w.eb
 	eb.t, eb.i, eb.start, eb.err = et, 0, len(w.buf), w.err
 	w.lastTime = t
-	if eb.err == nil && (et == nil || int(et.WireID) >= len(w.byWire) || w.byWire[et.WireID] != et) {
+	if eb.err == nil && (et == nil || et.owner != w.owner) {
 		eb.err = errArg("event type is not defined by this writer")
 	}
 	if eb.err == nil {
@@ -568,13 +582,19 @@ func (w *Writer) Flush() error {
 	if w.err != nil {
 		return w.err
 	}
-	if len(w.buf) == 0 && len(w.resources) == 0 {
+	if len(w.buf) <= w.preludeLen && len(w.resources) == 0 {
 		return nil
 	}
 	w.parts = append(w.parts[:0], Part{Type: PartStringTable, Data: w.strs.Bytes()}, Part{Type: PartBinaryEventBuffer, Data: w.buf})
 	w.parts = append(w.parts, w.resources...)
 	w.chunk = Chunk{ID: w.nextChunk, Type: ChunkEventData, StartTime: InvalidTime, EndTime: InvalidTime, Parts: w.parts}
-	if err := w.cw.WriteChunk(&w.chunk); err != nil {
+	var err error
+	if w.sink != nil {
+		err = w.sink(&w.chunk)
+	} else {
+		err = w.cw.WriteChunk(&w.chunk)
+	}
+	if err != nil {
 		w.err = err
 		return err
 	}
@@ -582,7 +602,20 @@ func (w *Writer) Flush() error {
 	w.buf = w.buf[:0]
 	w.strs.Reset()
 	w.resources = w.resources[:0]
+	if w.sink != nil {
+		w.startBatch()
+	}
 	return nil
+}
+
+// startBatch begins a ThreadWriter's chunk with wtf.zone#set(zone) at the
+// last time written: chunks of different threads interleave in the file,
+// so each must say whose events it holds.
+func (w *Writer) startBatch() {
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(w.setType.WireID))
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, w.lastTime)
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(w.zone))
+	w.preludeLen = len(w.buf)
 }
 
 // AddResource attaches an embedded resource to the chunk being filled: a

@@ -97,3 +97,50 @@ func TestAllRecords(t *testing.T) {
 		t.Fatalf("channel_counts %v", cc)
 	}
 }
+
+// A row that does not decode is reported at its chunk's offset as a
+// *cdt.FormatError that still matches the cause.
+func TestRecordsErrorIsAFormatError(t *testing.T) {
+	var buf bytes.Buffer
+	meta := NewTraceMeta("2026-01-01T00:00:00+00:00", nil, nil, nil, 0, 9, 10)
+	w, err := NewWriter(&buf, &meta, cdt.WithChunkTicks(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tick := range int64(10) {
+		rec := DemoTick(tick, 1)
+		if tick == 6 {
+			rec.Channels.Checkpoint.Players[0].WeaponID = 99
+		}
+		if err := w.Append(&rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := cdt.OpenBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	var last error
+	for rec, err := range AllRecords(f) {
+		if err != nil {
+			last = err
+			break
+		}
+		if int64(rec.TickIndex) != int64(n) {
+			t.Fatalf("row %d has tick %d", n, rec.TickIndex)
+		}
+		n++
+	}
+	var fe *cdt.FormatError
+	var de *DecodeError
+	if n != 6 || !errors.As(last, &fe) || fe.Offset != f.Footer().Blocks[1].FileOffset || fe.Format != "schema7" ||
+		!errors.As(last, &de) || !errors.Is(last, ErrWeaponID) || !errors.Is(last, cdt.ErrCorrupt) ||
+		!strings.Contains(last.Error(), "schema7: offset ") || !strings.Contains(last.Error(), "row 2: decoding TickRecord") {
+		t.Fatalf("after %d rows: %v", n, last)
+	}
+}

@@ -51,10 +51,19 @@ func (m IntMap) pyValue() pyjson.Value {
 	return v
 }
 
+// pyValue converts the raw values with one memory budget for the whole map
+// (pyjson.Budget of their total size: 256 KiB plus 160 bytes per byte, at most
+// 4 MiB); a value that does not fit renders as "<undecodable: …>", as a
+// malformed one does.
 func (m AnyMap) pyValue() pyjson.Value {
 	v := pyjson.NewMap()
+	n := 0
 	for _, e := range m {
-		x, _, err := pyjson.FromMsgpack(e.Value)
+		n += len(e.Value)
+	}
+	budget := pyjson.Budget(n)
+	for _, e := range m {
+		x, _, err := pyjson.FromMsgpackBudget(e.Value, &budget)
 		if err != nil {
 			x = pyjson.StringValue("<undecodable: " + err.Error() + ">")
 		}
@@ -136,6 +145,10 @@ func toValueOf(x any) pyjson.Value { return toValue(reflect.ValueOf(x)) }
 
 // AppendJSON appends x (a payload value of this package) as compact JSON
 // exactly as json.dumps(msgspec.to_builtins(x), separators=(",", ":")) writes it.
+// The free-form dicts (AnyMap: TraceMeta's producer, source and config) are
+// rendered within a memory budget of 256 KiB plus 160 bytes per msgpack byte,
+// at most 4 MiB per dict (a TraceMeta has three); a value beyond it renders as the string
+// "<undecodable: …>", as malformed msgpack does.
 func AppendJSON(dst []byte, x any) []byte {
 	return pyjson.Encode(dst, toValueOf(x), pyjson.Style{Compact: true})
 }

@@ -53,8 +53,11 @@ type trackID struct {
 type chromeCounters func(b []byte, ev *events.Event, pid, tid uint64, ts int64) ([]byte, int, error)
 
 // writeChrome streams the input's events as Chrome trace-event JSON.
-func writeChrome(in *input, out io.Writer, counters chromeCounters) error {
-	r, err := openEvents(in)
+// otherData, when set, is called once the events are read and may return a
+// JSON object for the document's "otherData" (what viewers show as the
+// trace's metadata), or nil.
+func writeChrome(in *input, out io.Writer, counters chromeCounters, otherData func(*events.Reader) []byte) error {
+	r, err := openEvents(in, events.WithScopeData()) // WTF: appended scope data for the E events
 	if err != nil {
 		return err
 	}
@@ -224,7 +227,16 @@ func writeChrome(in *input, out io.Writer, counters chromeCounters) error {
 			}
 		}
 	}
-	if _, err := w.WriteString("\n]}\n"); err != nil {
+	if _, err := w.WriteString("\n]"); err != nil {
+		return err
+	}
+	if otherData != nil {
+		if od := otherData(r); od != nil {
+			w.WriteString(`,"otherData":`)
+			w.Write(od)
+		}
+	}
+	if _, err := w.WriteString("}\n"); err != nil {
 		return err
 	}
 	return w.Flush()

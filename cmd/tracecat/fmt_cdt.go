@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,10 @@ func init() {
 	})
 }
 
-// cdtOpen opens a CDT input for random access.
+// cdtOpen opens a CDT input for random access. A trace whose trailer or
+// footer is missing or damaged (a recorder killed before Close) is opened from
+// a forward scan of its complete chunks; File.Recovery then says what was
+// read and lost, and every command reports it.
 func cdtOpen(in *input) (*cdt.File, func(), error) {
 	if in.Variant() == "v2" {
 		return nil, nil, errors.New("CDT container v2 (crimson_debug_trace_v2) is not supported; this build reads container v1")
@@ -38,7 +42,7 @@ func cdtOpen(in *input) (*cdt.File, func(), error) {
 	}
 	// tracecat is a caller that can spare the cores: decompress and checksum
 	// chunks ahead in parallel (the library's default is one goroutine).
-	r, err := cdt.Open(ra, size, cdt.WithConcurrency(runtime.GOMAXPROCS(0)))
+	r, err := cdt.Open(ra, size, cdt.WithConcurrency(runtime.GOMAXPROCS(0)), cdt.WithRecovery())
 	if err != nil {
 		closeFn()
 		return nil, nil, err
@@ -46,20 +50,15 @@ func cdtOpen(in *input) (*cdt.File, func(), error) {
 	return r, func() { r.Close(); closeFn() }, nil
 }
 
+// cdtRecoveryNote describes what recovery read and lost, for dump and
+// convert.
+func cdtRecoveryNote(rep *cdt.Recovery) string {
+	return "trace not closed: " + rep.String()
+}
+
 func cdtValidate(in *input) (string, error) {
 	r, done, err := cdtOpen(in)
 	if err != nil {
-		if errors.Is(err, cdt.ErrTrailer) || errors.Is(err, cdt.ErrTruncated) {
-			var fe *cdt.FormatError
-			if n, blocks, ok := cdtRecoverable(in); ok && errors.As(err, &fe) {
-				e := *fe
-				if e.Msg == "" {
-					e.Msg = strings.TrimPrefix(e.Err.Error(), "cdt: ")
-				}
-				e.Msg += fmt.Sprintf(" (a forward scan recovers %d ticks in %d complete chunks)", n, blocks)
-				return "", &e
-			}
-		}
 		return "", err
 	}
 	defer done()
@@ -83,35 +82,39 @@ func cdtValidate(in *input) (string, error) {
 		}
 		n++
 	}
+	if rep := r.Recovery(); rep != nil {
+		// A trace without a usable footer is not valid; say what a reader
+		// recovers (every row above was checked).
+		var fe *cdt.FormatError
+		if errors.As(rep.Reason, &fe) {
+			e := *fe
+			if e.Msg == "" {
+				e.Msg = strings.TrimPrefix(e.Err.Error(), "cdt: ")
+			}
+			e.Msg += fmt.Sprintf(" (a forward scan recovers %d ticks in %d complete chunks; %s)", n, rep.Chunks, cdtLoss(rep))
+			return "", &e
+		}
+		return "", fmt.Errorf("%w (a forward scan recovers %d ticks in %d complete chunks; %s)", rep.Reason, n, rep.Chunks, cdtLoss(rep))
+	}
 	return fmt.Sprintf("%d ticks in %d chunks, schema %d", n, r.NumBlocks(), r.Meta().SchemaVersion), nil
 }
 
-// cdtRecoverable walks a trace without its footer with the stream reader.
-func cdtRecoverable(in *input) (ticks, blocks int, ok bool) {
-	rc, err := in.Reader()
-	if err != nil {
-		return 0, 0, false
+// cdtLoss says what recovery lost.
+func cdtLoss(rep *cdt.Recovery) string {
+	switch {
+	case rep.LostBytes == 0:
+		return "nothing after them was lost"
+	case rep.LostTicks > 0:
+		return fmt.Sprintf("%d bytes lost from offset %d, with ticks %d..%d", rep.LostBytes, rep.ReadBytes, rep.LostFrom, rep.LostTo)
+	case rep.LostTicks < 0:
+		return fmt.Sprintf("%d bytes lost from offset %d, ticks unknown", rep.LostBytes, rep.ReadBytes)
 	}
-	defer rc.Close()
-	s, err := cdt.NewReader(bufio.NewReaderSize(rc, 1<<20))
-	if err != nil {
-		return 0, 0, false
-	}
-	defer s.Close()
-	for s.Next() {
-		ticks++
-	}
-	return ticks, s.Blocks(), s.Err() == nil && s.Recovered()
+	return fmt.Sprintf("%d bytes lost from offset %d (footer and trailer, no ticks)", rep.LostBytes, rep.ReadBytes)
 }
 
 func cdtStats(in *input) (statList, error) {
 	r, done, err := cdtOpen(in)
 	if err != nil {
-		if errors.Is(err, cdt.ErrTrailer) || errors.Is(err, cdt.ErrTruncated) {
-			if st, ok := cdtRecoveredStats(in); ok {
-				return withEventStats(st, in)
-			}
-		}
 		return nil, err
 	}
 	defer done()
@@ -137,42 +140,16 @@ func cdtStats(in *input) (statList, error) {
 	if f.TickCount > 0 {
 		st = append(st, stat{"bytes_per_tick", ratio(float64(r.Size()), float64(f.TickCount))})
 	}
+	if rep := r.Recovery(); rep == nil {
+		st = append(st, stat{"recovered", false})
+	} else {
+		// Recovered: the counts are those of the complete chunks read.
+		st = append(st, stat{"recovered", true}, stat{"read_bytes", rep.ReadBytes}, stat{"lost_bytes", rep.LostBytes},
+			stat{"lost_ticks", rep.LostTicks}, stat{"recovery", cdtRecoveryNote(rep)})
+	}
 	// events, first_ns … max_ns: every tick is an event, timed by its
 	// elapsed_ms (the event layer decodes every chunk for them).
-	return withEventStats(append(st, stat{"recovered", false}), in)
-}
-
-// cdtRecoveredStats describes a trace whose footer or trailer is missing
-// from what a forward scan of its complete chunks finds.
-func cdtRecoveredStats(in *input) (statList, bool) {
-	rc, err := in.Reader()
-	if err != nil {
-		return nil, false
-	}
-	defer rc.Close()
-	s, err := cdt.NewReader(bufio.NewReaderSize(rc, 1<<20))
-	if err != nil {
-		return nil, false
-	}
-	defer s.Close()
-	var n, first, last int64
-	for s.Next() {
-		t := s.Row().Tick
-		if n == 0 {
-			first = t
-		}
-		last = t
-		n++
-	}
-	if s.Err() != nil || !s.Recovered() || n == 0 {
-		return nil, false
-	}
-	return statList{
-		{"ticks", n}, {"first_tick", first}, {"last_tick", last}, {"tick_chunks", s.Blocks()},
-		{"schema_version", s.Meta().SchemaVersion}, {"format_version", s.Meta().FormatVersion},
-		{"created_utc", s.Meta().CreatedUTC}, {"channels", s.Meta().Channels}, {"size", in.Size()},
-		{"recovered", true},
-	}, true
+	return withEventStats(st, in)
 }
 
 // cdtChannelNames are the values --type accepts for dump.
@@ -182,14 +159,38 @@ func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if o.Type != "" && !containsStr(cdtChannelNames, o.Type) {
 		return fmt.Errorf("--type %q: want one of %s", o.Type, strings.Join(cdtChannelNames, ", "))
 	}
-	if o.JSON && o.Type == "" {
-		return dumpEventsJSON(in, w, o) // one event per tick; --type views keep their own JSON
-	}
 	r, done, err := cdtOpen(in)
 	if err != nil {
 		return err
 	}
 	defer done()
+	if o.JSON && o.Type == "" {
+		// One event per tick in the event layer's schema; the recovery
+		// note goes to standard error, every line staying an event.
+		if err := dumpEventsJSON(in, w, o); err != nil {
+			return err
+		}
+		if rep := r.Recovery(); rep != nil {
+			fmt.Fprintf(wtfWarnings, "tracecat: warning: %s\n", cdtRecoveryNote(rep))
+		}
+		return nil
+	}
+	if err := cdtDumpRecords(r, w, o); err != nil {
+		return err
+	}
+	if rep := r.Recovery(); rep != nil {
+		// As for CTF warnings: the note is the last record of the dump.
+		if o.JSON {
+			msg, _ := json.Marshal(cdtRecoveryNote(rep))
+			fmt.Fprintf(w, `{"record":"warning","message":%s}`+"\n", msg)
+		} else {
+			fmt.Fprintf(w, "# warning: %s\n", cdtRecoveryNote(rep))
+		}
+	}
+	return nil
+}
+
+func cdtDumpRecords(r *cdt.File, w *bufio.Writer, o dumpOptions) error {
 	switch o.Type {
 	case "chunks":
 		return cdtDumpChunks(r, w, o)
@@ -322,6 +323,18 @@ func cdtDiff(a, b *input, w *bufio.Writer, o diffOptions) (int, error) {
 	if err != nil {
 		return exitInvalid, err
 	}
+	if !o.JSON {
+		// The JSON report keeps the reference's shape; the text one notes
+		// a side read by recovery.
+		for _, side := range []struct {
+			in *input
+			f  *cdt.File
+		}{{a, ra}, {b, rb}} {
+			if r := side.f.Recovery(); r != nil {
+				fmt.Fprintf(w, "# warning: %s: %s\n", side.in.Path, cdtRecoveryNote(r))
+			}
+		}
+	}
 	if o.JSON {
 		w.Write(rep.JSON())
 		w.WriteByte('\n')
@@ -369,9 +382,6 @@ func cdtConvert(in *input, to string, out io.Writer, o convertOptions) error {
 	if to != "chrome" {
 		return fmt.Errorf("convert --to %s: CDT converts to chrome only", to)
 	}
-	if in.Variant() == "v2" {
-		return errors.New("CDT container v2 (crimson_debug_trace_v2) is not supported; this build reads container v1")
-	}
 	fields := o.Fields
 	if len(fields) == 0 {
 		fields = cdtDefaultFields
@@ -398,6 +408,13 @@ func cdtConvert(in *input, to string, out io.Writer, o convertOptions) error {
 			b = append(b, "}}"...)
 		}
 		return b, k, nil
+	}, func(r *events.Reader) []byte {
+		// The trace viewers show otherData as the trace's metadata.
+		if f, ok := r.Underlying().(*cdt.File); ok && f.Recovery() != nil {
+			msg, _ := json.Marshal(cdtRecoveryNote(f.Recovery()))
+			return append(append([]byte(`{"cdt_recovery":`), msg...), '}')
+		}
+		return nil
 	})
 }
 

@@ -71,7 +71,17 @@ var errCTFNotMetadata = errors.New("only CTF metadata is supported: pass the tra
 // ctfRead returns the raw metadata bytes of in.
 func ctfRead(in *input) ([]byte, error) {
 	if in.IsDir() {
-		return os.ReadFile(filepath.Join(in.Path, "metadata"))
+		// Only a regular file is read: a link to /dev/zero would grow
+		// without bound, a FIFO would block.
+		p := filepath.Join(in.Path, "metadata")
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file (%s)", p, fi.Mode().Type())
+		}
+		return os.ReadFile(p)
 	}
 	switch in.Variant() {
 	case "data stream", "LTTng packet index":

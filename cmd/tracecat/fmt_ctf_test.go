@@ -301,3 +301,17 @@ func TestCTFTSDLEventClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestCTFReadOnlyRegularMetadata: the metadata file of a trace folder is read
+// only when it is a regular file (a link to /dev/zero would grow without
+// bound).
+func TestCTFReadOnlyRegularMetadata(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "metadata")); err != nil {
+		t.Skip(err)
+	}
+	_, err := ctfRead(&input{Path: dir, isDir: true})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "metadata")+": not a regular file") {
+		t.Fatalf("got %v", err)
+	}
+}

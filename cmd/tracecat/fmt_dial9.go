@@ -333,7 +333,7 @@ func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
 	if to != "chrome" {
 		return fmt.Errorf("dial9 converts only to chrome, not %q", to)
 	}
-	return writeChrome(in, out, nil)
+	return writeChrome(in, out, nil, nil)
 }
 
 // dial9Sample writes a small tokio-telemetry-like trace: metadata, polls on

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strconv"
 
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/wtfcff"
 )
 
@@ -24,13 +26,15 @@ func init() {
 
 // wtfSource opens the input with wtfcff.NewReader, which picks the binary,
 // JSON or legacy container by the first bytes (a damaged file goes to the
-// binary reader, which reports what is wrong).
+// binary reader, which reports what is wrong). A binary file whose last
+// chunk is torn is read as far as it goes (WithRecovery): every command
+// reads what can be recovered, and says what was lost (wtfLost).
 func wtfSource(in *input) (*wtfcff.Reader, func() error, error) {
 	rc, err := in.Reader()
 	if err != nil {
 		return nil, nil, err
 	}
-	src, err := wtfcff.NewReader(bufio.NewReaderSize(rc, 256<<10))
+	src, err := wtfcff.NewReader(bufio.NewReaderSize(rc, 256<<10), wtfcff.WithRecovery())
 	if err != nil {
 		rc.Close()
 		return nil, nil, err
@@ -39,10 +43,12 @@ func wtfSource(in *input) (*wtfcff.Reader, func() error, error) {
 }
 
 // wtfWalk calls fn for every chunk and every event of the input, in order.
-func wtfWalk(in *input, onChunk func(c *wtfcff.Chunk) error, onEvent func(e *wtfcff.Event) error) (*wtfcff.Decoder, error) {
+// The Recovery it returns says what a torn last chunk lost (nil when the
+// file is whole).
+func wtfWalk(in *input, onChunk func(c *wtfcff.Chunk) error, onEvent func(e *wtfcff.Event) error) (*wtfcff.Decoder, *wtfcff.Recovery, error) {
 	src, closeFn, err := wtfSource(in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer closeFn()
 	p := newProgress("wtf", in.Size(), false)
@@ -53,12 +59,12 @@ func wtfWalk(in *input, onChunk func(c *wtfcff.Chunk) error, onEvent func(e *wtf
 		p.Add(c.Length)
 		if onChunk != nil {
 			if err := onChunk(c); err != nil {
-				return dec, err
+				return dec, nil, err
 			}
 		}
 		if c.Type == wtfcff.ChunkFileHeader {
 			if _, err := c.FileHeader(); err != nil {
-				return dec, err
+				return dec, nil, err
 			}
 		}
 		if !dec.SetChunk(c) {
@@ -67,22 +73,45 @@ func wtfWalk(in *input, onChunk func(c *wtfcff.Chunk) error, onEvent func(e *wtf
 		for dec.Next() {
 			if onEvent != nil {
 				if err := onEvent(dec.Event()); err != nil {
-					return dec, err
+					return dec, nil, err
 				}
 			}
 		}
 		if err := dec.Err(); err != nil {
-			return dec, err
+			return dec, nil, err
 		}
 	}
-	return dec, src.Err()
+	if err := src.Err(); err != nil {
+		return dec, nil, err
+	}
+	return dec, wtfLost(src), nil
+}
+
+// wtfLost is the reader's recovery report when the input was torn, else nil.
+func wtfLost(src *wtfcff.Reader) *wtfcff.Recovery {
+	if rec := src.Recovery(); rec.Torn {
+		return rec
+	}
+	return nil
+}
+
+// wtfWarnings receives what a torn input lost when dump and convert read it
+// (their output goes to stdout or a file, which stays parseable); tests
+// replace it.
+var wtfWarnings io.Writer = os.Stderr
+
+func wtfWarn(rec *wtfcff.Recovery) {
+	if rec != nil {
+		fmt.Fprintf(wtfWarnings, "tracecat: warning: recovered a torn file: %s\n", rec)
+	}
 }
 
 // wtfValidate reads every chunk and event; like the reference's warnings, the
-// summary names chunks and parts of unknown types that were skipped.
+// summary names chunks and parts of unknown types that were skipped. A torn
+// file fails validation with what was read and what was lost.
 func wtfValidate(in *input) (string, error) {
 	chunks, events, unknownChunks, unknownParts := 0, 0, 0, 0
-	_, err := wtfWalk(in, func(c *wtfcff.Chunk) error {
+	_, rec, err := wtfWalk(in, func(c *wtfcff.Chunk) error {
 		chunks++
 		if !c.Type.Known() {
 			unknownChunks++
@@ -102,6 +131,10 @@ func wtfValidate(in *input) (string, error) {
 	if unknownChunks > 0 || unknownParts > 0 {
 		s += fmt.Sprintf("; skipped %d chunks and %d parts of unknown types", unknownChunks, unknownParts)
 	}
+	if rec != nil {
+		return "", &wtfcff.FormatError{Format: "wtfcff", Offset: rec.TornOffset, Err: wtfcff.ErrTruncated,
+			Msg: fmt.Sprintf("the file is torn; %s recoverable: %s", s, rec)}
+	}
 	return s, nil
 }
 
@@ -116,7 +149,7 @@ func wtfStats(in *input) (statList, error) {
 	haveTime := false
 	var header *wtfcff.FileHeader
 	st := wtfcff.NewScopeTracker()
-	dec, err := wtfWalk(in, func(c *wtfcff.Chunk) error {
+	dec, rec, err := wtfWalk(in, func(c *wtfcff.Chunk) error {
 		chunks++
 		if c.Type == wtfcff.ChunkFileHeader && header == nil {
 			header, _ = c.FileHeader()
@@ -140,6 +173,9 @@ func wtfStats(in *input) (statList, error) {
 		}
 		return nil
 	})
+	if err == nil {
+		err = st.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +206,15 @@ func wtfStats(in *input) (statList, error) {
 	if in.Size() > 0 && events > 0 {
 		s = append(s, stat{"bytes_per_event", ratio(float64(in.Size()), float64(events))})
 	}
+	s = append(s, stat{"recovered", rec != nil})
+	if rec != nil {
+		least, most := rec.LostEvents()
+		lost := any([]int64{least, most})
+		if most < 0 {
+			lost = nil // unknown: the torn chunk's header is cut
+		}
+		s = append(s, stat{"lost_bytes", rec.LostBytes()}, stat{"lost_events_range", lost}, stat{"recovery", rec.String()})
+	}
 	// events stays every wire record (the event layer yields definitions
 	// and zone records as metadata events); first_ns … max_ns leave them out.
 	return withEventStats(s, in)
@@ -190,7 +235,7 @@ func wtfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return dumpEventsJSON(in, w, o)
 	}
 	var b []byte
-	_, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
+	_, rec, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
 		if o.Type != "" && e.Name() != o.Type {
 			return nil
 		}
@@ -223,6 +268,7 @@ func wtfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		_, err := w.Write(b)
 		return err
 	})
+	wtfWarn(rec)
 	return err
 }
 
@@ -328,20 +374,53 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		}
 	}
 	for src.Next() {
-		if err := write(src.Chunk()); err != nil {
+		c := src.Chunk()
+		if src.Kind() == wtfcff.KindBinary && to != "json-events" {
+			// The decoder follows the definitions and zones so that a torn
+			// last chunk can be cut after its last whole record and written
+			// out. Chunks are still copied as they are: an error in their
+			// events does not stop the conversion.
+			if c.Torn {
+				if err := wtfcff.TrimTorn(c, dec); err != nil {
+					return err
+				}
+			} else if dec.SetChunk(c) {
+				for dec.Next() {
+				}
+			}
+		}
+		if err := write(c); err != nil {
 			return err
 		}
 	}
 	if err := src.Err(); err != nil {
 		return err
 	}
-	return finish()
+	if err := finish(); err != nil {
+		return err
+	}
+	wtfWarn(wtfLost(src))
+	return nil
 }
 
 // wtfToChrome writes Chrome trace-event JSON through the event layer (see
-// chrome.go): one thread per zone, scopes as B/E slices whose E is named,
-// other events as instants with their arguments.
-func wtfToChrome(in *input, out io.Writer) error { return writeChrome(in, out, nil) }
+// chrome.go): one thread per zone, scopes as B/E slices whose E is named (data
+// appended to a scope in its E's arguments), time ranges as async b/e slices,
+// other events as instants with their arguments. A torn file is read as far as
+// it goes, with a warning saying what was lost.
+func wtfToChrome(in *input, out io.Writer) error {
+	var lost *wtfcff.Recovery
+	err := writeChrome(in, out, nil, func(r *events.Reader) []byte {
+		if src, ok := r.Underlying().(*wtfcff.Reader); ok {
+			lost = wtfLost(src)
+		}
+		return nil
+	})
+	if err == nil {
+		wtfWarn(lost)
+	}
+	return err
+}
 
 // wtfSample writes a small trace: two zones, nested scopes with arguments,
 // instance events, a mark and a time stamp.

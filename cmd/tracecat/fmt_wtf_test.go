@@ -22,7 +22,7 @@ func TestWTFValidateVectors(t *testing.T) {
 		"mutated/legacy_v3_handmade.wtf-trace": "ok (2 chunks, 2 events)",
 		"mutated/header_only.wtf-trace":        "ok (0 chunks, 0 events)",
 		"mutated/bad_magic.wtf-trace":          "offset 0: file magic bytes mismatch",
-		"mutated/truncated_chunk.wtf-trace":    "offset 444: chunk 101 declares 2452 bytes, only 64 present",
+		"mutated/truncated_chunk.wtf-trace":    "offset 444: the file is torn; 1 chunks, 0 events recoverable: chunk 101 at offset 444 is torn: 64 of its 2452 bytes present",
 		"mutated/undefined_wire_id.wtf-trace":  "offset 2416: undefined event type 999",
 	}
 	for rel, want := range cases {
@@ -280,5 +280,49 @@ func TestWTFSampleAndDamaged(t *testing.T) {
 	data, _ := os.ReadFile(p)
 	if code, out, _ := run(t, data, "stats", "--json", "-"); code != exitOK || !strings.Contains(out, `"chunks":2`) {
 		t.Errorf("stdin: %q", out)
+	}
+}
+
+// TestWTFTornFile: a trace whose last chunk is cut inside its event buffer
+// (a writer killed mid-write). validate fails and says what is recoverable;
+// stats, dump and convert read it and say what was lost.
+func TestWTFTornFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.wtf-trace")
+	if code, _, e := run(t, nil, "sample", "wtf", p); code != exitOK {
+		t.Fatal(e)
+	}
+	data, _ := os.ReadFile(p)
+	whole := wtfStatsJSON(t, p)
+	torn := filepath.Join(dir, "torn.wtf-trace")
+	os.WriteFile(torn, data[:len(data)-101], 0o644)
+	var warn bytes.Buffer
+	wtfWarnings = &warn
+	defer func() { wtfWarnings = os.Stderr }()
+
+	code, _, errOut := run(t, nil, "validate", torn)
+	if code != exitInvalid || !strings.Contains(errOut, "the file is torn; 2 chunks,") || !strings.Contains(errOut, "events recoverable: chunk 2 at offset") ||
+		!strings.Contains(errOut, "salvaged 2 parts and") {
+		t.Errorf("validate: %d %q", code, errOut)
+	}
+	m := wtfStatsJSON(t, torn)
+	events := m["events"].(float64)
+	if m["recovered"] != true || events <= 0 || events >= whole["events"].(float64) || m["lost_bytes"].(float64) < 101 ||
+		!strings.Contains(m["recovery"].(string), "the event buffer is cut") || whole["recovered"] != false {
+		t.Errorf("stats: %v", m)
+	}
+	code, out, _ := run(t, nil, "dump", torn)
+	if lines := strings.Count(out, "\n"); code != exitOK || float64(lines) != events || !strings.Contains(warn.String(), "recovered a torn file") {
+		t.Errorf("dump: %d, %d lines for %v events, warning %q", code, lines, events, warn.String())
+	}
+	for _, to := range []string{"binary", "json", "json-events"} {
+		warn.Reset()
+		conv := filepath.Join(dir, "conv."+to)
+		if code, _, e := run(t, nil, "convert", "--to", to, torn, conv); code != exitOK || !strings.Contains(warn.String(), "lost") {
+			t.Fatalf("convert %s: %d %q %q", to, code, e, warn.String())
+		}
+		if m := wtfStatsJSON(t, conv); m["events"] != events || m["recovered"] != false {
+			t.Errorf("convert %s: the result has %v events, want %v (%v)", to, m["events"], events, m)
+		}
 	}
 }

@@ -104,7 +104,7 @@ func TestHelpListAndUnknownCommand(t *testing.T) {
 // line and the hint on standard error, nothing on standard output.
 func TestUsageErrorsPointToHelp(t *testing.T) {
 	for _, args := range [][]string{
-		{"validate"}, {"stats", "a", "b"}, {"dump", "--bogus", "x"}, {"convert", "a", "b"},
+		{"validate"}, {"stats"}, {"stats", "--bogus", "a", "b"}, {"dump", "--bogus", "x"}, {"convert", "a", "b"},
 		{"bisect", "a"}, {"bisect", "--window-before", "-1", "a", "b"}, {"version", "extra"}, {"dump", "--from", "1.5", "x"},
 	} {
 		code, out, errOut := run(t, nil, args...)
@@ -188,4 +188,48 @@ func TestEventFormatsConvertToChrome(t *testing.T) {
 			t.Errorf("%s: %v, %d trace events", f, err, len(doc.TraceEvents))
 		}
 	}
+}
+
+// TestHelpExamplesParse runs every example (in a temporary folder, on files
+// that mostly do not exist): none may be a usage error, so the flags and
+// argument counts the help shows are ones the command accepts.
+func TestHelpExamplesParse(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, cmd := range commands {
+		for _, ex := range cmd.examples {
+			ex, _, _ = strings.Cut(ex, "#")
+			args := shellFields(ex)[1:]
+			if code, _, errOut := run(t, nil, args...); code == exitUsage {
+				t.Errorf("%q: usage error: %s", ex, errOut)
+			}
+		}
+	}
+}
+
+// shellFields splits an example command line as a shell would for the
+// quoting the examples use: words separated by spaces, "double quotes"
+// keeping spaces inside one word.
+func shellFields(s string) []string {
+	var out []string
+	var word strings.Builder
+	inWord, quoted := false, false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				out = append(out, word.String())
+				word.Reset()
+				inWord = false
+			}
+		default:
+			word.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, word.String())
+	}
+	return out
 }

@@ -118,14 +118,14 @@ func (in *input) readerAt(r io.ReaderAt) io.ReaderAt {
 	if in.ctx == nil {
 		return r
 	}
-	return ctxReaderAt{in.ctx, r}
+	return ctxReaderAt{newStopCheck(in.ctx), r}
 }
 
 func (in *input) readCloser(r io.ReadCloser) io.ReadCloser {
 	if in.ctx == nil {
 		return r
 	}
-	return ctxReadCloser{ctxReader{in.ctx, r}, r}
+	return ctxReadCloser{ctxReader{newStopCheck(in.ctx), r}, r}
 }
 
 // Reader opens the input for streaming.
@@ -150,7 +150,7 @@ func (in *input) Reader() (io.ReadCloser, error) {
 // the run's context is cancelled, writes fail.
 func (c *cli) createOutput(path string) (io.Writer, func(ok bool) error, error) {
 	if path == "-" {
-		return ctxWriter{c.context(), c.stdout}, func(bool) error { return nil }, nil
+		return ctxWriter{newStopCheck(c.context()), c.stdout}, func(bool) error { return nil }, nil
 	}
 	f, err := createTemp(path)
 	if err != nil {
@@ -158,7 +158,7 @@ func (c *cli) createOutput(path string) (io.Writer, func(ok bool) error, error) 
 	}
 	tmp := f.Name()
 	addTemporary(tmp, false)
-	bw := newBufferedFile(ctxWriter{c.context(), f})
+	bw := newBufferedFile(ctxWriter{newStopCheck(c.context()), f})
 	commit := func(ok bool) error {
 		err := bw.Flush()
 		if cerr := f.Close(); err == nil {

@@ -141,8 +141,7 @@ func removeTemporaries() {
 	}
 }
 
-// interrupted returns the cause of ctx's cancellation, or nil. It is cheap
-// enough to call on every read and write: Done is a channel, polled.
+// interrupted returns the cause of ctx's cancellation, or nil.
 func interrupted(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
@@ -152,14 +151,33 @@ func interrupted(ctx context.Context) error {
 	}
 }
 
-// ctxReader fails its reads once ctx is cancelled.
+// stopCheck is the interrupt check of the read and write wrappers: the Done
+// channel is fetched once, so a check is one non-blocking receive (Done
+// itself costs an atomic load and more on every call).
+type stopCheck struct {
+	ctx  context.Context
+	done <-chan struct{}
+}
+
+func newStopCheck(ctx context.Context) stopCheck { return stopCheck{ctx, ctx.Done()} }
+
+func (s stopCheck) err() error {
+	select {
+	case <-s.done:
+		return context.Cause(s.ctx)
+	default:
+		return nil
+	}
+}
+
+// ctxReader fails its reads once its context is cancelled.
 type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
+	stop stopCheck
+	r    io.Reader
 }
 
 func (r ctxReader) Read(p []byte) (int, error) {
-	if err := interrupted(r.ctx); err != nil {
+	if err := r.stop.err(); err != nil {
 		return 0, err
 	}
 	return r.r.Read(p)
@@ -171,27 +189,27 @@ type ctxReadCloser struct {
 	io.Closer
 }
 
-// ctxReaderAt fails its reads once ctx is cancelled.
+// ctxReaderAt fails its reads once its context is cancelled.
 type ctxReaderAt struct {
-	ctx context.Context
-	r   io.ReaderAt
+	stop stopCheck
+	r    io.ReaderAt
 }
 
 func (r ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if err := interrupted(r.ctx); err != nil {
+	if err := r.stop.err(); err != nil {
 		return 0, err
 	}
 	return r.r.ReadAt(p, off)
 }
 
-// ctxWriter fails its writes once ctx is cancelled.
+// ctxWriter fails its writes once its context is cancelled.
 type ctxWriter struct {
-	ctx context.Context
-	w   io.Writer
+	stop stopCheck
+	w    io.Writer
 }
 
 func (w ctxWriter) Write(p []byte) (int, error) {
-	if err := interrupted(w.ctx); err != nil {
+	if err := w.stop.err(); err != nil {
 		return 0, err
 	}
 	return w.w.Write(p)

@@ -237,3 +237,61 @@ func TestInterruptBeforeRename(t *testing.T) {
 		t.Errorf("left: %v", left)
 	}
 }
+
+// TestForcedExitRemovesTemporaries covers a command that neither reads nor
+// writes after the signal: the watcher removes the registered temporary
+// file and folder itself and exits 130 after forceExitAfter. The test binary
+// re-runs itself as that command (TRACECAT_FORCED_EXIT_HELPER).
+func TestForcedExitRemovesTemporaries(t *testing.T) {
+	if dir := os.Getenv("TRACECAT_FORCED_EXIT_HELPER"); dir != "" {
+		_, _ = watchSignals(context.Background())
+		f, err := createTemp(filepath.Join(dir, "out.json"))
+		if err != nil {
+			os.Exit(3)
+		}
+		addTemporary(f.Name(), false)
+		demo := filepath.Join(dir, "demo")
+		os.Mkdir(demo, 0o777)
+		os.WriteFile(filepath.Join(demo, "sample.cdt"), []byte("x"), 0o666)
+		addTemporary(demo, true)
+		os.WriteFile(filepath.Join(dir, "ready"), nil, 0o666)
+		time.Sleep(time.Minute) // busy elsewhere: never looks at the context
+		os.Exit(4)
+	}
+	if testing.Short() {
+		t.Skip("waits for the forced exit")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestForcedExitRemovesTemporaries$")
+	cmd.Env = append(os.Environ(), "TRACECAT_FORCED_EXIT_HELPER="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("helper never got ready")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130", err)
+	}
+	if waited := time.Since(start); waited < forceExitAfter/2 || waited > 20*time.Second {
+		t.Errorf("exited %v after the signal", waited)
+	}
+	left, _ := os.ReadDir(dir)
+	if len(left) != 1 || left[0].Name() != "ready" {
+		t.Errorf("left behind: %v", left)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tinylib/msgp/msgp"
 )
@@ -382,16 +383,59 @@ func appendU(dst []byte, r rune) []byte {
 // have no JSON form.
 var ErrUnsupported = errors.New("pyjson: msgpack bin/ext value has no JSON form")
 
+// ErrBudget is returned by FromMsgpack when the value would take more Go
+// memory than its budget.
+var ErrBudget = errors.New("pyjson: msgpack value needs more memory than its budget")
+
+// valueSize is the Go memory of one Value; every decoded element costs at
+// least this much (about 150 bytes, against one input byte for a nil).
+const valueSize = int64(unsafe.Sizeof(Value{}))
+
+// MaxBudget is the largest budget Budget returns (4 MiB).
+const MaxBudget = 4 << 20
+
+// Budget returns the memory budget FromMsgpack gives n bytes of msgpack:
+// 256 KiB plus 160 bytes per input byte (what the most expensive element, a
+// one-byte nil, takes), at most MaxBudget. Values of that size
+// take far less (a short string or a number costs about 170 bytes of Go
+// memory, a nil 150 for its one input byte).
+func Budget(n int) int64 { return min(256<<10+160*int64(n), MaxBudget) }
+
 // FromMsgpack converts one msgpack value to a Value (maps keep order; map keys
-// must be strings) and returns the rest of b.
+// must be strings) and returns the rest of b. The Go memory of the result is
+// bounded by Budget(len(b)) (ErrBudget beyond).
 func FromMsgpack(b []byte) (Value, []byte, error) {
-	return fromMsgpack(b, 0)
+	budget := Budget(len(b))
+	return FromMsgpackBudget(b, &budget)
 }
 
-func fromMsgpack(b []byte, depth int) (Value, []byte, error) {
+// FromMsgpackBudget is FromMsgpack charging the Go memory of every decoded
+// element (declared array and map capacities before they are allocated,
+// string bytes, one Value each) to *budget, which several calls may share.
+// It fails with ErrBudget, having allocated at most what was charged, when
+// *budget would go negative.
+func FromMsgpackBudget(b []byte, budget *int64) (Value, []byte, error) {
+	if err := charge(budget, valueSize); err != nil {
+		return Value{}, b, err
+	}
+	return fromMsgpack(b, 0, budget)
+}
+
+func charge(budget *int64, n int64) error {
+	if n > *budget {
+		*budget = -1
+		return ErrBudget
+	}
+	*budget -= n
+	return nil
+}
+
+func fromMsgpack(b []byte, depth int, budget *int64) (Value, []byte, error) {
 	if depth > 100 {
 		return Value{}, b, msgp.ErrRecursion
 	}
+	// The Value itself was charged by the caller (the root by
+	// FromMsgpackBudget, elements with their array or map).
 	t := msgp.NextType(b)
 	switch t {
 	case msgp.NilType:
@@ -410,8 +454,14 @@ func fromMsgpack(b []byte, depth int) (Value, []byte, error) {
 		x, o, err := msgp.ReadFloat64Bytes(b)
 		return FloatValue(x), o, err
 	case msgp.StrType:
-		x, o, err := msgp.ReadStringBytes(b)
-		return StringValue(x), o, err
+		x, o, err := msgp.ReadStringZC(b)
+		if err != nil {
+			return Value{}, b, err
+		}
+		if err := charge(budget, int64(len(x))); err != nil {
+			return Value{}, b, err
+		}
+		return StringValue(string(x)), o, nil
 	case msgp.ArrayType:
 		n, o, err := msgp.ReadArrayHeaderBytes(b)
 		if err != nil {
@@ -420,10 +470,13 @@ func fromMsgpack(b []byte, depth int) (Value, []byte, error) {
 		if uint64(n) > uint64(len(o)) {
 			return Value{}, b, msgp.ErrShortBytes
 		}
+		if err := charge(budget, int64(n)*valueSize); err != nil {
+			return Value{}, b, err
+		}
 		v := Value{Kind: List, Items: make([]Value, 0, n)}
 		for range n {
 			var it Value
-			if it, o, err = fromMsgpack(o, depth+1); err != nil {
+			if it, o, err = fromMsgpack(o, depth+1, budget); err != nil {
 				return Value{}, b, err
 			}
 			v.Items = append(v.Items, it)
@@ -437,17 +490,23 @@ func fromMsgpack(b []byte, depth int) (Value, []byte, error) {
 		if uint64(n) > uint64(len(o))/2 {
 			return Value{}, b, msgp.ErrShortBytes
 		}
+		if err := charge(budget, int64(n)*(valueSize+16)); err != nil {
+			return Value{}, b, err
+		}
 		v := Value{Kind: Map, Keys: make([]string, 0, n), Vals: make([]Value, 0, n)}
 		for range n {
-			var k string
-			if k, o, err = msgp.ReadStringBytes(o); err != nil {
+			var k []byte
+			if k, o, err = msgp.ReadStringZC(o); err != nil {
+				return Value{}, b, err
+			}
+			if err := charge(budget, int64(len(k))); err != nil {
 				return Value{}, b, err
 			}
 			var it Value
-			if it, o, err = fromMsgpack(o, depth+1); err != nil {
+			if it, o, err = fromMsgpack(o, depth+1, budget); err != nil {
 				return Value{}, b, err
 			}
-			v.Set(k, it)
+			v.Set(string(k), it)
 		}
 		return v, o, nil
 	case msgp.InvalidType:

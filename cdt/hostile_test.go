@@ -1,0 +1,298 @@
+//go:build unix
+
+package cdt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/tinylib/msgp/msgp"
+	"github.com/tracecodec/tracecodec/internal/checksum"
+)
+
+// The memory budget the package doc states: every decoder's allocations stay
+// within 64 × input size + 16 MiB. CPU time is bounded generously (these
+// inputs take milliseconds; the bound catches a hang or a quadratic walk).
+const (
+	budgetPerByte = 64
+	budgetBase    = 16 << 20
+	cpuBound      = 5 * time.Second
+)
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// underBudget runs f and fails the test when the bytes it allocated (an upper
+// bound of its peak heap) pass the budget for an input of n bytes, or when it
+// takes more than cpuBound of process CPU time.
+func underBudget(t *testing.T, name string, n int, f func()) {
+	t.Helper()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	c0 := processCPU()
+	f()
+	cpu := processCPU() - c0
+	runtime.ReadMemStats(&after)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	limit := uint64(budgetPerByte*n + budgetBase)
+	t.Logf("%s: input %d bytes, allocated %d bytes (budget %d), CPU %v", name, n, alloc, limit, cpu)
+	if alloc > limit {
+		t.Errorf("%s: allocated %d bytes for %d input bytes, budget %d", name, alloc, n, limit)
+	}
+	if bound := cpuBound; cpu > bound && !(raceEnabled && cpu < 10*bound) {
+		t.Errorf("%s: %v of CPU time, bound %v", name, cpu, bound)
+	}
+}
+
+// saveHostile writes a generated input to $TRACECODEC_WRITE_HOSTILE, so the
+// same file can be measured with other builds (tracecat under /usr/bin/time).
+func saveHostile(t *testing.T, name string, data []byte) {
+	if dir := os.Getenv("TRACECODEC_WRITE_HOSTILE"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// traceWithChunk returns header + raw META + the given chunk (header and
+// stored bytes), with no footer: every reader must get to the chunk.
+func traceWithChunk(h ChunkHeader, stored []byte) []byte {
+	file := append([]byte(Magic), 1, 0, 0, 0)
+	file = append(file, rawChunk(KindMeta, -1, -1, testMeta)...)
+	file = AppendChunkHeader(file, h)
+	return append(file, stored...)
+}
+
+// withFooter appends a footer indexing the one TICK chunk at tickOff.
+func withFooter(file []byte, tickOff int64, h ChunkHeader) []byte {
+	f := Footer{FormatVersion: 1, TickCount: 1, FirstTick: 0, LastTick: 0,
+		Blocks: []BlockIndexEntry{{0, 0, tickOff, int64(h.CompressedLen), int64(h.UncompressedLen), h.Checksum}}}
+	footerOff := len(file)
+	file = append(file, rawChunk(KindFooter, -1, -1, appendFooter(nil, &f))...)
+	file = append(file, TrailerMagic...)
+	return binary.LittleEndian.AppendUint64(file, uint64(footerOff))
+}
+
+// zeros compresses n zero bytes into one zstd frame, with the content size
+// in its header when withSize.
+func zeros(t *testing.T, n int64, withSize bool) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if withSize {
+		enc.ResetContentSize(&out, n)
+	} else {
+		enc.Reset(&out)
+	}
+	if _, err := io.CopyN(enc, zeroReader{}, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// readEverything opens data every way the package offers and reads it to the
+// end, returning the errors met.
+func readEverything(data []byte) []error {
+	var errs []error
+	for _, opts := range [][]ReaderOption{nil, {WithRecovery()}, {WithConcurrency(2)}} {
+		f, err := OpenBytes(data, opts...)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, f.Validate())
+		for range f.RawBlocks(0, 1<<40) {
+		}
+		f.Close()
+	}
+	s, err := NewReader(bytes.NewReader(data))
+	if err != nil {
+		return append(errs, err)
+	}
+	for range s.All() {
+	}
+	if s.Err() == nil && s.Recovered() && s.Recovery().LostBytes > 0 {
+		// The stream reader recovers what precedes a chunk cut short.
+		return append(errs, errLostBytes)
+	}
+	return append(errs, s.Err())
+}
+
+var errLostBytes = errors.New("recovered with bytes lost")
+
+func warmUp(t *testing.T) {
+	t.Helper()
+	data := writeTicks(t, testMeta, 20, WithChunkTicks(3))
+	readEverything(data)
+}
+
+// A tiny zstd chunk that claims 64 MiB: refused by the ratio limit before
+// anything is decompressed (the old reader allocated the 64 MiB).
+func TestHostileDecompressionRatio(t *testing.T) {
+	warmUp(t)
+	const n = 64 << 20
+	stored := zeros(t, n, true)
+	h := ChunkHeader{Kind: KindTick, Flags: DefaultFlags, CompressedLen: uint32(len(stored)), UncompressedLen: n}
+	file := traceWithChunk(h, stored)
+	file = withFooter(file, int64(len(file)-len(stored)-ChunkHeaderSize), h)
+	saveHostile(t, "ratio_bomb.cdt", file)
+	var errs []error
+	underBudget(t, "ratio bomb", len(file), func() { errs = readEverything(file) })
+	for _, err := range errs {
+		if !errors.Is(err, ErrLimit) {
+			t.Errorf("want ErrLimit, got %v", err)
+		}
+	}
+	// A caller that trusts its input raises the ratio: the chunk is then
+	// decompressed (and fails its checksum, which this test does not set).
+	small := zeros(t, 4<<20, true)
+	h = ChunkHeader{Kind: KindTick, Flags: DefaultFlags, CompressedLen: uint32(len(small)), UncompressedLen: 4 << 20}
+	file = traceWithChunk(h, small)
+	file = withFooter(file, int64(len(file)-len(small)-ChunkHeaderSize), h)
+	if err := openAndValidate(file); !errors.Is(err, ErrLimit) {
+		t.Fatalf("4 MiB bomb: %v", err)
+	}
+	f, err := OpenBytes(file, WithLimits(Limits{MaxDecompressionRatio: 1 << 20}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Validate(); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("with a raised ratio: %v", err)
+	}
+}
+
+// A correct first frame followed by a second frame without a content size:
+// the decoder stops at the declared uncompressed_len (the old reader
+// decompressed all 64 MiB of the second frame).
+func TestHostileSecondFrame(t *testing.T) {
+	warmUp(t)
+	payload := appendBlockPrefix(nil, 0, 0, 1)
+	payload = append(payload, testRow(0)...)
+	enc, err := encoderFor(zstd.SpeedFastest) // the writer's: single segment, content size set
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := enc.EncodeAll(payload, nil)
+	var zh zstd.Header
+	if err := zh.Decode(stored); err != nil || !zh.HasFCS || zh.FrameContentSize != uint64(len(payload)) {
+		t.Fatalf("first frame header %+v: %v", zh, err)
+	}
+	stored = append(stored, zeros(t, 64<<20, false)...)
+	h := ChunkHeader{Kind: KindTick, Flags: DefaultFlags, CompressedLen: uint32(len(stored)),
+		UncompressedLen: uint32(len(payload)), Checksum: checksum.NewBlake2b64().Sum(payload)}
+	file := traceWithChunk(h, stored)
+	file = withFooter(file, int64(len(file)-len(stored)-ChunkHeaderSize), h)
+	saveHostile(t, "second_frame_bomb.cdt", file)
+	var errs []error
+	underBudget(t, "second frame", len(file), func() { errs = readEverything(file) })
+	for _, err := range errs {
+		if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrSizeMismatch) {
+			t.Errorf("want ErrCorrupt or ErrSizeMismatch, got %v", err)
+		}
+	}
+}
+
+// Many valid chunks, each at the ratio floor (1 MiB of msgpack from about a
+// hundred bytes): memory stays bounded by what one chunk (or the few decoded
+// ahead) takes, not by the total decompressed size (16 MiB per pass here).
+func TestHostileManyFloorChunks(t *testing.T) {
+	warmUp(t)
+	// A TickBlock map: start_tick, end_tick, a "pad" string, one row.
+	payload := msgp.AppendMapHeader(nil, 4)
+	payload = msgp.AppendString(payload, "start_tick")
+	payload = appendInt(payload, 0)
+	payload = msgp.AppendString(payload, "end_tick")
+	payload = appendInt(payload, 0)
+	payload = msgp.AppendString(payload, "pad")
+	row := msgp.AppendArrayHeader(msgp.AppendString(nil, "ticks"), 1)
+	row = append(row, testRow(0)...)
+	pad := MinRatioFloor - len(payload) - 5 - len(row)
+	payload = append(msgp.AppendStringFromBytes(payload, make([]byte, pad)), row...)
+	if len(payload) != MinRatioFloor {
+		t.Fatalf("payload is %d bytes", len(payload))
+	}
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	stored := enc.EncodeAll(payload, nil)
+	h := ChunkHeader{Kind: KindTick, Flags: DefaultFlags, CompressedLen: uint32(len(stored)),
+		UncompressedLen: MinRatioFloor, Checksum: checksum.NewBlake2b64().Sum(payload)}
+	file := append([]byte(Magic), 1, 0, 0, 0)
+	file = append(file, rawChunk(KindMeta, -1, -1, testMeta)...)
+	var footer Footer
+	for range 16 {
+		footer.Blocks = append(footer.Blocks, BlockIndexEntry{0, 0, int64(len(file)), int64(len(stored)), MinRatioFloor, h.Checksum})
+		file = AppendChunkHeader(file, h)
+		file = append(file, stored...)
+	}
+	footer.FormatVersion, footer.TickCount = 1, 16
+	footerOff := len(file)
+	file = append(file, rawChunk(KindFooter, -1, -1, appendFooter(nil, &footer))...)
+	file = append(file, TrailerMagic...)
+	file = binary.LittleEndian.AppendUint64(file, uint64(footerOff))
+	saveHostile(t, "floor_chunks.cdt", file)
+	var errs []error
+	underBudget(t, "16 chunks at the ratio floor", len(file), func() { errs = readEverything(file) })
+	for _, err := range errs {
+		if err != nil {
+			t.Errorf("valid chunks: %v", err)
+		}
+	}
+}
+
+// Hostile counts and lengths in the container: each is rejected against the
+// bytes present before anything is allocated.
+func TestHostileCounts(t *testing.T) {
+	warmUp(t)
+	// A footer whose block index declares 1<<22 entries in a few bytes, a
+	// TICK chunk declaring 1<<20 rows, a chunk header claiming 256 MiB.
+	idx := []byte("\x86\xb4trace_format_version\x01\xabtick_blocks\xdd\x00\x40\x00\x00")
+	rows := appendBlockPrefix(nil, 0, 0, 1<<20)
+	cases := map[string][]byte{}
+	file := append([]byte(Magic), 1, 0, 0, 0)
+	file = append(file, rawChunk(KindMeta, -1, -1, testMeta)...)
+	footerOff := len(file)
+	f1 := append(bytes.Clone(file), rawChunk(KindFooter, -1, -1, idx)...)
+	f1 = append(f1, TrailerMagic...)
+	cases["footer index count"] = binary.LittleEndian.AppendUint64(f1, uint64(footerOff))
+	f2 := append(bytes.Clone(file), rawChunk(KindTick, 0, 0, rows)...)
+	cases["rows per chunk"] = withFooter(f2, int64(footerOff), ChunkHeader{})
+	f3 := AppendChunkHeader(bytes.Clone(file), ChunkHeader{Kind: KindTick, Flags: FlagMsgpack, CompressedLen: 256 << 20, UncompressedLen: 256 << 20})
+	cases["chunk length"] = withFooter(f3, int64(footerOff), ChunkHeader{})
+	for name, data := range cases {
+		var errs []error
+		underBudget(t, name, len(data), func() { errs = readEverything(data) })
+		for _, err := range errs {
+			if err == nil {
+				t.Errorf("%s: accepted", name)
+			}
+		}
+	}
+}

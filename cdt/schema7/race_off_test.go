@@ -1,0 +1,5 @@
+//go:build !race
+
+package schema7
+
+const raceEnabled = false
