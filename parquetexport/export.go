@@ -216,7 +216,8 @@ func (w *worker) sink(format string) *sink {
 
 // read converts one input; n is the number of records read.
 func (w *worker) read(ctx context.Context, in *Input) (n int64, err error) {
-	r, err := events.Open(in.Path)
+	// WithScopeData: WTF scopes with their appended data (scope_data).
+	r, err := events.Open(in.Path, events.WithScopeData())
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s: %w", ErrInput, in.Path, err)
 	}
