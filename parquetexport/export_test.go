@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -282,5 +283,26 @@ func TestConvertAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per event", allocs)
+	}
+}
+
+// TestCodecsDoNotLinkParquet: no codec package (nor events) depends on the
+// Parquet library, so a program importing only dial9 does not link it.
+func TestCodecsDoNotLinkParquet(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not found")
+	}
+	pkgs := []string{"dial9", "atf", "wtfcff", "cdt", "cdt/schema7", "ctf2meta", "events"}
+	for _, p := range pkgs {
+		out, err := exec.Command(goBin, "list", "-deps", "github.com/tracecodec/tracecodec/"+p).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", p, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.Contains(dep, "parquet") {
+				t.Errorf("%s depends on %s", p, dep)
+			}
+		}
 	}
 }
