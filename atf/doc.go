@@ -139,6 +139,13 @@
 // Limits.MaxDetailEvents). Every count and length read from a file is
 // checked against the file size and Limits before use.
 //
+// Memory budget: opening and reading any input allocates at most 64 × its
+// size + 16 MiB (in practice far less: an index file needs no table at all,
+// a detail file 8 bytes per record, a manifest is read only up to its
+// limit), in time linear in its size. The hostile-input tests (header and
+// footer lies, full disks, non-regular files, session links, manifest size)
+// run under that bound.
+//
 // # Example
 //
 //	sw, err := atf.CreateSession("traces", os.Getpid(), time.Now())
