@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tracecodec/tracecodec/dial9"
@@ -91,10 +93,28 @@ func dial9Scan(in *input) (*dial9Counts, error) {
 	return c, d.Err()
 }
 
+// dial9Lost adds to a decoding error what was read before it and what is
+// lost: a dial9 stream has no index to resynchronise on, so everything from
+// the failing frame to the end of the stream is lost. The result is still a
+// *dial9.FormatError wrapping the same sentinel at the same offset.
+func dial9Lost(c *dial9Counts, err error) error {
+	var fe *dial9.FormatError
+	if c == nil || !errors.As(err, &fe) {
+		return err
+	}
+	e := *fe
+	msg := e.Msg
+	if msg == "" && e.Err != nil {
+		msg = strings.TrimPrefix(e.Err.Error(), "dial9: ")
+	}
+	e.Msg = fmt.Sprintf("%s (read before it: %d events in %d frames, %d bytes of stream; lost: everything from offset %d to the end)", msg, c.events, c.frames, fe.Offset, fe.Offset)
+	return &e
+}
+
 func dial9Validate(in *input) (string, error) {
 	c, err := dial9Scan(in)
 	if err != nil {
-		return "", err
+		return "", dial9Lost(c, err)
 	}
 	return fmt.Sprintf("%d events, %d schemas, %d streams", c.events, len(c.byType), c.streams), nil
 }
@@ -102,7 +122,7 @@ func dial9Validate(in *input) (string, error) {
 func dial9Stats(in *input) (statList, error) {
 	c, err := dial9Scan(in)
 	if err != nil {
-		return nil, err
+		return nil, dial9Lost(c, err)
 	}
 	var first, last any
 	if c.hasTS {

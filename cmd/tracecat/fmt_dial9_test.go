@@ -265,3 +265,32 @@ func TestDial9StdinAndPartialDump(t *testing.T) {
 		t.Errorf("golden dump: %d %s", code, out)
 	}
 }
+
+// TestDial9TruncatedSaysWhatWasRead: a stream cut inside a frame fails
+// validate and stats at the frame's offset and says how much was read before
+// it and what is lost.
+func TestDial9TruncatedSaysWhatWasRead(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.dial9")
+	if code, _, errb := run(t, nil, "sample", "dial9", full); code != exitOK {
+		t.Fatal(errb)
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.dial9")
+	if err := os.WriteFile(cut, data[:len(data)-3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"validate", "stats"} {
+		code, out, errb := run(t, nil, cmd, cut)
+		if code != exitInvalid {
+			t.Fatalf("%s: exit %d, want %d", cmd, code, exitInvalid)
+		}
+		msg := out + errb
+		if !strings.Contains(msg, "offset ") || !strings.Contains(msg, "read before it: ") || !strings.Contains(msg, " events in ") || !strings.Contains(msg, "lost: everything from offset") {
+			t.Errorf("%s: %q does not say what was read and lost", cmd, msg)
+		}
+	}
+}
