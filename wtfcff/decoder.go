@@ -136,8 +136,12 @@ type Decoder struct {
 	strs   StringTable
 	legacy bool
 	spans  []argSpan
-	enc    *EventEncoder // for json_event_buffer parts
-	torn   *Recovery     // the report of a torn chunk being decoded
+	enc    *EventEncoder         // for json_event_buffer parts
+	torn   *Recovery             // the report of a torn chunk being decoded
+	sigs   map[string]*EventType // parsed signatures, by text
+	strs0  map[string]string     // strings of definitions and zones, interned
+	ords   map[uint32]*strEntry  // by string-table ordinal; valid when gen matches
+	gen    uint32                // counts event buffers
 	ev     Event
 	err    error
 }
@@ -158,6 +162,9 @@ func (d *Decoder) Reset() {
 	d.byName = map[string]*EventType{def.Name: def}
 	d.types = []*EventType{def}
 	d.zoneID = map[uint16]*Zone{}
+	d.sigs = map[string]*EventType{}
+	d.ords = map[uint32]*strEntry{}
+	d.strs0 = map[string]string{}
 	d.zoneBy = map[uint64][]*Zone{}
 	d.zones = nil
 	d.dflt = &Zone{}
@@ -171,6 +178,7 @@ func (d *Decoder) Reset() {
 // with id chunk. Definitions and zones persist. A previous error is cleared.
 func (d *Decoder) SetBuffer(buf, strings []byte, base int64, chunk uint32) {
 	d.buf, d.base, d.pos, d.chunk, d.legacy, d.err, d.torn = buf, base, 0, chunk, false, nil, nil
+	d.gen++
 	d.strs.Reset(strings)
 }
 
@@ -407,32 +415,77 @@ func (d *Decoder) define() bool {
 	wire := uint16(d.value(0).Uint())
 	class := uint16(d.value(1).Uint())
 	flags := uint32(d.value(2).Uint())
-	nameB := d.value(3).Bytes()
-	if t, ok := d.byName[string(nameB)]; ok { // no allocation for known names
+	ne := d.strEntry(3)
+	if ne.named == nil {
+		ne.named = d.byName[ne.s]
+	}
+	if ne.named != nil {
 		// The reference keeps the first definition of a name and maps the
 		// new wire id to it.
-		d.bind(wire, t)
+		d.bind(wire, ne.named)
 		return true
 	}
 	if int64(len(d.types)) >= d.lim.MaxEventTypes {
 		d.err = newErr(ev.Offset, ErrLimit, "more than %d event types defined", d.lim.MaxEventTypes)
 		return false
 	}
-	name := string(nameB)
-	sig := string(d.value(4).Bytes())
+	name := ne.s
 	if !validEventName(name) {
 		d.err = newErr(ev.Offset, ErrCorrupt, "wtf.event#define for wire id %d has a bad event name %q", wire, name)
 		return false
 	}
-	t, err := newEventType(wire, class, flags, name, sig)
-	if err != nil {
-		d.err = newErr(ev.Offset, ErrCorrupt, "wtf.event#define %s: %v", name, err)
-		return false
+	// Definitions that share a signature share its parsed arguments: a
+	// stream repeating one long signature for many names costs memory per
+	// name, not per name and argument.
+	se := d.strEntry(4)
+	if se.tmpl == nil {
+		se.tmpl = d.sigs[se.s]
 	}
+	if se.tmpl == nil {
+		tmpl, err := newEventType(0, 0, 0, "", se.s)
+		if err != nil {
+			d.err = newErr(ev.Offset, ErrCorrupt, "wtf.event#define %s: %v", name, err)
+			return false
+		}
+		d.sigs[se.s], se.tmpl = tmpl, tmpl
+	}
+	t := se.tmpl.withName(wire, class, flags, name)
+	ne.named = t
 	d.byName[name] = t
 	d.types = append(d.types, t)
 	d.bind(wire, t)
 	return true
+}
+
+// strEntry is a string argument of the current record, interned, with its
+// digest and what the decoder found for it. Strings of a chunk's table are
+// looked up once per chunk, so records repeating a long string cost time per
+// record, not per byte of the string.
+type strEntry struct {
+	s     string
+	h     uint64
+	gen   uint32
+	named *EventType // the type defined with this name
+	tmpl  *EventType // the parsed signature with this text
+}
+
+// strEntry returns string argument i of the current record.
+func (d *Decoder) strEntry(i int) *strEntry {
+	v := d.value(i)
+	b := v.Bytes()
+	if d.legacy || !v.Type.IsString() {
+		return &strEntry{s: d.intern(b), h: xxhash.Sum64(b), gen: d.gen}
+	}
+	e := d.ords[v.word]
+	if e != nil && e.gen == d.gen {
+		return e
+	}
+	if e == nil { // entries of earlier chunks are reused: no allocation in steady state
+		e = &strEntry{}
+		d.ords[v.word] = e
+	}
+	*e = strEntry{s: d.intern(b), h: xxhash.Sum64(b), gen: d.gen}
+	return e
 }
 
 func (d *Decoder) bind(wire uint16, t *EventType) {
@@ -447,11 +500,11 @@ func (d *Decoder) bind(wire uint16, t *EventType) {
 
 func (d *Decoder) zoneCreate() bool {
 	id := uint16(d.value(0).Uint())
-	name, typ, loc := d.value(1).Bytes(), d.value(2).Bytes(), d.value(3).Bytes()
-	key := xxhash.Sum64(name) ^ bits.RotateLeft64(xxhash.Sum64(typ), 21) ^ bits.RotateLeft64(xxhash.Sum64(loc), 42)
+	name, typ, loc := d.strEntry(1), d.strEntry(2), d.strEntry(3)
+	key := name.h ^ bits.RotateLeft64(typ.h, 21) ^ bits.RotateLeft64(loc.h, 42)
 	var z *Zone
-	for _, old := range d.zoneBy[key] { // a digest key: no allocation, no quadratic scan
-		if old.Name == string(name) && old.Type == string(typ) && old.Location == string(loc) {
+	for _, old := range d.zoneBy[key] { // a digest key: no quadratic scan; interned strings compare by pointer
+		if old.Name == name.s && old.Type == typ.s && old.Location == loc.s {
 			z = old
 			break
 		}
@@ -459,7 +512,7 @@ func (d *Decoder) zoneCreate() bool {
 	if z == nil && !d.created {
 		// The first create renames the default zone in place.
 		z = d.dflt
-		z.ID, z.Name, z.Type, z.Location = id, string(name), string(typ), string(loc)
+		z.ID, z.Name, z.Type, z.Location = id, name.s, typ.s, loc.s
 		d.zoneBy[key] = append(d.zoneBy[key], z)
 		if !d.dfltListed {
 			d.dfltListed = true
@@ -472,12 +525,23 @@ func (d *Decoder) zoneCreate() bool {
 			d.err = newErr(d.ev.Offset, ErrLimit, "more than %d zones created", d.lim.MaxZones)
 			return false
 		}
-		z = &Zone{ID: id, Name: string(name), Type: string(typ), Location: string(loc)}
+		z = &Zone{ID: id, Name: name.s, Type: typ.s, Location: loc.s}
 		d.zones = append(d.zones, z)
 		d.zoneBy[key] = append(d.zoneBy[key], z)
 	}
 	d.zoneID[id] = z
 	return true
+}
+
+// intern returns b as a string, one copy per distinct text: zones repeating
+// a long type or location string cost memory once.
+func (d *Decoder) intern(b []byte) string {
+	if s, ok := d.strs0[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	d.strs0[s] = s
+	return s
 }
 
 // ZoneByID returns the zone a wtf.zone#create gave the id.

@@ -96,6 +96,24 @@
 // ErrUnsupportedType or ErrLimit; readers and decoders stop at the first
 // error and keep returning it.
 //
+// # Memory and time budget
+//
+// Whatever the input, decoding it (Reader, File, JSONReader, LegacyReader,
+// Decoder, ScopeTracker, the converters) allocates at most 64 bytes per
+// input byte plus 16 MiB in all, so peak memory stays below that too, and
+// takes time linear in the input. What the decoder keeps per element is
+// accounted for, not only the bytes left: definitions that share a signature
+// share its parsed arguments, zone strings are interned, strings of a chunk's
+// table are hashed once per chunk however many records name them, JSON
+// number arrays are scanned in place, and a ScopeTracker whose open scopes'
+// copied names and arguments outgrow the budget stops with ErrLimit.
+// TestHostileInputs builds the hostile classes (huge declared counts and
+// lengths, many definitions or zones naming one long string, deep scope
+// nesting, JSON containers with arrays of millions of elements, nesting
+// beyond encoding/json's depth limit, many chunks) and asserts both bounds.
+// Rendering events as text (AppendEventJSON, a dump) is proportional to the
+// strings they name, however often, not to the input.
+//
 // # Recovery
 //
 // Writers write whole chunks, so a recording cut short (a killed writer, a

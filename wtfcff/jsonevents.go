@@ -292,22 +292,21 @@ func (enc *EventEncoder) encodeArg(a ArgDef, v json.RawMessage) error {
 			enc.slot(NullString)
 			return nil
 		}
-		var elems []json.RawMessage
-		if err := json.Unmarshal(v, &elems); err != nil {
-			return err
-		}
-		enc.slot(uint32(len(elems)))
+		// The elements are scanned in place: decoding them into a slice of
+		// values would cost tens of bytes of memory per input byte.
+		countAt := len(enc.buf)
+		enc.slot(0)
 		start := len(enc.buf)
-		for _, e := range elems {
+		count, err := scanScalarArray(v, func(e []byte) error {
 			if a.Type == ArgFloat32Array {
 				f, err := jsonFloat(e)
 				if err != nil {
 					return err
 				}
 				enc.buf = binary.LittleEndian.AppendUint32(enc.buf, math.Float32bits(float32(f)))
-				continue
+				return nil
 			}
-			n, err := strconv.ParseInt(string(e), 10, 64)
+			n, err := strconv.ParseInt(string(e), 10, 64) // no allocation: the conversion does not escape
 			if err != nil {
 				return err
 			}
@@ -319,7 +318,12 @@ func (enc *EventEncoder) encodeArg(a ArgDef, v json.RawMessage) error {
 			default:
 				enc.buf = binary.LittleEndian.AppendUint32(enc.buf, uint32(n))
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
+		binary.LittleEndian.PutUint32(enc.buf[countAt:], uint32(count))
 		enc.buf = appendZeros(enc.buf, pad4(len(enc.buf)-start)-(len(enc.buf)-start))
 		return nil
 	}
@@ -337,6 +341,64 @@ func (enc *EventEncoder) encodeArg(a ArgDef, v json.RawMessage) error {
 		enc.slot(uint32(n))
 	}
 	return nil
+}
+
+// scanScalarArray calls fn with the text of each element of v, a valid JSON
+// array whose elements are numbers or strings, and returns their count.
+func scanScalarArray(v []byte, fn func(elem []byte) error) (int, error) {
+	i := skipSpace(v, 0)
+	if i >= len(v) || v[i] != '[' {
+		return 0, errors.New("not an array")
+	}
+	i = skipSpace(v, i+1)
+	if i < len(v) && v[i] == ']' {
+		return 0, nil
+	}
+	n := 0
+	for i < len(v) {
+		start := i
+		switch v[i] {
+		case '[', '{':
+			return n, errors.New("array element is not a number")
+		case '"':
+			for i++; i < len(v) && v[i] != '"'; i++ {
+				if v[i] == '\\' {
+					i++
+				}
+			}
+			i++
+		default:
+			for i < len(v) && v[i] != ',' && v[i] != ']' && v[i] != ' ' && v[i] != '\t' && v[i] != '\n' && v[i] != '\r' {
+				i++
+			}
+		}
+		if i > len(v) {
+			return n, errors.New("unterminated string")
+		}
+		if err := fn(v[start:i]); err != nil {
+			return n, err
+		}
+		n++
+		i = skipSpace(v, i)
+		if i >= len(v) {
+			break
+		}
+		if v[i] == ']' {
+			return n, nil
+		}
+		if v[i] != ',' {
+			return n, errors.New("malformed array")
+		}
+		i = skipSpace(v, i+1)
+	}
+	return n, errors.New("unterminated array")
+}
+
+func skipSpace(v []byte, i int) int {
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 func jsonFloat(v json.RawMessage) (float64, error) {

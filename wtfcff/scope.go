@@ -51,12 +51,41 @@ type scopeStack struct {
 // (wtf.scope#appendData, APPEND_SCOPE_DATA events) is merged into the
 // innermost open scope's arguments. Feed it every event in stream order;
 // after warm-up it does not allocate.
+//
+// Open scopes keep copies of their names and arguments. Their memory stays
+// within the package's budget: more than 64 bytes per byte of records added
+// plus 16 MiB (a stream of scope enters naming one long string, say) stops
+// the tracker with an ErrLimit error (Err); Add then ignores every event.
 type ScopeTracker struct {
 	stacks    map[*Zone]*scopeStack
 	done      Scope
 	unmatched int
 	args      []byte
 	appended  []byte
+	seen      int64 // bytes of the records added
+	held      int64 // bytes of the buffers holding copies
+	err       error
+}
+
+// Budget of the memory a decoder may hold for what it has read: budgetRatio
+// bytes per input byte plus budgetBase.
+const (
+	budgetRatio = 64
+	budgetBase  = 16 << 20
+)
+
+// Err is the ErrLimit error that stopped the tracker, or nil.
+func (st *ScopeTracker) Err() error { return st.err }
+
+// bufCap is the memory of the buffers Add may grow for stack s when it
+// works on its scope slot (-1: none).
+func (st *ScopeTracker) bufCap(s *scopeStack, slot int) int64 {
+	n := int64(cap(s.open)) * 96 // an openScope's own size
+	if slot >= 0 && slot < len(s.open) {
+		o := &s.open[slot]
+		n += int64(cap(o.name) + cap(o.own) + cap(o.data))
+	}
+	return n + int64(cap(st.args)+cap(st.appended))
 }
 
 // top returns the innermost open scope of zone z, or nil.
@@ -95,9 +124,31 @@ func (st *ScopeTracker) stack(z *Zone) *scopeStack {
 // Add records e. When e is a wtf.scope#leave that closes a scope, Add
 // returns that scope (valid until the next call) and true.
 func (st *ScopeTracker) Add(e *Event) (*Scope, bool) {
+	if st.err != nil {
+		return nil, false
+	}
+	st.seen += int64(e.Size)
+	s := st.stack(e.Zone)
+	slot := s.n - 1 // the scope data is appended to
+	if e.Type.Class == ClassScope {
+		slot = s.n // the scope pushed
+	}
+	before := st.bufCap(s, slot)
+	sc, ok := st.add(e, s)
+	if grown := st.bufCap(s, slot) - before; grown > 0 {
+		st.held += grown
+		if st.held > budgetRatio*st.seen+budgetBase {
+			st.err = newErr(e.Offset, ErrLimit, "open scopes hold %d bytes of copied names and arguments for %d bytes of records: over the memory budget (%d × input + %d MiB)",
+				st.held, st.seen, budgetRatio, budgetBase>>20)
+			return nil, false
+		}
+	}
+	return sc, ok
+}
+
+func (st *ScopeTracker) add(e *Event, s *scopeStack) (*Scope, bool) {
 	switch {
 	case e.Type.Class == ClassScope:
-		s := st.stack(e.Zone)
 		if s.n == len(s.open) {
 			s.open = append(s.open, openScope{})
 		}
@@ -128,7 +179,6 @@ func (st *ScopeTracker) Add(e *Event) (*Scope, bool) {
 			o.data = appendMembers(o.data, e)
 		}
 	case e.Type.builtin == builtinScopeLeave:
-		s := st.stack(e.Zone)
 		if s.n == 0 {
 			st.unmatched++
 			return nil, false

@@ -330,6 +330,18 @@ func newEventType(wire uint16, class uint16, flags uint32, name, signature strin
 	return t, nil
 }
 
+// withName is a type with t's signature and arguments (shared, not copied)
+// under a name, wire id, class and flags.
+func (t *EventType) withName(wire uint16, class uint16, flags uint32, name string) *EventType {
+	n := &EventType{WireID: wire, Class: class, Flags: flags, Name: name, Signature: t.Signature, Args: t.Args,
+		unsupported: t.unsupported, scalarOnly: t.scalarOnly}
+	n.builtin = builtinNames[name]
+	if n.builtin != builtinNone && !builtinShapeOK(n) {
+		n.builtin = builtinNone
+	}
+	return n
+}
+
 func builtinShapeOK(t *EventType) bool {
 	want := map[builtinKind][]ArgType{
 		builtinDefine:     {ArgUint16, ArgUint16, ArgUint32, ArgASCII, ArgASCII},

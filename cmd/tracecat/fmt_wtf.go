@@ -172,6 +172,9 @@ func wtfStats(in *input) (statList, error) {
 		}
 		return nil
 	})
+	if err == nil {
+		err = st.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -482,6 +485,9 @@ func wtfToChrome(in *input, out io.Writer) error {
 		}
 		return emit()
 	})
+	if err == nil {
+		err = st.Err()
+	}
 	if err != nil {
 		return err
 	}
