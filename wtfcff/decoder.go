@@ -289,7 +289,7 @@ func (d *Decoder) Next() bool {
 	if d.torn != nil {
 		d.torn.SalvagedEvents++
 	}
-	if d.zone == d.dflt && !d.dfltListed && !d.ev.IsInternal() {
+	if !d.dfltListed && d.zone == d.dflt && !d.ev.Type.internal {
 		d.dfltListed = true
 		d.zones = append(d.zones, d.dflt)
 	}
@@ -341,7 +341,16 @@ func (d *Decoder) nextBinary() bool {
 		d.spans = make([]argSpan, len(t.Args), max(len(t.Args), 16))
 	}
 	d.spans = d.spans[:len(t.Args)]
-	for i := range t.Args {
+	// The leading one-slot arguments sit at offsets fixed by the layout
+	// (value reads them from there); spans are needed from the first array.
+	first := t.fixedArgs
+	if left := len(b) - pos; left < 4*first {
+		i := left / 4
+		d.err = newErr(d.base+int64(pos+4*i), ErrTruncated, "event %s argument %s runs past the end of the event buffer", t.Name, t.Args[i].Name)
+		return false
+	}
+	pos += 4 * first
+	for i := first; i < len(t.Args); i++ {
 		a := t.Args[i].Type
 		if len(b)-pos < 4 {
 			d.err = newErr(d.base+int64(pos), ErrTruncated, "event %s argument %s runs past the end of the event buffer", t.Name, t.Args[i].Name)
@@ -379,15 +388,18 @@ func (d *Decoder) nextBinary() bool {
 // value builds argument i of the current event.
 func (d *Decoder) value(i int) Value {
 	t := d.ev.Type
-	a := t.Args[i].Type
-	if t.scalarOnly && !d.legacy {
-		v := Value{Type: a, word: binary.LittleEndian.Uint32(d.buf[d.ev.BufferOffset+8+4*i:])}
-		if a.IsString() {
-			str, ok := d.strs.Lookup(v.word)
-			v.data, v.null = str, !ok
+	if !d.legacy {
+		if l := &t.layout[i]; l.off >= 0 {
+			// A slot at a fixed offset: read straight from the record.
+			w := binary.LittleEndian.Uint32(d.buf[d.ev.BufferOffset+int(l.off):])
+			if !l.str {
+				return Value{Type: l.typ, word: w}
+			}
+			str, ok := d.strs.Lookup(w)
+			return Value{Type: l.typ, word: w, data: str, null: !ok}
 		}
-		return v
 	}
+	a := t.Args[i].Type
 	s := d.spans[i]
 	if d.legacy {
 		return d.legacyValue(a, s)

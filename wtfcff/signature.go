@@ -263,6 +263,12 @@ type EventType struct {
 	// scalarOnly: every argument takes one slot, so records have a fixed
 	// size and argument offsets need no per-record table.
 	scalarOnly bool
+	// layout is where each argument sits in a binary record; fixedArgs
+	// the number of leading arguments at fixed offsets (all of them when
+	// scalarOnly). internal: a definition or zone record.
+	layout    []argLayout
+	fixedArgs int
+	internal  bool
 	// owner is the Writer that defined the type (nil for decoded types).
 	owner *Writer
 }
@@ -327,6 +333,7 @@ func newEventType(wire uint16, class uint16, flags uint32, name, signature strin
 	if t.builtin != builtinNone && !builtinShapeOK(t) {
 		t.builtin = builtinNone
 	}
+	t.setLayout()
 	return t, nil
 }
 
@@ -338,6 +345,11 @@ func (t *EventType) withName(wire uint16, class uint16, flags uint32, name strin
 	n.builtin = builtinNames[name]
 	if n.builtin != builtinNone && !builtinShapeOK(n) {
 		n.builtin = builtinNone
+	}
+	n.layout, n.fixedArgs = t.layout, t.fixedArgs
+	switch n.builtin {
+	case builtinDefine, builtinZoneCreate, builtinZoneDelete, builtinZoneSet:
+		n.internal = true
 	}
 	return n
 }

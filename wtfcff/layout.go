@@ -1,0 +1,40 @@
+package wtfcff
+
+// argLayout is where an argument of a binary record sits and how it reads,
+// computed once per signature so that decoding a record does no per-argument
+// type dispatch beyond what the argument needs.
+type argLayout struct {
+	typ ArgType
+	// off is the byte offset of the argument's slot from the start of the
+	// record when every argument before it takes one slot, else -1 (the
+	// argument follows an array and its place is found per record).
+	off int32
+	str bool // a string-table ordinal (ascii, utf8, any)
+	// key is the argument as a JSON object member key: "name":
+	key string
+}
+
+// setLayout computes t's per-argument layout and the derived flags from
+// t.Args and t.builtin.
+func (t *EventType) setLayout() {
+	t.layout = make([]argLayout, len(t.Args))
+	t.fixedArgs = len(t.Args)
+	off := int32(8)
+	for i, a := range t.Args {
+		l := &t.layout[i]
+		l.typ, l.str, l.off = a.Type, a.Type.IsString(), -1
+		switch {
+		case off < 0:
+		case a.Type.IsArray():
+			t.fixedArgs, off = i, -1
+		default:
+			l.off = off
+			off += 4
+		}
+		l.key = string(append(appendJSONString(nil, a.Name), ':'))
+	}
+	switch t.builtin {
+	case builtinDefine, builtinZoneCreate, builtinZoneDelete, builtinZoneSet:
+		t.internal = true
+	}
+}
