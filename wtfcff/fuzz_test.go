@@ -222,8 +222,14 @@ func FuzzBinaryContainer(f *testing.F) {
 // FuzzEventBuffer feeds raw event buffers: u32 string-table length, the
 // table, then the buffer.
 func FuzzEventBuffer(f *testing.F) {
+	// Small seeds only, as for the container targets (see fuzzSeedLimit).
+	files := smallSeeds(f)
 	for _, p := range vectorFiles(f) {
-		data, _ := os.ReadFile(p)
+		if data, err := os.ReadFile(p); err == nil && len(data) <= fuzzSeedLimit {
+			files = append(files, data)
+		}
+	}
+	for _, data := range files {
 		src, err := NewBytesReader(data)
 		if err != nil {
 			continue
