@@ -2,6 +2,7 @@ package dial9
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"strings"
 	"testing"
@@ -119,5 +120,26 @@ func TestSentinelsArePrefixed(t *testing.T) {
 	// A FormatError with no message shows the sentinel once, after the offset.
 	if got := newErr(7, ErrTruncated, "").Error(); got != "dial9: offset 7: truncated" {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// appendAddresses copies the addresses' memory on little-endian machines;
+// the portable loop must write the same bytes.
+func TestAppendAddressesPortable(t *testing.T) {
+	frames := []uint64{0, 1, 0x0102030405060708, ^uint64(0), 0x5555_5555_f000}
+	fast := appendAddresses([]byte{9}, frames)
+	saved := nativeLittleEndian
+	nativeLittleEndian = false
+	slow := appendAddresses([]byte{9}, frames)
+	nativeLittleEndian = saved
+	want := []byte{9}
+	for _, f := range frames {
+		want = binary.LittleEndian.AppendUint64(want, f)
+	}
+	if !bytes.Equal(fast, want) || !bytes.Equal(slow, want) {
+		t.Fatalf("fast %x\nslow %x\nwant %x", fast, slow, want)
+	}
+	if got := appendAddresses(nil, nil); len(got) != 0 {
+		t.Fatalf("no frames: %x", got)
 	}
 }

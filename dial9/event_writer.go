@@ -314,9 +314,7 @@ func (w *EventWriter) PooledStack(id uint32) *EventWriter {
 func (w *EventWriter) Stack(frames []uint64) *EventWriter {
 	if w.lenOK(len(frames)) && w.field(TypeStackFrames) {
 		w.e.buf = binary.LittleEndian.AppendUint32(w.e.buf, uint32(len(frames)))
-		for _, f := range frames {
-			w.e.buf = binary.LittleEndian.AppendUint64(w.e.buf, f)
-		}
+		w.e.buf = appendAddresses(w.e.buf, frames)
 	}
 	return w
 }

@@ -17,15 +17,22 @@ import (
 // entry's string): the shape of a decompression bomb that makes a decoder
 // keep a pool entry for every few input bytes.
 func poolBomb(n int, ids func(i int) uint32, text string) []byte {
+	return bomb(n, func(frame []byte, i int) []byte {
+		frame = append(frame, tagStringPool, 1, 0, 0, 0)
+		frame = binary.LittleEndian.AppendUint32(frame, ids(i))
+		frame = binary.LittleEndian.AppendUint32(frame, uint32(len(text)))
+		return append(frame, text...)
+	})
+}
+
+// bomb gzips a stream header followed by n frames from next.
+func bomb(n int, next func(frame []byte, i int) []byte) []byte {
 	var gz bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
 	_, _ = zw.Write([]byte(Magic + "\x01"))
 	frame := make([]byte, 0, 64<<10)
 	for i := 0; i < n; i++ {
-		frame = append(frame, tagStringPool, 1, 0, 0, 0)
-		frame = binary.LittleEndian.AppendUint32(frame, ids(i))
-		frame = binary.LittleEndian.AppendUint32(frame, uint32(len(text)))
-		frame = append(frame, text...)
+		frame = next(frame, i)
 		if len(frame) > 60<<10 {
 			_, _ = zw.Write(frame)
 			frame = frame[:0]
@@ -34,6 +41,30 @@ func poolBomb(n int, ids func(i int) uint32, text string) []byte {
 	_, _ = zw.Write(frame)
 	_ = zw.Close()
 	return gz.Bytes()
+}
+
+// schemaBomb: a stream header every 65,536 schemas, each schema a new type
+// id with 8 fields (the frames differ only in their id).
+func schemaBomb(n int) []byte {
+	return bomb(n, func(frame []byte, i int) []byte {
+		if i > 0 && i%65536 == 0 {
+			frame = append(frame, Magic+"\x01"...)
+		}
+		s := Schema{ID: uint16(i), Name: "S", HasTimestamp: true}
+		for range 8 {
+			s.Fields = append(s.Fields, FieldDef{"", TypeVarint})
+		}
+		return AppendSchema(frame, &s)
+	})
+}
+
+// stackBomb: stack-pool entries of 16 identical addresses under sequential
+// ids.
+func stackBomb(n int) []byte {
+	return bomb(n, func(frame []byte, i int) []byte {
+		frame = append(frame, tagStackPool, 1, 0, 0, 0)
+		return appendStackEntry(frame, uint32(i), make([]uint64, 16))
+	})
 }
 
 // decodeMeasured reads every frame of in through NewReader and returns the
@@ -82,6 +113,10 @@ func TestHostilePoolBombs(t *testing.T) {
 		// Sparse ids (a map entry each) and dense ids: within the budget.
 		{"sparse ids", poolBomb(n/2, func(i int) uint32 { return uint32(i) * 2654435761 }, "ab"), ""},
 		{"sequential ids, short strings", poolBomb(n, func(i int) uint32 { return uint32(i) }, "ab"), ""},
+		// Schemas and stacks: charged per element; within the budget or
+		// ErrLimit, never more memory.
+		{"schemas", schemaBomb(n / 2), "any"},
+		{"stacks", stackBomb(n / 2), "any"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			frames, alloc, el, err := decodeMeasured(c.gz)
@@ -91,6 +126,10 @@ func TestHostilePoolBombs(t *testing.T) {
 				t.Errorf("allocated %d bytes, over the budget of %d", alloc, budget)
 			}
 			switch c.limit {
+			case "any":
+				if err != nil && !errors.Is(err, ErrLimit) {
+					t.Errorf("want nil or ErrLimit, got %v", err)
+				}
 			case "":
 				if err != nil {
 					t.Errorf("error within the budget: %v", err)

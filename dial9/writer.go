@@ -7,13 +7,16 @@ import (
 	"io"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // defaultFlushSize is the buffered size at which a Writer writes to its
 // writer and a ThreadWriter hands its batch to the shared stream.
 const defaultFlushSize = 64 << 10
 
-// Handle names a registered schema in a Writer. It is valid until Reset.
+// Handle names a registered schema in a Writer, valid until Reset. A
+// handle from a SharedWriter or any of its ThreadWriters is valid on every
+// ThreadWriter of that stream.
 type Handle struct {
 	idx int32
 	id  uint16
@@ -610,8 +613,32 @@ func AppendTimestampReset(dst []byte, ts uint64) []byte {
 func appendStackEntry(dst []byte, id uint32, frames []uint64) []byte {
 	dst = binary.LittleEndian.AppendUint32(dst, id)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(frames)))
+	return appendAddresses(dst, frames)
+}
+
+// nativeLittleEndian: a []uint64 in memory is little-endian u64s.
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// appendAddresses appends frames as little-endian u64s, growing dst once.
+func appendAddresses(dst []byte, frames []uint64) []byte {
+	n, need := len(dst), 8*len(frames)
+	if cap(dst)-n < need {
+		dst = append(dst, make([]byte, need)...) // grows without allocating the zeros
+	} else {
+		dst = dst[:n+need]
+	}
+	b := dst[n:]
+	if nativeLittleEndian && len(frames) > 0 {
+		// The addresses' own bytes are the wire form: one copy.
+		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&frames[0])), need))
+		return dst
+	}
 	for _, f := range frames {
-		dst = binary.LittleEndian.AppendUint64(dst, f)
+		if len(b) < 8 {
+			break
+		}
+		binary.LittleEndian.PutUint64(b, f)
+		b = b[8:]
 	}
 	return dst
 }

@@ -317,7 +317,9 @@ func rngRowValue(r *RngStreamRow) pyjson.Value {
 }
 
 // compareRng is the prefix comparison of (tick_call_index, value_15,
-// state_before_u32, state_after_u32) tuples.
+// state_before_u32, state_after_u32) tuples. missing_tail and extra_tail
+// are max(0, len(expected)−len(actual)) and max(0, len(actual)−len(expected)),
+// as the reference computes them.
 func compareRng(e, a []RngStreamRow) (ChannelMismatch, bool) {
 	n := 0
 	for n < len(e) && n < len(a) && keyOf(&e[n]) == keyOf(&a[n]) {
@@ -330,8 +332,12 @@ func compareRng(e, a []RngStreamRow) (ChannelMismatch, bool) {
 	d.Set("prefix_match_len", pyjson.IntValue(int64(n)))
 	d.Set("expected_calls", pyjson.IntValue(int64(len(e))))
 	d.Set("actual_calls", pyjson.IntValue(int64(len(a))))
-	d.Set("missing_tail", pyjson.IntValue(int64(len(e)-n)))
-	d.Set("extra_tail", pyjson.IntValue(int64(len(a)-n)))
+	// The tails are the length difference, not what is left after the
+	// common prefix: every upstream compare_rng_stream computes
+	// max(0, len(expected)-len(actual)) and max(0, len(actual)-len(expected)),
+	// so two streams of one differing draw each report 0 and 0.
+	d.Set("missing_tail", pyjson.IntValue(int64(max(0, len(e)-len(a)))))
+	d.Set("extra_tail", pyjson.IntValue(int64(max(0, len(a)-len(e)))))
 	if n < len(e) {
 		d.Set("expected_first_mismatch", rngRowValue(&e[n]))
 	}

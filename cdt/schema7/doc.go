@@ -62,6 +62,20 @@
 // does; Bisect adds the reference's window. AppendJSON renders any payload
 // value as the reference's msgspec.to_builtins + json.dumps would.
 //
+// # Inspection: tick, entity, query, focus
+//
+// Tick, Entity, Query and Focus are the reference's `dbg tick`, `dbg
+// entity`, `dbg query` and `dbg focus`; their results' JSON methods write
+// the reference's objects (JSON as --json-out writes them, SortedJSON as
+// its CLI's --json prints them). The v7-era sources of these commands could
+// not be recovered; they follow the reference notes and the typed-era
+// upstream versions, dropping what schema v7 has no data for (focus's
+// policy, rng_marks and replay_step). Query parses its small language with a
+// hand-written parser (ParseQuery; errors name the position) that splits
+// and coerces exactly as the reference's regular expressions and Python
+// do, and streams: rows are decoded one at a time and a condition on
+// scalar fields is evaluated without allocating.
+//
 // # Allocation
 //
 // TickRecord.Decode into a reused record allocates nothing per row after

@@ -90,8 +90,6 @@ func TestDetectVectorFolders(t *testing.T) {
 		"ctf/lttng-2.15.1-ust-ctf2-json/trace":                           "ctf (trace)",
 		"ctf/mutated-ctf2-framing/leading-LF-before-RS/trace":            "ctf (trace)",
 		"ctf/third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0-be": "ctf (trace)",
-		"atf/malformed": "unknown",
-		"dial9/golden":  "unknown",
 	}
 	for rel, want := range cases {
 		p := filepath.Join(root, rel)
@@ -102,6 +100,21 @@ func TestDetectVectorFolders(t *testing.T) {
 		_, out, _ := run(t, nil, "detect", p)
 		if got := strings.TrimPrefix(strings.TrimSpace(out), p+": "); got != want {
 			t.Errorf("%s: got %q want %q", rel, got, want)
+		}
+	}
+	// A folder that is no trace is walked: its trace files each get a line,
+	// then a summary; files that are no trace are counted as skipped.
+	for rel, want := range map[string]struct {
+		summary string
+		lines   int
+	}{
+		"atf/malformed": {"10 inputs: 10 recognised, 0 unknown (atf 10); 1 files skipped (not traces)", 10},
+		"dial9/golden":  {"2 inputs: 2 recognised, 0 unknown (dial9 2); 11 files skipped (not traces)", 2},
+	} {
+		code, out, _ := run(t, nil, "detect", filepath.Join(root, rel))
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != exitOK || lines[len(lines)-1] != want.summary || len(lines) != want.lines+1 {
+			t.Errorf("%s: exit %d\n%s", rel, code, out)
 		}
 	}
 	// Every session, pid and thread folder is ATF; every folder holding a CTF
@@ -193,7 +206,7 @@ func TestDetectMagics(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"nope"}, {"detect"}, {"validate"}, {"stats", "a", "b"}, {"convert", "a", "b"},
+	for _, args := range [][]string{nil, {"nope"}, {"detect"}, {"validate"}, {"stats"}, {"dump", "a", "b"}, {"convert", "a", "b"},
 		{"dump", "--from", "x", "a"}, {"dump", "--to", "1.5", "a"}, {"diff", "--tick-end", "z", "a", "b"}} {
 		if code, _, _ := run(t, nil, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)

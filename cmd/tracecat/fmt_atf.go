@@ -312,12 +312,19 @@ func atfStats(in *input) (statList, error) {
 		{"problems", len(v.problems())},
 	}
 	if in.Size() > 0 && events > 0 {
-		st = append(st, stat{"bytes_per_event", float64(in.Size()) / float64(events)})
+		st = append(st, stat{"bytes_per_event", ratio(float64(in.Size()), float64(events))})
 	}
 	if v.session != nil {
 		st = append(st, stat{"manifest", v.session.Manifest != nil})
 	}
-	return st, nil
+	if v.detail != nil {
+		// A lone detail.atf holds no index events: the event keys are
+		// empty rather than read through the event layer.
+		return st.merge(statList{{"events", uint64(0)}, {"first_ns", nil}, {"last_ns", nil}, {"min_ns", nil}, {"max_ns", nil}}), nil
+	}
+	// first_ns and last_ns: the first and last events of the cross-thread
+	// merge (the event layer's stream order).
+	return withEventStats(st, in)
 }
 
 // atfFilter is the parsed --thread/--type filter.
@@ -474,6 +481,9 @@ func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if v.detail != nil {
 		return atfDumpDetail(v.detail, w, o)
 	}
+	if o.JSON {
+		return dumpEventsJSON(in, w, o) // merged order, the event layer's
+	}
 	from, to, all := atfRange(o)
 	names := atfSymbolNames(v.manifest())
 	var line, dbuf []byte
@@ -554,6 +564,9 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 	if v.detail != nil {
 		return errors.New("merge needs a session, thread folder or index file, not a detail file")
 	}
+	if o.JSON {
+		return dumpEventsJSON(in, w, o)
+	}
 	from, to, all := atfRange(o)
 	readers := make([]*atf.IndexFile, len(v.threads))
 	for i, t := range v.threads {
@@ -591,93 +604,18 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 	return mg.Err()
 }
 
-// atfConvert writes Chrome trace-event JSON: CALL/RETURN as B/E slices per
-// thread, EXCEPTION as an instant event, ts in µs, names from the manifest's
-// symbols when present. Events are streamed in merged order.
+// atfConvert writes Chrome trace-event JSON through the event layer (see
+// chrome.go), in merged order: CALL/RETURN as B/E slices per thread (the E
+// named by its B), EXCEPTION as an instant, names from the manifest's
+// symbols when present, pid from the pid_N folder.
 func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	if to != "chrome" {
 		return fmt.Errorf("atf converts to chrome only, not %q", to)
 	}
-	v, err := atfOpen(in)
-	if err != nil {
-		return err
-	}
-	defer v.Close()
-	if v.detail != nil {
+	if !in.IsDir() && atfKind(in) == "detail" {
 		return errors.New("convert needs a session, thread folder or index file, not a detail file")
 	}
-	pid := uint64(1)
-	if v.session != nil {
-		if p, ok := strings.CutPrefix(filepath.Base(v.session.Dir), "pid_"); ok {
-			if n, err := strconv.ParseUint(p, 10, 32); err == nil {
-				pid = n
-			}
-		}
-	}
-	w := bufio.NewWriterSize(out, 256<<10)
-	w.WriteString(`{"displayTimeUnit":"ns","traceEvents":[` + "\n")
-	for i, t := range v.threads {
-		if i > 0 {
-			w.WriteString(",\n")
-		}
-		fmt.Fprintf(w, `{"name":"thread_name","ph":"M","pid":%d,"tid":%d,"args":{"name":"thread_%d"}}`, pid, t.ID, t.ID)
-	}
-	names := atfSymbolNames(v.manifest())
-	events, _, _ := v.counts()
-	prog := newProgress("convert", int64(events), false).Units("events")
-	defer prog.Done()
-	mg := v.all().Merge()
-	var b []byte
-	first := len(v.threads) == 0
-	for n := 0; mg.Next(); n++ {
-		e := mg.Event()
-		b = b[:0]
-		if !first {
-			b = append(b, ",\n"...)
-		}
-		first = false
-		b = append(b, `{"name":`...)
-		if q, ok := names.quoted[e.FunctionID]; ok {
-			b = append(b, q...)
-		} else {
-			b = append(b, `"0x`...)
-			b = atfHex16(b, e.FunctionID)
-			b = append(b, '"')
-		}
-		switch e.Kind {
-		case atf.KindCall:
-			b = append(b, `,"ph":"B"`...)
-		case atf.KindReturn:
-			b = append(b, `,"ph":"E"`...)
-		default:
-			b = append(b, `,"ph":"i","s":"t"`...)
-		}
-		b = append(b, `,"ts":`...)
-		b = strconv.AppendUint(b, e.Timestamp/1000, 10)
-		b = append(b, '.')
-		frac := e.Timestamp % 1000
-		b = append(b, byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
-		b = append(b, `,"pid":`...)
-		b = strconv.AppendUint(b, pid, 10)
-		b = append(b, `,"tid":`...)
-		b = strconv.AppendUint(b, uint64(v.threads[e.Thread].ID), 10)
-		b = append(b, `,"args":{"depth":`...)
-		b = strconv.AppendUint(b, uint64(e.CallDepth), 10)
-		b = append(b, `,"kind":"`...)
-		b = append(b, e.Kind.String()...)
-		b = append(b, `"}}`...)
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		if n&0xffff == 0 {
-			prog.Add(0x10000)
-		}
-	}
-	if err := mg.Err(); err != nil {
-		return err
-	}
-	w.WriteString("\n]}\n")
-	return w.Flush()
+	return writeChrome(in, out, nil, nil)
 }
 
 // atfSample writes one finalized index.atf (a call tree of main → compute,

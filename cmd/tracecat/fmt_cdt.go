@@ -12,6 +12,7 @@ import (
 
 	"github.com/tracecodec/tracecodec/cdt"
 	"github.com/tracecodec/tracecodec/cdt/schema7"
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/internal/cdtdemo"
 )
 
@@ -137,15 +138,18 @@ func cdtStats(in *input) (statList, error) {
 		{"tick_bytes_msgpack", ulen},
 	}
 	if f.TickCount > 0 {
-		st = append(st, stat{"bytes_per_tick", float64(r.Size()) / float64(f.TickCount)})
+		st = append(st, stat{"bytes_per_tick", ratio(float64(r.Size()), float64(f.TickCount))})
 	}
-	rep := r.Recovery()
-	if rep == nil {
-		return append(st, stat{"recovered", false}), nil
+	if rep := r.Recovery(); rep == nil {
+		st = append(st, stat{"recovered", false})
+	} else {
+		// Recovered: the counts are those of the complete chunks read.
+		st = append(st, stat{"recovered", true}, stat{"read_bytes", rep.ReadBytes}, stat{"lost_bytes", rep.LostBytes},
+			stat{"lost_ticks", rep.LostTicks}, stat{"recovery", cdtRecoveryNote(rep)})
 	}
-	// Recovered: the counts are those of the complete chunks read.
-	return append(st, stat{"recovered", true}, stat{"read_bytes", rep.ReadBytes}, stat{"lost_bytes", rep.LostBytes},
-		stat{"lost_ticks", rep.LostTicks}, stat{"recovery", cdtRecoveryNote(rep)}), nil
+	// events, first_ns … max_ns: every tick is an event, timed by its
+	// elapsed_ms (the event layer decodes every chunk for them).
+	return withEventStats(st, in)
 }
 
 // cdtChannelNames are the values --type accepts for dump.
@@ -160,6 +164,17 @@ func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return err
 	}
 	defer done()
+	if o.JSON && o.Type == "" {
+		// One event per tick in the event layer's schema; the recovery
+		// note goes to standard error, every line staying an event.
+		if err := dumpEventsJSON(in, w, o); err != nil {
+			return err
+		}
+		if rep := r.Recovery(); rep != nil {
+			fmt.Fprintf(wtfWarnings, "tracecat: warning: %s\n", cdtRecoveryNote(rep))
+		}
+		return nil
+	}
 	if err := cdtDumpRecords(r, w, o); err != nil {
 		return err
 	}
@@ -371,47 +386,36 @@ func cdtConvert(in *input, to string, out io.Writer, o convertOptions) error {
 	if len(fields) == 0 {
 		fields = cdtDefaultFields
 	}
-	r, done, err := cdtOpen(in)
-	if err != nil {
-		return err
-	}
-	defer done()
-	bw := bufio.NewWriterSize(out, 64<<10)
-	bw.WriteString(`{"displayTimeUnit":"ms","traceEvents":[`)
-	bw.WriteString(`{"name":"process_name","ph":"M","pid":1,"tid":1,"args":{"name":"cdt ticks"}}`)
-	var line []byte
-	for rec, err := range schema7.AllRecords(r) {
-		if err != nil {
-			return err
+	var rec schema7.TickRecord
+	return writeChrome(in, out, func(b []byte, ev *events.Event, pid, tid uint64, ts int64) ([]byte, int, error) {
+		row, _ := ev.CDT()
+		if err := rec.Decode(row.Raw); err != nil {
+			return nil, 0, fmt.Errorf("tick %d: %w", row.Tick, err)
 		}
-		ts := int64(rec.ElapsedMs) * 1000
+		k := 0
 		for _, f := range fields {
-			v, ok := schema7.LookupNumber(rec, f)
+			v, ok := schema7.LookupNumber(&rec, f)
 			if !ok {
 				continue
 			}
-			line = append(line[:0], `,`+"\n"+`{"name":`...)
-			line = strconv.AppendQuote(line, f)
-			line = append(line, `,"ph":"C","pid":1,"tid":1,"ts":`...)
-			line = strconv.AppendInt(line, ts, 10)
-			line = append(line, `,"args":{"value":`...)
-			line = strconv.AppendFloat(line, v, 'g', -1, 64)
-			line = append(line, "}}"...)
-			if _, err := bw.Write(line); err != nil {
-				return err
+			if k > 0 {
+				b = append(b, ",\n"...)
 			}
+			k++
+			b = appendChromeHead(b, f, "cdt", "C", pid, tid, ts)
+			b = append(b, `,"args":{"value":`...)
+			b = strconv.AppendFloat(b, v, 'g', -1, 64)
+			b = append(b, "}}"...)
 		}
-	}
-	bw.WriteString("\n]")
-	if rep := r.Recovery(); rep != nil {
+		return b, k, nil
+	}, func(r *events.Reader) []byte {
 		// The trace viewers show otherData as the trace's metadata.
-		bw.WriteString(`,"otherData":{"cdt_recovery":`)
-		msg, _ := json.Marshal(cdtRecoveryNote(rep))
-		bw.Write(msg)
-		bw.WriteString("}")
-	}
-	bw.WriteString("}\n")
-	return bw.Flush()
+		if f, ok := r.Underlying().(*cdt.File); ok && f.Recovery() != nil {
+			msg, _ := json.Marshal(cdtRecoveryNote(f.Recovery()))
+			return append(append([]byte(`{"cdt_recovery":`), msg...), '}')
+		}
+		return nil
+	})
 }
 
 // cdtSample writes a small valid trace: 40 synthetic ticks in chunks of 16.

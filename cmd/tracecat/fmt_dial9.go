@@ -112,7 +112,9 @@ func dial9Stats(in *input) (statList, error) {
 	if c.events > 0 {
 		perEvent = math.Round(float64(c.bytes)/float64(c.events)*100) / 100
 	}
-	return statList{
+	// first_ns and last_ns are the first and last timestamps in stream
+	// order (the event layer's), min_ns and max_ns the extremes.
+	return withEventStats(statList{
 		{"events", c.events},
 		{"schemas", len(c.byType)},
 		{"events_by_type", c.byType},
@@ -123,7 +125,7 @@ func dial9Stats(in *input) (statList, error) {
 		{"timestamp_resets", c.resets},
 		{"stream_bytes", c.bytes},
 		{"bytes_per_event", perEvent},
-	}, nil
+	}, in)
 }
 
 // dial9InRange applies --from/--to to an unsigned timestamp.
@@ -135,6 +137,9 @@ func dial9InRange(o dumpOptions, ts uint64) bool {
 }
 
 func dial9Dump(in *input, w *bufio.Writer, o dumpOptions) error {
+	if o.JSON {
+		return dumpEventsJSON(in, w, o)
+	}
 	d, closeIn, err := dial9Open(in)
 	if err != nil {
 		return err
@@ -321,128 +326,14 @@ func isPlainJSON(s string) bool {
 	return true
 }
 
-// dial9Convert writes Chrome trace-event JSON (streamed): every event is an
-// instant event with its fields as args, ts in µs; tokio PollStart/PollEnd
-// pairs become B/E slices on the worker's track.
+// dial9Convert writes Chrome trace-event JSON through the event layer (see
+// chrome.go): every event an instant with its fields as args, on its worker's
+// thread; PollStart/PollEnd pairs on a worker become "poll" slices.
 func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
 	if to != "chrome" {
 		return fmt.Errorf("dial9 converts only to chrome, not %q", to)
 	}
-	d, closeIn, err := dial9Open(in)
-	if err != nil {
-		return err
-	}
-	defer closeIn()
-	w := bufio.NewWriterSize(out, 64<<10)
-	if _, err := w.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`); err != nil {
-		return err
-	}
-	open := map[uint64]bool{} // workers inside a poll
-	var b []byte
-	n := 0
-	emit := func() error {
-		if n > 0 {
-			if err := w.WriteByte(','); err != nil {
-				return err
-			}
-		}
-		n++
-		b = append(b, '\n')
-		_, err := w.Write(b)
-		return err
-	}
-	named := map[uint64]bool{} // tracks with a thread_name metadata event
-	for d.Next() {
-		ev := d.Event()
-		worker, hasWorker := uint64(dial9OtherTrack), false
-		if v, ok := ev.FieldByName("worker_id"); ok && v.Present() {
-			worker, hasWorker = v.Uint(), true
-		}
-		if !named[worker] {
-			named[worker] = true
-			b = append(b[:0], `{"name":"thread_name","ph":"M","pid":1,"tid":`...)
-			b = strconv.AppendUint(b, worker, 10)
-			b = append(b, `,"args":{"name":"`...)
-			switch {
-			case !hasWorker:
-				b = append(b, "events without a worker"...)
-			case worker == 255:
-				b = append(b, "unknown worker"...)
-			case worker == 254:
-				b = append(b, "blocking"...)
-			default:
-				b = append(b, "worker "...)
-				b = strconv.AppendUint(b, worker, 10)
-			}
-			b = append(b, `"}}`...)
-			if err := emit(); err != nil {
-				return err
-			}
-		}
-		ph := "i"
-		switch ev.Name() {
-		case "PollStartEvent", "PollStart":
-			if hasWorker {
-				if open[worker] { // a missing PollEnd: close the previous slice
-					b = chromeEvent(b[:0], d, ev, "poll", "E", worker, false)
-					if err := emit(); err != nil {
-						return err
-					}
-				}
-				open[worker] = true
-				ph = "B"
-			}
-		case "PollEndEvent", "PollEnd":
-			if hasWorker {
-				if !open[worker] {
-					break // an end without a start stays an instant event
-				}
-				delete(open, worker)
-				ph = "E"
-			}
-		}
-		name := ev.Name()
-		if ph != "i" {
-			name = "poll"
-		}
-		b = chromeEvent(b[:0], d, ev, name, ph, worker, true)
-		if err := emit(); err != nil {
-			return err
-		}
-	}
-	if err := d.Err(); err != nil {
-		return err
-	}
-	if _, err := w.WriteString("]}\n"); err != nil {
-		return err
-	}
-	return w.Flush()
-}
-
-// dial9OtherTrack is the Chrome track of events without a worker_id.
-const dial9OtherTrack = 1 << 20
-
-func chromeEvent(b []byte, d *dial9.Reader, ev *dial9.Event, name, ph string, tid uint64, args bool) []byte {
-	b = append(b, `{"name":`...)
-	b = appendJSONString(b, name)
-	b = append(b, `,"cat":"dial9","ph":"`...)
-	b = append(b, ph...)
-	b = append(b, `","pid":1,"tid":`...)
-	b = strconv.AppendUint(b, tid, 10)
-	b = append(b, `,"ts":`...)
-	ts := ev.Timestamp()
-	b = strconv.AppendUint(b, ts/1000, 10)
-	b = append(b, '.')
-	frac := ts % 1000
-	b = append(b, byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
-	if ph == "i" {
-		b = append(b, `,"s":"t"`...)
-	}
-	if args {
-		b = append(b, `,"args":`...)
-		b = appendDial9Fields(b, d, ev)
-	}
-	return append(b, '}')
+	return writeChrome(in, out, nil, nil)
 }
 
 // dial9Sample writes a small tokio-telemetry-like trace: metadata, polls on

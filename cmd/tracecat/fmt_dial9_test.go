@@ -143,7 +143,7 @@ func TestDial9DumpGolden(t *testing.T) {
 		t.Errorf("dump:\n%s\nwant:\n%s", out, want)
 	}
 	code, out, _ = run(t, nil, "dump", "--json", "--type", "SchemaB", "--from", "300", p)
-	want = `{"offset":110,"type_id":1,"type":"SchemaB","ts":500,"fields":{"b":"y","c":false}}` + "\n"
+	want = `{"format":"dial9","record":{"offset":110,"type_id":1,"type":"SchemaB"},"kind":"instant","name":"SchemaB","ts_ns":500,"dur_ns":null,"track_kind":"trace","track":1048576,"track_name":"events without a worker","args":{"b":"y","c":false}}` + "\n"
 	if code != exitOK || out != want {
 		t.Errorf("dump --json --type --from:\n%s\nwant:\n%s", out, want)
 	}
@@ -155,7 +155,7 @@ func TestDial9DumpGolden(t *testing.T) {
 	p = vectortest.Path(t, "dial9", "v0.2.0", "02_all_field_types.bin")
 	_, out, _ = run(t, nil, "dump", "--json", p)
 	first := strings.SplitN(out, "\n", 2)[0]
-	want = `{"offset":155,"type_id":0,"type":"AllTypes","ts":1000,"fields":{"f_i64":-42,"f_f64":3.5,"f_bool":true,"f_string":"hello","f_bytes":"deadbeef","f_pooled":"pooled-value","f_stack":["0x1000","0x7fff00001234","0xffffffffffffffff"],"f_varint":300,"f_map":[["k1","v1"],["k2",""]],"f_u8":7,"f_u16":4660,"f_u32":3735928559}}`
+	want = `{"format":"dial9","record":{"offset":155,"type_id":0,"type":"AllTypes"},"kind":"instant","name":"AllTypes","ts_ns":1000,"dur_ns":null,"track_kind":"trace","track":1048576,"track_name":"events without a worker","args":{"f_i64":-42,"f_f64":3.5,"f_bool":true,"f_string":"hello","f_bytes":"deadbeef","f_pooled":"pooled-value","f_stack":["0x1000","0x7fff00001234","0xffffffffffffffff"],"f_varint":300,"f_map":[["k1","v1"],["k2",""]],"f_u8":7,"f_u16":4660,"f_u32":3735928559}}`
 	if first != want {
 		t.Errorf("dump --json 02:\n%s\nwant\n%s", first, want)
 	}
@@ -165,12 +165,13 @@ func TestDial9GoldenStats(t *testing.T) {
 	for _, tc := range []struct {
 		file          string
 		events, heads int
-		first, last   uint64
+		min, max      uint64 // the extremes
+		first, last   uint64 // in stream order
 		schemas       int
 		cpuSamples    int
 	}{
-		{"demo-trace@6050208.bin.gz", 142601, 9, 0, 1774658386068912479, 11, 15191},
-		{"demo-trace@6342350.bin.gz", 210639, 14, 0, 503230842286478, 24, 6949},
+		{"demo-trace@6050208.bin.gz", 142601, 9, 0, 1774658386068912479, 1774658386068912479, 0, 11, 15191},
+		{"demo-trace@6342350.bin.gz", 210639, 14, 0, 503230842286478, 503226032430072, 0, 24, 6949},
 	} {
 		p := vectortest.Path(t, "dial9", "golden", tc.file)
 		code, out, errOut := run(t, nil, "stats", "--json", p)
@@ -183,12 +184,15 @@ func TestDial9GoldenStats(t *testing.T) {
 			EventsByType map[string]int `json:"events_by_type"`
 			FirstNs      uint64         `json:"first_ns"`
 			LastNs       uint64         `json:"last_ns"`
+			MinNs        uint64         `json:"min_ns"`
+			MaxNs        uint64         `json:"max_ns"`
 			Streams      int            `json:"streams"`
 		}
 		if err := json.Unmarshal([]byte(out), &st); err != nil {
 			t.Fatal(err)
 		}
 		if st.Events != tc.events || st.Streams != tc.heads || st.FirstNs != tc.first || st.LastNs != tc.last ||
+			st.MinNs != tc.min || st.MaxNs != tc.max ||
 			st.Schemas != tc.schemas || st.EventsByType["CpuSampleEvent"] != tc.cpuSamples {
 			t.Errorf("%s: %s", tc.file, out)
 		}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/wtfcff"
 )
 
@@ -203,7 +204,7 @@ func wtfStats(in *input) (statList, error) {
 		s = append(s, stat{"timebase_ms", header.Timebase})
 	}
 	if in.Size() > 0 && events > 0 {
-		s = append(s, stat{"bytes_per_event", float64(in.Size()) / float64(events)})
+		s = append(s, stat{"bytes_per_event", ratio(float64(in.Size()), float64(events))})
 	}
 	s = append(s, stat{"recovered", rec != nil})
 	if rec != nil {
@@ -214,7 +215,9 @@ func wtfStats(in *input) (statList, error) {
 		}
 		s = append(s, stat{"lost_bytes", rec.LostBytes()}, stat{"lost_events_range", lost}, stat{"recovery", rec.String()})
 	}
-	return s, nil
+	// events stays every wire record (the event layer yields definitions
+	// and zone records as metadata events); first_ns … max_ns leave them out.
+	return withEventStats(s, in)
 }
 
 func wtfContainer(in *input) string {
@@ -228,6 +231,9 @@ func wtfContainer(in *input) string {
 }
 
 func wtfDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	if o.JSON {
+		return dumpEventsJSON(in, w, o)
+	}
 	var b []byte
 	_, rec, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
 		if o.Type != "" && e.Name() != o.Type {
@@ -397,111 +403,23 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	return nil
 }
 
-// wtfToChrome streams Chrome trace-event JSON: one thread per zone, scopes as
-// B/E pairs (data appended to a scope goes into its E event's arguments,
-// which viewers merge into the slice), time ranges as async b/e slices, other
-// events (marks, time stamps, flows, user instance events) as thread-scoped
-// instants with their arguments; ts in µs.
+// wtfToChrome writes Chrome trace-event JSON through the event layer (see
+// chrome.go): one thread per zone, scopes as B/E slices whose E is named (data
+// appended to a scope in its E's arguments), time ranges as async b/e slices,
+// other events as instants with their arguments. A torn file is read as far as
+// it goes, with a warning saying what was lost.
 func wtfToChrome(in *input, out io.Writer) error {
-	w := bufio.NewWriterSize(out, 64<<10)
-	tids := map[*wtfcff.Zone]int{}
-	ranges := map[uint64]string{}
-	n := 0
-	var b []byte
-	emit := func() error {
-		if n == 0 {
-			b = append([]byte(`{"displayTimeUnit":"ms","traceEvents":[`+"\n"), b...)
-		} else {
-			b = append([]byte(",\n"), b...)
+	var lost *wtfcff.Recovery
+	err := writeChrome(in, out, nil, func(r *events.Reader) []byte {
+		if src, ok := r.Underlying().(*wtfcff.Reader); ok {
+			lost = wtfLost(src)
 		}
-		n++
-		_, err := w.Write(b)
-		return err
-	}
-	tidOf := func(z *wtfcff.Zone) (int, error) {
-		if t, ok := tids[z]; ok {
-			return t, nil
-		}
-		t := len(tids) + 1
-		tids[z] = t
-		name := "default zone"
-		if z != nil && z.Name != "" {
-			name = z.Name
-		}
-		b = fmt.Appendf(b[:0], `{"name":"thread_name","ph":"M","pid":1,"tid":%d,"args":{"name":%q}}`, t, name)
-		return t, emit()
-	}
-	st := wtfcff.NewScopeTracker()
-	_, rec, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
-		if e.IsInternal() {
-			return nil
-		}
-		scope, closed := st.Add(e)
-		if e.Type.Flags&wtfcff.FlagAppendScopeData != 0 && (e.Name() == "wtf.scope#appendData" || st.Depth(e.Zone) > 0) {
-			return nil // merged into the enclosing slice's arguments at its E event
-		}
-		tid, err := tidOf(e.Zone)
-		if err != nil {
-			return err
-		}
-		b = b[:0]
-		switch {
-		case e.Name() == "wtf.timeRange#begin" && e.NumArgs() == 3:
-			// Time ranges become async slices, matched by id.
-			id := e.Arg(0).Uint()
-			ranges[id] = e.Arg(1).String()
-			b = append(b, `{"name":`...)
-			b = strconv.AppendQuote(b, ranges[id])
-			b = fmt.Appendf(b, `,"cat":"wtf.timeRange","ph":"b","id":%d,"pid":1,"tid":%d,"ts":%d,"args":{"value":`, id, tid, e.Time)
-			b = e.Arg(2).AppendJSON(b)
-			b = append(b, "}}"...)
-		case e.Name() == "wtf.timeRange#end" && e.NumArgs() == 1:
-			id := e.Arg(0).Uint()
-			b = append(b, `{"name":`...)
-			b = strconv.AppendQuote(b, ranges[id])
-			b = fmt.Appendf(b, `,"cat":"wtf.timeRange","ph":"e","id":%d,"pid":1,"tid":%d,"ts":%d}`, id, tid, e.Time)
-			delete(ranges, id)
-		case e.IsScopeLeave():
-			b = fmt.Appendf(b, `{"ph":"E","pid":1,"tid":%d,"ts":%d`, tid, e.Time)
-			if closed && len(scope.Appended) > 2 {
-				b = append(b, `,"args":`...)
-				b = append(b, scope.Appended...)
-			}
-			b = append(b, '}')
-		default:
-			name := e.Name()
-			if e.Name() == "wtf.scope#enter" {
-				name = e.Arg(0).String()
-			}
-			ph := `"ph":"i","s":"t"`
-			if e.IsScopeEnter() {
-				ph = `"ph":"B"`
-			}
-			b = append(b, `{"name":`...)
-			b = strconv.AppendQuote(b, name)
-			b = fmt.Appendf(b, `,"cat":"wtf",%s,"pid":1,"tid":%d,"ts":%d,"args":`, ph, tid, e.Time)
-			b = e.AppendArgsJSON(b)
-			b = append(b, '}')
-		}
-		return emit()
+		return nil
 	})
 	if err == nil {
-		err = st.Err()
+		wtfWarn(lost)
 	}
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		b = append(b[:0], `{"displayTimeUnit":"ms","traceEvents":[`...)
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-	}
-	if _, err := w.WriteString("\n]}\n"); err != nil {
-		return err
-	}
-	wtfWarn(rec)
-	return w.Flush()
+	return err
 }
 
 // wtfSample writes a small trace: two zones, nested scopes with arguments,

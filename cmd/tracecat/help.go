@@ -49,28 +49,46 @@ the variant in parentheses where one is recognised (for example "atf (session)" 
 "ctf (packetized, CTF 1.8, little-endian)"). Detection looks at magic bytes and layout,
 never at file names; a folder is recognised as an ATF session or a CTF trace.
 
-Exit 1 if any path is unknown or cannot be read.`,
+A folder that is no trace is walked recursively: every trace folder in it is one
+input, every regular file another (symbolic links and devices are not read); its
+files that are no trace are skipped and counted. With several inputs a summary line
+ends the output. Exit 1 if any named path is unknown or cannot be read.`,
 			examples: []string{"tracecat detect run.cdt trace.bin.gz session_20250101_120000/"},
 			run:      (*cli).cmdDetect,
 		},
 		{
-			name: "validate", args: "PATH", summary: "check a trace from end to end",
+			name: "validate", args: "[--strict] PATH...", summary: "check traces from end to end",
 			doc: `Reads the whole input and checks every length, checksum and record the format
 defines. Prints "ok" (with a short summary, and what was recovered if the file had to
 be recovered, e.g. an ATF file without its footer) and exits 0, or prints
-"PATH: offset N: what is wrong" on standard error and exits 1.`,
-			examples: []string{"tracecat validate trace.wtf-trace"},
+"PATH: offset N: what is wrong" on standard error and exits 1.
+
+--strict fails (exit 1) on what the default reads leniently: files recovered
+without their footer, torn or truncated records, trailing bytes, and the other
+problems a format reports; each "PATH: strict: …" line says what was lost.
+
+Many paths and folders (walked as for detect) are validated in parallel on every
+core: one "PATH: ok (…)" or "PATH: what is wrong" line per input, in argument
+order, then "N inputs: X ok, Y invalid (formats)". Exit 1 if any input is invalid.`,
+			examples: []string{"tracecat validate trace.wtf-trace", "tracecat validate --strict traces/  # every trace below traces/"},
 			run:      (*cli).cmdValidate,
 		},
 		{
-			name: "stats", args: "[--json] PATH", summary: "counts, time range, sizes",
+			name: "stats", args: "[--json] PATH...", summary: "counts, time range, sizes",
 			doc: `Prints counts, time range and sizes as "key: value" lines, or one JSON object.
 The keys depend on the format: cdt ticks, first_tick, last_tick, tick_chunks,
 schema_version; dial9 events, schemas, events_by_type, first_ns, last_ns; atf threads,
 events, detail_events, first_ns, last_ns, recovered; ctf packets, metadata_bytes,
 metadata_sha256, byte_order, version; wtf chunks, events, events_by_name, zones. Times
-are in the trace's own clock: ns for ATF and dial9, µs for WTF, tick index for CDT.`,
-			examples: []string{"tracecat stats --json trace.bin.gz"},
+are in the trace's own clock: ns for ATF and dial9, µs for WTF, tick index for CDT.
+Every event format (cdt, dial9, atf, wtf) also has events, first_ns and last_ns (the
+first and last timed event in stream order), min_ns and max_ns, read through the
+event layer (ns on the trace's clock); ratios are rounded to two decimals.
+
+Many paths and folders (walked as for detect) are read in parallel: one block (or,
+with --json, one object with "path" first) per input, then a summary
+({"summary": {"inputs", "ok", "invalid", "skipped", "formats"}} with --json).`,
+			examples: []string{"tracecat stats --json trace.bin.gz", "tracecat stats --json traces/ > stats.jsonl"},
 			run:      (*cli).cmdStats,
 		},
 		{
@@ -78,7 +96,12 @@ are in the trace's own clock: ns for ATF and dial9, µs for WTF, tick index for 
 			summary: "one line per record, streamed",
 			doc: `Prints one line (or, with --json, one JSON Lines object) per record: events for
 ATF, dial9 and WTF, ticks for CDT, packets and fragments for CTF metadata. The output
-is streamed: memory stays constant on multi-gigabyte traces.`,
+is streamed: memory stays constant on multi-gigabyte traces.
+
+With --json the four event formats write one schema, the event layer's (see the
+README): format, record, kind, name, ts_ns, dur_ns, track_kind, track, track_name,
+args. ATF events come in the cross-thread merged order. CDT's --type views (a
+channel, chunks, meta, footer) keep their own JSON.`,
 			examples: []string{"tracecat dump --json --type PollStartEvent --from 1_000_000_000 --to 2_000_000_000 trace.bin.gz  # dial9, ns"},
 			run:      func(c *cli, args []string) int { return c.cmdDump(args, false) },
 		},
@@ -117,6 +140,7 @@ Exit 0 when the traces agree, 1 when they diverge or cannot be read.`,
 			examples: []string{"tracecat bisect golden.cdt candidate.cdt"},
 			run:      (*cli).cmdBisect,
 		},
+		tickCommand, entityCommand, queryCommand, focusCommand, // cdt_inspect.go
 		{
 			name: "convert", args: "--to FORMAT [--fields LIST] [--force] IN OUT", summary: "to Chrome trace JSON, WTF JSON/binary, CTF plain/packetized",
 			doc: `Converts IN into OUT ("-" for standard output). OUT is written under a temporary

@@ -104,7 +104,7 @@ func TestHelpListAndUnknownCommand(t *testing.T) {
 // line and the hint on standard error, nothing on standard output.
 func TestUsageErrorsPointToHelp(t *testing.T) {
 	for _, args := range [][]string{
-		{"validate"}, {"stats", "a", "b"}, {"dump", "--bogus", "x"}, {"convert", "a", "b"},
+		{"validate"}, {"stats"}, {"stats", "--bogus", "a", "b"}, {"dump", "--bogus", "x"}, {"convert", "a", "b"},
 		{"bisect", "a"}, {"bisect", "--window-before", "-1", "a", "b"}, {"version", "extra"}, {"dump", "--from", "1.5", "x"},
 	} {
 		code, out, errOut := run(t, nil, args...)
@@ -198,10 +198,38 @@ func TestHelpExamplesParse(t *testing.T) {
 	for _, cmd := range commands {
 		for _, ex := range cmd.examples {
 			ex, _, _ = strings.Cut(ex, "#")
-			args := strings.Fields(ex)[1:]
+			args := shellFields(ex)[1:]
 			if code, _, errOut := run(t, nil, args...); code == exitUsage {
 				t.Errorf("%q: usage error: %s", ex, errOut)
 			}
 		}
 	}
+}
+
+// shellFields splits an example command line as a shell would for the
+// quoting the examples use: words separated by spaces, "double quotes"
+// keeping spaces inside one word.
+func shellFields(s string) []string {
+	var out []string
+	var word strings.Builder
+	inWord, quoted := false, false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				out = append(out, word.String())
+				word.Reset()
+				inWord = false
+			}
+		default:
+			word.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, word.String())
+	}
+	return out
 }

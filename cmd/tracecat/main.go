@@ -3,11 +3,15 @@
 //
 //	tracecat help [COMMAND]
 //	tracecat detect PATH...
-//	tracecat validate PATH
-//	tracecat stats [--json] PATH
+//	tracecat validate [--strict] PATH...
+//	tracecat stats [--json] PATH...
 //	tracecat dump [--json] [--type NAME] [--from TIME] [--to TIME] [--thread ID] PATH
 //	tracecat diff [--json] [--tick-start TICK] [--tick-end TICK] A.cdt B.cdt
 //	tracecat bisect [--window-before N] [--window-after N] A.cdt B.cdt
+//	tracecat tick [--json] TRACE.cdt TICK
+//	tracecat entity [--json] [--ticks A..B] TRACE.cdt UID
+//	tracecat query [--json] [--limit N] TRACE.cdt "ticks|entities where LHS OP RHS"
+//	tracecat focus [--json] --tick TICK GOLDEN.cdt CANDIDATE.cdt
 //	tracecat merge [--json] SESSION_DIR
 //	tracecat convert --to FORMAT [--fields LIST] [--force] IN OUT
 //	tracecat sample FORMAT OUT
@@ -258,44 +262,98 @@ func (c *cli) cmdDetect(args []string) int {
 	if !ok {
 		return code
 	}
-	for _, p := range pos {
-		in, err := newInput(p, c.stdin)
+	jobs, many := expandInputs(pos)
+	var sum summary
+	runJobs(jobs, func(j job) result {
+		if j.err != nil {
+			return result{out: j.path + ": " + j.err.Error(), invalid: true, stderr: true}
+		}
+		in, err := newInput(j.path, c.stdin)
 		if err != nil {
-			code = c.fail(p, err)
-			continue
+			return result{out: j.path + ": " + errText(err), invalid: true, stderr: true}
 		}
-		fmt.Fprintf(c.stdout, "%s: %s\n", p, in.det)
-		if in.det.Format == "unknown" {
-			code = exitInvalid
+		if !in.det.Known() {
+			return result{out: j.path + ": " + in.det.String(), invalid: !j.walked, skipped: j.walked}
 		}
+		return result{out: j.path + ": " + in.det.String(), format: in.det.Format}
+	}, func(_ job, r result) {
+		sum.add(r)
+		switch {
+		case r.skipped:
+		case r.stderr:
+			fmt.Fprintln(c.stderr, r.out)
+		default:
+			fmt.Fprintln(c.stdout, r.out)
+		}
+	})
+	if many {
+		fmt.Fprintln(c.stdout, sum.text("recognised", "unknown"))
 	}
-	return code
+	return sum.code()
 }
 
 func (c *cli) cmdValidate(args []string) int {
-	pos, code, ok := c.parse(c.flags("validate"), args, 1, 1)
+	fs := c.flags("validate")
+	strict := fs.Bool("strict", false, "fail (exit 1) on files that are only readable leniently: recovered without footer, torn or truncated, with trailing bytes or other reported problems, saying what was lost (default: recover, exit 0 and say what was recovered)")
+	pos, code, ok := c.parse(fs, args, 1, -1)
 	if !ok {
 		return code
 	}
-	in, f, err := c.open(pos[0])
+	jobs, many := expandInputs(pos)
+	if !many {
+		return c.validateOne(pos[0], *strict)
+	}
+	var sum summary
+	runJobs(jobs, func(j job) result {
+		in, f, res := c.openJob(j)
+		if res != nil {
+			res.out = j.path + ": " + res.out
+			return *res
+		}
+		summary, problems, losses, err := validateInput(in, f, *strict)
+		if err != nil {
+			return result{out: j.path + ": " + errText(err), invalid: true, format: f.name}
+		}
+		if len(losses) > 0 {
+			return result{out: j.path + ": strict: " + strings.Join(losses, "; "), invalid: true, format: f.name}
+		}
+		line := j.path + ": ok"
+		if summary != "" {
+			line += " (" + summary + ")"
+		}
+		for _, p := range problems {
+			line += "\n" + j.path + ": warning: " + p
+		}
+		return result{out: line, format: f.name}
+	}, func(_ job, r result) {
+		sum.add(r)
+		if !r.skipped {
+			fmt.Fprintln(c.stdout, r.out)
+		}
+	})
+	fmt.Fprintln(c.stdout, sum.text("ok", "invalid"))
+	return sum.code()
+}
+
+// validateOne validates a single file or trace folder: "ok (summary)" on
+// standard output, or "PATH: offset N: what is wrong" on standard error.
+func (c *cli) validateOne(path string, strict bool) int {
+	in, f, err := c.open(path)
 	if err != nil {
-		return c.fail(pos[0], err)
+		return c.fail(path, err)
 	}
-	if f.validate == nil && f.check == nil {
-		return c.fail(pos[0], fmt.Errorf("validate is not supported for %s", f.name))
-	}
-	var summary string
-	var problems []string
-	if f.check != nil {
-		summary, problems, err = f.check(in)
-	} else {
-		summary, err = f.validate(in)
-	}
+	summary, problems, losses, err := validateInput(in, f, strict)
 	if err != nil {
-		return c.fail(pos[0], err)
+		return c.fail(path, err)
+	}
+	if len(losses) > 0 {
+		for _, l := range losses {
+			fmt.Fprintf(c.stderr, "%s: strict: %s\n", path, l)
+		}
+		return exitInvalid
 	}
 	for _, p := range problems {
-		fmt.Fprintf(c.stderr, "%s: warning: %s\n", pos[0], p)
+		fmt.Fprintf(c.stderr, "%s: warning: %s\n", path, p)
 	}
 	if summary != "" {
 		fmt.Fprintf(c.stdout, "ok (%s)\n", summary)
@@ -307,33 +365,84 @@ func (c *cli) cmdValidate(args []string) int {
 
 func (c *cli) cmdStats(args []string) int {
 	fs := c.flags("stats")
-	asJSON := fs.Bool("json", false, "print one JSON object with the keys of the format (default: \"key: value\" lines)")
-	pos, code, ok := c.parse(fs, args, 1, 1)
+	asJSON := fs.Bool("json", false, "print one JSON object with the keys of the format (default: \"key: value\" lines); with many inputs one object per line with \"path\" first, then {\"summary\": …}")
+	pos, code, ok := c.parse(fs, args, 1, -1)
 	if !ok {
 		return code
 	}
-	in, f, err := c.open(pos[0])
-	if err != nil {
-		return c.fail(pos[0], err)
-	}
-	if f.stats == nil {
-		return c.fail(pos[0], fmt.Errorf("stats is not supported for %s", f.name))
-	}
-	st, err := f.stats(in)
-	if err != nil {
-		return c.fail(pos[0], err)
-	}
-	st = append(statList{{"format", f.name}}, st...)
-	if *asJSON {
-		b, err := st.MarshalJSON()
+	jobs, many := expandInputs(pos)
+	if !many {
+		in, f, err := c.open(pos[0])
 		if err != nil {
 			return c.fail(pos[0], err)
 		}
+		st, err := statsOf(in, f)
+		if err != nil {
+			return c.fail(pos[0], err)
+		}
+		if *asJSON {
+			b, err := st.MarshalJSON()
+			if err != nil {
+				return c.fail(pos[0], err)
+			}
+			fmt.Fprintf(c.stdout, "%s\n", b)
+		} else {
+			st.writeText(c.stdout)
+		}
+		return exitOK
+	}
+	var sum summary
+	runJobs(jobs, func(j job) result {
+		in, f, res := c.openJob(j)
+		if res == nil {
+			st, err := statsOf(in, f)
+			if err == nil {
+				if *asJSON {
+					b, err := append(statList{{"path", j.path}}, st...).MarshalJSON()
+					if err == nil {
+						return result{out: string(b), format: f.name}
+					}
+				} else {
+					var sb strings.Builder
+					fmt.Fprintf(&sb, "== %s\n", j.path)
+					st.writeText(&sb)
+					return result{out: strings.TrimSuffix(sb.String(), "\n"), format: f.name}
+				}
+			}
+			res = &result{out: errText(err), invalid: true, format: f.name}
+		}
+		if *asJSON && !res.skipped {
+			b, _ := statList{{"path", j.path}, {"error", res.out}}.MarshalJSON()
+			res.out = string(b)
+		} else {
+			res.out = "== " + j.path + "\nerror: " + res.out
+		}
+		return *res
+	}, func(_ job, r result) {
+		sum.add(r)
+		if !r.skipped {
+			fmt.Fprintln(c.stdout, r.out)
+		}
+	})
+	if *asJSON {
+		b, _ := statList{{"summary", statList{{"inputs", sum.inputs}, {"ok", sum.ok}, {"invalid", sum.invalid}, {"skipped", sum.skipped}, {"formats", sum.formats}}}}.MarshalJSON()
 		fmt.Fprintf(c.stdout, "%s\n", b)
 	} else {
-		st.writeText(c.stdout)
+		fmt.Fprintln(c.stdout, sum.text("ok", "invalid"))
 	}
-	return exitOK
+	return sum.code()
+}
+
+// statsOf is one input's stats, "format" first.
+func statsOf(in *input, f *format) (statList, error) {
+	if f.stats == nil {
+		return nil, fmt.Errorf("stats is not supported for %s", f.name)
+	}
+	st, err := f.stats(in)
+	if err != nil {
+		return nil, err
+	}
+	return append(statList{{"format", f.name}}, st...), nil
 }
 
 func (c *cli) cmdDump(args []string, merge bool) int {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/term"
@@ -43,7 +44,7 @@ var stderrIsTerminal = func() bool { return term.IsTerminal(int(os.Stderr.Fd()))
 // least progressThreshold. Count items other than bytes with Units.
 func newProgress(label string, total int64, force bool) *progress {
 	p := &progress{label: label, total: total, now: time.Now}
-	if (force || total >= progressThreshold) && stderrIsTerminal() {
+	if (force || total >= progressThreshold) && !progressMuted.Load() && stderrIsTerminal() {
 		p.w = os.Stderr
 	}
 	p.start = p.now()
@@ -163,6 +164,10 @@ func formatETA(d time.Duration) string {
 		return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
 	}
 }
+
+// progressMuted silences progress while many inputs are processed in
+// parallel (their lines would overwrite each other).
+var progressMuted atomic.Bool
 
 // activeProgress is the line on the screen, if any, so that a command ending
 // on an error path (or an interrupt) still erases it.

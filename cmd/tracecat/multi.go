@@ -1,0 +1,266 @@
+package main
+
+// Many inputs for detect, validate and stats: paths and folders, folders
+// walked recursively (trace folders such as ATF sessions and CTF traces are
+// one input each, only regular files are read), processed in parallel on
+// every core, one result per input in argument order, then a summary.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tracecodec/tracecodec/cdt"
+	"github.com/tracecodec/tracecodec/internal/ferr"
+	"github.com/tracecodec/tracecodec/wtfcff"
+)
+
+// job is one input found among the arguments.
+type job struct {
+	path string
+	// walked: found inside a folder argument, not named on the command line;
+	// such a file is skipped (not an error) when it is no trace at all.
+	walked bool
+	err    error // the argument could not be read (stat, walk)
+}
+
+// expandInputs lists the inputs the arguments stand for, and whether they
+// are more than a single file or trace folder (many mode).
+func expandInputs(args []string) (jobs []job, many bool) {
+	many = len(args) > 1
+	for _, a := range args {
+		if a == "-" {
+			jobs = append(jobs, job{path: a})
+			continue
+		}
+		fi, err := os.Stat(a)
+		switch {
+		case err != nil:
+			jobs = append(jobs, job{path: a, err: err})
+		case fi.IsDir() && detectDir(a).Known():
+			jobs = append(jobs, job{path: a})
+		case fi.IsDir():
+			many = true
+			jobs = append(jobs, walkInputs(a)...)
+		case !fi.Mode().IsRegular():
+			jobs = append(jobs, job{path: a, err: errors.New("not a regular file")})
+		default:
+			jobs = append(jobs, job{path: a})
+		}
+	}
+	return jobs, many
+}
+
+// walkInputs walks a folder that is no trace itself: trace folders inside it
+// are one input each, regular files are inputs, everything else (symbolic
+// links, devices, sockets) is left alone.
+func walkInputs(root string) []job {
+	var jobs []job
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			jobs = append(jobs, job{path: p, walked: true, err: err})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != root && detectDir(p).Known() {
+				jobs = append(jobs, job{path: p, walked: true})
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			jobs = append(jobs, job{path: p, walked: true})
+		}
+		return nil
+	})
+	if err != nil {
+		jobs = append(jobs, job{path: root, err: err})
+	}
+	return jobs
+}
+
+// result is what one input gave; out is printed as it is.
+type result struct {
+	out     string
+	invalid bool   // counts as a failure (exit 1)
+	skipped bool   // a walked file that is no trace
+	stderr  bool   // out goes to standard error (an input that cannot be read)
+	format  string // detected format ("" when not opened)
+}
+
+// runJobs runs fn on every job on all cores and hands the results to emit in
+// job order, each as soon as it and all before it are done.
+func runJobs(jobs []job, fn func(job) result, emit func(job, result)) {
+	if len(jobs) > 1 {
+		progressMuted.Store(true)
+		defer progressMuted.Store(false)
+	}
+	results := make([]result, len(jobs))
+	done := make([]chan struct{}, len(jobs))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i] = fn(jobs[i])
+				close(done[i])
+			}
+		}()
+	}
+	go func() {
+		for i := range jobs {
+			work <- i
+		}
+		close(work)
+	}()
+	for i := range jobs {
+		<-done[i]
+		emit(jobs[i], results[i])
+	}
+	wg.Wait()
+}
+
+// errText renders an input error as "offset N: what is wrong".
+func errText(err error) string {
+	var fe *ferr.Error
+	if errors.As(err, &fe) {
+		return fe.Detail()
+	}
+	return err.Error()
+}
+
+// summary tallies results for the closing line.
+type summary struct {
+	inputs, ok, invalid, skipped int
+	formats                      map[string]int
+}
+
+func (s *summary) add(r result) {
+	if r.skipped {
+		s.skipped++
+		return
+	}
+	s.inputs++
+	if r.invalid {
+		s.invalid++
+	} else {
+		s.ok++
+	}
+	if r.format != "" {
+		if s.formats == nil {
+			s.formats = map[string]int{}
+		}
+		s.formats[r.format]++
+	}
+}
+
+func (s *summary) formatList() string {
+	var names []string
+	for n := range s.formats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", n, s.formats[n]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// text is the closing line: "N inputs: X ok, Y invalid (cdt 2, atf 1); Z
+// files skipped (not traces)".
+func (s *summary) text(okWord, badWord string) string {
+	line := fmt.Sprintf("%d inputs: %d %s, %d %s", s.inputs, s.ok, okWord, s.invalid, badWord)
+	if l := s.formatList(); l != "" {
+		line += " (" + l + ")"
+	}
+	if s.skipped > 0 {
+		line += fmt.Sprintf("; %d files skipped (not traces)", s.skipped)
+	}
+	return line
+}
+
+func (s *summary) code() int {
+	if s.invalid > 0 {
+		return exitInvalid
+	}
+	return exitOK
+}
+
+// openJob detects one input for validate and stats; a walked file that is
+// no trace is skipped.
+func (c *cli) openJob(j job) (*input, *format, *result) {
+	if j.err != nil {
+		return nil, nil, &result{out: j.err.Error(), invalid: true}
+	}
+	in, err := newInput(j.path, c.stdin)
+	if err != nil {
+		return nil, nil, &result{out: errText(err), invalid: true}
+	}
+	in.ctx = c.ctx
+	if !in.det.Known() {
+		if j.walked {
+			return nil, nil, &result{skipped: true}
+		}
+		return nil, nil, &result{out: "unrecognised format", invalid: true}
+	}
+	f := formats[in.det.Format]
+	if f == nil {
+		return nil, nil, &result{out: fmt.Sprintf("format %s is detected but not supported by this build", in.det.Format), invalid: true, format: in.det.Format}
+	}
+	return in, f, nil
+}
+
+// validateInput runs a format's validation. In strict mode a file that could
+// only be read leniently fails: recovered without footer, torn or cut
+// records, trailing bytes, problems the format reports; losses says what was
+// lost or tolerated.
+func validateInput(in *input, f *format, strict bool) (summary string, problems, losses []string, err error) {
+	if f.validate == nil && f.check == nil {
+		return "", nil, nil, fmt.Errorf("validate is not supported for %s", f.name)
+	}
+	if f.check != nil {
+		summary, problems, err = f.check(in)
+	} else {
+		summary, err = f.validate(in)
+	}
+	if err != nil || !strict {
+		return summary, problems, nil, err
+	}
+	losses = append(losses, problems...)
+	switch f.name {
+	case "ctf":
+		if m, err := ctfLoad(in); err == nil {
+			losses = append(losses, m.warnings()...) // trailing bytes, missing padding, lenient readings
+		}
+	default:
+		if r, err := openEvents(in); err == nil {
+			for r.Next() {
+			}
+			if r.Err() == nil && r.Recovered() {
+				switch u := r.Underlying().(type) {
+				case *cdt.File:
+					losses = append(losses, cdtRecoveryNote(u.Recovery()))
+				case *wtfcff.Reader:
+					losses = append(losses, "recovered a torn file: "+u.Recovery().String())
+				} // ATF's recoveries are among its problems
+			}
+			r.Close()
+		}
+	}
+	return summary, problems, losses, nil
+}

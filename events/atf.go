@@ -1,0 +1,174 @@
+package events
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/tracecodec/tracecodec/atf"
+)
+
+// atfSource yields the index events of a session, thread folder or index file
+// in the cross-thread merge order (timestamp, thread position, sequence): a
+// call begins a slice named by the function, a return ends it, anything else
+// (exceptions) is an instant, on the thread's track.
+type atfSource struct {
+	session *atf.Session
+	merger  *atf.Merger
+	tracks  []*Track // by thread position
+	symbols map[uint64]string
+	names   map[uint64]string // every name derived so far (symbol or hex)
+	lastID  uint64
+	last    string
+	maxName int
+	closeFn func() error
+
+	cur       atf.IndexEvent
+	curThread *atf.Thread
+	curSeq    uint64
+}
+
+func openATFDir(dir string, d Detection, o *options) (source, error) {
+	if d.Variant == "thread" {
+		t, err := atf.OpenThread(dir)
+		if err != nil {
+			return nil, err
+		}
+		return newATFSource(&atf.Session{Dir: dir, Threads: []*atf.Thread{t}}, o, t.Close), nil
+	}
+	s, err := atf.OpenSession(dir)
+	if err != nil {
+		return nil, err
+	}
+	return newATFSource(s, o, s.Close), nil
+}
+
+func openATFFile(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func() error) (source, error) {
+	if d.Variant == "detail" {
+		return nil, noEvents(d)
+	}
+	ir, err := atf.OpenIndex(ra, size)
+	if err != nil {
+		return nil, err
+	}
+	return newATFSource(&atf.Session{Threads: []*atf.Thread{atf.NewThread(ir.Header().ThreadID, ir, nil)}}, o, closeFn), nil
+}
+
+func openATFBytes(b []byte, d Detection, o *options) (source, error) {
+	if d.Variant == "detail" {
+		return nil, noEvents(d)
+	}
+	ir, err := atf.OpenIndexBytes(b)
+	if err != nil {
+		return nil, err
+	}
+	return newATFSource(&atf.Session{Threads: []*atf.Thread{atf.NewThread(ir.Header().ThreadID, ir, nil)}}, o, nil), nil
+}
+
+func newATFSource(s *atf.Session, o *options, closeFn func() error) *atfSource {
+	src := &atfSource{session: s, merger: s.Merge(), names: map[uint64]string{}, maxName: o.maxNames, closeFn: closeFn}
+	if s.Manifest != nil {
+		src.symbols = s.Manifest.SymbolNames()
+	}
+	for _, t := range s.Threads {
+		src.tracks = append(src.tracks, &Track{Kind: TrackThread, ID: uint64(t.ID), Name: "thread_" + strconv.FormatUint(uint64(t.ID), 10)})
+	}
+	return src
+}
+
+func (s *atfSource) next(e *Event) bool {
+	if !s.merger.Next() {
+		return false
+	}
+	m := s.merger.Event()
+	s.cur, s.curSeq = m.IndexEvent, m.Seq
+	pos := m.Thread
+	s.curThread = s.session.Threads[pos]
+	e.reset()
+	switch s.cur.Kind {
+	case atf.KindCall:
+		e.kind = KindBegin
+	case atf.KindReturn:
+		e.kind = KindEnd
+	default:
+		e.kind = KindInstant
+	}
+	e.setTimeU64(s.cur.Timestamp)
+	if id := s.cur.FunctionID; id == s.lastID && s.last != "" {
+		e.name = s.last
+	} else {
+		e.name = s.functionName(id)
+		s.lastID, s.last = id, e.name
+	}
+	e.track = s.tracks[pos]
+	return true
+}
+
+// functionName is the manifest's symbol name, else "0x" and 16 hex digits.
+func (s *atfSource) functionName(id uint64) string {
+	if n, ok := s.names[id]; ok {
+		return n
+	}
+	n, ok := s.symbols[id]
+	if !ok {
+		n = string(appendHex16(nil, id))
+	}
+	if len(s.names) < s.maxName {
+		s.names[id] = n
+	}
+	return n
+}
+
+func appendHex16(b []byte, v uint64) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '0', 'x')
+	for shift := 60; shift >= 0; shift -= 4 {
+		b = append(b, hex[(v>>uint(shift))&15])
+	}
+	return b
+}
+
+func (s *atfSource) err() error { return s.merger.Err() }
+
+func (s *atfSource) close() error {
+	if s.closeFn != nil {
+		return s.closeFn()
+	}
+	return nil
+}
+
+// underlying is the session (folder-less for a single index file).
+func (s *atfSource) underlying() any { return s.session }
+
+// ATF arguments: function_id and depth (the call depth).
+func (s *atfSource) numArgs() int { return 2 }
+
+func (s *atfSource) arg(i int) (string, Value) {
+	if i == 0 {
+		return "function_id", uintValue(s.cur.FunctionID)
+	}
+	return "depth", uintValue(uint64(s.cur.CallDepth))
+}
+
+func (s *atfSource) appendArgJSON(b []byte, _ int) []byte { return append(b, "null"...) }
+
+// appendRecord: {"thread": thread id of the folder (or index header),
+// "seq": sequence number in its index.atf, "kind": call|return|exception|…,
+// "thread_id": the record's own thread_id, "detail_seq": link into
+// detail.atf or null}.
+func (s *atfSource) appendRecord(b []byte) []byte {
+	b = append(b, `{"thread":`...)
+	b = strconv.AppendUint(b, uint64(s.curThread.ID), 10)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, s.curSeq, 10)
+	b = append(b, `,"kind":"`...)
+	b = append(b, s.cur.Kind.String()...)
+	b = append(b, `","thread_id":`...)
+	b = strconv.AppendUint(b, uint64(s.cur.ThreadID), 10)
+	b = append(b, `,"detail_seq":`...)
+	if s.cur.HasDetail() {
+		b = strconv.AppendUint(b, uint64(s.cur.DetailSeq), 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,93 @@
+// Package events is the one layer above the five codecs of this module: it
+// detects the format of a file or folder, opens it with the right codec and
+// yields uniform events — a time in nanoseconds, a name, a kind, a track and
+// typed arguments — whatever the format. Sinks (tracecat's JSON Lines, Chrome
+// export and stats, the Parquet exporter) consume these events and never a
+// codec's internals; the codec packages stay unaware of each other and of
+// this package.
+//
+// # Detecting
+//
+// Detect, DetectFile, DetectDir and DetectBytes name a format by its magic
+// bytes, like image.RegisterFormat's table: every variant of the five formats
+// registers its leading bytes here (cdt v1/v2, dial9 plain and gzip, ATF index
+// and detail, CTF packetized/JSON/TSDL metadata, data streams and packet
+// indexes, WTF binary/JSON/legacy). Folders are recognised by their layout (ATF
+// session, pid and thread folders; CTF trace folders with a metadata file),
+// damaged files by their extension.
+//
+// # Reading
+//
+// Open(path) takes a file or a folder; OpenReaderAt(ra, size) and
+// OpenBytes(b) take a file's contents (WithName supplies the file name for
+// detection by extension). Iteration follows the module's API:
+//
+//	r, err := events.Open("trace.dial9.bin")
+//	if err != nil { … }
+//	defer r.Close()
+//	for r.Next() {
+//		ev := r.Event() // valid until the next call to Next
+//		fmt.Println(ev.Time(), ev.Kind(), ev.Track().Name, ev.Name())
+//	}
+//	if err := r.Err(); err != nil { … } // the codec's *traceerr.FormatError
+//
+// What each format yields:
+//
+//   - dial9: every event in stream order. The schema name is the name; an
+//     event with a worker_id field is on that worker's track ("worker 3",
+//     "blocking" for 254, "unknown worker" for 255), others on one trace
+//     track; PollStart/PollEnd on a worker are the begin and end of a slice
+//     named "poll"; everything else is an instant. Time is the timestamp
+//     (ns); events of a schema without timestamps have none. Arguments are
+//     the fields in schema order, pooled strings and stacks resolved.
+//   - ATF (index file, thread folder or session folder): index events in the
+//     cross-thread merge order of atf.Merger. A call begins, a return ends, an
+//     exception is an instant, on the thread's track ("thread_7"), named by
+//     the manifest's symbol name or "0x" and the 16 hex digits of the function
+//     id. Time is the timestamp (ns). Arguments: function_id, depth.
+//   - WTF (binary, JSON or legacy): every event record, definitions and zone
+//     records included as KindMetadata. Scope enters begin (wtf.scope#enter
+//     named by its name argument), wtf.scope#leave ends and is named by the
+//     scope it closes, other events are instants, on the zone's track. Time is
+//     the record's µs × 1000. Arguments are the event's arguments.
+//   - CDT: one KindCounter event per tick row named "tick" on one trace track;
+//     Tick is the tick_index; the time is elapsed_ms × 1 000 000 when the row
+//     has elapsed_ms. Arguments are the row's top-level entries (channels and
+//     phase_markers as composites).
+//   - CTF: the module reads CTF metadata, not data streams: Open returns an
+//     error wrapping ErrNoEvents that says so (as for a lone ATF detail.atf).
+//
+// The format's own record stays reachable: Event.Dial9, ATF, WTF, CDT and
+// Record return it, and Reader.Underlying the codec's reader.
+//
+// # Pairing
+//
+// WithPairing turns each begin and the end that closes it on the same track
+// into one KindComplete event with a Duration, with a per-track stack of
+// bounded depth (see WithPairing for what happens to unmatched events).
+//
+// # JSON Lines
+//
+// Event.AppendJSON writes the schema tracecat dump --json prints, the same
+// keys for every format: format, record, kind, name, ts_ns, dur_ns,
+// track_kind, track, track_name, args. The record object's keys per format:
+//
+//	dial9  {"offset": frame offset, "type_id": wire type id, "type": schema name}
+//	atf    {"thread": thread id, "seq": sequence number in its index.atf,
+//	        "kind": "call"|"return"|"exception"|…, "thread_id": the record's
+//	        thread_id, "detail_seq": link into detail.atf or null}
+//	wtf    {"chunk": chunk id, "offset": file offset, "wire_id": wire type id,
+//	        "type": event type name}
+//	cdt    {"tick_index": tick}
+//
+// # Allocation and limits
+//
+// After warm-up (schemas, names, zones and tracks seen) Next allocates
+// nothing per event, nor do Time, Name, Track, Kind and the arguments' typed
+// accessors (pinned by tests); rendering composite CDT arguments as JSON
+// allocates. Derived names (hex function ids, WTF scope names, worker track
+// names) are interned up to DefaultMaxNames per Reader; beyond that they are
+// built per event. Pairing keeps at most its depth limit of open begins per
+// track, for at most 65 536 tracks. The codecs bound everything read from the
+// input (each package documents its Limits).
+package events

@@ -1,0 +1,357 @@
+package events
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+)
+
+// Sentinel errors. Errors of the codecs come through unchanged (a
+// *traceerr.FormatError naming the byte offset); these are the event layer's
+// own, and errors.Is works on them.
+var (
+	// ErrUnknownFormat: the input is none of the five formats.
+	ErrUnknownFormat = errors.New("events: unrecognised format")
+	// ErrNoEvents: the input is a recognised trace part that holds no events
+	// (CTF metadata, CTF data streams and packet indexes, a lone ATF
+	// detail.atf).
+	ErrNoEvents = errors.New("events: input holds no events")
+	// ErrUnsupported: the format is recognised but not read by this build
+	// (CDT container v2).
+	ErrUnsupported = errors.New("events: unsupported variant")
+	// ErrOption: an option's value is out of range.
+	ErrOption = errors.New("events: invalid option")
+)
+
+// Option configures Open, OpenReaderAt and OpenBytes.
+type Option func(*options) error
+
+type options struct {
+	name        string
+	pairDepth   int
+	pairing     bool
+	concurrency int
+	maxNames    int
+	scopeData   bool
+}
+
+// DefaultMaxPairDepth is the per-track stack depth WithPairing(0) uses.
+const DefaultMaxPairDepth = 1024
+
+// WithName gives the name of the input of OpenReaderAt or OpenBytes (a path
+// or file name): detection then falls back on the extension for a damaged
+// file, as for Open. Default "".
+func WithName(name string) Option {
+	return func(o *options) error { o.name = name; return nil }
+}
+
+// WithPairing pairs each begin with the end that closes it on the same track
+// into one KindComplete event (Time the begin's, Duration the distance to
+// the end, Name and the begin's name; arguments and record are the end's),
+// yielded where the end was. Memory is bounded: each track keeps a stack of
+// at most maxDepth open begins (0 means DefaultMaxPairDepth); a begin beyond
+// that, and its end, are yielded unpaired as KindBegin and KindEnd. An end
+// with no open begin is yielded as KindEnd; begins still open at the end of
+// the input are yielded as KindBegin (without arguments) after the last event.
+// Default: no pairing, begins and ends yielded as they come.
+func WithPairing(maxDepth int) Option {
+	return func(o *options) error {
+		if maxDepth < 0 {
+			return fmt.Errorf("%w: WithPairing(%d): depth must be ≥ 0", ErrOption, maxDepth)
+		}
+		if maxDepth == 0 {
+			maxDepth = DefaultMaxPairDepth
+		}
+		o.pairing, o.pairDepth = true, maxDepth
+		return nil
+	}
+}
+
+// WithScopeData makes a WTF Reader pair scopes with wtfcff.ScopeTracker, as
+// the reference's database does, so that Event.WTFScope returns each closed
+// scope with its arguments and appended data (building their JSON costs about
+// as much as decoding the events). Default off: scope names are paired by a
+// per-zone stack of names, which is all Name needs.
+func WithScopeData() Option {
+	return func(o *options) error { o.scopeData = true; return nil }
+}
+
+// WithConcurrency lets readers that can (CDT) decode ahead on n goroutines.
+// Default 1: everything on the caller's goroutine.
+func WithConcurrency(n int) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return fmt.Errorf("%w: WithConcurrency(%d): want ≥ 1", ErrOption, n)
+		}
+		o.concurrency = n
+		return nil
+	}
+}
+
+// DefaultMaxNames is how many distinct derived names (ATF function ids without
+// a symbol, WTF scope names, dial9 worker track names) a Reader keeps interned
+// by default; beyond it, names are built per event (and then allocate).
+const DefaultMaxNames = 1 << 16
+
+func buildOptions(opts []Option) (options, error) {
+	o := options{concurrency: 1, maxNames: DefaultMaxNames}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// source is one format's adapter: it fills e with the next event.
+type source interface {
+	next(e *Event) bool
+	err() error
+	close() error
+	// underlying is the codec's reader (see Reader.Underlying).
+	underlying() any
+}
+
+// Reader yields the uniform events of one trace. It is not safe for
+// concurrent use. Close it when done.
+type Reader struct {
+	det    Detection
+	src    source
+	ev     Event
+	pair   *pairer
+	closed bool
+}
+
+// Open detects the format of the file or folder at path and opens it: a CDT
+// file, a dial9 stream (plain or gzip, concatenated streams), an ATF index
+// file (with its detail.atf beside it when there is one), thread folder or
+// session folder (merged across threads in timestamp order), a WTF trace
+// (binary, JSON or legacy). CTF metadata, CTF data streams and a lone ATF
+// detail.atf are recognised but hold no events: Open returns an error
+// wrapping ErrNoEvents that says so (Detect still names them). An unknown
+// input is ErrUnknownFormat.
+func Open(path string, opts ...Option) (*Reader, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if o.name == "" {
+		o.name = path
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		d := DetectDir(path)
+		switch d.Format {
+		case FormatATF:
+			src, err := openATFDir(path, d, &o)
+			return newReader(d, src, err, &o)
+		case FormatCTF:
+			return nil, noEvents(d)
+		}
+		return nil, fmt.Errorf("%w: %s is not a trace folder", ErrUnknownFormat, path)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("events: %s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, HeadSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		f.Close()
+		return nil, err
+	}
+	d := detectNamed(path, head[:n])
+	if d.Format == FormatATF && filepath.Base(path) == "index.atf" {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(path), "detail.atf")); err == nil {
+			// index.atf beside detail.atf is a thread: like the reference,
+			// the detail file's existence decides that the thread has one.
+			f.Close()
+			src, err := openATFDir(filepath.Dir(path), Detection{FormatATF, "thread"}, &o)
+			return newReader(d, src, err, &o)
+		}
+	}
+	src, err := openFile(f, fi.Size(), d, &o, f.Close)
+	if err != nil {
+		f.Close()
+	}
+	return newReader(d, src, err, &o)
+}
+
+// OpenReaderAt detects the format of size bytes read through ra and opens
+// them (see Open; folders need Open). The caller keeps ra open until the
+// Reader is closed. WithName supplies the file name detection may need.
+func OpenReaderAt(ra io.ReaderAt, size int64, opts ...Option) (*Reader, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, min(size, HeadSize))
+	n, err := ra.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	d := detectHead(o.name, head[:n])
+	src, err := openFile(ra, size, d, &o, nil)
+	return newReader(d, src, err, &o)
+}
+
+// OpenBytes is OpenReaderAt over a file held in memory; events of the
+// formats that can read in place (dial9, ATF) are views into b.
+func OpenBytes(b []byte, opts ...Option) (*Reader, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	d := detectHead(o.name, b[:min(len(b), HeadSize)])
+	src, err := openMemory(b, d, &o)
+	return newReader(d, src, err, &o)
+}
+
+// detectHead is DetectBytes plus, when a name is known, DetectFile's
+// fallbacks that need no other file.
+func detectHead(name string, head []byte) Detection {
+	d := DetectBytes(head)
+	if d.Format == FormatUnknown && name != "" {
+		if filepath.Base(name) == "metadata" && looksLikeTSDL(head) {
+			return Detection{FormatCTF, "TSDL metadata, no signature"}
+		}
+		return detectByName(name, len(head))
+	}
+	return d
+}
+
+func newReader(d Detection, src source, err error, o *options) (*Reader, error) {
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{det: d, src: src}
+	r.ev.format = d.Format
+	r.ev.args, _ = src.(argSource)
+	r.ev.rec, _ = src.(recordSource)
+	if o.pairing {
+		r.pair = newPairer(o.pairDepth)
+	}
+	return r, nil
+}
+
+func noEvents(d Detection) error {
+	switch d.Format {
+	case FormatCTF:
+		return fmt.Errorf("%w: ctf (%s): this module reads CTF metadata (event classes, clocks, streams), not the event records of CTF data streams; use tracecat stats or ctf2meta", ErrNoEvents, d.Variant)
+	case FormatATF:
+		return fmt.Errorf("%w: atf (%s): a detail.atf holds payloads of index events; open the index.atf or the thread folder", ErrNoEvents, d.Variant)
+	}
+	return fmt.Errorf("%w: %s", ErrNoEvents, d)
+}
+
+// openFile opens a file behind ra (closeFn closes it, nil when the caller
+// owns ra).
+func openFile(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func() error) (source, error) {
+	switch d.Format {
+	case FormatDial9:
+		return openDial9Stream(io.NewSectionReader(ra, 0, size), o, closeFn)
+	case FormatATF:
+		return openATFFile(ra, size, d, o, closeFn)
+	case FormatWTF:
+		return openWTF(ra, size, d, o, closeFn)
+	case FormatCDT:
+		return openCDT(ra, size, d, o, closeFn)
+	case FormatCTF:
+		return nil, noEvents(d)
+	}
+	return nil, ErrUnknownFormat
+}
+
+// openMemory opens a file held in memory.
+func openMemory(b []byte, d Detection, o *options) (source, error) {
+	switch d.Format {
+	case FormatDial9:
+		return openDial9Bytes(b, o)
+	case FormatATF:
+		return openATFBytes(b, d, o)
+	}
+	return openFile(bytes.NewReader(b), int64(len(b)), d, o, nil)
+}
+
+// Detection is what the input was detected as.
+func (r *Reader) Detection() Detection { return r.det }
+
+// Format is the input's format name (FormatCDT, FormatDial9, FormatATF,
+// FormatWTF).
+func (r *Reader) Format() string { return r.det.Format }
+
+// Recovered reports whether the input is a trace whose writer did not finish
+// it and whose complete part is being read: an ATF index without a valid
+// footer (torn tail discarded), a CDT file without footer or trailer (the
+// complete chunks, found by a forward scan), a WTF file whose last chunk is
+// torn (known once Next has returned false).
+func (r *Reader) Recovered() bool {
+	switch s := r.src.(type) {
+	case *cdtSource:
+		return s.recovered()
+	case *atfSource:
+		return s.session.Recovered()
+	case *wtfSource:
+		return s.recovered()
+	}
+	return false
+}
+
+// Underlying returns the codec reader behind r, for what the uniform model
+// does not cover: a *dial9.Reader, an *atf.Session (a folder-less one for a
+// single index file or thread), a *wtfcff.Reader, or a *cdt.File.
+func (r *Reader) Underlying() any { return r.src.underlying() }
+
+// Next advances to the next event; it returns false at the end of the input
+// or on an error (see Err). After warm-up (names and tracks seen, buffers
+// grown) Next does not allocate.
+func (r *Reader) Next() bool {
+	if r.closed {
+		return false
+	}
+	if r.pair != nil {
+		return r.pair.next(r.src, &r.ev)
+	}
+	return r.src.next(&r.ev)
+}
+
+// Event returns the current event, valid until the next call to Next.
+func (r *Reader) Event() *Event { return &r.ev }
+
+// Err returns the error that stopped Next (a codec's *traceerr.FormatError
+// with its byte offset, or an I/O error), nil at a clean end.
+func (r *Reader) Err() error { return r.src.err() }
+
+// All iterates over the remaining events; on failure it yields a last (nil,
+// err) pair and stops.
+func (r *Reader) All() iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		for r.Next() {
+			if !yield(&r.ev, nil) {
+				return
+			}
+		}
+		if err := r.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// Close releases the files Open opened. It is idempotent.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	return r.src.close()
+}
