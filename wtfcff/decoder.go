@@ -40,7 +40,8 @@ type Event struct {
 	BufferOffset int
 	Size         int // record length in bytes
 
-	d *Decoder
+	d   *Decoder
+	rec []byte // the binary record (nil for legacy records)
 }
 
 // Name is the event type's name.
@@ -53,7 +54,13 @@ func (e *Event) TimeMs() float64 { return float64(e.Time) / 1000 }
 func (e *Event) NumArgs() int { return len(e.Type.Args) }
 
 // Arg returns argument i (0 ≤ i < NumArgs).
-func (e *Event) Arg(i int) Value { return e.d.value(i) }
+func (e *Event) Arg(i int) Value {
+	// Inlined fast path: a non-string slot at a fixed offset of a binary record.
+	if a := e.Type.direct[i]; a.off >= 0 && e.rec != nil {
+		return Value{Type: a.typ, word: binary.LittleEndian.Uint32(e.rec[a.off:])}
+	}
+	return e.d.value(i)
+}
 
 // ArgByName returns the argument called name.
 func (e *Event) ArgByName(name string) (Value, bool) {
@@ -332,9 +339,7 @@ func (d *Decoder) nextBinary() bool {
 			return false
 		}
 		pos += n
-		d.ev = Event{Type: t, WireID: wire, Time: binary.LittleEndian.Uint32(b[start+4:]), Zone: d.zone,
-			Chunk: d.chunk, Offset: d.base + int64(start), BufferOffset: start, Size: pos - start, d: d}
-		d.pos = pos
+		d.setEvent(t, wire, binary.LittleEndian.Uint32(b[start+4:]), start, pos)
 		return true
 	}
 	if cap(d.spans) < len(t.Args) {
@@ -379,10 +384,24 @@ func (d *Decoder) nextBinary() bool {
 			pos = len(b)
 		}
 	}
-	d.ev = Event{Type: t, WireID: wire, Time: binary.LittleEndian.Uint32(b[start+4:]), Zone: d.zone,
-		Chunk: d.chunk, Offset: d.base + int64(start), BufferOffset: start, Size: pos - start, d: d}
-	d.pos = pos
+	d.setEvent(t, wire, binary.LittleEndian.Uint32(b[start+4:]), start, pos)
 	return true
+}
+
+// setEvent makes d.ev the binary record buf[start:end], field by field
+// (cheaper than assigning a whole Event per record).
+func (d *Decoder) setEvent(t *EventType, wire uint16, time uint32, start, end int) {
+	e := &d.ev
+	e.Type, e.WireID, e.Time = t, wire, time
+	if e.Zone != d.zone {
+		e.Zone = d.zone
+	}
+	if e.d != d {
+		e.d = d
+	}
+	e.Chunk, e.Offset, e.BufferOffset, e.Size = d.chunk, d.base+int64(start), start, end-start
+	e.rec = d.buf[start:end]
+	d.pos = end
 }
 
 // value builds argument i of the current event.

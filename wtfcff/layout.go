@@ -14,10 +14,18 @@ type argLayout struct {
 	key string
 }
 
+// directArg is where Event.Arg reads a non-string argument at a fixed
+// offset (off -1: any other argument).
+type directArg struct {
+	off int32
+	typ ArgType
+}
+
 // setLayout computes t's per-argument layout and the derived flags from
 // t.Args and t.builtin.
 func (t *EventType) setLayout() {
 	t.layout = make([]argLayout, len(t.Args))
+	t.direct = make([]directArg, len(t.Args))
 	t.fixedArgs = len(t.Args)
 	off := int32(8)
 	for i, a := range t.Args {
@@ -32,6 +40,10 @@ func (t *EventType) setLayout() {
 			off += 4
 		}
 		l.key = string(append(appendJSONString(nil, a.Name), ':'))
+		t.direct[i] = directArg{off: -1, typ: a.Type}
+		if !l.str {
+			t.direct[i].off = l.off
+		}
 	}
 	switch t.builtin {
 	case builtinDefine, builtinZoneCreate, builtinZoneDelete, builtinZoneSet:

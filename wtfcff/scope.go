@@ -148,6 +148,11 @@ func (st *ScopeTracker) Add(e *Event) (*Scope, bool) {
 		return nil, false
 	}
 	st.seen += int64(e.Size)
+	t := e.Type
+	if t.Class != ClassScope && t.builtin != builtinAppendData && t.builtin != builtinScopeLeave &&
+		(t.Flags&FlagAppendScopeData == 0 || len(t.Args) == 0) {
+		return nil, false // an event add ignores: no stack, no budget to check
+	}
 	s := st.stack(e.Zone)
 	slot := s.n - 1 // the scope data is appended to
 	if e.Type.Class == ClassScope {

@@ -267,6 +267,7 @@ type EventType struct {
 	// the number of leading arguments at fixed offsets (all of them when
 	// scalarOnly). internal: a definition or zone record.
 	layout    []argLayout
+	direct    []directArg
 	fixedArgs int
 	internal  bool
 	// owner is the Writer that defined the type (nil for decoded types).
@@ -346,7 +347,7 @@ func (t *EventType) withName(wire uint16, class uint16, flags uint32, name strin
 	if n.builtin != builtinNone && !builtinShapeOK(n) {
 		n.builtin = builtinNone
 	}
-	n.layout, n.fixedArgs = t.layout, t.fixedArgs
+	n.layout, n.direct, n.fixedArgs = t.layout, t.direct, t.fixedArgs
 	switch n.builtin {
 	case builtinDefine, builtinZoneCreate, builtinZoneDelete, builtinZoneSet:
 		n.internal = true
