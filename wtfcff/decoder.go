@@ -56,7 +56,9 @@ func (e *Event) NumArgs() int { return len(e.Type.Args) }
 // Arg returns argument i (0 ≤ i < NumArgs).
 func (e *Event) Arg(i int) Value {
 	// Inlined fast path: a non-string slot at a fixed offset of a binary record.
-	if a := e.Type.direct[i]; a.off >= 0 && e.rec != nil {
+	// (off is past every record for the other arguments, and rec is nil
+	// for legacy records.)
+	if a := e.Type.direct[i]; int(a.off) < len(e.rec) {
 		return Value{Type: a.typ, word: binary.LittleEndian.Uint32(e.rec[a.off:])}
 	}
 	return e.d.value(i)

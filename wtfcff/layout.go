@@ -15,11 +15,13 @@ type argLayout struct {
 }
 
 // directArg is where Event.Arg reads a non-string argument at a fixed
-// offset (off -1: any other argument).
+// offset (off notDirect, past every record: any other argument).
 type directArg struct {
-	off int32
+	off uint32
 	typ ArgType
 }
+
+const notDirect = 1<<32 - 1
 
 // setLayout computes t's per-argument layout and the derived flags from
 // t.Args and t.builtin.
@@ -40,9 +42,9 @@ func (t *EventType) setLayout() {
 			off += 4
 		}
 		l.key = string(append(appendJSONString(nil, a.Name), ':'))
-		t.direct[i] = directArg{off: -1, typ: a.Type}
-		if !l.str {
-			t.direct[i].off = l.off
+		t.direct[i] = directArg{off: notDirect, typ: a.Type}
+		if !l.str && l.off >= 0 {
+			t.direct[i].off = uint32(l.off)
 		}
 	}
 	switch t.builtin {

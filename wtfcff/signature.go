@@ -59,7 +59,9 @@ func (t ArgType) String() string {
 func (t ArgType) IsArray() bool { return t >= ArgInt8Array && t <= ArgWCharArray }
 
 // IsString reports whether the type is a string-table reference.
-func (t ArgType) IsString() bool { return t == ArgASCII || t == ArgUTF8 || t == ArgAny }
+func (t ArgType) IsString() bool {
+	return t < 64 && (1<<ArgASCII|1<<ArgUTF8|1<<ArgAny)>>t&1 != 0
+}
 
 // elemSize is the byte size of one element of an array type.
 func (t ArgType) elemSize() int {

@@ -60,8 +60,13 @@ func (v Value) Uint() uint64 { return uint64(v.Int()) }
 // Float returns a float32 argument widened to float64, or an integer argument
 // converted.
 func (v Value) Float() float64 {
-	if v.Type == ArgFloat32 {
+	switch v.Type {
+	case ArgFloat32:
 		return float64(math.Float32frombits(v.word))
+	case ArgUint32, ArgFlowID, ArgTime32:
+		return float64(v.word)
+	case ArgInt32:
+		return float64(int32(v.word))
 	}
 	return float64(v.Int())
 }
