@@ -33,6 +33,13 @@ const (
 // strings are skipped, as the reference does; "chunk_0xN"/"part_0xN" (what
 // JSONWriter writes for binary types the reference does not know) are read
 // back. It implements ChunkSource. Offsets in errors are offsets in the text.
+//
+// Over a file held in memory (NewBytesReader) the chunks are read by a
+// scanner that builds no tree and decodes base64 event buffers from the text
+// in place into a buffer reused from chunk to chunk; encoding/json reads what
+// it does not handle, from the start, so results and errors are the same.
+// Over an io.Reader (NewJSONReader, NewReader) encoding/json streams the
+// text, one chunk object in memory at a time.
 type JSONReader struct {
 	// fast reads the text while it has the layout the writers produce;
 	// dec takes over (from the start, skipping the chunks fast delivered)
@@ -66,12 +73,15 @@ func NewJSONReader(r io.Reader, opts ...ReaderOption) (*JSONReader, error) {
 }
 
 func newJSONReader(r io.Reader, o readerOptions) *JSONReader {
-	return &JSONReader{fast: newJSONFast(r, nil), o: o}
+	jr := &JSONReader{o: o}
+	jr.startDecoder(r)
+	return jr
 }
 
-// newJSONBytesReader reads a JSON container held in memory (not copied).
+// newJSONBytesReader reads a JSON container held in memory (not copied),
+// with the scanner of jsonfast.go.
 func newJSONBytesReader(data []byte, o readerOptions) *JSONReader {
-	return &JSONReader{fast: newJSONFast(nil, data), o: o}
+	return &JSONReader{fast: newJSONFast(data), o: o}
 }
 
 // startDecoder makes encoding/json read r, the input from its start.

@@ -3,12 +3,10 @@ package wtfcff
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
-	"io"
 )
 
-// jsonFast reads a JSON container without building a tree: a scanner over
-// a window of the text (the input itself when it is in memory) that takes
+// jsonFast reads a JSON container held in memory without building a tree:
+// a scanner over the text that takes
 // the documents, chunks and parts in the layout the reference's writers and
 // this package's JSONWriter produce, and decodes base64 event buffers from
 // the text into a buffer reused from chunk to chunk. Whatever it does not
@@ -17,52 +15,20 @@ import (
 // of the chunk or document it was reading (see JSONReader.fallback), so
 // every error, offset and decoded value stays what that path reports.
 type jsonFast struct {
-	src   io.Reader
-	buf   []byte // the window: input bytes from offset base
-	own   bool   // buf is a copy of src's bytes, kept whole for a fallback
+	buf   []byte // the whole input
 	pos   int
-	eof   bool
-	rerr  error // a read error of src other than io.EOF
-	state int   // jsTop, jsChunks or jsDone, as in JSONReader
-	elems bool  // in a chunks array: an element has been read
+	state int  // jsTop, jsChunks or jsDone, as in JSONReader
+	elems bool // in a chunks array: an element has been read
 	bins  [][]byte
 	parts []Part
 	// delivered counts the chunks returned, which a fallback skips.
 	delivered int
 }
 
-func newJSONFast(src io.Reader, data []byte) *jsonFast {
-	if src == nil {
-		return &jsonFast{buf: data, eof: true}
-	}
-	return &jsonFast{src: src, own: true}
-}
+func newJSONFast(data []byte) *jsonFast { return &jsonFast{buf: data} }
 
-// fill reads more of the input into the window; false at the end.
-func (f *jsonFast) fill() bool {
-	if f.eof {
-		return false
-	}
-	if len(f.buf) == cap(f.buf) {
-		nb := make([]byte, len(f.buf), max(64<<10, 2*cap(f.buf)))
-		copy(nb, f.buf)
-		f.buf = nb
-	}
-	for {
-		n, err := f.src.Read(f.buf[len(f.buf):cap(f.buf)])
-		f.buf = f.buf[:len(f.buf)+n]
-		if err != nil {
-			f.eof = true
-			if !errors.Is(err, io.EOF) {
-				f.rerr = err
-			}
-			return n > 0
-		}
-		if n > 0 {
-			return true
-		}
-	}
-}
+// fill would read more input: the scanner works on input held in memory.
+func (f *jsonFast) fill() bool { return false }
 
 // peek returns the byte at the read position after whitespace.
 func (f *jsonFast) peek() (byte, bool) {
@@ -237,7 +203,7 @@ func (jr *JSONReader) fastNext() (ok, handled bool) {
 			return false, true
 		case jsTop:
 			if _, more := f.peek(); !more {
-				if !jr.haveHeader || f.rerr != nil {
+				if !jr.haveHeader {
 					return jr.fallback()
 				}
 				f.state = jsDone
@@ -492,17 +458,7 @@ func (f *jsonFast) base64Part(raw []byte, nbin *int) (Part, bool) {
 func (jr *JSONReader) fallback() (ok, handled bool) {
 	f := jr.fast
 	jr.fast = nil
-	rs := []io.Reader{bytes.NewReader(f.buf)}
-	if f.rerr != nil {
-		rs = append(rs, errReader{f.rerr})
-	} else if !f.eof {
-		rs = append(rs, f.src)
-	}
-	jr.startDecoder(io.MultiReader(rs...))
+	jr.startDecoder(bytes.NewReader(f.buf))
 	jr.state, jr.haveHeader, jr.wtfVersion, jr.skip = jsTop, false, 0, f.delivered
 	return false, false
 }
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
