@@ -2,6 +2,7 @@ package wtfcff
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -157,4 +158,15 @@ func mustBytesReader(t *testing.T, data []byte) *Reader {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestValidJSONAgreesWithEncodingJSON: the fast answers of validJSON are
+// json.Valid's.
+func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "0", "-0", "00", "01", "-", "1", "-1", "42", "-42", "1.5", "1e3", "123456789012345678",
+		"1234567890123456789012", "true", "false", "null", "nul", "True", " 1", "1 ", "--1", "1-", `"x"`, "{}", "[1,2]", "+1", "0x1"} {
+		if got, want := validJSON([]byte(s)), json.Valid([]byte(s)); got != want {
+			t.Errorf("validJSON(%q) = %v, json.Valid says %v", s, got, want)
+		}
+	}
 }

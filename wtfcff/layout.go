@@ -1,5 +1,7 @@
 package wtfcff
 
+import "encoding/json"
+
 // argLayout is where an argument of a binary record sits and how it reads,
 // computed once per signature so that decoding a record does no per-argument
 // type dispatch beyond what the argument needs.
@@ -51,4 +53,27 @@ func (t *EventType) setLayout() {
 	case builtinDefine, builtinZoneCreate, builtinZoneDelete, builtinZoneSet:
 		t.internal = true
 	}
+}
+
+// validJSON is json.Valid with a fast answer for the values any arguments
+// mostly hold: plain integers and the literals.
+func validJSON(b []byte) bool {
+	switch string(b) {
+	case "true", "false", "null", "0":
+		return true
+	}
+	i := 0
+	if len(b) > 0 && b[0] == '-' {
+		i = 1
+	}
+	if i < len(b) && b[i] >= '1' && b[i] <= '9' && len(b) <= 18 {
+		j := i + 1
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		if j == len(b) {
+			return true
+		}
+	}
+	return json.Valid(b)
 }

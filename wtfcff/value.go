@@ -2,7 +2,6 @@ package wtfcff
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -183,7 +182,7 @@ func (v Value) AppendJSON(b []byte) []byte {
 	case ArgASCII, ArgUTF8:
 		return appendJSONBytes(b, v.data)
 	case ArgAny:
-		if json.Valid(v.data) {
+		if validJSON(v.data) {
 			return append(b, v.data...)
 		}
 		b = append(b, `{"$raw":`...)
