@@ -1,6 +1,9 @@
 package wtfcff
 
-import "encoding/json"
+import (
+	"encoding/binary"
+	"encoding/json"
+)
 
 // argLayout is where an argument of a binary record sits and how it reads,
 // computed once per signature so that decoding a record does no per-argument
@@ -76,4 +79,34 @@ func validJSON(b []byte) bool {
 		}
 	}
 	return json.Valid(b)
+}
+
+// Args appends every argument of the event to dst, as Arg(i) for each i
+// would return them, and returns the extended slice: one call per record
+// rather than one per argument, for readers that take every argument (as
+// the reference's database does when it loads a trace). It does not
+// allocate when dst has room.
+func (e *Event) Args(dst []Value) []Value {
+	t := e.Type
+	if e.rec == nil || len(t.layout) != len(t.Args) {
+		for i := range t.Args {
+			dst = append(dst, e.Arg(i))
+		}
+		return dst
+	}
+	d, rec := e.d, e.rec
+	for i := range t.layout {
+		l := &t.layout[i]
+		switch {
+		case l.off < 0:
+			dst = append(dst, d.value(i))
+		case !l.str:
+			dst = append(dst, Value{Type: l.typ, word: binary.LittleEndian.Uint32(rec[l.off:])})
+		default:
+			w := binary.LittleEndian.Uint32(rec[l.off:])
+			str, ok := d.strs.Lookup(w)
+			dst = append(dst, Value{Type: l.typ, word: w, data: str, null: !ok})
+		}
+	}
+	return dst
 }

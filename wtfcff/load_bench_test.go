@@ -140,13 +140,14 @@ type loadStats struct {
 
 // loader holds what a load reuses across loads.
 type loader struct {
-	r   *Reader
-	dec *Decoder
-	st  *ScopeTracker
+	r    *Reader
+	dec  *Decoder
+	st   *ScopeTracker
+	vals []Value
 }
 
 // load reads every chunk of data, decodes every record, reads every
-// argument and pairs the scopes: the work of the reference's wtf.db.load.
+// argument (Event.Args) and pairs the scopes: the work of the reference's wtf.db.load.
 func (ld *loader) load(data []byte) (loadStats, error) {
 	var s loadStats
 	if ld.r == nil {
@@ -167,8 +168,9 @@ func (ld *loader) load(data []byte) (loadStats, error) {
 		for dec.Next() {
 			e := dec.Event()
 			s.events++
-			for i := range e.NumArgs() {
-				v := e.Arg(i)
+			ld.vals = e.Args(ld.vals[:0])
+			for i := range ld.vals {
+				v := &ld.vals[i]
 				switch {
 				case v.Type.IsString():
 					s.sum += float64(len(v.Bytes()))

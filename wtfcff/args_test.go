@@ -1,0 +1,79 @@
+package wtfcff
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// TestEventArgsMatchesArg: Event.Args returns what Arg returns for every
+// argument of every record, binary (every argument type, arrays before and
+// after scalars) and legacy alike, and allocates nothing into a reused slice.
+func TestEventArgsMatchesArg(t *testing.T) {
+	files := map[string][]byte{"load": loadTraceFile(t, 50), "bench": benchFile(t, 50)}
+	for name, data := range files {
+		checkEventArgs(t, name, data)
+	}
+	for _, name := range []string{"api_public.wtf-trace", "det_resources.wtf-trace", "mutated/legacy_v3_handmade.wtf-trace"} {
+		t.Run(name, func(t *testing.T) { checkEventArgs(t, name, vectortest.Read(t, "wtf", name)) })
+	}
+	checkEventArgsAllocs(t, files["load"])
+}
+
+func checkEventArgs(t *testing.T, name string, data []byte) {
+	{
+		r, err := NewBytesReader(data)
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		var vals []Value
+		n := 0
+		for e, err := range Events(r) {
+			if err != nil {
+				t.Fatal(name, err)
+			}
+			vals = e.Args(vals[:0])
+			if len(vals) != e.NumArgs() {
+				t.Fatalf("%s: %s: %d values for %d arguments", name, e.Name(), len(vals), e.NumArgs())
+			}
+			for i := range vals {
+				got, want := fmt.Sprintf("%#v", vals[i]), fmt.Sprintf("%#v", e.Arg(i))
+				if got != want {
+					t.Fatalf("%s: %s argument %d: Args gives %s, Arg %s", name, e.Name(), i, got, want)
+				}
+			}
+			n++
+		}
+		if n == 0 {
+			t.Fatal(name, "no events")
+		}
+	}
+}
+
+func checkEventArgsAllocs(t *testing.T, data []byte) {
+	if raceEnabled {
+		return
+	}
+	r, _ := NewReader(bytes.NewReader(data))
+	dec := NewDecoder()
+	var br bytes.Reader
+	vals := make([]Value, 0, 16)
+	walk := func() {
+		br.Reset(data)
+		r.Reset(&br)
+		for r.Next() {
+			if dec.SetChunk(r.Chunk()) {
+				for dec.Next() {
+					vals = dec.Event().Args(vals[:0])
+				}
+			}
+		}
+	}
+	walk()
+	allocs := testing.AllocsPerRun(3, walk)
+	if allocs != 0 {
+		t.Fatalf("%v allocations to read the arguments of %d groups", allocs, 50)
+	}
+}
