@@ -8,8 +8,9 @@ import (
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
-// TestEventArgsMatchesArg: Event.Args returns what Arg returns for every
-// argument of every record, binary (every argument type, arrays before and
+// TestEventArgsMatchesArg: Event.Args returns what Arg returns (and
+// appendArgJSON renders what Value.AppendJSON renders) for every argument of
+// every record, binary (every argument type, arrays before and
 // after scalars) and legacy alike, and allocates nothing into a reused slice.
 func TestEventArgsMatchesArg(t *testing.T) {
 	files := map[string][]byte{"load": loadTraceFile(t, 50), "bench": benchFile(t, 50)}
@@ -42,6 +43,10 @@ func checkEventArgs(t *testing.T, name string, data []byte) {
 				got, want := fmt.Sprintf("%#v", vals[i]), fmt.Sprintf("%#v", e.Arg(i))
 				if got != want {
 					t.Fatalf("%s: %s argument %d: Args gives %s, Arg %s", name, e.Name(), i, got, want)
+				}
+				// The scope tracker's rendering reads numbers from the record.
+				if got, want := appendArgJSON(nil, e, i), e.Arg(i).AppendJSON(nil); !bytes.Equal(got, want) {
+					t.Fatalf("%s: %s argument %d: appendArgJSON gives %s, AppendJSON %s", name, e.Name(), i, got, want)
 				}
 			}
 			n++

@@ -3,6 +3,9 @@ package wtfcff
 import (
 	"encoding/binary"
 	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
 )
 
 // argLayout is where an argument of a binary record sits and how it reads,
@@ -95,18 +98,48 @@ func (e *Event) Args(dst []Value) []Value {
 		return dst
 	}
 	d, rec := e.d, e.rec
+	n := len(dst)
+	dst = slices.Grow(dst, len(t.layout))[:n+len(t.layout)]
+	out := dst[n:]
 	for i := range t.layout {
-		l := &t.layout[i]
+		l, v := &t.layout[i], &out[i]
 		switch {
 		case l.off < 0:
-			dst = append(dst, d.value(i))
+			*v = d.value(i)
 		case !l.str:
-			dst = append(dst, Value{Type: l.typ, word: binary.LittleEndian.Uint32(rec[l.off:])})
+			v.Type, v.word, v.data, v.n, v.null, v.big = l.typ, binary.LittleEndian.Uint32(rec[l.off:]), nil, 0, false, false
 		default:
 			w := binary.LittleEndian.Uint32(rec[l.off:])
 			str, ok := d.strs.Lookup(w)
-			dst = append(dst, Value{Type: l.typ, word: w, data: str, null: !ok})
+			v.Type, v.word, v.data, v.n, v.null, v.big = l.typ, w, str, 0, !ok, false
 		}
 	}
 	return dst
+}
+
+// appendArgJSON appends argument i of e as Value.AppendJSON does, reading
+// one-slot numbers straight from the record.
+func appendArgJSON(b []byte, e *Event, i int) []byte {
+	if a := e.Type.direct[i]; int(a.off) < len(e.rec) {
+		w := binary.LittleEndian.Uint32(e.rec[a.off:])
+		switch a.typ {
+		case ArgInt32:
+			return strconv.AppendInt(b, int64(int32(w)), 10)
+		case ArgUint32, ArgFlowID, ArgTime32:
+			return strconv.AppendUint(b, uint64(w), 10)
+		case ArgUint8:
+			return strconv.AppendUint(b, uint64(uint8(w)), 10)
+		case ArgUint16:
+			return strconv.AppendUint(b, uint64(uint16(w)), 10)
+		case ArgInt8:
+			return strconv.AppendInt(b, int64(int8(w)), 10)
+		case ArgInt16:
+			return strconv.AppendInt(b, int64(int16(w)), 10)
+		case ArgBool:
+			return strconv.AppendBool(b, w&0xFF != 0)
+		case ArgFloat32:
+			return appendFloat32(b, math.Float32frombits(w))
+		}
+	}
+	return e.Arg(i).AppendJSON(b)
 }

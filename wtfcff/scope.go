@@ -120,7 +120,7 @@ func appendMembers(b []byte, e *Event) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, t.layout[i].key...) // "name": computed once per signature
-		b = e.Arg(i).AppendJSON(b)
+		b = appendArgJSON(b, e, i)
 	}
 	return b
 }
