@@ -22,9 +22,9 @@ type atfSource struct {
 	maxName int
 	closeFn func() error
 
-	cur       atf.IndexEvent
-	curThread *atf.Thread
-	curSeq    uint64
+	cur    atf.IndexEvent
+	curPos int // the current event's thread position in session.Threads
+	curSeq uint64
 }
 
 func openATFDir(dir string, d Detection, o *options) (source, error) {
@@ -80,9 +80,7 @@ func (s *atfSource) next(e *Event) bool {
 		return false
 	}
 	m := s.merger.Event()
-	s.cur, s.curSeq = m.IndexEvent, m.Seq
-	pos := m.Thread
-	s.curThread = s.session.Threads[pos]
+	s.cur, s.curSeq, s.curPos = m.IndexEvent, m.Seq, m.Thread
 	e.reset()
 	switch s.cur.Kind {
 	case atf.KindCall:
@@ -99,7 +97,7 @@ func (s *atfSource) next(e *Event) bool {
 		e.name = s.functionName(id)
 		s.lastID, s.last = id, e.name
 	}
-	e.track = s.tracks[pos]
+	e.track = s.tracks[m.Thread]
 	return true
 }
 
@@ -157,7 +155,7 @@ func (s *atfSource) appendArgJSON(b []byte, _ int) []byte { return append(b, "nu
 // detail.atf or null}.
 func (s *atfSource) appendRecord(b []byte) []byte {
 	b = append(b, `{"thread":`...)
-	b = strconv.AppendUint(b, uint64(s.curThread.ID), 10)
+	b = strconv.AppendUint(b, uint64(s.session.Threads[s.curPos].ID), 10)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, s.curSeq, 10)
 	b = append(b, `,"kind":"`...)

@@ -49,7 +49,11 @@
 //     records included as KindMetadata. Scope enters begin (wtf.scope#enter
 //     named by its name argument), wtf.scope#leave ends and is named by the
 //     scope it closes, other events are instants, on the zone's track. Time is
-//     the record's µs × 1000. Arguments are the event's arguments.
+//     the record's µs × 1000. Arguments are the event's arguments. Scopes
+//     are paired per zone by a stack of names (at most 65 536 deep per
+//     zone); WithScopeData pairs them with wtfcff.ScopeTracker instead, so
+//     that Event.WTFScope gives each closed scope's arguments and appended
+//     data.
 //   - CDT: one KindCounter event per tick row named "tick" on one trace track;
 //     Tick is the tick_index; the time is elapsed_ms × 1 000 000 when the row
 //     has elapsed_ms. Arguments are the row's top-level entries (channels and

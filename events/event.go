@@ -186,7 +186,7 @@ func (e *Event) Dial9() *dial9.Event {
 // index file; ok is false for other formats.
 func (e *Event) ATF() (ev atf.IndexEvent, thread *atf.Thread, seq uint64, ok bool) {
 	if r, ok := e.rec.(*atfSource); ok {
-		return r.cur, r.curThread, r.curSeq, true
+		return r.cur, r.session.Threads[r.curPos], r.curSeq, true
 	}
 	return atf.IndexEvent{}, nil, 0, false
 }

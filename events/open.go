@@ -123,6 +123,7 @@ type Reader struct {
 	src    source
 	ev     Event
 	pair   *pairer
+	next   func(*Event) bool // the source's next, the pairer's, or done
 	closed bool
 }
 
@@ -238,8 +239,23 @@ func newReader(d Detection, src source, err error, o *options) (*Reader, error) 
 	r.ev.format = d.Format
 	r.ev.args, _ = src.(argSource)
 	r.ev.rec, _ = src.(recordSource)
+	// next is bound to the concrete source once, so that Next is one
+	// indirect call (and inlined into the caller).
+	switch s := src.(type) {
+	case *dial9Source:
+		r.next = s.next
+	case *atfSource:
+		r.next = s.next
+	case *wtfSource:
+		r.next = s.next
+	case *cdtSource:
+		r.next = s.next
+	default:
+		r.next = src.next
+	}
 	if o.pairing {
 		r.pair = newPairer(o.pairDepth)
+		r.next = func(e *Event) bool { return r.pair.next(src, e) }
 	}
 	return r, nil
 }
@@ -315,15 +331,10 @@ func (r *Reader) Underlying() any { return r.src.underlying() }
 // Next advances to the next event; it returns false at the end of the input
 // or on an error (see Err). After warm-up (names and tracks seen, buffers
 // grown) Next does not allocate.
-func (r *Reader) Next() bool {
-	if r.closed {
-		return false
-	}
-	if r.pair != nil {
-		return r.pair.next(r.src, &r.ev)
-	}
-	return r.src.next(&r.ev)
-}
+func (r *Reader) Next() bool { return r.next(&r.ev) }
+
+// done is Next after Close.
+func done(*Event) bool { return false }
 
 // Event returns the current event, valid until the next call to Next.
 func (r *Reader) Event() *Event { return &r.ev }
@@ -353,5 +364,6 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closed = true
+	r.next = done
 	return r.src.close()
 }

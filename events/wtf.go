@@ -33,7 +33,6 @@ type wtfSource struct {
 
 	lastZone  *wtfcff.Zone
 	lastTrack *Track
-	lastName  string // lastZone's name when lastTrack was made
 }
 
 func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func() error) (source, error) {
@@ -95,6 +94,9 @@ func (s *wtfSource) fill(e *Event, ev *wtfcff.Event) {
 	switch {
 	case ev.IsInternal():
 		e.kind, e.name = KindMetadata, ev.Name()
+		// A zone record may rename a zone (the first wtf.zone#create
+		// renames the default zone in place): look the track up again.
+		s.lastZone = nil
 	case ev.IsScopeEnter():
 		e.kind, e.name = KindBegin, ev.Name()
 		if e.name == "wtf.scope#enter" && ev.NumArgs() > 0 {
@@ -136,7 +138,7 @@ func (s *wtfSource) track(z *wtfcff.Zone) *Track {
 	if z == nil {
 		return wtfNoZone
 	}
-	if z == s.lastZone && z.Name == s.lastName {
+	if z == s.lastZone {
 		return s.lastTrack
 	}
 	t, ok := s.zones[z]
@@ -149,7 +151,7 @@ func (s *wtfSource) track(z *wtfcff.Zone) *Track {
 	if t.Name == "" {
 		t.Name = "default zone"
 	}
-	s.lastZone, s.lastTrack, s.lastName = z, t, z.Name
+	s.lastZone, s.lastTrack = z, t
 	return t
 }
 

@@ -8,8 +8,9 @@ package main
 // Viewers close the innermost open slice of a thread at an E event and
 // take its name from the B; some (speedscope) need the E named and every B
 // closed. So each track keeps a stack of open slices: an E carries the name
-// of the B it closes (and never goes back in time before it), an end with
-// no open slice becomes an instant, and slices still open at the end of the
+// of the B it closes (and never goes back in time before it), an end that
+// names a deeper open slice first closes the slices above it at its time, an
+// end with no open slice becomes an instant, and slices still open at the end of the
 // input are closed at the last time seen on their track. Pairs are thus
 // balanced per track and in order, whatever the input.
 
@@ -34,6 +35,20 @@ type chromeTrack struct {
 	open     []chromeSlice
 	overflow int
 	last     int64 // the latest time seen on the track
+}
+
+// openIndex is the position of the innermost open slice called name, or -1
+// when none is (or name is empty: the end does not say what it closes).
+func (t *chromeTrack) openIndex(name string) int {
+	if name == "" {
+		return -1
+	}
+	for i := len(t.open) - 1; i >= 0; i-- {
+		if t.open[i].name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 type chromeSlice struct {
@@ -153,6 +168,21 @@ func writeChrome(in *input, out io.Writer, counters chromeCounters, otherData fu
 			case t.overflow > 0:
 				t.overflow--
 			case len(t.open) > 0:
+				// An end that names a slice deeper in the stack (an ATF return
+				// whose callee never returned, e.g. after an exception) closes
+				// the slices above that one first, at the end's time, so the
+				// named slice ends where the trace says it does.
+				if i := t.openIndex(ev.Name()); i >= 0 {
+					for len(t.open) > i+1 {
+						s := t.open[len(t.open)-1]
+						t.open = t.open[:len(t.open)-1]
+						b = appendChromeHead(b[:0], s.name, cat, "E", pid, t.tid, max(ts, s.ts))
+						b = append(b, `,"args":{"closed_by_outer_end":true}}`...)
+						if err := emit(); err != nil {
+							return err
+						}
+					}
+				}
 				s := t.open[len(t.open)-1]
 				t.open = t.open[:len(t.open)-1]
 				name, ph, ts = s.name, "E", max(ts, s.ts)

@@ -102,3 +102,72 @@ func checkChromeBalance(t *testing.T, p string, out []byte) {
 		}
 	}
 }
+
+// TestChromeOuterEndClosesInnerSlices: in the ATF vector "normal", thread_1's
+// helper throws (an EXCEPTION, then no RETURN of its own) and worker_loop
+// returns at 1700 ns. The export must end helper and then worker_loop at that
+// return, so lib_init (called at 1800 ns) sits at depth 0, not under
+// worker_loop, in a viewer (speedscope showed it nested before the fix).
+func TestChromeOuterEndClosesInnerSlices(t *testing.T) {
+	session := vectortest.Path(t, "atf", "normal/session_20250101_120000/pid_12345")
+	code, out, errOut := run(t, nil, "convert", "--to", "chrome", session, "-")
+	if code != exitOK {
+		t.Fatalf("convert: exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name string          `json:"name"`
+			Ph   string          `json:"ph"`
+			Tid  uint64          `json:"tid"`
+			Ts   json.Number     `json:"ts"`
+			Args json.RawMessage `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var tid uint64
+	found := false
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "B" && e.Name == "worker_loop" {
+			tid, found = e.Tid, true
+		}
+	}
+	if !found {
+		t.Fatal("no worker_loop slice in the export")
+	}
+	var seq []string
+	depth := 0
+	for _, e := range doc.TraceEvents {
+		if e.Tid != tid || (e.Ph != "B" && e.Ph != "E") {
+			continue
+		}
+		if e.Ph == "B" {
+			if e.Name == "lib_init" && depth != 0 {
+				t.Errorf("lib_init begins at depth %d, want 0", depth)
+			}
+			depth++
+		} else {
+			depth--
+		}
+		seq = append(seq, e.Ph+" "+e.Name+" "+e.Ts.String())
+	}
+	want := []string{
+		"B worker_loop 1000000001.050",
+		"B compute 1000000001.200",
+		"E compute 1000000001.400",
+		"B helper 1000000001.500",
+		"E helper 1000000001.700",
+		"E worker_loop 1000000001.700",
+		"B lib_init 1000000001.800",
+		"E lib_init 1000000001.900",
+	}
+	if len(seq) != len(want) {
+		t.Fatalf("thread %d slices:\n%v\nwant\n%v", tid, seq, want)
+	}
+	for i := range want {
+		if seq[i] != want[i] {
+			t.Fatalf("thread %d slices:\n%v\nwant\n%v", tid, seq, want)
+		}
+	}
+}
