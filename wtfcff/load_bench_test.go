@@ -2,6 +2,7 @@ package wtfcff
 
 import (
 	"bytes"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -214,6 +215,7 @@ func benchLoad(b *testing.B, json bool) {
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	runtime.GC() // the garbage of building the files is not the load's
 	cpu0, cpuOK := processCPU()
 	loads := 0
 	for b.Loop() {
