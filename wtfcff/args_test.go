@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
@@ -80,5 +81,38 @@ func checkEventArgsAllocs(t *testing.T, data []byte) {
 	allocs := testing.AllocsPerRun(3, walk)
 	if allocs != 0 {
 		t.Fatalf("%v allocations to read the arguments of %d groups", allocs, 50)
+	}
+}
+
+// appendJSONBytesPerByte is appendJSONBytes without the bulk copy of plain
+// runs: every byte through appendASCIIEscaped or the UTF-8 decoder.
+func appendJSONBytesPerByte(b []byte, s []byte) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			b = appendASCIIEscaped(b, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, "\ufffd"...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
+}
+
+// TestAppendJSONBytesRuns: copying plain runs at once escapes exactly as
+// byte by byte does, for every byte in every position of a run.
+func TestAppendJSONBytesRuns(t *testing.T) {
+	for c := range 256 {
+		for _, s := range [][]byte{{byte(c)}, {'a', byte(c)}, {byte(c), 'b'}, {'x', 'y', byte(c), 'z'}, append([]byte("héllo 世界 "), byte(c), 0xE4, 0xB8)} {
+			if got, want := appendJSONBytes(nil, s), appendJSONBytesPerByte(nil, s); !bytes.Equal(got, want) {
+				t.Fatalf("%q: got %s, want %s", s, got, want)
+			}
+		}
 	}
 }
