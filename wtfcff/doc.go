@@ -78,7 +78,7 @@
 // # Allocation contract
 //
 // After warm-up, Reader.Next, Decoder.Next, Event and Value accessors (except
-// Value.String), AppendEventJSON into a reused buffer, ScopeTracker.Add and
+// Value.String; Event.Args into a slice with room), AppendEventJSON into a reused buffer, ScopeTracker.Add and
 // every Writer, ThreadWriter and EventBuilder append (ThreadWriter chunk
 // hand-overs included) do not allocate (pinned by AllocsPerRun tests). The decoder allocates for each new event type and zone (their
 // names are copied). JSON containers are read by a scanner over the text that
