@@ -15,8 +15,9 @@ import "iter"
 // error — an io.ReaderAt that fails or comes back short, a corrupt footer
 // met by an IndexReader — they yield one final (zero value, err) pair, so a
 // loop that checks err cannot mistake a failed read for the end of the
-// input. Values are only valid until the next step (a DetailEvent's payload
-// is reused, as with Next). The pull iterators (IndexFile.Events and Iter,
+// input. A DetailEvent's payload read through an io.ReaderAt is only valid
+// until the next step (its buffer is reused, as with Next); in memory or
+// mapped it is a view of the file's bytes (see DetailIter). The pull iterators (IndexFile.Events and Iter,
 // DetailFile.Events, Session.Merge) give sequence numbers too; a merge's
 // MergedEvent carries its thread position and sequence number either way.
 
@@ -41,7 +42,7 @@ func (it *IndexIter) All() iter.Seq2[IndexEvent, error] {
 
 // All yields every detail record in file order (the n-th is detail_seq n),
 // then (DetailEvent{}, err) if a read failed. Each payload is valid until the
-// next step.
+// next step, or longer when the file is in memory or mapped (see DetailIter).
 func (d *DetailFile) All() iter.Seq2[DetailEvent, error] { return d.Events().All() }
 
 // All yields the iterator's remaining records, then (DetailEvent{}, err) if a

@@ -154,20 +154,7 @@ func BenchmarkIndexReadRandom(b *testing.B) {
 // timestamps).
 func BenchmarkMerge8(b *testing.B) {
 	const per = benchEvents / 8
-	var readers []*IndexFile
-	for k := range 8 {
-		data := benchIndexFile(b, per, uint32(k), 8)
-		for i := range per { // offset each thread's timestamps
-			off := HeaderSize + i*IndexEventSize
-			ts := uint64(i)*8 + uint64(k)
-			putIndexEvent(data[off:], &IndexEvent{Timestamp: ts, ThreadID: uint32(k), DetailSeq: NoDetail})
-		}
-		r, err := OpenIndexBytes(data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		readers = append(readers, r)
-	}
+	readers := merge8Files(b, per)
 	b.SetBytes(8 * per * IndexEventSize)
 	b.ReportAllocs()
 	var sum uint64
@@ -246,4 +233,53 @@ func BenchmarkIndexStream(b *testing.B) {
 	}
 	_ = sum
 	reportEvents(b, benchEvents)
+}
+
+// merge8Files is 8 in-memory threads of per events each, their timestamps
+// interleaved (thread k holds k, k+8, k+16, …).
+func merge8Files(b *testing.B, per int) []*IndexFile {
+	var readers []*IndexFile
+	for k := range 8 {
+		data := benchIndexFile(b, per, uint32(k), 8)
+		for i := range per { // offset each thread's timestamps
+			off := HeaderSize + i*IndexEventSize
+			ts := uint64(i)*8 + uint64(k)
+			putIndexEvent(data[off:], &IndexEvent{Timestamp: ts, ThreadID: uint32(k), DetailSeq: NoDetail})
+		}
+		r, err := OpenIndexBytes(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		readers = append(readers, r)
+	}
+	return readers
+}
+
+// BenchmarkDetailIterBytes iterates over 4096 detail records of 540 bytes
+// (the production tracer's 516-byte payload) held in memory: payloads are
+// views, nothing is copied.
+func BenchmarkDetailIterBytes(b *testing.B) {
+	var idx, det memFile
+	tw, _ := NewThreadWriter(&idx, func() (ioWS, error) { return &det, nil }, 0)
+	payload := make([]byte, 516)
+	for i := range 4096 {
+		tw.Write(uint64(i), 1, KindCall, 1, payload)
+	}
+	tw.Close()
+	d, err := OpenDetailBytes(det.b)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(det.b)))
+	b.ReportAllocs()
+	var sum uint64
+	for b.Loop() {
+		it := d.Events()
+		for it.Next() {
+			e := it.Event()
+			sum += e.Timestamp + uint64(e.IndexSeq) + uint64(len(e.Payload))
+		}
+	}
+	_ = sum
+	reportEvents(b, 4096)
 }

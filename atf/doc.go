@@ -54,6 +54,12 @@
 // NewIndexReader reads an index file front to back from an io.Reader with
 // the same validation and recovery as OpenIndex.
 //
+// Files opened by path are read through an io.ReaderAt by default; with the
+// reader option WithMmap(true) they are mapped into memory (on unix systems)
+// and detail payloads are zero-copy views of the mapping, valid until Close
+// (over OpenDetailBytes they are views of the caller's bytes). Map only files
+// nobody truncates while open: see WithMmap.
+//
 // Timestamps are nanoseconds on the clock the index header's clock_type
 // names.
 //
@@ -130,14 +136,22 @@
 // After warm-up, writers and iterators (IndexIter, DetailIter, IndexReader,
 // Merger) do not allocate per event, and IndexFile.Event does not allocate.
 // IndexIter works on blocks of raw events — the whole file when it is in
-// memory, 64 KiB reads through an io.ReaderAt (4 KiB per thread in a Merger)
-// — and decodes an event only when Event is called. On amd64 and arm64,
+// memory, 64 KiB reads through an io.ReaderAt (also per thread in a Merger)
+// — and decodes an event only when Event is called. The Merger is a loser
+// tree: log₂(threads) branch-free comparisons per event. On amd64 and arm64,
 // IndexEvent's memory layout is the little-endian file layout (checked at
 // compile time), so an event is decoded with one 32-byte copy; other
 // architectures decode field by field. Opening a detail file allocates its
 // offset table (8 bytes per record, bounded by the file size and
 // Limits.MaxDetailEvents). Every count and length read from a file is
 // checked against the file size and Limits before use.
+//
+// Memory budget: opening and reading any input allocates at most 64 × its
+// size + 16 MiB (in practice far less: an index file needs no table at all,
+// a detail file 8 bytes per record, a manifest is read only up to its
+// limit), in time linear in its size. The hostile-input tests (header and
+// footer lies, full disks, non-regular files, session links, manifest size)
+// run under that bound.
 //
 // # Example
 //

@@ -8,44 +8,59 @@ import (
 
 // OpenIndexFile opens the index file at path (see OpenIndex). Only a regular
 // file is read: a device, FIFO, socket or folder is refused with an error
-// naming the path and wrapping ErrNotRegular. The caller closes the file.
+// naming the path and wrapping ErrNotRegular. With WithMmap(true) the file
+// is mapped into memory rather than read. The caller closes the file.
 func OpenIndexFile(path string, opts ...ReaderOption) (*IndexFile, error) {
-	f, size, err := openRegular(path)
+	o, err := buildReaderOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	r, err := OpenIndex(f, size, opts...)
+	src, c, err := openFileSource(path, o.mmap)
 	if err != nil {
-		f.Close()
 		return nil, err
 	}
-	r.closer = f
+	r, err := openIndex(src, opts)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	r.closer = c
 	return r, nil
 }
 
 // OpenDetailFile opens the detail file at path (see OpenDetail); only a
-// regular file is read, as with OpenIndexFile. The caller closes the file.
+// regular file is read, as with OpenIndexFile. With WithMmap(true) the file
+// is mapped and every payload is a view of the mapping, valid until Close.
+// The caller closes the file.
 func OpenDetailFile(path string, opts ...ReaderOption) (*DetailFile, error) {
-	f, size, err := openRegular(path)
+	o, err := buildReaderOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	d, err := OpenDetail(f, size, opts...)
+	src, c, err := openFileSource(path, o.mmap)
 	if err != nil {
-		f.Close()
 		return nil, err
 	}
-	d.closer = f
+	d, err := openDetail(src, opts)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	d.closer = c
 	return d, nil
 }
 
-// Close closes the file OpenIndexFile opened; for an IndexFile opened over
-// an io.ReaderAt or bytes it does nothing. Closing twice is harmless.
-func (r *IndexFile) Close() error { return closeOnce(&r.closer) }
+// Close closes the file OpenIndexFile opened (unmaps it, with WithMmap: the
+// file's events and iterators must not be used afterwards; later reads fail
+// with os.ErrClosed); for an IndexFile opened over an io.ReaderAt or bytes it
+// does nothing. Closing twice is harmless.
+func (r *IndexFile) Close() error { return closeSource(&r.src, &r.closer) }
 
-// Close closes the file OpenDetailFile opened; for a DetailFile opened over
-// an io.ReaderAt or bytes it does nothing. Closing twice is harmless.
-func (d *DetailFile) Close() error { return closeOnce(&d.closer) }
+// Close closes the file OpenDetailFile opened (unmaps it, with WithMmap:
+// payloads and iterators of the file must not be used afterwards; later reads
+// fail with os.ErrClosed); for a DetailFile opened over an io.ReaderAt or
+// bytes it does nothing. Closing twice is harmless.
+func (d *DetailFile) Close() error { return closeSource(&d.src, &d.closer) }
 
 func closeOnce(c *io.Closer) error {
 	if *c == nil {

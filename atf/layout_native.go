@@ -27,3 +27,21 @@ var _ = [1]struct{}{}[unsafe.Sizeof(EventKind(0))-4]
 func loadIndexEvent(b []byte) IndexEvent {
 	return *(*IndexEvent)(unsafe.Pointer(unsafe.SliceData(b[:IndexEventSize])))
 }
+
+// The first 24 bytes of DetailEvent are the file layout of a detail record
+// header, for loadDetailHeader.
+var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.TotalLength)-0]
+var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.Type)-4]
+var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.Flags)-6]
+var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.IndexSeq)-8]
+var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.ThreadID)-12]
+var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.Timestamp)-16]
+var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.Payload)-DetailEventHeaderSize]
+var _ = [1]struct{}{}[unsafe.Sizeof(DetailType(0))-2]
+
+// loadDetailHeader sets e's header fields from the record header at the
+// start of b (len(b) ≥ 24, checked) with one 24-byte copy; e.Payload is left
+// alone.
+func loadDetailHeader(e *DetailEvent, b []byte) {
+	*(*[DetailEventHeaderSize]byte)(unsafe.Pointer(e)) = [DetailEventHeaderSize]byte(b[:DetailEventHeaderSize])
+}

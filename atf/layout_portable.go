@@ -7,3 +7,11 @@ package atf
 // atf_portable selects this version everywhere (go test -tags atf_portable
 // runs the tests on it).
 func loadIndexEvent(b []byte) IndexEvent { return decodeIndexEvent(b) }
+
+// loadDetailHeader sets e's header fields from the record header at the
+// start of b (len(b) ≥ 24, checked); e.Payload is left alone.
+func loadDetailHeader(e *DetailEvent, b []byte) {
+	p := e.Payload
+	*e = decodeDetailEventHeader(b)
+	e.Payload = p
+}

@@ -15,6 +15,7 @@ type WriterOption func(*writerOptions) error
 
 type readerOptions struct {
 	limits Limits
+	mmap   bool
 }
 
 type writerOptions struct {

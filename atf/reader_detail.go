@@ -5,10 +5,17 @@ import (
 	"io"
 )
 
-// DetailFile reads one detail.atf over an io.ReaderAt, a path (OpenDetailFile)
-// or a byte slice. Open
-// scans the records once, sequentially, and keeps their offsets (8 bytes per
-// event), so Event(detailSeq) is O(1) afterwards. Safe for concurrent use.
+// DetailFile reads one detail.atf over an io.ReaderAt, a path (OpenDetailFile,
+// read or mapped with WithMmap) or a byte slice. Open scans the records once,
+// sequentially, and keeps their offsets (8 bytes per event), so
+// Event(detailSeq) is O(1) afterwards. Safe for concurrent use.
+//
+// Payloads are zero-copy views when the file is in memory: over
+// OpenDetailBytes they are slices of b (valid while b is), over a mapped file
+// slices of the mapping (valid until Close). Their capacity ends with the
+// record, so an append to one copies instead of overwriting the next record.
+// Over an io.ReaderAt (or a file opened without WithMmap) the bytes are read
+// into a buffer: see EventInto and DetailIter for how long they stay valid.
 //
 // Without a valid footer (a crashed writer) every complete record up to the
 // end of the file is recovered — unlike the reference readers, which always
@@ -38,7 +45,8 @@ func OpenDetail(r io.ReaderAt, size int64, opts ...ReaderOption) (*DetailFile, e
 	return openDetail(newSource(r, size), opts)
 }
 
-// OpenDetailBytes reads a detail file held in memory; payloads alias b.
+// OpenDetailBytes reads a detail file held in memory; payloads are views of
+// b (never copied), so b must not change while they are in use.
 func OpenDetailBytes(b []byte, opts ...ReaderOption) (*DetailFile, error) {
 	return openDetail(bytesSource(b), opts)
 }
@@ -191,16 +199,17 @@ func (d *DetailFile) Offset(detailSeq uint64) (int64, bool) {
 	return d.offsets[detailSeq], true
 }
 
-// Event returns record detailSeq. On an in-memory reader the payload aliases
-// the file's bytes; otherwise it is read into a new buffer (use EventInto to
-// reuse one).
+// Event returns record detailSeq. On an in-memory or mapped reader the
+// payload is a view of the file's bytes; otherwise it is read into a new
+// buffer (use EventInto to reuse one).
 func (d *DetailFile) Event(detailSeq uint64) (DetailEvent, error) {
 	return d.EventInto(detailSeq, nil)
 }
 
 // EventInto is Event reading the record into buf when the reader is not in
 // memory and buf is large enough (so a reused buffer makes it allocation-free);
-// the payload is valid until buf is reused.
+// the payload is then valid until buf is reused. In memory or mapped, buf is
+// not used and the payload is a view, as with Event.
 func (d *DetailFile) EventInto(detailSeq uint64, buf []byte) (DetailEvent, error) {
 	if detailSeq >= uint64(len(d.offsets)) {
 		return DetailEvent{}, newError(d.end, ErrNotFound, "detail event %d does not exist (%d events)", detailSeq, len(d.offsets))
@@ -225,13 +234,13 @@ func (d *DetailFile) EventInto(detailSeq uint64, buf []byte) (DetailEvent, error
 		}
 	}
 	e := decodeDetailEventHeader(b)
-	e.Payload = b[DetailEventHeaderSize:]
+	e.Payload = b[DetailEventHeaderSize:n:n]
 	return e, nil
 }
 
 // Events returns an iterator over the records in file order.
 func (d *DetailFile) Events() *DetailIter {
-	return &DetailIter{d: d, win: newWindow(&d.src, 64<<10)}
+	return &DetailIter{d: d, win: newWindow(&d.src, 64<<10), data: d.src.data}
 }
 
 // TimeRange is the footer's first/last timestamps, or for a recovered file the
@@ -267,14 +276,22 @@ func (d *DetailFile) VerifyChecksum() (checked bool, err error) {
 	return true, nil
 }
 
-// DetailIter iterates over detail records in file order through one reusable
-// buffer; the current event's payload is valid until the next call to Next.
+// DetailIter iterates over detail records in file order. For a file in
+// memory (OpenDetailBytes) or mapped (WithMmap) every payload is a view of the
+// file's bytes, valid as long as they are (until Close for a mapping), and
+// Next is a few loads and no copy. Otherwise the records are read through one
+// reusable 64 KiB buffer and the current payload is valid until the next call
+// to Next.
 type DetailIter struct {
 	d   *DetailFile
 	win window
 	i   uint64
-	cur DetailEvent
-	err error
+	cur DetailEvent // through an io.ReaderAt: the record; in memory: its header
+	// In memory the current payload is data[pOff:pEnd], sliced by Event:
+	// Next then stores no pointer (no write barrier per record).
+	data       []byte
+	pOff, pEnd int64
+	err        error
 }
 
 // Next advances to the next record.
@@ -282,24 +299,37 @@ func (it *DetailIter) Next() bool {
 	if it.err != nil || it.i >= uint64(len(it.d.offsets)) {
 		return false
 	}
-	off := it.d.offsets[it.i]
-	next := it.d.end
-	if it.i+1 < uint64(len(it.d.offsets)) {
-		next = it.d.offsets[it.i+1]
+	d := it.d
+	off := d.offsets[it.i]
+	next := d.end
+	if it.i+1 < uint64(len(d.offsets)) {
+		next = d.offsets[it.i+1]
+	}
+	if data := it.data; data != nil { // a view: no copy
+		loadDetailHeader(&it.cur, data[off:next])
+		it.pOff, it.pEnd = off+DetailEventHeaderSize, next
+		it.i++
+		return true
 	}
 	b, err := it.win.at(off, int(next-off))
 	if err != nil {
 		it.err = err
 		return false
 	}
-	it.cur = decodeDetailEventHeader(b)
-	it.cur.Payload = b[DetailEventHeaderSize:]
+	loadDetailHeader(&it.cur, b)
+	it.cur.Payload = b[DetailEventHeaderSize:len(b):len(b)]
 	it.i++
 	return true
 }
 
 // Event is the current record.
-func (it *DetailIter) Event() DetailEvent { return it.cur }
+func (it *DetailIter) Event() DetailEvent {
+	e := it.cur
+	if it.data != nil && it.i > 0 {
+		e.Payload = it.data[it.pOff:it.pEnd:it.pEnd]
+	}
+	return e
+}
 
 // Seq is the current record's detail_seq.
 func (it *DetailIter) Seq() uint64 { return it.i - 1 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,13 +37,16 @@ func OpenThread(dir string, opts ...ReaderOption) (*Thread, error) {
 // openThread is OpenThread; noDetail leaves detail.atf unread (a session
 // found it to be a link it does not follow).
 func openThread(dir string, opts []ReaderOption, noDetail bool) (*Thread, error) {
+	o, err := buildReaderOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	t := &Thread{Dir: dir}
-	var err error
-	if t.Index, err = openThreadIndex(filepath.Join(dir, "index.atf"), opts); err != nil {
+	if t.Index, err = openThreadIndex(filepath.Join(dir, "index.atf"), opts, o.mmap); err != nil {
 		return nil, err
 	}
 	if !noDetail {
-		t.Detail, err = openThreadDetail(filepath.Join(dir, "detail.atf"), opts)
+		t.Detail, err = openThreadDetail(filepath.Join(dir, "detail.atf"), opts, o.mmap)
 	}
 	if err != nil {
 		t.Close()
@@ -68,54 +70,54 @@ func threadDirID(name string) (uint32, bool) {
 
 // cutHeader reports whether a file shorter than a header holds nothing but
 // (a prefix of) the right magic: a header cut off by a crash.
-func cutHeader(f *os.File, size int64, magic string) bool {
-	if size >= HeaderSize {
+func cutHeader(src *source, magic string) bool {
+	if src.size >= HeaderSize {
 		return false
 	}
 	var b [4]byte
-	n := min(int(size), 4)
-	if _, err := f.ReadAt(b[:n], 0); err != nil {
+	n := min(int(src.size), 4)
+	if err := src.readAt(b[:n], 0); err != nil {
 		return false
 	}
 	return string(b[:n]) == magic[:n]
 }
 
-func openThreadIndex(path string, opts []ReaderOption) (*IndexFile, error) {
-	f, size, err := openRegular(path)
+func openThreadIndex(path string, opts []ReaderOption, mapped bool) (*IndexFile, error) {
+	src, c, err := openFileSource(path, mapped)
 	if err != nil {
 		return nil, err
 	}
-	if cutHeader(f, size, IndexMagic) {
-		f.Close()
-		return cutIndex(size), nil
+	if cutHeader(&src, IndexMagic) {
+		c.Close()
+		return cutIndex(src.size), nil
 	}
-	r, err := OpenIndex(f, size, opts...)
+	r, err := openIndex(src, opts)
 	if err != nil {
-		f.Close()
+		c.Close()
 		return nil, err
 	}
-	r.closer = f
+	r.closer = c
 	return r, nil
 }
 
-func openThreadDetail(path string, opts []ReaderOption) (*DetailFile, error) {
-	f, size, err := openRegular(path)
+func openThreadDetail(path string, opts []ReaderOption, mapped bool) (*DetailFile, error) {
+	src, c, err := openFileSource(path, mapped)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if cutHeader(f, size, DetailMagic) {
-		f.Close()
-		return cutDetail(size), nil
+	if cutHeader(&src, DetailMagic) {
+		c.Close()
+		return cutDetail(src.size), nil
 	}
-	d, err := OpenDetail(f, size, opts...)
+	d, err := openDetail(src, opts)
 	if err != nil {
-		f.Close()
+		c.Close()
 		return nil, err
 	}
-	d.closer = f
+	d.closer = c
 	return d, nil
 }
 

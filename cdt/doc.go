@@ -120,14 +120,17 @@
 // # Performance
 //
 // Each chunk costs one BLAKE2b-64 of its payload on write and one on read
-// (golang.org/x/crypto, AVX2 where the CPU has it, about 0.8 GB/s on a
-// 2-core AMD EPYC), one zstd pass and the msgpack work. The checksum is part
-// of the format and is never skipped; on rows shaped like
-// v7_small_300ticks.cdt it is the largest single cost: about 40 % of the CPU
-// time of a typed read (schema7.Records; zstd 13 %, msgpack 42 %) and 28 %
-// of a typed write (zstd 53 %, msgpack 16 %), so the container's own CPU
-// cost is some 50–70 % of the zstd + msgpack work it wraps, almost all of it
-// the checksum (framing, reads and block parsing stay under a few percent).
+// (internal/checksum's own scalar amd64 assembly: about 1.0–1.1 GB per
+// CPU-second on this project's 2-core AMD EPYC machines, level with
+// CPython's hashlib and twice golang.org/x/crypto/blake2b's AVX2 code there;
+// BLAKE2b hashes one message serially, so this is close to the bound that
+// the dependency chain of its G function sets), one zstd pass and the
+// msgpack work. The checksum is part of the format and is never skipped; on
+// rows shaped like v7_small_300ticks.cdt it is about 45 % of the CPU time of
+// a typed read (schema7.Records; zstd 19 %, msgpack 30 %) and 30 % of a
+// typed write (zstd 52 %, msgpack 13 %). It cannot be computed while rows
+// are appended: a TICK payload starts with its end tick and row count,
+// known only when the chunk is cut.
 // WithConcurrency(n ≥ 2) decompresses and checks the next chunks in
 // goroutines beside the caller's decoding, which takes the checksum off the
 // critical path (wall-clock overhead under 15 % with two free cores);

@@ -126,7 +126,7 @@ func Detect(path string) (Detection, error) {
 // with the variant "magic not recognised" or "empty file", so that a
 // validator can say what is wrong with it.
 func DetectFile(path string) (Detection, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return unknown, err
 	}
@@ -251,7 +251,7 @@ func isIdentByte(c byte) bool {
 // the same folder as path.
 func besideCTFMetadata(path string) bool {
 	meta := filepath.Join(filepath.Dir(path), "metadata")
-	f, err := os.Open(meta)
+	f, err := openRegular(meta)
 	if err != nil {
 		return false
 	}
@@ -315,7 +315,8 @@ func isATFThread(dir string) bool {
 }
 
 func hasATFThreads(dir string) bool {
-	if b, err := os.ReadFile(filepath.Join(dir, "manifest.json")); err == nil && bytes.Contains(b, []byte(`"threads"`)) {
+	// A manifest is small; 16 MiB bounds a hostile one (or a link to a device).
+	if b, err := readRegular(filepath.Join(dir, "manifest.json"), 16<<20); err == nil && bytes.Contains(b, []byte(`"threads"`)) {
 		return true
 	}
 	ents, err := os.ReadDir(dir)

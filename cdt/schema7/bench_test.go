@@ -45,6 +45,36 @@ func benchRecords(b testing.TB) (*TraceMeta, []TickRecord, int64) {
 	return meta, recs, n
 }
 
+// heavyRecords makes the heavier workload of the side-by-side measurement
+// (≈4 kB of msgpack per tick instead of ≈2.5 kB): each row of recs with two
+// more copies of its creature list, the copies given new uids and slots. The rows are
+// deep enough copies that recs is not changed.
+func heavyRecords(b testing.TB, recs []TickRecord) ([]TickRecord, int64) {
+	out := make([]TickRecord, len(recs))
+	var n int64
+	for i := range recs {
+		rec := recs[i]
+		cs := rec.Channels.EntitySamples.Creatures
+		more := make([]CreatureEntitySample, 0, 3*len(cs))
+		more = append(more, cs...)
+		for k := range 2 {
+			for _, c := range cs {
+				c.UID += Int(k+1) << 20
+				c.Index += Int(k+1) << 10
+				more = append(more, c)
+			}
+		}
+		rec.Channels.EntitySamples.Creatures = more
+		out[i] = rec
+		raw, err := rec.MarshalMsg(nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += int64(len(raw))
+	}
+	return out, n
+}
+
 // benchPasses repeats the 300 rows (ticks renumbered) so that a benchmark
 // trace holds 3000 ticks in 12 chunks, like a real recording rather than a
 // two-chunk toy (the reference's figures are for 20 000 ticks).
@@ -74,6 +104,16 @@ func writeTyped(b testing.TB, w io.Writer, meta *TraceMeta, recs []TickRecord, o
 
 func benchWriteTyped(b *testing.B, opts ...cdt.WriterOption) {
 	meta, recs, n := benchRecords(b)
+	benchWrite(b, meta, recs, n, opts...)
+}
+
+func benchWriteHeavy(b *testing.B, opts ...cdt.WriterOption) {
+	meta, recs, _ := benchRecords(b)
+	recs, n := heavyRecords(b, recs)
+	benchWrite(b, meta, recs, n, opts...)
+}
+
+func benchWrite(b *testing.B, meta *TraceMeta, recs []TickRecord, n int64, opts ...cdt.WriterOption) {
 	b.SetBytes(n * benchPasses)
 	b.ReportAllocs()
 	cpu := startCPU()
@@ -81,6 +121,7 @@ func benchWriteTyped(b *testing.B, opts ...cdt.WriterOption) {
 		writeTyped(b, io.Discard, meta, recs, opts...)
 	}
 	cpu.report(b, len(recs)*benchPasses)
+	b.ReportMetric(float64(n)/float64(len(recs)), "B/tick")
 }
 
 // cpuMeter adds a cpu-ticks/s metric: ticks per second of process CPU time
@@ -110,8 +151,16 @@ func (m cpuMeter) report(b *testing.B, ticksPerOp int) {
 func BenchmarkWriteTyped(b *testing.B)          { benchWriteTyped(b) }
 func BenchmarkWriteTypedParallel2(b *testing.B) { benchWriteTyped(b, cdt.WithWriterConcurrency(2)) }
 
+// BenchmarkWriteTypedHeavy is BenchmarkWriteTyped on ≈4 kB rows (see
+// heavyRecords); the reference writes ≈34 k of them per CPU-second.
+func BenchmarkWriteTypedHeavy(b *testing.B) { benchWriteHeavy(b) }
+
 func benchReadTyped(b *testing.B, opts ...cdt.ReaderOption) {
 	meta, recs, n := benchRecords(b)
+	benchRead(b, meta, recs, n, opts...)
+}
+
+func benchRead(b *testing.B, meta *TraceMeta, recs []TickRecord, n int64, opts ...cdt.ReaderOption) {
 	var buf bytes.Buffer
 	writeTyped(b, &buf, meta, recs)
 	r, err := cdt.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), opts...)
@@ -130,12 +179,21 @@ func benchReadTyped(b *testing.B, opts ...cdt.ReaderOption) {
 		}
 	}
 	cpu.report(b, len(recs)*benchPasses)
+	b.ReportMetric(float64(n)/float64(len(recs)), "B/tick")
 }
 
 // BenchmarkReadTyped reads every row and decodes it into a TickRecord
 // (Records): the work of the reference's full typed read (≈14 k ticks/s).
 func BenchmarkReadTyped(b *testing.B)          { benchReadTyped(b) }
 func BenchmarkReadTypedParallel2(b *testing.B) { benchReadTyped(b, cdt.WithConcurrency(2)) }
+
+// BenchmarkReadTypedHeavy is BenchmarkReadTyped on ≈4 kB rows (see
+// heavyRecords); the reference reads ≈8 k of them per CPU-second.
+func BenchmarkReadTypedHeavy(b *testing.B) {
+	meta, recs, _ := benchRecords(b)
+	recs, n := heavyRecords(b, recs)
+	benchRead(b, meta, recs, n)
+}
 
 // BenchmarkDecodeRecord is the msgpack part alone.
 func BenchmarkDecodeRecord(b *testing.B) {

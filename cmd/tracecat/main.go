@@ -14,6 +14,7 @@
 //	tracecat focus [--json] --tick TICK GOLDEN.cdt CANDIDATE.cdt
 //	tracecat merge [--json] SESSION_DIR
 //	tracecat convert --to FORMAT [--fields LIST] [--force] IN OUT
+//	tracecat export --to parquet [--hive] IN... OUT
 //	tracecat sample FORMAT OUT
 //	tracecat demo [DIR]
 //	tracecat version

@@ -58,8 +58,9 @@ func expandInputs(args []string) (jobs []job, many bool) {
 }
 
 // walkInputs walks a folder that is no trace itself: trace folders inside it
-// are one input each, regular files are inputs, everything else (symbolic
-// links, devices, sockets) is left alone.
+// are one input each, regular files are inputs, FIFOs, devices and sockets
+// are reported as invalid without being opened, symbolic links are left alone
+// (WalkDir does not follow them).
 func walkInputs(root string) []job {
 	var jobs []job
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -77,8 +78,13 @@ func walkInputs(root string) []job {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() {
+		switch {
+		case d.Type().IsRegular():
 			jobs = append(jobs, job{path: p, walked: true})
+		case d.Type()&fs.ModeSymlink == 0:
+			// A FIFO, device or socket: never read (it could block or never
+			// end), but reported, so nothing is skipped without a word.
+			jobs = append(jobs, job{path: p, walked: true, err: errors.New("not a regular file (" + d.Type().String() + ")")})
 		}
 		return nil
 	})

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tracecodec/tracecodec/parquetexport"
+)
+
+func init() {
+	registerCommand(&command{
+		name: "export", args: "--to parquet [--hive] [--row-group-mib N] [--jobs N] [--fields FIELDS] [--keep-going] IN... OUT",
+		summary: "many traces into one Parquet dataset for DuckDB, Spark, Trino",
+		doc: `Reads every IN — trace files, folders (walked for traces: ATF session and thread
+folders, dial9 .bin and .bin.gz segments, WTF and CDT files) and globs — and writes their
+events as one Parquet dataset into the folder OUT, which must not exist. The inputs are
+decoded in parallel (--jobs); OUT is written as a temporary folder beside it and renamed
+when complete; an interrupt (Ctrl-C) removes it.
+
+One row per event, with the columns format, source, track_kind, track, track_name,
+ts_ns, dur_ns, name, kind, typed argument columns per format (dial9_<field>,
+atf_function_id, atf_depth, atf_seq, atf_detail_type, atf_detail, wtf_<argument>,
+cdt_<field>) and args_json for the arguments without a column. ATF calls and returns,
+dial9 PollStart/PollEnd and WTF scopes become "complete" rows with dur_ns. The files
+are zstd-compressed, with row groups of --row-group-mib MiB (uncompressed). Query them
+with DuckDB: SELECT name, count(*) FROM read_parquet('OUT/**/*.parquet', union_by_name
+= true) GROUP BY name.`,
+		examples: []string{
+			"tracecat export --to parquet --hive fleet/host*/segments traces/session_20250101_120000 out",
+			"tracecat export --to parquet 'logs/*.bin.gz' dial9.parquet.d",
+		},
+		run: (*cli).cmdExport,
+	})
+}
+
+func (c *cli) cmdExport(args []string) int {
+	fs := c.flags("export")
+	to := fs.String("to", "", "target `FORMAT`: parquet (required)")
+	hive := fs.Bool("hive", false, "write each format's files under OUT/format=NAME/ (Hive-style partitions engines prune by) (default: all files in OUT)")
+	rowGroup := fs.Int64("row-group-mib", parquetexport.DefaultRowGroupBytes>>20, "uncompressed row group size in `MiB`, 1 to 1024")
+	jobs := fs.Int("jobs", 0, "inputs decoded at once, each on its own goroutine, `N` ≥ 1 (default: 0, every core)")
+	fields := fs.String("fields", "", "comma-separated numeric CDT `FIELDS` exported as DOUBLE columns cdt_<field> (default: "+strings.Join(parquetexport.DefaultCDTFields, ",")+")")
+	keepGoing := fs.Bool("keep-going", false, "report an input that cannot be read as a warning and export the others (default: stop at the first, write nothing)")
+	pos, code, ok := c.parse(fs, args, 2, -1)
+	if !ok {
+		return code
+	}
+	if *to != "parquet" {
+		if *to == "" {
+			return c.usageError("export", "--to is required (parquet)")
+		}
+		return c.usageError("export", "--to %s: the export target is parquet", *to)
+	}
+	if *rowGroup < 1 || *rowGroup > 1024 {
+		return c.usageError("export", "--row-group-mib %d: want 1 to 1024", *rowGroup)
+	}
+	if *jobs < 0 {
+		return c.usageError("export", "--jobs %d: want ≥ 0", *jobs)
+	}
+	opts := []parquetexport.Option{
+		parquetexport.WithHivePartitioning(*hive),
+		parquetexport.WithRowGroupBytes(*rowGroup << 20),
+		parquetexport.WithKeepGoing(*keepGoing),
+	}
+	if *jobs > 0 {
+		opts = append(opts, parquetexport.WithConcurrency(*jobs))
+	}
+	if *fields != "" {
+		opts = append(opts, parquetexport.WithCDTFields(strings.Split(*fields, ",")...))
+	}
+	ins, out := pos[:len(pos)-1], pos[len(pos)-1]
+	if out == "-" {
+		return c.usageError("export", "OUT is a folder; standard output cannot hold a dataset")
+	}
+	var total int64
+	if list, err := parquetexport.ExpandInputs(ins...); err == nil {
+		for _, in := range list {
+			total += in.Size
+		}
+	}
+	p := newProgress("export", total, false)
+	defer p.Done()
+	var last int64
+	opts = append(opts, parquetexport.WithProgress(func(pr parquetexport.Progress) {
+		p.Add(pr.InputBytes - last)
+		last = pr.InputBytes
+	}))
+	res, err := parquetexport.Export(c.context(), out, ins, opts...)
+	p.Done()
+	if err != nil {
+		// Interrupts come back as the context's cause (exit 130/143 by
+		// main); input errors name their path.
+		return c.fail("tracecat export", err)
+	}
+	for _, f := range res.Failed {
+		fmt.Fprintf(c.stderr, "%s: warning: skipped: %v\n", f.Path, f.Err)
+	}
+	fmt.Fprintf(c.stdout, "%s: %d rows from %d events of %d inputs (%d bytes) in %d files\n",
+		out, res.Rows, res.Events, len(res.Inputs)-len(res.Failed), res.InputBytes, len(res.Files))
+	return exitOK
+}

@@ -1,0 +1,122 @@
+package checksum
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+
+	"golang.org/x/crypto/blake2b"
+)
+
+// refSum is golang.org/x/crypto/blake2b's BLAKE2b-64, the reference every
+// output of this package is checked against.
+func refSum(t testing.TB, p []byte) uint64 {
+	h, err := blake2b.New(8, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Write(p)
+	return binary.LittleEndian.Uint64(h.Sum(nil))
+}
+
+func testData(n int, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	p := make([]byte, n)
+	for i := range p {
+		p[i] = byte(r.Uint32())
+	}
+	return p
+}
+
+// TestBlake2b64MatchesXCrypto compares every length 0..4096, one-shot and
+// in pieces, with x/crypto, on the compression function this build uses
+// (assembly or Go, see blocks) and on the Go one directly.
+func TestBlake2b64MatchesXCrypto(t *testing.T) {
+	data := testData(4096+BlockSize, 1)
+	h := NewBlake2b64()
+	for n := 0; n <= 4096; n++ {
+		for _, off := range []int{0, 3} { // aligned and unaligned input
+			p := data[off : off+n]
+			want := refSum(t, p)
+			if got := h.Sum(p); got != want {
+				t.Fatalf("len %d off %d: Sum = %#x, x/crypto %#x", n, off, got, want)
+			}
+			if got := sumWith(blocksGeneric, p); got != want {
+				t.Fatalf("len %d off %d: Go compression function gives %#x, x/crypto %#x", n, off, got, want)
+			}
+		}
+		p := data[:n]
+		want := refSum(t, p)
+		h.Reset()
+		step := 1 + n%131
+		for i := 0; i < n; i += step {
+			h.Write(p[i:min(i+step, n)])
+		}
+		if got := h.Sum64(); got != want {
+			t.Fatalf("len %d written in pieces of %d: %#x, x/crypto %#x", n, step, got, want)
+		}
+		if got := h.Sum64(); got != want { // Sum64 leaves the state alone
+			t.Fatalf("len %d: second Sum64 differs", n)
+		}
+	}
+}
+
+// sumWith is Sum with a given compression function.
+func sumWith(f func(*[8]uint64, *[2]uint64, uint64, []byte), p []byte) uint64 {
+	var b Blake2b64
+	b.Reset()
+	if len(p) > BlockSize {
+		n := (len(p) - 1) &^ (BlockSize - 1)
+		f(&b.h, &b.c, 0, p[:n])
+		p = p[n:]
+	}
+	var last [BlockSize]byte
+	copy(last[:], p)
+	c := b.c
+	var borrow uint64
+	c[0], borrow = bits.Sub64(c[0], uint64(BlockSize-len(p)), 0)
+	c[1] -= borrow
+	f(&b.h, &c, ^uint64(0), last[:])
+	return b.h[0]
+}
+
+// TestBlake2b64CounterCarry starts from a byte counter just below 2^64, so
+// that the 128-bit counter carries, and compares the two compression
+// functions (x/crypto cannot be started there).
+func TestBlake2b64CounterCarry(t *testing.T) {
+	data := testData(1024, 2)
+	for _, start := range []uint64{1<<64 - 128, 1<<64 - 256, 1<<64 - 64} {
+		var a, b Blake2b64
+		a.Reset()
+		b.Reset()
+		a.c[0], b.c[0] = start, start
+		blocks(&a.h, &a.c, 0, data)
+		blocksGeneric(&b.h, &b.c, 0, data)
+		if a.h != b.h || a.c != b.c || a.c[1] != 1 {
+			t.Fatalf("start %#x: state %x/%x counter %x/%x", start, a.h, b.h, a.c, b.c)
+		}
+	}
+}
+
+// FuzzBlake2b64 compares arbitrary input, written whole and split at an
+// arbitrary point, with x/crypto.
+func FuzzBlake2b64(f *testing.F) {
+	f.Add([]byte("abc"), uint16(1))
+	f.Add(testData(300, 3), uint16(128))
+	f.Add(testData(1000, 4), uint16(999))
+	h := NewBlake2b64()
+	f.Fuzz(func(t *testing.T, p []byte, split uint16) {
+		want := refSum(t, p)
+		if got := h.Sum(p); got != want {
+			t.Fatalf("len %d: Sum = %#x, x/crypto %#x", len(p), got, want)
+		}
+		s := min(int(split), len(p))
+		h.Reset()
+		h.Write(p[:s])
+		h.Write(p[s:])
+		if got := h.Sum64(); got != want {
+			t.Fatalf("len %d split %d: %#x, x/crypto %#x", len(p), s, got, want)
+		}
+	})
+}

@@ -1,0 +1,420 @@
+package parquetexport
+
+import (
+	"math"
+
+	"github.com/tracecodec/tracecodec/cdt/schema7"
+	"github.com/tracecodec/tracecodec/events"
+)
+
+// maxPairTracks bounds the tracks a converter keeps pairing stacks for.
+const maxPairTracks = 1 << 16
+
+type trackKey struct {
+	kind events.TrackKind
+	id   uint64
+}
+
+// pairStack holds the rows of the open begins of one track.
+type pairStack struct {
+	rows     []int32
+	overflow int // begins beyond the depth limit still open
+}
+
+// converter turns the events of one input into rows of a batch.
+type converter struct {
+	o       *options
+	prefix  string // "dial9_", "atf_", "wtf_", "cdt_"
+	colName map[string]string
+	cdtCols []string // column names of o.cdtFields
+
+	b      *batch
+	gen    uint64
+	source uint32
+	src    string
+
+	stacks map[trackKey]*pairStack
+
+	carry  *batch // open begins kept across a row group boundary
+	js     []byte // args that go to args_json, without braces
+	detail []byte
+	rec    schema7.TickRecord
+}
+
+func newConverter(o *options) *converter {
+	return &converter{o: o, colName: map[string]string{}, stacks: map[trackKey]*pairStack{}}
+}
+
+// start prepares the converter for an input whose rows go to b.
+func (c *converter) start(b *batch, format, source string) {
+	c.prefix = format + "_"
+	clear(c.colName)
+	clear(c.stacks)
+	c.src = source
+	c.attach(b)
+	if format == events.FormatCDT && c.cdtCols == nil {
+		for _, f := range c.o.cdtFields {
+			c.cdtCols = append(c.cdtCols, "cdt_"+sanitize(f))
+		}
+	}
+}
+
+// attach (re)binds the converter to b after b was reset or replaced.
+func (c *converter) attach(b *batch) {
+	c.b, c.gen = b, b.gen
+	c.source = b.dict.id(c.src)
+	clear(c.stacks)
+}
+
+// sanitize makes a column name engines accept unquoted: letters, digits
+// and underscores, every other byte replaced by '_'.
+func sanitize(s string) string {
+	ok := true
+	for i := 0; i < len(s); i++ {
+		if !nameByte(s[i]) {
+			ok = false
+			break
+		}
+	}
+	if ok && s != "" {
+		return s
+	}
+	b := []byte(s)
+	for i := range b {
+		if !nameByte(b[i]) {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "_"
+	}
+	return string(b)
+}
+
+func nameByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// column name of argument name (interned per input, up to 64 Ki names).
+func (c *converter) argColumn(name string) string {
+	if n, ok := c.colName[name]; ok {
+		return n
+	}
+	n := c.prefix + sanitize(name)
+	if len(c.colName) < 1<<16 {
+		c.colName[name] = n
+	}
+	return n
+}
+
+// add converts one event.
+func (c *converter) add(e *events.Event) {
+	if c.b.gen != c.gen {
+		c.attach(c.b)
+	}
+	kind := e.Kind()
+	if c.o.pairDepth > 0 && kind == events.KindEnd && c.pairEnd(e) {
+		return
+	}
+	r := c.b.addRow(c.source, e)
+	c.js = c.js[:0]
+	c.putArgs(r, e, false)
+	c.putJSON(r)
+	if c.o.pairDepth > 0 && kind == events.KindBegin {
+		c.pushBegin(r, e)
+	}
+}
+
+func (c *converter) stack(e *events.Event, create bool) *pairStack {
+	t := e.Track()
+	k := trackKey{t.Kind, t.ID}
+	if st, ok := c.stacks[k]; ok {
+		return st
+	}
+	if !create || len(c.stacks) >= maxPairTracks {
+		return nil
+	}
+	st := &pairStack{}
+	c.stacks[k] = st
+	return st
+}
+
+func (c *converter) pushBegin(r int, e *events.Event) {
+	st := c.stack(e, true)
+	if st == nil {
+		return
+	}
+	if st.overflow > 0 || len(st.rows) >= c.o.pairDepth {
+		st.overflow++
+		return
+	}
+	st.rows = append(st.rows, int32(r))
+}
+
+// pairEnd turns the row of the begin that e closes into a complete row;
+// false when e closes no begin of this batch (it becomes an "end" row).
+func (c *converter) pairEnd(e *events.Event) bool {
+	st := c.stack(e, false)
+	if st == nil {
+		return false
+	}
+	if st.overflow > 0 {
+		st.overflow--
+		return false
+	}
+	if len(st.rows) == 0 {
+		return false
+	}
+	r := int(st.rows[len(st.rows)-1])
+	st.rows = st.rows[:len(st.rows)-1]
+	b := c.b
+	b.kind[r] = uint8(events.KindComplete)
+	b.hasDur[r] = true
+	if b.hasTs[r] && e.HasTime() {
+		b.dur[r] = e.Time() - b.ts[r]
+	} else {
+		b.hasDur[r] = false
+	}
+	c.js = c.js[:0]
+	c.putArgs(r, e, true)
+	c.putJSON(r)
+	return true
+}
+
+// putArgs stores e's arguments in row r: typed columns where the column has
+// the value's type, args_json otherwise. For an end paired into its begin's
+// row (end true), values the begin already set are kept and the end's
+// differing values go to args_json as "end.NAME".
+func (c *converter) putArgs(r int, e *events.Event, end bool) {
+	b := c.b
+	if e.Format() == events.FormatCDT {
+		c.putCDT(r, e)
+	}
+	for i := range e.NumArgs() {
+		name, v := e.Arg(i)
+		if v.Kind() == events.ValueNull {
+			continue
+		}
+		col := c.argColumn(name)
+		var kind colKind
+		switch v.Kind() {
+		case events.ValueInt:
+			kind = colInt
+		case events.ValueUint:
+			kind = colUint
+		case events.ValueFloat:
+			kind = colFloat
+		case events.ValueBool:
+			kind = colBool
+		case events.ValueString:
+			kind = colString
+		case events.ValueBytes:
+			kind = colBytes
+		}
+		if kind != 0 {
+			cl, ok := b.column(col, kind)
+			if !ok && cl.has(r) && e.Format() == events.FormatCDT {
+				continue // a top-level entry also exported as a CDT field
+			}
+			if ok {
+				if !cl.has(r) {
+					c.setValue(cl, r, v)
+					continue
+				}
+				if end && sameValue(b, cl, r, v) {
+					continue
+				}
+			}
+		}
+		c.jsonArg(name, v, end)
+	}
+	if end {
+		if s := e.WTFScope(); s != nil && len(s.Appended) > 0 && string(s.Appended) != "{}" && string(s.Appended) != "[]" {
+			c.jsonRaw("scope_data", s.Appended)
+		}
+	}
+	if e.Format() == events.FormatATF {
+		c.putATF(r, e, end)
+	}
+}
+
+func (c *converter) setValue(cl *argCol, r int, v events.Value) {
+	b := c.b
+	switch cl.kind {
+	case colInt, colUint:
+		cl.setNum(r, v.Uint())
+		b.size += 9
+	case colFloat:
+		cl.setNum(r, math.Float64bits(v.Float()))
+		b.size += 9
+	case colBool:
+		var x uint64
+		if v.Bool() {
+			x = 1
+		}
+		cl.setNum(r, x)
+		b.size++
+	default:
+		cl.setStr(r, b.putBytes(v.Bytes()))
+		b.size += 5 + int64(len(v.Bytes()))
+	}
+}
+
+// sameValue reports whether row r of cl already holds v.
+func sameValue(b *batch, cl *argCol, r int, v events.Value) bool {
+	switch cl.kind {
+	case colInt, colUint, colBool:
+		return cl.nums[r] == v.Uint()
+	case colFloat:
+		return cl.nums[r] == math.Float64bits(v.Float())
+	}
+	return string(b.bytes(cl.strs[r])) == string(v.Bytes())
+}
+
+func (c *converter) jsonKey(name string, end bool) {
+	if len(c.js) > 0 {
+		c.js = append(c.js, ',')
+	}
+	start := len(c.js)
+	c.js = events.AppendJSONString(c.js, name)
+	if end {
+		// "end.NAME": rare (an end whose value differs from its begin's).
+		c.js = append(c.js[:start+1], append([]byte("end."), c.js[start+1:]...)...)
+	}
+	c.js = append(c.js, ':')
+}
+
+func (c *converter) jsonArg(name string, v events.Value, end bool) {
+	c.jsonKey(name, end)
+	c.js = v.AppendJSON(c.js)
+}
+
+func (c *converter) jsonRaw(name string, raw []byte) {
+	c.jsonKey(name, false)
+	c.js = append(c.js, raw...)
+}
+
+// putJSON stores the collected args_json pairs in row r (merged into what
+// the row holds already).
+func (c *converter) putJSON(r int) {
+	if len(c.js) == 0 {
+		return
+	}
+	b := c.b
+	old := b.json[r]
+	off := len(b.arena)
+	if old.n == 0 {
+		b.arena = append(b.arena, '{')
+	} else {
+		b.arena = append(b.arena, b.arena[old.off:old.off+old.n-1]...)
+		b.arena = append(b.arena, ',')
+		b.size -= int64(old.n)
+	}
+	b.arena = append(b.arena, c.js...)
+	b.arena = append(b.arena, '}')
+	b.json[r] = span{uint32(off), uint32(len(b.arena) - off)}
+	b.size += int64(len(b.arena) - off)
+}
+
+// putATF adds the index record's place and its detail record:
+// atf_seq (sequence number in the thread's index.atf), atf_detail_type and
+// atf_detail (the payload of the linked detail.atf record).
+func (c *converter) putATF(r int, e *events.Event, end bool) {
+	ev, th, seq, ok := e.ATF()
+	if !ok {
+		return
+	}
+	b := c.b
+	if cl, ok := b.column("atf_seq", colUint); ok && !cl.has(r) {
+		cl.setNum(r, seq)
+		b.size += 9
+	}
+	if th == nil || !ev.HasDetail() {
+		return
+	}
+	d, ok, err := th.DetailFor(ev, c.detail[:0])
+	if err != nil || !ok {
+		return
+	}
+	c.detail = d.Payload[:0]
+	tname, pname := "atf_detail_type", "atf_detail"
+	if end {
+		tname, pname = "atf_end_detail_type", "atf_end_detail"
+	}
+	if cl, ok := b.column(tname, colUint); ok && !cl.has(r) {
+		cl.setNum(r, uint64(d.Type))
+		b.size += 9
+	}
+	if cl, ok := b.column(pname, colBytes); ok && !cl.has(r) {
+		cl.setStr(r, b.putBytes(d.Payload))
+		b.size += 5 + int64(len(d.Payload))
+	}
+}
+
+// putCDT adds the configured numeric fields of a tick (DOUBLE columns).
+func (c *converter) putCDT(r int, e *events.Event) {
+	row, ok := e.CDT()
+	if !ok || len(c.cdtCols) == 0 {
+		return
+	}
+	if err := c.rec.Decode(row.Raw); err != nil {
+		c.jsonKey("decode_error", false)
+		c.js = events.AppendJSONString(c.js, err.Error())
+		return
+	}
+	for i, f := range c.o.cdtFields {
+		v, ok := schema7.LookupNumber(&c.rec, f)
+		if !ok {
+			continue
+		}
+		if cl, ok := c.b.column(c.cdtCols[i], colFloat); ok && !cl.has(r) {
+			cl.setNum(r, math.Float64bits(v))
+			c.b.size += 9
+		}
+	}
+}
+
+func float64frombits(b uint64) float64 { return math.Float64frombits(b) }
+
+// maxCarry bounds the open begins carried into the next row group; beyond
+// it they are written as "begin" rows.
+const maxCarry = 1 << 16
+
+// flush writes the sink's batch as a row group, carrying the rows of the
+// open begins (up to maxCarry) into the next one so that their ends still
+// find them.
+func (c *converter) flush(s *sink) error {
+	b := s.b
+	if c.b != b || c.gen != b.gen {
+		return s.flush()
+	}
+	n := 0
+	for _, st := range c.stacks {
+		n += len(st.rows)
+	}
+	if n == 0 || n > maxCarry {
+		return s.flush()
+	}
+	if c.carry == nil {
+		c.carry = newBatch(b.format)
+	}
+	cb := c.carry
+	cb.reset()
+	for _, st := range c.stacks {
+		for i, r := range st.rows {
+			st.rows[i] = int32(cb.copyRow(b, int(r)))
+			b.skipRow(int(r))
+		}
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	for _, st := range c.stacks {
+		for i, r := range st.rows {
+			st.rows[i] = int32(b.copyRow(cb, int(r)))
+		}
+	}
+	c.gen = b.gen
+	c.source = b.dict.id(c.src)
+	return nil
+}

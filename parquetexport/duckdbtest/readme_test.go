@@ -1,0 +1,107 @@
+package duckdbtest
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readmeQueries are the README's DuckDB queries, one per format, over the
+// export of the tracecat sample traces, with the result the README shows.
+var readmeQueries = []struct{ format, query, result string }{
+	{"dial9", `SELECT track_name, count(*) AS polls, sum(dur_ns) AS busy_ns, max(dur_ns) AS longest_ns
+FROM read_parquet('out/**/*.parquet', union_by_name = true, hive_partitioning = true)
+WHERE format = 'dial9' AND kind = 'complete'
+GROUP BY track_name ORDER BY track_name`, `track_name | polls | busy_ns | longest_ns
+worker 0 | 4 | 100000 | 25000
+worker 1 | 4 | 100000 | 25000`},
+	{"atf", `SELECT track_name, name, count(*) AS calls, sum(dur_ns) AS total_ns
+FROM read_parquet('out/**/*.parquet', union_by_name = true, hive_partitioning = true)
+WHERE format = 'atf' AND kind = 'complete'
+GROUP BY ALL ORDER BY ALL`, `track_name | name | calls | total_ns
+thread_0 | 0x52dc64e800000001 | 1 | 850
+thread_0 | 0x52dc64e800000003 | 1 | 200
+thread_0 | 0x52dc64e800000004 | 1 | 100`},
+	{"wtf", `SELECT track_name, name, kind, count(*) AS n, sum(dur_ns) AS total_ns
+FROM read_parquet('out/**/*.parquet', union_by_name = true, hive_partitioning = true)
+WHERE format = 'wtf' AND kind <> 'metadata'
+GROUP BY ALL ORDER BY ALL`, `track_name | name | kind | n | total_ns
+Main | app#draw | instant | 16 | NULL
+Main | app#frame | complete | 16 | 144000000
+Main | layout | complete | 16 | 46400000
+Main | wtf.scope#appendData | instant | 16 | NULL
+Worker | app#draw | instant | 4 | NULL
+Worker | app#frame | complete | 4 | 36000000
+Worker | layout | complete | 4 | 11600000
+Worker | wtf.scope#appendData | instant | 4 | NULL
+Worker | wtf.trace#mark | instant | 1 | NULL
+Worker | wtf.trace#timeStamp | instant | 1 | NULL`},
+	{"cdt", `SELECT count(*) AS ticks, max(ts_ns) AS last_ns, max(cdt_checkpoint_score_xp) AS score_xp,
+       max(cdt_checkpoint_kills) AS kills, avg(cdt_entity_samples_creatures) AS creatures
+FROM read_parquet('out/**/*.parquet', union_by_name = true, hive_partitioning = true)
+WHERE format = 'cdt'`, `ticks | last_ns | score_xp | kills | creatures
+40 | 650000000 | 117 | 0 | 2`},
+}
+
+// TestReadmeQueries runs the README's queries on the export of the sample
+// traces (tracecat sample FORMAT) and compares their results with the
+// README's.
+func TestReadmeQueries(t *testing.T) {
+	dir := t.TempDir()
+	var ins []string
+	for _, f := range []string{"dial9", "atf", "wtf", "cdt"} {
+		p := filepath.Join(dir, "samples", "sample."+f)
+		os.MkdirAll(filepath.Dir(p), 0o777)
+		runTracecat(t, "sample", f, p)
+		ins = append(ins, p)
+	}
+	runTracecat(t, append(append([]string{"export", "--to", "parquet", "--hive"}, ins...), filepath.Join(dir, "out"))...)
+	db := openDB(t)
+	if _, err := db.Exec(fmt.Sprintf("SET file_search_path = '%s'", filepath.ToSlash(dir))); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range readmeQueries {
+		got := table(t, db, q.query)
+		if got != q.result {
+			t.Errorf("%s: got\n%s\nwant\n%s", q.format, got, q.result)
+		}
+	}
+}
+
+// table renders a query's result as DuckDB's CLI does in its list mode:
+// a header line and one line per row, columns separated by " | ".
+func table(t *testing.T, db *sql.DB, q string) string {
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	lines := []string{strings.Join(cols, " | ")}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		cells := make([]string, len(cols))
+		for i, v := range vals {
+			switch x := v.(type) {
+			case nil:
+				cells[i] = "NULL"
+			case float64:
+				cells[i] = fmt.Sprintf("%.4g", x)
+			default:
+				cells[i] = fmt.Sprint(x)
+			}
+		}
+		lines = append(lines, strings.Join(cells, " | "))
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,166 @@
+package parquetexport
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tracecodec/tracecodec/events"
+)
+
+// Input is one trace the export reads: a file or a trace folder (an ATF
+// session or thread folder).
+type Input struct {
+	Path   string
+	Format string // events.FormatDial9, FormatATF, FormatWTF or FormatCDT
+	Size   int64  // bytes on disk (every file of a folder)
+}
+
+// ExpandInputs resolves paths the way Export does: a glob (*, ?, [) is
+// expanded; a trace folder (ATF session, pid or thread folder) is one input;
+// another folder is walked, and each trace folder and each file holding
+// events inside it becomes an input (files of other kinds — CTF metadata,
+// sidecars, unknown files — are skipped there, but are an error when named
+// directly). Inputs are returned in path order, each once.
+func ExpandInputs(paths ...string) ([]Input, error) {
+	seen := map[string]bool{}
+	var out []Input
+	add := func(in Input) {
+		if !seen[in.Path] {
+			seen[in.Path] = true
+			out = append(out, in)
+		}
+	}
+	for _, p := range paths {
+		matches := []string{p}
+		if strings.ContainsAny(p, "*?[") {
+			m, err := filepath.Glob(p)
+			if err != nil {
+				return nil, fmt.Errorf("parquetexport: %s: %w", p, err)
+			}
+			if len(m) == 0 {
+				return nil, fmt.Errorf("%w: %s matches no file", ErrNoInputs, p)
+			}
+			matches = m
+		}
+		for _, m := range matches {
+			fi, err := os.Stat(m)
+			if err != nil {
+				return nil, err
+			}
+			if !fi.IsDir() {
+				in, err := fileInput(m, fi)
+				if err != nil {
+					return nil, err
+				}
+				add(in)
+				continue
+			}
+			if d := events.DetectDir(m); d.Known() {
+				in, err := dirInput(m, d)
+				if err != nil {
+					return nil, err
+				}
+				add(in)
+				continue
+			}
+			found, err := walkInputs(m)
+			if err != nil {
+				return nil, err
+			}
+			if len(found) == 0 {
+				return nil, fmt.Errorf("%w: no trace in folder %s", ErrNoInputs, m)
+			}
+			for _, in := range found {
+				add(in)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, ErrNoInputs
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// eventFormat reports whether the events layer yields events for format.
+func eventFormat(format string) bool {
+	switch format {
+	case events.FormatDial9, events.FormatATF, events.FormatWTF, events.FormatCDT:
+		return true
+	}
+	return false
+}
+
+func fileInput(path string, fi fs.FileInfo) (Input, error) {
+	d, err := events.DetectFile(path)
+	if err != nil {
+		return Input{}, err
+	}
+	if !eventFormat(d.Format) || d.Format == events.FormatATF && d.Variant == "detail" {
+		return Input{}, fmt.Errorf("%w: %s: %s holds no events to export", ErrInput, path, d)
+	}
+	return Input{Path: path, Format: d.Format, Size: fi.Size()}, nil
+}
+
+func dirInput(path string, d events.Detection) (Input, error) {
+	if d.Format != events.FormatATF {
+		return Input{}, fmt.Errorf("%w: %s: %s holds no events to export", ErrInput, path, d)
+	}
+	var size int64
+	err := filepath.WalkDir(path, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if de.Type().IsRegular() {
+			if fi, err := de.Info(); err == nil {
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	return Input{Path: path, Format: d.Format, Size: size}, err
+}
+
+// walkInputs finds the traces inside a folder that is not one itself.
+func walkInputs(root string) ([]Input, error) {
+	var out []Input
+	err := filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if de.IsDir() {
+			if p == root {
+				return nil
+			}
+			if d := events.DetectDir(p); d.Known() {
+				if d.Format == events.FormatATF {
+					in, err := dirInput(p, d)
+					if err != nil {
+						return err
+					}
+					out = append(out, in)
+				}
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !de.Type().IsRegular() {
+			return nil
+		}
+		d, err := events.DetectFile(p)
+		if err != nil || !eventFormat(d.Format) || d.Format == events.FormatATF && d.Variant != "index" {
+			return nil // not a trace of events (CTF, sidecars, detail.atf)
+		}
+		fi, err := de.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, Input{Path: p, Format: d.Format, Size: fi.Size()})
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,149 @@
+package parquetexport
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+)
+
+// Sentinel errors of the exporter; errors.Is works on them.
+var (
+	// ErrOption: an option's value is out of range.
+	ErrOption = errors.New("parquetexport: invalid option")
+	// ErrNoInputs: the paths named no trace (an empty glob, a folder without
+	// traces).
+	ErrNoInputs = errors.New("parquetexport: no inputs")
+	// ErrExists: the output folder already exists (the exporter never
+	// overwrites a dataset).
+	ErrExists = errors.New("parquetexport: output exists")
+	// ErrInput: an input could not be read (it wraps the path and the
+	// codec's *traceerr.FormatError or the I/O error).
+	ErrInput = errors.New("parquetexport: input failed")
+)
+
+// DefaultRowGroupBytes is the uncompressed size of a row group: 128 MiB, the
+// size Spark, Trino and DuckDB plan their scans around.
+const DefaultRowGroupBytes = 128 << 20
+
+// DefaultCDTFields are the numeric CDT fields exported as typed DOUBLE
+// columns, the set tracecat convert --to chrome draws as counter tracks by
+// default (dotted paths as schema7.LookupNumber resolves them).
+var DefaultCDTFields = []string{
+	"checkpoint.score_xp", "checkpoint.kills", "checkpoint.creature_count",
+	"entity_samples.creatures", "entity_samples.projectiles", "rng_stream", "dt_ms_i32",
+}
+
+// DefaultMaxPairDepth is how many begins per track wait for their end; a
+// begin beyond it stays a "begin" row and its end an "end" row.
+const DefaultMaxPairDepth = 1024
+
+// Option configures Export.
+type Option func(*options) error
+
+type options struct {
+	rowGroupBytes int64
+	concurrency   int
+	hive          bool
+	cdtFields     []string
+	keepGoing     bool
+	pairDepth     int
+	progress      func(Progress)
+}
+
+// WithRowGroupBytes sets the uncompressed size at which a row group is
+// written (the Parquet plain-encoded size of its values). Default
+// DefaultRowGroupBytes (128 MiB); from 4 KiB to 1 GiB.
+func WithRowGroupBytes(n int64) Option {
+	return func(o *options) error {
+		if n < 4<<10 || n > 1<<30 {
+			return fmt.Errorf("%w: WithRowGroupBytes(%d): want 4 KiB to 1 GiB", ErrOption, n)
+		}
+		o.rowGroupBytes = n
+		return nil
+	}
+}
+
+// WithConcurrency sets how many inputs are decoded and encoded at once, each
+// on its own goroutine. Default runtime.GOMAXPROCS(0): every core.
+func WithConcurrency(n int) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return fmt.Errorf("%w: WithConcurrency(%d): want ≥ 1", ErrOption, n)
+		}
+		o.concurrency = n
+		return nil
+	}
+}
+
+// WithHivePartitioning writes the files of each format under a folder
+// format=NAME/ (format=dial9/, format=atf/, …), which engines read as a
+// partition column "format" and prune by. Default false: every file directly
+// in the output folder.
+func WithHivePartitioning(on bool) Option {
+	return func(o *options) error { o.hive = on; return nil }
+}
+
+// WithCDTFields sets the numeric CDT fields exported as typed columns
+// (cdt_ followed by the path with every character other than a letter,
+// digit or underscore replaced by _). Default DefaultCDTFields.
+func WithCDTFields(fields ...string) Option {
+	return func(o *options) error {
+		for _, f := range fields {
+			if f == "" {
+				return fmt.Errorf("%w: WithCDTFields: empty field", ErrOption)
+			}
+		}
+		o.cdtFields = append([]string(nil), fields...)
+		return nil
+	}
+}
+
+// WithKeepGoing makes an input that fails to read (or is not a trace of
+// events) a warning in Result.Failed instead of the export's error; the rows
+// read from it before the failure are kept. Default false: the first failing
+// input stops the export and nothing is written.
+func WithKeepGoing(on bool) Option {
+	return func(o *options) error { o.keepGoing = on; return nil }
+}
+
+// WithMaxPairDepth sets how many open begins per track wait for their end
+// (see Export). Default DefaultMaxPairDepth; 0 turns pairing off: begins and
+// ends are rows of their own.
+func WithMaxPairDepth(n int) Option {
+	return func(o *options) error {
+		if n < 0 {
+			return fmt.Errorf("%w: WithMaxPairDepth(%d): want ≥ 0", ErrOption, n)
+		}
+		o.pairDepth = n
+		return nil
+	}
+}
+
+// Progress is what a progress callback is told, after each input and each
+// written row group.
+type Progress struct {
+	InputsDone, Inputs int
+	Events             int64 // records read so far
+	InputBytes         int64 // bytes of the inputs finished so far
+}
+
+// WithProgress calls f (from any goroutine, one call at a time) as the
+// export advances. Default: no callback.
+func WithProgress(f func(Progress)) Option {
+	return func(o *options) error { o.progress = f; return nil }
+}
+
+func buildOptions(opts []Option) (options, error) {
+	o := options{
+		rowGroupBytes: DefaultRowGroupBytes,
+		concurrency:   runtime.GOMAXPROCS(0),
+		cdtFields:     DefaultCDTFields,
+		pairDepth:     DefaultMaxPairDepth,
+	}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
