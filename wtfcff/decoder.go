@@ -40,7 +40,8 @@ type Event struct {
 	BufferOffset int
 	Size         int // record length in bytes
 
-	d *Decoder
+	d   *Decoder
+	rec []byte // the binary record (nil for legacy records)
 }
 
 // Name is the event type's name.
@@ -53,7 +54,15 @@ func (e *Event) TimeMs() float64 { return float64(e.Time) / 1000 }
 func (e *Event) NumArgs() int { return len(e.Type.Args) }
 
 // Arg returns argument i (0 ≤ i < NumArgs).
-func (e *Event) Arg(i int) Value { return e.d.value(i) }
+func (e *Event) Arg(i int) Value {
+	// Inlined fast path: a non-string slot at a fixed offset of a binary record.
+	// (off is past every record for the other arguments, and rec is nil
+	// for legacy records.)
+	if a := e.Type.direct[i]; int(a.off) < len(e.rec) {
+		return Value{Type: a.typ, word: binary.LittleEndian.Uint32(e.rec[a.off:])}
+	}
+	return e.d.value(i)
+}
 
 // ArgByName returns the argument called name.
 func (e *Event) ArgByName(name string) (Value, bool) {
@@ -289,7 +298,7 @@ func (d *Decoder) Next() bool {
 	if d.torn != nil {
 		d.torn.SalvagedEvents++
 	}
-	if d.zone == d.dflt && !d.dfltListed && !d.ev.IsInternal() {
+	if !d.dfltListed && d.zone == d.dflt && !d.ev.Type.internal {
 		d.dfltListed = true
 		d.zones = append(d.zones, d.dflt)
 	}
@@ -332,16 +341,23 @@ func (d *Decoder) nextBinary() bool {
 			return false
 		}
 		pos += n
-		d.ev = Event{Type: t, WireID: wire, Time: binary.LittleEndian.Uint32(b[start+4:]), Zone: d.zone,
-			Chunk: d.chunk, Offset: d.base + int64(start), BufferOffset: start, Size: pos - start, d: d}
-		d.pos = pos
+		d.setEvent(t, wire, binary.LittleEndian.Uint32(b[start+4:]), start, pos)
 		return true
 	}
 	if cap(d.spans) < len(t.Args) {
 		d.spans = make([]argSpan, len(t.Args), max(len(t.Args), 16))
 	}
 	d.spans = d.spans[:len(t.Args)]
-	for i := range t.Args {
+	// The leading one-slot arguments sit at offsets fixed by the layout
+	// (value reads them from there); spans are needed from the first array.
+	first := t.fixedArgs
+	if left := len(b) - pos; left < 4*first {
+		i := left / 4
+		d.err = newErr(d.base+int64(pos+4*i), ErrTruncated, "event %s argument %s runs past the end of the event buffer", t.Name, t.Args[i].Name)
+		return false
+	}
+	pos += 4 * first
+	for i := first; i < len(t.Args); i++ {
 		a := t.Args[i].Type
 		if len(b)-pos < 4 {
 			d.err = newErr(d.base+int64(pos), ErrTruncated, "event %s argument %s runs past the end of the event buffer", t.Name, t.Args[i].Name)
@@ -370,24 +386,41 @@ func (d *Decoder) nextBinary() bool {
 			pos = len(b)
 		}
 	}
-	d.ev = Event{Type: t, WireID: wire, Time: binary.LittleEndian.Uint32(b[start+4:]), Zone: d.zone,
-		Chunk: d.chunk, Offset: d.base + int64(start), BufferOffset: start, Size: pos - start, d: d}
-	d.pos = pos
+	d.setEvent(t, wire, binary.LittleEndian.Uint32(b[start+4:]), start, pos)
 	return true
+}
+
+// setEvent makes d.ev the binary record buf[start:end], field by field
+// (cheaper than assigning a whole Event per record).
+func (d *Decoder) setEvent(t *EventType, wire uint16, time uint32, start, end int) {
+	e := &d.ev
+	e.Type, e.WireID, e.Time = t, wire, time
+	if e.Zone != d.zone {
+		e.Zone = d.zone
+	}
+	if e.d != d {
+		e.d = d
+	}
+	e.Chunk, e.Offset, e.BufferOffset, e.Size = d.chunk, d.base+int64(start), start, end-start
+	e.rec = d.buf[start:end]
+	d.pos = end
 }
 
 // value builds argument i of the current event.
 func (d *Decoder) value(i int) Value {
 	t := d.ev.Type
-	a := t.Args[i].Type
-	if t.scalarOnly && !d.legacy {
-		v := Value{Type: a, word: binary.LittleEndian.Uint32(d.buf[d.ev.BufferOffset+8+4*i:])}
-		if a.IsString() {
-			str, ok := d.strs.Lookup(v.word)
-			v.data, v.null = str, !ok
+	if !d.legacy {
+		if l := &t.layout[i]; l.off >= 0 {
+			// A slot at a fixed offset: read straight from the record.
+			w := binary.LittleEndian.Uint32(d.buf[d.ev.BufferOffset+int(l.off):])
+			if !l.str {
+				return Value{Type: l.typ, word: w}
+			}
+			str, ok := d.strs.Lookup(w)
+			return Value{Type: l.typ, word: w, data: str, null: !ok}
 		}
-		return v
 	}
+	a := t.Args[i].Type
 	s := d.spans[i]
 	if d.legacy {
 		return d.legacyValue(a, s)

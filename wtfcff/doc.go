@@ -78,11 +78,16 @@
 // # Allocation contract
 //
 // After warm-up, Reader.Next, Decoder.Next, Event and Value accessors (except
-// Value.String), AppendEventJSON into a reused buffer, ScopeTracker.Add and
+// Value.String; Event.Args into a slice with room), AppendEventJSON into a reused buffer, ScopeTracker.Add and
 // every Writer, ThreadWriter and EventBuilder append (ThreadWriter chunk
 // hand-overs included) do not allocate (pinned by AllocsPerRun tests). The decoder allocates for each new event type and zone (their
-// names are copied). JSON containers are decoded with encoding/json and
-// allocate per chunk.
+// names are copied). JSON containers are read by a scanner over the text that
+// builds no tree and decodes base64 event buffers straight from the text
+// into a buffer reused from chunk to chunk; what it does not handle (escapes
+// in keys, other key orders, numbers that are not plain integers, unknown
+// chunk types, malformed text) is read by encoding/json from the start, with
+// the same results and errors. They allocate per chunk (string tables, the
+// file header), not per event.
 //
 // # Limits and errors
 //

@@ -33,7 +33,19 @@ const (
 // strings are skipped, as the reference does; "chunk_0xN"/"part_0xN" (what
 // JSONWriter writes for binary types the reference does not know) are read
 // back. It implements ChunkSource. Offsets in errors are offsets in the text.
+//
+// Over a file held in memory (NewBytesReader) the chunks are read by a
+// scanner that builds no tree and decodes base64 event buffers from the text
+// in place into a buffer reused from chunk to chunk; encoding/json reads what
+// it does not handle, from the start, so results and errors are the same.
+// Over an io.Reader (NewJSONReader, NewReader) encoding/json streams the
+// text, one chunk object in memory at a time.
 type JSONReader struct {
+	// fast reads the text while it has the layout the writers produce;
+	// dec takes over (from the start, skipping the chunks fast delivered)
+	// at the first construct fast does not handle, and reports every error.
+	fast       *jsonFast
+	skip       int // chunks to read and skip (delivered before a fallback)
 	dec        *json.Decoder
 	o          readerOptions
 	state      int
@@ -61,9 +73,21 @@ func NewJSONReader(r io.Reader, opts ...ReaderOption) (*JSONReader, error) {
 }
 
 func newJSONReader(r io.Reader, o readerOptions) *JSONReader {
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	return &JSONReader{dec: dec, o: o}
+	jr := &JSONReader{o: o}
+	jr.startDecoder(r)
+	return jr
+}
+
+// newJSONBytesReader reads a JSON container held in memory (not copied),
+// with the scanner of jsonfast.go.
+func newJSONBytesReader(data []byte, o readerOptions) *JSONReader {
+	return &JSONReader{fast: newJSONFast(data), o: o}
+}
+
+// startDecoder makes encoding/json read r, the input from its start.
+func (jr *JSONReader) startDecoder(r io.Reader) {
+	jr.dec = json.NewDecoder(r)
+	jr.dec.UseNumber()
 }
 
 // All iterates over the remaining chunks (see ChunkSource).
@@ -108,6 +132,11 @@ var errBadChunk = errors.New("bad chunk")
 
 // Next reads the next chunk.
 func (jr *JSONReader) Next() bool {
+	if jr.fast != nil && jr.err == nil {
+		if ok, handled := jr.fastNext(); handled {
+			return ok
+		}
+	}
 	for jr.err == nil {
 		switch jr.state {
 		case jsDone:
@@ -199,6 +228,10 @@ func (jr *JSONReader) Next() bool {
 				jr.err = err
 				return false
 			}
+			if ok && jr.skip > 0 {
+				jr.skip-- // delivered by the fast path before it fell back
+				continue
+			}
 			if ok {
 				return true
 			}
@@ -289,56 +322,13 @@ func (jr *JSONReader) convert(jc *jsonChunk, off int64) (bool, error) {
 		return false, newErr(off, ErrLimit, "part count %d exceeds the limit of %d", len(jc.Parts), jr.o.limits.MaxParts)
 	}
 	for i, raw := range jc.Parts {
-		jp, err := parseJSONPart(raw)
+		p, ok, err := convertJSONPart(raw, id, i, off)
 		if err != nil {
-			return false, newErr(off, ErrCorrupt, "chunk %d part %d: %v", id, i, err)
+			return false, err
 		}
-		pt, ok := partTypeFromString(jp.Type)
-		if !ok {
-			continue // unknown part type: skipped
+		if ok {
+			c.Parts = append(c.Parts, p)
 		}
-		p := Part{Type: pt, Offset: off}
-		switch pt {
-		case PartFileHeader:
-			p.Data = raw
-		case PartStringTable:
-			var strs []string
-			if err = json.Unmarshal(jp.Value, &strs); err == nil {
-				var ok bool
-				if p.Data, ok = AppendStringTable(nil, strs); !ok {
-					err = errors.New("a string contains NUL")
-				}
-			}
-		case PartStringResource:
-			var s string
-			err = json.Unmarshal(jp.Value, &s)
-			p.Data = []byte(s)
-		case PartJSONEventBuffer:
-			p.Data = jp.Events
-			if len(p.Data) == 0 {
-				p.Data = []byte("[]")
-			}
-			if t := bytes.TrimSpace(p.Data); t[0] != '[' {
-				err = errors.New("events is not an array")
-			}
-		default:
-			if jp.Mode != "base64" {
-				err = errors.New("mode " + strconv.Quote(jp.Mode) + " is not supported (want base64)")
-				break
-			}
-			var s string
-			if err = json.Unmarshal(jp.Value, &s); err != nil {
-				break
-			}
-			p.Data, err = base64.StdEncoding.DecodeString(s)
-			if err == nil && jp.ByteLength != nil && *jp.ByteLength != int64(len(p.Data)) {
-				err = errors.New("byteLength " + strconv.FormatInt(*jp.ByteLength, 10) + " does not match the " + strconv.Itoa(len(p.Data)) + " decoded bytes")
-			}
-		}
-		if err != nil {
-			return false, newErr(off, ErrCorrupt, "chunk %d part %d (%s): %v", id, i, pt, err)
-		}
-		c.Parts = append(c.Parts, p)
 	}
 	if ct.Known() {
 		if err := c.check(); err != nil {
@@ -347,6 +337,61 @@ func (jr *JSONReader) convert(jc *jsonChunk, off int64) (bool, error) {
 	}
 	jr.chunk = c
 	return true, nil
+}
+
+// convertJSONPart converts part i of chunk id (at text offset off); false
+// means a part type the reference skips.
+func convertJSONPart(raw []byte, id uint32, i int, off int64) (Part, bool, error) {
+	jp, err := parseJSONPart(raw)
+	if err != nil {
+		return Part{}, false, newErr(off, ErrCorrupt, "chunk %d part %d: %v", id, i, err)
+	}
+	pt, ok := partTypeFromString(jp.Type)
+	if !ok {
+		return Part{}, false, nil // unknown part type: skipped
+	}
+	p := Part{Type: pt, Offset: off}
+	switch pt {
+	case PartFileHeader:
+		p.Data = raw
+	case PartStringTable:
+		var strs []string
+		if err = json.Unmarshal(jp.Value, &strs); err == nil {
+			var ok bool
+			if p.Data, ok = AppendStringTable(nil, strs); !ok {
+				err = errors.New("a string contains NUL")
+			}
+		}
+	case PartStringResource:
+		var s string
+		err = json.Unmarshal(jp.Value, &s)
+		p.Data = []byte(s)
+	case PartJSONEventBuffer:
+		p.Data = jp.Events
+		if len(p.Data) == 0 {
+			p.Data = []byte("[]")
+		}
+		if t := bytes.TrimSpace(p.Data); t[0] != '[' {
+			err = errors.New("events is not an array")
+		}
+	default:
+		if jp.Mode != "base64" {
+			err = errors.New("mode " + strconv.Quote(jp.Mode) + " is not supported (want base64)")
+			break
+		}
+		var s string
+		if err = json.Unmarshal(jp.Value, &s); err != nil {
+			break
+		}
+		p.Data, err = base64.StdEncoding.DecodeString(s)
+		if err == nil && jp.ByteLength != nil && *jp.ByteLength != int64(len(p.Data)) {
+			err = errors.New("byteLength " + strconv.FormatInt(*jp.ByteLength, 10) + " does not match the " + strconv.Itoa(len(p.Data)) + " decoded bytes")
+		}
+	}
+	if err != nil {
+		return Part{}, false, newErr(off, ErrCorrupt, "chunk %d part %d (%s): %v", id, i, pt, err)
+	}
+	return p, true, nil
 }
 
 // JSONWriter writes a JSON CFF file chunk by chunk. It is not safe for

@@ -18,6 +18,15 @@ func appendJSONString(b []byte, s string) []byte {
 func appendJSONBytes(b []byte, s []byte) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
+		// A run of characters written as they are is appended at once.
+		j := i
+		for j < len(s) && s[j] >= 0x20 && s[j] < utf8.RuneSelf && s[j] != '"' && s[j] != '\\' {
+			j++
+		}
+		b = append(b, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			b = appendASCIIEscaped(b, c)

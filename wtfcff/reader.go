@@ -163,11 +163,11 @@ func (r *Reader) start(src io.Reader, data []byte) error {
 	r.kind = Sniff(head)
 	switch r.kind {
 	case KindJSON:
-		in := io.Reader(bytes.NewReader(data))
-		if data == nil {
-			in = io.MultiReader(bytes.NewReader(bytes.Clone(head)), src)
+		if data != nil {
+			r.json = newJSONBytesReader(data, r.o)
+			return nil
 		}
-		r.json = newJSONReader(in, r.o)
+		r.json = newJSONReader(io.MultiReader(bytes.NewReader(bytes.Clone(head)), src), r.o)
 		return nil
 	case KindLegacy:
 		if data == nil {

@@ -65,6 +65,11 @@ type ScopeTracker struct {
 	seen      int64 // bytes of the records added
 	held      int64 // bytes of the buffers holding copies
 	err       error
+	// lastZone and lastStack cache the stack of the zone of the previous
+	// event: zones change at wtf.zone#set records only, so most events
+	// find their stack without a map look-up.
+	lastZone  *Zone
+	lastStack *scopeStack
 }
 
 // Budget of the memory a decoder may hold for what it has read: budgetRatio
@@ -90,7 +95,7 @@ func (st *ScopeTracker) bufCap(s *scopeStack, slot int) int64 {
 
 // top returns the innermost open scope of zone z, or nil.
 func (st *ScopeTracker) top(z *Zone) *openScope {
-	if s := st.stacks[z]; s != nil && s.n > 0 {
+	if s := st.stack(z); s.n > 0 {
 		return &s.open[s.n-1]
 	}
 	return nil
@@ -98,13 +103,24 @@ func (st *ScopeTracker) top(z *Zone) *openScope {
 
 // appendMembers appends e's arguments as JSON object members.
 func appendMembers(b []byte, e *Event) []byte {
-	for i, a := range e.Type.Args {
+	t := e.Type
+	if len(t.layout) != len(t.Args) {
+		for i, a := range t.Args {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, a.Name)
+			b = append(b, ':')
+			b = e.Arg(i).AppendJSON(b)
+		}
+		return b
+	}
+	for i := range t.layout {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, a.Name)
-		b = append(b, ':')
-		b = e.Arg(i).AppendJSON(b)
+		b = append(b, t.layout[i].key...) // "name": computed once per signature
+		b = appendArgJSON(b, e, i)
 	}
 	return b
 }
@@ -113,11 +129,15 @@ func appendMembers(b []byte, e *Event) []byte {
 func NewScopeTracker() *ScopeTracker { return &ScopeTracker{stacks: map[*Zone]*scopeStack{}} }
 
 func (st *ScopeTracker) stack(z *Zone) *scopeStack {
+	if st.lastStack != nil && z == st.lastZone {
+		return st.lastStack
+	}
 	s := st.stacks[z]
 	if s == nil {
 		s = &scopeStack{}
 		st.stacks[z] = s
 	}
+	st.lastZone, st.lastStack = z, s
 	return s
 }
 
@@ -128,6 +148,11 @@ func (st *ScopeTracker) Add(e *Event) (*Scope, bool) {
 		return nil, false
 	}
 	st.seen += int64(e.Size)
+	t := e.Type
+	if t.Class != ClassScope && t.builtin != builtinAppendData && t.builtin != builtinScopeLeave &&
+		(t.Flags&FlagAppendScopeData == 0 || len(t.Args) == 0) {
+		return nil, false // an event add ignores: no stack, no budget to check
+	}
 	s := st.stack(e.Zone)
 	slot := s.n - 1 // the scope data is appended to
 	if e.Type.Class == ClassScope {

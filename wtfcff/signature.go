@@ -59,7 +59,9 @@ func (t ArgType) String() string {
 func (t ArgType) IsArray() bool { return t >= ArgInt8Array && t <= ArgWCharArray }
 
 // IsString reports whether the type is a string-table reference.
-func (t ArgType) IsString() bool { return t == ArgASCII || t == ArgUTF8 || t == ArgAny }
+func (t ArgType) IsString() bool {
+	return t < 64 && (1<<ArgASCII|1<<ArgUTF8|1<<ArgAny)>>t&1 != 0
+}
 
 // elemSize is the byte size of one element of an array type.
 func (t ArgType) elemSize() int {
@@ -263,6 +265,13 @@ type EventType struct {
 	// scalarOnly: every argument takes one slot, so records have a fixed
 	// size and argument offsets need no per-record table.
 	scalarOnly bool
+	// layout is where each argument sits in a binary record; fixedArgs
+	// the number of leading arguments at fixed offsets (all of them when
+	// scalarOnly). internal: a definition or zone record.
+	layout    []argLayout
+	direct    []directArg
+	fixedArgs int
+	internal  bool
 	// owner is the Writer that defined the type (nil for decoded types).
 	owner *Writer
 }
@@ -327,6 +336,7 @@ func newEventType(wire uint16, class uint16, flags uint32, name, signature strin
 	if t.builtin != builtinNone && !builtinShapeOK(t) {
 		t.builtin = builtinNone
 	}
+	t.setLayout()
 	return t, nil
 }
 
@@ -338,6 +348,11 @@ func (t *EventType) withName(wire uint16, class uint16, flags uint32, name strin
 	n.builtin = builtinNames[name]
 	if n.builtin != builtinNone && !builtinShapeOK(n) {
 		n.builtin = builtinNone
+	}
+	n.layout, n.direct, n.fixedArgs = t.layout, t.direct, t.fixedArgs
+	switch n.builtin {
+	case builtinDefine, builtinZoneCreate, builtinZoneDelete, builtinZoneSet:
+		n.internal = true
 	}
 	return n
 }

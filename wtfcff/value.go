@@ -2,7 +2,6 @@ package wtfcff
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -60,8 +59,13 @@ func (v Value) Uint() uint64 { return uint64(v.Int()) }
 // Float returns a float32 argument widened to float64, or an integer argument
 // converted.
 func (v Value) Float() float64 {
-	if v.Type == ArgFloat32 {
+	switch v.Type {
+	case ArgFloat32:
 		return float64(math.Float32frombits(v.word))
+	case ArgUint32, ArgFlowID, ArgTime32:
+		return float64(v.word)
+	case ArgInt32:
+		return float64(int32(v.word))
 	}
 	return float64(v.Int())
 }
@@ -178,7 +182,7 @@ func (v Value) AppendJSON(b []byte) []byte {
 	case ArgASCII, ArgUTF8:
 		return appendJSONBytes(b, v.data)
 	case ArgAny:
-		if json.Valid(v.data) {
+		if validJSON(v.data) {
 			return append(b, v.data...)
 		}
 		b = append(b, `{"$raw":`...)

@@ -1,0 +1,145 @@
+package wtfcff
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// argLayout is where an argument of a binary record sits and how it reads,
+// computed once per signature so that decoding a record does no per-argument
+// type dispatch beyond what the argument needs.
+type argLayout struct {
+	typ ArgType
+	// off is the byte offset of the argument's slot from the start of the
+	// record when every argument before it takes one slot, else -1 (the
+	// argument follows an array and its place is found per record).
+	off int32
+	str bool // a string-table ordinal (ascii, utf8, any)
+	// key is the argument as a JSON object member key: "name":
+	key string
+}
+
+// directArg is where Event.Arg reads a non-string argument at a fixed
+// offset (off notDirect, past every record: any other argument).
+type directArg struct {
+	off uint32
+	typ ArgType
+}
+
+const notDirect = 1<<32 - 1
+
+// setLayout computes t's per-argument layout and the derived flags from
+// t.Args and t.builtin.
+func (t *EventType) setLayout() {
+	t.layout = make([]argLayout, len(t.Args))
+	t.direct = make([]directArg, len(t.Args))
+	t.fixedArgs = len(t.Args)
+	off := int32(8)
+	for i, a := range t.Args {
+		l := &t.layout[i]
+		l.typ, l.str, l.off = a.Type, a.Type.IsString(), -1
+		switch {
+		case off < 0:
+		case a.Type.IsArray():
+			t.fixedArgs, off = i, -1
+		default:
+			l.off = off
+			off += 4
+		}
+		l.key = string(append(appendJSONString(nil, a.Name), ':'))
+		t.direct[i] = directArg{off: notDirect, typ: a.Type}
+		if !l.str && l.off >= 0 {
+			t.direct[i].off = uint32(l.off)
+		}
+	}
+	switch t.builtin {
+	case builtinDefine, builtinZoneCreate, builtinZoneDelete, builtinZoneSet:
+		t.internal = true
+	}
+}
+
+// validJSON is json.Valid with a fast answer for the values any arguments
+// mostly hold: plain integers and the literals.
+func validJSON(b []byte) bool {
+	switch string(b) {
+	case "true", "false", "null", "0":
+		return true
+	}
+	i := 0
+	if len(b) > 0 && b[0] == '-' {
+		i = 1
+	}
+	if i < len(b) && b[i] >= '1' && b[i] <= '9' && len(b) <= 18 {
+		j := i + 1
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		if j == len(b) {
+			return true
+		}
+	}
+	return json.Valid(b)
+}
+
+// Args appends every argument of the event to dst, as Arg(i) for each i
+// would return them, and returns the extended slice: one call per record
+// rather than one per argument, for readers that take every argument (as
+// the reference's database does when it loads a trace). It does not
+// allocate when dst has room.
+func (e *Event) Args(dst []Value) []Value {
+	t := e.Type
+	if e.rec == nil || len(t.layout) != len(t.Args) {
+		for i := range t.Args {
+			dst = append(dst, e.Arg(i))
+		}
+		return dst
+	}
+	d, rec := e.d, e.rec
+	n := len(dst)
+	dst = slices.Grow(dst, len(t.layout))[:n+len(t.layout)]
+	out := dst[n:]
+	for i := range t.layout {
+		l, v := &t.layout[i], &out[i]
+		switch {
+		case l.off < 0:
+			*v = d.value(i)
+		case !l.str:
+			v.Type, v.word, v.data, v.n, v.null, v.big = l.typ, binary.LittleEndian.Uint32(rec[l.off:]), nil, 0, false, false
+		default:
+			w := binary.LittleEndian.Uint32(rec[l.off:])
+			str, ok := d.strs.Lookup(w)
+			v.Type, v.word, v.data, v.n, v.null, v.big = l.typ, w, str, 0, !ok, false
+		}
+	}
+	return dst
+}
+
+// appendArgJSON appends argument i of e as Value.AppendJSON does, reading
+// one-slot numbers straight from the record.
+func appendArgJSON(b []byte, e *Event, i int) []byte {
+	if a := e.Type.direct[i]; int(a.off) < len(e.rec) {
+		w := binary.LittleEndian.Uint32(e.rec[a.off:])
+		switch a.typ {
+		case ArgInt32:
+			return strconv.AppendInt(b, int64(int32(w)), 10)
+		case ArgUint32, ArgFlowID, ArgTime32:
+			return strconv.AppendUint(b, uint64(w), 10)
+		case ArgUint8:
+			return strconv.AppendUint(b, uint64(uint8(w)), 10)
+		case ArgUint16:
+			return strconv.AppendUint(b, uint64(uint16(w)), 10)
+		case ArgInt8:
+			return strconv.AppendInt(b, int64(int8(w)), 10)
+		case ArgInt16:
+			return strconv.AppendInt(b, int64(int16(w)), 10)
+		case ArgBool:
+			return strconv.AppendBool(b, w&0xFF != 0)
+		case ArgFloat32:
+			return appendFloat32(b, math.Float32frombits(w))
+		}
+	}
+	return e.Arg(i).AppendJSON(b)
+}
