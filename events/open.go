@@ -158,10 +158,7 @@ func Open(path string, opts ...Option) (*Reader, error) {
 		}
 		return nil, fmt.Errorf("%w: %s is not a trace folder", ErrUnknownFormat, path)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("events: %s is not a regular file", path)
-	}
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ func openRegular(path string) (*os.File, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("events: %s is not a regular file (%s)", path, fi.Mode().Type())
+		return nil, fmt.Errorf("events: %s is not a regular file", path)
 	}
 	return os.Open(path)
 }

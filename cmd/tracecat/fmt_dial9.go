@@ -333,10 +333,23 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, q...)
 }
 
-func appendJSONBytes(b []byte, s []byte) []byte { return appendJSONString(b, string(s)) }
+// appendJSONBytes is appendJSONString for bytes; the plain case appends them
+// directly, without converting them to a string (a copy per value).
+func appendJSONBytes(b []byte, s []byte) []byte {
+	if isPlainJSONBytes(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	return appendJSONString(b, string(s))
+}
 
 // isPlainJSON reports whether s needs no escaping inside a JSON string.
-func isPlainJSON(s string) bool {
+func isPlainJSON(s string) bool { return isPlainJSONText(s) }
+
+func isPlainJSONBytes(s []byte) bool { return isPlainJSONText(s) }
+
+func isPlainJSONText[S ~string | ~[]byte](s S) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&' {

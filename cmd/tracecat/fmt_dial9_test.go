@@ -294,3 +294,19 @@ func TestDial9TruncatedSaysWhatWasRead(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendJSONBytesPlainAllocatesNothing pins the text dump's string
+// rendering: bytes that need no escaping are appended as they are, without a
+// string conversion per value; others render as appendJSONString does.
+func TestAppendJSONBytesPlainAllocatesNothing(t *testing.T) {
+	buf := make([]byte, 0, 256)
+	plain := []byte("src/runtime/scheduler.rs:1234:56 worker_thread_main_loop")
+	if n := testing.AllocsPerRun(100, func() { buf = appendJSONBytes(buf[:0], plain) }); n != 0 {
+		t.Errorf("%v allocations per plain value", n)
+	}
+	for _, s := range []string{"plain", `q"uote`, "a<b&c>", "tab\t", "\xff\xfe", "é"} {
+		if got, want := string(appendJSONBytes(nil, []byte(s))), string(appendJSONString(nil, s)); got != want {
+			t.Errorf("%q: bytes %s, string %s", s, got, want)
+		}
+	}
+}
