@@ -41,29 +41,6 @@ type StreamInfo struct {
 // lenient readings of Recovery.Lenient.
 func (s StreamInfo) Warnings() []string { return s.Recovery().Lenient() }
 
-func itoa(v int64) string {
-	if v == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := v < 0
-	u := uint64(v)
-	if neg {
-		u = uint64(-v)
-	}
-	for u > 0 {
-		i--
-		b[i] = byte('0' + u%10)
-		u /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
-
 const minReadBuf = 64 << 10
 
 // Reader reads a packetized metadata stream from an io.Reader, packet by
