@@ -147,9 +147,13 @@ func (b *Blake2b64) Sum64() uint64 {
 	return h[0]
 }
 
-// Lanes is the number of inputs Sums hashes at once on this machine: 8 where
-// the CPU has AVX-512 (amd64 builds without the purego tag), else 1.
+// Lanes is the number of inputs Sums hashes at once on this machine:
+// MaxLanes where the CPU has AVX-512 (amd64 builds without the purego tag),
+// else 1.
 var Lanes = lanes()
+
+// MaxLanes is the largest value Lanes takes.
+const MaxLanes = 8
 
 // minShared is the number of whole blocks the inputs of a Sums group must
 // share for the multi-lane function to be used.
