@@ -44,27 +44,54 @@ func TestMain(m *testing.M) {
 }
 
 func benchEvents(b *testing.B, format string) {
+	run(b, format, func(b *testing.B, data []byte) { n = eventsPass(b, data) })
+	b.ReportMetric(float64(n), "events/op")
+}
+
+// n is the number of events of the last pass of benchEvents.
+var n int
+
+// eventsPass is one pass of benchEvents: every event through the layer.
+func eventsPass(b *testing.B, data []byte) int {
+	r, err := events.OpenBytes(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for r.Next() {
+		ev := r.Event()
+		sink += ev.Time() + int64(ev.Kind()) + int64(len(ev.Name())) + int64(ev.Track().ID)
+		n++
+	}
+	if err := r.Err(); err != nil {
+		b.Fatal(err)
+	}
+	r.Close()
+	return n
+}
+
+// run runs pass over benchInput[format] in a benchmark loop, after growing
+// the goroutine's stack: callgrind loses its count (instr.sh's toggle) when
+// Go moves the stack under a counted function. Each pass function is named
+// …Pass, so that instr.sh's pattern '*_test.*Pass' counts exactly the
+// passes (and not the closures of range-over-func loops, named …Pass-range1).
+func run(b *testing.B, format string, pass func(*testing.B, []byte)) {
+	growStack(0)
 	data := benchInput[format]
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	n := 0
 	for b.Loop() {
-		r, err := events.OpenBytes(data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n = 0
-		for r.Next() {
-			ev := r.Event()
-			sink += ev.Time() + int64(ev.Kind()) + int64(len(ev.Name())) + int64(ev.Track().ID)
-			n++
-		}
-		if err := r.Err(); err != nil {
-			b.Fatal(err)
-		}
-		r.Close()
+		pass(b, data)
 	}
-	b.ReportMetric(float64(n), "events/op")
+}
+
+// growStack grows the stack by 256 KiB.
+//
+//go:noinline
+func growStack(i int) byte {
+	var buf [256 << 10]byte
+	buf[i] = byte(i)
+	return buf[i/2]
 }
 
 func BenchmarkEventsDial9(b *testing.B) { benchEvents(b, "dial9") }
@@ -85,11 +112,11 @@ func BenchmarkEventsCDT(b *testing.B)   { benchEvents(b, "cdt") }
 //
 // Instruction counts (deterministic), per event, from the module root:
 //
-//	../shared/bench/instr.sh ./events EventsDial9 200000 '*benchEvents*'
-//	../shared/bench/instr.sh ./events CodecDial9 200000
-//	../shared/bench/instr.sh ./events CodecDial9Minimal 200000
-//	(ATF 200000, WTF 100003, CDT 5000 alike; CodecWTF needs the pattern
-//	'*codecWTF': callgrind loses the toggle across its loop's stack growth)
+//	../shared/bench/instr.sh ./events EventsDial9 200000 '*_test.*Pass'
+//	../shared/bench/instr.sh ./events CodecDial9 200000 '*_test.*Pass'
+//	../shared/bench/instr.sh ./events CodecDial9Minimal 200000 '*_test.*Pass'
+//
+// and alike for ATF (200000 events), WTF (100003) and CDT (5000 ticks).
 
 // dial9Info is what a dial9 user derives once per schema.
 type dial9Info struct {
@@ -119,91 +146,79 @@ func dial9Learn(types []dial9Info, ev *dial9.Event) []dial9Info {
 	return types
 }
 
-func BenchmarkCodecDial9(b *testing.B) {
-	data := benchInput["dial9"]
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		d, err := dial9.NewBytesReader(data, dial9.WithAnyVersion())
-		if err != nil {
-			b.Fatal(err)
+func BenchmarkCodecDial9(b *testing.B) { run(b, "dial9", codecDial9Pass) }
+
+// codecDial9Pass is one pass of BenchmarkCodecDial9.
+func codecDial9Pass(b *testing.B, data []byte) {
+	d, err := dial9.NewBytesReader(data, dial9.WithAnyVersion())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var types []dial9Info
+	for d.Next() {
+		ev := d.Event()
+		id := int(ev.TypeID())
+		if id >= len(types) || types[id].schema != ev.Schema() {
+			types = dial9Learn(types, ev)
 		}
-		var types []dial9Info
-		for d.Next() {
-			ev := d.Event()
-			id := int(ev.TypeID())
-			if id >= len(types) || types[id].schema != ev.Schema() {
-				types = dial9Learn(types, ev)
-			}
-			t := &types[id]
-			var ts int64
-			if ev.HasTimestamp() {
-				ts = int64(min(ev.Timestamp(), math.MaxInt64))
-			}
-			track := uint64(1 << 20)
-			if t.worker >= 0 && (!t.opt || ev.Field(t.worker).Present()) {
-				track = ev.Uint(t.worker)
-			}
-			sink += ts + t.kind + int64(len(ev.Name())) + int64(track)
+		t := &types[id]
+		var ts int64
+		if ev.HasTimestamp() {
+			ts = int64(min(ev.Timestamp(), math.MaxInt64))
 		}
-		if err := d.Err(); err != nil {
-			b.Fatal(err)
+		track := uint64(1 << 20)
+		if t.worker >= 0 && (!t.opt || ev.Field(t.worker).Present()) {
+			track = ev.Uint(t.worker)
 		}
+		sink += ts + t.kind + int64(len(ev.Name())) + int64(track)
+	}
+	if err := d.Err(); err != nil {
+		b.Fatal(err)
 	}
 }
 
-func BenchmarkCodecATF(b *testing.B) {
-	data := benchInput["atf"]
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		ir, err := atf.OpenIndexBytes(data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		s := &atf.Session{Threads: []*atf.Thread{atf.NewThread(ir.Header().ThreadID, ir, nil)}}
-		symbols := s.Manifest.SymbolNames() // empty without a manifest
-		names := map[uint64]string{}        // symbol or hex name per function id
-		m := s.Merge()
-		for m.Next() {
-			e := m.Event()
-			name, ok := names[e.FunctionID]
-			if !ok {
-				if name, ok = symbols[e.FunctionID]; !ok {
-					name = fmt.Sprintf("0x%016x", e.FunctionID)
-				}
-				names[e.FunctionID] = name
+func BenchmarkCodecATF(b *testing.B) { run(b, "atf", codecATFPass) }
+
+// codecATFPass is one pass of BenchmarkCodecATF.
+func codecATFPass(b *testing.B, data []byte) {
+	ir, err := atf.OpenIndexBytes(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &atf.Session{Threads: []*atf.Thread{atf.NewThread(ir.Header().ThreadID, ir, nil)}}
+	symbols := s.Manifest.SymbolNames() // empty without a manifest
+	names := map[uint64]string{}        // symbol or hex name per function id
+	m := s.Merge()
+	for m.Next() {
+		e := m.Event()
+		name, ok := names[e.FunctionID]
+		if !ok {
+			if name, ok = symbols[e.FunctionID]; !ok {
+				name = fmt.Sprintf("0x%016x", e.FunctionID)
 			}
-			kind := events.KindInstant
-			switch e.Kind {
-			case atf.KindCall:
-				kind = events.KindBegin
-			case atf.KindReturn:
-				kind = events.KindEnd
-			}
-			sink += int64(min(e.Timestamp, math.MaxInt64)) + int64(kind) + int64(len(name)) + int64(s.Threads[e.Thread].ID)
+			names[e.FunctionID] = name
 		}
-		if err := m.Err(); err != nil {
-			b.Fatal(err)
+		kind := events.KindInstant
+		switch e.Kind {
+		case atf.KindCall:
+			kind = events.KindBegin
+		case atf.KindReturn:
+			kind = events.KindEnd
 		}
+		sink += int64(min(e.Timestamp, math.MaxInt64)) + int64(kind) + int64(len(name)) + int64(s.Threads[e.Thread].ID)
+	}
+	if err := m.Err(); err != nil {
+		b.Fatal(err)
 	}
 }
 
 // wtfZone is what a WTF user keeps per zone: its open scopes' names.
 type wtfZone struct{ open []string }
 
-func BenchmarkCodecWTF(b *testing.B) {
-	data := benchInput["wtf"]
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		codecWTF(b, data)
-	}
-}
+func BenchmarkCodecWTF(b *testing.B) { run(b, "wtf", codecWTFPass) }
 
-// codecWTF is one pass of BenchmarkCodecWTF (outside b.Loop's body, whose
-// keep-alive rewriting crashes go1.26's escape analysis on this loop).
-func codecWTF(b *testing.B, data []byte) {
+// codecWTFPass is one pass of BenchmarkCodecWTF.
+func codecWTFPass(b *testing.B, data []byte) {
 	src, err := wtfcff.NewReader(bytes.NewReader(data))
 	if err != nil {
 		b.Fatal(err)
@@ -264,26 +279,24 @@ func codecWTF(b *testing.B, data []byte) {
 	}
 }
 
-func BenchmarkCodecCDT(b *testing.B) {
-	data := benchInput["cdt"]
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		rd, err := cdt.Open(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		it := rd.Iter(math.MinInt64, math.MaxInt64)
-		for it.Next() {
-			row := it.Row()
-			sink += row.Tick + benchElapsedNs(row.Raw)
-		}
-		if err := it.Err(); err != nil {
-			b.Fatal(err)
-		}
-		it.Close()
-		rd.Close()
+func BenchmarkCodecCDT(b *testing.B) { run(b, "cdt", codecCDTPass) }
+
+// codecCDTPass is one pass of BenchmarkCodecCDT.
+func codecCDTPass(b *testing.B, data []byte) {
+	rd, err := cdt.Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		b.Fatal(err)
 	}
+	it := rd.Iter(math.MinInt64, math.MaxInt64)
+	for it.Next() {
+		row := it.Row()
+		sink += row.Tick + benchElapsedNs(row.Raw)
+	}
+	if err := it.Err(); err != nil {
+		b.Fatal(err)
+	}
+	it.Close()
+	rd.Close()
 }
 
 // benchElapsedNs finds elapsed_ms among a CDT row's top-level keys as a
@@ -309,82 +322,74 @@ func benchElapsedNs(raw []byte) int64 {
 	return 0
 }
 
-func BenchmarkCodecDial9Minimal(b *testing.B) {
-	data := benchInput["dial9"]
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		d, err := dial9.NewBytesReader(data, dial9.WithAnyVersion())
-		if err != nil {
-			b.Fatal(err)
-		}
-		for d.Next() {
-			ev := d.Event()
-			sink += int64(ev.Timestamp()) + int64(len(ev.Name()))
-		}
-		if err := d.Err(); err != nil {
-			b.Fatal(err)
-		}
+func BenchmarkCodecDial9Minimal(b *testing.B) { run(b, "dial9", codecDial9MinimalPass) }
+
+// codecDial9MinimalPass is one pass of BenchmarkCodecDial9Minimal.
+func codecDial9MinimalPass(b *testing.B, data []byte) {
+	d, err := dial9.NewBytesReader(data, dial9.WithAnyVersion())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for d.Next() {
+		ev := d.Event()
+		sink += int64(ev.Timestamp()) + int64(len(ev.Name()))
+	}
+	if err := d.Err(); err != nil {
+		b.Fatal(err)
 	}
 }
 
-func BenchmarkCodecATFMinimal(b *testing.B) {
-	data := benchInput["atf"]
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		ir, err := atf.OpenIndexBytes(data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		s := &atf.Session{Threads: []*atf.Thread{atf.NewThread(ir.Header().ThreadID, ir, nil)}}
-		m := s.Merge()
-		for m.Next() {
-			e := m.Event()
-			sink += int64(e.Timestamp) + int64(e.Kind) + int64(m.Thread())
-		}
-		if err := m.Err(); err != nil {
-			b.Fatal(err)
-		}
+func BenchmarkCodecATFMinimal(b *testing.B) { run(b, "atf", codecATFMinimalPass) }
+
+// codecATFMinimalPass is one pass of BenchmarkCodecATFMinimal.
+func codecATFMinimalPass(b *testing.B, data []byte) {
+	ir, err := atf.OpenIndexBytes(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &atf.Session{Threads: []*atf.Thread{atf.NewThread(ir.Header().ThreadID, ir, nil)}}
+	m := s.Merge()
+	for m.Next() {
+		e := m.Event()
+		sink += int64(e.Timestamp) + int64(e.Kind) + int64(m.Thread())
+	}
+	if err := m.Err(); err != nil {
+		b.Fatal(err)
 	}
 }
 
-func BenchmarkCodecWTFMinimal(b *testing.B) {
-	data := benchInput["wtf"]
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		src, err := wtfcff.NewReader(bytes.NewReader(data))
+func BenchmarkCodecWTFMinimal(b *testing.B) { run(b, "wtf", codecWTFMinimalPass) }
+
+// codecWTFMinimalPass is one pass of BenchmarkCodecWTFMinimal.
+func codecWTFMinimalPass(b *testing.B, data []byte) {
+	src, err := wtfcff.NewReader(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for e, err := range wtfcff.Events(src) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for e, err := range wtfcff.Events(src) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			sink += int64(e.Time) + int64(len(e.Name()))
-		}
+		sink += int64(e.Time) + int64(len(e.Name()))
 	}
 }
 
-func BenchmarkCodecCDTMinimal(b *testing.B) {
-	data := benchInput["cdt"]
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		rd, err := cdt.Open(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			b.Fatal(err)
-		}
-		it := rd.Iter(math.MinInt64, math.MaxInt64)
-		for it.Next() {
-			row := it.Row()
-			sink += row.Tick + int64(len(row.Raw))
-		}
-		if err := it.Err(); err != nil {
-			b.Fatal(err)
-		}
-		it.Close()
-		rd.Close()
+func BenchmarkCodecCDTMinimal(b *testing.B) { run(b, "cdt", codecCDTMinimalPass) }
+
+// codecCDTMinimalPass is one pass of BenchmarkCodecCDTMinimal.
+func codecCDTMinimalPass(b *testing.B, data []byte) {
+	rd, err := cdt.Open(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		b.Fatal(err)
 	}
+	it := rd.Iter(math.MinInt64, math.MaxInt64)
+	for it.Next() {
+		row := it.Row()
+		sink += row.Tick + int64(len(row.Raw))
+	}
+	if err := it.Err(); err != nil {
+		b.Fatal(err)
+	}
+	it.Close()
+	rd.Close()
 }
