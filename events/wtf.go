@@ -17,22 +17,35 @@ type wtfSource struct {
 	chunks  *wtfcff.Reader
 	dec     *wtfcff.Decoder
 	scopes  *wtfcff.ScopeTracker // WithScopeData only
-	open    map[*wtfcff.Zone]*wtfStack
-	lastZ   *wtfcff.Zone // the zone of lastS
-	lastS   *wtfStack
-	inChunk bool
 	closeFn func() error
 	e       error
 
-	zones   map[*wtfcff.Zone]*Track // track IDs from 1; 0 is "no zone"
+	// Per-zone state, with the last zone's in front of the map. A zone
+	// record may rename a zone (the first wtf.zone#create renames the
+	// default zone in place): renamed makes the next use of last refresh
+	// its track's name (the map path always does).
+	zones    map[*wtfcff.Zone]*wtfZone
+	lastZone *wtfcff.Zone
+	last     *wtfZone
+	renamed  bool
+	nTracks  int // zone tracks so far; IDs from 1, 0 is "no zone"
+
 	names   map[string]string
 	maxName int
 
-	cur    *wtfcff.Event
-	closed *wtfcff.Scope // the scope the current wtf.scope#leave closed
+	cur    *wtfcff.Event // dec.Event(), the current event
+	closed *wtfcff.Scope // the scope the current wtf.scope#leave closed (WithScopeData)
+}
 
-	lastZone  *wtfcff.Zone
-	lastTrack *Track
+// noZoneYet is a wtfSource's lastZone before the first event: no event's
+// zone.
+var noZoneYet wtfcff.Zone
+
+// wtfZone is what a wtfSource keeps per zone: its track and the names of its
+// open scopes.
+type wtfZone struct {
+	track Track
+	open  wtfStack
 }
 
 func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func() error) (source, error) {
@@ -47,24 +60,61 @@ func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func()
 	if o.scopeData {
 		scopes = wtfcff.NewScopeTracker()
 	}
-	return &wtfSource{scopes: scopes,
-		chunks: src, dec: wtfcff.NewDecoder(), closeFn: closeFn, open: map[*wtfcff.Zone]*wtfStack{},
-		zones: map[*wtfcff.Zone]*Track{}, names: map[string]string{}, maxName: o.maxNames,
+	dec := wtfcff.NewDecoder()
+	return &wtfSource{scopes: scopes, cur: dec.Event(), lastZone: &noZoneYet,
+		chunks: src, dec: dec, closeFn: closeFn,
+		zones: map[*wtfcff.Zone]*wtfZone{}, names: map[string]string{}, maxName: o.maxNames,
 	}, nil
 }
 
 func (s *wtfSource) next(e *Event) bool {
+	// Without a chunk (or at its end, or after an error) the decoder's
+	// Next is false: nextChunk sorts it out.
+	if !s.dec.Next() && !s.nextChunk() {
+		return false
+	}
+	ev := s.cur // the decoder's event: s.dec.Event()
+	z := s.last
+	if ev.Zone != s.lastZone {
+		z = s.zone(ev.Zone)
+	} else if s.renamed {
+		z.rename(ev.Zone)
+		s.renamed = false
+	}
+	e.hasTime, e.time = true, int64(ev.Time)*1000
+	e.track = &z.track
+	switch {
+	case ev.IsInternal():
+		e.kind, e.name = KindMetadata, ev.Name()
+		s.renamed = true
+	case ev.IsScopeEnter():
+		e.kind, e.name = KindBegin, ev.Name()
+		if e.name == "wtf.scope#enter" {
+			e.name = s.enterName(ev)
+		}
+		z.open.push(e.name)
+	case ev.IsScopeLeave():
+		// wtf.scope#leave closes the innermost open scope of the current
+		// zone, as the reference's database (and wtfcff.ScopeTracker) pair
+		// them; with nothing open it keeps its own name.
+		e.kind, e.name = KindEnd, ev.Name()
+		if n, ok := z.open.pop(); ok {
+			e.name = n
+		}
+	default:
+		e.kind, e.name = KindInstant, ev.Name()
+	}
+	return true
+}
+
+// nextChunk is next at the end of a chunk (or before the first): it stops
+// at the decoder's error, else moves the decoder to the first event of the
+// next chunk that has one.
+func (s *wtfSource) nextChunk() bool {
 	for s.e == nil {
-		if s.inChunk {
-			if s.dec.Next() {
-				s.fill(e, s.dec.Event())
-				return true
-			}
-			if err := s.dec.Err(); err != nil {
-				s.e = err
-				return false
-			}
-			s.inChunk = false
+		if err := s.dec.Err(); err != nil {
+			s.e = err
+			return false
 		}
 		if !s.chunks.Next() {
 			s.e = s.chunks.Err()
@@ -77,45 +127,35 @@ func (s *wtfSource) next(e *Event) bool {
 				return false
 			}
 		}
-		s.inChunk = s.dec.SetChunk(c)
+		if s.dec.SetChunk(c) && s.dec.Next() {
+			return true
+		}
 	}
 	return false
 }
 
-func (s *wtfSource) fill(e *Event, ev *wtfcff.Event) {
-	s.cur = ev
-	e.reset()
+// wtfScoped is a wtfSource's next with WithScopeData: each event also goes
+// through the scope tracker.
+type wtfScoped struct{ s *wtfSource }
+
+func (w wtfScoped) next(e *Event) bool {
+	s := w.s
+	if !s.next(e) {
+		return false
+	}
 	s.closed = nil
-	if s.scopes != nil {
-		if scope, closed := s.scopes.Add(ev); closed {
-			s.closed = scope
-		}
+	if scope, closed := s.scopes.Add(s.cur); closed {
+		s.closed = scope
 	}
-	switch {
-	case ev.IsInternal():
-		e.kind, e.name = KindMetadata, ev.Name()
-		// A zone record may rename a zone (the first wtf.zone#create
-		// renames the default zone in place): look the track up again.
-		s.lastZone = nil
-	case ev.IsScopeEnter():
-		e.kind, e.name = KindBegin, ev.Name()
-		if e.name == "wtf.scope#enter" && ev.NumArgs() > 0 {
-			e.name = s.intern(ev.Arg(0).Bytes())
-		}
-		s.stack(ev.Zone).push(e.name)
-	case ev.IsScopeLeave():
-		// wtf.scope#leave closes the innermost open scope of the current
-		// zone, as the reference's database (and wtfcff.ScopeTracker) pair
-		// them; with nothing open it keeps its own name.
-		e.kind, e.name = KindEnd, ev.Name()
-		if n, ok := s.stack(ev.Zone).pop(); ok {
-			e.name = n
-		}
-	default:
-		e.kind, e.name = KindInstant, ev.Name()
+	return true
+}
+
+// enterName is the name of a wtf.scope#enter: its name argument.
+func (s *wtfSource) enterName(ev *wtfcff.Event) string {
+	if ev.NumArgs() == 0 {
+		return ev.Name()
 	}
-	e.hasTime, e.time = true, int64(ev.Time)*1000
-	e.track = s.track(ev.Zone)
+	return s.intern(ev.Arg(0).Bytes())
 }
 
 // intern returns b as a string, kept for the next time (up to maxName
@@ -131,28 +171,35 @@ func (s *wtfSource) intern(b []byte) string {
 	return n
 }
 
-// track is the zone's track: IDs from 1 in order of first use, the zone's
-// name ("default zone" before a zone is created, "no zone" after a set to a
-// zone never created).
-func (s *wtfSource) track(z *wtfcff.Zone) *Track {
-	if z == nil {
-		return wtfNoZone
-	}
-	if z == s.lastZone {
-		return s.lastTrack
-	}
-	t, ok := s.zones[z]
+// zone returns zone z's state, its track named after the zone as it stands
+// ("default zone" before a zone is created, "no zone" for events before
+// any zone or after a set to a zone never created), and makes it the last
+// zone. Zones are bounded by the decoder.
+func (s *wtfSource) zone(z *wtfcff.Zone) *wtfZone {
+	st, ok := s.zones[z]
 	if !ok {
-		t = &Track{Kind: TrackZone, ID: uint64(len(s.zones) + 1)}
-		s.zones[z] = t
+		st = &wtfZone{track: Track{Kind: TrackZone}}
+		if z == nil {
+			st.track.Name = wtfNoZone.Name
+		} else {
+			s.nTracks++
+			st.track.ID = uint64(s.nTracks)
+		}
+		s.zones[z] = st
 	}
-	// The first wtf.zone#create renames the default zone in place.
-	t.Name = z.Name
-	if t.Name == "" {
-		t.Name = "default zone"
+	st.rename(z)
+	s.lastZone, s.last, s.renamed = z, st, false
+	return st
+}
+
+// rename names the track after zone z as it stands.
+func (st *wtfZone) rename(z *wtfcff.Zone) {
+	if z != nil {
+		st.track.Name = z.Name
+		if st.track.Name == "" {
+			st.track.Name = "default zone"
+		}
 	}
-	s.lastZone, s.lastTrack = z, t
-	return t
 }
 
 var wtfNoZone = &Track{Kind: TrackZone, ID: 0, Name: "no zone"}
@@ -239,18 +286,4 @@ func (st *wtfStack) pop() (string, bool) {
 	n := st.names[len(st.names)-1]
 	st.names = st.names[:len(st.names)-1]
 	return n, true
-}
-
-// stack returns zone z's open scopes (zones are bounded by the decoder).
-func (s *wtfSource) stack(z *wtfcff.Zone) *wtfStack {
-	if z == s.lastZ && s.lastS != nil {
-		return s.lastS
-	}
-	st, ok := s.open[z]
-	if !ok {
-		st = &wtfStack{}
-		s.open[z] = st
-	}
-	s.lastZ, s.lastS = z, st
-	return st
 }
