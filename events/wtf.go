@@ -20,25 +20,23 @@ type wtfSource struct {
 	closeFn func() error
 	e       error
 
-	// Per-zone state, with the last zone's in front of the map. A zone
-	// record may rename a zone (the first wtf.zone#create renames the
-	// default zone in place): renamed makes the next use of last refresh
-	// its track's name (the map path always does).
+	// Per-zone state, with the last zone's in front of the map (lastZone
+	// is &noZoneYet when the next event must go through the map).
 	zones    map[*wtfcff.Zone]*wtfZone
 	lastZone *wtfcff.Zone
 	last     *wtfZone
-	renamed  bool
 	nTracks  int // zone tracks so far; IDs from 1, 0 is "no zone"
 
-	names   map[string]string
+	names   map[string]string // interned scope names
+	cache   [256]string       // in front of names (see intern)
 	maxName int
 
 	cur    *wtfcff.Event // dec.Event(), the current event
 	closed *wtfcff.Scope // the scope the current wtf.scope#leave closed (WithScopeData)
 }
 
-// noZoneYet is a wtfSource's lastZone before the first event: no event's
-// zone.
+// noZoneYet is a wtfSource's lastZone before the first event and after a
+// zone record: no event's zone.
 var noZoneYet wtfcff.Zone
 
 // wtfZone is what a wtfSource keeps per zone: its track and the names of its
@@ -77,16 +75,18 @@ func (s *wtfSource) next(e *Event) bool {
 	z := s.last
 	if ev.Zone != s.lastZone {
 		z = s.zone(ev.Zone)
-	} else if s.renamed {
-		z.rename(ev.Zone)
-		s.renamed = false
 	}
 	e.hasTime, e.time = true, int64(ev.Time)*1000
 	e.track = &z.track
 	switch {
 	case ev.IsInternal():
 		e.kind, e.name = KindMetadata, ev.Name()
-		s.renamed = true
+		if e.name != "wtf.zone#set" && e.name != "wtf.event#define" {
+			// A zone record may rename a zone (the first wtf.zone#create
+			// renames the default zone in place): the next event looks
+			// its zone up again, which renames the track.
+			s.lastZone = &noZoneYet
+		}
 	case ev.IsScopeEnter():
 		e.kind, e.name = KindBegin, ev.Name()
 		if e.name == "wtf.scope#enter" {
@@ -159,15 +159,26 @@ func (s *wtfSource) enterName(ev *wtfcff.Event) string {
 }
 
 // intern returns b as a string, kept for the next time (up to maxName
-// names).
+// names). A direct-mapped cache, indexed by a hash of b's length and three
+// of its bytes, sits in front of the map: a repeated scope name costs a
+// compare rather than a map lookup.
 func (s *wtfSource) intern(b []byte) string {
-	if n, ok := s.names[string(b)]; ok {
-		return n
+	h := uint(len(b))
+	if len(b) > 0 {
+		h = h*0x9e37 ^ uint(b[0])<<5 ^ uint(b[len(b)/2])<<2 ^ uint(b[len(b)-1])
 	}
-	n := string(b)
-	if len(s.names) < s.maxName {
-		s.names[n] = n
+	slot := &s.cache[h%uint(len(s.cache))]
+	if *slot == string(b) {
+		return *slot
 	}
+	n, ok := s.names[string(b)]
+	if !ok {
+		n = string(b)
+		if len(s.names) < s.maxName {
+			s.names[n] = n
+		}
+	}
+	*slot = n
 	return n
 }
 
@@ -188,7 +199,7 @@ func (s *wtfSource) zone(z *wtfcff.Zone) *wtfZone {
 		s.zones[z] = st
 	}
 	st.rename(z)
-	s.lastZone, s.last, s.renamed = z, st, false
+	s.lastZone, s.last = z, st
 	return st
 }
 
