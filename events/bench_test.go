@@ -219,7 +219,7 @@ func BenchmarkCodecWTF(b *testing.B) { run(b, "wtf", codecWTFPass) }
 
 // codecWTFPass is one pass of BenchmarkCodecWTF.
 func codecWTFPass(b *testing.B, data []byte) {
-	src, err := wtfcff.NewReader(bytes.NewReader(data))
+	src, err := wtfcff.NewBytesReader(data)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -204,7 +204,7 @@ func OpenReaderAt(ra io.ReaderAt, size int64, opts ...Option) (*Reader, error) {
 }
 
 // OpenBytes is OpenReaderAt over a file held in memory; events of the
-// formats that can read in place (dial9, ATF) are views into b.
+// formats that can read in place (dial9, ATF, binary WTF) are views into b.
 func OpenBytes(b []byte, opts ...Option) (*Reader, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -284,6 +284,8 @@ func openMemory(b []byte, d Detection, o *options) (source, error) {
 		return openDial9Bytes(b, o)
 	case FormatATF:
 		return openATFBytes(b, d, o)
+	case FormatWTF:
+		return openWTFBytes(b, o)
 	}
 	return openFile(bytes.NewReader(b), int64(len(b)), d, o, nil)
 }

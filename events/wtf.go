@@ -27,9 +27,10 @@ type wtfSource struct {
 	last     *wtfZone
 	nTracks  int // zone tracks so far; IDs from 1, 0 is "no zone"
 
-	names   map[string]string // interned scope names
-	cache   [256]string       // in front of names (see intern)
-	maxName int
+	enterType *wtfcff.EventType // the last wtf.scope#enter type seen
+	names     map[string]string // interned scope names
+	cache     [256]string       // in front of names (see enterName)
+	maxName   int
 
 	cur    *wtfcff.Event // dec.Event(), the current event
 	closed *wtfcff.Scope // the scope the current wtf.scope#leave closed (WithScopeData)
@@ -54,6 +55,19 @@ func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func()
 	if err != nil {
 		return nil, err
 	}
+	return newWTFSource(src, o, closeFn), nil
+}
+
+// openWTFBytes is openWTF over a file in memory: chunks are views of b.
+func openWTFBytes(b []byte, o *options) (source, error) {
+	src, err := wtfcff.NewBytesReader(b, wtfcff.WithRecovery())
+	if err != nil {
+		return nil, err
+	}
+	return newWTFSource(src, o, nil), nil
+}
+
+func newWTFSource(src *wtfcff.Reader, o *options, closeFn func() error) *wtfSource {
 	var scopes *wtfcff.ScopeTracker
 	if o.scopeData {
 		scopes = wtfcff.NewScopeTracker()
@@ -62,7 +76,7 @@ func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func()
 	return &wtfSource{scopes: scopes, cur: dec.Event(), lastZone: &noZoneYet,
 		chunks: src, dec: dec, closeFn: closeFn,
 		zones: map[*wtfcff.Zone]*wtfZone{}, names: map[string]string{}, maxName: o.maxNames,
-	}, nil
+	}
 }
 
 func (s *wtfSource) next(e *Event) bool {
@@ -81,15 +95,19 @@ func (s *wtfSource) next(e *Event) bool {
 	switch {
 	case ev.IsInternal():
 		e.kind, e.name = KindMetadata, ev.Name()
-		if e.name != "wtf.zone#set" && e.name != "wtf.event#define" {
-			// A zone record may rename a zone (the first wtf.zone#create
-			// renames the default zone in place): the next event looks
-			// its zone up again, which renames the track.
-			s.lastZone = &noZoneYet
+		// Internal events are wtf.event#define, wtf.zone#set and
+		// wtf.zone#create and #delete, the two of 15 bytes. A zone record
+		// may rename a zone (the first wtf.zone#create renames the default
+		// zone in place, and this record is on the renamed track): the
+		// track is renamed now, and the next event looks its zone up
+		// again, which renames that one's.
+		if len(e.name) == len("wtf.zone#create") {
+			s.zoneRecord(z, ev.Zone)
 		}
 	case ev.IsScopeEnter():
 		e.kind, e.name = KindBegin, ev.Name()
-		if e.name == "wtf.scope#enter" {
+		if ev.Type == s.enterType || e.name == "wtf.scope#enter" {
+			s.enterType = ev.Type
 			e.name = s.enterName(ev)
 		}
 		z.open.push(e.name)
@@ -150,19 +168,16 @@ func (w wtfScoped) next(e *Event) bool {
 	return true
 }
 
-// enterName is the name of a wtf.scope#enter: its name argument.
+// enterName is the name of a wtf.scope#enter: its name argument, interned
+// (kept for the next time, up to maxName names). A direct-mapped cache,
+// indexed by a hash of the name's length and three of its bytes, sits in
+// front of the map: a repeated scope name costs a compare rather than a map
+// lookup.
 func (s *wtfSource) enterName(ev *wtfcff.Event) string {
 	if ev.NumArgs() == 0 {
 		return ev.Name()
 	}
-	return s.intern(ev.Arg(0).Bytes())
-}
-
-// intern returns b as a string, kept for the next time (up to maxName
-// names). A direct-mapped cache, indexed by a hash of b's length and three
-// of its bytes, sits in front of the map: a repeated scope name costs a
-// compare rather than a map lookup.
-func (s *wtfSource) intern(b []byte) string {
+	b := ev.Arg(0).Bytes()
 	h := uint(len(b))
 	if len(b) > 0 {
 		h = h*0x9e37 ^ uint(b[0])<<5 ^ uint(b[len(b)/2])<<2 ^ uint(b[len(b)-1])
@@ -201,6 +216,12 @@ func (s *wtfSource) zone(z *wtfcff.Zone) *wtfZone {
 	st.rename(z)
 	s.lastZone, s.last = z, st
 	return st
+}
+
+// zoneRecord follows a zone record on zone z's state st.
+func (s *wtfSource) zoneRecord(st *wtfZone, z *wtfcff.Zone) {
+	st.rename(z)
+	s.lastZone = &noZoneYet
 }
 
 // rename names the track after zone z as it stands.
