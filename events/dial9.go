@@ -87,9 +87,10 @@ func (s *dial9Source) next(e *Event) bool {
 		t = s.newType(ev)
 	}
 	e.kind, e.name = t.kind, t.name
-	e.time, e.hasTime = 0, t.hasTS
 	if t.hasTS {
-		e.time = int64(min(ev.Timestamp(), math.MaxInt64))
+		e.time, e.hasTime = int64(min(ev.Timestamp(), math.MaxInt64)), true
+	} else {
+		e.time, e.hasTime = 0, false
 	}
 	if t.worker < 0 {
 		e.track = dial9NoWorkerTrack
