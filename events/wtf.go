@@ -33,6 +33,8 @@ type wtfSource struct {
 
 	lastZone  *wtfcff.Zone
 	lastTrack *Track
+
+	n int64 // events delivered, for Recovery
 }
 
 func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func() error) (source, error) {
@@ -58,6 +60,7 @@ func (s *wtfSource) next(e *Event) bool {
 		if s.inChunk {
 			if s.dec.Next() {
 				s.fill(e, s.dec.Event())
+				s.n++
 				return true
 			}
 			if err := s.dec.Err(); err != nil {
