@@ -14,6 +14,7 @@ import (
 	"github.com/tracecodec/tracecodec/cdt/schema7"
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/internal/cdtdemo"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 func init() {
@@ -47,6 +48,12 @@ func cdtOpen(in *input) (*cdt.File, func(), error) {
 		closeFn()
 		return nil, nil, err
 	}
+	in.setRecovery(func() *traceerr.Recovery {
+		if rep := r.Recovery(); rep != nil {
+			return summaryOf(rep.Summary())
+		}
+		return nil
+	})
 	return r, func() { r.Close(); closeFn() }, nil
 }
 

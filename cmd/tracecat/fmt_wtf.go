@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/traceerr"
 	"github.com/tracecodec/tracecodec/wtfcff"
 )
 
@@ -39,6 +40,13 @@ func wtfSource(in *input) (*wtfcff.Reader, func() error, error) {
 		rc.Close()
 		return nil, nil, err
 	}
+	in.wtfEvents = 0
+	in.setRecovery(func() *traceerr.Recovery {
+		if rec := wtfLost(src); rec != nil {
+			return wtfSummary(rec, in.wtfEvents)
+		}
+		return nil
+	})
 	return src, rc.Close, nil
 }
 
@@ -71,6 +79,7 @@ func wtfWalk(in *input, onChunk func(c *wtfcff.Chunk) error, onEvent func(e *wtf
 			continue
 		}
 		for dec.Next() {
+			in.wtfEvents++
 			if onEvent != nil {
 				if err := onEvent(dec.Event()); err != nil {
 					return dec, nil, err
@@ -384,8 +393,10 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 				if err := wtfcff.TrimTorn(c, dec); err != nil {
 					return err
 				}
+				in.wtfEvents += int64(src.Recovery().SalvagedEvents)
 			} else if dec.SetChunk(c) {
 				for dec.Next() {
+					in.wtfEvents++
 				}
 			}
 		}
