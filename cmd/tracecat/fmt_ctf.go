@@ -278,8 +278,13 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return o.Type == "" || o.Type == kind || o.Type == typ
 	}
 	plain := raw
+	// m is filled in as the input is read, for the recovery line.
+	m := &ctfMeta{raw: raw, plain: raw}
+	in.setRecovery(m.recovery)
 	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
 		r, _ := ctf2meta.NewReader(bytes.NewReader(raw))
+		m.packets = true
+		defer func() { m.info = r.Info() }()
 		plain = make([]byte, 0, len(raw))
 		for r.Next() {
 			p := r.Packet()
@@ -315,6 +320,7 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 			fmt.Fprintf(w, "# warning: %s\n", warn)
 		}
 	}
+	m.plain = plain
 	if !ctfIsJSON(plain) {
 		if want("tsdl", "") {
 			if o.JSON {
@@ -325,6 +331,7 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return nil
 	}
 	d, _ := ctf2meta.NewFragmentReader(bytes.NewReader(plain))
+	defer func() { m.meta, m.leading = d.Metadata(), d.Source().LeadingWhitespace }()
 	for d.Next() {
 		f := d.Fragment()
 		if !want("fragment", f.FragmentType()) || !o.inRange(int64(d.Index())) {
