@@ -150,3 +150,30 @@ func TestRecoveryLineManyInputs(t *testing.T) {
 		t.Errorf("stats --json: exit %d\n%s", code, out)
 	}
 }
+
+// export prints the recovery line of every damaged input it exported, the
+// same line dump prints.
+func TestRecoveryLineExport(t *testing.T) {
+	dir := t.TempDir()
+	var ins []string
+	lines := map[string]string{}
+	for _, f := range []string{"dial9", "cdt", "wtf"} {
+		p := damagedSample(t, dir, f)
+		ins = append(ins, p)
+		_, _, errOut := run(t, nil, "dump", p)
+		m := recoveryLineRE.FindStringSubmatch(errOut)
+		if m == nil {
+			t.Fatalf("%s: dump prints no recovery line: %s", f, errOut)
+		}
+		lines[p] = m[0]
+	}
+	code, _, errOut := run(t, nil, append(append([]string{"export", "--to", "parquet"}, ins...), filepath.Join(dir, "out"))...)
+	if code != exitOK {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	for _, l := range lines {
+		if !strings.Contains(errOut, l+"\n") {
+			t.Errorf("export: no line %q in %s", l, errOut)
+		}
+	}
+}
