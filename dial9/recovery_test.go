@@ -321,3 +321,29 @@ func TestRecoveryKeepsIOErrors(t *testing.T) {
 		t.Fatal("NewWriter accepted WithRecovery")
 	}
 }
+
+// A gzip stream over the decompression ratio limit stops at the limit with
+// WithRecovery too: the rest is not inflated to be counted (LostBytes -1).
+func TestRecoveryGzipRatioLimit(t *testing.T) {
+	plain := append([]byte(Magic), Version)
+	reset := []byte{tagReset, 1, 0, 0, 0, 0, 0, 0, 0}
+	for len(plain) < 8<<20 {
+		plain = append(plain, reset...)
+	}
+	gz, _ := gzipMembers(t, plain)
+	if len(gz)*100+1<<20 > len(plain) {
+		t.Fatalf("the bomb is not one: %d compressed bytes for %d", len(gz), len(plain))
+	}
+	d, err := NewBytesReader(gz, WithRecovery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := readRecovering(d)
+	rec := d.Recovery()
+	if err != nil || len(ts) != 0 || rec == nil || !errors.Is(rec.Reason, ErrLimit) || rec.LostBytes != -1 || rec.LostEvents != -1 {
+		t.Fatalf("err %v, %d events, report %+v", err, len(ts), rec)
+	}
+	if s := rec.Summary(); s.LostBytes != -1 || !s.Lossy() {
+		t.Fatalf("summary %+v", s)
+	}
+}

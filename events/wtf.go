@@ -34,6 +34,8 @@ type wtfSource struct {
 
 	cur    *wtfcff.Event // dec.Event(), the current event
 	closed *wtfcff.Scope // the scope the current wtf.scope#leave closed (WithScopeData)
+
+	n int64 // events delivered, for Recovery
 }
 
 // noZoneYet is a wtfSource's lastZone before the first event and after a
@@ -122,6 +124,7 @@ func (s *wtfSource) next(e *Event) bool {
 	default:
 		e.kind, e.name = KindInstant, ev.Name()
 	}
+	s.n++
 	return true
 }
 
