@@ -115,7 +115,8 @@
 // why (Reason: the footer's error; Stop: what ended the scan). Rows the
 // writer still held in memory never reached the file and are not counted.
 // A File opened this way has a rebuilt Footer (no channel_counts) and
-// FooterOffset -1.
+// FooterOffset -1. Recovery.Summary gives the report as the module's uniform
+// traceerr.Recovery (unit "ticks"), the line tracecat prints for every format.
 //
 // # Performance
 //
