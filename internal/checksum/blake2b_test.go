@@ -165,6 +165,11 @@ func TestSumsMatchesXCrypto(t *testing.T) {
 				many = append(many, data[i:i+1000+250*i])
 			}
 			sumsCheck(t, h, many, "17 inputs")
+			// three inputs that drop out of the eight-lane passes one by
+			// one (after 10 and 30 blocks), the last with 20 blocks alone
+			big := testData(60*BlockSize, 14)
+			three := [][]byte{big[:10*BlockSize+1], big[1 : 1+30*BlockSize+5], big[2 : 2+50*BlockSize+7]}
+			sumsCheck(t, h, three, "three lengths")
 			sumsCheck(t, h, many[:1], "1 input")
 			sumsCheck(t, h, nil, "no input")
 		})

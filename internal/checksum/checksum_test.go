@@ -134,6 +134,7 @@ func BenchmarkCRC32(b *testing.B) {
 // (the CDT reader verifies its chunks this way), against eight Sum calls
 // in BenchmarkBlake2b64; cpu-MB/s counts the bytes of all eight.
 func BenchmarkBlake2b64Sums(b *testing.B) {
+	b.Run("uneven", benchSumsUneven)
 	for _, n := range []int{4096, 65536, 640000} {
 		data := testData(8*n, 6)
 		ps := make([][]byte, 8)
@@ -153,5 +154,29 @@ func BenchmarkBlake2b64Sums(b *testing.B) {
 				b.ReportMetric(float64(8*n)*float64(b.N)/(end-start).Seconds()/1e6, "cpu-MB/s")
 			}
 		})
+	}
+}
+
+// benchSumsUneven is BenchmarkBlake2b64Sums on the lengths of the last read
+// batch of the CDT typed-read benchmark: three 256-row chunks (≈640 kB,
+// a little different each) and the trace's last, 184-row chunk.
+func benchSumsUneven(b *testing.B) {
+	lens := []int{641113, 638402, 640777, 460310}
+	var ps [][]byte
+	n := 0
+	for i, l := range lens {
+		ps = append(ps, testData(l, uint64(20+i)))
+		n += l
+	}
+	sums := make([]uint64, len(ps))
+	h := NewBlake2b64()
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	start, ok := processCPU()
+	for b.Loop() {
+		h.Sums(ps, sums)
+	}
+	if end, ok2 := processCPU(); ok && ok2 && end > start {
+		b.ReportMetric(float64(n)*float64(b.N)/(end-start).Seconds()/1e6, "cpu-MB/s")
 	}
 }
