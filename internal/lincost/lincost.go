@@ -7,9 +7,9 @@
 // process CPU time (user + system, steadier than wall clock on a shared
 // machine) per input byte ("cpu-ns/B") and per element ("cpu-ns/elem"),
 // plus the bytes allocated per input byte ("alloc-B/B"). CheckAllocs is the
-// robust part of the linearity check for a test: bytes and objects
-// allocated per input byte must not grow with the input (allocation counts
-// do not depend on the machine's load; CPU time does).
+// robust part of the linearity check for a test: the bytes and objects
+// allocated per added input byte must not grow with the input (allocation
+// counts do not depend on the machine's load; CPU time does).
 package lincost
 
 import (
@@ -92,28 +92,39 @@ func measure(in []byte, decode Decode) (Allocs, error) {
 		ObjectsPerKiB: float64(m1.Mallocs-m0.Mallocs) / n * 1024}, err
 }
 
-// CheckAllocs decodes gen(1) and gen(16) and fails t when the larger input
-// costs more allocated bytes or objects per input byte than the smaller one
-// (with 25% and a small constant of slack for fixed-size buffers rounding
-// differently), or when the element count does not grow with the input.
+// CheckAllocs decodes gen(1), gen(3) and gen(9) and fails t when the
+// allocation grows faster than the input: the bytes (and objects) allocated
+// per added input byte from 3× to 9× must stay under 2.2 times those from
+// 1× to 3× (plus 1 byte and 1 object per KiB). A decoder quadratic in its
+// input triples that marginal cost ((9+3)/(3+1)); slices grown by doubling
+// can double it at most. A fixed cost (buffers, tables) does not count
+// against a decoder, only a marginal cost that rises with the size. It also fails when the element
+// count does not grow with the input.
 func CheckAllocs(t testing.TB, name string, gen func(scale int) []byte, decode Decode) {
 	t.Helper()
 	if testing.CoverMode() != "" {
 		t.Skip("allocation counts are not meaningful under -cover")
 	}
-	small, err := measure(gen(1), decode)
-	if err != nil {
-		t.Fatalf("%s 1x: %v", name, err)
+	var m [3]Allocs
+	var bytes, objects [3]float64
+	for i, s := range []int{1, 3, 9} {
+		in := gen(s)
+		a, err := measure(in, decode)
+		if err != nil {
+			t.Fatalf("%s %dx: %v", name, s, err)
+		}
+		m[i] = a
+		bytes[i] = a.BytesPerByte * float64(a.Size)
+		objects[i] = a.ObjectsPerKiB * float64(a.Size) / 1024
 	}
-	large, err := measure(gen(16), decode)
-	if err != nil {
-		t.Fatalf("%s 16x: %v", name, err)
+	if m[2].Elems < 4*m[0].Elems {
+		t.Errorf("%s: %d elements at 9x, %d at 1x: the generator does not scale", name, m[2].Elems, m[0].Elems)
 	}
-	if large.Elems < 8*small.Elems {
-		t.Errorf("%s: %d elements at 16x, %d at 1x: the generator does not scale", name, large.Elems, small.Elems)
-	}
-	if large.BytesPerByte > 1.25*small.BytesPerByte+0.5 || large.ObjectsPerKiB > 1.25*small.ObjectsPerKiB+0.5 {
-		t.Errorf("%s: allocation per input byte grows with the input: 1x (%d B) %.2f B/B %.2f objects/KiB, 16x (%d B) %.2f B/B %.2f objects/KiB",
-			name, small.Size, small.BytesPerByte, small.ObjectsPerKiB, large.Size, large.BytesPerByte, large.ObjectsPerKiB)
+	d1, d2 := float64(m[1].Size-m[0].Size), float64(m[2].Size-m[1].Size)
+	b1, b2 := (bytes[1]-bytes[0])/d1, (bytes[2]-bytes[1])/d2
+	o1, o2 := (objects[1]-objects[0])/d1*1024, (objects[2]-objects[1])/d2*1024
+	if b2 > 2.2*max(b1, 0)+1 || o2 > 2.2*max(o1, 0)+1 {
+		t.Errorf("%s: allocation grows faster than the input: per added input byte from 1x (%d B) to 3x %.2f B and %.2f objects/KiB, from 3x to 9x (%d B) %.2f B and %.2f objects/KiB",
+			name, m[0].Size, b1, o1, m[2].Size, b2, o2)
 	}
 }
