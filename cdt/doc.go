@@ -104,6 +104,23 @@
 // rows of up to 4 KB); a trace with larger ones needs WithLimits with a
 // higher MaxDecompressionRatio.
 //
+// # Time per input byte
+//
+// BenchmarkLinear reads traces of minimal rows (the most rows per stored
+// byte) at 1×, 4× and 16× 20,000 ticks: CPU ns per stored byte, worst of
+// the three sizes, and per row. Measured with go test ./cdt -run '^$' -bench Linear -benchtime 5x (BenchmarkLinear, process CPU time, 2 shared cores, AMD EPYC, Go 1.26):
+//
+//   - File (OpenBytes, every row): zstd chunks 35 ns/B, 54 ns/row; raw
+//     chunks 4.1 ns/B, 63 ns/row; without trailer (recovery scan) 66 ns/B,
+//     96 ns/row
+//   - Reader (stream): zstd 25 ns/B, 38 ns/row; raw 1.8 ns/B, 29 ns/row
+//
+// zstd chunks cost more per stored byte because each stored byte is several
+// decompressed ones (at most the 100:1 ratio limit). No figure grows with
+// the size beyond the machine's noise; TestLinearAllocs checks that
+// allocation per added input byte does not grow either. The META and typed
+// tick decoders are in package schema7.
+//
 // # Recovery
 //
 // A writer killed before Close leaves no footer or trailer; a damaged tail
