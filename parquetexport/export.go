@@ -134,7 +134,7 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := &worker{id: w, dir: dir, o: o, conv: newConverter(o), sinks: map[string]*sink{}}
+			wk := &worker{id: w, dir: dir, o: o, conv: newConverter(o), enc: newEncoder(), sinks: map[string]*sink{}}
 			defer func() { sinks[w] = wk.list }()
 			for {
 				in, ok := take()
@@ -195,6 +195,7 @@ type worker struct {
 	dir   string
 	o     *options
 	conv  *converter
+	enc   *encoder
 	sinks map[string]*sink
 	list  []*sink
 }
@@ -203,7 +204,7 @@ func (w *worker) sink(format string) *sink {
 	if s, ok := w.sinks[format]; ok {
 		return s
 	}
-	s := &sink{format: format, dir: w.dir, prefix: fmt.Sprintf("%s-w%02d", format, w.id), b: newBatch(format)}
+	s := &sink{format: format, dir: w.dir, prefix: fmt.Sprintf("%s-w%02d", format, w.id), b: newBatch(format), enc: w.enc}
 	if w.o.hive {
 		s.dir = filepath.Join(w.dir, "format="+format)
 		s.prefix = fmt.Sprintf("part-w%02d", w.id)
