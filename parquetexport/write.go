@@ -49,7 +49,12 @@ const (
 	// string column's chunk; beyond them the chunk is PLAIN-encoded.
 	maxDictEntries = 1 << 16
 	maxDictBytes   = 1 << 20
-	// zstdLevel is the compression level of every page.
+	// intEncoding encodes every INT64 column (ts_ns, dur_ns, track and the
+	// integer arguments): DELTA_BINARY_PACKED halves the files against PLAIN
+	// and costs less CPU, as zstd then has far less to compress.
+	intEncoding = format.DeltaBinaryPacked
+	// zstdLevel is the compression level of every page: level 3 saves
+	// 0.2 % of the size for more CPU.
 	zstdLevel = zstd.SpeedFastest
 )
 
@@ -290,13 +295,13 @@ func (w *fileWriter) writeColumn(ch *chunk, s *colSpec, b *batch) {
 			w.writeIndexes(ch, hi-lo, 0, nil, len(dict))
 		}
 	case 3:
-		w.writeInt64s(ch, b.trackID, nil, b.rows, false, format.Plain)
+		w.writeInt64s(ch, b.trackID, nil, b.rows, false, intEncoding)
 	case 4:
 		w.writeDictColumn(ch, b.tnDict.strs, b.trackName, b.rows)
 	case 5:
-		w.writeInt64s(ch, b.ts, b.hasTs, b.rows, false, format.DeltaBinaryPacked)
+		w.writeInt64s(ch, b.ts, b.hasTs, b.rows, false, intEncoding)
 	case 6:
-		w.writeInt64s(ch, b.dur, b.hasDur, b.rows, false, format.Plain)
+		w.writeInt64s(ch, b.dur, b.hasDur, b.rows, false, intEncoding)
 	case 7:
 		w.writeDictColumn(ch, b.nameDict.strs, b.name, b.rows)
 	case 9:
@@ -318,7 +323,7 @@ func (w *fileWriter) writeArgColumn(ch *chunk, s *colSpec, b *batch) {
 	}
 	switch c.kind {
 	case colInt, colUint:
-		w.writeInt64s(ch, u64s(c.nums), c.bits, b.rows, c.kind == colUint, format.Plain)
+		w.writeInt64s(ch, u64s(c.nums), c.bits, b.rows, c.kind == colUint, intEncoding)
 	case colFloat:
 		w.writeFloats(ch, c, b.rows)
 	case colBool:
