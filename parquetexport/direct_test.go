@@ -3,8 +3,8 @@ package parquetexport
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
