@@ -3,6 +3,7 @@ package parquetexport
 import (
 	"math"
 
+	"github.com/tracecodec/tracecodec/atf"
 	"github.com/tracecodec/tracecodec/cdt/schema7"
 	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/events"
@@ -66,6 +67,8 @@ type converter struct {
 
 	// ATF columns, resolved once per input.
 	atfSeq *argCol
+	// ATF function_id and depth columns, resolved at their first value.
+	atfArgs [2]d9Field
 	// dial9 schemas' plans, per input.
 	d9Plans map[*dial9.Schema]*d9Plan
 	d9Slot  [cacheSlots]*d9Plan
@@ -92,6 +95,7 @@ func (c *converter) start(b *batch, format, source string) {
 		c.nameSlot[i] = [cacheSlots]*nameInfo{}
 	}
 	c.atfSeq = nil
+	c.atfArgs = [2]d9Field{}
 	clear(c.d9Plans)
 	c.d9Slot = [cacheSlots]*d9Plan{}
 	c.src = source
@@ -323,6 +327,12 @@ func (c *converter) putArgs(r int, e *events.Event, end bool, ni *nameInfo) {
 		}
 	}
 	n := e.NumArgs()
+	if format == events.FormatATF && atfDirect && n == 2 {
+		if ev, _, _, ok := e.ATF(); ok {
+			c.putATFArgs(r, e, ev, end, ni)
+			n = 0
+		}
+	}
 	for i := 0; i < n; i++ {
 		c.putArg(r, e, i, end, ni, format)
 	}
@@ -365,6 +375,38 @@ func (c *converter) putArg(r int, e *events.Event, i int, end bool, ni *nameInfo
 		}
 	}
 	c.jsonArg(name, v, end)
+}
+
+// atfDirect makes the converter take an ATF event's two arguments,
+// function_id and depth, from the index record (what events.Event.Arg
+// yields) instead of through events.Event.Arg; a test turns it off to prove
+// both give the same files.
+var atfDirect = true
+
+// putATFArgs is putArgs's loop for an ATF event's function_id and depth.
+func (c *converter) putATFArgs(r int, e *events.Event, ev atf.IndexEvent, end bool, ni *nameInfo) {
+	vals := [2]uint64{ev.FunctionID, uint64(ev.CallDepth)}
+	for i, v := range vals {
+		a := &c.atfArgs[i]
+		if !a.done {
+			name, _ := e.Arg(i)
+			if cl, ok := c.b.column(c.argColumn(name), colUint); ok {
+				a.col = cl
+			}
+			a.done = true
+		}
+		if a.col != nil {
+			if !a.col.has(r) {
+				a.col.setNum(r, v)
+				c.b.size += 9
+				continue
+			}
+			if end && a.col.nums[r] == v {
+				continue // the return repeats its call's value (sameValue)
+			}
+		}
+		c.putArg(r, e, i, end, ni, events.FormatATF)
+	}
 }
 
 // dial9Direct makes the converter read dial9 numeric fields from the
