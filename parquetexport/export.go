@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tracecodec/tracecodec/events"
 )
@@ -129,12 +130,14 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 	}
 	workers := min(o.concurrency, len(inputs))
 	sinks := make([][]*sink, workers)
+	var active atomic.Int64 // workers still reading inputs
+	active.Store(int64(workers))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := &worker{id: w, dir: dir, o: o, conv: newConverter(o), enc: newEncoder(), sinks: map[string]*sink{}}
+			wk := &worker{id: w, dir: dir, o: o, conv: newConverter(o), enc: newEncoder(), sinks: map[string]*sink{}, active: &active}
 			defer func() { sinks[w] = wk.list }()
 			for {
 				in, ok := take()
@@ -149,6 +152,7 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 				}
 				report(&in, n, err)
 			}
+			active.Add(-1)
 			if ctx.Err() == nil {
 				if err := wk.finish(); err != nil {
 					cancel(err)
@@ -198,6 +202,25 @@ type worker struct {
 	enc   *encoder
 	sinks map[string]*sink
 	list  []*sink
+	// active counts the workers still reading: the memory bound is
+	// shared among them.
+	active *atomic.Int64
+}
+
+// limit is the size at which the worker writes a row group: its share of
+// WithMemoryBytes among the workers still reading, at most
+// WithRowGroupBytes.
+func (w *worker) limit() int64 {
+	return max(4<<10, min(w.o.rowGroupBytes, w.o.memoryBytes/max(1, w.active.Load())))
+}
+
+// buffered is the size of the rows in all the worker's batches.
+func (w *worker) buffered() int64 {
+	var n int64
+	for _, s := range w.list {
+		n += s.b.size
+	}
+	return n
 }
 
 func (w *worker) sink(format string) *sink {
@@ -226,7 +249,19 @@ func (w *worker) read(ctx context.Context, in *Input) (n int64, err error) {
 	s := w.sink(r.Format())
 	c := w.conv
 	c.start(s.b, r.Format(), in.Path)
-	limit := w.o.rowGroupBytes
+	// The batches of the worker's other formats count against its share:
+	// write them first when together they pass it.
+	limit := w.limit()
+	if w.buffered() >= limit {
+		for _, o := range w.list {
+			if o != s {
+				if err := o.flush(); err != nil {
+					return 0, fmt.Errorf("%w: %w", errWrite, err)
+				}
+			}
+		}
+	}
+	limit = max(4<<10, limit-(w.buffered()-s.b.size))
 	for r.Next() {
 		c.add(r.Event())
 		n++
@@ -242,6 +277,7 @@ func (w *worker) read(ctx context.Context, in *Input) (n int64, err error) {
 			if err := ctx.Err(); err != nil {
 				return n, err
 			}
+			limit = max(4<<10, w.limit()-(w.buffered()-s.b.size))
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -250,7 +286,8 @@ func (w *worker) read(ctx context.Context, in *Input) (n int64, err error) {
 	return n, nil
 }
 
-// finish writes the last batches and closes the files.
+// finish writes the last batches, closes the files and lets the batches'
+// memory go.
 func (w *worker) finish() error {
 	for _, s := range w.list {
 		if err := s.flush(); err != nil {
@@ -259,6 +296,8 @@ func (w *worker) finish() error {
 		if err := s.closeFile(); err != nil {
 			return fmt.Errorf("%w: %w", errWrite, err)
 		}
+		s.b = newBatch(s.format)
 	}
+	w.conv = nil
 	return nil
 }
