@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/traceerr"
@@ -145,12 +146,14 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 	}
 	workers := min(o.concurrency, len(inputs))
 	sinks := make([][]*sink, workers)
+	var active atomic.Int64 // workers still reading inputs
+	active.Store(int64(workers))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := &worker{id: w, dir: dir, o: o, conv: newConverter(o), sinks: map[string]*sink{}}
+			wk := &worker{id: w, dir: dir, o: o, conv: newConverter(o), enc: newEncoder(), sinks: map[string]*sink{}, active: &active}
 			defer func() { sinks[w] = wk.list }()
 			for {
 				in, ok := take()
@@ -165,6 +168,7 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 				}
 				report(&in, n, rec, err)
 			}
+			active.Add(-1)
 			if ctx.Err() == nil {
 				if err := wk.finish(); err != nil {
 					cancel(err)
@@ -216,15 +220,35 @@ type worker struct {
 	dir   string
 	o     *options
 	conv  *converter
+	enc   *encoder
 	sinks map[string]*sink
 	list  []*sink
+	// active counts the workers still reading: the memory bound is
+	// shared among them.
+	active *atomic.Int64
+}
+
+// limit is the size at which the worker writes a row group: its share of
+// WithMemoryBytes among the workers still reading, at most
+// WithRowGroupBytes.
+func (w *worker) limit() int64 {
+	return max(4<<10, min(w.o.rowGroupBytes, w.o.memoryBytes/max(1, w.active.Load())))
+}
+
+// buffered is the size of the rows in all the worker's batches.
+func (w *worker) buffered() int64 {
+	var n int64
+	for _, s := range w.list {
+		n += s.b.size
+	}
+	return n
 }
 
 func (w *worker) sink(format string) *sink {
 	if s, ok := w.sinks[format]; ok {
 		return s
 	}
-	s := &sink{format: format, dir: w.dir, prefix: fmt.Sprintf("%s-w%02d", format, w.id), b: newBatch(format)}
+	s := &sink{format: format, dir: w.dir, prefix: fmt.Sprintf("%s-w%02d", format, w.id), b: newBatch(format), enc: w.enc}
 	if w.o.hive {
 		s.dir = filepath.Join(w.dir, "format="+format)
 		s.prefix = fmt.Sprintf("part-w%02d", w.id)
@@ -252,7 +276,19 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 	s := w.sink(r.Format())
 	c := w.conv
 	c.start(s.b, r.Format(), in.Path)
-	limit := w.o.rowGroupBytes
+	// The batches of the worker's other formats count against its share:
+	// write them first when together they pass it.
+	limit := w.limit()
+	if w.buffered() >= limit {
+		for _, o := range w.list {
+			if o != s {
+				if err := o.flush(); err != nil {
+					return 0, fmt.Errorf("%w: %w", errWrite, err)
+				}
+			}
+		}
+	}
+	limit = max(4<<10, limit-(w.buffered()-s.b.size))
 	for r.Next() {
 		c.add(r.Event())
 		n++
@@ -268,6 +304,7 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 			if err := ctx.Err(); err != nil {
 				return n, err
 			}
+			limit = max(4<<10, w.limit()-(w.buffered()-s.b.size))
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -277,7 +314,8 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 	return n, nil
 }
 
-// finish writes the last batches and closes the files.
+// finish writes the last batches, closes the files and lets the batches'
+// memory go.
 func (w *worker) finish() error {
 	for _, s := range w.list {
 		if err := s.flush(); err != nil {
@@ -286,6 +324,8 @@ func (w *worker) finish() error {
 		if err := s.closeFile(); err != nil {
 			return fmt.Errorf("%w: %w", errWrite, err)
 		}
+		s.b = newBatch(s.format)
 	}
+	w.conv = nil
 	return nil
 }
