@@ -35,7 +35,7 @@ type wtfSource struct {
 	cur    *wtfcff.Event // dec.Event(), the current event
 	closed *wtfcff.Scope // the scope the current wtf.scope#leave closed (WithScopeData)
 
-	n int64 // events delivered, for Recovery
+	n int64 // events delivered, for Reader.Recovery
 }
 
 // noZoneYet is a wtfSource's lastZone before the first event and after a
@@ -87,6 +87,7 @@ func (s *wtfSource) next(e *Event) bool {
 	if !s.dec.Next() && !s.nextChunk() {
 		return false
 	}
+	s.n++
 	ev := s.cur // the decoder's event: s.dec.Event()
 	z := s.last
 	if ev.Zone != s.lastZone {
@@ -124,7 +125,6 @@ func (s *wtfSource) next(e *Event) bool {
 	default:
 		e.kind, e.name = KindInstant, ev.Name()
 	}
-	s.n++
 	return true
 }
 
