@@ -15,3 +15,11 @@ func loadDetailHeader(e *DetailEvent, b []byte) {
 	*e = decodeDetailEventHeader(b)
 	e.Payload = p
 }
+
+// loadIndexEventAt is loadIndexEvent(b[off:]).
+func loadIndexEventAt(b []byte, off uint32) IndexEvent {
+	if uint64(off)+IndexEventSize > uint64(len(b)) {
+		panic(errOutOfBlock)
+	}
+	return decodeIndexEvent(b[off:])
+}
