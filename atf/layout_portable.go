@@ -16,10 +16,10 @@ func loadDetailHeader(e *DetailEvent, b []byte) {
 	e.Payload = p
 }
 
-// loadIndexEventAt is loadIndexEvent(b[off:]).
-func loadIndexEventAt(b []byte, off uint32) IndexEvent {
+// loadIndexEventInto is *dst = loadIndexEvent(b[off:]).
+func loadIndexEventInto(dst *IndexEvent, b []byte, off uint32) {
 	if uint64(off)+IndexEventSize > uint64(len(b)) {
 		panic(errOutOfBlock)
 	}
-	return decodeIndexEvent(b[off:])
+	*dst = decodeIndexEvent(b[off:])
 }

@@ -44,13 +44,13 @@ type Merger struct {
 	wide    bool       // tree is in use, not packed
 	started bool
 	// The packed merge runs ahead of Next in batches (fill): out holds the
-	// next events, each as its block offset<<32 | leaf, out[i] is the
-	// current one, and Next only steps i. A batch ends when the buffer is
-	// full or after the last event of a thread's block, before that thread
-	// moves on (pend): every event in out is then still in its thread's
-	// current block. The wide tree keeps its current event as out[0].
-	// i ≥ len(out): no current event.
-	out  []uint64 // a slice of a mergeOut buffer
+	// next events, decoded, out[i] is the current one, and Next only steps
+	// i. A batch ends when the buffer is full, or after the last event of
+	// a thread's block, before that thread moves on (pend: a refill can
+	// fail, and its error must come after the events before it). The wide
+	// tree keeps its current event as out[0]. i ≥ len(out): no current
+	// event.
+	out  []MergedEvent // a slice of a mergeOut buffer
 	i    int
 	pend bool // the current event's thread must advance before the next batch
 	err  error
@@ -87,7 +87,7 @@ func (a mergeKey) less(b mergeKey) bool {
 // NewMerger merges every event of files (nil entries are skipped; a thread's
 // position is its index in files).
 func NewMerger(files []*IndexFile) *Merger {
-	m := &Merger{its: make([]IndexIter, len(files))}
+	m := &Merger{its: newIters(len(files))}
 	for i, r := range files {
 		if r != nil {
 			m.its[i].reset(r, 0, r.count, mergeBufSize)
@@ -100,7 +100,7 @@ func NewMerger(files []*IndexFile) *Merger {
 // NewMergerRange merges the events with from ≤ timestamp < to (each thread
 // binary-searched when sorted, filtered when not; see IndexFile.Range).
 func NewMergerRange(files []*IndexFile, from, to uint64) *Merger {
-	m := &Merger{its: make([]IndexIter, len(files))}
+	m := &Merger{its: newIters(len(files))}
 	for i, r := range files {
 		if r != nil {
 			r.rangeInto(&m.its[i], from, to, mergeBufSize)
@@ -110,9 +110,18 @@ func NewMergerRange(files []*IndexFile, from, to uint64) *Merger {
 	return m
 }
 
+// newIters makes the iterators of n threads; up to maxPacked in an array of
+// maxPacked, so that fill indexes them without bounds checks.
+func newIters(n int) []IndexIter {
+	if n <= maxPacked {
+		return new([maxPacked]IndexIter)[:n]
+	}
+	return make([]IndexIter, n)
+}
+
 // init positions every thread at its first event and plays the tournament.
 func (m *Merger) init() {
-	m.out = make([]uint64, 0, mergeOut)
+	m.out = make([]MergedEvent, 0, mergeOut)
 	k := 1
 	for k < len(m.its) {
 		k <<= 1
@@ -204,7 +213,7 @@ func (m *Merger) next() bool {
 		if m.wide {
 			return m.setTop()
 		}
-	} else if leaf := uint32(m.out[m.i]); m.wide {
+	} else if leaf := uint32(m.out[m.i].Thread); m.wide {
 		return m.nextWide(leaf)
 	} else if m.pend {
 		m.pend = false
@@ -256,8 +265,8 @@ func (m *Merger) replay(leaf uint32, w uint64) {
 // tree). A thread's iterator always stands on its key's event, except the
 // pending thread's, which stands on the batch's last event.
 func (m *Merger) fill() {
-	out := (*[mergeOut]uint64)(m.out[:mergeOut])
-	its, t := m.its, (*[maxPacked]uint64)(m.packed)
+	out := (*[mergeOut]MergedEvent)(m.out[:mergeOut])
+	its, t := (*[maxPacked]IndexIter)(m.its[:maxPacked]), (*[maxPacked]uint64)(m.packed)
 	mask, shift, limit := uint64(m.mask), m.shift%64, m.limit
 	n := 0
 	for n < len(out) {
@@ -266,26 +275,56 @@ func (m *Merger) fill() {
 			break
 		}
 		leaf := w & mask
-		it := &its[leaf]
+		it := &its[leaf%maxPacked]
 		cur := it.cur
-		out[n] = uint64(cur)<<32 | leaf
+		e := &out[n]
+		loadIndexEventInto(&e.IndexEvent, it.blk, uint32(cur))
+		e.Thread = int(leaf)
+		e.Seq = it.base + uint64(uint32(cur))/IndexEventSize
 		n++
 		if cur >= it.last { // the block's last event, or a filtered thread
 			m.pend = true
 			break
 		}
 		cur += IndexEventSize
-		ts := loadTS(it.blk, cur)
+		ts := loadTS(it.blk, uint32(cur))
 		if ts >= limit {
 			m.pend = true
 			break
 		}
 		it.cur = cur
 		w = ts<<shift | leaf
-		for j := (leaf + mask + 1) >> 1; j > 0; j >>= 1 {
+		// The matches from the leaf up, unrolled: shift is the tree's
+		// height (at most 6 for 64 leaves).
+		j := (leaf + mask + 1) >> 1
+		switch shift {
+		case 6:
 			l := t[j%maxPacked]
-			t[j%maxPacked] = max(l, w)
-			w = min(l, w)
+			t[j%maxPacked], w = max(l, w), min(l, w)
+			j >>= 1
+			fallthrough
+		case 5:
+			l := t[j%maxPacked]
+			t[j%maxPacked], w = max(l, w), min(l, w)
+			j >>= 1
+			fallthrough
+		case 4:
+			l := t[j%maxPacked]
+			t[j%maxPacked], w = max(l, w), min(l, w)
+			j >>= 1
+			fallthrough
+		case 3:
+			l := t[j%maxPacked]
+			t[j%maxPacked], w = max(l, w), min(l, w)
+			j >>= 1
+			fallthrough
+		case 2:
+			l := t[j%maxPacked]
+			t[j%maxPacked], w = max(l, w), min(l, w)
+			fallthrough
+		case 1:
+			l := t[1]
+			t[1], w = max(l, w), min(l, w)
 		}
 		t[0] = w
 	}
@@ -295,8 +334,8 @@ func (m *Merger) fill() {
 // loadTS is the timestamp of the event at b[off:] — binary.LittleEndian.Uint64
 // with one bounds check instead of a slice expression's (the check never
 // fails: fill reads only events of the block, off ≤ len(b)-32).
-func loadTS(b []byte, off int) uint64 {
-	if len(b) < 8 || uint(off) > uint(len(b)-8) {
+func loadTS(b []byte, off uint32) uint64 {
+	if uint64(off)+8 > uint64(len(b)) {
 		panic(errOutOfBlock)
 	}
 	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), off))[:])
@@ -324,7 +363,8 @@ func (m *Merger) widen() bool {
 func (m *Merger) setTop() bool {
 	m.i, m.out = 0, m.out[:0]
 	if w := m.tree[0]; w.pos <= m.mask {
-		m.out = append(m.out, uint64(m.its[w.pos].cur)<<32|uint64(w.pos))
+		it := &m.its[w.pos]
+		m.out = append(m.out, MergedEvent{IndexEvent: it.Event(), Thread: int(w.pos), Seq: it.Seq()})
 		return true
 	}
 	return false
@@ -358,33 +398,28 @@ func (m *Merger) nextWide(leaf uint32) bool {
 // Event is the current event with its thread position and sequence number
 // (the zero MergedEvent before the first call to Next and after the end).
 func (m *Merger) Event() MergedEvent {
-	i := m.i
-	if i >= len(m.out) {
-		return MergedEvent{}
+	if i := m.i; i < len(m.out) {
+		return m.out[i]
 	}
-	c := m.out[i]
-	it := &m.its[uint32(c)]
-	off := uint32(c >> 32)
-	return MergedEvent{IndexEvent: loadIndexEventAt(it.blk, off), Thread: int(uint32(c)), Seq: it.base + uint64(off/IndexEventSize)}
+	return MergedEvent{}
 }
 
 // Thread is the position (in the file list) of the current event's thread,
 // -1 when there is no current event.
 func (m *Merger) Thread() int {
-	if m.i >= len(m.out) {
-		return -1
+	if i := m.i; i < len(m.out) {
+		return m.out[i].Thread
 	}
-	return int(uint32(m.out[m.i]))
+	return -1
 }
 
 // Seq is the current event's sequence number within its thread (0 when
 // there is no current event).
 func (m *Merger) Seq() uint64 {
-	if m.i >= len(m.out) {
-		return 0
+	if i := m.i; i < len(m.out) {
+		return m.out[i].Seq
 	}
-	c := m.out[m.i]
-	return m.its[uint32(c)].base + c>>32/IndexEventSize
+	return 0
 }
 
 // Err is the read error that ended the merge, if any.
