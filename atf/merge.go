@@ -26,9 +26,14 @@ import (
 // comparisons per level a binary heap pays. While timestamps fit in
 // 64 − log₂(threads) bits (nanosecond clocks do, for centuries) a key is one
 // word, timestamp and position packed; a larger timestamp switches the merge
-// to two-word keys, with the same order. Next does not allocate. Files in memory (OpenIndexBytes, or mapped with WithMmap)
-// are merged straight from their bytes; each thread of a file behind an
-// io.ReaderAt reads blocks of 64 KiB of events through its own buffer.
+// to two-word keys, with the same order, as does a merge of more than 64
+// threads. The packed merge runs ahead in batches of up to 1024 events,
+// decoded into a buffer the Merger owns, so Next is an increment and Event a
+// copy; a batch ends where a thread's block does, so a read error comes
+// exactly after the events before it. Next does not allocate. Files in
+// memory (OpenIndexBytes, or mapped with WithMmap) are merged straight from
+// their bytes; each thread of a file behind an io.ReaderAt reads blocks of
+// 64 KiB of events through its own buffer.
 type Merger struct {
 	its []IndexIter
 	// packed is the tree while every timestamp seen is below limit: each
@@ -121,7 +126,11 @@ func newIters(n int) []IndexIter {
 
 // init positions every thread at its first event and plays the tournament.
 func (m *Merger) init() {
-	m.out = make([]MergedEvent, 0, mergeOut)
+	var total uint64 // events at most: the batch buffer needs no more
+	for i := range m.its {
+		total += m.its[i].end - m.its[i].next
+	}
+	m.out = make([]MergedEvent, 0, max(1, min(total, mergeOut)))
 	k := 1
 	for k < len(m.its) {
 		k <<= 1
@@ -265,7 +274,7 @@ func (m *Merger) replay(leaf uint32, w uint64) {
 // tree). A thread's iterator always stands on its key's event, except the
 // pending thread's, which stands on the batch's last event.
 func (m *Merger) fill() {
-	out := (*[mergeOut]MergedEvent)(m.out[:mergeOut])
+	out := m.out[:cap(m.out)]
 	its, t := (*[maxPacked]IndexIter)(m.its[:maxPacked]), (*[maxPacked]uint64)(m.packed)
 	mask, shift, limit := uint64(m.mask), m.shift%64, m.limit
 	n := 0
