@@ -55,5 +55,9 @@ var _ = [1]struct{}{}[unsafe.Sizeof(DetailType(0))-2]
 // start of b (len(b) ≥ 24, checked) with one 24-byte copy; e.Payload is left
 // alone.
 func loadDetailHeader(e *DetailEvent, b []byte) {
-	*(*[DetailEventHeaderSize]byte)(unsafe.Pointer(e)) = [DetailEventHeaderSize]byte(b[:DetailEventHeaderSize])
+	*(*words3)(unsafe.Pointer(e)) = *(*words3)(unsafe.Pointer((*[DetailEventHeaderSize]byte)(b)))
 }
+
+// words3 is 24 bytes copied as three words (a [24]byte copy is a call to
+// memmove).
+type words3 struct{ a, b, c uint64 }
