@@ -35,9 +35,7 @@ func loadIndexEventInto(dst *IndexEvent, b []byte, off uint32) {
 	if uint64(off)+IndexEventSize > uint64(len(b)) {
 		panic(errOutOfBlock)
 	}
-	d, p := (*[2][16]byte)(unsafe.Pointer(dst)), (*[2][16]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), off))
-	d[0] = p[0] // two 16-byte moves: a 32-byte array copy is a call to memmove
-	d[1] = p[1]
+	*(*words4)(unsafe.Pointer(dst)) = *(*words4)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), off))
 }
 
 // The first 24 bytes of DetailEvent are the file layout of a detail record
@@ -58,6 +56,10 @@ func loadDetailHeader(e *DetailEvent, b []byte) {
 	*(*words3)(unsafe.Pointer(e)) = *(*words3)(unsafe.Pointer((*[DetailEventHeaderSize]byte)(b)))
 }
 
-// words3 is 24 bytes copied as three words (a [24]byte copy is a call to
-// memmove).
-type words3 struct{ a, b, c uint64 }
+// words3 and words4 are 24 and 32 bytes copied as three and four words (an
+// array copy of that size is a call to memmove, a struct of up to four words
+// is copied in registers).
+type (
+	words3 struct{ a, b, c uint64 }
+	words4 struct{ a, b, c, d uint64 }
+)
