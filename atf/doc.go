@@ -158,10 +158,12 @@
 //
 // After warm-up, writers and iterators (IndexIter, DetailIter, IndexReader,
 // Merger) do not allocate per event, and IndexFile.Event does not allocate.
-// IndexIter works on blocks of raw events — the whole file when it is in
-// memory, 64 KiB reads through an io.ReaderAt (also per thread in a Merger)
-// — and decodes an event only when Event is called. The Merger is a loser
-// tree: log₂(threads) branch-free comparisons per event. On amd64 and arm64,
+// IndexIter works on blocks of raw events of up to 64 KiB — slices of the
+// file when it is in memory, reads through an io.ReaderAt (also per thread in
+// a Merger) — and decodes an event only when Event is called. The Merger is
+// a loser tree, log₂(threads) branch-free comparisons per event, run ahead in
+// batches that Next and Event only step through. DetailIter over a file in
+// memory or mapped only counts in Next; Event slices the record. On amd64 and arm64,
 // IndexEvent's memory layout is the little-endian file layout (checked at
 // compile time), so an event is decoded with one 32-byte copy; other
 // architectures decode field by field. Opening a detail file allocates its
