@@ -414,3 +414,56 @@ func TestFileRecoverEveryCut(t *testing.T) {
 		}
 	}
 }
+
+// TestTrimTornJSON: the chunks of a recovering read of cut JSON text, the
+// torn one trimmed, written with a JSONWriter, read back without error and
+// with the same events.
+func TestTrimTornJSON(t *testing.T) {
+	var out bytes.Buffer
+	if err := BinaryToJSON(&out, bytes.NewReader(recoveryTrace(t)), JSONComplete); err != nil {
+		t.Fatal(err)
+	}
+	js := out.Bytes()
+	layout, _ := jsonLayout(t, js)
+	last := layout[len(layout)-1]
+	for _, cut := range []int64{last.valueStart + 41, last.valueStart + 7, last.end - 3, int64(len(js)) - 2} {
+		r, _ := NewBytesReader(js[:cut], WithRecovery())
+		var back bytes.Buffer
+		jw, _ := NewJSONWriter(&back)
+		dec := NewDecoder()
+		for c, err := range r.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Torn {
+				if err := TrimTorn(c, dec); err != nil {
+					t.Fatal(err)
+				}
+			} else if dec.SetChunk(c) {
+				for dec.Next() {
+				}
+			}
+			if err := jw.WriteChunk(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		jw.Close()
+		want, err := readRecovering(mustReader(t, js[:cut]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readRecovering(mustReader(t, back.Bytes()))
+		if err != nil || len(got) != len(want) {
+			t.Errorf("cut %d: written file: %d events, %v; recovered %d", cut, len(got), err, len(want))
+		}
+	}
+}
+
+func mustReader(t *testing.T, b []byte) *Reader {
+	t.Helper()
+	r, err := NewBytesReader(b, WithRecovery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

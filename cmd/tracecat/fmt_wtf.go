@@ -371,11 +371,13 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	}
 	for src.Next() {
 		c := src.Chunk()
-		if src.Kind() == wtfcff.KindBinary && to != "json-events" {
+		if src.Kind() != wtfcff.KindLegacy && to != "json-events" {
 			// The decoder follows the definitions and zones so that a torn
-			// last chunk can be cut after its last whole record and written
-			// out. Chunks are still copied as they are: an error in their
-			// events does not stop the conversion.
+			// last chunk (binary or JSON) can be cut after its last whole
+			// record and written out. Chunks are still copied as they are:
+			// an error in their events does not stop the conversion. (A
+			// legacy chunk is re-encoded by write, whose decoding drops a
+			// cut record.)
 			if c.Torn {
 				if err := wtfcff.TrimTorn(c, dec); err != nil {
 					return err
