@@ -93,9 +93,8 @@ func (c *argCol) setStr(r int, s span) {
 // them many times over).
 func growTo[T any](s []T, n int) []T {
 	if n > cap(s) {
-		ns := make([]T, len(s), max(n, 2*cap(s), 1024))
-		copy(ns, s)
-		s = ns
+		// Grow, not make: only the new part is cleared.
+		s = slices.Grow(s, max(n-len(s), cap(s), 1024))
 	}
 	return s[:n]
 }
