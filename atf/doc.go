@@ -122,6 +122,9 @@
 // marks what no interrupted writer explains. Header lies do not mislead the
 // readers: a footer_offset past the end of the file or before the events, or
 // a damaged footer whose magic is right, never turns the footer into events.
+// Summarize turns a problem list into the module's uniform recovery summary
+// (traceerr.Recovery, unit "events": bytes dropped, events or records lost,
+// where and why), the line tracecat prints for every format.
 //
 // Only regular files are read: a device, FIFO or socket (a manifest.json
 // linked to /dev/zero) is refused with ErrNotRegular naming the path, without

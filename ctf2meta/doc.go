@@ -43,6 +43,15 @@
 //   - missing padding of the last packet at the end of the input is tolerated
 //     (babeltrace, actf); strict rejects it (yactfr).
 //
+// Nothing accepted leniently is silent: Reader.Recovery, FragmentReader.Recovery
+// and StreamInfo.Recovery report the packets (or fragments) and bytes read,
+// the trailing bytes ignored, the missing padding, the checksum fields
+// ignored, the 37-byte v2.0 layout and the whitespace before a CTF 2
+// stream's first RS (Recovery.Lenient, one phrase each), and
+// Recovery.Summary gives the module's uniform traceerr.Recovery: trailing
+// bytes are lost bytes (with the error strict mode gives as the reason),
+// the rest are notes.
+//
 // Packets after the first must use packet 0's byte order (babeltrace does in
 // effect) and layout (this package's choice: mixing versions in one stream is
 // not something any producer does). The 37-byte v2.0 layout is accepted unless

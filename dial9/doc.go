@@ -88,6 +88,22 @@
 // conflicting re-registration of a type id is ErrSchemaConflict at the
 // frame's start; an identical one is accepted. Errors are sticky.
 //
+// # Recovery
+//
+// A stream cut short (a writer killed mid-frame, a full disk, a copy cut
+// short, a cut gzip member of a .bin.gz segment) or corrupted mid-frame
+// ends with a sticky error by default. With WithRecovery the Reader instead
+// delivers every complete event before the bad byte and then ends without
+// error; Reader.Recovery says why (the error, wrapping its sentinel), the
+// events delivered, the bytes read (up to the frame where decoding failed)
+// and the bytes lost (the rest of the input, read through and counted), and
+// whether the lost bytes held an event (1 when the input ends inside an
+// event frame, 0 inside another frame, -1 unknown). A dial9 stream has no
+// index and no sync marker (frames carry no length), so nothing after a bad
+// byte can be found again: recovery keeps the prefix and loses the rest.
+// Recovery.Summary gives the module's uniform traceerr.Recovery (unit
+// "events"). I/O errors of the io.Reader stay errors.
+//
 // # Choices where the spec and the reference differ
 //
 //   - Version byte: the spec says to reject versions other than 1; the

@@ -17,15 +17,19 @@ type atfSource struct {
 	tracks  []*Track // by thread position
 	symbols map[uint64]string
 	names   map[uint64]string // every name derived so far (symbol or hex)
-	lastID  uint64
-	last    string
+	cache   [256]atfName      // direct-mapped in front of names
 	maxName int
 	closeFn func() error
-
-	cur    atf.IndexEvent
-	curPos int // the current event's thread position in session.Threads
-	curSeq uint64
 }
+
+// atfName is one entry of the name cache.
+type atfName struct {
+	id   uint64
+	name string // "" for an empty slot
+}
+
+// atfKinds maps atf.EventKind values below 4 to kinds.
+var atfKinds = [4]Kind{KindInstant, KindBegin, KindEnd, KindInstant}
 
 func openATFDir(dir string, d Detection, o *options) (source, error) {
 	if d.Variant == "thread" {
@@ -79,27 +83,27 @@ func (s *atfSource) next(e *Event) bool {
 	if !s.merger.Next() {
 		return false
 	}
+	// The merger's current event stays put until its next Next: the
+	// record's other fields (ATF, Args, AppendRecord) are read from it.
 	m := s.merger.Event()
-	s.cur, s.curSeq, s.curPos = m.IndexEvent, m.Seq, m.Thread
-	e.reset()
-	switch s.cur.Kind {
-	case atf.KindCall:
-		e.kind = KindBegin
-	case atf.KindReturn:
-		e.kind = KindEnd
-	default:
-		e.kind = KindInstant
+	e.kind = KindInstant
+	if m.Kind < atf.EventKind(len(atfKinds)) {
+		e.kind = atfKinds[m.Kind]
 	}
-	e.setTimeU64(s.cur.Timestamp)
-	if id := s.cur.FunctionID; id == s.lastID && s.last != "" {
-		e.name = s.last
+	e.setTimeU64(m.Timestamp)
+	id := m.FunctionID
+	if c := &s.cache[(id^id>>32)&255]; c.id == id && c.name != "" {
+		e.name = c.name
 	} else {
 		e.name = s.functionName(id)
-		s.lastID, s.last = id, e.name
+		c.id, c.name = id, e.name
 	}
 	e.track = s.tracks[m.Thread]
 	return true
 }
+
+// cur is the merger's current event.
+func (s *atfSource) cur() atf.MergedEvent { return s.merger.Event() }
 
 // functionName is the manifest's symbol name, else "0x" and 16 hex digits.
 func (s *atfSource) functionName(id uint64) string {
@@ -141,10 +145,11 @@ func (s *atfSource) underlying() any { return s.session }
 func (s *atfSource) numArgs() int { return 2 }
 
 func (s *atfSource) arg(i int) (string, Value) {
+	m := s.cur()
 	if i == 0 {
-		return "function_id", uintValue(s.cur.FunctionID)
+		return "function_id", uintValue(m.FunctionID)
 	}
-	return "depth", uintValue(uint64(s.cur.CallDepth))
+	return "depth", uintValue(uint64(m.CallDepth))
 }
 
 func (s *atfSource) appendArgJSON(b []byte, _ int) []byte { return append(b, "null"...) }
@@ -154,17 +159,18 @@ func (s *atfSource) appendArgJSON(b []byte, _ int) []byte { return append(b, "nu
 // "thread_id": the record's own thread_id, "detail_seq": link into
 // detail.atf or null}.
 func (s *atfSource) appendRecord(b []byte) []byte {
+	m := s.cur()
 	b = append(b, `{"thread":`...)
-	b = strconv.AppendUint(b, uint64(s.session.Threads[s.curPos].ID), 10)
+	b = strconv.AppendUint(b, uint64(s.session.Threads[m.Thread].ID), 10)
 	b = append(b, `,"seq":`...)
-	b = strconv.AppendUint(b, s.curSeq, 10)
+	b = strconv.AppendUint(b, m.Seq, 10)
 	b = append(b, `,"kind":"`...)
-	b = append(b, s.cur.Kind.String()...)
+	b = append(b, m.Kind.String()...)
 	b = append(b, `","thread_id":`...)
-	b = strconv.AppendUint(b, uint64(s.cur.ThreadID), 10)
+	b = strconv.AppendUint(b, uint64(m.ThreadID), 10)
 	b = append(b, `,"detail_seq":`...)
-	if s.cur.HasDetail() {
-		b = strconv.AppendUint(b, uint64(s.cur.DetailSeq), 10)
+	if m.HasDetail() {
+		b = strconv.AppendUint(b, uint64(m.DetailSeq), 10)
 	} else {
 		b = append(b, "null"...)
 	}
