@@ -392,6 +392,10 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 		if err := write(c); err != nil {
 			return err
 		}
+		if src.Kind() == wtfcff.KindLegacy && c.Type == wtfcff.ChunkEventData {
+			// write decoded the legacy records (WithRecovery counts them).
+			in.wtfEvents += int64(src.Recovery().SalvagedEvents)
+		}
 	}
 	if err := src.Err(); err != nil {
 		return err
