@@ -3,7 +3,6 @@ package events
 import (
 	"github.com/tracecodec/tracecodec/atf"
 	"github.com/tracecodec/tracecodec/traceerr"
-	"github.com/tracecodec/tracecodec/wtfcff"
 )
 
 // Recovery returns the uniform summary (traceerr.Recovery) of what the
@@ -49,7 +48,7 @@ func (r *Reader) Recovery() *traceerr.Recovery {
 		if rep == nil || !rep.Torn {
 			return nil
 		}
-		s = wtfSummary(rep, src.n)
+		s = rep.Summary(src.n)
 	default:
 		return nil
 	}
@@ -76,25 +75,4 @@ func atfBytes(s *atf.Session) int64 {
 		}
 	}
 	return n
-}
-
-// wtfSummary turns a wtfcff.Recovery of a torn binary file into the uniform
-// summary; events is the number of events delivered. Reason wraps
-// wtfcff.ErrTruncated at the torn chunk's offset; Lost is the count of lost
-// events when the report knows it exactly, else -1 (LostEvents gives a
-// range).
-func wtfSummary(rep *wtfcff.Recovery, events int64) traceerr.Recovery {
-	s := traceerr.Recovery{Format: "wtfcff", Unit: "events", Read: events, ReadBytes: rep.ReadBytes, StopOffset: -1}
-	if !rep.Torn {
-		return s
-	}
-	s.LostBytes = rep.LostBytes()
-	least, most := rep.LostEvents()
-	s.Lost = most
-	if least != most {
-		s.Lost = -1
-	}
-	s.StopOffset = rep.TornOffset
-	s.Reason = traceerr.New("wtfcff", rep.TornOffset, wtfcff.ErrTruncated, "%s", rep.String())
-	return s
 }

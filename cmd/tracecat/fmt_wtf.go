@@ -42,7 +42,8 @@ func wtfSource(in *input) (*wtfcff.Reader, func() error, error) {
 	in.wtfEvents = 0
 	in.setRecovery(func() *traceerr.Recovery {
 		if rec := wtfLost(src); rec != nil {
-			return wtfSummary(rec, in.wtfEvents)
+			sum := rec.Summary(in.wtfEvents)
+			return &sum
 		}
 		return nil
 	})

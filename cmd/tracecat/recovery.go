@@ -7,7 +7,6 @@ import (
 
 	"github.com/tracecodec/tracecodec/atf"
 	"github.com/tracecodec/tracecodec/traceerr"
-	"github.com/tracecodec/tracecodec/wtfcff"
 )
 
 // Every command that reads a trace (validate, stats, dump, convert) says
@@ -67,25 +66,6 @@ func recoveryStat(in *input) stat {
 
 // summaryOf turns a non-nil report's Summary into a pointer.
 func summaryOf(s traceerr.Recovery) *traceerr.Recovery { return &s }
-
-// wtfSummary is the uniform summary of a torn WTF binary file; events is
-// the number of events read. (wtfcff has no Summary method yet: this is the
-// events layer's conversion.)
-func wtfSummary(rep *wtfcff.Recovery, events int64) *traceerr.Recovery {
-	s := traceerr.Recovery{Format: "wtfcff", Unit: "events", Read: events, ReadBytes: rep.ReadBytes, StopOffset: -1}
-	if !rep.Torn {
-		return &s
-	}
-	s.LostBytes = rep.LostBytes()
-	least, most := rep.LostEvents()
-	s.Lost = most
-	if least != most {
-		s.Lost = -1
-	}
-	s.StopOffset = rep.TornOffset
-	s.Reason = traceerr.New("wtfcff", rep.TornOffset, wtfcff.ErrTruncated, "%s", rep.String())
-	return &s
-}
 
 // atfRecovery registers the ATF summary of in: the problems validate
 // reports (Check: every link walked for a thread or session), from a fresh
