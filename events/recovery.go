@@ -15,9 +15,11 @@ import (
 //     "ticks").
 //   - dial9: dial9.Recovery.Summary of a stream cut or corrupted mid-frame:
 //     every event before the bad frame was delivered, Err is nil.
-//   - ATF: atf.Summarize of the problems opening the files found
-//     (Session.Problems: no footer, bytes dropped, header lies, threads
-//     left out); the links are not walked (Session.Check does that).
+//   - ATF: atf.Summarize of Session.Check, the report tracecat validate
+//     gives: what opening the files found (no footer, bytes dropped, header
+//     lies, threads left out) and the links walked (dangling links,
+//     orphaned and broken detail records). The first call reads the detail
+//     files' link fields once more.
 //   - WTF: the torn last chunk of a binary file (wtfcff.Recovery): Read
 //     counts the events delivered, ReadBytes the complete chunks,
 //     LostBytes and Lost what the torn chunk lost (Lost -1 when only a
@@ -38,11 +40,16 @@ func (r *Reader) Recovery() *traceerr.Recovery {
 		}
 		s = rep.Summary()
 	case *atfSource:
-		ps := src.session.Problems()
-		if len(ps) == 0 {
+		// Check, as tracecat validate does: the links are walked, so the
+		// summary counts dangling links and orphaned detail records too.
+		ps, err := src.session.Check()
+		if len(ps) == 0 && err == nil {
 			return nil
 		}
 		s = atf.Summarize(ps, atfEvents(src.session), atfBytes(src.session))
+		if err != nil {
+			s.Notes = append(s.Notes, "links not walked to the end: "+err.Error())
+		}
 	case *wtfSource:
 		rep := src.chunks.Recovery()
 		if rep == nil || !rep.Torn {

@@ -2,6 +2,9 @@ package events_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/atf"
@@ -58,5 +61,63 @@ func TestRecoverySummaryEveryFormat(t *testing.T) {
 			t.Errorf("%s: clean input reported %v", name, r.Recovery())
 		}
 		r.Close()
+	}
+}
+
+// An ATF session whose detail file lost its tail (a full disk): the links to
+// the lost records are counted in the summary, as tracecat validate reports
+// them (Session.Check), not only the files' own problems.
+func TestRecoveryATFDanglingLinks(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pid_1")
+	sw, err := atf.CreateSessionDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, err := sw.Thread(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		var p []byte
+		if i%2 == 0 {
+			p = []byte("args")
+		}
+		if _, err := tw.Write(uint64(100+i), 1, atf.KindCall, 1, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := events.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count(t, r)
+	if rec := r.Recovery(); rec != nil {
+		t.Fatalf("clean session reported %v", rec)
+	}
+	r.Close()
+
+	dp := filepath.Join(dir, "thread_0", "detail.atf")
+	d, err := os.ReadFile(dp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dp, d[:atf.HeaderSize+3*(atf.DetailEventHeaderSize+4)], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = events.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	count(t, r)
+	rec := r.Recovery()
+	if rec == nil {
+		t.Fatal("no recovery report for a session with dangling links")
+	}
+	if !strings.Contains(rec.String(), "dangling") || rec.Lost < 2 {
+		t.Errorf("summary lacks the 2 dangling links: %s (lost %d)", rec, rec.Lost)
 	}
 }
