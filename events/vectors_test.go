@@ -325,3 +325,60 @@ func TestWTFScopeNamesAgreeWithTheTracker(t *testing.T) {
 		}
 	}
 }
+
+// TestATFDetailArgs checks the detail_type and detail arguments against the
+// codec: every event linked to a detail record carries that record's type
+// and payload, read through atf.Thread.DetailFor; every other event has only
+// function_id and depth.
+func TestATFDetailArgs(t *testing.T) {
+	dir := vectortest.Dir(t, "atf")
+	for _, p := range []string{"normal/session_20250101_120000", "crash_flushed/session_20250101_120500",
+		"normal/session_20250101_120000/pid_12345/thread_1"} {
+		path := filepath.Join(dir, p)
+		r, err := events.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withDetail := 0
+		for r.Next() {
+			ev := r.Event()
+			ie, th, seq, ok := ev.ATF()
+			if !ok {
+				t.Fatalf("%s: no ATF record", p)
+			}
+			d, linked, err := th.DetailFor(ie, nil)
+			if err != nil {
+				t.Fatalf("%s seq %d: %v", p, seq, err)
+			}
+			if !linked {
+				if ev.NumArgs() != 2 {
+					t.Errorf("%s seq %d: %d arguments without a detail record", p, seq, ev.NumArgs())
+				}
+				continue
+			}
+			withDetail++
+			typ, ok1 := ev.ArgByName("detail_type")
+			payload, ok2 := ev.ArgByName("detail")
+			if ev.NumArgs() != 4 || !ok1 || !ok2 {
+				t.Fatalf("%s seq %d: arguments %d, detail_type %v, detail %v", p, seq, ev.NumArgs(), ok1, ok2)
+			}
+			if typ.Kind() != events.ValueString || string(typ.Bytes()) != d.Type.String() {
+				t.Errorf("%s seq %d: detail_type %s, want %s", p, seq, typ, d.Type)
+			}
+			if payload.Kind() != events.ValueBytes || string(payload.Bytes()) != string(d.Payload) {
+				t.Errorf("%s seq %d: detail payload differs (%d bytes, want %d)", p, seq, len(payload.Bytes()), len(d.Payload))
+			}
+			line := string(ev.AppendJSON(nil))
+			if !strings.Contains(line, `"detail_type":"`+d.Type.String()+`","detail":"`) {
+				t.Errorf("%s seq %d: JSON lacks the detail arguments: %.300s", p, seq, line)
+			}
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		if withDetail == 0 {
+			t.Errorf("%s: no event with a detail record", p)
+		}
+	}
+}
