@@ -57,7 +57,8 @@
 //     are paired per zone by a stack of names (at most 65 536 deep per
 //     zone); WithScopeData pairs them with wtfcff.ScopeTracker instead, so
 //     that Event.WTFScope gives each closed scope's arguments and appended
-//     data.
+//     data, and with WithPairing each complete scope carries them as its
+//     arguments (wtf.scope#appendData records stay instants too).
 //   - CDT: one KindCounter event per tick row named "tick" on one trace track;
 //     Tick is the tick_index; the time is elapsed_ms × 1 000 000 when the row
 //     has elapsed_ms. Arguments are the row's top-level entries (channels and

@@ -32,8 +32,13 @@ type wtfSource struct {
 	cache     [256]string       // in front of names (see enterName)
 	maxName   int
 
-	cur    *wtfcff.Event // dec.Event(), the current event
-	closed *wtfcff.Scope // the scope the current wtf.scope#leave closed (WithScopeData)
+	cur      *wtfcff.Event // dec.Event(), the current event
+	closed   *wtfcff.Scope // the scope the current wtf.scope#leave closed (WithScopeData)
+	pairArgs bool          // WithScopeData and WithPairing: closed's arguments are the event's
+	parsed   bool          // members holds closed's arguments
+	members  []scopeArg
+	keys     map[string]string // member keys as written → names
+	unq      []byte            // unescaped strings of members
 }
 
 // noZoneYet is a wtfSource's lastZone before the first event and after a
@@ -73,7 +78,7 @@ func newWTFSource(src *wtfcff.Reader, o *options, closeFn func() error) *wtfSour
 		scopes = wtfcff.NewScopeTracker()
 	}
 	dec := wtfcff.NewDecoder()
-	return &wtfSource{scopes: scopes, cur: dec.Event(), lastZone: &noZoneYet,
+	return &wtfSource{scopes: scopes, pairArgs: o.scopeData && o.pairing, cur: dec.Event(), lastZone: &noZoneYet,
 		chunks: src, dec: dec, closeFn: closeFn,
 		zones: map[*wtfcff.Zone]*wtfZone{}, names: map[string]string{}, maxName: o.maxNames,
 	}
@@ -161,7 +166,7 @@ func (w wtfScoped) next(e *Event) bool {
 	if !s.next(e) {
 		return false
 	}
-	s.closed = nil
+	s.closed, s.parsed = nil, false
 	if scope, closed := s.scopes.Add(s.cur); closed {
 		s.closed = scope
 	}
@@ -247,9 +252,18 @@ func (s *wtfSource) close() error {
 
 func (s *wtfSource) underlying() any { return s.chunks }
 
-func (s *wtfSource) numArgs() int { return s.cur.NumArgs() }
+func (s *wtfSource) numArgs() int {
+	if s.closed != nil && s.pairArgs {
+		return len(s.scopeArgs())
+	}
+	return s.cur.NumArgs()
+}
 
 func (s *wtfSource) arg(i int) (string, Value) {
+	if s.closed != nil && s.pairArgs {
+		a := &s.scopeArgs()[i]
+		return a.name, a.v
+	}
 	name := s.cur.Type.Args[i].Name
 	v := s.cur.Arg(i)
 	if v.IsNull() {
@@ -270,7 +284,12 @@ func (s *wtfSource) arg(i int) (string, Value) {
 	return name, compositeValue(s, i) // char, wchar, any, arrays: their JSON shape
 }
 
-func (s *wtfSource) appendArgJSON(b []byte, i int) []byte { return s.cur.Arg(i).AppendJSON(b) }
+func (s *wtfSource) appendArgJSON(b []byte, i int) []byte {
+	if s.closed != nil && s.pairArgs {
+		return append(b, s.scopeArgs()[i].raw...)
+	}
+	return s.cur.Arg(i).AppendJSON(b)
+}
 
 // appendRecord: {"chunk": chunk id, "offset": absolute file offset of the
 // record, "wire_id": the record's wire type id, "type": event type name}.
