@@ -25,7 +25,8 @@ type wtfSource struct {
 	zones    map[*wtfcff.Zone]*wtfZone
 	lastZone *wtfcff.Zone
 	last     *wtfZone
-	nTracks  int // zone tracks so far; IDs from 1, 0 is "no zone"
+	prev     *wtfZone // the state of the zone before last, or nil
+	nTracks  int      // zone tracks so far; IDs from 1, 0 is "no zone"
 
 	enterType *wtfcff.EventType // the last wtf.scope#enter type seen
 	names     map[string]string // interned scope names
@@ -48,6 +49,7 @@ var noZoneYet wtfcff.Zone
 // wtfZone is what a wtfSource keeps per zone: its track and the names of its
 // open scopes.
 type wtfZone struct {
+	zone  *wtfcff.Zone
 	track Track
 	open  wtfStack
 }
@@ -207,9 +209,16 @@ func (s *wtfSource) enterName(ev *wtfcff.Event) string {
 // any zone or after a set to a zone never created), and makes it the last
 // zone. Zones are bounded by the decoder.
 func (s *wtfSource) zone(z *wtfcff.Zone) *wtfZone {
+	// The zone before the last one answers without the map: traces switch
+	// back and forth between few zones.
+	if p := s.prev; p != nil && p.zone == z {
+		p.rename(z)
+		s.prev, s.lastZone, s.last = s.last, z, p
+		return p
+	}
 	st, ok := s.zones[z]
 	if !ok {
-		st = &wtfZone{track: Track{Kind: TrackZone}}
+		st = &wtfZone{zone: z, track: Track{Kind: TrackZone}}
 		if z == nil {
 			st.track.Name = wtfNoZone.Name
 		} else {
@@ -219,7 +228,7 @@ func (s *wtfSource) zone(z *wtfcff.Zone) *wtfZone {
 		s.zones[z] = st
 	}
 	st.rename(z)
-	s.lastZone, s.last = z, st
+	s.prev, s.lastZone, s.last = s.last, z, st
 	return st
 }
 
