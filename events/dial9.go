@@ -35,7 +35,7 @@ type dial9Type struct {
 const dial9NoWorker = 1 << 20
 
 func openDial9Stream(r io.Reader, o *options, closeFn func() error) (source, error) {
-	d, err := dial9.NewReader(r, dial9.WithAnyVersion())
+	d, err := dial9.NewReader(r, dial9.WithAnyVersion(), dial9.WithRecovery())
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func openDial9Stream(r io.Reader, o *options, closeFn func() error) (source, err
 }
 
 func openDial9Bytes(b []byte, o *options) (source, error) {
-	d, err := dial9.NewBytesReader(b, dial9.WithAnyVersion())
+	d, err := dial9.NewBytesReader(b, dial9.WithAnyVersion(), dial9.WithRecovery())
 	if err != nil {
 		return nil, err
 	}

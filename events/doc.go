@@ -69,6 +69,13 @@
 // The format's own record stays reachable: Event.Dial9, ATF, WTF, CDT and
 // Record return it, and Reader.Underlying the codec's reader.
 //
+// Damaged or unfinished inputs are read as far as each codec recovers them
+// (a CDT trace without footer, a dial9 stream cut or corrupted mid-frame,
+// an ATF file without footer or a session without manifest, a WTF file with
+// a torn last chunk): Next delivers what was recovered, Err stays nil, and
+// Reader.Recovery gives the module's uniform summary (traceerr.Recovery) of
+// what was read, what was lost and why.
+//
 // # Pairing
 //
 // WithPairing turns each begin and the end that closes it on the same track

@@ -306,7 +306,8 @@ func (r *Reader) Format() string { return r.det.Format }
 // it and whose complete part is being read: an ATF index without a valid
 // footer (torn tail discarded), a CDT file without footer or trailer (the
 // complete chunks, found by a forward scan), a WTF file whose last chunk is
-// torn (known once Next has returned false).
+// torn, a dial9 stream cut or corrupted mid-frame (both known once Next has
+// returned false). Recovery says what was read, what was lost and why.
 func (r *Reader) Recovered() bool {
 	switch s := r.src.(type) {
 	case *cdtSource:
@@ -315,6 +316,8 @@ func (r *Reader) Recovered() bool {
 		return s.session.Recovered()
 	case *wtfSource:
 		return s.recovered()
+	case *dial9Source:
+		return s.dec.Recovery() != nil
 	}
 	return false
 }

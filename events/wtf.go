@@ -40,6 +40,8 @@ type wtfSource struct {
 	members  []scopeArg
 	keys     map[string]string // member keys as written → names
 	unq      []byte            // unescaped strings of members
+
+	n int64 // events delivered, for Reader.Recovery
 }
 
 // noZoneYet is a wtfSource's lastZone before the first event and after a
@@ -92,6 +94,7 @@ func (s *wtfSource) next(e *Event) bool {
 	if !s.dec.Next() && !s.nextChunk() {
 		return false
 	}
+	s.n++
 	ev := s.cur // the decoder's event: s.dec.Event()
 	z := s.last
 	if ev.Zone != s.lastZone {

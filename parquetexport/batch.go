@@ -1,6 +1,10 @@
 package parquetexport
 
 import (
+	"math/bits"
+	"slices"
+	"sort"
+
 	"github.com/tracecodec/tracecodec/events"
 )
 
@@ -19,64 +23,118 @@ const (
 // span locates bytes in a batch's arena.
 type span struct{ off, n uint32 }
 
-// argCol is one typed argument column of a batch. Its slices are padded
-// lazily: an index at or beyond their length is a null.
+// bitmap is a validity bitmap: bit r%64 of word r/64 is set when row r
+// holds a value.
+type bitmap []uint64
+
+func (m bitmap) has(r int) bool {
+	w := r >> 6
+	return w < len(m) && m[w]>>(uint(r)&63)&1 != 0
+}
+
+// count is the number of set bits.
+func (m bitmap) count() int {
+	n := 0
+	for _, w := range m {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// argCol is one typed argument column of a batch: a value slot per row up
+// to the last row that holds a value (slots of rows without a value hold
+// garbage) and the validity bitmap; rows beyond the slots are nulls.
 type argCol struct {
-	name  string
-	kind  colKind
-	valid []bool
-	nums  []uint64 // int, uint, float bits, bool
-	strs  []span   // string, bytes
+	name string
+	kind colKind
+	bits bitmap
+	nums []uint64 // int, uint, float bits, bool
+	strs []span   // string, bytes
+	n    int      // values set
 }
 
 // has reports whether row r holds a value.
-func (c *argCol) has(r int) bool { return r < len(c.valid) && c.valid[r] }
+func (c *argCol) has(r int) bool { return c.bits.has(r) }
 
-// pad extends the column with nulls up to n rows.
-func (c *argCol) pad(n int) {
-	for len(c.valid) < n {
-		c.valid = append(c.valid, false)
-		if c.kind == colString || c.kind == colBytes {
-			c.strs = append(c.strs, span{})
-		} else {
-			c.nums = append(c.nums, 0)
-		}
+// slot makes row r addressable and reports whether it already holds a
+// value.
+func (c *argCol) slot(r int) bool {
+	for len(c.bits) <= r>>6 {
+		c.bits = append(c.bits, 0)
 	}
+	if c.kind == colString || c.kind == colBytes {
+		if r >= len(c.strs) {
+			c.strs = growTo(c.strs, r+1)
+		}
+	} else if r >= len(c.nums) {
+		c.nums = growTo(c.nums, r+1)
+	}
+	m := uint64(1) << (uint(r) & 63)
+	if c.bits[r>>6]&m != 0 {
+		return true
+	}
+	c.bits[r>>6] |= m
+	c.n++
+	return false
 }
 
 func (c *argCol) setNum(r int, v uint64) {
-	c.pad(r)
-	if r == len(c.valid) {
-		c.valid, c.nums = append(c.valid, true), append(c.nums, v)
-		return
-	}
-	c.valid[r], c.nums[r] = true, v
+	c.slot(r)
+	c.nums[r] = v
 }
 
 func (c *argCol) setStr(r int, s span) {
-	c.pad(r)
-	if r == len(c.valid) {
-		c.valid, c.strs = append(c.valid, true), append(c.strs, s)
-		return
-	}
-	c.valid[r], c.strs[r] = true, s
+	c.slot(r)
+	c.strs[r] = s
 }
 
-// strDict interns the low-cardinality strings of a batch (sources, track
-// names, event names).
+// growTo returns s extended to length n (n > len(s)), doubling its capacity
+// when it must grow (append grows large slices by only a quarter, copying
+// them many times over).
+func growTo[T any](s []T, n int) []T {
+	if n > cap(s) {
+		// Grow, not make: only the new part is cleared.
+		s = slices.Grow(s, max(n-len(s), cap(s), 1024))
+	}
+	return s[:n]
+}
+
+// reserve makes room for one more element without append's reallocation.
+func reserve[T any](s []T) []T {
+	if len(s) == cap(s) {
+		return growTo(s, len(s)+1)[:len(s)]
+	}
+	return s
+}
+
+// strDict interns the strings of one dictionary column of a batch.
 type strDict struct {
 	ids  map[string]uint32
-	strs [][]byte
+	strs []string
+	// last is a one-entry cache: the string most recently interned.
+	last   string
+	lastID uint32
+	ok     bool
 }
 
 func (d *strDict) id(s string) uint32 {
-	if id, ok := d.ids[s]; ok {
-		return id
+	if d.ok && s == d.last {
+		return d.lastID
 	}
-	id := uint32(len(d.strs))
-	d.ids[s] = id
-	d.strs = append(d.strs, []byte(s))
+	id, ok := d.ids[s]
+	if !ok {
+		id = uint32(len(d.strs))
+		d.ids[s] = id
+		d.strs = append(d.strs, s)
+	}
+	d.last, d.lastID, d.ok = s, id, true
 	return id
+}
+
+func (d *strDict) reset() {
+	clear(d.ids)
+	d.strs = d.strs[:0]
+	d.ok = false
 }
 
 // batch is one row group being filled, column by column, for one format.
@@ -86,43 +144,49 @@ type batch struct {
 	size   int64  // Parquet plain-encoded size of the values so far
 	gen    uint64 // incremented at every reset: rows of older generations are gone
 
-	source    []uint32
+	source    []uint32 // srcDict ids
 	trackKind []uint8
-	trackID   []uint64
-	trackName []uint32
+	trackID   []int64
+	trackName []uint32 // tnDict ids
 	ts        []int64
-	hasTs     []bool
+	hasTs     bitmap
 	dur       []int64
-	hasDur    []bool
-	name      []uint32
+	hasDur    bitmap
+	name      []uint32 // nameDict ids
 	kind      []uint8
-	json      []span // n == 0: null
-	skip      []bool // rows not to write (carried to the next batch); nil if none
-	skipped   int
+	json      []span  // n == 0: null
+	skip      []int32 // rows not to write (carried to the next batch)
 
-	dict   strDict
+	srcDict, tnDict, nameDict strDict
+
 	arena  []byte
 	cols   []*argCol
 	byName map[string]*argCol
 }
 
 func newBatch(format string) *batch {
-	return &batch{format: format, dict: strDict{ids: map[string]uint32{}}, byName: map[string]*argCol{}}
+	b := &batch{format: format, byName: map[string]*argCol{}}
+	for _, d := range []*strDict{&b.srcDict, &b.tnDict, &b.nameDict} {
+		d.ids = map[string]uint32{}
+	}
+	return b
 }
 
-// reset empties the batch for the next row group, keeping its buffers.
+// reset empties the batch for the next row group, keeping its buffers and
+// its columns.
 func (b *batch) reset() {
 	b.rows, b.size = 0, 0
 	b.gen++
 	b.source, b.trackKind, b.trackID, b.trackName = b.source[:0], b.trackKind[:0], b.trackID[:0], b.trackName[:0]
 	b.ts, b.hasTs, b.dur, b.hasDur = b.ts[:0], b.hasTs[:0], b.dur[:0], b.hasDur[:0]
 	b.name, b.kind, b.json = b.name[:0], b.kind[:0], b.json[:0]
-	b.skip, b.skipped = b.skip[:0], 0
+	b.skip = b.skip[:0]
 	b.arena = b.arena[:0]
-	clear(b.dict.ids)
-	b.dict.strs = b.dict.strs[:0]
+	b.srcDict.reset()
+	b.tnDict.reset()
+	b.nameDict.reset()
 	for _, c := range b.cols {
-		c.valid, c.nums, c.strs = c.valid[:0], c.nums[:0], c.strs[:0]
+		c.bits, c.nums, c.strs, c.n = c.bits[:0], c.nums[:0], c.strs[:0], 0
 	}
 }
 
@@ -139,26 +203,55 @@ func (b *batch) column(name string, kind colKind) (c *argCol, ok bool) {
 	return c, true
 }
 
-// addRow appends the common columns of a new row and returns its index.
-func (b *batch) addRow(source uint32, e *events.Event) int {
+// newRow appends a row (common columns zero, no arguments) and returns its
+// index.
+func (b *batch) newRow() int {
 	r := b.rows
 	b.rows++
-	t := e.Track()
+	if r == cap(b.ts) {
+		b.source, b.trackKind, b.trackID, b.trackName = reserve(b.source), reserve(b.trackKind), reserve(b.trackID), reserve(b.trackName)
+		b.ts, b.dur, b.name, b.kind, b.json = reserve(b.ts), reserve(b.dur), reserve(b.name), reserve(b.kind), reserve(b.json)
+	}
+	if r&63 == 0 {
+		b.hasTs = append(b.hasTs, 0)
+		b.hasDur = append(b.hasDur, 0)
+	}
+	return r
+}
+
+// addRow appends the common columns of a new row and returns its index;
+// nameID is the event name's id in nameDict, trackName the track name's in
+// tnDict.
+func (b *batch) addRow(source uint32, e *events.Event, t *events.Track, trackName, nameID uint32, nameLen int) int {
+	r := b.newRow()
+	kind := e.Kind()
 	b.source = append(b.source, source)
 	b.trackKind = append(b.trackKind, uint8(t.Kind))
-	b.trackID = append(b.trackID, t.ID)
-	b.trackName = append(b.trackName, b.dict.id(t.Name))
+	b.trackID = append(b.trackID, int64(t.ID))
+	b.trackName = append(b.trackName, trackName)
 	b.ts = append(b.ts, e.Time())
-	b.hasTs = append(b.hasTs, e.HasTime())
+	if e.HasTime() {
+		b.hasTs[r>>6] |= 1 << (uint(r) & 63)
+	}
 	b.dur = append(b.dur, e.Duration())
-	b.hasDur = append(b.hasDur, e.Kind() == events.KindComplete)
-	b.name = append(b.name, b.dict.id(e.Name()))
-	b.kind = append(b.kind, uint8(e.Kind()))
+	if kind == events.KindComplete {
+		b.hasDur[r>>6] |= 1 << (uint(r) & 63)
+	}
+	b.name = append(b.name, nameID)
+	b.kind = append(b.kind, uint8(kind))
 	b.json = append(b.json, span{})
 	// format, source, track_kind, track_name, name, kind as dictionary
 	// indexes are counted at their plain size: 4-byte length + text.
-	b.size += int64(24+len(b.format)+len(t.Name)+len(e.Name())+len(e.Kind().String())+len(t.Kind.String())) + 8*3 + 8
+	b.size += int64(24+len(b.format)+len(t.Name)+nameLen+len(kindBytes[kind&15])+len(trackKindBytes[t.Kind&15])) + 8*3 + 8
 	return r
+}
+
+func setBit(m bitmap, r int, on bool) {
+	if on {
+		m[r>>6] |= 1 << (uint(r) & 63)
+	} else {
+		m[r>>6] &^= 1 << (uint(r) & 63)
+	}
 }
 
 // putBytes stores s in the arena.
@@ -170,25 +263,19 @@ func (b *batch) putBytes(s []byte) span {
 
 func (b *batch) bytes(s span) []byte { return b.arena[s.off : s.off+s.n] }
 
-// padAll pads every typed column to the batch's row count.
-func (b *batch) padAll() {
-	for _, c := range b.cols {
-		c.pad(b.rows)
-	}
-}
-
 // copyRow appends row r of src to b (re-interning its strings) and returns
 // its index in b.
 func (b *batch) copyRow(src *batch, r int) int {
-	d := b.rows
-	b.rows++
-	b.source = append(b.source, b.dict.id(string(src.dict.strs[src.source[r]])))
+	d := b.newRow()
+	b.source = append(b.source, b.srcDict.id(src.srcDict.strs[src.source[r]]))
 	b.trackKind = append(b.trackKind, src.trackKind[r])
 	b.trackID = append(b.trackID, src.trackID[r])
-	b.trackName = append(b.trackName, b.dict.id(string(src.dict.strs[src.trackName[r]])))
-	b.ts, b.hasTs = append(b.ts, src.ts[r]), append(b.hasTs, src.hasTs[r])
-	b.dur, b.hasDur = append(b.dur, src.dur[r]), append(b.hasDur, src.hasDur[r])
-	b.name = append(b.name, b.dict.id(string(src.dict.strs[src.name[r]])))
+	b.trackName = append(b.trackName, b.tnDict.id(src.tnDict.strs[src.trackName[r]]))
+	b.ts = append(b.ts, src.ts[r])
+	setBit(b.hasTs, d, src.hasTs.has(r))
+	b.dur = append(b.dur, src.dur[r])
+	setBit(b.hasDur, d, src.hasDur.has(r))
+	b.name = append(b.name, b.nameDict.id(src.nameDict.strs[src.name[r]]))
 	b.kind = append(b.kind, src.kind[r])
 	j := span{}
 	if src.json[r].n > 0 {
@@ -217,15 +304,93 @@ func (b *batch) copyRow(src *batch, r int) int {
 }
 
 // skipRow marks row r as not to be written.
-func (b *batch) skipRow(r int) {
-	for len(b.skip) < b.rows {
-		b.skip = append(b.skip, false)
+func (b *batch) skipRow(r int) { b.skip = append(b.skip, int32(r)) }
+
+// dropSkipped removes the rows marked by skipRow, moving the rows after
+// them down (the skipped rows are few: the open begins carried to the next
+// row group).
+func (b *batch) dropSkipped() {
+	if len(b.skip) == 0 {
+		return
 	}
-	if !b.skip[r] {
-		b.skip[r] = true
-		b.skipped++
+	sort.Slice(b.skip, func(i, j int) bool { return b.skip[i] < b.skip[j] })
+	sk := slices.Compact(b.skip)
+	b.source = compactSlice(b.source, sk)
+	b.trackKind = compactSlice(b.trackKind, sk)
+	b.trackID = compactSlice(b.trackID, sk)
+	b.trackName = compactSlice(b.trackName, sk)
+	b.ts = compactSlice(b.ts, sk)
+	b.dur = compactSlice(b.dur, sk)
+	b.name = compactSlice(b.name, sk)
+	b.kind = compactSlice(b.kind, sk)
+	b.json = compactSlice(b.json, sk)
+	b.hasTs = compactBits(b.hasTs, b.rows, sk)
+	b.hasDur = compactBits(b.hasDur, b.rows, sk)
+	for _, c := range b.cols {
+		c.nums = compactSlice(c.nums, sk)
+		c.strs = compactSlice(c.strs, sk)
+		c.bits = compactBits(c.bits, b.rows, sk)
+		c.n = c.bits.count()
 	}
+	b.rows -= len(sk)
+	b.skip = b.skip[:0]
 }
 
-// skips reports whether row r is not to be written.
-func (b *batch) skips(r int) bool { return b.skipped > 0 && r < len(b.skip) && b.skip[r] }
+// compactSlice removes the elements at the sorted indexes sk (those at or
+// beyond len(s) do not exist).
+func compactSlice[T any](s []T, sk []int32) []T {
+	if len(sk) == 0 || int(sk[0]) >= len(s) {
+		return s
+	}
+	w := int(sk[0])
+	for i, r := range sk {
+		if int(r) >= len(s) {
+			break
+		}
+		next := len(s)
+		if i+1 < len(sk) {
+			next = min(int(sk[i+1]), len(s))
+		}
+		w += copy(s[w:], s[int(r)+1:next])
+	}
+	removed := 0
+	for _, r := range sk {
+		if int(r) < len(s) {
+			removed++
+		}
+	}
+	return s[:len(s)-removed]
+}
+
+// compactBits removes the bits of the sorted rows sk from a bitmap of rows
+// rows, leaving it the length for rows-len(sk) rows.
+func compactBits(m bitmap, rows int, sk []int32) bitmap {
+	if len(sk) == 0 {
+		return m
+	}
+	w := int(sk[0])
+	k := 0
+	for r := w; r < rows; r++ {
+		if k < len(sk) && int(sk[k]) == r {
+			k++
+			continue
+		}
+		setBitGrow(m, w, m.has(r))
+		w++
+	}
+	n := (w + 63) >> 6
+	m = m[:min(n, len(m))]
+	if len(m) > 0 && w&63 != 0 {
+		m[len(m)-1] &= 1<<(uint(w)&63) - 1
+	}
+	return m
+}
+
+func setBitGrow(m bitmap, r int, on bool) {
+	if r>>6 >= len(m) {
+		if !on {
+			return
+		}
+	}
+	setBit(m, r, on)
+}

@@ -91,3 +91,32 @@ func BenchmarkExport(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExportBig exports the inputs TestGenerateBigInputs wrote under
+// TRACECODEC_BIG_DIR (skipped when unset) on one core: the steady-state
+// throughput, where the batches' buffers are warm after the first row group.
+func BenchmarkExportBig(b *testing.B) {
+	dir := os.Getenv("TRACECODEC_BIG_DIR")
+	if dir == "" {
+		b.Skip("TRACECODEC_BIG_DIR not set")
+	}
+	for _, format := range []string{"dial9", "atf"} {
+		b.Run(format, func(b *testing.B) {
+			paths := []string{filepath.Join(dir, format)}
+			out := b.TempDir()
+			cpu0 := cpuTime()
+			var n int64
+			for i := range b.N {
+				res, err := Export(context.Background(), filepath.Join(out, fmt.Sprint(i)), paths, WithConcurrency(1))
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += res.Events
+				b.SetBytes(res.InputBytes)
+				os.RemoveAll(filepath.Join(out, fmt.Sprint(i)))
+			}
+			cpu := cpuTime() - cpu0
+			b.ReportMetric(float64(n)/cpu.Seconds(), "events/cpu-s")
+		})
+	}
+}

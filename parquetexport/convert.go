@@ -3,11 +3,14 @@ package parquetexport
 import (
 	"math"
 
+	"github.com/tracecodec/tracecodec/atf"
 	"github.com/tracecodec/tracecodec/cdt/schema7"
+	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/events"
 )
 
-// maxPairTracks bounds the tracks a converter keeps pairing stacks for.
+// maxPairTracks bounds the tracks a converter keeps (names and pairing
+// stacks) per input.
 const maxPairTracks = 1 << 16
 
 type trackKey struct {
@@ -15,11 +18,35 @@ type trackKey struct {
 	id   uint64
 }
 
-// pairStack holds the rows of the open begins of one track.
-type pairStack struct {
+// trackInfo is what a converter keeps about one track of the input: its
+// name's id in the batch's dictionary and the rows of its open begins.
+type trackInfo struct {
+	key      trackKey
+	name     string
+	nameID   uint32
+	gen      uint64 // batch generation nameID belongs to
 	rows     []int32
 	overflow int // begins beyond the depth limit still open
 }
+
+// argRef is a resolved argument: its name, column name and column.
+type argRef struct {
+	name    string
+	colName string
+	col     *argCol
+}
+
+// nameInfo is what a converter keeps about one event name: its id in the
+// batch's dictionary and the columns of the arguments its events had last.
+type nameInfo struct {
+	name string
+	id   uint32
+	gen  uint64
+	args []argRef
+}
+
+// cacheSlots is the size of the converters' direct-mapped caches.
+const cacheSlots = 256
 
 // converter turns the events of one input into rows of a batch.
 type converter struct {
@@ -33,7 +60,18 @@ type converter struct {
 	source uint32
 	src    string
 
-	stacks map[trackKey]*pairStack
+	tracks    map[trackKey]*trackInfo
+	trackSlot [cacheSlots]*trackInfo
+	names     [2]map[string]*nameInfo // [0] begins and others, [1] ends
+	nameSlot  [2][cacheSlots]*nameInfo
+
+	// ATF columns, resolved once per input.
+	atfSeq *argCol
+	// ATF function_id and depth columns, resolved at their first value.
+	atfArgs [2]d9Field
+	// dial9 schemas' plans, per input.
+	d9Plans map[*dial9.Schema]*d9Plan
+	d9Slot  [cacheSlots]*d9Plan
 
 	carry  *batch // open begins kept across a row group boundary
 	js     []byte // args that go to args_json, without braces
@@ -42,14 +80,24 @@ type converter struct {
 }
 
 func newConverter(o *options) *converter {
-	return &converter{o: o, colName: map[string]string{}, stacks: map[trackKey]*pairStack{}}
+	return &converter{o: o, colName: map[string]string{}, tracks: map[trackKey]*trackInfo{}, d9Plans: map[*dial9.Schema]*d9Plan{},
+		names: [2]map[string]*nameInfo{{}, {}}}
 }
 
 // start prepares the converter for an input whose rows go to b.
 func (c *converter) start(b *batch, format, source string) {
 	c.prefix = format + "_"
 	clear(c.colName)
-	clear(c.stacks)
+	clear(c.tracks)
+	c.trackSlot = [cacheSlots]*trackInfo{}
+	for i := range c.names {
+		clear(c.names[i])
+		c.nameSlot[i] = [cacheSlots]*nameInfo{}
+	}
+	c.atfSeq = nil
+	c.atfArgs = [2]d9Field{}
+	clear(c.d9Plans)
+	c.d9Slot = [cacheSlots]*d9Plan{}
 	c.src = source
 	c.attach(b)
 	if format == events.FormatCDT && c.cdtCols == nil {
@@ -59,11 +107,78 @@ func (c *converter) start(b *batch, format, source string) {
 	}
 }
 
-// attach (re)binds the converter to b after b was reset or replaced.
+// attach (re)binds the converter to b after b was reset or replaced: the
+// open begins of the old rows are forgotten.
 func (c *converter) attach(b *batch) {
 	c.b, c.gen = b, b.gen
-	c.source = b.dict.id(c.src)
-	clear(c.stacks)
+	c.source = b.srcDict.id(c.src)
+	for _, t := range c.tracks {
+		t.rows, t.overflow = t.rows[:0], 0
+	}
+}
+
+// track returns what the converter keeps about e's track (nil beyond
+// maxPairTracks tracks).
+func (c *converter) track(t *events.Track) *trackInfo {
+	k := trackKey{t.Kind, t.ID}
+	slot := &c.trackSlot[(t.ID^uint64(t.Kind)<<5)%cacheSlots]
+	if ti := *slot; ti != nil && ti.key == k {
+		return ti
+	}
+	ti, ok := c.tracks[k]
+	if !ok {
+		if len(c.tracks) >= maxPairTracks {
+			return nil
+		}
+		ti = &trackInfo{key: k, name: t.Name, gen: c.b.gen - 1}
+		c.tracks[k] = ti
+	}
+	*slot = ti
+	return ti
+}
+
+// trackNameID is the id of t's name in the batch's track_name dictionary.
+func (c *converter) trackNameID(ti *trackInfo, t *events.Track) uint32 {
+	if ti == nil || ti.name != t.Name {
+		return c.b.tnDict.id(t.Name)
+	}
+	if ti.gen != c.b.gen {
+		ti.nameID, ti.gen = c.b.tnDict.id(t.Name), c.b.gen
+	}
+	return ti.nameID
+}
+
+// nameInfo returns what the converter keeps about the event name (table 1
+// for ends, whose arguments differ from their begins').
+func (c *converter) nameInfo(name string, end int) *nameInfo {
+	h := uint(len(name))
+	if len(name) > 0 {
+		h = h*31 + uint(name[0])*7 + uint(name[len(name)-1])
+		if len(name) > 2 {
+			h = h*31 + uint(name[len(name)-2])
+		}
+	}
+	slot := &c.nameSlot[end][h%cacheSlots]
+	if ni := *slot; ni != nil && ni.name == name {
+		return ni
+	}
+	ni, ok := c.names[end][name]
+	if !ok {
+		ni = &nameInfo{name: name, gen: c.b.gen - 1}
+		if len(c.names[end]) < 1<<16 {
+			c.names[end][name] = ni
+		}
+	}
+	*slot = ni
+	return ni
+}
+
+// nameID is the id of the name in the batch's name dictionary.
+func (c *converter) nameID(ni *nameInfo) uint32 {
+	if ni.gen != c.b.gen {
+		ni.id, ni.gen = c.b.nameDict.id(ni.name), c.b.gen
+	}
+	return ni.id
 }
 
 // sanitize makes a column name engines accept unquoted: letters, digits
@@ -113,37 +228,27 @@ func (c *converter) add(e *events.Event) {
 		c.attach(c.b)
 	}
 	kind := e.Kind()
-	if c.o.pairDepth > 0 && kind == events.KindEnd && c.pairEnd(e) {
-		return
-	}
-	r := c.b.addRow(c.source, e)
-	c.js = c.js[:0]
-	c.putArgs(r, e, false)
-	c.putJSON(r)
-	if c.o.pairDepth > 0 && kind == events.KindBegin {
-		c.pushBegin(r, e)
-	}
-}
-
-func (c *converter) stack(e *events.Event, create bool) *pairStack {
 	t := e.Track()
-	k := trackKey{t.Kind, t.ID}
-	if st, ok := c.stacks[k]; ok {
-		return st
-	}
-	if !create || len(c.stacks) >= maxPairTracks {
-		return nil
-	}
-	st := &pairStack{}
-	c.stacks[k] = st
-	return st
-}
-
-func (c *converter) pushBegin(r int, e *events.Event) {
-	st := c.stack(e, true)
-	if st == nil {
+	ti := c.track(&t)
+	if c.o.pairDepth > 0 && kind == events.KindEnd && c.pairEnd(e, ti) {
 		return
 	}
+	name := e.Name()
+	end := 0
+	if kind == events.KindEnd {
+		end = 1
+	}
+	ni := c.nameInfo(name, end)
+	r := c.b.addRow(c.source, e, &t, c.trackNameID(ti, &t), c.nameID(ni), len(name))
+	c.js = c.js[:0]
+	c.putArgs(r, e, false, ni)
+	c.putJSON(r)
+	if c.o.pairDepth > 0 && kind == events.KindBegin && ti != nil {
+		c.pushBegin(r, ti)
+	}
+}
+
+func (c *converter) pushBegin(r int, st *trackInfo) {
 	if st.overflow > 0 || len(st.rows) >= c.o.pairDepth {
 		st.overflow++
 		return
@@ -153,8 +258,7 @@ func (c *converter) pushBegin(r int, e *events.Event) {
 
 // pairEnd turns the row of the begin that e closes into a complete row;
 // false when e closes no begin of this batch (it becomes an "end" row).
-func (c *converter) pairEnd(e *events.Event) bool {
-	st := c.stack(e, false)
+func (c *converter) pairEnd(e *events.Event, st *trackInfo) bool {
 	if st == nil {
 		return false
 	}
@@ -169,72 +273,231 @@ func (c *converter) pairEnd(e *events.Event) bool {
 	st.rows = st.rows[:len(st.rows)-1]
 	b := c.b
 	b.kind[r] = uint8(events.KindComplete)
-	b.hasDur[r] = true
-	if b.hasTs[r] && e.HasTime() {
+	if b.hasTs.has(r) && e.HasTime() {
 		b.dur[r] = e.Time() - b.ts[r]
+		setBit(b.hasDur, r, true)
 	} else {
-		b.hasDur[r] = false
+		setBit(b.hasDur, r, false)
 	}
 	c.js = c.js[:0]
-	c.putArgs(r, e, true)
+	c.putArgs(r, e, true, c.nameInfo(e.Name(), 1))
 	c.putJSON(r)
 	return true
+}
+
+// valueCol is the typed column kind of each value kind (0: none).
+var valueCol = [...]colKind{
+	events.ValueInt: colInt, events.ValueUint: colUint, events.ValueFloat: colFloat,
+	events.ValueBool: colBool, events.ValueString: colString, events.ValueBytes: colBytes,
+	events.ValueComposite: 0,
+}
+
+// argCol resolves argument i called name of kind into its column (ok false
+// when the column has another kind), through the name's cache.
+func (c *converter) argCol(ni *nameInfo, i int, name string, kind colKind) (*argCol, bool) {
+	if i < len(ni.args) {
+		if a := &ni.args[i]; a.name == name && a.col.kind == kind {
+			return a.col, true
+		}
+	}
+	colName := c.argColumn(name)
+	cl, ok := c.b.column(colName, kind)
+	if ok && i < 64 {
+		for len(ni.args) <= i {
+			ni.args = append(ni.args, argRef{col: &argCol{}})
+		}
+		ni.args[i] = argRef{name: name, colName: colName, col: cl}
+	}
+	return cl, ok
 }
 
 // putArgs stores e's arguments in row r: typed columns where the column has
 // the value's type, args_json otherwise. For an end paired into its begin's
 // row (end true), values the begin already set are kept and the end's
 // differing values go to args_json as "end.NAME".
-func (c *converter) putArgs(r int, e *events.Event, end bool) {
-	b := c.b
-	if e.Format() == events.FormatCDT {
+func (c *converter) putArgs(r int, e *events.Event, end bool, ni *nameInfo) {
+	format := e.Format()
+	if format == events.FormatCDT {
 		c.putCDT(r, e)
 	}
-	for i := range e.NumArgs() {
-		name, v := e.Arg(i)
-		if v.Kind() == events.ValueNull {
-			continue
+	if format == events.FormatDial9 && dial9Direct {
+		if ev := e.Dial9(); ev != nil && ev.NumFields() == e.NumArgs() {
+			c.putDial9(r, e, ev, end, ni)
+			return
 		}
-		col := c.argColumn(name)
-		var kind colKind
-		switch v.Kind() {
-		case events.ValueInt:
-			kind = colInt
-		case events.ValueUint:
-			kind = colUint
-		case events.ValueFloat:
-			kind = colFloat
-		case events.ValueBool:
-			kind = colBool
-		case events.ValueString:
-			kind = colString
-		case events.ValueBytes:
-			kind = colBytes
+	}
+	n := e.NumArgs()
+	if format == events.FormatATF && atfDirect && n == 2 {
+		if ev, _, _, ok := e.ATF(); ok {
+			c.putATFArgs(r, e, ev, end, ni)
+			n = 0
 		}
-		if kind != 0 {
-			cl, ok := b.column(col, kind)
-			if !ok && cl.has(r) && e.Format() == events.FormatCDT {
-				continue // a top-level entry also exported as a CDT field
-			}
-			if ok {
-				if !cl.has(r) {
-					c.setValue(cl, r, v)
-					continue
-				}
-				if end && sameValue(b, cl, r, v) {
-					continue
-				}
-			}
-		}
-		c.jsonArg(name, v, end)
+	}
+	for i := 0; i < n; i++ {
+		c.putArg(r, e, i, end, ni, format)
 	}
 	if end {
 		if s := e.WTFScope(); s != nil && len(s.Appended) > 0 && string(s.Appended) != "{}" && string(s.Appended) != "[]" {
 			c.jsonRaw("scope_data", s.Appended)
 		}
 	}
-	if e.Format() == events.FormatATF {
+	if format == events.FormatATF {
 		c.putATF(r, e, end)
+	}
+}
+
+// putArg stores argument i of e in row r: its typed column when the column
+// has the value's type and the row no value yet, args_json otherwise (see
+// putArgs).
+func (c *converter) putArg(r int, e *events.Event, i int, end bool, ni *nameInfo, format string) {
+	name, v := e.Arg(i)
+	vk := v.Kind()
+	if vk == events.ValueNull {
+		return
+	}
+	var kind colKind
+	if int(vk) < len(valueCol) {
+		kind = valueCol[vk]
+	}
+	if kind != 0 {
+		cl, ok := c.argCol(ni, i, name, kind)
+		if !ok && cl.has(r) && format == events.FormatCDT {
+			return // a top-level entry also exported as a CDT field
+		}
+		if ok {
+			if !cl.has(r) {
+				c.setValue(cl, r, v)
+				return
+			}
+			if end && sameValue(c.b, cl, r, v) {
+				return
+			}
+		}
+	}
+	c.jsonArg(name, v, end)
+}
+
+// atfDirect makes the converter take an ATF event's two arguments,
+// function_id and depth, from the index record (what events.Event.Arg
+// yields) instead of through events.Event.Arg; a test turns it off to prove
+// both give the same files.
+var atfDirect = true
+
+// putATFArgs is putArgs's loop for an ATF event's function_id and depth.
+func (c *converter) putATFArgs(r int, e *events.Event, ev atf.IndexEvent, end bool, ni *nameInfo) {
+	vals := [2]uint64{ev.FunctionID, uint64(ev.CallDepth)}
+	for i, v := range vals {
+		a := &c.atfArgs[i]
+		if !a.done {
+			name, _ := e.Arg(i)
+			if cl, ok := c.b.column(c.argColumn(name), colUint); ok {
+				a.col = cl
+			}
+			a.done = true
+		}
+		if a.col != nil {
+			if !a.col.has(r) {
+				a.col.setNum(r, v)
+				c.b.size += 9
+				continue
+			}
+			if end && a.col.nums[r] == v {
+				continue // the return repeats its call's value (sameValue)
+			}
+		}
+		c.putArg(r, e, i, end, ni, events.FormatATF)
+	}
+}
+
+// dial9Direct makes the converter read dial9 numeric fields from the
+// decoded event (dial9.Event.Uint) instead of through events.Event.Arg; a
+// test turns it off to prove both give the same rows.
+var dial9Direct = true
+
+// d9Field is how a dial9 field is stored: col is its typed column when the
+// field is numeric (the value is dial9.Event.Uint: I64 and F64 bits, bools
+// as 0/1, the unsigned types as they are — what events.Event.Arg yields),
+// nil when the field takes the generic path.
+type d9Field struct {
+	kind colKind // 0: not numeric
+	col  *argCol // resolved at the field's first value (as putArg would)
+	done bool    // col resolved (nil: the column has another type)
+	opt  bool
+	size int64
+}
+
+// d9Plan is the storage of the fields of one dial9 schema.
+type d9Plan struct {
+	schema *dial9.Schema
+	fields []d9Field
+}
+
+// dial9Plan returns the plan of ev's schema.
+func (c *converter) dial9Plan(ev *dial9.Event) *d9Plan {
+	sc := ev.Schema()
+	slot := &c.d9Slot[ev.TypeID()%cacheSlots]
+	if p := *slot; p != nil && p.schema == sc {
+		return p
+	}
+	p, ok := c.d9Plans[sc]
+	if !ok {
+		p = &d9Plan{schema: sc, fields: make([]d9Field, ev.NumFields())}
+		for i := range p.fields {
+			t := ev.FieldType(i)
+			var kind colKind
+			size := int64(9)
+			switch t.Base() {
+			case dial9.TypeI64:
+				kind = colInt
+			case dial9.TypeF64:
+				kind = colFloat
+			case dial9.TypeBool:
+				kind, size = colBool, 1
+			case dial9.TypeVarint, dial9.TypeU8, dial9.TypeU16, dial9.TypeU32:
+				kind = colUint
+			default:
+				continue // strings, bytes, pools, stacks, maps, lists
+			}
+			p.fields[i] = d9Field{kind: kind, opt: t.IsOptional(), size: size}
+		}
+		if len(c.d9Plans) < 1<<16 {
+			c.d9Plans[sc] = p
+		}
+	}
+	*slot = p
+	return p
+}
+
+// putDial9 is putArgs for a dial9 event: numeric fields straight into their
+// columns, the others (and a field whose row already holds a value) through
+// putArg.
+func (c *converter) putDial9(r int, e *events.Event, ev *dial9.Event, end bool, ni *nameInfo) {
+	p := c.dial9Plan(ev)
+	for i := range p.fields {
+		f := &p.fields[i]
+		if f.kind != 0 {
+			if f.opt && !ev.Field(i).Present() {
+				continue
+			}
+			if !f.done {
+				name, _ := e.Arg(i)
+				if cl, ok := c.b.column(c.argColumn(name), f.kind); ok {
+					f.col = cl
+				}
+				f.done = true
+			}
+			if f.col != nil {
+				if !f.col.has(r) {
+					f.col.setNum(r, ev.Uint(i))
+					c.b.size += f.size
+					continue
+				}
+				if end && f.col.nums[r] == ev.Uint(i) {
+					continue // the end repeats its begin's value (sameValue)
+				}
+			}
+		}
+		c.putArg(r, e, i, end, ni, events.FormatDial9)
 	}
 }
 
@@ -325,7 +588,12 @@ func (c *converter) putATF(r int, e *events.Event, end bool) {
 		return
 	}
 	b := c.b
-	if cl, ok := b.column("atf_seq", colUint); ok && !cl.has(r) {
+	if c.atfSeq == nil {
+		if cl, ok := b.column("atf_seq", colUint); ok {
+			c.atfSeq = cl
+		}
+	}
+	if cl := c.atfSeq; cl != nil && !cl.has(r) {
 		cl.setNum(r, seq)
 		b.size += 9
 	}
@@ -374,8 +642,6 @@ func (c *converter) putCDT(r int, e *events.Event) {
 	}
 }
 
-func float64frombits(b uint64) float64 { return math.Float64frombits(b) }
-
 // maxCarry bounds the open begins carried into the next row group; beyond
 // it they are written as "begin" rows.
 const maxCarry = 1 << 16
@@ -389,7 +655,7 @@ func (c *converter) flush(s *sink) error {
 		return s.flush()
 	}
 	n := 0
-	for _, st := range c.stacks {
+	for _, st := range c.tracks {
 		n += len(st.rows)
 	}
 	if n == 0 || n > maxCarry {
@@ -400,7 +666,7 @@ func (c *converter) flush(s *sink) error {
 	}
 	cb := c.carry
 	cb.reset()
-	for _, st := range c.stacks {
+	for _, st := range c.tracks {
 		for i, r := range st.rows {
 			st.rows[i] = int32(cb.copyRow(b, int(r)))
 			b.skipRow(int(r))
@@ -409,12 +675,12 @@ func (c *converter) flush(s *sink) error {
 	if err := s.flush(); err != nil {
 		return err
 	}
-	for _, st := range c.stacks {
+	for _, st := range c.tracks {
 		for i, r := range st.rows {
 			st.rows[i] = int32(b.copyRow(cb, int(r)))
 		}
 	}
 	c.gen = b.gen
-	c.source = b.dict.id(c.src)
+	c.source = b.srcDict.id(c.src)
 	return nil
 }

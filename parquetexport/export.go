@@ -7,16 +7,27 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 // InputError is an input that failed under WithKeepGoing.
 type InputError struct {
 	Path string
 	Err  error
+}
+
+// InputRecovery is an input that was damaged or unfinished and exported as
+// far as its codec recovers it (events.Reader.Recovery): a CDT trace without
+// footer, a cut dial9 stream, an ATF file without footer, a torn WTF file.
+type InputRecovery struct {
+	Path     string
+	Recovery traceerr.Recovery // what was read, what was lost and why
 }
 
 // Result is what Export did.
@@ -26,6 +37,9 @@ type Result struct {
 	// Failed lists the inputs that failed (only with WithKeepGoing; without
 	// it the first failure is Export's error).
 	Failed []InputError
+	// Recovered lists the inputs that were read only in part or leniently,
+	// in path order, with what their codec says was lost.
+	Recovered []InputRecovery
 	// Events is the number of records read (a complete row holds two).
 	Events int64
 	// Rows is the number of rows written.
@@ -113,10 +127,13 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 		next++
 		return inputs[next-1], true
 	}
-	report := func(in *Input, n int64, failed error) {
+	report := func(in *Input, n int64, rec *traceerr.Recovery, failed error) {
 		mu.Lock()
 		defer mu.Unlock()
 		res.Events += n
+		if rec != nil {
+			res.Recovered = append(res.Recovered, InputRecovery{in.Path, *rec})
+		}
 		if failed != nil {
 			res.Failed = append(res.Failed, InputError{in.Path, failed})
 		}
@@ -129,26 +146,29 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 	}
 	workers := min(o.concurrency, len(inputs))
 	sinks := make([][]*sink, workers)
+	var active atomic.Int64 // workers still reading inputs
+	active.Store(int64(workers))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := &worker{id: w, dir: dir, o: o, conv: newConverter(o), sinks: map[string]*sink{}}
+			wk := &worker{id: w, dir: dir, o: o, conv: newConverter(o), enc: newEncoder(), sinks: map[string]*sink{}, active: &active}
 			defer func() { sinks[w] = wk.list }()
 			for {
 				in, ok := take()
 				if !ok {
 					break
 				}
-				n, err := wk.read(ctx, &in)
+				n, rec, err := wk.read(ctx, &in)
 				if err != nil && !o.keepGoing || err != nil && errors.Is(err, errWrite) {
 					cancel(err)
-					report(&in, n, nil)
+					report(&in, n, nil, nil)
 					break
 				}
-				report(&in, n, err)
+				report(&in, n, rec, err)
 			}
+			active.Add(-1)
 			if ctx.Err() == nil {
 				if err := wk.finish(); err != nil {
 					cancel(err)
@@ -157,6 +177,11 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 		}()
 	}
 	wg.Wait()
+	order := make(map[string]int, len(inputs))
+	for i, in := range inputs {
+		order[in.Path] = i
+	}
+	slices.SortFunc(res.Recovered, func(a, b InputRecovery) int { return order[a.Path] - order[b.Path] })
 	var firstErr error
 	if ctx.Err() != nil {
 		firstErr = context.Cause(ctx)
@@ -195,15 +220,35 @@ type worker struct {
 	dir   string
 	o     *options
 	conv  *converter
+	enc   *encoder
 	sinks map[string]*sink
 	list  []*sink
+	// active counts the workers still reading: the memory bound is
+	// shared among them.
+	active *atomic.Int64
+}
+
+// limit is the size at which the worker writes a row group: its share of
+// WithMemoryBytes among the workers still reading, at most
+// WithRowGroupBytes.
+func (w *worker) limit() int64 {
+	return max(4<<10, min(w.o.rowGroupBytes, w.o.memoryBytes/max(1, w.active.Load())))
+}
+
+// buffered is the size of the rows in all the worker's batches.
+func (w *worker) buffered() int64 {
+	var n int64
+	for _, s := range w.list {
+		n += s.b.size
+	}
+	return n
 }
 
 func (w *worker) sink(format string) *sink {
 	if s, ok := w.sinks[format]; ok {
 		return s
 	}
-	s := &sink{format: format, dir: w.dir, prefix: fmt.Sprintf("%s-w%02d", format, w.id), b: newBatch(format)}
+	s := &sink{format: format, dir: w.dir, prefix: fmt.Sprintf("%s-w%02d", format, w.id), b: newBatch(format), enc: w.enc}
 	if w.o.hive {
 		s.dir = filepath.Join(w.dir, "format="+format)
 		s.prefix = fmt.Sprintf("part-w%02d", w.id)
@@ -214,8 +259,14 @@ func (w *worker) sink(format string) *sink {
 	return s
 }
 
-// read converts one input; n is the number of records read.
-func (w *worker) read(ctx context.Context, in *Input) (n int64, err error) {
+// read converts one input; n is the number of records read, rec what the
+// codec recovered (nil when the input was clean).
+func (w *worker) read(ctx context.Context, in *Input) (n int64, rec *traceerr.Recovery, err error) {
+	n, err = w.readEvents(ctx, in, &rec)
+	return n, rec, err
+}
+
+func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recovery) (n int64, err error) {
 	// WithScopeData: WTF scopes with their appended data (scope_data).
 	r, err := events.Open(in.Path, events.WithScopeData())
 	if err != nil {
@@ -225,7 +276,19 @@ func (w *worker) read(ctx context.Context, in *Input) (n int64, err error) {
 	s := w.sink(r.Format())
 	c := w.conv
 	c.start(s.b, r.Format(), in.Path)
-	limit := w.o.rowGroupBytes
+	// The batches of the worker's other formats count against its share:
+	// write them first when together they pass it.
+	limit := w.limit()
+	if w.buffered() >= limit {
+		for _, o := range w.list {
+			if o != s {
+				if err := o.flush(); err != nil {
+					return 0, fmt.Errorf("%w: %w", errWrite, err)
+				}
+			}
+		}
+	}
+	limit = max(4<<10, limit-(w.buffered()-s.b.size))
 	for r.Next() {
 		c.add(r.Event())
 		n++
@@ -241,15 +304,18 @@ func (w *worker) read(ctx context.Context, in *Input) (n int64, err error) {
 			if err := ctx.Err(); err != nil {
 				return n, err
 			}
+			limit = max(4<<10, w.limit()-(w.buffered()-s.b.size))
 		}
 	}
 	if err := r.Err(); err != nil {
 		return n, fmt.Errorf("%w: %s: %w", ErrInput, in.Path, err)
 	}
+	*rec = r.Recovery()
 	return n, nil
 }
 
-// finish writes the last batches and closes the files.
+// finish writes the last batches, closes the files and lets the batches'
+// memory go.
 func (w *worker) finish() error {
 	for _, s := range w.list {
 		if err := s.flush(); err != nil {
@@ -258,6 +324,8 @@ func (w *worker) finish() error {
 		if err := s.closeFile(); err != nil {
 			return fmt.Errorf("%w: %w", errWrite, err)
 		}
+		s.b = newBatch(s.format)
 	}
+	w.conv = nil
 	return nil
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -66,7 +68,7 @@ func genDial9(t *testing.T, dir string, n int) string {
 }
 
 func TestOptionsRejected(t *testing.T) {
-	for _, o := range []Option{WithRowGroupBytes(100), WithRowGroupBytes(2 << 30), WithConcurrency(0), WithMaxPairDepth(-1), WithCDTFields("")} {
+	for _, o := range []Option{WithRowGroupBytes(100), WithRowGroupBytes(2 << 30), WithMemoryBytes(100), WithMemoryBytes(100 << 30), WithConcurrency(0), WithMaxPairDepth(-1), WithCDTFields("")} {
 		if _, err := Export(context.Background(), filepath.Join(t.TempDir(), "o"), []string{"x"}, o); !errors.Is(err, ErrOption) {
 			t.Errorf("got %v, want ErrOption", err)
 		}
@@ -172,14 +174,11 @@ func TestHiveLayoutAndTempFolder(t *testing.T) {
 func TestFailureWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	good := genDial9(t, dir, 100)
-	data, err := os.ReadFile(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := filepath.Join(dir, "bad.bin.gz")
-	os.WriteFile(bad, data[:len(data)/2], 0o666)
+	// A stream whose first header is cut has nothing to recover: it fails.
+	bad := filepath.Join(dir, "bad.bin")
+	os.WriteFile(bad, []byte("TRC\x00"), 0o666)
 	out := filepath.Join(dir, "out")
-	if _, err := Export(context.Background(), out, []string{good, bad}); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "bad.bin.gz") {
+	if _, err := Export(context.Background(), out, []string{good, bad}); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "bad.bin") {
 		t.Errorf("got %v", err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*out*")); len(left) != 0 {
@@ -194,6 +193,33 @@ func TestFailureWritesNothing(t *testing.T) {
 	}
 	if rows, _ := readAll(t, out); len(rows) < 300 {
 		t.Errorf("%d rows", len(rows))
+	}
+}
+
+// A .bin.gz cut in half is exported as far as it decompresses and decodes,
+// and Result.Recovered says what was lost.
+func TestRecoveredInputs(t *testing.T) {
+	dir := t.TempDir()
+	good := genDial9(t, dir, 100)
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.bin.gz")
+	os.WriteFile(cut, data[:len(data)/2], 0o666)
+	res, err := Export(context.Background(), filepath.Join(dir, "out"), []string{good, cut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failed) != 0 || len(res.Recovered) != 1 || res.Recovered[0].Path != cut {
+		t.Fatalf("failed %v, recovered %v", res.Failed, res.Recovered)
+	}
+	r := res.Recovered[0].Recovery
+	if r.Format != "dial9" || r.Unit != "events" || r.Read <= 0 || r.Clean() || !errors.Is(r.Reason, dial9.ErrTruncated) {
+		t.Errorf("recovery %+v", r)
+	}
+	if res.Events <= r.Read {
+		t.Errorf("%d events exported, %d from the cut input", res.Events, r.Read)
 	}
 }
 
@@ -304,5 +330,44 @@ func TestCodecsDoNotLinkParquet(t *testing.T) {
 				t.Errorf("%s depends on %s", p, dep)
 			}
 		}
+	}
+}
+
+// TestMemoryBoundShared: WithMemoryBytes is shared among the workers still
+// reading, and caps the row groups below WithRowGroupBytes.
+func TestMemoryBoundShared(t *testing.T) {
+	o, _ := buildOptions([]Option{WithRowGroupBytes(1 << 20), WithMemoryBytes(256 << 10)})
+	var active atomic.Int64
+	w := &worker{o: &o, active: &active}
+	for n, want := range map[int64]int64{1: 256 << 10, 2: 128 << 10, 4: 64 << 10, 0: 256 << 10} {
+		active.Store(n)
+		if got := w.limit(); got != want {
+			t.Errorf("%d workers: limit %d, want %d", n, got, want)
+		}
+	}
+	if d, _ := buildOptions(nil); d.memoryBytes != DefaultMemoryRowGroups*DefaultRowGroupBytes {
+		t.Errorf("default memory %d", d.memoryBytes)
+	}
+
+	dir := t.TempDir()
+	in := genDial9(t, dir, 20000)
+	k := 0
+	groups := func(opts ...Option) (int, int) {
+		k++
+		out := filepath.Join(dir, fmt.Sprint("o", k))
+		if _, err := Export(context.Background(), out, []string{in}, append(opts, WithConcurrency(1))...); err != nil {
+			t.Fatal(err)
+		}
+		rows, g := readAll(t, out)
+		return g, len(rows)
+	}
+	gSmall, rSmall := groups(WithRowGroupBytes(64 << 10))
+	gMem, rMem := groups(WithRowGroupBytes(1<<20), WithMemoryBytes(64<<10))
+	gBig, rBig := groups(WithRowGroupBytes(1 << 20))
+	if rSmall != rMem || rMem != rBig || rBig == 0 {
+		t.Fatalf("rows %d, %d, %d", rSmall, rMem, rBig)
+	}
+	if gMem != gSmall || gBig >= gMem {
+		t.Errorf("row groups: 64 KiB groups %d, 1 MiB groups in 64 KiB of memory %d, 1 MiB groups %d", gSmall, gMem, gBig)
 	}
 }

@@ -42,6 +42,7 @@ type Option func(*options) error
 
 type options struct {
 	rowGroupBytes int64
+	memoryBytes   int64 // 0: DefaultMemoryRowGroups × rowGroupBytes
 	concurrency   int
 	hive          bool
 	cdtFields     []string
@@ -59,6 +60,26 @@ func WithRowGroupBytes(n int64) Option {
 			return fmt.Errorf("%w: WithRowGroupBytes(%d): want 4 KiB to 1 GiB", ErrOption, n)
 		}
 		o.rowGroupBytes = n
+		return nil
+	}
+}
+
+// DefaultMemoryRowGroups is the default of WithMemoryBytes in row groups:
+// the rows buffered by all workers together stay under 4 × WithRowGroupBytes.
+const DefaultMemoryRowGroups = 4
+
+// WithMemoryBytes bounds the rows buffered by all the workers together (the
+// Parquet plain-encoded size of the row groups being filled, every worker and
+// format counted): while w workers are reading, each writes its row group
+// when it reaches min(WithRowGroupBytes, n/w), so row groups get smaller
+// rather than memory larger when there are many cores. Default
+// DefaultMemoryRowGroups × WithRowGroupBytes; from 4 KiB to 64 GiB.
+func WithMemoryBytes(n int64) Option {
+	return func(o *options) error {
+		if n < 4<<10 || n > 64<<30 {
+			return fmt.Errorf("%w: WithMemoryBytes(%d): want 4 KiB to 64 GiB", ErrOption, n)
+		}
+		o.memoryBytes = n
 		return nil
 	}
 }
@@ -144,6 +165,9 @@ func buildOptions(opts []Option) (options, error) {
 		if err := opt(&o); err != nil {
 			return o, err
 		}
+	}
+	if o.memoryBytes == 0 {
+		o.memoryBytes = DefaultMemoryRowGroups * o.rowGroupBytes
 	}
 	return o, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tracecodec/tracecodec/parquetexport"
@@ -9,7 +10,7 @@ import (
 
 func init() {
 	registerCommand(&command{
-		name: "export", args: "--to parquet [--hive] [--row-group-mib N] [--jobs N] [--fields FIELDS] [--keep-going] IN... OUT",
+		name: "export", args: "--to parquet [--hive] [--row-group-mib N] [--memory-mib N] [--jobs N] [--fields FIELDS] [--keep-going] IN... OUT",
 		summary: "many traces into one Parquet dataset for DuckDB, Spark, Trino",
 		doc: `Reads every IN — trace files, folders (walked for traces: ATF session and thread
 folders, dial9 .bin and .bin.gz segments, WTF and CDT files) and globs — and writes their
@@ -22,7 +23,9 @@ ts_ns, dur_ns, name, kind, typed argument columns per format (dial9_<field>,
 atf_function_id, atf_depth, atf_seq, atf_detail_type, atf_detail, wtf_<argument>,
 cdt_<field>) and args_json for the arguments without a column. ATF calls and returns,
 dial9 PollStart/PollEnd and WTF scopes become "complete" rows with dur_ns. The files
-are zstd-compressed, with row groups of --row-group-mib MiB (uncompressed). Query them
+are zstd-compressed, with row groups of --row-group-mib MiB (uncompressed); the rows
+buffered by all jobs together stay under --memory-mib MiB (row groups get smaller when
+many jobs share it). Query them
 with DuckDB: SELECT name, count(*) FROM read_parquet('OUT/**/*.parquet', union_by_name
 = true) GROUP BY name.`,
 		examples: []string{
@@ -38,6 +41,7 @@ func (c *cli) cmdExport(args []string) int {
 	to := fs.String("to", "", "target `FORMAT`: parquet (required)")
 	hive := fs.Bool("hive", false, "write each format's files under OUT/format=NAME/ (Hive-style partitions engines prune by) (default: all files in OUT)")
 	rowGroup := fs.Int64("row-group-mib", parquetexport.DefaultRowGroupBytes>>20, "uncompressed row group size in `MiB`, 1 to 1024")
+	memory := fs.Int64("memory-mib", 0, "bound in `MiB` on the rows buffered by all jobs together, 1 to 65536 (default: 0, "+strconv.Itoa(parquetexport.DefaultMemoryRowGroups)+" row groups)")
 	jobs := fs.Int("jobs", 0, "inputs decoded at once, each on its own goroutine, `N` ≥ 1 (default: 0, every core)")
 	fields := fs.String("fields", "", "comma-separated numeric CDT `FIELDS` exported as DOUBLE columns cdt_<field> (default: "+strings.Join(parquetexport.DefaultCDTFields, ",")+")")
 	keepGoing := fs.Bool("keep-going", false, "report an input that cannot be read as a warning and export the others (default: stop at the first, write nothing)")
@@ -54,6 +58,9 @@ func (c *cli) cmdExport(args []string) int {
 	if *rowGroup < 1 || *rowGroup > 1024 {
 		return c.usageError("export", "--row-group-mib %d: want 1 to 1024", *rowGroup)
 	}
+	if *memory < 0 || *memory > 65536 {
+		return c.usageError("export", "--memory-mib %d: want 1 to 65536", *memory)
+	}
 	if *jobs < 0 {
 		return c.usageError("export", "--jobs %d: want ≥ 0", *jobs)
 	}
@@ -61,6 +68,9 @@ func (c *cli) cmdExport(args []string) int {
 		parquetexport.WithHivePartitioning(*hive),
 		parquetexport.WithRowGroupBytes(*rowGroup << 20),
 		parquetexport.WithKeepGoing(*keepGoing),
+	}
+	if *memory > 0 {
+		opts = append(opts, parquetexport.WithMemoryBytes(*memory<<20))
 	}
 	if *jobs > 0 {
 		opts = append(opts, parquetexport.WithConcurrency(*jobs))
@@ -94,6 +104,10 @@ func (c *cli) cmdExport(args []string) int {
 	}
 	for _, f := range res.Failed {
 		fmt.Fprintf(c.stderr, "%s: warning: skipped: %v\n", f.Path, f.Err)
+	}
+	for _, r := range res.Recovered {
+		// The line every command prints (see recovery.go).
+		fmt.Fprintf(c.stderr, "%s: recovery: %s\n", r.Path, &r.Recovery)
 	}
 	fmt.Fprintf(c.stdout, "%s: %d rows from %d events of %d inputs (%d bytes) in %d files\n",
 		out, res.Rows, res.Events, len(res.Inputs)-len(res.Failed), res.InputBytes, len(res.Files))

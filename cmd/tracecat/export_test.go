@@ -58,6 +58,7 @@ func TestExportCommand(t *testing.T) {
 		{"export", ins[0], filepath.Join(dir, "o1")},
 		{"export", "--to", "csv", ins[0], filepath.Join(dir, "o2")},
 		{"export", "--to", "parquet", "--row-group-mib", "0", ins[0], filepath.Join(dir, "o3")},
+		{"export", "--to", "parquet", "--memory-mib", "-1", ins[0], filepath.Join(dir, "o4")},
 		{"export", "--to", "parquet", ins[0]},
 		{"export", "--to", "parquet", ins[0], "-"},
 	} {
