@@ -20,6 +20,16 @@ type atfSource struct {
 	cache   [256]atfName      // direct-mapped in front of names
 	maxName int
 	closeFn func() error
+
+	// The current event's detail record, read on demand (see detail).
+	dLoaded   bool
+	dPos      int
+	dSeq      uint32
+	dIndexSeq uint64
+	dEv       atf.DetailEvent
+	dOK       bool
+	dbuf      []byte
+	dtype     []byte
 }
 
 // atfName is one entry of the name cache.
@@ -141,15 +151,73 @@ func (s *atfSource) close() error {
 // underlying is the session (folder-less for a single index file).
 func (s *atfSource) underlying() any { return s.session }
 
-// ATF arguments: function_id and depth (the call depth).
-func (s *atfSource) numArgs() int { return 2 }
+// ATF arguments: function_id and depth (the call depth), then, for an event
+// linked to a record of its thread's detail.atf, detail_type (the record's
+// type: "FUNCTION_CALL", "FUNCTION_RETURN", else "TYPE(n)") and detail (its
+// payload as bytes). The detail record is read when one of these two is asked
+// for, once per event; if reading it fails (an I/O error), both are null.
+func (s *atfSource) numArgs() int {
+	m := s.cur()
+	if m.HasDetail() {
+		if t := s.session.Threads[m.Thread]; t.Detail != nil && uint64(m.DetailSeq) < t.Detail.Len() {
+			return 4
+		}
+	}
+	return 2
+}
 
 func (s *atfSource) arg(i int) (string, Value) {
-	m := s.cur()
-	if i == 0 {
-		return "function_id", uintValue(m.FunctionID)
+	switch i {
+	case 0:
+		return "function_id", uintValue(s.cur().FunctionID)
+	case 1:
+		return "depth", uintValue(uint64(s.cur().CallDepth))
+	case 2:
+		d, ok := s.detail()
+		if !ok {
+			return "detail_type", Value{}
+		}
+		s.dtype = appendDetailType(s.dtype[:0], d.Type)
+		return "detail_type", stringValue(s.dtype)
 	}
-	return "depth", uintValue(uint64(m.CallDepth))
+	d, ok := s.detail()
+	if !ok {
+		return "detail", Value{}
+	}
+	return "detail", bytesValue(d.Payload)
+}
+
+// detail reads the current event's detail record, once per event: the
+// record is cached under its thread position and sequence number, and
+// read into a buffer kept for the next records (payloads of files in
+// memory or mapped are views of the file).
+func (s *atfSource) detail() (atf.DetailEvent, bool) {
+	m := s.cur()
+	if !m.HasDetail() {
+		return atf.DetailEvent{}, false
+	}
+	if s.dLoaded && s.dPos == m.Thread && s.dSeq == m.DetailSeq && s.dIndexSeq == m.Seq {
+		return s.dEv, s.dOK
+	}
+	d, ok, err := s.session.Threads[m.Thread].DetailFor(m.IndexEvent, s.dbuf)
+	if n := atf.DetailEventHeaderSize + len(d.Payload); ok && cap(s.dbuf) < n {
+		// d was read into a new buffer: grow ours for the next records.
+		s.dbuf = make([]byte, 0, max(n, 2*cap(s.dbuf)))
+	}
+	s.dLoaded, s.dPos, s.dSeq, s.dIndexSeq = true, m.Thread, m.DetailSeq, m.Seq
+	s.dEv, s.dOK = d, ok && err == nil
+	return s.dEv, s.dOK
+}
+
+// appendDetailType appends the name of a detail record type.
+func appendDetailType(b []byte, t atf.DetailType) []byte {
+	switch t {
+	case atf.DetailFunctionCall, atf.DetailFunctionReturn:
+		return append(b, t.String()...)
+	}
+	b = append(b, "TYPE("...)
+	b = strconv.AppendUint(b, uint64(t), 10)
+	return append(b, ')')
 }
 
 func (s *atfSource) appendArgJSON(b []byte, _ int) []byte { return append(b, "null"...) }

@@ -74,8 +74,13 @@ func WithPairing(maxDepth int) Option {
 // WithScopeData makes a WTF Reader pair scopes with wtfcff.ScopeTracker, as
 // the reference's database does, so that Event.WTFScope returns each closed
 // scope with its arguments and appended data (building their JSON costs about
-// as much as decoding the events). Default off: scope names are paired by a
-// per-zone stack of names, which is all Name needs.
+// as much as decoding the events). With WithPairing too, the complete event
+// of a scope carries the scope's arguments as typed arguments: the enter
+// event's own, then the data appended while it was open (wtf.scope#appendData
+// name/value pairs, arguments of APPEND_SCOPE_DATA events) — what a Chrome
+// trace viewer shows on the slice. The wtf.scope#appendData records are
+// still yielded as instants where they occur. Default off: scope names are
+// paired by a per-zone stack of names, which is all Name needs.
 func WithScopeData() Option {
 	return func(o *options) error { o.scopeData = true; return nil }
 }

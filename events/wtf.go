@@ -25,15 +25,21 @@ type wtfSource struct {
 	zones    map[*wtfcff.Zone]*wtfZone
 	lastZone *wtfcff.Zone
 	last     *wtfZone
-	nTracks  int // zone tracks so far; IDs from 1, 0 is "no zone"
+	prev     *wtfZone // the state of the zone before last, or nil
+	nTracks  int      // zone tracks so far; IDs from 1, 0 is "no zone"
 
 	enterType *wtfcff.EventType // the last wtf.scope#enter type seen
 	names     map[string]string // interned scope names
 	cache     [256]string       // in front of names (see enterName)
 	maxName   int
 
-	cur    *wtfcff.Event // dec.Event(), the current event
-	closed *wtfcff.Scope // the scope the current wtf.scope#leave closed (WithScopeData)
+	cur      *wtfcff.Event // dec.Event(), the current event
+	closed   *wtfcff.Scope // the scope the current wtf.scope#leave closed (WithScopeData)
+	pairArgs bool          // WithScopeData and WithPairing: closed's arguments are the event's
+	parsed   bool          // members holds closed's arguments
+	members  []scopeArg
+	keys     map[string]string // member keys as written → names
+	unq      []byte            // unescaped strings of members
 
 	n int64 // events delivered, for Reader.Recovery
 }
@@ -45,6 +51,7 @@ var noZoneYet wtfcff.Zone
 // wtfZone is what a wtfSource keeps per zone: its track and the names of its
 // open scopes.
 type wtfZone struct {
+	zone  *wtfcff.Zone
 	track Track
 	open  wtfStack
 }
@@ -75,7 +82,7 @@ func newWTFSource(src *wtfcff.Reader, o *options, closeFn func() error) *wtfSour
 		scopes = wtfcff.NewScopeTracker()
 	}
 	dec := wtfcff.NewDecoder()
-	return &wtfSource{scopes: scopes, cur: dec.Event(), lastZone: &noZoneYet,
+	return &wtfSource{scopes: scopes, pairArgs: o.scopeData && o.pairing, cur: dec.Event(), lastZone: &noZoneYet,
 		chunks: src, dec: dec, closeFn: closeFn,
 		zones: map[*wtfcff.Zone]*wtfZone{}, names: map[string]string{}, maxName: o.maxNames,
 	}
@@ -164,7 +171,7 @@ func (w wtfScoped) next(e *Event) bool {
 	if !s.next(e) {
 		return false
 	}
-	s.closed = nil
+	s.closed, s.parsed = nil, false
 	if scope, closed := s.scopes.Add(s.cur); closed {
 		s.closed = scope
 	}
@@ -205,9 +212,16 @@ func (s *wtfSource) enterName(ev *wtfcff.Event) string {
 // any zone or after a set to a zone never created), and makes it the last
 // zone. Zones are bounded by the decoder.
 func (s *wtfSource) zone(z *wtfcff.Zone) *wtfZone {
+	// The zone before the last one answers without the map: traces switch
+	// back and forth between few zones.
+	if p := s.prev; p != nil && p.zone == z {
+		p.rename(z)
+		s.prev, s.lastZone, s.last = s.last, z, p
+		return p
+	}
 	st, ok := s.zones[z]
 	if !ok {
-		st = &wtfZone{track: Track{Kind: TrackZone}}
+		st = &wtfZone{zone: z, track: Track{Kind: TrackZone}}
 		if z == nil {
 			st.track.Name = wtfNoZone.Name
 		} else {
@@ -217,7 +231,7 @@ func (s *wtfSource) zone(z *wtfcff.Zone) *wtfZone {
 		s.zones[z] = st
 	}
 	st.rename(z)
-	s.lastZone, s.last = z, st
+	s.prev, s.lastZone, s.last = s.last, z, st
 	return st
 }
 
@@ -250,9 +264,18 @@ func (s *wtfSource) close() error {
 
 func (s *wtfSource) underlying() any { return s.chunks }
 
-func (s *wtfSource) numArgs() int { return s.cur.NumArgs() }
+func (s *wtfSource) numArgs() int {
+	if s.closed != nil && s.pairArgs {
+		return len(s.scopeArgs())
+	}
+	return s.cur.NumArgs()
+}
 
 func (s *wtfSource) arg(i int) (string, Value) {
+	if s.closed != nil && s.pairArgs {
+		a := &s.scopeArgs()[i]
+		return a.name, a.v
+	}
 	name := s.cur.Type.Args[i].Name
 	v := s.cur.Arg(i)
 	if v.IsNull() {
@@ -273,7 +296,12 @@ func (s *wtfSource) arg(i int) (string, Value) {
 	return name, compositeValue(s, i) // char, wchar, any, arrays: their JSON shape
 }
 
-func (s *wtfSource) appendArgJSON(b []byte, i int) []byte { return s.cur.Arg(i).AppendJSON(b) }
+func (s *wtfSource) appendArgJSON(b []byte, i int) []byte {
+	if s.closed != nil && s.pairArgs {
+		return append(b, s.scopeArgs()[i].raw...)
+	}
+	return s.cur.Arg(i).AppendJSON(b)
+}
 
 // appendRecord: {"chunk": chunk id, "offset": absolute file offset of the
 // record, "wire_id": the record's wire type id, "type": event type name}.
