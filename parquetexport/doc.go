@@ -103,7 +103,9 @@
 // dial9 and ATF inputs (TestGenerateBigInputs, BenchmarkExportBig): delta
 // encoding halves the files against PLAIN and costs less CPU, as zstd then
 // has far less to compress; zstd level 3 instead of 1 saves 0.2 % of the
-// size for more CPU.
+// size for more CPU. DuckDB, Trino, Arrow and Spark 3.3 or later read
+// DELTA_BINARY_PACKED; Spark before 3.3 needs its non-vectorized reader
+// (spark.sql.parquet.enableVectorizedReader=false).
 //
 // Memory is bounded for the whole export, whatever the size and number of
 // the inputs and the cores: the rows buffered by all the workers together
