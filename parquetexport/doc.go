@@ -119,7 +119,7 @@
 // row group), the page being encoded, and the decoders' own documented
 // budgets; a worker that has no input left lets its buffers go. Measured:
 // 1 GiB of dial9 or ATF exported on one worker with the defaults peaks at
-// about 250 MB resident (see the README).
+// 245–305 MB resident, two workers on dial9 at 425–480 MB (see the README).
 //
 // # Errors
 //
