@@ -69,6 +69,8 @@ type converter struct {
 	atfSeq *argCol
 	// ATF function_id and depth columns, resolved at their first value.
 	atfArgs [2]d9Field
+	// The dial9 reader of the input (pooled strings), nil for others.
+	d9dec *dial9.Reader
 	// dial9 schemas' plans, per input.
 	d9Plans map[*dial9.Schema]*d9Plan
 	d9Slot  [cacheSlots]*d9Plan
@@ -97,6 +99,7 @@ func (c *converter) start(b *batch, format, source string) {
 	c.atfSeq = nil
 	c.atfArgs = [2]d9Field{}
 	clear(c.d9Plans)
+	c.d9dec = nil
 	c.d9Slot = [cacheSlots]*d9Plan{}
 	c.src = source
 	c.attach(b)
@@ -419,11 +422,12 @@ var dial9Direct = true
 // as 0/1, the unsigned types as they are — what events.Event.Arg yields),
 // nil when the field takes the generic path.
 type d9Field struct {
-	kind colKind // 0: not numeric
-	col  *argCol // resolved at the field's first value (as putArg would)
-	done bool    // col resolved (nil: the column has another type)
-	opt  bool
-	size int64
+	kind   colKind // 0: not numeric (nor a pooled string)
+	pooled bool    // a pooled string, resolved through the dial9 reader
+	col    *argCol // resolved at the field's first value (as putArg would)
+	done   bool    // col resolved (nil: the column has another type)
+	opt    bool
+	size   int64
 }
 
 // d9Plan is the storage of the fields of one dial9 schema.
@@ -455,6 +459,12 @@ func (c *converter) dial9Plan(ev *dial9.Event) *d9Plan {
 				kind, size = colBool, 1
 			case dial9.TypeVarint, dial9.TypeU8, dial9.TypeU16, dial9.TypeU32:
 				kind = colUint
+			case dial9.TypePooledString:
+				if c.d9dec == nil {
+					continue
+				}
+				p.fields[i] = d9Field{kind: colString, pooled: true, opt: t.IsOptional()}
+				continue
 			default:
 				continue // strings, bytes, pools, stacks, maps, lists
 			}
@@ -485,6 +495,21 @@ func (c *converter) putDial9(r int, e *events.Event, ev *dial9.Event, end bool, 
 					f.col = cl
 				}
 				f.done = true
+			}
+			if f.pooled {
+				// As events' dial9 source: the string the pool holds
+				// now, null when the id is not in the pool.
+				bs, ok := c.d9dec.LookupString(uint32(ev.Uint(i)))
+				if !ok {
+					continue
+				}
+				if f.col != nil && !f.col.has(r) {
+					f.col.setStr(r, c.b.putBytes(bs))
+					c.b.size += 5 + int64(len(bs))
+					continue
+				}
+				c.putArg(r, e, i, end, ni, events.FormatDial9)
+				continue
 			}
 			if f.col != nil {
 				if !f.col.has(r) {

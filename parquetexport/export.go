@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
@@ -276,6 +277,9 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 	s := w.sink(r.Format())
 	c := w.conv
 	c.start(s.b, r.Format(), in.Path)
+	if d, ok := r.Underlying().(*dial9.Reader); ok {
+		c.d9dec = d
+	}
 	// The batches of the worker's other formats count against its share:
 	// write them first when together they pass it.
 	limit := w.limit()
