@@ -279,6 +279,14 @@ func crashBoundChild(dir string) {
 		every, _ := strconv.ParseUint(f, 10, 64)
 		opts = append(opts, WithFlushEvery(every))
 	}
+	if f := os.Getenv("ATF_CRASH_INTERVAL"); f != "" {
+		d, _ := strconv.ParseInt(f, 10, 64)
+		opts = append(opts, WithFlushInterval(time.Duration(d)))
+	}
+	bg := os.Getenv("ATF_CRASH_BG") != ""
+	if bg {
+		opts = append(opts, WithBackgroundFlush(10*time.Millisecond))
+	}
 	sw, err := CreateSessionDir(dir, opts...)
 	if err != nil {
 		os.Exit(3)
@@ -300,9 +308,32 @@ func crashBoundChild(dir string) {
 			}
 		}
 	}
+	if bg {
+		// Idle: only the background flusher can put the last events on file.
+		time.Sleep(300 * time.Millisecond)
+	}
 	fmt.Println("ready")
 	time.Sleep(time.Minute)
 	os.Exit(5)
+}
+
+// crashOnFile is how many of n crashEvent events a ThreadWriter has handed
+// to its index file with WithFlushEvery(every) and WithFlushInterval(d): the
+// events up to its last flush point, in events or in time (buffer-full
+// writes aside, which these tests do not reach).
+func crashOnFile(n, every, d uint64) uint64 {
+	onFile, flushAt, pending := uint64(0), every, false
+	var deadline uint64
+	for i := range n {
+		ts, _, _, _, _ := crashEvent(i)
+		if !pending {
+			pending, deadline = true, ts+d
+		}
+		if every > 0 && i+1 >= flushAt || d > 0 && ts >= deadline {
+			onFile, pending, flushAt = i+1, false, i+1+every
+		}
+	}
+	return onFile
 }
 
 // TestCrashLossBound kills (SIGKILL) a process that has written a known
@@ -310,8 +341,12 @@ func crashBoundChild(dir string) {
 // the documented bound: with WithFlushEvery(n), exactly the events up to the
 // last multiple of n (so fewer than n lost per thread; the reference's 4 KiB
 // stdio buffer loses up to 127), each with its detail record, and never a
-// detail record without its index event. Without a flush bound (n = 0) a
-// crash loses up to a buffer, still without orphans.
+// detail record without its index event. With WithFlushInterval(d) too,
+// exactly the events up to the last point where an event came d or more
+// after the oldest unflushed one (so the lost events span less than d of the
+// thread's timestamps). With WithBackgroundFlush, a process idle after its
+// events loses none of them. Without a flush bound (n = 0) a crash loses up
+// to a buffer, still without orphans.
 func TestCrashLossBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
@@ -321,19 +356,33 @@ func TestCrashLossBound(t *testing.T) {
 		t.Skip(err)
 	}
 	for _, c := range []struct {
-		events uint64
-		flush  string // WithFlushEvery, "" for the default
+		events   uint64
+		flush    string // WithFlushEvery, "" for the default
+		interval uint64 // WithFlushInterval in ns (crashEvent timestamps step by 3 ns)
+		bg       bool   // WithBackgroundFlush, and the child idles before it is killed
 	}{
-		{100, ""}, {1000, ""}, {3000, ""}, {0, ""}, {777, "1"}, {1000, "50"}, {3000, "0"},
+		{100, "", 0, false}, {1000, "", 0, false}, {3000, "", 0, false}, {0, "", 0, false}, {777, "1", 0, false}, {1000, "50", 0, false}, {3000, "0", 0, false},
+		// Time bounds: 300 ns is 100 events of the stream (it flushes before
+		// the count does), 1000 ns 334 (the count flushes first), and with
+		// no count bound only time flushes.
+		{3000, "", 300, false}, {2999, "", 1000, false}, {3000, "0", 600, false}, {150, "0", 90, false},
+		// Idle threads: under 128 events, all on file thanks to the flusher.
+		{100, "", 0, true}, {1000, "0", 0, true},
 	} {
 		every := uint64(DefaultFlushEvery)
 		if c.flush != "" {
 			every, _ = strconv.ParseUint(c.flush, 10, 64)
 		}
-		name := fmt.Sprintf("%d events, flush every %d", c.events, every)
+		name := fmt.Sprintf("%d events, flush every %d, interval %d ns, background %v", c.events, every, c.interval, c.bg)
 		dir := t.TempDir()
 		cmd := exec.Command(exe, "-test.run=^TestCrashRecovery$")
 		cmd.Env = append(os.Environ(), crashEnv+"="+dir, "ATF_CRASH_BOUND="+strconv.FormatUint(c.events, 10), "ATF_CRASH_FLUSH="+c.flush)
+		if c.interval > 0 {
+			cmd.Env = append(cmd.Env, "ATF_CRASH_INTERVAL="+strconv.FormatUint(c.interval, 10))
+		}
+		if c.bg {
+			cmd.Env = append(cmd.Env, "ATF_CRASH_BG=1")
+		}
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -356,18 +405,30 @@ func TestCrashLossBound(t *testing.T) {
 		}
 		for _, th := range s.Threads {
 			got := th.Index.Len()
-			want := c.events
-			if every > 0 {
-				want -= c.events % every
+			want := crashOnFile(c.events, every, c.interval)
+			bounded := every > 0 || c.interval > 0 || c.bg
+			if c.bg {
+				want = c.events
+			}
+			if every > 0 && c.interval == 0 && !c.bg && want != c.events-c.events%every {
+				t.Fatalf("model: %d", want)
 			}
 			switch {
-			case every > 0 && got != want:
+			case bounded && got != want:
 				t.Errorf("%s: thread %d recovered %d index events, want %d", name, th.ID, got, want)
-			case every == 0 && (got > c.events || c.events-got > (64<<10)/IndexEventSize):
+			case !bounded && (got > c.events || c.events-got > (64<<10)/IndexEventSize):
 				t.Errorf("%s: thread %d recovered %d index events, more than a buffer lost", name, th.ID, got)
 			}
+			if c.interval > 0 && got < c.events {
+				// The lost events span less than the interval.
+				first, _, _, _, _ := crashEvent(got)
+				last, _, _, _, _ := crashEvent(c.events - 1)
+				if last-first >= c.interval {
+					t.Errorf("%s: thread %d lost events spanning %d ns", name, th.ID, last-first)
+				}
+			}
 			dangling := checkNoOrphans(t, name, th)
-			if every > 0 && dangling != 0 {
+			if bounded && dangling != 0 {
 				t.Errorf("%s: thread %d: %d dangling links at a flush point", name, th.ID, dangling)
 			}
 			// The detail records on file are exactly those of the recovered

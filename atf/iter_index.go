@@ -5,10 +5,10 @@ import "encoding/binary"
 // IndexIter iterates over index events in file order: Next, then Event and
 // Seq, until Next returns false; then Err.
 //
-// It works on blocks of raw event bytes: a file in memory is one block (the
-// events are decoded straight from it), a file behind an io.ReaderAt is read
-// in blocks of whole events through one buffer allocated when the iterator is
-// created. Next only advances an offset within the block and Event decodes
+// It works on blocks of raw event bytes of up to 64 KiB: a file in memory is
+// sliced into blocks (the events are decoded straight from it), a file behind
+// an io.ReaderAt is read in blocks of whole events through one buffer
+// allocated when the iterator is created. Next only advances an offset within the block and Event decodes
 // the 32 bytes there, so neither allocates and both inline into the caller's
 // loop.
 type IndexIter struct {
@@ -20,6 +20,7 @@ type IndexIter struct {
 	next     uint64 // seq of the first event after blk
 	end      uint64 // seq after the last event to visit
 	buf      []byte // block buffer for files behind an io.ReaderAt
+	chunk    uint64 // events per block (≥ 1)
 	err      error
 	filter   bool
 	from, to uint64
@@ -29,10 +30,10 @@ type IndexIter struct {
 // zeros from it. It is never written.
 var noEvent [IndexEventSize]byte
 
-// reset points it at events [start, end) of r. Files behind an io.ReaderAt
-// are read in blocks of up to bufSize bytes.
+// reset points it at events [start, end) of r, in blocks of up to bufSize
+// bytes (files in memory are sliced, files behind an io.ReaderAt read).
 func (it *IndexIter) reset(r *IndexFile, start, end uint64, bufSize int) {
-	*it = IndexIter{r: r, blk: noEvent[:], base: start, next: start, end: end}
+	*it = IndexIter{r: r, blk: noEvent[:], base: start, next: start, end: end, chunk: max(uint64(bufSize)/IndexEventSize, 1)}
 	if r.src.data == nil && end > start {
 		n := min(int64(bufSize), int64(end-start)*IndexEventSize)
 		n -= n % IndexEventSize
@@ -75,7 +76,7 @@ func (it *IndexIter) refill() bool {
 		return false
 	}
 	r := it.r
-	n := it.end - it.next
+	n := min(it.end-it.next, it.chunk)
 	off := r.eventsOff + int64(it.next)*IndexEventSize
 	var b []byte
 	if data := r.src.data; data != nil {

@@ -28,6 +28,16 @@ func loadIndexEvent(b []byte) IndexEvent {
 	return *(*IndexEvent)(unsafe.Pointer(unsafe.SliceData(b[:IndexEventSize])))
 }
 
+// loadIndexEventInto is *dst = loadIndexEvent(b[off:]) with one bounds
+// check (a slice expression costs several instructions more) and no
+// temporary copy, for the merge's hot path.
+func loadIndexEventInto(dst *IndexEvent, b []byte, off uint32) {
+	if uint64(off)+IndexEventSize > uint64(len(b)) {
+		panic(errOutOfBlock)
+	}
+	*(*words4)(unsafe.Pointer(dst)) = *(*words4)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), off))
+}
+
 // The first 24 bytes of DetailEvent are the file layout of a detail record
 // header, for loadDetailHeader.
 var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.TotalLength)-0]
@@ -43,5 +53,13 @@ var _ = [1]struct{}{}[unsafe.Sizeof(DetailType(0))-2]
 // start of b (len(b) ≥ 24, checked) with one 24-byte copy; e.Payload is left
 // alone.
 func loadDetailHeader(e *DetailEvent, b []byte) {
-	*(*[DetailEventHeaderSize]byte)(unsafe.Pointer(e)) = [DetailEventHeaderSize]byte(b[:DetailEventHeaderSize])
+	*(*words3)(unsafe.Pointer(e)) = *(*words3)(unsafe.Pointer((*[DetailEventHeaderSize]byte)(b)))
 }
+
+// words3 and words4 are 24 and 32 bytes copied as three and four words (an
+// array copy of that size is a call to memmove, a struct of up to four words
+// is copied in registers).
+type (
+	words3 struct{ a, b, c uint64 }
+	words4 struct{ a, b, c, d uint64 }
+)

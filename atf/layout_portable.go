@@ -15,3 +15,11 @@ func loadDetailHeader(e *DetailEvent, b []byte) {
 	*e = decodeDetailEventHeader(b)
 	e.Payload = p
 }
+
+// loadIndexEventInto is *dst = loadIndexEvent(b[off:]).
+func loadIndexEventInto(dst *IndexEvent, b []byte, off uint32) {
+	if uint64(off)+IndexEventSize > uint64(len(b)) {
+		panic(errOutOfBlock)
+	}
+	*dst = decodeIndexEvent(b[off:])
+}

@@ -149,12 +149,33 @@ func TestMergeMatchesHeapMergeBlocks(t *testing.T) {
 			}
 			w.Close()
 			r, err := OpenIndex(bytes.NewReader(f.b), int64(len(f.b)))
+			if k%2 == 1 { // in memory: sliced into blocks of the same size
+				r, err = OpenIndexBytes(f.b)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			files = append(files, r)
 		}
 		sameAsHeap(t, fmt.Sprintf("runs of %d", runLen), files, 1000, 90000)
+	}
+}
+
+// TestMergeMatchesHeapMergeManyThreads merges more threads than the packed
+// tree takes (the wide tree then does every step), and exactly as many.
+func TestMergeMatchesHeapMergeManyThreads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(64, 65))
+	for _, k := range []int{maxPacked, maxPacked + 1, 100} {
+		files := make([]*IndexFile, k)
+		for i := range files {
+			data := randomIndex(t, rng, uint32(i), rng.IntN(60), 500, rng.IntN(4) != 0, false)
+			var err error
+			if files[i], err = OpenIndexBytes(data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		files[k/2] = nil
+		sameAsHeap(t, fmt.Sprintf("%d threads", k), files, 100, 400)
 	}
 }
 

@@ -116,7 +116,7 @@ func (d *DetailFile) scan(end int64, lim Limits) error {
 		if n > lim.MaxDetailEvents {
 			return newError(end+8, ErrLimit, "footer event_count %d exceeds the limit of %d", n, lim.MaxDetailEvents)
 		}
-		d.offsets = make([]int64, 0, n)
+		d.offsets = make([]int64, 0, n+1) // +1: the end, see below
 	}
 	win := newWindow(&d.src, 64<<10)
 	off := d.eventsOff
@@ -165,6 +165,9 @@ func (d *DetailFile) scan(end int64, lim Limits) error {
 		off += int64(tl)
 	}
 	d.end = off
+	// The end follows the last offset in the array (not in the slice), so
+	// that offsets[:Len()+1] holds every record's start and end.
+	d.offsets = append(d.offsets, off)[:len(d.offsets)]
 	d.discarded = end - off
 	if d.hasFooter && uint64(len(d.offsets)) != d.footer.EventCount {
 		return newError(end+8, ErrCorrupt, "footer event_count %d, the events section holds %d records", d.footer.EventCount, len(d.offsets))
@@ -240,7 +243,11 @@ func (d *DetailFile) EventInto(detailSeq uint64, buf []byte) (DetailEvent, error
 
 // Events returns an iterator over the records in file order.
 func (d *DetailFile) Events() *DetailIter {
-	return &DetailIter{d: d, win: newWindow(&d.src, 64<<10), data: d.src.data}
+	it := &DetailIter{d: d, win: newWindow(&d.src, 64<<10), data: d.src.data}
+	if it.data != nil && cap(d.offsets) > len(d.offsets) {
+		it.bounds = d.offsets[: len(d.offsets)+1 : len(d.offsets)+1]
+	}
+	return it
 }
 
 // TimeRange is the footer's first/last timestamps, or for a recovered file the
@@ -278,38 +285,43 @@ func (d *DetailFile) VerifyChecksum() (checked bool, err error) {
 
 // DetailIter iterates over detail records in file order. For a file in
 // memory (OpenDetailBytes) or mapped (WithMmap) every payload is a view of the
-// file's bytes, valid as long as they are (until Close for a mapping), and
-// Next is a few loads and no copy. Otherwise the records are read through one
-// reusable 64 KiB buffer and the current payload is valid until the next call
-// to Next.
+// file's bytes, valid as long as they are (until Close for a mapping), Next
+// only counts, and Event slices the current record: no copy. Otherwise the
+// records are read through one reusable 64 KiB buffer and the current
+// payload is valid until the next call to Next.
 type DetailIter struct {
 	d   *DetailFile
 	win window
-	i   uint64
-	cur DetailEvent // through an io.ReaderAt: the record; in memory: its header
-	// In memory the current payload is data[pOff:pEnd], sliced by Event:
-	// Next then stores no pointer (no write barrier per record).
-	data       []byte
-	pOff, pEnd int64
-	err        error
+	i   uint64 // records visited: the current one is i-1
+	// In memory: the file's bytes and its records' bounds (record j is
+	// data[bounds[j]:bounds[j+1]]); Next then stores no pointer (no write
+	// barrier per record) and Event decodes the header.
+	data   []byte
+	bounds []int64
+	cur    DetailEvent // through an io.ReaderAt: the current record
+	err    error
 }
 
 // Next advances to the next record.
 func (it *DetailIter) Next() bool {
-	if it.err != nil || it.i >= uint64(len(it.d.offsets)) {
+	if it.i+1 < uint64(len(it.bounds)) { // in memory: only count
+		it.i++
+		return true
+	}
+	return it.nextRead()
+}
+
+// nextRead is Next for a file behind an io.ReaderAt (and at the end of one
+// in memory): it reads the record through the window.
+func (it *DetailIter) nextRead() bool {
+	d := it.d
+	if it.err != nil || it.data != nil || it.i >= uint64(len(d.offsets)) {
 		return false
 	}
-	d := it.d
 	off := d.offsets[it.i]
 	next := d.end
 	if it.i+1 < uint64(len(d.offsets)) {
 		next = d.offsets[it.i+1]
-	}
-	if data := it.data; data != nil { // a view: no copy
-		loadDetailHeader(&it.cur, data[off:next])
-		it.pOff, it.pEnd = off+DetailEventHeaderSize, next
-		it.i++
-		return true
 	}
 	b, err := it.win.at(off, int(next-off))
 	if err != nil {
@@ -324,11 +336,15 @@ func (it *DetailIter) Next() bool {
 
 // Event is the current record.
 func (it *DetailIter) Event() DetailEvent {
-	e := it.cur
-	if it.data != nil && it.i > 0 {
-		e.Payload = it.data[it.pOff:it.pEnd:it.pEnd]
+	if i := it.i; i > 0 && i < uint64(len(it.bounds)) {
+		off, end := it.bounds[i-1], it.bounds[i]
+		var e DetailEvent
+		b := it.data[off:end:end]
+		loadDetailHeader(&e, b)
+		e.Payload = b[DetailEventHeaderSize:]
+		return e
 	}
-	return e
+	return it.cur
 }
 
 // Seq is the current record's detail_seq.

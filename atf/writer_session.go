@@ -19,7 +19,8 @@ import (
 //	    manifest.json         (written by Close)
 //
 // Thread is safe for concurrent use; each ThreadWriter it returns belongs to
-// one goroutine. Close finalizes every thread and then writes manifest.json,
+// one goroutine. With WithBackgroundFlush one goroutine of the session
+// flushes every thread's buffered events every period, until Close. Close finalizes every thread and then writes manifest.json,
 // so a manifest on disk means a complete session; a crashed session has none
 // and OpenSession discovers its thread folders instead.
 type SessionWriter struct {
@@ -32,6 +33,7 @@ type SessionWriter struct {
 	symbols []Symbol
 	closed  bool
 	err     error
+	flusher *flusher // WithBackgroundFlush
 }
 
 // SessionDirName is the reference's folder name for a session started at t
@@ -54,7 +56,13 @@ func CreateSessionDir(dir string, opts ...WriterOption) (*SessionWriter, error) 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	return &SessionWriter{dir: dir, opts: opts, clock: o.clock, threads: map[uint32]*ThreadWriter{}}, nil
+	s := &SessionWriter{dir: dir, opts: opts, clock: o.clock, threads: map[uint32]*ThreadWriter{}}
+	if o.background > 0 {
+		// One goroutine flushes every thread (see WithBackgroundFlush).
+		s.opts = append(slices.Clip(opts), func(o *writerOptions) error { o.inSession = true; return nil })
+		s.flusher = startFlusher(o.background)
+	}
+	return s, nil
 }
 
 // Dir is the pid_N folder the session is written to.
@@ -76,6 +84,9 @@ func (s *SessionWriter) Thread(id uint32) (*ThreadWriter, error) {
 		return nil, err
 	}
 	s.threads[id] = t
+	if s.flusher != nil {
+		s.flusher.add(t)
+	}
 	return t, nil
 }
 
@@ -119,6 +130,9 @@ func (s *SessionWriter) SetSymbols(modules []Module, symbols []Symbol) {
 // ThreadWriters must not be in use during Close. Closing twice is harmless:
 // the second call writes nothing and returns the first call's error.
 func (s *SessionWriter) Close() error {
+	if s.flusher != nil {
+		s.flusher.close() // before the threads close; it never takes s.mu
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // ThreadWriter writes one thread's index.atf and, from its first event with a
@@ -19,7 +20,11 @@ import (
 // must be written the index goes first. So a process killed at any moment
 // (SIGKILL, a crash) loses at most the events written since the last such
 // point — under WithFlushEvery events, and never more than a buffer — and
-// every detail record on file has its index event on file. The index may
+// every detail record on file has its index event on file.
+// WithFlushInterval adds a bound in the caller's timestamps (a Write
+// flushes when its event is d or more after the oldest unflushed one), and
+// WithBackgroundFlush one in wall time that covers idle threads too (a
+// goroutine flushes every thread's buffered events every d). The index may
 // hold the last few events' forward links to detail records that were still
 // buffered; readers report those as dangling links (see Thread.Check). A
 // write error (a full disk) fails the writer; an index event whose detail
@@ -38,9 +43,21 @@ type ThreadWriter struct {
 	scratch    []byte
 	flushEvery uint64
 	flushAt    uint64 // the index count at which Write flushes both files
-	err        error
-	closed     bool
+	interval   uint64 // WithFlushInterval (timestamp units), 0 = off
+	// flushTS is the timestamp at which Write flushes both files:
+	// noDeadline when interval is 0, 0 when nothing was written since the
+	// last flush (the next Write sets it from its timestamp).
+	flushTS uint64
+	// gate is flushTS without a mutex, 0 with one: Write's lock-free fast
+	// path needs ts < gate (one comparison for both conditions).
+	gate   uint64
+	mu     *sync.Mutex // WithBackgroundFlush: shared with the flusher
+	own    *flusher    // WithBackgroundFlush outside a session
+	err    error
+	closed bool
 }
+
+const noDeadline = ^uint64(0)
 
 // NewThreadWriter writes the index placeholder header to index. openDetail is
 // called once, on the first event with a payload, to create the detail file;
@@ -54,9 +71,22 @@ func NewThreadWriter(index io.WriteSeeker, openDetail func() (io.WriteSeeker, er
 	if err != nil {
 		return nil, err
 	}
-	t := &ThreadWriter{id: threadID, o: opts, index: iw, openDetail: openDetail, flushEvery: o.flushEvery, flushAt: ^uint64(0)}
+	t := &ThreadWriter{id: threadID, o: opts, index: iw, openDetail: openDetail, flushEvery: o.flushEvery, flushAt: ^uint64(0),
+		interval: o.interval, flushTS: noDeadline}
 	if o.flushEvery > 0 {
 		t.flushAt = o.flushEvery
+	}
+	if o.interval > 0 {
+		t.flushTS = 0
+	}
+	t.gate = t.flushTS
+	if o.background > 0 {
+		t.gate = 0
+		t.mu = new(sync.Mutex)
+		if !o.inSession {
+			t.own = startFlusher(o.background)
+			t.own.add(t)
+		}
 	}
 	return t, nil
 }
@@ -72,8 +102,8 @@ func CreateThread(dir string, threadID uint32, opts ...WriterOption) (*ThreadWri
 	if err != nil {
 		return nil, err
 	}
-	t := &ThreadWriter{}
-	open := func() (io.WriteSeeker, error) {
+	var t *ThreadWriter
+	open := func() (io.WriteSeeker, error) { // called by Write, after t is set
 		d, err := os.Create(filepath.Join(dir, "detail.atf"))
 		if err != nil {
 			return nil, err
@@ -81,13 +111,11 @@ func CreateThread(dir string, threadID uint32, opts ...WriterOption) (*ThreadWri
 		t.closers = append(t.closers, d)
 		return d, nil
 	}
-	tw, err := NewThreadWriter(f, open, threadID, opts...)
+	t, err = NewThreadWriter(f, open, threadID, opts...)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	*t = *tw
-	t.openDetail = open
 	t.closers = []io.Closer{f}
 	return t, nil
 }
@@ -117,11 +145,10 @@ func (t *ThreadWriter) TimeRange() (first, last uint64) { return t.index.TimeRan
 // KindReturn, FUNCTION_CALL otherwise, as the reference maps them) and the
 // index event links to it.
 func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32, payload []byte) (uint32, error) {
-	iw := t.index
-	seq := iw.count
-	if len(payload) == 0 && t.err == nil && !t.closed && iw.err == nil && seq+1 < t.flushAt && seq < maxIndexEvents && len(iw.buf)+IndexEventSize <= cap(iw.buf) {
-		// Fast path: an index-only event that fits the buffer and does not
-		// reach a flush point.
+	if len(payload) == 0 && ts < t.gate && t.fast() {
+		// appendFast, written out: the common case stays one call.
+		iw := t.index
+		seq := iw.count
 		n := len(iw.buf)
 		iw.buf = iw.buf[:n+IndexEventSize]
 		putIndexEvent(iw.buf[n:], &IndexEvent{Timestamp: ts, FunctionID: functionID, ThreadID: t.id, Kind: kind, CallDepth: depth, DetailSeq: NoDetail})
@@ -132,6 +159,54 @@ func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32
 		iw.count++
 		return uint32(seq), nil
 	}
+	if t.mu != nil {
+		return t.writeLocked(ts, functionID, kind, depth, payload)
+	}
+	return t.write(ts, functionID, kind, depth, payload)
+}
+
+// fast reports whether an index-only event whose timestamp is before
+// flushTS takes the fast path: it fits the buffer and reaches no flush point.
+func (t *ThreadWriter) fast() bool {
+	iw := t.index
+	seq := iw.count
+	return t.err == nil && !t.closed && iw.err == nil && seq+1 < t.flushAt && seq < maxIndexEvents && len(iw.buf)+IndexEventSize <= cap(iw.buf)
+}
+
+// appendFast appends an index-only event that t.fast allowed.
+func (t *ThreadWriter) appendFast(ts, functionID uint64, kind EventKind, depth uint32) uint32 {
+	iw := t.index
+	seq := iw.count
+	n := len(iw.buf)
+	iw.buf = iw.buf[:n+IndexEventSize]
+	putIndexEvent(iw.buf[n:], &IndexEvent{Timestamp: ts, FunctionID: functionID, ThreadID: t.id, Kind: kind, CallDepth: depth, DetailSeq: NoDetail})
+	if seq == 0 {
+		iw.first = ts
+	}
+	iw.last = ts
+	iw.count++
+	return uint32(seq)
+}
+
+// writeLocked is Write under the mutex WithBackgroundFlush shares with the
+// flusher.
+func (t *ThreadWriter) writeLocked(ts, functionID uint64, kind EventKind, depth uint32, payload []byte) (uint32, error) {
+	t.mu.Lock()
+	var seq uint32
+	var err error
+	if len(payload) == 0 && ts < t.flushTS && t.fast() {
+		seq = t.appendFast(ts, functionID, kind, depth)
+	} else {
+		seq, err = t.write(ts, functionID, kind, depth, payload)
+	}
+	t.mu.Unlock()
+	return seq, err
+}
+
+// write is Write's general path.
+func (t *ThreadWriter) write(ts, functionID uint64, kind EventKind, depth uint32, payload []byte) (uint32, error) {
+	iw := t.index
+	seq := iw.count
 	if t.err != nil {
 		return NoDetail, t.err
 	}
@@ -178,9 +253,16 @@ func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32
 			return NoDetail, err
 		}
 	}
-	if iw.count >= t.flushAt {
-		t.flushAt = iw.count + t.flushEvery
-		if err := t.Flush(); err != nil {
+	if t.flushTS == 0 && t.interval != 0 {
+		// The oldest event since the last flush: the deadline starts here.
+		d := ts + t.interval
+		if d < ts {
+			d = noDeadline // saturated
+		}
+		t.setFlushTS(d)
+	}
+	if iw.count >= t.flushAt || t.interval != 0 && ts >= t.flushTS {
+		if err := t.flush(); err != nil {
 			t.err = err
 			return uint32(seq), err
 		}
@@ -220,8 +302,23 @@ func (t *ThreadWriter) startDetail() error {
 // Flush hands buffered events to the underlying writers, the index file's
 // first. After Close it returns ErrClosed (or the error Close met).
 func (t *ThreadWriter) Flush() error {
+	if t.mu != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
 	if t.closed {
 		return closedErr(t.err)
+	}
+	return t.flush()
+}
+
+// flush flushes both files and starts the next flush points.
+func (t *ThreadWriter) flush() error {
+	if t.flushEvery > 0 {
+		t.flushAt = t.index.count + t.flushEvery
+	}
+	if t.interval != 0 {
+		t.setFlushTS(0)
 	}
 	err := t.index.Flush()
 	if t.detail != nil {
@@ -232,9 +329,39 @@ func (t *ThreadWriter) Flush() error {
 	return err
 }
 
+// setFlushTS sets the time flush point (and the fast path's gate).
+func (t *ThreadWriter) setFlushTS(v uint64) {
+	t.flushTS = v
+	if t.mu == nil {
+		t.gate = v
+	}
+}
+
+// pending reports whether events are buffered.
+func (t *ThreadWriter) pending() bool {
+	return len(t.index.buf) > 0 || t.detail != nil && len(t.detail.buf) > 0
+}
+
+// backgroundFlush is the flusher's work on t: flush what is buffered,
+// recording a failure as the writer's sticky error.
+func (t *ThreadWriter) backgroundFlush() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed || t.err != nil || !t.pending() {
+		return
+	}
+	if err := t.flush(); err != nil {
+		t.err = err
+	}
+}
+
 // Sync flushes both files and syncs them when they are *os.File (index
 // first): what a power loss cannot take.
 func (t *ThreadWriter) Sync() error {
+	if t.mu != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
 	if err := t.index.Sync(); err != nil {
 		return err
 	}
@@ -249,6 +376,13 @@ func (t *ThreadWriter) Sync() error {
 // harmless: the second call writes nothing and returns the first call's
 // error.
 func (t *ThreadWriter) Close() error {
+	if t.own != nil {
+		t.own.close() // before taking t.mu, which the flusher may wait for
+	}
+	if t.mu != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
 	if t.closed {
 		return t.err
 	}

@@ -99,8 +99,9 @@ func checkHeader(off int64, h *ChunkHeader, lim Limits) error {
 // decodePayload turns the stored bytes of the chunk whose header is at off into
 // its msgpack payload, with the reference reader's checks in its order:
 // decompress if flags&1, require flags&2, compare the length, compare the
-// checksum. Decompressed bytes are appended to dst[:0]; raw chunks return
-// stored itself. The frame's declared content size is checked against the
+// checksum (left to the caller when sum is nil, see Iterator.fill).
+// Decompressed bytes are appended to dst[:0]; raw chunks return stored
+// itself. The frame's declared content size is checked against the
 // header before anything is decompressed.
 func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, dec *zstd.Decoder, sum *checksum.Blake2b64) ([]byte, error) {
 	payload := stored
@@ -138,8 +139,16 @@ func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, dec *zstd.Deco
 		return nil, newErr(off+20, ErrSizeMismatch, "chunk size mismatch: payload is %d bytes, header uncompressed_len %d",
 			len(payload), h.UncompressedLen)
 	}
-	if got := sum.Sum(payload); got != h.Checksum {
-		return nil, newErr(off+24, ErrChecksum, "chunk checksum mismatch: payload %#016x, header checksum64 %#016x", got, h.Checksum)
+	if sum != nil {
+		if got := sum.Sum(payload); got != h.Checksum {
+			return nil, checksumError(off, got, h.Checksum)
+		}
 	}
 	return payload, nil
+}
+
+// checksumError reports a payload whose BLAKE2b-64 (got) differs from the
+// checksum64 of the chunk header at off.
+func checksumError(off int64, got, want uint64) error {
+	return newErr(off+24, ErrChecksum, "chunk checksum mismatch: payload %#016x, header checksum64 %#016x", got, want)
 }

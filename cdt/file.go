@@ -339,11 +339,27 @@ func (rd *File) loadBlock(i int) (*block, error) {
 
 // decodeBlock reads the TICK chunk at off, reusing into's buffers when given.
 func (rd *File) decodeBlock(off int64, into *block, lazy bool) (*block, error) {
+	sum := rd.sums.Get().(*checksum.Blake2b64)
+	b, err := rd.fetchBlock(off, into, sum)
+	rd.sums.Put(sum)
+	if err != nil {
+		return nil, err
+	}
+	if err := rd.parseFetched(b, lazy); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// fetchBlock reads the chunk at off and decompresses its payload into b
+// (into, when given), checking everything up to and including the checksum
+// — which is left to the caller when sum is nil. The chunk's kind and
+// payload are checked by parseFetched.
+func (rd *File) fetchBlock(off int64, into *block, sum *checksum.Blake2b64) (*block, error) {
 	b := into
 	if b == nil {
 		b = &block{}
 	}
-	sum := rd.sums.Get().(*checksum.Blake2b64)
 	storedBuf := b.stored
 	if into == nil || unsafe.SliceData(b.stored) == unsafe.SliceData(b.payload) {
 		// Cached blocks keep their memory; a raw chunk's payload aliases its
@@ -351,28 +367,31 @@ func (rd *File) decodeBlock(off int64, into *block, lazy bool) (*block, error) {
 		storedBuf = nil
 	}
 	h, payload, stored, err := rd.readChunkInto(off, storedBuf, b.payload, sum)
-	rd.sums.Put(sum)
 	if err != nil {
 		return nil, err
 	}
 	if into != nil {
 		b.stored = stored
 	}
-	if h.Kind != KindTick {
-		return nil, newErr(off, ErrChunkKind, "trace index points at non-tick chunk %s", h.Kind)
-	}
 	b.offset, b.header, b.payload = off, h, payload
+	return b, nil
+}
+
+// parseFetched checks that a fetched chunk is a TICK chunk and parses its
+// TickBlock payload: split into rows, or (lazy) only its prefix.
+func (rd *File) parseFetched(b *block, lazy bool) error {
+	if b.header.Kind != KindTick {
+		return newErr(b.offset, ErrChunkKind, "trace index points at non-tick chunk %s", b.header.Kind)
+	}
+	var err error
 	if lazy {
 		b.rows = b.rows[:0]
-		b.start, b.end, b.nrows, b.ticks, err = parseBlockLazy(off, payload, rd.opts.limits)
+		b.start, b.end, b.nrows, b.ticks, err = parseBlockLazy(b.offset, b.payload, rd.opts.limits)
 	} else {
-		b.start, b.end, b.rows, err = parseBlock(off, payload, b.rows, rd.opts.limits)
+		b.start, b.end, b.rows, err = parseBlock(b.offset, b.payload, b.rows, rd.opts.limits)
 		b.nrows, b.ticks = len(b.rows), nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return err
 }
 
 // Block returns the rows of footer block i (0 ≤ i < NumBlocks) through the

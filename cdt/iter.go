@@ -1,6 +1,10 @@
 package cdt
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/tracecodec/tracecodec/internal/checksum"
+)
 
 // Iterator walks the rows of a File whose tick_index lies in [from, to], in
 // footer order, skipping blocks whose index range lies outside. It reuses its
@@ -8,7 +12,11 @@ import "iter"
 // valid until the iterator moves to the next block or finishes, so copy what
 // must outlive the next call to Next. After warm-up, iteration allocates
 // nothing per row or block; with WithConcurrency(n > 1) up to n blocks are
-// decoded ahead in goroutines.
+// decoded ahead in goroutines. Without it, where the CPU hashes several
+// messages at once (checksum.Lanes: 8 with AVX-512), the iterator reads and
+// decompresses up to that many blocks ahead (at most 8 MiB of payload, or
+// one larger block alone) and compares their checksums in one pass; a
+// failing block is still reported only after every row before it.
 type Iterator struct {
 	rd       *File
 	from, to int64
@@ -20,8 +28,15 @@ type Iterator struct {
 	done     bool
 	lazy     bool // RawBlocks: rows are not split
 
-	// sequential mode
-	seq *block
+	// sequential mode: up to checksum.Lanes blocks are read and
+	// decompressed ahead into batch and their checksums compared together
+	// (Blake2b64.Sums), then handed out one by one.
+	batch    []*block // batchBuf[:checksum.Lanes]
+	nb, bi   int      // blocks fetched into batch, next one to hand out
+	batchErr error    // the error met after batch[:nb]
+	batchBuf [checksum.MaxLanes]*block
+	payloads [checksum.MaxLanes][]byte
+	sums     [checksum.MaxLanes]uint64
 
 	// parallel mode
 	pending []chan result
@@ -43,7 +58,10 @@ func (rd *File) Iter(from, to int64) *Iterator {
 			it.free <- rd.getBuffer()
 		}
 	} else {
-		it.seq = rd.getBuffer()
+		it.batch = it.batchBuf[:checksum.Lanes]
+		for j := range it.batch {
+			it.batch[j] = rd.getBuffer()
+		}
 	}
 	return it
 }
@@ -61,6 +79,22 @@ func (it *Iterator) nextBlock() int {
 	}
 	return -1
 }
+
+// peekBlock is nextBlock without moving past the block it returns.
+func (it *Iterator) peekBlock() int {
+	next := it.next
+	i := it.nextBlock()
+	if i < 0 {
+		return -1
+	}
+	it.next = next
+	return i
+}
+
+// batchBytes bounds the payload bytes (as the footer index gives them) that
+// the sequential iterator decompresses ahead to compare their checksums
+// together; a larger chunk is read alone.
+const batchBytes = 8 << 20
 
 func (it *Iterator) schedule() {
 	for len(it.pending) < cap(it.free)-1 {
@@ -87,16 +121,21 @@ func (it *Iterator) schedule() {
 
 func (it *Iterator) advanceBlock() bool {
 	if it.free == nil {
-		i := it.nextBlock()
-		if i < 0 {
-			return false
+		if it.bi == it.nb {
+			if it.batchErr == nil {
+				it.fill()
+			}
+			if it.bi == it.nb {
+				it.err = it.batchErr
+				return false
+			}
 		}
-		b, err := it.rd.decodeBlock(it.rd.footer.Blocks[i].FileOffset, it.seq, it.lazy)
-		if err != nil {
+		b := it.batch[it.bi]
+		it.bi++
+		if err := it.rd.parseFetched(b, it.lazy); err != nil {
 			it.err = err
 			return false
 		}
-		b.index = i
 		it.cur, it.ri = b, 0
 		return true
 	}
@@ -118,6 +157,53 @@ func (it *Iterator) advanceBlock() bool {
 	it.cur, it.ri = r.b, 0
 	it.schedule()
 	return true
+}
+
+// fill reads and decompresses the next blocks of the range into batch, up to
+// its size, stopping at the first that fails, and then compares their
+// checksums in one Sums call: up to the first failure, which batchErr keeps
+// for when the blocks before it have been handed out. The checks of each
+// chunk and their order are those of decodeBlock.
+func (it *Iterator) fill() {
+	it.nb, it.bi = 0, 0
+	var bytes int64
+	for it.nb < len(it.batch) {
+		i := it.peekBlock()
+		if i < 0 {
+			break
+		}
+		size := it.rd.footer.Blocks[i].UncompressedLen
+		if it.nb > 0 && bytes+size > batchBytes {
+			break
+		}
+		bytes += size
+		it.next = i + 1
+		b, err := it.rd.fetchBlock(it.rd.footer.Blocks[i].FileOffset, it.batch[it.nb], nil)
+		if err != nil {
+			it.batchErr = err
+			break
+		}
+		b.index = i
+		it.nb++
+	}
+	if it.nb == 0 {
+		return
+	}
+	ps := it.payloads[:0]
+	for _, b := range it.batch[:it.nb] {
+		ps = append(ps, b.payload)
+	}
+	sum := it.rd.sums.Get().(*checksum.Blake2b64)
+	sum.Sums(ps, it.sums[:])
+	it.rd.sums.Put(sum)
+	clear(ps) // no payload kept alive from here
+	for j, b := range it.batch[:it.nb] {
+		if it.sums[j] != b.header.Checksum {
+			it.batchErr = checksumError(b.offset, it.sums[j], b.header.Checksum)
+			it.nb = j
+			break
+		}
+	}
 }
 
 // Next advances to the next row in range; it returns false at the end or on
@@ -185,10 +271,10 @@ func (it *Iterator) finish() {
 	it.pending = nil
 	// Hand the buffers back for the next iterator of this reader; the rows of
 	// the current block stay readable until then only by contract.
-	if it.seq != nil {
-		it.rd.putBuffer(it.seq)
-		it.seq = nil
+	for _, b := range it.batch {
+		it.rd.putBuffer(b)
 	}
+	it.batch, it.nb, it.bi = nil, 0, 0
 	if it.free != nil {
 		if it.cur != nil {
 			it.free <- it.cur

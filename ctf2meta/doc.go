@@ -43,6 +43,15 @@
 //   - missing padding of the last packet at the end of the input is tolerated
 //     (babeltrace, actf); strict rejects it (yactfr).
 //
+// Nothing accepted leniently is silent: Reader.Recovery, FragmentReader.Recovery
+// and StreamInfo.Recovery report the packets (or fragments) and bytes read,
+// the trailing bytes ignored, the missing padding, the checksum fields
+// ignored, the 37-byte v2.0 layout and the whitespace before a CTF 2
+// stream's first RS (Recovery.Lenient, one phrase each), and
+// Recovery.Summary gives the module's uniform traceerr.Recovery: trailing
+// bytes are lost bytes (with the error strict mode gives as the reason),
+// the rest are notes.
+//
 // Packets after the first must use packet 0's byte order (babeltrace does in
 // effect) and layout (this package's choice: mixing versions in one stream is
 // not something any producer does). The 37-byte v2.0 layout is accepted unless
@@ -136,6 +145,25 @@
 // Reader.Next, SeqReader.Next, Depacketize into a large enough dst, and
 // Writer perform no allocations per packet or fragment after warm-up;
 // fragment decoding allocates the typed values it returns.
+//
+// # Time per input byte
+//
+// BenchmarkLinear decodes the worst shapes of hostile_test.go at 1×, 4× and
+// 16× a base size: CPU ns per input byte, worst of the three sizes, and per
+// element. Measured with go test ./ctf2meta -run '^$' -bench Linear -benchtime 5x (BenchmarkLinear, process CPU time, 2 shared cores, AMD EPYC, Go 1.26):
+//
+//   - CTF 2 JSON (Decode): one array of numbers 41 ns/B (82 ns per
+//     number); many event-record-class fragments 62 ns/B (1.2 µs per
+//     fragment); variant options 44 ns/B; field locations 39 ns/B; the
+//     fragments packetized (DecodeMetadata) 66 ns/B
+//   - packetized TSDL: Depacketize 2.8 ns/B (0.3 at 1×: its one output
+//     buffer of the content's size costs page faults as it grows; the
+//     instructions do not grow: 182 k at 1×, 2.53 M at 16×, instr.sh
+//     ./ctf2meta Linear/tsdl-depacketize/Nx "" '*linearDepacketize*'), the streaming
+//     Reader 0.07 ns/B; plain TSDL text (ToPlain, a copy) 0.08 ns/B
+//
+// TestLinearAllocs checks that allocation per added input byte does not
+// grow with the input.
 //
 // # API shape
 //

@@ -29,42 +29,17 @@ type StreamInfo struct {
 	// MissingPadding counts padding bytes the last packet declares but the
 	// input does not hold (tolerated unless strict, as babeltrace).
 	MissingPadding int64
+	// Bytes is the number of input bytes the packets read occupy (headers,
+	// content and the padding present): where trailing bytes start.
+	Bytes int64
+	// IgnoredChecksums counts packets whose non-zero checksum field was
+	// ignored (CTF2-PMETA-1.0: "must ignore"; strict rejects it).
+	IgnoredChecksums int
 }
 
-// Warnings returns human-readable notes on tolerated irregularities.
-func (s StreamInfo) Warnings() []string {
-	var w []string
-	if s.TrailingBytes > 0 {
-		w = append(w, itoa(int64(s.TrailingBytes))+" trailing byte(s) after the last packet, fewer than a header: ignored")
-	}
-	if s.MissingPadding > 0 {
-		w = append(w, itoa(s.MissingPadding)+" byte(s) of the last packet's padding missing at end of input")
-	}
-	return w
-}
-
-func itoa(v int64) string {
-	if v == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := v < 0
-	u := uint64(v)
-	if neg {
-		u = uint64(-v)
-	}
-	for u > 0 {
-		i--
-		b[i] = byte('0' + u%10)
-		u /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
+// Warnings returns human-readable notes on tolerated irregularities: the
+// lenient readings of Recovery.Lenient.
+func (s StreamInfo) Warnings() []string { return s.Recovery().Lenient() }
 
 const minReadBuf = 64 << 10
 
@@ -193,6 +168,7 @@ func (r *Reader) Next() bool {
 				return false
 			}
 			r.info.MissingPadding = r.skip
+			r.info.Bytes -= r.skip
 			r.skip = 0
 			break
 		}
@@ -255,6 +231,10 @@ func (r *Reader) Next() bool {
 	r.idx++
 	r.info.Packets = r.idx
 	r.info.ContentBytes += int64(cb - hs)
+	r.info.Bytes = r.pkt.Offset + int64(h.TotalSize())
+	if h.Checksum != 0 {
+		r.info.IgnoredChecksums++ // strict refused it in decode
+	}
 	return true
 }
 
@@ -372,15 +352,20 @@ func Depacketize(dst, src []byte, opts ...ReaderOption) ([]byte, StreamInfo, err
 		dst = append(dst, b[h.HeaderSize():cb]...)
 		info.Packets = idx + 1
 		info.ContentBytes += int64(cb - h.HeaderSize())
+		if h.Checksum != 0 {
+			info.IgnoredChecksums++ // strict refused it in decode
+		}
 		tot := h.TotalSize()
 		if tot > len(b) {
 			if o.strict {
 				return dst, info, newErr(int64(off), ErrTruncated, "packet %d: input ends %d byte(s) before the end of its padding", idx, tot-len(b))
 			}
 			info.MissingPadding = int64(tot - len(b))
+			info.Bytes = int64(len(src))
 			return dst, info, nil
 		}
 		off += tot
+		info.Bytes = int64(off)
 	}
 	return dst, info, nil
 }

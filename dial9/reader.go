@@ -75,6 +75,7 @@ type StackPoolEntry struct {
 type options struct {
 	limits     Limits
 	anyVersion bool
+	recovery   bool
 	bufSize    int
 	readerOnly string // the name of a reader-only option given, for writers to refuse
 }
@@ -175,6 +176,10 @@ type Reader struct {
 	stkEntries []StackPoolEntry
 	annID      uint16
 	annEntries []Annotation
+
+	pend error     // a read error that came with bytes, set as err by the next fill
+	nev  int64     // events delivered
+	rec  *Recovery // set when WithRecovery ended the stream at an error
 }
 
 func buildOptions(opts []Option) (options, error) {
@@ -237,6 +242,7 @@ func (d *Reader) ResetBytes(data []byte) error {
 	d.zin, d.alloc = nil, 0
 	d.sc.streaming = false
 	d.err, d.headers, d.resets, d.kind = nil, 0, 0, 0
+	d.nev, d.rec, d.pend = 0, nil, nil
 	return d.readFirstHeader()
 }
 
@@ -528,6 +534,7 @@ func (d *Reader) Next() bool {
 	ev.ti, ev.types, ev.ts, ev.start, ev.end = ti, types, ts, start, q
 	d.frameStart = p
 	d.pos = q
+	d.nev++
 	return true
 }
 
@@ -538,6 +545,7 @@ func (d *Reader) next() bool {
 		if end, err := d.event(p); err == nil {
 			d.frameStart = p
 			d.pos = end
+			d.nev++
 			return true
 		}
 		// Anything else (more input needed, an error) takes the general path.
@@ -577,6 +585,7 @@ func (d *Reader) NextFrame() bool {
 	for {
 		if d.pos >= len(d.buf) && !d.fill() {
 			d.kind = 0
+			d.recoverStop()
 			return false
 		}
 		p := d.pos
@@ -620,6 +629,9 @@ func (d *Reader) NextFrame() bool {
 		if err == nil {
 			d.frameStart = p
 			d.pos = end
+			if d.kind == FrameEvent {
+				d.nev++
+			}
 			return true
 		}
 		if err == errShort {
@@ -630,10 +642,12 @@ func (d *Reader) NextFrame() bool {
 				d.err = d.truncated(d.pos)
 			}
 			d.kind = 0
+			d.recoverStop()
 			return false
 		}
 		d.err = atFrame(err, d.abs(p), d.buf[p])
 		d.kind = 0
+		d.recoverStop()
 		return false
 	}
 }

@@ -38,6 +38,12 @@ func newStreaming(r io.Reader, o options) (*Reader, error) {
 // fill reads more input into the buffer, compacting consumed bytes first.
 // It returns false at the end of input or on an error (then d.err is set).
 func (d *Reader) fill() bool {
+	if d.pend != nil {
+		// The read that returned the error also returned bytes, which were
+		// decoded first: now the error stands.
+		d.err, d.pend = d.pend, nil
+		return false
+	}
 	if d.r == nil || d.eof {
 		return false
 	}
@@ -74,14 +80,21 @@ func (d *Reader) fill() bool {
 			return n > 0
 		}
 		if err != nil {
+			var e error
 			switch {
 			case errors.Is(err, io.ErrUnexpectedEOF):
-				d.err = newErr(d.abs(len(d.buf)), ErrTruncated, "input cut short: %v", err)
+				e = newErr(d.abs(len(d.buf)), ErrTruncated, "input cut short: %v", err)
 			case d.gzip:
-				d.err = newErr(d.abs(len(d.buf)), ErrCorrupt, "%v", err) // "gzip: …"
+				e = newErr(d.abs(len(d.buf)), ErrCorrupt, "%v", err) // "gzip: …"
 			default: // an I/O error, not a format error
-				d.err = fmt.Errorf("dial9: read at offset %d: %w", d.abs(len(d.buf)), err)
+				e = fmt.Errorf("dial9: read at offset %d: %w", d.abs(len(d.buf)), err)
 			}
+			if n > 0 {
+				// Decode the bytes that came with the error first.
+				d.pend = e
+				return true
+			}
+			d.err = e
 			return false
 		}
 		if n > 0 {

@@ -3,6 +3,7 @@ package events_test
 import (
 	"testing"
 
+	"github.com/tracecodec/tracecodec/atf"
 	"github.com/tracecodec/tracecodec/events"
 )
 
@@ -72,5 +73,59 @@ func TestZeroAllocsPerEvent(t *testing.T) {
 			}
 			r.Close()
 		}
+	}
+}
+
+// TestATFDetailArgsZeroAllocs: reading the detail arguments of a session in
+// files (records read through a reused buffer) allocates nothing after
+// warm-up.
+func TestATFDetailArgsZeroAllocs(t *testing.T) {
+	dir := t.TempDir()
+	s, err := atf.CreateSessionDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := s.Thread(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := atf.ModuleID("/bin/app")
+	payload := make([]byte, 40)
+	for i := range 20000 {
+		kind, depth := atf.KindCall, uint32(1)
+		if i%2 == 1 {
+			kind = atf.KindReturn
+		}
+		payload[0] = byte(i)
+		if _, err := th.Write(uint64(1000+i), atf.FunctionID(mod, 1), kind, depth, payload[:10+i%30]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := events.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for i := 0; i < 1000 && r.Next(); i++ {
+		touch(r.Event())
+	}
+	if _, ok := r.Event().ArgByName("detail"); !ok {
+		t.Fatal("no detail argument")
+	}
+	json := make([]byte, 0, 1<<16)
+	allocs := testing.AllocsPerRun(100, func() {
+		for range 16 {
+			if !r.Next() {
+				t.Fatal("ran out of events")
+			}
+			touch(r.Event())
+			json = r.Event().AppendJSON(json[:0])
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.2f allocations per 16 events", allocs)
 	}
 }

@@ -2,6 +2,7 @@ package events
 
 import (
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/tracecodec/tracecodec/dial9"
@@ -14,26 +15,27 @@ import (
 type dial9Source struct {
 	dec     *dial9.Reader
 	closeFn func() error
-	types   []*dial9Type // by wire type id; checked against the schema pointer
-	small   [256]*Track  // worker tracks by id below 256
+	types   []dial9Type // by wire type id; checked against the schema pointer
+	small   [256]*Track // worker tracks by id below 256
 	workers map[uint64]*Track
 	maxName int
 }
 
 // dial9Type is what is derived once per schema.
 type dial9Type struct {
-	schema *dial9.Schema
+	schema *dial9.Schema // nil for an unused slot
 	name   string
 	kind   Kind // KindBegin, KindEnd for polls; KindInstant otherwise
-	worker int  // index of the worker_id field, -1 if none
+	hasTS  bool // the schema's events carry a timestamp
 	opt    bool // worker_id is optional
+	worker int  // index of the worker_id field, -1 if none
 }
 
 // Track IDs of dial9 events without a worker_id.
 const dial9NoWorker = 1 << 20
 
 func openDial9Stream(r io.Reader, o *options, closeFn func() error) (source, error) {
-	d, err := dial9.NewReader(r, dial9.WithAnyVersion())
+	d, err := dial9.NewReader(r, dial9.WithAnyVersion(), dial9.WithRecovery())
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +43,7 @@ func openDial9Stream(r io.Reader, o *options, closeFn func() error) (source, err
 }
 
 func openDial9Bytes(b []byte, o *options) (source, error) {
-	d, err := dial9.NewBytesReader(b, dial9.WithAnyVersion())
+	d, err := dial9.NewBytesReader(b, dial9.WithAnyVersion(), dial9.WithRecovery())
 	if err != nil {
 		return nil, err
 	}
@@ -57,9 +59,9 @@ func (s *dial9Source) newType(ev *dial9.Event) *dial9Type {
 	id := int(ev.TypeID())
 	sc := ev.Schema()
 	if id >= len(s.types) {
-		s.types = append(s.types, make([]*dial9Type, id+1-len(s.types))...)
+		s.types = append(s.types, make([]dial9Type, id+1-len(s.types))...)
 	}
-	t := &dial9Type{schema: sc, name: sc.Name, kind: KindInstant, worker: sc.FieldIndex("worker_id")}
+	t := dial9Type{schema: sc, name: sc.Name, kind: KindInstant, hasTS: sc.HasTimestamp, worker: sc.FieldIndex("worker_id")}
 	if t.worker >= 0 {
 		t.opt = sc.Fields[t.worker].Type.IsOptional()
 		switch sc.Name {
@@ -70,7 +72,7 @@ func (s *dial9Source) newType(ev *dial9.Event) *dial9Type {
 		}
 	}
 	s.types[id] = t
-	return t
+	return &s.types[id]
 }
 
 func (s *dial9Source) next(e *Event) bool {
@@ -79,30 +81,31 @@ func (s *dial9Source) next(e *Event) bool {
 	}
 	ev := s.dec.Event()
 	var t *dial9Type
-	if id := int(ev.TypeID()); id < len(s.types) && s.types[id] != nil && s.types[id].schema == ev.Schema() {
-		t = s.types[id]
+	if id := int(ev.TypeID()); id < len(s.types) && s.types[id].schema == ev.Schema() {
+		t = &s.types[id]
 	} else {
 		t = s.newType(ev)
 	}
-	e.kind, e.name, e.dur = t.kind, t.name, 0
-	e.time, e.hasTime = 0, false
-	if ev.HasTimestamp() {
-		e.setTimeU64(ev.Timestamp())
+	e.kind, e.name = t.kind, t.name
+	if t.hasTS {
+		e.time, e.hasTime = int64(min(ev.Timestamp(), math.MaxInt64)), true
+	} else {
+		e.time, e.hasTime = 0, false
 	}
-	switch {
-	case t.worker < 0:
+	if t.worker < 0 {
 		e.track = dial9NoWorkerTrack
-	case t.opt && !ev.Field(t.worker).Present():
+		return true
+	}
+	if t.opt && !ev.Field(t.worker).Present() {
 		e.track = dial9NoWorkerTrack
 		e.kind = KindInstant // a poll without a worker opens nothing
 		e.name = ev.Name()
-	default:
-		w := ev.Uint(t.worker)
-		if w < uint64(len(s.small)) && s.small[w] != nil {
-			e.track = s.small[w]
-		} else {
-			e.track = s.workerTrack(w)
-		}
+		return true
+	}
+	if w := ev.Uint(t.worker); w < uint64(len(s.small)) && s.small[w] != nil {
+		e.track = s.small[w]
+	} else {
+		e.track = s.workerTrack(w)
 	}
 	return true
 }

@@ -44,7 +44,11 @@
 //     cross-thread merge order of atf.Merger. A call begins, a return ends, an
 //     exception is an instant, on the thread's track ("thread_7"), named by
 //     the manifest's symbol name or "0x" and the 16 hex digits of the function
-//     id. Time is the timestamp (ns). Arguments: function_id, depth.
+//     id. Time is the timestamp (ns). Arguments: function_id, depth and,
+//     for an event linked to a record of its thread's detail.atf,
+//     detail_type ("FUNCTION_CALL", "FUNCTION_RETURN") and detail (the
+//     record's payload as bytes, hexadecimal in JSON; the record is read
+//     only when these are asked for).
 //   - WTF (binary, JSON or legacy): every event record, definitions and zone
 //     records included as KindMetadata. Scope enters begin (wtf.scope#enter
 //     named by its name argument), wtf.scope#leave ends and is named by the
@@ -53,7 +57,8 @@
 //     are paired per zone by a stack of names (at most 65 536 deep per
 //     zone); WithScopeData pairs them with wtfcff.ScopeTracker instead, so
 //     that Event.WTFScope gives each closed scope's arguments and appended
-//     data.
+//     data, and with WithPairing each complete scope carries them as its
+//     arguments (wtf.scope#appendData records stay instants too).
 //   - CDT: one KindCounter event per tick row named "tick" on one trace track;
 //     Tick is the tick_index; the time is elapsed_ms × 1 000 000 when the row
 //     has elapsed_ms. Arguments are the row's top-level entries (channels and
@@ -63,6 +68,13 @@
 //
 // The format's own record stays reachable: Event.Dial9, ATF, WTF, CDT and
 // Record return it, and Reader.Underlying the codec's reader.
+//
+// Damaged or unfinished inputs are read as far as each codec recovers them
+// (a CDT trace without footer, a dial9 stream cut or corrupted mid-frame,
+// an ATF file without footer or a session without manifest, a WTF file with
+// a torn last chunk): Next delivers what was recovered, Err stays nil, and
+// Reader.Recovery gives the module's uniform summary (traceerr.Recovery) of
+// what was read, what was lost and why.
 //
 // # Pairing
 //

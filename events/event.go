@@ -91,7 +91,7 @@ type Event struct {
 	kind    Kind
 	time    int64
 	hasTime bool
-	dur     int64
+	dur     int64 // meaningful for KindComplete only
 	tick    int64
 	hasTick bool
 	name    string
@@ -119,7 +119,12 @@ func (e *Event) HasTime() bool { return e.hasTime }
 
 // Duration is a KindComplete event's length in nanoseconds (end − begin); 0
 // for other kinds.
-func (e *Event) Duration() int64 { return e.dur }
+func (e *Event) Duration() int64 {
+	if e.kind != KindComplete {
+		return 0
+	}
+	return e.dur
+}
 
 // Tick is a CDT row's tick_index; ok is false for other formats.
 func (e *Event) Tick() (tick int64, ok bool) { return e.tick, e.hasTick }
@@ -186,7 +191,8 @@ func (e *Event) Dial9() *dial9.Event {
 // index file; ok is false for other formats.
 func (e *Event) ATF() (ev atf.IndexEvent, thread *atf.Thread, seq uint64, ok bool) {
 	if r, ok := e.rec.(*atfSource); ok {
-		return r.cur, r.session.Threads[r.curPos], r.curSeq, true
+		m := r.cur()
+		return m.IndexEvent, r.session.Threads[m.Thread], m.Seq, true
 	}
 	return atf.IndexEvent{}, nil, 0, false
 }
@@ -229,7 +235,7 @@ func (e *Event) Record() any {
 	case *dial9Source:
 		return r.dec.Event()
 	case *atfSource:
-		return r.cur
+		return r.cur().IndexEvent
 	case *wtfSource:
 		return r.cur
 	case *cdtSource:
@@ -254,9 +260,10 @@ func (e *Event) setTimeU64(ns uint64) {
 	e.time = int64(min(ns, math.MaxInt64))
 }
 
-// reset clears the per-event fields a source sets.
+// reset clears the per-event fields a source sets. (dur is read only for
+// KindComplete, which the pairer sets with it.)
 func (e *Event) reset() {
-	e.time, e.hasTime, e.dur, e.tick, e.hasTick = 0, false, 0, 0, false
+	e.time, e.hasTime, e.tick, e.hasTick = 0, false, 0, false
 }
 
 // argSource is a format adapter's view of the current record's arguments.

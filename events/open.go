@@ -74,8 +74,13 @@ func WithPairing(maxDepth int) Option {
 // WithScopeData makes a WTF Reader pair scopes with wtfcff.ScopeTracker, as
 // the reference's database does, so that Event.WTFScope returns each closed
 // scope with its arguments and appended data (building their JSON costs about
-// as much as decoding the events). Default off: scope names are paired by a
-// per-zone stack of names, which is all Name needs.
+// as much as decoding the events). With WithPairing too, the complete event
+// of a scope carries the scope's arguments as typed arguments: the enter
+// event's own, then the data appended while it was open (wtf.scope#appendData
+// name/value pairs, arguments of APPEND_SCOPE_DATA events) — what a Chrome
+// trace viewer shows on the slice. The wtf.scope#appendData records are
+// still yielded as instants where they occur. Default off: scope names are
+// paired by a per-zone stack of names, which is all Name needs.
 func WithScopeData() Option {
 	return func(o *options) error { o.scopeData = true; return nil }
 }
@@ -123,7 +128,7 @@ type Reader struct {
 	src    source
 	ev     Event
 	pair   *pairer
-	next   func(*Event) bool // the source's next, the pairer's, or done
+	it     nexter // src, pair or, after Close, closedSource
 	closed bool
 }
 
@@ -204,7 +209,7 @@ func OpenReaderAt(ra io.ReaderAt, size int64, opts ...Option) (*Reader, error) {
 }
 
 // OpenBytes is OpenReaderAt over a file held in memory; events of the
-// formats that can read in place (dial9, ATF) are views into b.
+// formats that can read in place (dial9, ATF, binary WTF) are views into b.
 func OpenBytes(b []byte, opts ...Option) (*Reader, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -236,23 +241,15 @@ func newReader(d Detection, src source, err error, o *options) (*Reader, error) 
 	r.ev.format = d.Format
 	r.ev.args, _ = src.(argSource)
 	r.ev.rec, _ = src.(recordSource)
-	// next is bound to the concrete source once, so that Next is one
-	// indirect call (and inlined into the caller).
-	switch s := src.(type) {
-	case *dial9Source:
-		r.next = s.next
-	case *atfSource:
-		r.next = s.next
-	case *wtfSource:
-		r.next = s.next
-	case *cdtSource:
-		r.next = s.next
-	default:
-		r.next = src.next
+	// Next is one interface call: to the source's next, or the pairer's
+	// over it.
+	r.it = src
+	if s, ok := src.(*wtfSource); ok && s.scopes != nil {
+		r.it = wtfScoped{s}
 	}
 	if o.pairing {
-		r.pair = newPairer(o.pairDepth)
-		r.next = func(e *Event) bool { return r.pair.next(src, e) }
+		r.pair = newPairer(o.pairDepth, r.it, src)
+		r.it = r.pair
 	}
 	return r, nil
 }
@@ -292,6 +289,8 @@ func openMemory(b []byte, d Detection, o *options) (source, error) {
 		return openDial9Bytes(b, o)
 	case FormatATF:
 		return openATFBytes(b, d, o)
+	case FormatWTF:
+		return openWTFBytes(b, o)
 	}
 	return openFile(bytes.NewReader(b), int64(len(b)), d, o, nil)
 }
@@ -307,7 +306,8 @@ func (r *Reader) Format() string { return r.det.Format }
 // it and whose complete part is being read: an ATF index without a valid
 // footer (torn tail discarded), a CDT file without footer or trailer (the
 // complete chunks, found by a forward scan), a WTF file whose last chunk is
-// torn (known once Next has returned false).
+// torn, a dial9 stream cut or corrupted mid-frame (both known once Next has
+// returned false). Recovery says what was read, what was lost and why.
 func (r *Reader) Recovered() bool {
 	switch s := r.src.(type) {
 	case *cdtSource:
@@ -316,6 +316,8 @@ func (r *Reader) Recovered() bool {
 		return s.session.Recovered()
 	case *wtfSource:
 		return s.recovered()
+	case *dial9Source:
+		return s.dec.Recovery() != nil
 	}
 	return false
 }
@@ -328,10 +330,17 @@ func (r *Reader) Underlying() any { return r.src.underlying() }
 // Next advances to the next event; it returns false at the end of the input
 // or on an error (see Err). After warm-up (names and tracks seen, buffers
 // grown) Next does not allocate.
-func (r *Reader) Next() bool { return r.next(&r.ev) }
+func (r *Reader) Next() bool { return r.it.next(&r.ev) }
 
-// done is Next after Close.
-func done(*Event) bool { return false }
+// nexter yields events: a source, or a pairer over one.
+type nexter interface {
+	next(e *Event) bool
+}
+
+// closedSource is Next after Close.
+type closedSource struct{}
+
+func (closedSource) next(*Event) bool { return false }
 
 // Event returns the current event, valid until the next call to Next.
 func (r *Reader) Event() *Event { return &r.ev }
@@ -361,6 +370,6 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closed = true
-	r.next = done
+	r.it = closedSource{}
 	return r.src.close()
 }

@@ -24,6 +24,8 @@ type pairStack struct {
 
 // pairer turns begin/end pairs into complete events (see WithPairing).
 type pairer struct {
+	in       nexter // the events to pair
+	src      source // in's source, for its error
 	maxDepth int
 	stacks   map[trackKey]*pairStack
 	order    []*pairStack // creation order, for a deterministic drain
@@ -31,8 +33,8 @@ type pairer struct {
 	draining bool
 }
 
-func newPairer(maxDepth int) *pairer {
-	return &pairer{maxDepth: maxDepth, stacks: map[trackKey]*pairStack{}}
+func newPairer(maxDepth int, in nexter, src source) *pairer {
+	return &pairer{in: in, src: src, maxDepth: maxDepth, stacks: map[trackKey]*pairStack{}}
 }
 
 // stack returns the track's stack, creating it while under maxPairTracks.
@@ -50,9 +52,9 @@ func (p *pairer) stack(t *Track, create bool) *pairStack {
 	return st
 }
 
-func (p *pairer) next(src source, e *Event) bool {
+func (p *pairer) next(e *Event) bool {
 	if !p.draining {
-		for src.next(e) {
+		for p.in.next(e) {
 			switch e.kind {
 			case KindBegin:
 				st := p.stack(e.track, true)
@@ -87,7 +89,7 @@ func (p *pairer) next(src source, e *Event) bool {
 			}
 			return true
 		}
-		if src.err() != nil {
+		if p.src.err() != nil {
 			return false
 		}
 		p.draining = true

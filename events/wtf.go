@@ -17,22 +17,43 @@ type wtfSource struct {
 	chunks  *wtfcff.Reader
 	dec     *wtfcff.Decoder
 	scopes  *wtfcff.ScopeTracker // WithScopeData only
-	open    map[*wtfcff.Zone]*wtfStack
-	lastZ   *wtfcff.Zone // the zone of lastS
-	lastS   *wtfStack
-	inChunk bool
 	closeFn func() error
 	e       error
 
-	zones   map[*wtfcff.Zone]*Track // track IDs from 1; 0 is "no zone"
-	names   map[string]string
-	maxName int
+	// Per-zone state, with the last zone's in front of the map (lastZone
+	// is &noZoneYet when the next event must go through the map).
+	zones    map[*wtfcff.Zone]*wtfZone
+	lastZone *wtfcff.Zone
+	last     *wtfZone
+	prev     *wtfZone // the state of the zone before last, or nil
+	nTracks  int      // zone tracks so far; IDs from 1, 0 is "no zone"
 
-	cur    *wtfcff.Event
-	closed *wtfcff.Scope // the scope the current wtf.scope#leave closed
+	enterType *wtfcff.EventType // the last wtf.scope#enter type seen
+	names     map[string]string // interned scope names
+	cache     [256]string       // in front of names (see enterName)
+	maxName   int
 
-	lastZone  *wtfcff.Zone
-	lastTrack *Track
+	cur      *wtfcff.Event // dec.Event(), the current event
+	closed   *wtfcff.Scope // the scope the current wtf.scope#leave closed (WithScopeData)
+	pairArgs bool          // WithScopeData and WithPairing: closed's arguments are the event's
+	parsed   bool          // members holds closed's arguments
+	members  []scopeArg
+	keys     map[string]string // member keys as written → names
+	unq      []byte            // unescaped strings of members
+
+	n int64 // events delivered, for Reader.Recovery
+}
+
+// noZoneYet is a wtfSource's lastZone before the first event and after a
+// zone record: no event's zone.
+var noZoneYet wtfcff.Zone
+
+// wtfZone is what a wtfSource keeps per zone: its track and the names of its
+// open scopes.
+type wtfZone struct {
+	zone  *wtfcff.Zone
+	track Track
+	open  wtfStack
 }
 
 func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func() error) (source, error) {
@@ -43,28 +64,85 @@ func openWTF(ra io.ReaderAt, size int64, d Detection, o *options, closeFn func()
 	if err != nil {
 		return nil, err
 	}
+	return newWTFSource(src, o, closeFn), nil
+}
+
+// openWTFBytes is openWTF over a file in memory: chunks are views of b.
+func openWTFBytes(b []byte, o *options) (source, error) {
+	src, err := wtfcff.NewBytesReader(b, wtfcff.WithRecovery())
+	if err != nil {
+		return nil, err
+	}
+	return newWTFSource(src, o, nil), nil
+}
+
+func newWTFSource(src *wtfcff.Reader, o *options, closeFn func() error) *wtfSource {
 	var scopes *wtfcff.ScopeTracker
 	if o.scopeData {
 		scopes = wtfcff.NewScopeTracker()
 	}
-	return &wtfSource{scopes: scopes,
-		chunks: src, dec: wtfcff.NewDecoder(), closeFn: closeFn, open: map[*wtfcff.Zone]*wtfStack{},
-		zones: map[*wtfcff.Zone]*Track{}, names: map[string]string{}, maxName: o.maxNames,
-	}, nil
+	dec := wtfcff.NewDecoder()
+	return &wtfSource{scopes: scopes, pairArgs: o.scopeData && o.pairing, cur: dec.Event(), lastZone: &noZoneYet,
+		chunks: src, dec: dec, closeFn: closeFn,
+		zones: map[*wtfcff.Zone]*wtfZone{}, names: map[string]string{}, maxName: o.maxNames,
+	}
 }
 
 func (s *wtfSource) next(e *Event) bool {
+	// Without a chunk (or at its end, or after an error) the decoder's
+	// Next is false: nextChunk sorts it out.
+	if !s.dec.Next() && !s.nextChunk() {
+		return false
+	}
+	s.n++
+	ev := s.cur // the decoder's event: s.dec.Event()
+	z := s.last
+	if ev.Zone != s.lastZone {
+		z = s.zone(ev.Zone)
+	}
+	e.hasTime, e.time = true, int64(ev.Time)*1000
+	e.track = &z.track
+	switch {
+	case ev.IsInternal():
+		e.kind, e.name = KindMetadata, ev.Name()
+		// Internal events are wtf.event#define, wtf.zone#set and
+		// wtf.zone#create and #delete, the two of 15 bytes. A zone record
+		// may rename a zone (the first wtf.zone#create renames the default
+		// zone in place, and this record is on the renamed track): the
+		// track is renamed now, and the next event looks its zone up
+		// again, which renames that one's.
+		if len(e.name) == len("wtf.zone#create") {
+			s.zoneRecord(z, ev.Zone)
+		}
+	case ev.IsScopeEnter():
+		e.kind, e.name = KindBegin, ev.Name()
+		if ev.Type == s.enterType || e.name == "wtf.scope#enter" {
+			s.enterType = ev.Type
+			e.name = s.enterName(ev)
+		}
+		z.open.push(e.name)
+	case ev.IsScopeLeave():
+		// wtf.scope#leave closes the innermost open scope of the current
+		// zone, as the reference's database (and wtfcff.ScopeTracker) pair
+		// them; with nothing open it keeps its own name.
+		e.kind, e.name = KindEnd, ev.Name()
+		if n, ok := z.open.pop(); ok {
+			e.name = n
+		}
+	default:
+		e.kind, e.name = KindInstant, ev.Name()
+	}
+	return true
+}
+
+// nextChunk is next at the end of a chunk (or before the first): it stops
+// at the decoder's error, else moves the decoder to the first event of the
+// next chunk that has one.
+func (s *wtfSource) nextChunk() bool {
 	for s.e == nil {
-		if s.inChunk {
-			if s.dec.Next() {
-				s.fill(e, s.dec.Event())
-				return true
-			}
-			if err := s.dec.Err(); err != nil {
-				s.e = err
-				return false
-			}
-			s.inChunk = false
+		if err := s.dec.Err(); err != nil {
+			s.e = err
+			return false
 		}
 		if !s.chunks.Next() {
 			s.e = s.chunks.Err()
@@ -77,82 +155,100 @@ func (s *wtfSource) next(e *Event) bool {
 				return false
 			}
 		}
-		s.inChunk = s.dec.SetChunk(c)
+		if s.dec.SetChunk(c) && s.dec.Next() {
+			return true
+		}
 	}
 	return false
 }
 
-func (s *wtfSource) fill(e *Event, ev *wtfcff.Event) {
-	s.cur = ev
-	e.reset()
-	s.closed = nil
-	if s.scopes != nil {
-		if scope, closed := s.scopes.Add(ev); closed {
-			s.closed = scope
-		}
+// wtfScoped is a wtfSource's next with WithScopeData: each event also goes
+// through the scope tracker.
+type wtfScoped struct{ s *wtfSource }
+
+func (w wtfScoped) next(e *Event) bool {
+	s := w.s
+	if !s.next(e) {
+		return false
 	}
-	switch {
-	case ev.IsInternal():
-		e.kind, e.name = KindMetadata, ev.Name()
-		// A zone record may rename a zone (the first wtf.zone#create
-		// renames the default zone in place): look the track up again.
-		s.lastZone = nil
-	case ev.IsScopeEnter():
-		e.kind, e.name = KindBegin, ev.Name()
-		if e.name == "wtf.scope#enter" && ev.NumArgs() > 0 {
-			e.name = s.intern(ev.Arg(0).Bytes())
-		}
-		s.stack(ev.Zone).push(e.name)
-	case ev.IsScopeLeave():
-		// wtf.scope#leave closes the innermost open scope of the current
-		// zone, as the reference's database (and wtfcff.ScopeTracker) pair
-		// them; with nothing open it keeps its own name.
-		e.kind, e.name = KindEnd, ev.Name()
-		if n, ok := s.stack(ev.Zone).pop(); ok {
-			e.name = n
-		}
-	default:
-		e.kind, e.name = KindInstant, ev.Name()
+	s.closed, s.parsed = nil, false
+	if scope, closed := s.scopes.Add(s.cur); closed {
+		s.closed = scope
 	}
-	e.hasTime, e.time = true, int64(ev.Time)*1000
-	e.track = s.track(ev.Zone)
+	return true
 }
 
-// intern returns b as a string, kept for the next time (up to maxName
-// names).
-func (s *wtfSource) intern(b []byte) string {
-	if n, ok := s.names[string(b)]; ok {
-		return n
+// enterName is the name of a wtf.scope#enter: its name argument, interned
+// (kept for the next time, up to maxName names). A direct-mapped cache,
+// indexed by a hash of the name's length and three of its bytes, sits in
+// front of the map: a repeated scope name costs a compare rather than a map
+// lookup.
+func (s *wtfSource) enterName(ev *wtfcff.Event) string {
+	if ev.NumArgs() == 0 {
+		return ev.Name()
 	}
-	n := string(b)
-	if len(s.names) < s.maxName {
-		s.names[n] = n
+	b := ev.Arg(0).Bytes()
+	h := uint(len(b))
+	if len(b) > 0 {
+		h = h*0x9e37 ^ uint(b[0])<<5 ^ uint(b[len(b)/2])<<2 ^ uint(b[len(b)-1])
 	}
+	slot := &s.cache[h%uint(len(s.cache))]
+	if *slot == string(b) {
+		return *slot
+	}
+	n, ok := s.names[string(b)]
+	if !ok {
+		n = string(b)
+		if len(s.names) < s.maxName {
+			s.names[n] = n
+		}
+	}
+	*slot = n
 	return n
 }
 
-// track is the zone's track: IDs from 1 in order of first use, the zone's
-// name ("default zone" before a zone is created, "no zone" after a set to a
-// zone never created).
-func (s *wtfSource) track(z *wtfcff.Zone) *Track {
-	if z == nil {
-		return wtfNoZone
+// zone returns zone z's state, its track named after the zone as it stands
+// ("default zone" before a zone is created, "no zone" for events before
+// any zone or after a set to a zone never created), and makes it the last
+// zone. Zones are bounded by the decoder.
+func (s *wtfSource) zone(z *wtfcff.Zone) *wtfZone {
+	// The zone before the last one answers without the map: traces switch
+	// back and forth between few zones.
+	if p := s.prev; p != nil && p.zone == z {
+		p.rename(z)
+		s.prev, s.lastZone, s.last = s.last, z, p
+		return p
 	}
-	if z == s.lastZone {
-		return s.lastTrack
-	}
-	t, ok := s.zones[z]
+	st, ok := s.zones[z]
 	if !ok {
-		t = &Track{Kind: TrackZone, ID: uint64(len(s.zones) + 1)}
-		s.zones[z] = t
+		st = &wtfZone{zone: z, track: Track{Kind: TrackZone}}
+		if z == nil {
+			st.track.Name = wtfNoZone.Name
+		} else {
+			s.nTracks++
+			st.track.ID = uint64(s.nTracks)
+		}
+		s.zones[z] = st
 	}
-	// The first wtf.zone#create renames the default zone in place.
-	t.Name = z.Name
-	if t.Name == "" {
-		t.Name = "default zone"
+	st.rename(z)
+	s.prev, s.lastZone, s.last = s.last, z, st
+	return st
+}
+
+// zoneRecord follows a zone record on zone z's state st.
+func (s *wtfSource) zoneRecord(st *wtfZone, z *wtfcff.Zone) {
+	st.rename(z)
+	s.lastZone = &noZoneYet
+}
+
+// rename names the track after zone z as it stands.
+func (st *wtfZone) rename(z *wtfcff.Zone) {
+	if z != nil {
+		st.track.Name = z.Name
+		if st.track.Name == "" {
+			st.track.Name = "default zone"
+		}
 	}
-	s.lastZone, s.lastTrack = z, t
-	return t
 }
 
 var wtfNoZone = &Track{Kind: TrackZone, ID: 0, Name: "no zone"}
@@ -168,9 +264,18 @@ func (s *wtfSource) close() error {
 
 func (s *wtfSource) underlying() any { return s.chunks }
 
-func (s *wtfSource) numArgs() int { return s.cur.NumArgs() }
+func (s *wtfSource) numArgs() int {
+	if s.closed != nil && s.pairArgs {
+		return len(s.scopeArgs())
+	}
+	return s.cur.NumArgs()
+}
 
 func (s *wtfSource) arg(i int) (string, Value) {
+	if s.closed != nil && s.pairArgs {
+		a := &s.scopeArgs()[i]
+		return a.name, a.v
+	}
 	name := s.cur.Type.Args[i].Name
 	v := s.cur.Arg(i)
 	if v.IsNull() {
@@ -191,7 +296,12 @@ func (s *wtfSource) arg(i int) (string, Value) {
 	return name, compositeValue(s, i) // char, wchar, any, arrays: their JSON shape
 }
 
-func (s *wtfSource) appendArgJSON(b []byte, i int) []byte { return s.cur.Arg(i).AppendJSON(b) }
+func (s *wtfSource) appendArgJSON(b []byte, i int) []byte {
+	if s.closed != nil && s.pairArgs {
+		return append(b, s.scopeArgs()[i].raw...)
+	}
+	return s.cur.Arg(i).AppendJSON(b)
+}
 
 // appendRecord: {"chunk": chunk id, "offset": absolute file offset of the
 // record, "wire_id": the record's wire type id, "type": event type name}.
@@ -239,18 +349,4 @@ func (st *wtfStack) pop() (string, bool) {
 	n := st.names[len(st.names)-1]
 	st.names = st.names[:len(st.names)-1]
 	return n, true
-}
-
-// stack returns zone z's open scopes (zones are bounded by the decoder).
-func (s *wtfSource) stack(z *wtfcff.Zone) *wtfStack {
-	if z == s.lastZ && s.lastS != nil {
-		return s.lastS
-	}
-	st, ok := s.open[z]
-	if !ok {
-		st = &wtfStack{}
-		s.open[z] = st
-	}
-	s.lastZ, s.lastS = z, st
-	return st
 }

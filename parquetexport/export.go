@@ -7,18 +7,28 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 // InputError is an input that failed under WithKeepGoing.
 type InputError struct {
 	Path string
 	Err  error
+}
+
+// InputRecovery is an input that was damaged or unfinished and exported as
+// far as its codec recovers it (events.Reader.Recovery): a CDT trace without
+// footer, a cut dial9 stream, an ATF file without footer, a torn WTF file.
+type InputRecovery struct {
+	Path     string
+	Recovery traceerr.Recovery // what was read, what was lost and why
 }
 
 // Result is what Export did.
@@ -28,6 +38,9 @@ type Result struct {
 	// Failed lists the inputs that failed (only with WithKeepGoing; without
 	// it the first failure is Export's error).
 	Failed []InputError
+	// Recovered lists the inputs that were read only in part or leniently,
+	// in path order, with what their codec says was lost.
+	Recovered []InputRecovery
 	// Events is the number of records read (a complete row holds two).
 	Events int64
 	// Rows is the number of rows written.
@@ -115,10 +128,13 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 		next++
 		return inputs[next-1], true
 	}
-	report := func(in *Input, n int64, failed error) {
+	report := func(in *Input, n int64, rec *traceerr.Recovery, failed error) {
 		mu.Lock()
 		defer mu.Unlock()
 		res.Events += n
+		if rec != nil {
+			res.Recovered = append(res.Recovered, InputRecovery{in.Path, *rec})
+		}
 		if failed != nil {
 			res.Failed = append(res.Failed, InputError{in.Path, failed})
 		}
@@ -145,13 +161,13 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 				if !ok {
 					break
 				}
-				n, err := wk.read(ctx, &in)
+				n, rec, err := wk.read(ctx, &in)
 				if err != nil && !o.keepGoing || err != nil && errors.Is(err, errWrite) {
 					cancel(err)
-					report(&in, n, nil)
+					report(&in, n, nil, nil)
 					break
 				}
-				report(&in, n, err)
+				report(&in, n, rec, err)
 			}
 			active.Add(-1)
 			if ctx.Err() == nil {
@@ -162,6 +178,11 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 		}()
 	}
 	wg.Wait()
+	order := make(map[string]int, len(inputs))
+	for i, in := range inputs {
+		order[in.Path] = i
+	}
+	slices.SortFunc(res.Recovered, func(a, b InputRecovery) int { return order[a.Path] - order[b.Path] })
 	var firstErr error
 	if ctx.Err() != nil {
 		firstErr = context.Cause(ctx)
@@ -239,8 +260,14 @@ func (w *worker) sink(format string) *sink {
 	return s
 }
 
-// read converts one input; n is the number of records read.
-func (w *worker) read(ctx context.Context, in *Input) (n int64, err error) {
+// read converts one input; n is the number of records read, rec what the
+// codec recovered (nil when the input was clean).
+func (w *worker) read(ctx context.Context, in *Input) (n int64, rec *traceerr.Recovery, err error) {
+	n, err = w.readEvents(ctx, in, &rec)
+	return n, rec, err
+}
+
+func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recovery) (n int64, err error) {
 	// WithScopeData: WTF scopes with their appended data (scope_data).
 	r, err := events.Open(in.Path, events.WithScopeData())
 	if err != nil {
@@ -287,6 +314,7 @@ func (w *worker) read(ctx context.Context, in *Input) (n int64, err error) {
 	if err := r.Err(); err != nil {
 		return n, fmt.Errorf("%w: %s: %w", ErrInput, in.Path, err)
 	}
+	*rec = r.Recovery()
 	return n, nil
 }
 

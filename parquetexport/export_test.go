@@ -174,14 +174,11 @@ func TestHiveLayoutAndTempFolder(t *testing.T) {
 func TestFailureWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	good := genDial9(t, dir, 100)
-	data, err := os.ReadFile(good)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := filepath.Join(dir, "bad.bin.gz")
-	os.WriteFile(bad, data[:len(data)/2], 0o666)
+	// A stream whose first header is cut has nothing to recover: it fails.
+	bad := filepath.Join(dir, "bad.bin")
+	os.WriteFile(bad, []byte("TRC\x00"), 0o666)
 	out := filepath.Join(dir, "out")
-	if _, err := Export(context.Background(), out, []string{good, bad}); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "bad.bin.gz") {
+	if _, err := Export(context.Background(), out, []string{good, bad}); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "bad.bin") {
 		t.Errorf("got %v", err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*out*")); len(left) != 0 {
@@ -196,6 +193,33 @@ func TestFailureWritesNothing(t *testing.T) {
 	}
 	if rows, _ := readAll(t, out); len(rows) < 300 {
 		t.Errorf("%d rows", len(rows))
+	}
+}
+
+// A .bin.gz cut in half is exported as far as it decompresses and decodes,
+// and Result.Recovered says what was lost.
+func TestRecoveredInputs(t *testing.T) {
+	dir := t.TempDir()
+	good := genDial9(t, dir, 100)
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.bin.gz")
+	os.WriteFile(cut, data[:len(data)/2], 0o666)
+	res, err := Export(context.Background(), filepath.Join(dir, "out"), []string{good, cut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failed) != 0 || len(res.Recovered) != 1 || res.Recovered[0].Path != cut {
+		t.Fatalf("failed %v, recovered %v", res.Failed, res.Recovered)
+	}
+	r := res.Recovered[0].Recovery
+	if r.Format != "dial9" || r.Unit != "events" || r.Read <= 0 || r.Clean() || !errors.Is(r.Reason, dial9.ErrTruncated) {
+		t.Errorf("recovery %+v", r)
+	}
+	if res.Events <= r.Read {
+		t.Errorf("%d events exported, %d from the cut input", res.Events, r.Read)
 	}
 }
 

@@ -14,6 +14,12 @@
 //	errors.As(err, &fe) // fe *traceerr.FormatError (or *dial9.FormatError, the same type)
 //
 // work. A tool that handles every format needs one errors.As, not five.
+//
+// Recovery is the same idea for damaged or unfinished inputs: every format
+// package summarises what its reader read, what it lost (bytes and units,
+// -1 when unknown), where it stopped and why (a Reason wrapping the package
+// sentinel) in one Recovery value, so a tool prints one line (String) and
+// one JSON object (MarshalJSON) whatever the format.
 package traceerr
 
 import (

@@ -223,8 +223,8 @@ func (d *Decoder) SetChunk(c *Chunk) bool {
 	st, _ := c.Part(PartStringTable)
 	d.SetBuffer(buf.Data, st.Data, buf.Offset, c.ID)
 	d.legacy = buf.Type == PartLegacyEventBuffer
-	if c.Torn {
-		d.torn = c.rec
+	if c.Torn || c.rec != nil {
+		d.torn = c.rec // a torn chunk, or a legacy one read WithRecovery
 	}
 	return true
 }
@@ -289,6 +289,9 @@ func (d *Decoder) Next() bool {
 		if d.torn != nil && errors.Is(d.err, ErrTruncated) {
 			// The input was cut inside this record: the records before it
 			// are what the torn chunk salvages.
+			if d.torn.Kind == KindLegacy {
+				d.torn.legacyCut(d.buf, d.pos, d.base)
+			}
 			d.torn.DroppedRecordBytes = int64(len(d.buf) - d.pos)
 			d.torn.cut = d.pos
 			d.err, d.pos = nil, len(d.buf)

@@ -119,6 +119,23 @@
 // Rendering events as text (AppendEventJSON, a dump) is proportional to the
 // strings they name, however often, not to the input.
 //
+// # Time per input byte
+//
+// BenchmarkLinear decodes the worst shapes at 1×, 4× and 16× a base size
+// (20,000 events), every event decoded: CPU ns per input byte, worst of the
+// three sizes, and per event. Measured with go test ./wtfcff -run '^$' -bench Linear -benchtime 5x (BenchmarkLinear, process CPU time, 2 shared cores, AMD EPYC, Go 1.26):
+//
+//   - binary, argument-less 8-byte records (the most records per byte):
+//     3.6 ns/B, 29 ns/event over memory; 4.7 ns/B, 38 ns/event streamed;
+//     the api_public-like mix 1.1 ns/B
+//   - JSON over memory (scanner): 4.1 ns/B, 44 ns/event; streamed through
+//     encoding/json: 28 ns/B, 302 ns/event (the slowest WTF form)
+//   - legacy: 2.9 ns/B, 42 ns/event
+//
+// No figure grows with the size beyond the machine's noise, and
+// TestLinearAllocs checks that allocation per added input byte does not
+// grow either (internal/lincost).
+//
 // # Recovery
 //
 // Writers write whole chunks, so a recording cut short (a killed writer, a
@@ -130,6 +147,19 @@
 // TrimTorn cuts such a chunk after its last whole record so it can be written
 // out. The string table precedes the event buffer: a cut inside it salvages
 // nothing of the chunk (its events would read their strings as null).
+//
+// Every container and reader recovers the same way, with the same report
+// (see Recovery for the units of each): a JSON file (JSONReader, or Reader
+// over JSON text) delivers its whole chunk objects and, of the torn one, its
+// complete parts and the complete base64 groups of its event buffer; a
+// document that ends between chunks is read whole, its missing end
+// reported. A legacy file (LegacyReader) is one event buffer: the record the
+// cut goes through is dropped and reported. A File opened WithRecovery
+// indexes the torn chunk as its last entry (ChunkInfo.Torn) and ReadChunk
+// salvages it as the Reader does. TestRecoverEveryCut,
+// TestRecoverJSONEveryCut (both JSON modes, streamed and over memory),
+// TestRecoverLegacyEveryCut and TestFileRecoverEveryCut cut generated files
+// at every byte offset and check the records delivered and the report.
 //
 // # Choices where the reference is accidental or silent
 //

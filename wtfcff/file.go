@@ -25,6 +25,11 @@ type ChunkInfo struct {
 	EndTime   uint32
 	// PartCount is the number of entries of the part table.
 	PartCount int
+	// Torn marks the last entry of a File opened WithRecovery whose last
+	// chunk the file cuts short and from which something can be salvaged:
+	// Length is then the bytes present, and ReadChunk delivers the chunk
+	// as a recovering Reader does (Chunk.Torn).
+	Torn bool
 }
 
 // File gives random access to the chunks of a binary CFF file: Open builds
@@ -45,11 +50,18 @@ type File struct {
 	wtfVersion uint32
 	index      []ChunkInfo
 	closed     bool
+	rec        Recovery    // what Open read and what the torn chunk lost
+	recBase    Recovery    // rec before the torn chunk's salvage (copied per read)
+	tornHdr    chunkHeader // the torn chunk's header (rec.Salvaged)
 }
 
 // Open checks the file header and indexes every chunk. It fails where the
 // streaming Reader would: a truncated or inconsistent chunk header, a chunk
-// extending past the end, trailing bytes too short for a chunk header.
+// extending past the end, trailing bytes too short for a chunk header. With
+// WithRecovery a last chunk cut short (or trailing bytes too short for a
+// chunk header) ends the index instead, as in a recovering Reader: what can
+// be salvaged of the torn chunk is its last entry (ChunkInfo.Torn), and
+// Recovery says what was read and what was lost.
 func Open(r io.ReaderAt, size int64, opts ...ReaderOption) (*File, error) {
 	o, err := applyReaderOptions(opts)
 	if err != nil {
@@ -65,8 +77,14 @@ func Open(r io.ReaderAt, size int64, opts ...ReaderOption) (*File, error) {
 		return nil, err
 	}
 	f := &File{r: r, size: size, o: o, wtfVersion: v}
+	f.rec = Recovery{Kind: KindBinary, Size: size, ReadBytes: fileHeaderSize}
 	for off := int64(fileHeaderSize); off < size; {
 		if size-off < chunkHeaderSize {
+			if o.recover {
+				f.rec.Torn, f.rec.TornOffset, f.rec.PresentBytes = true, off, size-off
+				f.rec.Reason = "the chunk header is cut"
+				break
+			}
 			return nil, newErr(off, ErrTruncated, "chunk header too small: %d bytes left, need %d", size-off, chunkHeaderSize)
 		}
 		if _, err := r.ReadAt(hdr[:], off); err != nil && !errors.Is(err, io.EOF) {
@@ -80,15 +98,52 @@ func Open(r io.ReaderAt, size int64, opts ...ReaderOption) (*File, error) {
 		switch {
 		case ci.Length < h.tableEnd():
 			return nil, newErr(off+8, ErrCorrupt, "chunk %d: length %d is smaller than its header and part table: chunk header missing part lengths", ci.ID, ci.Length)
+		case ci.Length > size-off && o.recover:
+			ci.PartCount = int(h.Parts)
+			if err := f.tear(ci, h); err != nil {
+				return nil, err
+			}
+			return f, nil
 		case ci.Length > size-off:
-			return nil, newErr(off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk", ci.ID, ci.Length, size-off)
+			return nil, newErr(off, ErrTruncated, "chunk %d declares %d bytes, only %d present: data does not contain the entire chunk (open it WithRecovery to read what it holds)", ci.ID, ci.Length, size-off)
 		}
 		ci.PartCount = int(h.Parts)
 		f.index = append(f.index, ci)
 		off += ci.Length
+		f.rec.Chunks, f.rec.ReadBytes = len(f.index), off
 	}
 	return f, nil
 }
+
+// tear records the torn last chunk ci (header h) of a recovering Open: its
+// present bytes are read once to work out what can be salvaged.
+func (f *File) tear(ci ChunkInfo, h chunkHeader) error {
+	present := f.size - ci.Offset
+	f.rec.Torn, f.rec.TornOffset, f.rec.TornID = true, ci.Offset, ci.ID
+	f.rec.DeclaredBytes, f.rec.PresentBytes = ci.Length, present
+	f.recBase, f.tornHdr = f.rec, h
+	b := make([]byte, present)
+	if n, err := f.r.ReadAt(b, ci.Offset); int64(n) < present {
+		if err == nil || errors.Is(err, io.EOF) {
+			return newErr(ci.Offset, ErrTruncated, "chunk %d: read %d of %d bytes", ci.ID, n, present)
+		}
+		return err
+	}
+	if _, ok := salvageChunk(b, ci.Offset, &h, &f.rec, nil); ok {
+		f.rec.Salvaged = true
+		ci.Length, ci.Torn = present, true
+		f.index = append(f.index, ci)
+	}
+	return nil
+}
+
+// Recovery says what Open read and, for a file opened WithRecovery whose
+// last chunk is cut short, what that chunk held, what can be salvaged of it
+// (parts, bytes) and what is lost. The event counts of the torn chunk are
+// filled in the report that the Chunk ReadChunk (or All) returns for it
+// carries (Chunk.Recovery), as a Decoder decodes it: each read of the torn
+// chunk has its own, so a File stays safe for concurrent use.
+func (f *File) Recovery() *Recovery { return &f.rec }
 
 // OpenBytes is Open over a file held in memory: chunks and their parts are
 // views of b (not copied), valid as long as b is.
@@ -160,6 +215,9 @@ func (f *File) readChunk(i int, buf []byte, parts []Part) (Chunk, []byte, error)
 		return Chunk{}, buf, fmt.Errorf("wtfcff: chunk index %d out of range [0, %d)", i, len(f.index))
 	}
 	ci := f.index[i]
+	if ci.Torn {
+		return f.readTorn(ci, buf, parts)
+	}
 	if f.data != nil {
 		c, err := parseChunk(f.data[ci.Offset:ci.Offset+ci.Length], ci.Offset, &f.o.limits, parts)
 		return c, buf, err
@@ -176,6 +234,36 @@ func (f *File) readChunk(i int, buf []byte, parts []Part) (Chunk, []byte, error)
 	}
 	c, err := parseChunk(buf, ci.Offset, &f.o.limits, parts)
 	return c, buf, err
+}
+
+// readTorn reads the torn last chunk and salvages it into a report of its
+// own.
+func (f *File) readTorn(ci ChunkInfo, buf []byte, parts []Part) (Chunk, []byte, error) {
+	var b []byte
+	if f.data != nil {
+		b = f.data[ci.Offset : ci.Offset+ci.Length]
+	} else {
+		if int64(cap(buf)) < ci.Length {
+			buf = make([]byte, ci.Length)
+		}
+		buf = buf[:ci.Length]
+		if n, err := f.r.ReadAt(buf, ci.Offset); int64(n) < ci.Length {
+			if err == nil || errors.Is(err, io.EOF) {
+				return Chunk{}, buf, newErr(ci.Offset, ErrTruncated, "chunk %d: read %d of %d bytes", ci.ID, n, ci.Length)
+			}
+			return Chunk{}, buf, err
+		}
+		b = buf
+	}
+	rec := new(Recovery)
+	*rec = f.recBase
+	h := f.tornHdr
+	c, ok := salvageChunk(b, ci.Offset, &h, rec, parts[:0])
+	if !ok {
+		return Chunk{}, buf, newErr(ci.Offset, ErrTruncated, "chunk %d: %s", ci.ID, rec.Reason)
+	}
+	rec.Salvaged = true
+	return c, buf, nil
 }
 
 // All reads every chunk in file order, reusing one buffer per iteration: the

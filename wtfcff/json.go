@@ -53,6 +53,7 @@ type JSONReader struct {
 	wtfVersion int64
 	chunk      Chunk
 	err        error
+	rec        Recovery
 }
 
 const (
@@ -73,7 +74,7 @@ func NewJSONReader(r io.Reader, opts ...ReaderOption) (*JSONReader, error) {
 }
 
 func newJSONReader(r io.Reader, o readerOptions) *JSONReader {
-	jr := &JSONReader{o: o}
+	jr := &JSONReader{o: o, rec: Recovery{Kind: KindJSON, Size: -1}}
 	jr.startDecoder(r)
 	return jr
 }
@@ -81,7 +82,7 @@ func newJSONReader(r io.Reader, o readerOptions) *JSONReader {
 // newJSONBytesReader reads a JSON container held in memory (not copied),
 // with the scanner of jsonfast.go.
 func newJSONBytesReader(data []byte, o readerOptions) *JSONReader {
-	return &JSONReader{fast: newJSONFast(data), o: o}
+	return &JSONReader{fast: newJSONFast(data), o: o, rec: Recovery{Kind: KindJSON, Size: int64(len(data))}}
 }
 
 // startDecoder makes encoding/json read r, the input from its start.
@@ -109,6 +110,9 @@ func (jr *JSONReader) fail(sentinel error, msg string, args ...any) bool {
 
 func (jr *JSONReader) syntax(err error) bool {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		if jr.o.recover && jr.haveHeader {
+			return jr.tornOutside()
+		}
 		return jr.fail(ErrTruncated, "JSON document ends early")
 	}
 	var se *json.SyntaxError
@@ -221,6 +225,9 @@ func (jr *JSONReader) Next() bool {
 			off := jr.dec.InputOffset()
 			var jc jsonChunk
 			if err := jr.dec.Decode(&jc); err != nil {
+				if jr.o.recover && (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
+					return jr.tornChunk(off)
+				}
 				return jr.syntax(err)
 			}
 			ok, err := jr.convert(&jc, off)
@@ -232,6 +239,7 @@ func (jr *JSONReader) Next() bool {
 				jr.skip-- // delivered by the fast path before it fell back
 				continue
 			}
+			jr.countChunk(jr.dec.InputOffset())
 			if ok {
 				return true
 			}

@@ -236,6 +236,7 @@ func (jr *JSONReader) fastNext() (ok, handled bool) {
 			}
 			f.elems = true
 			f.delivered++
+			jr.countChunk(int64(f.pos))
 			return true, true
 		}
 	}

@@ -2,6 +2,7 @@ package wtfcff
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"iter"
 
@@ -19,6 +20,7 @@ import (
 // then events until the end: u16BE wire id, u32BE time (µs), arguments packed
 // without alignment (see the package documentation).
 type LegacyReader struct {
+	rec    Recovery
 	chunks [2]Chunk
 	header *FileHeader
 	i      int
@@ -53,7 +55,7 @@ func NewLegacyBytesReader(data []byte, opts ...ReaderOption) (*LegacyReader, err
 	return newLegacyReader(data, o)
 }
 
-func newLegacyReader(data []byte, _ readerOptions) (*LegacyReader, error) {
+func newLegacyReader(data []byte, o readerOptions) (*LegacyReader, error) {
 	c := wire.NewBigEndianCursor(data, 0)
 	magic, ver, format := c.U32(), c.U32(), c.U32()
 	switch {
@@ -115,7 +117,29 @@ func newLegacyReader(data []byte, _ readerOptions) (*LegacyReader, error) {
 		Parts: []Part{{Type: PartFileHeader, Offset: 12, Data: h.AppendJSON(nil)}}}
 	lr.chunks[1] = Chunk{ID: 1, Type: ChunkEventData, StartTime: InvalidTime, EndTime: InvalidTime, Offset: int64(pos),
 		Parts: []Part{{Type: PartLegacyEventBuffer, Offset: int64(pos), Data: data[pos:]}}}
+	size := int64(len(data))
+	lr.rec = Recovery{Kind: KindLegacy, Size: size, Chunks: 2, ReadBytes: size}
+	if o.recover {
+		lr.chunks[1].rec = &lr.rec
+	}
 	return lr, nil
+}
+
+// Recovery says what was read and, with WithRecovery, whether the Decoder
+// met a record cut by the end of the file (see Recovery: a legacy file
+// declares no length, so a cut is seen only there). It is complete once the
+// event chunk has been decoded.
+func (lr *LegacyReader) Recovery() *Recovery { return &lr.rec }
+
+// legacyCut records that the Decoder met the end of the input inside the
+// record at pos of the legacy event buffer buf, at file offset base.
+func (r *Recovery) legacyCut(buf []byte, pos int, base int64) {
+	present := int64(len(buf))
+	r.Torn, r.Salvaged, r.SalvagedParts = true, true, 1
+	r.Chunks, r.ReadBytes = 1, base
+	r.TornOffset, r.PresentBytes, r.salvagedBytes = base, present, present
+	r.DroppedRecordBytes = present - int64(pos)
+	r.Reason = fmt.Sprintf("the record at offset %d runs past the end of the file", base+int64(pos))
 }
 
 // legacyUTF8Str reads u16BE char count (0 = null, 0xFFFF = a u32 string-table

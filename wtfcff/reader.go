@@ -28,13 +28,16 @@ func WithLimits(l Limits) ReaderOption {
 	}
 }
 
-// WithRecovery makes a binary Reader deliver what can be salvaged from a
-// last chunk that the input cuts short (a writer that crashed or was killed
-// mid-chunk) instead of failing: the chunk is delivered with its complete
-// parts and, when its string table is whole, the event buffer cut after the
-// last complete record; Next then ends without an error and Recovery says
-// what was lost. Default: off (a torn chunk is ErrTruncated, and Recovery
-// still says what a recovering read would salvage).
+// WithRecovery makes a Reader, JSONReader, LegacyReader or File deliver
+// what can be salvaged from a last chunk that the input cuts short (a writer
+// that crashed or was killed mid-chunk) instead of failing: the chunk is
+// delivered with its complete parts and, when its string table is whole, the
+// event buffer cut after the last complete record (for JSON, its complete
+// base64 groups); Next then ends without an error and Recovery says what was
+// lost. A JSON document that ends between chunks ends without an error; a
+// legacy file's cut record is dropped by the Decoder. Default: off (a torn
+// binary chunk is ErrTruncated, and Recovery still says what a recovering
+// read would salvage; a cut JSON text is ErrTruncated).
 func WithRecovery() ReaderOption {
 	return func(o *readerOptions) error { o.recover = true; return nil }
 }
@@ -195,7 +198,7 @@ func (r *Reader) start(src io.Reader, data []byte) error {
 		return err
 	}
 	r.kind, r.off, r.wtfVersion = KindBinary, fileHeaderSize, v
-	r.rec.Size = -1
+	r.rec.Kind, r.rec.Size = KindBinary, -1
 	if data != nil {
 		r.rec.Size = int64(len(data))
 	}

@@ -22,10 +22,22 @@ func openEvents(in *input, opts ...events.Option) (*events.Reader, error) {
 		return nil, err
 	}
 	opts = append(opts, events.WithConcurrency(runtime.GOMAXPROCS(0)))
+	var r *events.Reader
+	var err error
 	if in.Path == "-" {
-		return events.OpenBytes(in.data, append(opts, events.WithName("-"))...)
+		r, err = events.OpenBytes(in.data, append(opts, events.WithName("-"))...)
+	} else {
+		r, err = events.Open(in.Path, opts...)
 	}
-	return events.Open(in.Path, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if r.Format() == events.FormatATF {
+		atfRecovery(in) // with the links walked, as validate reports them
+	} else {
+		in.setRecovery(r.Recovery)
+	}
+	return r, nil
 }
 
 // eventFilter turns dump's --type, --thread, --from and --to into a test on

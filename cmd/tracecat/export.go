@@ -105,6 +105,10 @@ func (c *cli) cmdExport(args []string) int {
 	for _, f := range res.Failed {
 		fmt.Fprintf(c.stderr, "%s: warning: skipped: %v\n", f.Path, f.Err)
 	}
+	for _, r := range res.Recovered {
+		// The line every command prints (see recovery.go).
+		fmt.Fprintf(c.stderr, "%s: recovery: %s\n", r.Path, &r.Recovery)
+	}
 	fmt.Fprintf(c.stdout, "%s: %d rows from %d events of %d inputs (%d bytes) in %d files\n",
 		out, res.Rows, res.Events, len(res.Inputs)-len(res.Failed), res.InputBytes, len(res.Files))
 	return exitOK

@@ -63,7 +63,17 @@ func atfKind(in *input) string {
 	return "index"
 }
 
+// atfOpen opens the input and registers its recovery summary (see
+// atfRecovery).
 func atfOpen(in *input) (*atfView, error) {
+	v, err := atfOpenView(in)
+	if err == nil {
+		atfRecovery(in)
+	}
+	return v, err
+}
+
+func atfOpenView(in *input) (*atfView, error) {
 	if in.IsDir() {
 		if in.Variant() == "thread" {
 			t, err := atf.OpenThread(in.Path)

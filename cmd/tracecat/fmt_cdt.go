@@ -14,6 +14,7 @@ import (
 	"github.com/tracecodec/tracecodec/cdt/schema7"
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/internal/cdtdemo"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 func init() {
@@ -47,6 +48,12 @@ func cdtOpen(in *input) (*cdt.File, func(), error) {
 		closeFn()
 		return nil, nil, err
 	}
+	in.setRecovery(func() *traceerr.Recovery {
+		if rep := r.Recovery(); rep != nil {
+			return summaryOf(rep.Summary())
+		}
+		return nil
+	})
 	return r, func() { r.Close(); closeFn() }, nil
 }
 
@@ -166,14 +173,9 @@ func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	defer done()
 	if o.JSON && o.Type == "" {
 		// One event per tick in the event layer's schema; the recovery
-		// note goes to standard error, every line staying an event.
-		if err := dumpEventsJSON(in, w, o); err != nil {
-			return err
-		}
-		if rep := r.Recovery(); rep != nil {
-			fmt.Fprintf(wtfWarnings, "tracecat: warning: %s\n", cdtRecoveryNote(rep))
-		}
-		return nil
+		// line goes to standard error (printed by dump), every line
+		// staying an event.
+		return dumpEventsJSON(in, w, o)
 	}
 	if err := cdtDumpRecords(r, w, o); err != nil {
 		return err

@@ -57,12 +57,8 @@ func TestCDTRecoveredEverywhere(t *testing.T) {
 		t.Fatalf("dump: exit %d %q %s", code, lines[len(lines)-2:], errOut)
 	}
 	// dump --json writes the event layer's JSON Lines, one event per tick
-	// read; the recovery note goes to the warnings (standard error).
-	var warnings strings.Builder
-	saved := wtfWarnings
-	wtfWarnings = &warnings
-	code, out, _ = run(t, nil, "dump", "--json", path)
-	wtfWarnings = saved
+	// read; the recovery line goes to standard error.
+	code, out, warnings := run(t, nil, "dump", "--json", path)
 	lines = strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	var lastTick struct {
 		Kind   string
@@ -71,8 +67,8 @@ func TestCDTRecoveredEverywhere(t *testing.T) {
 		}
 	}
 	if code != 0 || len(lines) != 32 || json.Unmarshal([]byte(lines[31]), &lastTick) != nil || lastTick.Kind != "counter" || lastTick.Record.TickIndex != 31 ||
-		!strings.Contains(warnings.String(), "recovered 32 ticks") {
-		t.Fatalf("dump --json: exit %d %q, warnings %q", code, lines[len(lines)-1], warnings.String())
+		!strings.Contains(warnings, path+": recovery: read 32 ticks") {
+		t.Fatalf("dump --json: exit %d %q, warnings %q", code, lines[len(lines)-1], warnings)
 	}
 
 	dst := filepath.Join(dir, "cut.json")

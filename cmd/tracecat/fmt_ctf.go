@@ -43,6 +43,7 @@ import (
 	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 func init() {
@@ -119,7 +120,30 @@ func ctfLoad(in *input) (*ctfMeta, error) {
 		}
 		m.meta, m.leading = d.Metadata(), d.Source().LeadingWhitespace
 	}
+	in.setRecovery(m.recovery)
 	return m, nil
+}
+
+// recovery is the uniform summary of the metadata: ctf2meta's report of the
+// packets (or the JSON text) read and what was accepted leniently, with
+// tracecat's own note on TSDL text without its signature.
+func (m *ctfMeta) recovery() *traceerr.Recovery {
+	rec := ctf2meta.Recovery{Kind: ctf2meta.KindCTF2, Bytes: int64(len(m.raw))}
+	if m.packets {
+		rec = m.info.Recovery()
+	}
+	if m.meta != nil {
+		rec.Fragments = len(m.meta.Fragments)
+		rec.LeadingWhitespace = m.leading
+	}
+	s := rec.Summary()
+	if !m.packets && m.meta == nil {
+		s.Unit, s.Read = "bytes of TSDL text", int64(len(m.plain))
+	}
+	if m.meta == nil && !ctf2meta.HasTSDLSignature(m.plain) {
+		s.Notes = append(s.Notes, `TSDL text without the "/* CTF 1.8" signature`)
+	}
+	return &s
 }
 
 // ctfIsJSON reports whether plain metadata is CTF 2, also when whitespace
@@ -254,8 +278,13 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return o.Type == "" || o.Type == kind || o.Type == typ
 	}
 	plain := raw
+	// m is filled in as the input is read, for the recovery line.
+	m := &ctfMeta{raw: raw, plain: raw}
+	in.setRecovery(m.recovery)
 	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
 		r, _ := ctf2meta.NewReader(bytes.NewReader(raw))
+		m.packets = true
+		defer func() { m.info = r.Info() }()
 		plain = make([]byte, 0, len(raw))
 		for r.Next() {
 			p := r.Packet()
@@ -291,6 +320,7 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 			fmt.Fprintf(w, "# warning: %s\n", warn)
 		}
 	}
+	m.plain = plain
 	if !ctfIsJSON(plain) {
 		if want("tsdl", "") {
 			if o.JSON {
@@ -301,6 +331,7 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return nil
 	}
 	d, _ := ctf2meta.NewFragmentReader(bytes.NewReader(plain))
+	defer func() { m.meta, m.leading = d.Metadata(), d.Source().LeadingWhitespace }()
 	for d.Next() {
 		f := d.Fragment()
 		if !want("fragment", f.FragmentType()) || !o.inRange(int64(d.Index())) {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tracecodec/tracecodec/dial9"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 func init() {
@@ -27,17 +28,25 @@ func init() {
 }
 
 // dial9Open streams the input (plain or gzip) through a bounded buffer.
-// Version bytes other than 1 are accepted, as the upstream readers do.
+// Version bytes other than 1 are accepted, as the upstream readers do. A
+// stream cut or corrupted mid-frame is read up to the bad frame
+// (dial9.WithRecovery) and the input's recovery line says what was lost.
 func dial9Open(in *input) (*dial9.Reader, func() error, error) {
 	r, err := in.Reader()
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := dial9.NewReader(r, dial9.WithAnyVersion())
+	d, err := dial9.NewReader(r, dial9.WithAnyVersion(), dial9.WithRecovery())
 	if err != nil {
 		r.Close()
 		return nil, nil, err
 	}
+	in.setRecovery(func() *traceerr.Recovery {
+		if rep := d.Recovery(); rep != nil {
+			return summaryOf(rep.Summary())
+		}
+		return nil
+	})
 	return d, r.Close, nil
 }
 
@@ -49,6 +58,7 @@ type dial9Counts struct {
 	streams        int
 	resets         int
 	bytes          int64
+	rec            *dial9.Recovery // the stream was cut or corrupted (read WithRecovery)
 }
 
 func dial9Scan(in *input) (*dial9Counts, error) {
@@ -90,6 +100,7 @@ func dial9Scan(in *input) (*dial9Counts, error) {
 	}
 	p.Done()
 	c.streams, c.resets, c.bytes = d.Headers(), d.Resets(), d.Offset()
+	c.rec = d.Recovery()
 	return c, d.Err()
 }
 
@@ -111,10 +122,17 @@ func dial9Lost(c *dial9Counts, err error) error {
 	return &e
 }
 
+// dial9Validate fails on a stream cut or corrupted mid-frame, as validate
+// does on a torn WTF file or a CDT trace without footer; stats, dump and
+// convert read the events before the damage (the recovery line says what
+// was lost).
 func dial9Validate(in *input) (string, error) {
 	c, err := dial9Scan(in)
 	if err != nil {
 		return "", dial9Lost(c, err)
+	}
+	if c.rec != nil {
+		return "", dial9Lost(c, c.rec.Reason)
 	}
 	return fmt.Sprintf("%d events, %d schemas, %d streams", c.events, len(c.byType), c.streams), nil
 }

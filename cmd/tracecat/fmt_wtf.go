@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 
-	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/traceerr"
 	"github.com/tracecodec/tracecodec/wtfcff"
 )
 
@@ -26,9 +25,10 @@ func init() {
 
 // wtfSource opens the input with wtfcff.NewReader, which picks the binary,
 // JSON or legacy container by the first bytes (a damaged file goes to the
-// binary reader, which reports what is wrong). A binary file whose last
-// chunk is torn is read as far as it goes (WithRecovery): every command
-// reads what can be recovered, and says what was lost (wtfLost).
+// binary reader, which reports what is wrong). A file whose last chunk is
+// torn is read as far as it goes (WithRecovery), whatever its container
+// (binary, JSON text cut short, legacy file cut inside a record): every
+// command reads what can be recovered, and says what was lost (wtfLost).
 func wtfSource(in *input) (*wtfcff.Reader, func() error, error) {
 	rc, err := in.Reader()
 	if err != nil {
@@ -39,6 +39,14 @@ func wtfSource(in *input) (*wtfcff.Reader, func() error, error) {
 		rc.Close()
 		return nil, nil, err
 	}
+	in.wtfEvents = 0
+	in.setRecovery(func() *traceerr.Recovery {
+		if rec := wtfLost(src); rec != nil {
+			sum := rec.Summary(in.wtfEvents)
+			return &sum
+		}
+		return nil
+	})
 	return src, rc.Close, nil
 }
 
@@ -71,6 +79,7 @@ func wtfWalk(in *input, onChunk func(c *wtfcff.Chunk) error, onEvent func(e *wtf
 			continue
 		}
 		for dec.Next() {
+			in.wtfEvents++
 			if onEvent != nil {
 				if err := onEvent(dec.Event()); err != nil {
 					return dec, nil, err
@@ -93,17 +102,6 @@ func wtfLost(src *wtfcff.Reader) *wtfcff.Recovery {
 		return rec
 	}
 	return nil
-}
-
-// wtfWarnings receives what a torn input lost when dump and convert read it
-// (their output goes to stdout or a file, which stays parseable); tests
-// replace it.
-var wtfWarnings io.Writer = os.Stderr
-
-func wtfWarn(rec *wtfcff.Recovery) {
-	if rec != nil {
-		fmt.Fprintf(wtfWarnings, "tracecat: warning: recovered a torn file: %s\n", rec)
-	}
 }
 
 // wtfValidate reads every chunk and event; like the reference's warnings, the
@@ -235,7 +233,7 @@ func wtfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return dumpEventsJSON(in, w, o)
 	}
 	var b []byte
-	_, rec, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
+	_, _, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
 		if o.Type != "" && e.Name() != o.Type {
 			return nil
 		}
@@ -268,7 +266,6 @@ func wtfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		_, err := w.Write(b)
 		return err
 	})
-	wtfWarn(rec)
 	return err
 }
 
@@ -375,22 +372,30 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	}
 	for src.Next() {
 		c := src.Chunk()
-		if src.Kind() == wtfcff.KindBinary && to != "json-events" {
+		if src.Kind() != wtfcff.KindLegacy && to != "json-events" {
 			// The decoder follows the definitions and zones so that a torn
-			// last chunk can be cut after its last whole record and written
-			// out. Chunks are still copied as they are: an error in their
-			// events does not stop the conversion.
+			// last chunk (binary or JSON) can be cut after its last whole
+			// record and written out. Chunks are still copied as they are:
+			// an error in their events does not stop the conversion. (A
+			// legacy chunk is re-encoded by write, whose decoding drops a
+			// cut record.)
 			if c.Torn {
 				if err := wtfcff.TrimTorn(c, dec); err != nil {
 					return err
 				}
+				in.wtfEvents += int64(src.Recovery().SalvagedEvents)
 			} else if dec.SetChunk(c) {
 				for dec.Next() {
+					in.wtfEvents++
 				}
 			}
 		}
 		if err := write(c); err != nil {
 			return err
+		}
+		if src.Kind() == wtfcff.KindLegacy && c.Type == wtfcff.ChunkEventData {
+			// write decoded the legacy records (WithRecovery counts them).
+			in.wtfEvents += int64(src.Recovery().SalvagedEvents)
 		}
 	}
 	if err := src.Err(); err != nil {
@@ -399,7 +404,6 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	if err := finish(); err != nil {
 		return err
 	}
-	wtfWarn(wtfLost(src))
 	return nil
 }
 
@@ -407,19 +411,9 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 // chrome.go): one thread per zone, scopes as B/E slices whose E is named (data
 // appended to a scope in its E's arguments), time ranges as async b/e slices,
 // other events as instants with their arguments. A torn file is read as far as
-// it goes, with a warning saying what was lost.
+// it goes (the recovery line says what was lost).
 func wtfToChrome(in *input, out io.Writer) error {
-	var lost *wtfcff.Recovery
-	err := writeChrome(in, out, nil, func(r *events.Reader) []byte {
-		if src, ok := r.Underlying().(*wtfcff.Reader); ok {
-			lost = wtfLost(src)
-		}
-		return nil
-	})
-	if err == nil {
-		wtfWarn(lost)
-	}
-	return err
+	return writeChrome(in, out, nil, nil)
 }
 
 // wtfSample writes a small trace: two zones, nested scopes with arguments,

@@ -63,6 +63,15 @@ defines. Prints "ok" (with a short summary, and what was recovered if the file h
 be recovered, e.g. an ATF file without its footer) and exits 0, or prints
 "PATH: offset N: what is wrong" on standard error and exits 1.
 
+A damaged or unfinished input adds one line on standard error, the same in
+validate, stats, dump and convert for every format: "PATH: recovery: read N UNITS in
+B bytes; lost L bytes and M UNITS from offset O: why" (the UNITS are events, CDT
+ticks, CTF packets or fragments; "an unknown number" when the format cannot count
+them; notes on lenient readings follow). An ATF file or session recovered after a
+crash and CTF metadata read leniently exit 0; a CDT trace without footer, a cut or
+corrupted dial9 stream and a torn WTF file exit 1 (stats, dump and convert read
+what was recovered).
+
 --strict fails (exit 1) on what the default reads leniently: files recovered
 without their footer, torn or truncated records, trailing bytes, and the other
 problems a format reports; each "PATH: strict: …" line says what was lost.
@@ -84,6 +93,8 @@ are in the trace's own clock: ns for ATF and dial9, µs for WTF, tick index for 
 Every event format (cdt, dial9, atf, wtf) also has events, first_ns and last_ns (the
 first and last timed event in stream order), min_ns and max_ns, read through the
 event layer (ns on the trace's clock); ratios are rounded to two decimals.
+Every format has "recovery": what a damaged input lost (see validate), null (or
+"-") for a clean one.
 
 Many paths and folders (walked as for detect) are read in parallel: one block (or,
 with --json, one object with "path" first) per input, then a summary

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 var errBrokenPipe = syscall.EPIPE
@@ -30,6 +32,12 @@ type input struct {
 	// ctx, when set, makes every read fail once it is cancelled (an
 	// interrupt), so loops over the input end promptly.
 	ctx context.Context
+	// recovery gives the summary of what the input's last reader recovered
+	// (see setRecovery).
+	recovery func() *traceerr.Recovery
+	// wtfEvents counts the events a WTF reader of this input decoded, for
+	// its recovery summary.
+	wtfEvents int64
 }
 
 func newInput(path string, stdin io.Reader) (*input, error) {

@@ -313,7 +313,11 @@ func (c *cli) cmdValidate(args []string) int {
 		}
 		summary, problems, losses, err := validateInput(in, f, *strict)
 		if err != nil {
-			return result{out: j.path + ": " + errText(err), invalid: true, format: f.name}
+			out := j.path + ": " + errText(err)
+			if l := recoveryLine(j.path, in); l != "" {
+				out += "\n" + l
+			}
+			return result{out: out, invalid: true, format: f.name}
 		}
 		if len(losses) > 0 {
 			return result{out: j.path + ": strict: " + strings.Join(losses, "; "), invalid: true, format: f.name}
@@ -324,6 +328,9 @@ func (c *cli) cmdValidate(args []string) int {
 		}
 		for _, p := range problems {
 			line += "\n" + j.path + ": warning: " + p
+		}
+		if l := recoveryLine(j.path, in); l != "" {
+			line += "\n" + l
 		}
 		return result{out: line, format: f.name}
 	}, func(_ job, r result) {
@@ -345,7 +352,9 @@ func (c *cli) validateOne(path string, strict bool) int {
 	}
 	summary, problems, losses, err := validateInput(in, f, strict)
 	if err != nil {
-		return c.fail(path, err)
+		code := c.fail(path, err)
+		printRecovery(c.stderr, path, in)
+		return code
 	}
 	if len(losses) > 0 {
 		for _, l := range losses {
@@ -356,6 +365,7 @@ func (c *cli) validateOne(path string, strict bool) int {
 	for _, p := range problems {
 		fmt.Fprintf(c.stderr, "%s: warning: %s\n", path, p)
 	}
+	printRecovery(c.stderr, path, in)
 	if summary != "" {
 		fmt.Fprintf(c.stdout, "ok (%s)\n", summary)
 	} else {
@@ -379,8 +389,11 @@ func (c *cli) cmdStats(args []string) int {
 		}
 		st, err := statsOf(in, f)
 		if err != nil {
-			return c.fail(pos[0], err)
+			code := c.fail(pos[0], err)
+			printRecovery(c.stderr, pos[0], in)
+			return code
 		}
+		printRecovery(c.stderr, pos[0], in)
 		if *asJSON {
 			b, err := st.MarshalJSON()
 			if err != nil {
@@ -443,6 +456,7 @@ func statsOf(in *input, f *format) (statList, error) {
 	if err != nil {
 		return nil, err
 	}
+	st = st.merge(statList{recoveryStat(in)})
 	return append(statList{{"format", f.name}}, st...), nil
 }
 
@@ -490,6 +504,7 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 	if ferr := w.Flush(); err == nil && ferr != nil && !errors.Is(ferr, errBrokenPipe) {
 		err = ferr
 	}
+	printRecovery(c.stderr, pos[0], in)
 	if err != nil {
 		return c.fail(pos[0], err)
 	}
@@ -592,6 +607,7 @@ func (c *cli) cmdConvert(args []string) int {
 	if cerr := commit(err == nil); err == nil {
 		err = cerr
 	}
+	printRecovery(c.stderr, pos[0], in)
 	if err != nil {
 		return c.fail(pos[0], err)
 	}

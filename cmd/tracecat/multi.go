@@ -16,9 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tracecodec/tracecodec/cdt"
 	"github.com/tracecodec/tracecodec/internal/ferr"
-	"github.com/tracecodec/tracecodec/wtfcff"
 )
 
 // job is one input found among the arguments.
@@ -248,25 +246,11 @@ func validateInput(in *input, f *format, strict bool) (summary string, problems,
 		return summary, problems, nil, err
 	}
 	losses = append(losses, problems...)
-	switch f.name {
-	case "ctf":
-		if m, err := ctfLoad(in); err == nil {
-			losses = append(losses, m.warnings()...) // trailing bytes, missing padding, lenient readings
-		}
-	default:
-		if r, err := openEvents(in); err == nil {
-			for r.Next() {
-			}
-			if r.Err() == nil && r.Recovered() {
-				switch u := r.Underlying().(type) {
-				case *cdt.File:
-					losses = append(losses, cdtRecoveryNote(u.Recovery()))
-				case *wtfcff.Reader:
-					losses = append(losses, "recovered a torn file: "+u.Recovery().String())
-				} // ATF's recoveries are among its problems
-			}
-			r.Close()
-		}
+	// What the format's reader recovered: the uniform line every command
+	// prints (trailing bytes, lenient readings, a cut stream, a torn chunk,
+	// a trace without footer).
+	if r := in.Recovery(); r != nil {
+		losses = append(losses, "recovery: "+r.String())
 	}
 	return summary, problems, losses, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 func newBufferedFile(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 256<<10) }
@@ -47,6 +49,8 @@ func (s statList) writeText(w io.Writer) {
 			fmt.Fprintf(w, "%s: %s\n", kv.Key, v)
 		case nil:
 			fmt.Fprintf(w, "%s: -\n", kv.Key)
+		case *traceerr.Recovery:
+			fmt.Fprintf(w, "%s: %s\n", kv.Key, v)
 		default:
 			b, err := json.Marshal(v)
 			if err != nil {

@@ -2,6 +2,7 @@ package checksum
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
@@ -118,5 +119,112 @@ func FuzzBlake2b64(f *testing.F) {
 		if got := h.Sum64(); got != want {
 			t.Fatalf("len %d split %d: %#x, x/crypto %#x", len(p), s, got, want)
 		}
+	})
+}
+
+// sumsCheck runs Sums on ps and compares every result with x/crypto.
+func sumsCheck(t *testing.T, h *Blake2b64, ps [][]byte, what string) {
+	t.Helper()
+	sums := make([]uint64, len(ps))
+	h.Sums(ps, sums)
+	for i, p := range ps {
+		if want := refSum(t, p); sums[i] != want {
+			t.Fatalf("%s: input %d of %d (len %d): Sums = %#x, x/crypto %#x", what, i, len(ps), len(p), sums[i], want)
+		}
+	}
+}
+
+// TestSumsMatchesXCrypto checks the multi-lane hashing on every length
+// 0..4096 in each lane, with a different length in every other lane (so
+// that the lanes share different numbers of whole blocks and finish in the
+// one-message function at different points), unaligned inputs, every group
+// size 1..8 and groups of more than eight. Where the CPU has no AVX-512 (and
+// under -tags purego) the multi-lane bookkeeping runs on the Go function.
+func TestSumsMatchesXCrypto(t *testing.T) {
+	for _, lanes := range []int{Lanes, 8} {
+		t.Run(fmt.Sprintf("lanes=%d", lanes), func(t *testing.T) {
+			defer func(l int) { Lanes = l }(Lanes)
+			Lanes = lanes
+			data := testData(4096+64*17, 7)
+			h := NewBlake2b64()
+			ps := make([][]byte, 8)
+			for n := 0; n <= 4096; n++ {
+				for l := range ps {
+					m := n
+					if l > 0 { // other lanes: lengths around and far from n
+						m = (n + 613*l + (l%3)*n/2) % 4097
+					}
+					off := (l * 5) % 64
+					ps[l] = data[off : off+m]
+				}
+				k := 2 + n%7 // group sizes 2..8
+				sumsCheck(t, h, ps[:k], fmt.Sprintf("n %d", n))
+			}
+			var many [][]byte
+			for i := range 17 {
+				many = append(many, data[i:i+1000+250*i])
+			}
+			sumsCheck(t, h, many, "17 inputs")
+			// three inputs that drop out of the eight-lane passes one by
+			// one (after 10 and 30 blocks), the last with 20 blocks alone
+			big := testData(60*BlockSize, 14)
+			three := [][]byte{big[:10*BlockSize+1], big[1 : 1+30*BlockSize+5], big[2 : 2+50*BlockSize+7]}
+			sumsCheck(t, h, three, "three lengths")
+			sumsCheck(t, h, many[:1], "1 input")
+			sumsCheck(t, h, nil, "no input")
+		})
+	}
+}
+
+// TestBlocks8MatchesOneMessage compares the eight-lane compression function
+// with the one-message one from a random state and counter.
+func TestBlocks8MatchesOneMessage(t *testing.T) {
+	data := testData(8*40*BlockSize, 8)
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, n := range []int{1, 2, 5, 40} {
+		var h, want [8][8]uint64
+		for w := range h {
+			for l := range h[w] {
+				h[w][l] = r.Uint64()
+			}
+		}
+		want = h
+		c0 := r.Uint64() >> 1
+		var ptr [8]*byte
+		for l := range ptr {
+			ptr[l] = &data[l*40*BlockSize]
+		}
+		blocks8(&h, c0, &ptr, n)
+		blocks8Generic(&want, c0, &ptr, n)
+		if h != want {
+			t.Fatalf("%d blocks: eight-lane state differs from one lane at a time", n)
+		}
+	}
+}
+
+// FuzzSums compares the digests of up to eight parts of arbitrary input,
+// hashed together by Sums, with x/crypto.
+func FuzzSums(f *testing.F) {
+	f.Add(testData(3000, 10), []byte{0, 200, 255, 17, 90})
+	f.Add(testData(9000, 11), []byte{1, 2, 3, 4, 5, 6, 7, 8, 9})
+	h := NewBlake2b64()
+	f.Fuzz(func(t *testing.T, p []byte, cuts []byte) {
+		defer func(l int) { Lanes = l }(Lanes)
+		Lanes = 8
+		var ps [][]byte
+		for i, c := range cuts {
+			if i == 12 {
+				break
+			}
+			// lane i hashes a window of p starting at c and of a length
+			// derived from the next cut
+			start := int(c) % (len(p) + 1)
+			n := len(p) - start
+			if i+1 < len(cuts) {
+				n = min(n, int(cuts[i+1])*29)
+			}
+			ps = append(ps, p[start:start+n])
+		}
+		sumsCheck(t, h, ps, "fuzz")
 	})
 }

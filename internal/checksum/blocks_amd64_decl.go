@@ -10,3 +10,12 @@ package checksum
 //
 //go:noescape
 func blocksAMD64(h *[8]uint64, c *[2]uint64, flag uint64, p []byte)
+
+// blocks8AVX512 compresses n 128-byte blocks of each of eight messages
+// (lane L from p[L]) into h, where h[w][L] is word w of lane L's state;
+// c0 is the byte count of every lane before the first block (128 is
+// added per block, the high half of the counter stays 0). The blocks are
+// never final ones.
+//
+//go:noescape
+func blocks8AVX512(h *[8][8]uint64, c0 uint64, p *[8]*byte, n int)

@@ -13,13 +13,18 @@
 // message is a serial chain of G steps: vector code adds shuffles and
 // message gathers to that chain, and golang.org/x/crypto/blake2b's AVX2
 // version hashes about half as fast as this one on the project's machines
-// (see BenchmarkBlake2b64). Tests compare both functions with x/crypto on
-// every length up to 4 KiB and under fuzzing.
+// (see BenchmarkBlake2b64). Where the CPU has AVX-512, Sums hashes up to
+// eight inputs at once with a generated eight-lane function (one message per
+// 64-bit vector lane), ≈4.5 times the bytes per second of one message at a
+// time (BenchmarkBlake2b64Sums). Tests compare every function with x/crypto
+// on every length up to 4 KiB (for Sums in every lane, each lane with its own
+// length) and under fuzzing.
 package checksum
 
 import (
 	"hash/crc32"
 	"math/bits"
+	"unsafe"
 )
 
 // CRC32 accumulates the IEEE CRC-32 of a section fed in pieces. The zero value is
@@ -81,6 +86,12 @@ func NewBlake2b64() *Blake2b64 {
 // incremental state: afterwards the hasher is as after Reset.
 func (b *Blake2b64) Sum(p []byte) uint64 {
 	b.Reset()
+	return b.sumRest(p)
+}
+
+// sumRest finishes a one-shot digest whose state holds everything before p
+// (whole blocks only) and resets the hasher.
+func (b *Blake2b64) sumRest(p []byte) uint64 {
 	if len(p) > BlockSize {
 		n := (len(p) - 1) &^ (BlockSize - 1) // keep 1..128 bytes for the final block
 		blocks(&b.h, &b.c, 0, p[:n])
@@ -134,4 +145,110 @@ func (b *Blake2b64) Sum64() uint64 {
 	c[1] -= borrow
 	blocks(&h, &c, ^uint64(0), last[:])
 	return h[0]
+}
+
+// Lanes is the number of inputs Sums hashes at once on this machine:
+// MaxLanes where the CPU has AVX-512 (amd64 builds without the purego tag),
+// else 1.
+var Lanes = lanes()
+
+// MaxLanes is the largest value Lanes takes.
+const MaxLanes = 8
+
+// minShared is the number of whole blocks an input must have left to take
+// part in a pass of the multi-lane function.
+const minShared = 4
+
+// Sums sets sums[i] to the BLAKE2b-64 of ps[i] (as Sum does) for every i
+// < len(ps); len(sums) must be at least len(ps). Where Lanes is 8, up to eight
+// inputs are hashed together, one in each 64-bit lane of the vector
+// registers (see sums8), the final block and whatever is too short to share
+// a pass with another input by the one-message function. On the project's
+// machines that hashes about 4.5 times as many bytes per second as Sum on
+// each input, whose one message is a serial chain of steps. Sums discards
+// any incremental state, as Sum does; it allocates nothing.
+func (b *Blake2b64) Sums(ps [][]byte, sums []uint64) {
+	_ = sums[:len(ps)]
+	for len(ps) > 0 {
+		k := min(Lanes, len(ps))
+		if k < 2 {
+			sums[0] = b.Sum(ps[0])
+		} else {
+			b.sums8(ps[:k], sums[:k])
+		}
+		ps, sums = ps[k:], sums[k:]
+	}
+}
+
+// sums8 hashes 2..8 inputs. Passes of the eight-lane function run the whole
+// blocks (before each input's final one) that all inputs still have; an
+// input that has none left drops out, and the others go on in the next pass
+// while at least two remain with minShared blocks each. The rest of every
+// input goes through the one-message function.
+func (b *Blake2b64) sums8(ps [][]byte, sums []uint64) {
+	var st [8][8]uint64 // chaining value of each input
+	var done [8]int     // whole blocks hashed of each input
+	b.Reset()
+	for i := range ps {
+		st[i] = b.h
+	}
+	var h [8][8]uint64
+	var ptr [8]*byte
+	var act [8]int
+	for {
+		// the inputs with whole blocks left, and how many all of them have
+		na, shared := 0, 0
+		for i, p := range ps {
+			left := 0
+			if len(p) > 0 {
+				left = (len(p)-1)/BlockSize - done[i] // keep the final block for the tail
+			}
+			if left >= minShared {
+				if na == 0 || left < shared {
+					shared = left
+				}
+				act[na] = i
+				na++
+			}
+		}
+		if na < 2 {
+			break
+		}
+		for l := range 8 {
+			i := act[l%na] // spare lanes repeat an input, their result unused
+			for w := range h {
+				h[w][l] = st[i][w]
+			}
+			ptr[l] = &ps[i][done[i]*BlockSize]
+		}
+		// every active input has hashed the same number of blocks: those
+		// that dropped out of an earlier pass are not active any more
+		blocks8(&h, uint64(done[act[0]])*BlockSize, &ptr, shared)
+		for l, i := range act[:na] {
+			for w := range h {
+				st[i][w] = h[w][l]
+			}
+			done[i] += shared
+		}
+	}
+	for i, p := range ps {
+		b.h = st[i]
+		b.c = [2]uint64{uint64(done[i]) * BlockSize, 0}
+		sums[i] = b.sumRest(p[done[i]*BlockSize:])
+	}
+}
+
+// blocks8Generic is blocks8 one lane at a time with the one-message function.
+func blocks8Generic(h *[8][8]uint64, c0 uint64, p *[8]*byte, n int) {
+	for l := range p {
+		var hl [8]uint64
+		for w := range hl {
+			hl[w] = h[w][l]
+		}
+		c := [2]uint64{c0, 0}
+		blocks(&hl, &c, 0, unsafe.Slice(p[l], n*BlockSize))
+		for w := range hl {
+			h[w][l] = hl[w]
+		}
+	}
 }

@@ -77,6 +77,11 @@ func Check(line []byte) (Line, error) {
 	if len(l.Record) == 0 && l.Kind == "begin" {
 		return l, nil // a begin left open at the end by pairing has no record
 	}
+	if l.Format == "atf" {
+		if err := checkATFArgs(l.Args); err != nil {
+			return l, fmt.Errorf("%v: %.200s", err, line)
+		}
+	}
 	if len(l.Record) != len(want) {
 		return l, fmt.Errorf("record keys %v, want %v", l.Record, want)
 	}
@@ -126,4 +131,48 @@ func topLevelKeys(line []byte) ([]string, bool) {
 		}
 	}
 	return keys, depth == 0
+}
+
+// checkATFArgs verifies an ATF event's arguments: function_id and depth
+// (numbers), and for an event linked to a detail record detail_type (a
+// string) and detail (the payload as a string of hex digits, or null with
+// detail_type when the record could not be read).
+func checkATFArgs(args map[string]json.RawMessage) error {
+	for _, k := range []string{"function_id", "depth"} {
+		var n uint64
+		if err := json.Unmarshal(args[k], &n); err != nil {
+			return fmt.Errorf("atf args.%s: %v", k, err)
+		}
+	}
+	switch len(args) {
+	case 2:
+		return nil
+	case 4:
+		typ, payload := args["detail_type"], args["detail"]
+		if typ == nil || payload == nil {
+			return fmt.Errorf("atf args %v: want detail_type and detail", keysOf(args))
+		}
+		if string(typ) == "null" && string(payload) == "null" {
+			return nil
+		}
+		var t, p string
+		if json.Unmarshal(typ, &t) != nil || json.Unmarshal(payload, &p) != nil || t == "" {
+			return fmt.Errorf("atf detail_type %s, detail %.40s: want strings", typ, payload)
+		}
+		for _, c := range p {
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return fmt.Errorf("atf detail %.40s: not lower-case hex", payload)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("atf args %v: want function_id, depth [, detail_type, detail]", keysOf(args))
+}
+
+func keysOf(m map[string]json.RawMessage) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
 }

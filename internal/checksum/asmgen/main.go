@@ -1,5 +1,7 @@
-// Command asmgen writes blocks_amd64.s, the BLAKE2b compression function of
-// package checksum in amd64 assembly, with avo (github.com/mmcloughlin/avo).
+// Command asmgen writes blocks_amd64.s, the BLAKE2b compression functions of
+// package checksum in amd64 assembly, with avo (github.com/mmcloughlin/avo):
+// the scalar one-message function described here, and an eight-lane AVX-512
+// one (see avx512x8).
 // It is its own module so that the tracecodec module does not depend on avo.
 // Run it through go generate in internal/checksum.
 //
@@ -247,5 +249,6 @@ func main() {
 	MOVQ(RBX, Mem{Base: RAX, Disp: 8})
 	RET()
 
+	avx512x8()
 	Generate()
 }

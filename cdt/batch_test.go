@@ -1,0 +1,92 @@
+package cdt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/checksum"
+)
+
+// TestIterBatchErrorsInOrder spoils chunks of a 20-chunk trace at different
+// places of the sequential iterator's read-ahead batch (its first, middle and
+// last chunk, the next batch) and checks that every row before the spoiled
+// chunk is delivered, then the error of the first spoiled chunk in file
+// order, at its offset — with the batch as wide as this machine's
+// checksum.Lanes and one chunk wide, as without AVX-512.
+func TestIterBatchErrorsInOrder(t *testing.T) {
+	data := writeTicks(t, testMeta, 60, WithChunkTicks(3))
+	blocks := openBytes(t, data).Footer().Blocks
+	if len(blocks) != 20 {
+		t.Fatalf("%d chunks", len(blocks))
+	}
+	badSum := func(b []byte, k int) { b[blocks[k].FileOffset+24] ^= 1 }
+	badFrame := func(b []byte, k int) { b[blocks[k].FileOffset+ChunkHeaderSize] ^= 0xff }
+	type spoil struct {
+		fn func([]byte, int)
+		k  int
+	}
+	cases := []struct {
+		name   string
+		spoils []spoil
+		first  int // chunk whose error is reported
+		want   error
+		off    int64 // error offset from that chunk's start
+	}{
+		{"checksum of chunk 0", []spoil{{badSum, 0}}, 0, ErrChecksum, 24},
+		{"checksum of chunk 5", []spoil{{badSum, 5}}, 5, ErrChecksum, 24},
+		{"checksum of chunk 7", []spoil{{badSum, 7}}, 7, ErrChecksum, 24},
+		{"checksum of chunk 8", []spoil{{badSum, 8}}, 8, ErrChecksum, 24},
+		{"checksum of chunk 19", []spoil{{badSum, 19}}, 19, ErrChecksum, 24},
+		{"frame of chunk 3", []spoil{{badFrame, 3}}, 3, ErrCorrupt, ChunkHeaderSize},
+		{"checksum 2, frame 4", []spoil{{badSum, 2}, {badFrame, 4}}, 2, ErrChecksum, 24},
+		{"frame 2, checksum 4", []spoil{{badFrame, 2}, {badSum, 4}}, 2, ErrCorrupt, ChunkHeaderSize},
+		{"checksums 6 and 1", []spoil{{badSum, 6}, {badSum, 1}}, 1, ErrChecksum, 24},
+	}
+	defer func(l int) { checksum.Lanes = l }(checksum.Lanes)
+	for _, lanes := range []int{checksum.Lanes, 1} {
+		checksum.Lanes = lanes
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s/lanes=%d", c.name, lanes), func(t *testing.T) {
+				b := bytes.Clone(data)
+				for _, s := range c.spoils {
+					s.fn(b, s.k)
+				}
+				f := openBytes(t, b)
+				it := f.Iter(math.MinInt64, math.MaxInt64)
+				var n int64
+				for it.Next() {
+					if it.Row().Tick != n {
+						t.Fatalf("row %d has tick %d", n, it.Row().Tick)
+					}
+					n++
+				}
+				if want := int64(3 * c.first); n != want {
+					t.Fatalf("%d rows before the error, want %d", n, want)
+				}
+				err := it.Err()
+				var fe *FormatError
+				if !errors.Is(err, c.want) || !errors.As(err, &fe) || fe.Offset != blocks[c.first].FileOffset+c.off {
+					t.Fatalf("error %v, want %v at offset %d", err, c.want, blocks[c.first].FileOffset+c.off)
+				}
+				var nb int
+				var rawErr error
+				for blk, err := range f.RawBlocks(math.MinInt64, math.MaxInt64) {
+					if err != nil {
+						rawErr = err
+						break
+					}
+					if blk.Index != nb {
+						t.Fatalf("RawBlocks: block %d has index %d", nb, blk.Index)
+					}
+					nb++
+				}
+				if nb != c.first || !errors.Is(rawErr, c.want) {
+					t.Fatalf("RawBlocks: %d blocks then %v, want %d then %v", nb, rawErr, c.first, c.want)
+				}
+			})
+		}
+	}
+}

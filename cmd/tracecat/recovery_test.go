@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/atf"
+	"github.com/tracecodec/tracecodec/cdt"
+)
+
+// damagedSample writes format's sample and damages it as a crash, a cut
+// copy or a lenient writer would: it returns the damaged file's path.
+func damagedSample(t *testing.T, dir, format string) string {
+	t.Helper()
+	full := filepath.Join(dir, sampleName[format])
+	if code, _, e := run(t, nil, "sample", format, full); code != exitOK {
+		t.Fatal(e)
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch format {
+	case "cdt": // killed while writing its third chunk
+		f, err := cdt.OpenBytes(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = data[:f.Footer().Blocks[2].FileOffset+100]
+		f.Close()
+	case "dial9": // cut inside its last event frame
+		data = data[:len(data)-3]
+	case "wtf": // the last chunk torn
+		data = data[:len(data)-101]
+	case "atf": // killed mid-event: no footer, 7 bytes of a torn event
+		data = data[:atf.HeaderSize+2*atf.IndexEventSize+7]
+	case "ctf": // 5 trailing bytes after the last packet
+		data = append(data, 1, 2, 3, 4, 5)
+	}
+	p := filepath.Join(dir, "damaged-"+sampleName[format])
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var recoveryLineRE = regexp.MustCompile(`(?m)^(.*): recovery: (read .*)$`)
+
+// TestRecoveryLineEveryFormatEveryCommand: for a damaged input of every
+// format, validate, stats, dump and convert print the same recovery line on
+// standard error (what was read, what was lost, where, why), stats --json
+// has the same summary as its "recovery" object, and validate --strict
+// fails saying it.
+func TestRecoveryLineEveryFormatEveryCommand(t *testing.T) {
+	cases := []struct {
+		format   string
+		validate int    // validate's exit code without --strict
+		unit     string // the summary's unit
+		want     string // in the line
+		to       string // a convert target
+	}{
+		{"cdt", exitInvalid, "ticks", "read 32 ticks in ", "chrome"},
+		{"dial9", exitInvalid, "events", "and 1 event from offset", "chrome"},
+		{"wtf", exitInvalid, "events", "wtfcff: offset", "json"},
+		{"atf", exitOK, "events", "read 2 events in 128 bytes; lost 7 bytes and an unknown number of events from offset 128: atf: ", "chrome"},
+		{"ctf", exitOK, "fragments", "; lost 5 bytes and an unknown number of fragments from offset 2560: ctf2meta: offset 2560: 5 trailing byte(s)", "plain"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.format, func(t *testing.T) {
+			dir := t.TempDir()
+			p := damagedSample(t, dir, tc.format)
+			var line string
+			check := func(cmd string, code, wantCode int, errOut string) {
+				t.Helper()
+				if code != wantCode {
+					t.Fatalf("%s: exit %d, want %d: %s", cmd, code, wantCode, errOut)
+				}
+				m := recoveryLineRE.FindStringSubmatch(errOut)
+				if m == nil || m[1] != p || !strings.Contains(m[2], tc.want) {
+					t.Fatalf("%s: no recovery line with %q in %q", cmd, tc.want, errOut)
+				}
+				if line == "" {
+					line = m[2]
+				} else if m[2] != line {
+					t.Fatalf("%s: recovery line\n%s\ndiffers from\n%s", cmd, m[2], line)
+				}
+			}
+			code, _, errOut := run(t, nil, "validate", p)
+			check("validate", code, tc.validate, errOut)
+			code, out, errOut := run(t, nil, "stats", p)
+			check("stats", code, exitOK, errOut)
+			if !strings.Contains(out, "recovery: "+line+"\n") {
+				t.Errorf("stats text has no recovery key: %s", out)
+			}
+			code, out, errOut = run(t, nil, "stats", "--json", p)
+			check("stats --json", code, exitOK, errOut)
+			var st struct {
+				Recovery struct {
+					Format, Unit string
+					Read         float64
+					Clean        bool
+					Reason       string
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &st); err != nil || st.Recovery.Unit != tc.unit || st.Recovery.Clean || st.Recovery.Read <= 0 ||
+				!strings.Contains(line, st.Recovery.Reason) || st.Recovery.Reason == "" {
+				t.Errorf("stats --json recovery: %+v (%v) in %s", st.Recovery, err, out)
+			}
+			code, _, errOut = run(t, nil, "dump", p)
+			check("dump", code, exitOK, errOut)
+			code, _, errOut = run(t, nil, "dump", "--json", p)
+			check("dump --json", code, exitOK, errOut)
+			code, _, errOut = run(t, nil, "convert", "--to", tc.to, p, filepath.Join(dir, "out"))
+			check("convert", code, exitOK, errOut)
+			code, _, errOut = run(t, nil, "validate", "--strict", p)
+			// Formats whose validate already fails on the damage fail the
+			// same way; the others fail with "strict: recovery: LINE".
+			if code != exitInvalid || !strings.Contains(errOut, line) || tc.validate == exitOK && !strings.Contains(errOut, p+": strict: recovery: "+line) {
+				t.Errorf("validate --strict: exit %d: %s", code, errOut)
+			}
+			// The undamaged sample prints no recovery line anywhere.
+			full := filepath.Join(dir, sampleName[tc.format])
+			for _, args := range [][]string{{"validate", full}, {"stats", "--json", full}, {"dump", full}} {
+				code, out, errOut := run(t, nil, args...)
+				if code != exitOK || strings.Contains(errOut, "recovery:") || args[0] == "stats" && !strings.Contains(out, `"recovery":null`) {
+					t.Errorf("%v: exit %d, %s %s", args, code, out, errOut)
+				}
+			}
+			t.Logf("%s: %s", tc.format, line)
+		})
+	}
+}
+
+// With many inputs, validate and stats print the recovery line of each
+// damaged one in its result.
+func TestRecoveryLineManyInputs(t *testing.T) {
+	dir := t.TempDir()
+	a := damagedSample(t, dir, "atf")
+	c := damagedSample(t, dir, "ctf")
+	code, out, _ := run(t, nil, "validate", a, c)
+	if code != exitOK || !strings.Contains(out, a+": recovery: read 2 events") || !strings.Contains(out, c+": recovery: read 6 fragments") {
+		t.Errorf("validate: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, nil, "stats", "--json", a, c)
+	if code != exitOK || strings.Count(out, `"recovery":{"format":`) != 2 {
+		t.Errorf("stats --json: exit %d\n%s", code, out)
+	}
+}
+
+// export prints the recovery line of every damaged input it exported, the
+// same line dump prints.
+func TestRecoveryLineExport(t *testing.T) {
+	dir := t.TempDir()
+	var ins []string
+	lines := map[string]string{}
+	for _, f := range []string{"dial9", "cdt", "wtf"} {
+		p := damagedSample(t, dir, f)
+		ins = append(ins, p)
+		_, _, errOut := run(t, nil, "dump", p)
+		m := recoveryLineRE.FindStringSubmatch(errOut)
+		if m == nil {
+			t.Fatalf("%s: dump prints no recovery line: %s", f, errOut)
+		}
+		lines[p] = m[0]
+	}
+	code, _, errOut := run(t, nil, append(append([]string{"export", "--to", "parquet"}, ins...), filepath.Join(dir, "out"))...)
+	if code != exitOK {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	for _, l := range lines {
+		if !strings.Contains(errOut, l+"\n") {
+			t.Errorf("export: no line %q in %s", l, errOut)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package events
+
+import (
+	"github.com/tracecodec/tracecodec/atf"
+	"github.com/tracecodec/tracecodec/traceerr"
+)
+
+// Recovery returns the uniform summary (traceerr.Recovery) of what the
+// codec read from a damaged or unfinished input, what it lost and why, or
+// nil for a clean input. Call it once Next has returned false without
+// error: a dial9 stream (read with dial9.WithRecovery) and a torn WTF file
+// are known to be damaged only at their end.
+//
+//   - CDT: cdt.Recovery.Summary of a trace read by a forward scan (unit
+//     "ticks").
+//   - dial9: dial9.Recovery.Summary of a stream cut or corrupted mid-frame:
+//     every event before the bad frame was delivered, Err is nil.
+//   - ATF: atf.Summarize of Session.Check, the report tracecat validate
+//     gives: what opening the files found (no footer, bytes dropped, header
+//     lies, threads left out) and the links walked (dangling links,
+//     orphaned and broken detail records). The first call reads the detail
+//     files' link fields once more.
+//   - WTF: the torn last chunk of a binary file (wtfcff.Recovery): Read
+//     counts the events delivered, ReadBytes the complete chunks,
+//     LostBytes and Lost what the torn chunk lost (Lost -1 when only a
+//     range is known).
+func (r *Reader) Recovery() *traceerr.Recovery {
+	var s traceerr.Recovery
+	switch src := r.src.(type) {
+	case *cdtSource:
+		rep := src.rd.Recovery()
+		if rep == nil {
+			return nil
+		}
+		s = rep.Summary()
+	case *dial9Source:
+		rep := src.dec.Recovery()
+		if rep == nil {
+			return nil
+		}
+		s = rep.Summary()
+	case *atfSource:
+		// Check, as tracecat validate does: the links are walked, so the
+		// summary counts dangling links and orphaned detail records too.
+		ps, err := src.session.Check()
+		if len(ps) == 0 && err == nil {
+			return nil
+		}
+		s = atf.Summarize(ps, atfEvents(src.session), atfBytes(src.session))
+		if err != nil {
+			s.Notes = append(s.Notes, "links not walked to the end: "+err.Error())
+		}
+	case *wtfSource:
+		rep := src.chunks.Recovery()
+		if rep == nil || !rep.Torn {
+			return nil
+		}
+		s = rep.Summary(src.n)
+	default:
+		return nil
+	}
+	return &s
+}
+
+// atfEvents is the number of index events of the session's threads.
+func atfEvents(s *atf.Session) uint64 {
+	var n uint64
+	for _, t := range s.Threads {
+		n += t.Index.Len()
+	}
+	return n
+}
+
+// atfBytes is the number of bytes of the session's files that were read
+// (their sizes less the bytes dropped).
+func atfBytes(s *atf.Session) int64 {
+	var n int64
+	for _, t := range s.Threads {
+		n += t.Index.Size() - t.Index.Discarded()
+		if t.Detail != nil {
+			n += t.Detail.Size() - t.Detail.Discarded()
+		}
+	}
+	return n
+}
