@@ -15,11 +15,14 @@ import (
 //     "ticks").
 //   - dial9: dial9.Recovery.Summary of a stream cut or corrupted mid-frame:
 //     every event before the bad frame was delivered, Err is nil.
-//   - ATF: atf.Summarize of Session.Check, the report tracecat validate
-//     gives: what opening the files found (no footer, bytes dropped, header
-//     lies, threads left out) and the links walked (dangling links,
-//     orphaned and broken detail records). The first call reads the detail
-//     files' link fields once more.
+//   - ATF: nil when opening the files found no problem (Session.Problems:
+//     every footer valid, headers agreeing, no thread left out); else
+//     atf.Summarize of Session.Check, the report tracecat validate gives:
+//     what opening found and the links walked (dangling links, orphaned
+//     and broken detail records), which reads the detail records' headers
+//     once more. A session whose files are all finished but whose links
+//     disagree (corruption, not a crash) is found by Session.Check or
+//     tracecat validate, not here.
 //   - WTF: the torn last chunk of a binary file (wtfcff.Recovery): Read
 //     counts the events delivered, ReadBytes the complete chunks,
 //     LostBytes and Lost what the torn chunk lost (Lost -1 when only a
@@ -40,12 +43,16 @@ func (r *Reader) Recovery() *traceerr.Recovery {
 		}
 		s = rep.Summary()
 	case *atfSource:
-		// Check, as tracecat validate does: the links are walked, so the
-		// summary counts dangling links and orphaned detail records too.
-		ps, err := src.session.Check()
-		if len(ps) == 0 && err == nil {
+		// Opening found nothing: every file has its footer and agrees
+		// with its header, so the writers finished. Otherwise Check, as
+		// tracecat validate does: the links are walked, so the summary
+		// counts dangling links and orphaned detail records too. (Walking
+		// reads every detail record's header: for a 1 GiB session ≈ 6 % of
+		// a Parquet export, not spent on sessions that opened clean.)
+		if len(src.session.Problems()) == 0 {
 			return nil
 		}
+		ps, err := src.session.Check()
 		s = atf.Summarize(ps, atfEvents(src.session), atfBytes(src.session))
 		if err != nil {
 			s.Notes = append(s.Notes, "links not walked to the end: "+err.Error())
