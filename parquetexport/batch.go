@@ -190,6 +190,47 @@ func (b *batch) reset() {
 	}
 }
 
+// presize grows the batch's columns, once they hold enough rows to tell
+// the size of a row, to the rows a row group of limit bytes will hold, so
+// that the first row group does not grow them by doubling (each doubling
+// copies the column into fresh memory; the capacity is kept by reset).
+// Argument columns that hold a value in most rows grow with them.
+func (b *batch) presize(limit int64) {
+	const minRows = 1 << 15
+	if b.rows < minRows || b.size <= 0 || b.rows > cap(b.ts)/2 {
+		return
+	}
+	// Rows are at least 32 bytes (addRow counts 56 and more).
+	est := min(limit*int64(b.rows)/b.size, limit/32)
+	n := int(est + est/8)
+	if n <= cap(b.ts) {
+		return
+	}
+	b.source, b.trackKind, b.trackID, b.trackName = growCap(b.source, n), growCap(b.trackKind, n), growCap(b.trackID, n), growCap(b.trackName, n)
+	b.ts, b.dur, b.name, b.kind, b.json = growCap(b.ts, n), growCap(b.dur, n), growCap(b.name, n), growCap(b.kind, n), growCap(b.json, n)
+	b.hasTs, b.hasDur = growCap(b.hasTs, n/64+1), growCap(b.hasDur, n/64+1)
+	b.arena = growCap(b.arena, int(int64(len(b.arena))*int64(n)/int64(b.rows)))
+	for _, c := range b.cols {
+		if c.n < b.rows/2 {
+			continue
+		}
+		if c.kind == colString || c.kind == colBytes {
+			c.strs = growCap(c.strs, n)
+		} else {
+			c.nums = growCap(c.nums, n)
+		}
+		c.bits = growCap(c.bits, n/64+1)
+	}
+}
+
+// growCap returns s with a capacity of at least n.
+func growCap[T any](s []T, n int) []T {
+	if n > cap(s) {
+		s = slices.Grow(s, n-len(s))
+	}
+	return s
+}
+
 // column returns the typed column called name, creating it with kind; ok
 // is false when the column exists with another kind (the value then goes to
 // args_json).

@@ -309,6 +309,7 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 				return n, err
 			}
 			limit = max(4<<10, w.limit()-(w.buffered()-s.b.size))
+			s.b.presize(limit)
 		}
 	}
 	if err := r.Err(); err != nil {

@@ -1,0 +1,69 @@
+package parquetexport
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/events"
+)
+
+// TestPresize: presize grows the columns of a first row group to the rows
+// its limit will hold, once, and leaves the rows as they are.
+func TestPresize(t *testing.T) {
+	dir := t.TempDir()
+	in := genDial9(t, dir, 40000)
+	o, _ := buildOptions(nil)
+	fill := func(presize bool, limit int64) *batch {
+		c := newConverter(&o)
+		b := newBatch(events.FormatDial9)
+		r, err := events.Open(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		c.start(b, events.FormatDial9, in)
+		for r.Next() {
+			c.add(r.Event())
+			if presize && b.rows&0x3fff == 0 {
+				b.presize(limit)
+			}
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	plain := fill(false, 0)
+	if plain.rows < 1<<15 {
+		t.Fatalf("%d rows, want at least %d", plain.rows, 1<<15)
+	}
+	limit := plain.size * 4
+	sized := fill(true, limit)
+	if want := int(int64(sized.rows) * limit / sized.size); cap(sized.ts) < want || cap(sized.source) < want || cap(sized.json) < want {
+		t.Errorf("capacity %d after presize, want at least %d rows", cap(sized.ts), want)
+	}
+	if cap(sized.ts) > int(limit/32)*2 {
+		t.Errorf("capacity %d beyond the limit's %d rows", cap(sized.ts), limit/32)
+	}
+	for _, c := range sized.cols {
+		if c.n >= sized.rows/2 && cap(c.nums)+cap(c.strs) < cap(sized.ts) {
+			t.Errorf("column %s: capacity %d, %d", c.name, cap(c.nums), cap(c.strs))
+		}
+	}
+	if plain.rows != sized.rows || plain.size != sized.size || !reflect.DeepEqual(plain.ts, sized.ts) ||
+		!reflect.DeepEqual(plain.json, sized.json) || !reflect.DeepEqual(plain.hasTs, sized.hasTs) || len(plain.cols) != len(sized.cols) {
+		t.Fatal("presize changed the rows")
+	}
+	for i, c := range plain.cols {
+		d := sized.cols[i]
+		if c.name != d.name || c.n != d.n || !reflect.DeepEqual(c.bits, d.bits) || !reflect.DeepEqual(c.nums, d.nums) || !reflect.DeepEqual(c.strs, d.strs) {
+			t.Errorf("column %s differs after presize", c.name)
+		}
+	}
+	// Too few rows to tell a row's size: nothing grows.
+	small := newBatch(events.FormatDial9)
+	small.presize(1 << 30)
+	if cap(small.ts) != 0 {
+		t.Errorf("presize of an empty batch: capacity %d", cap(small.ts))
+	}
+}
