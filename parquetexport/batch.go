@@ -59,23 +59,39 @@ func (c *argCol) has(r int) bool { return c.bits.has(r) }
 // slot makes row r addressable and reports whether it already holds a
 // value.
 func (c *argCol) slot(r int) bool {
-	for len(c.bits) <= r>>6 {
-		c.bits = append(c.bits, 0)
+	w := r >> 6
+	if w >= len(c.bits) {
+		c.growBits(w)
 	}
 	if c.kind == colString || c.kind == colBytes {
 		if r >= len(c.strs) {
-			c.strs = growTo(c.strs, r+1)
+			if r < cap(c.strs) {
+				c.strs = c.strs[:r+1] // slots without a value hold garbage
+			} else {
+				c.strs = growTo(c.strs, r+1)
+			}
 		}
 	} else if r >= len(c.nums) {
-		c.nums = growTo(c.nums, r+1)
+		if r < cap(c.nums) {
+			c.nums = c.nums[:r+1]
+		} else {
+			c.nums = growTo(c.nums, r+1)
+		}
 	}
 	m := uint64(1) << (uint(r) & 63)
-	if c.bits[r>>6]&m != 0 {
+	if c.bits[w]&m != 0 {
 		return true
 	}
-	c.bits[r>>6] |= m
+	c.bits[w] |= m
 	c.n++
 	return false
+}
+
+// growBits extends the bitmap with cleared words up to word w.
+func (c *argCol) growBits(w int) {
+	for len(c.bits) <= w {
+		c.bits = append(c.bits, 0)
+	}
 }
 
 func (c *argCol) setNum(r int, v uint64) {

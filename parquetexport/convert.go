@@ -69,6 +69,9 @@ type converter struct {
 	atfSeq *argCol
 	// ATF function_id and depth columns, resolved at their first value.
 	atfArgs [2]d9Field
+	// ATF detail columns ([0] of calls and others, [1] of returns): type
+	// and payload, resolved at their first value.
+	atfDetail [2][2]d9Field
 	// The dial9 reader of the input (pooled strings), nil for others.
 	d9dec *dial9.Reader
 	// dial9 schemas' plans, per input.
@@ -98,6 +101,7 @@ func (c *converter) start(b *batch, format, source string) {
 	}
 	c.atfSeq = nil
 	c.atfArgs = [2]d9Field{}
+	c.atfDetail = [2][2]d9Field{}
 	clear(c.d9Plans)
 	c.d9dec = nil
 	c.d9Slot = [cacheSlots]*d9Plan{}
@@ -630,15 +634,29 @@ func (c *converter) putATF(r int, e *events.Event, end bool) {
 		return
 	}
 	c.detail = d.Payload[:0]
-	tname, pname := "atf_detail_type", "atf_detail"
+	cols := &c.atfDetail[0]
 	if end {
-		tname, pname = "atf_end_detail_type", "atf_end_detail"
+		cols = &c.atfDetail[1]
 	}
-	if cl, ok := b.column(tname, colUint); ok && !cl.has(r) {
+	if !cols[0].done {
+		tname, pname := "atf_detail_type", "atf_detail"
+		if end {
+			tname, pname = "atf_end_detail_type", "atf_end_detail"
+		}
+		// A column of another type stays so: nil, as b.column would say.
+		if cl, ok := b.column(tname, colUint); ok {
+			cols[0].col = cl
+		}
+		if cl, ok := b.column(pname, colBytes); ok {
+			cols[1].col = cl
+		}
+		cols[0].done = true
+	}
+	if cl := cols[0].col; cl != nil && !cl.has(r) {
 		cl.setNum(r, uint64(d.Type))
 		b.size += 9
 	}
-	if cl, ok := b.column(pname, colBytes); ok && !cl.has(r) {
+	if cl := cols[1].col; cl != nil && !cl.has(r) {
 		cl.setStr(r, b.putBytes(d.Payload))
 		b.size += 5 + int64(len(d.Payload))
 	}
