@@ -334,9 +334,17 @@ func (c *converter) putArgs(r int, e *events.Event, end bool, ni *nameInfo) {
 		}
 	}
 	n := e.NumArgs()
-	if format == events.FormatATF && atfDirect && n == 2 {
-		if ev, _, _, ok := e.ATF(); ok {
-			c.putATFArgs(r, e, ev, end, ni)
+	// An ATF event's index record, read once for its arguments and putATF.
+	var (
+		aev   atf.IndexEvent
+		ath   *atf.Thread
+		aseq  uint64
+		isATF bool
+	)
+	if format == events.FormatATF {
+		aev, ath, aseq, isATF = e.ATF()
+		if atfDirect && n == 2 && isATF {
+			c.putATFArgs(r, e, aev, end, ni)
 			n = 0
 		}
 	}
@@ -348,8 +356,8 @@ func (c *converter) putArgs(r int, e *events.Event, end bool, ni *nameInfo) {
 			c.jsonRaw("scope_data", s.Appended)
 		}
 	}
-	if format == events.FormatATF {
-		c.putATF(r, e, end)
+	if isATF {
+		c.putATF(r, aev, ath, aseq, end)
 	}
 }
 
@@ -611,11 +619,7 @@ func (c *converter) putJSON(r int) {
 // putATF adds the index record's place and its detail record:
 // atf_seq (sequence number in the thread's index.atf), atf_detail_type and
 // atf_detail (the payload of the linked detail.atf record).
-func (c *converter) putATF(r int, e *events.Event, end bool) {
-	ev, th, seq, ok := e.ATF()
-	if !ok {
-		return
-	}
+func (c *converter) putATF(r int, ev atf.IndexEvent, th *atf.Thread, seq uint64, end bool) {
 	b := c.b
 	if c.atfSeq == nil {
 		if cl, ok := b.column("atf_seq", colUint); ok {
