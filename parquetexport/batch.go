@@ -51,6 +51,7 @@ type argCol struct {
 	nums []uint64 // int, uint, float bits, bool
 	strs []span   // string, bytes
 	n    int      // values set
+	b    *batch   // the batch whose rows the slots are (bounds their growth)
 }
 
 // has reports whether row r holds a value.
@@ -68,14 +69,14 @@ func (c *argCol) slot(r int) bool {
 			if r < cap(c.strs) {
 				c.strs = c.strs[:r+1] // slots without a value hold garbage
 			} else {
-				c.strs = growTo(c.strs, r+1)
+				c.strs = growRows(c.strs, r+1, c.b)
 			}
 		}
 	} else if r >= len(c.nums) {
 		if r < cap(c.nums) {
 			c.nums = c.nums[:r+1]
 		} else {
-			c.nums = growTo(c.nums, r+1)
+			c.nums = growRows(c.nums, r+1, c.b)
 		}
 	}
 	m := uint64(1) << (uint(r) & 63)
@@ -113,6 +114,17 @@ func growTo[T any](s []T, n int) []T {
 		s = slices.Grow(s, max(n-len(s), cap(s), 1024))
 	}
 	return s[:n]
+}
+
+// growRows is growTo for the slots of an argument column: it grows them
+// at most to the batch's row capacity (slots never pass the rows), so that
+// a column created after presize does not double beyond the row group.
+func growRows[T any](s []T, n int, b *batch) []T {
+	if n > cap(s) && b != nil && cap(b.ts) >= n && max(2*cap(s), len(s)+1024) > cap(b.ts) {
+		s = slices.Grow(s, cap(b.ts)-len(s))
+		return s[:n]
+	}
+	return growTo(s, n)
 }
 
 // reserve makes room for one more element without append's reallocation.
@@ -254,7 +266,7 @@ func (b *batch) column(name string, kind colKind) (c *argCol, ok bool) {
 	if c, found := b.byName[name]; found {
 		return c, c.kind == kind
 	}
-	c = &argCol{name: name, kind: kind}
+	c = &argCol{name: name, kind: kind, b: b}
 	b.byName[name] = c
 	b.cols = append(b.cols, c)
 	return c, true

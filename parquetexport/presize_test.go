@@ -67,3 +67,21 @@ func TestPresize(t *testing.T) {
 		t.Errorf("presize of an empty batch: capacity %d", cap(small.ts))
 	}
 }
+
+// TestColumnGrowsToRows: an argument column's slots grow at most to the
+// batch's row capacity, not by doubling beyond it.
+func TestColumnGrowsToRows(t *testing.T) {
+	b := newBatch(events.FormatDial9)
+	b.ts = make([]int64, 0, 5000)
+	cl, _ := b.column("x", colUint)
+	cl.setNum(3000, 1)
+	cl.setNum(4500, 2)
+	if cap(cl.nums) != 5000 || cl.nums[3000] != 1 || cl.nums[4500] != 2 || cl.n != 2 || !cl.has(3000) || cl.has(3001) {
+		t.Errorf("capacity %d (want 5000), n %d", cap(cl.nums), cl.n)
+	}
+	s, _ := b.column("s", colString)
+	s.setStr(4999, span{1, 2})
+	if cap(s.strs) != 5000 || s.strs[4999] != (span{1, 2}) {
+		t.Errorf("string column capacity %d (want 5000)", cap(s.strs))
+	}
+}
