@@ -120,9 +120,13 @@ func growTo[T any](s []T, n int) []T {
 // at most to the batch's row capacity (slots never pass the rows), so that
 // a column created after presize does not double beyond the row group.
 func growRows[T any](s []T, n int, b *batch) []T {
-	if n > cap(s) && b != nil && cap(b.ts) >= n && max(2*cap(s), len(s)+1024) > cap(b.ts) {
-		s = slices.Grow(s, cap(b.ts)-len(s))
-		return s[:n]
+	// What growTo would ask for, and its size class's rounding (< 1/8).
+	want := len(s) + max(n-len(s), cap(s), 1024)
+	if n > cap(s) && b != nil && cap(b.ts) >= n && want+want/8 >= cap(b.ts) {
+		// make, not Grow: append's growth would pass the row capacity.
+		g := make([]T, len(s), cap(b.ts))
+		copy(g, s)
+		return g[:n]
 	}
 	return growTo(s, n)
 }
