@@ -411,8 +411,8 @@ func (c *converter) putATFArgs(r int, e *events.Event, ev atf.IndexEvent, end bo
 			a.done = true
 		}
 		if a.col != nil {
-			if !a.col.has(r) {
-				a.col.setNum(r, v)
+			if !a.col.slot(r) {
+				a.col.nums[r] = v
 				c.b.size += 9
 				continue
 			}
@@ -524,8 +524,9 @@ func (c *converter) putDial9(r int, e *events.Event, ev *dial9.Event, end bool, 
 				continue
 			}
 			if f.col != nil {
-				if !f.col.has(r) {
-					f.col.setNum(r, ev.Uint(i))
+				// slot: the row's value is set here unless it holds one.
+				if !f.col.slot(r) {
+					f.col.nums[r] = ev.Uint(i)
 					c.b.size += f.size
 					continue
 				}
