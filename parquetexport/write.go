@@ -612,25 +612,36 @@ func (w *fileWriter) writeInt64s(ch *chunk, vals []int64, m bitmap, rows int, un
 	}
 }
 
+// writeFloats writes an optional DOUBLE column: PLAIN, the float bits as
+// they are stored.
 func (w *fileWriter) writeFloats(ch *chunk, c *argCol, rows int) {
-	e := w.enc
-	totalNulls := 0
-	for lo := 0; lo < rows; lo += pageRows {
-		hi := min(lo+pageRows, rows)
-		var nulls int
-		e.levels, nulls = e.appendLevels(e.levels[:0], c.bits, lo, hi)
-		totalNulls += nulls
-		e.i64 = gather(e.i64[:0], u64s(c.nums), c.bits, lo, hi)
-		e.vals = e.vals[:0]
-		for _, v := range e.i64 {
-			e.vals = binary.LittleEndian.AppendUint64(e.vals, uint64(v))
+	w.writePlainPages(ch, c, rows, func(dst []byte, vals []int64) []byte {
+		for _, v := range vals {
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(v))
 		}
-		w.writeDataPage(ch, hi-lo, nulls, e.levels, e.vals, format.Plain)
-	}
-	ch.meta.Statistics.NullCount = int64(totalNulls)
+		return dst
+	})
 }
 
+// writeBools writes an optional BOOLEAN column: PLAIN, one bit per value.
 func (w *fileWriter) writeBools(ch *chunk, c *argCol, rows int) {
+	w.writePlainPages(ch, c, rows, func(dst []byte, vals []int64) []byte {
+		for i, v := range vals {
+			if i&7 == 0 {
+				dst = append(dst, 0)
+			}
+			if v != 0 {
+				dst[len(dst)-1] |= 1 << (uint(i) & 7)
+			}
+		}
+		return dst
+	})
+}
+
+// writePlainPages writes the optional column c page by page: the
+// definition levels from its bitmap, and the present values, gathered, as
+// encode appends them (PLAIN).
+func (w *fileWriter) writePlainPages(ch *chunk, c *argCol, rows int, encode func(dst []byte, vals []int64) []byte) {
 	e := w.enc
 	totalNulls := 0
 	for lo := 0; lo < rows; lo += pageRows {
@@ -639,15 +650,7 @@ func (w *fileWriter) writeBools(ch *chunk, c *argCol, rows int) {
 		e.levels, nulls = e.appendLevels(e.levels[:0], c.bits, lo, hi)
 		totalNulls += nulls
 		e.i64 = gather(e.i64[:0], u64s(c.nums), c.bits, lo, hi)
-		e.vals = e.vals[:0]
-		for i, v := range e.i64 {
-			if i&7 == 0 {
-				e.vals = append(e.vals, 0)
-			}
-			if v != 0 {
-				e.vals[len(e.vals)-1] |= 1 << (uint(i) & 7)
-			}
-		}
+		e.vals = encode(e.vals[:0], e.i64)
 		w.writeDataPage(ch, hi-lo, nulls, e.levels, e.vals, format.Plain)
 	}
 	ch.meta.Statistics.NullCount = int64(totalNulls)

@@ -215,12 +215,22 @@ func (f *File) readChunk(i int, buf []byte, parts []Part) (Chunk, []byte, error)
 		return Chunk{}, buf, fmt.Errorf("wtfcff: chunk index %d out of range [0, %d)", i, len(f.index))
 	}
 	ci := f.index[i]
-	if ci.Torn {
-		return f.readTorn(ci, buf, parts)
+	b, buf, err := f.chunkBytes(ci, buf)
+	if err != nil {
+		return Chunk{}, buf, err
 	}
+	if ci.Torn {
+		return f.salvageTorn(ci, b, buf, parts)
+	}
+	c, err := parseChunk(b, ci.Offset, &f.o.limits, parts)
+	return c, buf, err
+}
+
+// chunkBytes returns the bytes of chunk ci: a slice of the input for
+// OpenBytes, else read into buf (reused when large enough, returned).
+func (f *File) chunkBytes(ci ChunkInfo, buf []byte) (b, out []byte, err error) {
 	if f.data != nil {
-		c, err := parseChunk(f.data[ci.Offset:ci.Offset+ci.Length], ci.Offset, &f.o.limits, parts)
-		return c, buf, err
+		return f.data[ci.Offset : ci.Offset+ci.Length], buf, nil
 	}
 	if int64(cap(buf)) < ci.Length {
 		buf = make([]byte, ci.Length)
@@ -228,33 +238,16 @@ func (f *File) readChunk(i int, buf []byte, parts []Part) (Chunk, []byte, error)
 	buf = buf[:ci.Length]
 	if n, err := f.r.ReadAt(buf, ci.Offset); int64(n) < ci.Length {
 		if err == nil || errors.Is(err, io.EOF) {
-			return Chunk{}, buf, newErr(ci.Offset, ErrTruncated, "chunk %d: read %d of %d bytes", ci.ID, n, ci.Length)
+			return nil, buf, newErr(ci.Offset, ErrTruncated, "chunk %d: read %d of %d bytes", ci.ID, n, ci.Length)
 		}
-		return Chunk{}, buf, err
+		return nil, buf, err
 	}
-	c, err := parseChunk(buf, ci.Offset, &f.o.limits, parts)
-	return c, buf, err
+	return buf, buf, nil
 }
 
-// readTorn reads the torn last chunk and salvages it into a report of its
+// salvageTorn salvages the torn last chunk's bytes b into a report of its
 // own.
-func (f *File) readTorn(ci ChunkInfo, buf []byte, parts []Part) (Chunk, []byte, error) {
-	var b []byte
-	if f.data != nil {
-		b = f.data[ci.Offset : ci.Offset+ci.Length]
-	} else {
-		if int64(cap(buf)) < ci.Length {
-			buf = make([]byte, ci.Length)
-		}
-		buf = buf[:ci.Length]
-		if n, err := f.r.ReadAt(buf, ci.Offset); int64(n) < ci.Length {
-			if err == nil || errors.Is(err, io.EOF) {
-				return Chunk{}, buf, newErr(ci.Offset, ErrTruncated, "chunk %d: read %d of %d bytes", ci.ID, n, ci.Length)
-			}
-			return Chunk{}, buf, err
-		}
-		b = buf
-	}
+func (f *File) salvageTorn(ci ChunkInfo, b, buf []byte, parts []Part) (Chunk, []byte, error) {
 	rec := new(Recovery)
 	*rec = f.recBase
 	h := f.tornHdr
