@@ -146,6 +146,10 @@ func (r *IndexFile) checkIndexHeader() {
 			where = fmt.Sprintf("the footer is at %d", r.footerAt)
 		}
 		r.problems = append(r.problems, problem(ProblemHeaderMismatch, 40, "footer_offset %d is past the end of the %d-byte file; %s", fo, size, where))
+	case fo > eo && r.hasFooter && int64(fo) != r.footerAt:
+		// footer_offset inside the last 64 bytes: no room for a footer
+		// there, the footer was found at the end.
+		r.problems = append(r.problems, problem(ProblemHeaderMismatch, 40, "footer_offset %d disagrees with the footer found at %d", fo, r.footerAt))
 	}
 	if fo <= eo {
 		// A placeholder header (or a lying one): nothing but the layout

@@ -90,6 +90,8 @@ func TestHostileHeaderLies(t *testing.T) {
 	}{
 		{"footer_offset 2^62", put64(good, 40, 1<<62), 40, true, []ProblemKind{ProblemHeaderMismatch}, "past the end"},
 		{"footer_offset 2^62, damaged footer", put64(damaged, 40, 1<<62), 40, false, []ProblemKind{ProblemNoFooter, ProblemDiscarded, ProblemHeaderMismatch}, "past the end"},
+		{"footer_offset at the end of the file", put64(good, 40, uint64(len(good))), 40, true, []ProblemKind{ProblemHeaderMismatch}, "disagrees with the footer found at"},
+		{"footer_offset inside the footer", put64(good, 40, uint64(len(good)-32)), 40, true, []ProblemKind{ProblemHeaderMismatch}, "disagrees with the footer found at"},
 		{"footer_offset 0", put64(good, 40, 0), 40, true, []ProblemKind{ProblemHeaderMismatch}, "before events_offset"},
 		{"footer_offset 0, damaged footer", put64(damaged, 40, 0), 40, false, []ProblemKind{ProblemNoFooter, ProblemDiscarded, ProblemHeaderMismatch}, "before events_offset"},
 		{"event_count 0xFFFFFFFF", put32(good, 28, 0xFFFFFFFF), 40, true, []ProblemKind{ProblemHeaderMismatch}, "event_count 4294967295"},

@@ -168,7 +168,7 @@ func (s *IndexReader) next() bool {
 	}
 	if avail < IndexEventSize+FooterSize && s.eof {
 		total := uint64(s.off) + uint64(avail)
-		if avail == FooterSize && (!s.finalized || s.hdr.FooterOffset > total) {
+		if avail == FooterSize && (!s.finalized || s.hdr.FooterOffset+FooterSize > total) {
 			b := s.buf[s.start:s.end]
 			if s.footerFits(b, s.seq) {
 				s.done = true
@@ -329,6 +329,8 @@ func (s *IndexReader) Problems() []Problem {
 	switch {
 	case fo < eo:
 		ps = append(ps, problem(ProblemHeaderMismatch, 40, "footer_offset %d lies before events_offset %d", fo, eo))
+	case s.finalized && s.seq < s.expect && s.hasFooter && fo <= uint64(end)+FooterSize:
+		ps = append(ps, problem(ProblemHeaderMismatch, 40, "footer_offset %d disagrees with the footer found at %d", fo, end))
 	case s.finalized && s.seq < s.expect:
 		ps = append(ps, problem(ProblemHeaderMismatch, 40, "footer_offset %d is past the end of the stream (%d events)", fo, s.seq))
 	}
