@@ -579,3 +579,37 @@ func TestFooterLookalikeEvents(t *testing.T) {
 		t.Fatalf("stream: %d events", n)
 	}
 }
+
+// TestHostileCutFooterEventsLookDamaged: a finalized index whose footer was
+// cut off exactly at footer_offset, and whose last two events happen to look
+// like a damaged footer (magic "2ITA", zero bytes 40–63). footer_offset says
+// where the events end, so both readers deliver every event and discard
+// nothing (the stream used to drop the last two as a damaged footer).
+func TestHostileCutFooterEventsLookDamaged(t *testing.T) {
+	good := finalizedIndex(t, 40)
+	b := bytes.Clone(good[:len(good)-FooterSize])
+	tail := b[len(b)-FooterSize:]
+	copy(tail, IndexFooterMagic)
+	clear(tail[40:])
+	r, err := OpenIndexBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Len() != 40 || r.Discarded() != 0 || !r.Recovered() {
+		t.Fatalf("OpenIndex: %d events, %d discarded, recovered %v; want 40, 0, true", r.Len(), r.Discarded(), r.Recovered())
+	}
+	s, err := NewIndexReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for s.Next() {
+		if e, _ := r.Event(s.Seq()); e != s.Event() {
+			t.Fatalf("event %d: stream %+v, file %+v", s.Seq(), s.Event(), e)
+		}
+		n++
+	}
+	if n != 40 || s.Discarded() != 0 || !s.Recovered() || s.Err() != nil {
+		t.Fatalf("IndexReader: %d events, %d discarded, recovered %v, %v; want 40, 0, true", n, s.Discarded(), s.Recovered(), s.Err())
+	}
+}

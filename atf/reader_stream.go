@@ -168,13 +168,17 @@ func (s *IndexReader) next() bool {
 	}
 	if avail < IndexEventSize+FooterSize && s.eof {
 		total := uint64(s.off) + uint64(avail)
-		if avail == FooterSize && (!s.finalized || s.hdr.FooterOffset+FooterSize > total) {
+		// As OpenIndex: a valid footer in the last 64 bytes counts unless
+		// the header's footer_offset leaves room for one before them; a
+		// damaged-looking one only when footer_offset does not say where
+		// the events end (a placeholder, or an offset past the end).
+		if fo := s.hdr.FooterOffset; avail == FooterSize && (!s.finalized || fo+FooterSize > total) {
 			b := s.buf[s.start:s.end]
 			if s.footerFits(b, s.seq) {
 				s.done = true
 				return false
 			}
-			if damagedFooter(b) {
+			if (!s.finalized || fo > total) && damagedFooter(b) {
 				return s.torn() // a damaged footer, not two events
 			}
 		}
