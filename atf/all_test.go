@@ -109,22 +109,12 @@ func TestAllYieldsReadErrors(t *testing.T) {
 	}
 
 	// Merger: one faulty thread among healthy ones ends the merge with its
-	// error, after the events merged before it. The merge reads blocks of
-	// mergeBufSize: the failure starts in the second.
-	const per = mergeBufSize/IndexEventSize + 3000
-	big, _ := writeThread(t, per, 4, func(i int) uint64 { return uint64(i) * 3 })
-	index = big
-	mfr := &faultyReaderAt{r: bytes.NewReader(big.b), from: HeaderSize + mergeBufSize + 100}
-	mr, err := OpenIndex(mfr, int64(len(big.b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mfr.armed.Store(true)
-	healthy, _ := OpenIndexBytes(big.b)
-	m := NewMerger([]*IndexFile{healthy, mr, healthy})
+	// error, after the events merged before it.
+	healthy, _ := OpenIndexBytes(index.b)
+	m := NewMerger([]*IndexFile{healthy, r, healthy})
 	merged, errs := collect(t, "Merger.All", m.All())
-	wantReadError(t, "Merger.All", errs, errInjected, HeaderSize+mergeBufSize)
-	if len(merged) < 3*(mergeBufSize/IndexEventSize)-2 || len(merged) >= 3*per {
+	wantReadError(t, "Merger.All", errs, errInjected, HeaderSize+block)
+	if len(merged) < 3*(block/IndexEventSize)-2 || len(merged) >= 3*5000 {
 		t.Fatalf("Merger.All: %d events before the error", len(merged))
 	}
 	if m.Err() == nil || m.Next() {

@@ -74,13 +74,9 @@
 // NewIndexReader reads an index file front to back from an io.Reader with
 // the same validation and recovery as OpenIndex.
 //
-// Files opened by path are read through an io.ReaderAt by default, the bytes
-// copied into the reader's buffers: on unix systems copied out of a
-// read-only mapping of the file rather than with pread (no system call per
-// block), guarded so that a file truncated while open still gives
-// ErrTruncated and never a crash; elsewhere with pread. With the reader
-// option WithMmap(true) they are mapped into memory (on unix systems) and
-// detail payloads are zero-copy views of the mapping, valid until Close
+// Files opened by path are read through an io.ReaderAt by default; with the
+// reader option WithMmap(true) they are mapped into memory (on unix systems)
+// and detail payloads are zero-copy views of the mapping, valid until Close
 // (over OpenDetailBytes they are views of the caller's bytes). Map only files
 // nobody truncates while open: see WithMmap.
 //
@@ -162,10 +158,9 @@
 //
 // After warm-up, writers and iterators (IndexIter, DetailIter, IndexReader,
 // Merger) do not allocate per event, and IndexFile.Event does not allocate.
-// IndexIter works on blocks of raw events of up to 64 KiB (256 KiB per
-// thread in a Merger) — slices of the file when it is in memory, reads
-// through an io.ReaderAt otherwise — and decodes an event only when Event is
-// called. The Merger is
+// IndexIter works on blocks of raw events of up to 64 KiB — slices of the
+// file when it is in memory, reads through an io.ReaderAt (also per thread in
+// a Merger) — and decodes an event only when Event is called. The Merger is
 // a loser tree, log₂(threads) branch-free comparisons per event, run ahead in
 // batches that Next and Event only step through. DetailIter over a file in
 // memory or mapped only counts in Next, and touches the record 32 ahead so

@@ -33,8 +33,7 @@ import (
 // exactly after the events before it. Next does not allocate. Files in
 // memory (OpenIndexBytes, or mapped with WithMmap) are merged straight from
 // their bytes; each thread of a file behind an io.ReaderAt reads blocks of
-// 256 KiB of events (fewer, larger reads: 1250 for the 320 MB of the
-// issue-15 session) through its own buffer.
+// 64 KiB of events through its own buffer.
 type Merger struct {
 	its []IndexIter
 	// packed is the tree while every timestamp seen is below limit: each
@@ -74,7 +73,7 @@ const mergeOut = 1024
 // merge of more threads uses the wide tree.
 const maxPacked = 64
 
-const mergeBufSize = 256 << 10
+const mergeBufSize = 64 << 10
 
 // mergeKey is a leaf's key in the wide tree: its thread's current timestamp
 // and, as the tie breaker, the leaf number (= thread position) while the

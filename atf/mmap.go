@@ -22,10 +22,7 @@ import (
 //
 // Map only files that nobody truncates while they are open: reading a page
 // past the new end of a shrunk file is a SIGBUS that ends the process, where
-// the io.ReaderAt path reports ErrTruncated. (Without the option, files are
-// mapped on unix systems too, but only copied from, each copy guarded
-// against the fault and followed by a check of the file's size: no views,
-// and no crash.) Files a writer is still
+// the io.ReaderAt path reports ErrTruncated. Files a writer is still
 // appending to are fine (the mapping covers the size seen at open).
 func WithMmap(on bool) ReaderOption {
 	return func(o *readerOptions) error { o.mmap = on; return nil }
@@ -33,9 +30,7 @@ func WithMmap(on bool) ReaderOption {
 
 // openFileSource opens path (a regular file only, see openRegular) as a
 // source: mapped when mapped is true and the platform and file allow it,
-// else read through the open file — by copying from a guarded mapping
-// (guardedFile) where the platform and file allow it, else with pread. The
-// closer releases it.
+// else read through the open file. The closer releases it.
 func openFileSource(path string, mapped bool) (source, io.Closer, error) {
 	f, size, err := openRegular(path)
 	if err != nil {
@@ -52,10 +47,7 @@ func openFileSource(path string, mapped bool) (source, io.Closer, error) {
 			return source{}, nil, fmt.Errorf("%s: map: %w", path, err)
 		}
 	}
-	if g, err := openGuarded(f, size); err == nil {
-		return newSource(g, size), g, nil
-	}
-	return newSource(f, size), f, nil // not mappable: pread
+	return newSource(f, size), f, nil
 }
 
 // mapping is the closer of a mapped file: Close unmaps it.
@@ -80,8 +72,7 @@ func (closedFile) ReadAt([]byte, int64) (int, error) { return 0, os.ErrClosed }
 // closeSource closes c (once) and, when the source was a mapping, points src
 // at closedFile so later reads fail instead of faulting.
 func closeSource(src *source, c *io.Closer) error {
-	switch (*c).(type) {
-	case *mapping, *guardedFile:
+	if _, ok := (*c).(*mapping); ok {
 		*src = source{ra: closedFile{}, size: src.size}
 	}
 	return closeOnce(c)
