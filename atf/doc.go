@@ -163,7 +163,8 @@
 // a Merger) — and decodes an event only when Event is called. The Merger is
 // a loser tree, log₂(threads) branch-free comparisons per event, run ahead in
 // batches that Next and Event only step through. DetailIter over a file in
-// memory or mapped only counts in Next; Event slices the record. On amd64 and arm64,
+// memory or mapped only counts in Next, and touches the record 32 ahead so
+// that it is on its way from memory; Event slices the record. On amd64 and arm64,
 // IndexEvent's memory layout is the little-endian file layout (checked at
 // compile time), so an event is decoded with one 32-byte copy; other
 // architectures decode field by field. Opening a detail file allocates its

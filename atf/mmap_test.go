@@ -267,3 +267,60 @@ func TestMappedNoAllocsPerEvent(t *testing.T) {
 		t.Errorf("mapped Merger.Next: %v allocs/event", a)
 	}
 }
+
+// TestDetailIterAheadBounds pins the in-memory iterator's look-ahead (Next
+// touches the record detailAhead records on) at its edges: files with
+// fewer, exactly as many and more records than detailAhead, of varying
+// sizes, in memory, through an io.ReaderAt, and torn (recovered) in
+// memory, give every record exactly once, as Event(seq) does.
+func TestDetailIterAheadBounds(t *testing.T) {
+	for _, records := range []int{1, detailAhead - 1, detailAhead, detailAhead + 1, 2*detailAhead + 5, 300} {
+		var idx, det memFile
+		tw, err := NewThreadWriter(&idx, func() (ioWS, error) { return &det, nil }, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		payload := make([]byte, 700)
+		for i := range records {
+			if _, err := tw.Write(uint64(i), 1, KindCall, 1, payload[:1+i*37%700]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		torn := det.b[:max(HeaderSize, len(det.b)-FooterSize-7)]
+		for _, c := range []struct {
+			name string
+			b    []byte
+			mem  bool
+		}{{"bytes", det.b, true}, {"readerat", det.b, false}, {"torn", torn, true}} {
+			var d *DetailFile
+			var err error
+			if c.mem {
+				d, err = OpenDetailBytes(c.b)
+			} else {
+				d, err = OpenDetail(bytes.NewReader(c.b), int64(len(c.b)))
+			}
+			if err != nil {
+				t.Fatalf("%d records, %s: %v", records, c.name, err)
+			}
+			if c.name != "torn" && d.Len() != uint64(records) {
+				t.Fatalf("%d records, %s: Len %d", records, c.name, d.Len())
+			}
+			it := d.Events()
+			var n uint64
+			for it.Next() {
+				want, err := d.Event(n)
+				got := it.Event()
+				if err != nil || it.Seq() != n || got.IndexSeq != want.IndexSeq || got.Timestamp != want.Timestamp || !bytes.Equal(got.Payload, want.Payload) {
+					t.Fatalf("%d records, %s: record %d (Seq %d) = %+v, Event gives %+v, %v", records, c.name, n, it.Seq(), got, want, err)
+				}
+				n++
+			}
+			if n != d.Len() || it.Err() != nil || it.Next() {
+				t.Fatalf("%d records, %s: iterated %d of %d: %v", records, c.name, n, d.Len(), it.Err())
+			}
+		}
+	}
+}

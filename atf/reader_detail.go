@@ -3,6 +3,7 @@ package atf
 import (
 	"encoding/binary"
 	"io"
+	"unsafe"
 )
 
 // DetailFile reads one detail.atf over an io.ReaderAt, a path (OpenDetailFile,
@@ -243,11 +244,23 @@ func (d *DetailFile) EventInto(detailSeq uint64, buf []byte) (DetailEvent, error
 
 // Events returns an iterator over the records in file order.
 func (d *DetailFile) Events() *DetailIter {
-	it := &DetailIter{d: d, win: newWindow(&d.src, 64<<10), data: d.src.data}
-	if it.data != nil && cap(d.offsets) > len(d.offsets) {
-		it.bounds = d.offsets[: len(d.offsets)+1 : len(d.offsets)+1]
-	}
+	it := new(DetailIter)
+	it.init(d)
 	return it
+}
+
+// init points it at the first record of d. (Events stays small enough to
+// inline, so that the iterator of a caller's loop need not be allocated.)
+func (it *DetailIter) init(d *DetailFile) {
+	*it = DetailIter{d: d, win: newWindow(&d.src, 64<<10), data: d.src.data}
+	if it.data != nil && cap(d.offsets) > len(d.offsets) {
+		n := len(d.offsets)
+		it.bounds = d.offsets[: n+1 : n+1]
+		if n > detailAhead {
+			it.base = unsafe.Pointer(unsafe.SliceData(it.data))
+			it.ahead = it.bounds[detailAhead:n]
+		}
+	}
 }
 
 // TimeRange is the footer's first/last timestamps, or for a recovered file the
@@ -298,22 +311,47 @@ type DetailIter struct {
 	// barrier per record) and Event decodes the header.
 	data   []byte
 	bounds []int64
-	cur    DetailEvent // through an io.ReaderAt: the current record
-	err    error
+	// In memory, ahead[i] is bounds[i+detailAhead]: Next, moving to
+	// record i, touches the first byte of record i+detailAhead, at
+	// base+ahead[i] (a record's start, inside data), and keeps it in
+	// touch so that the load stays. Empty for files of up to detailAhead
+	// records.
+	ahead []int64
+	base  unsafe.Pointer
+	touch byte
+	cur   DetailEvent // through an io.ReaderAt: the current record
+	err   error
 }
+
+// detailAhead is how many records ahead DetailIter.Next touches a file in
+// memory: 32 records of 540 bytes are 17 KiB, four pages (8, 16, 32 and 64
+// measured alike on the issue-15 session, 5–10 % less CPU than none).
+const detailAhead = 32
 
 // Next advances to the next record.
 func (it *DetailIter) Next() bool {
-	if it.i+1 < uint64(len(it.bounds)) { // in memory: only count
-		it.i++
+	// In memory, up to the last detailAhead records: count, and touch
+	// the record detailAhead records on, so that its cache line and
+	// page-table entry are on their way from memory well before Event
+	// reads it (the records are hundreds of bytes apart, each a new cache
+	// line and every few a new page: the hardware prefetchers do not
+	// follow them).
+	if i := it.i; i < uint64(len(it.ahead)) {
+		it.touch = *(*byte)(unsafe.Add(it.base, it.ahead[i]))
+		it.i = i + 1
 		return true
 	}
 	return it.nextRead()
 }
 
-// nextRead is Next for a file behind an io.ReaderAt (and at the end of one
-// in memory): it reads the record through the window.
+// nextRead is Next for a file behind an io.ReaderAt, which it reads
+// through the window, and for the last detailAhead records of one in
+// memory, which it only counts.
 func (it *DetailIter) nextRead() bool {
+	if i := it.i + 1; i < uint64(len(it.bounds)) { // in memory: only count
+		it.i = i
+		return true
+	}
 	d := it.d
 	if it.err != nil || it.data != nil || it.i >= uint64(len(d.offsets)) {
 		return false
@@ -335,14 +373,13 @@ func (it *DetailIter) nextRead() bool {
 }
 
 // Event is the current record.
-func (it *DetailIter) Event() DetailEvent {
+func (it *DetailIter) Event() (e DetailEvent) {
 	if i := it.i; i > 0 && i < uint64(len(it.bounds)) {
 		off, end := it.bounds[i-1], it.bounds[i]
-		var e DetailEvent
 		b := it.data[off:end:end]
 		loadDetailHeader(&e, b)
 		e.Payload = b[DetailEventHeaderSize:]
-		return e
+		return
 	}
 	return it.cur
 }
