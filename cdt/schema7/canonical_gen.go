@@ -116,6 +116,293 @@ func (z *BonusEntitySample) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 11 {
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3uid") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.UID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.UID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.UID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.UID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.UID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "UID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaageneration") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Generation, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Generation, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Generation, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Generation, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Generation.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Generation")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9pool_kind") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			z.PoolKind, bts, err = readString(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "PoolKind")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5index") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Index, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Index, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Index, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Index, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Index.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Index")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6active") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.Active, bts = bts[0] == 0xc3, bts[1:]
+			} else {
+				z.Active, bts, err = msgp.ReadBoolBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Active")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8bonus_id") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.BonusID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.BonusID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.BonusID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.BonusID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.BonusID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "BonusID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6picked") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.Picked, bts = bts[0] == 0xc3, bts[1:]
+			} else {
+				z.Picked, bts, err = msgp.ReadBoolBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Picked")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9time_left") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.TimeLeft, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.TimeLeft.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TimeLeft")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8time_max") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.TimeMax, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.TimeMax.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TimeMax")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3pos") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xde {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Pos")
+				return
+			}
+			if zb0002 > zfa6185d0limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop_zb0001:
+			for zb0002 > 0 {
+				zb0002--
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1x" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				case 1:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1y" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				}
+				{
+					if n := keyLen(bts); n > 0 {
+						field, bts = bts[1:n], bts[n:]
+					} else {
+						field, bts, err = msgp.ReadMapKeyZC(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "Pos")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "x":
+						zb0002k = 0
+					case "y":
+						zb0002k = 1
+					default:
+						err = msgp.WrapError(unknownField(field), "Pos")
+						return
+					}
+				}
+			zb0002field_zb0001:
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				case 1:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002k++
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6amount") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Amount, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Amount, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Amount, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Amount, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Amount.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Amount")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -325,6 +612,37 @@ func (z *BonusEntitySample) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop:
 			for zb0002 > 0 {
 				zb0002--
 				switch zb0002k {
@@ -546,6 +864,372 @@ func (z *CreatureEntitySample) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 16 {
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3uid") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.UID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.UID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.UID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.UID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.UID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "UID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaageneration") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Generation, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Generation, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Generation, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Generation, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Generation.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Generation")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9pool_kind") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			z.PoolKind, bts, err = readString(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "PoolKind")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5index") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Index, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Index, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Index, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Index, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Index.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Index")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6active") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.Active, bts = bts[0] == 0xc3, bts[1:]
+			} else {
+				z.Active, bts, err = msgp.ReadBoolBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Active")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7type_id") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TypeID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TypeID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TypeID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TypeID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TypeID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TypeID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 3 && string(bts[0:3]) == "\xa2hp") {
+			goto zb0001loop
+		}
+		bts = bts[3:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.HP, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.HP.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "HP")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3pos") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xde {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Pos")
+				return
+			}
+			if zb0002 > zfa6185d0limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop_zb0001:
+			for zb0002 > 0 {
+				zb0002--
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1x" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				case 1:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1y" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				}
+				{
+					if n := keyLen(bts); n > 0 {
+						field, bts = bts[1:n], bts[n:]
+					} else {
+						field, bts, err = msgp.ReadMapKeyZC(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "Pos")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "x":
+						zb0002k = 0
+					case "y":
+						zb0002k = 1
+					default:
+						err = msgp.WrapError(unknownField(field), "Pos")
+						return
+					}
+				}
+			zb0002field_zb0001:
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				case 1:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002k++
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5flags") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Flags, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Flags, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Flags, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Flags, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Flags.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Flags")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7ai_mode") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.AIMode, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.AIMode, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.AIMode, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.AIMode, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.AIMode.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "AIMode")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaalink_index") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.LinkIndex, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.LinkIndex, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.LinkIndex, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.LinkIndex, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.LinkIndex.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "LinkIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7heading") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.Heading, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.Heading.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Heading")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 15 && string(bts[0:15]) == "\xaetarget_heading") {
+			goto zb0001loop
+		}
+		bts = bts[15:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.TargetHeading, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.TargetHeading.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TargetHeading")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 12 && string(bts[0:12]) == "\xaborbit_angle") {
+			goto zb0001loop
+		}
+		bts = bts[12:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.OrbitAngle, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.OrbitAngle.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "OrbitAngle")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacorbit_radius") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.OrbitRadius, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.OrbitRadius.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "OrbitRadius")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 16 && string(bts[0:16]) == "\xaflifecycle_stage") {
+			goto zb0001loop
+		}
+		bts = bts[16:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.LifecycleStage, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.LifecycleStage.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "LifecycleStage")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -773,6 +1457,37 @@ func (z *CreatureEntitySample) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop:
 			for zb0002 > 0 {
 				zb0002--
 				switch zb0002k {
@@ -981,6 +1696,153 @@ func (z *EntitySamplesSnapshot) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 4 {
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9creatures") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Creatures")
+				return
+			}
+			if zb0002 > zfa6185d0limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Creatures) >= int(zb0002) {
+				z.Creatures = (z.Creatures)[:zb0002]
+			} else {
+				z.Creatures = make([]CreatureEntitySample, zb0002)
+			}
+			for za0001 := range z.Creatures {
+				bts, err = z.Creatures[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Creatures", za0001)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 12 && string(bts[0:12]) == "\xabprojectiles") {
+			goto zb0001loop
+		}
+		bts = bts[12:]
+		{
+			var zb0003 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0003, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0003, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Projectiles")
+				return
+			}
+			if zb0003 > zfa6185d0limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Projectiles) >= int(zb0003) {
+				z.Projectiles = (z.Projectiles)[:zb0003]
+			} else {
+				z.Projectiles = make([]ProjectileEntitySample, zb0003)
+			}
+			for za0002 := range z.Projectiles {
+				bts, err = z.Projectiles[za0002].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Projectiles", za0002)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 22 && string(bts[0:16]) == "\xb5secondary_proje" && string(bts[16:22]) == "ctiles") {
+			goto zb0001loop
+		}
+		bts = bts[22:]
+		{
+			var zb0004 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0004, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0004, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "SecondaryProjectiles")
+				return
+			}
+			if zb0004 > zfa6185d0limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.SecondaryProjectiles) >= int(zb0004) {
+				z.SecondaryProjectiles = (z.SecondaryProjectiles)[:zb0004]
+			} else {
+				z.SecondaryProjectiles = make([]SecondaryProjectileEntitySample, zb0004)
+			}
+			for za0003 := range z.SecondaryProjectiles {
+				bts, err = z.SecondaryProjectiles[za0003].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "SecondaryProjectiles", za0003)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7bonuses") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			var zb0005 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0005, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0005, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0005, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Bonuses")
+				return
+			}
+			if zb0005 > zfa6185d0limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Bonuses) >= int(zb0005) {
+				z.Bonuses = (z.Bonuses)[:zb0005]
+			} else {
+				z.Bonuses = make([]BonusEntitySample, zb0005)
+			}
+			for za0004 := range z.Bonuses {
+				bts, err = z.Bonuses[za0004].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Bonuses", za0004)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -1320,6 +2182,441 @@ func (z *ProjectileEntitySample) UnmarshalMsg(bts []byte) (o []byte, err error) 
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 15 {
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3uid") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.UID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.UID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.UID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.UID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.UID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "UID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaageneration") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Generation, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Generation, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Generation, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Generation, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Generation.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Generation")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9pool_kind") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			z.PoolKind, bts, err = readString(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "PoolKind")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5index") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Index, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Index, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Index, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Index, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Index.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Index")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6active") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.Active, bts = bts[0] == 0xc3, bts[1:]
+			} else {
+				z.Active, bts, err = msgp.ReadBoolBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Active")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7type_id") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TypeID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TypeID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TypeID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TypeID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TypeID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TypeID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5angle") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.Angle, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.Angle.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Angle")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3pos") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xde {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Pos")
+				return
+			}
+			if zb0002 > zfa6185d0limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop_zb0001:
+			for zb0002 > 0 {
+				zb0002--
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1x" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				case 1:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1y" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				}
+				{
+					if n := keyLen(bts); n > 0 {
+						field, bts = bts[1:n], bts[n:]
+					} else {
+						field, bts, err = msgp.ReadMapKeyZC(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "Pos")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "x":
+						zb0002k = 0
+					case "y":
+						zb0002k = 1
+					default:
+						err = msgp.WrapError(unknownField(field), "Pos")
+						return
+					}
+				}
+			zb0002field_zb0001:
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				case 1:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002k++
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3vel") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			var zb0003 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+				zb0003, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xde {
+				zb0003, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Vel")
+				return
+			}
+			if zb0003 > zfa6185d0limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			var zb0003k int
+			if zb0003 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0003loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "X")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0003loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "Y")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+			}
+		zb0003loop_zb0001:
+			for zb0003 > 0 {
+				zb0003--
+				switch zb0003k {
+				case 0:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1x" {
+						bts = bts[2:]
+						goto zb0003field_zb0001
+					}
+				case 1:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1y" {
+						bts = bts[2:]
+						goto zb0003field_zb0001
+					}
+				}
+				{
+					if n := keyLen(bts); n > 0 {
+						field, bts = bts[1:n], bts[n:]
+					} else {
+						field, bts, err = msgp.ReadMapKeyZC(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "Vel")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "x":
+						zb0003k = 0
+					case "y":
+						zb0003k = 1
+					default:
+						err = msgp.WrapError(unknownField(field), "Vel")
+						return
+					}
+				}
+			zb0003field_zb0001:
+				switch zb0003k {
+				case 0:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "X")
+						return
+					}
+				case 1:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "Y")
+						return
+					}
+				}
+				zb0003k++
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaalife_timer") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.LifeTimer, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.LifeTimer.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "LifeTimer")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 12 && string(bts[0:12]) == "\xabspeed_scale") {
+			goto zb0001loop
+		}
+		bts = bts[12:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.SpeedScale, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.SpeedScale.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "SpeedScale")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 12 && string(bts[0:12]) == "\xabdamage_pool") {
+			goto zb0001loop
+		}
+		bts = bts[12:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.DamagePool, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.DamagePool.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "DamagePool")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaahit_radius") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.HitRadius, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.HitRadius.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "HitRadius")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 14 && string(bts[0:14]) == "\xadtravel_budget") {
+			goto zb0001loop
+		}
+		bts = bts[14:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.TravelBudget, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.TravelBudget.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TravelBudget")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8owner_id") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.OwnerID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.OwnerID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.OwnerID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.OwnerID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.OwnerID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "OwnerID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -1540,6 +2837,37 @@ func (z *ProjectileEntitySample) UnmarshalMsg(bts []byte) (o []byte, err error) 
 				return
 			}
 			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop:
 			for zb0002 > 0 {
 				zb0002--
 				switch zb0002k {
@@ -1611,6 +2939,37 @@ func (z *ProjectileEntitySample) UnmarshalMsg(bts []byte) (o []byte, err error) 
 				return
 			}
 			var zb0003k int
+			if zb0003 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0003loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "X")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0003loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "Y")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+			}
+		zb0003loop:
 			for zb0003 > 0 {
 				zb0003--
 				switch zb0003k {
@@ -1856,6 +3215,419 @@ func (z *SecondaryProjectileEntitySample) UnmarshalMsg(bts []byte) (o []byte, er
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 13 {
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3uid") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.UID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.UID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.UID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.UID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.UID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "UID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaageneration") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Generation, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Generation, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Generation, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Generation, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Generation.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Generation")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9pool_kind") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			z.PoolKind, bts, err = readString(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "PoolKind")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5index") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Index, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Index, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Index, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Index, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Index.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Index")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6active") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.Active, bts = bts[0] == 0xc3, bts[1:]
+			} else {
+				z.Active, bts, err = msgp.ReadBoolBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Active")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7type_id") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TypeID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TypeID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TypeID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TypeID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TypeID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TypeID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5angle") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.Angle, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.Angle.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Angle")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3pos") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xde {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Pos")
+				return
+			}
+			if zb0002 > zfa6185d0limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop_zb0001:
+			for zb0002 > 0 {
+				zb0002--
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1x" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				case 1:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1y" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				}
+				{
+					if n := keyLen(bts); n > 0 {
+						field, bts = bts[1:n], bts[n:]
+					} else {
+						field, bts, err = msgp.ReadMapKeyZC(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "Pos")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "x":
+						zb0002k = 0
+					case "y":
+						zb0002k = 1
+					default:
+						err = msgp.WrapError(unknownField(field), "Pos")
+						return
+					}
+				}
+			zb0002field_zb0001:
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				case 1:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002k++
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3vel") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			var zb0003 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+				zb0003, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xde {
+				zb0003, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Vel")
+				return
+			}
+			if zb0003 > zfa6185d0limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			var zb0003k int
+			if zb0003 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0003loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "X")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0003loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "Y")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+			}
+		zb0003loop_zb0001:
+			for zb0003 > 0 {
+				zb0003--
+				switch zb0003k {
+				case 0:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1x" {
+						bts = bts[2:]
+						goto zb0003field_zb0001
+					}
+				case 1:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1y" {
+						bts = bts[2:]
+						goto zb0003field_zb0001
+					}
+				}
+				{
+					if n := keyLen(bts); n > 0 {
+						field, bts = bts[1:n], bts[n:]
+					} else {
+						field, bts, err = msgp.ReadMapKeyZC(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "Vel")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "x":
+						zb0003k = 0
+					case "y":
+						zb0003k = 1
+					default:
+						err = msgp.WrapError(unknownField(field), "Vel")
+						return
+					}
+				}
+			zb0003field_zb0001:
+				switch zb0003k {
+				case 0:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "X")
+						return
+					}
+				case 1:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "Y")
+						return
+					}
+				}
+				zb0003k++
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5speed") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.Speed, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.Speed.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Speed")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 12 && string(bts[0:12]) == "\xabtrail_timer") {
+			goto zb0001loop
+		}
+		bts = bts[12:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.TrailTimer, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.TrailTimer.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TrailTimer")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8owner_id") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.OwnerID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.OwnerID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.OwnerID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.OwnerID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.OwnerID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "OwnerID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9target_id") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TargetID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TargetID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TargetID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TargetID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TargetID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TargetID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -2062,6 +3834,37 @@ func (z *SecondaryProjectileEntitySample) UnmarshalMsg(bts []byte) (o []byte, er
 				return
 			}
 			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop:
 			for zb0002 > 0 {
 				zb0002--
 				switch zb0002k {
@@ -2133,6 +3936,37 @@ func (z *SecondaryProjectileEntitySample) UnmarshalMsg(bts []byte) (o []byte, er
 				return
 			}
 			var zb0003k int
+			if zb0003 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0003loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "X")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0003loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Vel.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Vel.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Vel", "Y")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+			}
+		zb0003loop:
 			for zb0003 > 0 {
 				zb0003--
 				switch zb0003k {
@@ -2284,6 +4118,58 @@ func (z *SimStateSnapshot) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 2 {
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8gameplay") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			bts, err = z.Gameplay.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Gameplay")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7players") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Players")
+				return
+			}
+			if zb0002 > zfa6185d0limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Players) >= int(zb0002) {
+				z.Players = (z.Players)[:zb0002]
+			} else {
+				z.Players = make([]SnapshotPlayer, zb0002)
+			}
+			for za0001 := range z.Players {
+				bts, err = z.Players[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Players", za0001)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -2434,6 +4320,109 @@ func (z *SnapshotBonusTimers) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 5 {
+		if !(len(bts) >= 19 && string(bts[0:16]) == "\xb2weapon_power_up" && string(bts[16:19]) == "_ms") {
+			goto zb0001loop
+		}
+		bts = bts[19:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.WeaponPowerUpMs, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.WeaponPowerUpMs, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.WeaponPowerUpMs, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.WeaponPowerUpMs, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.WeaponPowerUpMs.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "WeaponPowerUpMs")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 16 && string(bts[0:16]) == "\xafreflex_boost_ms") {
+			goto zb0001loop
+		}
+		bts = bts[16:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.ReflexBoostMs, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.ReflexBoostMs, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.ReflexBoostMs, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.ReflexBoostMs, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.ReflexBoostMs.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "ReflexBoostMs")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacenergizer_ms") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.EnergizerMs, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.EnergizerMs, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.EnergizerMs, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.EnergizerMs, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.EnergizerMs.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "EnergizerMs")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 21 && string(bts[0:16]) == "\xb4double_experien" && string(bts[16:21]) == "ce_ms") {
+			goto zb0001loop
+		}
+		bts = bts[21:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.DoubleExperienceMs, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.DoubleExperienceMs, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.DoubleExperienceMs, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.DoubleExperienceMs, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.DoubleExperienceMs.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "DoubleExperienceMs")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9freeze_ms") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.FreezeMs, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.FreezeMs, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.FreezeMs, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.FreezeMs, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.FreezeMs.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "FreezeMs")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -2642,6 +4631,132 @@ func (z *SnapshotGameplay) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 7 {
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7mode_id") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.ModeID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.ModeID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.ModeID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.ModeID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.ModeID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "ModeID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 18 && string(bts[0:16]) == "\xb1quest_stage_maj" && string(bts[16:18]) == "or") {
+			goto zb0001loop
+		}
+		bts = bts[18:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.QuestStageMajor, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.QuestStageMajor, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.QuestStageMajor, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.QuestStageMajor, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.QuestStageMajor.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "QuestStageMajor")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 18 && string(bts[0:16]) == "\xb1quest_stage_min" && string(bts[16:18]) == "or") {
+			goto zb0001loop
+		}
+		bts = bts[18:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.QuestStageMinor, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.QuestStageMinor, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.QuestStageMinor, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.QuestStageMinor, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.QuestStageMinor.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "QuestStageMinor")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 19 && string(bts[0:16]) == "\xb2perk_pending_co" && string(bts[16:19]) == "unt") {
+			goto zb0001loop
+		}
+		bts = bts[19:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.PerkPendingCount, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.PerkPendingCount, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.PerkPendingCount, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.PerkPendingCount, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.PerkPendingCount.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "PerkPendingCount")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 19 && string(bts[0:16]) == "\xb2perk_choices_di" && string(bts[16:19]) == "rty") {
+			goto zb0001loop
+		}
+		bts = bts[19:]
+		{
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.PerkChoicesDirty, bts = bts[0] == 0xc3, bts[1:]
+			} else {
+				z.PerkChoicesDirty, bts, err = msgp.ReadBoolBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "PerkChoicesDirty")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacbonus_timers") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			bts, err = z.BonusTimers.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "BonusTimers")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6status") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			bts, err = z.Status.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Status")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -2880,6 +4995,205 @@ func (z *SnapshotPlayer) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 6 {
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5index") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Index, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Index, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Index, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Index, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Index.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Index")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3pos") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xde {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Pos")
+				return
+			}
+			if zb0002 > zfa6185d0limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop_zb0001:
+			for zb0002 > 0 {
+				zb0002--
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1x" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				case 1:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1y" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				}
+				{
+					if n := keyLen(bts); n > 0 {
+						field, bts = bts[1:n], bts[n:]
+					} else {
+						field, bts, err = msgp.ReadMapKeyZC(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "Pos")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "x":
+						zb0002k = 0
+					case "y":
+						zb0002k = 1
+					default:
+						err = msgp.WrapError(unknownField(field), "Pos")
+						return
+					}
+				}
+			zb0002field_zb0001:
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				case 1:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002k++
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6health") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.Health, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.Health.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Health")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6weapon") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			bts, err = z.Weapon.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Weapon")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaaexperience") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Experience, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Experience, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Experience, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Experience, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Experience.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Experience")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5level") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Level, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Level, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Level, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Level, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Level.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Level")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -2975,6 +5289,37 @@ func (z *SnapshotPlayer) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop:
 			for zb0002 > 0 {
 				zb0002--
 				switch zb0002k {
@@ -3132,6 +5477,96 @@ func (z *SnapshotStatus) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 3 {
+		if !(len(bts) >= 19 && string(bts[0:16]) == "\xb2quest_unlock_in" && string(bts[16:19]) == "dex") {
+			goto zb0001loop
+		}
+		bts = bts[19:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.QuestUnlockIndex, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.QuestUnlockIndex, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.QuestUnlockIndex, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.QuestUnlockIndex, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.QuestUnlockIndex.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "QuestUnlockIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 24 && string(bts[0:16]) == "\xb7quest_unlock_in" && string(bts[16:24]) == "dex_full") {
+			goto zb0001loop
+		}
+		bts = bts[24:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.QuestUnlockIndexFull, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.QuestUnlockIndexFull, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.QuestUnlockIndexFull, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.QuestUnlockIndexFull, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.QuestUnlockIndexFull.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "QuestUnlockIndexFull")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 20 && string(bts[0:16]) == "\xb3weapon_usage_co" && string(bts[16:20]) == "unts") {
+			goto zb0001loop
+		}
+		bts = bts[20:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "WeaponUsageCounts")
+				return
+			}
+			if zb0002 > zfa6185d0limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.WeaponUsageCounts) >= int(zb0002) {
+				z.WeaponUsageCounts = (z.WeaponUsageCounts)[:zb0002]
+			} else {
+				z.WeaponUsageCounts = make([]Int, zb0002)
+			}
+			{
+				var za0001n int
+				za0001n, bts = intsPrefix(z.WeaponUsageCounts, bts)
+				for za0001 := za0001n; za0001 < len(z.WeaponUsageCounts); za0001++ {
+					if len(bts) != 0 && int8(bts[0]) >= -32 {
+						z.WeaponUsageCounts[za0001], bts = Int(int8(bts[0])), bts[1:]
+					} else if len(bts) >= 2 && bts[0] == 0xcc {
+						z.WeaponUsageCounts[za0001], bts = Int(bts[1]), bts[2:]
+					} else if len(bts) >= 3 && bts[0] == 0xcd {
+						z.WeaponUsageCounts[za0001], bts = Int(uint16At(bts)), bts[3:]
+					} else if len(bts) >= 5 && bts[0] == 0xce {
+						z.WeaponUsageCounts[za0001], bts = Int(uint32At(bts)), bts[5:]
+					} else if bts, err = z.WeaponUsageCounts[za0001].UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "WeaponUsageCounts", za0001)
+						return
+					}
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -3223,18 +5658,22 @@ func (z *SnapshotStatus) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			} else {
 				z.WeaponUsageCounts = make([]Int, zb0002)
 			}
-			for za0001 := range z.WeaponUsageCounts {
-				if len(bts) != 0 && int8(bts[0]) >= -32 {
-					z.WeaponUsageCounts[za0001], bts = Int(int8(bts[0])), bts[1:]
-				} else if len(bts) >= 2 && bts[0] == 0xcc {
-					z.WeaponUsageCounts[za0001], bts = Int(bts[1]), bts[2:]
-				} else if len(bts) >= 3 && bts[0] == 0xcd {
-					z.WeaponUsageCounts[za0001], bts = Int(uint16At(bts)), bts[3:]
-				} else if len(bts) >= 5 && bts[0] == 0xce {
-					z.WeaponUsageCounts[za0001], bts = Int(uint32At(bts)), bts[5:]
-				} else if bts, err = z.WeaponUsageCounts[za0001].UnmarshalMsg(bts); err != nil {
-					err = msgp.WrapError(err, "WeaponUsageCounts", za0001)
-					return
+			{
+				var za0001n int
+				za0001n, bts = intsPrefix(z.WeaponUsageCounts, bts)
+				for za0001 := za0001n; za0001 < len(z.WeaponUsageCounts); za0001++ {
+					if len(bts) != 0 && int8(bts[0]) >= -32 {
+						z.WeaponUsageCounts[za0001], bts = Int(int8(bts[0])), bts[1:]
+					} else if len(bts) >= 2 && bts[0] == 0xcc {
+						z.WeaponUsageCounts[za0001], bts = Int(bts[1]), bts[2:]
+					} else if len(bts) >= 3 && bts[0] == 0xcd {
+						z.WeaponUsageCounts[za0001], bts = Int(uint16At(bts)), bts[3:]
+					} else if len(bts) >= 5 && bts[0] == 0xce {
+						z.WeaponUsageCounts[za0001], bts = Int(uint32At(bts)), bts[5:]
+					} else if bts, err = z.WeaponUsageCounts[za0001].UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "WeaponUsageCounts", za0001)
+						return
+					}
 				}
 			}
 		}
@@ -3295,6 +5734,37 @@ func (z *SnapshotVec2) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 2 {
+		if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+			goto zb0001loop
+		}
+		bts = bts[2:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.X, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.X.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "X")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+			goto zb0001loop
+		}
+		bts = bts[2:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.Y, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.Y.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Y")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -3431,6 +5901,122 @@ func (z *SnapshotWeapon) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 7 {
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9weapon_id") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.WeaponID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.WeaponID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.WeaponID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.WeaponID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.WeaponID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "WeaponID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 5 && string(bts[0:5]) == "\xa4ammo") {
+			goto zb0001loop
+		}
+		bts = bts[5:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.Ammo, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.Ammo.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Ammo")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9clip_size") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.ClipSize, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.ClipSize, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.ClipSize, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.ClipSize, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.ClipSize.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "ClipSize")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 14 && string(bts[0:14]) == "\xadreload_active") {
+			goto zb0001loop
+		}
+		bts = bts[14:]
+		{
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.ReloadActive, bts = bts[0] == 0xc3, bts[1:]
+			} else {
+				z.ReloadActive, bts, err = msgp.ReadBoolBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "ReloadActive")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacreload_timer") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.ReloadTimer, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.ReloadTimer.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "ReloadTimer")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 17 && string(bts[0:16]) == "\xb0reload_timer_ma" && string(bts[16:17]) == "x") {
+			goto zb0001loop
+		}
+		bts = bts[17:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.ReloadTimerMax, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.ReloadTimerMax.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "ReloadTimerMax")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 14 && string(bts[0:14]) == "\xadshot_cooldown") {
+			goto zb0001loop
+		}
+		bts = bts[14:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.ShotCooldown, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.ShotCooldown.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "ShotCooldown")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -3649,6 +6235,115 @@ func (z *rngStreamRowV7) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 6 {
+		if !(len(bts) >= 16 && string(bts[0:16]) == "\xaftick_call_index") {
+			goto zb0001loop
+		}
+		bts = bts[16:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TickCallIndex, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TickCallIndex, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TickCallIndex, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TickCallIndex, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TickCallIndex.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TickCallIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8value_15") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Value15, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Value15, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Value15, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Value15, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Value15.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Value15")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 17 && string(bts[0:16]) == "\xb0state_before_u3" && string(bts[16:17]) == "2") {
+			goto zb0001loop
+		}
+		bts = bts[17:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.StateBeforeU32, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.StateBeforeU32, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.StateBeforeU32, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.StateBeforeU32, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.StateBeforeU32.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "StateBeforeU32")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 16 && string(bts[0:16]) == "\xafstate_after_u32") {
+			goto zb0001loop
+		}
+		bts = bts[16:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.StateAfterU32, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.StateAfterU32, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.StateAfterU32, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.StateAfterU32, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.StateAfterU32.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "StateAfterU32")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 14 && string(bts[0:14]) == "\xadcaller_static") {
+			goto zb0001loop
+		}
+		bts = bts[14:]
+		{
+			bts, err = z.CallerStatic.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "CallerStatic")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9branch_id") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			bts, err = z.BranchID.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "BranchID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -3853,6 +6548,102 @@ func (z *rngStreamRowV8) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 5 {
+		if !(len(bts) >= 16 && string(bts[0:16]) == "\xaftick_call_index") {
+			goto zb0001loop
+		}
+		bts = bts[16:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TickCallIndex, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TickCallIndex, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TickCallIndex, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TickCallIndex, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TickCallIndex.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TickCallIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8value_15") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Value15, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Value15, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Value15, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Value15, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Value15.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Value15")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 17 && string(bts[0:16]) == "\xb0state_before_u3" && string(bts[16:17]) == "2") {
+			goto zb0001loop
+		}
+		bts = bts[17:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.StateBeforeU32, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.StateBeforeU32, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.StateBeforeU32, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.StateBeforeU32, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.StateBeforeU32.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "StateBeforeU32")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 16 && string(bts[0:16]) == "\xafstate_after_u32") {
+			goto zb0001loop
+		}
+		bts = bts[16:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.StateAfterU32, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.StateAfterU32, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.StateAfterU32, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.StateAfterU32, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.StateAfterU32.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "StateAfterU32")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 18 && string(bts[0:16]) == "\xb1caller_static_u" && string(bts[16:18]) == "32") {
+			goto zb0001loop
+		}
+		bts = bts[18:]
+		{
+			bts, err = z.CallerStaticU32.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "CallerStaticU32")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -4092,6 +6883,185 @@ func (z *timingSampleRowFields) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 13 {
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaatick_index") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TickIndex, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TickIndex, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TickIndex, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TickIndex, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TickIndex.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TickIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 15 && string(bts[0:15]) == "\xaegameplay_frame") {
+			goto zb0001loop
+		}
+		bts = bts[15:]
+		{
+			bts, err = z.GameplayFrame.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "GameplayFrame")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5phase") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			z.Phase, bts, err = readString(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Phase")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaawrite_kind") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			z.WriteKind, bts, err = readString(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "WriteKind")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacframe_dt_f32") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			bts, err = z.FrameDtF32.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "FrameDtF32")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 16 && string(bts[0:16]) == "\xafframe_dt_ms_i32") {
+			goto zb0001loop
+		}
+		bts = bts[16:]
+		{
+			bts, err = z.FrameDtMsI32.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "FrameDtMsI32")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 16 && string(bts[0:16]) == "\xafframe_dt_ms_f32") {
+			goto zb0001loop
+		}
+		bts = bts[16:]
+		{
+			bts, err = z.FrameDtMsF32.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "FrameDtMsF32")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 24 && string(bts[0:16]) == "\xb7time_scale_acti" && string(bts[16:24]) == "ve_entry") {
+			goto zb0001loop
+		}
+		bts = bts[24:]
+		{
+			bts, err = z.TimeScaleActiveEntry.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "TimeScaleActiveEntry")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 26 && string(bts[0:16]) == "\xb9time_scale_acti" && string(bts[16:26]) == "ve_current") {
+			goto zb0001loop
+		}
+		bts = bts[26:]
+		{
+			bts, err = z.TimeScaleActiveCurrent.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "TimeScaleActiveCurrent")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 18 && string(bts[0:16]) == "\xb1time_scale_fact" && string(bts[16:18]) == "or") {
+			goto zb0001loop
+		}
+		bts = bts[18:]
+		{
+			bts, err = z.TimeScaleFactor.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "TimeScaleFactor")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 25 && string(bts[0:16]) == "\xb8bonus_reflex_bo" && string(bts[16:25]) == "ost_timer") {
+			goto zb0001loop
+		}
+		bts = bts[25:]
+		{
+			bts, err = z.BonusReflexBoostTimer.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "BonusReflexBoostTimer")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7mode_fn") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			bts, err = z.ModeFn.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "ModeFn")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacplayer_index") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			bts, err = z.PlayerIndex.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "PlayerIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {

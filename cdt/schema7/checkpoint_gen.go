@@ -153,6 +153,308 @@ func (z *ReplayCheckpoint) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 14 {
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaatick_index") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TickIndex, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TickIndex, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TickIndex, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TickIndex, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TickIndex.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TickIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9rng_state") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.RngState, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.RngState, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.RngState, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.RngState, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.RngState.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "RngState")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaaelapsed_ms") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.ElapsedMs, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.ElapsedMs, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.ElapsedMs, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.ElapsedMs, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.ElapsedMs.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "ElapsedMs")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8score_xp") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.ScoreXP, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.ScoreXP, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.ScoreXP, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.ScoreXP, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.ScoreXP.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "ScoreXP")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5kills") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Kills, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Kills, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Kills, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Kills, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Kills.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Kills")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 15 && string(bts[0:15]) == "\xaecreature_count") {
+			goto zb0001loop
+		}
+		bts = bts[15:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.CreatureCount, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.CreatureCount, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.CreatureCount, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.CreatureCount, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.CreatureCount.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "CreatureCount")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacperk_pending") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.PerkPending, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.PerkPending, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.PerkPending, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.PerkPending, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.PerkPending.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "PerkPending")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7players") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Players")
+				return
+			}
+			if zb0002 > z32f7e686limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Players) >= int(zb0002) {
+				z.Players = (z.Players)[:zb0002]
+			} else {
+				z.Players = make([]ReplayPlayerCheckpoint, zb0002)
+			}
+			for za0001 := range z.Players {
+				bts, err = z.Players[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Players", za0001)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacbonus_timers") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			bts, err = z.BonusTimers.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "BonusTimers")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6deaths") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			var zb0003 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0003, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0003, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Deaths")
+				return
+			}
+			if zb0003 > z32f7e686limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Deaths) >= int(zb0003) {
+				z.Deaths = (z.Deaths)[:zb0003]
+			} else {
+				z.Deaths = make([]ReplayDeathLedgerEntry, zb0003)
+			}
+			for za0002 := range z.Deaths {
+				bts, err = z.Deaths[za0002].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Deaths", za0002)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 5 && string(bts[0:5]) == "\xa4perk") {
+			goto zb0001loop
+		}
+		bts = bts[5:]
+		{
+			bts, err = z.Perk.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Perk")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6events") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			bts, err = z.Events.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Events")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8tutorial") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			if msgp.IsNil(bts) {
+				bts, err = msgp.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.Tutorial = nil
+			} else {
+				if z.Tutorial == nil {
+					z.Tutorial = new(ReplayTutorialSnapshot)
+				}
+				bts, err = z.Tutorial.UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Tutorial")
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 5 && string(bts[0:5]) == "\xa4typo") {
+			goto zb0001loop
+		}
+		bts = bts[5:]
+		{
+			if msgp.IsNil(bts) {
+				bts, err = msgp.ReadNilBytes(bts)
+				if err != nil {
+					return
+				}
+				z.Typo = nil
+			} else {
+				if z.Typo == nil {
+					z.Typo = new(ReplayTypoSnapshot)
+				}
+				bts, err = z.Typo.UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Typo")
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -575,6 +877,141 @@ func (z *ReplayEventSummary) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 5 {
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9hit_count") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.HitCount, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.HitCount, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.HitCount, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.HitCount, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.HitCount.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "HitCount")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacpickup_count") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.PickupCount, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.PickupCount, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.PickupCount, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.PickupCount, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.PickupCount.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "PickupCount")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9sfx_count") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.SfxCount, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.SfxCount, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.SfxCount, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.SfxCount, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.SfxCount.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "SfxCount")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8sfx_head") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "SfxHead")
+				return
+			}
+			if zb0002 > z32f7e686limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.SfxHead) >= int(zb0002) {
+				z.SfxHead = (z.SfxHead)[:zb0002]
+			} else {
+				z.SfxHead = make([]string, zb0002)
+			}
+			for za0001 := range z.SfxHead {
+				z.SfxHead[za0001], bts, err = readString(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "SfxHead", za0001)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8hit_head") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			var zb0003 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0003, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0003, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "HitHead")
+				return
+			}
+			if zb0003 > z32f7e686limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.HitHead) >= int(zb0003) {
+				z.HitHead = (z.HitHead)[:zb0003]
+			} else {
+				z.HitHead = make([]ReplayHitSummaryEntry, zb0003)
+			}
+			for za0002 := range z.HitHead {
+				bts, err = z.HitHead[za0002].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "HitHead", za0002)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -839,6 +1276,368 @@ func (z *ReplayHitSummaryEntry) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 4 {
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7type_id") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TypeID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TypeID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TypeID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TypeID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TypeID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TypeID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6origin") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xde {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Origin")
+				return
+			}
+			if zb0002 > z32f7e686limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Origin.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Origin.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Origin", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Origin.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Origin.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Origin", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop_zb0001:
+			for zb0002 > 0 {
+				zb0002--
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1x" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				case 1:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1y" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				}
+				{
+					if n := keyLen(bts); n > 0 {
+						field, bts = bts[1:n], bts[n:]
+					} else {
+						field, bts, err = msgp.ReadMapKeyZC(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "Origin")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "x":
+						zb0002k = 0
+					case "y":
+						zb0002k = 1
+					default:
+						bts, err = msgp.Skip(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Origin")
+							return
+						}
+						continue
+					}
+				}
+			zb0002field_zb0001:
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Origin.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Origin.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Origin", "X")
+						return
+					}
+				case 1:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Origin.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Origin.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Origin", "Y")
+						return
+					}
+				}
+				zb0002k++
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3hit") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			var zb0003 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+				zb0003, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xde {
+				zb0003, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Hit")
+				return
+			}
+			if zb0003 > z32f7e686limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			var zb0003k int
+			if zb0003 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0003loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Hit.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Hit.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Hit", "X")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0003loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Hit.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Hit.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Hit", "Y")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+			}
+		zb0003loop_zb0001:
+			for zb0003 > 0 {
+				zb0003--
+				switch zb0003k {
+				case 0:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1x" {
+						bts = bts[2:]
+						goto zb0003field_zb0001
+					}
+				case 1:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1y" {
+						bts = bts[2:]
+						goto zb0003field_zb0001
+					}
+				}
+				{
+					if n := keyLen(bts); n > 0 {
+						field, bts = bts[1:n], bts[n:]
+					} else {
+						field, bts, err = msgp.ReadMapKeyZC(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "Hit")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "x":
+						zb0003k = 0
+					case "y":
+						zb0003k = 1
+					default:
+						bts, err = msgp.Skip(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Hit")
+							return
+						}
+						continue
+					}
+				}
+			zb0003field_zb0001:
+				switch zb0003k {
+				case 0:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Hit.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Hit.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Hit", "X")
+						return
+					}
+				case 1:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Hit.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Hit.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Hit", "Y")
+						return
+					}
+				}
+				zb0003k++
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6target") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			var zb0004 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+				zb0004, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xde {
+				zb0004, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0004, bts, err = msgp.ReadMapHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Target")
+				return
+			}
+			if zb0004 > z32f7e686limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			var zb0004k int
+			if zb0004 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0004loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Target.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Target.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Target", "X")
+						return
+					}
+				}
+				zb0004--
+				zb0004k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0004loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Target.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Target.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Target", "Y")
+						return
+					}
+				}
+				zb0004--
+				zb0004k++
+			}
+		zb0004loop_zb0001:
+			for zb0004 > 0 {
+				zb0004--
+				switch zb0004k {
+				case 0:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1x" {
+						bts = bts[2:]
+						goto zb0004field_zb0001
+					}
+				case 1:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1y" {
+						bts = bts[2:]
+						goto zb0004field_zb0001
+					}
+				}
+				{
+					if n := keyLen(bts); n > 0 {
+						field, bts = bts[1:n], bts[n:]
+					} else {
+						field, bts, err = msgp.ReadMapKeyZC(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "Target")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "x":
+						zb0004k = 0
+					case "y":
+						zb0004k = 1
+					default:
+						bts, err = msgp.Skip(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Target")
+							return
+						}
+						continue
+					}
+				}
+			zb0004field_zb0001:
+				switch zb0004k {
+				case 0:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Target.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Target.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Target", "X")
+						return
+					}
+				case 1:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Target.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Target.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Target", "Y")
+						return
+					}
+				}
+				zb0004k++
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -924,6 +1723,37 @@ func (z *ReplayHitSummaryEntry) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Origin.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Origin.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Origin", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Origin.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Origin.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Origin", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop:
 			for zb0002 > 0 {
 				zb0002--
 				switch zb0002k {
@@ -999,6 +1829,37 @@ func (z *ReplayHitSummaryEntry) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 			var zb0003k int
+			if zb0003 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0003loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Hit.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Hit.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Hit", "X")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0003loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Hit.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Hit.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Hit", "Y")
+						return
+					}
+				}
+				zb0003--
+				zb0003k++
+			}
+		zb0003loop:
 			for zb0003 > 0 {
 				zb0003--
 				switch zb0003k {
@@ -1074,6 +1935,37 @@ func (z *ReplayHitSummaryEntry) UnmarshalMsg(bts []byte) (o []byte, err error) {
 				return
 			}
 			var zb0004k int
+			if zb0004 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0004loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Target.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Target.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Target", "X")
+						return
+					}
+				}
+				zb0004--
+				zb0004k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0004loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Target.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Target.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Target", "Y")
+						return
+					}
+				}
+				zb0004--
+				zb0004k++
+			}
+		zb0004loop:
 			for zb0004 > 0 {
 				zb0004--
 				switch zb0004k {
@@ -1208,6 +2100,186 @@ func (z *ReplayPerkSnapshot) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 4 {
+		if !(len(bts) >= 14 && string(bts[0:14]) == "\xadpending_count") {
+			goto zb0001loop
+		}
+		bts = bts[14:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.PendingCount, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.PendingCount, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.PendingCount, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.PendingCount, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.PendingCount.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "PendingCount")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 14 && string(bts[0:14]) == "\xadchoices_dirty") {
+			goto zb0001loop
+		}
+		bts = bts[14:]
+		{
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.ChoicesDirty, bts = bts[0] == 0xc3, bts[1:]
+			} else {
+				z.ChoicesDirty, bts, err = msgp.ReadBoolBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "ChoicesDirty")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7choices") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Choices")
+				return
+			}
+			if zb0002 > z32f7e686limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Choices) >= int(zb0002) {
+				z.Choices = (z.Choices)[:zb0002]
+			} else {
+				z.Choices = make([]Int, zb0002)
+			}
+			{
+				var za0001n int
+				za0001n, bts = intsPrefix(z.Choices, bts)
+				for za0001 := za0001n; za0001 < len(z.Choices); za0001++ {
+					if len(bts) != 0 && int8(bts[0]) >= -32 {
+						z.Choices[za0001], bts = Int(int8(bts[0])), bts[1:]
+					} else if len(bts) >= 2 && bts[0] == 0xcc {
+						z.Choices[za0001], bts = Int(bts[1]), bts[2:]
+					} else if len(bts) >= 3 && bts[0] == 0xcd {
+						z.Choices[za0001], bts = Int(uint16At(bts)), bts[3:]
+					} else if len(bts) >= 5 && bts[0] == 0xce {
+						z.Choices[za0001], bts = Int(uint32At(bts)), bts[5:]
+					} else if bts, err = z.Choices[za0001].UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Choices", za0001)
+						return
+					}
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 22 && string(bts[0:16]) == "\xb5player_nonzero_" && string(bts[16:22]) == "counts") {
+			goto zb0001loop
+		}
+		bts = bts[22:]
+		{
+			var zb0003 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0003, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0003, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "PlayerNonzeroCounts")
+				return
+			}
+			if zb0003 > z32f7e686limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.PlayerNonzeroCounts) >= int(zb0003) {
+				z.PlayerNonzeroCounts = (z.PlayerNonzeroCounts)[:zb0003]
+			} else {
+				z.PlayerNonzeroCounts = make([][][]Int, zb0003)
+			}
+			for za0002 := range z.PlayerNonzeroCounts {
+				var zb0004 uint32
+				if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+					zb0004, bts = uint32(bts[0]&0x0f), bts[1:]
+				} else if len(bts) >= 3 && bts[0] == 0xdc {
+					zb0004, bts = uint32(uint16At(bts)), bts[3:]
+				} else {
+					zb0004, bts, err = msgp.ReadArrayHeaderBytes(bts)
+				}
+				if err != nil {
+					err = msgp.WrapError(err, "PlayerNonzeroCounts", za0002)
+					return
+				}
+				if zb0004 > z32f7e686limitArrays {
+					err = msgp.ErrLimitExceeded
+					return
+				}
+				if cap(z.PlayerNonzeroCounts[za0002]) >= int(zb0004) {
+					z.PlayerNonzeroCounts[za0002] = (z.PlayerNonzeroCounts[za0002])[:zb0004]
+				} else {
+					z.PlayerNonzeroCounts[za0002] = make([][]Int, zb0004)
+				}
+				for za0003 := range z.PlayerNonzeroCounts[za0002] {
+					var zb0005 uint32
+					if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+						zb0005, bts = uint32(bts[0]&0x0f), bts[1:]
+					} else if len(bts) >= 3 && bts[0] == 0xdc {
+						zb0005, bts = uint32(uint16At(bts)), bts[3:]
+					} else {
+						zb0005, bts, err = msgp.ReadArrayHeaderBytes(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "PlayerNonzeroCounts", za0002, za0003)
+						return
+					}
+					if zb0005 > z32f7e686limitArrays {
+						err = msgp.ErrLimitExceeded
+						return
+					}
+					if cap(z.PlayerNonzeroCounts[za0002][za0003]) >= int(zb0005) {
+						z.PlayerNonzeroCounts[za0002][za0003] = (z.PlayerNonzeroCounts[za0002][za0003])[:zb0005]
+					} else {
+						z.PlayerNonzeroCounts[za0002][za0003] = make([]Int, zb0005)
+					}
+					{
+						var za0004n int
+						za0004n, bts = intsPrefix(z.PlayerNonzeroCounts[za0002][za0003], bts)
+						for za0004 := za0004n; za0004 < len(z.PlayerNonzeroCounts[za0002][za0003]); za0004++ {
+							if len(bts) != 0 && int8(bts[0]) >= -32 {
+								z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(int8(bts[0])), bts[1:]
+							} else if len(bts) >= 2 && bts[0] == 0xcc {
+								z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(bts[1]), bts[2:]
+							} else if len(bts) >= 3 && bts[0] == 0xcd {
+								z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(uint16At(bts)), bts[3:]
+							} else if len(bts) >= 5 && bts[0] == 0xce {
+								z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(uint32At(bts)), bts[5:]
+							} else if bts, err = z.PlayerNonzeroCounts[za0002][za0003][za0004].UnmarshalMsg(bts); err != nil {
+								err = msgp.WrapError(err, "PlayerNonzeroCounts", za0002, za0003, za0004)
+								return
+							}
+						}
+					}
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -1307,18 +2379,22 @@ func (z *ReplayPerkSnapshot) UnmarshalMsg(bts []byte) (o []byte, err error) {
 			} else {
 				z.Choices = make([]Int, zb0002)
 			}
-			for za0001 := range z.Choices {
-				if len(bts) != 0 && int8(bts[0]) >= -32 {
-					z.Choices[za0001], bts = Int(int8(bts[0])), bts[1:]
-				} else if len(bts) >= 2 && bts[0] == 0xcc {
-					z.Choices[za0001], bts = Int(bts[1]), bts[2:]
-				} else if len(bts) >= 3 && bts[0] == 0xcd {
-					z.Choices[za0001], bts = Int(uint16At(bts)), bts[3:]
-				} else if len(bts) >= 5 && bts[0] == 0xce {
-					z.Choices[za0001], bts = Int(uint32At(bts)), bts[5:]
-				} else if bts, err = z.Choices[za0001].UnmarshalMsg(bts); err != nil {
-					err = msgp.WrapError(err, "Choices", za0001)
-					return
+			{
+				var za0001n int
+				za0001n, bts = intsPrefix(z.Choices, bts)
+				for za0001 := za0001n; za0001 < len(z.Choices); za0001++ {
+					if len(bts) != 0 && int8(bts[0]) >= -32 {
+						z.Choices[za0001], bts = Int(int8(bts[0])), bts[1:]
+					} else if len(bts) >= 2 && bts[0] == 0xcc {
+						z.Choices[za0001], bts = Int(bts[1]), bts[2:]
+					} else if len(bts) >= 3 && bts[0] == 0xcd {
+						z.Choices[za0001], bts = Int(uint16At(bts)), bts[3:]
+					} else if len(bts) >= 5 && bts[0] == 0xce {
+						z.Choices[za0001], bts = Int(uint32At(bts)), bts[5:]
+					} else if bts, err = z.Choices[za0001].UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Choices", za0001)
+						return
+					}
 				}
 			}
 		case 3:
@@ -1387,18 +2463,22 @@ func (z *ReplayPerkSnapshot) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					} else {
 						z.PlayerNonzeroCounts[za0002][za0003] = make([]Int, zb0005)
 					}
-					for za0004 := range z.PlayerNonzeroCounts[za0002][za0003] {
-						if len(bts) != 0 && int8(bts[0]) >= -32 {
-							z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(int8(bts[0])), bts[1:]
-						} else if len(bts) >= 2 && bts[0] == 0xcc {
-							z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(bts[1]), bts[2:]
-						} else if len(bts) >= 3 && bts[0] == 0xcd {
-							z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(uint16At(bts)), bts[3:]
-						} else if len(bts) >= 5 && bts[0] == 0xce {
-							z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(uint32At(bts)), bts[5:]
-						} else if bts, err = z.PlayerNonzeroCounts[za0002][za0003][za0004].UnmarshalMsg(bts); err != nil {
-							err = msgp.WrapError(err, "PlayerNonzeroCounts", za0002, za0003, za0004)
-							return
+					{
+						var za0004n int
+						za0004n, bts = intsPrefix(z.PlayerNonzeroCounts[za0002][za0003], bts)
+						for za0004 := za0004n; za0004 < len(z.PlayerNonzeroCounts[za0002][za0003]); za0004++ {
+							if len(bts) != 0 && int8(bts[0]) >= -32 {
+								z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(int8(bts[0])), bts[1:]
+							} else if len(bts) >= 2 && bts[0] == 0xcc {
+								z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(bts[1]), bts[2:]
+							} else if len(bts) >= 3 && bts[0] == 0xcd {
+								z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(uint16At(bts)), bts[3:]
+							} else if len(bts) >= 5 && bts[0] == 0xce {
+								z.PlayerNonzeroCounts[za0002][za0003][za0004], bts = Int(uint32At(bts)), bts[5:]
+							} else if bts, err = z.PlayerNonzeroCounts[za0002][za0003][za0004].UnmarshalMsg(bts); err != nil {
+								err = msgp.WrapError(err, "PlayerNonzeroCounts", za0002, za0003, za0004)
+								return
+							}
 						}
 					}
 				}
@@ -1509,6 +2589,203 @@ func (z *ReplayPlayerCheckpoint) UnmarshalMsg(bts []byte) (o []byte, err error) 
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 6 {
+		if !(len(bts) >= 4 && string(bts[0:4]) == "\xa3pos") {
+			goto zb0001loop
+		}
+		bts = bts[4:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xde {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadMapHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Pos")
+				return
+			}
+			if zb0002 > z32f7e686limitMaps {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop_zb0001
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop_zb0001:
+			for zb0002 > 0 {
+				zb0002--
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1x" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				case 1:
+					if len(bts) >= 2 && string(bts[0:2]) == "\xa1y" {
+						bts = bts[2:]
+						goto zb0002field_zb0001
+					}
+				}
+				{
+					if n := keyLen(bts); n > 0 {
+						field, bts = bts[1:n], bts[n:]
+					} else {
+						field, bts, err = msgp.ReadMapKeyZC(bts)
+					}
+					if err != nil {
+						err = msgp.WrapError(err, "Pos")
+						return
+					}
+					switch msgp.UnsafeString(field) {
+					case "x":
+						zb0002k = 0
+					case "y":
+						zb0002k = 1
+					default:
+						bts, err = msgp.Skip(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "Pos")
+							return
+						}
+						continue
+					}
+				}
+			zb0002field_zb0001:
+				switch zb0002k {
+				case 0:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				case 1:
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002k++
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6health") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.Health, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.Health.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Health")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9weapon_id") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			bts, err = z.WeaponID.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "WeaponID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 5 && string(bts[0:5]) == "\xa4ammo") {
+			goto zb0001loop
+		}
+		bts = bts[5:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.Ammo, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.Ammo.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Ammo")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaaexperience") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Experience, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Experience, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Experience, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Experience, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Experience.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Experience")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5level") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.Level, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.Level, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.Level, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.Level, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.Level.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Level")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -1595,6 +2872,37 @@ func (z *ReplayPlayerCheckpoint) UnmarshalMsg(bts []byte) (o []byte, err error) 
 				return
 			}
 			var zb0002k int
+			if zb0002 >= 2 {
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.X, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.X.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "X")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+				if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+					goto zb0002loop
+				}
+				bts = bts[2:]
+				{
+					if len(bts) >= 9 && bts[0] == 0xcb {
+						z.Pos.Y, bts = float64At(bts), bts[9:]
+					} else if bts, err = z.Pos.Y.UnmarshalMsg(bts); err != nil {
+						err = msgp.WrapError(err, "Pos", "Y")
+						return
+					}
+				}
+				zb0002--
+				zb0002k++
+			}
+		zb0002loop:
 			for zb0002 > 0 {
 				zb0002--
 				switch zb0002k {
@@ -1749,6 +3057,42 @@ func (z *ReplayTypoNameEntry) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 2 {
+		if !(len(bts) >= 15 && string(bts[0:15]) == "\xaecreature_index") {
+			goto zb0001loop
+		}
+		bts = bts[15:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.CreatureIndex, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.CreatureIndex, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.CreatureIndex, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.CreatureIndex, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.CreatureIndex.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "CreatureIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 5 && string(bts[0:5]) == "\xa4name") {
+			goto zb0001loop
+		}
+		bts = bts[5:]
+		{
+			z.Name, bts, err = readString(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Name")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -1889,6 +3233,228 @@ func (z *ReplayTypoSnapshot) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 5 {
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaainput_text") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			z.InputText, bts, err = readString(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "InputText")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacsubmit_count") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.SubmitCount, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.SubmitCount, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.SubmitCount, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.SubmitCount, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.SubmitCount.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "SubmitCount")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 12 && string(bts[0:12]) == "\xabmatch_count") {
+			goto zb0001loop
+		}
+		bts = bts[12:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.MatchCount, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.MatchCount, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.MatchCount, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.MatchCount, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.MatchCount.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "MatchCount")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 18 && string(bts[0:16]) == "\xb1spawn_cooldown_" && string(bts[16:18]) == "ms") {
+			goto zb0001loop
+		}
+		bts = bts[18:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.SpawnCooldownMs, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.SpawnCooldownMs, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.SpawnCooldownMs, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.SpawnCooldownMs, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.SpawnCooldownMs.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "SpawnCooldownMs")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacactive_names") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "ActiveNames")
+				return
+			}
+			if zb0002 > z32f7e686limitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.ActiveNames) >= int(zb0002) {
+				z.ActiveNames = (z.ActiveNames)[:zb0002]
+			} else {
+				z.ActiveNames = make([]ReplayTypoNameEntry, zb0002)
+			}
+			for za0001 := range z.ActiveNames {
+				var zb0003 uint32
+				if len(bts) != 0 && bts[0]&0xf0 == 0x80 {
+					zb0003, bts = uint32(bts[0]&0x0f), bts[1:]
+				} else if len(bts) >= 3 && bts[0] == 0xde {
+					zb0003, bts = uint32(uint16At(bts)), bts[3:]
+				} else {
+					zb0003, bts, err = msgp.ReadMapHeaderBytes(bts)
+				}
+				if err != nil {
+					err = msgp.WrapError(err, "ActiveNames", za0001)
+					return
+				}
+				if zb0003 > z32f7e686limitMaps {
+					err = msgp.ErrLimitExceeded
+					return
+				}
+				var zb0003k int
+				if zb0003 >= 2 {
+					if !(len(bts) >= 15 && string(bts[0:15]) == "\xaecreature_index") {
+						goto zb0003loop_zb0001
+					}
+					bts = bts[15:]
+					{
+						if len(bts) != 0 && int8(bts[0]) >= -32 {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(int8(bts[0])), bts[1:]
+						} else if len(bts) >= 2 && bts[0] == 0xcc {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(bts[1]), bts[2:]
+						} else if len(bts) >= 3 && bts[0] == 0xcd {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(uint16At(bts)), bts[3:]
+						} else if len(bts) >= 5 && bts[0] == 0xce {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(uint32At(bts)), bts[5:]
+						} else if bts, err = z.ActiveNames[za0001].CreatureIndex.UnmarshalMsg(bts); err != nil {
+							err = msgp.WrapError(err, "ActiveNames", za0001, "CreatureIndex")
+							return
+						}
+					}
+					zb0003--
+					zb0003k++
+					if !(len(bts) >= 5 && string(bts[0:5]) == "\xa4name") {
+						goto zb0003loop_zb0001
+					}
+					bts = bts[5:]
+					{
+						z.ActiveNames[za0001].Name, bts, err = readString(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "ActiveNames", za0001, "Name")
+							return
+						}
+					}
+					zb0003--
+					zb0003k++
+				}
+			zb0003loop_zb0001:
+				for zb0003 > 0 {
+					zb0003--
+					switch zb0003k {
+					case 0:
+						if len(bts) >= 15 && string(bts[0:15]) == "\xaecreature_index" {
+							bts = bts[15:]
+							goto zb0003field_zb0001
+						}
+					case 1:
+						if len(bts) >= 5 && string(bts[0:5]) == "\xa4name" {
+							bts = bts[5:]
+							goto zb0003field_zb0001
+						}
+					}
+					{
+						if n := keyLen(bts); n > 0 {
+							field, bts = bts[1:n], bts[n:]
+						} else {
+							field, bts, err = msgp.ReadMapKeyZC(bts)
+						}
+						if err != nil {
+							err = msgp.WrapError(err, "ActiveNames", za0001)
+							return
+						}
+						switch msgp.UnsafeString(field) {
+						case "creature_index":
+							zb0003k = 0
+						case "name":
+							zb0003k = 1
+						default:
+							bts, err = msgp.Skip(bts)
+							if err != nil {
+								err = msgp.WrapError(err, "ActiveNames", za0001)
+								return
+							}
+							continue
+						}
+					}
+				zb0003field_zb0001:
+					switch zb0003k {
+					case 0:
+						if len(bts) != 0 && int8(bts[0]) >= -32 {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(int8(bts[0])), bts[1:]
+						} else if len(bts) >= 2 && bts[0] == 0xcc {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(bts[1]), bts[2:]
+						} else if len(bts) >= 3 && bts[0] == 0xcd {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(uint16At(bts)), bts[3:]
+						} else if len(bts) >= 5 && bts[0] == 0xce {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(uint32At(bts)), bts[5:]
+						} else if bts, err = z.ActiveNames[za0001].CreatureIndex.UnmarshalMsg(bts); err != nil {
+							err = msgp.WrapError(err, "ActiveNames", za0001, "CreatureIndex")
+							return
+						}
+					case 1:
+						z.ActiveNames[za0001].Name, bts, err = readString(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "ActiveNames", za0001, "Name")
+							return
+						}
+					}
+					zb0003k++
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -2035,6 +3601,42 @@ func (z *ReplayTypoSnapshot) UnmarshalMsg(bts []byte) (o []byte, err error) {
 					return
 				}
 				var zb0003k int
+				if zb0003 >= 2 {
+					if !(len(bts) >= 15 && string(bts[0:15]) == "\xaecreature_index") {
+						goto zb0003loop
+					}
+					bts = bts[15:]
+					{
+						if len(bts) != 0 && int8(bts[0]) >= -32 {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(int8(bts[0])), bts[1:]
+						} else if len(bts) >= 2 && bts[0] == 0xcc {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(bts[1]), bts[2:]
+						} else if len(bts) >= 3 && bts[0] == 0xcd {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(uint16At(bts)), bts[3:]
+						} else if len(bts) >= 5 && bts[0] == 0xce {
+							z.ActiveNames[za0001].CreatureIndex, bts = Int(uint32At(bts)), bts[5:]
+						} else if bts, err = z.ActiveNames[za0001].CreatureIndex.UnmarshalMsg(bts); err != nil {
+							err = msgp.WrapError(err, "ActiveNames", za0001, "CreatureIndex")
+							return
+						}
+					}
+					zb0003--
+					zb0003k++
+					if !(len(bts) >= 5 && string(bts[0:5]) == "\xa4name") {
+						goto zb0003loop
+					}
+					bts = bts[5:]
+					{
+						z.ActiveNames[za0001].Name, bts, err = readString(bts)
+						if err != nil {
+							err = msgp.WrapError(err, "ActiveNames", za0001, "Name")
+							return
+						}
+					}
+					zb0003--
+					zb0003k++
+				}
+			zb0003loop:
 				for zb0003 > 0 {
 					zb0003--
 					switch zb0003k {
@@ -2156,6 +3758,37 @@ func (z *Vec2) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 2 {
+		if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1x") {
+			goto zb0001loop
+		}
+		bts = bts[2:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.X, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.X.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "X")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 2 && string(bts[0:2]) == "\xa1y") {
+			goto zb0001loop
+		}
+		bts = bts[2:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.Y, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.Y.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "Y")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -2286,6 +3919,103 @@ func (z *replayDeathLedgerEntryFields) UnmarshalMsg(bts []byte) (o []byte, err e
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 5 {
+		if !(len(bts) >= 15 && string(bts[0:15]) == "\xaecreature_index") {
+			goto zb0001loop
+		}
+		bts = bts[15:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.CreatureIndex, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.CreatureIndex, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.CreatureIndex, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.CreatureIndex, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.CreatureIndex.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "CreatureIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7type_id") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TypeID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TypeID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TypeID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TypeID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TypeID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TypeID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacreward_value") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.RewardValue, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.RewardValue.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "RewardValue")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaaxp_awarded") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.XPAwarded, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.XPAwarded, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.XPAwarded, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.XPAwarded, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.XPAwarded.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "XPAwarded")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8owner_id") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.OwnerID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.OwnerID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.OwnerID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.OwnerID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.OwnerID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "OwnerID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -2519,6 +4249,213 @@ func (z *replayTutorialSnapshotFields) UnmarshalMsg(bts []byte) (o []byte, err e
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 12 {
+		if !(len(bts) >= 12 && string(bts[0:12]) == "\xabstage_index") {
+			goto zb0001loop
+		}
+		bts = bts[12:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.StageIndex, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.StageIndex, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.StageIndex, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.StageIndex, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.StageIndex.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "StageIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 15 && string(bts[0:15]) == "\xaestage_timer_ms") {
+			goto zb0001loop
+		}
+		bts = bts[15:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.StageTimerMs, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.StageTimerMs, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.StageTimerMs, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.StageTimerMs, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.StageTimerMs.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "StageTimerMs")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 26 && string(bts[0:16]) == "\xb9stage_transitio" && string(bts[16:26]) == "n_timer_ms") {
+			goto zb0001loop
+		}
+		bts = bts[26:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.StageTransitionTimerMs, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.StageTransitionTimerMs, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.StageTransitionTimerMs, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.StageTransitionTimerMs, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.StageTransitionTimerMs.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "StageTransitionTimerMs")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaahint_index") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.HintIndex, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.HintIndex, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.HintIndex, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.HintIndex, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.HintIndex.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "HintIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaahint_alpha") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.HintAlpha, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.HintAlpha, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.HintAlpha, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.HintAlpha, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.HintAlpha.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "HintAlpha")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xachint_fade_in") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.HintFadeIn, bts = bts[0] == 0xc3, bts[1:]
+			} else {
+				z.HintFadeIn, bts, err = msgp.ReadBoolBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "HintFadeIn")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 19 && string(bts[0:16]) == "\xb2repeat_spawn_co" && string(bts[16:19]) == "unt") {
+			goto zb0001loop
+		}
+		bts = bts[19:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.RepeatSpawnCount, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.RepeatSpawnCount, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.RepeatSpawnCount, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.RepeatSpawnCount, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.RepeatSpawnCount.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "RepeatSpawnCount")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 24 && string(bts[0:16]) == "\xb7hint_bonus_crea" && string(bts[16:24]) == "ture_ref") {
+			goto zb0001loop
+		}
+		bts = bts[24:]
+		{
+			bts, err = z.HintBonusCreatureRef.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "HintBonusCreatureRef")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 12 && string(bts[0:12]) == "\xabprompt_text") {
+			goto zb0001loop
+		}
+		bts = bts[12:]
+		{
+			z.PromptText, bts, err = readString(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "PromptText")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 13 && string(bts[0:13]) == "\xacprompt_alpha") {
+			goto zb0001loop
+		}
+		bts = bts[13:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.PromptAlpha, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.PromptAlpha.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "PromptAlpha")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9hint_text") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			z.HintText, bts, err = readString(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "HintText")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 19 && string(bts[0:16]) == "\xb2hint_alpha_over" && string(bts[16:19]) == "lay") {
+			goto zb0001loop
+		}
+		bts = bts[19:]
+		{
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.HintAlphaOverlay, bts = float64At(bts), bts[9:]
+			} else if bts, err = z.HintAlphaOverlay.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "HintAlphaOverlay")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {

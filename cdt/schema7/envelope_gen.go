@@ -82,6 +82,120 @@ func (z *ReplayTickChannels) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 5 {
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaacheckpoint") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			bts, err = z.Checkpoint.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Checkpoint")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9sim_state") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			bts, err = z.SimState.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "SimState")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 15 && string(bts[0:15]) == "\xaeentity_samples") {
+			goto zb0001loop
+		}
+		bts = bts[15:]
+		{
+			bts, err = z.EntitySamples.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "EntitySamples")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaarng_stream") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "RngStream")
+				return
+			}
+			if zb0002 > zd663989dlimitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.RngStream) >= int(zb0002) {
+				z.RngStream = (z.RngStream)[:zb0002]
+			} else {
+				z.RngStream = make([]RngStreamRow, zb0002)
+			}
+			for za0001 := range z.RngStream {
+				bts, err = z.RngStream[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "RngStream", za0001)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 15 && string(bts[0:15]) == "\xaetiming_samples") {
+			goto zb0001loop
+		}
+		bts = bts[15:]
+		{
+			var zb0003 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0003, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0003, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0003, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "TimingSamples")
+				return
+			}
+			if zb0003 > zd663989dlimitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.TimingSamples) >= int(zb0003) {
+				z.TimingSamples = (z.TimingSamples)[:zb0003]
+			} else {
+				z.TimingSamples = make([]TimingSampleRow, zb0003)
+			}
+			for za0002 := range z.TimingSamples {
+				bts, err = z.TimingSamples[za0002].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "TimingSamples", za0002)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -291,6 +405,85 @@ func (z *TickBlock) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 3 {
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaastart_tick") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.StartTick, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.StartTick, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.StartTick, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.StartTick, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.StartTick.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "StartTick")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8end_tick") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.EndTick, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.EndTick, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.EndTick, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.EndTick, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.EndTick.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "EndTick")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 6 && string(bts[0:6]) == "\xa5ticks") {
+			goto zb0001loop
+		}
+		bts = bts[6:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Ticks")
+				return
+			}
+			if zb0002 > zd663989dlimitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Ticks) >= int(zb0002) {
+				z.Ticks = (z.Ticks)[:zb0002]
+			} else {
+				z.Ticks = make([]TickRecord, zb0002)
+			}
+			for za0001 := range z.Ticks {
+				bts, err = z.Ticks[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Ticks", za0001)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -479,6 +672,122 @@ func (z *TickBlockIndexEntry) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 6 {
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaastart_tick") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.StartTick, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.StartTick, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.StartTick, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.StartTick, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.StartTick.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "StartTick")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8end_tick") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.EndTick, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.EndTick, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.EndTick, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.EndTick, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.EndTick.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "EndTick")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 12 && string(bts[0:12]) == "\xabfile_offset") {
+			goto zb0001loop
+		}
+		bts = bts[12:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.FileOffset, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.FileOffset, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.FileOffset, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.FileOffset, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.FileOffset.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "FileOffset")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 15 && string(bts[0:15]) == "\xaecompressed_len") {
+			goto zb0001loop
+		}
+		bts = bts[15:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.CompressedLen, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.CompressedLen, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.CompressedLen, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.CompressedLen, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.CompressedLen.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "CompressedLen")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 17 && string(bts[0:16]) == "\xb0uncompressed_le" && string(bts[16:17]) == "n") {
+			goto zb0001loop
+		}
+		bts = bts[17:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.UncompressedLen, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.UncompressedLen, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.UncompressedLen, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.UncompressedLen, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.UncompressedLen.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "UncompressedLen")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8checksum") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			bts, err = z.Checksum.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Checksum")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -700,6 +1009,138 @@ func (z *TickRecord) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 6 {
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaatick_index") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TickIndex, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TickIndex, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TickIndex, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TickIndex, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TickIndex.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TickIndex")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaaelapsed_ms") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.ElapsedMs, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.ElapsedMs, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.ElapsedMs, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.ElapsedMs, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.ElapsedMs.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "ElapsedMs")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9dt_ms_i32") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.DtMsI32, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.DtMsI32, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.DtMsI32, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.DtMsI32, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.DtMsI32.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "DtMsI32")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 8 && string(bts[0:8]) == "\xa7mode_id") {
+			goto zb0001loop
+		}
+		bts = bts[8:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.ModeID, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.ModeID, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.ModeID, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.ModeID, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.ModeID.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "ModeID")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8channels") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			bts, err = z.Channels.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Channels")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 14 && string(bts[0:14]) == "\xadphase_markers") {
+			goto zb0001loop
+		}
+		bts = bts[14:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "PhaseMarkers")
+				return
+			}
+			if zb0002 > zd663989dlimitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.PhaseMarkers) >= int(zb0002) {
+				z.PhaseMarkers = (z.PhaseMarkers)[:zb0002]
+			} else {
+				z.PhaseMarkers = make([]string, zb0002)
+			}
+			for za0001 := range z.PhaseMarkers {
+				z.PhaseMarkers[za0001], bts, err = readString(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "PhaseMarkers", za0001)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -944,6 +1385,138 @@ func (z *TraceFooter) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 6 {
+		if !(len(bts) >= 21 && string(bts[0:16]) == "\xb4trace_format_ve" && string(bts[16:21]) == "rsion") {
+			goto zb0001loop
+		}
+		bts = bts[21:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TraceFormatVersion, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TraceFormatVersion, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TraceFormatVersion, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TraceFormatVersion, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TraceFormatVersion.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TraceFormatVersion")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 12 && string(bts[0:12]) == "\xabtick_blocks") {
+			goto zb0001loop
+		}
+		bts = bts[12:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "TickBlocks")
+				return
+			}
+			if zb0002 > zd663989dlimitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.TickBlocks) >= int(zb0002) {
+				z.TickBlocks = (z.TickBlocks)[:zb0002]
+			} else {
+				z.TickBlocks = make([]TickBlockIndexEntry, zb0002)
+			}
+			for za0001 := range z.TickBlocks {
+				bts, err = z.TickBlocks[za0001].UnmarshalMsg(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "TickBlocks", za0001)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaatick_count") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TickCount, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TickCount, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TickCount, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TickCount, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TickCount.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TickCount")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaafirst_tick") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.FirstTick, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.FirstTick, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.FirstTick, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.FirstTick, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.FirstTick.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "FirstTick")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 10 && string(bts[0:10]) == "\xa9last_tick") {
+			goto zb0001loop
+		}
+		bts = bts[10:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.LastTick, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.LastTick, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.LastTick, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.LastTick, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.LastTick.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "LastTick")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 15 && string(bts[0:15]) == "\xaechannel_counts") {
+			goto zb0001loop
+		}
+		bts = bts[15:]
+		{
+			bts, err = z.ChannelCounts.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "ChannelCounts")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {
@@ -1202,6 +1775,163 @@ func (z *TraceMeta) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		return
 	}
 	var zb0001k int
+	if zb0001 >= 9 {
+		if !(len(bts) >= 21 && string(bts[0:16]) == "\xb4trace_format_ve" && string(bts[16:21]) == "rsion") {
+			goto zb0001loop
+		}
+		bts = bts[21:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TraceFormatVersion, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TraceFormatVersion, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TraceFormatVersion, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TraceFormatVersion, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TraceFormatVersion.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TraceFormatVersion")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 21 && string(bts[0:16]) == "\xb4trace_schema_ve" && string(bts[16:21]) == "rsion") {
+			goto zb0001loop
+		}
+		bts = bts[21:]
+		{
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.TraceSchemaVersion, bts = Int(int8(bts[0])), bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.TraceSchemaVersion, bts = Int(bts[1]), bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.TraceSchemaVersion, bts = Int(uint16At(bts)), bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.TraceSchemaVersion, bts = Int(uint32At(bts)), bts[5:]
+			} else if bts, err = z.TraceSchemaVersion.UnmarshalMsg(bts); err != nil {
+				err = msgp.WrapError(err, "TraceSchemaVersion")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 12 && string(bts[0:12]) == "\xabcreated_utc") {
+			goto zb0001loop
+		}
+		bts = bts[12:]
+		{
+			z.CreatedUTC, bts, err = readString(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "CreatedUTC")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8producer") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			bts, err = z.Producer.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Producer")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6source") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			bts, err = z.Source.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Source")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 9 && string(bts[0:9]) == "\xa8channels") {
+			goto zb0001loop
+		}
+		bts = bts[9:]
+		{
+			var zb0002 uint32
+			if len(bts) != 0 && bts[0]&0xf0 == 0x90 {
+				zb0002, bts = uint32(bts[0]&0x0f), bts[1:]
+			} else if len(bts) >= 3 && bts[0] == 0xdc {
+				zb0002, bts = uint32(uint16At(bts)), bts[3:]
+			} else {
+				zb0002, bts, err = msgp.ReadArrayHeaderBytes(bts)
+			}
+			if err != nil {
+				err = msgp.WrapError(err, "Channels")
+				return
+			}
+			if zb0002 > zd663989dlimitArrays {
+				err = msgp.ErrLimitExceeded
+				return
+			}
+			if cap(z.Channels) >= int(zb0002) {
+				z.Channels = (z.Channels)[:zb0002]
+			} else {
+				z.Channels = make([]string, zb0002)
+			}
+			for za0001 := range z.Channels {
+				z.Channels[za0001], bts, err = readString(bts)
+				if err != nil {
+					err = msgp.WrapError(err, "Channels", za0001)
+					return
+				}
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 17 && string(bts[0:16]) == "\xb0channel_version" && string(bts[16:17]) == "s") {
+			goto zb0001loop
+		}
+		bts = bts[17:]
+		{
+			bts, err = z.ChannelVersions.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "ChannelVersions")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 11 && string(bts[0:11]) == "\xaatick_range") {
+			goto zb0001loop
+		}
+		bts = bts[11:]
+		{
+			bts, err = z.TickRange.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "TickRange")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+		if !(len(bts) >= 7 && string(bts[0:7]) == "\xa6config") {
+			goto zb0001loop
+		}
+		bts = bts[7:]
+		{
+			bts, err = z.Config.UnmarshalMsg(bts)
+			if err != nil {
+				err = msgp.WrapError(err, "Config")
+				return
+			}
+		}
+		zb0001--
+		zb0001k++
+	}
+zb0001loop:
 	for zb0001 > 0 {
 		zb0001--
 		switch zb0001k {

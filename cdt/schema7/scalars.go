@@ -114,6 +114,31 @@ func (z *Float) UnmarshalMsg(b []byte) ([]byte, error) {
 	return z.unmarshalSlow(b)
 }
 
+// intsPrefix decodes into dst the leading elements of b that are fixints or
+// uint8/16/32 (what msgspec writes for ints in 0..2³²−1 and −32..−1), up to
+// len(dst), and returns how many it decoded and the bytes after them. The
+// generated decoders of []Int fields call it first and decode the elements
+// from the first other form on one by one (internal/strictgen -inline).
+func intsPrefix(dst []Int, b []byte) (int, []byte) {
+	for i := range dst {
+		switch {
+		case len(b) == 0:
+			return i, b
+		case int8(b[0]) >= -32:
+			dst[i], b = Int(int8(b[0])), b[1:]
+		case b[0] == 0xcc && len(b) >= 2:
+			dst[i], b = Int(b[1]), b[2:]
+		case b[0] == 0xcd && len(b) >= 3:
+			dst[i], b = Int(uint16At(b)), b[3:]
+		case b[0] == 0xce && len(b) >= 5:
+			dst[i], b = Int(uint32At(b)), b[5:]
+		default:
+			return i, b
+		}
+	}
+	return len(dst), b
+}
+
 // uint16At and uint32At return the big-endian unsigned integer after the
 // marker byte b[0]; the generated decoders use them inline.
 func uint16At(b []byte) uint16 { return binary.BigEndian.Uint16(b[1:3]) }

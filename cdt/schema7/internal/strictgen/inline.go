@@ -26,7 +26,8 @@ import (
 //   - map and array headers: the fix and 16-bit forms (msgp.ReadMapHeaderBytes
 //     and msgp.ReadArrayHeaderBytes otherwise);
 //   - bools: 0xc2 and 0xc3 (msgp.ReadBoolBytes otherwise);
-//   - Int fields: the fixints and uint8/16/32 ((*Int).UnmarshalMsg);
+//   - Int fields: the fixints and uint8/16/32 ((*Int).UnmarshalMsg), and
+//     []Int elements in those forms in one tight loop (intsPrefix);
 //   - Float fields: float64, what msgspec writes ((*Float).UnmarshalMsg).
 //
 // Int and Float fields are found with go/types (the field's type decides),
@@ -153,6 +154,32 @@ func inlineScalars(name string, src []byte) ([]byte, int, error) {
 			list = b.List
 		case *ast.CaseClause:
 			list = b.Body
+		case *ast.RangeStmt:
+			// for K := range X { X[K] decoded } over an []Int: the
+			// elements in the forms of fastScalars["Int"] are decoded
+			// first in one tight loop (intsPrefix), and the loop goes on
+			// from the first element in another form, if any.
+			key, ok := b.Key.(*ast.Ident)
+			if !ok || b.Value != nil || b.Tok != token.DEFINE || len(b.Body.List) != 2 {
+				return true
+			}
+			if x, ok := scalarCall(b.Body.List[0]); !ok {
+				return true
+			} else if ix, ok := x.(*ast.IndexExpr); !ok || exprText(src, off, ix.X) != exprText(src, off, b.X) || exprText(src, off, ix.Index) != key.Name {
+				return true
+			}
+			sl, ok := info.Types[b.X].Type.(*types.Slice)
+			if !ok {
+				return true
+			}
+			if named, ok := sl.Elem().(*types.Named); !ok || named.Obj().Name() != "Int" || named.Obj().Pkg() == nil || named.Obj().Pkg().Name() != target.Name.Name {
+				return true
+			}
+			xs, k := exprText(src, off, b.X), key.Name
+			edits = append(edits,
+				edit{off(b.Pos()), off(b.Body.Lbrace) + 1, fmt.Sprintf("{\nvar %[1]sn int\n%[1]sn, bts = intsPrefix(%[2]s, bts)\nfor %[1]s := %[1]sn; %[1]s < len(%[2]s); %[1]s++ {", k, xs)},
+				edit{off(b.End()), off(b.End()), "\n}"})
+			return true
 		default:
 			return true
 		}
@@ -325,7 +352,8 @@ func predictKeys(src []byte) ([]byte, int, error) {
 			}
 			var b strings.Builder
 			k, lbl := count+"k", count+"field"
-			fmt.Fprintf(&b, "var %s int\nfor %s > 0 {\n%s--\nswitch %s {\n", k, count, count, k)
+			fmt.Fprintf(&b, "for %s > 0 {\n%s--\nswitch %s {\n", count, count, k)
+			var encs [][]byte
 			var cases []*ast.CaseClause
 			var def *ast.CaseClause
 			for _, s := range sw.Body.List {
@@ -349,6 +377,7 @@ func predictKeys(src []byte) ([]byte, int, error) {
 					return false
 				}
 				enc := keyEncoding(key)
+				encs = append(encs, enc)
 				fmt.Fprintf(&b, "case %d:\nif len(bts) >= %d && %s {\nbts = bts[%d:]\ngoto %s\n}\n", len(cases), len(enc), keyCompare(enc), len(enc), lbl)
 				cases = append(cases, cc)
 			}
@@ -381,7 +410,21 @@ func predictKeys(src []byte) ([]byte, int, error) {
 				}
 			}
 			fmt.Fprintf(&b, "}\n%s++\n}", k)
-			edits = append(edits, edit{off(loop.Pos()), off(loop.End()), b.String()})
+			// The straight-line sequence before the loop: while the keys
+			// come in order, each field's code (a copy, its labels renamed)
+			// runs right after its key's comparison.
+			var seq strings.Builder
+			loopLbl := count + "loop"
+			fmt.Fprintf(&seq, "var %s int\nif %s >= %d {\n", k, count, len(cases))
+			for i, cc := range cases {
+				fmt.Fprintf(&seq, "if !(len(bts) >= %d && %s) {\ngoto %s\n}\nbts = bts[%d:]\n{\n", len(encs[i]), keyCompare(encs[i]), loopLbl, len(encs[i]))
+				for _, s := range cc.Body {
+					seq.WriteString(labelRef.ReplaceAllString(text(s), "${1}_"+count) + "\n")
+				}
+				fmt.Fprintf(&seq, "}\n%s--\n%s++\n", count, k)
+			}
+			fmt.Fprintf(&seq, "}\n%s:\n", loopLbl)
+			edits = append(edits, edit{off(loop.Pos()), off(loop.End()), seq.String() + b.String()})
 			return false
 		})
 		if failed != nil {
@@ -399,6 +442,10 @@ func predictKeys(src []byte) ([]byte, int, error) {
 		src = out
 	}
 }
+
+// labelRef matches the labels predictKeys writes (in their definitions and
+// gotos), so that a copied field's code can rename them.
+var labelRef = regexp.MustCompile(`\b(zb\d+(?:field|loop)\w*)\b`)
 
 // keyLoop matches a generated key loop (see predictKeys) and returns its
 // count variable and key switch.
