@@ -6321,8 +6321,11 @@ func (z *rngStreamRowV7) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[14:]
 		{
-			bts, err = z.CallerStatic.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && bts[0]&0xe0 == 0xa0 && int(bts[0]&0x1f) < len(bts) {
+				z.CallerStatic, bts = NullString{intern(bts[1 : 1+int(bts[0]&0x1f)]), true}, bts[1+int(bts[0]&0x1f):]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.CallerStatic, bts = NullString{}, bts[1:]
+			} else if bts, err = z.CallerStatic.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "CallerStatic")
 				return
 			}
@@ -6334,8 +6337,11 @@ func (z *rngStreamRowV7) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[10:]
 		{
-			bts, err = z.BranchID.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && bts[0]&0xe0 == 0xa0 && int(bts[0]&0x1f) < len(bts) {
+				z.BranchID, bts = NullString{intern(bts[1 : 1+int(bts[0]&0x1f)]), true}, bts[1+int(bts[0]&0x1f):]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.BranchID, bts = NullString{}, bts[1:]
+			} else if bts, err = z.BranchID.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "BranchID")
 				return
 			}
@@ -6461,14 +6467,20 @@ zb0001loop:
 				return
 			}
 		case 4:
-			bts, err = z.CallerStatic.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && bts[0]&0xe0 == 0xa0 && int(bts[0]&0x1f) < len(bts) {
+				z.CallerStatic, bts = NullString{intern(bts[1 : 1+int(bts[0]&0x1f)]), true}, bts[1+int(bts[0]&0x1f):]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.CallerStatic, bts = NullString{}, bts[1:]
+			} else if bts, err = z.CallerStatic.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "CallerStatic")
 				return
 			}
 		case 5:
-			bts, err = z.BranchID.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && bts[0]&0xe0 == 0xa0 && int(bts[0]&0x1f) < len(bts) {
+				z.BranchID, bts = NullString{intern(bts[1 : 1+int(bts[0]&0x1f)]), true}, bts[1+int(bts[0]&0x1f):]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.BranchID, bts = NullString{}, bts[1:]
+			} else if bts, err = z.BranchID.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "BranchID")
 				return
 			}
@@ -6634,8 +6646,17 @@ func (z *rngStreamRowV8) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[18:]
 		{
-			bts, err = z.CallerStaticU32.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.CallerStaticU32, bts = NullInt{int64(int8(bts[0])), true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.CallerStaticU32, bts = NullInt{}, bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.CallerStaticU32, bts = NullInt{int64(bts[1]), true}, bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.CallerStaticU32, bts = NullInt{int64(uint16At(bts)), true}, bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.CallerStaticU32, bts = NullInt{int64(uint32At(bts)), true}, bts[5:]
+			} else if bts, err = z.CallerStaticU32.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "CallerStaticU32")
 				return
 			}
@@ -6754,8 +6775,17 @@ zb0001loop:
 				return
 			}
 		case 4:
-			bts, err = z.CallerStaticU32.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.CallerStaticU32, bts = NullInt{int64(int8(bts[0])), true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.CallerStaticU32, bts = NullInt{}, bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.CallerStaticU32, bts = NullInt{int64(bts[1]), true}, bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.CallerStaticU32, bts = NullInt{int64(uint16At(bts)), true}, bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.CallerStaticU32, bts = NullInt{int64(uint32At(bts)), true}, bts[5:]
+			} else if bts, err = z.CallerStaticU32.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "CallerStaticU32")
 				return
 			}
@@ -6909,8 +6939,17 @@ func (z *timingSampleRowFields) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[15:]
 		{
-			bts, err = z.GameplayFrame.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.GameplayFrame, bts = NullInt{int64(int8(bts[0])), true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.GameplayFrame, bts = NullInt{}, bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.GameplayFrame, bts = NullInt{int64(bts[1]), true}, bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.GameplayFrame, bts = NullInt{int64(uint16At(bts)), true}, bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.GameplayFrame, bts = NullInt{int64(uint32At(bts)), true}, bts[5:]
+			} else if bts, err = z.GameplayFrame.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "GameplayFrame")
 				return
 			}
@@ -6948,8 +6987,11 @@ func (z *timingSampleRowFields) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[13:]
 		{
-			bts, err = z.FrameDtF32.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.FrameDtF32, bts = NullFloat{float64(float64At(bts)), true}, bts[9:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.FrameDtF32, bts = NullFloat{}, bts[1:]
+			} else if bts, err = z.FrameDtF32.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "FrameDtF32")
 				return
 			}
@@ -6961,8 +7003,17 @@ func (z *timingSampleRowFields) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[16:]
 		{
-			bts, err = z.FrameDtMsI32.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.FrameDtMsI32, bts = NullInt{int64(int8(bts[0])), true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.FrameDtMsI32, bts = NullInt{}, bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.FrameDtMsI32, bts = NullInt{int64(bts[1]), true}, bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.FrameDtMsI32, bts = NullInt{int64(uint16At(bts)), true}, bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.FrameDtMsI32, bts = NullInt{int64(uint32At(bts)), true}, bts[5:]
+			} else if bts, err = z.FrameDtMsI32.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "FrameDtMsI32")
 				return
 			}
@@ -6974,8 +7025,11 @@ func (z *timingSampleRowFields) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[16:]
 		{
-			bts, err = z.FrameDtMsF32.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.FrameDtMsF32, bts = NullFloat{float64(float64At(bts)), true}, bts[9:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.FrameDtMsF32, bts = NullFloat{}, bts[1:]
+			} else if bts, err = z.FrameDtMsF32.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "FrameDtMsF32")
 				return
 			}
@@ -6987,8 +7041,11 @@ func (z *timingSampleRowFields) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[24:]
 		{
-			bts, err = z.TimeScaleActiveEntry.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.TimeScaleActiveEntry, bts = NullBool{bts[0] == 0xc3, true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.TimeScaleActiveEntry, bts = NullBool{}, bts[1:]
+			} else if bts, err = z.TimeScaleActiveEntry.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "TimeScaleActiveEntry")
 				return
 			}
@@ -7000,8 +7057,11 @@ func (z *timingSampleRowFields) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[26:]
 		{
-			bts, err = z.TimeScaleActiveCurrent.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.TimeScaleActiveCurrent, bts = NullBool{bts[0] == 0xc3, true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.TimeScaleActiveCurrent, bts = NullBool{}, bts[1:]
+			} else if bts, err = z.TimeScaleActiveCurrent.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "TimeScaleActiveCurrent")
 				return
 			}
@@ -7013,8 +7073,11 @@ func (z *timingSampleRowFields) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[18:]
 		{
-			bts, err = z.TimeScaleFactor.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.TimeScaleFactor, bts = NullFloat{float64(float64At(bts)), true}, bts[9:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.TimeScaleFactor, bts = NullFloat{}, bts[1:]
+			} else if bts, err = z.TimeScaleFactor.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "TimeScaleFactor")
 				return
 			}
@@ -7026,8 +7089,11 @@ func (z *timingSampleRowFields) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[25:]
 		{
-			bts, err = z.BonusReflexBoostTimer.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.BonusReflexBoostTimer, bts = NullFloat{float64(float64At(bts)), true}, bts[9:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.BonusReflexBoostTimer, bts = NullFloat{}, bts[1:]
+			} else if bts, err = z.BonusReflexBoostTimer.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "BonusReflexBoostTimer")
 				return
 			}
@@ -7039,8 +7105,11 @@ func (z *timingSampleRowFields) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[8:]
 		{
-			bts, err = z.ModeFn.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && bts[0]&0xe0 == 0xa0 && int(bts[0]&0x1f) < len(bts) {
+				z.ModeFn, bts = NullString{intern(bts[1 : 1+int(bts[0]&0x1f)]), true}, bts[1+int(bts[0]&0x1f):]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.ModeFn, bts = NullString{}, bts[1:]
+			} else if bts, err = z.ModeFn.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "ModeFn")
 				return
 			}
@@ -7052,8 +7121,17 @@ func (z *timingSampleRowFields) UnmarshalMsg(bts []byte) (o []byte, err error) {
 		}
 		bts = bts[13:]
 		{
-			bts, err = z.PlayerIndex.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.PlayerIndex, bts = NullInt{int64(int8(bts[0])), true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.PlayerIndex, bts = NullInt{}, bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.PlayerIndex, bts = NullInt{int64(bts[1]), true}, bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.PlayerIndex, bts = NullInt{int64(uint16At(bts)), true}, bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.PlayerIndex, bts = NullInt{int64(uint32At(bts)), true}, bts[5:]
+			} else if bts, err = z.PlayerIndex.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "PlayerIndex")
 				return
 			}
@@ -7189,8 +7267,17 @@ zb0001loop:
 				return
 			}
 		case 1:
-			bts, err = z.GameplayFrame.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.GameplayFrame, bts = NullInt{int64(int8(bts[0])), true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.GameplayFrame, bts = NullInt{}, bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.GameplayFrame, bts = NullInt{int64(bts[1]), true}, bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.GameplayFrame, bts = NullInt{int64(uint16At(bts)), true}, bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.GameplayFrame, bts = NullInt{int64(uint32At(bts)), true}, bts[5:]
+			} else if bts, err = z.GameplayFrame.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "GameplayFrame")
 				return
 			}
@@ -7207,56 +7294,95 @@ zb0001loop:
 				return
 			}
 		case 4:
-			bts, err = z.FrameDtF32.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.FrameDtF32, bts = NullFloat{float64(float64At(bts)), true}, bts[9:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.FrameDtF32, bts = NullFloat{}, bts[1:]
+			} else if bts, err = z.FrameDtF32.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "FrameDtF32")
 				return
 			}
 		case 5:
-			bts, err = z.FrameDtMsI32.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.FrameDtMsI32, bts = NullInt{int64(int8(bts[0])), true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.FrameDtMsI32, bts = NullInt{}, bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.FrameDtMsI32, bts = NullInt{int64(bts[1]), true}, bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.FrameDtMsI32, bts = NullInt{int64(uint16At(bts)), true}, bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.FrameDtMsI32, bts = NullInt{int64(uint32At(bts)), true}, bts[5:]
+			} else if bts, err = z.FrameDtMsI32.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "FrameDtMsI32")
 				return
 			}
 		case 6:
-			bts, err = z.FrameDtMsF32.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.FrameDtMsF32, bts = NullFloat{float64(float64At(bts)), true}, bts[9:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.FrameDtMsF32, bts = NullFloat{}, bts[1:]
+			} else if bts, err = z.FrameDtMsF32.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "FrameDtMsF32")
 				return
 			}
 		case 7:
-			bts, err = z.TimeScaleActiveEntry.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.TimeScaleActiveEntry, bts = NullBool{bts[0] == 0xc3, true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.TimeScaleActiveEntry, bts = NullBool{}, bts[1:]
+			} else if bts, err = z.TimeScaleActiveEntry.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "TimeScaleActiveEntry")
 				return
 			}
 		case 8:
-			bts, err = z.TimeScaleActiveCurrent.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && bts[0]&0xfe == 0xc2 {
+				z.TimeScaleActiveCurrent, bts = NullBool{bts[0] == 0xc3, true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.TimeScaleActiveCurrent, bts = NullBool{}, bts[1:]
+			} else if bts, err = z.TimeScaleActiveCurrent.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "TimeScaleActiveCurrent")
 				return
 			}
 		case 9:
-			bts, err = z.TimeScaleFactor.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.TimeScaleFactor, bts = NullFloat{float64(float64At(bts)), true}, bts[9:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.TimeScaleFactor, bts = NullFloat{}, bts[1:]
+			} else if bts, err = z.TimeScaleFactor.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "TimeScaleFactor")
 				return
 			}
 		case 10:
-			bts, err = z.BonusReflexBoostTimer.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) >= 9 && bts[0] == 0xcb {
+				z.BonusReflexBoostTimer, bts = NullFloat{float64(float64At(bts)), true}, bts[9:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.BonusReflexBoostTimer, bts = NullFloat{}, bts[1:]
+			} else if bts, err = z.BonusReflexBoostTimer.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "BonusReflexBoostTimer")
 				return
 			}
 		case 11:
-			bts, err = z.ModeFn.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && bts[0]&0xe0 == 0xa0 && int(bts[0]&0x1f) < len(bts) {
+				z.ModeFn, bts = NullString{intern(bts[1 : 1+int(bts[0]&0x1f)]), true}, bts[1+int(bts[0]&0x1f):]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.ModeFn, bts = NullString{}, bts[1:]
+			} else if bts, err = z.ModeFn.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "ModeFn")
 				return
 			}
 		case 12:
-			bts, err = z.PlayerIndex.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.PlayerIndex, bts = NullInt{int64(int8(bts[0])), true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.PlayerIndex, bts = NullInt{}, bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.PlayerIndex, bts = NullInt{int64(bts[1]), true}, bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.PlayerIndex, bts = NullInt{int64(uint16At(bts)), true}, bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.PlayerIndex, bts = NullInt{int64(uint32At(bts)), true}, bts[5:]
+			} else if bts, err = z.PlayerIndex.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "PlayerIndex")
 				return
 			}

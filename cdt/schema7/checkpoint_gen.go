@@ -4392,8 +4392,17 @@ func (z *replayTutorialSnapshotFields) UnmarshalMsg(bts []byte) (o []byte, err e
 		}
 		bts = bts[24:]
 		{
-			bts, err = z.HintBonusCreatureRef.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.HintBonusCreatureRef, bts = NullInt{int64(int8(bts[0])), true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.HintBonusCreatureRef, bts = NullInt{}, bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.HintBonusCreatureRef, bts = NullInt{int64(bts[1]), true}, bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.HintBonusCreatureRef, bts = NullInt{int64(uint16At(bts)), true}, bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.HintBonusCreatureRef, bts = NullInt{int64(uint32At(bts)), true}, bts[5:]
+			} else if bts, err = z.HintBonusCreatureRef.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "HintBonusCreatureRef")
 				return
 			}
@@ -4655,8 +4664,17 @@ zb0001loop:
 				return
 			}
 		case 7:
-			bts, err = z.HintBonusCreatureRef.UnmarshalMsg(bts)
-			if err != nil {
+			if len(bts) != 0 && int8(bts[0]) >= -32 {
+				z.HintBonusCreatureRef, bts = NullInt{int64(int8(bts[0])), true}, bts[1:]
+			} else if len(bts) != 0 && bts[0] == 0xc0 {
+				z.HintBonusCreatureRef, bts = NullInt{}, bts[1:]
+			} else if len(bts) >= 2 && bts[0] == 0xcc {
+				z.HintBonusCreatureRef, bts = NullInt{int64(bts[1]), true}, bts[2:]
+			} else if len(bts) >= 3 && bts[0] == 0xcd {
+				z.HintBonusCreatureRef, bts = NullInt{int64(uint16At(bts)), true}, bts[3:]
+			} else if len(bts) >= 5 && bts[0] == 0xce {
+				z.HintBonusCreatureRef, bts = NullInt{int64(uint32At(bts)), true}, bts[5:]
+			} else if bts, err = z.HintBonusCreatureRef.UnmarshalMsg(bts); err != nil {
 				err = msgp.WrapError(err, "HintBonusCreatureRef")
 				return
 			}

@@ -18,7 +18,7 @@ import (
 // the rows of the 300-tick vector and of DemoTick in such other forms.
 
 // reencode writes v as msgpack like appendValue, but with every map's
-// entries in the order order gives, keys as str8 when str8Keys, ints as
+// entries reversed when reverse, keys and strings as str8 when str8Keys, ints as
 // int64 when wideInts, and every map's first entry repeated at its end when
 // dupFirst.
 type reencode struct {
@@ -35,6 +35,11 @@ func (o reencode) append(b []byte, v pyjson.Value) []byte {
 			return msgp.AppendUint64(b, v.U)
 		}
 		return appendInt(b, v.I)
+	case pyjson.String:
+		if o.str8Keys && len(v.S) < 256 {
+			return append(append(b, 0xd9, byte(len(v.S))), v.S...)
+		}
+		return msgp.AppendString(b, v.S)
 	case pyjson.List:
 		b = msgp.AppendArrayHeader(b, uint32(len(v.Items)))
 		for _, it := range v.Items {

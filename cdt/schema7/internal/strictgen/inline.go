@@ -28,9 +28,11 @@ import (
 //   - bools: 0xc2 and 0xc3 (msgp.ReadBoolBytes otherwise);
 //   - Int fields: the fixints and uint8/16/32 ((*Int).UnmarshalMsg), and
 //     []Int elements in those forms in one tight loop (intsPrefix);
-//   - Float fields: float64, what msgspec writes ((*Float).UnmarshalMsg).
+//   - Float fields: float64, what msgspec writes ((*Float).UnmarshalMsg);
+//   - NullInt, NullFloat, NullBool and NullString fields: None and the
+//     forms above (fixstr for strings).
 //
-// Int and Float fields are found with go/types (the field's type decides),
+// The scalar fields are found with go/types (the field's type decides),
 // the rest by their generated text.
 
 var (
@@ -65,21 +67,53 @@ func inlineHeaders(src []byte) ([]byte, int) {
 // fastForm is an inline fast path of a scalar type: cond tests the form,
 // value is what the field gets, and bts advances by size.
 type fastForm struct {
-	cond, value string
-	size        int
+	cond, value, size string
 }
 
-// fastScalars are the forms read inline, by type, in the order tried:
-// for Int the fixints and then the unsigned forms msgspec writes for
-// non-negative values.
+// Conditions of the forms read inline.
+const (
+	isFixint = "len(bts) != 0 && int8(bts[0]) >= -32"
+	isUint8  = "len(bts) >= 2 && bts[0] == 0xcc"
+	isUint16 = "len(bts) >= 3 && bts[0] == 0xcd"
+	isUint32 = "len(bts) >= 5 && bts[0] == 0xce"
+	isF64    = "len(bts) >= 9 && bts[0] == 0xcb"
+	isNil    = "len(bts) != 0 && bts[0] == 0xc0"
+	isBool   = "len(bts) != 0 && bts[0]&0xfe == 0xc2"
+	isFixstr = "len(bts) != 0 && bts[0]&0xe0 == 0xa0 && int(bts[0]&0x1f) < len(bts)"
+)
+
+// fastScalars are the forms read inline, by type, in the order tried: for
+// integers the fixints and then the unsigned forms msgspec writes for
+// non-negative values, and None for the nullable types. Each reads what the
+// type's UnmarshalMsg reads for that form (for strings, readString's fixstr
+// path).
 var fastScalars = map[string][]fastForm{
 	"Int": {
-		{"len(bts) != 0 && int8(bts[0]) >= -32", "Int(int8(bts[0]))", 1},
-		{"len(bts) >= 2 && bts[0] == 0xcc", "Int(bts[1])", 2},
-		{"len(bts) >= 3 && bts[0] == 0xcd", "Int(uint16At(bts))", 3},
-		{"len(bts) >= 5 && bts[0] == 0xce", "Int(uint32At(bts))", 5},
+		{isFixint, "Int(int8(bts[0]))", "1"},
+		{isUint8, "Int(bts[1])", "2"},
+		{isUint16, "Int(uint16At(bts))", "3"},
+		{isUint32, "Int(uint32At(bts))", "5"},
 	},
-	"Float": {{"len(bts) >= 9 && bts[0] == 0xcb", "float64At(bts)", 9}},
+	"Float": {{isF64, "float64At(bts)", "9"}},
+	"NullInt": {
+		{isFixint, "NullInt{int64(int8(bts[0])), true}", "1"},
+		{isNil, "NullInt{}", "1"},
+		{isUint8, "NullInt{int64(bts[1]), true}", "2"},
+		{isUint16, "NullInt{int64(uint16At(bts)), true}", "3"},
+		{isUint32, "NullInt{int64(uint32At(bts)), true}", "5"},
+	},
+	"NullFloat": {
+		{isF64, "NullFloat{float64(float64At(bts)), true}", "9"},
+		{isNil, "NullFloat{}", "1"},
+	},
+	"NullBool": {
+		{isBool, "NullBool{bts[0] == 0xc3, true}", "1"},
+		{isNil, "NullBool{}", "1"},
+	},
+	"NullString": {
+		{isFixstr, "NullString{intern(bts[1 : 1+int(bts[0]&0x1f)]), true}", "1+int(bts[0]&0x1f)"},
+		{isNil, "NullString{}", "1"},
+	},
 }
 
 // inlineScalars rewrites, in the generated file name (whose current text is
@@ -204,7 +238,7 @@ func inlineScalars(name string, src []byte) ([]byte, int, error) {
 			body := string(src[off(check.Body.Lbrace) : off(check.Body.Rbrace)+1])
 			var b strings.Builder
 			for _, f := range forms {
-				fmt.Fprintf(&b, "if %s {\n%s, bts = %s, bts[%d:]\n} else ", f.cond, xs, f.value, f.size)
+				fmt.Fprintf(&b, "if %s {\n%s, bts = %s, bts[%s:]\n} else ", f.cond, xs, f.value, f.size)
 			}
 			fmt.Fprintf(&b, "if bts, err = %s.UnmarshalMsg(bts); err != nil %s", xs, body)
 			edits = append(edits, edit{off(list[i].Pos()), off(check.End()), b.String()})
