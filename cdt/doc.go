@@ -151,8 +151,10 @@
 // checksums in one eight-lane pass, about 4.5 GB per CPU-second in all;
 // errors still come in file order, after every row before the failing
 // chunk. On rows shaped like v7_small_300ticks.cdt the checksum is then
-// about 20 % of the CPU time of a typed read (schema7.Records; it was 45 %),
-// zstd about 17 % and msgpack about 50 %. A Writer still hashes one chunk at
+// about 30 % of the CPU time of a typed read (schema7.Records; it was 45 %
+// with one chunk at a time), zstd about 25 % and msgpack about 45 % (after
+// schema7's generated decoders gained their fast paths, which halved the
+// msgpack part's instructions). A Writer still hashes one chunk at
 // a time: it writes each chunk as soon as it is complete, so that a writer
 // killed between chunks loses nothing that reached the file (see Recovery),
 // and a chunk's checksum, in its header, precedes its bytes. Batching eight

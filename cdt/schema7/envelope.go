@@ -3,9 +3,9 @@ package schema7
 //go:generate go run github.com/tinylib/msgp@v1.6.5 -file envelope.go -o envelope_gen.go -io=false -tests=false
 //go:generate go run github.com/tinylib/msgp@v1.6.5 -unexported -file checkpoint.go -o checkpoint_gen.go -io=false -tests=false
 //go:generate go run github.com/tinylib/msgp@v1.6.5 -unexported -file canonical.go -o canonical_gen.go -io=false -tests=false
-//go:generate go run ./internal/strictgen -intern envelope_gen.go
-//go:generate go run ./internal/strictgen -intern checkpoint_gen.go
-//go:generate go run ./internal/strictgen -strict -intern canonical_gen.go
+//go:generate go run ./internal/strictgen -intern -inline envelope_gen.go
+//go:generate go run ./internal/strictgen -intern -inline checkpoint_gen.go
+//go:generate go run ./internal/strictgen -strict -intern -inline canonical_gen.go
 
 //msgp:limit arrays:8192 maps:4096
 

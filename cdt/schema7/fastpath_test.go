@@ -67,3 +67,43 @@ func TestIntFastPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestIntsPrefix pins intsPrefix to decoding element by element: every
+// element it takes decodes to the same value, and it stops at the first
+// element in another form (or a truncated one), wherever it lies.
+func TestIntsPrefix(t *testing.T) {
+	vals := []int64{0, 1, 127, 128, 255, 256, 65535, 65536, 1<<32 - 1, -1, -32}
+	var list []byte
+	for _, v := range vals {
+		list = appendInt(list, v)
+	}
+	for _, stop := range [][]byte{nil, msgp.AppendInt64(nil, 1<<40), msgp.AppendInt64(nil, -33), msgp.AppendFloat64(nil, 1), {0xcd, 1}} {
+		for k := 0; k <= len(vals); k++ {
+			var in []byte
+			for i := range k {
+				in = appendInt(in, vals[(i*7)%len(vals)])
+			}
+			in = append(in, stop...)
+			in = append(in, list...)
+			dst := make([]Int, 2*len(vals)+1)
+			n, rest := intsPrefix(dst, in)
+			b := in
+			want := 0
+			for want < len(dst) {
+				var z Int
+				r, err := z.UnmarshalMsg(b)
+				if err != nil || len(b) == 0 || (b[0] != 0xcc && b[0] != 0xcd && b[0] != 0xce && int8(b[0]) < -32) {
+					break
+				}
+				if dst[want] != z {
+					t.Fatalf("stop %x, k %d: element %d = %d, want %d", stop, k, want, dst[want], z)
+				}
+				b = r
+				want++
+			}
+			if n != want || !bytes.Equal(rest, b) {
+				t.Fatalf("stop %x, k %d: intsPrefix took %d elements, want %d", stop, k, n, want)
+			}
+		}
+	}
+}

@@ -24,9 +24,12 @@ type Int int64
 func (z Int) MarshalMsg(b []byte) ([]byte, error) { return appendInt(b, int64(z)), nil }
 
 // UnmarshalMsg implements msgp.Unmarshaler.
+// The fixint forms (positive and negative, one byte) are read inline: as an
+// int8 they are exactly the values ≥ −32. UnmarshalMsg is small enough to be
+// inlined into the generated decoders.
 func (z *Int) UnmarshalMsg(b []byte) ([]byte, error) {
-	if len(b) > 0 && b[0] <= 0x7f { // positive fixint, the common case
-		*z = Int(b[0])
+	if len(b) != 0 && int8(b[0]) >= -32 {
+		*z = Int(int8(b[0]))
 		return b[1:], nil
 	}
 	return z.unmarshalSlow(b)
@@ -101,11 +104,54 @@ func (z Float) MarshalMsg(b []byte) ([]byte, error) {
 }
 
 // UnmarshalMsg implements msgp.Unmarshaler.
+// A float64 (what msgspec writes) is read inline: UnmarshalMsg is small
+// enough to be inlined into the generated decoders.
 func (z *Float) UnmarshalMsg(b []byte) ([]byte, error) {
-	if len(b) >= 9 && b[0] == 0xcb { // float64, what msgspec writes
-		*z = Float(math.Float64frombits(binary.BigEndian.Uint64(b[1:])))
+	if len(b) >= 9 && b[0] == 0xcb {
+		*z = float64At(b)
 		return b[9:], nil
 	}
+	return z.unmarshalSlow(b)
+}
+
+// intsPrefix decodes into dst the leading elements of b that are fixints or
+// uint8/16/32 (what msgspec writes for ints in 0..2³²−1 and −32..−1), up to
+// len(dst), and returns how many it decoded and the bytes after them. The
+// generated decoders of []Int fields call it first and decode the elements
+// from the first other form on one by one (internal/strictgen -inline).
+func intsPrefix(dst []Int, b []byte) (int, []byte) {
+	for i := range dst {
+		switch {
+		case len(b) == 0:
+			return i, b
+		case int8(b[0]) >= -32:
+			dst[i], b = Int(int8(b[0])), b[1:]
+		case b[0] == 0xcc && len(b) >= 2:
+			dst[i], b = Int(b[1]), b[2:]
+		case b[0] == 0xcd && len(b) >= 3:
+			dst[i], b = Int(uint16At(b)), b[3:]
+		case b[0] == 0xce && len(b) >= 5:
+			dst[i], b = Int(uint32At(b)), b[5:]
+		default:
+			return i, b
+		}
+	}
+	return len(dst), b
+}
+
+// uint16At and uint32At return the big-endian unsigned integer after the
+// marker byte b[0]; the generated decoders use them inline.
+func uint16At(b []byte) uint16 { return binary.BigEndian.Uint16(b[1:3]) }
+func uint32At(b []byte) uint32 { return binary.BigEndian.Uint32(b[1:5]) }
+
+// float64At returns the float64 whose big-endian bits are b[1:9] (b[0] is
+// its 0xcb marker); the generated decoders use it inline.
+func float64At(b []byte) Float {
+	return Float(math.Float64frombits(binary.BigEndian.Uint64(b[1:9])))
+}
+
+// unmarshalSlow decodes a float32 or an integer into z.
+func (z *Float) unmarshalSlow(b []byte) ([]byte, error) {
 	v, o, err := readFloat(b)
 	if err != nil {
 		return b, err
