@@ -88,6 +88,31 @@ func (c *argCol) slot(r int) bool {
 	return false
 }
 
+// putNum sets row r's value to v and reports true, unless the row holds a
+// value already (then it reports false and leaves it): slot and the store
+// in one step, for a numeric column.
+func (c *argCol) putNum(r int, v uint64) bool {
+	w := r >> 6
+	if w >= len(c.bits) {
+		c.growBits(w)
+	}
+	m := uint64(1) << (uint(r) & 63)
+	if c.bits[w]&m != 0 {
+		return false
+	}
+	c.bits[w] |= m
+	c.n++
+	if r >= len(c.nums) {
+		if r < cap(c.nums) {
+			c.nums = c.nums[:r+1] // slots without a value hold garbage
+		} else {
+			c.nums = growRows(c.nums, r+1, c.b)
+		}
+	}
+	c.nums[r] = v
+	return true
+}
+
 // growBits extends the bitmap with cleared words up to word w.
 func (c *argCol) growBits(w int) {
 	for len(c.bits) <= w {
