@@ -280,14 +280,14 @@ func (c *converter) addDial9(e *events.Event, ev *dial9.Event) {
 	if ti == nil || ti.key != (trackKey{t.Kind, t.ID}) {
 		ti = c.track(&t)
 	}
-	if c.o.pairDepth > 0 && kind == events.KindEnd && c.pairEnd(e, ti) {
-		return
-	}
 	p := c.d9Slot[ev.TypeID()%cacheSlots]
 	if p == nil || p.schema != ev.Schema() {
 		p = c.dial9Plan(ev)
 	}
 	name := e.Name()
+	if c.o.pairDepth > 0 && kind == events.KindEnd && c.pairEndDial9(e, ev, p, ti) {
+		return
+	}
 	end := 0
 	if kind == events.KindEnd {
 		end = 1
@@ -360,6 +360,33 @@ func (c *converter) pairEnd(e *events.Event, st *trackInfo) bool {
 		c.putArgs(r, e, true, c.nameInfo(e.Name(), 1))
 	}
 	c.putJSON(r)
+	return true
+}
+
+// pairEndDial9 is pairEnd for the dial9 event ev (e's record) of plan p.
+func (c *converter) pairEndDial9(e *events.Event, ev *dial9.Event, p *d9Plan, st *trackInfo) bool {
+	if st == nil || st.overflow > 0 || len(st.rows) == 0 || ev.NumFields() != e.NumArgs() {
+		return c.pairEnd(e, st)
+	}
+	r := int(st.rows[len(st.rows)-1])
+	st.rows = st.rows[:len(st.rows)-1]
+	b := c.b
+	b.kind[r] = uint8(events.KindComplete)
+	if b.hasTs.has(r) && e.HasTime() {
+		b.dur[r] = e.Time() - b.ts[r]
+		setBit(b.hasDur, r, true)
+	} else {
+		setBit(b.hasDur, r, false)
+	}
+	c.js = c.js[:0]
+	ni := p.names[1]
+	if ni == nil || !sameString(ni.name, e.Name()) {
+		ni = c.planName(p, e.Name(), 1)
+	}
+	c.putDial9(r, e, ev, true, ni, p)
+	if len(c.js) > 0 {
+		c.putJSON(r)
+	}
 	return true
 }
 
@@ -611,8 +638,10 @@ func (c *converter) dial9Plan(ev *dial9.Event) *d9Plan {
 // columns, the others (and a field whose row already holds a value) through
 // putArg.
 func (c *converter) putDial9(r int, e *events.Event, ev *dial9.Event, end bool, ni *nameInfo, p *d9Plan) {
-	for i := range p.fields {
-		f := &p.fields[i]
+	fields := p.fields
+	b := c.b
+	for i := range fields {
+		f := &fields[i]
 		if f.fast {
 			// A numeric field always present, its column resolved.
 			v := ev.Uint(i)
@@ -627,11 +656,11 @@ func (c *converter) putDial9(r int, e *events.Event, ev *dial9.Event, end bool, 
 						cl.nums = cl.nums[:r+1] // slots without a value hold garbage
 					}
 					cl.nums[r] = v
-					c.b.size += f.size
+					b.size += f.size
 					continue
 				}
 			} else if cl.putNum(r, v) {
-				c.b.size += f.size
+				b.size += f.size
 				continue
 			}
 			if end && f.col.nums[r] == v {
