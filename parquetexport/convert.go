@@ -590,6 +590,18 @@ type d9Plan struct {
 	// names caches the nameInfo of the plan's events ([1]: ends), checked
 	// against the event's name.
 	names [2]*nameInfo
+	// putDial9's split loops for new rows (splitPlan): checked once every
+	// typed field is resolved; split when they apply.
+	checked, split bool
+	fast           []fastField
+	fastSize       int64 // the sizes of the fast fields' values
+	rest           []int // the other fields, in order
+}
+
+// fastField is a field of a plan's fast loop: its index and its column.
+type fastField struct {
+	i   int
+	col *argCol
 }
 
 // dial9Plan returns the plan of ev's schema.
@@ -638,78 +650,141 @@ func (c *converter) dial9Plan(ev *dial9.Event) *d9Plan {
 // columns, the others (and a field whose row already holds a value) through
 // putArg.
 func (c *converter) putDial9(r int, e *events.Event, ev *dial9.Event, end bool, ni *nameInfo, p *d9Plan) {
-	fields := p.fields
-	b := c.b
-	for i := range fields {
-		f := &fields[i]
-		if f.fast {
-			// A numeric field always present, its column resolved.
-			v := ev.Uint(i)
-			cl := f.col
-			// putNum, inline when the row's bit and slot exist.
-			w, m := r>>6, uint64(1)<<(uint(r)&63)
-			if w < len(cl.bits) && r < cap(cl.nums) {
-				if cl.bits[w]&m == 0 {
-					cl.bits[w] |= m
-					cl.n++
-					if r >= len(cl.nums) {
-						cl.nums = cl.nums[:r+1] // slots without a value hold garbage
-					}
-					cl.nums[r] = v
-					b.size += f.size
-					continue
-				}
-			} else if cl.putNum(r, v) {
-				b.size += f.size
+	if !end && p.split {
+		// A new row: every fast field's column takes its value.
+		w, m := r>>6, uint64(1)<<(uint(r)&63)
+		for _, ff := range p.fast {
+			cl := ff.col
+			if w >= len(cl.bits) || r >= cap(cl.nums) {
+				cl.putNum(r, ev.Uint(ff.i))
 				continue
 			}
-			if end && f.col.nums[r] == v {
-				continue // the end repeats its begin's value (sameValue)
+			// putNum inline: the row is new, its bit clear.
+			cl.bits[w] |= m
+			cl.n++
+			if r >= len(cl.nums) {
+				cl.nums = cl.nums[:r+1] // slots without a value hold garbage
 			}
-			c.putArg(r, e, i, end, ni, events.FormatDial9)
-			continue
+			cl.nums[r] = ev.Uint(ff.i)
 		}
-		if f.kind != 0 {
-			if f.opt && !ev.Field(i).Present() {
-				continue
+		c.b.size += p.fastSize
+		for _, i := range p.rest {
+			c.putField(r, e, ev, end, ni, &p.fields[i], i)
+		}
+		return
+	}
+	for i := range p.fields {
+		c.putField(r, e, ev, end, ni, &p.fields[i], i)
+	}
+	if !p.checked {
+		c.splitPlan(e, p)
+	}
+}
+
+// splitPlan sets up putDial9's split loops once every typed field of p is
+// resolved: the fast fields apart (fast), the others in order (rest). Only
+// when the fields' column names are distinct: then a new row holds no value
+// in a fast field's column before the field's own, so that the fast fields
+// are stored first without changing what goes where.
+func (c *converter) splitPlan(e *events.Event, p *d9Plan) {
+	for i := range p.fields {
+		if f := &p.fields[i]; f.kind != 0 && !f.done {
+			return // not resolved yet
+		}
+	}
+	p.checked = true
+	seen := make(map[string]bool, len(p.fields))
+	for i := range p.fields {
+		name, _ := e.Arg(i)
+		col := c.argColumn(name)
+		if seen[col] {
+			return
+		}
+		seen[col] = true
+	}
+	for i := range p.fields {
+		f := &p.fields[i]
+		if f.fast {
+			p.fast = append(p.fast, fastField{i: i, col: f.col})
+			p.fastSize += f.size
+		} else {
+			p.rest = append(p.rest, i)
+		}
+	}
+	p.split = len(p.fast) > 0
+}
+
+// putField stores field i of ev, whose storage is f, in row r (see
+// putDial9).
+func (c *converter) putField(r int, e *events.Event, ev *dial9.Event, end bool, ni *nameInfo, f *d9Field, i int) {
+	b := c.b
+	if f.fast {
+		// A numeric field always present, its column resolved.
+		v := ev.Uint(i)
+		cl := f.col
+		// putNum, inline when the row's bit and slot exist.
+		w, m := r>>6, uint64(1)<<(uint(r)&63)
+		if w < len(cl.bits) && r < cap(cl.nums) {
+			if cl.bits[w]&m == 0 {
+				cl.bits[w] |= m
+				cl.n++
+				if r >= len(cl.nums) {
+					cl.nums = cl.nums[:r+1] // slots without a value hold garbage
+				}
+				cl.nums[r] = v
+				b.size += f.size
+				return
 			}
-			if !f.done {
-				name, _ := e.Arg(i)
-				if cl, ok := c.b.column(c.argColumn(name), f.kind); ok {
-					f.col = cl
-				}
-				f.done = true
-				f.fast = f.col != nil && !f.pooled && !f.opt
-			}
-			if f.pooled {
-				// As events' dial9 source: the string the pool holds
-				// now, null when the id is not in the pool.
-				id := uint32(ev.Uint(i))
-				bs, ok := c.d9dec.LookupString(id)
-				if !ok {
-					continue
-				}
-				if f.col != nil && !f.col.has(r) {
-					f.col.setStr(r, c.pooledSpan(f, id, bs))
-					c.b.size += 5 + int64(len(bs))
-					continue
-				}
-				c.putArg(r, e, i, end, ni, events.FormatDial9)
-				continue
-			}
-			if f.col != nil {
-				v := ev.Uint(i)
-				if f.col.putNum(r, v) {
-					c.b.size += f.size
-					continue
-				}
-				if end && f.col.nums[r] == v {
-					continue // the end repeats its begin's value (sameValue)
-				}
-			}
+		} else if cl.putNum(r, v) {
+			b.size += f.size
+			return
+		}
+		if end && cl.nums[r] == v {
+			return // the end repeats its begin's value (sameValue)
 		}
 		c.putArg(r, e, i, end, ni, events.FormatDial9)
+		return
 	}
+	if f.kind != 0 {
+		if f.opt && !ev.Field(i).Present() {
+			return
+		}
+		if !f.done {
+			name, _ := e.Arg(i)
+			if cl, ok := b.column(c.argColumn(name), f.kind); ok {
+				f.col = cl
+			}
+			f.done = true
+			f.fast = f.col != nil && !f.pooled && !f.opt
+		}
+		if f.pooled {
+			// As events' dial9 source: the string the pool holds now,
+			// null when the id is not in the pool.
+			id := uint32(ev.Uint(i))
+			bs, ok := c.d9dec.LookupString(id)
+			if !ok {
+				return
+			}
+			if f.col != nil && !f.col.has(r) {
+				f.col.setStr(r, c.pooledSpan(f, id, bs))
+				b.size += 5 + int64(len(bs))
+				return
+			}
+			c.putArg(r, e, i, end, ni, events.FormatDial9)
+			return
+		}
+		if f.col != nil {
+			v := ev.Uint(i)
+			if f.col.putNum(r, v) {
+				b.size += f.size
+				return
+			}
+			if end && f.col.nums[r] == v {
+				return // the end repeats its begin's value (sameValue)
+			}
+		}
+	}
+	c.putArg(r, e, i, end, ni, events.FormatDial9)
 }
 
 // pooledSpan stores the string bs of pool id of field f in the batch's
