@@ -131,3 +131,72 @@ func TestDial9PooledStringsRebound(t *testing.T) {
 		t.Error("direct and event-layer files differ")
 	}
 }
+
+// TestDial9CollidingColumns: fields whose column names collide (x.y and
+// x_y both become dial9_x_y) keep putDial9 off its split loop: the first
+// field's value takes the column, the second goes to args_json, as through
+// the event layer.
+func TestDial9CollidingColumns(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "collide.bin")
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := dial9.NewWriter(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := w.Register("Both", []dial9.FieldDef{{Name: "x.y", Type: dial9.TypeVarint}, {Name: "z", Type: dial9.TypeVarint}, {Name: "x_y", Type: dial9.TypeVarint}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		if err := w.WriteUints(h, uint64(1000+i), uint64(i), uint64(2*i), uint64(3*i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := map[bool]map[string][]byte{}
+	for _, direct := range []bool{true, false} {
+		func() {
+			defer func(old bool) { dial9Direct = old }(dial9Direct)
+			dial9Direct = direct
+			out := filepath.Join(dir, fmt.Sprint("o", direct))
+			res, err := Export(context.Background(), out, []string{in}, WithConcurrency(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[direct] = map[string][]byte{}
+			for _, f := range res.Files {
+				b, err := os.ReadFile(filepath.Join(out, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				files[direct][f] = b
+			}
+			if !direct {
+				return
+			}
+			rows, _ := readAll(t, out)
+			if len(rows) != 5000 {
+				t.Fatalf("%d rows", len(rows))
+			}
+			for _, r := range rows {
+				ts := r["ts_ns"].(int64) - 1000
+				j := fmt.Sprint(r["args_json"])
+				if r["dial9_x_y"] != ts || r["dial9_z"] != 2*ts || j != fmt.Sprintf(`{"x_y":%d}`, 3*ts) {
+					t.Fatalf("row %v", r)
+				}
+			}
+		}()
+	}
+	if !reflect.DeepEqual(files[true], files[false]) {
+		t.Error("direct and event-layer files differ")
+	}
+}
