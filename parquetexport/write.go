@@ -523,6 +523,10 @@ func (e *encoder) appendLevels(dst []byte, m bitmap, lo, hi int) ([]byte, int) {
 			v = 1
 		default:
 			flushRun()
+			if n == 64 {
+				pack = binary.LittleEndian.AppendUint64(pack, word)
+				continue
+			}
 			for i := 0; i < (n+7)/8; i++ {
 				pack = append(pack, byte(word>>(8*uint(i))))
 			}
