@@ -772,7 +772,7 @@ func (w *fileWriter) writeDictStrings(ch *chunk, c *argCol, b *batch) bool {
 	e.i32 = e.i32[:0]
 	// Rows often share their value's span (pooledSpan): a small cache
 	// from span to id skips the map for them.
-	var cache [16]struct {
+	var cache [64]struct {
 		s  span
 		id int32
 	}
@@ -784,7 +784,7 @@ func (w *fileWriter) writeDictStrings(ch *chunk, c *argCol, b *batch) bool {
 			continue
 		}
 		sp := c.strs[r]
-		ce := &cache[(sp.off^sp.off>>4)&15]
+		ce := &cache[(sp.off*0x9e3779b1)>>26]
 		if ce.s == sp {
 			e.i32 = append(e.i32, ce.id)
 			continue
