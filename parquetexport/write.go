@@ -627,23 +627,37 @@ func (w *fileWriter) writeInt64s(ch *chunk, vals []int64, m bitmap, rows int, un
 	}
 }
 
-// minMaxInt returns the least and greatest of mn, mx and vals.
+// minMaxInt returns the least and greatest of mn, mx and vals (four values
+// a step, in independent pairs).
 func minMaxInt(vals []int64, mn, mx int64) (int64, int64) {
-	for _, v := range vals {
-		mn = min(mn, v)
-		mx = max(mx, v)
+	mn1, mx1 := mn, mx
+	for len(vals) >= 4 {
+		v := vals[:4:4]
+		mn, mx = min(mn, v[0], v[2]), max(mx, v[0], v[2])
+		mn1, mx1 = min(mn1, v[1], v[3]), max(mx1, v[1], v[3])
+		vals = vals[4:]
 	}
-	return mn, mx
+	for _, v := range vals {
+		mn, mx = min(mn, v), max(mx, v)
+	}
+	return min(mn, mn1), max(mx, mx1)
 }
 
 // minMaxUint is minMaxInt in unsigned order.
 func minMaxUint(vals []int64, mn, mx int64) (int64, int64) {
 	umn, umx := uint64(mn), uint64(mx)
-	for _, v := range vals {
-		umn = min(umn, uint64(v))
-		umx = max(umx, uint64(v))
+	umn1, umx1 := umn, umx
+	for len(vals) >= 4 {
+		v := vals[:4:4]
+		a, b, c, d := uint64(v[0]), uint64(v[1]), uint64(v[2]), uint64(v[3])
+		umn, umx = min(umn, a, c), max(umx, a, c)
+		umn1, umx1 = min(umn1, b, d), max(umx1, b, d)
+		vals = vals[4:]
 	}
-	return int64(umn), int64(umx)
+	for _, v := range vals {
+		umn, umx = min(umn, uint64(v)), max(umx, uint64(v))
+	}
+	return int64(min(umn, umn1)), int64(max(umx, umx1))
 }
 
 // writeFloats writes an optional DOUBLE column: PLAIN, the float bits as
