@@ -288,9 +288,11 @@ func (w *fileWriter) writeColumn(ch *chunk, s *colSpec, b *batch) {
 		w.writeDictPage(ch, dict, nil)
 		for lo := 0; lo < b.rows; lo += pageRows {
 			hi := min(lo+pageRows, b.rows)
-			e.i32 = growTo(e.i32[:0], hi-lo)
-			for i, k := range col[lo:hi] {
-				e.i32[i] = ids[k&15]
+			src := col[lo:hi]
+			e.i32 = growTo(e.i32[:0], len(src))
+			out := e.i32[:len(src)]
+			for i, k := range src {
+				out[i] = ids[k&15]
 			}
 			w.writeIndexes(ch, e.i32, hi-lo, 0, nil, len(dict))
 		}
