@@ -62,6 +62,7 @@ type converter struct {
 	src    string
 
 	tracks    map[trackKey]*trackInfo
+	trackList []*trackInfo // tracks in the order they were met
 	trackSlot [cacheSlots]*trackInfo
 	names     [2]map[string]*nameInfo // [0] begins and others, [1] ends
 	nameSlot  [2][cacheSlots]*nameInfo
@@ -97,6 +98,8 @@ func (c *converter) start(b *batch, format, source string) {
 	c.prefix = format + "_"
 	clear(c.colName)
 	clear(c.tracks)
+	clear(c.trackList)
+	c.trackList = c.trackList[:0]
 	c.trackSlot = [cacheSlots]*trackInfo{}
 	for i := range c.names {
 		clear(c.names[i])
@@ -143,6 +146,7 @@ func (c *converter) track(t *events.Track) *trackInfo {
 		}
 		ti = &trackInfo{key: k, name: t.Name, gen: c.b.gen - 1}
 		c.tracks[k] = ti
+		c.trackList = append(c.trackList, ti)
 	}
 	*slot = ti
 	return ti
@@ -967,7 +971,7 @@ func (c *converter) flush(s *sink) error {
 		return s.flush()
 	}
 	n := 0
-	for _, st := range c.tracks {
+	for _, st := range c.trackList {
 		n += len(st.rows)
 	}
 	if n == 0 || n > maxCarry {
@@ -978,7 +982,7 @@ func (c *converter) flush(s *sink) error {
 	}
 	cb := c.carry
 	cb.reset()
-	for _, st := range c.tracks {
+	for _, st := range c.trackList {
 		for i, r := range st.rows {
 			st.rows[i] = int32(cb.copyRow(b, int(r)))
 			b.skipRow(int(r))
@@ -987,7 +991,7 @@ func (c *converter) flush(s *sink) error {
 	if err := s.flush(); err != nil {
 		return err
 	}
-	for _, st := range c.tracks {
+	for _, st := range c.trackList {
 		for i, r := range st.rows {
 			st.rows[i] = int32(b.copyRow(cb, int(r)))
 		}

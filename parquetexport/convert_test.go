@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tracecodec/tracecodec/dial9"
+	"github.com/tracecodec/tracecodec/internal/tracegen"
 )
 
 // writePooledRebinds writes a dial9 stream whose pool ids are rebound
@@ -198,5 +199,40 @@ func TestDial9CollidingColumns(t *testing.T) {
 	}
 	if !reflect.DeepEqual(files[true], files[false]) {
 		t.Error("direct and event-layer files differ")
+	}
+}
+
+// TestCarriedBeginsDeterministic: the open begins carried into the next row
+// group (here the calls open on 8 ATF threads) are carried track by track in
+// the order the tracks were met, so that the same input gives the same files
+// on every run (their dictionary ids follow the carried rows).
+func TestCarriedBeginsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	in, err := tracegen.ATFSession(filepath.Join(dir, "atf"), 8, 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first map[string][]byte
+	for run := range 4 {
+		out := filepath.Join(dir, fmt.Sprint("o", run))
+		res, err := Export(context.Background(), out, []string{in}, WithConcurrency(1), WithRowGroupBytes(16<<10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{}
+		for _, f := range res.Files {
+			b, err := os.ReadFile(filepath.Join(out, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[f] = b
+		}
+		if run == 0 {
+			first = files
+			continue
+		}
+		if !reflect.DeepEqual(files, first) {
+			t.Fatalf("run %d wrote other files than run 0", run)
+		}
 	}
 }
