@@ -119,8 +119,8 @@
 // slices' spare capacity (they grow by doubling and are kept for the next
 // row group), the page being encoded, and the decoders' own documented
 // budgets; a worker that has no input left lets its buffers go. Measured:
-// 1 GiB of dial9 or ATF exported on one worker with the defaults peaks at
-// 245–305 MB resident, two workers on dial9 at 425–480 MB (see the README).
+// 1 GiB of dial9 exported on one worker with the defaults peaks at 170 MB
+// resident (ATF: 105 MB), two workers on dial9 at 350 MB (see the README).
 //
 // # Errors
 //
