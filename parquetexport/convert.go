@@ -466,7 +466,7 @@ func (c *converter) putArgs(r int, e *events.Event, end bool, ni *nameInfo) {
 			return
 		}
 	}
-	n := e.NumArgs()
+	n := -1
 	// An ATF event's index record, read once for its arguments and putATF.
 	var (
 		aev   atf.IndexEvent
@@ -476,10 +476,16 @@ func (c *converter) putArgs(r int, e *events.Event, end bool, ni *nameInfo) {
 	)
 	if format == events.FormatATF {
 		aev, ath, aseq, isATF = e.ATF()
-		if atfDirect && n == 2 && isATF {
+		// Two arguments (function_id, depth) unless the event links a
+		// detail record its thread holds (as events' NumArgs counts them,
+		// without reading the record again).
+		if atfDirect && isATF && ath != nil && (!aev.HasDetail() || ath.Detail == nil || uint64(aev.DetailSeq) >= ath.Detail.Len()) {
 			c.putATFArgs(r, e, aev, end, ni)
 			n = 0
 		}
+	}
+	if n < 0 {
+		n = e.NumArgs()
 	}
 	for i := 0; i < n; i++ {
 		c.putArg(r, e, i, end, ni, format)
