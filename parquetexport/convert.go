@@ -174,7 +174,7 @@ func (c *converter) nameInfo(name string, end int) *nameInfo {
 		}
 	}
 	slot := &c.nameSlot[end][h%cacheSlots]
-	if ni := *slot; ni != nil && ni.name == name {
+	if ni := *slot; ni != nil && (sameString(ni.name, name) || ni.name == name) {
 		return ni
 	}
 	ni, ok := c.names[end][name]
