@@ -287,12 +287,7 @@ func (b *batch) presize(limit int64) {
 // growCap returns s with a capacity of at least n.
 func growCap[T any](s []T, n int) []T {
 	if n > cap(s) {
-		// make, not Grow: Grow clears the whole new capacity at once
-		// (touching every page of it); make leaves memory fresh from the
-		// OS as it is, and the rows fill it later.
-		g := make([]T, len(s), n)
-		copy(g, s)
-		s = g
+		s = slices.Grow(s, n-len(s))
 	}
 	return s
 }
