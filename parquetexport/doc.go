@@ -119,8 +119,9 @@
 // slices' spare capacity (they grow by doubling and are kept for the next
 // row group), the page being encoded, and the decoders' own documented
 // budgets; a worker that has no input left lets its buffers go. Measured:
-// 1 GiB of dial9 exported on one worker with the defaults peaks at 170 MB
-// resident (ATF: 105 MB), two workers on dial9 at 350 MB (see the README).
+// 1 GiB of dial9 exported on one worker with the defaults peaks at
+// 172–186 MB resident (ATF: 104 MB), two workers on dial9 at 364 MB (see
+// the README).
 //
 // # Errors
 //
