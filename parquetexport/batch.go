@@ -88,6 +88,31 @@ func (c *argCol) slot(r int) bool {
 	return false
 }
 
+// putNum sets row r's value to v and reports true, unless the row holds a
+// value already (then it reports false and leaves it): slot and the store
+// in one step, for a numeric column.
+func (c *argCol) putNum(r int, v uint64) bool {
+	w := r >> 6
+	if w >= len(c.bits) {
+		c.growBits(w)
+	}
+	m := uint64(1) << (uint(r) & 63)
+	if c.bits[w]&m != 0 {
+		return false
+	}
+	c.bits[w] |= m
+	c.n++
+	if r >= len(c.nums) {
+		if r < cap(c.nums) {
+			c.nums = c.nums[:r+1] // slots without a value hold garbage
+		} else {
+			c.nums = growRows(c.nums, r+1, c.b)
+		}
+	}
+	c.nums[r] = v
+	return true
+}
+
 // growBits extends the bitmap with cleared words up to word w.
 func (c *argCol) growBits(w int) {
 	for len(c.bits) <= w {
@@ -226,7 +251,8 @@ func (b *batch) reset() {
 // the size of a row, to the rows a row group of limit bytes will hold, so
 // that the first row group does not grow them by doubling (each doubling
 // copies the column into fresh memory; the capacity is kept by reset).
-// Argument columns that hold a value in most rows grow with them.
+// Argument columns with values in the later half of the rows so far grow
+// with them (their slots run to their last value, however sparse).
 func (b *batch) presize(limit int64) {
 	const minRows = 1 << 15
 	if b.rows < minRows || b.size <= 0 || b.rows > cap(b.ts)/2 {
@@ -243,7 +269,10 @@ func (b *batch) presize(limit int64) {
 	b.hasTs, b.hasDur = growCap(b.hasTs, n/64+1), growCap(b.hasDur, n/64+1)
 	b.arena = growCap(b.arena, int(int64(len(b.arena))*int64(n)/int64(b.rows)))
 	for _, c := range b.cols {
-		if c.n < b.rows/2 {
+		// A column's slots run to its last value: a column with values
+		// in the later half of the rows (even a sparse one) will run to
+		// about the last row.
+		if max(len(c.nums), len(c.strs)) < b.rows/2 {
 			continue
 		}
 		if c.kind == colString || c.kind == colBytes {

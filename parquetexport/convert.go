@@ -2,6 +2,7 @@ package parquetexport
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/tracecodec/tracecodec/atf"
 	"github.com/tracecodec/tracecodec/cdt/schema7"
@@ -61,6 +62,7 @@ type converter struct {
 	src    string
 
 	tracks    map[trackKey]*trackInfo
+	trackList []*trackInfo // tracks in the order they were met
 	trackSlot [cacheSlots]*trackInfo
 	names     [2]map[string]*nameInfo // [0] begins and others, [1] ends
 	nameSlot  [2][cacheSlots]*nameInfo
@@ -77,6 +79,8 @@ type converter struct {
 	// dial9 schemas' plans, per input.
 	d9Plans map[*dial9.Schema]*d9Plan
 	d9Slot  [cacheSlots]*d9Plan
+	// isDial9: the input is a dial9 stream (add takes addDial9's path).
+	isDial9 bool
 
 	carry  *batch // open begins kept across a row group boundary
 	js     []byte // args that go to args_json, without braces
@@ -94,6 +98,8 @@ func (c *converter) start(b *batch, format, source string) {
 	c.prefix = format + "_"
 	clear(c.colName)
 	clear(c.tracks)
+	clear(c.trackList)
+	c.trackList = c.trackList[:0]
 	c.trackSlot = [cacheSlots]*trackInfo{}
 	for i := range c.names {
 		clear(c.names[i])
@@ -105,6 +111,7 @@ func (c *converter) start(b *batch, format, source string) {
 	clear(c.d9Plans)
 	c.d9dec = nil
 	c.d9Slot = [cacheSlots]*d9Plan{}
+	c.isDial9 = format == events.FormatDial9
 	c.src = source
 	c.attach(b)
 	if format == events.FormatCDT && c.cdtCols == nil {
@@ -139,6 +146,7 @@ func (c *converter) track(t *events.Track) *trackInfo {
 		}
 		ti = &trackInfo{key: k, name: t.Name, gen: c.b.gen - 1}
 		c.tracks[k] = ti
+		c.trackList = append(c.trackList, ti)
 	}
 	*slot = ti
 	return ti
@@ -166,7 +174,7 @@ func (c *converter) nameInfo(name string, end int) *nameInfo {
 		}
 	}
 	slot := &c.nameSlot[end][h%cacheSlots]
-	if ni := *slot; ni != nil && ni.name == name {
+	if ni := *slot; ni != nil && (sameString(ni.name, name) || ni.name == name) {
 		return ni
 	}
 	ni, ok := c.names[end][name]
@@ -231,6 +239,12 @@ func (c *converter) argColumn(name string) string {
 
 // add converts one event.
 func (c *converter) add(e *events.Event) {
+	if c.isDial9 && dial9Direct {
+		if ev := e.Dial9(); ev != nil {
+			c.addDial9(e, ev)
+			return
+		}
+	}
 	if c.b.gen != c.gen {
 		c.attach(c.b)
 	}
@@ -250,6 +264,62 @@ func (c *converter) add(e *events.Event) {
 	c.js = c.js[:0]
 	c.putArgs(r, e, false, ni)
 	c.putJSON(r)
+	if c.o.pairDepth > 0 && kind == events.KindBegin && ti != nil {
+		c.pushBegin(r, ti)
+	}
+}
+
+// addDial9 is add for a dial9 event ev (e's record): the same row, with
+// the event name's nameInfo cached in the schema's plan and the fields put
+// by putDial9 directly.
+func (c *converter) addDial9(e *events.Event, ev *dial9.Event) {
+	if c.b.gen != c.gen {
+		c.attach(c.b)
+	}
+	kind := e.Kind()
+	t := e.Track()
+	// c.track, c.dial9Plan, c.planName, c.trackNameID and c.nameID with
+	// their cache hits inline.
+	ti := c.trackSlot[(t.ID^uint64(t.Kind)<<5)%cacheSlots]
+	if ti == nil || ti.key != (trackKey{t.Kind, t.ID}) {
+		ti = c.track(&t)
+	}
+	p := c.d9Slot[ev.TypeID()%cacheSlots]
+	if p == nil || p.schema != ev.Schema() {
+		p = c.dial9Plan(ev)
+	}
+	name := e.Name()
+	if c.o.pairDepth > 0 && kind == events.KindEnd && c.pairEndDial9(e, ev, p, ti) {
+		return
+	}
+	end := 0
+	if kind == events.KindEnd {
+		end = 1
+	}
+	ni := p.names[end]
+	if ni == nil || !sameString(ni.name, name) {
+		ni = c.planName(p, name, end)
+	}
+	var tn uint32
+	if ti != nil && ti.gen == c.b.gen && sameString(ti.name, t.Name) {
+		tn = ti.nameID
+	} else {
+		tn = c.trackNameID(ti, &t)
+	}
+	nameID := ni.id
+	if ni.gen != c.b.gen {
+		nameID = c.nameID(ni)
+	}
+	r := c.b.addRow(c.source, e, &t, tn, nameID, len(name))
+	c.js = c.js[:0]
+	if ev.NumFields() == e.NumArgs() {
+		c.putDial9(r, e, ev, false, ni, p)
+	} else {
+		c.putArgs(r, e, false, ni)
+	}
+	if len(c.js) > 0 {
+		c.putJSON(r)
+	}
 	if c.o.pairDepth > 0 && kind == events.KindBegin && ti != nil {
 		c.pushBegin(r, ti)
 	}
@@ -287,9 +357,72 @@ func (c *converter) pairEnd(e *events.Event, st *trackInfo) bool {
 		setBit(b.hasDur, r, false)
 	}
 	c.js = c.js[:0]
-	c.putArgs(r, e, true, c.nameInfo(e.Name(), 1))
+	if ev := c.dial9Event(e); ev != nil {
+		p := c.dial9Plan(ev)
+		c.putDial9(r, e, ev, true, c.planName(p, e.Name(), 1), p)
+	} else {
+		c.putArgs(r, e, true, c.nameInfo(e.Name(), 1))
+	}
 	c.putJSON(r)
 	return true
+}
+
+// pairEndDial9 is pairEnd for the dial9 event ev (e's record) of plan p.
+func (c *converter) pairEndDial9(e *events.Event, ev *dial9.Event, p *d9Plan, st *trackInfo) bool {
+	if st == nil || st.overflow > 0 || len(st.rows) == 0 || ev.NumFields() != e.NumArgs() {
+		return c.pairEnd(e, st)
+	}
+	r := int(st.rows[len(st.rows)-1])
+	st.rows = st.rows[:len(st.rows)-1]
+	b := c.b
+	b.kind[r] = uint8(events.KindComplete)
+	if b.hasTs.has(r) && e.HasTime() {
+		b.dur[r] = e.Time() - b.ts[r]
+		setBit(b.hasDur, r, true)
+	} else {
+		setBit(b.hasDur, r, false)
+	}
+	c.js = c.js[:0]
+	ni := p.names[1]
+	if ni == nil || !sameString(ni.name, e.Name()) {
+		ni = c.planName(p, e.Name(), 1)
+	}
+	c.putDial9(r, e, ev, true, ni, p)
+	if len(c.js) > 0 {
+		c.putJSON(r)
+	}
+	return true
+}
+
+// dial9Event is e's dial9 record when putDial9 takes its arguments (nil
+// otherwise: putArgs does).
+func (c *converter) dial9Event(e *events.Event) *dial9.Event {
+	if !c.isDial9 || !dial9Direct {
+		return nil
+	}
+	if ev := e.Dial9(); ev != nil && ev.NumFields() == e.NumArgs() {
+		return ev
+	}
+	return nil
+}
+
+// sameString reports whether a and b are the same string in memory (not
+// only equal): a quick check before a comparison.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// planName is nameInfo(name, end) through the cache of the plan of the
+// event's schema.
+func (c *converter) planName(p *d9Plan, name string, end int) *nameInfo {
+	ni := p.names[end]
+	if ni == nil || ni.name != name {
+		// The name depends on the event, not only on its schema (a poll
+		// without a worker is an instant named after its schema).
+		ni = c.nameInfo(name, end)
+		p.names[end] = ni
+	}
+	return ni
 }
 
 // valueCol is the typed column kind of each value kind (0: none).
@@ -329,11 +462,11 @@ func (c *converter) putArgs(r int, e *events.Event, end bool, ni *nameInfo) {
 	}
 	if format == events.FormatDial9 && dial9Direct {
 		if ev := e.Dial9(); ev != nil && ev.NumFields() == e.NumArgs() {
-			c.putDial9(r, e, ev, end, ni)
+			c.putDial9(r, e, ev, end, ni, c.dial9Plan(ev))
 			return
 		}
 	}
-	n := e.NumArgs()
+	n := -1
 	// An ATF event's index record, read once for its arguments and putATF.
 	var (
 		aev   atf.IndexEvent
@@ -343,10 +476,16 @@ func (c *converter) putArgs(r int, e *events.Event, end bool, ni *nameInfo) {
 	)
 	if format == events.FormatATF {
 		aev, ath, aseq, isATF = e.ATF()
-		if atfDirect && n == 2 && isATF {
+		// Two arguments (function_id, depth) unless the event links a
+		// detail record its thread holds (as events' NumArgs counts them,
+		// without reading the record again).
+		if atfDirect && isATF && ath != nil && (!aev.HasDetail() || ath.Detail == nil || uint64(aev.DetailSeq) >= ath.Detail.Len()) {
 			c.putATFArgs(r, e, aev, end, ni)
 			n = 0
 		}
+	}
+	if n < 0 {
+		n = e.NumArgs()
 	}
 	for i := 0; i < n; i++ {
 		c.putArg(r, e, i, end, ni, format)
@@ -440,12 +579,39 @@ type d9Field struct {
 	done   bool    // col resolved (nil: the column has another type)
 	opt    bool
 	size   int64
+	fast   bool // col resolved (not nil), numeric and not optional
+	// pool caches where a pooled field's strings are in the batch's
+	// arena (pooledSpan).
+	pool *d9Pool
+}
+
+// d9Pool is a pooled field's cache of the arena spans of its strings,
+// direct-mapped by pool id; an entry holds for the batch generation gen.
+type d9Pool [8]struct {
+	id  uint32
+	s   span
+	gen uint64
 }
 
 // d9Plan is the storage of the fields of one dial9 schema.
 type d9Plan struct {
 	schema *dial9.Schema
 	fields []d9Field
+	// names caches the nameInfo of the plan's events ([1]: ends), checked
+	// against the event's name.
+	names [2]*nameInfo
+	// putDial9's split loops for new rows (splitPlan): checked once every
+	// typed field is resolved; split when they apply.
+	checked, split bool
+	fast           []fastField
+	fastSize       int64 // the sizes of the fast fields' values
+	rest           []int // the other fields, in order
+}
+
+// fastField is a field of a plan's fast loop: its index and its column.
+type fastField struct {
+	i   int
+	col *argCol
 }
 
 // dial9Plan returns the plan of ev's schema.
@@ -475,7 +641,7 @@ func (c *converter) dial9Plan(ev *dial9.Event) *d9Plan {
 				if c.d9dec == nil {
 					continue
 				}
-				p.fields[i] = d9Field{kind: colString, pooled: true, opt: t.IsOptional()}
+				p.fields[i] = d9Field{kind: colString, pooled: true, opt: t.IsOptional(), pool: new(d9Pool)}
 				continue
 			default:
 				continue // strings, bytes, pools, stacks, maps, lists
@@ -493,50 +659,158 @@ func (c *converter) dial9Plan(ev *dial9.Event) *d9Plan {
 // putDial9 is putArgs for a dial9 event: numeric fields straight into their
 // columns, the others (and a field whose row already holds a value) through
 // putArg.
-func (c *converter) putDial9(r int, e *events.Event, ev *dial9.Event, end bool, ni *nameInfo) {
-	p := c.dial9Plan(ev)
+func (c *converter) putDial9(r int, e *events.Event, ev *dial9.Event, end bool, ni *nameInfo, p *d9Plan) {
+	if !end && p.split {
+		// A new row: every fast field's column takes its value.
+		w, m := r>>6, uint64(1)<<(uint(r)&63)
+		for _, ff := range p.fast {
+			cl := ff.col
+			if w >= len(cl.bits) || r >= cap(cl.nums) {
+				cl.putNum(r, ev.Uint(ff.i))
+				continue
+			}
+			// putNum inline: the row is new, its bit clear.
+			cl.bits[w] |= m
+			cl.n++
+			if r >= len(cl.nums) {
+				cl.nums = cl.nums[:r+1] // slots without a value hold garbage
+			}
+			cl.nums[r] = ev.Uint(ff.i)
+		}
+		c.b.size += p.fastSize
+		for _, i := range p.rest {
+			c.putField(r, e, ev, end, ni, &p.fields[i], i)
+		}
+		return
+	}
+	for i := range p.fields {
+		c.putField(r, e, ev, end, ni, &p.fields[i], i)
+	}
+	if !p.checked {
+		c.splitPlan(e, p)
+	}
+}
+
+// splitPlan sets up putDial9's split loops once every typed field of p is
+// resolved: the fast fields apart (fast), the others in order (rest). Only
+// when the fields' column names are distinct: then a new row holds no value
+// in a fast field's column before the field's own, so that the fast fields
+// are stored first without changing what goes where.
+func (c *converter) splitPlan(e *events.Event, p *d9Plan) {
+	for i := range p.fields {
+		if f := &p.fields[i]; f.kind != 0 && !f.done {
+			return // not resolved yet
+		}
+	}
+	p.checked = true
+	seen := make(map[string]bool, len(p.fields))
+	for i := range p.fields {
+		name, _ := e.Arg(i)
+		col := c.argColumn(name)
+		if seen[col] {
+			return
+		}
+		seen[col] = true
+	}
 	for i := range p.fields {
 		f := &p.fields[i]
-		if f.kind != 0 {
-			if f.opt && !ev.Field(i).Present() {
-				continue
+		if f.fast {
+			p.fast = append(p.fast, fastField{i: i, col: f.col})
+			p.fastSize += f.size
+		} else {
+			p.rest = append(p.rest, i)
+		}
+	}
+	p.split = len(p.fast) > 0
+}
+
+// putField stores field i of ev, whose storage is f, in row r (see
+// putDial9).
+func (c *converter) putField(r int, e *events.Event, ev *dial9.Event, end bool, ni *nameInfo, f *d9Field, i int) {
+	b := c.b
+	if f.fast {
+		// A numeric field always present, its column resolved.
+		v := ev.Uint(i)
+		cl := f.col
+		// putNum, inline when the row's bit and slot exist.
+		w, m := r>>6, uint64(1)<<(uint(r)&63)
+		if w < len(cl.bits) && r < cap(cl.nums) {
+			if cl.bits[w]&m == 0 {
+				cl.bits[w] |= m
+				cl.n++
+				if r >= len(cl.nums) {
+					cl.nums = cl.nums[:r+1] // slots without a value hold garbage
+				}
+				cl.nums[r] = v
+				b.size += f.size
+				return
 			}
-			if !f.done {
-				name, _ := e.Arg(i)
-				if cl, ok := c.b.column(c.argColumn(name), f.kind); ok {
-					f.col = cl
-				}
-				f.done = true
-			}
-			if f.pooled {
-				// As events' dial9 source: the string the pool holds
-				// now, null when the id is not in the pool.
-				bs, ok := c.d9dec.LookupString(uint32(ev.Uint(i)))
-				if !ok {
-					continue
-				}
-				if f.col != nil && !f.col.has(r) {
-					f.col.setStr(r, c.b.putBytes(bs))
-					c.b.size += 5 + int64(len(bs))
-					continue
-				}
-				c.putArg(r, e, i, end, ni, events.FormatDial9)
-				continue
-			}
-			if f.col != nil {
-				// slot: the row's value is set here unless it holds one.
-				if !f.col.slot(r) {
-					f.col.nums[r] = ev.Uint(i)
-					c.b.size += f.size
-					continue
-				}
-				if end && f.col.nums[r] == ev.Uint(i) {
-					continue // the end repeats its begin's value (sameValue)
-				}
-			}
+		} else if cl.putNum(r, v) {
+			b.size += f.size
+			return
+		}
+		if end && cl.nums[r] == v {
+			return // the end repeats its begin's value (sameValue)
 		}
 		c.putArg(r, e, i, end, ni, events.FormatDial9)
+		return
 	}
+	if f.kind != 0 {
+		if f.opt && !ev.Field(i).Present() {
+			return
+		}
+		if !f.done {
+			name, _ := e.Arg(i)
+			if cl, ok := b.column(c.argColumn(name), f.kind); ok {
+				f.col = cl
+			}
+			f.done = true
+			f.fast = f.col != nil && !f.pooled && !f.opt
+		}
+		if f.pooled {
+			// As events' dial9 source: the string the pool holds now,
+			// null when the id is not in the pool.
+			id := uint32(ev.Uint(i))
+			bs, ok := c.d9dec.LookupString(id)
+			if !ok {
+				return
+			}
+			if f.col != nil && !f.col.has(r) {
+				f.col.setStr(r, c.pooledSpan(f, id, bs))
+				b.size += 5 + int64(len(bs))
+				return
+			}
+			c.putArg(r, e, i, end, ni, events.FormatDial9)
+			return
+		}
+		if f.col != nil {
+			v := ev.Uint(i)
+			if f.col.putNum(r, v) {
+				b.size += f.size
+				return
+			}
+			if end && f.col.nums[r] == v {
+				return // the end repeats its begin's value (sameValue)
+			}
+		}
+	}
+	c.putArg(r, e, i, end, ni, events.FormatDial9)
+}
+
+// pooledSpan stores the string bs of pool id of field f in the batch's
+// arena, or returns where the batch holds it already: a small cache from
+// pool id to span, used when the arena's copy has bs's bytes (the pool may
+// rebind an id). Rows then share the arena's copy, which writeDictStrings
+// recognises by its span.
+func (c *converter) pooledSpan(f *d9Field, id uint32, bs []byte) span {
+	b := c.b
+	ce := &f.pool[id%uint32(len(f.pool))]
+	if ce.gen == b.gen && ce.id == id && ce.s.n == uint32(len(bs)) && string(b.bytes(ce.s)) == string(bs) {
+		return ce.s
+	}
+	s := b.putBytes(bs)
+	ce.id, ce.s, ce.gen = id, s, b.gen
+	return s
 }
 
 func (c *converter) setValue(cl *argCol, r int, v events.Value) {
@@ -703,7 +977,7 @@ func (c *converter) flush(s *sink) error {
 		return s.flush()
 	}
 	n := 0
-	for _, st := range c.tracks {
+	for _, st := range c.trackList {
 		n += len(st.rows)
 	}
 	if n == 0 || n > maxCarry {
@@ -714,7 +988,7 @@ func (c *converter) flush(s *sink) error {
 	}
 	cb := c.carry
 	cb.reset()
-	for _, st := range c.tracks {
+	for _, st := range c.trackList {
 		for i, r := range st.rows {
 			st.rows[i] = int32(cb.copyRow(b, int(r)))
 			b.skipRow(int(r))
@@ -723,7 +997,7 @@ func (c *converter) flush(s *sink) error {
 	if err := s.flush(); err != nil {
 		return err
 	}
-	for _, st := range c.tracks {
+	for _, st := range c.trackList {
 		for i, r := range st.rows {
 			st.rows[i] = int32(b.copyRow(cb, int(r)))
 		}

@@ -293,8 +293,17 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 		}
 	}
 	limit = max(4<<10, limit-(w.buffered()-s.b.size))
+	// A dial9 input's events go to addDial9 straight (what add does).
+	var d9 *dial9.Reader
+	if c.isDial9 && dial9Direct {
+		d9 = c.d9dec
+	}
 	for r.Next() {
-		c.add(r.Event())
+		if d9 != nil {
+			c.addDial9(r.Event(), d9.Event())
+		} else {
+			c.add(r.Event())
+		}
 		n++
 		if s.b.size >= limit {
 			if err := c.flush(s); err != nil {

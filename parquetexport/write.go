@@ -288,11 +288,13 @@ func (w *fileWriter) writeColumn(ch *chunk, s *colSpec, b *batch) {
 		w.writeDictPage(ch, dict, nil)
 		for lo := 0; lo < b.rows; lo += pageRows {
 			hi := min(lo+pageRows, b.rows)
-			e.i32 = e.i32[:0]
-			for _, k := range col[lo:hi] {
-				e.i32 = append(e.i32, ids[k&15])
+			src := col[lo:hi]
+			e.i32 = growTo(e.i32[:0], len(src))
+			out := e.i32[:len(src)]
+			for i, k := range src {
+				out[i] = ids[k&15]
 			}
-			w.writeIndexes(ch, hi-lo, 0, nil, len(dict))
+			w.writeIndexes(ch, e.i32, hi-lo, 0, nil, len(dict))
 		}
 	case 3:
 		w.writeInt64s(ch, b.trackID, nil, b.rows, false, intEncoding)
@@ -364,12 +366,17 @@ func (w *fileWriter) writeDictColumn(ch *chunk, strs []string, ids []uint32, row
 	w.writeDictPage(ch, dict, nil)
 	for lo := 0; lo < rows; lo += pageRows {
 		hi := min(lo+pageRows, rows)
-		e.i32 = e.i32[:0]
-		for _, id := range ids[lo:hi] {
-			e.i32 = append(e.i32, int32(id))
-		}
-		w.writeIndexes(ch, hi-lo, 0, nil, len(strs))
+		// The ids as they are: a dictionary holds fewer than 2³¹ entries.
+		w.writeIndexes(ch, i32s(ids[lo:hi]), hi-lo, 0, nil, len(strs))
 	}
+}
+
+// i32s views a []uint32 as []int32 (same size and layout).
+func i32s(s []uint32) []int32 {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(&s[0])), len(s))
 }
 
 // tmpDict views strs as byte slices (read only).
@@ -456,13 +463,13 @@ func (w *fileWriter) writeDataPage(ch *chunk, rows, nulls int, levels, vals []by
 	w.write(e.comp)
 }
 
-// writeIndexes writes a data page of the dictionary ids in e.i32.
-func (w *fileWriter) writeIndexes(ch *chunk, rows, nulls int, levels []byte, dictLen int) {
+// writeIndexes writes a data page of the dictionary ids.
+func (w *fileWriter) writeIndexes(ch *chunk, ids []int32, rows, nulls int, levels []byte, dictLen int) {
 	e := w.enc
 	bw := max(1, bits.Len(uint(dictLen-1)))
 	e.rle.BitWidth = bw
 	var err error
-	e.tmp, err = e.rle.EncodeInt32(e.tmp, e.i32)
+	e.tmp, err = e.rle.EncodeInt32(e.tmp, ids)
 	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("parquetexport: %s: %w", w.path, err)
 	}
@@ -518,6 +525,10 @@ func (e *encoder) appendLevels(dst []byte, m bitmap, lo, hi int) ([]byte, int) {
 			v = 1
 		default:
 			flushRun()
+			if n == 64 {
+				pack = binary.LittleEndian.AppendUint64(pack, word)
+				continue
+			}
 			for i := 0; i < (n+7)/8; i++ {
 				pack = append(pack, byte(word>>(8*uint(i))))
 			}
@@ -581,25 +592,31 @@ func (w *fileWriter) writeInt64s(ch *chunk, vals []int64, m bitmap, rows int, un
 			levels = e.levels
 		}
 		totalNulls += nulls
-		e.i64 = gather(e.i64[:0], vals, m, lo, hi)
-		for _, v := range e.i64 {
+		// The page's values: the column's slice itself when every row
+		// holds one, else gathered.
+		var pv []int64
+		if m == nil || nulls == 0 && len(vals) >= hi {
+			pv = vals[lo:hi]
+		} else {
+			e.i64 = gather(e.i64[:0], vals, m, lo, hi)
+			pv = e.i64
+		}
+		if len(pv) > 0 {
 			if !has {
-				mn, mx, has = v, v, true
-				continue
+				mn, mx, has = pv[0], pv[0], true
 			}
 			if unsigned {
-				mn = int64(min(uint64(mn), uint64(v)))
-				mx = int64(max(uint64(mx), uint64(v)))
+				mn, mx = minMaxUint(pv, mn, mx)
 			} else {
-				mn, mx = min(mn, v), max(mx, v)
+				mn, mx = minMaxInt(pv, mn, mx)
 			}
 		}
 		switch enc {
 		case format.DeltaBinaryPacked:
-			e.vals, _ = e.delta.EncodeInt64(e.vals, e.i64)
+			e.vals, _ = e.delta.EncodeInt64(e.vals, pv)
 		default:
 			e.vals = e.vals[:0]
-			for _, v := range e.i64 {
+			for _, v := range pv {
 				e.vals = binary.LittleEndian.AppendUint64(e.vals, uint64(v))
 			}
 		}
@@ -610,6 +627,39 @@ func (w *fileWriter) writeInt64s(ch *chunk, vals []int64, m bitmap, rows int, un
 		ch.meta.Statistics.MinValue = binary.LittleEndian.AppendUint64(nil, uint64(mn))
 		ch.meta.Statistics.MaxValue = binary.LittleEndian.AppendUint64(nil, uint64(mx))
 	}
+}
+
+// minMaxInt returns the least and greatest of mn, mx and vals (four values
+// a step, in independent pairs).
+func minMaxInt(vals []int64, mn, mx int64) (int64, int64) {
+	mn1, mx1 := mn, mx
+	for len(vals) >= 4 {
+		v := vals[:4:4]
+		mn, mx = min(mn, v[0], v[2]), max(mx, v[0], v[2])
+		mn1, mx1 = min(mn1, v[1], v[3]), max(mx1, v[1], v[3])
+		vals = vals[4:]
+	}
+	for _, v := range vals {
+		mn, mx = min(mn, v), max(mx, v)
+	}
+	return min(mn, mn1), max(mx, mx1)
+}
+
+// minMaxUint is minMaxInt in unsigned order.
+func minMaxUint(vals []int64, mn, mx int64) (int64, int64) {
+	umn, umx := uint64(mn), uint64(mx)
+	umn1, umx1 := umn, umx
+	for len(vals) >= 4 {
+		v := vals[:4:4]
+		a, b, c, d := uint64(v[0]), uint64(v[1]), uint64(v[2]), uint64(v[3])
+		umn, umx = min(umn, a, c), max(umx, a, c)
+		umn1, umx1 = min(umn1, b, d), max(umx1, b, d)
+		vals = vals[4:]
+	}
+	for _, v := range vals {
+		umn, umx = min(umn, uint64(v)), max(umx, uint64(v))
+	}
+	return int64(min(umn, umn1)), int64(max(umx, umx1))
 }
 
 // writeFloats writes an optional DOUBLE column: PLAIN, the float bits as
@@ -674,7 +724,12 @@ func (w *fileWriter) writeByteArrays(ch *chunk, b *batch, strs []span, m bitmap,
 		e.vals = e.vals[:0]
 		e.levels = e.levels[:0]
 		nulls := 0
-		if m != nil {
+		if m == nil && size == 0 {
+			// args_json without a value in the page: one run of nulls
+			// (what appendLevels writes for cleared words).
+			e.levels = appendRun(e.levels, hi-lo, 0)
+			nulls = hi - lo
+		} else if m != nil {
 			e.levels, nulls = e.appendLevels(e.levels, m, lo, hi)
 			for r := lo; r < hi && r < len(strs); r++ {
 				if m.has(r) {
@@ -731,11 +786,26 @@ func (w *fileWriter) writeDictStrings(ch *chunk, c *argCol, b *batch) bool {
 	// (keys view the arena, which does not change while the batch is
 	// written).
 	e.i32 = e.i32[:0]
+	// Rows often share their value's span (pooledSpan): a small cache
+	// from span to id skips the map for them.
+	var cache [64]struct {
+		s  span
+		id int32
+	}
+	for i := range cache {
+		cache[i].s.n = math.MaxUint32 // no span is that long
+	}
 	for r := 0; r < len(c.strs); r++ {
 		if !c.bits.has(r) {
 			continue
 		}
-		v := b.bytes(c.strs[r])
+		sp := c.strs[r]
+		ce := &cache[(sp.off*0x9e3779b1)>>26]
+		if ce.s == sp {
+			e.i32 = append(e.i32, ce.id)
+			continue
+		}
+		v := b.bytes(sp)
 		var s string
 		if len(v) > 0 {
 			s = unsafe.String(&v[0], len(v))
@@ -750,9 +820,10 @@ func (w *fileWriter) writeDictStrings(ch *chunk, c *argCol, b *batch) bool {
 			e.dstrs = append(e.dstrs, s)
 			size += len(s)
 		}
+		ce.s, ce.id = sp, id
 		e.i32 = append(e.i32, id)
 	}
-	ids := append([]int32(nil), e.i32...)
+	ids := e.i32
 	w.writeDictPage(ch, e.tmpDict(e.dstrs), nil)
 	totalNulls := 0
 	k := 0
@@ -762,9 +833,8 @@ func (w *fileWriter) writeDictStrings(ch *chunk, c *argCol, b *batch) bool {
 		e.levels, nulls = e.appendLevels(e.levels[:0], c.bits, lo, hi)
 		totalNulls += nulls
 		n := hi - lo - nulls
-		e.i32 = append(e.i32[:0], ids[k:k+n]...)
+		w.writeIndexes(ch, ids[k:k+n], hi-lo, nulls, e.levels, len(e.dstrs))
 		k += n
-		w.writeIndexes(ch, hi-lo, nulls, e.levels, len(e.dstrs))
 	}
 	ch.meta.Statistics.NullCount = int64(totalNulls)
 	clear(e.dict)
