@@ -346,17 +346,7 @@ func (c *converter) pairEnd(e *events.Event, st *trackInfo) bool {
 	if len(st.rows) == 0 {
 		return false
 	}
-	r := int(st.rows[len(st.rows)-1])
-	st.rows = st.rows[:len(st.rows)-1]
-	b := c.b
-	b.kind[r] = uint8(events.KindComplete)
-	if b.hasTs.has(r) && e.HasTime() {
-		b.dur[r] = e.Time() - b.ts[r]
-		setBit(b.hasDur, r, true)
-	} else {
-		setBit(b.hasDur, r, false)
-	}
-	c.js = c.js[:0]
+	r := c.completeBegin(e, st)
 	if ev := c.dial9Event(e); ev != nil {
 		p := c.dial9Plan(ev)
 		c.putDial9(r, e, ev, true, c.planName(p, e.Name(), 1), p)
@@ -367,11 +357,10 @@ func (c *converter) pairEnd(e *events.Event, st *trackInfo) bool {
 	return true
 }
 
-// pairEndDial9 is pairEnd for the dial9 event ev (e's record) of plan p.
-func (c *converter) pairEndDial9(e *events.Event, ev *dial9.Event, p *d9Plan, st *trackInfo) bool {
-	if st == nil || st.overflow > 0 || len(st.rows) == 0 || ev.NumFields() != e.NumArgs() {
-		return c.pairEnd(e, st)
-	}
+// completeBegin pops the row of the begin that e closes off st (which has
+// one) and makes it a complete row lasting until e; the caller stores e's
+// arguments into it.
+func (c *converter) completeBegin(e *events.Event, st *trackInfo) int {
 	r := int(st.rows[len(st.rows)-1])
 	st.rows = st.rows[:len(st.rows)-1]
 	b := c.b
@@ -383,6 +372,15 @@ func (c *converter) pairEndDial9(e *events.Event, ev *dial9.Event, p *d9Plan, st
 		setBit(b.hasDur, r, false)
 	}
 	c.js = c.js[:0]
+	return r
+}
+
+// pairEndDial9 is pairEnd for the dial9 event ev (e's record) of plan p.
+func (c *converter) pairEndDial9(e *events.Event, ev *dial9.Event, p *d9Plan, st *trackInfo) bool {
+	if st == nil || st.overflow > 0 || len(st.rows) == 0 || ev.NumFields() != e.NumArgs() {
+		return c.pairEnd(e, st)
+	}
+	r := c.completeBegin(e, st)
 	ni := p.names[1]
 	if ni == nil || !sameString(ni.name, e.Name()) {
 		ni = c.planName(p, e.Name(), 1)

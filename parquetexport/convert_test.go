@@ -78,58 +78,33 @@ func TestDial9PooledStringsRebound(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "pool.bin")
 	want := writePooledRebinds(t, in, 3000)
-	files := map[bool]map[string][]byte{}
-	for _, direct := range []bool{true, false} {
-		func() {
-			defer func(old bool) { dial9Direct = old }(dial9Direct)
-			dial9Direct = direct
-			out := filepath.Join(dir, fmt.Sprint("o", direct))
-			res, err := Export(context.Background(), out, []string{in}, WithConcurrency(1), WithRowGroupBytes(64<<10))
-			if err != nil {
-				t.Fatal(err)
-			}
-			files[direct] = map[string][]byte{}
-			for _, f := range res.Files {
-				b, err := os.ReadFile(filepath.Join(out, f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				files[direct][f] = b
-			}
-			if !direct {
-				return
-			}
-			rows, groups := readAll(t, out)
-			if groups < 4 {
-				t.Errorf("%d row groups, want several", groups)
-			}
-			sort.Slice(rows, func(i, j int) bool { return rows[i]["ts_ns"].(int64) < rows[j]["ts_ns"].(int64) })
-			if len(rows) != len(want) {
-				t.Fatalf("%d rows, want %d", len(rows), len(want))
-			}
-			str := func(v any) string {
-				switch v := v.(type) {
-				case nil:
-					return ""
-				case string:
-					return v
-				case []byte:
-					return string(v)
-				}
-				return fmt.Sprintf("%T %v", v, v)
-			}
-			bad := 0
-			for i, r := range rows {
-				got := [2]string{str(r["dial9_a"]), str(r["dial9_b"])}
-				if got != want[i] && bad < 5 {
-					t.Errorf("row %d: %q, want %q", i, got, want[i])
-					bad++
-				}
-			}
-		}()
+	out, _ := exportBothPaths(t, filepath.Join(dir, "o"), []string{in}, WithConcurrency(1), WithRowGroupBytes(64<<10))
+	rows, groups := readAll(t, out)
+	if groups < 4 {
+		t.Errorf("%d row groups, want several", groups)
 	}
-	if !reflect.DeepEqual(files[true], files[false]) {
-		t.Error("direct and event-layer files differ")
+	sort.Slice(rows, func(i, j int) bool { return rows[i]["ts_ns"].(int64) < rows[j]["ts_ns"].(int64) })
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	str := func(v any) string {
+		switch v := v.(type) {
+		case nil:
+			return ""
+		case string:
+			return v
+		case []byte:
+			return string(v)
+		}
+		return fmt.Sprintf("%T %v", v, v)
+	}
+	bad := 0
+	for i, r := range rows {
+		got := [2]string{str(r["dial9_a"]), str(r["dial9_b"])}
+		if got != want[i] && bad < 5 {
+			t.Errorf("row %d: %q, want %q", i, got, want[i])
+			bad++
+		}
 	}
 }
 
@@ -163,42 +138,17 @@ func TestDial9CollidingColumns(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files := map[bool]map[string][]byte{}
-	for _, direct := range []bool{true, false} {
-		func() {
-			defer func(old bool) { dial9Direct = old }(dial9Direct)
-			dial9Direct = direct
-			out := filepath.Join(dir, fmt.Sprint("o", direct))
-			res, err := Export(context.Background(), out, []string{in}, WithConcurrency(1))
-			if err != nil {
-				t.Fatal(err)
-			}
-			files[direct] = map[string][]byte{}
-			for _, f := range res.Files {
-				b, err := os.ReadFile(filepath.Join(out, f))
-				if err != nil {
-					t.Fatal(err)
-				}
-				files[direct][f] = b
-			}
-			if !direct {
-				return
-			}
-			rows, _ := readAll(t, out)
-			if len(rows) != 5000 {
-				t.Fatalf("%d rows", len(rows))
-			}
-			for _, r := range rows {
-				ts := r["ts_ns"].(int64) - 1000
-				j := fmt.Sprint(r["args_json"])
-				if r["dial9_x_y"] != ts || r["dial9_z"] != 2*ts || j != fmt.Sprintf(`{"x_y":%d}`, 3*ts) {
-					t.Fatalf("row %v", r)
-				}
-			}
-		}()
+	out, _ := exportBothPaths(t, filepath.Join(dir, "o"), []string{in}, WithConcurrency(1))
+	rows, _ := readAll(t, out)
+	if len(rows) != 5000 {
+		t.Fatalf("%d rows", len(rows))
 	}
-	if !reflect.DeepEqual(files[true], files[false]) {
-		t.Error("direct and event-layer files differ")
+	for _, r := range rows {
+		ts := r["ts_ns"].(int64) - 1000
+		j := fmt.Sprint(r["args_json"])
+		if r["dial9_x_y"] != ts || r["dial9_z"] != 2*ts || j != fmt.Sprintf(`{"x_y":%d}`, 3*ts) {
+			t.Fatalf("row %v", r)
+		}
 	}
 }
 

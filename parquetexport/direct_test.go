@@ -32,15 +32,30 @@ func TestDial9DirectEqualsEventLayer(t *testing.T) {
 	}
 	// Same inputs and options: the files are byte-for-byte equal (one row
 	// group each, so no carried begins whose order could differ).
-	export := func(direct bool, i int, p string) (files map[string][]byte, rows int64) {
+	var total int64
+	for i, p := range paths {
+		_, n := exportBothPaths(t, filepath.Join(tmp, fmt.Sprint("o", i)), []string{p}, WithConcurrency(1), WithKeepGoing(true))
+		total += n
+	}
+	if total < 100_000 {
+		t.Errorf("only %d rows compared", total)
+	}
+}
+
+// exportBothPaths exports ins into dir+"-direct" with the converter reading
+// dial9 fields straight from the decoded event, and into dir+"-layer"
+// through events.Event.Arg, fails t unless the files are byte-for-byte
+// equal, and returns the first folder and its row count.
+func exportBothPaths(t *testing.T, dir string, ins []string, opts ...Option) (string, int64) {
+	t.Helper()
+	export := func(direct bool, out string) (map[string][]byte, int64) {
 		defer func(old bool) { dial9Direct = old }(dial9Direct)
 		dial9Direct = direct
-		out := filepath.Join(tmp, fmt.Sprintf("o%d-%v", i, direct))
-		res, err := Export(context.Background(), out, []string{p}, WithConcurrency(1), WithKeepGoing(true))
+		res, err := Export(context.Background(), out, ins, opts...)
 		if err != nil {
-			t.Fatalf("%s: %v", p, err)
+			t.Fatalf("%s: %v", ins, err)
 		}
-		files = map[string][]byte{}
+		files := map[string][]byte{}
 		for _, f := range res.Files {
 			b, err := os.ReadFile(filepath.Join(out, f))
 			if err != nil {
@@ -50,18 +65,12 @@ func TestDial9DirectEqualsEventLayer(t *testing.T) {
 		}
 		return files, res.Rows
 	}
-	var total int64
-	for i, p := range paths {
-		a, n := export(true, i, p)
-		b, _ := export(false, i, p)
-		total += n
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("%s: direct and event-layer files differ", p)
-		}
+	a, n := export(true, dir+"-direct")
+	b, _ := export(false, dir+"-layer")
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("%s: direct and event-layer files differ", ins)
 	}
-	if total < 100_000 {
-		t.Errorf("only %d rows compared", total)
-	}
+	return dir + "-direct", n
 }
 
 // TestATFDirectEqualsEventLayer: the same for ATF's function_id and depth,
