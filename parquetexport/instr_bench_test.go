@@ -11,12 +11,15 @@ import (
 )
 
 // BenchmarkExportDial9Steady measures the dial9 export path on one core in
-// its steady state, for instruction counts (../shared/bench/instr.sh with
-// the pattern '*parquetexport.export*', which leaves the input generation
-// out): 4 generated streams of 50 000 polls (800 000 events, 600 000 rows)
-// read by one worker into 8 MiB row groups, so that most of the work is
-// converting into warm batches and writing full row groups, as in
-// ExportBig/dial9.
+// its steady state: 4 generated streams of 50 000 polls (800 000 events,
+// 600 000 rows) read by one worker into 8 MiB row groups, so that most of the
+// work is converting into warm batches and writing full row groups, as in
+// ExportBig/dial9, on an input small enough for callgrind. Count the whole
+// process (../shared/bench/instr.sh ./parquetexport ExportDial9Steady 800000
+// '*'; it includes generating the input): the export runs on goroutines, and
+// callgrind's per-function toggles (a pattern such as
+// '*parquetexport.export*') then miss most of the work. Whole-process counts
+// vary by about 1–5 % between runs of the same build.
 func BenchmarkExportDial9Steady(b *testing.B) {
 	dir := b.TempDir()
 	var paths []string
