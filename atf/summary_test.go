@@ -34,3 +34,29 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("counted: %+v", s)
 	}
 }
+
+// TestThreadReadBytes: a thread's bytes read are its files' sizes less what
+// was dropped — all of a clean pair, the torn event's bytes left out of a
+// cut index.
+func TestThreadReadBytes(t *testing.T) {
+	idx, det := writeThread(t, 40, 7, func(i int) uint64 { return uint64(1000 + i) })
+	d, err := OpenDetailBytes(det.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenIndexBytes(idx.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := NewThread(7, f, d).ReadBytes(); n != int64(len(idx.b)+len(det.b)) {
+		t.Errorf("clean thread: %d bytes read, want %d", n, len(idx.b)+len(det.b))
+	}
+	end := HeaderSize + 20*IndexEventSize
+	f, err = OpenIndexBytes(bytes.Clone(idx.b[:end+13]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := NewThread(7, f, nil).ReadBytes(); n != int64(end) {
+		t.Errorf("cut index, no detail: %d bytes read, want %d", n, end)
+	}
+}

@@ -126,6 +126,17 @@ func (t *Thread) Recovered() bool {
 	return t.Index.Recovered() || (t.Detail != nil && t.Detail.Recovered())
 }
 
+// ReadBytes is the number of bytes of the thread's files that were read:
+// their sizes less the bytes dropped (Discarded). Recovery summaries
+// (Summarize) take the sum over a session's threads.
+func (t *Thread) ReadBytes() int64 {
+	n := t.Index.Size() - t.Index.Discarded()
+	if t.Detail != nil {
+		n += t.Detail.Size() - t.Detail.Discarded()
+	}
+	return n
+}
+
 // DetailLen is the number of detail events (0 without a detail file).
 func (t *Thread) DetailLen() uint64 {
 	if t.Detail == nil {

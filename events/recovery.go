@@ -83,10 +83,7 @@ func atfEvents(s *atf.Session) uint64 {
 func atfBytes(s *atf.Session) int64 {
 	var n int64
 	for _, t := range s.Threads {
-		n += t.Index.Size() - t.Index.Discarded()
-		if t.Detail != nil {
-			n += t.Detail.Size() - t.Detail.Discarded()
-		}
+		n += t.ReadBytes()
 	}
 	return n
 }

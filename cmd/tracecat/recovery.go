@@ -105,10 +105,7 @@ func (v *atfView) readBytes() int64 {
 	}
 	var n int64
 	for _, t := range v.threads {
-		n += t.Index.Size() - t.Index.Discarded()
-		if t.Detail != nil {
-			n += t.Detail.Size() - t.Detail.Discarded()
-		}
+		n += t.ReadBytes()
 	}
 	return n
 }
