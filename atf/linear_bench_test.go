@@ -156,13 +156,7 @@ func linSession(dir string) (int, error) {
 	return n, nil
 }
 
-type linearCase struct {
-	name   string
-	gen    func(tb testing.TB, scale int) []byte
-	decode lincost.Decode
-}
-
-func linearCases() []linearCase {
+func linearCases() []lincost.Case {
 	index := func(tb testing.TB, s int) []byte { i, _ := denseThread(tb, linearEvents*s, false); return i.b }
 	// A file without footer (a crashed writer) is read by the recovery scan.
 	crashed := func(tb testing.TB, s int) []byte {
@@ -170,12 +164,12 @@ func linearCases() []linearCase {
 		return b[:len(b)-FooterSize]
 	}
 	detail := func(tb testing.TB, s int) []byte { _, d := denseThread(tb, linearEvents*s, true); return d.b }
-	return []linearCase{
-		{"index", index, linIndex},
-		{"index-stream", index, linIndexStream},
-		{"index-recovered", crashed, linIndex},
-		{"detail", detail, linDetail},
-		{"manifest", func(_ testing.TB, s int) []byte { return linearManifest(s) }, linManifest},
+	return []lincost.Case{
+		{Name: "index", Gen: index, Decode: linIndex},
+		{Name: "index-stream", Gen: index, Decode: linIndexStream},
+		{Name: "index-recovered", Gen: crashed, Decode: linIndex},
+		{Name: "detail", Gen: detail, Decode: linDetail},
+		{Name: "manifest", Gen: func(_ testing.TB, s int) []byte { return linearManifest(s) }, Decode: linManifest},
 	}
 }
 
@@ -183,11 +177,7 @@ func linearCases() []linearCase {
 // 16× the base size (see lincost): the cpu-ns/B column is the constant of
 // the package doc's time budget, and must not grow with the size.
 func BenchmarkLinear(b *testing.B) {
-	for _, c := range linearCases() {
-		b.Run(c.name, func(b *testing.B) {
-			lincost.Bench(b, func(s int) []byte { return c.gen(b, s) }, c.decode)
-		})
-	}
+	lincost.BenchCases(b, linearCases())
 	b.Run("session", func(b *testing.B) {
 		root := b.TempDir()
 		lincost.BenchPath(b, func(s int) (string, int64) { return linearSession(b, root, s) }, linSession)
@@ -199,7 +189,5 @@ func TestLinearAllocs(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("decodes tens of megabytes")
 	}
-	for _, c := range linearCases() {
-		lincost.CheckAllocs(t, c.name, func(s int) []byte { return c.gen(t, s) }, c.decode)
-	}
+	lincost.CheckAllocsCases(t, linearCases())
 }

@@ -79,21 +79,15 @@ func linearRecovered(in []byte) (int, error) {
 	return n, nil
 }
 
-type linearCase struct {
-	name   string
-	gen    func(tb testing.TB, scale int) []byte
-	decode lincost.Decode
-}
-
-func linearCases() []linearCase {
+func linearCases() []lincost.Case {
 	zstd := func(tb testing.TB, s int) []byte { return linearFile(tb, s, false) }
 	raw := func(tb testing.TB, s int) []byte { return linearFile(tb, s, true) }
-	return []linearCase{
-		{"file-zstd", zstd, linearRows},
-		{"file-raw", raw, linearRows},
-		{"stream-zstd", zstd, linearStream},
-		{"stream-raw", raw, linearStream},
-		{"file-recovered", linearNoTrailer, linearRecovered},
+	return []lincost.Case{
+		{Name: "file-zstd", Gen: zstd, Decode: linearRows},
+		{Name: "file-raw", Gen: raw, Decode: linearRows},
+		{Name: "stream-zstd", Gen: zstd, Decode: linearStream},
+		{Name: "stream-raw", Gen: raw, Decode: linearStream},
+		{Name: "file-recovered", Gen: linearNoTrailer, Decode: linearRecovered},
 	}
 }
 
@@ -102,11 +96,7 @@ func linearCases() []linearCase {
 // cpu-ns/B column (per stored byte) is the constant of the package doc's
 // time budget, and must not grow with the size.
 func BenchmarkLinear(b *testing.B) {
-	for _, c := range linearCases() {
-		b.Run(c.name, func(b *testing.B) {
-			lincost.Bench(b, func(s int) []byte { return c.gen(b, s) }, c.decode)
-		})
-	}
+	lincost.BenchCases(b, linearCases())
 }
 
 // TestLinearAllocs: allocation per input byte does not grow with the input.
@@ -114,7 +104,5 @@ func TestLinearAllocs(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("decodes tens of megabytes")
 	}
-	for _, c := range linearCases() {
-		lincost.CheckAllocs(t, c.name, func(s int) []byte { return c.gen(t, s) }, c.decode)
-	}
+	lincost.CheckAllocsCases(t, linearCases())
 }

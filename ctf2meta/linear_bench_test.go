@@ -87,25 +87,19 @@ func linearPlain(in []byte) (int, error) {
 	return int(info.ContentBytes / 64), err
 }
 
-type linearCase struct {
-	name   string
-	gen    func(tb testing.TB, scale int) []byte
-	decode lincost.Decode
-}
-
-func linearCases() []linearCase {
+func linearCases() []lincost.Case {
 	tsdl := func(_ testing.TB, s int) []byte { return syntheticMetadata(linearBase * s) }
 	packets := func(tb testing.TB, s int) []byte { return packetized(tb, tsdl(tb, s), WithPacketSize(4096)) }
 	numbers := func(_ testing.TB, s int) []byte { return inAttributes(repeatJSON("[", "1", "]", linearBase*s)) }
-	return []linearCase{
-		{"json-numbers", numbers, linearDecode},
-		{"json-ercs", func(_ testing.TB, s int) []byte { return ercs(4000 * s) }, linearDecode},
-		{"json-variant-options", func(_ testing.TB, s int) []byte { return variantOptions(2000 * s) }, linearDecode},
-		{"json-locations", func(_ testing.TB, s int) []byte { return locations(2000 * s) }, linearDecode},
-		{"json-ercs-packetized", func(tb testing.TB, s int) []byte { return packetized(tb, ercs(4000*s), WithPacketSize(4096)) }, linearDecodePacketized},
-		{"tsdl-depacketize", packets, linearDepacketize},
-		{"tsdl-packet-stream", packets, linearStream},
-		{"tsdl-plain", tsdl, linearPlain},
+	return []lincost.Case{
+		{Name: "json-numbers", Gen: numbers, Decode: linearDecode},
+		{Name: "json-ercs", Gen: func(_ testing.TB, s int) []byte { return ercs(4000 * s) }, Decode: linearDecode},
+		{Name: "json-variant-options", Gen: func(_ testing.TB, s int) []byte { return variantOptions(2000 * s) }, Decode: linearDecode},
+		{Name: "json-locations", Gen: func(_ testing.TB, s int) []byte { return locations(2000 * s) }, Decode: linearDecode},
+		{Name: "json-ercs-packetized", Gen: func(tb testing.TB, s int) []byte { return packetized(tb, ercs(4000*s), WithPacketSize(4096)) }, Decode: linearDecodePacketized},
+		{Name: "tsdl-depacketize", Gen: packets, Decode: linearDepacketize},
+		{Name: "tsdl-packet-stream", Gen: packets, Decode: linearStream},
+		{Name: "tsdl-plain", Gen: tsdl, Decode: linearPlain},
 	}
 }
 
@@ -115,11 +109,7 @@ func linearCases() []linearCase {
 // and 16× the base size: the cpu-ns/B column is the constant of the package
 // doc's time budget, and must not grow with the size.
 func BenchmarkLinear(b *testing.B) {
-	for _, c := range linearCases() {
-		b.Run(c.name, func(b *testing.B) {
-			lincost.Bench(b, func(s int) []byte { return c.gen(b, s) }, c.decode)
-		})
-	}
+	lincost.BenchCases(b, linearCases())
 }
 
 // TestLinearAllocs: allocation per input byte does not grow with the input.
@@ -127,7 +117,5 @@ func TestLinearAllocs(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("decodes tens of megabytes")
 	}
-	for _, c := range linearCases() {
-		lincost.CheckAllocs(t, c.name, func(s int) []byte { return c.gen(t, s) }, c.decode)
-	}
+	lincost.CheckAllocsCases(t, linearCases())
 }

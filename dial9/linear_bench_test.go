@@ -65,13 +65,7 @@ func linearFrames(overMemory bool) lincost.Decode {
 	}
 }
 
-type linearCase struct {
-	name   string
-	gen    func(tb testing.TB, scale int) []byte
-	decode lincost.Decode
-}
-
-func linearCases() []linearCase {
+func linearCases() []lincost.Case {
 	sparse := func(_ testing.TB, s int) []byte {
 		return poolBomb(linearN*s, func(i int) uint32 { return uint32(i) * 2654435761 }, "ab")
 	}
@@ -92,18 +86,18 @@ func linearCases() []linearCase {
 	// 1000×16 the memory budget stops them (ErrLimit, TestHostilePoolBombs).
 	schemas := func(_ testing.TB, s int) []byte { return schemaBomb(1000 * s) }
 	stacks := func(_ testing.TB, s int) []byte { return stackBomb(4000 * s) }
-	return []linearCase{
-		{"stream-events", events, linearFrames(false)},
-		{"bytes-events", events, linearFrames(true)},
-		{"stream-pool-sparse", plain(sparse), linearFrames(false)},
-		{"bytes-pool-sparse", plain(sparse), linearFrames(true)},
-		{"stream-schemas", plain(schemas), linearFrames(false)},
-		{"stream-stacks", plain(stacks), linearFrames(false)},
-		{"gz-events", func(tb testing.TB, s int) []byte { return gzipBytes(events(tb, s)) }, linearFrames(false)},
-		{"gz-pool-sparse", sparse, linearFrames(false)},
-		{"gz-pool-sequential", seq, linearFrames(false)},
-		{"gz-schemas", schemas, linearFrames(false)},
-		{"gz-stacks", stacks, linearFrames(false)},
+	return []lincost.Case{
+		{Name: "stream-events", Gen: events, Decode: linearFrames(false)},
+		{Name: "bytes-events", Gen: events, Decode: linearFrames(true)},
+		{Name: "stream-pool-sparse", Gen: plain(sparse), Decode: linearFrames(false)},
+		{Name: "bytes-pool-sparse", Gen: plain(sparse), Decode: linearFrames(true)},
+		{Name: "stream-schemas", Gen: plain(schemas), Decode: linearFrames(false)},
+		{Name: "stream-stacks", Gen: plain(stacks), Decode: linearFrames(false)},
+		{Name: "gz-events", Gen: func(tb testing.TB, s int) []byte { return gzipBytes(events(tb, s)) }, Decode: linearFrames(false)},
+		{Name: "gz-pool-sparse", Gen: sparse, Decode: linearFrames(false)},
+		{Name: "gz-pool-sequential", Gen: seq, Decode: linearFrames(false)},
+		{Name: "gz-schemas", Gen: schemas, Decode: linearFrames(false)},
+		{Name: "gz-stacks", Gen: stacks, Decode: linearFrames(false)},
 	}
 }
 
@@ -113,11 +107,7 @@ func linearCases() []linearCase {
 // column is the constant of the package doc's time budget (per compressed
 // byte for .bin.gz), and must not grow with the size.
 func BenchmarkLinear(b *testing.B) {
-	for _, c := range linearCases() {
-		b.Run(c.name, func(b *testing.B) {
-			lincost.Bench(b, func(s int) []byte { return c.gen(b, s) }, c.decode)
-		})
-	}
+	lincost.BenchCases(b, linearCases())
 }
 
 // TestLinearAllocs: allocation per input byte does not grow with the input.
@@ -125,7 +115,5 @@ func TestLinearAllocs(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("decodes tens of megabytes")
 	}
-	for _, c := range linearCases() {
-		lincost.CheckAllocs(t, c.name, func(s int) []byte { return c.gen(t, s) }, c.decode)
-	}
+	lincost.CheckAllocsCases(t, linearCases())
 }

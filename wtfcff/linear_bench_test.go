@@ -83,21 +83,15 @@ func linearLegacy(scale int) []byte {
 	return b
 }
 
-type linearCase struct {
-	name   string
-	gen    func(tb testing.TB, scale int) []byte
-	decode lincost.Decode
-}
-
-func linearCases() []linearCase {
-	return []linearCase{
-		{"binary-tiny", tinyTrace, decodeWTF(false)},
-		{"binary-tiny-stream", tinyTrace, decodeWTF(true)},
-		{"binary-mixed", mixedTrace, decodeWTF(false)},
-		{"json-tiny", func(tb testing.TB, s int) []byte { return toJSON(tb, tinyTrace(tb, s)) }, decodeWTF(false)},
-		{"json-tiny-stream", func(tb testing.TB, s int) []byte { return toJSON(tb, tinyTrace(tb, s)) }, decodeWTF(true)},
-		{"json-mixed", func(tb testing.TB, s int) []byte { return toJSON(tb, mixedTrace(tb, s)) }, decodeWTF(false)},
-		{"legacy", func(_ testing.TB, s int) []byte { return linearLegacy(s) }, decodeWTF(false)},
+func linearCases() []lincost.Case {
+	return []lincost.Case{
+		{Name: "binary-tiny", Gen: tinyTrace, Decode: decodeWTF(false)},
+		{Name: "binary-tiny-stream", Gen: tinyTrace, Decode: decodeWTF(true)},
+		{Name: "binary-mixed", Gen: mixedTrace, Decode: decodeWTF(false)},
+		{Name: "json-tiny", Gen: func(tb testing.TB, s int) []byte { return toJSON(tb, tinyTrace(tb, s)) }, Decode: decodeWTF(false)},
+		{Name: "json-tiny-stream", Gen: func(tb testing.TB, s int) []byte { return toJSON(tb, tinyTrace(tb, s)) }, Decode: decodeWTF(true)},
+		{Name: "json-mixed", Gen: func(tb testing.TB, s int) []byte { return toJSON(tb, mixedTrace(tb, s)) }, Decode: decodeWTF(false)},
+		{Name: "legacy", Gen: func(_ testing.TB, s int) []byte { return linearLegacy(s) }, Decode: decodeWTF(false)},
 	}
 }
 
@@ -105,11 +99,7 @@ func linearCases() []linearCase {
 // 16× the base size (see lincost): the cpu-ns/B column is the constant of
 // the package doc's time budget, and must not grow with the size.
 func BenchmarkLinear(b *testing.B) {
-	for _, c := range linearCases() {
-		b.Run(c.name, func(b *testing.B) {
-			lincost.Bench(b, func(s int) []byte { return c.gen(b, s) }, c.decode)
-		})
-	}
+	lincost.BenchCases(b, linearCases())
 }
 
 // TestLinearAllocs: allocation per input byte does not grow with the input,
@@ -118,7 +108,5 @@ func TestLinearAllocs(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("decodes tens of megabytes")
 	}
-	for _, c := range linearCases() {
-		lincost.CheckAllocs(t, c.name, func(s int) []byte { return c.gen(t, s) }, c.decode)
-	}
+	lincost.CheckAllocsCases(t, linearCases())
 }

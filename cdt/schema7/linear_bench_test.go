@@ -99,17 +99,11 @@ func linearMetaJSON(in []byte) (int, error) {
 
 var errUndecodable = cdt.ErrLimit
 
-type linearCase struct {
-	name   string
-	gen    func(tb testing.TB, scale int) []byte
-	decode lincost.Decode
-}
-
-func linearCases() []linearCase {
-	return []linearCase{
-		{"typed-rows", linearTrace, linearRecords},
-		{"worst-row", func(_ testing.TB, s int) []byte { return worstRow(64 << 10 * s) }, linearWorstRow},
-		{"meta-nils", linearMeta, linearMetaJSON},
+func linearCases() []lincost.Case {
+	return []lincost.Case{
+		{Name: "typed-rows", Gen: linearTrace, Decode: linearRecords},
+		{Name: "worst-row", Gen: func(_ testing.TB, s int) []byte { return worstRow(64 << 10 * s) }, Decode: linearWorstRow},
+		{Name: "meta-nils", Gen: linearMeta, Decode: linearMetaJSON},
 	}
 }
 
@@ -119,11 +113,7 @@ func linearCases() []linearCase {
 // constant of the package doc's time budget, and must not grow with the
 // size.
 func BenchmarkLinear(b *testing.B) {
-	for _, c := range linearCases() {
-		b.Run(c.name, func(b *testing.B) {
-			lincost.Bench(b, func(s int) []byte { return c.gen(b, s) }, c.decode)
-		})
-	}
+	lincost.BenchCases(b, linearCases())
 }
 
 // TestLinearAllocs: allocation per input byte does not grow with the input.
@@ -131,7 +121,5 @@ func TestLinearAllocs(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("decodes tens of megabytes")
 	}
-	for _, c := range linearCases() {
-		lincost.CheckAllocs(t, c.name, func(s int) []byte { return c.gen(t, s) }, c.decode)
-	}
+	lincost.CheckAllocsCases(t, linearCases())
 }

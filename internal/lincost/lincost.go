@@ -34,6 +34,31 @@ func Bench(b *testing.B, gen func(scale int) []byte, decode Decode) {
 	}, decode)
 }
 
+// Case is one input shape of a decoder: Gen builds the input at a scale (a
+// multiple of the base size), Decode decodes it.
+type Case struct {
+	Name   string
+	Gen    func(tb testing.TB, scale int) []byte
+	Decode Decode
+}
+
+// BenchCases runs Bench for each case, as a sub-benchmark named after it.
+func BenchCases(b *testing.B, cases []Case) {
+	for _, c := range cases {
+		b.Run(c.Name, func(b *testing.B) {
+			Bench(b, func(s int) []byte { return c.Gen(b, s) }, c.Decode)
+		})
+	}
+}
+
+// CheckAllocsCases runs CheckAllocs for each case.
+func CheckAllocsCases(t testing.TB, cases []Case) {
+	t.Helper()
+	for _, c := range cases {
+		CheckAllocs(t, c.Name, func(s int) []byte { return c.Gen(t, s) }, c.Decode)
+	}
+}
+
 // BenchPath is Bench for decoders of files on disk: gen(s) makes the input
 // (a file or folder) and returns its path and its size in bytes, decode
 // reads it.
