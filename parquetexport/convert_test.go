@@ -78,7 +78,7 @@ func TestDial9PooledStringsRebound(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "pool.bin")
 	want := writePooledRebinds(t, in, 3000)
-	out, _ := exportBothPaths(t, filepath.Join(dir, "o"), []string{in}, WithConcurrency(1), WithRowGroupBytes(64<<10))
+	out, _ := exportBothPaths(t, &dial9Direct, filepath.Join(dir, "o"), []string{in}, WithConcurrency(1), WithRowGroupBytes(64<<10))
 	rows, groups := readAll(t, out)
 	if groups < 4 {
 		t.Errorf("%d row groups, want several", groups)
@@ -138,7 +138,7 @@ func TestDial9CollidingColumns(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	out, _ := exportBothPaths(t, filepath.Join(dir, "o"), []string{in}, WithConcurrency(1))
+	out, _ := exportBothPaths(t, &dial9Direct, filepath.Join(dir, "o"), []string{in}, WithConcurrency(1))
 	rows, _ := readAll(t, out)
 	if len(rows) != 5000 {
 		t.Fatalf("%d rows", len(rows))

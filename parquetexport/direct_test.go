@@ -34,7 +34,7 @@ func TestDial9DirectEqualsEventLayer(t *testing.T) {
 	// group each, so no carried begins whose order could differ).
 	var total int64
 	for i, p := range paths {
-		_, n := exportBothPaths(t, filepath.Join(tmp, fmt.Sprint("o", i)), []string{p}, WithConcurrency(1), WithKeepGoing(true))
+		_, n := exportBothPaths(t, &dial9Direct, filepath.Join(tmp, fmt.Sprint("o", i)), []string{p}, WithConcurrency(1), WithKeepGoing(true))
 		total += n
 	}
 	if total < 100_000 {
@@ -42,31 +42,15 @@ func TestDial9DirectEqualsEventLayer(t *testing.T) {
 	}
 }
 
-// exportBothPaths exports ins into dir+"-direct" with the converter reading
-// dial9 fields straight from the decoded event, and into dir+"-layer"
-// through events.Event.Arg, fails t unless the files are byte-for-byte
-// equal, and returns the first folder and its row count.
-func exportBothPaths(t *testing.T, dir string, ins []string, opts ...Option) (string, int64) {
+// exportBothPaths exports ins into dir+"-direct" with *flag (dial9Direct or
+// atfDirect) set, so that the converter reads the codec's fields straight
+// from the decoded record, and into dir+"-layer" with it cleared (through
+// events.Event.Arg); it fails t unless the files are byte-for-byte equal, and
+// returns the first folder and its row count.
+func exportBothPaths(t *testing.T, flag *bool, dir string, ins []string, opts ...Option) (string, int64) {
 	t.Helper()
-	export := func(direct bool, out string) (map[string][]byte, int64) {
-		defer func(old bool) { dial9Direct = old }(dial9Direct)
-		dial9Direct = direct
-		res, err := Export(context.Background(), out, ins, opts...)
-		if err != nil {
-			t.Fatalf("%s: %v", ins, err)
-		}
-		files := map[string][]byte{}
-		for _, f := range res.Files {
-			b, err := os.ReadFile(filepath.Join(out, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			files[f] = b
-		}
-		return files, res.Rows
-	}
-	a, n := export(true, dir+"-direct")
-	b, _ := export(false, dir+"-layer")
+	a, n := exportFiles(t, flag, true, dir+"-direct", ins, opts...)
+	b, _ := exportFiles(t, flag, false, dir+"-layer", ins, opts...)
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("%s: direct and event-layer files differ", ins)
 	}
@@ -91,27 +75,23 @@ func TestATFDirectEqualsEventLayer(t *testing.T) {
 	}
 	var total int64
 	for i, p := range paths {
-		a, n := exportFiles(t, &atfDirect, true, filepath.Join(tmp, fmt.Sprintf("o%d-a", i)), p)
-		b, _ := exportFiles(t, &atfDirect, false, filepath.Join(tmp, fmt.Sprintf("o%d-b", i)), p)
+		_, n := exportBothPaths(t, &atfDirect, filepath.Join(tmp, fmt.Sprint("o", i)), []string{p}, WithConcurrency(1), WithKeepGoing(true))
 		total += n
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("%s: direct and event-layer files differ", p)
-		}
 	}
 	if total < 10_000 {
 		t.Errorf("only %d rows compared", total)
 	}
 }
 
-// exportFiles exports p with *flag set to direct and returns the files'
+// exportFiles exports ins with *flag set to direct and returns the files'
 // bytes by name and the rows written.
-func exportFiles(t *testing.T, flag *bool, direct bool, out, p string) (files map[string][]byte, rows int64) {
+func exportFiles(t *testing.T, flag *bool, direct bool, out string, ins []string, opts ...Option) (files map[string][]byte, rows int64) {
 	t.Helper()
 	defer func(old bool) { *flag = old }(*flag)
 	*flag = direct
-	res, err := Export(context.Background(), out, []string{p}, WithConcurrency(1), WithKeepGoing(true))
+	res, err := Export(context.Background(), out, ins, opts...)
 	if err != nil {
-		t.Fatalf("%s: %v", p, err)
+		t.Fatalf("%s: %v", ins, err)
 	}
 	files = map[string][]byte{}
 	for _, f := range res.Files {
