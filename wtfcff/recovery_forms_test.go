@@ -430,23 +430,7 @@ func TestTrimTornJSON(t *testing.T) {
 		r, _ := NewBytesReader(js[:cut], WithRecovery())
 		var back bytes.Buffer
 		jw, _ := NewJSONWriter(&back)
-		dec := NewDecoder()
-		for c, err := range r.All() {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.Torn {
-				if err := TrimTorn(c, dec); err != nil {
-					t.Fatal(err)
-				}
-			} else if dec.SetChunk(c) {
-				for dec.Next() {
-				}
-			}
-			if err := jw.WriteChunk(c); err != nil {
-				t.Fatal(err)
-			}
-		}
+		rewriteTrimmed(t, r, jw.WriteChunk)
 		jw.Close()
 		want, err := readRecovering(mustReader(t, js[:cut]))
 		if err != nil {

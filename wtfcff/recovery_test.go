@@ -191,6 +191,30 @@ func TestRecoveryReport(t *testing.T) {
 	}
 }
 
+// rewriteTrimmed passes every chunk r yields to write, the torn one trimmed
+// to its whole records (TrimTorn), the others decoded first as a converter
+// does.
+func rewriteTrimmed(t *testing.T, r *Reader, write func(*Chunk) error) {
+	t.Helper()
+	dec := NewDecoder()
+	for c, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Torn {
+			if err := TrimTorn(c, dec); err != nil {
+				t.Fatal(err)
+			}
+		} else if dec.SetChunk(c) {
+			for dec.Next() {
+			}
+		}
+		if err := write(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestTrimTornWritesAWholeFile: the chunks of a recovering read, the torn
 // one trimmed, make a file that reads without error with the same events.
 func TestTrimTornWritesAWholeFile(t *testing.T) {
@@ -199,23 +223,7 @@ func TestTrimTornWritesAWholeFile(t *testing.T) {
 		r, _ := NewBytesReader(data[:cut], WithRecovery())
 		var out bytes.Buffer
 		cw, _ := NewChunkWriter(&out)
-		dec := NewDecoder()
-		for c, err := range r.All() {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.Torn {
-				if err := TrimTorn(c, dec); err != nil {
-					t.Fatal(err)
-				}
-			} else if dec.SetChunk(c) {
-				for dec.Next() {
-				}
-			}
-			if err := cw.WriteChunk(c); err != nil {
-				t.Fatal(err)
-			}
-		}
+		rewriteTrimmed(t, r, cw.WriteChunk)
 		rec := r.Recovery()
 		back, _ := NewBytesReader(out.Bytes())
 		n := 0
