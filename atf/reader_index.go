@@ -96,9 +96,9 @@ func openIndex(src source, opts []ReaderOption) (*IndexFile, error) {
 		why := "a torn event"
 		// A header patched by Close (footer_offset past events_offset) whose
 		// footer is damaged or cut off still says where the events end.
-		if fo := h.FooterOffset; fo > h.EventsOffset && fo <= uint64(size) {
-			end = int64(fo)
-			why = fmt.Sprintf("a damaged or cut footer at footer_offset %d", fo)
+		if h.boundsEvents(uint64(size)) {
+			end = int64(h.FooterOffset)
+			why = fmt.Sprintf("a damaged or cut footer at footer_offset %d", h.FooterOffset)
 		} else if end-r.eventsOff >= FooterSize && (end-r.eventsOff)%IndexEventSize == 0 {
 			// The last 64 bytes look like a footer (magic, zero reserved
 			// bytes) but are not a valid one: a damaged footer, not two
@@ -140,7 +140,7 @@ func (r *IndexFile) findFooter(buf *[HeaderSize]byte) error {
 	if fo > eo && (fo-eo)%IndexEventSize != 0 {
 		return newError(40, ErrCorrupt, "footer_offset %d is not events_offset %d plus a whole number of events", fo, eo)
 	}
-	if fo > eo && size >= FooterSize && fo <= size-FooterSize {
+	if h.namesFooter(size) {
 		if err := r.src.readAt(buf[:], int64(fo)); err != nil {
 			return err
 		}
@@ -175,6 +175,26 @@ func (r *IndexFile) findFooter(buf *[HeaderSize]byte) error {
 		r.footer, r.hasFooter, r.count, r.footerAt = f, true, f.EventCount, int64(end)
 	}
 	return nil
+}
+
+// The two rules both index readers (OpenIndex, IndexReader) apply to a
+// header's footer_offset against a file of size bytes:
+//
+// namesFooter: the header names a place for a footer before the file's end
+// (a finalized header); a footer is looked for there only. Otherwise (a
+// placeholder, or an offset too near or past the end) a valid footer is
+// looked for in the last 64 bytes.
+//
+// boundsEvents: footer_offset says where the events end (finalized, within
+// the file); when no valid footer is found, the events run to it, and the
+// last 64 bytes are never taken for a damaged footer.
+func (h *IndexHeader) namesFooter(size uint64) bool {
+	fo := h.FooterOffset
+	return fo > h.EventsOffset && size >= FooterSize && fo <= size-FooterSize
+}
+
+func (h *IndexHeader) boundsEvents(size uint64) bool {
+	return h.FooterOffset > h.EventsOffset && h.FooterOffset <= size
 }
 
 // damagedFooter reports whether b, 64 bytes that are not a valid index

@@ -168,17 +168,15 @@ func (s *IndexReader) next() bool {
 	}
 	if avail < IndexEventSize+FooterSize && s.eof {
 		total := uint64(s.off) + uint64(avail)
-		// As OpenIndex: a valid footer in the last 64 bytes counts unless
-		// the header's footer_offset leaves room for one before them; a
-		// damaged-looking one only when footer_offset does not say where
-		// the events end (a placeholder, or an offset past the end).
-		if fo := s.hdr.FooterOffset; avail == FooterSize && (!s.finalized || fo+FooterSize > total) {
+		// The last 64 bytes, by OpenIndex's rules (namesFooter,
+		// boundsEvents): a valid footer, a damaged one, or two events.
+		if h := &s.hdr; avail == FooterSize && !h.namesFooter(total) {
 			b := s.buf[s.start:s.end]
 			if s.footerFits(b, s.seq) {
 				s.done = true
 				return false
 			}
-			if (!s.finalized || fo > total) && damagedFooter(b) {
+			if !h.boundsEvents(total) && damagedFooter(b) {
 				return s.torn() // a damaged footer, not two events
 			}
 		}
