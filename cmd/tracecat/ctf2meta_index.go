@@ -118,7 +118,7 @@ func ctfIndexDump(b []byte, w *bufio.Writer, o dumpOptions) error {
 		return err
 	}
 	for i, e := range ix.Entries {
-		if (o.Type != "" && o.Type != "index") || !o.inRange(int64(i)) {
+		if (o.Type != "" && o.Type != "index") || !o.inIndex(int64(i)) {
 			continue
 		}
 		if o.JSON {

@@ -294,7 +294,7 @@ func ctfStreamStats(in *input) (statList, error) {
 func ctfStreamDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	ps, err := ctfStreamPackets(in)
 	for i, p := range ps {
-		if (o.Type != "" && o.Type != "packet") || !o.inRange(int64(i)) {
+		if (o.Type != "" && o.Type != "packet") || !o.inIndex(int64(i)) {
 			continue
 		}
 		if o.JSON {

@@ -6,14 +6,11 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"math"
 	"runtime"
-	"strconv"
-	"strings"
 
-	"github.com/tracecodec/tracecodec/atf"
 	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/events/inspect"
 )
 
 // openEvents opens in through the event layer.
@@ -40,96 +37,30 @@ func openEvents(in *input, opts ...events.Option) (*events.Reader, error) {
 	return r, nil
 }
 
-// eventFilter turns dump's --type, --thread, --from and --to into a test on
-// events, with each format's units and names as dump's help states.
-func eventFilter(format string, o dumpOptions) (func(*events.Event) bool, error) {
-	var kind atf.EventKind
-	var thread uint64
-	hasKind, hasThread := false, false
-	if format == "atf" {
-		if o.Type != "" {
-			k, ok := atf.ParseEventKind(o.Type)
-			if !ok {
-				return nil, fmt.Errorf("--type %q: want call, return, exception or a number", o.Type)
-			}
-			kind, hasKind = k, true
-		}
-		if o.Thread != "" {
-			id, err := strconv.ParseUint(strings.TrimPrefix(o.Thread, "thread_"), 10, 32)
-			if err != nil {
-				return nil, fmt.Errorf("--thread %q: want a thread id", o.Thread)
-			}
-			thread, hasThread = id, true
-		}
+// dumpEvents writes the input's events through inspect.Dump: text or JSON
+// Lines, the same records in the same order, with dump's filters as the
+// event layer applies them to every format. A large input shows a progress
+// line (events read) on a terminal.
+func dumpEvents(in *input, w *bufio.Writer, o dumpOptions) error {
+	// The filter is checked before the input is read: a refused flag is a
+	// usage error whatever the input holds.
+	if _, err := o.filter().Compile(in.det.Format); err != nil {
+		return err
 	}
-	ranged := o.HasFrom || o.HasTo
-	return func(e *events.Event) bool {
-		switch format {
-		case "dial9":
-			d := e.Dial9()
-			if o.Type != "" && e.Name() != o.Type && d.Name() != o.Type {
-				return false
-			}
-			if ranged && (!e.HasTime() || !o.inRange(e.Time())) {
-				return false
-			}
-		case "atf":
-			ev, th, _, _ := e.ATF()
-			if hasKind && ev.Kind != kind || hasThread && uint64(th.ID) != thread {
-				return false
-			}
-			if ranged && !o.inRange(e.Time()) {
-				return false
-			}
-		case "wtf":
-			w := e.WTF()
-			if o.Type != "" && w.Name() != o.Type && e.Name() != o.Type {
-				return false
-			}
-			if o.Thread != "" && (w.Zone == nil || w.Zone.Name != o.Thread) {
-				return false
-			}
-			if ranged && !o.inRange(int64(w.Time)) { // µs, the format's unit
-				return false
-			}
-		case "cdt":
-			if tick, _ := e.Tick(); ranged && !o.inRange(tick) {
-				return false
-			}
-		}
-		return true
-	}, nil
-}
-
-// dumpEventsJSON writes the input's events as JSON Lines (the schema of
-// events.Event.AppendJSON, documented in the README).
-func dumpEventsJSON(in *input, w *bufio.Writer, o dumpOptions) error {
 	r, err := openEvents(in)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	keep, err := eventFilter(r.Format(), o)
-	if err != nil {
-		return err
-	}
-	var line []byte
-	for n := 0; r.Next(); n++ {
-		if n&0xffff == 0 {
-			if err := in.interrupted(); err != nil {
-				return err
-			}
-		}
-		ev := r.Event()
-		if !keep(ev) {
-			continue
-		}
-		line = append(ev.AppendJSON(line[:0]), '\n')
-		if _, err := w.Write(line); err != nil {
-			return err
-		}
-	}
-	return r.Err()
+	p := newProgress("dump", 0, in.Size() >= progressThreshold || in.IsDir()).Units("events")
+	defer p.Done()
+	var last int64
+	_, err = inspect.Dump(w, r, inspect.DumpOptions{JSON: o.JSON, Filter: o.filter(), Progress: func(read int64) error {
+		p.Add(read - last)
+		last = read
+		return in.interrupted()
+	}})
+	return err
 }
 
 // eventStats are the keys stats adds for every event format, from the event

@@ -2,9 +2,9 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tracecodec/tracecodec/events/inspect"
 	"hash/crc32"
 	"io"
 	"os"
@@ -140,13 +140,6 @@ func atfDetailErr(path string, err error) error {
 		return fmt.Errorf("%s: %s", path, fe.Detail())
 	}
 	return fmt.Errorf("%s: %w", path, err)
-}
-
-func (v *atfView) manifest() *atf.Manifest {
-	if v.session == nil {
-		return nil
-	}
-	return v.session.Manifest
 }
 
 func (v *atfView) recovered() bool {
@@ -337,212 +330,35 @@ func atfStats(in *input) (statList, error) {
 	return withEventStats(st, in)
 }
 
-// atfFilter is the parsed --thread/--type filter.
-type atfFilter struct {
-	thread    uint32
-	hasThread bool
-	kind      atf.EventKind
-	hasKind   bool
-}
-
-func atfParseFilter(o dumpOptions) (atfFilter, error) {
-	var f atfFilter
-	if o.Thread != "" {
-		id, err := strconv.ParseUint(strings.TrimPrefix(o.Thread, "thread_"), 10, 32)
-		if err != nil {
-			return f, fmt.Errorf("--thread %q: want a thread id", o.Thread)
-		}
-		f.thread, f.hasThread = uint32(id), true
-	}
-	if o.Type != "" {
-		k, ok := atf.ParseEventKind(o.Type)
-		if !ok {
-			return f, fmt.Errorf("--type %q: want call, return, exception or a number", o.Type)
-		}
-		f.kind, f.hasKind = k, true
-	}
-	return f, nil
-}
-
-// atfRange maps --from/--to (both inclusive) onto the window
-// from ≤ timestamp < to of atf's Range; all is true when neither is given
-// (every event, including one at the largest timestamp).
-func atfRange(o dumpOptions) (from, to uint64, all bool) {
-	from, to = 0, ^uint64(0)
-	if o.HasFrom && o.From > 0 {
-		from = uint64(o.From)
-	}
-	if o.HasTo {
-		if o.To < 0 {
-			return 0, 0, false
-		}
-		to = uint64(o.To) + 1 // o.To ≤ MaxInt64: no overflow
-	}
-	return from, to, !o.HasFrom && !o.HasTo
-}
-
-// atfNames holds the manifest's symbol names, raw and JSON-quoted.
-type atfNames struct {
-	raw    map[uint64]string
-	quoted map[uint64][]byte
-}
-
-func atfSymbolNames(m *atf.Manifest) atfNames {
-	n := atfNames{raw: m.SymbolNames(), quoted: map[uint64][]byte{}}
-	for id, name := range n.raw {
-		q, _ := json.Marshal(name)
-		n.quoted[id] = q
-	}
-	return n
-}
-
-// atfLine formats one index event as text or JSON; d is its linked detail
-// event when the thread has it (nil otherwise).
-func atfLine(b []byte, o dumpOptions, names atfNames, thread uint32, seq uint64, e atf.IndexEvent, d *atf.DetailEvent) []byte {
-	name, hasName := names.raw[e.FunctionID]
-	if o.JSON {
-		b = append(b, `{"thread":`...)
-		b = strconv.AppendUint(b, uint64(thread), 10)
-		b = append(b, `,"seq":`...)
-		b = strconv.AppendUint(b, seq, 10)
-		b = append(b, `,"ts":`...)
-		b = strconv.AppendUint(b, e.Timestamp, 10)
-		b = append(b, `,"kind":"`...)
-		b = append(b, e.Kind.String()...)
-		b = append(b, `","function_id":"0x`...)
-		b = atfHex16(b, e.FunctionID)
-		b = append(b, '"')
-		if hasName {
-			b = append(b, `,"name":`...)
-			b = append(b, names.quoted[e.FunctionID]...)
-		}
-		b = append(b, `,"depth":`...)
-		b = strconv.AppendUint(b, uint64(e.CallDepth), 10)
-		b = append(b, `,"thread_id":`...)
-		b = strconv.AppendUint(b, uint64(e.ThreadID), 10)
-		b = append(b, `,"detail_seq":`...)
-		if e.HasDetail() {
-			b = strconv.AppendUint(b, uint64(e.DetailSeq), 10)
-		} else {
-			b = append(b, "null"...)
-		}
-		if d != nil {
-			b = append(b, `,"detail":{"type":"`...)
-			b = append(b, d.Type.String()...)
-			b = append(b, `","index_seq":`...)
-			b = strconv.AppendUint(b, uint64(d.IndexSeq), 10)
-			b = append(b, `,"total_length":`...)
-			b = strconv.AppendUint(b, uint64(d.TotalLength), 10)
-			b = append(b, `,"payload_bytes":`...)
-			b = strconv.AppendUint(b, uint64(len(d.Payload)), 10)
-			b = append(b, '}')
-		}
-		return append(b, "}\n"...)
-	}
-	b = append(b, "thread="...)
-	b = strconv.AppendUint(b, uint64(thread), 10)
-	b = append(b, " seq="...)
-	b = strconv.AppendUint(b, seq, 10)
-	b = append(b, " ts="...)
-	b = strconv.AppendUint(b, e.Timestamp, 10)
-	b = append(b, ' ')
-	b = append(b, e.Kind.String()...)
-	b = append(b, " fn=0x"...)
-	b = atfHex16(b, e.FunctionID)
-	if hasName {
-		b = append(b, " name="...)
-		b = append(b, name...)
-	}
-	b = append(b, " depth="...)
-	b = strconv.AppendUint(b, uint64(e.CallDepth), 10)
-	if e.HasDetail() {
-		b = append(b, " detail="...)
-		b = strconv.AppendUint(b, uint64(e.DetailSeq), 10)
-	}
-	if d != nil {
-		b = append(b, " detail_type="...)
-		b = append(b, d.Type.String()...)
-		b = append(b, " detail_length="...)
-		b = strconv.AppendUint(b, uint64(d.TotalLength), 10)
-	}
-	return append(b, '\n')
-}
-
-func atfHex16(b []byte, v uint64) []byte {
-	const hex = "0123456789abcdef"
-	for shift := 60; shift >= 0; shift -= 4 {
-		b = append(b, hex[(v>>uint(shift))&15])
-	}
-	return b
-}
-
-// atfDump prints every thread's events in file order (thread after thread),
-// or a lone detail file's records.
+// atfDump prints the events through the event layer, in the cross-thread
+// merge order for text and JSON alike, or a lone detail file's records.
 func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
-	f, err := atfParseFilter(o)
-	if err != nil {
-		return err
-	}
-	v, err := atfOpen(in)
-	if err != nil {
-		return err
-	}
-	defer v.Close()
-	if v.detail != nil {
-		return atfDumpDetail(v.detail, w, o)
-	}
-	if o.JSON {
-		return dumpEventsJSON(in, w, o) // merged order, the event layer's
-	}
-	from, to, all := atfRange(o)
-	names := atfSymbolNames(v.manifest())
-	var line, dbuf []byte
-	for _, t := range v.threads {
-		if f.hasThread && t.ID != f.thread {
-			continue
-		}
-		it := t.Index.Iter(from, to)
-		if all {
-			it = t.Index.Events(0)
-		}
-		for it.Next() {
-			e := it.Event()
-			if f.hasKind && e.Kind != f.kind {
-				continue
-			}
-			d, ok, err := t.DetailFor(e, dbuf)
-			if err != nil {
-				return atfThreadErr(v, t, err)
-			}
-			line = atfLine(line[:0], o, names, t.ID, it.Seq(), e, atfDetailPtr(&d, ok, &dbuf))
-			if _, err := w.Write(line); err != nil {
-				return err
-			}
-		}
-		if err := it.Err(); err != nil {
+	if !in.IsDir() && atfKind(in) == "detail" {
+		v, err := atfOpen(in)
+		if err != nil {
 			return err
 		}
+		defer v.Close()
+		return atfDumpDetail(v.detail, w, o)
 	}
-	return nil
-}
-
-// atfDetailPtr returns d when ok (its payload buffer kept in *buf for the
-// next lookup), else nil.
-func atfDetailPtr(d *atf.DetailEvent, ok bool, buf *[]byte) *atf.DetailEvent {
-	if !ok {
-		return nil
-	}
-	if cap(d.Payload) > cap(*buf) {
-		*buf = d.Payload[:0:cap(d.Payload)]
-	}
-	return d
+	return dumpEvents(in, w, o)
 }
 
 func atfDumpDetail(d *atf.DetailFile, w *bufio.Writer, o dumpOptions) error {
+	from, to, err := o.bounds("an ATF detail file", inspect.NS, true)
+	if err != nil {
+		return err
+	}
+	var thread uint64
+	if o.Thread != "" {
+		if thread, err = strconv.ParseUint(strings.TrimPrefix(o.Thread, "thread_"), 10, 32); err != nil {
+			return usageErrorf("--thread %q: want an ATF thread id (7 or thread_7)", o.Thread)
+		}
+	}
 	it := d.Events()
 	for it.Next() {
 		e := it.Event()
-		if !o.inRange(int64(min(e.Timestamp, 1<<63-1))) {
+		if ts := int64(min(e.Timestamp, 1<<63-1)); ts < from || ts > to || o.Thread != "" && uint64(e.ThreadID) != thread {
 			continue
 		}
 		if o.Type != "" && !strings.EqualFold(o.Type, e.Type.String()) && o.Type != strconv.Itoa(int(e.Type)) {
@@ -559,59 +375,13 @@ func atfDumpDetail(d *atf.DetailFile, w *bufio.Writer, o dumpOptions) error {
 	return it.Err()
 }
 
-// atfMerge prints the cross-thread merge: (timestamp, thread position,
-// sequence) order, one event per line.
+// atfMerge prints the cross-thread merge, (timestamp, thread position,
+// sequence) order: what dump prints for ATF, kept as a command of its own.
 func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
-	f, err := atfParseFilter(o)
-	if err != nil {
-		return err
-	}
-	v, err := atfOpen(in)
-	if err != nil {
-		return err
-	}
-	defer v.Close()
-	if v.detail != nil {
+	if !in.IsDir() && atfKind(in) == "detail" {
 		return errors.New("merge needs a session, thread folder or index file, not a detail file")
 	}
-	if o.JSON {
-		return dumpEventsJSON(in, w, o)
-	}
-	from, to, all := atfRange(o)
-	readers := make([]*atf.IndexFile, len(v.threads))
-	for i, t := range v.threads {
-		if !f.hasThread || t.ID == f.thread {
-			readers[i] = t.Index
-		}
-	}
-	names := atfSymbolNames(v.manifest())
-	events, _, _ := v.counts()
-	prog := newProgress("merge", int64(events), false).Units("events")
-	defer prog.Done()
-	mg := atf.NewMergerRange(readers, from, to)
-	if all {
-		mg = atf.NewMerger(readers)
-	}
-	var line, dbuf []byte
-	for n := 0; mg.Next(); n++ {
-		e := mg.Event()
-		if f.hasKind && e.Kind != f.kind {
-			continue
-		}
-		t := v.threads[e.Thread]
-		d, ok, err := t.DetailFor(e.IndexEvent, dbuf)
-		if err != nil {
-			return atfThreadErr(v, t, err)
-		}
-		line = atfLine(line[:0], o, names, t.ID, e.Seq, e.IndexEvent, atfDetailPtr(&d, ok, &dbuf))
-		if _, err := w.Write(line); err != nil {
-			return err
-		}
-		if n&0xffff == 0 {
-			prog.Add(0x10000)
-		}
-	}
-	return mg.Err()
+	return dumpEvents(in, w, o)
 }
 
 // atfConvert writes Chrome trace-event JSON through the event layer (see

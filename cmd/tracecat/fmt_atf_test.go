@@ -161,7 +161,7 @@ func TestATFMergeMatchesReference(t *testing.T) {
 	}
 	// Text form and filters.
 	_, out, _ = run(t, nil, "merge", "--thread", "1", "--type", "call", vectortest.Path(t, "atf", atfNormal))
-	if n := strings.Count(out, "\n"); n != 4 || strings.Contains(out, "thread=0") || strings.Contains(out, "RETURN") {
+	if n := strings.Count(out, "\n"); n != 4 || strings.Contains(out, "thread_id=0") || strings.Contains(out, "RETURN") {
 		t.Errorf("filtered merge (%d lines):\n%s", n, out)
 	}
 	// Works on the crashed session the reference cannot open.
@@ -173,7 +173,7 @@ func TestATFMergeMatchesReference(t *testing.T) {
 func TestATFDump(t *testing.T) {
 	p := vectortest.Path(t, "atf", atfNormal)
 	_, out, _ := run(t, nil, "dump", p)
-	if strings.Count(out, "\n") != 22 || !strings.Contains(out, "name=worker_loop") {
+	if strings.Count(out, "\n") != 22 || !strings.Contains(out, "1000000001050 begin worker_loop [thread_1] thread=1 seq=0 kind=\"CALL\"") {
 		t.Errorf("dump:\n%s", out)
 	}
 	_, out, _ = run(t, nil, "dump", "--json", "--from", "1000000001200", "--to", "1000000001300", p)
@@ -189,14 +189,14 @@ func TestATFDump(t *testing.T) {
 		}
 	}
 	_, out, _ = run(t, nil, "dump", "--type", "exception", p)
-	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "EXCEPTION") {
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, `kind="EXCEPTION"`) {
 		t.Errorf("type dump:\n%s", out)
 	}
 	_, out, _ = run(t, nil, "dump", "--json", vectortest.Path(t, "atf", atfNormal, "pid_12345", "thread_2", "detail.atf"))
 	if strings.Count(out, "\n") != 4 || !strings.Contains(out, `"total_length":540`) {
 		t.Errorf("detail dump:\n%s", out)
 	}
-	if code, _, _ := run(t, nil, "dump", "--type", "bogus", p); code != exitInvalid {
+	if code, _, _ := run(t, nil, "dump", "--type", "bogus", p); code != exitUsage {
 		t.Errorf("bad --type: exit %d", code)
 	}
 }
@@ -368,7 +368,7 @@ func TestATFLoneIndexOpensSiblingDetail(t *testing.T) {
 		}
 	}
 	_, out, _ = run(t, nil, "dump", p)
-	if !strings.Contains(out, "seq=4 ts=1000000001550 EXCEPTION fn=0x52dc64e800000004 depth=2 detail=2 detail_type=FUNCTION_CALL detail_length=131\n") {
+	if !strings.Contains(out, `1000000001550 instant 0x52dc64e800000004 [thread_1] thread=1 seq=4 kind="EXCEPTION" thread_id=1 detail_seq=2 | function_id=5970758153581625348 depth=2 detail_type="FUNCTION_CALL" detail=`) {
 		t.Errorf("text dump:\n%s", out)
 	}
 	// The crashed thread's index.atf finds its footerless detail.atf too.

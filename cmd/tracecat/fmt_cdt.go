@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tracecodec/tracecodec/events/inspect"
 	"io"
 	"runtime"
 	"strconv"
@@ -163,21 +164,25 @@ func cdtStats(in *input) (statList, error) {
 var cdtChannelNames = []string{"checkpoint", "sim_state", "entity_samples", "rng_stream", "timing_samples", "chunks", "meta", "footer"}
 
 func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
-	if o.Type != "" && !containsStr(cdtChannelNames, o.Type) {
-		return fmt.Errorf("--type %q: want one of %s", o.Type, strings.Join(cdtChannelNames, ", "))
+	if o.Type == "" || o.Type == "tick" {
+		// One event per tick through the event layer, text or JSON; the
+		// recovery line goes to standard error (printed by dump), every
+		// line staying an event.
+		return dumpEvents(in, w, o)
+	}
+	if !containsStr(cdtChannelNames, o.Type) {
+		return usageErrorf("--type %q: want tick or a channel view: %s", o.Type, strings.Join(cdtChannelNames, ", "))
+	}
+	from, to, err := o.bounds("a CDT channel view", inspect.Tick, false)
+	if err != nil {
+		return err
 	}
 	r, done, err := cdtOpen(in)
 	if err != nil {
 		return err
 	}
 	defer done()
-	if o.JSON && o.Type == "" {
-		// One event per tick in the event layer's schema; the recovery
-		// line goes to standard error (printed by dump), every line
-		// staying an event.
-		return dumpEventsJSON(in, w, o)
-	}
-	if err := cdtDumpRecords(r, w, o); err != nil {
+	if err := cdtDumpRecords(r, w, o, from, to); err != nil {
 		return err
 	}
 	if rep := r.Recovery(); rep != nil {
@@ -192,10 +197,10 @@ func cdtDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	return nil
 }
 
-func cdtDumpRecords(r *cdt.File, w *bufio.Writer, o dumpOptions) error {
+func cdtDumpRecords(r *cdt.File, w *bufio.Writer, o dumpOptions, from, to int64) error {
 	switch o.Type {
 	case "chunks":
-		return cdtDumpChunks(r, w, o)
+		return cdtDumpChunks(r, w, o, from, to)
 	case "meta":
 		meta, err := schema7.ReadMeta(r)
 		if err != nil {
@@ -206,13 +211,6 @@ func cdtDumpRecords(r *cdt.File, w *bufio.Writer, o dumpOptions) error {
 	case "footer":
 		w.Write(schema7.AppendJSON(nil, schema7.FooterOf(r.Footer())))
 		return w.WriteByte('\n')
-	}
-	from, to := int64(-1<<63), int64(1<<63-1)
-	if o.HasFrom {
-		from = o.From
-	}
-	if o.HasTo {
-		to = o.To
 	}
 	var line []byte
 	for rec, err := range schema7.Records(r, from, to) {
@@ -277,10 +275,10 @@ func cdtTextLine(b []byte, rec *schema7.TickRecord, channel string) []byte {
 	return b
 }
 
-func cdtDumpChunks(r *cdt.File, w *bufio.Writer, o dumpOptions) error {
+func cdtDumpChunks(r *cdt.File, w *bufio.Writer, o dumpOptions, from, to int64) error {
 	f := r.Footer()
 	for i, e := range f.Blocks {
-		if (o.HasFrom && e.EndTick < o.From) || (o.HasTo && e.StartTick > o.To) {
+		if e.EndTick < from || e.StartTick > to {
 			continue
 		}
 		if o.JSON {

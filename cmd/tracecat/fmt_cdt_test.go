@@ -90,11 +90,11 @@ func TestCDTValidate(t *testing.T) {
 
 func TestCDTDump(t *testing.T) {
 	path := vectortest.Path(t, "cdt", "v7_small_300ticks.cdt")
-	code, out, _ := run(t, nil, "dump", "--from", "10", "--to", "12", path)
-	if code != 0 || strings.Count(out, "\n") != 3 || !strings.HasPrefix(out, "tick 10 ") {
+	code, out, _ := run(t, nil, "dump", "--from", "tick:10", "--to", "tick:12", path)
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.Contains(out, " counter tick [ticks] tick_index=10 | tick_index=10 ") {
 		t.Fatalf("text dump: exit %d\n%s", code, out)
 	}
-	code, out, _ = run(t, nil, "dump", "--json", "--to", "2", path)
+	code, out, _ = run(t, nil, "dump", "--json", "--to", "tick:2", path)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 3 {
 		t.Fatalf("json dump: exit %d, %d lines", code, len(lines))
@@ -125,7 +125,7 @@ func TestCDTDump(t *testing.T) {
 			t.Fatalf("line %d differs from decoded.json", i)
 		}
 	}
-	code, out, _ = run(t, nil, "dump", "--json", "--type", "checkpoint", "--from", "299", path)
+	code, out, _ = run(t, nil, "dump", "--json", "--type", "checkpoint", "--from", "tick:299", path)
 	if code != 0 || !strings.HasPrefix(out, `{"tick_index":299,"checkpoint":{"tick_index":299,"rng_state":1462685722`) {
 		t.Fatalf("channel dump: exit %d %s", code, out)
 	}
@@ -146,8 +146,10 @@ func TestCDTDump(t *testing.T) {
 			t.Fatalf("dump --type %s: exit %d\n%s", typ, code, out)
 		}
 	}
-	if code, _, _ = run(t, nil, "dump", "--type", "nope", path); code != 1 {
-		t.Fatalf("unknown --type: exit %d", code)
+	for _, bad := range [][]string{{"--type", "nope"}, {"--thread", "1"}, {"--type", "chunks", "--from", "5ms"}} {
+		if code, _, errOut := run(t, nil, append(append([]string{"dump"}, bad...), path)...); code != exitUsage {
+			t.Errorf("dump %v: exit %d (%s), want 2", bad, code, errOut)
+		}
 	}
 }
 

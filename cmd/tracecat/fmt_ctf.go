@@ -35,6 +35,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tracecodec/tracecodec/events/inspect"
 	"io"
 	"os"
 	"path/filepath"
@@ -261,6 +262,9 @@ func ctfStats(in *input) (statList, error) {
 }
 
 func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	if _, _, err := o.bounds("CTF metadata or a data stream's packets", inspect.Index, false); err != nil {
+		return err
+	}
 	if in.Variant() == "data stream" && !in.IsDir() {
 		return ctfStreamDump(in, w, o)
 	}
@@ -289,7 +293,7 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		for r.Next() {
 			p := r.Packet()
 			plain = append(plain, p.Content...)
-			if !want("packet", "") || !o.inRange(int64(p.Index)) {
+			if !want("packet", "") || !o.inIndex(int64(p.Index)) {
 				continue
 			}
 			h := &p.Header
@@ -334,7 +338,7 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	defer func() { m.meta, m.leading = d.Metadata(), d.Source().LeadingWhitespace }()
 	for d.Next() {
 		f := d.Fragment()
-		if !want("fragment", f.FragmentType()) || !o.inRange(int64(d.Index())) {
+		if !want("fragment", f.FragmentType()) || !o.inIndex(int64(d.Index())) {
 			continue
 		}
 		rec := ctfFragmentRecord(f)

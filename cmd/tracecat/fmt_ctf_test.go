@@ -101,9 +101,14 @@ func TestCTFDump(t *testing.T) {
 	if last["record"] != "fragment" || last["type"] != "event-record-class" || last["index"] != float64(44) || last["name"] != "anchors_many:event_039" {
 		t.Errorf("last line %s", lines[len(lines)-1])
 	}
-	code, out, _ = run(t, nil, "dump", "--type", "packet", "--from", "8", p)
+	code, out, _ = run(t, nil, "dump", "--type", "packet", "--from", "index:8", p)
 	if code != exitOK || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, "packet 8 offset 33152: pmeta-44 le") {
 		t.Errorf("filtered dump: %q", out)
+	}
+	for _, bad := range [][]string{{"--from", "8"}, {"--to", "tick:3"}, {"--thread", "1"}} {
+		if code, _, errOut := run(t, nil, append(append([]string{"dump"}, bad...), p)...); code != exitUsage {
+			t.Errorf("dump %v on CTF metadata: exit %d (%s), want 2", bad, code, errOut)
+		}
 	}
 	code, out, _ = run(t, nil, "dump", "--type", "clock-class", vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json/trace"))
 	if code != exitOK || !strings.HasPrefix(out, "fragment #3 offset ") || !strings.Contains(out, "id=monotonic") {

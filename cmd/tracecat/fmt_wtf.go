@@ -228,45 +228,9 @@ func wtfContainer(in *input) string {
 	return "binary"
 }
 
+// wtfDump prints the events through the event layer (text or JSON Lines).
 func wtfDump(in *input, w *bufio.Writer, o dumpOptions) error {
-	if o.JSON {
-		return dumpEventsJSON(in, w, o)
-	}
-	var b []byte
-	_, _, err := wtfWalk(in, nil, func(e *wtfcff.Event) error {
-		if o.Type != "" && e.Name() != o.Type {
-			return nil
-		}
-		if !o.inRange(int64(e.Time)) {
-			return nil
-		}
-		b = b[:0]
-		zone := ""
-		if e.Zone != nil {
-			zone = e.Zone.Name
-		}
-		if o.Thread != "" && zone != o.Thread { // --thread filters by zone name
-			return nil
-		}
-		if o.JSON {
-			b = append(b, `{"chunk":`...)
-			b = strconv.AppendUint(b, uint64(e.Chunk), 10)
-			b = append(b, `,"offset":`...)
-			b = strconv.AppendInt(b, e.Offset, 10)
-			b = append(b, `,"zone":`...)
-			b = strconv.AppendQuote(b, zone)
-			b = append(b, ',')
-			ev := wtfcff.AppendEventJSON(nil, e)
-			b = append(b, ev[1:]...)
-		} else {
-			b = fmt.Appendf(b, "%10d µs  chunk %-3d zone %-12q %s ", e.Time, e.Chunk, zone, e.Name())
-			b = e.AppendArgsJSON(b)
-		}
-		b = append(b, '\n')
-		_, err := w.Write(b)
-		return err
-	})
-	return err
+	return dumpEvents(in, w, o)
 }
 
 func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {

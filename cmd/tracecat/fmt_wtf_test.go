@@ -117,12 +117,16 @@ func TestWTFDumpFilters(t *testing.T) {
 		// zone#set(2) (a set belongs to the zone it selects), scope enter, leave
 		t.Errorf("--thread: %q", out)
 	}
-	code, out, _ = run(t, nil, "dump", "--from", "6000", "--to", "7500", p)
+	// --from/--to are ns, as ts_ns prints them (the file counts µs).
+	code, out, _ = run(t, nil, "dump", "--from", "6ms", "--to", "7_500_000", p)
 	if n := strings.Count(out, "\n"); code != exitOK || n != 4 { // mark, timeStamp, timeRange begin/end
 		t.Errorf("exit %d, %d lines: %s", code, n, out)
 	}
-	if !strings.Contains(out, `wtf.trace#mark {"name":"a mark","value":{"m":true}}`) {
+	if !strings.Contains(out, `6000000 instant wtf.trace#mark [Script] chunk=101 offset=2768 wire_id=14 type="wtf.trace#mark" | name="a mark" value={"m":true}`) {
 		t.Errorf("text dump: %s", out)
+	}
+	if _, out, _ = run(t, nil, "dump", "--from", "6000", "--to", "7500", p); out != "" {
+		t.Errorf("µs values taken as ns must select nothing here: %s", out)
 	}
 }
 

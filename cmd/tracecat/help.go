@@ -106,23 +106,33 @@ with --json, one object with "path" first) per input, then a summary
 			name: "dump", args: "[--json] [--type NAME] [--from TIME] [--to TIME] [--thread ID] PATH",
 			summary: "one line per record, streamed",
 			doc: `Prints one line (or, with --json, one JSON Lines object) per record: events for
-ATF, dial9 and WTF, ticks for CDT, packets and fragments for CTF metadata. The output
-is streamed: memory stays constant on multi-gigabyte traces.
+ATF, dial9, WTF and CDT (one per tick), packets and fragments for CTF metadata. The
+output is streamed: memory stays constant on multi-gigabyte traces.
 
-With --json the four event formats write one schema, the event layer's (see the
-README): format, record, kind, name, ts_ns, dur_ns, track_kind, track, track_name,
-args. ATF events come in the cross-thread merged order. CDT's --type views (a
-channel, chunks, meta, footer) keep their own JSON.`,
-			examples: []string{"tracecat dump --json --type PollStartEvent --from 1_000_000_000 --to 2_000_000_000 trace.bin.gz  # dial9, ns"},
+The four event formats go through the event layer (the Go package events/inspect
+prints the same): text and --json give the same records in the same order — an ATF
+session in the cross-thread merged order (time, thread position, sequence) — and
+the filters mean the same in both. --json writes one schema (see the README):
+format, record, kind, name, ts_ns, dur_ns, track_kind, track, track_name, args. A text
+line carries the same fields: TS KIND NAME [TRACK] record keys | args, values as JSON
+writes them. CDT's --type views (a channel, chunks, meta, footer) keep their own form.
+
+Times are ns on the trace's clock, as ts_ns prints them, for every format: a bare
+number is ns, or give a unit — 1200ns, 250us (or µs), 3ms, 1.5s. tick:N selects CDT
+ticks by tick index and index:N CTF metadata packets and fragments by position. A flag
+a format cannot honour (--thread on CDT, tick:N on dial9, an ATF --type that is no
+event kind) is refused with exit 2 rather than ignored.`,
+			examples: []string{"tracecat dump --json --type poll --from 1.5s --to 2s trace.bin.gz", "tracecat dump --from tick:300 --to tick:310 run.cdt"},
 			run:      func(c *cli, args []string) int { return c.cmdDump(args, false) },
 		},
 		{
-			name: "merge", args: "[--json] [--type KIND] [--from NS] [--to NS] [--thread ID] SESSION_DIR",
+			name: "merge", args: "[--json] [--type KIND] [--from TIME] [--to TIME] [--thread ID] SESSION_DIR",
 			summary: "ATF events of all threads in time order",
 			doc: `Merges the events of every thread of an ATF session (a folder with
 manifest.json and one index/detail file pair per thread) into one time-ordered stream,
-one line (or JSON Lines object) per event, function names from the manifest's symbols.`,
-			examples: []string{"tracecat merge --thread 3 --from 1_000_000 traces/session_20250101_120000/pid_4242"},
+one line (or JSON Lines object) per event, function names from the manifest's symbols:
+what dump prints for an ATF session, with the same flags.`,
+			examples: []string{"tracecat merge --thread 3 --from 1ms traces/session_20250101_120000/pid_4242"},
 			run:      func(c *cli, args []string) int { return c.cmdDump(args, true) },
 		},
 		{

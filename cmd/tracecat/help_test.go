@@ -54,8 +54,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 // TestFlagsSayTheirUnits pins the units the time and tick flags state.
 func TestFlagsSayTheirUnits(t *testing.T) {
 	for cmd, wants := range map[string][]string{
-		"dump":    {"--from TIME", "ns for ATF and dial9", "µs for WTF", "tick index for CDT", "--to TIME", "--thread ID", "--type NAME"},
-		"merge":   {"--from NS", "in NS"},
+		"dump":    {"--from TIME", "in ns on the trace's clock", "1200 or 1200ns, 250us, 3ms, 1.5s", "tick:N for a CDT tick index", "index:N", "--to TIME", "--thread ID", "--type NAME", "refused with exit 2"},
+		"merge":   {"--from TIME", "in ns"},
 		"diff":    {"--tick-start TICK", "--tick-end TICK"},
 		"bisect":  {"--window-before N", "(default: 12)", "--window-after N", "(default: 6)"},
 		"convert": {"--to FORMAT", "chrome (ATF, dial9, WTF, CDT)", "packetized", "(required)"},

@@ -38,11 +38,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/ferr"
 )
 
@@ -84,20 +86,75 @@ func register(f *format) {
 	formats[f.name] = f
 }
 
-// dumpOptions are the filters shared by dump and merge.
+// dumpOptions are the flags shared by dump and merge.
 type dumpOptions struct {
-	JSON    bool
-	Type    string // --type / --name: record type or event name filter ("" = all)
-	From    int64  // --from: first time (ns/µs as the format counts) or tick; valid when HasFrom
-	To      int64  // --to: last time or tick, inclusive; valid when HasTo
-	HasFrom bool
-	HasTo   bool
-	Thread  string // --thread: thread filter ("" = all)
+	JSON   bool
+	Type   string        // --type / --name: record type or event name filter ("" = all)
+	Thread string        // --thread: thread, worker or zone filter ("" = all)
+	From   *inspect.Time // --from: first time (ns, or tick:N / index:N where the format counts so), inclusive
+	To     *inspect.Time // --to: last time, inclusive
 }
 
-// inRange reports whether v passes the --from/--to filter.
-func (o dumpOptions) inRange(v int64) bool {
-	return (!o.HasFrom || v >= o.From) && (!o.HasTo || v <= o.To)
+// filter is the event layer's filter of these options.
+func (o dumpOptions) filter() inspect.Filter {
+	return inspect.Filter{Type: o.Type, Thread: o.Thread, From: o.From, To: o.To}
+}
+
+// errUsage is wrapped by the errors of a command's operation that are usage
+// errors (a flag the input's format cannot honour): the command exits 2.
+var errUsage = errors.New("usage")
+
+// usageErrorf returns an error wrapping errUsage.
+func usageErrorf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
+}
+
+// isUsage reports whether err is a usage error: errUsage or a filter the
+// event layer refuses.
+func isUsage(err error) bool {
+	return errors.Is(err, errUsage) || errors.Is(err, inspect.ErrUnsupported)
+}
+
+// usageText is err's message without the "usage: " of usageErrorf.
+func usageText(err error) string {
+	return strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
+}
+
+// bounds returns --from and --to for a format that counts records in unit
+// (what, e.g. "CTF metadata", names them in the refusal): math.MinInt64 and
+// math.MaxInt64 when a bound is absent. A bound in another unit, or
+// --thread when threads is false, is a usage error.
+func (o dumpOptions) bounds(what string, unit inspect.Unit, threads bool) (from, to int64, err error) {
+	if o.Thread != "" && !threads {
+		return 0, 0, usageErrorf("--thread: %s has no threads", what)
+	}
+	from, to = math.MinInt64, math.MaxInt64
+	for i, b := range []*inspect.Time{o.From, o.To} {
+		if b == nil {
+			continue
+		}
+		if b.Unit != unit {
+			return 0, 0, usageErrorf("--%s %s: %s is selected by %s", [2]string{"from", "to"}[i], b, what, unitWords[unit])
+		}
+		if i == 0 {
+			from = b.Value
+		} else {
+			to = b.Value
+		}
+	}
+	return from, to, nil
+}
+
+// inIndex reports whether record index v is within --from and --to, whose
+// unit bounds has checked.
+func (o dumpOptions) inIndex(v int64) bool {
+	return (o.From == nil || v >= o.From.Value) && (o.To == nil || v <= o.To.Value)
+}
+
+var unitWords = map[inspect.Unit]string{
+	inspect.NS:    "time in ns (1200, 1200ns, 250us, 3ms, 1.5s)",
+	inspect.Tick:  "tick index (tick:N)",
+	inspect.Index: "record index (index:N)",
 }
 
 type diffOptions struct {
@@ -468,25 +525,35 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 	fs := c.flags(name)
 	var o dumpOptions
 	fs.BoolVar(&o.JSON, "json", false, "one JSON Lines object per record (default: one text line per record)")
-	typeHelp := "only records of this `NAME`: event name (dial9, WTF), event kind call|return|exception (ATF), channel, chunks, meta or footer (CDT), packet or fragment type (CTF) (default: all)"
-	fromHelp := "first `TIME` to print, inclusive: ns for ATF and dial9, µs for WTF, tick index for CDT, packet or fragment index for CTF; _ may separate digits (default: from the start)"
-	threadHelp := "only this thread `ID` (ATF thread id, WTF zone name) (default: all)"
+	typeHelp := "only records of this `NAME`: event name or record type — dial9 event or schema name, ATF kind call|return|exception, WTF event or scope name, CDT tick or a channel view (checkpoint, sim_state, entity_samples, rng_stream, timing_samples, chunks, meta, footer), CTF packet, fragment or fragment type (default: all)"
+	fromHelp := "first `TIME` to print, inclusive, in ns on the trace's clock (the ts_ns dump prints): 1200 or 1200ns, 250us, 3ms, 1.5s; tick:N for a CDT tick index; index:N for a CTF metadata packet or fragment; _ may separate digits (default: from the start)"
+	threadHelp := "only this thread `ID`: ATF thread id (7 or thread_7), dial9 worker id or track name, WTF zone name; refused for CDT and CTF (default: all)"
 	if merge {
 		typeHelp = "only events of this `KIND`: call, return, exception or a number (default: all)"
-		fromHelp = "first timestamp to print, in `NS` (the session's clock), inclusive; _ may separate digits (default: from the start)"
+		fromHelp = "first `TIME` to print, inclusive, in ns (the session's clock): 1200, 250us, 1.5s; _ may separate digits (default: from the start)"
 		threadHelp = "only this thread `ID` (default: all)"
 	}
 	fs.StringVar(&o.Type, "type", "", typeHelp)
 	fs.StringVar(&o.Type, "name", "", "alias of --type `NAME`")
 	from := fs.String("from", "", fromHelp)
-	to := fs.String("to", "", "last `TIME` to print, inclusive, in the unit of --from (default: to the end)")
+	to := fs.String("to", "", "last `TIME` to print, inclusive, written as for --from (default: to the end)")
 	fs.StringVar(&o.Thread, "thread", "", threadHelp)
 	pos, code, ok := c.parse(fs, args, 1, 1)
 	if !ok {
 		return code
 	}
-	if !c.parseInts(name, intFlag{"from", *from, &o.From, &o.HasFrom}, intFlag{"to", *to, &o.To, &o.HasTo}) {
-		return exitUsage
+	for _, tf := range []struct {
+		name, raw string
+		dst       **inspect.Time
+	}{{"from", *from, &o.From}, {"to", *to, &o.To}} {
+		if tf.raw == "" {
+			continue
+		}
+		t, err := inspect.ParseTime(tf.raw)
+		if err != nil {
+			return c.usageError(name, "--%s: %v", tf.name, err)
+		}
+		*tf.dst = &t
 	}
 	in, f, err := c.open(pos[0])
 	if err != nil {
@@ -503,6 +570,9 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 	err = op(in, w, o)
 	if ferr := w.Flush(); err == nil && ferr != nil && !errors.Is(ferr, errBrokenPipe) {
 		err = ferr
+	}
+	if isUsage(err) {
+		return c.usageError(name, "%s", usageText(err))
 	}
 	printRecovery(c.stderr, pos[0], in)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/tracecodec/tracecodec/events/inspect"
 	"testing"
 )
 
@@ -32,14 +33,23 @@ func TestRegisterTwicePanics(t *testing.T) {
 	register(&format{name: "test-dup"})
 }
 
-func TestDumpRange(t *testing.T) {
-	o := dumpOptions{From: 10, HasFrom: true, To: 20, HasTo: true}
+func TestDumpIndexRange(t *testing.T) {
+	o := dumpOptions{From: &inspect.Time{Value: 10, Unit: inspect.Index}, To: &inspect.Time{Value: 20, Unit: inspect.Index}}
+	if _, _, err := o.bounds("x", inspect.Index, false); err != nil {
+		t.Fatal(err)
+	}
 	for v, want := range map[int64]bool{9: false, 10: true, 20: true, 21: false} {
-		if o.inRange(v) != want {
-			t.Errorf("inRange(%d)", v)
+		if o.inIndex(v) != want {
+			t.Errorf("inIndex(%d)", v)
 		}
 	}
-	if !(dumpOptions{}).inRange(-5) {
+	if !(dumpOptions{}).inIndex(-5) {
 		t.Error("no filter must pass everything")
+	}
+	if _, _, err := o.bounds("x", inspect.NS, true); !isUsage(err) {
+		t.Errorf("index bounds where ns are wanted: %v, want a usage error", err)
+	}
+	if _, _, err := (dumpOptions{Thread: "1"}).bounds("x", inspect.NS, false); !isUsage(err) {
+		t.Errorf("--thread without threads: %v, want a usage error", err)
 	}
 }
