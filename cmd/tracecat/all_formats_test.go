@@ -94,8 +94,10 @@ func TestEveryCommandOnEveryVector(t *testing.T) {
 			code, _, stderr = run(t, nil, "convert", "--to", "chrome", path, dst)
 			if format == "ctf" {
 				// CTF metadata has no events to show; convert --to chrome must be
-				// refused cleanly, not crash.
-				checkOutcome(t, "convert", path, code, stderr)
+				// refused cleanly as a usage error, not crash.
+				if code != exitUsage || !strings.HasPrefix(stderr, path+": ") {
+					t.Errorf("convert %s: exit %d %q, want 2 and the path", path, code, stderr)
+				}
 				continue
 			}
 			checkOutcome(t, "convert", path, code, stderr)

@@ -390,7 +390,7 @@ func atfMerge(in *input, w *bufio.Writer, o dumpOptions) error {
 // symbols when present, pid from the pid_N folder.
 func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	if to != "chrome" {
-		return fmt.Errorf("atf converts to chrome only, not %q", to)
+		return usageErrorf("atf converts to chrome only, not %q", to)
 	}
 	if !in.IsDir() && atfKind(in) == "detail" {
 		return errors.New("convert needs a session, thread folder or index file, not a detail file")

@@ -234,7 +234,7 @@ func TestATFConvertChrome(t *testing.T) {
 	if first.Name != "main" || first.TS != 1000000001.0 || first.Tid != 0 {
 		t.Errorf("first event %+v", first)
 	}
-	if code, _, _ := run(t, nil, "convert", "--to", "wtf", vectortest.Path(t, "atf", atfNormal), "-"); code != exitInvalid {
+	if code, _, _ := run(t, nil, "convert", "--to", "wtf", vectortest.Path(t, "atf", atfNormal), "-"); code != exitUsage {
 		t.Error("convert to an unsupported target succeeded")
 	}
 }

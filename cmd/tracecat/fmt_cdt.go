@@ -380,7 +380,7 @@ var cdtDefaultFields = []string{
 // numeric field, one sample per tick at ts = elapsed_ms in µs. Streamed.
 func cdtConvert(in *input, to string, out io.Writer, o convertOptions) error {
 	if to != "chrome" {
-		return fmt.Errorf("convert --to %s: CDT converts to chrome only", to)
+		return usageErrorf("convert --to %s: CDT converts to chrome only", to)
 	}
 	fields := o.Fields
 	if len(fields) == 0 {

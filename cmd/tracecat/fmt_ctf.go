@@ -445,7 +445,7 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 		return err
 	case "packetized":
 	default:
-		return fmt.Errorf("ctf converts to plain or packetized[,le|be][,1.8|2.0|2.0-37][,size=N], not %q", to)
+		return usageErrorf("ctf converts to plain or packetized[,le|be][,1.8|2.0|2.0-37][,size=N], not %q", to)
 	}
 	m, err := ctfLoad(in)
 	if err != nil {

@@ -183,7 +183,7 @@ func TestCTFConvertTSDLInV20Headers(t *testing.T) {
 			}
 		}
 		// Metadata holds no events: it does not convert to a viewer's format.
-		if code, _, errb := run(t, nil, "convert", "--to", "chrome", src, filepath.Join(dir, "c.json")); code != exitInvalid || !strings.Contains(errb, "no Chrome trace form") {
+		if code, _, errb := run(t, nil, "convert", "--to", "chrome", src, filepath.Join(dir, "c.json")); code != exitUsage || !strings.Contains(errb, "no Chrome trace form") {
 			t.Errorf("%s chrome: exit %d, %q", src, code, errb)
 		}
 		// TSDL in 1.8 headers, the default, needs no --force.

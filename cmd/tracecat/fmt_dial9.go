@@ -172,7 +172,7 @@ func dial9Dump(in *input, w *bufio.Writer, o dumpOptions) error {
 // thread; PollStart/PollEnd pairs on a worker become "poll" slices.
 func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
 	if to != "chrome" {
-		return fmt.Errorf("dial9 converts only to chrome, not %q", to)
+		return usageErrorf("dial9 converts only to chrome, not %q", to)
 	}
 	return writeChrome(in, out, nil, nil)
 }

@@ -237,7 +237,7 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	switch to {
 	case "json", "json-partial", "json-events", "binary", "chrome":
 	default:
-		return fmt.Errorf("wtf converts to json, json-partial, json-events, binary or chrome, not %q", to)
+		return usageErrorf("wtf converts to json, json-partial, json-events, binary or chrome, not %q", to)
 	}
 	if to == "chrome" {
 		return wtfToChrome(in, out)

@@ -192,7 +192,7 @@ func TestWTFConvertRoundTrips(t *testing.T) {
 	if m["container"] != "binary" || m["events"] != 2.0 || m["first_us"] != 1500.0 {
 		t.Errorf("legacy → binary: %v", m)
 	}
-	if code, _, _ := run(t, nil, "convert", "--to", "plain", leg, out); code != exitInvalid {
+	if code, _, _ := run(t, nil, "convert", "--to", "plain", leg, out); code != exitUsage {
 		t.Errorf("unknown target accepted")
 	}
 }

@@ -157,7 +157,7 @@ func TestConvertCTFToChromeExplains(t *testing.T) {
 		t.Fatal(e)
 	}
 	code, _, errOut := run(t, nil, "convert", "--to", "chrome", in, out)
-	if code != exitInvalid || !strings.Contains(errOut, "no Chrome trace form") {
+	if code != exitUsage || !strings.Contains(errOut, "no Chrome trace form") {
 		t.Errorf("exit %d %q", code, errOut)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {

@@ -41,11 +41,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/ferr"
+	"golang.org/x/term"
 )
 
 // Exit codes.
@@ -189,6 +191,12 @@ func main() {
 	os.Exit(exitCode(ctx, code))
 }
 
+// stdinIsTerminal reports whether r is a terminal (tests replace it).
+var stdinIsTerminal = func(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
 // context is the run's context, never nil.
 func (c *cli) context() context.Context {
 	if c.ctx == nil {
@@ -208,6 +216,13 @@ func (c *cli) run(args []string) int {
 		name = "help"
 	case "--version", "-version":
 		name = "version"
+	}
+	inputs := rest
+	if (name == "convert" || name == "sample" || name == "export") && len(rest) > 0 {
+		inputs = rest[:len(rest)-1] // the last "-" is standard output
+	}
+	if c.stdin != nil && slices.Contains(inputs, "-") && stdinIsTerminal(c.stdin) {
+		fmt.Fprintln(c.stderr, "tracecat: reading a trace from standard input, which is a terminal: pipe or redirect a file in (tracecat "+name+" - < trace.bin), or press Ctrl-D to end")
 	}
 	cmd := lookupCommand(name)
 	if cmd == nil {
@@ -282,8 +297,14 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// fail prints an input error as "PATH: offset N: what is wrong" and returns 1.
+// fail prints an input error as "PATH: offset N: what is wrong" and returns 1;
+// a usage error (see isUsage) is printed as "PATH: what to do instead" and
+// returns 2.
 func (c *cli) fail(path string, err error) int {
+	if isUsage(err) {
+		fmt.Fprintf(c.stderr, "%s: %s\n", path, usageText(err))
+		return exitUsage
+	}
 	var ie *interruptError
 	if errors.As(err, &ie) {
 		fmt.Fprintf(c.stderr, "tracecat: %v\n", ie)
@@ -305,14 +326,32 @@ func (c *cli) open(path string) (*input, *format, error) {
 		return nil, nil, err
 	}
 	in.ctx = c.ctx
-	if in.det.Format == "unknown" {
-		return nil, nil, errors.New("unrecognised format")
+	if err := notATrace(in); err != nil {
+		return nil, nil, err
 	}
 	f := formats[in.det.Format]
 	if f == nil {
 		return nil, nil, fmt.Errorf("format %s is detected but not supported by this build", in.det.Format)
 	}
 	return in, f, nil
+}
+
+// errEmpty is the answer for an input of 0 bytes.
+var errEmpty = errors.New("empty file (0 bytes): no trace to read")
+
+// notATrace says why in cannot be read as a trace: an empty file (an
+// invalid input), a folder that holds traces but is none (a usage error:
+// the command takes one trace), or an unrecognised format.
+func notATrace(in *input) error {
+	switch {
+	case in.det.Known():
+		return nil
+	case !in.isDir && in.size == 0:
+		return errEmpty
+	case in.isDir:
+		return usageErrorf("a folder, not a trace folder (ATF session or thread folder, CTF trace): this command reads one trace — give a file inside it; validate, stats, detect and export walk folders")
+	}
+	return errors.New("unrecognised format")
 }
 
 func (c *cli) cmdDetect(args []string) int {
@@ -331,7 +370,11 @@ func (c *cli) cmdDetect(args []string) int {
 			return result{out: j.path + ": " + errText(err), invalid: true, stderr: true}
 		}
 		if !in.det.Known() {
-			return result{out: j.path + ": " + in.det.String(), invalid: !j.walked, skipped: j.walked}
+			out := j.path + ": " + in.det.String()
+			if !in.isDir && in.size == 0 {
+				out += " (empty file)"
+			}
+			return result{out: out, invalid: !j.walked, skipped: j.walked}
 		}
 		return result{out: j.path + ": " + in.det.String(), format: in.det.Format}
 	}, func(_ job, r result) {
@@ -564,7 +607,7 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 		op = f.merge
 	}
 	if op == nil {
-		return c.fail(pos[0], fmt.Errorf("%s is not supported for %s", name, f.name))
+		return c.usageError(name, "%s: %s is not supported for %s", pos[0], name, f.name)
 	}
 	w := bufio.NewWriterSize(ctxWriter{newStopCheck(c.context()), c.stdout}, 64<<10)
 	err = op(in, w, o)
@@ -629,7 +672,7 @@ func (c *cli) cmdDiff(args []string) int {
 		return exitUsage
 	}
 	if fa.diff == nil {
-		return c.fail(pos[0], fmt.Errorf("diff is not supported for %s", fa.name))
+		return c.usageError("diff", "%s: diff compares CDT traces, and this is %s", pos[0], fa.name)
 	}
 	w := bufio.NewWriter(c.stdout)
 	code, err = fa.diff(a, b, w, o)
@@ -652,17 +695,20 @@ func (c *cli) cmdConvert(args []string) int {
 	if *to == "" {
 		return c.usageError("convert", "--to is required")
 	}
+	if target, _, _ := strings.Cut(*to, ","); !containsStr(convertTargets, target) {
+		return c.usageError("convert", "--to %q: want one of %s", *to, strings.Join(convertTargets, ", "))
+	}
 	in, f, err := c.open(pos[0])
 	if err != nil {
 		return c.fail(pos[0], err)
 	}
 	if f.convert == nil {
-		return c.fail(pos[0], fmt.Errorf("convert is not supported for %s", f.name))
+		return c.usageError("convert", "%s: convert is not supported for %s", pos[0], f.name)
 	}
 	if f.name == "ctf" && *to == "chrome" {
 		// Before creating OUT: CTF metadata describes a trace's streams and
 		// events; it holds no events to draw.
-		return c.fail(pos[0], errors.New("CTF metadata holds no events, so it has no Chrome trace form: ctf converts to plain or packetized"))
+		return c.fail(pos[0], usageErrorf("CTF metadata holds no events, so it has no Chrome trace form: ctf converts to plain or packetized"))
 	}
 	o := convertOptions{Force: *force}
 	if *fields != "" {
@@ -673,7 +719,11 @@ func (c *cli) cmdConvert(args []string) int {
 		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
 		return exitInvalid
 	}
-	err = f.convert(in, *to, out, o)
+	// Progress counts the bytes written: a converter reads its input in
+	// its own way, and every one writes as it goes.
+	p := newProgress("convert: written", 0, in.Size() >= progressThreshold || in.IsDir())
+	err = f.convert(in, *to, progressWriter{out, p}, o)
+	p.Done()
 	if cerr := commit(err == nil); err == nil {
 		err = cerr
 	}
@@ -786,6 +836,9 @@ func (c *cli) cmdDemo(args []string) int {
 	}
 	return code
 }
+
+// convertTargets are the values of convert --to (before any ",option").
+var convertTargets = []string{"chrome", "json", "json-partial", "json-events", "binary", "plain", "packetized"}
 
 // sampleName is the file name of each format's sample, with the customary
 // extension.

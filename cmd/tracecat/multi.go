@@ -195,11 +195,14 @@ func (s *summary) text(okWord, badWord string) string {
 	if s.skipped > 0 {
 		line += fmt.Sprintf("; %d files skipped (not traces)", s.skipped)
 	}
+	if s.inputs == 0 {
+		line += "; no inputs: no trace found (exit 1)"
+	}
 	return line
 }
 
 func (s *summary) code() int {
-	if s.invalid > 0 {
+	if s.invalid > 0 || s.inputs == 0 {
 		return exitInvalid
 	}
 	return exitOK
@@ -220,7 +223,9 @@ func (c *cli) openJob(j job) (*input, *format, *result) {
 		if j.walked {
 			return nil, nil, &result{skipped: true}
 		}
-		return nil, nil, &result{out: "unrecognised format", invalid: true}
+		if err := notATrace(in); err != nil {
+			return nil, nil, &result{out: usageText(err), invalid: true}
+		}
 	}
 	f := formats[in.det.Format]
 	if f == nil {

@@ -29,8 +29,13 @@ type progress struct {
 	visible bool      // a line is on the screen
 }
 
-// progressThreshold is the input size above which progress is shown.
-const progressThreshold = 64 << 20
+// progressThreshold is the input size above which progress is shown (a
+// variable for tests).
+var progressThreshold int64 = 64 << 20
+
+// progressShown, when set (by tests), is called with every reporter that
+// will draw.
+var progressShown func(p *progress)
 
 // progressInterval is the least time between two redraws.
 const progressInterval = 100 * time.Millisecond
@@ -46,6 +51,9 @@ func newProgress(label string, total int64, force bool) *progress {
 	p := &progress{label: label, total: total, now: time.Now}
 	if (force || total >= progressThreshold) && !progressMuted.Load() && stderrIsTerminal() {
 		p.w = os.Stderr
+		if progressShown != nil {
+			progressShown(p)
+		}
 	}
 	p.start = p.now()
 	return p
@@ -77,6 +85,20 @@ func (p *progress) Add(n int64) {
 		p.visible = true
 		activeProgress.set(p)
 	}
+}
+
+// progressWriter counts the bytes written through it on a progress line:
+// the hook for commands whose work is best measured by what they write
+// (convert; export can use it or count its own).
+type progressWriter struct {
+	w io.Writer
+	p *progress
+}
+
+func (pw progressWriter) Write(b []byte) (int, error) {
+	n, err := pw.w.Write(b)
+	pw.p.Add(int64(n))
+	return n, err
 }
 
 // Done erases the progress line. It may be called more than once.

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadInputAnswers pins what tracecat says about inputs that are no
+// trace: an empty folder, an empty file, a folder where one trace is wanted,
+// and usage errors of convert and diff.
+func TestBadInputAnswers(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	emptyFile := filepath.Join(dir, "empty.bin")
+	os.WriteFile(emptyFile, nil, 0o644)
+	traces := filepath.Join(dir, "traces")
+	os.Mkdir(traces, 0o755)
+	d9a, d9b := filepath.Join(traces, "a.dial9.bin"), filepath.Join(traces, "b.dial9.bin")
+	run(t, nil, "sample", "dial9", d9a)
+	run(t, nil, "sample", "dial9", d9b)
+
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"validate", empty}, exitInvalid, "0 inputs: 0 ok, 0 invalid; no inputs: no trace found", ""},
+		{[]string{"stats", empty}, exitInvalid, "no inputs", ""},
+		{[]string{"detect", empty}, exitInvalid, "no inputs", ""},
+		{[]string{"validate", emptyFile}, exitInvalid, "", emptyFile + ": empty file (0 bytes)"},
+		{[]string{"dump", emptyFile}, exitInvalid, "", "empty file"},
+		{[]string{"detect", emptyFile}, exitInvalid, "unknown (empty file)", ""},
+		{[]string{"validate", traces, emptyFile}, exitInvalid, emptyFile + ": empty file", ""},
+		{[]string{"dump", traces}, exitUsage, "", "a folder, not a trace folder"},
+		{[]string{"convert", "--to", "chrome", traces, filepath.Join(dir, "o.json")}, exitUsage, "", "a folder, not a trace folder"},
+		{[]string{"convert", "--to", "pdf", d9a, filepath.Join(dir, "o.pdf")}, exitUsage, "", `--to "pdf": want one of chrome`},
+		{[]string{"convert", "--to", "binary", d9a, filepath.Join(dir, "o.bin")}, exitUsage, "", "dial9 converts only to chrome"},
+		{[]string{"diff", d9a, d9b}, exitUsage, "", "diff compares CDT traces"},
+		{[]string{"merge", d9a}, exitUsage, "", "merge is not supported for dial9"},
+	} {
+		code, out, errOut := run(t, nil, tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.stdout) || !strings.Contains(errOut, tc.stderr) {
+			t.Errorf("%v: exit %d (want %d)\nstdout %q (want %q)\nstderr %q (want %q)", tc.args, code, tc.code, out, tc.stdout, errOut, tc.stderr)
+		}
+	}
+	for _, p := range []string{filepath.Join(dir, "o.pdf"), filepath.Join(dir, "o.bin"), filepath.Join(dir, "o.json")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s written by a refused convert", p)
+		}
+	}
+}
+
+// TestStdinTerminalHint: reading "-" from a terminal says so instead of
+// waiting silently; "-" as an output does not.
+func TestStdinTerminalHint(t *testing.T) {
+	old := stdinIsTerminal
+	defer func() { stdinIsTerminal = old }()
+	stdinIsTerminal = func(io.Reader) bool { return true }
+	_, _, errOut := run(t, []byte{}, "stats", "-")
+	if !strings.Contains(errOut, "standard input, which is a terminal") || !strings.Contains(errOut, "Ctrl-D") {
+		t.Errorf("stats - on a terminal: %q", errOut)
+	}
+	p := filepath.Join(t.TempDir(), "s.dial9.bin")
+	run(t, nil, "sample", "dial9", p)
+	if _, _, errOut := run(t, []byte{}, "convert", "--to", "chrome", p, "-"); strings.Contains(errOut, "terminal") {
+		t.Errorf("convert to standard output hinted: %q", errOut)
+	}
+	stdinIsTerminal = func(io.Reader) bool { return false }
+	if _, _, errOut := run(t, []byte{}, "stats", "-"); strings.Contains(errOut, "terminal") {
+		t.Errorf("hint without a terminal: %q", errOut)
+	}
+}
+
+// TestProgressOnEveryLongCommand: dump, merge and convert of one large
+// input show a progress line on a terminal, as validate and stats do.
+func TestProgressOnEveryLongCommand(t *testing.T) {
+	oldTerm, oldThreshold := stderrIsTerminal, progressThreshold
+	defer func() { stderrIsTerminal, progressThreshold, progressShown = oldTerm, oldThreshold, nil }()
+	stderrIsTerminal = func() bool { return true }
+	progressThreshold = 1
+	var labels []string
+	progressShown = func(p *progress) { labels = append(labels, p.label) }
+	saved := os.Stderr
+	devnull, _ := os.Open(os.DevNull)
+	os.Stderr = devnull
+	defer func() { os.Stderr = saved; devnull.Close() }()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.dial9.bin")
+	run(t, nil, "sample", "dial9", p)
+	for _, args := range [][]string{
+		{"dump", p},
+		{"dump", "--json", p},
+		{"convert", "--to", "chrome", p, filepath.Join(dir, "o.json")},
+	} {
+		labels = nil
+		cmd := args[0]
+		if code, _, errOut := run(t, nil, args...); code != exitOK {
+			t.Fatalf("%s: %s", cmd, errOut)
+		}
+		if !slicesHasPrefix(labels, cmd) {
+			t.Errorf("%s: progress labels %q", cmd, labels)
+		}
+	}
+}
+
+func slicesHasPrefix(labels []string, prefix string) bool {
+	for _, l := range labels {
+		if strings.HasPrefix(l, prefix) {
+			return true
+		}
+	}
+	return false
+}
