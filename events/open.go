@@ -27,7 +27,7 @@ var (
 	ErrOption = errors.New("events: invalid option")
 )
 
-// Option configures Open, OpenReaderAt and OpenBytes.
+// Option configures Open, OpenReaderAt, OpenBytes and NewReader.
 type Option func(*options) error
 
 type options struct {
@@ -37,6 +37,8 @@ type options struct {
 	concurrency int
 	maxNames    int
 	scopeData   bool
+	spoolLimit  int64
+	hasSpool    bool
 }
 
 // DefaultMaxPairDepth is the per-track stack depth WithPairing(0) uses.
@@ -372,4 +374,93 @@ func (r *Reader) Close() error {
 	r.closed = true
 	r.it = closedSource{}
 	return r.src.close()
+}
+
+// DefaultSpoolLimit is the most NewReader copies to a temporary file for a
+// format that needs random access (see WithSpoolLimit).
+const DefaultSpoolLimit = 4 << 30
+
+// ErrSpoolLimit is wrapped by NewReader's error when a stream that must be
+// spooled is longer than the spool limit.
+var ErrSpoolLimit = errors.New("events: stream longer than the spool limit")
+
+// WithSpoolLimit sets how many bytes NewReader may copy to a temporary file
+// for a format that needs random access; 0 forbids spooling (only dial9
+// streams then). Default DefaultSpoolLimit.
+func WithSpoolLimit(n int64) Option {
+	return func(o *options) error {
+		if n < 0 {
+			return fmt.Errorf("%w: WithSpoolLimit(%d): want ≥ 0", ErrOption, n)
+		}
+		o.spoolLimit, o.hasSpool = n, true
+		return nil
+	}
+}
+
+// NewReader detects the format of a stream (a pipe, standard input, a
+// network body) and opens it, with bounded memory:
+//
+//   - a dial9 stream (plain or gzip) is decoded as it is read, holding only
+//     what the dial9 reader holds (the current frame, schemas and pools);
+//   - the formats that need random access (CDT footers, ATF index footers,
+//     WTF chunk tables) are first copied to a temporary file of at most the
+//     spool limit (WithSpoolLimit, default DefaultSpoolLimit; beyond it the
+//     error wraps ErrSpoolLimit), removed by Close or on any error, and
+//     read from there as Open would.
+//
+// Only the first HeadSize bytes are held in memory for detection.
+// WithName supplies the file name detection may need for a damaged file.
+// The caller closes r (if it must) after the Reader is closed.
+func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	limit := int64(DefaultSpoolLimit)
+	if o.hasSpool {
+		limit = o.spoolLimit
+	}
+	head := make([]byte, HeadSize)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	head = head[:n]
+	d := detectHead(o.name, head)
+	switch d.Format {
+	case FormatDial9:
+		src, err := openDial9Stream(io.MultiReader(bytes.NewReader(head), r), &o, nil)
+		return newReader(d, src, err, &o)
+	case FormatUnknown, "":
+		return nil, ErrUnknownFormat
+	case FormatCTF:
+		return nil, noEvents(d)
+	}
+	if d.Format == FormatATF && d.Variant == "detail" {
+		return nil, noEvents(d)
+	}
+	f, err := os.CreateTemp("", "events-spool-*")
+	if err != nil {
+		return nil, err
+	}
+	remove := func() error {
+		err := f.Close()
+		if rerr := os.Remove(f.Name()); err == nil {
+			err = rerr
+		}
+		return err
+	}
+	size, err := io.Copy(f, io.MultiReader(bytes.NewReader(head), io.LimitReader(r, limit-int64(len(head))+1)))
+	if err == nil && size > limit {
+		err = fmt.Errorf("%w: a %s stream is spooled to a file to be read, and it is longer than %d bytes (WithSpoolLimit)", ErrSpoolLimit, d.Format, limit)
+	}
+	if err != nil {
+		remove()
+		return nil, err
+	}
+	src, err := openFile(f, size, d, &o, remove)
+	if err != nil {
+		remove()
+	}
+	return newReader(d, src, err, &o)
 }
