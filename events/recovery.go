@@ -66,7 +66,27 @@ func (r *Reader) Recovery() *traceerr.Recovery {
 	default:
 		return nil
 	}
+	s.Format = FormatName(s.Format)
 	return &s
+}
+
+// FormatName returns the format name — FormatCDT, FormatDial9, FormatATF,
+// FormatCTF or FormatWTF, the names Detect, Event.Format, JSON Lines and
+// tracecat use — for the codec package name that traceerr.FormatError.Format
+// and the codecs' traceerr.Recovery.Format carry ("wtfcff" gives "wtf",
+// "ctf2meta" gives "ctf"; "cdt", "cdt/schema7"'s "cdt", "dial9" and "atf"
+// are already both). Errors keep the package name, as Go packages prefix
+// their errors ("wtfcff: offset 12: …"); the summaries this package returns
+// (Reader.Recovery) carry the format name. Other strings are returned as
+// they are.
+func FormatName(pkg string) string {
+	switch pkg {
+	case "wtfcff":
+		return FormatWTF
+	case "ctf2meta":
+		return FormatCTF
+	}
+	return pkg
 }
 
 // atfEvents is the number of index events of the session's threads.

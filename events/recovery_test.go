@@ -31,7 +31,7 @@ func TestRecoverySummaryEveryFormat(t *testing.T) {
 		{"cdt without footer", cdtData[:len(cdtData)-200], "cdt", "ticks", cdt.ErrTrailer, true},
 		{"dial9 cut", d9[:len(d9)-3], "dial9", "events", dial9.ErrTruncated, true},
 		{"atf torn", genATF(100)[:64+50*32+7], "atf", "events", atf.ErrTruncated, true},
-		{"wtf torn", wtf[:len(wtf)-5], "wtfcff", "events", wtfcff.ErrTruncated, true},
+		{"wtf torn", wtf[:len(wtf)-5], "wtf", "events", wtfcff.ErrTruncated, true},
 	} {
 		r, err := events.OpenBytes(tc.data)
 		if err != nil {
@@ -119,5 +119,13 @@ func TestRecoveryATFDanglingLinks(t *testing.T) {
 	}
 	if !strings.Contains(rec.String(), "dangling") || rec.Lost < 2 {
 		t.Errorf("summary lacks the 2 dangling links: %s (lost %d)", rec, rec.Lost)
+	}
+}
+
+func TestFormatName(t *testing.T) {
+	for pkg, want := range map[string]string{"wtfcff": "wtf", "ctf2meta": "ctf", "cdt": "cdt", "dial9": "dial9", "atf": "atf", "x": "x"} {
+		if got := events.FormatName(pkg); got != want {
+			t.Errorf("FormatName(%q) = %q, want %q", pkg, got, want)
+		}
 	}
 }

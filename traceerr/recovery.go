@@ -18,7 +18,8 @@ import (
 // has a Reason; Lossy tells whether bytes or units were lost on the way.
 type Recovery struct {
 	// Format is the package that read the input: "cdt", "dial9", "atf",
-	// "ctf2meta" or "wtfcff".
+	// "ctf2meta" or "wtfcff" (events.Reader.Recovery and tracecat give the
+	// format names "ctf" and "wtf" instead: see events.FormatName).
 	Format string
 	// Unit names what Read and Lost count, in the plural: "events",
 	// "ticks", "records", "packets", "fragments".

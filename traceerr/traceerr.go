@@ -34,7 +34,9 @@ import (
 // same without the format name, the shape tracecat prints after a path.
 type FormatError struct {
 	// Format is the package that raised the error: "cdt", "dial9", "atf",
-	// "ctf2meta" or "wtfcff".
+	// "ctf2meta" or "wtfcff" (the prefix of the error text, as Go packages
+	// name their errors). The format names of the event layer and tracecat
+	// are "ctf" and "wtf" for the last two: events.FormatName maps them.
 	Format string
 	// Offset is the byte offset in the input where the problem was found, or
 	// -1 when the error has no single place (a missing file, a link between two

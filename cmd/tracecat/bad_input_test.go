@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -115,4 +116,23 @@ func slicesHasPrefix(labels []string, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// TestOneFormatName: stats names the format "wtf" in its recovery summary
+// as in its "format" key, not the package name "wtfcff".
+func TestOneFormatName(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.wtf-trace")
+	run(t, nil, "sample", "wtf", p)
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, b[:len(b)-5], 0o644)
+	code, out, errOut := run(t, nil, "stats", "--json", p)
+	var st struct {
+		Format   string `json:"format"`
+		Recovery *struct {
+			Format string `json:"format"`
+		} `json:"recovery"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil || code != exitOK || st.Format != "wtf" || st.Recovery == nil || st.Recovery.Format != "wtf" {
+		t.Errorf("exit %d %s %s", code, out, errOut)
+	}
 }

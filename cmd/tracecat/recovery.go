@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/tracecodec/tracecodec/atf"
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
 
@@ -31,6 +32,11 @@ func (in *input) Recovery() *traceerr.Recovery {
 	r := in.recovery()
 	if r == nil || r.Clean() {
 		return nil
+	}
+	if name := events.FormatName(r.Format); name != r.Format {
+		c := *r // one format name everywhere: "wtf", not the package's "wtfcff"
+		c.Format = name
+		r = &c
 	}
 	return r
 }
