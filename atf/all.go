@@ -79,10 +79,13 @@ func (s *IndexReader) All() iter.Seq2[IndexEvent, error] {
 
 // MergedEvent is one step of a merge: the event, the position of its thread
 // in the merged file list (Session.Threads for a session), and its sequence
-// number within that thread.
+// number within that thread. Thread is a position, not a thread id: the id
+// is Session.Threads[Thread].ID (from the thread_<ID> folder name), or
+// Header().ThreadID of the merged IndexFile at that position (the event
+// layer's Track.ID and JSON record "thread" give the id).
 type MergedEvent struct {
 	IndexEvent
-	Thread int    // position of the event's thread in the merged file list
+	Thread int    // position of the event's thread in the merged file list (not its id; see above)
 	Seq    uint64 // the event's sequence number in its thread's index file
 }
 

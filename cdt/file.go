@@ -83,6 +83,14 @@ func Open(r io.ReaderAt, size int64, opts ...ReaderOption) (*File, error) {
 }
 
 // OpenFile opens the named file with Open; Close closes the file.
+//
+// A file shorter than a header and a trailer (27 bytes; an empty file
+// included) fails with ErrSize: it holds nothing to recover, with or
+// without WithRecovery, and events.Open answers the same. A file cut after
+// its header (a writer killed before Close) fails with ErrTrailer unless
+// WithRecovery is given, which reads its complete TICK chunks instead;
+// events.Open and tracecat always pass WithRecovery, so they read what such
+// a file holds and report the loss (File.Recovery).
 func OpenFile(name string, opts ...ReaderOption) (*File, error) {
 	f, err := os.Open(name)
 	if err != nil {

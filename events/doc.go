@@ -53,7 +53,9 @@
 //     records included as KindMetadata. Scope enters begin (wtf.scope#enter
 //     named by its name argument), wtf.scope#leave ends and is named by the
 //     scope it closes, other events are instants, on the zone's track. Time is
-//     the record's µs × 1000. Arguments are the event's arguments. Scopes
+//     the record's µs × 1000; a definition or zone record stamped 0 (as
+//     writers put them ahead of the trace) has no time (HasTime false,
+//     ts_ns null), so that no time range starts at 0. Arguments are the event's arguments. Scopes
 //     are paired per zone by a stack of names (at most 65 536 deep per
 //     zone); WithScopeData pairs them with wtfcff.ScopeTracker instead, so
 //     that Event.WTFScope gives each closed scope's arguments and appended
@@ -89,7 +91,9 @@
 // track_kind, track, track_name, args. The record object's keys per format:
 //
 //	dial9  {"offset": frame offset, "type_id": wire type id, "type": schema name}
-//	atf    {"thread": thread id, "seq": sequence number in its index.atf,
+//	atf    {"thread": thread id (of the thread_<ID> folder, else the index
+//	        header's; not the merge position atf.MergedEvent.Thread),
+//	        "seq": sequence number in its index.atf,
 //	        "kind": "call"|"return"|"exception"|…, "thread_id": the record's
 //	        thread_id, "detail_seq": link into detail.atf or null}
 //	wtf    {"chunk": chunk id, "offset": file offset, "wire_id": wire type id,

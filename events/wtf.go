@@ -105,6 +105,11 @@ func (s *wtfSource) next(e *Event) bool {
 	switch {
 	case ev.IsInternal():
 		e.kind, e.name = KindMetadata, ev.Name()
+		// Writers stamp the definitions and zone records they put
+		// ahead of the trace with time 0, which is no time of the
+		// trace's clock (a span from it would start at 0): such a
+		// record has no time. One stamped when it happened keeps it.
+		e.hasTime = ev.Time != 0
 		// Internal events are wtf.event#define, wtf.zone#set and
 		// wtf.zone#create and #delete, the two of 15 bytes. A zone record
 		// may rename a zone (the first wtf.zone#create renames the default
