@@ -10,7 +10,7 @@ import (
 	"github.com/tracecodec/tracecodec/cdt"
 	"github.com/tracecodec/tracecodec/cdt/schema7"
 	"github.com/tracecodec/tracecodec/dial9"
-	"github.com/tracecodec/tracecodec/internal/cdtdemo"
+	"github.com/tracecodec/tracecodec/testgen/cdtdemo"
 	"github.com/tracecodec/tracecodec/wtfcff"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracecodec/tracecodec/internal/tracegen"
+	"github.com/tracecodec/tracecodec/testgen/tracegen"
 )
 
 // cpuTime is the process's user + system CPU time.

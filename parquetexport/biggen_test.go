@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tracecodec/tracecodec/internal/tracegen"
+	"github.com/tracecodec/tracecodec/testgen/tracegen"
 )
 
 // TestGenerateBigInputs writes the inputs of the package doc's memory and

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tracecodec/tracecodec/dial9"
-	"github.com/tracecodec/tracecodec/internal/tracegen"
+	"github.com/tracecodec/tracecodec/testgen/tracegen"
 )
 
 // writePooledRebinds writes a dial9 stream whose pool ids are rebound

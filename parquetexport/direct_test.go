@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/tracecodec/tracecodec/internal/tracegen"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
+	"github.com/tracecodec/tracecodec/testgen/tracegen"
 )
 
 // TestDial9DirectEqualsEventLayer exports every dial9 vector (and a

@@ -15,7 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/events"
-	"github.com/tracecodec/tracecodec/internal/tracegen"
+	"github.com/tracecodec/tracecodec/testgen/tracegen"
 )
 
 // readAll reads every row of every Parquet file under dir as maps (the

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tracecodec/tracecodec/internal/tracegen"
+	"github.com/tracecodec/tracecodec/testgen/tracegen"
 )
 
 // BenchmarkExportDial9Steady measures the dial9 export path on one core in

@@ -12,8 +12,8 @@ import (
 
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect"
-	"github.com/tracecodec/tracecodec/internal/tracegen"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
+	"github.com/tracecodec/tracecodec/testgen/tracegen"
 )
 
 func TestParseTime(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tracecodec/tracecodec/internal/tracegen"
 	"github.com/tracecodec/tracecodec/parquetexport"
+	"github.com/tracecodec/tracecodec/testgen/tracegen"
 )
 
 // TestFleet exports 200 generated dial9 .bin.gz segments (20 hosts) and an

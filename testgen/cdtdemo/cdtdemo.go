@@ -1,6 +1,6 @@
 // Package cdtdemo builds synthetic schema-v7 rows for tracecat's sample
 // command, the schema7 tests and benchmarks. It is not game data and not
-// part of the module's API.
+// part of the module's stable API (see package testgen).
 package cdtdemo
 
 import (
