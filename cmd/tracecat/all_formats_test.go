@@ -189,5 +189,37 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(out, "format: "+name+"\n") {
 			t.Errorf("demo output lacks stats for %s", name)
 		}
+		if !strings.Contains(out, "$ tracecat dump "+path+"\n") {
+			t.Errorf("demo output lacks a dump of %s", name)
+		}
+		if name == "ctf" {
+			continue
+		}
+		// A few event lines of the dump, and the Chrome file written.
+		_, dump, _ := strings.Cut(out, "$ tracecat dump "+path+"\n")
+		lines := strings.SplitN(dump, "\n", demoDumpLines+1)
+		for _, l := range lines[:demoDumpLines] {
+			if f := strings.Fields(l); len(f) < 3 || !strings.Contains(l, " [") {
+				t.Errorf("%s: demo dump line %q is no event line", name, l)
+			}
+		}
+		chrome := path + ".chrome.json"
+		if _, err := os.Stat(chrome); err != nil || !strings.Contains(out, "wrote "+chrome+"\n") {
+			t.Errorf("demo did not write or name %s: %v", chrome, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "parquet")); err != nil || !strings.Contains(out, "wrote "+filepath.Join(dir, "parquet")) || !strings.Contains(out, "Outputs in "+dir) {
+		t.Errorf("demo did not write or name the Parquet dataset: %v", err)
+	}
+}
+
+func TestHeadWriter(t *testing.T) {
+	var b strings.Builder
+	h := &headWriter{w: &b, lines: 2}
+	for _, s := range []string{"a\nb", "\nc\n", "d\ne\n"} {
+		h.Write([]byte(s))
+	}
+	if b.String() != "a\nb\n" || h.more != 3 {
+		t.Errorf("%q, %d more", b.String(), h.more)
 	}
 }

@@ -32,6 +32,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -816,25 +817,102 @@ func (c *cli) cmdDemo(args []string) int {
 		return exitInvalid
 	}
 	code = exitOK
+	var eventInputs []string
 	for _, n := range names {
 		path := filepath.Join(dir, sampleName[n])
 		fmt.Fprintf(c.stdout, "== %s: tracecat sample %s %s\n", n, n, path)
 		steps := [][]string{{"sample", n, path}, {"detect", path}, {"validate", path}, {"stats", path}}
-		for _, st := range steps {
-			if err := interrupted(c.context()); err != nil {
-				fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
-				return exitInvalid
-			}
-			if st[0] != "sample" {
-				fmt.Fprintf(c.stdout, "$ tracecat %s\n", strings.Join(st, " "))
-			}
-			if rc := c.run(st); rc != exitOK {
-				code = rc
-				break
-			}
+		if n != "ctf" { // CTF metadata holds no events
+			steps = append(steps, []string{"dump", path}, []string{"convert", "--to", "chrome", path, filepath.Join(dir, sampleName[n]+".chrome.json")})
+			eventInputs = append(eventInputs, path)
+		} else {
+			steps = append(steps, []string{"dump", path})
+		}
+		if !c.demoSteps(steps) {
+			code = exitInvalid
 		}
 	}
+	if len(eventInputs) > 0 && lookupCommand("export") != nil {
+		fmt.Fprintln(c.stdout, "== every event format into one Parquet dataset")
+		if !c.demoSteps([][]string{append(append([]string{"export", "--to", "parquet"}, eventInputs...), filepath.Join(dir, "parquet"))}) {
+			code = exitInvalid
+		}
+	}
+	if temporary {
+		fmt.Fprintf(c.stdout, "(%s is removed now; run \"tracecat demo DIR\" to keep the traces, the Chrome JSON and the Parquet dataset)\n", dir)
+	} else {
+		fmt.Fprintf(c.stdout, "Outputs in %s: *.chrome.json open in https://ui.perfetto.dev; parquet/ is for DuckDB (SELECT * FROM '%s/parquet/**/*.parquet').\n", dir, dir)
+	}
 	return code
+}
+
+// demoDumpLines is how many lines of a dump demo shows.
+const demoDumpLines = 4
+
+// demoSteps runs the commands of demo, echoing each; a dump shows its first
+// demoDumpLines lines, and a convert or export where its output went. It
+// reports whether every step succeeded.
+func (c *cli) demoSteps(steps [][]string) bool {
+	for _, st := range steps {
+		if err := interrupted(c.context()); err != nil {
+			fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
+			return false
+		}
+		if st[0] != "sample" {
+			fmt.Fprintf(c.stdout, "$ tracecat %s\n", strings.Join(st, " "))
+		}
+		rc := exitOK
+		if st[0] == "dump" {
+			saved := c.stdout
+			h := &headWriter{w: saved, lines: demoDumpLines}
+			c.stdout = h
+			rc = c.run(st)
+			c.stdout = saved
+			if h.more > 0 {
+				fmt.Fprintf(c.stdout, "… %d more lines\n", h.more)
+			}
+		} else {
+			rc = c.run(st)
+		}
+		if rc != exitOK {
+			return false
+		}
+		if st[0] == "convert" || st[0] == "export" {
+			fmt.Fprintf(c.stdout, "wrote %s\n", st[len(st)-1])
+		}
+	}
+	return true
+}
+
+// headWriter passes on the first lines lines written through it and counts
+// the lines after them.
+type headWriter struct {
+	w     io.Writer
+	lines int
+	more  int
+}
+
+func (h *headWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		line := b
+		if i >= 0 {
+			line = b[:i+1]
+		}
+		b = b[len(line):]
+		if h.lines > 0 {
+			if _, err := h.w.Write(line); err != nil {
+				return 0, err
+			}
+			if i >= 0 {
+				h.lines--
+			}
+		} else if i >= 0 {
+			h.more++
+		}
+	}
+	return n, nil
 }
 
 // convertTargets are the values of convert --to (before any ",option").
