@@ -20,7 +20,9 @@
 //
 // Open(path) takes a file or a folder; OpenReaderAt(ra, size) and
 // OpenBytes(b) take a file's contents (WithName supplies the file name for
-// detection by extension). Iteration follows the module's API:
+// detection by extension); NewReader(r) takes a stream such as a pipe, with
+// bounded memory (dial9 is decoded as it comes, the other formats are
+// spooled to a temporary file of at most WithSpoolLimit bytes). Iteration follows the module's API:
 //
 //	r, err := events.Open("trace.dial9.bin")
 //	if err != nil { … }
@@ -77,6 +79,14 @@
 // a torn last chunk): Next delivers what was recovered, Err stays nil, and
 // Reader.Recovery gives the module's uniform summary (traceerr.Recovery) of
 // what was read, what was lost and why.
+//
+// Format names are FormatCDT, FormatDial9, FormatATF, FormatCTF and
+// FormatWTF ("cdt", "dial9", "atf", "ctf", "wtf") everywhere this package
+// and tracecat name a format; the codecs' errors carry their package name
+// ("wtfcff", "ctf2meta"), which FormatName maps.
+//
+// What tracecat dump prints — filters, time bounds in ns, text lines — is
+// package events/inspect, over this one.
 //
 // # Pairing
 //
