@@ -63,70 +63,31 @@ func dumpEvents(in *input, w *bufio.Writer, o dumpOptions) error {
 	return err
 }
 
-// eventStats are the keys stats adds for every event format, from the event
-// layer: events (every event it yields), first_ns and last_ns (the first and
-// last timed event in stream order), min_ns and max_ns; metadata records
-// (WTF definitions and zone records) have no place in the time keys.
-type eventStats struct {
-	events      int64
-	first, last int64
-	min, max    int64
-	timed       bool
-	recovered   bool
-}
-
-func scanEvents(in *input) (*eventStats, error) {
-	r, err := openEvents(in)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	s := &eventStats{min: math.MaxInt64, max: math.MinInt64}
-	for r.Next() {
-		if s.events&0xffff == 0 {
-			if err := in.interrupted(); err != nil {
-				return nil, err
-			}
-		}
-		s.events++
-		ev := r.Event()
-		if !ev.HasTime() || ev.Kind() == events.KindMetadata {
-			continue
-		}
-		t := ev.Time()
-		if !s.timed {
-			s.first = t
-		}
-		s.timed = true
-		s.last = t
-		s.min = min(s.min, t)
-		s.max = max(s.max, t)
-	}
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	s.recovered = r.Recovered()
-	return s, nil
-}
-
-// keys returns the event keys, in the order stats prints them (times null when
-// no event has one).
-func (s *eventStats) keys() statList {
+// eventKeys are the keys stats adds for every event format, from
+// inspect.Scan, in the order stats prints them (times null when no event
+// has one): events, first_ns and last_ns (the first and last timed event in
+// stream order), min_ns and max_ns.
+func eventKeys(s inspect.Stats) statList {
 	var first, last, lo, hi any
-	if s.timed {
-		first, last, lo, hi = s.first, s.last, s.min, s.max
+	if s.Timed {
+		first, last, lo, hi = s.First, s.Last, s.Min, s.Max
 	}
-	return statList{{"events", s.events}, {"first_ns", first}, {"last_ns", last}, {"min_ns", lo}, {"max_ns", hi}}
+	return statList{{"events", s.Events}, {"first_ns", first}, {"last_ns", last}, {"min_ns", lo}, {"max_ns", hi}}
 }
 
 // withEventStats sets the event keys in st: an existing key keeps its place
 // and takes the event layer's value, a new one is added at the end.
 func withEventStats(st statList, in *input) (statList, error) {
-	s, err := scanEvents(in)
+	r, err := openEvents(in)
 	if err != nil {
 		return nil, err
 	}
-	return st.merge(s.keys()), nil
+	defer r.Close()
+	s, err := inspect.Scan(r, func(int64) error { return in.interrupted() })
+	if err != nil {
+		return nil, err
+	}
+	return st.merge(eventKeys(s)), nil
 }
 
 // merge sets each key of add in s (replacing the value in place, or

@@ -340,3 +340,38 @@ func TestAppendTextAllocatesNothing(t *testing.T) {
 		t.Errorf("%.1f allocations per event", n)
 	}
 }
+
+// TestScanAgreesWithDump: Stats computed from the JSON dump's lines (every
+// line an event; times of the timed, non-metadata ones) equal Scan's.
+func TestScanAgreesWithDump(t *testing.T) {
+	for _, v := range vectorInputs {
+		p := vectortest.Path(t, v.format, v.path...)
+		_, jsonl := dumpBoth(t, p, inspect.Filter{})
+		want := inspect.Stats{Events: int64(len(jsonl))}
+		for _, l := range jsonl {
+			var ev struct {
+				Kind string `json:"kind"`
+				TS   *int64 `json:"ts_ns"`
+			}
+			json.Unmarshal([]byte(l), &ev)
+			if ev.TS == nil || ev.Kind == "metadata" {
+				continue
+			}
+			if !want.Timed {
+				want.First, want.Min, want.Max = *ev.TS, *ev.TS, *ev.TS
+			}
+			want.Timed, want.Last = true, *ev.TS
+			want.Min, want.Max = min(want.Min, *ev.TS), max(want.Max, *ev.TS)
+		}
+		r, err := events.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := inspect.Scan(r, nil)
+		want.Recovered = r.Recovered()
+		r.Close()
+		if err != nil || got != want {
+			t.Errorf("%s: Scan = %+v, %v; want %+v", p, got, err, want)
+		}
+	}
+}
