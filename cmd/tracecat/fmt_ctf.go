@@ -32,7 +32,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/tracecodec/tracecodec/events/inspect"
@@ -417,7 +416,7 @@ func ctfLayoutName(l ctf2meta.Layout) string {
 }
 
 func ctfWriteJSON(w *bufio.Writer, v any) error {
-	b, err := json.Marshal(v)
+	b, err := marshalJSON(v)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,8 +29,8 @@ func (s statList) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(kv.Key)
-		v, err := json.Marshal(kv.Value)
+		k, _ := marshalJSON(kv.Key)
+		v, err := marshalJSON(kv.Value)
 		if err != nil {
 			return nil, fmt.Errorf("stats key %s: %w", kv.Key, err)
 		}
@@ -52,7 +53,7 @@ func (s statList) writeText(w io.Writer) {
 		case *traceerr.Recovery:
 			fmt.Fprintf(w, "%s: %s\n", kv.Key, v)
 		default:
-			b, err := json.Marshal(v)
+			b, err := marshalJSON(v)
 			if err != nil {
 				fmt.Fprintf(w, "%s: %v\n", kv.Key, v)
 				continue
@@ -60,4 +61,16 @@ func (s statList) writeText(w io.Writer) {
 			fmt.Fprintf(w, "%s: %s\n", kv.Key, b)
 		}
 	}
+}
+
+// marshalJSON is json.Marshal without HTML escaping: "<", ">" and "&" stay as
+// they are in every JSON tracecat prints, as in the event layer's lines.
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

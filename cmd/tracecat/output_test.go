@@ -53,3 +53,10 @@ func TestDumpIndexRange(t *testing.T) {
 		t.Errorf("--thread without threads: %v, want a usage error", err)
 	}
 }
+
+func TestJSONOutputsDoNotEscapeHTML(t *testing.T) {
+	b, err := statList{{"events_by_name", map[string]int{"<init>&co": 1}}, {"nested", statList{{"a", "<b>"}}}}.MarshalJSON()
+	if err != nil || string(b) != `{"events_by_name":{"<init>&co":1},"nested":{"a":"<b>"}}` {
+		t.Errorf("%s %v", b, err)
+	}
+}
