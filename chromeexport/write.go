@@ -244,7 +244,7 @@ func (x *writer) event(ev *events.Event) error {
 		}
 	}
 	err = x.dispatch(ev, t, ts)
-	if !t.hasLast || ts > t.last {
+	if x.hasBase && (!t.hasLast || ts > t.last) { // untimed events before the first time stay at ts 0
 		t.last, t.hasLast = ts, true
 	}
 	return err

@@ -627,3 +627,39 @@ func BenchmarkWrite(b *testing.B) {
 		r.Close()
 	}
 }
+
+// TestUntimedEvents: an event without a time (a dial9 schema without
+// timestamps) is at its thread's last time, or at ts 0 (the time base) on a
+// thread that has none yet — also when it came before the first timed event.
+func TestUntimedEvents(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := dial9.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, _ := w.Register("TagEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}}, dial9.WithoutTimestamp())
+	start, _ := w.Register("PollStartEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}})
+	end, _ := w.Register("PollEndEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}})
+	for _, step := range []func() error{
+		func() error { return w.WriteUints(tag, 0, 5) },
+		func() error { return w.WriteUints(start, epoch, 0) },
+		func() error { return w.WriteUints(tag, 0, 0) },
+		func() error { return w.WriteUints(end, epoch+700, 0) },
+		func() error { return w.WriteUints(tag, 0, 5) },
+		func() error { return w.Close() },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := parseDoc(t, func() []byte { b, _ := convertBytes(t, buf.Bytes()); return b }())
+	var tags []float64
+	for _, e := range d.TraceEvents {
+		if e.Name == "TagEvent" {
+			tags = append(tags, *e.Ts)
+		}
+	}
+	if len(tags) != 3 || tags[0] != 0 || tags[1] != 0 || tags[2] != 0 {
+		t.Errorf("untimed events at %v µs, want [0 0 0]", tags)
+	}
+}
