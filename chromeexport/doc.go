@@ -52,11 +52,21 @@
 // the end adds (a name the begin has with another value as "end.NAME") and,
 // for a WTF scope, the data appended to it — go on its E, which Perfetto and
 // chrome://tracing merge into the slice's arguments, and which speedscope
-// only uses to close the frame. A slice of zero duration cannot carry them on
-// its E (speedscope would then take the E before the B at the same time and
-// lose the slice): a zero-duration slice with nothing inside is written as
-// one instant ("i") with its arguments, and one with slices inside as B and
-// an E without args, followed by an instant with its arguments.
+// only uses to close the frame. Every E of a slice that lasts carries args
+// ({} when there are none), so that speedscope, which at equal times opens a
+// B before an E with the same key, closes it before a slice of the same name
+// that begins at its end.
+//
+// A slice of zero duration cannot carry them on its E (speedscope would take
+// that E before the B at the same time and lose the slice), so the B of a
+// slice is written only once the slice is known to last: a slice that ends at
+// its begin is written as one instant ("i") with its arguments, as are the
+// zero-duration slices inside it; speedscope draws nothing of such a slice
+// anyway, and Perfetto draws an instant as it draws a zero-duration slice.
+// Instants of a thread are not held back: one at the time of a B still waiting
+// is written before it. Where time goes back on a thread (a slice ends before
+// one begun inside it), the slice that ends at its begin is B, an E without
+// args and an instant with its arguments.
 //
 // Instants are thread-scoped "i" events with their arguments. WTF time ranges
 // (wtf.timeRange#begin/end) are async "b"/"e" events matched by id.
@@ -82,8 +92,8 @@
 //
 // # Memory
 //
-// Write streams: it holds per thread the open slices (name, time and the
-// begin's arguments as JSON) and one buffered event, never the whole trace.
+// Write streams: it holds per thread the open slices (name, time, the begin's
+// arguments as JSON, whether its B is written), never the whole trace.
 // It does not allocate per event once the threads, names and buffers have
 // been seen, except where the event layer does (composite arguments).
 package chromeexport
