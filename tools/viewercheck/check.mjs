@@ -18,7 +18,7 @@
 //      function or scope once), and screenshots the sandwich view.
 //
 // usage: node check.mjs [--deps DIR] [--out DIR] [--shots DIR] [--tracecat BIN] [--old-tracecat BIN]
-//                       [--vectors DIR] [--chromium BIN] [--big] [--no-screenshots]
+//                       [--vectors DIR] [--chromium BIN] [--big] [--only CASE,...] [--no-screenshots]
 // playwright-core starts Chromium headless with a fresh, temporary user-data-dir of its own.
 // Exit status 0 when every case (except the old-tracecat one, which is expected to fail)
 // matches, 1 otherwise.
@@ -45,6 +45,7 @@ function parseArgs(argv) {
       path.resolve(repo, '..', 'shared', 'vectors'),
     chromium: '/usr/bin/chromium',
     big: false,
+    only: null,
     screenshots: true,
   };
   for (let i = 2; i < argv.length; i++) {
@@ -62,6 +63,7 @@ function parseArgs(argv) {
       case '--vectors': o.vectors = val(); break;
       case '--chromium': o.chromium = val(); break;
       case '--big': o.big = true; break;
+      case '--only': o.only = val().split(','); break;
       case '--no-screenshots': o.screenshots = false; break;
       default: throw new Error(`unknown argument ${a}`);
     }
@@ -115,6 +117,12 @@ if (opt.oldTracecat) {
   // The four traces through another (older) tracecat's export, compared with this tree's dump:
   // expected to fail (e.g. one frame per task id before chromeexport, no CDT slices).
   for (const c of cases.slice(0, 5)) cases.push({ name: `${c.name}-old`, input: c.input, bin: opt.oldTracecat, expectFail: true });
+}
+
+if (opt.only) {
+  const keep = cases.filter((c) => opt.only.includes(c.name));
+  cases.length = 0;
+  cases.push(...keep);
 }
 
 // ---------- what the trace says: slices from `tracecat dump --json` ----------
