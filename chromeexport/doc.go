@@ -27,7 +27,13 @@
 // # Time
 //
 // "ts" and "dur" are microseconds with three decimals (exact nanoseconds) since
-// the time base: the time of the first event that has one, or WithTimeBase.
+// the time base: WithTimeBase, else the time of the first event of a thread,
+// worker or zone track, else (a trace of whole-trace events only, such as CDT
+// ticks) of the first event that has a time. Events of the whole-trace track
+// can be on another clock (dial9's wall-clock segment metadata, symbol entries
+// at 0, before the first poll): the events before the base is known wait in
+// memory, at most 65 536 of them or 16 MiB, beyond which the first time is the
+// base. "ts" is the last key of each event.
 // otherData.time_base_ns holds the base as a decimal string, so that
 // absolute time is time_base_ns + ts × 1000. Relative times keep nanosecond
 // resolution in a viewer, which parses ts as a float64: absolute
@@ -93,7 +99,8 @@
 // # Memory
 //
 // Write streams: it holds per thread the open slices (name, time, the begin's
-// arguments as JSON, whether its B is written), never the whole trace.
+// arguments as JSON, whether its B is written) and, until the time base is
+// known, the events before it (bounded as above), never the whole trace.
 // It does not allocate per event once the threads, names and buffers have
 // been seen, except where the event layer does (composite arguments).
 package chromeexport

@@ -35,6 +35,6 @@ func ExampleWrite() {
 	// {"displayTimeUnit":"ns","traceEvents":[
 	// {"name":"thread_name","ph":"M","pid":1,"tid":3,"args":{"name":"worker 3","track_kind":"worker","track_id":"3"}},
 	// {"name":"poll","cat":"dial9","ph":"B","pid":1,"tid":3,"ts":0.000},
-	// {"name":"poll","cat":"dial9","ph":"E","pid":1,"tid":3,"ts":0.750,"args":{"worker_id":3,"task_id":42}}
+	// {"name":"poll","cat":"dial9","ph":"E","pid":1,"tid":3,"args":{"worker_id":3,"task_id":42},"ts":0.750}
 	// ],"otherData":{"format":"dial9","ts_unit":"µs since time_base_ns","time_base_ns":"1774658386068912347"}}
 }

@@ -100,6 +100,11 @@ func Write(ctx context.Context, w io.Writer, r *events.Reader, opts ...Option) (
 	if err := r.Err(); err != nil {
 		return x.result(), err
 	}
+	if !x.hasBase && x.seenTime {
+		if err := x.decideBase(x.firstTime); err != nil {
+			return x.result(), err
+		}
+	}
 	for _, t := range x.order {
 		for len(t.open) > 0 {
 			x.extra = append(x.extra[:0], `"closed_at_end":true`...)
@@ -174,21 +179,83 @@ type writer struct {
 	extra   []byte            // members the closing adds (closed_at_end, WTF scope data)
 	scratch []byte
 	rec     schema7.TickRecord
+
+	timed     bool  // x.b is an event started by head, at x.ts
+	ts        int64 // ns, absolute
+	seenTime  bool  // an event with a time was read: firstTime
+	firstTime int64
+	held      []heldEvent // events waiting for the time base
+	heldBytes []byte
 }
+
+// heldEvent is an event written before the time base was decided: its JSON
+// (without "ts" and the closing brace) ends at end in writer.heldBytes.
+type heldEvent struct {
+	end int
+	ts  int64
+}
+
+// The events held while the time base is decided: at most this many, and
+// this many bytes of them.
+const (
+	maxHeldEvents = 1 << 16
+	maxHeldBytes  = 16 << 20
+)
 
 func (x *writer) result() Result {
 	return Result{Events: x.n, Threads: len(x.order), TimeBase: x.base, HasTimeBase: x.hasBase}
 }
 
-// emit writes x.b as the next trace event.
+// emit writes x.b as the next trace event. An event started by head gets its
+// "ts" last (x.b ends with the object's closing brace, which emit moves after
+// it); while the time base is still to be decided it waits in x.held.
 func (x *writer) emit() error {
+	if !x.timed {
+		return x.write(x.b)
+	}
+	x.timed = false
+	body := x.b[:len(x.b)-1]
+	if !x.hasBase && x.seenTime {
+		x.heldBytes = append(x.heldBytes, body...)
+		x.held = append(x.held, heldEvent{len(x.heldBytes), x.ts})
+		if len(x.held) >= maxHeldEvents || len(x.heldBytes) >= maxHeldBytes {
+			return x.decideBase(x.firstTime)
+		}
+		return nil
+	}
+	x.b = x.appendTS(body, x.ts)
+	return x.write(x.b)
+}
+
+func (x *writer) appendTS(b []byte, ts int64) []byte {
+	b = append(b, `,"ts":`...)
+	b = appendMicros(b, x.rel(ts))
+	return append(b, '}')
+}
+
+func (x *writer) write(b []byte) error {
 	if x.n > 0 {
 		x.w.WriteByte(',')
 	}
 	x.n++
 	x.w.WriteByte('\n')
-	_, err := x.w.Write(x.b)
+	_, err := x.w.Write(b)
 	return err
+}
+
+// decideBase sets the time base and writes the events that waited for it.
+func (x *writer) decideBase(base int64) error {
+	x.base, x.hasBase = base, true
+	start := 0
+	for _, h := range x.held {
+		x.scratch = x.appendTS(append(x.scratch[:0], x.heldBytes[start:h.end]...), h.ts)
+		start = h.end
+		if err := x.write(x.scratch); err != nil {
+			return err
+		}
+	}
+	x.held, x.heldBytes = x.held[:0], x.heldBytes[:0]
+	return nil
 }
 
 // thread returns tr's thread, writing its thread_name event on first sight.
@@ -233,18 +300,31 @@ func (x *writer) event(ev *events.Event) error {
 	if err != nil {
 		return err
 	}
-	ts := x.base
-	if t.hasLast {
-		ts = t.last
-	}
-	if ev.HasTime() {
+	var ts int64
+	switch {
+	case ev.HasTime():
 		ts = ev.Time()
-		if !x.hasBase {
-			x.base, x.hasBase = ts, true
+		if !x.seenTime {
+			x.firstTime, x.seenTime = ts, true
 		}
+		if !x.hasBase && ev.Track().Kind != events.TrackTrace {
+			if err := x.decideBase(ts); err != nil {
+				return err
+			}
+		}
+	case t.hasLast:
+		ts = t.last
+	default:
+		// No time on a thread that has none yet: the time base (ts 0).
+		if !x.hasBase && x.seenTime {
+			if err := x.decideBase(x.firstTime); err != nil {
+				return err
+			}
+		}
+		ts = x.base
 	}
 	err = x.dispatch(ev, t, ts)
-	if x.hasBase && (!t.hasLast || ts > t.last) { // untimed events before the first time stay at ts 0
+	if x.seenTime && (!t.hasLast || ts > t.last) { // untimed events before the first time stay at ts 0
 		t.last, t.hasLast = ts, true
 	}
 	return err
@@ -544,7 +624,8 @@ func (x *writer) counter(t *thread, ev *events.Event, ts int64) error {
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
-// head starts one trace event object (without its closing brace).
+// head starts one trace event object (without its closing brace); emit adds
+// its "ts".
 func (x *writer) head(b []byte, name, ph string, tid uint64, ts int64) []byte {
 	b = append(b, `{"name":`...)
 	b = events.AppendJSONString(b, name)
@@ -560,8 +641,8 @@ func (x *writer) head(b []byte, name, ph string, tid uint64, ts int64) []byte {
 	b = strconv.AppendUint(b, x.pid, 10)
 	b = append(b, `,"tid":`...)
 	b = strconv.AppendUint(b, tid, 10)
-	b = append(b, `,"ts":`...)
-	return appendMicros(b, x.rel(ts))
+	x.timed, x.ts = true, ts
+	return b
 }
 
 // rel is ts − base, saturated to the int64 range.
@@ -684,6 +765,6 @@ func (x *writer) async(b []byte, name, ph string, id, tid uint64, ts int64) []by
 	b = strconv.AppendUint(b, x.pid, 10)
 	b = append(b, `,"tid":`...)
 	b = strconv.AppendUint(b, tid, 10)
-	b = append(b, `,"ts":`...)
-	return appendMicros(b, x.rel(ts))
+	x.timed, x.ts = true, ts
+	return b
 }

@@ -663,3 +663,59 @@ func TestUntimedEvents(t *testing.T) {
 		t.Errorf("untimed events at %v µs, want [0 0 0]", tags)
 	}
 }
+
+// TestTimeBaseSkipsOtherClocks: a dial9 stream that starts with events of no
+// worker on another clock (a wall-clock SegmentMetadataEvent at 1.77·10¹⁸ ns,
+// a symbol entry at 0, as in the golden demo trace) takes its time base from
+// the first worker event, so the polls keep their nanoseconds; those first
+// events wait and are written relative to it. With more than maxHeldEvents
+// such events first, the base is the first time.
+func TestTimeBaseSkipsOtherClocks(t *testing.T) {
+	trace := func(before int) []byte {
+		var buf bytes.Buffer
+		w, err := dial9.NewWriter(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, _ := w.Register("SegmentMetadataEvent", []dial9.FieldDef{{Name: "n", Type: dial9.TypeVarint}})
+		start, _ := w.Register("PollStartEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}})
+		end, _ := w.Register("PollEndEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}})
+		check := func(err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		check(w.WriteUints(meta, epoch, 1))
+		for i := range before {
+			check(w.WriteUints(meta, 0, uint64(i)))
+		}
+		const polls = 1_744_964_487_463_123 // ns: another clock
+		check(w.WriteUints(start, polls, 0))
+		check(w.WriteUints(end, polls+613, 0))
+		check(w.Close())
+		return buf.Bytes()
+	}
+	out, res := convertBytes(t, trace(1))
+	d := parseDoc(t, out)
+	if res.TimeBase != 1_744_964_487_463_123 || d.OtherData["time_base_ns"] != "1744964487463123" {
+		t.Fatalf("time base %d, otherData %v", res.TimeBase, d.OtherData)
+	}
+	var got []string
+	for _, e := range d.TraceEvents {
+		if e.Ph != "M" {
+			got = append(got, e.Ph+" "+e.Name+" "+strconv.FormatFloat(*e.Ts, 'f', 3, 64))
+		}
+	}
+	far, _ := strconv.ParseFloat("1743219522975660.334", 64) // (epoch − base) µs, as a viewer reads it
+	want := []string{"B poll 0.000", "E poll 0.613", "i SegmentMetadataEvent " + strconv.FormatFloat(far, 'f', 3, 64), "i SegmentMetadataEvent -1744964487463.123"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	checkFrames(t, "clocks", d)
+	_, res = convertBytes(t, trace(maxHeldEvents))
+	if res.TimeBase != epoch || res.Events != maxHeldEvents+1+2+2 {
+		t.Errorf("beyond the held events: %+v", res)
+	}
+}
