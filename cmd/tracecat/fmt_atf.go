@@ -395,7 +395,7 @@ func atfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 	if !in.IsDir() && atfKind(in) == "detail" {
 		return errors.New("convert needs a session, thread folder or index file, not a detail file")
 	}
-	return writeChrome(in, out, nil, nil)
+	return writeChrome(in, out)
 }
 
 // atfSample writes one finalized index.atf (a call tree of main → compute,

@@ -230,8 +230,15 @@ func TestATFConvertChrome(t *testing.T) {
 	if phases["B"] != 11 || phases["E"] != 11 || phases["i"] != 1 || phases["M"] != 3 {
 		t.Errorf("phases %v", phases)
 	}
-	first := doc.TraceEvents[1] // after its thread's name
-	if first.Name != "main" || first.TS != 1000000001.0 || first.Tid != 0 {
+	first := doc.TraceEvents[0]
+	for _, e := range doc.TraceEvents {
+		if e.Ph != "M" {
+			first = e
+			break
+		}
+	}
+	// Times are relative to the first event (1 000 000 001 µs in the trace).
+	if first.Name != "main" || first.TS != 0 || first.Tid != 0 {
 		t.Errorf("first event %+v", first)
 	}
 	if code, _, _ := run(t, nil, "convert", "--to", "wtf", vectortest.Path(t, "atf", atfNormal), "-"); code != exitUsage {
@@ -318,7 +325,7 @@ func TestATFJSONOutputsWithOddNames(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Errorf("chrome JSON: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, `"ts":1.500`) || !strings.Contains(out, `"pid":7`) {
+	if !strings.Contains(out, `"ts":1.000`) || !strings.Contains(out, `"pid":7`) {
 		t.Errorf("chrome output:\n%s", out)
 	}
 }

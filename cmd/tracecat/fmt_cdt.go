@@ -13,7 +13,7 @@ import (
 
 	"github.com/tracecodec/tracecodec/cdt"
 	"github.com/tracecodec/tracecodec/cdt/schema7"
-	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/chromeexport"
 	"github.com/tracecodec/tracecodec/testgen/cdtdemo"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
@@ -371,51 +371,18 @@ func cdtDiffText(w *bufio.Writer, rep *schema7.DiffReport) {
 }
 
 // cdtDefaultFields are the counter tracks convert --to chrome draws by default.
-var cdtDefaultFields = []string{
-	"checkpoint.score_xp", "checkpoint.kills", "checkpoint.creature_count",
-	"entity_samples.creatures", "entity_samples.projectiles", "rng_stream", "dt_ms_i32",
-}
+var cdtDefaultFields = chromeexport.DefaultCDTFields
 
-// cdtConvert writes Chrome trace-event JSON: one counter track ("ph":"C") per
-// numeric field, one sample per tick at ts = elapsed_ms in µs. Streamed.
+// cdtConvert writes Chrome trace-event JSON (package chromeexport): one
+// counter track ("ph":"C") per numeric field, and a "tick" slice per tick.
 func cdtConvert(in *input, to string, out io.Writer, o convertOptions) error {
 	if to != "chrome" {
 		return usageErrorf("convert --to %s: CDT converts to chrome only", to)
 	}
-	fields := o.Fields
-	if len(fields) == 0 {
-		fields = cdtDefaultFields
+	if len(o.Fields) == 0 {
+		return writeChrome(in, out)
 	}
-	var rec schema7.TickRecord
-	return writeChrome(in, out, func(b []byte, ev *events.Event, pid, tid uint64, ts int64) ([]byte, int, error) {
-		row, _ := ev.CDT()
-		if err := rec.Decode(row.Raw); err != nil {
-			return nil, 0, fmt.Errorf("tick %d: %w", row.Tick, err)
-		}
-		k := 0
-		for _, f := range fields {
-			v, ok := schema7.LookupNumber(&rec, f)
-			if !ok {
-				continue
-			}
-			if k > 0 {
-				b = append(b, ",\n"...)
-			}
-			k++
-			b = appendChromeHead(b, f, "cdt", "C", pid, tid, ts)
-			b = append(b, `,"args":{"value":`...)
-			b = strconv.AppendFloat(b, v, 'g', -1, 64)
-			b = append(b, "}}"...)
-		}
-		return b, k, nil
-	}, func(r *events.Reader) []byte {
-		// The trace viewers show otherData as the trace's metadata.
-		if f, ok := r.Underlying().(*cdt.File); ok && f.Recovery() != nil {
-			msg, _ := json.Marshal(cdtRecoveryNote(f.Recovery()))
-			return append(append([]byte(`{"cdt_recovery":`), msg...), '}')
-		}
-		return nil
-	})
+	return writeChrome(in, out, chromeexport.WithCDTFields(o.Fields...))
 }
 
 // cdtSample writes a small valid trace: 40 synthetic ticks in chunks of 16.

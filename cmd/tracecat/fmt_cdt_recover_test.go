@@ -88,14 +88,19 @@ func TestCDTRecoveredEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	var chrome struct {
-		TraceEvents []map[string]any  `json:"traceEvents"`
-		OtherData   map[string]string `json:"otherData"`
+		TraceEvents []map[string]any `json:"traceEvents"`
+		OtherData   struct {
+			Recovery struct {
+				Unit string
+				Read int
+			}
+		} `json:"otherData"`
 	}
 	if err := json.Unmarshal(b, &chrome); err != nil {
 		t.Fatal(err)
 	}
 	last := chrome.TraceEvents[len(chrome.TraceEvents)-1]
-	if !strings.Contains(chrome.OtherData["cdt_recovery"], "recovered 32 ticks") || last["ts"] != float64(31*50/3*1000) {
+	if r := chrome.OtherData.Recovery; r.Unit != "ticks" || r.Read != 32 || last["ts"] != float64(31*50/3*1000) {
 		t.Fatalf("convert: otherData %v, last event %v", chrome.OtherData, last)
 	}
 

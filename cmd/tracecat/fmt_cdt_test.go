@@ -176,8 +176,11 @@ func TestCDTConvertChrome(t *testing.T) {
 		t.Fatal(err)
 	}
 	var score, health int
-	last := tr.TraceEvents[len(tr.TraceEvents)-1]
+	last := tr.TraceEvents[0] // the last counter event
 	for _, e := range tr.TraceEvents {
+		if e.Ph == "C" {
+			last = e
+		}
 		switch e.Name {
 		case "checkpoint.score_xp":
 			score++

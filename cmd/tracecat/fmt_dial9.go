@@ -174,7 +174,7 @@ func dial9Convert(in *input, to string, out io.Writer, _ convertOptions) error {
 	if to != "chrome" {
 		return usageErrorf("dial9 converts only to chrome, not %q", to)
 	}
-	return writeChrome(in, out, nil, nil)
+	return writeChrome(in, out)
 }
 
 // dial9Sample writes a small tokio-telemetry-like trace: metadata, polls on

@@ -377,7 +377,7 @@ func wtfConvert(in *input, to string, out io.Writer, _ convertOptions) error {
 // other events as instants with their arguments. A torn file is read as far as
 // it goes (the recovery line says what was lost).
 func wtfToChrome(in *input, out io.Writer) error {
-	return writeChrome(in, out, nil, nil)
+	return writeChrome(in, out)
 }
 
 // wtfSample writes a small trace: two zones, nested scopes with arguments,

@@ -230,7 +230,7 @@ func TestWTFConvertChrome(t *testing.T) {
 		case "M":
 			threads[ev.Args["name"].(string)] = true
 		}
-		if ev.Ph == "E" && ev.Ts == 26000 && (ev.Args["n"] != 123.0 || ev.Args["s"] != "text") {
+		if ev.Ph == "E" && ev.Ts == 26000-2250 && (ev.Args["n"] != 123.0 || ev.Args["s"] != "text") {
 			t.Errorf("appended scope data not on the E event: %+v", ev)
 		}
 		if ev.Name == "wtf.scope#appendData" {
@@ -249,7 +249,7 @@ func TestWTFConvertChrome(t *testing.T) {
 			t.Errorf("tid %d: %d scopes left open", tid, d)
 		}
 	}
-	if strings.Join(myScope, ",") != "B@18500,E@27250" {
+	if strings.Join(myScope, ",") != "B@16250,E@25000" {
 		t.Errorf("myScope: %v", myScope)
 	}
 	if strings.Join(ranges, ",") != "brange,erange" {

@@ -170,8 +170,12 @@ name beside it and renamed when complete; an interrupt (Ctrl-C) removes it.
 --to chrome writes Chrome trace-event JSON, which Perfetto UI (ui.perfetto.dev),
 chrome://tracing and speedscope open: ATF calls/returns become slices per thread, WTF
 scopes slices per zone, dial9 events instants (tokio poll start/end pairs slices), CDT
-ticks counter tracks. CTF metadata is not a trace of events and has no Chrome form:
-convert it to plain or packetized metadata instead.`,
+ticks counter tracks (--fields) and "tick" slices. A slice's fields are on its E event
+(one speedscope frame per name); ts is µs since the first event on a thread, worker
+or zone, with ns kept (otherData.time_base_ns is the start). CDT counters show in
+Perfetto UI and chrome://tracing; speedscope draws no counters, only the tick slices.
+CTF metadata is not a trace of events and has no Chrome form: convert it to plain or
+packetized metadata instead.`,
 			examples: []string{
 				"tracecat convert --to chrome traces/session_20250101_120000/pid_4242 atf.json",
 				"tracecat convert --to packetized,be,1.8 metadata.tsdl metadata",

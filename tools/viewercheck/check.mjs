@@ -13,10 +13,12 @@
 //      screenshot of each thread, and clicks speedscope's own Export to get the profile it
 //      parsed (speedscope's file format: open/close events per thread);
 //   3. rebuilds the slices (name, start, end, depth) per thread from that profile and from
-//      `dump --json` (begin/end pairs per track, complete events), and compares them.
+//      `dump --json` (begin/end pairs per track, complete events, CDT ticks), and compares
+//      them; checks that speedscope made one frame per name (its sandwich view lists each
+//      function or scope once), and screenshots the sandwich view.
 //
-// usage: node check.mjs [--deps DIR] [--out DIR] [--tracecat BIN] [--old-tracecat BIN]
-//                       [--vectors DIR] [--chromium BIN] [--big] [--no-screenshots]
+// usage: node check.mjs [--deps DIR] [--out DIR] [--shots DIR] [--tracecat BIN] [--old-tracecat BIN]
+//                       [--vectors DIR] [--chromium BIN] [--big] [--only CASE,...] [--no-screenshots]
 // playwright-core starts Chromium headless with a fresh, temporary user-data-dir of its own.
 // Exit status 0 when every case (except the old-tracecat one, which is expected to fail)
 // matches, 1 otherwise.
@@ -35,6 +37,7 @@ function parseArgs(argv) {
   const o = {
     deps: process.env.VIEWERCHECK_DEPS || '/tmp/viewercheck',
     out: '/tmp/viewercheck-out',
+    shots: '',
     tracecat: '',
     oldTracecat: '',
     vectors: process.env.TRACECODEC_VECTORS ||
@@ -42,6 +45,7 @@ function parseArgs(argv) {
       path.resolve(repo, '..', 'shared', 'vectors'),
     chromium: '/usr/bin/chromium',
     big: false,
+    only: null,
     screenshots: true,
   };
   for (let i = 2; i < argv.length; i++) {
@@ -53,11 +57,13 @@ function parseArgs(argv) {
     switch (a) {
       case '--deps': o.deps = val(); break;
       case '--out': o.out = val(); break;
+      case '--shots': o.shots = val(); break;
       case '--tracecat': o.tracecat = val(); break;
       case '--old-tracecat': o.oldTracecat = val(); break;
       case '--vectors': o.vectors = val(); break;
       case '--chromium': o.chromium = val(); break;
       case '--big': o.big = true; break;
+      case '--only': o.only = val().split(','); break;
       case '--no-screenshots': o.screenshots = false; break;
       default: throw new Error(`unknown argument ${a}`);
     }
@@ -72,6 +78,8 @@ const speedscopePkg = depsRequire.resolve('speedscope/package.json');
 const speedscopeVersion = JSON.parse(fs.readFileSync(speedscopePkg, 'utf8')).version;
 const speedscopeDir = path.join(path.dirname(speedscopePkg), 'dist', 'release');
 fs.mkdirSync(opt.out, { recursive: true });
+if (!opt.shots) opt.shots = opt.out;
+fs.mkdirSync(opt.shots, { recursive: true });
 
 // Build tracecat from this tree unless a binary is given.
 if (!opt.tracecat) {
@@ -80,15 +88,24 @@ if (!opt.tracecat) {
 }
 
 const V = opt.vectors;
+// One trace per format: the ATF, WTF and CDT vectors, and tracecat's dial9 sample (8 polls of
+// 8 tasks on 2 workers: one frame "poll" per worker in the sandwich view, not 8).
+const dial9Sample = path.join(opt.out, 'dial9-sample.bin');
+execFileSync(opt.tracecat, ['sample', 'dial9', dial9Sample], { stdio: 'inherit' });
 const cases = [
   { name: 'atf', input: path.join(V, 'atf/normal/session_20250101_120000/pid_12345') },
-  { name: 'dial9', input: path.join(V, 'dial9/v0.2.0/11_telemetry_schemas.bin') },
+  { name: 'dial9', input: dial9Sample },
   { name: 'wtf', input: path.join(V, 'wtf/api_public.wtf-trace') },
   { name: 'cdt', input: path.join(V, 'cdt/v7_small_300ticks.cdt') },
 ];
+// Nanosecond resolution at Unix-epoch times: 200 polls of 500..1 099 ns at 1.77e18 ns.
+const epochTrace = path.join(opt.out, 'dial9-epoch.bin');
+execFileSync('go', ['run', './tools/viewercheck/epochtrace', epochTrace], { cwd: repo, stdio: 'inherit' });
+cases.push({ name: 'dial9-epoch', input: epochTrace });
 // Smaller extras: an unfinished ATF session (slices never returned), another WTF file,
 // WTF's JSON container.
 cases.push(
+  { name: 'dial9-telemetry', input: path.join(V, 'dial9/v0.2.0/11_telemetry_schemas.bin') },
   { name: 'atf-crash', input: path.join(V, 'atf/crash_flushed/session_20250101_120500/pid_23456') },
   { name: 'wtf-det', input: path.join(V, 'wtf/det_resources.wtf-trace') },
   { name: 'wtf-json', input: path.join(V, 'wtf/api_public_json.wtf-json') },
@@ -97,8 +114,15 @@ if (opt.big) {
   cases.push({ name: 'dial9-golden', input: path.join(V, 'dial9/golden/demo-trace@6050208.bin.gz'), big: true });
 }
 if (opt.oldTracecat) {
-  // The same WTF file through another (older) tracecat; compared with the new dump.
-  cases.push({ name: 'wtf-old', input: path.join(V, 'wtf/api_public.wtf-trace'), bin: opt.oldTracecat, expectFail: true });
+  // The four traces through another (older) tracecat's export, compared with this tree's dump:
+  // expected to fail (e.g. one frame per task id before chromeexport, no CDT slices).
+  for (const c of cases.slice(0, 5)) cases.push({ name: `${c.name}-old`, input: c.input, bin: opt.oldTracecat, expectFail: true });
+}
+
+if (opt.only) {
+  const keep = cases.filter((c) => opt.only.includes(c.name));
+  cases.length = 0;
+  cases.push(...keep);
 }
 
 // ---------- what the trace says: slices from `tracecat dump --json` ----------
@@ -111,7 +135,12 @@ function expectedSlices(dumpText) {
   for (const line of dumpText.split('\n')) {
     if (!line) continue;
     const e = JSON.parse(line);
-    if (!['begin', 'end', 'complete'].includes(e.kind)) continue;
+    // Times as BigInt, read from the text: JSON.parse rounds ns since 1970 (1.7e18) to 256 ns.
+    const ts = /"ts_ns":(-?\d+)/.exec(line);
+    const dur = /"dur_ns":(-?\d+)/.exec(line);
+    e.ts_ns = ts ? BigInt(ts[1]) : null;
+    e.dur_ns = dur ? BigInt(dur[1]) : 0n;
+    if (!['begin', 'end', 'complete', 'counter'].includes(e.kind) || e.ts_ns === null) continue;
     const key = `${e.track}`;
     if (!tracks.has(key)) tracks.set(key, { track: e.track, trackName: e.track_name, events: [] });
     tracks.get(key).events.push(e);
@@ -121,19 +150,26 @@ function expectedSlices(dumpText) {
     const slices = [];
     const notes = [];
     const stack = [];
-    let minNs = Infinity;
-    let maxNs = -Infinity;
+    let minNs = t.events[0].ts_ns;
+    let maxNs = t.events[0].ts_ns;
     for (const e of t.events) {
-      minNs = Math.min(minNs, e.ts_ns);
-      maxNs = Math.max(maxNs, e.ts_ns + (e.kind === 'complete' ? e.dur_ns : 0));
+      if (e.ts_ns < minNs) minNs = e.ts_ns;
+      const end = e.ts_ns + (e.kind === 'complete' ? e.dur_ns : 0n);
+      if (end > maxNs) maxNs = end;
     }
     // A Chrome viewer orders a thread's events by time whatever their order in the file;
     // do the same (stably, so ties keep the trace's order) and say when the trace goes back.
     let backwards = 0;
     for (let i = 1; i < t.events.length; i++) if (t.events[i].ts_ns < t.events[i - 1].ts_ns) backwards++;
     if (backwards) notes.push(`time goes backwards ${backwards} time(s) in trace order on this track; slices expected in time order`);
-    t.events.sort((a, b) => a.ts_ns - b.ts_ns);
+    t.events.sort((a, b) => (a.ts_ns < b.ts_ns ? -1 : a.ts_ns > b.ts_ns ? 1 : 0));
+    let tick = null; // CDT: each tick is a slice "tick" up to the next tick
     for (const e of t.events) {
+      if (e.kind === 'counter') {
+        if (tick) slices.push({ name: tick.name, startNs: tick.ts_ns, endNs: e.ts_ns, depth: 0 });
+        tick = e;
+        continue;
+      }
       if (e.kind === 'complete') {
         slices.push({ name: e.name, startNs: e.ts_ns, endNs: e.ts_ns + e.dur_ns, depth: stack.length });
       } else if (e.kind === 'begin') {
@@ -157,7 +193,13 @@ function expectedSlices(dumpText) {
       notes.push(`"${f.name}" (begun ${f.startNs} ns) never ends: closed at the track's last time ${maxNs} ns`);
       slices.push({ name: f.name, startNs: f.startNs, endNs: maxNs, depth: f.depth, openAtEnd: true });
     }
-    out.set(key, { track: t.track, trackName: t.trackName, minNs, maxNs, slices, notes });
+    // A slice of zero duration is written as an instant (speedscope would draw nothing of
+    // it); speedscope rebases a thread on its earliest drawn slice.
+    const drawn = slices.filter((s) => s.endNs > s.startNs);
+    const zero = slices.length - drawn.length;
+    if (zero) notes.push(`${zero} zero-duration slice(s): instants in the export, not drawn`);
+    if (drawn.length) minNs = drawn.reduce((m, s) => (s.startNs < m ? s.startNs : m), drawn[0].startNs);
+    out.set(key, { track: t.track, trackName: t.trackName, minNs, maxNs, slices: drawn, notes });
   }
   return out;
 }
@@ -211,10 +253,27 @@ function seenSlices(speedscopeDoc) {
       if (ev.type === 'O') stack.push({ frame: ev.frame, at: ev.at, depth: stack.length });
       else {
         const f = stack.pop();
-        slices.push({ name: baseName(frames[f.frame].name), start: f.at, end: ev.at, depth: f.depth });
+        if (ev.at > f.at) slices.push({ name: baseName(frames[f.frame].name), start: f.at, end: ev.at, depth: f.depth });
       }
     }
     out.set(key, { name: p.name, unit: p.unit, startValue: p.startValue, endValue: p.endValue, slices });
+  }
+  return out;
+}
+
+// framesPerName counts, per thread (speedscope profile; its sandwich view shows one), the frames
+// of each base name: more than one means the sandwich view lists the function or scope several
+// times (once per distinct args). Returns [thread: name, frames] for those.
+function framesPerName(speedscopeDoc) {
+  const out = [];
+  for (const p of speedscopeDoc.profiles) {
+    const n = new Map();
+    for (const ev of p.events) {
+      const name = baseName(speedscopeDoc.shared.frames[ev.frame].name);
+      if (!n.has(name)) n.set(name, new Set());
+      n.get(name).add(ev.frame);
+    }
+    for (const [name, fr] of n) if (fr.size > 1) out.push([`${p.name}: ${name}`, fr.size]);
   }
   return out;
 }
@@ -226,7 +285,7 @@ function compare(expected, seen) {
   for (const key of [...keys].sort()) {
     const ex = expected.get(key);
     const se = seen.get(key);
-    const exUs = ex ? ex.slices.map((s) => ({ ...s, start: s.startNs / 1000 - ex.minNs / 1000, end: s.endNs / 1000 - ex.minNs / 1000 })) : [];
+    const exUs = ex ? ex.slices.map((s) => ({ ...s, start: Number(s.startNs - ex.minNs) / 1000, end: Number(s.endNs - ex.minNs) / 1000 })) : [];
     const seS = se ? se.slices.slice() : [];
     res.expected += exUs.length;
     res.seen += seS.length;
@@ -315,7 +374,7 @@ async function view(browser, base, c) {
       };
       for (let k = 0; k < (c.big ? 1 : 8); k++) {
         const s = await shown();
-        const file = path.join(opt.out, `${c.name}-${s.i}.png`);
+        const file = path.join(opt.shots, `${c.name}-${s.i}.png`);
         await page.screenshot({ path: file });
         shots.push(`${file} (${s.name})`);
         if (s.i >= s.n) break;
@@ -323,12 +382,22 @@ async function view(browser, base, c) {
         await page.waitForTimeout(300);
       }
     }
+    if (opt.screenshots) {
+      // The sandwich view of the thread shown last (speedscope's "3" key): one row per frame.
+      await page.keyboard.press('3');
+      await page.waitForTimeout(500);
+      const file = path.join(opt.shots, `${c.name}-sandwich.png`);
+      await page.screenshot({ path: file });
+      shots.push(`${file} (sandwich view)`);
+      await page.keyboard.press('1');
+      await page.waitForTimeout(300);
+    }
     const [dl] = await Promise.all([page.waitForEvent('download'), page.getByText('Export', { exact: false }).first().click()]);
     const saved = path.join(opt.out, `${c.name}.speedscope.json`);
     await dl.saveAs(saved);
     speedscopeDoc = JSON.parse(fs.readFileSync(saved, 'utf8'));
   } else if (opt.screenshots) {
-    const file = path.join(opt.out, `${c.name}-0.png`);
+    const file = path.join(opt.shots, `${c.name}-0.png`);
     await page.screenshot({ path: file });
     shots.push(`${file} (${await page.title()})`);
   }
@@ -394,7 +463,9 @@ try {
       console.log(`   slices: expected ${r.expected}, speedscope ${r.seen}, matching (name, depth, start, end within 0.5 ns) ${r.matched}; run to the end of the profile instead of closing ${r.toEnd}`);
       for (const m of r.missing.slice(0, 6)) console.log(`     missing: ${m}`);
       for (const m of r.extra.slice(0, 6)) console.log(`     extra:   ${m}`);
-      ok = r.matched === r.expected && r.expected === r.seen && file.unnamedEnds === 0 && file.unbalanced.length === 0 && w.refusedEnd + w.openAtEnd + w.emptyStack === 0;
+      const split = framesPerName(v.speedscopeDoc);
+      console.log(`   frames: ${v.speedscopeDoc.shared.frames.length} in all threads, names with more than one frame in a thread ${split.length}${split.length ? ` (${split.slice(0, 4).map(([n, k]) => `${n}: ${k}`).join(', ')})` : ''}`);
+      ok = r.matched === r.expected && r.expected === r.seen && file.unnamedEnds === 0 && file.unbalanced.length === 0 && w.refusedEnd + w.openAtEnd + w.emptyStack === 0 && split.length === 0;
     } else {
       // A trace with no slices (CDT: counters only) has nothing for speedscope to draw.
       let exp = 0;
