@@ -1,6 +1,7 @@
 package parquetexport
 
 import (
+	"fmt"
 	"math/bits"
 	"slices"
 	"sort"
@@ -66,6 +67,7 @@ func (c *argCol) slot(r int) bool {
 	}
 	if c.kind == colString || c.kind == colBytes {
 		if r >= len(c.strs) {
+			c.b.size += int64(r-len(c.strs)) * 8 // null slots before r
 			if r < cap(c.strs) {
 				c.strs = c.strs[:r+1] // slots without a value hold garbage
 			} else {
@@ -73,6 +75,7 @@ func (c *argCol) slot(r int) bool {
 			}
 		}
 	} else if r >= len(c.nums) {
+		c.b.size += int64(r-len(c.nums)) * 8 // null slots before r
 		if r < cap(c.nums) {
 			c.nums = c.nums[:r+1]
 		} else {
@@ -103,6 +106,7 @@ func (c *argCol) putNum(r int, v uint64) bool {
 	c.bits[w] |= m
 	c.n++
 	if r >= len(c.nums) {
+		c.b.size += int64(r-len(c.nums)) * 8 // null slots before r
 		if r < cap(c.nums) {
 			c.nums = c.nums[:r+1] // slots without a value hold garbage
 		} else {
@@ -141,19 +145,26 @@ func growTo[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// minColGrow is the least growth of an argument column's slots: a column
+// with few values (one of thousands of distinct field names) holds little.
+const minColGrow = 64
+
 // growRows is growTo for the slots of an argument column: it grows them
 // at most to the batch's row capacity (slots never pass the rows), so that
 // a column created after presize does not double beyond the row group.
 func growRows[T any](s []T, n int, b *batch) []T {
-	// What growTo would ask for, and its size class's rounding (< 1/8).
-	want := len(s) + max(n-len(s), cap(s), 1024)
+	// What it asks for, and its size class's rounding (< 1/8).
+	want := len(s) + max(n-len(s), cap(s), minColGrow)
 	if n > cap(s) && b != nil && cap(b.ts) >= n && want+want/8 >= cap(b.ts) {
 		// make, not Grow: append's growth would pass the row capacity.
 		g := make([]T, len(s), cap(b.ts))
 		copy(g, s)
 		return g[:n]
 	}
-	return growTo(s, n)
+	if n > cap(s) {
+		s = slices.Grow(s, max(n-len(s), cap(s), minColGrow))
+	}
+	return s[:n]
 }
 
 // reserve makes room for one more element without append's reallocation.
@@ -219,6 +230,12 @@ type batch struct {
 	arena  []byte
 	cols   []*argCol
 	byName map[string]*argCol
+
+	// maxCols bounds the columns (0: no bound); err is set (ErrLimit) when
+	// an input asks for more, and the read loop stops.
+	maxCols int
+	err     error
+	over    argCol // what column returns beyond maxCols: no kind matches
 }
 
 func newBatch(format string) *batch {
@@ -227,6 +244,15 @@ func newBatch(format string) *batch {
 		d.ids = map[string]uint32{}
 	}
 	return b
+}
+
+// startFile prepares the batch for a new shard's files: no rows, no
+// columns (the row buffers are kept).
+func (b *batch) startFile(o *options) {
+	b.reset()
+	b.cols = nil
+	clear(b.byName)
+	b.maxCols, b.err = o.maxColumns, nil
 }
 
 // reset empties the batch for the next row group, keeping its buffers and
@@ -243,6 +269,14 @@ func (b *batch) reset() {
 	b.tnDict.reset()
 	b.nameDict.reset()
 	for _, c := range b.cols {
+		// A column keeps its buffers for the next row group only when
+		// this one used half of them: the buffers of a column that
+		// filled one row group and is sparse or absent in the next are
+		// not held on to (they were counted against the row group size
+		// while they were used, not after).
+		if cap(c.nums) > 2*len(c.nums)+minColGrow || cap(c.strs) > 2*len(c.strs)+minColGrow {
+			c.nums, c.strs, c.bits = nil, nil, nil
+		}
 		c.bits, c.nums, c.strs, c.n = c.bits[:0], c.nums[:0], c.strs[:0], 0
 	}
 }
@@ -298,6 +332,13 @@ func growCap[T any](s []T, n int) []T {
 func (b *batch) column(name string, kind colKind) (c *argCol, ok bool) {
 	if c, found := b.byName[name]; found {
 		return c, c.kind == kind
+	}
+	if b.maxCols > 0 && len(b.cols) >= b.maxCols {
+		if b.err == nil {
+			b.err = fmt.Errorf("%w: more than %d typed argument columns in one %s file (the %d-th is %s; WithMaxColumns, tracecat export --max-columns)",
+				ErrLimit, b.maxCols, b.format, len(b.cols)+1, name)
+		}
+		return &b.over, false
 	}
 	c = &argCol{name: name, kind: kind, b: b}
 	b.byName[name] = c

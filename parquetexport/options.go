@@ -19,7 +19,14 @@ var (
 	// ErrInput: an input could not be read (it wraps the path and the
 	// codec's *traceerr.FormatError or the I/O error).
 	ErrInput = errors.New("parquetexport: input failed")
+	// ErrLimit: the inputs ask for more than the export's budget allows
+	// (more argument columns than WithMaxColumns). It stops the export,
+	// WithKeepGoing or not, and nothing is written.
+	ErrLimit = errors.New("parquetexport: over the export's limit")
 )
+
+// DefaultMaxColumns is the default of WithMaxColumns.
+const DefaultMaxColumns = 4096
 
 // DefaultRowGroupBytes is the uncompressed size of a row group: 128 MiB, the
 // size Spark, Trino and DuckDB plan their scans around.
@@ -48,6 +55,7 @@ type options struct {
 	cdtFields     []string
 	keepGoing     bool
 	pairDepth     int
+	maxColumns    int
 	progress      func(Progress)
 }
 
@@ -140,6 +148,26 @@ func WithMaxPairDepth(n int) Option {
 	}
 }
 
+// WithMaxColumns bounds the typed argument columns of one file (each
+// distinct argument name and type of a format, see Export): an input that
+// brings more stops the export with an error wrapping ErrLimit, and
+// nothing is written. A column costs memory whether or not a row holds a
+// value (its buffers, its null pages and its metadata in every row group),
+// so this bounds what a file of many distinct field names (a dial9 stream
+// of thousands of schemas, a WTF event type of thousands of arguments) can
+// ask for: each column holds at most a few hundred bytes before its first
+// values, and its buffers count against WithMemoryBytes as they grow (null
+// slots included). Default DefaultMaxColumns; from 1 to 1 << 20.
+func WithMaxColumns(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > 1<<20 {
+			return fmt.Errorf("%w: WithMaxColumns(%d): want 1 to %d", ErrOption, n, 1<<20)
+		}
+		o.maxColumns = n
+		return nil
+	}
+}
+
 // Progress is what a progress callback is told, after each input and each
 // written row group.
 type Progress struct {
@@ -160,6 +188,7 @@ func buildOptions(opts []Option) (options, error) {
 		concurrency:   runtime.GOMAXPROCS(0),
 		cdtFields:     DefaultCDTFields,
 		pairDepth:     DefaultMaxPairDepth,
+		maxColumns:    DefaultMaxColumns,
 	}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
