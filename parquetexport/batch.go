@@ -209,8 +209,12 @@ func (d *strDict) reset() {
 type batch struct {
 	format string
 	rows   int
-	size   int64  // Parquet plain-encoded size of the values so far
-	gen    uint64 // incremented at every reset: rows of older generations are gone
+	size   int64 // Parquet plain-encoded size of the values so far
+	// carried is the size of the open begins carried into this row
+	// group from the last (converter.flush), which do not count towards
+	// its limit.
+	carried int64
+	gen     uint64 // incremented at every reset: rows of older generations are gone
 
 	source    []uint32 // srcDict ids
 	trackKind []uint8
@@ -258,7 +262,7 @@ func (b *batch) startFile(o *options) {
 // reset empties the batch for the next row group, keeping its buffers and
 // its columns.
 func (b *batch) reset() {
-	b.rows, b.size = 0, 0
+	b.rows, b.size, b.carried = 0, 0, 0
 	b.gen++
 	b.source, b.trackKind, b.trackID, b.trackName = b.source[:0], b.trackKind[:0], b.trackID[:0], b.trackName[:0]
 	b.ts, b.hasTs, b.dur, b.hasDur = b.ts[:0], b.hasTs[:0], b.dur[:0], b.hasDur[:0]

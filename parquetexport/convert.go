@@ -78,7 +78,7 @@ type converter struct {
 	// ATF columns, resolved once per input.
 	atfSeq *argCol
 	// ATF function_id and depth columns, resolved at their first value.
-	atfArgs [2]d9Field
+	atfArgs  [2]d9Field
 	atfSeqNo uint64 // the current ATF event's atf_seq
 	// The dial9 reader of the input (pooled strings), nil for others.
 	d9dec *dial9.Reader
@@ -96,9 +96,9 @@ type converter struct {
 	begins, ends, pairs int64
 	// err is the first limit the input ran into (ErrLimit); the reader
 	// loop checks it after each event.
-	err    error
-	js     []byte // args that go to args_json, without braces
-	rec    schema7.TickRecord
+	err error
+	js  []byte // args that go to args_json, without braces
+	rec schema7.TickRecord
 }
 
 func newConverter(o *options) *converter {
@@ -370,6 +370,12 @@ func (c *converter) addDial9(e *events.Event, ev *dial9.Event) {
 // overflow: it stays a "begin" row, and the next end of the track (which
 // would be its own) an "end" row — whatever the row groups.
 func (c *converter) pushBegin(r int, st *trackInfo, key uint64) {
+	if c.isDial9 && len(st.open) > 0 {
+		// Polls on a worker do not nest: a poll still open when the
+		// next begins lost its end, and stays a "begin" row.
+		c.nOpen -= len(st.open)
+		st.open = st.open[:0]
+	}
 	if st.overflow > 0 || len(st.open) >= c.o.pairDepth || c.nOpen >= maxCarry {
 		st.overflow++
 		return
@@ -383,8 +389,8 @@ func (c *converter) pushBegin(r int, st *trackInfo, key uint64) {
 // lost); -1 when e closes none. The begin must not be later than e. An ATF
 // return closes the innermost open call of its own function, as a profiler
 // unwinds a stack whose returns were lost; another format's end closes the
-// innermost open begin of its track (dial9 polls do not nest; a WTF leave
-// closes the innermost scope).
+// innermost open begin of its track (dial9 polls do not nest, see
+// pushBegin; a WTF leave closes the innermost scope).
 func (c *converter) matchEnd(e *events.Event, st *trackInfo) int {
 	if st == nil {
 		return -1
@@ -1027,7 +1033,7 @@ func (c *converter) putCDT(r int, e *events.Event) {
 const maxCarry = 1 << 16
 
 // flush writes the sink's batch as a row group, carrying the rows of the
-// open begins (up to maxCarry) into the next one so that their ends still
+// open begins (at most maxCarry) into the next one so that their ends still
 // find them.
 func (c *converter) flush(s *sink) error {
 	b := s.b
@@ -1056,6 +1062,10 @@ func (c *converter) flush(s *sink) error {
 			st.open[i].row = int32(b.copyRow(cb, int(ob.row)))
 		}
 	}
+	// The carried rows do not count towards the next row group's size
+	// (else open begins as large as a row group would make every event
+	// write one): they are bounded by maxCarry instead.
+	b.carried = b.size
 	c.gen = b.gen
 	c.source = b.srcDict.id(c.src)
 	return nil

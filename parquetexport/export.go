@@ -410,7 +410,7 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 		if s.b.err != nil {
 			return n, fmt.Errorf("%s: event %d: %w", in.Path, n, s.b.err)
 		}
-		if s.b.size >= limit {
+		if s.b.size-s.b.carried >= limit {
 			if err := c.flush(s); err != nil {
 				return n, fmt.Errorf("%w: %w", errWrite, err)
 			}
