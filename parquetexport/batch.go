@@ -235,8 +235,8 @@ type batch struct {
 	cols   []*argCol
 	byName map[string]*argCol
 
-	// maxCols bounds the columns (0: no bound); err is set (ErrLimit) when
-	// an input asks for more, and the read loop stops.
+	// maxCols bounds the columns (0: no bound); err is set when an input
+	// asks for more, and the read loop stops with ErrLimit.
 	maxCols int
 	err     error
 	over    argCol // what column returns beyond maxCols: no kind matches
@@ -339,8 +339,8 @@ func (b *batch) column(name string, kind colKind) (c *argCol, ok bool) {
 	}
 	if b.maxCols > 0 && len(b.cols) >= b.maxCols {
 		if b.err == nil {
-			b.err = fmt.Errorf("%w: more than %d typed argument columns in one %s file (the %d-th is %s; WithMaxColumns, tracecat export --max-columns)",
-				ErrLimit, b.maxCols, b.format, len(b.cols)+1, name)
+			b.err = fmt.Errorf("more than %d typed argument columns in one %s file (the %d-th is %s; WithMaxColumns, tracecat export --max-columns)",
+				b.maxCols, b.format, len(b.cols)+1, name)
 		}
 		return &b.over, false
 	}

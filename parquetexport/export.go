@@ -408,7 +408,7 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 		}
 		n++
 		if s.b.err != nil {
-			return n, fmt.Errorf("%s: event %d: %w", in.Path, n, s.b.err)
+			return n, fmt.Errorf("%w: %s: event %d: %w", ErrLimit, in.Path, n, s.b.err)
 		}
 		if s.b.size-s.b.carried >= limit {
 			if err := c.flush(s); err != nil {
