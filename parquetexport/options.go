@@ -78,10 +78,11 @@ const DefaultMemoryRowGroups = 4
 
 // WithMemoryBytes bounds the rows buffered by all the workers together (the
 // Parquet plain-encoded size of the row groups being filled, every worker and
-// format counted): while w workers are reading, each writes its row group
-// when it reaches min(WithRowGroupBytes, n/w), so row groups get smaller
-// rather than memory larger when there are many cores. Default
-// DefaultMemoryRowGroups × WithRowGroupBytes; from 4 KiB to 64 GiB.
+// format counted, null slots of argument columns included): each worker
+// writes its row group when it reaches min(WithRowGroupBytes, n), and at
+// most n / that many workers run at once (fewer than WithConcurrency when n
+// holds fewer row groups). Default DefaultMemoryRowGroups ×
+// WithRowGroupBytes; from 4 KiB to 64 GiB.
 func WithMemoryBytes(n int64) Option {
 	return func(o *options) error {
 		if n < 4<<10 || n > 64<<30 {
@@ -92,8 +93,10 @@ func WithMemoryBytes(n int64) Option {
 	}
 }
 
-// WithConcurrency sets how many inputs are decoded and encoded at once, each
-// on its own goroutine. Default runtime.GOMAXPROCS(0): every core.
+// WithConcurrency sets how many shards of inputs are decoded and encoded at
+// once, each on its own goroutine (at most as many as WithMemoryBytes holds
+// row groups). The files written do not depend on it. Default
+// runtime.GOMAXPROCS(0): every core.
 func WithConcurrency(n int) Option {
 	return func(o *options) error {
 		if n < 1 {
@@ -127,10 +130,12 @@ func WithCDTFields(fields ...string) Option {
 	}
 }
 
-// WithKeepGoing makes an input that fails to read (or is not a trace of
-// events) a warning in Result.Failed instead of the export's error; the rows
-// read from it before the failure are kept. Default false: the first failing
-// input stops the export and nothing is written.
+// WithKeepGoing makes an input that fails to read a warning in
+// Result.Failed instead of the export's error (the rows read from it before
+// the failure are kept), and a named path that holds no events (a folder of
+// CTF metadata, a file of another kind) a note in Result.Skipped. Default
+// false: the first failing input or such path stops the export and nothing
+// is written. ErrLimit stops the export either way.
 func WithKeepGoing(on bool) Option {
 	return func(o *options) error { o.keepGoing = on; return nil }
 }
