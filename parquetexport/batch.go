@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/tracecodec/tracecodec/events"
 )
@@ -193,7 +195,8 @@ func (d *strDict) id(s string) uint32 {
 	if !ok {
 		id = uint32(len(d.strs))
 		d.ids[s] = id
-		d.strs = append(d.strs, s)
+		// The dictionary columns are STRING: valid UTF-8 (validText).
+		d.strs = append(d.strs, validText(s))
 	}
 	d.last, d.lastID, d.ok = s, id, true
 	return id
@@ -399,6 +402,48 @@ func setBit(m bitmap, r int, on bool) {
 	} else {
 		m[r>>6] &^= 1 << (uint(r) & 63)
 	}
+}
+
+// putString stores s, text of a STRING column, in the arena: valid UTF-8
+// as it is, else with each invalid byte sequence replaced by U+FFFD
+// (Parquet's STRING is UTF-8, and strict readers refuse anything else).
+func (b *batch) putString(s []byte) span {
+	if utf8.Valid(s) {
+		return b.putBytes(s)
+	}
+	off := len(b.arena)
+	b.arena = appendValidUTF8(b.arena, s)
+	return span{uint32(off), uint32(len(b.arena) - off)}
+}
+
+// appendValidUTF8 appends s with each invalid byte sequence replaced by
+// U+FFFD (what strings.ToValidUTF8 does, without the string).
+func appendValidUTF8(dst, s []byte) []byte {
+	invalid := false
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		if r == utf8.RuneError && n == 1 {
+			// A run of invalid bytes becomes one replacement.
+			if !invalid {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			}
+			invalid = true
+		} else {
+			dst = append(dst, s[:n]...)
+			invalid = false
+		}
+		s = s[n:]
+	}
+	return dst
+}
+
+// validText returns s, or (not valid UTF-8) s with each invalid byte
+// sequence replaced by U+FFFD.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // putBytes stores s in the arena.

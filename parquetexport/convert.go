@@ -2,6 +2,7 @@ package parquetexport
 
 import (
 	"math"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tracecodec/tracecodec/atf"
@@ -902,9 +903,11 @@ func (c *converter) pooledSpan(f *d9Field, id uint32, bs []byte) span {
 	b := c.b
 	ce := &f.pool[id%uint32(len(f.pool))]
 	if ce.gen == b.gen && ce.id == id && ce.s.n == uint32(len(bs)) && string(b.bytes(ce.s)) == string(bs) {
+		// (A string made valid UTF-8 by putString may differ from bs and
+		// is stored again: rare, and the same row values.)
 		return ce.s
 	}
-	s := b.putBytes(bs)
+	s := b.putString(bs)
 	ce.id, ce.s, ce.gen = id, s, b.gen
 	return s
 }
@@ -925,6 +928,9 @@ func (c *converter) setValue(cl *argCol, r int, v events.Value) {
 		}
 		cl.setNum(r, x)
 		b.size++
+	case colString:
+		cl.setStr(r, b.putString(v.Bytes()))
+		b.size += 5 + int64(len(v.Bytes()))
 	default:
 		cl.setStr(r, b.putBytes(v.Bytes()))
 		b.size += 5 + int64(len(v.Bytes()))
@@ -981,7 +987,13 @@ func (c *converter) putJSON(r int) {
 		b.arena = append(b.arena, ',')
 		b.size -= int64(old.n)
 	}
-	b.arena = append(b.arena, c.js...)
+	if utf8.Valid(c.js) {
+		b.arena = append(b.arena, c.js...)
+	} else {
+		// Raw JSON (WTF scope data) with invalid UTF-8: args_json is a
+		// STRING.
+		b.arena = appendValidUTF8(b.arena, c.js)
+	}
 	b.arena = append(b.arena, '}')
 	b.json[r] = span{uint32(off), uint32(len(b.arena) - off)}
 	b.size += int64(len(b.arena) - off)
