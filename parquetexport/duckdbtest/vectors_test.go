@@ -90,13 +90,30 @@ func expect(path string) (*expected, error) {
 		if v, ok := e.ArgByName("function_id"); ok && e.Format() == events.FormatATF {
 			fid = v.Uint()
 		}
+		// The export's pairing rules (see the parquetexport doc): an ATF
+		// return closes the innermost open call of its function, the
+		// calls above it unwound; dial9 polls do not nest; an end never
+		// closes a later begin.
 		switch e.Kind() {
 		case events.KindBegin:
+			if e.Format() == events.FormatDial9 {
+				stacks[k] = stacks[k][:0]
+			}
 			stacks[k] = append(stacks[k], openBegin{e.Name(), e.Time(), e.HasTime(), fid})
 		case events.KindEnd:
-			if st := stacks[k]; len(st) > 0 {
-				b := st[len(st)-1]
-				stacks[k] = st[:len(st)-1]
+			st := stacks[k]
+			later := func(b openBegin) bool { return b.timed && e.HasTime() && e.Time() < b.ts }
+			i := len(st) - 1
+			if e.Format() == events.FormatATF {
+				for i >= 0 && (st[i].fid != fid || later(st[i])) {
+					i--
+				}
+			} else if i >= 0 && later(st[i]) {
+				i = -1
+			}
+			if i >= 0 {
+				b := st[i]
+				stacks[k] = st[:i]
 				x.pairs++
 				// The complete row carries the begin's name.
 				x.perName[e.Name()]--
