@@ -51,13 +51,7 @@ WHERE format = 'cdt'`, `ticks | last_ns | score_xp | kills | creatures
 // README's.
 func TestReadmeQueries(t *testing.T) {
 	dir := t.TempDir()
-	var ins []string
-	for _, f := range []string{"dial9", "atf", "wtf", "cdt"} {
-		p := filepath.Join(dir, "samples", "sample."+f)
-		os.MkdirAll(filepath.Dir(p), 0o777)
-		runTracecat(t, "sample", f, p)
-		ins = append(ins, p)
-	}
+	ins := sampleInputs(t, dir)
 	runTracecat(t, append(append([]string{"export", "--to", "parquet", "--hive"}, ins...), filepath.Join(dir, "out"))...)
 	db := openDB(t)
 	if _, err := db.Exec(fmt.Sprintf("SET file_search_path = '%s'", filepath.ToSlash(dir))); err != nil {
@@ -139,12 +133,7 @@ func TestReadmeColumnTable(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	var ins []string
-	for _, f := range []string{"dial9", "atf", "wtf", "cdt"} {
-		p := filepath.Join(dir, "sample."+f)
-		runTracecat(t, "sample", f, p)
-		ins = append(ins, p)
-	}
+	ins := sampleInputs(t, dir)
 	withDetail := false
 	if v := os.Getenv("TRACECODEC_VECTORS"); v != "" {
 		if s := filepath.Join(v, "atf", "normal", "session_20250101_120000"); dirExists(s) {

@@ -78,13 +78,7 @@ func TestSecondEngine(t *testing.T) {
 	var sets []answerSet
 
 	// The samples, Hive-partitioned.
-	var samples []string
-	for _, f := range []string{"dial9", "atf", "wtf", "cdt"} {
-		p := filepath.Join(in, "samples", "sample."+f)
-		os.MkdirAll(filepath.Dir(p), 0o777)
-		runTracecat(t, "sample", f, p)
-		samples = append(samples, p)
-	}
+	samples := sampleInputs(t, in)
 	runTracecat(t, append(append([]string{"export", "--to", "parquet", "--hive"}, samples...), filepath.Join(dir, "samples"))...)
 	sets = append(sets, answerSet{Name: "samples", Path: filepath.Join(dir, "samples"), Hive: true})
 
@@ -124,17 +118,7 @@ func TestSecondEngine(t *testing.T) {
 		if _, err := db.Exec(fmt.Sprintf(`CREATE OR REPLACE VIEW t AS SELECT * FROM read_parquet('%s', union_by_name = true, hive_partitioning = %v)`, glob, s.Hive)); err != nil {
 			t.Fatal(err)
 		}
-		cols := map[string]bool{}
-		crow, err := db.Query(`SELECT column_name FROM (DESCRIBE SELECT * FROM t)`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for crow.Next() {
-			var c string
-			crow.Scan(&c)
-			cols[c] = true
-		}
-		crow.Close()
+		cols := columnSet(t, db, "t")
 		for _, q := range queries {
 			for _, c := range q.Needs {
 				if !cols[c] {

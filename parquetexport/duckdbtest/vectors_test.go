@@ -304,17 +304,7 @@ func checkInput(t *testing.T, db *sql.DB, out string, in parquetexport.Input, x 
 		}
 	}
 	// Sums of every numeric column over instant, counter and metadata rows.
-	cols := map[string]bool{}
-	crow, err := db.Query(fmt.Sprintf(`SELECT column_name FROM (DESCRIBE SELECT * FROM %s)`, ds))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for crow.Next() {
-		var c string
-		crow.Scan(&c)
-		cols[c] = true
-	}
-	crow.Close()
+	cols := columnSet(t, db, ds)
 	for col, want := range x.intSums {
 		if !cols[col] {
 			t.Errorf("no column %s", col)
