@@ -95,11 +95,8 @@ type converter struct {
 	nOpen int    // open begins of all tracks (at most maxCarry)
 	// What the input's pairing did: begins and ends met, pairs made.
 	begins, ends, pairs int64
-	// err is the first limit the input ran into (ErrLimit); the reader
-	// loop checks it after each event.
-	err error
-	js  []byte // args that go to args_json, without braces
-	rec schema7.TickRecord
+	js                  []byte // args that go to args_json, without braces
+	rec                 schema7.TickRecord
 }
 
 func newConverter(o *options) *converter {
@@ -127,7 +124,7 @@ func (c *converter) start(b *batch, format, source string) {
 	c.isDial9 = format == events.FormatDial9
 	c.isATF = format == events.FormatATF
 	c.src = source
-	c.nOpen, c.begins, c.ends, c.pairs, c.err = 0, 0, 0, 0, nil
+	c.nOpen, c.begins, c.ends, c.pairs = 0, 0, 0, 0
 	c.attach(b)
 	if format == events.FormatCDT && c.cdtCols == nil {
 		for _, f := range c.o.cdtFields {
@@ -366,10 +363,13 @@ func (c *converter) addDial9(e *events.Event, ev *dial9.Event) {
 	}
 }
 
-// pushBegin opens the begin of row r on track st. Beyond WithMaxPairDepth
-// begins on the track, or maxCarry on all tracks, it is counted as an
-// overflow: it stays a "begin" row, and the next end of the track (which
-// would be its own) an "end" row — whatever the row groups.
+// pushBegin opens the begin of row r on track st. A track holding
+// WithMaxPairDepth open begins, or an input holding maxCarry, first lets
+// the track's oldest go (it stays a "begin" row: with lost returns, the
+// bottom of a deep stack is where the stale calls are); a begin that
+// still finds maxCarry open (on other tracks) is counted as an overflow:
+// it stays a "begin" row, and the next end of the track (which would be
+// its own) an "end" row. All of it whatever the row groups.
 func (c *converter) pushBegin(r int, st *trackInfo, key uint64) {
 	if c.isDial9 && len(st.open) > 0 {
 		// Polls on a worker do not nest: a poll still open when the
@@ -377,7 +377,11 @@ func (c *converter) pushBegin(r int, st *trackInfo, key uint64) {
 		c.nOpen -= len(st.open)
 		st.open = st.open[:0]
 	}
-	if st.overflow > 0 || len(st.open) >= c.o.pairDepth || c.nOpen >= maxCarry {
+	if len(st.open) > 0 && (len(st.open) >= c.o.pairDepth || c.nOpen >= maxCarry) {
+		st.open = st.open[:copy(st.open, st.open[1:])]
+		c.nOpen--
+	}
+	if st.overflow > 0 || c.nOpen >= maxCarry {
 		st.overflow++
 		return
 	}

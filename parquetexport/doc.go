@@ -101,9 +101,11 @@
 // an "end" row). Pairing runs across row groups (open begins are carried
 // into the next one), so the rows do not depend on WithRowGroupBytes. Each
 // track keeps at most WithMaxPairDepth open begins, and an input at most
-// 65 536 on all its tracks; a begin beyond them stays a "begin" row and the
-// next end of its track an "end" row. Begins still open when the input ends
-// stay "begin" rows. Result.Unpaired counts, per input, the begins and ends
+// 65 536 on all its tracks: a begin beyond them lets its track's oldest open
+// begin go (a "begin" row; with lost returns the bottom of a deep stack is
+// where the stale calls are), or when its track has none, stays a "begin"
+// row itself and the next end of its track an "end" row. Begins still open
+// when the input ends stay "begin" rows. Result.Unpaired counts, per input, the begins and ends
 // left unpaired.
 //
 // # Row groups and memory

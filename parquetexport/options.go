@@ -41,7 +41,7 @@ var DefaultCDTFields = []string{
 }
 
 // DefaultMaxPairDepth is how many begins per track wait for their end; a
-// begin beyond it stays a "begin" row and its end an "end" row.
+// begin beyond it lets the track's oldest open begin go (a "begin" row).
 const DefaultMaxPairDepth = 1024
 
 // Option configures Export.
@@ -141,8 +141,9 @@ func WithKeepGoing(on bool) Option {
 }
 
 // WithMaxPairDepth sets how many open begins per track wait for their end
-// (see Export). Default DefaultMaxPairDepth; 0 turns pairing off: begins and
-// ends are rows of their own.
+// (see Export): a begin beyond it lets the track's oldest open begin go,
+// which stays a "begin" row. Default DefaultMaxPairDepth; 0 turns pairing
+// off: begins and ends are rows of their own.
 func WithMaxPairDepth(n int) Option {
 	return func(o *options) error {
 		if n < 0 {
