@@ -1,9 +1,12 @@
 package parquetexport
 
 import (
+	"fmt"
 	"math/bits"
 	"slices"
 	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/tracecodec/tracecodec/events"
 )
@@ -66,6 +69,7 @@ func (c *argCol) slot(r int) bool {
 	}
 	if c.kind == colString || c.kind == colBytes {
 		if r >= len(c.strs) {
+			c.b.size += int64(r-len(c.strs)) * 8 // null slots before r
 			if r < cap(c.strs) {
 				c.strs = c.strs[:r+1] // slots without a value hold garbage
 			} else {
@@ -73,6 +77,7 @@ func (c *argCol) slot(r int) bool {
 			}
 		}
 	} else if r >= len(c.nums) {
+		c.b.size += int64(r-len(c.nums)) * 8 // null slots before r
 		if r < cap(c.nums) {
 			c.nums = c.nums[:r+1]
 		} else {
@@ -103,6 +108,7 @@ func (c *argCol) putNum(r int, v uint64) bool {
 	c.bits[w] |= m
 	c.n++
 	if r >= len(c.nums) {
+		c.b.size += int64(r-len(c.nums)) * 8 // null slots before r
 		if r < cap(c.nums) {
 			c.nums = c.nums[:r+1] // slots without a value hold garbage
 		} else {
@@ -141,19 +147,26 @@ func growTo[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// minColGrow is the least growth of an argument column's slots: a column
+// with few values (one of thousands of distinct field names) holds little.
+const minColGrow = 64
+
 // growRows is growTo for the slots of an argument column: it grows them
 // at most to the batch's row capacity (slots never pass the rows), so that
 // a column created after presize does not double beyond the row group.
 func growRows[T any](s []T, n int, b *batch) []T {
-	// What growTo would ask for, and its size class's rounding (< 1/8).
-	want := len(s) + max(n-len(s), cap(s), 1024)
+	// What it asks for, and its size class's rounding (< 1/8).
+	want := len(s) + max(n-len(s), cap(s), minColGrow)
 	if n > cap(s) && b != nil && cap(b.ts) >= n && want+want/8 >= cap(b.ts) {
 		// make, not Grow: append's growth would pass the row capacity.
 		g := make([]T, len(s), cap(b.ts))
 		copy(g, s)
 		return g[:n]
 	}
-	return growTo(s, n)
+	if n > cap(s) {
+		s = slices.Grow(s, max(n-len(s), cap(s), minColGrow))
+	}
+	return s[:n]
 }
 
 // reserve makes room for one more element without append's reallocation.
@@ -182,7 +195,8 @@ func (d *strDict) id(s string) uint32 {
 	if !ok {
 		id = uint32(len(d.strs))
 		d.ids[s] = id
-		d.strs = append(d.strs, s)
+		// The dictionary columns are STRING: valid UTF-8 (validText).
+		d.strs = append(d.strs, validText(s))
 	}
 	d.last, d.lastID, d.ok = s, id, true
 	return id
@@ -198,8 +212,12 @@ func (d *strDict) reset() {
 type batch struct {
 	format string
 	rows   int
-	size   int64  // Parquet plain-encoded size of the values so far
-	gen    uint64 // incremented at every reset: rows of older generations are gone
+	size   int64 // Parquet plain-encoded size of the values so far
+	// carried is the size of the open begins carried into this row
+	// group from the last (converter.flush), which do not count towards
+	// its limit.
+	carried int64
+	gen     uint64 // incremented at every reset: rows of older generations are gone
 
 	source    []uint32 // srcDict ids
 	trackKind []uint8
@@ -219,6 +237,12 @@ type batch struct {
 	arena  []byte
 	cols   []*argCol
 	byName map[string]*argCol
+
+	// maxCols bounds the columns (0: no bound); err is set when an input
+	// asks for more, and the read loop stops with ErrLimit.
+	maxCols int
+	err     error
+	over    argCol // what column returns beyond maxCols: no kind matches
 }
 
 func newBatch(format string) *batch {
@@ -229,10 +253,19 @@ func newBatch(format string) *batch {
 	return b
 }
 
+// startFile prepares the batch for a new shard's files: no rows, no
+// columns (the row buffers are kept).
+func (b *batch) startFile(o *options) {
+	b.reset()
+	b.cols = nil
+	clear(b.byName)
+	b.maxCols, b.err = o.maxColumns, nil
+}
+
 // reset empties the batch for the next row group, keeping its buffers and
 // its columns.
 func (b *batch) reset() {
-	b.rows, b.size = 0, 0
+	b.rows, b.size, b.carried = 0, 0, 0
 	b.gen++
 	b.source, b.trackKind, b.trackID, b.trackName = b.source[:0], b.trackKind[:0], b.trackID[:0], b.trackName[:0]
 	b.ts, b.hasTs, b.dur, b.hasDur = b.ts[:0], b.hasTs[:0], b.dur[:0], b.hasDur[:0]
@@ -243,6 +276,14 @@ func (b *batch) reset() {
 	b.tnDict.reset()
 	b.nameDict.reset()
 	for _, c := range b.cols {
+		// A column keeps its buffers for the next row group only when
+		// this one used half of them: the buffers of a column that
+		// filled one row group and is sparse or absent in the next are
+		// not held on to (they were counted against the row group size
+		// while they were used, not after).
+		if cap(c.nums) > 2*len(c.nums)+minColGrow || cap(c.strs) > 2*len(c.strs)+minColGrow {
+			c.nums, c.strs, c.bits = nil, nil, nil
+		}
 		c.bits, c.nums, c.strs, c.n = c.bits[:0], c.nums[:0], c.strs[:0], 0
 	}
 }
@@ -299,6 +340,13 @@ func (b *batch) column(name string, kind colKind) (c *argCol, ok bool) {
 	if c, found := b.byName[name]; found {
 		return c, c.kind == kind
 	}
+	if b.maxCols > 0 && len(b.cols) >= b.maxCols {
+		if b.err == nil {
+			b.err = fmt.Errorf("more than %d typed argument columns in one %s file (the %d-th is %s; WithMaxColumns, tracecat export --max-columns)",
+				b.maxCols, b.format, len(b.cols)+1, name)
+		}
+		return &b.over, false
+	}
 	c = &argCol{name: name, kind: kind, b: b}
 	b.byName[name] = c
 	b.cols = append(b.cols, c)
@@ -354,6 +402,48 @@ func setBit(m bitmap, r int, on bool) {
 	} else {
 		m[r>>6] &^= 1 << (uint(r) & 63)
 	}
+}
+
+// putString stores s, text of a STRING column, in the arena: valid UTF-8
+// as it is, else with each invalid byte sequence replaced by U+FFFD
+// (Parquet's STRING is UTF-8, and strict readers refuse anything else).
+func (b *batch) putString(s []byte) span {
+	if utf8.Valid(s) {
+		return b.putBytes(s)
+	}
+	off := len(b.arena)
+	b.arena = appendValidUTF8(b.arena, s)
+	return span{uint32(off), uint32(len(b.arena) - off)}
+}
+
+// appendValidUTF8 appends s with each invalid byte sequence replaced by
+// U+FFFD (what strings.ToValidUTF8 does, without the string).
+func appendValidUTF8(dst, s []byte) []byte {
+	invalid := false
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		if r == utf8.RuneError && n == 1 {
+			// A run of invalid bytes becomes one replacement.
+			if !invalid {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			}
+			invalid = true
+		} else {
+			dst = append(dst, s[:n]...)
+			invalid = false
+		}
+		s = s[n:]
+	}
+	return dst
+}
+
+// validText returns s, or (not valid UTF-8) s with each invalid byte
+// sequence replaced by U+FFFD.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // putBytes stores s in the arena.

@@ -2,6 +2,7 @@ package parquetexport
 
 import (
 	"math"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tracecodec/tracecodec/atf"
@@ -20,14 +21,22 @@ type trackKey struct {
 }
 
 // trackInfo is what a converter keeps about one track of the input: its
-// name's id in the batch's dictionary and the rows of its open begins.
+// name's id in the batch's dictionary and its open begins, innermost last.
 type trackInfo struct {
 	key      trackKey
 	name     string
 	nameID   uint32
 	gen      uint64 // batch generation nameID belongs to
-	rows     []int32
+	open     []openBegin
 	overflow int // begins beyond the depth limit still open
+}
+
+// openBegin is a begin waiting for its end: its row in the batch and, for
+// ATF, the function it calls (an end pairs only with a call of its own
+// function).
+type openBegin struct {
+	row int32
+	fid uint64
 }
 
 // argRef is a resolved argument: its name, column name and column.
@@ -70,10 +79,8 @@ type converter struct {
 	// ATF columns, resolved once per input.
 	atfSeq *argCol
 	// ATF function_id and depth columns, resolved at their first value.
-	atfArgs [2]d9Field
-	// ATF detail columns ([0] of calls and others, [1] of returns): type
-	// and payload, resolved at their first value.
-	atfDetail [2][2]d9Field
+	atfArgs  [2]d9Field
+	atfSeqNo uint64 // the current ATF event's atf_seq
 	// The dial9 reader of the input (pooled strings), nil for others.
 	d9dec *dial9.Reader
 	// dial9 schemas' plans, per input.
@@ -81,11 +88,15 @@ type converter struct {
 	d9Slot  [cacheSlots]*d9Plan
 	// isDial9: the input is a dial9 stream (add takes addDial9's path).
 	isDial9 bool
+	// isATF: the input is an ATF trace (ends pair by function).
+	isATF bool
 
-	carry  *batch // open begins kept across a row group boundary
-	js     []byte // args that go to args_json, without braces
-	detail []byte
-	rec    schema7.TickRecord
+	carry *batch // open begins kept across a row group boundary
+	nOpen int    // open begins of all tracks (at most maxCarry)
+	// What the input's pairing did: begins and ends met, pairs made.
+	begins, ends, pairs int64
+	js                  []byte // args that go to args_json, without braces
+	rec                 schema7.TickRecord
 }
 
 func newConverter(o *options) *converter {
@@ -107,12 +118,13 @@ func (c *converter) start(b *batch, format, source string) {
 	}
 	c.atfSeq = nil
 	c.atfArgs = [2]d9Field{}
-	c.atfDetail = [2][2]d9Field{}
 	clear(c.d9Plans)
 	c.d9dec = nil
 	c.d9Slot = [cacheSlots]*d9Plan{}
 	c.isDial9 = format == events.FormatDial9
+	c.isATF = format == events.FormatATF
 	c.src = source
+	c.nOpen, c.begins, c.ends, c.pairs = 0, 0, 0, 0
 	c.attach(b)
 	if format == events.FormatCDT && c.cdtCols == nil {
 		for _, f := range c.o.cdtFields {
@@ -127,8 +139,9 @@ func (c *converter) attach(b *batch) {
 	c.b, c.gen = b, b.gen
 	c.source = b.srcDict.id(c.src)
 	for _, t := range c.tracks {
-		t.rows, t.overflow = t.rows[:0], 0
+		t.open, t.overflow = t.open[:0], 0
 	}
+	c.nOpen = 0
 }
 
 // track returns what the converter keeps about e's track (nil beyond
@@ -251,8 +264,11 @@ func (c *converter) add(e *events.Event) {
 	kind := e.Kind()
 	t := e.Track()
 	ti := c.track(&t)
-	if c.o.pairDepth > 0 && kind == events.KindEnd && c.pairEnd(e, ti) {
-		return
+	if kind == events.KindEnd {
+		c.ends++
+		if c.o.pairDepth > 0 && c.pairEnd(e, ti) {
+			return
+		}
 	}
 	name := e.Name()
 	end := 0
@@ -264,9 +280,25 @@ func (c *converter) add(e *events.Event) {
 	c.js = c.js[:0]
 	c.putArgs(r, e, false, ni)
 	c.putJSON(r)
-	if c.o.pairDepth > 0 && kind == events.KindBegin && ti != nil {
-		c.pushBegin(r, ti)
+	if kind == events.KindBegin {
+		c.begins++
+		if c.o.pairDepth > 0 && ti != nil {
+			c.pushBegin(r, ti, c.beginKey(e))
+		}
 	}
+}
+
+// beginKey is what an end must match to close e: an ATF call's function
+// id (0 for the other formats, whose ends close the innermost begin).
+func (c *converter) beginKey(e *events.Event) uint64 {
+	if !c.isATF {
+		return 0
+	}
+	ev, _, _, ok := e.ATF()
+	if !ok {
+		return 0
+	}
+	return ev.FunctionID
 }
 
 // addDial9 is add for a dial9 event ev (e's record): the same row, with
@@ -289,8 +321,11 @@ func (c *converter) addDial9(e *events.Event, ev *dial9.Event) {
 		p = c.dial9Plan(ev)
 	}
 	name := e.Name()
-	if c.o.pairDepth > 0 && kind == events.KindEnd && c.pairEndDial9(e, ev, p, ti) {
-		return
+	if kind == events.KindEnd {
+		c.ends++
+		if c.o.pairDepth > 0 && c.pairEndDial9(e, ev, p, ti) {
+			return
+		}
 	}
 	end := 0
 	if kind == events.KindEnd {
@@ -320,33 +355,84 @@ func (c *converter) addDial9(e *events.Event, ev *dial9.Event) {
 	if len(c.js) > 0 {
 		c.putJSON(r)
 	}
-	if c.o.pairDepth > 0 && kind == events.KindBegin && ti != nil {
-		c.pushBegin(r, ti)
+	if kind == events.KindBegin {
+		c.begins++
+		if c.o.pairDepth > 0 && ti != nil {
+			c.pushBegin(r, ti, 0)
+		}
 	}
 }
 
-func (c *converter) pushBegin(r int, st *trackInfo) {
-	if st.overflow > 0 || len(st.rows) >= c.o.pairDepth {
+// pushBegin opens the begin of row r on track st. A track holding
+// WithMaxPairDepth open begins, or an input holding maxCarry, first lets
+// the track's oldest go (it stays a "begin" row: with lost returns, the
+// bottom of a deep stack is where the stale calls are); a begin that
+// still finds maxCarry open (on other tracks) is counted as an overflow:
+// it stays a "begin" row, and the next end of the track (which would be
+// its own) an "end" row. All of it whatever the row groups.
+func (c *converter) pushBegin(r int, st *trackInfo, key uint64) {
+	if c.isDial9 && len(st.open) > 0 {
+		// Polls on a worker do not nest: a poll still open when the
+		// next begins lost its end, and stays a "begin" row.
+		c.nOpen -= len(st.open)
+		st.open = st.open[:0]
+	}
+	if len(st.open) > 0 && (len(st.open) >= c.o.pairDepth || c.nOpen >= maxCarry) {
+		st.open = st.open[:copy(st.open, st.open[1:])]
+		c.nOpen--
+	}
+	if st.overflow > 0 || c.nOpen >= maxCarry {
 		st.overflow++
 		return
 	}
-	st.rows = append(st.rows, int32(r))
+	st.open = append(st.open, openBegin{int32(r), key})
+	c.nOpen++
 }
 
-// pairEnd turns the row of the begin that e closes into a complete row;
-// false when e closes no begin of this batch (it becomes an "end" row).
-func (c *converter) pairEnd(e *events.Event, st *trackInfo) bool {
+// matchEnd finds the open begin of st that e closes and pops it (and, for
+// ATF, the calls above it, which stay "begin" rows: their returns were
+// lost); -1 when e closes none. The begin must not be later than e. An ATF
+// return closes the innermost open call of its own function, as a profiler
+// unwinds a stack whose returns were lost; another format's end closes the
+// innermost open begin of its track (dial9 polls do not nest, see
+// pushBegin; a WTF leave closes the innermost scope).
+func (c *converter) matchEnd(e *events.Event, st *trackInfo) int {
 	if st == nil {
-		return false
+		return -1
 	}
 	if st.overflow > 0 {
 		st.overflow--
+		return -1
+	}
+	b := c.b
+	endTs, endTimed := e.Time(), e.HasTime()
+	before := func(r int32) bool { return endTimed && b.hasTs.has(int(r)) && endTs < b.ts[r] }
+	i := len(st.open) - 1
+	if c.isATF {
+		key := c.beginKey(e)
+		for i >= 0 && (st.open[i].fid != key || before(st.open[i].row)) {
+			i--
+		}
+	} else if i >= 0 && before(st.open[i].row) {
+		i = -1
+	}
+	if i < 0 {
+		return -1
+	}
+	r := int(st.open[i].row)
+	c.nOpen -= len(st.open) - i
+	st.open = st.open[:i]
+	return r
+}
+
+// pairEnd turns the row of the begin that e closes into a complete row;
+// false when e closes no open begin (it becomes an "end" row).
+func (c *converter) pairEnd(e *events.Event, st *trackInfo) bool {
+	r := c.matchEnd(e, st)
+	if r < 0 {
 		return false
 	}
-	if len(st.rows) == 0 {
-		return false
-	}
-	r := c.completeBegin(e, st)
+	c.completeBegin(e, r)
 	if ev := c.dial9Event(e); ev != nil {
 		p := c.dial9Plan(ev)
 		c.putDial9(r, e, ev, true, c.planName(p, e.Name(), 1), p)
@@ -357,30 +443,34 @@ func (c *converter) pairEnd(e *events.Event, st *trackInfo) bool {
 	return true
 }
 
-// completeBegin pops the row of the begin that e closes off st (which has
-// one) and makes it a complete row lasting until e; the caller stores e's
-// arguments into it.
-func (c *converter) completeBegin(e *events.Event, st *trackInfo) int {
-	r := int(st.rows[len(st.rows)-1])
-	st.rows = st.rows[:len(st.rows)-1]
+// completeBegin makes row r, the begin that e closes, a complete row
+// lasting until e (matchEnd made sure e is not before it); the caller
+// stores e's arguments into it.
+func (c *converter) completeBegin(e *events.Event, r int) {
+	c.pairs++
 	b := c.b
 	b.kind[r] = uint8(events.KindComplete)
-	if b.hasTs.has(r) && e.HasTime() {
-		b.dur[r] = e.Time() - b.ts[r]
+	// matchEnd made sure the end is not before the begin; a difference
+	// past int64 (times of opposite signs) is no duration either.
+	if d := e.Time() - b.ts[r]; b.hasTs.has(r) && e.HasTime() && d >= 0 {
+		b.dur[r] = d
 		setBit(b.hasDur, r, true)
 	} else {
 		setBit(b.hasDur, r, false)
 	}
 	c.js = c.js[:0]
-	return r
 }
 
 // pairEndDial9 is pairEnd for the dial9 event ev (e's record) of plan p.
 func (c *converter) pairEndDial9(e *events.Event, ev *dial9.Event, p *d9Plan, st *trackInfo) bool {
-	if st == nil || st.overflow > 0 || len(st.rows) == 0 || ev.NumFields() != e.NumArgs() {
+	if ev.NumFields() != e.NumArgs() {
 		return c.pairEnd(e, st)
 	}
-	r := c.completeBegin(e, st)
+	r := c.matchEnd(e, st)
+	if r < 0 {
+		return false
+	}
+	c.completeBegin(e, r)
 	ni := p.names[1]
 	if ni == nil || !sameString(ni.name, e.Name()) {
 		ni = c.planName(p, e.Name(), 1)
@@ -494,7 +584,8 @@ func (c *converter) putArgs(r int, e *events.Event, end bool, ni *nameInfo) {
 		}
 	}
 	if isATF {
-		c.putATF(r, aev, ath, aseq, end)
+		c.atfSeqNo = aseq
+		c.putATF(r)
 	}
 }
 
@@ -506,6 +597,16 @@ func (c *converter) putArg(r int, e *events.Event, i int, end bool, ni *nameInfo
 	vk := v.Kind()
 	if vk == events.ValueNull {
 		return
+	}
+	if end && format == events.FormatATF {
+		// The return's detail record has columns of its own, of the same
+		// types as the call's.
+		switch name {
+		case "detail_type":
+			name = "end_detail_type"
+		case "detail":
+			name = "end_detail"
+		}
 	}
 	var kind colKind
 	if int(vk) < len(valueCol) {
@@ -671,7 +772,8 @@ func (c *converter) putDial9(r int, e *events.Event, ev *dial9.Event, end bool, 
 			cl.bits[w] |= m
 			cl.n++
 			if r >= len(cl.nums) {
-				cl.nums = cl.nums[:r+1] // slots without a value hold garbage
+				c.b.size += int64(r-len(cl.nums)) * 8 // null slots before r
+				cl.nums = cl.nums[:r+1]               // slots without a value hold garbage
 			}
 			cl.nums[r] = ev.Uint(ff.i)
 		}
@@ -737,7 +839,8 @@ func (c *converter) putField(r int, e *events.Event, ev *dial9.Event, end bool, 
 				cl.bits[w] |= m
 				cl.n++
 				if r >= len(cl.nums) {
-					cl.nums = cl.nums[:r+1] // slots without a value hold garbage
+					b.size += int64(r-len(cl.nums)) * 8 // null slots before r
+					cl.nums = cl.nums[:r+1]             // slots without a value hold garbage
 				}
 				cl.nums[r] = v
 				b.size += f.size
@@ -804,9 +907,11 @@ func (c *converter) pooledSpan(f *d9Field, id uint32, bs []byte) span {
 	b := c.b
 	ce := &f.pool[id%uint32(len(f.pool))]
 	if ce.gen == b.gen && ce.id == id && ce.s.n == uint32(len(bs)) && string(b.bytes(ce.s)) == string(bs) {
+		// (A string made valid UTF-8 by putString may differ from bs and
+		// is stored again: rare, and the same row values.)
 		return ce.s
 	}
-	s := b.putBytes(bs)
+	s := b.putString(bs)
 	ce.id, ce.s, ce.gen = id, s, b.gen
 	return s
 }
@@ -827,6 +932,9 @@ func (c *converter) setValue(cl *argCol, r int, v events.Value) {
 		}
 		cl.setNum(r, x)
 		b.size++
+	case colString:
+		cl.setStr(r, b.putString(v.Bytes()))
+		b.size += 5 + int64(len(v.Bytes()))
 	default:
 		cl.setStr(r, b.putBytes(v.Bytes()))
 		b.size += 5 + int64(len(v.Bytes()))
@@ -883,16 +991,23 @@ func (c *converter) putJSON(r int) {
 		b.arena = append(b.arena, ',')
 		b.size -= int64(old.n)
 	}
-	b.arena = append(b.arena, c.js...)
+	if utf8.Valid(c.js) {
+		b.arena = append(b.arena, c.js...)
+	} else {
+		// Raw JSON (WTF scope data) with invalid UTF-8: args_json is a
+		// STRING.
+		b.arena = appendValidUTF8(b.arena, c.js)
+	}
 	b.arena = append(b.arena, '}')
 	b.json[r] = span{uint32(off), uint32(len(b.arena) - off)}
 	b.size += int64(len(b.arena) - off)
 }
 
-// putATF adds the index record's place and its detail record:
-// atf_seq (sequence number in the thread's index.atf), atf_detail_type and
-// atf_detail (the payload of the linked detail.atf record).
-func (c *converter) putATF(r int, ev atf.IndexEvent, th *atf.Thread, seq uint64, end bool) {
+// putATF adds the index record's place: atf_seq (its sequence number in
+// the thread's index.atf). The linked detail record's type and payload are
+// arguments of the event (detail_type, detail: atf_detail_type STRING and
+// atf_detail BINARY, the return's atf_end_detail_type and atf_end_detail).
+func (c *converter) putATF(r int) {
 	b := c.b
 	if c.atfSeq == nil {
 		if cl, ok := b.column("atf_seq", colUint); ok {
@@ -900,42 +1015,8 @@ func (c *converter) putATF(r int, ev atf.IndexEvent, th *atf.Thread, seq uint64,
 		}
 	}
 	if cl := c.atfSeq; cl != nil && !cl.has(r) {
-		cl.setNum(r, seq)
+		cl.setNum(r, c.atfSeqNo)
 		b.size += 9
-	}
-	if th == nil || !ev.HasDetail() {
-		return
-	}
-	d, ok, err := th.DetailFor(ev, c.detail[:0])
-	if err != nil || !ok {
-		return
-	}
-	c.detail = d.Payload[:0]
-	cols := &c.atfDetail[0]
-	if end {
-		cols = &c.atfDetail[1]
-	}
-	if !cols[0].done {
-		tname, pname := "atf_detail_type", "atf_detail"
-		if end {
-			tname, pname = "atf_end_detail_type", "atf_end_detail"
-		}
-		// A column of another type stays so: nil, as b.column would say.
-		if cl, ok := b.column(tname, colUint); ok {
-			cols[0].col = cl
-		}
-		if cl, ok := b.column(pname, colBytes); ok {
-			cols[1].col = cl
-		}
-		cols[0].done = true
-	}
-	if cl := cols[0].col; cl != nil && !cl.has(r) {
-		cl.setNum(r, uint64(d.Type))
-		b.size += 9
-	}
-	if cl := cols[1].col; cl != nil && !cl.has(r) {
-		cl.setStr(r, b.putBytes(d.Payload))
-		b.size += 5 + int64(len(d.Payload))
 	}
 }
 
@@ -962,23 +1043,20 @@ func (c *converter) putCDT(r int, e *events.Event) {
 	}
 }
 
-// maxCarry bounds the open begins carried into the next row group; beyond
-// it they are written as "begin" rows.
+// maxCarry bounds the open begins of an input (all tracks together), which
+// are carried into the next row group when one is written; a begin beyond
+// it stays a "begin" row (pushBegin).
 const maxCarry = 1 << 16
 
 // flush writes the sink's batch as a row group, carrying the rows of the
-// open begins (up to maxCarry) into the next one so that their ends still
+// open begins (at most maxCarry) into the next one so that their ends still
 // find them.
 func (c *converter) flush(s *sink) error {
 	b := s.b
 	if c.b != b || c.gen != b.gen {
 		return s.flush()
 	}
-	n := 0
-	for _, st := range c.trackList {
-		n += len(st.rows)
-	}
-	if n == 0 || n > maxCarry {
+	if c.nOpen == 0 {
 		return s.flush()
 	}
 	if c.carry == nil {
@@ -987,19 +1065,23 @@ func (c *converter) flush(s *sink) error {
 	cb := c.carry
 	cb.reset()
 	for _, st := range c.trackList {
-		for i, r := range st.rows {
-			st.rows[i] = int32(cb.copyRow(b, int(r)))
-			b.skipRow(int(r))
+		for i, ob := range st.open {
+			st.open[i].row = int32(cb.copyRow(b, int(ob.row)))
+			b.skipRow(int(ob.row))
 		}
 	}
 	if err := s.flush(); err != nil {
 		return err
 	}
 	for _, st := range c.trackList {
-		for i, r := range st.rows {
-			st.rows[i] = int32(b.copyRow(cb, int(r)))
+		for i, ob := range st.open {
+			st.open[i].row = int32(b.copyRow(cb, int(ob.row)))
 		}
 	}
+	// The carried rows do not count towards the next row group's size
+	// (else open begins as large as a row group would make every event
+	// write one): they are bounded by maxCarry instead.
+	b.carried = b.size
 	c.gen = b.gen
 	c.source = b.srcDict.id(c.src)
 	return nil

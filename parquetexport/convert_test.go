@@ -1,12 +1,14 @@
 package parquetexport
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/dial9"
@@ -184,5 +186,40 @@ func TestCarriedBeginsDeterministic(t *testing.T) {
 		if !reflect.DeepEqual(files, first) {
 			t.Fatalf("run %d wrote other files than run 0", run)
 		}
+	}
+}
+
+// TestStringsValidUTF8: STRING columns (dictionary and typed) and
+// args_json hold valid UTF-8 whatever the input's bytes: each invalid run
+// becomes U+FFFD, as strings.ToValidUTF8 does.
+func TestStringsValidUTF8(t *testing.T) {
+	for _, s := range []string{"ok", "a\xffb", "\xff\xfe", "x\xc3", "é\x80\x80z"} {
+		got := string(appendValidUTF8([]byte("\xef\xbf\xbd"), []byte(s)))[3:]
+		if want := strings.ToValidUTF8(s, "\uFFFD"); got != want || validText(s) != want {
+			t.Errorf("%q: %q and %q, want %q", s, got, validText(s), want)
+		}
+	}
+	var buf bytes.Buffer
+	w, _ := dial9.NewWriter(&buf)
+	h, err := w.Register("BadName", []dial9.FieldDef{{Name: "label", Type: dial9.TypeString}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Begin(h, 5).String("caf\xe9").End(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(t.TempDir(), "bad.bin")
+	os.WriteFile(in, buf.Bytes(), 0o666)
+	out := filepath.Join(t.TempDir(), "out")
+	res, err := Export(context.Background(), out, []string{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := readAll(t, out)
+	if len(rows) != 1 || res.Rows != 1 || rows[0]["name"] != "BadName" || rows[0]["dial9_label"] != "caf\uFFFD" {
+		t.Errorf("rows %v, result %+v", rows, res)
 	}
 }

@@ -13,20 +13,24 @@
 // Files, folders and globs (see ExpandInputs): an ATF session, pid or thread
 // folder is one input; other folders are walked for traces; dial9 plain and
 // gzip (.bin.gz) streams, WTF binary/JSON/legacy and CDT v1 files are read
-// by their magic bytes. Inputs are decoded in parallel, one per goroutine
-// (WithConcurrency, default every core).
+// by their magic bytes. Inputs are decoded in parallel (WithConcurrency,
+// default every core), shard by shard (see below).
 //
 // # The dataset
 //
 // Export writes the folder out (it must not exist) through a temporary
 // folder beside it, renamed when every file is complete and removed on an
-// error or a cancelled context. Each worker goroutine writes its own files,
-// one format per file: "FORMAT-wNN-SSSS.parquet", or with
-// WithHivePartitioning "format=FORMAT/part-wNN-SSSS.parquet", which engines
-// read as a partition column format. A worker starts a new file (SSSS+1)
-// only when a row group brings argument columns its current file lacks, so
-// files of one format may differ in their argument columns: read the
-// dataset with DuckDB's union_by_name = true or Spark's mergeSchema.
+// error or a cancelled context. The inputs, in path order, are grouped into
+// shards of about 64 MiB on disk (consecutive inputs); each shard is read
+// by one worker goroutine into files of its own, one format per file:
+// "FORMAT-SSSS-NN.parquet" (SSSS the shard), or with WithHivePartitioning
+// "format=FORMAT/part-SSSS-NN.parquet", which engines read as a partition
+// column format. So the same inputs and options give the same files, byte
+// for byte, whatever the goroutines' scheduling and WithConcurrency. A shard
+// starts a new file (NN+1) when a row group brings argument columns its
+// current file lacks (or the file's metadata would pass 16 MiB), so files
+// of one format may differ in their argument columns: read the dataset
+// with DuckDB's union_by_name = true or Spark's mergeSchema.
 //
 // Columns, in this order (the first ten are in every file; under Hive partitioning the
 // format column is the folder's, not the file's — Spark refuses a column
@@ -35,8 +39,9 @@
 //	format      STRING  "dial9", "atf", "wtf", "cdt" (dictionary-encoded)
 //	source      STRING  the input path (file, or folder for ATF)
 //	track_kind  STRING  "trace", "thread", "worker" or "zone"
-//	track       INT64   track id within the input (ATF thread id, dial9
-//	                    worker id, WTF zone number, …)
+//	track       UINT64  track id within the input (ATF thread id, dial9
+//	                    worker id, WTF zone number, …): INT64 annotated
+//	                    UINT(64), DuckDB UBIGINT
 //	track_name  STRING  "thread_7", "worker 3", the zone's name, …
 //	ts_ns       INT64   nanoseconds on the trace's own clock (ATF and dial9
 //	                    timestamps, WTF µs × 1000, CDT elapsed_ms × 10⁶);
@@ -60,9 +65,12 @@
 //
 //	dial9  dial9_FIELD for every field of every schema (dial9_worker_id,
 //	       dial9_task_id, …), pooled strings resolved
-//	atf    atf_function_id, atf_depth, atf_seq (position in the thread's
-//	       index.atf), atf_detail_type and atf_detail (the linked detail.atf
-//	       record's type and payload; atf_end_detail_* for the return's)
+//	atf    atf_function_id, atf_depth (UINT64), atf_seq (UINT64, position
+//	       in the thread's index.atf), atf_detail_type (STRING:
+//	       FUNCTION_CALL, FUNCTION_RETURN or TYPE(n)) and atf_detail
+//	       (BINARY), the linked detail.atf record's type and payload; in a
+//	       complete row, atf_end_detail_type (STRING) and atf_end_detail
+//	       (BINARY) are the return's
 //	wtf    wtf_ARG for the arguments of the event definitions
 //	cdt    cdt_FIELD DOUBLE for each numeric field of WithCDTFields
 //	       (default DefaultCDTFields, the set tracecat convert --to chrome
@@ -74,14 +82,31 @@
 //
 // # Complete events
 //
-// A begin (ATF call, dial9 PollStart/PollEnd on a worker, WTF scope enter)
-// and the end that closes it on the same track become one "complete" row in
-// the begin's place: ts_ns the begin's time, dur_ns the distance to the end,
-// the begin's arguments plus those the end adds (an end's value that
-// differs from the begin's goes to args_json as "end.NAME"; a WTF scope's
-// appended data as "scope_data"). Each track keeps at most WithMaxPairDepth
-// open begins; begins still open when the input ends or when their row group
-// is written stay "begin" rows, and ends without a begin are "end" rows.
+// A begin (ATF call, dial9 PollStart on a worker, WTF scope enter) and the
+// end that closes it on the same track become one "complete" row in the
+// begin's place: ts_ns the begin's time, dur_ns the distance to the end
+// (never negative), the begin's arguments plus those the end adds (an end's
+// value that differs from the begin's goes to args_json as "end.NAME"; a
+// WTF scope's appended data as "scope_data"). Which end closes which begin:
+//
+//	atf    a return closes the innermost open call of its own function
+//	       (function_id), as a profiler unwinds a stack whose events were
+//	       lost: the calls above it lost their returns and stay "begin"
+//	       rows; a return with no open call of its function is an "end" row
+//	dial9  a PollEnd closes the open poll of its worker; polls do not
+//	       nest, so a poll still open when the next one starts lost its end
+//	wtf    a leave closes the innermost open scope of its zone
+//
+// and in every format only a begin not later than the end (else the end is
+// an "end" row). Pairing runs across row groups (open begins are carried
+// into the next one), so the rows do not depend on WithRowGroupBytes. Each
+// track keeps at most WithMaxPairDepth open begins, and an input at most
+// 65 536 on all its tracks: a begin beyond them lets its track's oldest open
+// begin go (a "begin" row; with lost returns the bottom of a deep stack is
+// where the stale calls are), or when its track has none, stays a "begin"
+// row itself and the next end of its track an "end" row. Begins still open
+// when the input ends stay "begin" rows. Result.Unpaired counts, per input, the begins and ends
+// left unpaired.
 //
 // # Row groups and memory
 //
@@ -111,14 +136,23 @@
 // Memory is bounded for the whole export, whatever the size and number of
 // the inputs and the cores: the rows buffered by all the workers together
 // stay under WithMemoryBytes (default DefaultMemoryRowGroups = 4 row groups,
-// 512 MiB of plain-encoded values with the default row groups), each of the
-// w workers still reading writing a row group when its batches reach
-// min(WithRowGroupBytes, WithMemoryBytes/w) — with many cores the row groups
-// get smaller rather than the memory larger, and a worker left alone with a
-// big input gets full-size row groups again. On top of that come the column
-// slices' spare capacity (they grow by doubling and are kept for the next
-// row group), the page being encoded, and the decoders' own documented
-// budgets; a worker that has no input left lets its buffers go. Measured:
+// 512 MiB of plain-encoded values with the default row groups). A worker
+// writes a row group when its batches reach min(WithRowGroupBytes,
+// WithMemoryBytes), and at most WithMemoryBytes / that many workers run at
+// once — with the defaults at most 4, whatever the cores: raise
+// WithMemoryBytes to run more (the row groups do not depend on the workers,
+// so neither do the files). The size counted is the values' plain-encoded
+// size plus 8 bytes per null slot of an argument column below its last
+// value (a column holds a slot per row up to its last value), so that
+// thousands of sparse columns make smaller row groups, not more memory; and
+// an input may ask for at most WithMaxColumns (DefaultMaxColumns = 4096)
+// argument columns per file, beyond which the export stops with ErrLimit.
+// On top of that come the open begins carried from one row group to the
+// next (at most 65 536 rows per input), the column slices' spare capacity
+// (they grow by doubling and are kept for the next row group while it
+// uses half of them), the page being encoded, a file's metadata (at most
+// 16 MiB), and the decoders' own documented budgets; a worker that has no
+// input left lets its buffers go. Measured:
 // 1 GiB of dial9 exported on one worker with the defaults peaks at
 // 172–186 MB resident (ATF: 104 MB), two workers on dial9 at 364 MB (see
 // the README).
@@ -126,7 +160,12 @@
 // # Errors
 //
 // An input that cannot be read stops the export (nothing is written) with an
-// error wrapping ErrInput, the path and the codec's *traceerr.FormatError;
-// with WithKeepGoing it is listed in Result.Failed instead and the rows read
-// before the failure are kept.
+// error wrapping ErrInput, the path and the codec's *traceerr.FormatError
+// (its byte offset and reason); when several fail at once, the first in
+// path order is the error. With WithKeepGoing it is listed in Result.Failed instead
+// and the rows read before the failure are kept, and a named path that
+// holds no events (a folder of CTF metadata, a detail.atf file) is listed
+// in Result.Skipped instead of being the error. ErrLimit (too many argument
+// columns) and errors writing the dataset stop the export even with
+// WithKeepGoing.
 package parquetexport

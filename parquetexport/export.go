@@ -10,14 +10,14 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
 
-// InputError is an input that failed under WithKeepGoing.
+// InputError is an input that failed under WithKeepGoing, or a named path
+// that holds no events and was skipped under it.
 type InputError struct {
 	Path string
 	Err  error
@@ -31,23 +31,45 @@ type InputRecovery struct {
 	Recovery traceerr.Recovery // what was read, what was lost and why
 }
 
+// InputUnpaired is an input some of whose begins and ends could not be
+// paired into complete rows (see Export): they are "begin" and "end" rows.
+type InputUnpaired struct {
+	Path string
+	// Begins is the begins left without their end: still open when the
+	// input ended, unwound by an ATF return of a function called before
+	// them (their returns were lost), or beyond WithMaxPairDepth.
+	Begins int64
+	// Ends is the ends without their begin: no begin open on the track,
+	// no open call of the return's function (ATF), or an end earlier than
+	// the begin it would close.
+	Ends int64
+}
+
 // Result is what Export did.
 type Result struct {
 	// Inputs are the traces read, in path order.
 	Inputs []Input
 	// Failed lists the inputs that failed (only with WithKeepGoing; without
-	// it the first failure is Export's error).
+	// it the first failure is Export's error), in path order.
 	Failed []InputError
+	// Skipped lists the named paths that hold no events (a folder of CTF
+	// metadata, a detail.atf file; only with WithKeepGoing, without it they
+	// are Export's error).
+	Skipped []InputError
 	// Recovered lists the inputs that were read only in part or leniently,
 	// in path order, with what their codec says was lost.
 	Recovered []InputRecovery
+	// Unpaired lists the inputs with begins or ends that could not be
+	// paired, in path order.
+	Unpaired []InputUnpaired
 	// Events is the number of records read (a complete row holds two).
 	Events int64
 	// Rows is the number of rows written.
 	Rows int64
 	// InputBytes is the size of the inputs on disk.
 	InputBytes int64
-	// Files are the Parquet files written, relative to the output folder.
+	// Files are the Parquet files written, relative to the output folder,
+	// in name order.
 	Files []string
 }
 
@@ -62,7 +84,7 @@ func Export(ctx context.Context, out string, paths []string, opts ...Option) (*R
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := ExpandInputs(paths...)
+	inputs, skipped, err := expandInputs(paths, o.keepGoing)
 	if err != nil {
 		return nil, err
 	}
@@ -77,6 +99,9 @@ func Export(ctx context.Context, out string, paths []string, opts ...Option) (*R
 		return nil, err
 	}
 	res, err := export(ctx, tmp, inputs, &o)
+	if res != nil {
+		res.Skipped = skipped
+	}
 	if err == nil {
 		err = ctx.Err()
 	}
@@ -104,6 +129,52 @@ func mkdirTemp(dir, prefix string) (string, error) {
 	return "", err
 }
 
+// shardBytes is the input size of a shard: consecutive inputs (in path
+// order) are grouped into shards of about this many bytes on disk, and each
+// shard is written by one worker into files of its own, so that which rows
+// land in which file depends on the inputs only, not on the workers.
+const shardBytes = 64 << 20
+
+// shards groups the inputs (indexes into inputs) into shards.
+func shards(inputs []Input) [][]int {
+	var out [][]int
+	var cur []int
+	var size int64
+	for i, in := range inputs {
+		cur = append(cur, i)
+		size += in.Size
+		if size >= shardBytes {
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// rowGroupLimit is the size at which a worker writes a row group:
+// WithRowGroupBytes, or WithMemoryBytes when that is smaller.
+func (o *options) rowGroupLimit() int64 {
+	return max(4<<10, min(o.rowGroupBytes, o.memoryBytes))
+}
+
+// workers is how many shards are converted at once: WithConcurrency, at most
+// as many as WithMemoryBytes holds row groups (and shards there are).
+func (o *options) workers(shards int) int {
+	return max(1, min(o.concurrency, shards, int(o.memoryBytes/o.rowGroupLimit())))
+}
+
+// inputResult is what reading one input gave.
+type inputResult struct {
+	events   int64
+	rec      *traceerr.Recovery
+	err      error // the input failed
+	unpaired InputUnpaired
+	done     bool
+}
+
 // export runs the workers, writing into dir.
 func export(ctx context.Context, dir string, inputs []Input, o *options) (*Result, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -112,89 +183,114 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 	for _, in := range inputs {
 		res.InputBytes += in.Size
 	}
+	groups := shards(inputs)
+	results := make([]inputResult, len(inputs))
 	var (
-		mu   sync.Mutex
-		next int
-		done int
-		prog Progress
+		mu     sync.Mutex
+		next   int
+		prog   Progress
+		fatal  = -1 // the input whose error stops the export (least index)
+		fatalE error
 	)
 	prog.Inputs = len(inputs)
-	take := func() (Input, bool) {
+	take := func() (int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
-		if next == len(inputs) || ctx.Err() != nil {
-			return Input{}, false
+		if next == len(groups) || ctx.Err() != nil {
+			return 0, false
 		}
 		next++
-		return inputs[next-1], true
+		return next - 1, true
 	}
-	report := func(in *Input, n int64, rec *traceerr.Recovery, failed error) {
+	report := func(i int, r inputResult) {
 		mu.Lock()
 		defer mu.Unlock()
-		res.Events += n
-		if rec != nil {
-			res.Recovered = append(res.Recovered, InputRecovery{in.Path, *rec})
-		}
-		if failed != nil {
-			res.Failed = append(res.Failed, InputError{in.Path, failed})
-		}
-		done++
-		prog.InputsDone, prog.Events = done, res.Events
-		prog.InputBytes += in.Size
+		results[i] = r
+		prog.InputsDone++
+		prog.Events += r.events
+		prog.InputBytes += inputs[i].Size
 		if o.progress != nil {
 			o.progress(prog)
 		}
 	}
-	workers := min(o.concurrency, len(inputs))
-	sinks := make([][]*sink, workers)
-	var active atomic.Int64 // workers still reading inputs
-	active.Store(int64(workers))
+	stop := func(i int, err error) {
+		mu.Lock()
+		if fatal < 0 || i < fatal {
+			fatal, fatalE = i, err
+		}
+		mu.Unlock()
+		cancel(err)
+	}
+	workers := o.workers(len(groups))
+	sinks := make([][]*sink, len(groups))
 	var wg sync.WaitGroup
-	for w := range workers {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk := &worker{id: w, dir: dir, o: o, conv: newConverter(o), enc: newEncoder(), sinks: map[string]*sink{}, active: &active}
-			defer func() { sinks[w] = wk.list }()
+			wk := &worker{dir: dir, o: o, conv: newConverter(o), enc: newEncoder(), batches: map[string]*batch{}}
 			for {
-				in, ok := take()
+				g, ok := take()
 				if !ok {
 					break
 				}
-				n, rec, err := wk.read(ctx, &in)
-				if err != nil && !o.keepGoing || err != nil && errors.Is(err, errWrite) {
-					cancel(err)
-					report(&in, n, nil, nil)
+				wk.startShard(g)
+				failed := false
+				for _, i := range groups[g] {
+					in := &inputs[i]
+					r := wk.read(ctx, in)
+					if r.err != nil && !errors.Is(r.err, context.Canceled) && (!o.keepGoing || errors.Is(r.err, errWrite) || errors.Is(r.err, ErrLimit)) {
+						stop(i, r.err) // the least such input's error is the export's
+						failed = true
+						break
+					}
+					if ctx.Err() != nil {
+						failed = true // cancelled, or another input stopped the export
+						break
+					}
+					r.done = true
+					report(i, r)
+				}
+				if failed || ctx.Err() != nil {
+					wk.abortShard()
 					break
 				}
-				report(&in, n, rec, err)
-			}
-			active.Add(-1)
-			if ctx.Err() == nil {
-				if err := wk.finish(); err != nil {
-					cancel(err)
+				if err := wk.finishShard(); err != nil {
+					stop(len(inputs), err)
+					break
 				}
+				sinks[g] = wk.list
 			}
 		}()
 	}
 	wg.Wait()
-	order := make(map[string]int, len(inputs))
-	for i, in := range inputs {
-		order[in.Path] = i
-	}
-	slices.SortFunc(res.Recovered, func(a, b InputRecovery) int { return order[a.Path] - order[b.Path] })
-	var firstErr error
 	if ctx.Err() != nil {
-		firstErr = context.Cause(ctx)
-	}
-	for _, list := range sinks {
-		for _, s := range list {
-			if firstErr != nil {
+		for _, list := range sinks {
+			for _, s := range list {
 				if s.file != nil {
 					s.file.abort()
 				}
-				continue
 			}
+		}
+		if fatalE != nil {
+			return nil, fatalE
+		}
+		return nil, context.Cause(ctx)
+	}
+	for i, r := range results {
+		res.Events += r.events
+		if r.rec != nil {
+			res.Recovered = append(res.Recovered, InputRecovery{inputs[i].Path, *r.rec})
+		}
+		if r.err != nil {
+			res.Failed = append(res.Failed, InputError{inputs[i].Path, r.err})
+		}
+		if r.unpaired.Begins > 0 || r.unpaired.Ends > 0 {
+			res.Unpaired = append(res.Unpaired, r.unpaired)
+		}
+	}
+	for _, list := range sinks {
+		for _, s := range list {
 			res.Rows += s.rows
 			for _, f := range s.files {
 				rel, err := filepath.Rel(dir, f)
@@ -205,9 +301,7 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 			}
 		}
 	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
+	slices.Sort(res.Files)
 	return res, nil
 }
 
@@ -215,25 +309,25 @@ func export(ctx context.Context, dir string, inputs []Input, o *options) (*Resul
 // WithKeepGoing.
 var errWrite = errors.New("parquetexport: writing the dataset failed")
 
-// worker decodes inputs and fills its own sinks, one per format.
+// worker converts shards, one at a time, each into its own sinks (one per
+// format).
 type worker struct {
-	id    int
-	dir   string
-	o     *options
-	conv  *converter
-	enc   *encoder
-	sinks map[string]*sink
-	list  []*sink
-	// active counts the workers still reading: the memory bound is
-	// shared among them.
-	active *atomic.Int64
+	dir     string
+	o       *options
+	conv    *converter
+	enc     *encoder
+	shard   int
+	sinks   map[string]*sink
+	list    []*sink
+	batches map[string]*batch // kept from shard to shard for their buffers
 }
 
-// limit is the size at which the worker writes a row group: its share of
-// WithMemoryBytes among the workers still reading, at most
-// WithRowGroupBytes.
-func (w *worker) limit() int64 {
-	return max(4<<10, min(w.o.rowGroupBytes, w.o.memoryBytes/max(1, w.active.Load())))
+// startShard prepares the worker for shard g: new sinks, whose files are
+// named after g.
+func (w *worker) startShard(g int) {
+	w.shard = g
+	w.sinks = map[string]*sink{}
+	w.list = nil
 }
 
 // buffered is the size of the rows in all the worker's batches.
@@ -249,10 +343,16 @@ func (w *worker) sink(format string) *sink {
 	if s, ok := w.sinks[format]; ok {
 		return s
 	}
-	s := &sink{format: format, dir: w.dir, prefix: fmt.Sprintf("%s-w%02d", format, w.id), b: newBatch(format), enc: w.enc}
+	b := w.batches[format]
+	if b == nil {
+		b = newBatch(format)
+		w.batches[format] = b
+	}
+	b.startFile(w.o)
+	s := &sink{format: format, dir: w.dir, prefix: fmt.Sprintf("%s-%04d", format, w.shard), b: b, enc: w.enc}
 	if w.o.hive {
 		s.dir = filepath.Join(w.dir, "format="+format)
-		s.prefix = fmt.Sprintf("part-w%02d", w.id)
+		s.prefix = fmt.Sprintf("part-%04d", w.shard)
 		s.hive = true
 	}
 	w.sinks[format] = s
@@ -260,29 +360,31 @@ func (w *worker) sink(format string) *sink {
 	return s
 }
 
-// read converts one input; n is the number of records read, rec what the
-// codec recovered (nil when the input was clean).
-func (w *worker) read(ctx context.Context, in *Input) (n int64, rec *traceerr.Recovery, err error) {
-	n, err = w.readEvents(ctx, in, &rec)
-	return n, rec, err
+// read converts one input.
+func (w *worker) read(ctx context.Context, in *Input) (r inputResult) {
+	r.events, r.err = w.readEvents(ctx, in, &r.rec)
+	c := w.conv
+	r.unpaired = InputUnpaired{Path: in.Path, Begins: c.begins - c.pairs, Ends: c.ends - c.pairs}
+	return r
 }
 
 func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recovery) (n int64, err error) {
+	c := w.conv
+	c.begins, c.ends, c.pairs = 0, 0, 0
 	// WithScopeData: WTF scopes with their appended data (scope_data).
 	r, err := events.Open(in.Path, events.WithScopeData())
 	if err != nil {
-		return 0, fmt.Errorf("%w: %s: %w", ErrInput, in.Path, err)
+		return 0, inputError(in.Path, err)
 	}
 	defer r.Close()
 	s := w.sink(r.Format())
-	c := w.conv
 	c.start(s.b, r.Format(), in.Path)
 	if d, ok := r.Underlying().(*dial9.Reader); ok {
 		c.d9dec = d
 	}
-	// The batches of the worker's other formats count against its share:
-	// write them first when together they pass it.
-	limit := w.limit()
+	// The batches of the worker's other formats count against its row
+	// group size: write them first when together they pass it.
+	limit := w.o.rowGroupLimit()
 	if w.buffered() >= limit {
 		for _, o := range w.list {
 			if o != s {
@@ -305,7 +407,10 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 			c.add(r.Event())
 		}
 		n++
-		if s.b.size >= limit {
+		if s.b.err != nil {
+			return n, fmt.Errorf("%w: %s: event %d: %w", ErrLimit, in.Path, n, s.b.err)
+		}
+		if s.b.size-s.b.carried >= limit {
 			if err := c.flush(s); err != nil {
 				return n, fmt.Errorf("%w: %w", errWrite, err)
 			}
@@ -317,20 +422,24 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 			if err := ctx.Err(); err != nil {
 				return n, err
 			}
-			limit = max(4<<10, w.limit()-(w.buffered()-s.b.size))
 			s.b.presize(limit)
 		}
 	}
 	if err := r.Err(); err != nil {
-		return n, fmt.Errorf("%w: %s: %w", ErrInput, in.Path, err)
+		return n, inputError(in.Path, err)
 	}
 	*rec = r.Recovery()
 	return n, nil
 }
 
-// finish writes the last batches, closes the files and lets the batches'
-// memory go.
-func (w *worker) finish() error {
+// inputError is the error of an input that cannot be read: ErrInput, the
+// path, and the codec's error (which says at which byte offset, and what).
+func inputError(path string, err error) error {
+	return fmt.Errorf("%w: %s: %w", ErrInput, path, err)
+}
+
+// finishShard writes the last batches of the shard and closes its files.
+func (w *worker) finishShard() error {
 	for _, s := range w.list {
 		if err := s.flush(); err != nil {
 			return fmt.Errorf("%w: %w", errWrite, err)
@@ -338,8 +447,17 @@ func (w *worker) finish() error {
 		if err := s.closeFile(); err != nil {
 			return fmt.Errorf("%w: %w", errWrite, err)
 		}
-		s.b = newBatch(s.format)
 	}
-	w.conv = nil
 	return nil
+}
+
+// abortShard closes the shard's open files unfinished (the export's
+// temporary folder is removed).
+func (w *worker) abortShard() {
+	for _, s := range w.list {
+		if s.file != nil {
+			s.file.abort()
+			s.file = nil
+		}
+	}
 }

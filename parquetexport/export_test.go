@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -333,17 +332,19 @@ func TestCodecsDoNotLinkParquet(t *testing.T) {
 	}
 }
 
-// TestMemoryBoundShared: WithMemoryBytes is shared among the workers still
-// reading, and caps the row groups below WithRowGroupBytes.
+// TestMemoryBoundShared: WithMemoryBytes caps the row groups below
+// WithRowGroupBytes, and bounds the workers to the row groups it holds.
 func TestMemoryBoundShared(t *testing.T) {
-	o, _ := buildOptions([]Option{WithRowGroupBytes(1 << 20), WithMemoryBytes(256 << 10)})
-	var active atomic.Int64
-	w := &worker{o: &o, active: &active}
-	for n, want := range map[int64]int64{1: 256 << 10, 2: 128 << 10, 4: 64 << 10, 0: 256 << 10} {
-		active.Store(n)
-		if got := w.limit(); got != want {
-			t.Errorf("%d workers: limit %d, want %d", n, got, want)
-		}
+	o, _ := buildOptions([]Option{WithRowGroupBytes(1 << 20), WithMemoryBytes(256 << 10), WithConcurrency(8)})
+	if got := o.rowGroupLimit(); got != 256<<10 {
+		t.Errorf("row group limit %d, want 256 KiB", got)
+	}
+	if got := o.workers(100); got != 1 {
+		t.Errorf("%d workers in one row group of memory", got)
+	}
+	o, _ = buildOptions([]Option{WithRowGroupBytes(1 << 20), WithMemoryBytes(3 << 20), WithConcurrency(8)})
+	if got, got2 := o.workers(100), o.workers(2); got != 3 || got2 != 2 || o.rowGroupLimit() != 1<<20 {
+		t.Errorf("%d, %d workers; limit %d", got, got2, o.rowGroupLimit())
 	}
 	if d, _ := buildOptions(nil); d.memoryBytes != DefaultMemoryRowGroups*DefaultRowGroupBytes {
 		t.Errorf("default memory %d", d.memoryBytes)

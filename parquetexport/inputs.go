@@ -1,6 +1,7 @@
 package parquetexport
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -26,8 +27,15 @@ type Input struct {
 // sidecars, unknown files — are skipped there, but are an error when named
 // directly). Inputs are returned in path order, each once.
 func ExpandInputs(paths ...string) ([]Input, error) {
+	in, _, err := expandInputs(paths, false)
+	return in, err
+}
+
+// expandInputs is ExpandInputs; with keepGoing, a path (or glob match)
+// that holds no events — a file of another kind, a folder without traces —
+// is listed in skipped instead of being the error.
+func expandInputs(paths []string, keepGoing bool) (out []Input, skipped []InputError, err error) {
 	seen := map[string]bool{}
-	var out []Input
 	add := func(in Input) {
 		if !seen[in.Path] {
 			seen[in.Path] = true
@@ -39,40 +47,26 @@ func ExpandInputs(paths ...string) ([]Input, error) {
 		if strings.ContainsAny(p, "*?[") {
 			m, err := filepath.Glob(p)
 			if err != nil {
-				return nil, fmt.Errorf("parquetexport: %s: %w", p, err)
+				return nil, nil, fmt.Errorf("parquetexport: %s: %w", p, err)
 			}
 			if len(m) == 0 {
-				return nil, fmt.Errorf("%w: %s matches no file", ErrNoInputs, p)
+				err := fmt.Errorf("%w: %s matches no file", ErrNoInputs, p)
+				if !keepGoing {
+					return nil, nil, err
+				}
+				skipped = append(skipped, InputError{p, err})
+				continue
 			}
 			matches = m
 		}
 		for _, m := range matches {
-			fi, err := os.Stat(m)
+			found, err := pathInputs(m)
 			if err != nil {
-				return nil, err
-			}
-			if !fi.IsDir() {
-				in, err := fileInput(m, fi)
-				if err != nil {
-					return nil, err
+				if !keepGoing || !errors.Is(err, errNoEvents) {
+					return nil, nil, err
 				}
-				add(in)
+				skipped = append(skipped, InputError{m, err})
 				continue
-			}
-			if d := events.DetectDir(m); d.Known() {
-				in, err := dirInput(m, d)
-				if err != nil {
-					return nil, err
-				}
-				add(in)
-				continue
-			}
-			found, err := walkInputs(m)
-			if err != nil {
-				return nil, err
-			}
-			if len(found) == 0 {
-				return nil, fmt.Errorf("%w: no trace in folder %s", ErrNoInputs, m)
 			}
 			for _, in := range found {
 				add(in)
@@ -80,10 +74,47 @@ func ExpandInputs(paths ...string) ([]Input, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, ErrNoInputs
+		if len(skipped) > 0 {
+			return nil, skipped, fmt.Errorf("%w: every path was skipped (%s: %v)", ErrNoInputs, skipped[0].Path, skipped[0].Err)
+		}
+		return nil, nil, ErrNoInputs
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return out, skipped, nil
+}
+
+// errNoEvents marks a path that holds no events to export (WithKeepGoing
+// skips it).
+var errNoEvents = errors.New("holds no events to export")
+
+// pathInputs returns the inputs of one path (no glob).
+func pathInputs(m string) ([]Input, error) {
+	fi, err := os.Stat(m)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		in, err := fileInput(m, fi)
+		if err != nil {
+			return nil, err
+		}
+		return []Input{in}, nil
+	}
+	if d := events.DetectDir(m); d.Known() {
+		in, err := dirInput(m, d)
+		if err != nil {
+			return nil, err
+		}
+		return []Input{in}, nil
+	}
+	found, err := walkInputs(m)
+	if err != nil {
+		return nil, err
+	}
+	if len(found) == 0 {
+		return nil, fmt.Errorf("%w: no trace in folder %s: %w", ErrNoInputs, m, errNoEvents)
+	}
+	return found, nil
 }
 
 // eventFormat reports whether the events layer yields events for format.
@@ -98,17 +129,17 @@ func eventFormat(format string) bool {
 func fileInput(path string, fi fs.FileInfo) (Input, error) {
 	d, err := events.DetectFile(path)
 	if err != nil {
-		return Input{}, err
+		return Input{}, fmt.Errorf("%w: %s: %w (%w)", ErrInput, path, err, errNoEvents)
 	}
 	if !eventFormat(d.Format) || d.Format == events.FormatATF && d.Variant == "detail" {
-		return Input{}, fmt.Errorf("%w: %s: %s holds no events to export", ErrInput, path, d)
+		return Input{}, fmt.Errorf("%w: %s: %s %w", ErrInput, path, d, errNoEvents)
 	}
 	return Input{Path: path, Format: d.Format, Size: fi.Size()}, nil
 }
 
 func dirInput(path string, d events.Detection) (Input, error) {
 	if d.Format != events.FormatATF {
-		return Input{}, fmt.Errorf("%w: %s: %s holds no events to export", ErrInput, path, d)
+		return Input{}, fmt.Errorf("%w: %s: %s %w", ErrInput, path, d, errNoEvents)
 	}
 	var size int64
 	err := filepath.WalkDir(path, func(p string, de fs.DirEntry, err error) error {

@@ -19,7 +19,14 @@ var (
 	// ErrInput: an input could not be read (it wraps the path and the
 	// codec's *traceerr.FormatError or the I/O error).
 	ErrInput = errors.New("parquetexport: input failed")
+	// ErrLimit: the inputs ask for more than the export's budget allows
+	// (more argument columns than WithMaxColumns). It stops the export,
+	// WithKeepGoing or not, and nothing is written.
+	ErrLimit = errors.New("parquetexport: over the export's limit")
 )
+
+// DefaultMaxColumns is the default of WithMaxColumns.
+const DefaultMaxColumns = 4096
 
 // DefaultRowGroupBytes is the uncompressed size of a row group: 128 MiB, the
 // size Spark, Trino and DuckDB plan their scans around.
@@ -34,7 +41,7 @@ var DefaultCDTFields = []string{
 }
 
 // DefaultMaxPairDepth is how many begins per track wait for their end; a
-// begin beyond it stays a "begin" row and its end an "end" row.
+// begin beyond it lets the track's oldest open begin go (a "begin" row).
 const DefaultMaxPairDepth = 1024
 
 // Option configures Export.
@@ -48,6 +55,7 @@ type options struct {
 	cdtFields     []string
 	keepGoing     bool
 	pairDepth     int
+	maxColumns    int
 	progress      func(Progress)
 }
 
@@ -70,10 +78,11 @@ const DefaultMemoryRowGroups = 4
 
 // WithMemoryBytes bounds the rows buffered by all the workers together (the
 // Parquet plain-encoded size of the row groups being filled, every worker and
-// format counted): while w workers are reading, each writes its row group
-// when it reaches min(WithRowGroupBytes, n/w), so row groups get smaller
-// rather than memory larger when there are many cores. Default
-// DefaultMemoryRowGroups × WithRowGroupBytes; from 4 KiB to 64 GiB.
+// format counted, null slots of argument columns included): each worker
+// writes its row group when it reaches min(WithRowGroupBytes, n), and at
+// most n / that many workers run at once (fewer than WithConcurrency when n
+// holds fewer row groups). Default DefaultMemoryRowGroups ×
+// WithRowGroupBytes; from 4 KiB to 64 GiB.
 func WithMemoryBytes(n int64) Option {
 	return func(o *options) error {
 		if n < 4<<10 || n > 64<<30 {
@@ -84,8 +93,10 @@ func WithMemoryBytes(n int64) Option {
 	}
 }
 
-// WithConcurrency sets how many inputs are decoded and encoded at once, each
-// on its own goroutine. Default runtime.GOMAXPROCS(0): every core.
+// WithConcurrency sets how many shards of inputs are decoded and encoded at
+// once, each on its own goroutine (at most as many as WithMemoryBytes holds
+// row groups). The files written do not depend on it. Default
+// runtime.GOMAXPROCS(0): every core.
 func WithConcurrency(n int) Option {
 	return func(o *options) error {
 		if n < 1 {
@@ -119,23 +130,46 @@ func WithCDTFields(fields ...string) Option {
 	}
 }
 
-// WithKeepGoing makes an input that fails to read (or is not a trace of
-// events) a warning in Result.Failed instead of the export's error; the rows
-// read from it before the failure are kept. Default false: the first failing
-// input stops the export and nothing is written.
+// WithKeepGoing makes an input that fails to read a warning in
+// Result.Failed instead of the export's error (the rows read from it before
+// the failure are kept), and a named path that holds no events (a folder of
+// CTF metadata, a file of another kind) a note in Result.Skipped. Default
+// false: the first failing input or such path stops the export and nothing
+// is written. ErrLimit stops the export either way.
 func WithKeepGoing(on bool) Option {
 	return func(o *options) error { o.keepGoing = on; return nil }
 }
 
 // WithMaxPairDepth sets how many open begins per track wait for their end
-// (see Export). Default DefaultMaxPairDepth; 0 turns pairing off: begins and
-// ends are rows of their own.
+// (see Export): a begin beyond it lets the track's oldest open begin go,
+// which stays a "begin" row. Default DefaultMaxPairDepth; 0 turns pairing
+// off: begins and ends are rows of their own.
 func WithMaxPairDepth(n int) Option {
 	return func(o *options) error {
 		if n < 0 {
 			return fmt.Errorf("%w: WithMaxPairDepth(%d): want ≥ 0", ErrOption, n)
 		}
 		o.pairDepth = n
+		return nil
+	}
+}
+
+// WithMaxColumns bounds the typed argument columns of one file (each
+// distinct argument name and type of a format, see Export): an input that
+// brings more stops the export with an error wrapping ErrLimit, and
+// nothing is written. A column costs memory whether or not a row holds a
+// value (its buffers, its null pages and its metadata in every row group),
+// so this bounds what a file of many distinct field names (a dial9 stream
+// of thousands of schemas, a WTF event type of thousands of arguments) can
+// ask for: each column holds at most a few hundred bytes before its first
+// values, and its buffers count against WithMemoryBytes as they grow (null
+// slots included). Default DefaultMaxColumns; from 1 to 1 << 20.
+func WithMaxColumns(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > 1<<20 {
+			return fmt.Errorf("%w: WithMaxColumns(%d): want 1 to %d", ErrOption, n, 1<<20)
+		}
+		o.maxColumns = n
 		return nil
 	}
 }
@@ -160,6 +194,7 @@ func buildOptions(opts []Option) (options, error) {
 		concurrency:   runtime.GOMAXPROCS(0),
 		cdtFields:     DefaultCDTFields,
 		pairDepth:     DefaultMaxPairDepth,
+		maxColumns:    DefaultMaxColumns,
 	}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {

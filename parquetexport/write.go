@@ -74,8 +74,8 @@ func (s *colSpec) element() format.SchemaElement {
 	switch s.common {
 	case 0, 1, 2, 4, 7, 8: // dictionary strings
 		rep, kind = format.Required, colString
-	case 3:
-		rep, kind = format.Required, colInt
+	case 3: // track: the formats' ids are unsigned
+		rep, kind = format.Required, colUint
 	case 5, 6:
 		kind = colInt
 	case 9:
@@ -297,7 +297,7 @@ func (w *fileWriter) writeColumn(ch *chunk, s *colSpec, b *batch) {
 			w.writeIndexes(ch, e.i32, hi-lo, 0, nil, len(dict))
 		}
 	case 3:
-		w.writeInt64s(ch, b.trackID, nil, b.rows, false, intEncoding)
+		w.writeInt64s(ch, b.trackID, nil, b.rows, true, intEncoding)
 	case 4:
 		w.writeDictColumn(ch, b.tnDict.strs, b.trackName, b.rows)
 	case 5:
@@ -841,6 +841,20 @@ func (w *fileWriter) writeDictStrings(ch *chunk, c *argCol, b *batch) bool {
 	return true
 }
 
+// maxFooterBytes bounds the metadata a file holds in memory until its
+// footer is written (a column chunk's metadata per column and row group):
+// a file whose next row group would pass it is closed, and the sink starts
+// another, so that many columns times many row groups do not add up.
+const maxFooterBytes = 16 << 20
+
+// chunkMetaBytes is what the metadata of one column chunk is counted.
+const chunkMetaBytes = 256
+
+// footerFull reports whether one more row group would pass maxFooterBytes.
+func (w *fileWriter) footerFull() bool {
+	return len(w.groups) > 0 && int64(len(w.groups)+1)*int64(len(w.specs))*chunkMetaBytes > maxFooterBytes
+}
+
 // close writes the footer and closes the file.
 func (w *fileWriter) close() error {
 	md := format.FileMetaData{
@@ -905,7 +919,7 @@ func (s *sink) flush() error {
 		b.reset()
 		return nil
 	}
-	if s.file != nil && !s.file.covers(b) {
+	if s.file != nil && (!s.file.covers(b) || s.file.footerFull()) {
 		if err := s.closeFile(); err != nil {
 			return err
 		}

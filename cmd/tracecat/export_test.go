@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/parquetexport"
 )
 
@@ -74,6 +76,71 @@ func TestExportCommand(t *testing.T) {
 	}
 	if got := strings.Join(parquetexport.DefaultCDTFields, ","); got != strings.Join(cdtDefaultFields, ",") {
 		t.Errorf("export's CDT fields %s differ from convert --to chrome's %s", got, strings.Join(cdtDefaultFields, ","))
+	}
+}
+
+// TestExportNamesFailures: a failing input is named with the codec's
+// offset and reason, nothing is written; --keep-going skips a folder
+// holding no events (CTF metadata) with a note and exports the rest; too
+// many argument columns stop the export (exit 1); the unpaired begins and
+// ends of an input are noted.
+func TestExportNamesFailures(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.cdt")
+	run(t, nil, "sample", "cdt", good)
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := len(data) / 2; i < len(data)/2+64; i++ {
+		data[i] = 0xff
+	}
+	bad := filepath.Join(dir, "bad.cdt")
+	os.WriteFile(bad, data, 0o666)
+	meta := filepath.Join(dir, "meta")
+	os.MkdirAll(meta, 0o777)
+	run(t, nil, "sample", "ctf", filepath.Join(meta, "metadata"))
+	out := filepath.Join(dir, "out")
+	code, _, errOut := run(t, nil, "export", "--to", "parquet", good, bad, out)
+	if code != exitInvalid || !strings.Contains(errOut, "bad.cdt: cdt: offset ") || !strings.Contains(errOut, "nothing written") {
+		t.Errorf("bad input: exit %d %q", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s written", out)
+	}
+	code, _, errOut = run(t, nil, "export", "--to", "parquet", good, meta, out)
+	if code != exitInvalid || !strings.Contains(errOut, "meta: ctf") || !strings.Contains(errOut, "no events") {
+		t.Errorf("CTF folder: exit %d %q", code, errOut)
+	}
+	code, stdout, errOut := run(t, nil, "export", "--to", "parquet", "--keep-going", good, meta, out)
+	if code != exitOK || !strings.Contains(errOut, meta+": note: skipped") || !strings.Contains(stdout, "of 1 inputs") {
+		t.Errorf("--keep-going over a CTF folder: exit %d %q %q", code, stdout, errOut)
+	}
+	// A dial9 stream whose event has 3 fields, under --max-columns 2.
+	d9 := filepath.Join(dir, "s.bin")
+	run(t, nil, "sample", "dial9", d9)
+	code, _, errOut = run(t, nil, "export", "--to", "parquet", "--max-columns", "2", d9, filepath.Join(dir, "o2"))
+	if code != exitInvalid || !strings.Contains(errOut, "more than 2 typed argument columns") || !strings.Contains(errOut, "s.bin") {
+		t.Errorf("--max-columns 2: exit %d %q", code, errOut)
+	}
+	if code, _, _ := run(t, nil, "export", "--to", "parquet", "--max-columns", "0", d9, filepath.Join(dir, "o3")); code != exitUsage {
+		t.Errorf("--max-columns 0: exit %d", code)
+	}
+	// A poll without its end and an end without its poll: noted.
+	var buf bytes.Buffer
+	w, _ := dial9.NewWriter(&buf)
+	ps, _ := w.Register("PollStartEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}})
+	pe, _ := w.Register("PollEndEvent", []dial9.FieldDef{{Name: "worker_id", Type: dial9.TypeVarint}})
+	w.WriteUints(pe, 10, 1)
+	w.WriteUints(ps, 20, 1)
+	w.WriteUints(pe, 30, 1)
+	w.WriteUints(ps, 40, 1)
+	w.Close()
+	polls := filepath.Join(dir, "polls.bin")
+	os.WriteFile(polls, buf.Bytes(), 0o666)
+	code, _, errOut = run(t, nil, "export", "--to", "parquet", polls, filepath.Join(dir, "o4"))
+	if code != exitOK || !strings.Contains(errOut, polls+": note: 1 begins and 1 ends not paired") {
+		t.Errorf("unpaired polls: exit %d %q", code, errOut)
 	}
 }
 

@@ -88,3 +88,37 @@ func runTracecatErr(args ...string) (string, error) {
 	out, err := exec.Command(tracecat, args...).CombinedOutput()
 	return string(out), err
 }
+
+// sampleInputs writes the sample trace of each event format (tracecat
+// sample FORMAT) as dir/samples/sample.FORMAT and returns their paths.
+func sampleInputs(t *testing.T, dir string) []string {
+	t.Helper()
+	var ins []string
+	for _, f := range []string{"dial9", "atf", "wtf", "cdt"} {
+		p := filepath.Join(dir, "samples", "sample."+f)
+		os.MkdirAll(filepath.Dir(p), 0o777)
+		runTracecat(t, "sample", f, p)
+		ins = append(ins, p)
+	}
+	return ins
+}
+
+// columnSet is the set of the column names of the relation from (a table,
+// view or read_parquet expression).
+func columnSet(t *testing.T, db *sql.DB, from string) map[string]bool {
+	t.Helper()
+	rows, err := db.Query(`SELECT column_name FROM (DESCRIBE SELECT * FROM ` + from + `)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols := map[string]bool{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		cols[c] = true
+	}
+	return cols
+}

@@ -51,13 +51,7 @@ WHERE format = 'cdt'`, `ticks | last_ns | score_xp | kills | creatures
 // README's.
 func TestReadmeQueries(t *testing.T) {
 	dir := t.TempDir()
-	var ins []string
-	for _, f := range []string{"dial9", "atf", "wtf", "cdt"} {
-		p := filepath.Join(dir, "samples", "sample."+f)
-		os.MkdirAll(filepath.Dir(p), 0o777)
-		runTracecat(t, "sample", f, p)
-		ins = append(ins, p)
-	}
+	ins := sampleInputs(t, dir)
 	runTracecat(t, append(append([]string{"export", "--to", "parquet", "--hive"}, ins...), filepath.Join(dir, "out"))...)
 	db := openDB(t)
 	if _, err := db.Exec(fmt.Sprintf("SET file_search_path = '%s'", filepath.ToSlash(dir))); err != nil {
@@ -104,4 +98,99 @@ func table(t *testing.T, db *sql.DB, q string) string {
 		lines = append(lines, strings.Join(cells, " | "))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestReadmeColumnTable exports the sample traces and the ATF vectors
+// (whose calls and returns link detail records) and checks that every
+// column DuckDB sees is in the README's column table with the type it
+// gives: the fixed columns by name, the argument columns by their
+// format's row (dial9_<field>, wtf_<arg>, cdt_<field>).
+func TestReadmeColumnTable(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table's rows: | `a`, `b` | TYPE, TYPE | text |
+	documented := map[string]string{}
+	section := string(readme)
+	if i := strings.Index(section, "## Querying a fleet of traces with SQL"); i >= 0 {
+		section = section[i:]
+		if j := strings.Index(section[3:], "\n## "); j >= 0 {
+			section = section[:j+3]
+		}
+	}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			continue
+		}
+		names := strings.Split(cells[1], ",")
+		types := strings.Split(cells[2], ",")
+		for i, n := range names {
+			n = strings.Trim(strings.TrimSpace(n), "`")
+			ty := strings.TrimSpace(types[min(i, len(types)-1)])
+			documented[n] = ty
+		}
+	}
+	dir := t.TempDir()
+	ins := sampleInputs(t, dir)
+	withDetail := false
+	if v := os.Getenv("TRACECODEC_VECTORS"); v != "" {
+		if s := filepath.Join(v, "atf", "normal", "session_20250101_120000"); dirExists(s) {
+			ins = append(ins, s)
+			withDetail = true
+		}
+	}
+	out := filepath.Join(dir, "out")
+	runTracecat(t, append(append([]string{"export", "--to", "parquet"}, ins...), out)...)
+	db := openDB(t)
+	rows, err := db.Query(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM ` + dataset(out) + `)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	duck := map[string]string{"VARCHAR": "STRING", "UBIGINT": "UINT64", "BIGINT": "INT64", "DOUBLE": "DOUBLE", "BLOB": "BINARY", "BOOLEAN": "BOOLEAN"}
+	seen := 0
+	for rows.Next() {
+		var name, ty string
+		if err := rows.Scan(&name, &ty); err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		if name == "atf_end_detail_type" {
+			withDetail = false // seen
+		}
+		want, ok := documented[name]
+		if !ok {
+			for _, p := range []string{"dial9_", "wtf_", "cdt_"} {
+				if strings.HasPrefix(name, p) {
+					want, ok = documented[p+map[string]string{"dial9_": "<field>", "wtf_": "<arg>", "cdt_": "<field>"}[p]], true
+				}
+			}
+		}
+		if !ok {
+			t.Errorf("column %s (%s) is not in the README's table", name, ty)
+			continue
+		}
+		if strings.HasPrefix(want, "by ") {
+			continue // typed from the format's schema
+		}
+		if duck[ty] != want {
+			t.Errorf("column %s: DuckDB reads %s, the README says %s", name, ty, want)
+		}
+	}
+	for _, c := range []string{"track", "atf_detail_type", "atf_end_detail_type", "atf_end_detail"} {
+		if _, ok := documented[c]; !ok {
+			t.Errorf("README table lacks %s", c)
+		}
+	}
+	if withDetail {
+		t.Errorf("the ATF vectors' export has no atf_end_detail_type column")
+	}
+	t.Logf("%d columns checked against %d documented names", seen, len(documented))
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

@@ -90,13 +90,30 @@ func expect(path string) (*expected, error) {
 		if v, ok := e.ArgByName("function_id"); ok && e.Format() == events.FormatATF {
 			fid = v.Uint()
 		}
+		// The export's pairing rules (see the parquetexport doc): an ATF
+		// return closes the innermost open call of its function, the
+		// calls above it unwound; dial9 polls do not nest; an end never
+		// closes a later begin.
 		switch e.Kind() {
 		case events.KindBegin:
+			if e.Format() == events.FormatDial9 {
+				stacks[k] = stacks[k][:0]
+			}
 			stacks[k] = append(stacks[k], openBegin{e.Name(), e.Time(), e.HasTime(), fid})
 		case events.KindEnd:
-			if st := stacks[k]; len(st) > 0 {
-				b := st[len(st)-1]
-				stacks[k] = st[:len(st)-1]
+			st := stacks[k]
+			later := func(b openBegin) bool { return b.timed && e.HasTime() && e.Time() < b.ts }
+			i := len(st) - 1
+			if e.Format() == events.FormatATF {
+				for i >= 0 && (st[i].fid != fid || later(st[i])) {
+					i--
+				}
+			} else if i >= 0 && later(st[i]) {
+				i = -1
+			}
+			if i >= 0 {
+				b := st[i]
+				stacks[k] = st[:i]
 				x.pairs++
 				// The complete row carries the begin's name.
 				x.perName[e.Name()]--
@@ -287,17 +304,7 @@ func checkInput(t *testing.T, db *sql.DB, out string, in parquetexport.Input, x 
 		}
 	}
 	// Sums of every numeric column over instant, counter and metadata rows.
-	cols := map[string]bool{}
-	crow, err := db.Query(fmt.Sprintf(`SELECT column_name FROM (DESCRIBE SELECT * FROM %s)`, ds))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for crow.Next() {
-		var c string
-		crow.Scan(&c)
-		cols[c] = true
-	}
-	crow.Close()
+	cols := columnSet(t, db, ds)
 	for col, want := range x.intSums {
 		if !cols[col] {
 			t.Errorf("no column %s", col)
