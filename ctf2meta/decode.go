@@ -19,14 +19,15 @@ func DecodeFragment(text []byte, opts ...ReaderOption) (Fragment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeFragment(text, &o, 0, 0, 1, newBudget(&o.limits, nil, int64(len(text))))
+	return decodeFragment(text, &o, 0, 0, 1, newBudget(&o.limits, nil, int64(len(text))), nil)
 }
 
 // decodeFragment decodes the JSON text of fragment num; off is the offset of
 // its RS byte (schema errors point there), textOff that of text[0] (syntax
-// errors point into the text). The JSON values are charged to bud.
-func decodeFragment(text []byte, o *options, off, textOff int64, num int, bud *memBudget) (Fragment, error) {
-	v, err := parseJSON(text, jsonDepth(o.limits.MaxDepth), bud)
+// errors point into the text). The JSON values are charged to bud; js is
+// parseJSON's state kept between fragments (nil: none).
+func decodeFragment(text []byte, o *options, off, textOff int64, num int, bud *memBudget, js *jsonScratch) (Fragment, error) {
+	v, err := parseJSON(text, jsonDepth(o.limits.MaxDepth), bud, js)
 	if err != nil {
 		var le *jsonLimitError
 		if errors.As(err, &le) {
