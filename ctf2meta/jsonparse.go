@@ -48,11 +48,17 @@ func parseJSON(b []byte, maxDepth int, bud *memBudget, js *jsonScratch) (any, er
 // value that spells it, instead of once per occurrence. At most
 // internMax strings and internMax numbers of at most internLen bytes are
 // kept, the first ones seen, so the tables stay small whatever the input.
+//
+// The decoder keeps its Common.present key lists here too (present: by
+// their keys, each length-prefixed; keys and sig: scratch).
 type jsonScratch struct {
-	stack scratch
-	sb    []byte
-	strs  map[string]any // string(b) -> any(string(b))
-	nums  map[string]any // string(b) -> any(json.Number(b))
+	stack   scratch
+	sb      []byte
+	strs    map[string]any // string(b) -> any(string(b))
+	nums    map[string]any // string(b) -> any(json.Number(b))
+	present map[string][]string
+	keys    []string
+	sig     []byte
 }
 
 const (
@@ -486,17 +492,20 @@ func (p *jsonParser) key() string {
 // it leaves p.i and returns false (str then decodes or reports it).
 func (p *jsonParser) plainString() ([]byte, bool) {
 	b := p.b
+	var high byte // the OR of the bytes: ≥ 0x80 when not ASCII
 	for j := p.i + 1; j < len(b); j++ {
 		switch c := b[j]; {
 		case c == '"':
 			t := b[p.i+1 : j]
-			if !utf8.Valid(t) {
+			if high >= 0x80 && !utf8.Valid(t) {
 				return nil, false
 			}
 			p.i = j + 1
 			return t, true
 		case c == '\\' || c < 0x20:
 			return nil, false
+		default:
+			high |= c
 		}
 	}
 	return nil, false
