@@ -291,12 +291,15 @@ func (p *jsonParser) object() any {
 		return nil
 	}
 	p.i++ // {
-	m := map[string]any{}
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
-		return m
+		return map[string]any{}
 	}
+	// Room for 8 members from the start (one group, what chargeObject
+	// counts): most metadata objects have up to 8, and the map then never
+	// grows from its empty form.
+	m := make(map[string]any, 8)
 	for {
 		p.space()
 		if p.i >= len(p.b) {
