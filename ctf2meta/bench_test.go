@@ -2,6 +2,7 @@ package ctf2meta
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"testing"
 
@@ -177,4 +178,57 @@ func BenchmarkMemcpy4K(b *testing.B) {
 			copy(dst[i:], src[i:min(i+4096, len(src))])
 		}
 	}
+}
+
+// bigLTTngMetadata is the LTTng 2.15.1 CTF 2 metadata vector with its
+// event-record classes repeated under new ids until the text is at least n
+// bytes: the shape of ../shared/bench/refs/ctf's 10.5 MB input (bench.sh
+// case E, where tracecat validate is timed beside babeltrace2).
+func bigLTTngMetadata(tb testing.TB, n int) []byte {
+	raw := vectortest.Read(tb, "ctf", "lttng-2.15.1-ust-ctf2-json/trace/metadata")
+	var head []byte
+	var ercs []map[string]any
+	for _, frag := range bytes.Split(raw, []byte{RS})[1:] {
+		var m map[string]any
+		dec := json.NewDecoder(bytes.NewReader(frag))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil {
+			tb.Fatal(err)
+		}
+		if m["type"] == "event-record-class" {
+			ercs = append(ercs, m)
+			continue
+		}
+		head = append(append(head, RS), frag...)
+	}
+	out := head
+	for id := 0; len(out) < n; id++ {
+		m := ercs[id%len(ercs)]
+		m["id"] = id
+		b, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(append(append(out, RS), b...), '\n')
+	}
+	return out
+}
+
+// BenchmarkFragmentReaderBig decodes a 10.5 MB CTF 2 metadata stream
+// (bigLTTngMetadata) with a FragmentReader, as tracecat validate does.
+func BenchmarkFragmentReaderBig(b *testing.B) {
+	raw := bigLTTngMetadata(b, 10_500_000)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	var frags int
+	for b.Loop() {
+		d, _ := NewFragmentReader(bytes.NewReader(raw))
+		for d.Next() {
+		}
+		if d.Err() != nil {
+			b.Fatal(d.Err())
+		}
+		frags = len(d.Metadata().Fragments)
+	}
+	b.ReportMetric(float64(frags)*float64(b.N)/b.Elapsed().Seconds(), "fragments/s")
 }

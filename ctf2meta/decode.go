@@ -1,10 +1,12 @@
 package ctf2meta
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -19,14 +21,18 @@ func DecodeFragment(text []byte, opts ...ReaderOption) (Fragment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeFragment(text, &o, 0, 0, 1, newBudget(&o.limits, nil, int64(len(text))))
+	return decodeFragment(text, &o, 0, 0, 1, newBudget(&o.limits, nil, int64(len(text))), nil)
 }
 
 // decodeFragment decodes the JSON text of fragment num; off is the offset of
 // its RS byte (schema errors point there), textOff that of text[0] (syntax
-// errors point into the text). The JSON values are charged to bud.
-func decodeFragment(text []byte, o *options, off, textOff int64, num int, bud *memBudget) (Fragment, error) {
-	v, err := parseJSON(text, jsonDepth(o.limits.MaxDepth), bud)
+// errors point into the text). The JSON values are charged to bud; js is
+// parseJSON's state kept between fragments (nil: none).
+func decodeFragment(text []byte, o *options, off, textOff int64, num int, bud *memBudget, js *jsonScratch) (Fragment, error) {
+	if js == nil {
+		js = new(jsonScratch)
+	}
+	v, err := parseJSON(text, jsonDepth(o.limits.MaxDepth), bud, js)
 	if err != nil {
 		var le *jsonLimitError
 		if errors.As(err, &le) {
@@ -41,7 +47,7 @@ func decodeFragment(text []byte, o *options, off, textOff int64, num int, bud *m
 		}
 		return nil, newErr(textOff+int64(se.Offset), ErrFraming, "fragment #%d: invalid JSON text: %v", num, err)
 	}
-	d := &decoder{o: o, off: off, num: num}
+	d := &decoder{o: o, off: off, num: num, js: js}
 	f := d.fragment(v)
 	if d.err != nil {
 		return nil, d.err
@@ -84,6 +90,7 @@ type decoder struct {
 	path  []pathSeg
 	depth int
 	err   error
+	js    *jsonScratch // shared Common.present lists
 }
 
 func (d *decoder) fail(msg string, args ...any) {
@@ -227,16 +234,43 @@ func (d *decoder) uint(m map[string]any, key string, required bool, def uint64) 
 
 func (d *decoder) common(m map[string]any) Common {
 	var c Common
-	c.present = make([]string, 0, len(m))
-	for k := range m {
-		if k != "type" {
-			c.present = append(c.present, k)
-		}
-	}
-	sort.Strings(c.present)
+	c.present = d.presentKeys(m)
 	c.Attributes = d.freeObject(m, "attributes")
 	c.Extensions = d.freeObject(m, "extensions")
 	return c
+}
+
+// presentKeys returns the sorted keys of m but "type". Objects of a kind
+// share their key sets: each distinct list (up to internMax of them) is
+// allocated once per stream and shared, with its capacity cut to its
+// length so that an append copies it.
+func (d *decoder) presentKeys(m map[string]any) []string {
+	js := d.js
+	keys := js.keys[:0]
+	for k := range m {
+		if k != "type" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	js.keys = keys
+	sig := js.sig[:0]
+	for _, k := range keys {
+		sig = binary.AppendUvarint(sig, uint64(len(k)))
+		sig = append(sig, k...)
+	}
+	js.sig = sig
+	if p, ok := js.present[string(sig)]; ok {
+		return p
+	}
+	p := append(make([]string, 0, len(keys)), keys...)
+	if js.present == nil {
+		js.present = make(map[string][]string)
+	}
+	if len(js.present) < internMax {
+		js.present[string(sig)] = p
+	}
+	return p
 }
 
 func (d *decoder) freeObject(m map[string]any, key string) map[string]any {

@@ -206,12 +206,20 @@ func FuzzFragment(f *testing.F) {
 				werr = errors.New("trailing data")
 			}
 		}
-		got, gerr := parseJSON(data, 10000, nil)
+		got, gerr := parseJSON(data, 10000, nil, nil)
 		if (werr == nil) != (gerr == nil) {
 			t.Fatalf("encoding/json %v, parseJSON %v", werr, gerr)
 		}
 		if werr == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("parseJSON %#v, encoding/json %#v", got, want)
+		}
+		// A second parse with the state of the first (its interned values
+		// shared) gives the same value.
+		js := new(jsonScratch)
+		parseJSON(data, 10000, nil, js)
+		got2, gerr2 := parseJSON(data, 10000, nil, js)
+		if (gerr == nil) != (gerr2 == nil) || !reflect.DeepEqual(got, got2) {
+			t.Fatalf("parse with kept state: %#v (%v), first parse %#v (%v)", got2, gerr2, got, gerr)
 		}
 		fr, err := DecodeFragment(data)
 		if err != nil {

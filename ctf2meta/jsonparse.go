@@ -18,8 +18,16 @@ import (
 // Every value is charged to bud (when not nil) what it costs in Go memory
 // (see the charge constants); parsing stops with a *jsonLimitError when the
 // budget is spent.
-func parseJSON(b []byte, maxDepth int, bud *memBudget) (any, error) {
-	p := jsonParser{b: b, maxDepth: maxDepth, bud: bud}
+//
+// js (when not nil) is kept from one parse to the next: its scratch space
+// is reused, and short strings and numbers seen before are shared (see
+// jsonScratch), which is what makes a stream of thousands of small texts
+// cheap to parse.
+func parseJSON(b []byte, maxDepth int, bud *memBudget, js *jsonScratch) (any, error) {
+	if js == nil {
+		js = new(jsonScratch)
+	}
+	p := jsonParser{b: b, maxDepth: maxDepth, bud: bud, js: js}
 	p.space()
 	v := p.value()
 	if p.err == nil {
@@ -28,8 +36,56 @@ func parseJSON(b []byte, maxDepth int, bud *memBudget) (any, error) {
 			p.fail("data after the JSON text")
 		}
 	}
+	js.stack.drop(0)
 	return v, p.err
 }
+
+// jsonScratch is what parseJSON keeps between texts: the array scratch
+// stack, the buffer for strings with escapes, and the interned strings and
+// numbers. A metadata stream repeats a small vocabulary (property names,
+// type names, byte orders, small numbers) in every fragment; each such
+// string or number is allocated and boxed once and then shared by every
+// value that spells it, instead of once per occurrence. At most
+// internMax strings and internMax numbers of at most internLen bytes are
+// kept, the first ones seen, so the tables stay small whatever the input.
+//
+// The decoder keeps its Common.present key lists here too (present: by
+// their keys, each length-prefixed; keys and sig: scratch).
+type jsonScratch struct {
+	stack   scratch
+	sb      []byte
+	strs    map[string]any // string(b) -> any(string(b))
+	nums    map[string]any // string(b) -> any(json.Number(b))
+	present map[string][]string
+	keys    []string
+	sig     []byte
+}
+
+const (
+	internMax = 4096
+	internLen = 64
+)
+
+// intern returns the boxed value of the text t in table *tab, made by mk
+// and added to the table when there is room.
+func intern(tab *map[string]any, t []byte, mk func(string) any) any {
+	if v, ok := (*tab)[string(t)]; ok {
+		return v
+	}
+	v := mk(string(t))
+	if len(t) <= internLen {
+		if *tab == nil {
+			*tab = make(map[string]any)
+		}
+		if len(*tab) < internMax {
+			(*tab)[string(t)] = v
+		}
+	}
+	return v
+}
+
+func boxString(s string) any { return s }
+func boxNumber(s string) any { return json.Number(s) }
 
 // jsonSyntaxError is a JSON syntax error at Offset in the text.
 type jsonSyntaxError struct {
@@ -84,8 +140,7 @@ type jsonParser struct {
 	depth    int
 	maxDepth int
 	err      error
-	sb       []byte  // scratch for strings with escapes
-	stack    scratch // array elements, copied out at ']'
+	js       *jsonScratch // scratch stack (array elements, copied out at ']'), interned values
 	bud      *memBudget
 }
 
@@ -183,7 +238,7 @@ func (p *jsonParser) value() any {
 	case c == '[':
 		return p.array()
 	case c == '"':
-		return p.str()
+		return p.strValue()
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -236,12 +291,15 @@ func (p *jsonParser) object() any {
 		return nil
 	}
 	p.i++ // {
-	m := map[string]any{}
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
-		return m
+		return map[string]any{}
 	}
+	// Room for 8 members from the start (one group, what chargeObject
+	// counts): most metadata objects have up to 8, and the map then never
+	// grows from its empty form.
+	m := make(map[string]any, 8)
 	for {
 		p.space()
 		if p.i >= len(p.b) {
@@ -252,7 +310,7 @@ func (p *jsonParser) object() any {
 			p.fail("invalid character %q looking for an object key", p.b[p.i])
 			return nil
 		}
-		k := p.str()
+		k := p.key()
 		if p.err != nil || !p.charge(chargeMember+len(k)) {
 			return nil
 		}
@@ -307,15 +365,15 @@ func (p *jsonParser) array() any {
 	// Elements gather on the shared scratch stack (nested arrays push above
 	// this one's), then move to a slice of the exact length: no append
 	// growth garbage per array.
-	base := p.stack.n
-	defer p.stack.drop(base) // on error; pop empties it on success
+	base := p.js.stack.n
+	defer p.js.stack.drop(base) // on error; pop empties it on success
 	for {
 		p.space()
 		v := p.value()
 		if p.err != nil {
 			return nil
 		}
-		p.stack.push(v)
+		p.js.stack.push(v)
 		p.space()
 		if p.i >= len(p.b) {
 			p.eof()
@@ -326,7 +384,7 @@ func (p *jsonParser) array() any {
 			p.i++
 		case ']':
 			p.i++
-			return p.stack.pop(base)
+			return p.js.stack.pop(base)
 		default:
 			p.fail("invalid character %q after array element", p.b[p.i])
 			return nil
@@ -377,7 +435,7 @@ func (p *jsonParser) number() any {
 	if !p.charge(len(t)) {
 		return nil
 	}
-	return json.Number(t)
+	return intern(&p.js.nums, t, boxNumber)
 }
 
 // smallDecimal returns the value of t when t is a plain decimal integer in
@@ -406,6 +464,56 @@ func (p *jsonParser) bad(what string) {
 
 var errBadEscape = errors.New("bad escape")
 
+// strValue is str as a value: a string without escapes is interned.
+func (p *jsonParser) strValue() any {
+	if t, ok := p.plainString(); ok {
+		if !p.charge(len(t)) {
+			return nil
+		}
+		return intern(&p.js.strs, t, boxString)
+	}
+	s := p.str()
+	if p.err != nil {
+		return nil
+	}
+	return s
+}
+
+// key is str for an object key: a key without escapes is interned.
+func (p *jsonParser) key() string {
+	if t, ok := p.plainString(); ok {
+		if !p.charge(len(t)) {
+			return ""
+		}
+		return intern(&p.js.strs, t, boxString).(string)
+	}
+	return p.str()
+}
+
+// plainString returns the content of the string at p.i and moves past it
+// when it is valid UTF-8 without escapes or control characters; otherwise
+// it leaves p.i and returns false (str then decodes or reports it).
+func (p *jsonParser) plainString() ([]byte, bool) {
+	b := p.b
+	var high byte // the OR of the bytes: ≥ 0x80 when not ASCII
+	for j := p.i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			t := b[p.i+1 : j]
+			if high >= 0x80 && !utf8.Valid(t) {
+				return nil, false
+			}
+			p.i = j + 1
+			return t, true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		default:
+			high |= c
+		}
+	}
+	return nil, false
+}
+
 func (p *jsonParser) str() string {
 	p.i++ // "
 	start := p.i
@@ -421,7 +529,7 @@ func (p *jsonParser) str() string {
 			if utf8.Valid(s) {
 				return string(s)
 			}
-			return string(p.fixUTF8(p.sb[:0], s))
+			return string(p.fixUTF8(p.js.sb[:0], s))
 		case c == '\\':
 			return p.strEscaped(start)
 		case c < 0x20:
@@ -436,13 +544,13 @@ func (p *jsonParser) str() string {
 
 // strEscaped decodes a string with escapes from start (after the quote).
 func (p *jsonParser) strEscaped(start int) string {
-	out := append(p.sb[:0], p.b[start:p.i]...)
+	out := append(p.js.sb[:0], p.b[start:p.i]...)
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		switch {
 		case c == '"':
 			p.i++
-			p.sb = out
+			p.js.sb = out
 			if !p.charge(len(out)) {
 				return ""
 			}

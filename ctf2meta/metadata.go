@@ -107,7 +107,8 @@ type FragmentReader struct {
 	err     error
 	started bool
 	done    bool
-	bud     memBudget // Go memory charged for decoded JSON values
+	bud     memBudget   // Go memory charged for decoded JSON values
+	js      jsonScratch // the JSON parser's state kept between fragments
 }
 
 // NewFragmentReader returns a FragmentReader of the CTF 2 metadata stream r,
@@ -194,7 +195,7 @@ func (d *FragmentReader) Next() bool {
 	// The budget grows with the JSON text read (d.s.off counts it, this
 	// fragment included) and is never refunded: decoded values are kept.
 	bud := newBudget(&d.o.limits, &d.bud, d.s.off)
-	f, err := decodeFragment(d.s.Text(), &d.o, d.s.Offset(), d.s.TextOffset(), d.s.Index(), bud)
+	f, err := decodeFragment(d.s.Text(), &d.o, d.s.Offset(), d.s.TextOffset(), d.s.Index(), bud, &d.js)
 	if err != nil {
 		d.fail(err)
 		return false

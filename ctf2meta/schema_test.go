@@ -222,7 +222,7 @@ func TestParseJSONMatchesEncodingJSON(t *testing.T) {
 				werr = errors.New("trailing data")
 			}
 		}
-		got, gerr := parseJSON([]byte(in), 100, nil)
+		got, gerr := parseJSON([]byte(in), 100, nil, nil)
 		if (werr == nil) != (gerr == nil) {
 			t.Errorf("%q: encoding/json %v, parseJSON %v", in, werr, gerr)
 			continue
@@ -231,7 +231,7 @@ func TestParseJSONMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("%q: got %#v, want %#v", in, got, want)
 		}
 	}
-	if _, err := parseJSON([]byte(strings.Repeat("[", 101)+strings.Repeat("]", 101)), 100, nil); err == nil {
+	if _, err := parseJSON([]byte(strings.Repeat("[", 101)+strings.Repeat("]", 101)), 100, nil, nil); err == nil {
 		t.Error("depth limit not enforced")
 	}
 }

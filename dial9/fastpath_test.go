@@ -2,6 +2,7 @@ package dial9
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -151,4 +152,40 @@ func FuzzFastPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkFastPath(t, "input", data)
 	})
+}
+
+// TestVarint8 checks the word-at-a-time varint decoder against uvarint:
+// every length from 1 to 8 bytes (and longer ones, which it leaves to the
+// caller), overlong encodings, every value of every byte in each position.
+func TestVarint8(t *testing.T) {
+	check := func(b []byte) {
+		t.Helper()
+		var w [8]byte
+		copy(w[:], b)
+		v, k := varint8(binary.LittleEndian.Uint64(w[:]))
+		wv, wk := uvarint(b)
+		if wk > 8 || wk <= 0 {
+			wv, wk = 0, 0
+		}
+		if v != wv || k != wk {
+			t.Fatalf("% x: varint8 %d (%d bytes), uvarint %d (%d bytes)", b, v, k, wv, wk)
+		}
+	}
+	for _, v := range []uint64{0, 1, 127, 128, 300, 16383, 16384, 1<<21 - 1, 1 << 21, 1<<28 - 1, 1 << 28, 1<<35 + 5, 1<<42 - 1, 1<<49 + 3, 1<<56 - 1, 1 << 56, 1<<63 + 1, math.MaxUint64} {
+		b := binary.AppendUvarint(nil, v)
+		check(append(b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
+	}
+	for k := 1; k <= 9; k++ {
+		for pos := 0; pos < k; pos++ {
+			for x := 0; x < 256; x++ {
+				b := bytes.Repeat([]byte{0x80}, k)
+				b[k-1] = 0
+				b[pos] = byte(x)
+				if pos != k-1 {
+					b[pos] |= 0x80
+				}
+				check(append(b, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01))
+			}
+		}
+	}
 }

@@ -16,6 +16,20 @@ func simpleType(t FieldType) bool {
 	return false
 }
 
+// fastPath is the typeInfo.path of a schema with these field types.
+func fastPath(types []FieldType) uint8 {
+	path := uint8(pathVarints)
+	for _, t := range types {
+		switch {
+		case !simpleType(t):
+			return pathGeneral
+		case t != TypeVarint:
+			path = pathSimple
+		}
+	}
+	return path
+}
+
 // event parses any event frame at buf[p] (Next decodes the common ones
 // itself) and reports every error.
 func (d *Reader) event(p int) (int, error) {
@@ -210,14 +224,14 @@ func (d *Reader) schemaFrame(p int) (int, error) {
 		}
 	}
 	s := &Schema{ID: id, Name: string(name), HasTimestamp: hasTS, Fields: make([]FieldDef, nf)}
-	ti := &typeInfo{schema: s, types: make([]FieldType, nf), hasTS: hasTS, simple: true}
+	ti := &typeInfo{schema: s, types: make([]FieldType, nf), hasTS: hasTS}
 	for i := 0; i < nf; i++ {
 		fl := int(binary.LittleEndian.Uint16(b[q:]))
 		s.Fields[i] = FieldDef{Name: string(b[q+2 : q+2+fl]), Type: FieldType(b[q+2+fl])}
 		ti.types[i] = s.Fields[i].Type
-		ti.simple = ti.simple && simpleType(ti.types[i])
 		q += 3 + fl
 	}
+	ti.path = fastPath(ti.types)
 	if int(id) >= len(d.types) {
 		nt := make([]*typeInfo, int(id)+1, max(int(id)+1, 2*len(d.types)))
 		copy(nt, d.types)
@@ -357,7 +371,7 @@ func (d *Reader) stackPoolFrame(p int) (int, error) {
 			d.stkEntries = ents
 			return 0, err
 		}
-		ents = append(ents, StackPoolEntry{ID: id, Frames: Stack{b[q+8 : q+8+8*int(c)]}})
+		ents = append(ents, StackPoolEntry{ID: id, Frames: stackOf(b[q+8 : q+8+8*int(c)])})
 		q += 8 + 8*int(c)
 	}
 	d.stkEntries = ents

@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"math"
+	"unsafe"
 )
 
 // FrameKind is the kind of frame a Reader returns. Timestamp-reset frames
@@ -125,9 +126,18 @@ type typeInfo struct {
 	schema *Schema
 	types  []FieldType
 	hasTS  bool
-	// simple: every field is a simpleType (Next decodes the events itself).
-	simple bool
+	// path is how Next decodes the events: pathVarints (every field is a
+	// Varint), pathSimple (every field is a simpleType) or pathGeneral
+	// (next does).
+	path uint8
 }
+
+// typeInfo.path values.
+const (
+	pathGeneral = iota
+	pathSimple
+	pathVarints
+)
 
 // Reader reads a dial9 stream frame by frame. Build one with
 // NewBytesReader (a byte slice: events are zero-copy views into it) or
@@ -379,7 +389,7 @@ func (d *Reader) LookupString(id uint32) ([]byte, bool) {
 // LookupStack resolves a stack-pool id against the pool as it stands now.
 func (d *Reader) LookupStack(id uint32) (Stack, bool) {
 	b, ok := d.stacks.get(id)
-	return Stack{b}, ok
+	return stackOf(b), ok
 }
 
 // Event returns the current event (after Next, or NextFrame with
@@ -395,146 +405,188 @@ func (d *Reader) Event() *Event { return &d.ev }
 // tag, an unknown type id, a truncated frame or a timestamp overflow is an
 // error, never a quiet end of stream. After warm-up it does not allocate.
 func (d *Reader) Next() bool {
-	// The hot path: Next itself decodes the common frame, an event whose
-	// schema has only simpleType fields, wholly in the buffer, every varint
-	// one byte or followed by at least 10 bytes, no error pending. It makes
-	// no calls but the tail call to next (so its state stays in registers)
-	// and leaves d exactly as event would; next handles everything else,
-	// including every error.
+	// The hot path: Next itself reads the header of the common frame, an
+	// event whose schema has only simpleType fields, and hands it to
+	// varintEvent or simpleEvent, which decode it when it lies wholly in
+	// the buffer, every varint at most 8 bytes long, and leave d exactly as
+	// event would; next handles everything else, including every error.
 	p := d.pos
-	b := d.buf
-	if d.err != nil || p < 0 || len(b)-p < 3 || b[p] != tagEvent {
+	if d.err != nil || uint(p) >= uint(len(d.buf)) {
 		return d.next()
 	}
-	h := b[p : p+3]
+	h := d.buf[p:]
+	if len(h) < 6 || h[0] != tagEvent {
+		return d.next()
+	}
 	id := int(h[1]) | int(h[2])<<8
 	if id >= len(d.types) {
 		return d.next()
 	}
 	ti := d.types[id]
-	if ti == nil || !ti.simple {
+	if ti == nil {
 		return d.next()
 	}
-	q := p + 3
 	ts := d.tsBase
+	start := p + 3
 	if ti.hasTS {
-		if len(b)-q < 3 {
-			return d.next()
-		}
-		t := b[q : q+3]
-		delta := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16
+		delta := uint64(h[3]) | uint64(h[4])<<8 | uint64(h[5])<<16
 		ts += delta
 		if ts < delta {
 			return d.next()
 		}
-		q += 3
+		start = p + 6
 	}
-	start := q
+	switch ti.path {
+	case pathVarints:
+		return d.varintEvent(ti, p, start, ts)
+	case pathSimple:
+		return d.simpleEvent(ti, p, start, ts)
+	}
+	return d.next()
+}
+
+// deliver makes the event frame at buf[p:end], with payload buf[start:end]
+// and timestamp ts, the current one (its fields are in d.offs and d.vals).
+func (d *Reader) deliver(ti *typeInfo, p, start, end int, ts uint64) {
+	d.tsBase = ts // unchanged without a timestamp
+	d.kind = FrameEvent
+	d.cur = ti
+	ev := &d.ev
+	ev.ti, ev.types, ev.ts, ev.start, ev.end = ti, ti.types, ts, start, end
+	d.frameStart = p
+	d.pos = end
+	d.nev++
+}
+
+// simpleEvent is Next for an event of a schema whose fields are all
+// simpleType: it decodes the fields of the payload at buf[start:], or
+// leaves the frame to next when a field is cut short by the end of the
+// buffer, a varint is longer than 8 bytes or closer than 8 bytes to the
+// end, or a stack exceeds its limit.
+func (d *Reader) simpleEvent(ti *typeInfo, p, start int, ts uint64) bool {
+	s := d.buf[start:]
 	types := ti.types
 	n := len(types)
-	if cap(d.offs) < n+1 || cap(d.vals) < n {
+	offs, vals := d.offs, d.vals
+	if len(offs) <= n || len(vals) < n {
 		return d.next()
 	}
-	offs := d.offs[:n+1]
 	fo := offs[:n] // field starts (bounds checks proven away)
-	vals := d.vals[:n]
-	// s is the rest of the buffer; the payload so far is L-len(s) bytes.
-	s := b[start:]
-	L := len(s)
+	vals = vals[:n]
+	q := 0
 	for i, t := range types {
-		fo[i] = int32(L - len(s))
-		switch t {
-		case TypeVarint:
-			if len(s) > 0 && s[0] < 0x80 {
-				vals[i] = uint64(s[0])
-				s = s[1:]
+		fo[i] = int32(q)
+		if t == TypeVarint {
+			if uint(q) < uint(len(s)) && s[q] < 0x80 {
+				vals[i] = uint64(s[q])
+				q++
 				continue
 			}
-			if len(s) < 10 {
+			if len(s)-q < 8 {
 				return d.next()
 			}
-			// The upstream rule (see uvarint): at most 10 bytes, bits
-			// beyond 64 in the 10th dropped.
-			s10 := s[:10]
-			v := uint64(s10[0] & 0x7f)
-			k := 0
-			for j := 1; j < len(s10); j++ {
-				c := s10[j]
-				v |= uint64(c&0x7f) << (7 * uint(j))
-				if c < 0x80 {
-					k = j + 1
-					break
-				}
-			}
+			v, k := varint8(binary.LittleEndian.Uint64(s[q:]))
 			if k == 0 {
 				return d.next()
 			}
 			vals[i] = v
-			s = s[k:]
+			q += k
+			continue
+		}
+		r := s[q:]
+		switch t {
 		case TypeU8:
-			if len(s) < 1 {
+			if len(r) < 1 {
 				return d.next()
 			}
-			vals[i] = uint64(s[0])
-			s = s[1:]
+			vals[i] = uint64(r[0])
+			q++
 		case TypeU32, TypePooledString, TypePooledStackFrames:
-			if len(s) < 4 {
+			if len(r) < 4 {
 				return d.next()
 			}
-			vals[i] = uint64(binary.LittleEndian.Uint32(s))
-			s = s[4:]
+			vals[i] = uint64(binary.LittleEndian.Uint32(r))
+			q += 4
 		case TypeU16:
-			if len(s) < 2 {
+			if len(r) < 2 {
 				return d.next()
 			}
-			vals[i] = uint64(binary.LittleEndian.Uint16(s))
-			s = s[2:]
+			vals[i] = uint64(binary.LittleEndian.Uint16(r))
+			q += 2
 		case TypeBool:
-			if len(s) < 1 {
+			if len(r) < 1 {
 				return d.next()
 			}
 			vals[i] = 0
-			if s[0] != 0 {
+			if r[0] != 0 {
 				vals[i] = 1
 			}
-			s = s[1:]
+			q++
 		case TypeI64, TypeF64:
-			if len(s) < 8 {
+			if len(r) < 8 {
 				return d.next()
 			}
-			vals[i] = binary.LittleEndian.Uint64(s)
-			s = s[8:]
+			vals[i] = binary.LittleEndian.Uint64(r)
+			q += 8
 		case TypeStackFrames:
-			if len(s) < 4 {
+			if len(r) < 4 {
 				return d.next()
 			}
-			c := int64(binary.LittleEndian.Uint32(s))
-			if c > d.lim.MaxStackFrames || int64(len(s)-4) < 8*c {
+			c := int64(binary.LittleEndian.Uint32(r))
+			if c > d.lim.MaxStackFrames || int64(len(r)-4) < 8*c {
 				return d.next()
 			}
 			vals[i] = 0
-			s = s[4+8*int(c):]
+			q += 4 + 8*int(c)
 		default:
 			return d.next()
 		}
 	}
-	q = L - len(s)
 	if q > math.MaxInt32 {
 		return d.next()
 	}
 	offs[n] = int32(q)
-	if ti.hasTS {
-		d.tsBase = ts
+	d.deliver(ti, p, start, start+q, ts)
+	return true
+}
+
+// varintEvent is simpleEvent for a schema whose fields are all Varints.
+// With 8n bytes of input from the payload on (n fields), which every field
+// of at most 8 bytes keeps in bounds (field i starts at most 8i bytes in
+// and is read as the 8 bytes there), it reads them without bounds checks;
+// closer to the end of the buffer it leaves them to simpleEvent.
+func (d *Reader) varintEvent(ti *typeInfo, p, start int, ts uint64) bool {
+	s := d.buf[start:]
+	n := len(ti.types)
+	if len(s) < 8*n || len(d.offs) <= n || len(d.vals) < n {
+		return d.simpleEvent(ti, p, start, ts)
 	}
-	d.sc.base = d.base
-	d.kind = FrameEvent
-	d.cur = ti
-	ev := &d.ev
-	q += start
-	ev.ti, ev.types, ev.ts, ev.start, ev.end = ti, types, ts, start, q
-	d.frameStart = p
-	d.pos = q
-	d.nev++
+	fo := d.offs[:n]
+	vals := d.vals[:n]
+	base := unsafe.Pointer(unsafe.SliceData(s))
+	q := 0
+	for i := range vals {
+		fo[i] = int32(q)
+		// q <= 8i and 8i+8 <= 8n <= len(s): s[q:q+8] is in bounds.
+		x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(base, q))[:])
+		switch {
+		case x&0x80 == 0:
+			vals[i] = x & 0x7f
+			q++
+		case x&0x8000 == 0:
+			vals[i] = x&0x7f | x>>1&0x3f80
+			q += 2
+		default:
+			v, k := varint8(x)
+			if k == 0 {
+				return d.next()
+			}
+			vals[i] = v
+			q += k
+		}
+	}
+	d.offs[n] = int32(q)
+	d.deliver(ti, p, start, start+q, ts)
 	return true
 }
 

@@ -3,6 +3,7 @@ package dial9
 import (
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -39,6 +40,22 @@ func uvarint(b []byte) (v uint64, n int) {
 		return 0, -1
 	}
 	return 0, 0
+}
+
+// varint8 decodes a varint from the first bytes of x, 8 input bytes read
+// little-endian: the value and its length in bytes, or k == 0 if none of
+// the 8 bytes ends it (a longer varint, left to the caller).
+func varint8(x uint64) (v uint64, k int) {
+	stop := ^x & 0x8080808080808080 // the high bit of each byte that ends a varint
+	if stop == 0 {
+		return 0, 0
+	}
+	x &= stop ^ (stop - 1) // the bytes up to the first end
+	// Drop the continuation bits, joining 7-bit groups into 14, 28 and 56.
+	x = x&0x007f007f007f007f | (x&0x7f007f007f007f00)>>1
+	x = x&0x00003fff00003fff | (x&0x3fff00003fff0000)>>2
+	x = x&0x000000000fffffff | (x&0x0fffffff00000000)>>4
+	return x, bits.TrailingZeros64(stop)>>3 + 1
 }
 
 // uvarintLong is uvarint for a value whose first byte is not known to be

@@ -9,13 +9,19 @@ import (
 // Stack is a zero-copy view of stack-frame addresses stored as little-endian
 // u64 values (a StackFrames value or a stack-pool entry), leaf first as
 // written by tokio telemetry.
-type Stack struct{ b []byte }
+type Stack struct {
+	b []byte // cap(b) == len(b), a multiple of 8 (see stackOf)
+}
+
+// stackOf is the Stack of the encoded addresses b. Its capacity is cut to
+// its length, so that At's slice expression is bounded by the stack.
+func stackOf(b []byte) Stack { return Stack{b[:len(b):len(b)]} }
 
 // Len is the number of addresses.
-func (s Stack) Len() int { return len(s.b) / 8 }
+func (s Stack) Len() int { return len(s.b) >> 3 }
 
 // At returns address i (0 ≤ i < Len()).
-func (s Stack) At(i int) uint64 { return binary.LittleEndian.Uint64(s.b[8*i:]) }
+func (s Stack) At(i int) uint64 { return binary.LittleEndian.Uint64(s.b[8*i : 8*i+8]) }
 
 // AppendTo appends the addresses to dst.
 func (s Stack) AppendTo(dst []uint64) []uint64 {
@@ -122,7 +128,7 @@ func (v View) Stack() Stack {
 	if v.absent || v.typ.Base() != TypeStackFrames {
 		return Stack{}
 	}
-	return Stack{v.raw[4:]}
+	return stackOf(v.raw[4:])
 }
 
 // Len is the number of pairs of a StringMap or elements of a DynamicList or

@@ -238,7 +238,7 @@ func NewAppendWriter(w io.Writer, r *Reader, opts ...Option) (*Writer, error) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		b, _ := d.stacks.get(id)
-		frames := Stack{b}.AppendTo(nil)
+		frames := stackOf(b).AppendTo(nil)
 		h := hashStack(frames)
 		if _, ok := e.stacks.find(h, frames); !ok {
 			e.stacks.add(h, frames, id)

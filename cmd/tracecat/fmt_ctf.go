@@ -59,7 +59,8 @@ func init() {
 
 // ctfMeta is a loaded and checked metadata stream.
 type ctfMeta struct {
-	raw     []byte
+	raw     []byte // nil when streamed (ctfLoadStreamed)
+	size    int64  // bytes of input
 	plain   []byte
 	info    ctf2meta.StreamInfo
 	packets bool
@@ -97,7 +98,7 @@ func ctfLoad(in *input) (*ctfMeta, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &ctfMeta{raw: raw, plain: raw}
+	m := &ctfMeta{raw: raw, size: int64(len(raw)), plain: raw}
 	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
 		m.packets = true
 		if m.plain, m.info, err = ctf2meta.Depacketize(nil, raw); err != nil {
@@ -124,11 +125,70 @@ func ctfLoad(in *input) (*ctfMeta, error) {
 	return m, nil
 }
 
+// ctfPeek is how much of a metadata file ctfLoadStreamed looks at first.
+const ctfPeek = 64 << 10
+
+// ctfLoadStreamed decodes plain CTF 2 metadata (a file or a trace folder's
+// metadata file) through ctf2meta's FragmentReader in one pass over the
+// file, as ctfLoad does over the bytes of the whole file, but without
+// holding them: validate's memory is then the decoded metadata alone.
+// streamed is false, and nothing is read, for anything else (standard
+// input, packetized metadata, TSDL text, whitespace longer than ctfPeek
+// before the first RS): ctfLoad reads those whole.
+func ctfLoadStreamed(in *input) (m *ctfMeta, streamed bool, err error) {
+	path := in.Path
+	if in.IsDir() {
+		path = filepath.Join(in.Path, "metadata")
+	} else if in.Path == "-" || in.Variant() == "data stream" || in.Variant() == "LTTng packet index" {
+		return nil, false, nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, false, nil // ctfLoad reports it
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, nil
+	}
+	defer f.Close()
+	cr := &countReader{r: in.readCloser(f)}
+	br := bufio.NewReaderSize(cr, ctfPeek)
+	head, err := br.Peek(ctfPeek)
+	if err != nil && err != io.EOF {
+		return nil, false, nil
+	}
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if ctf2meta.Detect(head) == ctf2meta.KindPacketized || len(t) == 0 || t[0] != ctf2meta.RS {
+		return nil, false, nil
+	}
+	d, _ := ctf2meta.NewFragmentReader(br)
+	for d.Next() {
+	}
+	if err := d.Err(); err != nil {
+		return nil, true, err
+	}
+	m = &ctfMeta{size: cr.n, meta: d.Metadata(), leading: d.Source().LeadingWhitespace}
+	in.setRecovery(m.recovery)
+	return m, true, nil
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // recovery is the uniform summary of the metadata: ctf2meta's report of the
 // packets (or the JSON text) read and what was accepted leniently, with
 // tracecat's own note on TSDL text without its signature.
 func (m *ctfMeta) recovery() *traceerr.Recovery {
-	rec := ctf2meta.Recovery{Kind: ctf2meta.KindCTF2, Bytes: int64(len(m.raw))}
+	rec := ctf2meta.Recovery{Kind: ctf2meta.KindCTF2, Bytes: m.size}
 	if m.packets {
 		rec = m.info.Recovery()
 	}
@@ -198,7 +258,10 @@ func ctfValidate(in *input) (string, error) {
 		}
 		return ctfIndexValidate(b)
 	}
-	m, err := ctfLoad(in)
+	m, streamed, err := ctfLoadStreamed(in)
+	if !streamed {
+		m, err = ctfLoad(in)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -282,7 +345,7 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	}
 	plain := raw
 	// m is filled in as the input is read, for the recovery line.
-	m := &ctfMeta{raw: raw, plain: raw}
+	m := &ctfMeta{raw: raw, size: int64(len(raw)), plain: raw}
 	in.setRecovery(m.recovery)
 	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
 		r, _ := ctf2meta.NewReader(bytes.NewReader(raw))
