@@ -79,6 +79,7 @@ func (rd *File) recoverIndex(reason error) error {
 	rep := &Recovery{Reason: reason, Size: rd.size, LostFrom: -1, LostTo: -1}
 	off := int64(HeaderSize) + ChunkHeaderSize + int64(rd.metaHeader.CompressedLen)
 	var blocks []BlockIndexEntry
+	var budget ratioBudget
 	buf := rd.getBuffer()
 	defer rd.putBuffer(buf)
 	for {
@@ -103,7 +104,11 @@ func (rd *File) recoverIndex(reason error) error {
 			rep.Stop = newErr(off, ErrLimit, "more than %d TICK chunks", rd.opts.limits.MaxBlocks)
 			break
 		}
-		b, err := rd.decodeBlock(off, buf, true)
+		err := budget.charge(off, &h, rd.opts.limits)
+		var b *block
+		if err == nil {
+			b, err = rd.decodeBlock(off, buf, true)
+		}
 		if err != nil {
 			rep.Stop = err
 			if h.Kind == KindTick && h.StartTick >= 0 && h.StartTick <= h.EndTick {
