@@ -3,6 +3,7 @@ package cdt
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -183,7 +184,8 @@ func (rd *File) open() error {
 	if tailErr == nil {
 		tailErr = rd.readFooter(footerOff, sum)
 	}
-	if tailErr != nil && rd.opts.recovery {
+	if tailErr != nil && rd.opts.recovery && !errors.Is(tailErr, ErrLimit) {
+		// A limit is not damage: recovery would meet it again.
 		return rd.recoverIndex(tailErr)
 	}
 	return tailErr

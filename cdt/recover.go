@@ -104,11 +104,10 @@ func (rd *File) recoverIndex(reason error) error {
 			rep.Stop = newErr(off, ErrLimit, "more than %d TICK chunks", rd.opts.limits.MaxBlocks)
 			break
 		}
-		err := budget.charge(off, &h, rd.opts.limits)
-		var b *block
-		if err == nil {
-			b, err = rd.decodeBlock(off, buf, true)
+		if err := budget.charge(off, &h, rd.opts.limits); err != nil {
+			return err // a limit, not damage: nothing to report as recovered
 		}
+		b, err := rd.decodeBlock(off, buf, true)
 		if err != nil {
 			rep.Stop = err
 			if h.Kind == KindTick && h.StartTick >= 0 && h.StartTick <= h.EndTick {
