@@ -51,6 +51,15 @@ const (
 	// ProblemLinkOutside: a symbolic link leads out of the session folder;
 	// it is not followed, and what it names is left out.
 	ProblemLinkOutside
+	// ProblemStrayFolder: a folder entry named like a thread folder that is
+	// not read: its name is not thread_N in canonical decimal (thread_00,
+	// thread_+1, thread_-1, thread_4294967296), or manifest.json does not
+	// list it. Its events are not in the session.
+	ProblemStrayFolder
+	// ProblemSameFile: a thread's index.atf or detail.atf is the same file
+	// as another thread's (a hard link, a bind mount): it is read once, and
+	// the later thread is left out (or read without its detail file).
+	ProblemSameFile
 )
 
 var problemNames = [...]string{
@@ -64,6 +73,8 @@ var problemNames = [...]string{
 	ProblemMissingThread:  "missing-thread",
 	ProblemLinkLoop:       "link-loop",
 	ProblemLinkOutside:    "link-outside",
+	ProblemStrayFolder:    "stray-folder",
+	ProblemSameFile:       "same-file",
 }
 
 // String is the kind's short name ("no-footer", "dangling-link", …), or

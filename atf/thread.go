@@ -65,7 +65,10 @@ func threadDirID(name string) (uint32, bool) {
 		return 0, false
 	}
 	v, err := strconv.ParseUint(s, 10, 32)
-	return uint32(v), err == nil
+	// Only the canonical spelling the writer makes (fmt "thread_%d"): the
+	// session opens thread_N by its id, so thread_00 or thread_+1 would be
+	// read as thread_0 or thread_1, or twice.
+	return uint32(v), err == nil && strconv.FormatUint(v, 10) == s
 }
 
 // cutHeader reports whether a file shorter than a header holds nothing but
