@@ -157,7 +157,7 @@ func TestJSONBareChunkDocuments(t *testing.T) {
 func TestJSONEventBufferKey(t *testing.T) {
 	doc := func(part string) []byte {
 		return []byte(`{"wtfVersion":1,"formatVersion":10,"chunks":[` +
-			`{"id":1,"type":"file_header","parts":[{"type":"file_header","value":{"timebase":0}}]},` +
+			`{"id":1,"type":"file_header","parts":[{"type":"file_header","timebase":0}]},` +
 			`{"id":2,"type":"event_data","parts":[` + part + `]}]}`)
 	}
 	if _, _, err := readJSONChunks(doc(`{"type":"json_event_buffer","events":[]}`)); err != nil {
@@ -168,5 +168,53 @@ func TestJSONEventBufferKey(t *testing.T) {
 		if _, _, err := readJSONChunks(doc(part)); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: got %v, want ErrCorrupt", part, err)
 		}
+	}
+}
+
+// appendDataFile is one scope holding n wtf.scope#appendData records, each
+// naming the same string of size bytes.
+func appendDataFile(t *testing.T, n, size int) []byte {
+	t.Helper()
+	big := `"` + strings.Repeat("x", size-2) + `"`
+	strs := []string{"wtf.scope#enter", "ascii name", "wtf.scope#appendData", "ascii name, any value", "k", big}
+	ev := define(nil, 2, 1, 0, 1)
+	ev = define(ev, 3, 0, 2, 3)
+	ev = rec(ev, 2, 4)
+	for range n {
+		ev = rec(ev, 3, 4, 5)
+	}
+	return hostileFile(t, strs, ev)
+}
+
+// 20 000 appendData records naming one 1 MiB string (1.4 MB of input): each
+// reference is charged, so reading the events — validate's walk, without
+// touching an argument — stops with ErrLimit within the budget, where dump
+// --json wrote ≈20 GB and validate said ok.
+func TestRepeatedStringReferences(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the bound holds without the race detector's memory")
+	}
+	data := appendDataFile(t, 20000, 1<<20)
+	saveHostile(t, "append_data.wtf-trace", data)
+	walk := func(b []byte) error {
+		r, err := NewBytesReader(b)
+		if err != nil {
+			return err
+		}
+		for _, err := range Events(r) {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for name, fn := range map[string]func([]byte) error{"events": walk, "consume": consume} {
+		if err := checkBudget(t, data, fn); !errors.Is(err, ErrLimit) {
+			t.Errorf("%s: got %v, want ErrLimit", name, err)
+		}
+	}
+	// A few references to a long string are fine.
+	if err := walk(appendDataFile(t, 20, 1<<20)); err != nil {
+		t.Errorf("20 references: %v", err)
 	}
 }
