@@ -60,21 +60,28 @@ const (
 	// as another thread's (a hard link, a bind mount): it is read once, and
 	// the later thread is left out (or read without its detail file).
 	ProblemSameFile
+	// ProblemTimeBeyondInt64: index event timestamps at or past 2^63 ns
+	// (valid uint64s, ≈292 years): the event layer, tracecat's outputs and
+	// Parquet carry times as int64 nanoseconds and saturate these to
+	// 2^63−1, so distinct times come out equal there. Thread.Check
+	// reports them.
+	ProblemTimeBeyondInt64
 )
 
 var problemNames = [...]string{
-	ProblemNoFooter:       "no-footer",
-	ProblemDiscarded:      "discarded",
-	ProblemHeaderMismatch: "header-mismatch",
-	ProblemDanglingLink:   "dangling-link",
-	ProblemOrphanDetail:   "orphan-detail",
-	ProblemBrokenLink:     "broken-link",
-	ProblemNoManifest:     "no-manifest",
-	ProblemMissingThread:  "missing-thread",
-	ProblemLinkLoop:       "link-loop",
-	ProblemLinkOutside:    "link-outside",
-	ProblemStrayFolder:    "stray-folder",
-	ProblemSameFile:       "same-file",
+	ProblemNoFooter:        "no-footer",
+	ProblemDiscarded:       "discarded",
+	ProblemHeaderMismatch:  "header-mismatch",
+	ProblemDanglingLink:    "dangling-link",
+	ProblemOrphanDetail:    "orphan-detail",
+	ProblemBrokenLink:      "broken-link",
+	ProblemNoManifest:      "no-manifest",
+	ProblemMissingThread:   "missing-thread",
+	ProblemLinkLoop:        "link-loop",
+	ProblemLinkOutside:     "link-outside",
+	ProblemStrayFolder:     "stray-folder",
+	ProblemSameFile:        "same-file",
+	ProblemTimeBeyondInt64: "time-beyond-int64",
 }
 
 // String is the kind's short name ("no-footer", "dangling-link", …), or

@@ -165,3 +165,43 @@ func TestHardLinkedThreadFiles(t *testing.T) {
 		t.Errorf("thread_1/index.atf: %v, want %v", got["thread_1/index.atf"], ProblemSameFile)
 	}
 }
+
+// Timestamps 2^64−1, 0, 5, 3 in one thread: read exactly by this package,
+// and the one past 2^63 — which int64-nanosecond outputs saturate — is
+// reported by Check.
+func TestTimestampsBeyondInt64(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "thread_0")
+	tw, err := CreateThread(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range []uint64{1<<64 - 1, 0, 5, 3} {
+		tw.Write(ts, 2, KindCall, 1, nil)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	th, err := OpenThread(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th.Close()
+	var got []uint64
+	for e, err := range th.Index.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e.Timestamp)
+	}
+	if len(got) != 4 || got[0] != 1<<64-1 || got[3] != 3 {
+		t.Errorf("timestamps %v", got)
+	}
+	ps, err := th.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := hasProblem(ps, ProblemTimeBeyondInt64)
+	if !ok || p.Events != 1 || p.Offset != HeaderSize {
+		t.Errorf("problems %v: want one %v event at offset %d", ps, ProblemTimeBeyondInt64, HeaderSize)
+	}
+}
