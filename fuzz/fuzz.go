@@ -279,11 +279,15 @@ func NeedSeeds(f *testing.F, n int, why string) {
 	f.Fatalf("fuzzing %s without its reference-vector seeds: %s (check out shared/vectors beside the module or set TRACECODEC_VECTORS)", f.Name(), why)
 }
 
-// SeedFiles adds the contents of each file to f's corpus and returns how
-// many it added. Missing files are skipped, and so are files larger than
-// MaxSeed (seeds should be small).
-func SeedFiles(f *testing.F, paths ...string) int {
+// SeedFiles adds the contents of each file to f's corpus. Missing files are
+// skipped, and so are files larger than MaxSeed (seeds should be small).
+func SeedFiles(f *testing.F, paths ...string) {
 	f.Helper()
+	seedFiles(f, paths)
+}
+
+// seedFiles is SeedFiles returning how many files it added.
+func seedFiles(f *testing.F, paths []string) int {
 	n := 0
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -312,5 +316,5 @@ func SeedDir(f *testing.F, dir string, keep func(path string) bool) {
 		}
 		return nil
 	})
-	NeedSeeds(f, SeedFiles(f, paths...), "no seed file under "+dir)
+	NeedSeeds(f, seedFiles(f, paths), "no seed file of at most MaxSeed bytes under "+dir)
 }
