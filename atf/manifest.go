@@ -311,6 +311,7 @@ func (ss *symbolsJSON) UnmarshalJSON(b []byte) error {
 		*ss = nil
 		return nil
 	}
+	*ss = (*ss)[:0] // a repeated "symbols" key replaces the list, as for any slice
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return newError(0, ErrCorrupt, "manifest: symbols is not an array")

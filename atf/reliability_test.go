@@ -55,6 +55,9 @@ func TestHostileManifestSymbols(t *testing.T) {
 	if err != nil || len(m.Symbols) != 2 || m.Symbols[0].FunctionID != 0x100000002 || m.Symbols[0].Name != "a" || m.Symbols[1].ModuleID != 1 {
 		t.Errorf("ParseManifest: %+v, %v", m, err)
 	}
+	if m, err := ParseManifest([]byte(`{"threads":[],"symbols":[{"function_id":1},{"function_id":2}],"symbols":[{"function_id":3}]}`)); err != nil || len(m.Symbols) != 1 || m.Symbols[0].FunctionID != 3 {
+		t.Errorf("a repeated symbols key: %+v, %v, want the last list", m, err)
+	}
 	if _, err := ParseManifest([]byte(`{"threads":[],"symbols":{}}`)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("symbols not an array: got %v, want ErrCorrupt", err)
 	}
