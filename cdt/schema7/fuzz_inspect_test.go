@@ -96,7 +96,9 @@ func TestQueryParseLinear(t *testing.T) {
 func fuzzTrace(data []byte) *cdt.File {
 	meta := NewTraceMeta("x", nil, nil, nil, 0, 0, 1)
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, &meta, cdt.WithChunkTicks(3))
+	// Raw chunks: a zstd encoder per execution made each one take most of
+	// a second, and the fuzzer ran a handful of inputs in its time.
+	w, err := NewWriter(&buf, &meta, cdt.WithChunkTicks(3), cdt.WithRawChunks())
 	if err != nil {
 		return nil
 	}
