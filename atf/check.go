@@ -51,19 +51,37 @@ const (
 	// ProblemLinkOutside: a symbolic link leads out of the session folder;
 	// it is not followed, and what it names is left out.
 	ProblemLinkOutside
+	// ProblemStrayFolder: a folder entry named like a thread folder that is
+	// not read: its name is not thread_N in canonical decimal (thread_00,
+	// thread_+1, thread_-1, thread_4294967296), or manifest.json does not
+	// list it. Its events are not in the session.
+	ProblemStrayFolder
+	// ProblemSameFile: a thread's index.atf or detail.atf is the same file
+	// as another thread's (a hard link, a bind mount): it is read once, and
+	// the later thread is left out (or read without its detail file).
+	ProblemSameFile
+	// ProblemTimeBeyondInt64: index event timestamps at or past 2^63 ns
+	// (valid uint64s, ≈292 years): the event layer, tracecat's outputs and
+	// Parquet carry times as int64 nanoseconds and saturate these to
+	// 2^63−1, so distinct times come out equal there. Thread.Check
+	// reports them.
+	ProblemTimeBeyondInt64
 )
 
 var problemNames = [...]string{
-	ProblemNoFooter:       "no-footer",
-	ProblemDiscarded:      "discarded",
-	ProblemHeaderMismatch: "header-mismatch",
-	ProblemDanglingLink:   "dangling-link",
-	ProblemOrphanDetail:   "orphan-detail",
-	ProblemBrokenLink:     "broken-link",
-	ProblemNoManifest:     "no-manifest",
-	ProblemMissingThread:  "missing-thread",
-	ProblemLinkLoop:       "link-loop",
-	ProblemLinkOutside:    "link-outside",
+	ProblemNoFooter:        "no-footer",
+	ProblemDiscarded:       "discarded",
+	ProblemHeaderMismatch:  "header-mismatch",
+	ProblemDanglingLink:    "dangling-link",
+	ProblemOrphanDetail:    "orphan-detail",
+	ProblemBrokenLink:      "broken-link",
+	ProblemNoManifest:      "no-manifest",
+	ProblemMissingThread:   "missing-thread",
+	ProblemLinkLoop:        "link-loop",
+	ProblemLinkOutside:     "link-outside",
+	ProblemStrayFolder:     "stray-folder",
+	ProblemSameFile:        "same-file",
+	ProblemTimeBeyondInt64: "time-beyond-int64",
 }
 
 // String is the kind's short name ("no-footer", "dangling-link", …), or

@@ -65,13 +65,33 @@ func OpenSession(dir string, opts ...ReaderOption) (*Session, error) {
 	} else {
 		s.problems = append(s.problems, Problem{Kind: ProblemNoManifest, Path: "manifest.json", Offset: -1,
 			Msg: "no manifest.json (the writer did not finish): the thread folders were discovered"})
-		if ids, err = threadDirs(dir); err != nil {
-			return nil, err
+	}
+	dirIDs, stray, err := threadDirs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(dirIDs)+len(stray) > o.limits.MaxThreads {
+		return nil, newError(-1, ErrLimit, "%d thread folders exceed the limit of %d", len(dirIDs)+len(stray), o.limits.MaxThreads)
+	}
+	for _, name := range stray {
+		s.problems = append(s.problems, Problem{Kind: ProblemStrayFolder, Path: name, Offset: -1,
+			Msg: "named like a thread folder, but not thread_N with N a decimal uint32 as the writer spells it: not read"})
+	}
+	if s.Manifest == nil {
+		ids = dirIDs
+	} else {
+		listed := make(map[uint32]bool, len(ids))
+		for _, id := range ids {
+			listed[id] = true
 		}
-		if len(ids) > o.limits.MaxThreads {
-			return nil, newError(-1, ErrLimit, "%d thread folders exceed the limit of %d", len(ids), o.limits.MaxThreads)
+		for _, id := range dirIDs {
+			if !listed[id] {
+				s.problems = append(s.problems, Problem{Kind: ProblemStrayFolder, Path: fmt.Sprintf("thread_%d", id), Offset: -1,
+					Msg: "thread folder not listed in manifest.json: not read"})
+			}
 		}
 	}
+	var seen sameFiles
 	for _, id := range ids {
 		name := fmt.Sprintf("thread_%d", id)
 		tdir := filepath.Join(dir, name)
@@ -83,8 +103,15 @@ func OpenSession(dir string, opts ...ReaderOption) (*Session, error) {
 			s.problems = append(s.problems, *p)
 			continue
 		}
+		if p := seen.add(filepath.Join(tdir, "index.atf"), filepath.Join(name, "index.atf")); p != nil {
+			s.problems = append(s.problems, *p)
+			continue
+		}
 		noDetail := false
 		if p := checkEntry(root, filepath.Join(tdir, "detail.atf"), filepath.Join(name, "detail.atf"), false, false); p != nil {
+			s.problems = append(s.problems, *p)
+			noDetail = true
+		} else if p := seen.add(filepath.Join(tdir, "detail.atf"), filepath.Join(name, "detail.atf")); p != nil {
 			s.problems = append(s.problems, *p)
 			noDetail = true
 		}
@@ -202,20 +229,65 @@ func resolveSessionDir(dir string) (string, error) {
 	return "", fmt.Errorf("%s holds %d pid_* folders (%s); open one of them", dir, len(pids), strings.Join(pids, ", "))
 }
 
-func threadDirs(dir string) ([]uint32, error) {
+// threadDirs lists the thread folders of dir by id, ascending, and the
+// entries named "thread_…" that are not a thread folder's canonical name.
+func threadDirs(dir string) (ids []uint32, stray []string, err error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var ids []uint32
 	for _, e := range ents {
 		// Links and non-folders too: checkEntry reports what cannot be read.
 		if id, ok := threadDirID(e.Name()); ok {
 			ids = append(ids, id)
+		} else if strings.HasPrefix(e.Name(), "thread_") {
+			stray = append(stray, e.Name())
 		}
 	}
 	slices.Sort(ids)
-	return ids, nil
+	return ids, stray, nil
+}
+
+// sameFiles remembers the session's files by identity (device and inode
+// where the system has them), so that one file reached by two paths — a
+// hard link, a bind mount — is read once, not counted twice.
+type sameFiles struct {
+	keys  map[fileKey]string
+	infos []fs.FileInfo // where there are no keys
+	paths []string
+}
+
+// add returns a ProblemSameFile when the file at path (rel to the session)
+// is one added before; a file that cannot be stat'ed is left to the open.
+func (sf *sameFiles) add(path, rel string) *Problem {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	other := ""
+	if k, ok := fileKeyOf(fi); ok {
+		if sf.keys == nil {
+			sf.keys = map[fileKey]string{}
+		}
+		if other = sf.keys[k]; other == "" {
+			sf.keys[k] = rel
+		}
+	} else {
+		for i, o := range sf.infos {
+			if os.SameFile(fi, o) {
+				other = sf.paths[i]
+				break
+			}
+		}
+		if other == "" {
+			sf.infos, sf.paths = append(sf.infos, fi), append(sf.paths, rel)
+		}
+	}
+	if other == "" {
+		return nil
+	}
+	return &Problem{Kind: ProblemSameFile, Path: rel, Offset: -1,
+		Msg: fmt.Sprintf("the same file as %s (a hard link or another path to it): read once, left out here", other)}
 }
 
 // EventCount is the number of index events over all threads.

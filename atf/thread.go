@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -65,7 +66,10 @@ func threadDirID(name string) (uint32, bool) {
 		return 0, false
 	}
 	v, err := strconv.ParseUint(s, 10, 32)
-	return uint32(v), err == nil
+	// Only the canonical spelling the writer makes (fmt "thread_%d"): the
+	// session opens thread_N by its id, so thread_00 or thread_+1 would be
+	// read as thread_0 or thread_1, or twice.
+	return uint32(v), err == nil && strconv.FormatUint(v, 10) == s
 }
 
 // cutHeader reports whether a file shorter than a header holds nothing but
@@ -200,6 +204,8 @@ func (t *Thread) Check() ([]Problem, error) {
 	danglingOff, dupOff := int64(-1), int64(-1)
 	last := int64(-1) // the last forward link seen: they must increase
 	var firstTS, lastTS uint64
+	var huge uint64 // timestamps past math.MaxInt64
+	hugeOff := int64(-1)
 	it := t.Index.Events(0)
 	for it.Next() {
 		e := it.Event()
@@ -207,6 +213,11 @@ func (t *Thread) Check() ([]Problem, error) {
 			firstTS = e.Timestamp
 		}
 		lastTS = e.Timestamp
+		if e.Timestamp > math.MaxInt64 {
+			if huge++; hugeOff < 0 {
+				hugeOff = t.Index.eventsOff + int64(it.Seq())*IndexEventSize
+			}
+		}
 		if e.DetailSeq == NoDetail {
 			continue
 		}
@@ -229,6 +240,10 @@ func (t *Thread) Check() ([]Problem, error) {
 	if f, ok := t.Index.Footer(); ok && f.EventCount > 0 && (f.TimeStartNs != firstTS || f.TimeEndNs != lastTS) {
 		ps = append(ps, Problem{Kind: ProblemHeaderMismatch, Path: iname, Offset: t.Index.footerAt + 16,
 			Msg: fmt.Sprintf("footer time range %d..%d, the first and last events say %d..%d", f.TimeStartNs, f.TimeEndNs, firstTS, lastTS)})
+	}
+	if huge > 0 {
+		ps = append(ps, Problem{Kind: ProblemTimeBeyondInt64, Path: iname, Offset: hugeOff, Events: huge,
+			Msg: fmt.Sprintf("%d index events have timestamps at or past 2^63 ns: read exactly here, but saturated to 2^63-1 wherever times are int64 nanoseconds (the event layer, tracecat's outputs, Parquet)", huge)})
 	}
 	if dangling > 0 {
 		why := "the thread has no detail.atf"

@@ -76,8 +76,12 @@
 //
 // Limits (DefaultLimits) bound the chunk size (256 MiB), the footer index
 // (1<<22 blocks), rows per chunk (1<<20), the zstd window (64 MiB) and the
-// decompression ratio (MaxDecompressionRatio, 100:1; chunks of at most
-// MinRatioFloor = 1 MiB uncompressed are exempt). Every count and length read
+// decompression ratio (MaxDecompressionRatio, 100:1; a chunk of at most
+// MinRatioFloor = 1 MiB uncompressed is exempt, but the file's chunks
+// together may exceed the ratio by MinRatioFloor bytes only, so that
+// decompression time stays linear in the input). A footer must list each
+// chunk once, in file order, with the lengths of its header (ErrFooter
+// otherwise, which WithRecovery answers with a forward scan). Every count and length read
 // from the file is checked against these and against the bytes that remain
 // before anything is allocated; a zstd chunk's uncompressed_len is checked
 // against the ratio before it is decompressed, and the decoder never writes

@@ -88,15 +88,18 @@ type Limits struct {
 	MaxDecoderWindow int64
 	// MaxDecompressionRatio bounds uncompressed_len / compressed_len of a
 	// zstd chunk (chunks of up to MinRatioFloor uncompressed bytes are
-	// exempt), so that decoded memory grows with the input, not with what a
-	// few hostile bytes claim. Default 100 (the reference's chunks of
+	// exempt) and of the file's zstd chunks together (which may exceed it
+	// by MinRatioFloor bytes in all), so that decoded memory and time grow
+	// with the input, not with what a few hostile bytes claim. Default 100 (the reference's chunks of
 	// schema-7 rows compress 10-20:1).
 	MaxDecompressionRatio int64
 }
 
 // MinRatioFloor is the uncompressed size up to which a chunk is accepted
 // whatever its compression ratio (1 MiB): small chunks of repetitive rows
-// legitimately compress far better than MaxDecompressionRatio.
+// legitimately compress far better than MaxDecompressionRatio. It is also
+// what the chunks of a file together may decompress beyond the ratio: the
+// exemption holds once per file, not once per chunk.
 const MinRatioFloor = 1 << 20
 
 // DefaultLimits returns the limits used when a field is zero.

@@ -3,6 +3,7 @@ package cdt
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -191,7 +192,8 @@ func (rd *File) open() error {
 	if tailErr == nil {
 		tailErr = rd.readFooter(footerOff, sum)
 	}
-	if tailErr != nil && rd.opts.recovery {
+	if tailErr != nil && rd.opts.recovery && !errors.Is(tailErr, ErrLimit) {
+		// A limit is not damage: recovery would meet it again.
 		return rd.recoverIndex(tailErr)
 	}
 	return tailErr
@@ -225,10 +227,18 @@ func (rd *File) readFooter(off int64, sum *checksum.Blake2b64) error {
 		return newErr(off, ErrChunkKind, "invalid trace footer chunk: kind %s", h.Kind)
 	}
 	rd.footerHeader = h
-	if rd.footer, err = parseFooter(off, payload, rd.opts.limits); err != nil {
+	f, err := parseFooter(off, payload, rd.opts.limits)
+	if err != nil {
 		return err
 	}
-	return checkFooter(off, &rd.footer)
+	if err := checkFooter(off, &f); err != nil {
+		return err
+	}
+	if err := checkBlockIndex(off, f.Blocks, rd.opts.limits); err != nil {
+		return err
+	}
+	rd.footer = f
+	return nil
 }
 
 func checkFooter(off int64, f *Footer) error {
@@ -390,6 +400,9 @@ func (rd *File) fetchBlock(off int64, into *block, sum *checksum.Blake2b64) (*bl
 func (rd *File) parseFetched(b *block, lazy bool) error {
 	if b.header.Kind != KindTick {
 		return newErr(b.offset, ErrChunkKind, "trace index points at non-tick chunk %s", b.header.Kind)
+	}
+	if err := rd.checkEntry(b.offset, &b.header); err != nil {
+		return err
 	}
 	var err error
 	if lazy {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/fuzz"
@@ -51,7 +52,12 @@ func readAll(data []byte) error {
 }
 
 func FuzzReader(f *testing.F) {
-	fuzz.SeedDir(f, vectortest.Dir(f, "cdt"), func(p string) bool { return len(p) > 4 && p[len(p)-4:] == ".cdt" })
+	f.Add(writeTicks(f, testMeta, 5, WithChunkTicks(2)))
+	if root, err := vectortest.Root(); err != nil {
+		fuzz.NeedSeeds(f, 0, err.Error())
+	} else {
+		fuzz.SeedDir(f, filepath.Join(root, "cdt"), func(p string) bool { return len(p) > 4 && p[len(p)-4:] == ".cdt" })
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		err := readAll(data)
 		if err == nil {

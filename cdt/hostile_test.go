@@ -67,6 +67,31 @@ func underBudgetPlus(t *testing.T, name string, n, extra int, f func()) {
 
 // saveHostile writes a generated input to $TRACECODEC_WRITE_HOSTILE, so the
 // same file can be measured with other builds (tracecat under /usr/bin/time).
+// hostileTrace is the META payload and the tick-0 row of generated inputs:
+// testMeta and testRow(0), or those of the trace named by
+// $TRACECODEC_HOSTILE_META (real schema-7 records, so that tracecat's schema
+// layer reads the inputs saveHostile writes).
+func hostileTrace(t *testing.T) (meta, row []byte) {
+	t.Helper()
+	path := os.Getenv("TRACECODEC_HOSTILE_META")
+	if path == "" {
+		return testMeta, testRow(0)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := f.Block(0)
+	if err != nil || len(rows) == 0 || rows[0].Tick != 0 {
+		t.Fatalf("%s: no tick 0 in block 0 (%v)", path, err)
+	}
+	return f.MetaPayload(), rows[0].Raw
+}
+
 func saveHostile(t *testing.T, name string, data []byte) {
 	if dir := os.Getenv("TRACECODEC_WRITE_HOSTILE"); dir != "" {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
@@ -227,14 +252,10 @@ func TestHostileSecondFrame(t *testing.T) {
 	}
 }
 
-// Many valid chunks, each at the ratio floor (1 MiB of msgpack from about a
-// hundred bytes): memory stays bounded by what one chunk (or the few decoded
-// ahead) takes, not by the total decompressed size (32 MiB per pass here).
-// The sequential iterator decompresses up to batchBytes of chunks ahead to
-// compare their checksums together; readEverything makes two such passes on
-// fresh Files, which the budget allows on top of its base.
-func TestHostileManyFloorChunks(t *testing.T) {
-	warmUp(t)
+// floorChunks is a file of n TICK chunks, each at the ratio floor (1 MiB of
+// msgpack from a few hundred bytes of zstd).
+func floorChunks(t *testing.T, n int) []byte {
+	t.Helper()
 	// A TickBlock map: start_tick, end_tick, a "pad" string, one row.
 	payload := msgp.AppendMapHeader(nil, 4)
 	payload = msgp.AppendString(payload, "start_tick")
@@ -242,8 +263,9 @@ func TestHostileManyFloorChunks(t *testing.T) {
 	payload = msgp.AppendString(payload, "end_tick")
 	payload = appendInt(payload, 0)
 	payload = msgp.AppendString(payload, "pad")
+	meta, tick := hostileTrace(t)
 	row := msgp.AppendArrayHeader(msgp.AppendString(nil, "ticks"), 1)
-	row = append(row, testRow(0)...)
+	row = append(row, tick...)
 	pad := MinRatioFloor - len(payload) - 5 - len(row)
 	payload = append(msgp.AppendStringFromBytes(payload, make([]byte, pad)), row...)
 	if len(payload) != MinRatioFloor {
@@ -254,25 +276,109 @@ func TestHostileManyFloorChunks(t *testing.T) {
 	h := ChunkHeader{Kind: KindTick, Flags: DefaultFlags, CompressedLen: uint32(len(stored)),
 		UncompressedLen: MinRatioFloor, Checksum: checksum.NewBlake2b64().Sum(payload)}
 	file := append([]byte(Magic), 1, 0, 0, 0)
-	file = append(file, rawChunk(KindMeta, -1, -1, testMeta)...)
+	file = append(file, rawChunk(KindMeta, -1, -1, meta)...)
 	var footer Footer
-	for range 32 {
+	for range n {
 		footer.Blocks = append(footer.Blocks, BlockIndexEntry{0, 0, int64(len(file)), int64(len(stored)), MinRatioFloor, h.Checksum})
 		file = AppendChunkHeader(file, h)
 		file = append(file, stored...)
 	}
-	footer.FormatVersion, footer.TickCount = 1, 32
+	footer.FormatVersion, footer.TickCount = 1, int64(n)
+	footerOff := len(file)
+	file = append(file, rawChunk(KindFooter, -1, -1, appendFooter(nil, &footer))...)
+	file = append(file, TrailerMagic...)
+	return binary.LittleEndian.AppendUint64(file, uint64(footerOff))
+}
+
+// Many chunks, each at the ratio floor: the floor exempts one chunk's worth
+// per file, not each chunk (issue 21: 3 000 chunks of ≈940 bytes inflating
+// to 1 MiB each cost 606 MB and 2.3 µs per input byte). Every reader refuses
+// the file with ErrLimit as soon as the chunks read together pass the ratio,
+// within the budget; a reader that raises MaxDecompressionRatio reads it.
+func TestHostileManyFloorChunks(t *testing.T) {
+	warmUp(t)
+	file := floorChunks(t, 3000)
+	saveHostile(t, "floor_chunks.cdt", file)
+	var errs []error
+	underBudget(t, "3000 chunks at the ratio floor", len(file), func() { errs = readEverything(file) })
+	for _, err := range errs { // WithRecovery too: a limit is no damage to recover from
+		if !errors.Is(err, ErrLimit) {
+			t.Errorf("chunks over the ratio together: got %v, want ErrLimit", err)
+		}
+	}
+	// Without a footer (a crashed writer), recovery meets the limit as well.
+	cut := file[:len(file)/2]
+	if _, err := OpenBytes(cut, WithRecovery()); !errors.Is(err, ErrLimit) {
+		t.Errorf("WithRecovery, no footer: got %v, want ErrLimit", err)
+	}
+	small := floorChunks(t, 32)
+	var err error
+	underBudgetPlus(t, "32 chunks at the ratio floor, ratio raised", len(small), 2*batchBytes, func() {
+		var f *File
+		if f, err = OpenBytes(small, WithLimits(Limits{MaxDecompressionRatio: 1 << 20})); err == nil {
+			err = f.Validate()
+		}
+	})
+	if err != nil {
+		t.Errorf("with MaxDecompressionRatio raised: %v", err)
+	}
+}
+
+// A footer that lists the same chunk 20 000 times (issue 21: every command
+// took 40–60 s and validate --strict reported 20 000 ticks for a file
+// holding one): Open refuses the block index with ErrFooter at once, and
+// recovery rebuilds it from the chunks themselves — one tick.
+func TestHostileRepeatedFooterEntry(t *testing.T) {
+	warmUp(t)
+	meta, row := hostileTrace(t)
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRow(row); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	one := buf.Bytes()
+	f, err := OpenBytes(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := f.Footer().Blocks[0]
+	tick := one[e.FileOffset : e.FileOffset+ChunkHeaderSize+e.CompressedLen]
+	file := append([]byte(Magic), 1, 0, 0, 0)
+	file = append(file, rawChunk(KindMeta, -1, -1, meta)...)
+	e.FileOffset = int64(len(file))
+	file = append(file, tick...)
+	footer := Footer{FormatVersion: 1, TickCount: 20000}
+	for range 20000 {
+		footer.Blocks = append(footer.Blocks, e)
+	}
 	footerOff := len(file)
 	file = append(file, rawChunk(KindFooter, -1, -1, appendFooter(nil, &footer))...)
 	file = append(file, TrailerMagic...)
 	file = binary.LittleEndian.AppendUint64(file, uint64(footerOff))
-	saveHostile(t, "floor_chunks.cdt", file)
+	saveHostile(t, "repeated_footer_entry.cdt", file)
 	var errs []error
-	underBudgetPlus(t, "32 chunks at the ratio floor", len(file), 2*batchBytes, func() { errs = readEverything(file) })
-	for _, err := range errs {
-		if err != nil {
-			t.Errorf("valid chunks: %v", err)
-		}
+	underBudget(t, "one chunk listed 20000 times", len(file), func() { errs = readEverything(file) })
+	if !errors.Is(errs[0], ErrFooter) {
+		t.Errorf("Open: got %v, want ErrFooter", errs[0])
+	}
+	r, err := OpenBytes(file, WithRecovery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := r.Recovery(); rep == nil || rep.Ticks != 1 || !errors.Is(rep.Reason, ErrFooter) {
+		t.Errorf("recovery: %+v, want 1 tick and the footer's ErrFooter as the reason", rep)
+	}
+	// Blocks out of file order overlap too.
+	footer.Blocks = []BlockIndexEntry{e, e}
+	footer.Blocks[0].FileOffset += 8
+	if err := checkBlockIndex(0, footer.Blocks, defaultReaderOptions().limits); !errors.Is(err, ErrFooter) {
+		t.Errorf("overlapping entries: got %v, want ErrFooter", err)
 	}
 }
 

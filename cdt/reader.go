@@ -33,6 +33,7 @@ type Reader struct {
 	row         Row
 	footer      *Footer
 	footerOff   int64
+	budget      ratioBudget // the zstd chunks read so far
 	blocks      int
 	recovered   bool
 	recovery    *Recovery
@@ -134,6 +135,9 @@ func (s *Reader) readChunk() (ChunkHeader, []byte, error) {
 	}
 	h := ParseChunkHeader((*[ChunkHeaderSize]byte)(b))
 	if err := checkHeader(off, &h, s.opts.limits); err != nil {
+		return h, nil, err
+	}
+	if err := s.budget.charge(off, &h, s.opts.limits); err != nil {
 		return h, nil, err
 	}
 	s.stored, err = s.readFull(s.stored, int(h.CompressedLen))

@@ -79,6 +79,7 @@ func (rd *File) recoverIndex(reason error) error {
 	rep := &Recovery{Reason: reason, Size: rd.size, LostFrom: -1, LostTo: -1}
 	off := int64(HeaderSize) + ChunkHeaderSize + int64(rd.metaHeader.CompressedLen)
 	var blocks []BlockIndexEntry
+	var budget ratioBudget
 	buf := rd.getBuffer()
 	defer rd.putBuffer(buf)
 	for {
@@ -102,6 +103,9 @@ func (rd *File) recoverIndex(reason error) error {
 		if int64(len(blocks)) >= rd.opts.limits.MaxBlocks {
 			rep.Stop = newErr(off, ErrLimit, "more than %d TICK chunks", rd.opts.limits.MaxBlocks)
 			break
+		}
+		if err := budget.charge(off, &h, rd.opts.limits); err != nil {
+			return err // a limit, not damage: nothing to report as recovered
 		}
 		b, err := rd.decodeBlock(off, buf, true)
 		if err != nil {

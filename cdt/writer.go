@@ -35,8 +35,9 @@ type writerOptions struct {
 // readers' default MaxChunkSize; a single row may not exceed 64 MiB. Chunks
 // of more than 1 MiB (MinRatioFloor) that compress better than 100:1 — long
 // stretches of large, nearly identical rows — are refused by readers with the
-// default MaxDecompressionRatio; keep such chunks small or have readers raise
-// the limit.
+// default MaxDecompressionRatio, and so are files whose chunks together
+// decompress to more than 100 times their stored size plus 1 MiB; have
+// readers raise the limit for such traces.
 func WithChunkTicks(n int) WriterOption {
 	return func(o *writerOptions) error {
 		if n < 1 {

@@ -14,10 +14,12 @@
 package fuzz
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -245,13 +247,51 @@ func (r *runner) run(data []byte, what string) bool {
 
 func head(b []byte) []byte { return b[:min(len(b), 64)] }
 
+// MaxSeed is the largest seed SeedFiles adds (64 KiB): every execution of
+// a fuzz target mutates and runs a whole input, so a large seed makes each
+// one slow and the fuzzer explores little in its time.
+const MaxSeed = 64 << 10
+
+// Fuzzing reports whether go test runs f's target under the fuzzer (its
+// -fuzz pattern matches the target's name), not only its seed corpus.
+func Fuzzing(f *testing.F) bool {
+	fl := flag.Lookup("test.fuzz")
+	if fl == nil || fl.Value.String() == "" {
+		return false
+	}
+	ok, err := regexp.MatchString(fl.Value.String(), f.Name())
+	return err == nil && ok
+}
+
+// NeedSeeds fails f when the fuzzer runs it with no seed from the reference
+// vectors (n is how many were added; why, when not empty, says why there are
+// none). A target seeded from the vectors explores almost nothing without
+// them, and a fuzz run that passes anyway says nothing; as a plain test
+// (seed corpus only) the target still runs and passes.
+func NeedSeeds(f *testing.F, n int, why string) {
+	f.Helper()
+	if n > 0 || !Fuzzing(f) {
+		return
+	}
+	if why == "" {
+		why = "no vector file fit"
+	}
+	f.Fatalf("fuzzing %s without its reference-vector seeds: %s (check out shared/vectors beside the module or set TRACECODEC_VECTORS)", f.Name(), why)
+}
+
 // SeedFiles adds the contents of each file to f's corpus. Missing files are
-// skipped; files larger than 4 MiB are skipped too (seeds should be small).
+// skipped, and so are files larger than MaxSeed (seeds should be small).
 func SeedFiles(f *testing.F, paths ...string) {
 	f.Helper()
+	seedFiles(f, paths)
+}
+
+// seedFiles is SeedFiles returning how many files it added.
+func seedFiles(f *testing.F, paths []string) int {
+	n := 0
 	for _, p := range paths {
 		fi, err := os.Stat(p)
-		if err != nil || fi.IsDir() || fi.Size() > 4<<20 {
+		if err != nil || fi.IsDir() || fi.Size() > MaxSeed {
 			continue
 		}
 		b, err := os.ReadFile(p)
@@ -259,11 +299,14 @@ func SeedFiles(f *testing.F, paths ...string) {
 			continue
 		}
 		f.Add(b)
+		n++
 	}
+	return n
 }
 
 // SeedDir adds every regular file under dir for which keep returns true (keep may
-// be nil to take every file) to f's corpus. A missing dir adds nothing.
+// be nil to take every file) to f's corpus, as SeedFiles does, and fails f
+// under the fuzzer when it added none (NeedSeeds). A missing dir adds nothing.
 func SeedDir(f *testing.F, dir string, keep func(path string) bool) {
 	f.Helper()
 	var paths []string
@@ -273,5 +316,5 @@ func SeedDir(f *testing.F, dir string, keep func(path string) bool) {
 		}
 		return nil
 	})
-	SeedFiles(f, paths...)
+	NeedSeeds(f, seedFiles(f, paths), "no seed file of at most MaxSeed bytes under "+dir)
 }

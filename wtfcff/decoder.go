@@ -153,6 +153,12 @@ type Decoder struct {
 	gen    uint32                // counts event buffers
 	ev     Event
 	err    error
+	// seen is the bytes of the event buffers and string tables set so
+	// far, refs the bytes of the table strings their records named (each
+	// reference charged), over the ErrLimit error once refs passed the
+	// budget (see chargeStrings).
+	seen, refs int64
+	over       error
 }
 
 // NewDecoder returns a decoder with only wtf.event#define (wire 1) known.
@@ -180,13 +186,15 @@ func (d *Decoder) Reset() {
 	d.zone, d.dfltListed, d.created = d.dflt, false, false
 	d.buf, d.pos, d.err = nil, 0, nil
 	d.enc = nil
+	d.seen, d.refs, d.over = 0, 0, nil
 }
 
 // SetBuffer starts decoding buf, a binary event buffer at absolute file
 // offset base, with strings from the string table part strings, in the chunk
 // with id chunk. Definitions and zones persist. A previous error is cleared.
 func (d *Decoder) SetBuffer(buf, strings []byte, base int64, chunk uint32) {
-	d.buf, d.base, d.pos, d.chunk, d.legacy, d.err, d.torn = buf, base, 0, chunk, false, nil, nil
+	d.buf, d.base, d.pos, d.chunk, d.legacy, d.err, d.torn = buf, base, 0, chunk, false, d.over, nil
+	d.seen += int64(len(buf) + len(strings))
 	d.gen++
 	d.strs.Reset(strings)
 }
@@ -301,6 +309,9 @@ func (d *Decoder) Next() bool {
 	if d.torn != nil {
 		d.torn.SalvagedEvents++
 	}
+	if len(d.ev.Type.strArgs) > 0 && !d.ev.Type.internal && !d.legacy && !d.chargeStrings() {
+		return false
+	}
 	if !d.dfltListed && d.zone == d.dflt && !d.ev.Type.internal {
 		d.dfltListed = true
 		d.zones = append(d.zones, d.dflt)
@@ -316,6 +327,28 @@ func (d *Decoder) Next() bool {
 		d.ev.Zone = z
 	}
 	return true
+}
+
+// chargeStrings charges the table strings the current record names: each
+// reference costs the string's length, as rendering the record does, however
+// often one string is named. A stream whose references together pass the
+// package's budget (budgetRatio bytes per byte of event buffers and string
+// tables read, plus budgetBase) stops with ErrLimit: 20 000 appendData
+// records naming one 1 MiB string (1.4 MB of input) would otherwise render
+// as 20 GB. The error stays, across buffers, until Reset. Definition and
+// zone records are not charged: the decoder interns their strings once per
+// chunk and no event carries them.
+func (d *Decoder) chargeStrings() bool {
+	for _, i := range d.ev.Type.strArgs {
+		d.refs += int64(len(d.value(i).data))
+	}
+	if d.refs <= budgetRatio*d.seen+budgetBase {
+		return true
+	}
+	d.over = newErr(d.ev.Offset, ErrLimit, "the records so far name %d bytes of table strings (each reference counted) for %d bytes of event buffers and string tables: over the budget (%d × input + %d MiB)",
+		d.refs, d.seen, budgetRatio, budgetBase>>20)
+	d.err = d.over
+	return false
 }
 
 func (d *Decoder) nextBinary() bool {

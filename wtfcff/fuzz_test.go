@@ -202,11 +202,22 @@ func seedAll(f *testing.F) {
 	for _, s := range smallSeeds(f) {
 		f.Add(s)
 	}
-	for _, p := range vectorFiles(f) {
-		if data, err := os.ReadFile(p); err == nil && len(data) <= fuzzSeedLimit {
-			f.Add(data)
-		}
+	root, err := vectortest.Root()
+	if err != nil {
+		fuzz.NeedSeeds(f, 0, err.Error())
+		return
 	}
+	n := 0
+	filepath.WalkDir(filepath.Join(root, "wtf"), func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && (strings.HasSuffix(p, ".wtf-trace") || strings.HasSuffix(p, ".wtf-json")) {
+			if data, err := os.ReadFile(p); err == nil && len(data) <= fuzzSeedLimit {
+				f.Add(data)
+				n++
+			}
+		}
+		return nil
+	})
+	fuzz.NeedSeeds(f, n, "no vector of at most fuzzSeedLimit bytes")
 }
 
 func FuzzBinaryContainer(f *testing.F) {

@@ -208,6 +208,12 @@ func (jr *JSONReader) Next() bool {
 					return jr.fail(ErrCorrupt, "chunks is not an array")
 				}
 				jr.state = jsChunks
+			case "id", "type", "parts":
+				// The CFF text's PARTIAL form: bare {chunk} documents after
+				// the header. The reference's JsonStreamSource (and its
+				// writer) use {"chunks": [chunk]} documents; skipping a
+				// chunk's keys as unknown would read its data as nothing.
+				return jr.fail(ErrCorrupt, "a document holds chunk key %q at its top level: a bare {chunk} document (the PARTIAL form the CFF text sketches) is not read; the reference reads and writes {\"chunks\": [chunk]} documents", key)
 			default:
 				var skip json.RawMessage
 				if err := jr.dec.Decode(&skip); err != nil {
@@ -375,11 +381,13 @@ func convertJSONPart(raw []byte, id uint32, i int, off int64) (Part, bool, error
 		err = json.Unmarshal(jp.Value, &s)
 		p.Data = []byte(s)
 	case PartJSONEventBuffer:
+		// The records are the "events" array (JSONWriter writes it even
+		// when empty): a part without it, its records under another key,
+		// would read as a chunk of no events.
 		p.Data = jp.Events
-		if len(p.Data) == 0 {
-			p.Data = []byte("[]")
-		}
-		if t := bytes.TrimSpace(p.Data); t[0] != '[' {
+		if len(p.Data) == 0 || isNull(p.Data) {
+			err = errors.New(`no "events" array: the part's records are not read`)
+		} else if t := bytes.TrimSpace(p.Data); t[0] != '[' {
 			err = errors.New("events is not an array")
 		}
 	default:

@@ -54,6 +54,9 @@ func (t *EventType) setLayout() {
 		if !l.str && l.off >= 0 {
 			t.direct[i].off = uint32(l.off)
 		}
+		if l.str {
+			t.strArgs = append(t.strArgs, i)
+		}
 	}
 	switch t.builtin {
 	case builtinDefine, builtinZoneCreate, builtinZoneDelete, builtinZoneSet:

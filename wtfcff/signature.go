@@ -272,6 +272,9 @@ type EventType struct {
 	direct    []directArg
 	fixedArgs int
 	internal  bool
+	// strArgs are the indexes of the string-table arguments (Decoder
+	// charges the strings they name, see Decoder.chargeStrings).
+	strArgs []int
 	// owner is the Writer that defined the type (nil for decoded types).
 	owner *Writer
 }
@@ -349,7 +352,7 @@ func (t *EventType) withName(wire uint16, class uint16, flags uint32, name strin
 	if n.builtin != builtinNone && !builtinShapeOK(n) {
 		n.builtin = builtinNone
 	}
-	n.layout, n.direct, n.fixedArgs = t.layout, t.direct, t.fixedArgs
+	n.layout, n.direct, n.fixedArgs, n.strArgs = t.layout, t.direct, t.fixedArgs, t.strArgs
 	switch n.builtin {
 	case builtinDefine, builtinZoneCreate, builtinZoneDelete, builtinZoneSet:
 		n.internal = true

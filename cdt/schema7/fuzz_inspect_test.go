@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tracecodec/tracecodec/cdt"
+	"github.com/tracecodec/tracecodec/fuzz"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
@@ -95,7 +96,9 @@ func TestQueryParseLinear(t *testing.T) {
 func fuzzTrace(data []byte) *cdt.File {
 	meta := NewTraceMeta("x", nil, nil, nil, 0, 0, 1)
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, &meta, cdt.WithChunkTicks(3))
+	// Raw chunks: a zstd encoder per execution made each one take most of
+	// a second, and the fuzzer ran a handful of inputs in its time.
+	w, err := NewWriter(&buf, &meta, cdt.WithChunkTicks(3), cdt.WithRawChunks())
 	if err != nil {
 		return nil
 	}
@@ -140,12 +143,15 @@ func FuzzInspectTrace(f *testing.F) {
 	}
 	f.Add(packRows(demo...), int64(1), int64(2))
 	f.Add(packRows(demo[0], demo[2]), int64(11), int64(0))
+	vectorSeeds := 0
 	if r, _ := openVectorIfPresent(f, "v7_diverge_B"); r != nil {
 		rows, err := r.Block(1)
 		if err == nil && len(rows) > 3 {
 			f.Add(packRows(rows[0].Raw, rows[1].Raw, rows[2].Raw), int64(1), rows[1].Tick)
+			vectorSeeds++
 		}
 	}
+	fuzz.NeedSeeds(f, vectorSeeds, "v7_diverge_B.cdt is absent or has no block 1 of 4 rows")
 	golden := traceOfTB(f, 0, 5)
 	exprs := []string{
 		"ticks where checkpoint.kills >= prev(checkpoint.kills)",

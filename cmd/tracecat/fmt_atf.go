@@ -240,6 +240,16 @@ func atfValidate(in *input) (string, []string, error) {
 	if len(ps) > 0 {
 		summary += fmt.Sprintf("; %d problems", len(ps))
 	}
+	if v.recovered() {
+		// A writer that did not finish fails validate in every format (a
+		// CDT trace without footer, a cut dial9 stream, a torn WTF file):
+		// what it had not flushed is lost without a trace.
+		why := "a file has no footer"
+		if len(problems) > 0 {
+			why = strings.Join(problems, "; ")
+		}
+		return "", nil, fmt.Errorf("%s; what the writer had not flushed is lost without a trace (this package's ThreadWriter: at most 127 events per thread); recoverable: %s", why, summary)
+	}
 	return summary, problems, nil
 }
 

@@ -59,18 +59,20 @@ ends the output. Exit 1 if any named path is unknown or cannot be read.`,
 		{
 			name: "validate", args: "[--strict] PATH...", summary: "check traces from end to end",
 			doc: `Reads the whole input and checks every length, checksum and record the format
-defines. Prints "ok" (with a short summary, and what was recovered if the file had to
-be recovered, e.g. an ATF file without its footer) and exits 0, or prints
+defines. Prints "ok" (with a short summary, and warnings for what was read
+leniently) and exits 0, or prints
 "PATH: offset N: what is wrong" on standard error and exits 1.
 
 A damaged or unfinished input adds one line on standard error, the same in
 validate, stats, dump and convert for every format: "PATH: recovery: read N UNITS in
 B bytes; lost L bytes and M UNITS from offset O: why" (the UNITS are events, CDT
 ticks, CTF packets or fragments; "an unknown number" when the format cannot count
-them; notes on lenient readings follow). An ATF file or session recovered after a
-crash and CTF metadata read leniently exit 0; a CDT trace without footer, a cut or
-corrupted dial9 stream and a torn WTF file exit 1 (stats, dump and convert read
-what was recovered).
+them; notes on lenient readings follow). What a writer that did not finish left
+exits 1 in every format — a CDT trace without footer, a cut or corrupted dial9
+stream, a torn WTF file, an ATF file without footer — with what is recoverable
+(stats, dump and convert read it); what a killed writer never wrote leaves no trace
+(README: what a crash can lose). Lenient readings (CTF metadata, ATF warnings such
+as a session without manifest) exit 0.
 
 --strict fails (exit 1) on what the default reads leniently: files recovered
 without their footer, torn or truncated records, trailing bytes, and the other

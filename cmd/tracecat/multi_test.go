@@ -99,9 +99,9 @@ func TestManyInputsTraceFolders(t *testing.T) {
 	root := vectortest.Dir(t, "atf")
 	code, out, _ := run(t, nil, "validate", filepath.Join(root, "normal"), filepath.Join(root, "crash_flushed"))
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != exitOK || !strings.HasSuffix(lines[0], "session_20250101_120000: ok (4 threads, 22 events, 8 detail events)") ||
-		!strings.Contains(lines[1], "session_20250101_120500: ok (2 threads, 8 events, 2 detail events; recovered without footer") ||
-		lines[len(lines)-1] != "2 inputs: 2 ok, 0 invalid (atf 2); 6 files skipped (not traces)" {
+	if code != exitInvalid || !strings.HasSuffix(lines[0], "session_20250101_120000: ok (4 threads, 22 events, 8 detail events)") ||
+		!strings.Contains(lines[1], "session_20250101_120500: manifest.json: no manifest.json") || !strings.Contains(lines[1], "thread_0/index.atf: offset 224: no valid footer") ||
+		lines[len(lines)-1] != "2 inputs: 1 ok, 1 invalid (atf 2); 6 files skipped (not traces)" {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	ctf := vectortest.Dir(t, "ctf")
@@ -111,23 +111,28 @@ func TestManyInputsTraceFolders(t *testing.T) {
 	}
 }
 
-// TestValidateStrict: lenient recovery passes by default and says what it
-// recovered; --strict fails with what was lost.
+// TestValidateStrict: a lenient reading passes by default and says what it
+// recovered; --strict fails with what was lost. What a writer that did not
+// finish left (ATF files without footer) fails either way.
 func TestValidateStrict(t *testing.T) {
 	atfDir := vectortest.Dir(t, "atf")
 	ctfDir := vectortest.Dir(t, "ctf")
+	lenient := filepath.Join(ctfDir, "mutated-from-lttng-ctf1.8", "trailing-10-bytes", "trace")
 	for _, p := range []string{
 		filepath.Join(atfDir, "crash_flushed", "session_20250101_120500"),
 		filepath.Join(atfDir, "malformed", "idx_unfinalized_torn.atf"),
 		filepath.Join(atfDir, "malformed", "det_footer_stripped.atf"),
-		filepath.Join(ctfDir, "mutated-from-lttng-ctf1.8", "trailing-10-bytes", "trace"),
+		lenient,
 	} {
-		code, out, _ := run(t, nil, "validate", p)
-		if code != exitOK || !strings.HasPrefix(out, "ok (") {
+		code, out, errOut := run(t, nil, "validate", p)
+		if p == lenient && (code != exitOK || !strings.HasPrefix(out, "ok (")) {
 			t.Errorf("%s: lenient: exit %d %q", p, code, out)
 		}
-		code, out, errOut := run(t, nil, "validate", "--strict", p)
-		if code != exitInvalid || out != "" || !strings.Contains(errOut, p+": strict: ") {
+		if p != lenient && (code != exitInvalid || !strings.Contains(errOut, "no valid footer") || !strings.Contains(errOut, "lost without a trace")) {
+			t.Errorf("%s: crashed writer: exit %d %q", p, code, errOut)
+		}
+		code, out, errOut = run(t, nil, "validate", "--strict", p)
+		if code != exitInvalid || out != "" || !strings.Contains(errOut, p+": ") || p == lenient && !strings.Contains(errOut, p+": strict: ") {
 			t.Errorf("%s: strict: exit %d %q %q", p, code, out, errOut)
 		}
 	}
@@ -145,7 +150,7 @@ func TestValidateStrict(t *testing.T) {
 		t.Errorf("clean session under --strict: exit %d %q", code, out)
 	}
 	code, out, _ := run(t, nil, "validate", "--strict", normal, filepath.Join(atfDir, "crash_flushed"))
-	if code != exitInvalid || !strings.Contains(out, "session_20250101_120500: strict: ") || !strings.HasSuffix(out, "2 inputs: 1 ok, 1 invalid (atf 2); 3 files skipped (not traces)\n") {
+	if code != exitInvalid || !strings.Contains(out, "session_20250101_120500: manifest.json: no manifest.json") || !strings.HasSuffix(out, "2 inputs: 1 ok, 1 invalid (atf 2); 3 files skipped (not traces)\n") {
 		t.Errorf("many under --strict: exit %d\n%s", code, out)
 	}
 }

@@ -66,7 +66,7 @@ func TestRecoveryLineEveryFormatEveryCommand(t *testing.T) {
 		{"cdt", exitInvalid, "ticks", "read 32 ticks in ", "chrome"},
 		{"dial9", exitInvalid, "events", "and 1 event from offset", "chrome"},
 		{"wtf", exitInvalid, "events", "wtfcff: offset", "json"},
-		{"atf", exitOK, "events", "read 2 events in 128 bytes; lost 7 bytes and an unknown number of events from offset 128: atf: ", "chrome"},
+		{"atf", exitInvalid, "events", "read 2 events in 128 bytes; lost 7 bytes and an unknown number of events from offset 128: atf: ", "chrome"},
 		{"ctf", exitOK, "fragments", "; lost 5 bytes and an unknown number of fragments from offset 2560: ctf2meta: offset 2560: 5 trailing byte(s)", "plain"},
 	}
 	for _, tc := range cases {
@@ -142,7 +142,7 @@ func TestRecoveryLineManyInputs(t *testing.T) {
 	a := damagedSample(t, dir, "atf")
 	c := damagedSample(t, dir, "ctf")
 	code, out, _ := run(t, nil, "validate", a, c)
-	if code != exitOK || !strings.Contains(out, a+": recovery: read 2 events") || !strings.Contains(out, c+": recovery: read 6 fragments") {
+	if code != exitInvalid || !strings.Contains(out, a+": recovery: read 2 events") || !strings.Contains(out, c+": recovery: read 6 fragments") {
 		t.Errorf("validate: exit %d\n%s", code, out)
 	}
 	code, out, _ = run(t, nil, "stats", "--json", a, c)
