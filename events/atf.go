@@ -20,6 +20,7 @@ type atfSource struct {
 	cache   [256]atfName      // direct-mapped in front of names
 	maxName int
 	closeFn func() error
+	clamped int64 // times at or past 2^63, saturated (clampTime)
 
 	// The current event's detail record, read on demand (see detail).
 	dLoaded   bool
@@ -100,7 +101,7 @@ func (s *atfSource) next(e *Event) bool {
 	if m.Kind < atf.EventKind(len(atfKinds)) {
 		e.kind = atfKinds[m.Kind]
 	}
-	e.setTimeU64(m.Timestamp)
+	e.time, e.hasTime = clampTime(m.Timestamp, &s.clamped), true
 	id := m.FunctionID
 	if c := &s.cache[(id^id>>32)&255]; c.id == id && c.name != "" {
 		e.name = c.name

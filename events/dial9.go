@@ -2,7 +2,6 @@ package events
 
 import (
 	"io"
-	"math"
 	"strconv"
 
 	"github.com/tracecodec/tracecodec/dial9"
@@ -19,6 +18,8 @@ type dial9Source struct {
 	small   [256]*Track // worker tracks by id below 256
 	workers map[uint64]*Track
 	maxName int
+	clamped int64 // times at or past 2^63, saturated (clampTime)
+	n       int64 // events delivered
 }
 
 // dial9Type is what is derived once per schema.
@@ -79,6 +80,7 @@ func (s *dial9Source) next(e *Event) bool {
 	if !s.dec.Next() {
 		return false
 	}
+	s.n++
 	ev := s.dec.Event()
 	var t *dial9Type
 	if id := int(ev.TypeID()); id < len(s.types) && s.types[id].schema == ev.Schema() {
@@ -88,7 +90,7 @@ func (s *dial9Source) next(e *Event) bool {
 	}
 	e.kind, e.name = t.kind, t.name
 	if t.hasTS {
-		e.time, e.hasTime = int64(min(ev.Timestamp(), math.MaxInt64)), true
+		e.time, e.hasTime = clampTime(ev.Timestamp(), &s.clamped), true
 	} else {
 		e.time, e.hasTime = 0, false
 	}

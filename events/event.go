@@ -110,7 +110,7 @@ func (e *Event) Format() string { return e.format }
 // Time is the event's time in nanoseconds on the trace's own clock (ATF and
 // dial9 timestamps as stored, WTF microseconds × 1000, CDT elapsed_ms ×
 // 1 000 000); 0 when HasTime is false. Timestamps beyond math.MaxInt64
-// saturate to it. For a KindComplete event it is the begin's time.
+// saturate to it, and Reader.Recovery then notes how many did. For a KindComplete event it is the begin's time.
 func (e *Event) Time() int64 { return e.time }
 
 // HasTime reports whether the record carries a time (a dial9 schema without
@@ -254,10 +254,16 @@ func (e *Event) AppendRecord(b []byte) []byte {
 	return e.rec.appendRecord(b)
 }
 
-// setTimeU64 sets a nanosecond time from an unsigned source, saturating.
-func (e *Event) setTimeU64(ns uint64) {
-	e.hasTime = true
-	e.time = int64(min(ns, math.MaxInt64))
+// clampTime converts an unsigned nanosecond time (dial9 and ATF store u64)
+// to the int64 the layer carries, saturating at math.MaxInt64 and counting
+// each saturation in *n, which Reader.Recovery reports: a time at or past
+// 2^63 is never clamped silently.
+func clampTime(ns uint64, n *int64) int64 {
+	if ns > math.MaxInt64 {
+		*n++
+		return math.MaxInt64
+	}
+	return int64(ns)
 }
 
 // reset clears the per-event fields a source sets. (dur is read only for

@@ -1,6 +1,8 @@
 package events
 
 import (
+	"strconv"
+
 	"github.com/tracecodec/tracecodec/atf"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
@@ -27,7 +29,30 @@ import (
 //     counts the events delivered, ReadBytes the complete chunks,
 //     LostBytes and Lost what the torn chunk lost (Lost -1 when only a
 //     range is known).
+//
+// Any format: when dial9 or ATF timestamps at or past 2^63 ns were
+// saturated to math.MaxInt64 (Event.Time), a note says how many, so a
+// clean input with such times has a non-nil Recovery with that note.
 func (r *Reader) Recovery() *traceerr.Recovery {
+	rec := r.recovery()
+	var clamped, read, readBytes int64
+	switch src := r.src.(type) {
+	case *dial9Source:
+		clamped, read, readBytes = src.clamped, src.n, src.dec.Offset()
+	case *atfSource:
+		clamped, read, readBytes = src.clamped, int64(atfEvents(src.session)), atfBytes(src.session)
+	}
+	if clamped == 0 {
+		return rec
+	}
+	if rec == nil {
+		rec = &traceerr.Recovery{Format: r.Format(), Unit: "events", Read: read, ReadBytes: readBytes, StopOffset: -1}
+	}
+	rec.Notes = append(rec.Notes, strconv.FormatInt(clamped, 10)+" timestamps at or past 2^63 ns carried as 2^63-1 (the event layer's time is int64)")
+	return rec
+}
+
+func (r *Reader) recovery() *traceerr.Recovery {
 	var s traceerr.Recovery
 	switch src := r.src.(type) {
 	case *cdtSource:
