@@ -28,6 +28,14 @@ func loadIndexEvent(b []byte) IndexEvent {
 	return *(*IndexEvent)(unsafe.Pointer(unsafe.SliceData(b[:IndexEventSize])))
 }
 
+// loadIndexEventAt sets *e to the index event at p+off with one 32-byte
+// copy and no bounds check: the caller guarantees that the 32 bytes are
+// there (IndexIter keeps off within its block). Assigned to a named result,
+// the copy lands in the caller's variable directly.
+func loadIndexEventAt(e *IndexEvent, p unsafe.Pointer, off int) {
+	*(*words4)(unsafe.Pointer(e)) = *(*words4)(unsafe.Add(p, off))
+}
+
 // loadIndexEventInto is *dst = loadIndexEvent(b[off:]) with one bounds
 // check (a slice expression costs several instructions more) and no
 // temporary copy, for the merge's hot path.
