@@ -21,11 +21,11 @@ type IndexIter struct {
 	p        unsafe.Pointer // &blk[0], for Event
 	cur      int            // offset in blk of the current event: 0 ≤ cur ≤ len(blk)-32
 	last     int            // Next's fast path runs while cur < last: len(blk)-32, or the filter's match (see advance)
-	base     uint64 // seq of the event at blk[0]
-	next     uint64 // seq of the first event after blk
-	end      uint64 // seq after the last event to visit
-	buf      []byte // block buffer for files behind an io.ReaderAt
-	chunk    uint64 // events per block (≥ 1)
+	base     uint64         // seq of the event at blk[0]
+	next     uint64         // seq of the first event after blk
+	end      uint64         // seq after the last event to visit
+	buf      []byte         // block buffer for files behind an io.ReaderAt
+	chunk    uint64         // events per block (≥ 1)
 	r        *IndexFile
 	err      error
 	filter   bool
