@@ -28,6 +28,15 @@ func loadIndexEvent(b []byte) IndexEvent {
 	return *(*IndexEvent)(unsafe.Pointer(unsafe.SliceData(b[:IndexEventSize])))
 }
 
+// nativeLayout: an []IndexEvent's memory is the file's bytes of as many
+// events (ReadEvents reads into it directly).
+const nativeLayout = true
+
+// indexEventBytes is the memory of e as bytes, len(e)*32 of them.
+func indexEventBytes(e []IndexEvent) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(e))), len(e)*IndexEventSize)
+}
+
 // loadIndexEventAt sets *e to the index event at p+off with one 32-byte
 // copy and no bounds check: the caller guarantees that the 32 bytes are
 // there (IndexIter keeps off within its block). Assigned to a named result,
@@ -62,6 +71,12 @@ var _ = [1]struct{}{}[unsafe.Sizeof(DetailType(0))-2]
 // alone.
 func loadDetailHeader(e *DetailEvent, b []byte) {
 	*(*words3)(unsafe.Pointer(e)) = *(*words3)(unsafe.Pointer((*[DetailEventHeaderSize]byte)(b)))
+}
+
+// loadDetailHeaderAt is loadDetailHeader from the record at p, which the
+// caller guarantees holds at least a header.
+func loadDetailHeaderAt(e *DetailEvent, p unsafe.Pointer) {
+	*(*words3)(unsafe.Pointer(e)) = *(*words3)(p)
 }
 
 // words3 and words4 are 24 and 32 bytes copied as three and four words (an

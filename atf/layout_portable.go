@@ -31,3 +31,15 @@ func loadIndexEventInto(dst *IndexEvent, b []byte, off uint32) {
 func loadIndexEventAt(e *IndexEvent, p unsafe.Pointer, off int) {
 	*e = decodeIndexEvent(unsafe.Slice((*byte)(unsafe.Add(p, off)), IndexEventSize))
 }
+
+// nativeLayout: false here, the events are decoded field by field.
+const nativeLayout = false
+
+// indexEventBytes is not used without the native layout.
+func indexEventBytes([]IndexEvent) []byte { return nil }
+
+// loadDetailHeaderAt is loadDetailHeader from the record at p, which the
+// caller guarantees holds at least a header.
+func loadDetailHeaderAt(e *DetailEvent, p unsafe.Pointer) {
+	loadDetailHeader(e, unsafe.Slice((*byte)(p), DetailEventHeaderSize))
+}

@@ -272,13 +272,23 @@ func (r *IndexFile) Event(seq uint64) (IndexEvent, error) {
 }
 
 // ReadEvents decodes events start, start+1, … into dst and returns how many it
-// decoded: min(len(dst), Len()-start). The fastest way to read a file in bulk.
+// decoded: min(len(dst), Len()-start). The fastest way to read a file in bulk:
+// on amd64 and arm64, where an IndexEvent's memory is the file's layout, the
+// events are copied (mapped or in memory) or read (one ReadAt) straight into
+// dst, 32 bytes each, with nothing to decode. On a read error it returns 0
+// and the error.
 func (r *IndexFile) ReadEvents(dst []IndexEvent, start uint64) (int, error) {
 	if start >= r.count {
 		return 0, nil
 	}
 	n := int(min(uint64(len(dst)), r.count-start))
 	off := r.eventsOff + int64(start)*IndexEventSize
+	if nativeLayout {
+		if err := r.src.readAt(indexEventBytes(dst[:n]), off); err != nil {
+			return 0, err
+		}
+		return n, nil
+	}
 	if r.src.data != nil {
 		b := r.src.data[off : off+int64(n)*IndexEventSize]
 		for i := range dst[:n] {
@@ -290,7 +300,7 @@ func (r *IndexFile) ReadEvents(dst []IndexEvent, start uint64) (int, error) {
 	for done := 0; done < n; {
 		k := min(n-done, 64)
 		if err := r.src.readAt(chunk[:k*IndexEventSize], off); err != nil {
-			return done, err
+			return 0, err
 		}
 		for i := range k {
 			dst[done+i] = loadIndexEvent(chunk[i*IndexEventSize:])
