@@ -32,11 +32,6 @@ func loadIndexEvent(b []byte) IndexEvent {
 // events (ReadEvents reads into it directly).
 const nativeLayout = true
 
-// indexEventBytes is the memory of e as bytes, len(e)*32 of them.
-func indexEventBytes(e []IndexEvent) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(e))), len(e)*IndexEventSize)
-}
-
 // loadIndexEventAt sets *e to the index event at p+off with one 32-byte
 // copy and no bounds check: the caller guarantees that the 32 bytes are
 // there (IndexIter keeps off within its block). Assigned to a named result,

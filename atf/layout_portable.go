@@ -35,9 +35,6 @@ func loadIndexEventAt(e *IndexEvent, p unsafe.Pointer, off int) {
 // nativeLayout: false here, the events are decoded field by field.
 const nativeLayout = false
 
-// indexEventBytes is not used without the native layout.
-func indexEventBytes([]IndexEvent) []byte { return nil }
-
 // loadDetailHeaderAt is loadDetailHeader from the record at p, which the
 // caller guarantees holds at least a header.
 func loadDetailHeaderAt(e *DetailEvent, p unsafe.Pointer) {
