@@ -23,6 +23,21 @@ func benchIndexFile(b *testing.B, n int, thread uint32, step uint64) []byte {
 	return f.b
 }
 
+// indexOpeners opens data in memory and through an io.ReaderAt, the two
+// sources the read benchmarks compare.
+func indexOpeners(data []byte) []struct {
+	name string
+	open func() (*IndexFile, error)
+} {
+	return []struct {
+		name string
+		open func() (*IndexFile, error)
+	}{
+		{"bytes", func() (*IndexFile, error) { return OpenIndexBytes(data) }},
+		{"readerat", func() (*IndexFile, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
+	}
+}
+
 func reportEvents(b *testing.B, perOp int) {
 	b.ReportMetric(float64(b.N)*float64(perOp)/b.Elapsed().Seconds(), "events/s")
 }
@@ -94,13 +109,7 @@ func BenchmarkIndexWriteFile(b *testing.B) {
 
 func BenchmarkIndexReadSequential(b *testing.B) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
-	for _, c := range []struct {
-		name string
-		open func() (*IndexFile, error)
-	}{
-		{"bytes", func() (*IndexFile, error) { return OpenIndexBytes(data) }},
-		{"readerat", func() (*IndexFile, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
-	} {
+	for _, c := range indexOpeners(data) {
 		b.Run(c.name, func(b *testing.B) {
 			r, err := c.open()
 			if err != nil {
@@ -124,13 +133,7 @@ func BenchmarkIndexReadSequential(b *testing.B) {
 
 func BenchmarkIndexReadRandom(b *testing.B) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
-	for _, c := range []struct {
-		name string
-		open func() (*IndexFile, error)
-	}{
-		{"bytes", func() (*IndexFile, error) { return OpenIndexBytes(data) }},
-		{"readerat", func() (*IndexFile, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
-	} {
+	for _, c := range indexOpeners(data) {
 		b.Run(c.name, func(b *testing.B) {
 			r, err := c.open()
 			if err != nil {
@@ -192,13 +195,7 @@ func BenchmarkDetailOpen(b *testing.B) {
 // straight into the batch).
 func BenchmarkIndexReadBatch(b *testing.B) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
-	for _, c := range []struct {
-		name string
-		open func() (*IndexFile, error)
-	}{
-		{"bytes", func() (*IndexFile, error) { return OpenIndexBytes(data) }},
-		{"readerat", func() (*IndexFile, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
-	} {
+	for _, c := range indexOpeners(data) {
 		b.Run(c.name, func(b *testing.B) {
 			r, err := c.open()
 			if err != nil {
