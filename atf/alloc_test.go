@@ -69,6 +69,13 @@ func TestZeroAllocsPerEvent(t *testing.T) {
 		}); a != 0 {
 			t.Errorf("mem=%v Event: %v allocs/event", mem, a)
 		}
+		batch := make([]IndexEvent, 1000)
+		if a := testing.AllocsPerRun(100, func() {
+			seq = (seq + 7919) % r.Len()
+			r.ReadEvents(batch, seq)
+		}); a != 0 {
+			t.Errorf("mem=%v ReadEvents: %v allocs per batch", mem, a)
+		}
 		buf := make([]byte, 4096)
 		if a := testing.AllocsPerRun(1000, func() {
 			seq = (seq + 13) % d.Len()

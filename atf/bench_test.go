@@ -23,6 +23,21 @@ func benchIndexFile(b *testing.B, n int, thread uint32, step uint64) []byte {
 	return f.b
 }
 
+// indexOpeners opens data in memory and through an io.ReaderAt, the two
+// sources the read benchmarks compare.
+func indexOpeners(data []byte) []struct {
+	name string
+	open func() (*IndexFile, error)
+} {
+	return []struct {
+		name string
+		open func() (*IndexFile, error)
+	}{
+		{"bytes", func() (*IndexFile, error) { return OpenIndexBytes(data) }},
+		{"readerat", func() (*IndexFile, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
+	}
+}
+
 func reportEvents(b *testing.B, perOp int) {
 	b.ReportMetric(float64(b.N)*float64(perOp)/b.Elapsed().Seconds(), "events/s")
 }
@@ -94,13 +109,7 @@ func BenchmarkIndexWriteFile(b *testing.B) {
 
 func BenchmarkIndexReadSequential(b *testing.B) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
-	for _, c := range []struct {
-		name string
-		open func() (*IndexFile, error)
-	}{
-		{"bytes", func() (*IndexFile, error) { return OpenIndexBytes(data) }},
-		{"readerat", func() (*IndexFile, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
-	} {
+	for _, c := range indexOpeners(data) {
 		b.Run(c.name, func(b *testing.B) {
 			r, err := c.open()
 			if err != nil {
@@ -124,13 +133,7 @@ func BenchmarkIndexReadSequential(b *testing.B) {
 
 func BenchmarkIndexReadRandom(b *testing.B) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
-	for _, c := range []struct {
-		name string
-		open func() (*IndexFile, error)
-	}{
-		{"bytes", func() (*IndexFile, error) { return OpenIndexBytes(data) }},
-		{"readerat", func() (*IndexFile, error) { return OpenIndex(bytes.NewReader(data), int64(len(data))) }},
-	} {
+	for _, c := range indexOpeners(data) {
 		b.Run(c.name, func(b *testing.B) {
 			r, err := c.open()
 			if err != nil {
@@ -188,29 +191,34 @@ func BenchmarkDetailOpen(b *testing.B) {
 }
 
 // BenchmarkIndexReadBatch decodes the file through ReadEvents in batches of
-// 1024 events.
+// 1024 events, in memory and through an io.ReaderAt (one read per batch,
+// straight into the batch).
 func BenchmarkIndexReadBatch(b *testing.B) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
-	r, err := OpenIndexBytes(data)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dst := make([]IndexEvent, 1024)
-	b.SetBytes(benchEvents * IndexEventSize)
-	b.ReportAllocs()
-	var sum uint64
-	for b.Loop() {
-		for start := uint64(0); start < r.Len(); {
-			n, _ := r.ReadEvents(dst, start)
-			for i := range dst[:n] {
-				e := &dst[i]
-				sum += e.Timestamp ^ e.FunctionID ^ uint64(e.Kind) ^ uint64(e.CallDepth) ^ uint64(e.DetailSeq) ^ uint64(e.ThreadID)
+	for _, c := range indexOpeners(data) {
+		b.Run(c.name, func(b *testing.B) {
+			r, err := c.open()
+			if err != nil {
+				b.Fatal(err)
 			}
-			start += uint64(n)
-		}
+			dst := make([]IndexEvent, 1024)
+			b.SetBytes(benchEvents * IndexEventSize)
+			b.ReportAllocs()
+			var sum uint64
+			for b.Loop() {
+				for start := uint64(0); start < r.Len(); {
+					n, _ := r.ReadEvents(dst, start)
+					for i := range dst[:n] {
+						e := &dst[i]
+						sum += e.Timestamp ^ e.FunctionID ^ uint64(e.Kind) ^ uint64(e.CallDepth) ^ uint64(e.DetailSeq) ^ uint64(e.ThreadID)
+					}
+					start += uint64(n)
+				}
+			}
+			_ = sum
+			reportEvents(b, benchEvents)
+		})
 	}
-	_ = sum
-	reportEvents(b, benchEvents)
 }
 
 // BenchmarkIndexStream reads a whole file sequentially from an io.Reader.

@@ -54,6 +54,28 @@ func decodeIndex(data []byte) error {
 	if uint64(len(prev)) != r.Len() {
 		panic("iteration stopped early")
 	}
+	// ReadEvents, in memory and through the io.ReaderAt, in odd batches.
+	batch := make([]IndexEvent, 7)
+	for _, f := range []*IndexFile{r, rb} {
+		for start := uint64(0); ; {
+			n, err := f.ReadEvents(batch, start)
+			if err != nil {
+				panic(err)
+			}
+			if n == 0 {
+				if start != r.Len() {
+					panic("ReadEvents stopped early")
+				}
+				break
+			}
+			for i, e := range batch[:n] {
+				if e != prev[start+uint64(i)] {
+					panic("ReadEvents disagrees with iteration")
+				}
+			}
+			start += uint64(n)
+		}
+	}
 	r.Sorted()
 	it := r.Iter(10, 1<<40)
 	for it.Next() {

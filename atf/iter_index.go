@@ -1,6 +1,9 @@
 package atf
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // IndexIter iterates over index events in file order: Next, then Event and
 // Seq, until Next returns false; then Err.
@@ -8,19 +11,22 @@ import "encoding/binary"
 // It works on blocks of raw event bytes of up to 64 KiB: a file in memory is
 // sliced into blocks (the events are decoded straight from it), a file behind
 // an io.ReaderAt is read in blocks of whole events through one buffer
-// allocated when the iterator is created. Next only advances an offset within the block and Event decodes
-// the 32 bytes there, so neither allocates and both inline into the caller's
-// loop.
+// allocated when the iterator is created. Next only advances an offset within
+// the block and Event copies the 32 bytes there (the in-memory layout of an
+// IndexEvent is the file's on amd64 and arm64), with no bounds check: the
+// offset never leaves the block. Neither allocates and both inline into the
+// caller's loop.
 type IndexIter struct {
+	blk      []byte         // raw events of the current block; never shorter than one event
+	p        unsafe.Pointer // &blk[0], for Event
+	cur      int            // offset in blk of the current event: 0 ≤ cur ≤ len(blk)-32
+	last     int            // Next's fast path runs while cur < last: len(blk)-32, or the filter's match (see advance)
+	base     uint64         // seq of the event at blk[0]
+	next     uint64         // seq of the first event after blk
+	end      uint64         // seq after the last event to visit
+	buf      []byte         // block buffer for files behind an io.ReaderAt
+	chunk    uint64         // events per block (≥ 1)
 	r        *IndexFile
-	blk      []byte // raw events of the current block; never shorter than one event
-	cur      int    // offset in blk of the current event: 0 ≤ cur ≤ len(blk)-32
-	last     int    // Next's fast path runs while cur < last: len(blk)-32, or -1 to filter
-	base     uint64 // seq of the event at blk[0]
-	next     uint64 // seq of the first event after blk
-	end      uint64 // seq after the last event to visit
-	buf      []byte // block buffer for files behind an io.ReaderAt
-	chunk    uint64 // events per block (≥ 1)
 	err      error
 	filter   bool
 	from, to uint64
@@ -33,7 +39,7 @@ var noEvent [IndexEventSize]byte
 // reset points it at events [start, end) of r, in blocks of up to bufSize
 // bytes (files in memory are sliced, files behind an io.ReaderAt read).
 func (it *IndexIter) reset(r *IndexFile, start, end uint64, bufSize int) {
-	*it = IndexIter{r: r, blk: noEvent[:], base: start, next: start, end: end, chunk: max(uint64(bufSize)/IndexEventSize, 1)}
+	*it = IndexIter{r: r, blk: noEvent[:], p: unsafe.Pointer(&noEvent), base: start, next: start, end: end, chunk: max(uint64(bufSize)/IndexEventSize, 1)}
 	if r.src.data == nil && end > start {
 		n := min(int64(bufSize), int64(end-start)*IndexEventSize)
 		n -= n % IndexEventSize
@@ -44,28 +50,39 @@ func (it *IndexIter) reset(r *IndexFile, start, end uint64, bufSize int) {
 // Next advances to the next event; false at the end or on a read error (see
 // Err).
 func (it *IndexIter) Next() bool {
-	if it.cur < it.last {
-		it.cur += IndexEventSize
-		return true
+	// One shape for every case, so that the caller's loop tests one
+	// comparison: advance (the block used up, or the time filter) leaves
+	// cur one event before the next one to visit and last at or past it —
+	// or, at the end, cur at -32 and last at -64, so that Next returns
+	// false with cur on the zero event.
+	if it.cur >= it.last {
+		it.advance()
 	}
-	return it.nextSlow()
+	it.cur += IndexEventSize
+	return it.cur <= it.last
 }
 
-// nextSlow moves to the next block when the current one is used up, and
-// applies the time filter of Range over an unsorted file.
-func (it *IndexIter) nextSlow() bool {
+// advance is Next's slow path: it moves to the next block when the current
+// one is used up, and applies the time filter of Range over an unsorted file
+// (then last is the matching event's offset, so that every Next comes here).
+func (it *IndexIter) advance() {
 	for {
 		if p := it.cur + IndexEventSize; p+IndexEventSize <= len(it.blk) {
 			it.cur = p
 		} else if !it.refill() {
-			it.blk, it.cur, it.last, it.base = noEvent[:], 0, 0, it.next
-			return false
+			it.setBlock(noEvent[:])
+			it.base = it.next
+			it.cur, it.last = -IndexEventSize, -2*IndexEventSize
+			return
 		}
 		if !it.filter {
-			return true
+			it.cur -= IndexEventSize
+			return
 		}
 		if ts := binary.LittleEndian.Uint64(it.blk[it.cur:]); ts >= it.from && ts <= it.to {
-			return true
+			it.last = it.cur
+			it.cur -= IndexEventSize
+			return
 		}
 	}
 }
@@ -93,17 +110,24 @@ func (it *IndexIter) refill() bool {
 			return false
 		}
 	}
-	it.blk, it.cur, it.last, it.base = b, 0, len(b)-IndexEventSize, it.next
-	if it.filter {
-		it.last = -1
-	}
+	it.base = it.next
+	it.setBlock(b)
 	it.next += uint64(len(b) / IndexEventSize)
 	return true
 }
 
+// setBlock makes b (at least one event) the current block, positioned at its
+// first event, with Next's fast path running up to its last.
+func (it *IndexIter) setBlock(b []byte) {
+	it.blk, it.p, it.cur, it.last = b, unsafe.Pointer(unsafe.SliceData(b)), 0, len(b)-IndexEventSize
+}
+
 // Event is the current event (the zero IndexEvent before the first call to
 // Next and after Next has returned false).
-func (it *IndexIter) Event() IndexEvent { return loadIndexEvent(it.blk[it.cur:]) }
+func (it *IndexIter) Event() (e IndexEvent) {
+	loadIndexEventAt(&e, it.p, it.cur)
+	return
+}
 
 // Seq is the current event's sequence number.
 func (it *IndexIter) Seq() uint64 { return it.base + uint64(it.cur)/IndexEventSize }

@@ -166,3 +166,72 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	c.b = c.b[k:]
 	return k, nil
 }
+
+// TestReadEvents reads a file through ReadEvents in batches of every size
+// from every start — in memory, through an io.ReaderAt, and over a reader
+// that fails — and compares each event with Event(seq).
+func TestReadEvents(t *testing.T) {
+	f, _ := writeThread(t, 300, 3, func(i int) uint64 { return uint64(i * 3) })
+	mem, err := OpenIndexBytes(f.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, err := OpenIndex(bytes.NewReader(f.b), int64(len(f.b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*IndexFile{mem, ra} {
+		for _, size := range []int{0, 1, 7, 64, 65, 299, 300, 301, 1000} {
+			dst := make([]IndexEvent, size+1)
+			for _, start := range []uint64{0, 1, 150, 299, 300, 1 << 40} {
+				dst[size] = IndexEvent{Timestamp: 12345} // past the batch: never written
+				n, err := r.ReadEvents(dst[:size], start)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := int(min(uint64(size), r.Len()-min(start, r.Len()))); n != want {
+					t.Fatalf("size %d start %d: %d events, want %d", size, start, n, want)
+				}
+				for i := range n {
+					if want := mustEvent(t, r, start+uint64(i)); dst[i] != want {
+						t.Fatalf("size %d start %d: event %d is %+v, want %+v", size, start, i, dst[i], want)
+					}
+				}
+				if dst[size].Timestamp != 12345 {
+					t.Fatalf("size %d start %d: wrote past the batch", size, start)
+				}
+			}
+		}
+	}
+	// The input shrinks after open: the read fails with ErrTruncated.
+	cut := &cutReaderAt{b: f.b, cut: int64(len(f.b))}
+	short, err := OpenIndex(cut, int64(len(f.b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut.cut = HeaderSize + 100*IndexEventSize
+	dst := make([]IndexEvent, 200)
+	if n, err := short.ReadEvents(dst, 0); n != 0 || !errors.Is(err, ErrTruncated) {
+		t.Fatalf("shrunk input: %d events, %v", n, err)
+	}
+	if n, err := short.ReadEvents(dst[:50], 10); n != 50 || err != nil {
+		t.Fatalf("before the cut: %d events, %v", n, err)
+	}
+}
+
+// cutReaderAt reads b up to cut and reports io.EOF beyond.
+type cutReaderAt struct {
+	b   []byte
+	cut int64
+}
+
+func (c *cutReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off >= c.cut {
+		return 0, io.EOF
+	}
+	n := copy(p, c.b[off:c.cut])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}

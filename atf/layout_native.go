@@ -28,6 +28,18 @@ func loadIndexEvent(b []byte) IndexEvent {
 	return *(*IndexEvent)(unsafe.Pointer(unsafe.SliceData(b[:IndexEventSize])))
 }
 
+// nativeLayout: an []IndexEvent's memory is the file's bytes of as many
+// events (ReadEvents reads into it directly).
+const nativeLayout = true
+
+// loadIndexEventAt sets *e to the index event at p+off with one 32-byte
+// copy and no bounds check: the caller guarantees that the 32 bytes are
+// there (IndexIter keeps off within its block). Assigned to a named result,
+// the copy lands in the caller's variable directly.
+func loadIndexEventAt(e *IndexEvent, p unsafe.Pointer, off int) {
+	*(*words4)(unsafe.Pointer(e)) = *(*words4)(unsafe.Add(p, off))
+}
+
 // loadIndexEventInto is *dst = loadIndexEvent(b[off:]) with one bounds
 // check (a slice expression costs several instructions more) and no
 // temporary copy, for the merge's hot path.
@@ -54,6 +66,12 @@ var _ = [1]struct{}{}[unsafe.Sizeof(DetailType(0))-2]
 // alone.
 func loadDetailHeader(e *DetailEvent, b []byte) {
 	*(*words3)(unsafe.Pointer(e)) = *(*words3)(unsafe.Pointer((*[DetailEventHeaderSize]byte)(b)))
+}
+
+// loadDetailHeaderAt is loadDetailHeader from the record at p, which the
+// caller guarantees holds at least a header.
+func loadDetailHeaderAt(e *DetailEvent, p unsafe.Pointer) {
+	*(*words3)(unsafe.Pointer(e)) = *(*words3)(p)
 }
 
 // words3 and words4 are 24 and 32 bytes copied as three and four words (an

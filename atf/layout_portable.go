@@ -2,6 +2,8 @@
 
 package atf
 
+import "unsafe"
+
 // loadIndexEvent decodes the index event at the start of b (len(b) ≥ 32,
 // checked); see layout_native.go for the amd64/arm64 version. The build tag
 // atf_portable selects this version everywhere (go test -tags atf_portable
@@ -22,4 +24,19 @@ func loadIndexEventInto(dst *IndexEvent, b []byte, off uint32) {
 		panic(errOutOfBlock)
 	}
 	*dst = decodeIndexEvent(b[off:])
+}
+
+// loadIndexEventAt sets *e to the index event at p+off; the caller
+// guarantees that the 32 bytes are there.
+func loadIndexEventAt(e *IndexEvent, p unsafe.Pointer, off int) {
+	*e = decodeIndexEvent(unsafe.Slice((*byte)(unsafe.Add(p, off)), IndexEventSize))
+}
+
+// nativeLayout: false here, the events are decoded field by field.
+const nativeLayout = false
+
+// loadDetailHeaderAt is loadDetailHeader from the record at p, which the
+// caller guarantees holds at least a header.
+func loadDetailHeaderAt(e *DetailEvent, p unsafe.Pointer) {
+	loadDetailHeader(e, unsafe.Slice((*byte)(p), DetailEventHeaderSize))
 }

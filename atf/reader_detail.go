@@ -256,9 +256,12 @@ func (it *DetailIter) init(d *DetailFile) {
 	if it.data != nil && cap(d.offsets) > len(d.offsets) {
 		n := len(d.offsets)
 		it.bounds = d.offsets[: n+1 : n+1]
+		it.bp = unsafe.Pointer(unsafe.SliceData(it.bounds))
+		it.base = unsafe.Pointer(unsafe.SliceData(it.data))
+		it.nb = uint64(n)
 		if n > detailAhead {
-			it.base = unsafe.Pointer(unsafe.SliceData(it.data))
-			it.ahead = it.bounds[detailAhead:n]
+			it.nAhead = uint64(n - detailAhead)
+			it.ahead = unsafe.Pointer(&it.bounds[detailAhead])
 		}
 	}
 }
@@ -306,21 +309,23 @@ type DetailIter struct {
 	d   *DetailFile
 	win window
 	i   uint64 // records visited: the current one is i-1
-	// In memory: the file's bytes and its records' bounds (record j is
-	// data[bounds[j]:bounds[j+1]]); Next then stores no pointer (no write
-	// barrier per record) and Event decodes the header.
+	// In memory: the file's bytes and its nb records' bounds (record j is
+	// data[bounds[j]:bounds[j+1]], checked by the scan); Next then stores
+	// no pointer (no write barrier per record) and Event reads the header
+	// at base+bounds[j] through bp (&bounds[0]) with no bounds check.
 	data   []byte
 	bounds []int64
-	// In memory, ahead[i] is bounds[i+detailAhead]: Next, moving to
-	// record i, touches the first byte of record i+detailAhead, at
-	// base+ahead[i] (a record's start, inside data), and keeps it in
-	// touch so that the load stays. Empty for files of up to detailAhead
-	// records.
-	ahead []int64
-	base  unsafe.Pointer
-	touch byte
-	cur   DetailEvent // through an io.ReaderAt: the current record
-	err   error
+	bp     unsafe.Pointer
+	base   unsafe.Pointer // &data[0]
+	nb     uint64
+	// In memory, Next moving to record i < nAhead (nb-detailAhead) touches
+	// the first byte of record i+detailAhead, and keeps it in touch so
+	// that the load stays.
+	nAhead uint64
+	ahead  unsafe.Pointer // &bounds[detailAhead]
+	touch  byte
+	cur    DetailEvent // through an io.ReaderAt: the current record
+	err    error
 }
 
 // detailAhead is how many records ahead DetailIter.Next touches a file in
@@ -336,12 +341,12 @@ func (it *DetailIter) Next() bool {
 	// reads it (the records are hundreds of bytes apart, each a new cache
 	// line and every few a new page: the hardware prefetchers do not
 	// follow them).
-	if i := it.i; i < uint64(len(it.ahead)) {
-		it.touch = *(*byte)(unsafe.Add(it.base, it.ahead[i]))
-		it.i = i + 1
-		return true
+	if it.i >= it.nAhead {
+		return it.nextRead()
 	}
-	return it.nextRead()
+	it.touch = *(*byte)(unsafe.Add(it.base, *(*int64)(unsafe.Add(it.ahead, it.i*8))))
+	it.i++
+	return true
 }
 
 // nextRead is Next for a file behind an io.ReaderAt, which it reads
@@ -374,11 +379,12 @@ func (it *DetailIter) nextRead() bool {
 
 // Event is the current record.
 func (it *DetailIter) Event() (e DetailEvent) {
-	if i := it.i; i > 0 && i < uint64(len(it.bounds)) {
-		off, end := it.bounds[i-1], it.bounds[i]
-		b := it.data[off:end:end]
-		loadDetailHeader(&e, b)
-		e.Payload = b[DetailEventHeaderSize:]
+	if i := it.i - 1; i < it.nb { // in memory (it.i == 0 wraps: no record yet)
+		b := (*[2]int64)(unsafe.Add(it.bp, i*8))
+		off, n := b[0], b[1]-b[0]
+		p := unsafe.Add(it.base, off)
+		loadDetailHeaderAt(&e, p)
+		e.Payload = unsafe.Slice((*byte)(unsafe.Add(p, DetailEventHeaderSize)), n-DetailEventHeaderSize)
 		return
 	}
 	return it.cur

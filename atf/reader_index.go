@@ -7,6 +7,7 @@ import (
 	"iter"
 	"sort"
 	"sync"
+	"unsafe"
 )
 
 // IndexFile reads one index.atf over an io.ReaderAt, a path (OpenIndexFile)
@@ -272,34 +273,38 @@ func (r *IndexFile) Event(seq uint64) (IndexEvent, error) {
 }
 
 // ReadEvents decodes events start, start+1, … into dst and returns how many it
-// decoded: min(len(dst), Len()-start). The fastest way to read a file in bulk.
+// decoded: min(len(dst), Len()-start). The events' bytes are copied (in
+// memory, mapped) or read (one ReadAt) straight into dst's memory, 32 bytes
+// each — on amd64 and arm64, where an IndexEvent's memory is the file
+// layout, there is nothing left to decode; elsewhere each is decoded in
+// place. Over an io.ReaderAt this is the cheapest bulk read (no buffer in
+// between); a mapped or in-memory file is read faster by Events, which
+// touches each event once. On a read error it returns 0 and the error.
 func (r *IndexFile) ReadEvents(dst []IndexEvent, start uint64) (int, error) {
 	if start >= r.count {
 		return 0, nil
 	}
 	n := int(min(uint64(len(dst)), r.count-start))
-	off := r.eventsOff + int64(start)*IndexEventSize
-	if r.src.data != nil {
-		b := r.src.data[off : off+int64(n)*IndexEventSize]
-		for i := range dst[:n] {
-			dst[i] = loadIndexEvent(b[i*IndexEventSize:])
-		}
-		return n, nil
+	b := indexEventBytes(dst[:n])
+	if err := r.src.readAt(b, r.eventsOff+int64(start)*IndexEventSize); err != nil {
+		return 0, err
 	}
-	var chunk [64 * IndexEventSize]byte
-	for done := 0; done < n; {
-		k := min(n-done, 64)
-		if err := r.src.readAt(chunk[:k*IndexEventSize], off); err != nil {
-			return done, err
+	if !nativeLayout {
+		for i := range dst[:n] {
+			e := decodeIndexEvent(b[i*IndexEventSize:])
+			dst[i] = e
 		}
-		for i := range k {
-			dst[done+i] = loadIndexEvent(chunk[i*IndexEventSize:])
-		}
-		done += k
-		off += int64(k) * IndexEventSize
 	}
 	return n, nil
 }
+
+// indexEventBytes is the memory of e as bytes, 32 per event (an IndexEvent
+// is 32 bytes on every platform: six fields, no padding).
+func indexEventBytes(e []IndexEvent) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(e))), len(e)*IndexEventSize)
+}
+
+var _ = [1]struct{}{}[unsafe.Sizeof(IndexEvent{})-IndexEventSize]
 
 // Events returns an iterator over events [start, Len()).
 func (r *IndexFile) Events(start uint64) *IndexIter {
