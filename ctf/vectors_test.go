@@ -82,3 +82,25 @@ func TestVectorsMatchBabeltrace2(t *testing.T) {
 		})
 	}
 }
+
+// babeltrace2 2.1.2's sink.ctf.fs output (CTF 2 metadata, its own data
+// streams) of the LTTng 2.13.9 anchors_many trace, wrapped in each packet
+// layout: babeltrace2 itself cannot read these metadata files, so the
+// reference is its output for the original LTTng trace (the
+// mutated-from-lttng-ctf1.8 folders hold the same data streams).
+func TestVectorsSinkCTFFS(t *testing.T) {
+	want := babeltrace2Lines(t, vectortest.Path(t, "ctf", "mutated-from-lttng-ctf1.8/trailing-10-bytes/babeltrace2-2.1.2.txt"))
+	for _, d := range []string{"pmeta-le-multi", "pmeta-be-multi", "pmeta-le-single", "v2.0-37byte-le-multi", "v1.8-37byte-json-content-le"} {
+		t.Run(d, func(t *testing.T) {
+			got := renderTrace(t, vectortest.Path(t, "ctf", "constructed-from-bt2.1-json", d, "trace"))
+			if len(got) != len(want) {
+				t.Fatalf("%d events, want %d", len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("event %d:\n got  %s\n want %s", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
