@@ -89,7 +89,8 @@ type FieldClass struct {
 	// Model is the metadata field class this was compiled from.
 	Model ctf2meta.FieldClass
 
-	dynamic  bool // length or selector from a slot
+	id       int32 // index in the trace's class table (Field.cls)
+	dynamic  bool  // length or selector from a slot
 	src      int  // slot read (dynamic length, selector)
 	srcSign  bool // the selector slot holds a signed value
 	slot     int  // slot written, -1 none
@@ -127,6 +128,7 @@ type pendingLoc struct {
 
 type compiler struct {
 	m       *ctf2meta.Metadata
+	classes []*FieldClass
 	budget  int
 	slots   int
 	pending []pendingLoc
@@ -168,7 +170,8 @@ func (c *compiler) compile(fc ctf2meta.FieldClass, name string) *FieldClass {
 			return nil
 		}
 	}
-	out := &FieldClass{Name: name, Model: fc, slot: -1, src: -1, Align: 1, Base: 10}
+	out := &FieldClass{Name: name, Model: fc, slot: -1, src: -1, Align: 1, Base: 10, id: int32(len(c.classes))}
+	c.classes = append(c.classes, out)
 	bits := func(b ctf2meta.BitArray) {
 		if b.Length > 64 {
 			c.fail("field %q: fixed-length field of %d bits (at most 64 supported)", name, b.Length)

@@ -1,6 +1,7 @@
 package ctf
 
 import (
+	"bytes"
 	"encoding/binary"
 	"iter"
 	"math"
@@ -10,30 +11,33 @@ import (
 
 // Field is one decoded field. Fields of an event record are a flat slice
 // in pre-order: a structure, array, variant or optional is followed by its
-// children, and End is the index just after its last descendant.
+// children, and End is the index just after its last descendant. A Field
+// holds no pointers (the garbage collector never scans the slice): its
+// class and, for strings and BLOBs, its bytes are looked up through the
+// Event or Packet that holds it (FieldClass, Bytes).
 type Field struct {
-	Class *FieldClass
-	// V is the value: integer bits (signed integers sign-extended, read as
-	// int64(V)), 0/1 for booleans, IEEE-754 bits for floating-point numbers
-	// (see Float), the element count of arrays, strings and BLOBs, the
-	// option index of a variant, 0/1 for an optional.
+	// V is the value: integer bits (signed integers sign-extended: read
+	// int64(V)), 0/1 for booleans, the float64 bits of floating-point
+	// numbers (Float), the byte offset in the data stream of a string or
+	// BLOB, the element count of an array, the option index of a variant,
+	// 0/1 for an optional, the member count of a structure.
 	V uint64
-	// B is the bytes of a string (without the terminating null) or BLOB: a
-	// view into the data stream, valid as long as the data.
-	B   []byte
+	// N is the byte length of a string (without its terminating null) or
+	// BLOB.
+	N   uint32
 	End int32
+	cls int32
 }
 
 // Int returns the value of a signed integer field.
 func (f *Field) Int() int64 { return int64(f.V) }
 
 // Float returns the value of a floating-point field.
-func (f *Field) Float() float64 {
-	if f.Class.Bits == 32 {
-		return float64(math.Float32frombits(uint32(f.V)))
-	}
-	return math.Float64frombits(f.V)
-}
+func (f *Field) Float() float64 { return math.Float64frombits(f.V) }
+
+// FieldClass returns the class of f (a field of one of this trace's
+// events or packets).
+func (t *Trace) FieldClass(f *Field) *FieldClass { return t.classes[f.cls] }
 
 // Packet describes one packet of a data stream.
 type Packet struct {
@@ -61,6 +65,19 @@ type Packet struct {
 	// packet.
 	Fields                  []Field
 	HeaderRoot, ContextRoot int32
+
+	data []byte
+	t    *Trace
+}
+
+// FieldClass returns the class of Fields[i].
+func (p *Packet) FieldClass(i int) *FieldClass { return p.t.classes[p.Fields[i].cls] }
+
+// Bytes returns the bytes of the string or BLOB Fields[i] (a view into the
+// data stream).
+func (p *Packet) Bytes(i int) []byte {
+	f := &p.Fields[i]
+	return p.data[f.V : f.V+uint64(f.N) : f.V+uint64(f.N)]
 }
 
 // Loss is a gap the tracer reported: event records it discarded (from the
@@ -89,6 +106,16 @@ type Event struct {
 	Header, CommonContext, SpecificContext, Payload int32
 	// Offset is the event record's bit offset in the data stream file.
 	Offset uint64
+}
+
+// FieldClass returns the class of Fields[i].
+func (e *Event) FieldClass(i int) *FieldClass { return e.Stream.t.classes[e.Fields[i].cls] }
+
+// Bytes returns the bytes of the string or BLOB Fields[i] (a view into the
+// data stream, valid as long as the stream's data).
+func (e *Event) Bytes(i int) []byte {
+	f := &e.Fields[i]
+	return e.Stream.data[f.V : f.V+uint64(f.N) : f.V+uint64(f.N)]
 }
 
 // NS returns the event's time in nanoseconds from its clock's origin.
@@ -288,7 +315,7 @@ func (s *Stream) nextPacket() bool {
 	t := s.t
 	p := &s.pkt
 	prevClass := p.Class
-	*p = Packet{Index: p.Index + 1, Offset: off, StreamID: -1, HeaderRoot: -1, ContextRoot: -1, Fields: p.Fields[:0]}
+	*p = Packet{Index: p.Index + 1, Offset: off, StreamID: -1, HeaderRoot: -1, ContextRoot: -1, Fields: p.Fields[:0], data: s.data, t: t}
 	s.base = uint64(off) * 8
 	s.pos = s.base
 	s.lim = uint64(len(s.data)) * 8
@@ -460,20 +487,59 @@ func (s *Stream) bitsAt(pos uint64, n uint32, be bool) uint64 {
 	return v
 }
 
-func (s *Stream) truncated(what string) bool {
+func (s *Stream) truncated(fc *FieldClass) bool {
 	if s.err == nil && !s.pkt.Cut {
-		s.err = newErr(int64(s.pos/8), ErrCorrupt, "packet %d: %s overruns the packet content (bit %d of %d)", s.pkt.Index, what, s.pos-s.base, s.end-s.base)
+		s.err = newErr(int64(s.pos/8), ErrCorrupt, "packet %d: %s field %q overruns the packet content (bit %d of %d)", s.pkt.Index, fc.Kind, fc.Name, s.pos-s.base, s.end-s.base)
 	}
 	return false
+}
+
+// fixed reads a fixed-length integer, boolean or float (aligned already).
+func (s *Stream) fixed(fc *FieldClass) bool {
+	n := uint64(fc.Bits)
+	if s.pos+n > s.end {
+		return s.truncated(fc)
+	}
+	var v uint64
+	if fc.fixedLE {
+		i := s.pos >> 3
+		switch n {
+		case 8:
+			v = uint64(s.data[i])
+		case 16:
+			v = uint64(binary.LittleEndian.Uint16(s.data[i:]))
+		case 32:
+			v = uint64(binary.LittleEndian.Uint32(s.data[i:]))
+		default:
+			v = binary.LittleEndian.Uint64(s.data[i:])
+		}
+	} else {
+		v = s.bitsAt(s.pos, fc.Bits, fc.BigEndian)
+	}
+	s.pos += n
+	switch fc.Kind {
+	case KindSint:
+		if n < 64 {
+			v = uint64(int64(v<<(64-n)) >> (64 - n))
+		}
+	case KindFloat:
+		if n == 32 {
+			v = math.Float64bits(float64(math.Float32frombits(uint32(v))))
+		}
+	}
+	if fc.slot >= 0 {
+		s.slots[fc.slot] = v
+	}
+	if fc.roles != 0 && !s.role(fc, v) {
+		return false
+	}
+	s.fields = append(s.fields, Field{V: v, End: int32(len(s.fields) + 1), cls: fc.id})
+	return true
 }
 
 // read decodes one field (and its children) at s.pos, appending to
 // s.fields.
 func (s *Stream) read(fc *FieldClass) bool {
-	if len(s.fields) >= s.limit {
-		s.err = newErr(int64(s.pos/8), ErrLimit, "packet %d: event record has more than %d fields", s.pkt.Index, s.limit)
-		return false
-	}
 	if a := uint64(fc.Align); a > 1 {
 		rel := s.pos - s.base
 		s.pos = s.base + (rel+a-1)&^(a-1)
@@ -481,46 +547,33 @@ func (s *Stream) read(fc *FieldClass) bool {
 	idx := len(s.fields)
 	switch fc.Kind {
 	case KindUint, KindSint, KindBool, KindFloat:
-		n := uint64(fc.Bits)
-		if s.pos+n > s.end {
-			return s.truncated("field " + fc.Name)
-		}
-		var v uint64
-		if fc.fixedLE {
-			i := s.pos >> 3
-			switch n {
-			case 8:
-				v = uint64(s.data[i])
-			case 16:
-				v = uint64(binary.LittleEndian.Uint16(s.data[i:]))
-			case 32:
-				v = uint64(binary.LittleEndian.Uint32(s.data[i:]))
-			default:
-				v = binary.LittleEndian.Uint64(s.data[i:])
+		return s.fixed(fc)
+	case KindStruct:
+		s.fields = append(s.fields, Field{V: uint64(len(fc.Members)), cls: fc.id})
+		for _, m := range fc.Members {
+			if m.fixedLE {
+				// inline fast path: aligned little-endian integers
+				if a := uint64(m.Align); a > 1 {
+					rel := s.pos - s.base
+					s.pos = s.base + (rel+a-1)&^(a-1)
+				}
+				if !s.fixed(m) {
+					return false
+				}
+				continue
 			}
-		} else {
-			v = s.bitsAt(s.pos, fc.Bits, fc.BigEndian)
-		}
-		s.pos += n
-		if fc.Kind == KindSint && n < 64 {
-			v = uint64(int64(v<<(64-n)) >> (64 - n))
-		}
-		if fc.slot >= 0 {
-			s.slots[fc.slot] = v
-		}
-		if fc.roles != 0 {
-			if !s.role(fc, v) {
+			if !s.read(m) {
 				return false
 			}
 		}
-		s.fields = append(s.fields, Field{Class: fc, V: v, End: int32(idx + 1)})
+		s.fields[idx].End = int32(len(s.fields))
 		return true
 	case KindVarUint, KindVarSint:
 		var v uint64
 		var sh uint
 		for {
 			if s.pos+8 > s.end {
-				return s.truncated("variable-length integer " + fc.Name)
+				return s.truncated(fc)
 			}
 			b := s.data[s.pos>>3]
 			s.pos += 8
@@ -545,69 +598,66 @@ func (s *Stream) read(fc *FieldClass) bool {
 		if fc.roles != 0 && !s.role(fc, v) {
 			return false
 		}
-		s.fields = append(s.fields, Field{Class: fc, V: v, End: int32(idx + 1)})
+		s.fields = append(s.fields, Field{V: v, End: int32(idx + 1), cls: fc.id})
 		return true
 	case KindString, KindBlob:
-		var n uint64
 		i := s.pos >> 3
 		if fc.nulStr {
 			e := s.end >> 3
-			j := i
-			for j < e && s.data[j] != 0 {
-				j++
+			k := bytes.IndexByte(s.data[i:e], 0)
+			if k < 0 {
+				return s.truncated(fc)
 			}
-			if j >= e {
-				return s.truncated("string " + fc.Name)
+			if uint64(k) > math.MaxUint32 {
+				s.err = newErr(int64(i), ErrLimit, "packet %d: string %s longer than 4 GiB", s.pkt.Index, fc.Name)
+				return false
 			}
-			s.fields = append(s.fields, Field{Class: fc, V: j - i, B: s.data[i:j:j], End: int32(idx + 1)})
-			s.pos = (j + 1) * 8
+			s.fields = append(s.fields, Field{V: i, N: uint32(k), End: int32(idx + 1), cls: fc.id})
+			s.pos = (i + uint64(k) + 1) * 8
 			return true
 		}
-		n = fc.Length
+		n := fc.Length
 		if fc.dynamic {
 			n = s.slots[fc.src]
 		}
 		if n > (s.end-s.pos)/8 {
-			return s.truncated("string or BLOB " + fc.Name)
+			return s.truncated(fc)
+		}
+		if n > math.MaxUint32 {
+			s.err = newErr(int64(i), ErrLimit, "packet %d: string or BLOB %s longer than 4 GiB", s.pkt.Index, fc.Name)
+			return false
 		}
 		b := s.data[i : i+n : i+n]
 		if fc.roles&roleUUID != 0 && !s.checkUUID(b) {
 			return false
 		}
+		k := len(b)
 		if fc.textElem {
 			// a static/dynamic-length string ends at its first null byte
-			for k, c := range b {
-				if c == 0 {
-					b = b[:k:k]
-					break
-				}
+			if z := bytes.IndexByte(b, 0); z >= 0 {
+				k = z
 			}
 		}
-		s.fields = append(s.fields, Field{Class: fc, V: n, B: b, End: int32(idx + 1)})
+		s.fields = append(s.fields, Field{V: i, N: uint32(k), End: int32(idx + 1), cls: fc.id})
 		s.pos += n * 8
-		return true
-	case KindStruct:
-		s.fields = append(s.fields, Field{Class: fc, V: uint64(len(fc.Members))})
-		for _, m := range fc.Members {
-			if !s.read(m) {
-				return false
-			}
-		}
-		s.fields[idx].End = int32(len(s.fields))
 		return true
 	case KindArray:
 		n := fc.Length
 		if fc.dynamic {
 			n = s.slots[fc.src]
 		}
-		s.fields = append(s.fields, Field{Class: fc, V: n})
-		if n > uint64(s.limit) {
-			s.err = newErr(int64(s.pos/8), ErrLimit, "packet %d: array %s of %d elements exceeds the field limit", s.pkt.Index, fc.Name, n)
+		if n > uint64(s.limit-len(s.fields)) {
+			s.err = newErr(int64(s.pos/8), ErrLimit, "packet %d: array %s of %d elements exceeds the limit of %d fields per event record", s.pkt.Index, fc.Name, n, s.limit)
 			return false
 		}
+		s.fields = append(s.fields, Field{V: n, cls: fc.id})
 		el := fc.Members[0]
 		for k := uint64(0); k < n; k++ {
 			if !s.read(el) {
+				return false
+			}
+			if len(s.fields) > s.limit {
+				s.err = newErr(int64(s.pos/8), ErrLimit, "packet %d: event record has more than %d fields", s.pkt.Index, s.limit)
 				return false
 			}
 		}
@@ -626,7 +676,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 			s.err = newErr(int64(s.pos/8), ErrCorrupt, "packet %d: variant %s: selector value %d selects no option", s.pkt.Index, fc.Name, int64(sel))
 			return false
 		}
-		s.fields = append(s.fields, Field{Class: fc, V: uint64(opt)})
+		s.fields = append(s.fields, Field{V: uint64(opt), cls: fc.id})
 		if !s.read(fc.Members[opt]) {
 			return false
 		}
@@ -638,7 +688,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 		if !fc.optBool {
 			on = inRanges(fc.optRange[0], sel, fc.srcSign)
 		}
-		s.fields = append(s.fields, Field{Class: fc})
+		s.fields = append(s.fields, Field{cls: fc.id})
 		if on {
 			s.fields[idx].V = 1
 			if !s.read(fc.Members[0]) {

@@ -67,21 +67,22 @@ func (p *Pretty) Append(dst []byte, e *Event) []byte {
 	dst = append(dst, e.Class.Name...)
 	dst = append(dst, ": "...)
 	first := true
-	scope := func(fs []Field, root int32) {
-		if root < 0 || Hidden(fs[root].Class) {
+	t := e.Stream.t
+	scope := func(fs []Field, data []byte, root int32) {
+		if root < 0 || Hidden(t.classes[fs[root].cls]) {
 			return
 		}
 		if !first {
 			dst = append(dst, ", "...)
 		}
 		first = false
-		dst = appendField(dst, fs, int(root))
+		dst = appendField(dst, t, fs, data, int(root))
 	}
 	pk := &e.Stream.pkt
-	scope(pk.Fields, pk.ContextRoot)
-	scope(e.Fields, e.CommonContext)
-	scope(e.Fields, e.SpecificContext)
-	scope(e.Fields, e.Payload)
+	scope(pk.Fields, pk.data, pk.ContextRoot)
+	scope(e.Fields, e.Stream.data, e.CommonContext)
+	scope(e.Fields, e.Stream.data, e.SpecificContext)
+	scope(e.Fields, e.Stream.data, e.Payload)
 	return append(dst, '\n')
 }
 
@@ -121,24 +122,24 @@ func appendPad(dst []byte, v uint64, w int) []byte {
 }
 
 // appendField renders fs[i] (and its children).
-func appendField(dst []byte, fs []Field, i int) []byte {
+func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
 	f := &fs[i]
-	fc := f.Class
+	fc := t.classes[f.cls]
 	switch fc.Kind {
 	case KindStruct:
 		dst = append(dst, '{')
 		n := 0
 		for j := i + 1; j < int(f.End); j = int(fs[j].End) {
-			if Hidden(fs[j].Class) {
+			if Hidden(t.classes[fs[j].cls]) {
 				continue
 			}
 			if n > 0 {
 				dst = append(dst, ',')
 			}
 			dst = append(dst, ' ')
-			dst = append(dst, fs[j].Class.Name...)
+			dst = append(dst, t.classes[fs[j].cls].Name...)
 			dst = append(dst, " = "...)
-			dst = appendField(dst, fs, j)
+			dst = appendField(dst, t, fs, data, j)
 			n++
 		}
 		return append(dst, " }"...)
@@ -152,28 +153,28 @@ func appendField(dst []byte, fs []Field, i int) []byte {
 			dst = append(dst, " ["...)
 			dst = strconv.AppendInt(dst, int64(k), 10)
 			dst = append(dst, "] = "...)
-			dst = appendField(dst, fs, j)
+			dst = appendField(dst, t, fs, data, j)
 			k++
 		}
 		return append(dst, " ]"...)
 	case KindVariant:
 		dst = append(dst, "{ "...)
 		if j := i + 1; j < int(f.End) {
-			dst = append(dst, fs[j].Class.Name...)
+			dst = append(dst, t.classes[fs[j].cls].Name...)
 			dst = append(dst, " = "...)
-			dst = appendField(dst, fs, j)
+			dst = appendField(dst, t, fs, data, j)
 		}
 		return append(dst, " }"...)
 	case KindOptional:
 		if j := i + 1; j < int(f.End) {
-			return appendField(dst, fs, j)
+			return appendField(dst, t, fs, data, j)
 		}
 		return append(dst, "<none>"...)
 	case KindString:
-		return appendQuoted(dst, f.B)
+		return appendQuoted(dst, data[f.V:f.V+uint64(f.N)])
 	case KindBlob:
 		dst = append(dst, '[')
-		for k, c := range f.B {
+		for k, c := range data[f.V : f.V+uint64(f.N)] {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
@@ -215,19 +216,19 @@ func appendField(dst []byte, fs []Field, i int) []byte {
 			dst = append(dst, " }"...)
 		}
 		dst = append(dst, " : container = "...)
-		dst = appendInt(dst, f, 10)
+		dst = appendInt(dst, fc, f, 10)
 		return append(dst, " )"...)
 	}
-	return appendInt(dst, f, fc.Base)
+	return appendInt(dst, fc, f, fc.Base)
 }
 
-func appendInt(dst []byte, f *Field, base int) []byte {
-	signed := f.Class.Kind == KindSint || f.Class.Kind == KindVarSint
+func appendInt(dst []byte, fc *FieldClass, f *Field, base int) []byte {
+	signed := fc.Kind == KindSint || fc.Kind == KindVarSint
 	switch base {
 	case 16:
 		dst = append(dst, "0x"...)
 		k := len(dst)
-		dst = strconv.AppendUint(dst, maskBits(f), 16)
+		dst = strconv.AppendUint(dst, maskBits(fc, f), 16)
 		for j := k; j < len(dst); j++ { // babeltrace2 prints %PRIX64
 			if c := dst[j]; c >= 'a' && c <= 'f' {
 				dst[j] = c - 'a' + 'A'
@@ -236,10 +237,10 @@ func appendInt(dst []byte, f *Field, base int) []byte {
 		return dst
 	case 8:
 		dst = append(dst, '0')
-		return strconv.AppendUint(dst, maskBits(f), 8)
+		return strconv.AppendUint(dst, maskBits(fc, f), 8)
 	case 2:
 		dst = append(dst, "0b"...)
-		return strconv.AppendUint(dst, maskBits(f), 2)
+		return strconv.AppendUint(dst, maskBits(fc, f), 2)
 	}
 	if signed {
 		return strconv.AppendInt(dst, int64(f.V), 10)
@@ -248,8 +249,8 @@ func appendInt(dst []byte, f *Field, base int) []byte {
 }
 
 // maskBits returns the raw bits of a (maybe sign-extended) integer.
-func maskBits(f *Field) uint64 {
-	n := f.Class.Bits
+func maskBits(fc *FieldClass, f *Field) uint64 {
+	n := fc.Bits
 	if n == 0 || n >= 64 {
 		return f.V
 	}

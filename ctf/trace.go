@@ -28,6 +28,8 @@ type Trace struct {
 	dscs   map[uint64]*StreamClass
 	only   *StreamClass // the data stream class when there is one
 	slots  int
+	// classes holds every compiled field class; Field.cls indexes it.
+	classes []*FieldClass
 }
 
 // StreamClass is a compiled data stream class.
@@ -136,6 +138,7 @@ func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
 		t.only = t.dscs[m.DataStreamClasses[0].ID]
 	}
 	t.slots = c.slots
+	t.classes = c.classes
 	return t, nil
 }
 
