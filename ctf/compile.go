@@ -91,9 +91,9 @@ type FieldClass struct {
 
 	id       int32 // index in the trace's class table (Field.cls)
 	dynamic  bool  // length or selector from a slot
-	src      int  // slot read (dynamic length, selector)
-	srcSign  bool // the selector slot holds a signed value
-	slot     int  // slot written, -1 none
+	src      int   // slot read (dynamic length, selector)
+	srcSign  bool  // the selector slot holds a signed value
+	slot     int   // slot written, -1 none
 	roles    uint16
 	optRange [][]Range // variant options' selector ranges; optional: [0]
 	optBool  bool      // optional with a boolean selector
