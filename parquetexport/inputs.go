@@ -107,7 +107,7 @@ func fileInput(path string, fi fs.FileInfo) (Input, error) {
 }
 
 func dirInput(path string, d events.Detection) (Input, error) {
-	if d.Format != events.FormatATF {
+	if d.Format != events.FormatATF && d.Format != events.FormatCTF {
 		return Input{}, fmt.Errorf("%w: %s: %s holds no events to export", ErrInput, path, d)
 	}
 	var size int64
