@@ -22,6 +22,10 @@ type Trace struct {
 	TSDL bool
 	// Streams are the data stream files added (OpenDir: sorted by name).
 	Streams []*Stream
+	// Skipped names the files OpenDir left out: files with the extension of
+	// a text sidecar (.txt, .md, .json, .idx, .tsdl, .sha256, .log), and,
+	// when packets start with a magic number, files that do not.
+	Skipped []string
 
 	o      options
 	header *FieldClass
@@ -208,8 +212,8 @@ func ReadMetadata(raw []byte) (*ctf2meta.Metadata, error) {
 }
 
 // OpenDir opens a CTF trace directory: its `metadata` file and every other
-// regular file beside it as a data stream (hidden files and the `index`
-// directory excepted), sorted by name. LTTng packet indexes
+// regular file beside it as a data stream (hidden files, directories such as
+// `index`, and the files Trace.Skipped lists excepted), sorted by name. LTTng packet indexes
 // (index/NAME.idx) are read when present: Stream.Index holds them.
 func OpenDir(dir string, opts ...Option) (*Trace, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "metadata"))
@@ -234,13 +238,22 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 		if n == "metadata" || strings.HasPrefix(n, ".") || !e.Type().IsRegular() {
 			continue
 		}
+		if ext := filepath.Ext(n); sidecarExt[ext] {
+			t.Skipped = append(t.Skipped, n)
+			continue
+		}
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	magic, hasMagic := t.magic()
 	for _, n := range names {
 		data, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil {
 			return nil, err
+		}
+		if hasMagic && len(data) > 0 && (len(data) < 4 || string(data[:4]) != string(magic[:])) {
+			t.Skipped = append(t.Skipped, n)
+			continue
 		}
 		s := t.AddStream(n, data)
 		if idx, err := os.ReadFile(filepath.Join(dir, "index", n+".idx")); err == nil {
@@ -252,6 +265,26 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 		}
 	}
 	return t, nil
+}
+
+// sidecarExt are extensions of files that sit in trace folders but are not
+// data streams (logs, listings, checksums, metadata dumps).
+var sidecarExt = map[string]bool{".txt": true, ".md": true, ".json": true, ".idx": true, ".tsdl": true, ".sha256": true, ".log": true}
+
+// magic returns the packet magic number's bytes when the packet header
+// starts with a magic number field.
+func (t *Trace) magic() ([4]byte, bool) {
+	var b [4]byte
+	h := t.header
+	if h == nil || len(h.Members) == 0 || h.Members[0].roles&roleMagic == 0 || h.Members[0].Bits != 32 {
+		return b, false
+	}
+	if h.Members[0].BigEndian {
+		b = [4]byte{0xc1, 0xfc, 0x1f, 0xc1}
+	} else {
+		b = [4]byte{0xc1, 0x1f, 0xfc, 0xc1}
+	}
+	return b, true
 }
 
 // AddStream adds a data stream held in data (not copied: the Stream's

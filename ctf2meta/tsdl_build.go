@@ -493,6 +493,7 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 		return fc, err
 	case tyEnum:
 		b.top = top
+		b.p.nodes += len(t.mappings) // charged: an enumeration used many times costs each time
 		fc, err := b.intClass(t.base2, name, enumMappings(t))
 		b.top = false
 		return fc, err
@@ -566,6 +567,10 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 			return nil, b.p.errAt(t.off, "variant tag %s is not an enumeration", strings.Join(t.tag, "."))
 		}
 		v := &Variant{SelectorFieldLocation: loc}
+		b.p.nodes += len(target.mappings)
+		if err := b.count(t.off); err != nil {
+			return nil, err
+		}
 		labels := enumMappings(target)
 		for _, o := range t.members {
 			rs := labels[o.name]

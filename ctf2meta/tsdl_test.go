@@ -195,3 +195,33 @@ func FuzzParseTSDL(f *testing.F) {
 		}
 	})
 }
+
+func TestWriteCheck(t *testing.T) {
+	tsdl := []byte("/* CTF 1.8 */\ntrace { };")
+	ctf2 := []byte("\x1e{\"type\":\"preamble\",\"version\":2}")
+	for _, c := range []struct {
+		plain  []byte
+		l      Layout
+		reject bool
+	}{
+		{tsdl, LayoutCTF18, false},
+		{tsdl, LayoutPMETA, true},
+		{tsdl, LayoutV20Short, true},
+		{ctf2, LayoutCTF18, true},
+		{ctf2, LayoutPMETA, true},
+		{append([]byte("\n"), ctf2...), LayoutV20Short, true},
+	} {
+		err := WriteCheck(c.plain, c.l)
+		if (err != nil) != c.reject || err != nil && !errors.Is(err, ErrReadersReject) {
+			t.Errorf("%.12q in %v: %v", c.plain, c.l, err)
+		}
+	}
+	if got := string(AppendPlainForReaders(nil, []byte("typealias x;"))); got != TSDLSignature+"typealias x;" {
+		t.Errorf("unsigned TSDL: %q", got)
+	}
+	for _, s := range []string{"/* CTF 1.8 */ x", "\x1e{}", "\n\x1e{}", ""} {
+		if got := string(AppendPlainForReaders(nil, []byte(s))); got != s {
+			t.Errorf("%q became %q", s, got)
+		}
+	}
+}
