@@ -458,11 +458,7 @@ func (p *tsdlParser) parseTypeSpec() (*tType, error) {
 			if err != nil {
 				return nil, err
 			}
-			for k, v := range attrs {
-				if k != "encoding" {
-					return nil, p.errAt(v.off, "string: unknown attribute %q", k)
-				}
-			}
+			_ = attrs // encoding (UTF8, ASCII or none); unknown attributes ignored as babeltrace2 does
 		}
 		return typ, nil
 	case "enum":
@@ -624,7 +620,7 @@ func (p *tsdlParser) parseInteger(off int) (*tType, error) {
 				typ.clock = s[1]
 			}
 		default:
-			err = p.errAt(v.off, "integer: unknown attribute %q", k)
+			// babeltrace2 warns about unknown attributes and ignores them
 		}
 		if err != nil {
 			return nil, err
@@ -665,7 +661,7 @@ func (p *tsdlParser) parseFloat(off int) (*tType, error) {
 		case "byte_order":
 			typ.order, err = p.orderAttr("floating_point", v)
 		default:
-			err = p.errAt(v.off, "floating_point: unknown attribute %q", k)
+			// ignored, as babeltrace2 does
 		}
 		if err != nil {
 			return nil, err

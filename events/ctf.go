@@ -86,10 +86,10 @@ func ctfCPU(p *ctf.Packet) (uint64, bool) {
 	return 0, false
 }
 
-func (s *ctfSource) err() error     { return s.r.Err() }
-func (s *ctfSource) close() error   { return nil }
+func (s *ctfSource) err() error      { return s.r.Err() }
+func (s *ctfSource) close() error    { return nil }
 func (s *ctfSource) underlying() any { return s.r }
-func (s *ctfSource) numArgs() int   { return len(s.args) }
+func (s *ctfSource) numArgs() int    { return len(s.args) }
 
 func (s *ctfSource) arg(i int) (string, Value) {
 	j := int(s.args[i])
