@@ -549,24 +549,46 @@ func (s *Stream) read(fc *FieldClass) bool {
 	case KindUint, KindSint, KindBool, KindFloat:
 		return s.fixed(fc)
 	case KindStruct:
-		s.fields = append(s.fields, Field{V: uint64(len(fc.Members)), cls: fc.id})
+		fs := append(s.fields, Field{V: uint64(len(fc.Members)), cls: fc.id})
+		pos, base, end, data := s.pos, s.base, s.end, s.data
 		for _, m := range fc.Members {
-			if m.fixedLE {
-				// inline fast path: aligned little-endian integers
-				if a := uint64(m.Align); a > 1 {
-					rel := s.pos - s.base
-					s.pos = s.base + (rel+a-1)&^(a-1)
+			if m.fixedLE && m.slot < 0 && m.roles == 0 {
+				// inline fast path: byte-aligned little-endian integers
+				// that no other field refers to and that have no role
+				a := uint64(m.Align)
+				pos = base + (pos-base+a-1)&^(a-1)
+				n := uint64(m.Bits)
+				if pos+n > end {
+					s.pos, s.fields = pos, fs
+					return s.truncated(m)
 				}
-				if !s.fixed(m) {
-					return false
+				i := pos >> 3
+				var v uint64
+				switch n {
+				case 8:
+					v = uint64(data[i])
+				case 16:
+					v = uint64(binary.LittleEndian.Uint16(data[i:]))
+				case 32:
+					v = uint64(binary.LittleEndian.Uint32(data[i:]))
+				default:
+					v = binary.LittleEndian.Uint64(data[i:])
 				}
+				pos += n
+				if m.Kind == KindSint && n < 64 {
+					v = uint64(int64(v<<(64-n)) >> (64 - n))
+				}
+				fs = append(fs, Field{V: v, End: int32(len(fs) + 1), cls: m.id})
 				continue
 			}
+			s.pos, s.fields = pos, fs
 			if !s.read(m) {
 				return false
 			}
+			pos, fs = s.pos, s.fields
 		}
-		s.fields[idx].End = int32(len(s.fields))
+		fs[idx].End = int32(len(fs))
+		s.pos, s.fields = pos, fs
 		return true
 	case KindVarUint, KindVarSint:
 		var v uint64
