@@ -85,17 +85,16 @@ type tBlock struct {
 }
 
 type tsdlParser struct {
-	lx      lexer
-	la      []token // lookahead
-	scopes  []map[string]*tType
-	prefix  map[string]bool // every word prefix of a multi-word alias name
-	blocks  []*tBlock
-	depth   int
-	maxDep  int
-	budget  int // field class nodes that may still be made
-	nodes   int
-	o       options
-	inBlock bool
+	lx     lexer
+	la     []token // lookahead
+	scopes []map[string]*tType
+	prefix map[string]bool // every word prefix of a multi-word alias name
+	blocks []*tBlock
+	depth  int
+	maxDep int
+	budget int // field class nodes that may still be made
+	nodes  int
+	o      options
 }
 
 // ParseTSDL parses CTF 1.8 TSDL metadata text (plain: depacketize packetized
@@ -174,14 +173,6 @@ func describe(t token) string {
 		return "'" + t.text + "'"
 	}
 	return "`" + t.text + "`"
-}
-
-func (p *tsdlParser) ident() (token, error) {
-	t := p.take()
-	if t.kind != tIdent {
-		return t, p.errAt(t.off, "expecting a name, found %s", describe(t))
-	}
-	return t, nil
 }
 
 func (p *tsdlParser) enter(off int) error {
