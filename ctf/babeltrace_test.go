@@ -92,3 +92,39 @@ func TestBabeltraceTraces(t *testing.T) {
 		}
 	}
 }
+
+// TestBabeltraceTracesText compares, event by event, our babeltrace2-style
+// text of babeltrace's succeed/ test traces with babeltrace2's own output,
+// when CTF_BT_TRACES names tests/data/ctf-traces and CTF_BT_REFS a folder of
+// `babeltrace2 TRACE` outputs (TZ=UTC), one per trace folder, named by its
+// path under CTF_BT_TRACES with '/' replaced by '_' plus ".txt". Traces
+// whose reference is missing are skipped.
+func TestBabeltraceTracesText(t *testing.T) {
+	root, refs := os.Getenv("CTF_BT_TRACES"), os.Getenv("CTF_BT_REFS")
+	if root == "" || refs == "" {
+		t.Skip("CTF_BT_TRACES or CTF_BT_REFS not set")
+	}
+	compared := 0
+	for _, v := range []string{"1", "2"} {
+		for _, dir := range traceDirs(filepath.Join(root, v, "succeed")) {
+			rel, _ := filepath.Rel(root, dir)
+			ref := filepath.Join(refs, strings.ReplaceAll(rel, "/", "_")+".txt")
+			if _, err := os.Stat(ref); err != nil {
+				continue
+			}
+			want := babeltrace2Lines(t, ref)
+			got := renderTrace(t, dir)
+			if len(got) != len(want) {
+				t.Errorf("%s: %d events, babeltrace2 printed %d", rel, len(got), len(want))
+			}
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Errorf("%s: event %d:\n got  %s\n want %s", rel, i, got[i], want[i])
+					break
+				}
+			}
+			compared++
+		}
+	}
+	t.Logf("%d traces compared", compared)
+}

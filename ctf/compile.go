@@ -100,6 +100,34 @@ type FieldClass struct {
 	fixedLE  bool      // fast path: byte-aligned LE 8/16/32/64-bit
 	nulStr   bool      // null-terminated string
 	textElem bool      // static/dynamic-length string (not BLOB)
+	// flat: a structure of byte-aligned little-endian integers that carry
+	// no role and that no location refers to; members at fixed bit offsets
+	// (off) from the structure's start, flatBits in all.
+	flat     bool
+	flatBits uint64
+	off      uint64
+}
+
+// setFlat marks the structures whose members all have fixed offsets.
+func setFlat(classes []*FieldClass) {
+	for _, fc := range classes {
+		if fc.Kind != KindStruct || len(fc.Members) == 0 {
+			continue
+		}
+		off := uint64(0)
+		ok := true
+		for _, m := range fc.Members {
+			if !m.fixedLE || m.slot >= 0 || m.roles != 0 {
+				ok = false
+				break
+			}
+			a := uint64(m.Align)
+			off = (off + a - 1) &^ (a - 1)
+			m.off = off
+			off += uint64(m.Bits)
+		}
+		fc.flat, fc.flatBits = ok, off
+	}
 }
 
 // Label returns the first mapping (in name order) containing v, or "".

@@ -549,6 +549,35 @@ func (s *Stream) read(fc *FieldClass) bool {
 	case KindUint, KindSint, KindBool, KindFloat:
 		return s.fixed(fc)
 	case KindStruct:
+		if fc.flat {
+			if s.pos+fc.flatBits > s.end {
+				return s.truncated(fc)
+			}
+			fs := append(s.fields, Field{V: uint64(len(fc.Members)), cls: fc.id, End: int32(idx + 1 + len(fc.Members))})
+			data := s.data
+			for _, m := range fc.Members {
+				i := (s.pos + m.off) >> 3
+				var v uint64
+				switch m.Bits {
+				case 8:
+					v = uint64(data[i])
+				case 16:
+					v = uint64(binary.LittleEndian.Uint16(data[i:]))
+				case 32:
+					v = uint64(binary.LittleEndian.Uint32(data[i:]))
+				default:
+					v = binary.LittleEndian.Uint64(data[i:])
+				}
+				if m.Kind == KindSint && m.Bits < 64 {
+					sh := 64 - m.Bits
+					v = uint64(int64(v<<sh) >> sh)
+				}
+				fs = append(fs, Field{V: v, End: int32(len(fs) + 1), cls: m.id})
+			}
+			s.fields = fs
+			s.pos += fc.flatBits
+			return true
+		}
 		fs := append(s.fields, Field{V: uint64(len(fc.Members)), cls: fc.id})
 		pos, base, end, data := s.pos, s.base, s.end, s.data
 		for _, m := range fc.Members {

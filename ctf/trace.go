@@ -143,6 +143,7 @@ func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
 	}
 	t.slots = c.slots
 	t.classes = c.classes
+	setFlat(t.classes)
 	return t, nil
 }
 
