@@ -266,3 +266,44 @@ func FuzzTrace(f *testing.F) {
 		}
 	})
 }
+
+// Random access: seeking to a packet of the LTTng index decodes the same
+// events as reading the stream from the start.
+func TestSeekPacketByIndex(t *testing.T) {
+	data, idx := genStreamBytes(0, 3000, 40, 4096)
+	tr := traceFromTSDL(t, genMetadata(40))
+	s := tr.AddStream("s", data)
+	ix, err := ParseIndex(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Index = ix
+	if err := s.CheckIndex(); err != nil {
+		t.Fatal(err)
+	}
+	type ev struct {
+		pkt    int
+		cycles uint64
+		name   string
+	}
+	var all []ev
+	for s.Next() {
+		all = append(all, ev{s.Packet().Index, s.Event().Cycles, s.Event().Class.Name})
+	}
+	k := len(ix) / 2
+	s.SeekPacket(k, ix[k].Offset)
+	var from []ev
+	for s.Next() {
+		from = append(from, ev{s.Packet().Index, s.Event().Cycles, s.Event().Class.Name})
+	}
+	first := 0
+	for first < len(all) && all[first].pkt < k {
+		first++
+	}
+	if len(from) != len(all)-first || from[0] != all[first] || from[len(from)-1] != all[len(all)-1] {
+		t.Fatalf("seek to packet %d: %d events (first %+v), want %d (first %+v)", k, len(from), from[0], len(all)-first, all[first])
+	}
+	if ix[k].Begin > from[0].cycles || s.Packet().Index != len(ix)-1 {
+		t.Errorf("index begin %d, first event %d", ix[k].Begin, from[0].cycles)
+	}
+}
