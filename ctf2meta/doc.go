@@ -70,8 +70,39 @@
 // KindTSDL (the "/* CTF 1.8" signature is not required: LTTng 2.14 kernel
 // traces lack it). ContentVersion decides the CTF version from depacketized
 // content, never from the header version. ToPlain (to plain text) and
-// ToPacketized (into a packet Writer) convert either form. TSDL text itself
-// is not parsed.
+// ToPacketized (into a packet Writer) convert either form.
+//
+// WriteCheck says whether babeltrace2 reads a packetized output: it rejects
+// CTF 2 content in any packet layout (it reads CTF 2 only as a plain file
+// starting with RS) and TSDL in version-2.0 headers. AppendPlainForReaders
+// writes plain metadata babeltrace2 reads: TSDL without the "/* CTF 1.8"
+// signature gets TSDLSignature first, as babeltrace2 -o ctf-metadata does.
+//
+// # CTF 1.8 TSDL
+//
+// ParseTSDL parses TSDL text (typealias, typedef, integer, floating_point
+// of 32 and 64 bits, string, enum, struct with align(N), variant, arrays,
+// sequences, trace, env, clock, stream, event and callsite blocks; callsite
+// blocks and unknown attributes are ignored as babeltrace2 does) into the
+// same typed model as CTF 2, the way babeltrace2 2.1 translates CTF 1.8:
+// enumerations become integers with mappings, arrays and sequences of 8-bit
+// integers with an encoding become strings, the packet header's uuid a
+// BLOB, sequence lengths and variant tags absolute field locations, variant
+// options the ranges of their tag's labels, and the special field names
+// (magic, uuid, stream_id, stream_instance_id, timestamp_begin,
+// timestamp_end, content_size, packet_size, events_discarded,
+// packet_seq_num, the event header's id and timestamp, any integer mapped to
+// a clock there) CTF 2 roles. One leading underscore of a field name is
+// removed. The Metadata it returns passes the same CTF 2 rules as decoded
+// JSON, and its fragments encode as CTF 2 (MarshalFragment): the LTTng 2.15
+// trace recorded both ways translates to the data stream and event record
+// classes LTTng's own CTF 2 writer wrote. Not supported: pointer types,
+// floating-point numbers other than binary32/binary64, integers wider than
+// 64 bits, a variant without a tag, TSDL's log levels and EMF URIs (not
+// kept). Errors wrap ErrTSDL and name the line and column; nesting is
+// bounded by Limits.MaxDepth and the field classes instantiated (aliases
+// expand at each use) by 64 per input byte plus 4096 (ErrLimit). Package
+// ctf decodes the data streams.
 //
 // # CTF 2 metadata streams
 //

@@ -33,7 +33,9 @@ type Recovery struct {
 	// IgnoredChecksums counts packets with a non-zero checksum field.
 	IgnoredChecksums int
 	// ShortV20 says the packets use the 37-byte header carrying version
-	// 2.0 (babeltrace 2.0), not CTF2-PMETA-1.0's 44-byte one.
+	// 2.0 (the LTTng ≥ 2.15 kernel ring-buffer layout), not
+	// CTF2-PMETA-1.0's 44-byte one. babeltrace2 2.0.4 and 2.1.2 both reject
+	// version-2.0 headers.
 	ShortV20 bool
 	// LeadingWhitespace counts whitespace bytes skipped before the first
 	// RS of a CTF 2 stream (babeltrace 2.1 and yactfr read such a file as
@@ -86,7 +88,7 @@ func (r Recovery) Lenient() []string {
 		w = append(w, strconv.Itoa(r.IgnoredChecksums)+" packet(s) with a non-zero checksum field: ignored (CTF2-PMETA-1.0), refused by babeltrace 2")
 	}
 	if r.ShortV20 {
-		w = append(w, "37-byte v2.0 packet headers (babeltrace 2.0's layout, not CTF2-PMETA-1.0's 44-byte one)")
+		w = append(w, "37-byte v2.0 packet headers (the LTTng kernel ring-buffer layout, not CTF2-PMETA-1.0's 44-byte one; babeltrace2 2.0.4 and 2.1.2 reject version-2.0 headers)")
 	}
 	if r.LeadingWhitespace > 0 {
 		w = append(w, strconv.Itoa(r.LeadingWhitespace)+" byte(s) of whitespace before the first RS skipped; babeltrace 2.1 and yactfr read this file as TSDL, not CTF 2")

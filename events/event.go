@@ -61,11 +61,14 @@ const (
 	TrackWorker
 	// TrackZone is a WTF zone of execution.
 	TrackZone
+	// TrackStream is a CTF data stream (LTTng: one per CPU and channel).
+	TrackStream
 )
 
-var trackKindNames = [...]string{"", "trace", "thread", "worker", "zone"}
+var trackKindNames = [...]string{"", "trace", "thread", "worker", "zone", "stream"}
 
-// String is the track kind's name: "trace", "thread", "worker" or "zone".
+// String is the track kind's name: "trace", "thread", "worker", "zone" or
+// "stream".
 func (k TrackKind) String() string {
 	if int(k) < len(trackKindNames) && k != 0 {
 		return trackKindNames[k]

@@ -138,8 +138,10 @@ type Reader struct {
 // file, a dial9 stream (plain or gzip, concatenated streams), an ATF index
 // file (with its detail.atf beside it when there is one), thread folder or
 // session folder (merged across threads in timestamp order), a WTF trace
-// (binary, JSON or legacy). CTF metadata, CTF data streams and a lone ATF
-// detail.atf are recognised but hold no events: Open returns an error
+// (binary, JSON or legacy), a CTF trace folder (its data streams decoded
+// with the metadata beside them, merged by time). A CTF metadata file, data
+// stream or index file alone and a lone ATF detail.atf are recognised but
+// hold no events: Open returns an error
 // wrapping ErrNoEvents that says so (Detect still names them). An unknown
 // input is ErrUnknownFormat.
 func Open(path string, opts ...Option) (*Reader, error) {
@@ -161,7 +163,8 @@ func Open(path string, opts ...Option) (*Reader, error) {
 			src, err := openATFDir(path, d, &o)
 			return newReader(d, src, err, &o)
 		case FormatCTF:
-			return nil, noEvents(d)
+			src, err := openCTFDir(path)
+			return newReader(d, src, err, &o)
 		}
 		return nil, fmt.Errorf("%w: %s is not a trace folder", ErrUnknownFormat, path)
 	}
@@ -259,7 +262,7 @@ func newReader(d Detection, src source, err error, o *options) (*Reader, error) 
 func noEvents(d Detection) error {
 	switch d.Format {
 	case FormatCTF:
-		return fmt.Errorf("%w: ctf (%s): this module reads CTF metadata (event classes, clocks, streams), not the event records of CTF data streams; use tracecat stats or ctf2meta", ErrNoEvents, d.Variant)
+		return fmt.Errorf("%w: ctf (%s): a CTF metadata file, data stream or packet index alone holds no events; open the trace folder (metadata and data streams) for its event records, or use tracecat stats or ctf2meta for the metadata", ErrNoEvents, d.Variant)
 	case FormatATF:
 		return fmt.Errorf("%w: atf (%s): a detail.atf holds payloads of index events; open the index.atf or the thread folder", ErrNoEvents, d.Variant)
 	}

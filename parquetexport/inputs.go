@@ -138,7 +138,7 @@ func fileInput(path string, fi fs.FileInfo) (Input, error) {
 }
 
 func dirInput(path string, d events.Detection) (Input, error) {
-	if d.Format != events.FormatATF {
+	if d.Format != events.FormatATF && d.Format != events.FormatCTF {
 		return Input{}, fmt.Errorf("%w: %s: %s %w", ErrInput, path, d, errNoEvents)
 	}
 	var size int64

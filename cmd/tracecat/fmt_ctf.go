@@ -22,7 +22,11 @@ package main
 //
 // TSDL content in version-2.0 headers (2.0, 2.0-37) is refused unless
 // --force: babeltrace 2.0 accepts only version 1.8 packets, and 2.1 reads
-// version-2.0 packets as CTF 2, so both reject such a file.
+// version-2.0 packets as CTF 2, so both reject such a file. CTF 2 content is
+// refused in every layout unless --force: babeltrace2 2.1 reads CTF 2 only
+// as plain text (ctf2meta.WriteCheck). plain adds the "/* CTF 1.8 */" line
+// to TSDL text that lacks it, as babeltrace2 -o ctf-metadata does
+// (babeltrace2 2.0.4 rejects the file otherwise).
 //
 // The packet UUID is the input's packet UUID, else the CTF 2 preamble uuid,
 // else the TSDL trace uuid, else zero.
@@ -274,10 +278,24 @@ func ctfValidate(in *input) (string, error) {
 	if m.meta != nil {
 		parts = append(parts, fmt.Sprintf("CTF 2, %d fragments", len(m.meta.Fragments)))
 	} else {
-		parts = append(parts, fmt.Sprintf("CTF 1.8 TSDL, %d bytes (TSDL syntax not checked)", len(m.plain)))
+		tm, err := ctf2meta.ParseTSDL(m.plain)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, fmt.Sprintf("CTF 1.8 TSDL, %d bytes, %d event classes", len(m.plain), len(tm.EventRecordClasses)))
 	}
 	for _, w := range m.warnings() {
 		parts = append(parts, "warning: "+w)
+	}
+	if in.IsDir() {
+		sum, problems, err := ctfTraceCheck(in)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, sum)
+		for _, p := range problems {
+			parts = append(parts, "warning: "+p)
+		}
 	}
 	return strings.Join(parts, "; "), nil
 }
@@ -324,6 +342,9 @@ func ctfStats(in *input) (statList, error) {
 }
 
 func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	if in.IsDir() && !ctfMetadataRecord[o.Type] {
+		return ctfTraceDump(in, w, o)
+	}
 	if _, _, err := o.bounds("CTF metadata or a data stream's packets", inspect.Index, false); err != nil {
 		return err
 	}
@@ -492,6 +513,9 @@ var ctfTSDLUUID = regexp.MustCompile(`uuid\s*=\s*"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}
 // errCTFTSDLInV20 refuses TSDL text in version-2.0 packet headers.
 var errCTFTSDLInV20 = errors.New("TSDL (CTF 1.8) text in version-2.0 packet headers: babeltrace 2.0 and 2.1 reject such packets; use packetized,1.8, or --force to write them anyway")
 
+// errCTF2Packetized refuses packetized CTF 2 metadata (ctf2meta.WriteCheck).
+var errCTF2Packetized = errors.New("CTF 2 metadata in packets: babeltrace2 reads CTF 2 only as a plain file starting with RS (0x1E) and rejects every packetized form (\"Expecting metadata stream packet version 1.8\"); convert --to plain, or --force to write it anyway")
+
 func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 	target, optStr, _ := strings.Cut(to, ",")
 	switch target {
@@ -503,9 +527,12 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 		if err != nil {
 			return err
 		}
-		_, err = out.Write(m.plain)
+		// TSDL without its signature line gets it, as babeltrace2 writes it.
+		_, err = out.Write(ctf2meta.AppendPlainForReaders(nil, m.plain))
 		return err
 	case "packetized":
+	case "chrome":
+		return writeChrome(in, out, nil, nil) // a trace folder (main refuses metadata alone)
 	default:
 		return usageErrorf("ctf converts to plain or packetized[,le|be][,1.8|2.0|2.0-37][,size=N], not %q", to)
 	}
@@ -553,6 +580,9 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 	}
 	if m.meta == nil && layout != ctf2meta.LayoutCTF18 && !co.Force {
 		return errCTFTSDLInV20
+	}
+	if m.meta != nil && !co.Force {
+		return errCTF2Packetized
 	}
 	plain := m.plain
 	if m.leading > 0 {

@@ -128,7 +128,10 @@ func TestCTFConvertRoundTrip(t *testing.T) {
 	orig, _ := os.ReadFile(src)
 	for _, to := range []string{"packetized", "packetized,be,size=1024", "packetized,1.8", "packetized,2.0-37,be"} {
 		pk := filepath.Join(dir, "pk")
-		if code, _, errb := run(t, nil, "convert", "--to", to, src, pk); code != exitOK {
+		if code, _, errb := run(t, nil, "convert", "--to", to, src, pk); code != exitInvalid || !strings.Contains(errb, "babeltrace2 reads CTF 2 only as a plain file") {
+			t.Fatalf("%s without --force: exit %d: %s", to, code, errb)
+		}
+		if code, _, errb := run(t, nil, "convert", "--force", "--to", to, src, pk); code != exitOK {
 			t.Fatalf("%s: %s", to, errb)
 		}
 		if code, out, _ := run(t, nil, "detect", pk); code != exitOK || !strings.Contains(out, "packetized metadata") {

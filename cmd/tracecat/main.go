@@ -688,7 +688,7 @@ func (c *cli) cmdConvert(args []string) int {
 	fs := c.flags("convert")
 	to := fs.String("to", "", "target `FORMAT`: chrome (ATF, dial9, WTF, CDT); json, json-partial, json-events or binary (WTF); plain or packetized[,le|be][,1.8|2.0|2.0-37][,size=N] (CTF metadata) (required)")
 	fields := fs.String("fields", "", "comma-separated numeric checkpoint `FIELDS` drawn as counter tracks (CDT to chrome) (default: the built-in set)")
-	force := fs.Bool("force", false, "write output the format's readers are known to reject (CTF: TSDL text in version-2.0 packet headers, which babeltrace 2.0 and 2.1 refuse)")
+	force := fs.Bool("force", false, "write output the format's readers are known to reject (CTF: TSDL text in version-2.0 packet headers, which babeltrace 2.0 and 2.1 refuse; CTF 2 metadata in packets, which babeltrace 2.1 reads only as plain text)")
 	pos, code, ok := c.parse(fs, args, 2, 2)
 	if !ok {
 		return code
@@ -706,7 +706,7 @@ func (c *cli) cmdConvert(args []string) int {
 	if f.convert == nil {
 		return c.usageError("convert", "%s: convert is not supported for %s", pos[0], f.name)
 	}
-	if f.name == "ctf" && *to == "chrome" {
+	if f.name == "ctf" && *to == "chrome" && !in.IsDir() {
 		// Before creating OUT: CTF metadata describes a trace's streams and
 		// events; it holds no events to draw.
 		return c.fail(pos[0], usageErrorf("CTF metadata holds no events, so it has no Chrome trace form: ctf converts to plain or packetized"))

@@ -26,14 +26,15 @@ type Line struct {
 }
 
 var (
-	formats    = map[string]bool{"cdt": true, "dial9": true, "atf": true, "wtf": true}
+	formats    = map[string]bool{"cdt": true, "dial9": true, "atf": true, "wtf": true, "ctf": true}
 	kinds      = map[string]bool{"instant": true, "begin": true, "end": true, "complete": true, "counter": true, "metadata": true}
-	trackKinds = map[string]bool{"trace": true, "thread": true, "worker": true, "zone": true}
+	trackKinds = map[string]bool{"trace": true, "thread": true, "worker": true, "zone": true, "stream": true}
 	recordKeys = map[string][]string{
 		"dial9": {"offset", "type_id", "type"},
 		"atf":   {"thread", "seq", "kind", "thread_id", "detail_seq"},
 		"wtf":   {"chunk", "offset", "wire_id", "type"},
 		"cdt":   {"tick_index"},
+		"ctf":   {"stream", "packet", "offset", "event_class_id"},
 	}
 )
 

@@ -22,7 +22,7 @@ func TestCheck(t *testing.T) {
 		"a key missing":       strings.Replace(good, `"dur_ns":null,`, ``, 1),
 		"an extra key":        strings.Replace(good, `"args":`, `"extra":1,"args":`, 1),
 		"unknown kind":        strings.Replace(good, `"kind":"begin"`, `"kind":"start"`, 1),
-		"unknown format":      strings.Replace(good, `"format":"atf"`, `"format":"ctf"`, 1),
+		"unknown format":      strings.Replace(good, `"format":"atf"`, `"format":"xyz"`, 1),
 		"unknown track kind":  strings.Replace(good, `"track_kind":"thread"`, `"track_kind":"cpu"`, 1),
 		"ts as a string":      strings.Replace(good, `"ts_ns":5`, `"ts_ns":"5"`, 1),
 		"dur_ns on a begin":   strings.Replace(good, `"dur_ns":null`, `"dur_ns":3`, 1),

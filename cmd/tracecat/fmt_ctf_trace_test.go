@@ -1,0 +1,51 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// dump of a CTF trace folder prints its event records as babeltrace2 does;
+// validate decodes them; convert --to chrome draws them.
+func TestCTFTraceFolder(t *testing.T) {
+	dir := vectortest.Path(t, "ctf", "lttng-2.13.9-ust-ctf1.8-packetized-1pkt")
+	want, err := os.ReadFile(filepath.Join(dir, "babeltrace2-2.0.4.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := run(t, nil, "dump", filepath.Join(dir, "trace"))
+	if code != exitOK || out != string(want) {
+		t.Errorf("dump: exit %d %s\n%.300s", code, errb, out)
+	}
+	code, out, _ = run(t, nil, "validate", filepath.Join(dir, "trace"))
+	if code != exitOK || !strings.Contains(out, "40 event records in 2 data streams") {
+		t.Errorf("validate: exit %d %s", code, out)
+	}
+	code, out, _ = run(t, nil, "convert", "--to", "chrome", filepath.Join(dir, "trace"), "-")
+	if code != exitOK || strings.Count(out, `"name":"anchors:`) != 40 {
+		t.Errorf("convert --to chrome: exit %d %.300s", code, out)
+	}
+}
+
+// --to plain puts the "/* CTF 1.8 */" line before TSDL that lacks it (LTTng
+// kernel metadata), as babeltrace2 -o ctf-metadata does; signed TSDL and
+// CTF 2 are written unchanged.
+func TestCTFPlainAddsSignature(t *testing.T) {
+	for _, c := range []struct {
+		path   string
+		prefix string
+	}{
+		{"third-party/babeltrace-2.1.2-tests-data/1/succeed/multi-domains/kernel/metadata", "/* CTF 1.8 */\n\ntypealias integer"},
+		{"lttng-2.13.9-ust-ctf1.8-packetized-1pkt/trace/metadata", "/* CTF 1.8 */\n\ntypealias integer { size = 8;"},
+		{"lttng-2.15.1-ust-ctf2-json/trace/metadata", "\x1e{"},
+	} {
+		code, out, errb := run(t, nil, "convert", "--to", "plain", vectortest.Path(t, "ctf", c.path), "-")
+		if code != exitOK || !strings.HasPrefix(out, c.prefix) || strings.Count(out, "/* CTF 1.8") > 1 {
+			t.Errorf("%s: exit %d %s: %.60q", c.path, code, errb, out)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+// Package ctf decodes the data streams of CTF traces — LTTng kernel and
+// user-space traces, babeltrace2 sink.ctf.fs output, barectf traces — from
+// the typed metadata model of package ctf2meta: CTF 2 JSON metadata, or
+// CTF 1.8 TSDL translated by ctf2meta.ParseTSDL (ReadMetadata reads either
+// form, packetized or plain).
+//
+// # Traces, streams, events
+//
+// OpenDir opens a trace folder: the metadata, every data stream file beside
+// it (sorted by name; text sidecars and, when packets start with a magic
+// number, files that do not are skipped and listed in Trace.Skipped) and the
+// LTTng packet indexes (index/NAME.idx, Stream.Index). NewTrace compiles a
+// Metadata for Trace.AddStream over bytes held by the caller.
+//
+// A Stream decodes one data stream file: Next, Event, Err, All. A Reader
+// (Trace.NewReader) merges the streams of a trace by time as babeltrace2's
+// muxer does: the smallest time in nanoseconds from the clock's origin
+// first, equal times in stream order. An Event is a view valid until the
+// next Next: its event record class, the default clock value after its
+// header (Cycles; NS converts to ns from the origin, with the clock class's
+// frequency and offset) and its fields as a flat pre-order slice of Field
+// values holding no pointers (strings and BLOBs are views into the data
+// stream: Event.Bytes; classes: Event.FieldClass), with the roots of the
+// header, common context, specific context and payload scopes.
+//
+// What is decoded: packet headers (magic checked, metadata UUID checked,
+// data stream class and id) and contexts (content and total sizes, begin
+// and end timestamps, discarded event record counter, sequence number),
+// event record headers (the class id and timestamp wherever they are, so
+// LTTng's compact and extended headers — an enumeration selecting a variant
+// — work as any other), fixed-length integers, booleans, bit arrays and bit
+// maps of 1 to 64 bits at any bit offset in either byte order (per field
+// class), 32- and 64-bit floating-point numbers, LEB128 variable-length
+// integers, null-terminated, static- and dynamic-length strings (UTF-8),
+// static- and dynamic-length BLOBs, structures, static- and dynamic-length
+// arrays, variants (integer selectors, signed or unsigned) and optionals.
+// Alignment is relative to the packet start. A timestamp field of N < 64
+// bits updates the low N bits of the stream's clock and adds 2^N when the
+// value went back (wrap-around), as CTF specifies. Field locations are bound
+// when the trace is compiled: each length or selector reads the value its
+// target field last decoded (a path through a variant binds to the first
+// option holding the named member). Not decoded: strings in UTF-16/UTF-32, floating-point
+// numbers of other sizes, integers wider than 64 bits; NewTrace refuses such
+// metadata with ErrMetadata.
+//
+// # Losses and recovery
+//
+// Stream.Losses reports the gaps the tracer recorded: a discarded event
+// record counter that grew between two packets (Loss.Events) and a gap in
+// packet sequence numbers (Loss.Packets). A data stream file that ends
+// before its last packet's declared size is recovered: every complete event
+// record is read, and Stream.Recovery (a traceerr.Recovery) notes the cut
+// packet and counts the bytes of the incomplete record as lost. A file that
+// ends inside its first packet's header is ErrTruncated.
+//
+// # Random access
+//
+// Stream.Packets lists the packets (offsets, sizes, clock values, counters)
+// by reading only packet headers and contexts; SeekPacket restarts decoding
+// at any of them. With an LTTng index (ParseIndex: CTF_INDEX 1.0 and 1.1),
+// Stream.Index gives the same without reading the data, and CheckIndex
+// compares the two.
+//
+// # Text
+//
+// Pretty renders events as babeltrace2's text.pretty sink does with its
+// default options; the tests check every event of the LTTng 2.13 (CTF 1.8
+// packetized), LTTng 2.15 (CTF 1.8 plain and CTF 2) and babeltrace2 2.1
+// sink.ctf.fs traces of the interop vectors against babeltrace2's own output,
+// byte for byte.
+//
+// # Limits, memory and time
+//
+// Every length is checked against what the packet holds before use; an
+// array may not make an event record hold more than
+// Limits.MaxFieldsPerEvent fields (default 1<<20), compiled metadata at most
+// Limits.MaxFieldClasses field classes (aliases expanded at each use;
+// default 1<<20) nested at most Limits.MaxDepth (64) deep. An event record
+// of 0 bits is refused (babeltrace2: "Invalid empty event record"), so
+// decoding time is linear in the input. Errors are *FormatError values
+// naming the byte offset in the data stream file and wrapping ErrMetadata,
+// ErrBadMagic, ErrUUID, ErrTruncated, ErrCorrupt, ErrLimit or ErrIndex; they
+// are sticky.
+//
+// Stream.Next and Reader.Next perform no allocations per event after
+// warm-up (TestAllocsPerEvent), nor does Pretty.Append.
+package ctf

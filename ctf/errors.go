@@ -1,0 +1,91 @@
+package ctf
+
+import (
+	"errors"
+
+	"github.com/tracecodec/tracecodec/traceerr"
+)
+
+// FormatError is the error type of every decoding failure: the byte offset
+// in the data stream file, what is wrong, and one of the sentinels below.
+type FormatError = traceerr.FormatError
+
+// Sentinels wrapped by every *FormatError; test with errors.Is.
+var (
+	// ErrMetadata: the metadata cannot be used to decode data streams (a
+	// field class this package does not decode, a field location that does
+	// not resolve, no data stream class).
+	ErrMetadata = errors.New("ctf: unusable metadata")
+	// ErrBadMagic: a packet header's magic number is not 0xc1fc1fc1.
+	ErrBadMagic = errors.New("ctf: bad packet magic")
+	// ErrUUID: a packet header's UUID differs from the metadata's.
+	ErrUUID = errors.New("ctf: packet UUID differs from the metadata UUID")
+	// ErrTruncated: the data ends inside a packet or an event record.
+	ErrTruncated = errors.New("ctf: truncated data stream")
+	// ErrCorrupt: packet or event record content that the metadata
+	// forbids: sizes that do not add up, an unknown data stream class or
+	// event record class, a variant selector matching no option, an empty
+	// event record.
+	ErrCorrupt = errors.New("ctf: corrupt data stream")
+	// ErrLimit: a packet, an event record's field count or the compiled
+	// metadata exceeds the Limits.
+	ErrLimit = errors.New("ctf: limit exceeded")
+	// ErrIndex: an LTTng index file is malformed or disagrees with its data
+	// stream.
+	ErrIndex = errors.New("ctf: bad packet index")
+)
+
+const formatName = "ctf"
+
+func newErr(off int64, sentinel error, msg string, args ...any) *FormatError {
+	return traceerr.New(formatName, off, sentinel, msg, args...)
+}
+
+// Limits bounds what a reader accepts. A zero field means its default.
+type Limits struct {
+	// MaxFieldsPerEvent bounds the fields of one event record, counting
+	// every array element (default 1<<20).
+	MaxFieldsPerEvent int
+	// MaxFieldClasses bounds the compiled field classes of a trace's
+	// metadata, aliases expanded at each use (default 1<<20).
+	MaxFieldClasses int
+	// MaxDepth bounds the nesting of field classes (default 64).
+	MaxDepth int
+}
+
+// DefaultLimits returns the limits used when none are given.
+func DefaultLimits() Limits {
+	return Limits{MaxFieldsPerEvent: 1 << 20, MaxFieldClasses: 1 << 20, MaxDepth: 64}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxFieldsPerEvent <= 0 {
+		l.MaxFieldsPerEvent = d.MaxFieldsPerEvent
+	}
+	if l.MaxFieldClasses <= 0 {
+		l.MaxFieldClasses = d.MaxFieldClasses
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = d.MaxDepth
+	}
+	return l
+}
+
+// Option configures a Trace.
+type Option func(*options) error
+
+type options struct {
+	limits Limits
+}
+
+// WithLimits sets the limits (zero fields keep their defaults).
+func WithLimits(l Limits) Option {
+	return func(o *options) error {
+		if l.MaxFieldsPerEvent < 0 || l.MaxFieldClasses < 0 || l.MaxDepth < 0 {
+			return errors.New("ctf: negative limit")
+		}
+		o.limits = l
+		return nil
+	}
+}

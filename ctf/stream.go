@@ -1,0 +1,833 @@
+package ctf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"iter"
+	"math"
+
+	"github.com/tracecodec/tracecodec/traceerr"
+)
+
+// Field is one decoded field. Fields of an event record are a flat slice
+// in pre-order: a structure, array, variant or optional is followed by its
+// children, and End is the index just after its last descendant. A Field
+// holds no pointers (the garbage collector never scans the slice): its
+// class and, for strings and BLOBs, its bytes are looked up through the
+// Event or Packet that holds it (FieldClass, Bytes).
+type Field struct {
+	// V is the value: integer bits (signed integers sign-extended: read
+	// int64(V)), 0/1 for booleans, the float64 bits of floating-point
+	// numbers (Float), the byte offset in the data stream of a string or
+	// BLOB, the element count of an array, the option index of a variant,
+	// 0/1 for an optional, the member count of a structure.
+	V uint64
+	// N is the byte length of a string (without its terminating null) or
+	// BLOB.
+	N   uint32
+	End int32
+	cls int32
+}
+
+// Int returns the value of a signed integer field.
+func (f *Field) Int() int64 { return int64(f.V) }
+
+// Float returns the value of a floating-point field.
+func (f *Field) Float() float64 { return math.Float64frombits(f.V) }
+
+// FieldClass returns the class of f (a field of one of this trace's
+// events or packets).
+func (t *Trace) FieldClass(f *Field) *FieldClass { return t.classes[f.cls] }
+
+// Packet describes one packet of a data stream.
+type Packet struct {
+	Index      int   // 0-based index in the stream
+	Offset     int64 // byte offset of the packet in the data stream file
+	TotalBits  uint64
+	ContentBit uint64 // content size in bits
+	// Class is the data stream class of the packet.
+	Class *StreamClass
+	// StreamID is the data stream id (packet header), or -1.
+	StreamID int64
+	// Begin and End are the default clock values of the packet context
+	// (HasBegin/HasEnd say whether present).
+	Begin, End       uint64
+	HasBegin, HasEnd bool
+	// Discarded is the discarded event record counter snapshot, SeqNum the
+	// packet sequence number (HasDiscarded/HasSeqNum).
+	Discarded, SeqNum       uint64
+	HasDiscarded, HasSeqNum bool
+	// Cut says the data ends before the packet's declared total size: the
+	// packet was recovered up to the last complete event record.
+	Cut bool
+	// Fields holds the packet header and packet context fields (roots at
+	// HeaderRoot and ContextRoot, -1 when absent), valid until the next
+	// packet.
+	Fields                  []Field
+	HeaderRoot, ContextRoot int32
+
+	data []byte
+	t    *Trace
+}
+
+// FieldClass returns the class of Fields[i].
+func (p *Packet) FieldClass(i int) *FieldClass { return p.t.classes[p.Fields[i].cls] }
+
+// Bytes returns the bytes of the string or BLOB Fields[i] (a view into the
+// data stream).
+func (p *Packet) Bytes(i int) []byte {
+	f := &p.Fields[i]
+	return p.data[f.V : f.V+uint64(f.N) : f.V+uint64(f.N)]
+}
+
+// Loss is a gap the tracer reported: event records it discarded (from the
+// discarded event record counter) or whole packets it lost (from the packet
+// sequence number).
+type Loss struct {
+	Packet  int    // index of the packet after the gap
+	Events  uint64 // discarded event records
+	Packets uint64 // lost packets
+	// Begin and End are the default clock values bounding the gap (the
+	// previous packet's end, this packet's end for events; for packets,
+	// the previous packet's end and this packet's beginning).
+	Begin, End uint64
+}
+
+// Event is the current event record of a Stream: a view valid until the
+// stream's next Next.
+type Event struct {
+	Class  *EventClass
+	Stream *Stream
+	// Cycles is the default clock value after the event record header.
+	Cycles uint64
+	// Fields is every field in pre-order; the scope roots are at Header,
+	// CommonContext, SpecificContext and Payload (-1 when absent).
+	Fields                                          []Field
+	Header, CommonContext, SpecificContext, Payload int32
+	// Offset is the event record's bit offset in the data stream file.
+	Offset uint64
+}
+
+// FieldClass returns the class of Fields[i].
+func (e *Event) FieldClass(i int) *FieldClass { return e.Stream.t.classes[e.Fields[i].cls] }
+
+// Bytes returns the bytes of the string or BLOB Fields[i] (a view into the
+// data stream, valid as long as the stream's data).
+func (e *Event) Bytes(i int) []byte {
+	f := &e.Fields[i]
+	return e.Stream.data[f.V : f.V+uint64(f.N) : f.V+uint64(f.N)]
+}
+
+// NS returns the event's time in nanoseconds from its clock's origin.
+func (e *Event) NS() int64 { return e.Stream.pkt.Class.NS(e.Cycles) }
+
+// Name returns the event record class name.
+func (e *Event) Name() string { return e.Class.Name }
+
+// Stream decodes one data stream file: packets, then event records. It is
+// not safe for concurrent use.
+type Stream struct {
+	// Name is the file name of the data stream.
+	Name string
+	// Index is the LTTng packet index of the stream (nil when none).
+	Index []IndexEntry
+
+	t    *Trace
+	data []byte
+	pkt  Packet
+	next int64 // byte offset of the next packet
+	pos  uint64
+	base uint64 // bit offset of the current packet
+	end  uint64 // end of the packet content (bits)
+	lim  uint64 // end of the readable bytes of the packet (bits)
+
+	clock     uint64
+	slots     []uint64
+	fields    []Field
+	ev        Event
+	err       error
+	started   bool
+	done      bool
+	ercID     uint64
+	haveERCID bool
+	inPkt     bool // decoding a packet header or context
+	limit     int
+
+	prevDisc, prevSeq, prevEnd uint64
+	havePrev                   bool
+	losses                     []Loss
+	rec                        traceerr.Recovery
+	events                     int64
+}
+
+func newStream(t *Trace, name string, data []byte) *Stream {
+	s := &Stream{Name: name, t: t, data: data, slots: make([]uint64, t.slots), limit: t.o.limits.MaxFieldsPerEvent}
+	s.ev.Stream = s
+	s.rec = traceerr.Recovery{Format: formatName, Unit: "events"}
+	return s
+}
+
+// Packet returns the current packet (valid until the next packet starts).
+func (s *Stream) Packet() *Packet { return &s.pkt }
+
+// Event returns the current event record.
+func (s *Stream) Event() *Event { return &s.ev }
+
+// Err returns the error that stopped the stream, or nil.
+func (s *Stream) Err() error { return s.err }
+
+// Losses returns the gaps reported so far.
+func (s *Stream) Losses() []Loss { return s.losses }
+
+// Recovery summarises what was read and what a cut last packet lost.
+func (s *Stream) Recovery() traceerr.Recovery {
+	r := s.rec
+	r.Read = s.events
+	r.ReadBytes = int64(s.next)
+	if s.err != nil {
+		r.Reason = s.err
+	}
+	return r
+}
+
+// Reset restarts the stream at its first packet.
+func (s *Stream) Reset() { s.SeekPacket(0, 0) }
+
+// SeekPacket makes the next Next read from the packet at byte offset off,
+// numbered index (offsets come from Index or Packets). Loss tracking
+// restarts there.
+func (s *Stream) SeekPacket(index int, off int64) {
+	s.err, s.done, s.started, s.havePrev = nil, false, true, false
+	s.next = off
+	s.pos, s.end = 0, 0
+	s.pkt.Index = index - 1
+	s.losses = s.losses[:0]
+}
+
+// All iterates over the event records (each a view valid until the next).
+func (s *Stream) All() iter.Seq2[*Event, error] {
+	return func(yield func(*Event, error) bool) {
+		for s.Next() {
+			if !yield(&s.ev, nil) {
+				return
+			}
+		}
+		if s.err != nil {
+			yield(nil, s.err)
+		}
+	}
+}
+
+// Next decodes the next event record; it returns false at the end of the
+// stream or at an error (Err).
+func (s *Stream) Next() bool {
+	if s.err != nil || s.done {
+		return false
+	}
+	if !s.started {
+		s.started = true
+		s.pkt.Index = -1
+	}
+	for s.pos >= s.end {
+		if !s.nextPacket() {
+			return false
+		}
+	}
+	start := s.pos
+	sc := s.pkt.Class
+	s.fields = s.fields[:0]
+	s.haveERCID, s.ercID = false, 0
+	ev := &s.ev
+	ev.Offset = start
+	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
+	if sc.Header != nil {
+		ev.Header = int32(len(s.fields))
+		if !s.read(sc.Header) {
+			return s.eventFailed(start)
+		}
+	}
+	ev.Cycles = s.clock
+	ec := sc.only
+	if s.haveERCID {
+		ec = sc.EventClass(s.ercID)
+	} else if ec == nil {
+		ec = sc.EventClass(0)
+	}
+	if ec == nil {
+		s.err = newErr(int64(start/8), ErrCorrupt, "packet %d: no event record class %d in data stream class %d", s.pkt.Index, s.ercID, sc.ID)
+		return false
+	}
+	ev.Class = ec
+	if sc.CommonContext != nil {
+		ev.CommonContext = int32(len(s.fields))
+		if !s.read(sc.CommonContext) {
+			return s.eventFailed(start)
+		}
+	}
+	if ec.SpecificContext != nil {
+		ev.SpecificContext = int32(len(s.fields))
+		if !s.read(ec.SpecificContext) {
+			return s.eventFailed(start)
+		}
+	}
+	if ec.Payload != nil {
+		ev.Payload = int32(len(s.fields))
+		if !s.read(ec.Payload) {
+			return s.eventFailed(start)
+		}
+	}
+	if s.pos == start {
+		s.err = newErr(int64(start/8), ErrCorrupt, "packet %d: empty event record (0 bits)", s.pkt.Index)
+		return false
+	}
+	if s.pos > s.end {
+		return s.eventFailed(start)
+	}
+	ev.Fields = s.fields
+	s.events++
+	return true
+}
+
+// eventFailed turns a failed read into the right outcome: in a cut packet
+// the stream ends with a recovery report, otherwise the error stands.
+func (s *Stream) eventFailed(start uint64) bool {
+	if s.err != nil {
+		return false
+	}
+	if s.pkt.Cut {
+		s.rec.LostBytes += int64(uint64(len(s.data)) - start/8)
+		s.rec.StopOffset = int64(start / 8)
+		s.rec.Notes = append(s.rec.Notes, "the last packet is cut: its remaining bytes hold no complete event record")
+		s.done = true
+		return false
+	}
+	s.err = newErr(int64(start/8), ErrCorrupt, "packet %d: event record at bit %d overruns the packet content", s.pkt.Index, start-s.base)
+	return false
+}
+
+// nextPacket starts the packet at s.next.
+func (s *Stream) nextPacket() bool {
+	off := s.next
+	if off >= int64(len(s.data)) {
+		s.done = true
+		return false
+	}
+	t := s.t
+	p := &s.pkt
+	prevClass := p.Class
+	*p = Packet{Index: p.Index + 1, Offset: off, StreamID: -1, HeaderRoot: -1, ContextRoot: -1, Fields: p.Fields[:0], data: s.data, t: t}
+	s.base = uint64(off) * 8
+	s.pos = s.base
+	s.lim = uint64(len(s.data)) * 8
+	s.end = s.lim
+	s.fields = s.fields[:0]
+	sc := t.only
+	p.Cut = true // until the sizes are known, running out of data is a cut packet
+	s.inPkt = true
+	defer func() { s.inPkt = false }()
+	if t.header != nil {
+		p.HeaderRoot = 0
+		if !s.read(t.header) {
+			return s.packetFailed()
+		}
+	}
+	if p.Class != nil {
+		sc = p.Class
+	}
+	if sc == nil {
+		sc = t.dscs[0]
+	}
+	if sc == nil {
+		s.err = newErr(off, ErrCorrupt, "packet %d: unknown data stream class", p.Index)
+		return false
+	}
+	p.Class = sc
+	if sc.PacketContext != nil {
+		p.ContextRoot = int32(len(s.fields))
+		if !s.read(sc.PacketContext) {
+			return s.packetFailed()
+		}
+	}
+	p.Cut = false
+	p.Fields = append(p.Fields, s.fields...)
+	s.fields = s.fields[:0]
+	avail := uint64(len(s.data)-int(off)) * 8
+	total, content := p.TotalBits, p.ContentBit
+	switch {
+	case total == 0 && content == 0:
+		total, content = avail, avail
+	case total == 0:
+		total = content
+	case content == 0:
+		content = total
+	}
+	switch {
+	case total%8 != 0:
+		s.err = newErr(off, ErrCorrupt, "packet %d: total size %d bits is not a multiple of 8", p.Index, total)
+		return false
+	case content > total:
+		s.err = newErr(off, ErrCorrupt, "packet %d: content size %d bits exceeds the total size %d bits", p.Index, content, total)
+		return false
+	case content < s.pos-s.base:
+		s.err = newErr(off, ErrCorrupt, "packet %d: content size %d bits is smaller than its header and context (%d bits)", p.Index, content, s.pos-s.base)
+		return false
+	}
+	p.TotalBits, p.ContentBit = total, content
+	s.next = off + int64(total/8)
+	if total > avail {
+		p.Cut = true
+		s.rec.Notes = append(s.rec.Notes, "packet "+itoa(p.Index)+" is cut: the file ends before its declared size")
+		if content > avail {
+			content = avail
+		}
+	}
+	s.end = s.base + content
+	s.lim = s.end
+	if prevClass != nil && prevClass != sc {
+		s.havePrev = false
+	}
+	s.losses_(p)
+	return true
+}
+
+func (s *Stream) packetFailed() bool {
+	if s.err == nil {
+		if s.pkt.Index > 0 {
+			// The file ends inside the last packet's header or context.
+			s.rec.LostBytes += int64(len(s.data)) - s.pkt.Offset
+			s.rec.StopOffset = s.pkt.Offset
+			s.rec.Notes = append(s.rec.Notes, "the file ends inside the header or context of packet "+itoa(s.pkt.Index))
+			s.done = true
+			return false
+		}
+		s.err = newErr(s.pkt.Offset, ErrTruncated, "packet %d: the data ends inside the packet header or context", s.pkt.Index)
+	}
+	return false
+}
+
+func (s *Stream) losses_(p *Packet) {
+	if s.havePrev {
+		if p.HasDiscarded && p.Discarded > s.prevDisc {
+			s.losses = append(s.losses, Loss{Packet: p.Index, Events: p.Discarded - s.prevDisc, Begin: s.prevEnd, End: p.End})
+			s.rec.Lost += int64(p.Discarded - s.prevDisc)
+		}
+		if p.HasSeqNum && p.SeqNum > s.prevSeq+1 {
+			s.losses = append(s.losses, Loss{Packet: p.Index, Packets: p.SeqNum - s.prevSeq - 1, Begin: s.prevEnd, End: p.Begin})
+		}
+	}
+	s.havePrev = true
+	s.prevDisc, s.prevSeq, s.prevEnd = p.Discarded, p.SeqNum, p.End
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	n := len(b)
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	for i > 0 {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+	}
+	if neg {
+		n--
+		b[n] = '-'
+	}
+	return string(b[n:])
+}
+
+// bitsAt reads n (1..64) bits at bit position pos; the caller checked
+// pos+n ≤ len(data)*8.
+func (s *Stream) bitsAt(pos uint64, n uint32, be bool) uint64 {
+	d := s.data
+	i := pos >> 3
+	sh := uint32(pos & 7)
+	var v uint64
+	if i+8 <= uint64(len(d)) {
+		if !be {
+			v = binary.LittleEndian.Uint64(d[i:]) >> sh
+			if sh+n > 64 {
+				v |= uint64(d[i+8]) << (64 - sh)
+			}
+		} else {
+			v = binary.BigEndian.Uint64(d[i:]) << sh
+			if sh+n > 64 {
+				v |= uint64(d[i+8]) >> (8 - sh)
+			}
+			return v >> (64 - n)
+		}
+	} else {
+		// near the end: assemble byte by byte
+		nb := (uint64(sh) + uint64(n) + 7) / 8
+		if !be {
+			var w [16]byte
+			copy(w[:], d[i:i+nb])
+			v = binary.LittleEndian.Uint64(w[:]) >> sh
+			if sh+n > 64 {
+				v |= uint64(w[8]) << (64 - sh)
+			}
+		} else {
+			var w [16]byte
+			copy(w[:], d[i:i+nb])
+			v = binary.BigEndian.Uint64(w[:]) << sh
+			if sh+n > 64 {
+				v |= uint64(w[8]) >> (8 - sh)
+			}
+			return v >> (64 - n)
+		}
+	}
+	if n < 64 {
+		v &= 1<<n - 1
+	}
+	return v
+}
+
+func (s *Stream) truncated(fc *FieldClass) bool {
+	if s.err == nil && !s.pkt.Cut {
+		s.err = newErr(int64(s.pos/8), ErrCorrupt, "packet %d: %s field %q overruns the packet content (bit %d of %d)", s.pkt.Index, fc.Kind, fc.Name, s.pos-s.base, s.end-s.base)
+	}
+	return false
+}
+
+// fixed reads a fixed-length integer, boolean or float (aligned already).
+func (s *Stream) fixed(fc *FieldClass) bool {
+	n := uint64(fc.Bits)
+	if s.pos+n > s.end {
+		return s.truncated(fc)
+	}
+	var v uint64
+	if fc.fixedLE {
+		i := s.pos >> 3
+		switch n {
+		case 8:
+			v = uint64(s.data[i])
+		case 16:
+			v = uint64(binary.LittleEndian.Uint16(s.data[i:]))
+		case 32:
+			v = uint64(binary.LittleEndian.Uint32(s.data[i:]))
+		default:
+			v = binary.LittleEndian.Uint64(s.data[i:])
+		}
+	} else {
+		v = s.bitsAt(s.pos, fc.Bits, fc.BigEndian)
+	}
+	s.pos += n
+	switch fc.Kind {
+	case KindSint:
+		if n < 64 {
+			v = uint64(int64(v<<(64-n)) >> (64 - n))
+		}
+	case KindFloat:
+		if n == 32 {
+			v = math.Float64bits(float64(math.Float32frombits(uint32(v))))
+		}
+	}
+	if fc.slot >= 0 {
+		s.slots[fc.slot] = v
+	}
+	if fc.roles != 0 && !s.role(fc, v) {
+		return false
+	}
+	s.fields = append(s.fields, Field{V: v, End: int32(len(s.fields) + 1), cls: fc.id})
+	return true
+}
+
+// read decodes one field (and its children) at s.pos, appending to
+// s.fields.
+func (s *Stream) read(fc *FieldClass) bool {
+	if a := uint64(fc.Align); a > 1 {
+		rel := s.pos - s.base
+		s.pos = s.base + (rel+a-1)&^(a-1)
+	}
+	idx := len(s.fields)
+	switch fc.Kind {
+	case KindUint, KindSint, KindBool, KindFloat:
+		return s.fixed(fc)
+	case KindStruct:
+		if fc.flat {
+			if s.pos+fc.flatBits > s.end {
+				return s.truncated(fc)
+			}
+			fs := append(s.fields, Field{V: uint64(len(fc.Members)), cls: fc.id, End: int32(idx + 1 + len(fc.Members))})
+			data := s.data
+			for _, m := range fc.Members {
+				i := (s.pos + m.off) >> 3
+				var v uint64
+				switch m.Bits {
+				case 8:
+					v = uint64(data[i])
+				case 16:
+					v = uint64(binary.LittleEndian.Uint16(data[i:]))
+				case 32:
+					v = uint64(binary.LittleEndian.Uint32(data[i:]))
+				default:
+					v = binary.LittleEndian.Uint64(data[i:])
+				}
+				if m.Kind == KindSint && m.Bits < 64 {
+					sh := 64 - m.Bits
+					v = uint64(int64(v<<sh) >> sh)
+				}
+				fs = append(fs, Field{V: v, End: int32(len(fs) + 1), cls: m.id})
+			}
+			s.fields = fs
+			s.pos += fc.flatBits
+			return true
+		}
+		fs := append(s.fields, Field{V: uint64(len(fc.Members)), cls: fc.id})
+		pos, base, end, data := s.pos, s.base, s.end, s.data
+		for _, m := range fc.Members {
+			if m.fixedLE && m.slot < 0 && m.roles == 0 {
+				// inline fast path: byte-aligned little-endian integers
+				// that no other field refers to and that have no role
+				a := uint64(m.Align)
+				pos = base + (pos-base+a-1)&^(a-1)
+				n := uint64(m.Bits)
+				if pos+n > end {
+					s.pos, s.fields = pos, fs
+					return s.truncated(m)
+				}
+				i := pos >> 3
+				var v uint64
+				switch n {
+				case 8:
+					v = uint64(data[i])
+				case 16:
+					v = uint64(binary.LittleEndian.Uint16(data[i:]))
+				case 32:
+					v = uint64(binary.LittleEndian.Uint32(data[i:]))
+				default:
+					v = binary.LittleEndian.Uint64(data[i:])
+				}
+				pos += n
+				if m.Kind == KindSint && n < 64 {
+					v = uint64(int64(v<<(64-n)) >> (64 - n))
+				}
+				fs = append(fs, Field{V: v, End: int32(len(fs) + 1), cls: m.id})
+				continue
+			}
+			s.pos, s.fields = pos, fs
+			if !s.read(m) {
+				return false
+			}
+			pos, fs = s.pos, s.fields
+		}
+		fs[idx].End = int32(len(fs))
+		s.pos, s.fields = pos, fs
+		return true
+	case KindVarUint, KindVarSint:
+		var v uint64
+		var sh uint
+		for {
+			if s.pos+8 > s.end {
+				return s.truncated(fc)
+			}
+			b := s.data[s.pos>>3]
+			s.pos += 8
+			if sh < 64 {
+				v |= uint64(b&0x7f) << sh
+			}
+			sh += 7
+			if b&0x80 == 0 {
+				break
+			}
+			if sh > 70 {
+				s.err = newErr(int64(s.pos/8), ErrCorrupt, "packet %d: variable-length integer %s longer than 10 bytes", s.pkt.Index, fc.Name)
+				return false
+			}
+		}
+		if fc.Kind == KindVarSint && sh < 64 {
+			v = uint64(int64(v<<(64-sh)) >> (64 - sh))
+		}
+		if fc.slot >= 0 {
+			s.slots[fc.slot] = v
+		}
+		if fc.roles != 0 && !s.role(fc, v) {
+			return false
+		}
+		s.fields = append(s.fields, Field{V: v, End: int32(idx + 1), cls: fc.id})
+		return true
+	case KindString, KindBlob:
+		i := s.pos >> 3
+		if fc.nulStr {
+			e := s.end >> 3
+			k := bytes.IndexByte(s.data[i:e], 0)
+			if k < 0 {
+				return s.truncated(fc)
+			}
+			if uint64(k) > math.MaxUint32 {
+				s.err = newErr(int64(i), ErrLimit, "packet %d: string %s longer than 4 GiB", s.pkt.Index, fc.Name)
+				return false
+			}
+			s.fields = append(s.fields, Field{V: i, N: uint32(k), End: int32(idx + 1), cls: fc.id})
+			s.pos = (i + uint64(k) + 1) * 8
+			return true
+		}
+		n := fc.Length
+		if fc.dynamic {
+			n = s.slots[fc.src]
+		}
+		if n > (s.end-s.pos)/8 {
+			return s.truncated(fc)
+		}
+		if n > math.MaxUint32 {
+			s.err = newErr(int64(i), ErrLimit, "packet %d: string or BLOB %s longer than 4 GiB", s.pkt.Index, fc.Name)
+			return false
+		}
+		b := s.data[i : i+n : i+n]
+		if fc.roles&roleUUID != 0 && !s.checkUUID(b) {
+			return false
+		}
+		k := len(b)
+		if fc.textElem {
+			// a static/dynamic-length string ends at its first null byte
+			if z := bytes.IndexByte(b, 0); z >= 0 {
+				k = z
+			}
+		}
+		s.fields = append(s.fields, Field{V: i, N: uint32(k), End: int32(idx + 1), cls: fc.id})
+		s.pos += n * 8
+		return true
+	case KindArray:
+		n := fc.Length
+		if fc.dynamic {
+			n = s.slots[fc.src]
+		}
+		if n > uint64(s.limit-len(s.fields)) {
+			s.err = newErr(int64(s.pos/8), ErrLimit, "packet %d: array %s of %d elements exceeds the limit of %d fields per event record", s.pkt.Index, fc.Name, n, s.limit)
+			return false
+		}
+		s.fields = append(s.fields, Field{V: n, cls: fc.id})
+		el := fc.Members[0]
+		for k := uint64(0); k < n; k++ {
+			if !s.read(el) {
+				return false
+			}
+			if len(s.fields) > s.limit {
+				s.err = newErr(int64(s.pos/8), ErrLimit, "packet %d: event record has more than %d fields", s.pkt.Index, s.limit)
+				return false
+			}
+		}
+		s.fields[idx].End = int32(len(s.fields))
+		return true
+	case KindVariant:
+		sel := s.slots[fc.src]
+		opt := -1
+		for k, rs := range fc.optRange {
+			if inRanges(rs, sel, fc.srcSign) {
+				opt = k
+				break
+			}
+		}
+		if opt < 0 {
+			s.err = newErr(int64(s.pos/8), ErrCorrupt, "packet %d: variant %s: selector value %d selects no option", s.pkt.Index, fc.Name, int64(sel))
+			return false
+		}
+		s.fields = append(s.fields, Field{V: uint64(opt), cls: fc.id})
+		if !s.read(fc.Members[opt]) {
+			return false
+		}
+		s.fields[idx].End = int32(len(s.fields))
+		return true
+	case KindOptional:
+		sel := s.slots[fc.src]
+		on := sel != 0
+		if !fc.optBool {
+			on = inRanges(fc.optRange[0], sel, fc.srcSign)
+		}
+		s.fields = append(s.fields, Field{cls: fc.id})
+		if on {
+			s.fields[idx].V = 1
+			if !s.read(fc.Members[0]) {
+				return false
+			}
+		}
+		s.fields[idx].End = int32(len(s.fields))
+		return true
+	}
+	s.err = newErr(int64(s.pos/8), ErrMetadata, "field %s: kind %v cannot be decoded", fc.Name, fc.Kind)
+	return false
+}
+
+func inRanges(rs []Range, v uint64, signed bool) bool {
+	for _, r := range rs {
+		if signed {
+			if int64(v) >= int64(r.Lo) && int64(v) <= int64(r.Hi) {
+				return true
+			}
+		} else if v >= r.Lo && v <= r.Hi {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Stream) checkUUID(b []byte) bool {
+	pre := s.t.Meta.Preamble
+	if pre == nil || pre.UUID == nil || len(b) != 16 {
+		return true
+	}
+	if string(b) != string(pre.UUID[:]) {
+		s.err = newErr(int64(s.pos/8), ErrUUID, "packet %d: UUID %x differs from the metadata's %s", s.pkt.Index, b, pre.UUID.String())
+		return false
+	}
+	return true
+}
+
+// role applies the meaning of an unsigned integer field.
+func (s *Stream) role(fc *FieldClass, v uint64) bool {
+	r := fc.roles
+	p := &s.pkt
+	if r&roleClock != 0 {
+		n := fc.Bits
+		if n == 0 || n >= 64 {
+			s.clock = v
+		} else {
+			mask := uint64(1)<<n - 1
+			if v < s.clock&mask {
+				s.clock += mask + 1
+			}
+			s.clock = s.clock&^mask | v
+		}
+		if s.inPkt && !p.HasBegin {
+			p.Begin, p.HasBegin = s.clock, true
+		}
+	}
+	if r&roleERCID != 0 {
+		s.ercID, s.haveERCID = v, true
+	}
+	if r&(roleMagic|roleDSCID|roleDSID|rolePacketEnd|roleContentLen|roleTotalLen|roleDiscarded|roleSeqNum) == 0 {
+		return true
+	}
+	switch {
+	case r&roleMagic != 0:
+		if v != 0xc1fc1fc1 {
+			s.err = newErr(p.Offset, ErrBadMagic, "packet %d: magic %#x, expecting 0xc1fc1fc1", p.Index, v)
+			return false
+		}
+	case r&roleDSCID != 0:
+		sc := s.t.dscs[v]
+		if sc == nil {
+			s.err = newErr(p.Offset, ErrCorrupt, "packet %d: unknown data stream class %d", p.Index, v)
+			return false
+		}
+		p.Class = sc
+	case r&roleDSID != 0:
+		p.StreamID = int64(v)
+	case r&rolePacketEnd != 0:
+		p.End, p.HasEnd = v, true
+	case r&roleContentLen != 0:
+		p.ContentBit = v
+	case r&roleTotalLen != 0:
+		p.TotalBits = v
+	case r&roleDiscarded != 0:
+		p.Discarded, p.HasDiscarded = v, true
+	case r&roleSeqNum != 0:
+		p.SeqNum, p.HasSeqNum = v, true
+	}
+	return true
+}

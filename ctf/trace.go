@@ -1,0 +1,297 @@
+package ctf
+
+import (
+	"bytes"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tracecodec/tracecodec/ctf2meta"
+)
+
+// Trace is the compiled metadata of a CTF trace and its data streams. It is
+// safe to open several Streams of one Trace concurrently; each Stream is
+// used by one goroutine.
+type Trace struct {
+	// Meta is the metadata model (CTF 2, or CTF 1.8 TSDL translated by
+	// ctf2meta.ParseTSDL).
+	Meta *ctf2meta.Metadata
+	// TSDL says the metadata was CTF 1.8 TSDL text.
+	TSDL bool
+	// Streams are the data stream files added (OpenDir: sorted by name).
+	Streams []*Stream
+	// Skipped names the files OpenDir left out: files with the extension of
+	// a text sidecar (.txt, .md, .json, .idx, .tsdl, .sha256, .log), and,
+	// when packets start with a magic number, files that do not.
+	Skipped []string
+
+	o      options
+	header *FieldClass
+	dscs   map[uint64]*StreamClass
+	only   *StreamClass // the data stream class when there is one
+	slots  int
+	// classes holds every compiled field class; Field.cls indexes it.
+	classes []*FieldClass
+}
+
+// StreamClass is a compiled data stream class.
+type StreamClass struct {
+	ID    uint64
+	Model *ctf2meta.DataStreamClass
+	// Clock is the default clock class (nil: none).
+	Clock                  *ctf2meta.ClockClass
+	PacketContext, Header  *FieldClass
+	CommonContext          *FieldClass
+	events                 map[uint64]*EventClass
+	small                  []*EventClass // by id, ids < 4096
+	only                   *EventClass
+	clockOffNS, clockOffCy uint64 // offset from origin: ns of the seconds, and cycles
+	clockNeg               int64  // seconds when negative
+}
+
+// EventClass is a compiled event record class.
+type EventClass struct {
+	ID, StreamClassID uint64
+	Name              string
+	Model             *ctf2meta.EventRecordClass
+	SpecificContext   *FieldClass
+	Payload           *FieldClass
+}
+
+// NewTrace compiles metadata for decoding data streams.
+func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
+	t := &Trace{Meta: m, dscs: map[uint64]*StreamClass{}}
+	for _, f := range opts {
+		if f == nil {
+			continue
+		}
+		if err := f(&t.o); err != nil {
+			return nil, err
+		}
+	}
+	t.o.limits = t.o.limits.withDefaults()
+	t.TSDL = m.Source.Kind == ctf2meta.KindTSDL
+	c := &compiler{m: m, budget: t.o.limits.MaxFieldClasses, maxDep: t.o.limits.MaxDepth}
+	var roots [6]*FieldClass
+	if m.TraceClass != nil && m.TraceClass.PacketHeaderFieldClass != nil {
+		c.scope = 0
+		t.header = c.compile(m.TraceClass.PacketHeaderFieldClass, "")
+		roots[0] = t.header
+		c.resolve(&roots)
+	}
+	if len(m.DataStreamClasses) == 0 {
+		return nil, newErr(0, ErrMetadata, "metadata has no data stream class")
+	}
+	for _, d := range m.DataStreamClasses {
+		sc := &StreamClass{ID: d.ID, Model: d, events: map[uint64]*EventClass{}}
+		if d.DefaultClockClassID != "" {
+			sc.Clock = m.ClockClasses[d.DefaultClockClassID]
+		}
+		if sc.Clock != nil {
+			off := sc.Clock.OffsetFromOrigin
+			if off.Seconds < 0 {
+				sc.clockNeg = off.Seconds
+			} else {
+				sc.clockOffNS = uint64(off.Seconds) * 1e9
+			}
+			sc.clockOffCy = off.Cycles
+		}
+		r := roots
+		for i, fc := range []ctf2meta.FieldClass{d.PacketContextFieldClass, d.EventRecordHeaderFieldClass, d.EventRecordCommonContextFieldClass} {
+			c.scope = i + 1
+			r[i+1] = c.compile(fc, "")
+		}
+		c.resolve(&r)
+		sc.PacketContext, sc.Header, sc.CommonContext = r[1], r[2], r[3]
+		for _, e := range m.EventRecordClasses {
+			if e.DataStreamClassID != d.ID || c.err != nil {
+				continue
+			}
+			ec := &EventClass{ID: e.ID, StreamClassID: d.ID, Name: e.Name, Model: e}
+			r2 := r
+			c.scope = 4
+			r2[4] = c.compile(e.SpecificContextFieldClass, "")
+			c.scope = 5
+			r2[5] = c.compile(e.PayloadFieldClass, "")
+			c.resolve(&r2)
+			ec.SpecificContext, ec.Payload = r2[4], r2[5]
+			sc.events[e.ID] = ec
+			if e.ID < 4096 {
+				for uint64(len(sc.small)) <= e.ID {
+					sc.small = append(sc.small, nil)
+				}
+				sc.small[e.ID] = ec
+			}
+		}
+		if len(sc.events) == 1 {
+			for _, ec := range sc.events {
+				sc.only = ec
+			}
+		}
+		t.dscs[d.ID] = sc
+		if c.err != nil {
+			return nil, c.err
+		}
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	if len(t.dscs) == 1 {
+		t.only = t.dscs[m.DataStreamClasses[0].ID]
+	}
+	t.slots = c.slots
+	t.classes = c.classes
+	setFlat(t.classes)
+	return t, nil
+}
+
+// StreamClass returns the compiled data stream class with id, or nil.
+func (t *Trace) StreamClass(id uint64) *StreamClass { return t.dscs[id] }
+
+// EventClass returns the event record class with id, or nil.
+func (sc *StreamClass) EventClass(id uint64) *EventClass {
+	if id < uint64(len(sc.small)) {
+		return sc.small[id]
+	}
+	return sc.events[id]
+}
+
+// NS converts a value of the stream class's default clock to nanoseconds
+// from the clock's origin (babeltrace2's "ns from origin").
+func (sc *StreamClass) NS(cycles uint64) int64 {
+	if sc.Clock == nil {
+		return int64(cycles)
+	}
+	f := sc.Clock.Frequency
+	cy := cycles + sc.clockOffCy
+	carry := uint64(0)
+	if cy < cycles {
+		carry = 1
+	}
+	var ns uint64
+	if f == 1e9 {
+		ns = cy
+		if carry != 0 {
+			ns += 1 << 63 // beyond any meaningful time; keep monotonic
+		}
+	} else {
+		// (carry·2^64 + cy) · 1e9 / f without overflow
+		hi, lo := bits.Mul64(cy, 1e9)
+		hi += carry * 1e9
+		if hi >= f {
+			return 1<<63 - 1
+		}
+		ns, _ = bits.Div64(hi, lo, f)
+	}
+	return int64(ns+sc.clockOffNS) + sc.clockNeg*1e9
+}
+
+// ReadMetadata reads a trace's metadata file (packetized or plain; CTF 2
+// JSON or CTF 1.8 TSDL) into the model.
+func ReadMetadata(raw []byte) (*ctf2meta.Metadata, error) {
+	if ctf2meta.Detect(raw) == ctf2meta.KindCTF2 {
+		return ctf2meta.Decode(raw)
+	}
+	var buf bytes.Buffer
+	info, err := ctf2meta.ToPlain(&buf, bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	if ctf2meta.ContentVersion(buf.Bytes()) == "2.0" {
+		return ctf2meta.Decode(raw)
+	}
+	m, err := ctf2meta.ParseTSDL(buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	if info.Packets > 0 {
+		m.Source.Stream = info
+	}
+	return m, nil
+}
+
+// OpenDir opens a CTF trace directory: its `metadata` file and every other
+// regular file beside it as a data stream (hidden files, directories such as
+// `index`, and the files Trace.Skipped lists excepted), sorted by name. LTTng packet indexes
+// (index/NAME.idx) are read when present: Stream.Index holds them.
+func OpenDir(dir string, opts ...Option) (*Trace, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "metadata"))
+	if err != nil {
+		return nil, err
+	}
+	m, err := ReadMetadata(raw)
+	if err != nil {
+		return nil, err
+	}
+	t, err := NewTrace(m, opts...)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		if n == "metadata" || strings.HasPrefix(n, ".") || !e.Type().IsRegular() {
+			continue
+		}
+		if ext := filepath.Ext(n); sidecarExt[ext] {
+			t.Skipped = append(t.Skipped, n)
+			continue
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	magic, hasMagic := t.magic()
+	for _, n := range names {
+		data, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			return nil, err
+		}
+		if hasMagic && len(data) > 0 && (len(data) < 4 || string(data[:4]) != string(magic[:])) {
+			t.Skipped = append(t.Skipped, n)
+			continue
+		}
+		s := t.AddStream(n, data)
+		if idx, err := os.ReadFile(filepath.Join(dir, "index", n+".idx")); err == nil {
+			ix, err := ParseIndex(idx)
+			if err != nil {
+				return nil, err
+			}
+			s.Index = ix
+		}
+	}
+	return t, nil
+}
+
+// sidecarExt are extensions of files that sit in trace folders but are not
+// data streams (logs, listings, checksums, metadata dumps).
+var sidecarExt = map[string]bool{".txt": true, ".md": true, ".json": true, ".idx": true, ".tsdl": true, ".sha256": true, ".log": true}
+
+// magic returns the packet magic number's bytes when the packet header
+// starts with a magic number field.
+func (t *Trace) magic() ([4]byte, bool) {
+	var b [4]byte
+	h := t.header
+	if h == nil || len(h.Members) == 0 || h.Members[0].roles&roleMagic == 0 || h.Members[0].Bits != 32 {
+		return b, false
+	}
+	if h.Members[0].BigEndian {
+		b = [4]byte{0xc1, 0xfc, 0x1f, 0xc1}
+	} else {
+		b = [4]byte{0xc1, 0x1f, 0xfc, 0xc1}
+	}
+	return b, true
+}
+
+// AddStream adds a data stream held in data (not copied: the Stream's
+// string and BLOB views point into it).
+func (t *Trace) AddStream(name string, data []byte) *Stream {
+	s := newStream(t, name, data)
+	t.Streams = append(t.Streams, s)
+	return s
+}

@@ -1,0 +1,227 @@
+package ctf2meta
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// tsdlText returns the plain TSDL text of a metadata file, packetized or not.
+func tsdlText(tb testing.TB, raw []byte) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	if _, err := ToPlain(&buf, bytes.NewReader(raw)); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestParseTSDLVectors(t *testing.T) {
+	cases := []struct {
+		dir    string
+		events int
+	}{
+		{"lttng-2.13.9-ust-ctf1.8-packetized-1pkt/trace/metadata", 2},
+		{"lttng-2.15.1-ust-ctf1.8-plaintext/trace/metadata", 40},
+		{"mutated-from-lttng-ctf1.8/all-headers-big-endian/trace/metadata", 40},
+		{"third-party/babeltrace-2.1.2-tests-data/1/succeed/2packets/metadata", 1},
+		{"third-party/babeltrace-2.1.2-tests-data/1/succeed/multi-domains/ust/metadata", 1},
+		{"third-party/babeltrace-2.1.2-tests-data/1/succeed/multi-domains/kernel/metadata", 1},
+		{"third-party/babeltrace-2.1.2-tests-data/1/succeed/lttng-tracefile-rotation/kernel/metadata", 19},
+		{"third-party/babeltrace-2.1.2-tests-data/1/fail/invalid-packet-size/trace/metadata", 27},
+	}
+	for _, c := range cases {
+		t.Run(c.dir, func(t *testing.T) {
+			raw := vectortest.Read(t, "ctf", c.dir)
+			m, err := ParseTSDL(tsdlText(t, raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.EventRecordClasses) != c.events {
+				t.Fatalf("%d event record classes, want %d", len(m.EventRecordClasses), c.events)
+			}
+			if m.Source.Kind != KindTSDL {
+				t.Errorf("Source.Kind = %v", m.Source.Kind)
+			}
+		})
+	}
+}
+
+// The TSDL of LTTng 2.15.1's ctf-1.8 session and the CTF 2 metadata of its
+// default session describe the same trace: the translation must give the
+// same data stream class (roles, byte orders, the header variant) and the
+// same event record classes as LTTng's own CTF 2 writer.
+func TestParseTSDLMatchesLTTngCTF2(t *testing.T) {
+	tsdl := vectortest.Read(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext/trace/metadata")
+	js := vectortest.Read(t, "ctf", "lttng-2.15.1-ust-ctf2-json/trace/metadata")
+	a, err := ParseTSDL(tsdl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Decode(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := func(f Fragment) string {
+		out, err := MarshalFragment(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Defaults written explicitly by LTTng are not a difference.
+		return defaults.ReplaceAllString(string(out), "")
+	}
+	if x, y := enc(a.DataStreamClasses[0]), enc(b.DataStreamClasses[0]); x != y {
+		t.Errorf("data stream class differs:\nTSDL: %s\nCTF2: %s", x, y)
+	}
+	for i := range b.EventRecordClasses {
+		ea, eb := *a.EventRecordClasses[i], *b.EventRecordClasses[i]
+		eb.Attributes = nil // LTTng's log level attribute
+		if x, y := enc(&ea), enc(&eb); x != y {
+			t.Fatalf("event record class %d differs:\nTSDL: %s\nCTF2: %s", i, x, y)
+		}
+	}
+	ta, tb := *a.TraceClass, *b.TraceClass
+	ta.Environment, tb.Environment, ta.UID, tb.UID, tb.Namespace = nil, nil, "", "", ""
+	ta.Common, tb.Common = Common{}, Common{}
+	if x, y := enc(&ta), enc(&tb); x != y {
+		t.Errorf("packet header differs:\nTSDL: %s\nCTF2: %s", x, y)
+	}
+}
+
+func TestParseTSDLErrors(t *testing.T) {
+	cases := []struct{ text, want string }{
+		{"trace {\n  major = 1;\n  minor = 8;\n  byte_order = xx;\n};", "line 4, column"},
+		{"typealias integer { size = 8; } := u8;\nstruct s { u9 a; };", "line 2, column 12: unknown type \"u9\""},
+		{"event {\n name = \"x\";\n fields := struct { integer { size = 8; } a[len]; };\n};", "no such field"},
+		{"typealias integer { size = 0; } := x;", "size 0"},
+		{"/* open", "unterminated comment"},
+		{"trace { byte_order = le; }; @", "invalid character"},
+		{"typealias floating_point { exp_dig = 5; mant_dig = 11; } := half;", "only binary32"},
+		{"stream { event.header := struct { integer { size = 8; } x; variant <x> { integer { size = 8; } a; } v; }; };", "not an enumeration"},
+	}
+	for _, c := range cases {
+		_, err := ParseTSDL([]byte(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want it to contain %q", c.text, err, c.want)
+			continue
+		}
+		if !errors.Is(err, ErrTSDL) && !errors.Is(err, ErrSchema) {
+			t.Errorf("%q: %v does not wrap ErrTSDL", c.text, err)
+		}
+	}
+}
+
+// Hostile TSDL: deep nesting and exponential alias instantiation end in
+// ErrLimit, never in unbounded work.
+func TestParseTSDLHostile(t *testing.T) {
+	deep := strings.Repeat("struct { ", 200) + strings.Repeat("} x;", 200)
+	if _, err := ParseTSDL([]byte("typealias " + deep + " := y;")); !errors.Is(err, ErrLimit) && !errors.Is(err, ErrTSDL) {
+		t.Errorf("deep nesting: %v", err)
+	}
+	var b strings.Builder
+	b.WriteString("typealias integer { size = 8; } := t0;\n")
+	for i := 1; i < 40; i++ {
+		p := "t" + itoa(i-1)
+		b.WriteString("typealias struct { " + p + " a; " + p + " b; } := t" + itoa(i) + ";\n")
+	}
+	b.WriteString("event { fields := struct { t39 x; }; };")
+	if _, err := ParseTSDL([]byte(b.String())); !errors.Is(err, ErrLimit) {
+		t.Errorf("exponential aliases: %v", err)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+var defaults = regexp.MustCompile(`"preferred-display-base":10,|"attributes":\{\},|"data-stream-class-id":0,|"id":0,`)
+
+// TestParseTSDLEnv points at a directory of .tsdl or metadata files given
+// by CTF_TSDL_DIR and parses each (a quick way to try a corpus).
+func TestParseTSDLEnv(t *testing.T) {
+	dir := os.Getenv("CTF_TSDL_DIR")
+	if dir == "" {
+		t.Skip("CTF_TSDL_DIR not set")
+	}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() || fi.Name() != "metadata" {
+			return nil
+		}
+		raw, _ := os.ReadFile(p)
+		if Detect(raw) == KindCTF2 {
+			return nil
+		}
+		var buf bytes.Buffer
+		if _, err := ToPlain(&buf, bytes.NewReader(raw)); err != nil {
+			t.Logf("%s: depacketize: %v", p, err)
+			return nil
+		}
+		if _, err := ParseTSDL(buf.Bytes()); err != nil {
+			t.Logf("%s: %v", p, err)
+		}
+		return nil
+	})
+}
+
+// FuzzParseTSDL: any text ends in a clean error or metadata whose fragments
+// encode as CTF 2.
+func FuzzParseTSDL(f *testing.F) {
+	for _, p := range []string{
+		"lttng-2.13.9-ust-ctf1.8-packetized-1pkt/babeltrace2-2.0.4-ctf-metadata.tsdl",
+		"lttng-2.15.1-ust-ctf1.8-plaintext/trace/metadata",
+	} {
+		if b, err := os.ReadFile(filepath.Join(vectortest.Dir(f, "ctf"), p)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("typealias integer { size = 8; } := u8;\nevent { name = \"e\"; fields := struct { u8 n; u8 s[n]; }; };"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := ParseTSDL(b)
+		if err != nil {
+			if !errors.Is(err, ErrTSDL) && !errors.Is(err, ErrLimit) && !errors.Is(err, ErrSchema) && !errors.Is(err, ErrUnsupportedVersion) {
+				t.Fatalf("error %v wraps no sentinel", err)
+			}
+			return
+		}
+		for _, fr := range m.Fragments {
+			if _, err := MarshalFragment(fr); err != nil {
+				t.Fatalf("marshal %s: %v", fr.FragmentType(), err)
+			}
+		}
+	})
+}
+
+func TestWriteCheck(t *testing.T) {
+	tsdl := []byte("/* CTF 1.8 */\ntrace { };")
+	ctf2 := []byte("\x1e{\"type\":\"preamble\",\"version\":2}")
+	for _, c := range []struct {
+		plain  []byte
+		l      Layout
+		reject bool
+	}{
+		{tsdl, LayoutCTF18, false},
+		{tsdl, LayoutPMETA, true},
+		{tsdl, LayoutV20Short, true},
+		{ctf2, LayoutCTF18, true},
+		{ctf2, LayoutPMETA, true},
+		{append([]byte("\n"), ctf2...), LayoutV20Short, true},
+	} {
+		err := WriteCheck(c.plain, c.l)
+		if (err != nil) != c.reject || err != nil && !errors.Is(err, ErrReadersReject) {
+			t.Errorf("%.12q in %v: %v", c.plain, c.l, err)
+		}
+	}
+	if got := string(AppendPlainForReaders(nil, []byte("typealias x;"))); got != TSDLSignature+"typealias x;" {
+		t.Errorf("unsigned TSDL: %q", got)
+	}
+	for _, s := range []string{"/* CTF 1.8 */ x", "\x1e{}", "\n\x1e{}", ""} {
+		if got := string(AppendPlainForReaders(nil, []byte(s))); got != s {
+			t.Errorf("%q became %q", s, got)
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package events
+
+import (
+	"strconv"
+
+	"github.com/tracecodec/tracecodec/ctf"
+)
+
+// ctfSource adapts a CTF trace folder (ctf.Reader: the data streams merged
+// by time) to the event layer. Each event record is a KindInstant event
+// named by its event record class, timed in ns from its clock's origin, on
+// the track of its data stream (named "cpu N" when the packet context has a
+// cpu_id, else by the stream's file name). Its arguments are the top-level
+// fields of the common context, the specific context and the payload, in
+// that order, without the fields the CTF reader consumes (unsigned integers
+// with a role); structures, arrays and variants are composite values.
+type ctfSource struct {
+	tr     *ctf.Trace
+	r      *ctf.Reader
+	ev     *ctf.Event
+	tracks []Track
+	byS    map[*ctf.Stream]int
+	args   []int32 // field indices of the arguments
+}
+
+func openCTFDir(path string) (source, error) {
+	tr, err := ctf.OpenDir(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}}
+	s.tracks = make([]Track, len(tr.Streams))
+	for i, st := range tr.Streams {
+		s.byS[st] = i
+		s.tracks[i] = Track{Kind: TrackStream, ID: uint64(i), Name: st.Name}
+	}
+	return s, nil
+}
+
+func (s *ctfSource) next(e *Event) bool {
+	if !s.r.Next() {
+		return false
+	}
+	ev := s.r.Event()
+	s.ev = ev
+	e.reset()
+	e.kind = KindInstant
+	e.name = ev.Class.Name
+	if ev.Stream.Packet().Class.Clock != nil {
+		e.time, e.hasTime = ev.NS(), true
+	}
+	i := s.byS[ev.Stream]
+	tk := &s.tracks[i]
+	if tk.Name == ev.Stream.Name {
+		if cpu, ok := ctfCPU(ev.Stream.Packet()); ok {
+			tk.Name = "cpu " + strconv.FormatUint(cpu, 10)
+		}
+	}
+	e.track = tk
+	s.args = s.args[:0]
+	for _, root := range [3]int32{ev.CommonContext, ev.SpecificContext, ev.Payload} {
+		if root < 0 {
+			continue
+		}
+		f := &ev.Fields[root]
+		for j := root + 1; j < f.End; j = ev.Fields[j].End {
+			if !ctf.Hidden(ev.FieldClass(int(j))) {
+				s.args = append(s.args, j)
+			}
+		}
+	}
+	return true
+}
+
+// ctfCPU returns the packet context's cpu_id.
+func ctfCPU(p *ctf.Packet) (uint64, bool) {
+	if p.ContextRoot < 0 {
+		return 0, false
+	}
+	f := &p.Fields[p.ContextRoot]
+	for j := p.ContextRoot + 1; j < f.End; j = p.Fields[j].End {
+		if fc := p.FieldClass(int(j)); fc.Name == "cpu_id" && fc.Kind == ctf.KindUint {
+			return p.Fields[j].V, true
+		}
+	}
+	return 0, false
+}
+
+func (s *ctfSource) err() error      { return s.r.Err() }
+func (s *ctfSource) close() error    { return nil }
+func (s *ctfSource) underlying() any { return s.r }
+func (s *ctfSource) numArgs() int    { return len(s.args) }
+
+func (s *ctfSource) arg(i int) (string, Value) {
+	j := int(s.args[i])
+	ev := s.ev
+	fc := ev.FieldClass(j)
+	f := &ev.Fields[j]
+	switch fc.Kind {
+	case ctf.KindSint, ctf.KindVarSint:
+		return fc.Name, intValue(f.Int())
+	case ctf.KindUint, ctf.KindVarUint:
+		return fc.Name, uintValue(f.V)
+	case ctf.KindFloat:
+		return fc.Name, floatValue(f.Float())
+	case ctf.KindBool:
+		return fc.Name, boolValue(f.V != 0)
+	case ctf.KindString:
+		return fc.Name, stringValue(ev.Bytes(j))
+	case ctf.KindBlob:
+		return fc.Name, bytesValue(ev.Bytes(j))
+	}
+	return fc.Name, compositeValue(s, i)
+}
+
+// appendArgJSON renders a composite argument: structures as objects,
+// arrays as arrays, variants as their selected option, optionals as the
+// field or null.
+func (s *ctfSource) appendArgJSON(b []byte, i int) []byte {
+	return s.appendJSON(b, int(s.args[i]))
+}
+
+func (s *ctfSource) appendJSON(b []byte, j int) []byte {
+	ev := s.ev
+	fc := ev.FieldClass(j)
+	f := &ev.Fields[j]
+	switch fc.Kind {
+	case ctf.KindStruct:
+		b = append(b, '{')
+		n := 0
+		for k := j + 1; k < int(f.End); k = int(ev.Fields[k].End) {
+			c := ev.FieldClass(k)
+			if ctf.Hidden(c) {
+				continue
+			}
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = AppendJSONString(b, c.Name)
+			b = append(b, ':')
+			b = s.appendJSON(b, k)
+			n++
+		}
+		return append(b, '}')
+	case ctf.KindArray:
+		b = append(b, '[')
+		for k := j + 1; k < int(f.End); k = int(ev.Fields[k].End) {
+			if k > j+1 {
+				b = append(b, ',')
+			}
+			b = s.appendJSON(b, k)
+		}
+		return append(b, ']')
+	case ctf.KindVariant, ctf.KindOptional:
+		if j+1 < int(f.End) {
+			return s.appendJSON(b, j+1)
+		}
+		return append(b, "null"...)
+	case ctf.KindSint, ctf.KindVarSint:
+		return intValue(f.Int()).AppendJSON(b)
+	case ctf.KindUint, ctf.KindVarUint:
+		return uintValue(f.V).AppendJSON(b)
+	case ctf.KindFloat:
+		return floatValue(f.Float()).AppendJSON(b)
+	case ctf.KindBool:
+		return boolValue(f.V != 0).AppendJSON(b)
+	case ctf.KindString:
+		return stringValue(ev.Bytes(j)).AppendJSON(b)
+	}
+	return bytesValue(ev.Bytes(j)).AppendJSON(b)
+}
+
+// appendRecord locates the event record: its stream file, packet index,
+// byte offset and event record class id.
+func (s *ctfSource) appendRecord(b []byte) []byte {
+	ev := s.ev
+	b = append(b, `{"stream":`...)
+	b = AppendJSONString(b, ev.Stream.Name)
+	b = append(b, `,"packet":`...)
+	b = strconv.AppendInt(b, int64(ev.Stream.Packet().Index), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendUint(b, ev.Offset/8, 10)
+	b = append(b, `,"event_class_id":`...)
+	b = strconv.AppendUint(b, ev.Class.ID, 10)
+	return append(b, '}')
+}

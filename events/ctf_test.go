@@ -1,0 +1,76 @@
+package events_test
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// TestCTFTrace: events.Open on a CTF trace folder yields its event records
+// in time order with names, ns times, stream tracks and typed arguments,
+// the same for the LTTng 2.15 trace in CTF 1.8 TSDL and in CTF 2 form.
+func TestCTFTrace(t *testing.T) {
+	var firsts []string
+	for _, d := range []string{"lttng-2.15.1-ust-ctf1.8-plaintext", "lttng-2.15.1-ust-ctf2-json"} {
+		r, err := events.Open(vectortest.Path(t, "ctf", d, "trace"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Detection().Format != events.FormatCTF {
+			t.Errorf("%s: detected %v", d, r.Detection())
+		}
+		n, last := 0, int64(0)
+		var first string
+		for r.Next() {
+			e := r.Event()
+			if !e.HasTime() || e.Time() < last {
+				t.Fatalf("%s: event %d: time %d after %d", d, n, e.Time(), last)
+			}
+			last = e.Time()
+			if tk := e.Track(); tk.Kind != events.TrackStream || !strings.HasPrefix(tk.Name, "cpu ") {
+				t.Fatalf("%s: track %+v", d, tk)
+			}
+			if n == 0 {
+				var b strings.Builder
+				b.WriteString(e.Name())
+				for name, v := range e.Args {
+					b.WriteString(" " + name + "=" + string(v.AppendJSON(nil)))
+				}
+				first = b.String()
+				if e.Kind() != events.KindInstant || e.NumArgs() != 4 {
+					t.Errorf("%s: first event %s, kind %v", d, first, e.Kind())
+				}
+				if v, ok := e.ArgByName("field_s_0"); !ok || v.Kind() != events.ValueString || v.String() != "str-0" {
+					t.Errorf("%s: field_s_0 = %v", d, v)
+				}
+				if rec := string(e.AppendRecord(nil)); !strings.Contains(rec, `"stream":"channel0_`) {
+					t.Errorf("%s: record %s", d, rec)
+				}
+			}
+			n++
+		}
+		if err := r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if n != 80 {
+			t.Errorf("%s: %d events, want 80", d, n)
+		}
+		firsts = append(firsts, first)
+		r.Close()
+	}
+	if want := `anchors_many:event_000 field_a_0=0 field_b_0=0 field_s_0="str-0" field_e_0=0`; firsts[0] != want || firsts[1] != want {
+		t.Errorf("first events differ: %q vs %q", firsts[0], firsts[1])
+	}
+}
+
+// A metadata file alone still says it holds no events.
+func TestCTFMetadataFileNoEvents(t *testing.T) {
+	p := filepath.Join(vectortest.Path(t, "ctf", "lttng-2.13.9-ust-ctf1.8-packetized-1pkt", "trace"), "metadata")
+	if _, err := events.Open(p); !errors.Is(err, events.ErrNoEvents) {
+		t.Errorf("%v", err)
+	}
+}
