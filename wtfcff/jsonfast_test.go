@@ -170,3 +170,47 @@ func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONFastStringTable: string tables with escapes, surrogates, invalid
+// UTF-8, white space and values encoding/json refuses are read by the fast
+// path exactly as encoding/json alone reads them (the valid ones without
+// falling back).
+func TestJSONFastStringTable(t *testing.T) {
+	var src bytes.Buffer
+	if err := BinaryToJSON(&src, bytes.NewReader(loadTraceFile(t, 4)), JSONComplete); err != nil {
+		t.Fatal(err)
+	}
+	base := src.Bytes()
+	head := []byte(jsonStringTableHead)
+	if !bytes.Contains(base, head) {
+		t.Fatal("no string table in the test file")
+	}
+	valid := []string{`"a\"b"`, `"\\\/\b\f\n\r\t"`, `"\u00e9\u4E16x"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`,
+		`"\ude00\ud83d"`, `"\ud83d\u0041"`, `"\ud83d\ud83d\ude00"`, "\"\xff\xfe\"", "\"\xe4\xb8\"", `"héllo 世界"`, `""`,
+		"\"\xef\xbf\xbd\"", `"\"ok\""`}
+	invalid := []string{`"\u0000"`, "\"\x01\"", `"\x"`, `"\u12G4"`, `1`, `null`, `"a`, `"\`, `"\u12"`}
+	insert := func(entries string) []byte {
+		return bytes.Replace(base, head, append(bytes.Clone(head), entries+","...), 1)
+	}
+	o, _ := applyReaderOptions(nil)
+	check := func(in []byte, mustStayFast bool) {
+		t.Helper()
+		want := jsonOutcome(slowJSONReader(in))
+		jr := newJSONBytesReader(in, o)
+		if got := jsonOutcome(jr); got != want {
+			t.Fatalf("%.300q: fast reader\n%.2000s\nwant\n%.2000s", in, got, want)
+		}
+		if mustStayFast && jr.fast == nil {
+			t.Fatalf("%.300q: fell back to encoding/json", in)
+		}
+	}
+	for _, s := range valid {
+		check(insert(s), true)
+	}
+	check(insert(strings.Join(valid, ",")), true)
+	check(insert(" "+strings.Join(valid, " ,\n ")+" "), true)
+	check(bytes.Replace(base, head, []byte(jsonStringTableHead+"]},"+jsonStringTableHead), 1), true) // an empty table first
+	for _, s := range invalid {
+		check(insert(s), false)
+	}
+}
