@@ -10,8 +10,8 @@ import (
 // jsonFast reads a JSON container held in memory without building a tree:
 // a scanner over the text that takes
 // the documents, chunks and parts in the layout the reference's writers and
-// this package's JSONWriter produce, and decodes base64 event buffers from
-// the text into a buffer reused from chunk to chunk. Whatever it does not
+// this package's JSONWriter produce, and decodes base64 event buffers and
+// string tables from the text into buffers reused from chunk to chunk. Whatever it does not
 // handle — other keys, escapes, numbers that are not plain integers, unknown
 // chunk types, anything malformed — it hands to encoding/json from the start
 // of the chunk or document it was reading (see JSONReader.fallback), so
