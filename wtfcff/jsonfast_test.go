@@ -217,3 +217,22 @@ func TestJSONFastStringTable(t *testing.T) {
 		check(insert(s), false)
 	}
 }
+
+// FuzzJSONFastPath: over any text, the scanner of NewBytesReader delivers
+// exactly what encoding/json alone delivers (chunks, parts, offsets, errors).
+func FuzzJSONFastPath(f *testing.F) {
+	f.Add([]byte("{\n  \"wtfVersion\": 1,\n  \"formatVersion\": 10,\n  \"chunks\": [\n    " +
+		`{"id":1,"type":"event_data","parts":[{"type":"string_table","value":["a","\"ok\"","h\u00e9","\ud83d\ude00","\ud83d",""]},` +
+		`{"type":"binary_event_buffer","mode":"base64","byteLength":4,"value":"AAAAAA=="}]}` + "\n  ]\n}"))
+	f.Add([]byte(`{"wtfVersion":1,"formatVersion":10}` + "\n" + `{"chunks":[{"type":"event_data","parts":[{"type":"string_table","value":[ "x" , "\n\t" ]}]}]}`))
+	o, _ := applyReaderOptions(nil)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		want := jsonOutcome(slowJSONReader(data))
+		if got := jsonOutcome(newJSONBytesReader(data, o)); got != want {
+			t.Fatalf("fast reader\n%.2000s\nwant\n%.2000s", got, want)
+		}
+	})
+}
