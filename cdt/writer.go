@@ -64,11 +64,11 @@ type CompressionLevel int
 // Compression levels, fastest first.
 const (
 	// CompressionFastest is the default, chosen for speed. Beside the
-	// reference (libzstd level 3, 256-tick chunks) it writes 2.2 % more
+	// reference (libzstd level 3, 256-tick chunks) it writes 2.3 % more
 	// bytes on rows shaped like its h8 trace (≈2.5 kB; CompressionDefault
 	// 3.4 % more) and 7.1 % more on rows shaped like h5 (≈4 kB, more
-	// entities; CompressionDefault 2.7 %, CompressionBetter 0.8 %), at
-	// 60–70 % of CompressionDefault's CPU time for the whole write.
+	// entities; CompressionDefault 2.7 %, CompressionBetter about 1 %), in
+	// 55–70 % of CompressionDefault's CPU time for the whole write.
 	CompressionFastest CompressionLevel = iota + 1
 	// CompressionDefault is roughly zstd level 3.
 	CompressionDefault
