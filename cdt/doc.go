@@ -151,7 +151,7 @@
 // measured 0.6 GB/s). Several messages hash side by side, though: where the
 // CPU has AVX-512, the sequential iterator (Iter, Range, All, RawBlocks,
 // schema7.Records) reads and decompresses up to 8 chunks ahead (at most
-// 8 MiB of payload, or one larger chunk alone) and verifies their
+// 32 MiB of payload, or one larger chunk alone) and verifies their
 // checksums in one eight-lane pass, about 4.5 GB per CPU-second in all;
 // errors still come in file order, after every row before the failing
 // chunk. On rows shaped like v7_small_300ticks.cdt the checksum is then

@@ -82,12 +82,12 @@
 // every Writer, ThreadWriter and EventBuilder append (ThreadWriter chunk
 // hand-overs included) do not allocate (pinned by AllocsPerRun tests). The decoder allocates for each new event type and zone (their
 // names are copied). JSON containers are read by a scanner over the text that
-// builds no tree and decodes base64 event buffers straight from the text
-// into a buffer reused from chunk to chunk; what it does not handle (escapes
-// in keys, other key orders, numbers that are not plain integers, unknown
-// chunk types, malformed text) is read by encoding/json from the start, with
-// the same results and errors. They allocate per chunk (string tables, the
-// file header), not per event.
+// builds no tree and decodes base64 event buffers and string tables
+// straight from the text into buffers reused from chunk to chunk; what it
+// does not handle (escapes in keys, other key orders, numbers that are not
+// plain integers, unknown chunk types, malformed text) is read by
+// encoding/json from the start, with the same results and errors. They
+// allocate per chunk at most (the file header), not per event.
 //
 // # Limits and errors
 //

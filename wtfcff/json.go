@@ -35,8 +35,9 @@ const (
 // back. It implements ChunkSource. Offsets in errors are offsets in the text.
 //
 // Over a file held in memory (NewBytesReader) the chunks are read by a
-// scanner that builds no tree and decodes base64 event buffers from the text
-// in place into a buffer reused from chunk to chunk; encoding/json reads what
+// scanner that builds no tree and decodes base64 event buffers and string
+// tables from the text into buffers reused from chunk to chunk (so part data
+// is valid until the next Next); encoding/json reads what
 // it does not handle, from the start, so results and errors are the same.
 // Over an io.Reader (NewJSONReader, NewReader) encoding/json streams the
 // text, one chunk object in memory at a time.

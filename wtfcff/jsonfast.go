@@ -3,13 +3,15 @@ package wtfcff
 import (
 	"bytes"
 	"encoding/base64"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // jsonFast reads a JSON container held in memory without building a tree:
 // a scanner over the text that takes
 // the documents, chunks and parts in the layout the reference's writers and
-// this package's JSONWriter produce, and decodes base64 event buffers from
-// the text into a buffer reused from chunk to chunk. Whatever it does not
+// this package's JSONWriter produce, and decodes base64 event buffers and
+// string tables from the text into buffers reused from chunk to chunk. Whatever it does not
 // handle — other keys, escapes, numbers that are not plain integers, unknown
 // chunk types, anything malformed — it hands to encoding/json from the start
 // of the chunk or document it was reading (see JSONReader.fallback), so
@@ -377,6 +379,16 @@ func (jr *JSONReader) fastParts(c *Chunk, nbin *int) bool {
 		if int64(i) >= jr.o.limits.MaxParts {
 			return false
 		}
+		if p, ok := f.stringTable(nbin); ok {
+			f.parts = append(f.parts, p)
+			if f.eat(']') {
+				return true
+			}
+			if !f.eat(',') {
+				return false
+			}
+			continue
+		}
 		s, e, ok := f.skipObject()
 		if !ok {
 			return false
@@ -449,6 +461,162 @@ func (f *jsonFast) base64Part(raw []byte, nbin *int) (Part, bool) {
 	*nbin++
 	p.Data = dst[:n]
 	return p, true
+}
+
+// jsonStringTableHead is how the writers start a string_table part.
+const jsonStringTableHead = `{"type":"string_table","value":[`
+
+// stringTable reads a string_table part laid out as the writers lay it out
+// ({"type":"string_table","value":[strings]}) from the read position into a
+// reused buffer: the strings unescaped as encoding/json unescapes them, each
+// followed by NUL, which is what convertJSONPart makes of the part. Anything
+// else — another layout, a value that is not a string, an escape or byte
+// that is not valid JSON, a NUL — leaves the read position where it was and
+// returns false, for the generic path to read (or reject) the part.
+func (f *jsonFast) stringTable(nbin *int) (Part, bool) {
+	if _, ok := f.peek(); !ok || !bytes.HasPrefix(f.buf[f.pos:], []byte(jsonStringTableHead)) {
+		return Part{}, false
+	}
+	if *nbin == len(f.bins) {
+		f.bins = append(f.bins, nil)
+	}
+	buf := f.buf
+	dst := f.bins[*nbin][:0]
+	pos := skipJSONSpace(buf, f.pos+len(jsonStringTableHead))
+	ok := pos < len(buf)
+	if ok && buf[pos] == ']' {
+		pos++
+	} else {
+		for ok {
+			if pos >= len(buf) || buf[pos] != '"' {
+				ok = false
+				break
+			}
+			if dst, pos, ok = appendJSONUnquoted(dst, buf, pos+1); !ok {
+				break
+			}
+			dst = append(dst, 0)
+			if pos = skipJSONSpace(buf, pos); pos >= len(buf) {
+				ok = false
+			} else if buf[pos] == ']' {
+				pos++
+				break
+			} else if buf[pos] == ',' {
+				pos = skipJSONSpace(buf, pos+1)
+			} else {
+				ok = false
+			}
+		}
+	}
+	f.bins[*nbin] = dst // kept for reuse, whatever happens
+	if !ok || pos >= len(buf) || buf[pos] != '}' {
+		return Part{}, false
+	}
+	f.pos = pos + 1
+	*nbin++
+	return Part{Type: PartStringTable, Data: dst}, true
+}
+
+func skipJSONSpace(b []byte, pos int) int {
+	for pos < len(b) && (b[pos] == ' ' || b[pos] == '\t' || b[pos] == '\n' || b[pos] == '\r') {
+		pos++
+	}
+	return pos
+}
+
+// appendJSONUnquoted appends the JSON string text starting at s[pos] (after
+// its opening quote) unescaped as encoding/json unescapes it — a lone or
+// broken surrogate escape and each byte of invalid UTF-8 become U+FFFD — and
+// returns the position after the closing quote. ok is false for text that
+// is not a valid JSON string (a control character, a bad escape, no closing
+// quote) and for \u0000, which a string table cannot hold.
+func appendJSONUnquoted(dst, s []byte, pos int) (_ []byte, end int, ok bool) {
+	for {
+		i := pos
+		for i < len(s) {
+			if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+				break
+			}
+			i++
+		}
+		dst = append(dst, s[pos:i]...)
+		if pos = i; pos >= len(s) {
+			return dst, pos, false
+		}
+		switch c := s[pos]; {
+		case c == '"':
+			return dst, pos + 1, true
+		case c < 0x20:
+			return dst, pos, false
+		case c == '\\':
+			if pos+1 >= len(s) {
+				return dst, pos, false
+			}
+			switch e := s[pos+1]; e {
+			case '"', '\\', '/':
+				dst = append(dst, e)
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				r := jsonHex4(s, pos)
+				if r <= 0 { // not an escape, or NUL
+					return dst, pos, false
+				}
+				pos += 6
+				if utf16.IsSurrogate(r) {
+					if d := utf16.DecodeRune(r, jsonHex4(s, pos)); d != utf8.RuneError {
+						dst = utf8.AppendRune(dst, d)
+						pos += 6
+						continue
+					}
+					r = utf8.RuneError
+				}
+				dst = utf8.AppendRune(dst, r)
+				continue
+			default:
+				return dst, pos, false
+			}
+			pos += 2
+		default:
+			r, n := utf8.DecodeRune(s[pos:])
+			if r == utf8.RuneError && n == 1 {
+				dst = append(dst, "\uFFFD"...)
+			} else {
+				dst = append(dst, s[pos:pos+n]...)
+			}
+			pos += n
+		}
+	}
+}
+
+// jsonHex4 returns the code unit of the \uXXXX escape at s[pos:], or -1.
+func jsonHex4(s []byte, pos int) rune {
+	if pos+6 > len(s) || s[pos] != '\\' || s[pos+1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[pos+2 : pos+6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // fallback hands the input to encoding/json from its start: the

@@ -145,9 +145,12 @@ func TestJSONLoadZeroAllocsPerEvent(t *testing.T) {
 		}
 	}
 	allocs := testing.AllocsPerRun(3, func() { ld.load(data) })
-	// A load allocates its reader, decoder and tracker; each chunk its
-	// string table: nothing per event.
-	if limit := 600 + 100*float64(chunks); allocs > limit {
+	// A load allocates its reader, decoder and tracker (and the decoder a
+	// copy of each event type's and zone's names); string tables and event
+	// buffers are decoded into buffers reused from chunk to chunk: nothing
+	// per event, next to nothing per chunk (encoding/json allocated each
+	// string of a table).
+	if limit := 600 + 2*float64(chunks); allocs > limit {
 		t.Fatalf("%v allocations to load %d events in %d chunks (limit %v)", allocs, st.events, chunks, limit)
 	}
 }
@@ -169,4 +172,67 @@ func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 			t.Errorf("validJSON(%q) = %v, json.Valid says %v", s, got, want)
 		}
 	}
+}
+
+// TestJSONFastStringTable: string tables with escapes, surrogates, invalid
+// UTF-8, white space and values encoding/json refuses are read by the fast
+// path exactly as encoding/json alone reads them (the valid ones without
+// falling back).
+func TestJSONFastStringTable(t *testing.T) {
+	var src bytes.Buffer
+	if err := BinaryToJSON(&src, bytes.NewReader(loadTraceFile(t, 4)), JSONComplete); err != nil {
+		t.Fatal(err)
+	}
+	base := src.Bytes()
+	head := []byte(jsonStringTableHead)
+	if !bytes.Contains(base, head) {
+		t.Fatal("no string table in the test file")
+	}
+	valid := []string{`"a\"b"`, `"\\\/\b\f\n\r\t"`, `"\u00e9\u4E16x"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`,
+		`"\ude00\ud83d"`, `"\ud83d\u0041"`, `"\ud83d\ud83d\ude00"`, "\"\xff\xfe\"", "\"\xe4\xb8\"", `"héllo 世界"`, `""`,
+		"\"\xef\xbf\xbd\"", `"\"ok\""`}
+	invalid := []string{`"\u0000"`, "\"\x01\"", `"\x"`, `"\u12G4"`, `1`, `null`, `"a`, `"\`, `"\u12"`}
+	insert := func(entries string) []byte {
+		return bytes.Replace(base, head, append(bytes.Clone(head), entries+","...), 1)
+	}
+	o, _ := applyReaderOptions(nil)
+	check := func(in []byte, mustStayFast bool) {
+		t.Helper()
+		want := jsonOutcome(slowJSONReader(in))
+		jr := newJSONBytesReader(in, o)
+		if got := jsonOutcome(jr); got != want {
+			t.Fatalf("%.300q: fast reader\n%.2000s\nwant\n%.2000s", in, got, want)
+		}
+		if mustStayFast && jr.fast == nil {
+			t.Fatalf("%.300q: fell back to encoding/json", in)
+		}
+	}
+	for _, s := range valid {
+		check(insert(s), true)
+	}
+	check(insert(strings.Join(valid, ",")), true)
+	check(insert(" "+strings.Join(valid, " ,\n ")+" "), true)
+	check(bytes.Replace(base, head, []byte(jsonStringTableHead+"]},"+jsonStringTableHead), 1), true) // an empty table first
+	for _, s := range invalid {
+		check(insert(s), false)
+	}
+}
+
+// FuzzJSONFastPath: over any text, the scanner of NewBytesReader delivers
+// exactly what encoding/json alone delivers (chunks, parts, offsets, errors).
+func FuzzJSONFastPath(f *testing.F) {
+	f.Add([]byte("{\n  \"wtfVersion\": 1,\n  \"formatVersion\": 10,\n  \"chunks\": [\n    " +
+		`{"id":1,"type":"event_data","parts":[{"type":"string_table","value":["a","\"ok\"","h\u00e9","\ud83d\ude00","\ud83d",""]},` +
+		`{"type":"binary_event_buffer","mode":"base64","byteLength":4,"value":"AAAAAA=="}]}` + "\n  ]\n}"))
+	f.Add([]byte(`{"wtfVersion":1,"formatVersion":10}` + "\n" + `{"chunks":[{"type":"event_data","parts":[{"type":"string_table","value":[ "x" , "\n\t" ]}]}]}`))
+	o, _ := applyReaderOptions(nil)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		want := jsonOutcome(slowJSONReader(data))
+		if got := jsonOutcome(newJSONBytesReader(data, o)); got != want {
+			t.Fatalf("fast reader\n%.2000s\nwant\n%.2000s", got, want)
+		}
+	})
 }

@@ -205,6 +205,10 @@ func benchLoad(b *testing.B, json bool) {
 	if json {
 		data = js
 	}
+	benchLoadData(b, data)
+}
+
+func benchLoadData(b *testing.B, data []byte) {
 	var ld loader
 	want, err := ld.load(data) // warm-up
 	if err != nil {
@@ -240,6 +244,83 @@ func BenchmarkLoad2MMixedBinary(b *testing.B) { benchLoad(b, false) }
 // BenchmarkLoad2MMixedJSON loads the same records from a JSON container
 // with base64 event buffers (node: 6.4 s CPU).
 func BenchmarkLoad2MMixedJSON(b *testing.B) { benchLoad(b, true) }
+
+// refTableEntries is how many string-table entries the reference recorder
+// writes for the 2 M-record load: one per string argument, not
+// deduplicated (1 100 282 in its JSON file of the side-by-side measurement,
+// where JSONWriter's tables hold a few dozen distinct strings).
+const refTableEntries = 1_100_000
+
+// refTableStrings are the kinds of string the reference's tables hold:
+// arguments as they are, any values as JSON text ("ok" quoted, so escaped
+// in the container), non-ASCII UTF-8.
+var refTableStrings = []string{"layout pass", "frame done", "1", "stamp", `"ok"`, "frame", "héllo 世界", "composite", "gc", "idle", "input", "paint", "layout"}
+
+// loadTraceRefJSON is the 2 M-record trace as a JSON container shaped as the
+// reference recorder writes it: each chunk's string table grown to its share
+// of refTableEntries (entries appended after the ones the events use, so the
+// records read are the same), so that the load parses a large string table
+// as the reference's does.
+func loadTraceRefJSON(tb testing.TB) []byte {
+	refJSON.Do(func() {
+		bin, _ := loadTrace2M(tb)
+		r, err := NewBytesReader(bin)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var chunks []Chunk
+		for r.Next() {
+			c := *r.Chunk()
+			c.Parts = append([]Part(nil), c.Parts...)
+			for i := range c.Parts {
+				c.Parts[i].Data = bytes.Clone(c.Parts[i].Data)
+			}
+			chunks = append(chunks, c)
+		}
+		if r.Err() != nil {
+			tb.Fatal(r.Err())
+		}
+		var out bytes.Buffer
+		jw, err := NewJSONWriter(&out)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		per, k := refTableEntries/len(chunks), 0
+		for i := range chunks {
+			c := &chunks[i]
+			for j := range c.Parts {
+				if p := &c.Parts[j]; p.Type == PartStringTable {
+					for range per {
+						p.Data = append(append(p.Data, refTableStrings[k%len(refTableStrings)]...), 0)
+						k++
+					}
+				}
+			}
+			if err := jw.WriteChunk(c); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if err := jw.Close(); err != nil {
+			tb.Fatal(err)
+		}
+		if k < refTableEntries*9/10 {
+			tb.Fatalf("only %d string-table entries added", k)
+		}
+		refJSON.data = out.Bytes()
+	})
+	return refJSON.data
+}
+
+var refJSON struct {
+	sync.Once
+	data []byte
+}
+
+// BenchmarkLoad2MMixedJSONRefTables loads the same records from a JSON
+// container whose string tables are as large as the reference recorder's
+// (1.1 M entries; see loadTraceRefJSON): the string tables are read by the
+// scanner, not encoding/json.
+func BenchmarkLoad2MMixedJSONRefTables(b *testing.B) { benchLoadData(b, loadTraceRefJSON(b)) }
 
 func resetBytesReader(_ *Reader, data []byte) (*Reader, error) { return NewBytesReader(data) }
 

@@ -161,8 +161,12 @@ func benchReadTyped(b *testing.B, opts ...cdt.ReaderOption) {
 }
 
 func benchRead(b *testing.B, meta *TraceMeta, recs []TickRecord, n int64, opts ...cdt.ReaderOption) {
+	benchReadChunks(b, meta, recs, n, cdt.DefaultChunkTicks, opts...)
+}
+
+func benchReadChunks(b *testing.B, meta *TraceMeta, recs []TickRecord, n int64, chunkTicks int, opts ...cdt.ReaderOption) {
 	var buf bytes.Buffer
-	writeTyped(b, &buf, meta, recs)
+	writeTyped(b, &buf, meta, recs, cdt.WithChunkTicks(chunkTicks))
 	r, err := cdt.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), opts...)
 	if err != nil {
 		b.Fatal(err)
@@ -193,6 +197,16 @@ func BenchmarkReadTypedHeavy(b *testing.B) {
 	meta, recs, _ := benchRecords(b)
 	recs, n := heavyRecords(b, recs)
 	benchRead(b, meta, recs, n)
+}
+
+// BenchmarkReadTypedHeavyChunk1000 is BenchmarkReadTypedHeavy on chunks of
+// 1 000 ticks (≈4 MB each), the shape of the side-by-side benchmark's h5
+// trace: large chunks must read as fast per tick as small ones (the
+// checksums of a few large chunks are still compared in one pass).
+func BenchmarkReadTypedHeavyChunk1000(b *testing.B) {
+	meta, recs, _ := benchRecords(b)
+	recs, n := heavyRecords(b, recs)
+	benchReadChunks(b, meta, recs, n, 1000)
 }
 
 // BenchmarkDecodeRecord is the msgpack part alone.
