@@ -532,7 +532,7 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 		return err
 	case "packetized":
 	case "chrome":
-		return writeChrome(in, out, nil, nil) // a trace folder (main refuses metadata alone)
+		return writeChrome(in, out) // a trace folder (main refuses metadata alone)
 	default:
 		return usageErrorf("ctf converts to plain or packetized[,le|be][,1.8|2.0|2.0-37][,size=N], not %q", to)
 	}
