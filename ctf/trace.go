@@ -229,23 +229,11 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	ents, err := os.ReadDir(dir)
+	names, skipped, err := DataStreamFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	var names []string
-	for _, e := range ents {
-		n := e.Name()
-		if n == "metadata" || strings.HasPrefix(n, ".") || !e.Type().IsRegular() {
-			continue
-		}
-		if ext := filepath.Ext(n); sidecarExt[ext] {
-			t.Skipped = append(t.Skipped, n)
-			continue
-		}
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	t.Skipped = append(t.Skipped, skipped...)
 	magic, hasMagic := t.magic()
 	for _, n := range names {
 		data, err := os.ReadFile(filepath.Join(dir, n))
@@ -266,6 +254,32 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 		}
 	}
 	return t, nil
+}
+
+// DataStreamFiles lists, sorted, the files of trace folder dir that OpenDir
+// reads as data streams — the regular files other than "metadata", hidden
+// files and the text sidecars tools leave beside them (.txt, .md, .json, .idx,
+// .tsdl, .sha256, .log), which it returns as skipped. OpenDir also skips a
+// listed file whose first bytes are not the packet magic number. A folder
+// with none holds metadata only: no events.
+func DataStreamFiles(dir string) (streams, skipped []string, err error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if n == "metadata" || strings.HasPrefix(n, ".") || !e.Type().IsRegular() {
+			continue
+		}
+		if ext := filepath.Ext(n); sidecarExt[ext] {
+			skipped = append(skipped, n)
+			continue
+		}
+		streams = append(streams, n)
+	}
+	sort.Strings(streams)
+	return streams, skipped, nil
 }
 
 // sidecarExt are extensions of files that sit in trace folders but are not

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/events"
 )
 
@@ -140,6 +141,12 @@ func fileInput(path string, fi fs.FileInfo) (Input, error) {
 func dirInput(path string, d events.Detection) (Input, error) {
 	if d.Format != events.FormatATF && d.Format != events.FormatCTF {
 		return Input{}, fmt.Errorf("%w: %s: %s %w", ErrInput, path, d, errNoEvents)
+	}
+	if d.Format == events.FormatCTF {
+		// A CTF folder holding metadata alone describes events but has none.
+		if streams, _, err := ctf.DataStreamFiles(path); err != nil || len(streams) == 0 {
+			return Input{}, fmt.Errorf("%w: %s: %s without data streams %w", ErrInput, path, d, errNoEvents)
+		}
 	}
 	var size int64
 	err := filepath.WalkDir(path, func(p string, de fs.DirEntry, err error) error {

@@ -706,10 +706,10 @@ func (c *cli) cmdConvert(args []string) int {
 	if f.convert == nil {
 		return c.usageError("convert", "%s: convert is not supported for %s", pos[0], f.name)
 	}
-	if f.name == "ctf" && *to == "chrome" && !in.IsDir() {
+	if f.name == "ctf" && *to == "chrome" && !ctfHasStreams(in) {
 		// Before creating OUT: CTF metadata describes a trace's streams and
 		// events; it holds no events to draw.
-		return c.fail(pos[0], usageErrorf("CTF metadata holds no events, so it has no Chrome trace form: ctf converts to plain or packetized"))
+		return c.fail(pos[0], usageErrorf("CTF metadata holds no events, so it has no Chrome trace form: ctf converts to plain or packetized (a trace folder with data streams converts to chrome)"))
 	}
 	o := convertOptions{Force: *force}
 	if *fields != "" {
