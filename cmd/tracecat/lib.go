@@ -11,13 +11,20 @@ import (
 )
 
 // libInput is in as package inspect reads it, with a progress line
-// ("reading", bytes) for a large input; the caller calls p.Done.
+// (bytes; labelled "wtf" for WTF, "reading" otherwise) for a large input;
+// the caller calls p.Done.
 func libInput(in *input) (inspect.Input, *progress) {
-	p := newProgress("reading", in.Size(), false)
+	label := "reading"
+	if in.det.Format == events.FormatWTF {
+		label = "wtf"
+	}
+	p := newProgress(label, in.Size(), false)
 	var last int64
 	li := inspect.Input{
 		Path:        in.Path,
 		Format:      in.det.Format,
+		Variant:     in.det.Variant,
+		Size:        in.Size(),
 		Open:        in.Reader,
 		Events:      func() (*events.Reader, error) { return openEvents(in) },
 		Interrupted: in.interrupted,

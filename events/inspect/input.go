@@ -23,9 +23,13 @@ type Input struct {
 	Path string
 	// Data, when not nil, is the whole input.
 	Data []byte
-	// Format is the input's event-layer format name ("dial9", "wtf", …);
-	// empty means detect it from Path or Data.
-	Format string
+	// Format is the input's event-layer format name ("dial9", "wtf", …)
+	// and Variant its variant as events.Detection names it; an empty
+	// Format means detect both from Path or Data.
+	Format, Variant string
+	// Size is the input's size in bytes; 0 means ask the file system (or
+	// len(Data)).
+	Size int64
 	// Open, when set, opens the input for streaming in place of opening
 	// Path (or reading Data).
 	Open func() (io.ReadCloser, error)
@@ -43,9 +47,17 @@ type Input struct {
 // FileInput is the Input of a file or folder at path.
 func FileInput(path string) Input { return Input{Path: path} }
 
-func (in *Input) format() (string, error) {
+// detect fills in Format, Variant and Size when they are not set.
+func (in *Input) detect() error {
+	if in.Size == 0 {
+		if in.Data != nil {
+			in.Size = int64(len(in.Data))
+		} else if fi, err := os.Stat(in.Path); err == nil && fi.Mode().IsRegular() {
+			in.Size = fi.Size()
+		}
+	}
 	if in.Format != "" {
-		return in.Format, nil
+		return nil
 	}
 	var d events.Detection
 	if in.Data != nil {
@@ -53,13 +65,14 @@ func (in *Input) format() (string, error) {
 	} else {
 		var err error
 		if d, err = events.Detect(in.Path); err != nil {
-			return "", err
+			return err
 		}
 	}
 	if d.Format == "" || d.Format == events.FormatUnknown {
-		return "", fmt.Errorf("%s: unrecognised format", in.Path)
+		return fmt.Errorf("%s: unrecognised format", in.Path)
 	}
-	return d.Format, nil
+	in.Format, in.Variant = d.Format, d.Variant
+	return nil
 }
 
 func (in *Input) open() (io.ReadCloser, error) {
@@ -118,14 +131,17 @@ func (r Report) StrictLosses() []string {
 // failing input's Report still has Format and, when the reader recovered
 // something before failing, Recovery (tracecat prints its recovery line).
 func Validate(in Input) (Report, error) {
-	f, err := in.format()
-	if err != nil {
+	if err := in.detect(); err != nil {
 		return Report{}, err
 	}
+	f := in.Format
+	var err error
 	rep := Report{Format: f}
 	switch f {
 	case events.FormatDial9:
 		rep.Summary, rep.Recovery, err = validateDial9(&in)
+	case events.FormatWTF:
+		rep.Summary, rep.Recovery, err = validateWTF(&in)
 	default:
 		return rep, fmt.Errorf("inspect: validate of %s is not in this package yet", f)
 	}
@@ -140,14 +156,17 @@ func Validate(in Input) (Report, error) {
 // keys, the event keys of Scan and "recovery" (the recovery summary, or
 // nil for a clean input).
 func FormatStats(in Input) (StatList, error) {
-	f, err := in.format()
-	if err != nil {
+	if err := in.detect(); err != nil {
 		return nil, err
 	}
+	f := in.Format
+	var err error
 	var st StatList
 	switch f {
 	case events.FormatDial9:
 		st, err = statsDial9(&in)
+	case events.FormatWTF:
+		st, err = statsWTF(&in)
 	default:
 		return nil, fmt.Errorf("inspect: stats of %s is not in this package yet", f)
 	}
