@@ -26,6 +26,7 @@ func libInput(in *input) (inspect.Input, *progress) {
 		Variant:     in.det.Variant,
 		Size:        in.Size(),
 		Open:        in.Reader,
+		OpenAt:      in.ReaderAt,
 		Events:      func() (*events.Reader, error) { return openEvents(in) },
 		Interrupted: in.interrupted,
 		Progress: func(read int64) {

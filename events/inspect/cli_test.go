@@ -16,7 +16,7 @@ import (
 
 // libFormats are the formats whose validate and stats tracecat takes from
 // this package.
-var libFormats = []string{"dial9", "wtf"}
+var libFormats = []string{"dial9", "wtf", "cdt"}
 
 var tracecat struct {
 	once sync.Once

@@ -33,6 +33,9 @@ type Input struct {
 	// Open, when set, opens the input for streaming in place of opening
 	// Path (or reading Data).
 	Open func() (io.ReadCloser, error)
+	// OpenAt, when set, opens the input for random access in place of
+	// opening Path (or reading Data).
+	OpenAt func() (r io.ReaderAt, size int64, close func() error, err error)
 	// Events, when set, opens the event reader of the input in place of
 	// events.Open(Path) (or events.OpenBytes(Data)).
 	Events func() (*events.Reader, error)
@@ -83,6 +86,25 @@ func (in *Input) open() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(in.Data)), nil
 	}
 	return os.Open(in.Path)
+}
+
+func (in *Input) openAt() (io.ReaderAt, int64, func() error, error) {
+	if in.OpenAt != nil {
+		return in.OpenAt()
+	}
+	if in.Data != nil {
+		return bytes.NewReader(in.Data), int64(len(in.Data)), func() error { return nil }, nil
+	}
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, nil, err
+	}
+	return f, fi.Size(), f.Close, nil
 }
 
 func (in *Input) events() (*events.Reader, error) {
@@ -142,6 +164,8 @@ func Validate(in Input) (Report, error) {
 		rep.Summary, rep.Recovery, err = validateDial9(&in)
 	case events.FormatWTF:
 		rep.Summary, rep.Recovery, err = validateWTF(&in)
+	case events.FormatCDT:
+		rep.Summary, rep.Recovery, err = validateCDT(&in)
 	default:
 		return rep, fmt.Errorf("inspect: validate of %s is not in this package yet", f)
 	}
@@ -167,6 +191,8 @@ func FormatStats(in Input) (StatList, error) {
 		st, err = statsDial9(&in)
 	case events.FormatWTF:
 		st, err = statsWTF(&in)
+	case events.FormatCDT:
+		st, err = statsCDT(&in)
 	default:
 		return nil, fmt.Errorf("inspect: stats of %s is not in this package yet", f)
 	}
