@@ -20,6 +20,17 @@ func libInput(in *input) (inspect.Input, *progress) {
 	}
 	p := newProgress(label, in.Size(), false)
 	var last int64
+	li := toLib(in)
+	li.Progress = func(read int64) {
+		p.Add(read - last)
+		last = read
+	}
+	return li, p
+}
+
+// toLib is in as package inspect reads it: reads that stop on an
+// interrupt, the event reader tracecat opens.
+func toLib(in *input) inspect.Input {
 	li := inspect.Input{
 		Path:        in.Path,
 		Format:      in.det.Format,
@@ -29,15 +40,11 @@ func libInput(in *input) (inspect.Input, *progress) {
 		OpenAt:      in.ReaderAt,
 		Events:      func() (*events.Reader, error) { return openEvents(in) },
 		Interrupted: in.interrupted,
-		Progress: func(read int64) {
-			p.Add(read - last)
-			last = read
-		},
 	}
 	if in.Path == "-" {
 		li.Data = in.data
 	}
-	return li, p
+	return li
 }
 
 // libValidate is validate through inspect.Validate; the report's recovery

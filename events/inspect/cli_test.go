@@ -10,13 +10,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
 // libFormats are the formats whose validate and stats tracecat takes from
 // this package.
-var libFormats = []string{"dial9", "wtf", "cdt"}
+var libFormats = []string{"dial9", "wtf", "cdt", "atf"}
 
 var tracecat struct {
 	once sync.Once
@@ -83,7 +84,15 @@ func inputsOf(t *testing.T, format string) []string {
 		return paths
 	}
 	filepath.WalkDir(filepath.Join(root, format), func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			// A folder the detector names this format (an ATF session or
+			// thread, a CTF trace) is an input too.
+			if det, err := events.Detect(p); err == nil && det.Format == format {
+				paths = append(paths, p)
+			}
 			return nil
 		}
 		switch filepath.Base(p) {

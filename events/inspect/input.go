@@ -166,6 +166,9 @@ func Validate(in Input) (Report, error) {
 		rep.Summary, rep.Recovery, err = validateWTF(&in)
 	case events.FormatCDT:
 		rep.Summary, rep.Recovery, err = validateCDT(&in)
+	case events.FormatATF:
+		rep.Summary, rep.Problems, err = validateATF(&in)
+		rep.Recovery = ATFRecovery(in)
 	default:
 		return rep, fmt.Errorf("inspect: validate of %s is not in this package yet", f)
 	}
@@ -186,6 +189,7 @@ func FormatStats(in Input) (StatList, error) {
 	f := in.Format
 	var err error
 	var st StatList
+	withEvents := true
 	switch f {
 	case events.FormatDial9:
 		st, err = statsDial9(&in)
@@ -193,15 +197,24 @@ func FormatStats(in Input) (StatList, error) {
 		st, err = statsWTF(&in)
 	case events.FormatCDT:
 		st, err = statsCDT(&in)
+	case events.FormatATF:
+		var lone bool
+		st, lone, err = statsATF(&in)
+		withEvents = !lone
 	default:
 		return nil, fmt.Errorf("inspect: stats of %s is not in this package yet", f)
 	}
 	if err != nil {
 		return nil, err
 	}
-	st, rec, err := st.withEvents(&in)
-	if err != nil {
-		return nil, err
+	var rec *traceerr.Recovery
+	if withEvents {
+		if st, rec, err = st.withEvents(&in); err != nil {
+			return nil, err
+		}
+	}
+	if f == events.FormatATF {
+		rec = ATFRecovery(in) // with the links walked, as validate reports them
 	}
 	var rv any
 	if rec != nil {
