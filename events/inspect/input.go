@@ -3,6 +3,7 @@ package inspect
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -42,8 +43,10 @@ type Input struct {
 	// Progress, when set, is called with the bytes of the input read so
 	// far, about every MiB.
 	Progress func(read int64)
-	// Interrupted, when set, is called between events; an error it returns
-	// ends the read with that error.
+	// Interrupted, when set, is called every ProgressEvery events of the
+	// event pass of FormatStats; an error it returns ends the read with
+	// that error. (To stop every read promptly, make Open and OpenAt
+	// return readers that fail once interrupted, as tracecat does.)
 	Interrupted func() error
 }
 
@@ -152,6 +155,8 @@ func (r Report) StrictLosses() []string {
 // the error says what was read before the damage), otherwise a Report. A
 // failing input's Report still has Format and, when the reader recovered
 // something before failing, Recovery (tracecat prints its recovery line).
+// It covers dial9, WTF, CDT and ATF; for CTF (still read by tracecat
+// itself) the error wraps errors.ErrUnsupported.
 func Validate(in Input) (Report, error) {
 	if err := in.detect(); err != nil {
 		return Report{}, err
@@ -170,7 +175,7 @@ func Validate(in Input) (Report, error) {
 		rep.Summary, rep.Problems, err = validateATF(&in)
 		rep.Recovery = ATFRecovery(in)
 	default:
-		return rep, fmt.Errorf("inspect: validate of %s is not in this package yet", f)
+		return rep, fmt.Errorf("inspect: validate of %s: %w", f, errors.ErrUnsupported)
 	}
 	if err != nil {
 		return Report{Format: f, Recovery: rep.Recovery}, err
@@ -181,7 +186,8 @@ func Validate(in Input) (Report, error) {
 // FormatStats reads in the way tracecat stats does and returns its keys in
 // the order stats --json prints them: "format" first, the format's own
 // keys, the event keys of Scan and "recovery" (the recovery summary, or
-// nil for a clean input).
+// nil for a clean input). Like Validate, it covers dial9, WTF, CDT and ATF;
+// for CTF the error wraps errors.ErrUnsupported.
 func FormatStats(in Input) (StatList, error) {
 	if err := in.detect(); err != nil {
 		return nil, err
@@ -202,7 +208,7 @@ func FormatStats(in Input) (StatList, error) {
 		st, lone, err = statsATF(&in)
 		withEvents = !lone
 	default:
-		return nil, fmt.Errorf("inspect: stats of %s is not in this package yet", f)
+		return nil, fmt.Errorf("inspect: stats of %s: %w", f, errors.ErrUnsupported)
 	}
 	if err != nil {
 		return nil, err
