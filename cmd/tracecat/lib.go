@@ -69,9 +69,5 @@ func libStats(in *input) (statList, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make(statList, len(st))
-	for i, kv := range st {
-		out[i] = stat{kv.Key, kv.Value}
-	}
-	return out, nil
+	return fromLib(st), nil
 }
