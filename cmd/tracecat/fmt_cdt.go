@@ -3,11 +3,9 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"io"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -34,18 +32,8 @@ func init() {
 // a forward scan of its complete chunks; File.Recovery then says what was
 // read and lost, and every command reports it.
 func cdtOpen(in *input) (*cdt.File, func(), error) {
-	if in.Variant() == "v2" {
-		return nil, nil, errors.New("CDT container v2 (crimson_debug_trace_v2) is not supported; this build reads container v1")
-	}
-	ra, size, closeFn, err := in.ReaderAt()
+	r, done, err := inspect.OpenCDT(toLib(in))
 	if err != nil {
-		return nil, nil, err
-	}
-	// tracecat is a caller that can spare the cores: decompress and checksum
-	// chunks ahead in parallel (the library's default is one goroutine).
-	r, err := cdt.Open(ra, size, cdt.WithConcurrency(runtime.GOMAXPROCS(0)), cdt.WithRecovery())
-	if err != nil {
-		closeFn()
 		return nil, nil, err
 	}
 	in.setRecovery(func() *traceerr.Recovery {
@@ -54,7 +42,7 @@ func cdtOpen(in *input) (*cdt.File, func(), error) {
 		}
 		return nil
 	})
-	return r, func() { r.Close(); closeFn() }, nil
+	return r, done, nil
 }
 
 // cdtRecoveryNote describes what recovery read and lost, for dump and

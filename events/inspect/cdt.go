@@ -13,11 +13,19 @@ import (
 	"github.com/tracecodec/tracecodec/traceerr"
 )
 
-// cdtOpen opens a CDT input for random access. A trace whose trailer or
+// OpenCDT opens a CDT input for random access, as tracecat does for every
+// command; done closes the file and the input. A trace whose trailer or
 // footer is missing or damaged (a recorder killed before Close) is opened
 // from a forward scan of its complete chunks; File.Recovery then says what
 // was read and lost. Chunks are decompressed and checksummed ahead on every
 // core.
+func OpenCDT(in Input) (f *cdt.File, done func(), err error) {
+	if err := in.detect(); err != nil {
+		return nil, nil, err
+	}
+	return cdtOpen(&in)
+}
+
 func cdtOpen(in *Input) (*cdt.File, func(), error) {
 	if in.Variant == "v2" {
 		return nil, nil, errors.New("CDT container v2 (crimson_debug_trace_v2) is not supported; this build reads container v1")
