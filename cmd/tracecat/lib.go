@@ -11,14 +11,19 @@ import (
 )
 
 // libInput is in as package inspect reads it, with a progress line
-// (bytes; labelled "wtf" for WTF, "reading" otherwise) for a large input;
-// the caller calls p.Done.
+// (bytes, as before the move: "reading" for dial9, "wtf" for WTF; none for
+// CDT and ATF, whose reads report no progress) for a large input; the
+// caller calls p.Done.
 func libInput(in *input) (inspect.Input, *progress) {
-	label := "reading"
-	if in.det.Format == events.FormatWTF {
+	label, total := "reading", in.Size()
+	switch in.det.Format {
+	case events.FormatWTF:
 		label = "wtf"
+	case events.FormatDial9:
+	default:
+		total = 0 // below the threshold: no line
 	}
-	p := newProgress(label, in.Size(), false)
+	p := newProgress(label, total, false)
 	var last int64
 	li := toLib(in)
 	li.Progress = func(read int64) {
