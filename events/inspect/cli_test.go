@@ -25,6 +25,15 @@ var tracecat struct {
 	err  error
 }
 
+// TestMain removes the tracecat built for the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tracecat.path != "" {
+		os.RemoveAll(filepath.Dir(tracecat.path))
+	}
+	os.Exit(code)
+}
+
 // tracecatBin builds cmd/tracecat once for the tests of this file.
 func tracecatBin(t *testing.T) string {
 	t.Helper()
