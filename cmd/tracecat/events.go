@@ -1,12 +1,11 @@
 package main
 
 // The commands' view of the event layer: opening an input as uniform events,
-// dump --json (one JSON Lines schema for every event format) and the event
-// keys of stats.
+// dump --json (one JSON Lines schema for every event format); the event
+// keys of stats come from inspect.FormatStats (lib.go).
 
 import (
 	"bufio"
-	"math"
 	"runtime"
 
 	"github.com/tracecodec/tracecodec/events"
@@ -63,55 +62,6 @@ func dumpEvents(in *input, w *bufio.Writer, o dumpOptions) error {
 	return err
 }
 
-// eventKeys are the keys stats adds for every event format, from
-// inspect.Scan, in the order stats prints them (times null when no event
-// has one): events, first_ns and last_ns (the first and last timed event in
-// stream order), min_ns and max_ns.
-func eventKeys(s inspect.Stats) statList {
-	var first, last, lo, hi any
-	if s.Timed {
-		first, last, lo, hi = s.First, s.Last, s.Min, s.Max
-	}
-	return statList{{"events", s.Events}, {"first_ns", first}, {"last_ns", last}, {"min_ns", lo}, {"max_ns", hi}}
-}
-
-// withEventStats sets the event keys in st: an existing key keeps its place
-// and takes the event layer's value, a new one is added at the end.
-func withEventStats(st statList, in *input) (statList, error) {
-	r, err := openEvents(in)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	s, err := inspect.Scan(r, func(int64) error { return in.interrupted() })
-	if err != nil {
-		return nil, err
-	}
-	return st.merge(eventKeys(s)), nil
-}
-
 // merge sets each key of add in s (replacing the value in place, or
-// appending).
-func (s statList) merge(add statList) statList {
-	for _, kv := range add {
-		found := false
-		for i := range s {
-			if s[i].Key == kv.Key {
-				s[i].Value, found = kv.Value, true
-				break
-			}
-		}
-		if !found {
-			s = append(s, kv)
-		}
-	}
-	return s
-}
-
-// ratio rounds a ratio to two decimals, as stats prints every ratio.
-func ratio(num, den float64) any {
-	if den == 0 {
-		return nil
-	}
-	return math.Round(num/den*100) / 100
-}
+// appending), as inspect.StatList.Merge.
+func (s statList) merge(add statList) statList { return fromLib(s.lib().Merge(add.lib())) }

@@ -7,8 +7,6 @@ import (
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"hash/crc32"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -17,13 +15,8 @@ import (
 
 func init() {
 	register(&format{
-		name: "atf",
-		validate: func(in *input) (string, error) {
-			s, _, err := atfValidate(in)
-			return s, err
-		},
-		check:   atfValidate,
-		stats:   atfStats,
+		name:    "atf",
+		lib:     true, // validate and stats: package inspect (atf.go)
 		dump:    atfDump,
 		merge:   atfMerge,
 		convert: atfConvert,
@@ -31,325 +24,25 @@ func init() {
 	})
 }
 
-// atfView is any ATF input opened as a session: a session or thread folder,
-// an index file (one thread) or a detail file (detail only).
-type atfView struct {
-	session *atf.Session
-	threads []*atf.Thread
-	detail  *atf.DetailFile // a lone detail file
-	// loneIndex: an index file without a detail.atf beside it, so its
-	// forward links cannot be followed (and are not errors).
-	loneIndex bool
-	close     func() error
-}
-
-func (v *atfView) Close() error {
-	if v.close != nil {
-		return v.close()
-	}
-	return nil
-}
-
 // atfKind says whether a file input is an index or a detail file: by magic,
 // else (damaged files) by name.
-func atfKind(in *input) string {
-	switch in.Variant() {
-	case "index", "detail":
-		return in.Variant()
-	}
-	if name := strings.ToLower(filepath.Base(in.Path)); strings.Contains(name, "detail") || strings.HasPrefix(name, "det") {
-		return "detail"
-	}
-	return "index"
-}
-
-// atfOpen opens the input and registers its recovery summary (see
-// atfRecovery).
-func atfOpen(in *input) (*atfView, error) {
-	v, err := atfOpenView(in)
-	if err == nil {
-		atfRecovery(in)
-	}
-	return v, err
-}
-
-func atfOpenView(in *input) (*atfView, error) {
-	if in.IsDir() {
-		if in.Variant() == "thread" {
-			t, err := atf.OpenThread(in.Path)
-			if err != nil {
-				return nil, err
-			}
-			return &atfView{threads: []*atf.Thread{t}, close: t.Close}, nil
-		}
-		s, err := atf.OpenSession(in.Path)
-		if err != nil {
-			return nil, err
-		}
-		return &atfView{session: s, threads: s.Threads, close: s.Close}, nil
-	}
-	r, size, closeFn, err := in.ReaderAt()
-	if err != nil {
-		return nil, err
-	}
-	v := &atfView{close: closeFn}
-	if atfKind(in) == "detail" {
-		if v.detail, err = atf.OpenDetail(r, size); err != nil {
-			closeFn()
-			return nil, err
-		}
-		return v, nil
-	}
-	ir, err := atf.OpenIndex(r, size)
-	if err != nil {
-		closeFn()
-		return nil, err
-	}
-	if dir, ok := atfSiblingDetail(in); ok {
-		// index.atf next to a detail.atf is a thread: like the reference,
-		// the detail file's existence decides that the thread has one.
-		closeFn()
-		t, err := atf.OpenThread(dir)
-		if err != nil {
-			return nil, atfDetailErr(filepath.Join(dir, "detail.atf"), err)
-		}
-		return &atfView{threads: []*atf.Thread{t}, close: t.Close}, nil
-	}
-	v.threads = []*atf.Thread{atf.NewThread(ir.Header().ThreadID, ir, nil)}
-	v.loneIndex = true
-	return v, nil
-}
-
-// atfSiblingDetail reports the folder of an input file named index.atf that
-// has a detail.atf beside it.
-func atfSiblingDetail(in *input) (dir string, ok bool) {
-	if in.Path == "-" || filepath.Base(in.Path) != "index.atf" {
-		return "", false
-	}
-	dir = filepath.Dir(in.Path)
-	fi, err := os.Stat(filepath.Join(dir, "detail.atf"))
-	return dir, err == nil && !fi.IsDir()
-}
-
-// atfDetailErr names the detail file in an error met while opening it beside
-// the index file given on the command line (which has just opened cleanly):
-// the message would otherwise carry the index file's path only.
-func atfDetailErr(path string, err error) error {
-	var fe *atf.FormatError
-	if errors.As(err, &fe) {
-		return fmt.Errorf("%s: %s", path, fe.Detail())
-	}
-	return fmt.Errorf("%s: %w", path, err)
-}
-
-func (v *atfView) recovered() bool {
-	if v.detail != nil {
-		return v.detail.Recovered()
-	}
-	return v.all().Recovered()
-}
-
-// all is the session the view's threads belong to (a folder-less one for a
-// thread folder or an index file), so totals come from the atf package.
-func (v *atfView) all() *atf.Session {
-	if v.session != nil {
-		return v.session
-	}
-	return &atf.Session{Threads: v.threads}
-}
-
-func (v *atfView) counts() (events, details uint64, discarded int64) {
-	if v.detail != nil {
-		return 0, v.detail.Len(), v.detail.Discarded()
-	}
-	for _, t := range v.threads {
-		discarded += t.Index.Discarded()
-		if t.Detail != nil {
-			discarded += t.Detail.Discarded()
-		}
-	}
-	all := v.all()
-	return all.EventCount(), all.DetailCount(), discarded
-}
-
-func (v *atfView) timeRange() (first, last uint64, ok bool) {
-	if v.detail != nil {
-		return v.detail.TimeRange()
-	}
-	return v.all().TimeRange()
-}
-
-// atfValidate opens the input, checks non-zero checksums and lists its
-// problems (atf's Check: recovered files, dropped bytes, header and footer
-// fields that disagree with the file, dangling, orphaned and broken links,
-// thread folders left out of a session).
-func atfValidate(in *input) (string, []string, error) {
-	v, err := atfOpen(in)
-	if err != nil {
-		return "", nil, err
-	}
-	defer v.Close()
-	if v.detail != nil {
-		if _, err := v.detail.VerifyChecksum(); err != nil {
-			return "", nil, err
-		}
-	}
-	for _, t := range v.threads {
-		if _, err := t.Index.VerifyChecksum(); err != nil {
-			return "", nil, atfThreadErr(v, t, err)
-		}
-		if t.Detail != nil {
-			if _, err := t.Detail.VerifyChecksum(); err != nil {
-				return "", nil, atfThreadErr(v, t, err)
-			}
-		}
-	}
-	ps, err := v.check()
-	if err != nil {
-		return "", nil, err
-	}
-	problems := make([]string, len(ps))
-	for i, p := range ps {
-		if p.Corrupt { // what no crash explains fails validate, as an error
-			return "", nil, errors.New(p.String())
-		}
-		problems[i] = p.String()
-	}
-	events, details, discarded := v.counts()
-	summary := fmt.Sprintf("%d threads, %d events, %d detail events", len(v.threads), events, details)
-	if v.detail != nil {
-		summary = fmt.Sprintf("%d detail events", details)
-	}
-	if v.loneIndex {
-		var links uint64
-		for e, err := range v.threads[0].Index.All() {
-			if err != nil {
-				return "", nil, err
-			}
-			if e.HasDetail() {
-				links++
-			}
-		}
-		if links > 0 {
-			summary += fmt.Sprintf("; %d detail links not followed (no detail.atf beside the file)", links)
-		}
-	}
-	if v.recovered() {
-		summary += fmt.Sprintf("; recovered without footer, %d bytes discarded", discarded)
-	}
-	if len(ps) > 0 {
-		summary += fmt.Sprintf("; %d problems", len(ps))
-	}
-	if v.recovered() {
-		// A writer that did not finish fails validate in every format (a
-		// CDT trace without footer, a cut dial9 stream, a torn WTF file):
-		// what it had not flushed is lost without a trace.
-		why := "a file has no footer"
-		if len(problems) > 0 {
-			why = strings.Join(problems, "; ")
-		}
-		return "", nil, fmt.Errorf("%s; what the writer had not flushed is lost without a trace (this package's ThreadWriter: at most 127 events per thread); recoverable: %s", why, summary)
-	}
-	return summary, problems, nil
-}
-
-// check lists the input's problems: a session's or thread's with every link
-// walked, a lone index or detail file's own (its links cannot be followed).
-func (v *atfView) check() ([]atf.Problem, error) {
-	switch {
-	case v.detail != nil:
-		return v.detail.Problems(), nil
-	case v.loneIndex:
-		return v.threads[0].Index.Problems(), nil
-	case v.session != nil:
-		return v.session.Check()
-	}
-	var ps []atf.Problem
-	for _, t := range v.threads {
-		tp, err := t.Check()
-		ps = append(ps, tp...)
-		if err != nil {
-			return ps, atfThreadErr(v, t, err)
-		}
-	}
-	return ps, nil
-}
-
-// problems is check without the link walk (what opening found), for stats.
-func (v *atfView) problems() []atf.Problem {
-	switch {
-	case v.detail != nil:
-		return v.detail.Problems()
-	case v.session != nil:
-		return v.session.Problems()
-	}
-	var ps []atf.Problem
-	for _, t := range v.threads {
-		ps = append(ps, t.Problems()...)
-	}
-	return ps
-}
-
-// atfThreadErr names the thread folder when the input holds several.
-func atfThreadErr(v *atfView, t *atf.Thread, err error) error {
-	if len(v.threads) > 1 || v.session != nil {
-		return fmt.Errorf("thread_%d: %w", t.ID, err)
-	}
-	return err
-}
-
-func atfStats(in *input) (statList, error) {
-	v, err := atfOpen(in)
-	if err != nil {
-		return nil, err
-	}
-	defer v.Close()
-	events, details, discarded := v.counts()
-	first, last, ok := v.timeRange()
-	var firstV, lastV any
-	if ok {
-		firstV, lastV = first, last
-	}
-	threads := len(v.threads)
-	if v.detail != nil {
-		threads = 1
-	}
-	st := statList{
-		{"threads", threads},
-		{"events", events},
-		{"detail_events", details},
-		{"first_ns", firstV},
-		{"last_ns", lastV},
-		{"recovered", v.recovered()},
-		{"discarded_bytes", discarded},
-		{"problems", len(v.problems())},
-	}
-	if in.Size() > 0 && events > 0 {
-		st = append(st, stat{"bytes_per_event", ratio(float64(in.Size()), float64(events))})
-	}
-	if v.session != nil {
-		st = append(st, stat{"manifest", v.session.Manifest != nil})
-	}
-	if v.detail != nil {
-		// A lone detail.atf holds no index events: the event keys are
-		// empty rather than read through the event layer.
-		return st.merge(statList{{"events", uint64(0)}, {"first_ns", nil}, {"last_ns", nil}, {"min_ns", nil}, {"max_ns", nil}}), nil
-	}
-	// first_ns and last_ns: the first and last events of the cross-thread
-	// merge (the event layer's stream order).
-	return withEventStats(st, in)
-}
+func atfKind(in *input) string { return inspect.ATFFileKind(in.Path, in.Variant()) }
 
 // atfDump prints the events through the event layer, in the cross-thread
 // merge order for text and JSON alike, or a lone detail file's records.
 func atfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if !in.IsDir() && atfKind(in) == "detail" {
-		v, err := atfOpen(in)
+		r, size, closeFn, err := in.ReaderAt()
 		if err != nil {
 			return err
 		}
-		defer v.Close()
-		return atfDumpDetail(v.detail, w, o)
+		defer closeFn()
+		d, err := atf.OpenDetail(r, size)
+		if err != nil {
+			return err
+		}
+		atfRecovery(in)
+		return atfDumpDetail(d, w, o)
 	}
 	return dumpEvents(in, w, o)
 }

@@ -3,11 +3,9 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"io"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -20,13 +18,12 @@ import (
 
 func init() {
 	register(&format{
-		name:     "cdt",
-		validate: cdtValidate,
-		stats:    cdtStats,
-		dump:     cdtDump,
-		diff:     cdtDiff,
-		convert:  cdtConvert,
-		sample:   cdtSample,
+		name:    "cdt",
+		lib:     true, // validate and stats: package inspect (cdt.go)
+		dump:    cdtDump,
+		diff:    cdtDiff,
+		convert: cdtConvert,
+		sample:  cdtSample,
 	})
 }
 
@@ -35,18 +32,8 @@ func init() {
 // a forward scan of its complete chunks; File.Recovery then says what was
 // read and lost, and every command reports it.
 func cdtOpen(in *input) (*cdt.File, func(), error) {
-	if in.Variant() == "v2" {
-		return nil, nil, errors.New("CDT container v2 (crimson_debug_trace_v2) is not supported; this build reads container v1")
-	}
-	ra, size, closeFn, err := in.ReaderAt()
+	r, done, err := inspect.OpenCDT(toLib(in))
 	if err != nil {
-		return nil, nil, err
-	}
-	// tracecat is a caller that can spare the cores: decompress and checksum
-	// chunks ahead in parallel (the library's default is one goroutine).
-	r, err := cdt.Open(ra, size, cdt.WithConcurrency(runtime.GOMAXPROCS(0)), cdt.WithRecovery())
-	if err != nil {
-		closeFn()
 		return nil, nil, err
 	}
 	in.setRecovery(func() *traceerr.Recovery {
@@ -55,110 +42,12 @@ func cdtOpen(in *input) (*cdt.File, func(), error) {
 		}
 		return nil
 	})
-	return r, func() { r.Close(); closeFn() }, nil
+	return r, done, nil
 }
 
 // cdtRecoveryNote describes what recovery read and lost, for dump and
-// convert.
-func cdtRecoveryNote(rep *cdt.Recovery) string {
-	return "trace not closed: " + rep.String()
-}
-
-func cdtValidate(in *input) (string, error) {
-	r, done, err := cdtOpen(in)
-	if err != nil {
-		return "", err
-	}
-	defer done()
-	if _, err := schema7.ReadMeta(r); err != nil {
-		return "", err
-	}
-	if err := schema7.CheckRequired(r.MetaPayload(), &schema7.TraceMeta{}); err != nil {
-		return "", err
-	}
-	var rec schema7.TickRecord
-	n := 0
-	for row, err := range r.All() {
-		if err != nil {
-			return "", err
-		}
-		if err := rec.Decode(row.Raw); err != nil {
-			return "", fmt.Errorf("tick %d: %w", row.Tick, err)
-		}
-		if err := schema7.CheckRequired(row.Raw, &rec); err != nil {
-			return "", fmt.Errorf("tick %d: %w", row.Tick, err)
-		}
-		n++
-	}
-	if rep := r.Recovery(); rep != nil {
-		// A trace without a usable footer is not valid; say what a reader
-		// recovers (every row above was checked).
-		var fe *cdt.FormatError
-		if errors.As(rep.Reason, &fe) {
-			e := *fe
-			if e.Msg == "" {
-				e.Msg = strings.TrimPrefix(e.Err.Error(), "cdt: ")
-			}
-			e.Msg += fmt.Sprintf(" (a forward scan recovers %d ticks in %d complete chunks; %s)", n, rep.Chunks, cdtLoss(rep))
-			return "", &e
-		}
-		return "", fmt.Errorf("%w (a forward scan recovers %d ticks in %d complete chunks; %s)", rep.Reason, n, rep.Chunks, cdtLoss(rep))
-	}
-	return fmt.Sprintf("%d ticks in %d chunks, schema %d", n, r.NumBlocks(), r.Meta().SchemaVersion), nil
-}
-
-// cdtLoss says what recovery lost.
-func cdtLoss(rep *cdt.Recovery) string {
-	switch {
-	case rep.LostBytes == 0:
-		return "nothing after them was lost"
-	case rep.LostTicks > 0:
-		return fmt.Sprintf("%d bytes lost from offset %d, with ticks %d..%d", rep.LostBytes, rep.ReadBytes, rep.LostFrom, rep.LostTo)
-	case rep.LostTicks < 0:
-		return fmt.Sprintf("%d bytes lost from offset %d, ticks unknown", rep.LostBytes, rep.ReadBytes)
-	}
-	return fmt.Sprintf("%d bytes lost from offset %d (footer and trailer, no ticks)", rep.LostBytes, rep.ReadBytes)
-}
-
-func cdtStats(in *input) (statList, error) {
-	r, done, err := cdtOpen(in)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	f := r.Footer()
-	var clen, ulen int64
-	for _, b := range f.Blocks {
-		clen += b.CompressedLen
-		ulen += b.UncompressedLen
-	}
-	st := statList{
-		{"ticks", f.TickCount},
-		{"first_tick", f.FirstTick},
-		{"last_tick", f.LastTick},
-		{"tick_chunks", len(f.Blocks)},
-		{"schema_version", r.Meta().SchemaVersion},
-		{"format_version", r.Meta().FormatVersion},
-		{"created_utc", r.Meta().CreatedUTC},
-		{"channels", r.Meta().Channels},
-		{"size", r.Size()},
-		{"tick_bytes_compressed", clen},
-		{"tick_bytes_msgpack", ulen},
-	}
-	if f.TickCount > 0 {
-		st = append(st, stat{"bytes_per_tick", ratio(float64(r.Size()), float64(f.TickCount))})
-	}
-	if rep := r.Recovery(); rep == nil {
-		st = append(st, stat{"recovered", false})
-	} else {
-		// Recovered: the counts are those of the complete chunks read.
-		st = append(st, stat{"recovered", true}, stat{"read_bytes", rep.ReadBytes}, stat{"lost_bytes", rep.LostBytes},
-			stat{"lost_ticks", rep.LostTicks}, stat{"recovery", cdtRecoveryNote(rep)})
-	}
-	// events, first_ns … max_ns: every tick is an event, timed by its
-	// elapsed_ms (the event layer decodes every chunk for them).
-	return withEventStats(st, in)
-}
+// convert (as stats says it).
+func cdtRecoveryNote(rep *cdt.Recovery) string { return inspect.CDTRecoveryNote(rep) }
 
 // cdtChannelNames are the values --type accepts for dump.
 var cdtChannelNames = []string{"checkpoint", "sim_state", "entity_samples", "rng_stream", "timing_samples", "chunks", "meta", "footer"}

@@ -3,9 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
-	"sort"
 	"strconv"
 
 	"github.com/tracecodec/tracecodec/traceerr"
@@ -14,12 +12,11 @@ import (
 
 func init() {
 	register(&format{
-		name:     "wtf",
-		validate: wtfValidate,
-		stats:    wtfStats,
-		dump:     wtfDump,
-		convert:  wtfConvert,
-		sample:   wtfSample,
+		name:    "wtf",
+		lib:     true, // validate and stats: package inspect (wtf.go)
+		dump:    wtfDump,
+		convert: wtfConvert,
+		sample:  wtfSample,
 	})
 }
 
@@ -29,6 +26,7 @@ func init() {
 // torn is read as far as it goes (WithRecovery), whatever its container
 // (binary, JSON text cut short, legacy file cut inside a record): every
 // command reads what can be recovered, and says what was lost (wtfLost).
+// (validate and stats read the input in package inspect, wtf.go.)
 func wtfSource(in *input) (*wtfcff.Reader, func() error, error) {
 	rc, err := in.Reader()
 	if err != nil {
@@ -50,182 +48,12 @@ func wtfSource(in *input) (*wtfcff.Reader, func() error, error) {
 	return src, rc.Close, nil
 }
 
-// wtfWalk calls fn for every chunk and every event of the input, in order.
-// The Recovery it returns says what a torn last chunk lost (nil when the
-// file is whole).
-func wtfWalk(in *input, onChunk func(c *wtfcff.Chunk) error, onEvent func(e *wtfcff.Event) error) (*wtfcff.Decoder, *wtfcff.Recovery, error) {
-	src, closeFn, err := wtfSource(in)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer closeFn()
-	p := newProgress("wtf", in.Size(), false)
-	defer p.Done()
-	dec := wtfcff.NewDecoder()
-	for src.Next() {
-		c := src.Chunk()
-		p.Add(c.Length)
-		if onChunk != nil {
-			if err := onChunk(c); err != nil {
-				return dec, nil, err
-			}
-		}
-		if c.Type == wtfcff.ChunkFileHeader {
-			if _, err := c.FileHeader(); err != nil {
-				return dec, nil, err
-			}
-		}
-		if !dec.SetChunk(c) {
-			continue
-		}
-		for dec.Next() {
-			in.wtfEvents++
-			if onEvent != nil {
-				if err := onEvent(dec.Event()); err != nil {
-					return dec, nil, err
-				}
-			}
-		}
-		if err := dec.Err(); err != nil {
-			return dec, nil, err
-		}
-	}
-	if err := src.Err(); err != nil {
-		return dec, nil, err
-	}
-	return dec, wtfLost(src), nil
-}
-
 // wtfLost is the reader's recovery report when the input was torn, else nil.
 func wtfLost(src *wtfcff.Reader) *wtfcff.Recovery {
 	if rec := src.Recovery(); rec.Torn {
 		return rec
 	}
 	return nil
-}
-
-// wtfValidate reads every chunk and event; like the reference's warnings, the
-// summary names chunks and parts of unknown types that were skipped. A torn
-// file fails validation with what was read and what was lost.
-func wtfValidate(in *input) (string, error) {
-	chunks, events, unknownChunks, unknownParts := 0, 0, 0, 0
-	_, rec, err := wtfWalk(in, func(c *wtfcff.Chunk) error {
-		chunks++
-		if !c.Type.Known() {
-			unknownChunks++
-			return nil
-		}
-		for _, p := range c.Parts {
-			if !p.Type.Known() {
-				unknownParts++
-			}
-		}
-		return nil
-	}, func(*wtfcff.Event) error { events++; return nil })
-	if err != nil {
-		return "", err
-	}
-	s := fmt.Sprintf("%d chunks, %d events", chunks, events)
-	if unknownChunks > 0 || unknownParts > 0 {
-		s += fmt.Sprintf("; skipped %d chunks and %d parts of unknown types", unknownChunks, unknownParts)
-	}
-	if rec != nil {
-		return "", &wtfcff.FormatError{Format: "wtfcff", Offset: rec.TornOffset, Err: wtfcff.ErrTruncated,
-			Msg: fmt.Sprintf("the file is torn; %s recoverable: %s", s, rec)}
-	}
-	return s, nil
-}
-
-// wtfStats: events and events_by_name count every wire-level record,
-// wtf.event#define and wtf.zone#* included; zones counts the zones of the
-// reference's database: the default zone (renamed by the first create) and
-// the distinct zones created (by name, type and location).
-func wtfStats(in *input) (statList, error) {
-	chunks, events, user, scopes := 0, 0, 0, 0
-	byName := map[string]int{}
-	var first, last uint32
-	haveTime := false
-	var header *wtfcff.FileHeader
-	st := wtfcff.NewScopeTracker()
-	dec, rec, err := wtfWalk(in, func(c *wtfcff.Chunk) error {
-		chunks++
-		if c.Type == wtfcff.ChunkFileHeader && header == nil {
-			header, _ = c.FileHeader()
-		}
-		return nil
-	}, func(e *wtfcff.Event) error {
-		events++
-		byName[e.Name()]++
-		if _, ok := st.Add(e); ok {
-			scopes++
-		}
-		if !e.IsInternal() {
-			user++
-			if !haveTime || e.Time < first {
-				first = e.Time
-			}
-			if !haveTime || e.Time > last {
-				last = e.Time
-			}
-			haveTime = true
-		}
-		return nil
-	})
-	if err == nil {
-		err = st.Err()
-	}
-	if err != nil {
-		return nil, err
-	}
-	zones := len(dec.Zones())
-	var types []string
-	for _, t := range dec.Types() {
-		types = append(types, t.Name)
-	}
-	sort.Strings(types)
-	s := statList{
-		{"container", wtfContainer(in)},
-		{"chunks", chunks},
-		{"events", events},
-		{"events_by_name", byName},
-		{"zones", zones},
-		{"user_events", user},
-		{"scopes", scopes},
-		{"event_types", len(types)},
-	}
-	if haveTime {
-		s = append(s, stat{"first_us", first}, stat{"last_us", last})
-	} else {
-		s = append(s, stat{"first_us", nil}, stat{"last_us", nil})
-	}
-	if header != nil {
-		s = append(s, stat{"timebase_ms", header.Timebase})
-	}
-	if in.Size() > 0 && events > 0 {
-		s = append(s, stat{"bytes_per_event", ratio(float64(in.Size()), float64(events))})
-	}
-	s = append(s, stat{"recovered", rec != nil})
-	if rec != nil {
-		least, most := rec.LostEvents()
-		lost := any([]int64{least, most})
-		if most < 0 {
-			lost = nil // unknown: the torn chunk's header is cut
-		}
-		s = append(s, stat{"lost_bytes", rec.LostBytes()}, stat{"lost_events_range", lost}, stat{"recovery", rec.String()})
-	}
-	// events stays every wire record (the event layer yields definitions
-	// and zone records as metadata events); first_ns … max_ns leave them out.
-	return withEventStats(s, in)
-}
-
-func wtfContainer(in *input) string {
-	switch in.Variant() {
-	case "legacy big-endian":
-		return "legacy"
-	case "json":
-		return "json"
-	}
-	return "binary"
 }
 
 // wtfDump prints the events through the event layer (text or JSON Lines).

@@ -78,6 +78,9 @@ type format struct {
 	// lists what the input lost, recovered or contradicts about itself (one
 	// line each, printed as warnings; none means clean).
 	check func(in *input) (summary string, problems []string, err error)
+	// lib: validate and stats come from package inspect (libValidate,
+	// libStats); validate, check and stats are then unset.
+	lib bool
 }
 
 var formats = map[string]*format{}
@@ -550,6 +553,9 @@ func (c *cli) cmdStats(args []string) int {
 
 // statsOf is one input's stats, "format" first.
 func statsOf(in *input, f *format) (statList, error) {
+	if f.lib {
+		return libStats(in)
+	}
 	if f.stats == nil {
 		return nil, fmt.Errorf("stats is not supported for %s", f.name)
 	}

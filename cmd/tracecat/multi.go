@@ -239,10 +239,12 @@ func (c *cli) openJob(j job) (*input, *format, *result) {
 // records, trailing bytes, problems the format reports; losses says what was
 // lost or tolerated.
 func validateInput(in *input, f *format, strict bool) (summary string, problems, losses []string, err error) {
-	if f.validate == nil && f.check == nil {
+	if f.validate == nil && f.check == nil && !f.lib {
 		return "", nil, nil, fmt.Errorf("validate is not supported for %s", f.name)
 	}
-	if f.check != nil {
+	if f.lib {
+		summary, problems, err = libValidate(in)
+	} else if f.check != nil {
 		summary, problems, err = f.check(in)
 	} else {
 		summary, err = f.validate(in)

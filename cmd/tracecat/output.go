@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
+	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
 
@@ -21,25 +21,25 @@ type stat struct {
 
 type statList []stat
 
-// MarshalJSON writes the keys in list order.
-func (s statList) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
+// MarshalJSON writes the keys in list order (inspect.StatList's).
+func (s statList) MarshalJSON() ([]byte, error) { return s.lib().MarshalJSON() }
+
+// lib is s as package inspect's StatList.
+func (s statList) lib() inspect.StatList {
+	out := make(inspect.StatList, len(s))
 	for i, kv := range s {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := marshalJSON(kv.Key)
-		v, err := marshalJSON(kv.Value)
-		if err != nil {
-			return nil, fmt.Errorf("stats key %s: %w", kv.Key, err)
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
+		out[i] = inspect.Stat{Key: kv.Key, Value: kv.Value}
 	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
+	return out
+}
+
+// fromLib is an inspect.StatList as a statList.
+func fromLib(st inspect.StatList) statList {
+	out := make(statList, len(st))
+	for i, kv := range st {
+		out[i] = stat{kv.Key, kv.Value}
+	}
+	return out
 }
 
 // writeText prints "key: value" lines; composite values are shown as JSON.

@@ -3,10 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
 
-	"github.com/tracecodec/tracecodec/atf"
 	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
 
@@ -73,45 +72,9 @@ func recoveryStat(in *input) stat {
 // summaryOf turns a non-nil report's Summary into a pointer.
 func summaryOf(s traceerr.Recovery) *traceerr.Recovery { return &s }
 
-// atfRecovery registers the ATF summary of in: the problems validate
-// reports (Check: every link walked for a thread or session), from a fresh
-// view of the input, so that it can be computed after the command's own
-// view is closed.
+// atfRecovery registers the ATF summary of in (inspect.ATFRecovery: the
+// problems validate reports, from a fresh view of the input, so that it can
+// be computed after the command's own view is closed).
 func atfRecovery(in *input) {
-	in.setRecovery(func() *traceerr.Recovery {
-		v, err := atfOpenView(in)
-		if err != nil {
-			return nil
-		}
-		defer v.Close()
-		ps, err := v.check()
-		if err != nil {
-			return nil
-		}
-		sort.SliceStable(ps, func(i, j int) bool { return atfLossFirst(ps[i]) && !atfLossFirst(ps[j]) })
-		events, details, _ := v.counts()
-		if v.detail != nil {
-			events = details
-		}
-		return summaryOf(atf.Summarize(ps, events, v.readBytes()))
-	})
-}
-
-// atfLossFirst puts the problems that lose bytes or events before the others,
-// so the summary's reason is a loss when there is one.
-func atfLossFirst(p atf.Problem) bool {
-	return p.Kind == atf.ProblemDiscarded || p.Kind == atf.ProblemDanglingLink || p.Kind == atf.ProblemOrphanDetail
-}
-
-// readBytes is the bytes of the view's files that were read: their sizes
-// less the bytes dropped.
-func (v *atfView) readBytes() int64 {
-	if v.detail != nil {
-		return v.detail.Size() - v.detail.Discarded()
-	}
-	var n int64
-	for _, t := range v.threads {
-		n += t.ReadBytes()
-	}
-	return n
+	in.setRecovery(func() *traceerr.Recovery { return inspect.ATFRecovery(toLib(in)) })
 }

@@ -12,6 +12,14 @@
 //		Filter: inspect.Filter{Type: "poll", From: &from},
 //	})
 //
+// Validate and FormatStats give what tracecat validate and stats --json
+// print for an Input (a file, folder or bytes): the verdict, summary,
+// problems, recovery summary and strict-mode answer (Report.StrictLosses),
+// and every stats key in its order (StatList), for dial9, WTF, CDT and ATF.
+//
+//	rep, err := inspect.Validate(inspect.FileInput("session/"))
+//	st, err := inspect.FormatStats(inspect.FileInput("trace.wtf-trace"))
+//
 // Text and JSON Lines carry the same records in the same order: the reader's
 // order, which for an ATF session is the cross-thread merge order (time,
 // then thread position, then sequence).
