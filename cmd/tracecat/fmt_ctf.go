@@ -5,11 +5,12 @@ package main
 // Inputs: packetized metadata (CTF 1.8, CTF2-PMETA-1.0, 37-byte v2.0; either
 // byte order), plain CTF 2 JSON text sequences (a leading-whitespace variant
 // is read leniently and reported), plain TSDL text, and trace folders (their
-// `metadata` file). LTTng packet index files get packet-level validate,
-// stats and dump (ctf2meta_index.go); so do data stream files of traces with
-// CTF 2 metadata (ctf2meta_stream.go: packet headers and contexts only).
-// Other data streams are not decoded: commands say so. Offsets of
-// fragments in dump are offsets in the depacketized metadata.
+// `metadata` file). LTTng packet index files get packet-level dump
+// (ctf2meta_index.go); so do data stream files of traces with CTF 2 metadata
+// (ctf2meta_stream.go: packet headers and contexts only). Other data streams
+// are not decoded: commands say so. Offsets of fragments in dump are offsets
+// in the depacketized metadata. All of them are read by internal/ctfload;
+// validate and stats are package inspect's (ctf.go).
 //
 // convert --to plain writes the depacketized metadata. convert --to
 // packetized[,OPTION...] packetizes (repacketizes packetized input) with:
@@ -34,214 +35,43 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/tracecodec/tracecodec/events/inspect"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
-	"github.com/tracecodec/tracecodec/traceerr"
+	"github.com/tracecodec/tracecodec/events/inspect"
+	"github.com/tracecodec/tracecodec/internal/ctfload"
 )
 
 func init() {
 	register(&format{
-		name:     "ctf",
-		validate: ctfValidate,
-		stats:    ctfStats,
-		dump:     ctfDump,
-		convert:  ctfConvert,
-		sample:   ctfSample,
+		name:    "ctf",
+		lib:     true, // validate and stats: package inspect (ctf.go)
+		dump:    ctfDump,
+		convert: ctfConvert,
+		sample:  ctfSample,
 	})
 }
 
-// ctfMeta is a loaded and checked metadata stream.
-type ctfMeta struct {
-	raw     []byte // nil when streamed (ctfLoadStreamed)
-	size    int64  // bytes of input
-	plain   []byte
-	info    ctf2meta.StreamInfo
-	packets bool
-	meta    *ctf2meta.Metadata // CTF 2 only
-	leading int
+// ctfSource is in as internal/ctfload reads it.
+func ctfSource(in *input) ctfload.Source {
+	return ctfload.Source{Path: in.Path, IsDir: in.IsDir(), Variant: in.Variant(), Bytes: in.Bytes, Wrap: in.readCloser}
 }
 
-var errCTFNotMetadata = errors.New("only CTF metadata is supported: pass the trace folder or its metadata file")
-
-// ctfRead returns the raw metadata bytes of in.
-func ctfRead(in *input) ([]byte, error) {
-	if in.IsDir() {
-		// Only a regular file is read: a link to /dev/zero would grow
-		// without bound, a FIFO would block.
-		p := filepath.Join(in.Path, "metadata")
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s: not a regular file (%s)", p, fi.Mode().Type())
-		}
-		return os.ReadFile(p)
-	}
-	switch in.Variant() {
-	case "data stream", "LTTng packet index":
-		return nil, fmt.Errorf("%s: %w", in.Variant(), errCTFNotMetadata)
-	}
-	return in.Bytes()
-}
-
-// ctfLoad reads, depacketizes and (for CTF 2) decodes the metadata of in.
-func ctfLoad(in *input) (*ctfMeta, error) {
-	raw, err := ctfRead(in)
+// ctfLoad reads, depacketizes and (for CTF 2) decodes the metadata of in,
+// and registers its recovery summary.
+func ctfLoad(in *input) (*ctfload.Meta, error) {
+	m, err := ctfload.Load(ctfSource(in))
 	if err != nil {
 		return nil, err
 	}
-	m := &ctfMeta{raw: raw, size: int64(len(raw)), plain: raw}
-	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
-		m.packets = true
-		if m.plain, m.info, err = ctf2meta.Depacketize(nil, raw); err != nil {
-			return nil, err
-		}
-	}
-	if ctfIsJSON(m.plain) {
-		d, _ := ctf2meta.NewFragmentReader(bytes.NewReader(m.plain))
-		for d.Next() {
-		}
-		if err := d.Err(); err != nil {
-			var fe *ctf2meta.FormatError
-			if m.packets && errors.As(err, &fe) {
-				// Offsets count in the depacketized stream: say so.
-				e := *fe
-				e.Msg = "depacketized metadata: " + fe.Msg
-				return nil, &e
-			}
-			return nil, err
-		}
-		m.meta, m.leading = d.Metadata(), d.Source().LeadingWhitespace
-	}
-	in.setRecovery(m.recovery)
+	in.setRecovery(m.Recovery)
 	return m, nil
-}
-
-// ctfPeek is how much of a metadata file ctfLoadStreamed looks at first.
-const ctfPeek = 64 << 10
-
-// ctfLoadStreamed decodes plain CTF 2 metadata (a file or a trace folder's
-// metadata file) through ctf2meta's FragmentReader in one pass over the
-// file, as ctfLoad does over the bytes of the whole file, but without
-// holding them: validate's memory is then the decoded metadata alone.
-// streamed is false, and nothing is read, for anything else (standard
-// input, packetized metadata, TSDL text, whitespace longer than ctfPeek
-// before the first RS): ctfLoad reads those whole.
-func ctfLoadStreamed(in *input) (m *ctfMeta, streamed bool, err error) {
-	path := in.Path
-	if in.IsDir() {
-		path = filepath.Join(in.Path, "metadata")
-	} else if in.Path == "-" || in.Variant() == "data stream" || in.Variant() == "LTTng packet index" {
-		return nil, false, nil
-	}
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, false, nil // ctfLoad reports it
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false, nil
-	}
-	defer f.Close()
-	cr := &countReader{r: in.readCloser(f)}
-	br := bufio.NewReaderSize(cr, ctfPeek)
-	head, err := br.Peek(ctfPeek)
-	if err != nil && err != io.EOF {
-		return nil, false, nil
-	}
-	t := bytes.TrimLeft(head, " \t\r\n")
-	if ctf2meta.Detect(head) == ctf2meta.KindPacketized || len(t) == 0 || t[0] != ctf2meta.RS {
-		return nil, false, nil
-	}
-	d, _ := ctf2meta.NewFragmentReader(br)
-	for d.Next() {
-	}
-	if err := d.Err(); err != nil {
-		return nil, true, err
-	}
-	m = &ctfMeta{size: cr.n, meta: d.Metadata(), leading: d.Source().LeadingWhitespace}
-	in.setRecovery(m.recovery)
-	return m, true, nil
-}
-
-// countReader counts the bytes read through it.
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// recovery is the uniform summary of the metadata: ctf2meta's report of the
-// packets (or the JSON text) read and what was accepted leniently, with
-// tracecat's own note on TSDL text without its signature.
-func (m *ctfMeta) recovery() *traceerr.Recovery {
-	rec := ctf2meta.Recovery{Kind: ctf2meta.KindCTF2, Bytes: m.size}
-	if m.packets {
-		rec = m.info.Recovery()
-	}
-	if m.meta != nil {
-		rec.Fragments = len(m.meta.Fragments)
-		rec.LeadingWhitespace = m.leading
-	}
-	s := rec.Summary()
-	if !m.packets && m.meta == nil {
-		s.Unit, s.Read = "bytes of TSDL text", int64(len(m.plain))
-	}
-	if m.meta == nil && !ctf2meta.HasTSDLSignature(m.plain) {
-		s.Notes = append(s.Notes, `TSDL text without the "/* CTF 1.8" signature`)
-	}
-	return &s
-}
-
-// ctfIsJSON reports whether plain metadata is CTF 2, also when whitespace
-// precedes the first RS.
-func ctfIsJSON(plain []byte) bool {
-	t := bytes.TrimLeft(plain, " \t\r\n")
-	return len(t) > 0 && t[0] == ctf2meta.RS
-}
-
-func (m *ctfMeta) version() string {
-	if m.meta != nil {
-		return "2.0"
-	}
-	return "1.8"
-}
-
-var ctfTSDLEvent = regexp.MustCompile(`(?m)(^|[\s;}])event\s*\{`)
-
-func (m *ctfMeta) eventClasses() int {
-	if m.meta != nil {
-		return len(m.meta.EventRecordClasses)
-	}
-	return len(ctfTSDLEvent.FindAllIndex(m.plain, -1))
-}
-
-func (m *ctfMeta) warnings() []string {
-	w := m.info.Warnings()
-	if m.leading > 0 {
-		w = append(w, fmt.Sprintf("%d byte(s) of whitespace before the first RS skipped; babeltrace 2.1 and yactfr read this file as TSDL, not CTF 2", m.leading))
-	}
-	if m.meta == nil && !ctf2meta.HasTSDLSignature(m.plain) {
-		w = append(w, `TSDL text without the "/* CTF 1.8" signature`)
-	}
-	return w
 }
 
 // ctfIndexBytes returns the bytes of an LTTng packet index input, or nil.
@@ -250,95 +80,6 @@ func ctfIndexBytes(in *input) ([]byte, error) {
 		return nil, nil
 	}
 	return in.Bytes()
-}
-
-func ctfValidate(in *input) (string, error) {
-	if in.Variant() == "data stream" && !in.IsDir() {
-		return ctfStreamValidate(in)
-	}
-	if b, err := ctfIndexBytes(in); b != nil || err != nil {
-		if err != nil {
-			return "", err
-		}
-		return ctfIndexValidate(b)
-	}
-	m, streamed, err := ctfLoadStreamed(in)
-	if !streamed {
-		m, err = ctfLoad(in)
-	}
-	if err != nil {
-		return "", err
-	}
-	var parts []string
-	if m.packets {
-		parts = append(parts, fmt.Sprintf("%d packet(s), %s headers, %s", m.info.Packets, m.info.Layout, m.info.ByteOrder))
-	} else {
-		parts = append(parts, "plain text")
-	}
-	if m.meta != nil {
-		parts = append(parts, fmt.Sprintf("CTF 2, %d fragments", len(m.meta.Fragments)))
-	} else {
-		tm, err := ctf2meta.ParseTSDL(m.plain)
-		if err != nil {
-			return "", err
-		}
-		parts = append(parts, fmt.Sprintf("CTF 1.8 TSDL, %d bytes, %d event classes", len(m.plain), len(tm.EventRecordClasses)))
-	}
-	for _, w := range m.warnings() {
-		parts = append(parts, "warning: "+w)
-	}
-	if in.IsDir() {
-		sum, problems, err := ctfTraceCheck(in)
-		if err != nil {
-			return "", err
-		}
-		parts = append(parts, sum)
-		for _, p := range problems {
-			parts = append(parts, "warning: "+p)
-		}
-	}
-	return strings.Join(parts, "; "), nil
-}
-
-func ctfStats(in *input) (statList, error) {
-	if in.Variant() == "data stream" && !in.IsDir() {
-		return ctfStreamStats(in)
-	}
-	if b, err := ctfIndexBytes(in); b != nil || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		return ctfIndexStats(b)
-	}
-	m, err := ctfLoad(in)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(m.plain)
-	st := statList{
-		{"packets", m.info.Packets},
-		{"metadata_bytes", len(m.plain)},
-		{"metadata_sha256", hex.EncodeToString(sum[:])},
-		{"byte_order", nil},
-		{"version", m.version()},
-	}
-	if m.packets {
-		st[3].Value = m.info.ByteOrder.Short()
-		st = append(st, stat{"header_version", m.info.Layout.VersionString()}, stat{"header_bytes", m.info.Layout.HeaderSize()}, stat{"uuid", m.info.UUID.String()})
-		if m.info.TrailingBytes > 0 {
-			st = append(st, stat{"trailing_bytes", m.info.TrailingBytes})
-		}
-	}
-	if m.meta != nil {
-		st = append(st, stat{"fragments", len(m.meta.Fragments)}, stat{"fragments_by_type", m.meta.CountByType()})
-		if m.leading > 0 {
-			st = append(st, stat{"leading_whitespace", m.leading})
-		}
-	} else {
-		st = append(st, stat{"tsdl_signature", ctf2meta.HasTSDLSignature(m.plain)})
-	}
-	st = append(st, stat{"event_classes", m.eventClasses()})
-	return st, nil
 }
 
 func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
@@ -357,7 +98,7 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		}
 		return ctfIndexDump(b, w, o)
 	}
-	raw, err := ctfRead(in)
+	raw, err := ctfload.Read(ctfSource(in))
 	if err != nil {
 		return err
 	}
@@ -366,12 +107,12 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	}
 	plain := raw
 	// m is filled in as the input is read, for the recovery line.
-	m := &ctfMeta{raw: raw, size: int64(len(raw)), plain: raw}
-	in.setRecovery(m.recovery)
+	m := &ctfload.Meta{Raw: raw, Size: int64(len(raw)), Plain: raw}
+	in.setRecovery(m.Recovery)
 	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
 		r, _ := ctf2meta.NewReader(bytes.NewReader(raw))
-		m.packets = true
-		defer func() { m.info = r.Info() }()
+		m.Packets = true
+		defer func() { m.Info = r.Info() }()
 		plain = make([]byte, 0, len(raw))
 		for r.Next() {
 			p := r.Packet()
@@ -407,8 +148,8 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 			fmt.Fprintf(w, "# warning: %s\n", warn)
 		}
 	}
-	m.plain = plain
-	if !ctfIsJSON(plain) {
+	m.Plain = plain
+	if !ctfload.IsJSON(plain) {
 		if want("tsdl", "") {
 			if o.JSON {
 				return ctfWriteJSON(w, map[string]any{"record": "tsdl", "bytes": len(plain), "signature": ctf2meta.HasTSDLSignature(plain)})
@@ -418,7 +159,7 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return nil
 	}
 	d, _ := ctf2meta.NewFragmentReader(bytes.NewReader(plain))
-	defer func() { m.meta, m.leading = d.Metadata(), d.Source().LeadingWhitespace }()
+	defer func() { m.Meta, m.Leading = d.Metadata(), d.Source().LeadingWhitespace }()
 	for d.Next() {
 		f := d.Fragment()
 		if !want("fragment", f.FragmentType()) || !o.inIndex(int64(d.Index())) {
@@ -528,7 +269,7 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 			return err
 		}
 		// TSDL without its signature line gets it, as babeltrace2 writes it.
-		_, err = out.Write(ctf2meta.AppendPlainForReaders(nil, m.plain))
+		_, err = out.Write(ctf2meta.AppendPlainForReaders(nil, m.Plain))
 		return err
 	case "packetized":
 	case "chrome":
@@ -541,17 +282,17 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 		return err
 	}
 	layout := ctf2meta.LayoutCTF18
-	if m.meta != nil {
+	if m.Meta != nil {
 		layout = ctf2meta.LayoutPMETA
 	}
 	bo, size := ctf2meta.LittleEndian, 4096
-	uuid := m.info.UUID
+	uuid := m.Info.UUID
 	switch {
-	case m.packets:
-	case m.meta != nil && m.meta.Preamble.UUID != nil:
-		uuid = *m.meta.Preamble.UUID
+	case m.Packets:
+	case m.Meta != nil && m.Meta.Preamble.UUID != nil:
+		uuid = *m.Meta.Preamble.UUID
 	default:
-		if sm := ctfTSDLUUID.FindSubmatch(m.plain); sm != nil {
+		if sm := ctfTSDLUUID.FindSubmatch(m.Plain); sm != nil {
 			b, _ := hex.DecodeString(strings.ReplaceAll(string(sm[1]), "-", ""))
 			copy(uuid[:], b)
 		}
@@ -578,15 +319,15 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 			}
 		}
 	}
-	if m.meta == nil && layout != ctf2meta.LayoutCTF18 && !co.Force {
+	if m.Meta == nil && layout != ctf2meta.LayoutCTF18 && !co.Force {
 		return errCTFTSDLInV20
 	}
-	if m.meta != nil && !co.Force {
+	if m.Meta != nil && !co.Force {
 		return errCTF2Packetized
 	}
-	plain := m.plain
-	if m.leading > 0 {
-		plain = plain[m.leading:]
+	plain := m.Plain
+	if m.Leading > 0 {
+		plain = plain[m.Leading:]
 	}
 	w, err := ctf2meta.NewWriter(out, ctf2meta.WithLayout(layout), ctf2meta.WithByteOrder(bo), ctf2meta.WithUUID(uuid), ctf2meta.WithPacketSize(size))
 	if err != nil {

@@ -2,13 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
@@ -309,85 +307,5 @@ func TestCTFTSDLEventClasses(t *testing.T) {
 		if st["event_classes"] != float64(c.events) || st["tsdl_signature"] != c.signed || st["version"] != "1.8" {
 			t.Errorf("%s: %s", c.path, out)
 		}
-	}
-}
-
-// TestCTFReadOnlyRegularMetadata: the metadata file of a trace folder is read
-// only when it is a regular file (a link to /dev/zero would grow without
-// bound).
-func TestCTFReadOnlyRegularMetadata(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.Symlink("/dev/zero", filepath.Join(dir, "metadata")); err != nil {
-		t.Skip(err)
-	}
-	_, err := ctfRead(&input{Path: dir, isDir: true})
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "metadata")+": not a regular file") {
-		t.Fatalf("got %v", err)
-	}
-}
-
-// TestCTFLoadStreamedMatchesLoad: validate's streamed load of a plain CTF 2
-// metadata file (ctfLoadStreamed) reports what ctfLoad, which reads the file
-// whole, reports — fragments, leading whitespace, bytes, recovery, the
-// error — on every CTF vector and on cut copies of each plain CTF 2 one; it
-// declines (streamed false) what it does not stream.
-func TestCTFLoadStreamedMatchesLoad(t *testing.T) {
-	dir := vectortest.Dir(t, "ctf")
-	var paths []string
-	filepath.WalkDir(dir, func(p string, de os.DirEntry, err error) error {
-		if err == nil && !de.IsDir() && de.Name() == "metadata" {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	tmp := t.TempDir()
-	streamedAny := 0
-	for i, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases := []string{p}
-		if ctfIsJSON(b) {
-			for _, n := range []int{len(b) / 3, len(b) / 2, len(b) - 1} {
-				c := filepath.Join(tmp, fmt.Sprintf("%d-%d", i, n))
-				if err := os.WriteFile(c, b[:n], 0o644); err != nil {
-					t.Fatal(err)
-				}
-				cases = append(cases, c)
-			}
-		}
-		for _, c := range cases {
-			in1, err := newInput(c, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in2, _ := newInput(c, nil)
-			m1, err1 := ctfLoad(in1)
-			m2, streamed, err2 := ctfLoadStreamed(in2)
-			if !streamed {
-				if ctfIsJSON(b) && ctf2meta.Detect(b) != ctf2meta.KindPacketized {
-					t.Errorf("%s: plain CTF 2 not streamed", c)
-				}
-				continue
-			}
-			streamedAny++
-			if fmt.Sprint(err1) != fmt.Sprint(err2) {
-				t.Errorf("%s: ctfLoad error %v, streamed %v", c, err1, err2)
-				continue
-			}
-			if err1 != nil {
-				continue
-			}
-			if len(m1.meta.Fragments) != len(m2.meta.Fragments) || m1.leading != m2.leading || m1.size != m2.size ||
-				fmt.Sprint(m1.warnings()) != fmt.Sprint(m2.warnings()) || fmt.Sprint(*m1.recovery()) != fmt.Sprint(*m2.recovery()) {
-				t.Errorf("%s: ctfLoad %d fragments, %d leading, %d bytes, %v, %v; streamed %d, %d, %d, %v, %v", c,
-					len(m1.meta.Fragments), m1.leading, m1.size, m1.warnings(), *m1.recovery(),
-					len(m2.meta.Fragments), m2.leading, m2.size, m2.warnings(), *m2.recovery())
-			}
-		}
-	}
-	if streamedAny == 0 {
-		t.Fatal("no plain CTF 2 metadata among the vectors")
 	}
 }

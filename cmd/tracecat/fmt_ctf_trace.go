@@ -1,12 +1,12 @@
 package main
 
 // A CTF trace folder (metadata and data streams): dump prints its event
-// records (babeltrace2's text form, or the JSON Lines schema), validate
-// decodes every data stream, convert --to chrome draws its events.
+// records (babeltrace2's text form, or the JSON Lines schema), convert --to
+// chrome draws its events; validate (package inspect) decodes every data
+// stream.
 
 import (
 	"bufio"
-	"fmt"
 
 	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/events/inspect"
@@ -65,40 +65,4 @@ func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		}
 	}
 	return r.Err()
-}
-
-// ctfTraceCheck decodes every event record of every data stream of a trace
-// folder; it returns what it read and the losses the tracer reported.
-func ctfTraceCheck(in *input) (string, []string, error) {
-	tr, err := ctf.OpenDir(in.Path)
-	if err != nil {
-		return "", nil, err
-	}
-	var problems []string
-	events := 0
-	for _, s := range tr.Streams {
-		if err := s.CheckIndex(); err != nil {
-			return "", nil, err
-		}
-		for s.Next() {
-			events++
-		}
-		if err := s.Err(); err != nil {
-			return "", nil, fmt.Errorf("%s: %w", s.Name, err)
-		}
-		for _, l := range s.Losses() {
-			if l.Events > 0 {
-				problems = append(problems, fmt.Sprintf("%s: packet %d: the tracer discarded %d event records", s.Name, l.Packet, l.Events))
-			}
-			if l.Packets > 0 {
-				problems = append(problems, fmt.Sprintf("%s: packet %d: %d packets lost (sequence number gap)", s.Name, l.Packet, l.Packets))
-			}
-		}
-		if rec := s.Recovery(); len(rec.Notes) > 0 {
-			for _, n := range rec.Notes {
-				problems = append(problems, s.Name+": "+n)
-			}
-		}
-	}
-	return fmt.Sprintf("%d event records in %d data streams", events, len(tr.Streams)), problems, nil
 }

@@ -74,5 +74,14 @@ func libStats(in *input) (statList, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.det.Format == events.FormatCTF {
+		// No event pass reads CTF metadata: the recovery line is the
+		// metadata reader's, which FormatStats returns as "recovery".
+		for _, s := range st {
+			if r, ok := s.Value.(*traceerr.Recovery); ok && s.Key == "recovery" {
+				in.setRecovery(func() *traceerr.Recovery { return r })
+			}
+		}
+	}
 	return fromLib(st), nil
 }

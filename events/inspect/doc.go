@@ -15,7 +15,9 @@
 // Validate and FormatStats give what tracecat validate and stats --json
 // print for an Input (a file, folder or bytes): the verdict, summary,
 // problems, recovery summary and strict-mode answer (Report.StrictLosses),
-// and every stats key in its order (StatList), for dial9, WTF, CDT and ATF.
+// and every stats key in its order (StatList), for dial9, WTF, CDT, ATF and
+// CTF (metadata, LTTng packet index files, data stream packets, and the
+// event records of a trace folder's data streams).
 //
 //	rep, err := inspect.Validate(inspect.FileInput("session/"))
 //	st, err := inspect.FormatStats(inspect.FileInput("trace.wtf-trace"))

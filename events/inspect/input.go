@@ -3,7 +3,6 @@ package inspect
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -155,8 +154,8 @@ func (r Report) StrictLosses() []string {
 // the error says what was read before the damage), otherwise a Report. A
 // failing input's Report still has Format and, when the reader recovered
 // something before failing, Recovery (tracecat prints its recovery line).
-// It covers dial9, WTF, CDT and ATF; for CTF (still read by tracecat
-// itself) the error wraps errors.ErrUnsupported.
+// It covers every format of the events layer: dial9, WTF, CDT, ATF and
+// CTF.
 func Validate(in Input) (Report, error) {
 	if err := in.detect(); err != nil {
 		return Report{}, err
@@ -174,8 +173,10 @@ func Validate(in Input) (Report, error) {
 	case events.FormatATF:
 		rep.Summary, rep.Problems, err = validateATF(&in)
 		rep.Recovery = ATFRecovery(in)
+	case events.FormatCTF:
+		rep.Summary, rep.Recovery, err = validateCTF(&in)
 	default:
-		return rep, fmt.Errorf("inspect: validate of %s: %w", f, errors.ErrUnsupported)
+		return rep, fmt.Errorf("inspect: validate of %q: %w", f, events.ErrUnknownFormat)
 	}
 	if err != nil {
 		return Report{Format: f, Recovery: rep.Recovery}, err
@@ -186,8 +187,8 @@ func Validate(in Input) (Report, error) {
 // FormatStats reads in the way tracecat stats does and returns its keys in
 // the order stats --json prints them: "format" first, the format's own
 // keys, the event keys of Scan and "recovery" (the recovery summary, or
-// nil for a clean input). Like Validate, it covers dial9, WTF, CDT and ATF;
-// for CTF the error wraps errors.ErrUnsupported.
+// nil for a clean input). Like Validate, it covers dial9, WTF, CDT, ATF
+// and CTF.
 func FormatStats(in Input) (StatList, error) {
 	if err := in.detect(); err != nil {
 		return nil, err
@@ -195,6 +196,7 @@ func FormatStats(in Input) (StatList, error) {
 	f := in.Format
 	var err error
 	var st StatList
+	var rec *traceerr.Recovery
 	withEvents := true
 	switch f {
 	case events.FormatDial9:
@@ -207,13 +209,15 @@ func FormatStats(in Input) (StatList, error) {
 		var lone bool
 		st, lone, err = statsATF(&in)
 		withEvents = !lone
+	case events.FormatCTF:
+		st, rec, err = statsCTF(&in)
+		withEvents = false
 	default:
-		return nil, fmt.Errorf("inspect: stats of %s: %w", f, errors.ErrUnsupported)
+		return nil, fmt.Errorf("inspect: stats of %q: %w", f, events.ErrUnknownFormat)
 	}
 	if err != nil {
 		return nil, err
 	}
-	var rec *traceerr.Recovery
 	if withEvents {
 		if st, rec, err = st.withEvents(&in); err != nil {
 			return nil, err

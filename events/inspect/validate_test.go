@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
@@ -18,6 +19,7 @@ func TestFormatStatsOfBytesAsOfFile(t *testing.T) {
 	for _, v := range []struct{ format, path string }{
 		{"dial9", "v0.2.0/02_all_field_types.bin"},
 		{"wtf", "api_public.wtf-trace"},
+		{"ctf", "third-party/babeltrace-2.1.2-tests-data/1/succeed/multi-domains/kernel/metadata"},
 	} {
 		p := vectortest.Path(t, v.format, strings.Split(v.path, "/")...)
 		b, err := os.ReadFile(p)
@@ -45,6 +47,18 @@ func TestFormatStatsOfBytesAsOfFile(t *testing.T) {
 		if err1 != nil || err2 != nil || r1.Summary != r2.Summary || r1.Summary == "" || r1.Format != v.format {
 			t.Errorf("%s: Validate %+v, %v; of its bytes %+v, %v", p, r1, err1, r2, err2)
 		}
+	}
+}
+
+// TestUnknownFormatName: a Format no reader knows is refused with
+// events.ErrUnknownFormat, by Validate and by FormatStats.
+func TestUnknownFormatName(t *testing.T) {
+	in := inspect.Input{Path: "x", Data: []byte("x"), Format: "pdf"}
+	if _, err := inspect.Validate(in); !errors.Is(err, events.ErrUnknownFormat) {
+		t.Errorf("Validate: %v", err)
+	}
+	if _, err := inspect.FormatStats(in); !errors.Is(err, events.ErrUnknownFormat) {
+		t.Errorf("FormatStats: %v", err)
 	}
 }
 
