@@ -1,13 +1,13 @@
 package main
 
 // dump of LTTng packet index files (trace/index/*.idx), read by
-// internal/ctfload: one record per data stream packet.
+// inspect/ctfload: one record per data stream packet.
 
 import (
 	"bufio"
 	"fmt"
 
-	"github.com/tracecodec/tracecodec/internal/ctfload"
+	"github.com/tracecodec/tracecodec/events/inspect/ctfload"
 )
 
 func ctfIndexDump(b []byte, w *bufio.Writer, o dumpOptions) error {

@@ -1,14 +1,14 @@
 package main
 
 // dump of CTF data stream files whose trace has CTF 2 metadata: one record
-// per packet, its header and context read by internal/ctfload.StreamPackets
+// per packet, its header and context read by inspect/ctfload.StreamPackets
 // (CTF 1.8 data streams are not decoded).
 
 import (
 	"bufio"
 	"fmt"
 
-	"github.com/tracecodec/tracecodec/internal/ctfload"
+	"github.com/tracecodec/tracecodec/events/inspect/ctfload"
 )
 
 func ctfStreamDump(in *input, w *bufio.Writer, o dumpOptions) error {

@@ -9,7 +9,7 @@ package main
 // (ctf2meta_index.go); so do data stream files of traces with CTF 2 metadata
 // (ctf2meta_stream.go: packet headers and contexts only). Other data streams
 // are not decoded: commands say so. Offsets of fragments in dump are offsets
-// in the depacketized metadata. All of them are read by internal/ctfload;
+// in the depacketized metadata. All of them are read by inspect/ctfload;
 // validate and stats are package inspect's (ctf.go).
 //
 // convert --to plain writes the depacketized metadata. convert --to
@@ -45,7 +45,7 @@ import (
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/events/inspect"
-	"github.com/tracecodec/tracecodec/internal/ctfload"
+	"github.com/tracecodec/tracecodec/events/inspect/ctfload"
 )
 
 func init() {
@@ -58,7 +58,7 @@ func init() {
 	})
 }
 
-// ctfSource is in as internal/ctfload reads it.
+// ctfSource is in as inspect/ctfload reads it.
 func ctfSource(in *input) ctfload.Source {
 	return ctfload.Source{Path: in.Path, IsDir: in.IsDir(), Variant: in.Variant(), Bytes: in.Bytes, Wrap: in.readCloser}
 }

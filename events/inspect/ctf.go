@@ -3,7 +3,7 @@ package inspect
 // CTF: validate and the stats keys of CTF metadata (packetized or plain,
 // CTF 2 JSON or TSDL, a file or a trace folder's metadata file), of LTTng
 // packet index files and of data stream files (packet headers and contexts,
-// read by internal/ctfload), and, for a trace folder with data streams,
+// read by inspect/ctfload), and, for a trace folder with data streams,
 // every event record of its streams (package ctf).
 
 import (
@@ -16,11 +16,11 @@ import (
 
 	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/ctf2meta"
-	"github.com/tracecodec/tracecodec/internal/ctfload"
+	"github.com/tracecodec/tracecodec/events/inspect/ctfload"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
 
-// ctfSource is in as internal/ctfload reads it.
+// ctfSource is in as inspect/ctfload reads it.
 func (in *Input) ctfSource() ctfload.Source {
 	return ctfload.Source{Path: in.Path, IsDir: in.isDir(), Variant: in.Variant, Bytes: in.bytes, Wrap: in.stopping}
 }

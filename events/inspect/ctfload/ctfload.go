@@ -1,7 +1,9 @@
 // Package ctfload reads CTF metadata, LTTng packet index files and the
 // packet headers of CTF data streams for package events/inspect (validate
 // and stats) and tracecat (dump and convert), so that both read them one
-// way.
+// way. It imports the codecs, so it lives above them, beside inspect, not in
+// internal/ (which holds only what the codecs stand on); its API serves
+// those two callers and is not promised stable.
 package ctfload
 
 import (

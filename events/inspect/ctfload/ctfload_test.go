@@ -9,7 +9,7 @@ import (
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/events"
-	"github.com/tracecodec/tracecodec/internal/ctfload"
+	"github.com/tracecodec/tracecodec/events/inspect/ctfload"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
