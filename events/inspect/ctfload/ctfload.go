@@ -51,6 +51,8 @@ type Meta struct {
 	Leading int                // whitespace before the first RS
 }
 
+// ErrNotMetadata is returned for a CTF input that is neither metadata nor
+// a trace folder holding it (a data stream file given where metadata is read).
 var ErrNotMetadata = errors.New("only CTF metadata is supported: pass the trace folder or its metadata file")
 
 // Read returns the raw metadata bytes of s.
@@ -194,6 +196,8 @@ func IsJSON(plain []byte) bool {
 	return len(t) > 0 && t[0] == ctf2meta.RS
 }
 
+// Version is the CTF version of the metadata: "2.0" for CTF 2 JSON, "1.8"
+// for TSDL.
 func (m *Meta) Version() string {
 	if m.Meta != nil {
 		return "2.0"
@@ -203,6 +207,8 @@ func (m *Meta) Version() string {
 
 var tsdlEvent = regexp.MustCompile(`(?m)(^|[\s;}])event\s*\{`)
 
+// EventClasses counts the event record classes: those of the decoded CTF 2
+// metadata, or the `event {` blocks of TSDL text.
 func (m *Meta) EventClasses() int {
 	if m.Meta != nil {
 		return len(m.Meta.EventRecordClasses)
@@ -210,6 +216,8 @@ func (m *Meta) EventClasses() int {
 	return len(tsdlEvent.FindAllIndex(m.Plain, -1))
 }
 
+// Warnings lists what the metadata reader accepted without loss (the
+// reader's own warnings, and whitespace skipped before the first RS).
 func (m *Meta) Warnings() []string {
 	w := m.Info.Warnings()
 	if m.Leading > 0 {

@@ -14,6 +14,10 @@ import (
 	"github.com/tracecodec/tracecodec/internal/ferr"
 )
 
+// IndexEntry is one packet's entry in an LTTng index file
+// (index/STREAM.idx): where the packet is, its sizes in bits, its time range
+// in clock cycles, the discarded-event counter and the stream ids; HasV11
+// marks the fields of index version 1.1 (stream instance id, sequence number).
 type IndexEntry struct {
 	Offset, PacketBits, ContentBits uint64
 	TimestampBegin, TimestampEnd    uint64
@@ -22,6 +26,8 @@ type IndexEntry struct {
 	HasV11                          bool
 }
 
+// Index is a parsed LTTng index file: its version, the size of one entry and
+// the entries in file order.
 type Index struct {
 	Major, Minor uint32
 	EntryLen     uint32
@@ -30,6 +36,9 @@ type Index struct {
 
 const indexMagic = 0xC1F1DCC1
 
+// ParseIndex parses an LTTng index file (magic 0xC1F1DCC1, big-endian); every
+// length is checked against the input, and errors are *traceerr.FormatError
+// values naming the offset.
 func ParseIndex(b []byte) (*Index, error) {
 	fail := func(off int, sentinel error, msg string, args ...any) error {
 		return ferr.New("ctf", int64(off), sentinel, msg, args...)

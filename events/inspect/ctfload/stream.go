@@ -20,6 +20,10 @@ import (
 	"github.com/tracecodec/tracecodec/internal/ferr"
 )
 
+// PacketInfo is what a data stream packet's header and context say: where
+// it starts, its total and content sizes in bits (when present), its data
+// stream class id and sequence number, and the other header and context
+// fields StreamPackets reads.
 type PacketInfo struct {
 	Offset         int64
 	TotalBits      uint64
