@@ -17,8 +17,9 @@ const DefaultMaxDepth = 1 << 16
 const maxOpenTotal = 1 << 20
 
 // DefaultCDTFields are the numeric CDT fields written as counter tracks by
-// default (dotted paths as schema7.LookupNumber resolves them); parquetexport
-// exports the same set as typed columns.
+// default (dotted paths as schema7.LookupNumber resolves them);
+// parquetexport.DefaultCDTFields is a copy of it (the same set as typed
+// columns).
 var DefaultCDTFields = []string{
 	"checkpoint.score_xp", "checkpoint.kills", "checkpoint.creature_count",
 	"entity_samples.creatures", "entity_samples.projectiles", "rng_stream", "dt_ms_i32",

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
+
+	"github.com/tracecodec/tracecodec/chromeexport"
 )
 
 // Sentinel errors of the exporter; errors.Is works on them.
@@ -33,12 +36,10 @@ const DefaultMaxColumns = 4096
 const DefaultRowGroupBytes = 128 << 20
 
 // DefaultCDTFields are the numeric CDT fields exported as typed DOUBLE
-// columns, the set tracecat convert --to chrome draws as counter tracks by
-// default (dotted paths as schema7.LookupNumber resolves them).
-var DefaultCDTFields = []string{
-	"checkpoint.score_xp", "checkpoint.kills", "checkpoint.creature_count",
-	"entity_samples.creatures", "entity_samples.projectiles", "rng_stream", "dt_ms_i32",
-}
+// columns: a copy of chromeexport.DefaultCDTFields, the set tracecat convert
+// --to chrome draws as counter tracks by default (dotted paths as
+// schema7.LookupNumber resolves them), so the two exports name one set.
+var DefaultCDTFields = slices.Clone(chromeexport.DefaultCDTFields)
 
 // DefaultMaxPairDepth is how many begins per track wait for their end; a
 // begin beyond it lets the track's oldest open begin go (a "begin" row).
