@@ -62,7 +62,7 @@ func TestAllocsPerEvent(t *testing.T) {
 func BenchmarkStream(b *testing.B) {
 	tr := genTraceMem(b, 1_000_000, 1)
 	s := tr.Streams[0]
-	b.SetBytes(int64(len(s.data)))
+	b.SetBytes(s.size)
 	b.ReportAllocs()
 	n := 0
 	c0 := cpuTime()
@@ -84,7 +84,7 @@ func BenchmarkReader(b *testing.B) {
 	tr := genTraceMem(b, 1_000_000, 4)
 	var size int
 	for _, s := range tr.Streams {
-		size += len(s.data)
+		size += int(s.size)
 	}
 	b.SetBytes(int64(size))
 	b.ReportAllocs()

@@ -71,8 +71,10 @@ func ParseIndex(b []byte) ([]IndexEntry, error) {
 func (s *Stream) Packets() ([]Packet, error) {
 	var out []Packet
 	s.SeekPacket(0, 0)
+	s.hdrOnly = true
+	defer func() { s.hdrOnly = false }()
 	for {
-		if s.next >= int64(len(s.data)) {
+		if s.next >= s.size {
 			break
 		}
 		if !s.nextPacket() {

@@ -3,6 +3,7 @@ package ctf
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"iter"
 	"math"
 
@@ -18,9 +19,11 @@ import (
 type Field struct {
 	// V is the value: integer bits (signed integers sign-extended: read
 	// int64(V)), 0/1 for booleans, the float64 bits of floating-point
-	// numbers (Float), the byte offset in the data stream of a string or
-	// BLOB, the element count of an array, the option index of a variant,
-	// 0/1 for an optional, the member count of a structure.
+	// numbers (Float), the byte offset of a string or BLOB in the stream's
+	// current buffer (read it with Event.Bytes or Packet.Bytes; for a stream
+	// added with AddStream, its offset in the data stream), the element
+	// count of an array, the option index of a variant, 0/1 for an
+	// optional, the member count of a structure.
 	V uint64
 	// N is the byte length of a string (without its terminating null) or
 	// BLOB.
@@ -112,7 +115,8 @@ type Event struct {
 func (e *Event) FieldClass(i int) *FieldClass { return e.Stream.t.classes[e.Fields[i].cls] }
 
 // Bytes returns the bytes of the string or BLOB Fields[i] (a view into the
-// data stream, valid as long as the stream's data).
+// data stream, or into the stream's packet buffer when it reads a file:
+// valid until the next Next).
 func (e *Event) Bytes(i int) []byte {
 	f := &e.Fields[i]
 	return e.Stream.data[f.V : f.V+uint64(f.N) : f.V+uint64(f.N)]
@@ -133,8 +137,17 @@ type Stream struct {
 	Index []IndexEntry
 
 	t    *Trace
-	data []byte
+	data []byte // the bytes loaded: the whole stream (AddStream) or a window of it
 	pkt  Packet
+	// reading through src (AddStreamReader, OpenDir): data is buf[:n],
+	// holding the stream's bytes from dataOff; size is the stream's size.
+	src     io.ReaderAt
+	buf     []byte
+	dataOff int64
+	size    int64
+	hdrOnly bool // Packets: read packet headers and contexts only
+	generic bool // decode with the recursive field walk (tests: the reference)
+	regs    []int32
 	next int64 // byte offset of the next packet
 	pos  uint64
 	base uint64 // bit offset of the current packet
@@ -161,7 +174,7 @@ type Stream struct {
 }
 
 func newStream(t *Trace, name string, data []byte) *Stream {
-	s := &Stream{Name: name, t: t, data: data, slots: make([]uint64, t.slots), limit: t.o.limits.MaxFieldsPerEvent}
+	s := &Stream{Name: name, t: t, data: data, size: int64(len(data)), slots: make([]uint64, t.slots), regs: make([]int32, t.regs), limit: t.o.limits.MaxFieldsPerEvent}
 	s.ev.Stream = s
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events"}
 	return s
@@ -183,7 +196,7 @@ func (s *Stream) Losses() []Loss { return s.losses }
 func (s *Stream) Recovery() traceerr.Recovery {
 	r := s.rec
 	r.Read = s.events
-	r.ReadBytes = int64(s.next)
+	r.ReadBytes = min(s.next, s.size)
 	if s.err != nil {
 		r.Reason = s.err
 	}
@@ -238,11 +251,11 @@ func (s *Stream) Next() bool {
 	s.fields = s.fields[:0]
 	s.haveERCID, s.ercID = false, 0
 	ev := &s.ev
-	ev.Offset = start
+	ev.Offset = start + uint64(s.dataOff)*8
 	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
 	if sc.Header != nil {
-		ev.Header = int32(len(s.fields))
-		if !s.read(sc.Header) {
+		ev.Header = 0
+		if !s.scope(sc.Header, sc.hdrProg) {
 			return s.eventFailed(start)
 		}
 	}
@@ -254,30 +267,29 @@ func (s *Stream) Next() bool {
 		ec = sc.EventClass(0)
 	}
 	if ec == nil {
-		s.err = newErr(int64(start/8), ErrCorrupt, "packet %d: no event record class %d in data stream class %d", s.pkt.Index, s.ercID, sc.ID)
+		s.err = newErr(s.at(start), ErrCorrupt, "packet %d: no event record class %d in data stream class %d", s.pkt.Index, s.ercID, sc.ID)
 		return false
 	}
 	ev.Class = ec
-	if sc.CommonContext != nil {
-		ev.CommonContext = int32(len(s.fields))
-		if !s.read(sc.CommonContext) {
+	if !s.generic {
+		if !s.exec(ec.prog) {
 			return s.eventFailed(start)
 		}
-	}
-	if ec.SpecificContext != nil {
-		ev.SpecificContext = int32(len(s.fields))
-		if !s.read(ec.SpecificContext) {
-			return s.eventFailed(start)
-		}
-	}
-	if ec.Payload != nil {
-		ev.Payload = int32(len(s.fields))
-		if !s.read(ec.Payload) {
-			return s.eventFailed(start)
+	} else {
+		for _, r := range [...]struct {
+			fc   *FieldClass
+			root *int32
+		}{{sc.CommonContext, &ev.CommonContext}, {ec.SpecificContext, &ev.SpecificContext}, {ec.Payload, &ev.Payload}} {
+			if r.fc != nil {
+				*r.root = int32(len(s.fields))
+				if !s.read(r.fc) {
+					return s.eventFailed(start)
+				}
+			}
 		}
 	}
 	if s.pos == start {
-		s.err = newErr(int64(start/8), ErrCorrupt, "packet %d: empty event record (0 bits)", s.pkt.Index)
+		s.err = newErr(s.at(start), ErrCorrupt, "packet %d: empty event record (0 bits)", s.pkt.Index)
 		return false
 	}
 	if s.pos > s.end {
@@ -295,40 +307,164 @@ func (s *Stream) eventFailed(start uint64) bool {
 		return false
 	}
 	if s.pkt.Cut {
-		s.rec.LostBytes += int64(uint64(len(s.data)) - start/8)
-		s.rec.StopOffset = int64(start / 8)
+		s.rec.LostBytes += s.size - s.at(start)
+		s.rec.StopOffset = s.at(start)
 		s.rec.Notes = append(s.rec.Notes, "the last packet is cut: its remaining bytes hold no complete event record")
 		s.done = true
+		s.release()
 		return false
 	}
-	s.err = newErr(int64(start/8), ErrCorrupt, "packet %d: event record at bit %d overruns the packet content", s.pkt.Index, start-s.base)
+	s.err = newErr(s.at(start), ErrCorrupt, "packet %d: event record at bit %d overruns the packet content", s.pkt.Index, start-s.base)
 	return false
+}
+
+// at returns the byte offset in the data stream file of bit position pos
+// of the loaded bytes.
+func (s *Stream) at(pos uint64) int64 { return s.dataOff + int64(pos/8) }
+
+// headerWindow is the first read of a packet when only its header and
+// context are wanted (Packets); it doubles until they fit.
+const headerWindow = 512
+
+// minBuffer is the smallest buffer of a stream read through an
+// io.ReaderAt; it grows to the largest packet (bounded by the input).
+const minBuffer = 64 << 10
+
+// load makes the loaded bytes hold the stream's bytes [off, off+need)
+// (off+need ≤ s.size), reading ahead to fill the buffer unless only
+// packet headers are read. Bytes already loaded from off on are kept
+// (moved to the buffer's start), so every byte is read once. It reports
+// false with s.err set when the reader fails.
+func (s *Stream) load(off, need int64) bool {
+	if s.src == nil {
+		return true // the whole stream is in memory
+	}
+	end := s.dataOff + int64(len(s.data))
+	if off >= s.dataOff && off+need <= end {
+		return true
+	}
+	keep := int64(0)
+	if off >= s.dataOff && off < end {
+		keep = end - off
+	}
+	want := need
+	if !s.hdrOnly {
+		want = max(need, min(max(int64(cap(s.buf)), minBuffer), s.size-off))
+	}
+	if int64(cap(s.buf)) < want {
+		nb := make([]byte, want)
+		if keep > 0 {
+			copy(nb, s.data[off-s.dataOff:])
+		}
+		s.buf = nb
+	} else {
+		copy(s.buf[:cap(s.buf)], s.data[len(s.data)-int(keep):])
+	}
+	s.buf = s.buf[:cap(s.buf)]
+	n, err := s.src.ReadAt(s.buf[keep:want], off+keep)
+	if int64(n) < want-keep {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		s.data, s.dataOff = s.buf[:0], off
+		s.err = newErr(off+keep+int64(n), ErrTruncated, "reading %s: %v", s.Name, err)
+		s.release()
+		return false
+	}
+	s.data, s.dataOff = s.buf[:want], off
+	return true
+}
+
+// release drops the buffer and closes the file of a stream read through
+// an io.ReaderAt once it is done (Reset reopens it).
+func (s *Stream) release() {
+	if s.src == nil {
+		return
+	}
+	s.buf, s.data = nil, nil
+	if c, ok := s.src.(interface{ release() }); ok {
+		c.release()
+	}
 }
 
 // nextPacket starts the packet at s.next.
 func (s *Stream) nextPacket() bool {
 	off := s.next
-	if off >= int64(len(s.data)) {
+	if off >= s.size {
 		s.done = true
+		s.release()
 		return false
 	}
 	t := s.t
 	p := &s.pkt
 	prevClass := p.Class
-	*p = Packet{Index: p.Index + 1, Offset: off, StreamID: -1, HeaderRoot: -1, ContextRoot: -1, Fields: p.Fields[:0], data: s.data, t: t}
-	s.base = uint64(off) * 8
-	s.pos = s.base
-	s.lim = uint64(len(s.data)) * 8
-	s.end = s.lim
-	s.fields = s.fields[:0]
+	index := p.Index + 1
+	avail := s.size - off
+	need := min(int64(headerWindow), avail)
+	clock0 := s.clock
+	for {
+		if !s.load(off, need) {
+			return false
+		}
+		s.clock = clock0
+		*p = Packet{Index: index, Offset: off, StreamID: -1, HeaderRoot: -1, ContextRoot: -1, Fields: p.Fields[:0], t: t}
+		loaded := off - s.dataOff + int64(min(int64(len(s.data))-(off-s.dataOff), avail))
+		s.base = uint64(off-s.dataOff) * 8
+		s.pos = s.base
+		s.lim = uint64(loaded) * 8
+		s.end = s.lim
+		s.fields = s.fields[:0]
+		more := loaded-(off-s.dataOff) < avail // bytes of the stream beyond the loaded ones
+		ok := s.packetHeader()
+		if !ok && s.err == nil && more {
+			need = min(2*max(need, loaded-(off-s.dataOff)), avail) // the header or context goes on
+			continue
+		}
+		if !ok {
+			return s.packetFailed()
+		}
+		if !s.packetSizes(uint64(avail) * 8) {
+			return false
+		}
+		content := min(int64((p.ContentBit+7)/8), avail)
+		if !s.hdrOnly && more && content > loaded-(off-s.dataOff) {
+			need = content // decode again with the whole content loaded
+			continue
+		}
+		break
+	}
+	if p.Cut {
+		s.rec.Notes = append(s.rec.Notes, "packet "+itoa(p.Index)+" is cut: the file ends before its declared size")
+	}
+	p.data = s.data
+	if prevClass != nil && prevClass != p.Class {
+		s.havePrev = false
+	}
+	s.losses_(p)
+	return true
+}
+
+// scope decodes the scope rooted at fc (compiled to prog) at s.pos.
+func (s *Stream) scope(fc *FieldClass, prog []op) bool {
+	if s.generic {
+		return s.read(fc)
+	}
+	return s.exec(prog)
+}
+
+// packetHeader decodes the packet header and context at s.pos; running
+// out of loaded bytes returns false with s.err nil.
+func (s *Stream) packetHeader() bool {
+	t := s.t
+	p := &s.pkt
 	sc := t.only
 	p.Cut = true // until the sizes are known, running out of data is a cut packet
 	s.inPkt = true
 	defer func() { s.inPkt = false }()
 	if t.header != nil {
 		p.HeaderRoot = 0
-		if !s.read(t.header) {
-			return s.packetFailed()
+		if !s.scope(t.header, t.headerProg) {
+			return false
 		}
 	}
 	if p.Class != nil {
@@ -338,20 +474,27 @@ func (s *Stream) nextPacket() bool {
 		sc = t.dscs[0]
 	}
 	if sc == nil {
-		s.err = newErr(off, ErrCorrupt, "packet %d: unknown data stream class", p.Index)
+		s.err = newErr(p.Offset, ErrCorrupt, "packet %d: unknown data stream class", p.Index)
 		return false
 	}
 	p.Class = sc
 	if sc.PacketContext != nil {
 		p.ContextRoot = int32(len(s.fields))
-		if !s.read(sc.PacketContext) {
-			return s.packetFailed()
+		if !s.scope(sc.PacketContext, sc.ctxProg) {
+			return false
 		}
 	}
 	p.Cut = false
 	p.Fields = append(p.Fields, s.fields...)
 	s.fields = s.fields[:0]
-	avail := uint64(len(s.data)-int(off)) * 8
+	return true
+}
+
+// packetSizes checks the sizes the packet context declared against the
+// avail bits of the stream from the packet on and bounds the packet.
+func (s *Stream) packetSizes(avail uint64) bool {
+	p := &s.pkt
+	off := p.Offset
 	total, content := p.TotalBits, p.ContentBit
 	switch {
 	case total == 0 && content == 0:
@@ -376,17 +519,12 @@ func (s *Stream) nextPacket() bool {
 	s.next = off + int64(total/8)
 	if total > avail {
 		p.Cut = true
-		s.rec.Notes = append(s.rec.Notes, "packet "+itoa(p.Index)+" is cut: the file ends before its declared size")
 		if content > avail {
 			content = avail
 		}
 	}
 	s.end = s.base + content
 	s.lim = s.end
-	if prevClass != nil && prevClass != sc {
-		s.havePrev = false
-	}
-	s.losses_(p)
 	return true
 }
 
@@ -394,10 +532,11 @@ func (s *Stream) packetFailed() bool {
 	if s.err == nil {
 		if s.pkt.Index > 0 {
 			// The file ends inside the last packet's header or context.
-			s.rec.LostBytes += int64(len(s.data)) - s.pkt.Offset
+			s.rec.LostBytes += s.size - s.pkt.Offset
 			s.rec.StopOffset = s.pkt.Offset
 			s.rec.Notes = append(s.rec.Notes, "the file ends inside the header or context of packet "+itoa(s.pkt.Index))
 			s.done = true
+			s.release()
 			return false
 		}
 		s.err = newErr(s.pkt.Offset, ErrTruncated, "packet %d: the data ends inside the packet header or context", s.pkt.Index)
@@ -441,10 +580,9 @@ func itoa(i int) string {
 	return string(b[n:])
 }
 
-// bitsAt reads n (1..64) bits at bit position pos; the caller checked
-// pos+n ≤ len(data)*8.
-func (s *Stream) bitsAt(pos uint64, n uint32, be bool) uint64 {
-	d := s.data
+// bitsAt reads n (1..64) bits of d at bit position pos; the caller
+// checked pos+n ≤ len(d)*8.
+func bitsAt(d []byte, pos uint64, n uint32, be bool) uint64 {
 	i := pos >> 3
 	sh := uint32(pos & 7)
 	var v uint64
@@ -489,7 +627,7 @@ func (s *Stream) bitsAt(pos uint64, n uint32, be bool) uint64 {
 
 func (s *Stream) truncated(fc *FieldClass) bool {
 	if s.err == nil && !s.pkt.Cut {
-		s.err = newErr(int64(s.pos/8), ErrCorrupt, "packet %d: %s field %q overruns the packet content (bit %d of %d)", s.pkt.Index, fc.Kind, fc.Name, s.pos-s.base, s.end-s.base)
+		s.err = newErr(s.at(s.pos), ErrCorrupt, "packet %d: %s field %q overruns the packet content (bit %d of %d)", s.pkt.Index, fc.Kind, fc.Name, s.pos-s.base, s.end-s.base)
 	}
 	return false
 }
@@ -514,7 +652,7 @@ func (s *Stream) fixed(fc *FieldClass) bool {
 			v = binary.LittleEndian.Uint64(s.data[i:])
 		}
 	} else {
-		v = s.bitsAt(s.pos, fc.Bits, fc.BigEndian)
+		v = bitsAt(s.data, s.pos, fc.Bits, fc.BigEndian)
 	}
 	s.pos += n
 	switch fc.Kind {
@@ -636,7 +774,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 				break
 			}
 			if sh > 70 {
-				s.err = newErr(int64(s.pos/8), ErrCorrupt, "packet %d: variable-length integer %s longer than 10 bytes", s.pkt.Index, fc.Name)
+				s.err = newErr(s.at(s.pos), ErrCorrupt, "packet %d: variable-length integer %s longer than 10 bytes", s.pkt.Index, fc.Name)
 				return false
 			}
 		}
@@ -655,12 +793,15 @@ func (s *Stream) read(fc *FieldClass) bool {
 		i := s.pos >> 3
 		if fc.nulStr {
 			e := s.end >> 3
+			if i > e {
+				return s.truncated(fc)
+			}
 			k := bytes.IndexByte(s.data[i:e], 0)
 			if k < 0 {
 				return s.truncated(fc)
 			}
 			if uint64(k) > math.MaxUint32 {
-				s.err = newErr(int64(i), ErrLimit, "packet %d: string %s longer than 4 GiB", s.pkt.Index, fc.Name)
+				s.err = newErr(s.at(i*8), ErrLimit, "packet %d: string %s longer than 4 GiB", s.pkt.Index, fc.Name)
 				return false
 			}
 			s.fields = append(s.fields, Field{V: i, N: uint32(k), End: int32(idx + 1), cls: fc.id})
@@ -675,7 +816,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 			return s.truncated(fc)
 		}
 		if n > math.MaxUint32 {
-			s.err = newErr(int64(i), ErrLimit, "packet %d: string or BLOB %s longer than 4 GiB", s.pkt.Index, fc.Name)
+			s.err = newErr(s.at(i*8), ErrLimit, "packet %d: string or BLOB %s longer than 4 GiB", s.pkt.Index, fc.Name)
 			return false
 		}
 		b := s.data[i : i+n : i+n]
@@ -698,7 +839,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 			n = s.slots[fc.src]
 		}
 		if n > uint64(s.limit-len(s.fields)) {
-			s.err = newErr(int64(s.pos/8), ErrLimit, "packet %d: array %s of %d elements exceeds the limit of %d fields per event record", s.pkt.Index, fc.Name, n, s.limit)
+			s.err = newErr(s.at(s.pos), ErrLimit, "packet %d: array %s of %d elements exceeds the limit of %d fields per event record", s.pkt.Index, fc.Name, n, s.limit)
 			return false
 		}
 		s.fields = append(s.fields, Field{V: n, cls: fc.id})
@@ -708,7 +849,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 				return false
 			}
 			if len(s.fields) > s.limit {
-				s.err = newErr(int64(s.pos/8), ErrLimit, "packet %d: event record has more than %d fields", s.pkt.Index, s.limit)
+				s.err = newErr(s.at(s.pos), ErrLimit, "packet %d: event record has more than %d fields", s.pkt.Index, s.limit)
 				return false
 			}
 		}
@@ -724,7 +865,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 			}
 		}
 		if opt < 0 {
-			s.err = newErr(int64(s.pos/8), ErrCorrupt, "packet %d: variant %s: selector value %d selects no option", s.pkt.Index, fc.Name, int64(sel))
+			s.err = newErr(s.at(s.pos), ErrCorrupt, "packet %d: variant %s: selector value %d selects no option", s.pkt.Index, fc.Name, int64(sel))
 			return false
 		}
 		s.fields = append(s.fields, Field{V: uint64(opt), cls: fc.id})
@@ -749,7 +890,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 		s.fields[idx].End = int32(len(s.fields))
 		return true
 	}
-	s.err = newErr(int64(s.pos/8), ErrMetadata, "field %s: kind %v cannot be decoded", fc.Name, fc.Kind)
+	s.err = newErr(s.at(s.pos), ErrMetadata, "field %s: kind %v cannot be decoded", fc.Name, fc.Kind)
 	return false
 }
 
@@ -772,7 +913,7 @@ func (s *Stream) checkUUID(b []byte) bool {
 		return true
 	}
 	if string(b) != string(pre.UUID[:]) {
-		s.err = newErr(int64(s.pos/8), ErrUUID, "packet %d: UUID %x differs from the metadata's %s", s.pkt.Index, b, pre.UUID.String())
+		s.err = newErr(s.at(s.pos), ErrUUID, "packet %d: UUID %x differs from the metadata's %s", s.pkt.Index, b, pre.UUID.String())
 		return false
 	}
 	return true

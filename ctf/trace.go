@@ -33,7 +33,9 @@ type Trace struct {
 	only   *StreamClass // the data stream class when there is one
 	slots  int
 	// classes holds every compiled field class; Field.cls indexes it.
-	classes []*FieldClass
+	classes    []*FieldClass
+	headerProg []op // packet header program (prog.go)
+	regs       int  // registers the programs use
 }
 
 // StreamClass is a compiled data stream class.
@@ -49,6 +51,7 @@ type StreamClass struct {
 	only                   *EventClass
 	clockOffNS, clockOffCy uint64 // offset from origin: ns of the seconds, and cycles
 	clockNeg               int64  // seconds when negative
+	ctxProg, hdrProg       []op   // packet context, event record header programs
 }
 
 // EventClass is a compiled event record class.
@@ -58,6 +61,7 @@ type EventClass struct {
 	Model             *ctf2meta.EventRecordClass
 	SpecificContext   *FieldClass
 	Payload           *FieldClass
+	prog              []op // common context, specific context and payload program
 }
 
 // NewTrace compiles metadata for decoding data streams.
@@ -144,6 +148,7 @@ func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
 	t.slots = c.slots
 	t.classes = c.classes
 	setFlat(t.classes)
+	t.compilePrograms()
 	return t, nil
 }
 
