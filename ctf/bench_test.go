@@ -79,6 +79,28 @@ func BenchmarkStream(b *testing.B) {
 	b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "events/CPU-s")
 }
 
+// BenchmarkStreamScan: the decode loop as tracecat validate runs it: every
+// event record checked (Stream.Scan), fields not materialised.
+func BenchmarkStreamScan(b *testing.B) {
+	tr := genTraceMem(b, 1_000_000, 1)
+	s := tr.Streams[0]
+	b.SetBytes(s.size)
+	b.ReportAllocs()
+	n := 0
+	c0 := cpuTime()
+	for b.Loop() {
+		s.Reset()
+		for s.Scan() {
+			n++
+		}
+		if s.Err() != nil {
+			b.Fatal(s.Err())
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "events/CPU-s")
+}
+
 // BenchmarkReader: the 4-stream merge by time over the same events.
 func BenchmarkReader(b *testing.B) {
 	tr := genTraceMem(b, 1_000_000, 4)

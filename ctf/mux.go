@@ -8,19 +8,45 @@ import "iter"
 // order (Trace.Streams, sorted by file name for OpenDir). Events are views
 // valid until the next Next. A stream that fails stops the Reader with its
 // error (Err); a cut last packet ends its stream with a Recovery note.
+//
+// The streams with a current event form a binary min-heap keyed by (time,
+// stream order): each Next costs O(log N) for N streams and allocates
+// nothing.
 type Reader struct {
 	t     *Trace
-	heads []*Stream // streams with a current event, in stream order
-	times []int64
-	cur   int // index in heads of the last event returned, -1 none
+	heap  []head
+	cur   bool // heap[0] is the event last returned
 	err   error
 	init  bool
+	fills bool // Next decodes fields (Scan: not)
 }
+
+type head struct {
+	ns  int64
+	ord int
+	s   *Stream
+}
+
+func (a *head) less(b *head) bool { return a.ns < b.ns || a.ns == b.ns && a.ord < b.ord }
 
 // NewReader returns a Reader over the trace's streams from their first
 // packets.
 func (t *Trace) NewReader() *Reader {
-	return &Reader{t: t, cur: -1}
+	return &Reader{t: t, fills: true}
+}
+
+// NewScanner returns a Reader whose streams advance with Stream.Scan: every
+// event record is checked as fully as by Next, but its fields are decoded
+// only on Event.Decode.
+func (t *Trace) NewScanner() *Reader {
+	return &Reader{t: t}
+}
+
+func (r *Reader) advance(s *Stream) bool {
+	if r.fills {
+		return s.Next()
+	}
+	return s.Scan()
 }
 
 // Next advances to the next event in time order.
@@ -30,45 +56,70 @@ func (r *Reader) Next() bool {
 	}
 	if !r.init {
 		r.init = true
-		for _, s := range r.t.Streams {
+		r.heap = r.heap[:0]
+		for i, s := range r.t.Streams {
 			s.Reset()
-			if s.Next() {
-				r.heads = append(r.heads, s)
-				r.times = append(r.times, s.ev.NS())
+			if r.advance(s) {
+				r.heap = append(r.heap, head{s.ev.NS(), i, s})
+				r.up(len(r.heap) - 1)
 			} else if s.err != nil {
 				r.err = s.err
 				return false
 			}
 		}
-	} else if r.cur >= 0 {
-		s := r.heads[r.cur]
-		if s.Next() {
-			r.times[r.cur] = s.ev.NS()
+	} else if r.cur {
+		h := &r.heap[0]
+		if r.advance(h.s) {
+			h.ns = h.s.ev.NS()
 		} else {
-			if s.err != nil {
-				r.err = s.err
+			if h.s.err != nil {
+				r.err = h.s.err
 				return false
 			}
-			r.heads = append(r.heads[:r.cur], r.heads[r.cur+1:]...)
-			r.times = append(r.times[:r.cur], r.times[r.cur+1:]...)
+			last := len(r.heap) - 1
+			r.heap[0] = r.heap[last]
+			r.heap = r.heap[:last]
 		}
+		r.down(0)
 	}
-	if len(r.heads) == 0 {
-		r.cur = -1
-		return false
-	}
-	best := 0
-	for i := 1; i < len(r.times); i++ {
-		if r.times[i] < r.times[best] {
-			best = i
+	r.cur = len(r.heap) > 0
+	return r.cur
+}
+
+func (r *Reader) up(i int) {
+	h := r.heap
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].less(&h[p]) {
+			return
 		}
+		h[i], h[p] = h[p], h[i]
+		i = p
 	}
-	r.cur = best
-	return true
+}
+
+func (r *Reader) down(i int) {
+	h := r.heap
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if l+1 < n && h[l+1].less(&h[l]) {
+			m = l + 1
+		}
+		if !h[m].less(&h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 // Event returns the current event (valid until the next Next).
-func (r *Reader) Event() *Event { return &r.heads[r.cur].ev }
+func (r *Reader) Event() *Event { return &r.heap[0].s.ev }
 
 // Err returns the error that stopped the Reader, or nil.
 func (r *Reader) Err() error { return r.err }

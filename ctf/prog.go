@@ -54,6 +54,7 @@ type op struct {
 	target int32 // opJump
 	am     uint64
 	eam    uint64 // fast opArray: element alignment minus 1
+	size   uint64 // opSkip: bits; skimming fast opArray: element stride
 	fc     *FieldClass
 	run    []runMember
 	sub    []op    // opArray: element program; opCall: the program
@@ -295,54 +296,15 @@ func (s *Stream) exec(prog []op) bool {
 			}
 			pos += uint64(o.bits)
 		case opFixed:
-			n := uint64(o.bits)
-			if pos+n > end {
+			if pos+uint64(o.bits) > end {
 				s.pos, s.fields = pos, fs
 				return s.truncated(o.fc)
 			}
-			var v uint64
-			j, sh := pos>>3, uint32(pos&7)
-			if !o.be && sh+o.bits <= 64 && j+8 <= uint64(len(data)) {
-				v = binary.LittleEndian.Uint64(data[j:]) >> sh
-				if o.bits < 64 {
-					v &= 1<<o.bits - 1
-				}
-			} else {
-				v = bitsAt(data, pos, o.bits, o.be)
-			}
-			pos += n
-			switch o.kind {
-			case KindSint:
-				v = signExtend(v, o.bits)
-			case KindFloat:
-				if n == 32 {
-					v = math.Float64bits(float64(math.Float32frombits(uint32(v))))
-				}
-			}
-			if o.slot >= 0 {
-				s.slots[o.slot] = v
-			}
-			if o.roles != 0 {
-				switch {
-				case o.roles == roleClock && !s.inPkt:
-					if n >= 64 {
-						s.clock = v
-					} else {
-						mask := uint64(1)<<n - 1
-						if v < s.clock&mask {
-							s.clock += mask + 1
-						}
-						s.clock = s.clock&^mask | v
-					}
-				case o.roles == roleERCID:
-					s.ercID, s.haveERCID = v, true
-				default:
-					s.pos = pos
-					if !s.role(o.fc, v) {
-						s.fields = fs
-						return false
-					}
-				}
+			v := fixedValue(data, pos, o)
+			pos += uint64(o.bits)
+			if !s.apply(o, v, pos) {
+				s.fields = fs
+				return false
 			}
 			fs = append(fs, Field{V: v, End: int32(len(fs) + 1), cls: o.cls})
 		case opStruct:
@@ -415,6 +377,58 @@ func (s *Stream) exec(prog []op) bool {
 		}
 	}
 	s.pos, s.fields = pos, fs
+	return true
+}
+
+// fixedValue reads the fixed-length field of o at bit pos (in bounds).
+func fixedValue(data []byte, pos uint64, o *op) uint64 {
+	var v uint64
+	j, sh := pos>>3, uint32(pos&7)
+	if !o.be && sh+o.bits <= 64 && j+8 <= uint64(len(data)) {
+		v = binary.LittleEndian.Uint64(data[j:]) >> sh
+		if o.bits < 64 {
+			v &= 1<<o.bits - 1
+		}
+	} else {
+		v = bitsAt(data, pos, o.bits, o.be)
+	}
+	switch o.kind {
+	case KindSint:
+		v = signExtend(v, o.bits)
+	case KindFloat:
+		if o.bits == 32 {
+			v = math.Float64bits(float64(math.Float32frombits(uint32(v))))
+		}
+	}
+	return v
+}
+
+// apply stores the value v of the field of o in its slot and applies its
+// roles; pos is the bit position after the field.
+func (s *Stream) apply(o *op, v, pos uint64) bool {
+	if o.slot >= 0 {
+		s.slots[o.slot] = v
+	}
+	if o.roles == 0 {
+		return true
+	}
+	switch {
+	case o.roles == roleClock && !s.inPkt:
+		if n := uint64(o.bits); n >= 64 {
+			s.clock = v
+		} else {
+			mask := uint64(1)<<n - 1
+			if v < s.clock&mask {
+				s.clock += mask + 1
+			}
+			s.clock = s.clock&^mask | v
+		}
+	case o.roles == roleERCID:
+		s.ercID, s.haveERCID = v, true
+	default:
+		s.pos = pos
+		return s.role(o.fc, v)
+	}
 	return true
 }
 

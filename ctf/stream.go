@@ -147,6 +147,10 @@ type Stream struct {
 	size    int64
 	hdrOnly bool // Packets: read packet headers and contexts only
 	generic bool // decode with the recursive field walk (tests: the reference)
+	// Scan: the current event record was skimmed, from bit evStart with
+	// the clock at evClock before it
+	scanned          bool
+	evStart, evClock uint64
 	regs    []int32
 	next int64 // byte offset of the next packet
 	pos  uint64
@@ -234,6 +238,75 @@ func (s *Stream) All() iter.Seq2[*Event, error] {
 // Next decodes the next event record; it returns false at the end of the
 // stream or at an error (Err).
 func (s *Stream) Next() bool {
+	if !s.begin() {
+		return false
+	}
+	return s.decodeEvent(s.pos)
+}
+
+// Scan advances to the next event record as Next does, checking it as
+// fully (sizes, class ids, selectors, lengths, string terminators, limits,
+// clock updates: Scan and Next fail on the same records with the same
+// errors) but without decoding its fields: Event.Fields is nil and the
+// scope roots -1 until Event.Decode.
+func (s *Stream) Scan() bool {
+	if !s.begin() {
+		return false
+	}
+	start, clock0 := s.pos, s.clock
+	sc := s.pkt.Class
+	if sc.hdrSkip == nil && sc.Header != nil || s.generic {
+		return s.decodeEvent(start)
+	}
+	s.haveERCID, s.ercID = false, 0
+	nf := 0
+	if sc.Header != nil && !s.skim(sc.hdrSkip, &nf) {
+		return s.replay(start, clock0)
+	}
+	cycles := s.clock
+	ec := sc.only
+	if s.haveERCID {
+		ec = sc.EventClass(s.ercID)
+	} else if ec == nil {
+		ec = sc.EventClass(0)
+	}
+	if ec == nil || !ec.skippable || !s.skim(ec.skip, &nf) || s.pos == start || s.pos > s.end {
+		return s.replay(start, clock0)
+	}
+	ev := &s.ev
+	ev.Offset = start + uint64(s.dataOff)*8
+	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
+	ev.Fields, ev.Class, ev.Cycles = nil, ec, cycles
+	s.evStart, s.evClock, s.scanned = start, clock0, true
+	s.events++
+	return true
+}
+
+// replay decodes the event record at start with Next's decoder (the
+// skimmed one failed: this reports the failure as Next does).
+func (s *Stream) replay(start, clock0 uint64) bool {
+	s.pos, s.clock = start, clock0
+	return s.decodeEvent(start)
+}
+
+// Decode fills Fields and the scope roots of an event record that Scan
+// read (Next has filled them already). The event is decoded again from its
+// start, with the clock as it was before it.
+func (e *Event) Decode() {
+	s := e.Stream
+	if !s.scanned || e.Fields != nil {
+		return
+	}
+	pos, clock, events := s.pos, s.clock, s.events
+	s.pos, s.clock = s.evStart, s.evClock
+	if !s.decodeEvent(s.evStart) && e.Fields == nil {
+		e.Fields = s.fields[:0] // not reached: Scan checked the record
+	}
+	s.pos, s.clock, s.events, s.err = pos, clock, events, nil
+}
+
+// begin moves to the next event record, starting packets as needed.
+func (s *Stream) begin() bool {
 	if s.err != nil || s.done {
 		return false
 	}
@@ -246,7 +319,12 @@ func (s *Stream) Next() bool {
 			return false
 		}
 	}
-	start := s.pos
+	s.scanned = false
+	return true
+}
+
+// decodeEvent decodes the event record at start, filling its fields.
+func (s *Stream) decodeEvent(start uint64) bool {
 	sc := s.pkt.Class
 	s.fields = s.fields[:0]
 	s.haveERCID, s.ercID = false, 0

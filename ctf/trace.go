@@ -2,6 +2,7 @@ package ctf
 
 import (
 	"bytes"
+	"io"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -52,6 +53,7 @@ type StreamClass struct {
 	clockOffNS, clockOffCy uint64 // offset from origin: ns of the seconds, and cycles
 	clockNeg               int64  // seconds when negative
 	ctxProg, hdrProg       []op   // packet context, event record header programs
+	hdrSkip                []op   // event record header skimming program (skim.go)
 }
 
 // EventClass is a compiled event record class.
@@ -62,6 +64,8 @@ type EventClass struct {
 	SpecificContext   *FieldClass
 	Payload           *FieldClass
 	prog              []op // common context, specific context and payload program
+	skip              []op // its skimming program (skim.go), when skippable
+	skippable         bool
 }
 
 // NewTrace compiles metadata for decoding data streams.
@@ -149,6 +153,7 @@ func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
 	t.classes = c.classes
 	setFlat(t.classes)
 	t.compilePrograms()
+	t.compileSkims()
 	return t, nil
 }
 
@@ -241,15 +246,16 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 	t.Skipped = append(t.Skipped, skipped...)
 	magic, hasMagic := t.magic()
 	for _, n := range names {
-		data, err := os.ReadFile(filepath.Join(dir, n))
+		f := &lazyFile{path: filepath.Join(dir, n)}
+		size, first, err := f.open()
 		if err != nil {
 			return nil, err
 		}
-		if hasMagic && len(data) > 0 && (len(data) < 4 || string(data[:4]) != string(magic[:])) {
+		if hasMagic && size > 0 && (size < 4 || string(first[:]) != string(magic[:])) {
 			t.Skipped = append(t.Skipped, n)
 			continue
 		}
-		s := t.AddStream(n, data)
+		s := t.AddStreamReader(n, f, size)
 		if idx, err := os.ReadFile(filepath.Join(dir, "index", n+".idx")); err == nil {
 			ix, err := ParseIndex(idx)
 			if err != nil {
@@ -313,4 +319,78 @@ func (t *Trace) AddStream(name string, data []byte) *Stream {
 	s := newStream(t, name, data)
 	t.Streams = append(t.Streams, s)
 	return s
+}
+
+// AddStreamReader adds a data stream of size bytes read through r: packet
+// by packet into a buffer the stream reuses, as large as its largest
+// packet (at most size), so memory does not grow with the stream. String
+// and BLOB views point into that buffer (valid until the next Next).
+// OpenDir adds its files this way.
+func (t *Trace) AddStreamReader(name string, r io.ReaderAt, size int64) *Stream {
+	s := newStream(t, name, nil)
+	s.src, s.size = r, max(size, 0)
+	t.Streams = append(t.Streams, s)
+	return s
+}
+
+// Close closes the data stream files OpenDir opened that are still open
+// (a stream closes its file when it reaches its end or fails; Reset and
+// SeekPacket reopen it). Streams are not usable after Close.
+func (t *Trace) Close() error {
+	var first error
+	for _, s := range t.Streams {
+		if f, ok := s.src.(*lazyFile); ok {
+			if err := f.close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+// lazyFile is a data stream file opened when read and closed when its
+// stream is done with it.
+type lazyFile struct {
+	path string
+	f    *os.File
+}
+
+// open opens the file to return its size and first 4 bytes, and closes it.
+func (l *lazyFile) open() (int64, [4]byte, error) {
+	var b [4]byte
+	f, err := os.Open(l.path)
+	if err != nil {
+		return 0, b, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, b, err
+	}
+	if _, err := f.ReadAt(b[:], 0); err != nil && err != io.EOF {
+		return 0, b, err
+	}
+	return st.Size(), b, nil
+}
+
+func (l *lazyFile) ReadAt(p []byte, off int64) (int, error) {
+	if l.f == nil {
+		f, err := os.Open(l.path)
+		if err != nil {
+			return 0, err
+		}
+		l.f = f
+	}
+	return l.f.ReadAt(p, off)
+}
+
+func (l *lazyFile) release() { l.close() }
+
+func (l *lazyFile) close() error {
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
 }

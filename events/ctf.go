@@ -87,7 +87,7 @@ func ctfCPU(p *ctf.Packet) (uint64, bool) {
 }
 
 func (s *ctfSource) err() error      { return s.r.Err() }
-func (s *ctfSource) close() error    { return nil }
+func (s *ctfSource) close() error    { return s.tr.Close() }
 func (s *ctfSource) underlying() any { return s.r }
 func (s *ctfSource) numArgs() int    { return len(s.args) }
 
