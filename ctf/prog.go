@@ -34,6 +34,9 @@ const (
 	opString               // null-terminated string
 	opMark                 // the next field is the root of a scope (n: 1 common context, 2 specific context, 3 payload)
 	opCall                 // runs the program sub
+	opSkip                 // skimming: skip size bits (after aligning), counting n fields (skim.go)
+	opBytes                // skimming: static- or dynamic-length string or BLOB
+	opClass                // skimming: end of the event record header: continue with the event record class's program
 )
 
 type op struct {
@@ -55,6 +58,11 @@ type op struct {
 	am     uint64
 	eam    uint64 // fast opArray: element alignment minus 1
 	size   uint64 // opSkip: bits; skimming fast opArray: element stride
+	mask   uint64 // opFixed: the value's bits
+	le     bool   // opFixed: unsigned little-endian (the inline fast path)
+	class  bool   // skimming opFixed: the header ends after it (see opClass)
+	src    int32  // opVariant: selector slot
+	tab    []int8 // opVariant: option of each selector value below len(tab) (-1: none)
 	fc     *FieldClass
 	run    []runMember
 	sub    []op    // opArray: element program; opCall: the program
@@ -111,8 +119,8 @@ func (pc *progCompiler) compile(fc *FieldClass, out []op) []op {
 	am := uint64(fc.Align) - 1
 	switch fc.Kind {
 	case KindUint, KindSint, KindBool, KindFloat:
-		o := op{code: opFixed, bits: fc.Bits, am: am, cls: fc.id, fc: fc, sign: fc.Kind == KindSint,
-			kind: fc.Kind, be: fc.BigEndian, slot: int32(fc.slot), roles: fc.roles}
+		o := fixedOp(fc)
+		o.cls = fc.id
 		if plainLE(fc) {
 			o.code = opFixedLE
 		}
@@ -174,7 +182,7 @@ func (pc *progCompiler) compile(fc *FieldClass, out []op) []op {
 		return append(out, o)
 	case KindVariant:
 		k := len(out)
-		out = append(out, op{code: opVariant, am: am, cls: fc.id, fc: fc, reg: pc.regs})
+		out = append(out, op{code: opVariant, am: am, cls: fc.id, fc: fc, reg: pc.regs, tab: selectorTable(fc)})
 		pc.regs++
 		var jumps []int
 		opts := make([]int32, len(fc.Members))
@@ -197,6 +205,84 @@ func (pc *progCompiler) compile(fc *FieldClass, out []op) []op {
 	return append(out, op{code: opRead, fc: fc})
 }
 
+// fixedOp returns the opFixed of a fixed-length field class.
+func fixedOp(fc *FieldClass) op {
+	o := op{code: opFixed, bits: fc.Bits, am: uint64(fc.Align) - 1, fc: fc, sign: fc.Kind == KindSint,
+		kind: fc.Kind, be: fc.BigEndian, slot: int32(fc.slot), roles: fc.roles, mask: math.MaxUint64,
+		le: fc.Kind == KindUint && !fc.BigEndian}
+	if fc.Bits < 64 {
+		o.mask = 1<<fc.Bits - 1
+	}
+	return o
+}
+
+// selectorTable maps the selector values of a variant with an unsigned
+// selector and options within 0..255 to their option (the first whose
+// ranges hold the value, as the walk chooses).
+func selectorTable(fc *FieldClass) []int8 {
+	if fc.srcSign || len(fc.optRange) > 127 {
+		return nil
+	}
+	top := uint64(0)
+	for _, rs := range fc.optRange {
+		for _, r := range rs {
+			if r.Hi > 255 {
+				return nil
+			}
+			top = max(top, r.Hi)
+		}
+	}
+	tab := make([]int8, top+1)
+	for v := range tab {
+		tab[v] = -1
+		for k, rs := range fc.optRange {
+			if inRanges(rs, uint64(v), false) {
+				tab[v] = int8(k)
+				break
+			}
+		}
+	}
+	return tab
+}
+
+// variantOption returns the option of the variant of o for the current
+// value of its selector, or -1.
+func (s *Stream) variantOption(o *op) int {
+	fc := o.fc
+	sel := s.slots[fc.src]
+	if sel < uint64(len(o.tab)) {
+		return int(o.tab[sel])
+	}
+	if o.tab != nil {
+		return -1 // above every range
+	}
+	for k, rs := range fc.optRange {
+		if inRanges(rs, sel, fc.srcSign) {
+			return k
+		}
+	}
+	return -1
+}
+
+// relocate appends the ops of src to dst, moving their jump targets.
+func relocate(dst, src []op) []op {
+	d := int32(len(dst))
+	for _, o := range src {
+		switch o.code {
+		case opJump:
+			o.target += d
+		case opVariant:
+			opts := make([]int32, len(o.opts))
+			for k, t := range o.opts {
+				opts[k] = t + d
+			}
+			o.opts = opts
+		}
+		dst = append(dst, o)
+	}
+	return dst
+}
+
 // compilePrograms gives the packet header, each data stream class's packet
 // context and event record header, and each event record class their
 // programs.
@@ -217,7 +303,7 @@ func (t *Trace) compilePrograms() {
 			if cc != nil {
 				p = append(p, op{code: opMark, n: 1})
 				if len(cc) <= maxInlineOps {
-					p = pc.compile(sc.CommonContext, p)
+					p = relocate(p, cc)
 				} else {
 					p = append(p, op{code: opCall, sub: cc})
 				}
@@ -300,9 +386,17 @@ func (s *Stream) exec(prog []op) bool {
 				s.pos, s.fields = pos, fs
 				return s.truncated(o.fc)
 			}
-			v := fixedValue(data, pos, o)
+			var v uint64
+			if j, sh := pos>>3, pos&7; o.le && sh+uint64(o.bits) <= 64 && j+8 <= uint64(len(data)) {
+				v = binary.LittleEndian.Uint64(data[j:]) >> sh & o.mask
+			} else {
+				v = fixedValue(data, pos, o)
+			}
 			pos += uint64(o.bits)
-			if !s.apply(o, v, pos) {
+			if o.slot >= 0 {
+				s.slots[o.slot] = v
+			}
+			if o.roles != 0 && !s.apply(o, v, pos) {
 				s.fields = fs
 				return false
 			}
@@ -318,18 +412,11 @@ func (s *Stream) exec(prog []op) bool {
 		case opEnd:
 			fs[s.regs[o.reg]].End = int32(len(fs))
 		case opVariant:
-			fc := o.fc
-			sel := s.slots[fc.src]
-			opt := -1
-			for k, rs := range fc.optRange {
-				if inRanges(rs, sel, fc.srcSign) {
-					opt = k
-					break
-				}
-			}
+			opt := s.variantOption(o)
 			if opt < 0 {
 				s.pos, s.fields = pos, fs
-				s.err = newErr(s.at(pos), ErrCorrupt, "packet %d: variant %s: selector value %d selects no option", s.pkt.Index, fc.Name, int64(sel))
+				fc := o.fc
+				s.err = newErr(s.at(pos), ErrCorrupt, "packet %d: variant %s: selector value %d selects no option", s.pkt.Index, fc.Name, int64(s.slots[fc.src]))
 				return false
 			}
 			s.regs[o.reg] = int32(len(fs))
@@ -403,15 +490,9 @@ func fixedValue(data []byte, pos uint64, o *op) uint64 {
 	return v
 }
 
-// apply stores the value v of the field of o in its slot and applies its
-// roles; pos is the bit position after the field.
+// apply applies the roles of the field of o, of value v; pos is the bit
+// position after the field.
 func (s *Stream) apply(o *op, v, pos uint64) bool {
-	if o.slot >= 0 {
-		s.slots[o.slot] = v
-	}
-	if o.roles == 0 {
-		return true
-	}
 	switch {
 	case o.roles == roleClock && !s.inPkt:
 		if n := uint64(o.bits); n >= 64 {

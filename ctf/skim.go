@@ -2,6 +2,7 @@ package ctf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 )
 
@@ -14,11 +15,6 @@ import (
 // fails, and Scan decodes the record with the decoding program instead,
 // which reports exactly what Next reports. A class with a field that has no
 // skimming op (variable-length integers, optionals, a UUID) is decoded.
-
-const (
-	opSkip  uint8 = 64 + iota // skip size bits (after aligning to am), counting n fields
-	opBytes                   // static- or dynamic-length string or BLOB
-)
 
 // maxSkipBits bounds the size of one opSkip (2^40 bits).
 const maxSkipBits = 1 << 40
@@ -87,6 +83,19 @@ func (sc *skimCompiler) item(out []op, align, bits, cnt uint64) []op {
 	return append(out, op{code: opSkip, am: align - 1, size: bits, n: int32(cnt)})
 }
 
+// add appends o to out, folding a preceding zero-size opSkip (the start
+// of a structure: an alignment and a field) into it. Ops count their
+// fields in n.
+func (sc *skimCompiler) add(out []op, o op) []op {
+	if k := len(out) - 1; k >= 0 && out[k].code == opSkip && out[k].size == 0 {
+		o.am = max(o.am, out[k].am)
+		o.n += out[k].n
+		out[k] = o
+		return out
+	}
+	return append(out, o)
+}
+
 // compile appends the skimming ops of fc to out.
 func (sc *skimCompiler) compile(fc *FieldClass, out []op, depth int) []op {
 	if !sc.ok || depth > 64 {
@@ -102,7 +111,9 @@ func (sc *skimCompiler) compile(fc *FieldClass, out []op, depth int) []op {
 		if fc.roles&^(roleClock|roleERCID) != 0 {
 			break // packet roles: decoded
 		}
-		return append(out, op{code: opFixed, bits: fc.Bits, am: am, fc: fc, kind: fc.Kind, be: fc.BigEndian, slot: int32(fc.slot), roles: fc.roles})
+		o := fixedOp(fc)
+		o.n = 1
+		return sc.add(out, o)
 	case KindStruct:
 		out = sc.item(out, uint64(fc.Align), 0, 1)
 		for _, m := range fc.Members {
@@ -114,19 +125,26 @@ func (sc *skimCompiler) compile(fc *FieldClass, out []op, depth int) []op {
 			break
 		}
 		el := fc.Members[0]
-		o := op{code: opArray, am: am, fc: fc}
+		o := op{code: opArray, am: am, fc: fc, n: 1}
 		if ea, eb, ec, ok := staticItem(el, 0); ok {
-			o.fast, o.eam, o.bits, o.size, o.n = true, ea-1, uint32(min(eb, math.MaxUint32)), (eb+ea-1)&^(ea-1), int32(ec)
+			o.fast, o.eam, o.bits, o.size, o.ecls = true, ea-1, uint32(min(eb, math.MaxUint32)), (eb+ea-1)&^(ea-1), int32(ec)
 			if eb > math.MaxUint32 {
 				break
 			}
 		} else {
 			o.sub = sc.compile(el, nil, depth+1)
 		}
-		return append(out, o)
+		return sc.add(out, o)
 	case KindVariant:
-		k := len(out)
-		out = append(out, op{code: opVariant, am: am, fc: fc})
+		v := op{code: opVariant, am: am, fc: fc, tab: selectorTable(fc), n: 1, src: int32(fc.src)}
+		k := len(out) - 1
+		if k >= 0 && am == 0 && v.tab != nil && out[k].code == opFixed && out[k].slot == v.src && out[k].tab == nil {
+			// the selector just before the variant (LTTng's id and v): one op
+			out[k].tab, out[k].n = v.tab, out[k].n+1
+		} else {
+			out = sc.add(out, v)
+			k = len(out) - 1
+		}
 		var jumps []int
 		opts := make([]int32, len(fc.Members))
 		for i, m := range fc.Members {
@@ -142,10 +160,10 @@ func (sc *skimCompiler) compile(fc *FieldClass, out []op, depth int) []op {
 		return out
 	case KindString, KindBlob:
 		if fc.nulStr {
-			return append(out, op{code: opString, am: am, fc: fc})
+			return sc.add(out, op{code: opString, am: am, fc: fc, n: 1})
 		}
 		if fc.roles == 0 {
-			return append(out, op{code: opBytes, am: am, fc: fc})
+			return sc.add(out, op{code: opBytes, am: am, fc: fc, n: 1})
 		}
 	}
 	sc.ok = false
@@ -156,9 +174,8 @@ func (sc *skimCompiler) compile(fc *FieldClass, out []op, depth int) []op {
 // event record class their skimming programs (nil, skippable false: Scan
 // decodes them).
 func (t *Trace) compileSkims() {
-	prog := func(fcs ...*FieldClass) ([]op, bool) {
+	prog := func(out []op, fcs ...*FieldClass) ([]op, bool) {
 		sc := &skimCompiler{ok: true}
-		var out []op
 		for _, fc := range fcs {
 			if fc != nil {
 				out = sc.compile(fc, out, 0)
@@ -167,16 +184,61 @@ func (t *Trace) compileSkims() {
 		return out, sc.ok
 	}
 	for _, sc := range t.dscs {
-		if p, ok := prog(sc.Header); ok && sc.Header != nil {
+		if p, ok := prog(nil, sc.Header); ok && sc.Header != nil {
+			p = append(p, op{code: opClass})
+			targets := map[int]bool{}
+			for i := range p {
+				if p[i].code == opJump && int(p[i].target) == len(p)-1 {
+					p[i] = op{code: opClass}
+				}
+				for _, t := range p[i].opts {
+					targets[int(t)] = true
+				}
+			}
+			for i := 1; i < len(p); i++ {
+				// an integer just before the end of the header (its
+				// timestamp) goes on with the class itself
+				if p[i].code == opClass && !targets[i] && p[i-1].code == opFixed && p[i-1].tab == nil {
+					p[i-1].class = true
+				}
+			}
 			sc.hdrSkip = p
 		}
+		cc, ccOK := prog(nil, sc.CommonContext)
 		for _, ec := range sc.events {
-			ec.skip, ec.skippable = prog(sc.CommonContext, ec.SpecificContext, ec.Payload)
-			if !ec.skippable || len(ec.skip) > 1<<20 {
-				ec.skip, ec.skippable = nil, false
+			var start []op
+			switch {
+			case !ccOK:
+				continue
+			case len(cc) <= maxInlineOps:
+				start = relocate(nil, cc)
+			default:
+				start = []op{{code: opCall, sub: cc}}
+			}
+			ec.skip, ec.skippable = prog(start, ec.SpecificContext, ec.Payload)
+			if !ec.skippable {
+				ec.skip = nil
 			}
 		}
 	}
+}
+
+// skimClass ends a skimmed event record header: the clock value is the
+// event's, the class it names (if skimmable) is s.ev.Class.
+func (s *Stream) skimClass() bool {
+	s.evCycles = s.clock
+	sc := s.pkt.Class
+	ec := sc.only
+	if s.haveERCID {
+		ec = sc.EventClass(s.ercID)
+	} else if ec == nil {
+		ec = sc.EventClass(0)
+	}
+	if ec == nil || !ec.skippable {
+		return false
+	}
+	s.ev.Class = ec
+	return true
 }
 
 // skim runs a skimming program at s.pos; nf counts the fields the record
@@ -191,34 +253,79 @@ func (s *Stream) skim(prog []op, nf *int) bool {
 		}
 		switch o.code {
 		case opSkip:
+			// field counts matter at arrays only (the walk checks the
+			// limit there)
 			pos += o.size
 			if pos > end {
 				return false
 			}
-			if n += int(o.n); n > limit {
-				return false
-			}
+			n += int(o.n)
 		case opFixed:
 			if pos+uint64(o.bits) > end {
 				return false
 			}
-			v := fixedValue(data, pos, o)
-			pos += uint64(o.bits)
-			if !s.apply(o, v, pos) {
-				return false
+			var v uint64
+			if j, sh := pos>>3, pos&7; o.le && sh+uint64(o.bits) <= 64 && j+8 <= uint64(len(data)) {
+				v = binary.LittleEndian.Uint64(data[j:]) >> sh & o.mask
+			} else {
+				v = fixedValue(data, pos, o)
 			}
-			n++
+			pos += uint64(o.bits)
+			if o.slot >= 0 {
+				s.slots[o.slot] = v
+			}
+			switch o.roles {
+			case 0:
+			case roleClock:
+				if o.bits >= 64 {
+					s.clock = v
+				} else {
+					if v < s.clock&o.mask {
+						s.clock += o.mask + 1
+					}
+					s.clock = s.clock&^o.mask | v
+				}
+			case roleERCID:
+				s.ercID, s.haveERCID = v, true
+			default:
+				if !s.apply(o, v, pos) {
+					return false
+				}
+			}
+			n += int(o.n)
+			if o.class {
+				if !s.skimClass() {
+					return false
+				}
+				prog, i = s.ev.Class.skip, -1
+				continue
+			}
+			if o.tab != nil {
+				// fused with the variant it selects (unsigned selector)
+				if v >= uint64(len(o.tab)) || o.tab[v] < 0 {
+					return false
+				}
+				i = int(o.opts[o.tab[v]]) - 1
+			}
 		case opString:
 			j, e := pos>>3, end>>3
 			if j > e {
 				return false
 			}
-			k := bytes.IndexByte(data[j:e], 0)
-			if k < 0 || uint64(k) > math.MaxUint32 {
-				return false
+			// short strings: a plain loop; longer: IndexByte
+			k, z := j, min(e, j+16)
+			for k < z && data[k] != 0 {
+				k++
 			}
-			pos = (j + uint64(k) + 1) * 8
-			n++
+			if k == z {
+				x := bytes.IndexByte(data[k:e], 0)
+				if x < 0 || uint64(k-j)+uint64(x) > math.MaxUint32 {
+					return false
+				}
+				k += uint64(x)
+			}
+			pos = (k + 1) * 8
+			n += int(o.n)
 		case opBytes:
 			fc := o.fc
 			ln := fc.Length
@@ -229,34 +336,44 @@ func (s *Stream) skim(prog []op, nf *int) bool {
 				return false
 			}
 			pos += ln * 8
-			n++
+			n += int(o.n)
 		case opVariant:
-			fc := o.fc
-			sel := s.slots[fc.src]
 			opt := -1
-			for k, rs := range fc.optRange {
-				if inRanges(rs, sel, fc.srcSign) {
-					opt = k
-					break
-				}
+			if sel := s.slots[o.src]; sel < uint64(len(o.tab)) {
+				opt = int(o.tab[sel])
+			} else {
+				opt = s.variantOption(o)
 			}
 			if opt < 0 {
 				return false
 			}
-			n++
+			n += int(o.n)
 			i = int(o.opts[opt]) - 1
 		case opJump:
 			i = int(o.target) - 1
+		case opClass:
+			// the header is skimmed: the class it names goes on in the
+			// same loop
+			if !s.skimClass() {
+				return false
+			}
+			prog, i = s.ev.Class.skip, -1
+		case opCall:
+			s.pos = pos
+			if !s.skim(o.sub, &n) {
+				return false
+			}
+			pos = s.pos
 		case opArray:
 			fc := o.fc
 			ln := fc.Length
 			if fc.dynamic {
 				ln = s.slots[fc.src]
 			}
-			if ln > uint64(limit-n) {
+			n += int(o.n) // with the array's field
+			if ln > uint64(limit-n+1) {
 				return false
 			}
-			n++
 			if o.fast {
 				if ln == 0 {
 					break
@@ -270,11 +387,11 @@ func (s *Stream) skim(prog []op, nf *int) bool {
 					return false
 				}
 				total := (ln-1)*o.size + uint64(o.bits)
-				if total > room || ln > uint64(limit-n)/max(uint64(o.n), 1) {
+				if total > room || ln > uint64(limit-n)/max(uint64(o.ecls), 1) {
 					return false
 				}
 				pos = first + total
-				n += int(ln) * int(o.n)
+				n += int(ln) * int(o.ecls)
 				break
 			}
 			s.pos = pos

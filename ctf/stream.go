@@ -149,8 +149,8 @@ type Stream struct {
 	generic bool // decode with the recursive field walk (tests: the reference)
 	// Scan: the current event record was skimmed, from bit evStart with
 	// the clock at evClock before it
-	scanned          bool
-	evStart, evClock uint64
+	scanned                    bool
+	evStart, evClock, evCycles uint64
 	regs    []int32
 	next int64 // byte offset of the next packet
 	pos  uint64
@@ -250,9 +250,12 @@ func (s *Stream) Next() bool {
 // errors) but without decoding its fields: Event.Fields is nil and the
 // scope roots -1 until Event.Decode.
 func (s *Stream) Scan() bool {
-	if !s.begin() {
-		return false
+	if s.err != nil || s.done || !s.started || s.pos >= s.end {
+		if !s.begin() {
+			return false
+		}
 	}
+	s.scanned = false
 	start, clock0 := s.pos, s.clock
 	sc := s.pkt.Class
 	if sc.hdrSkip == nil && sc.Header != nil || s.generic {
@@ -260,23 +263,31 @@ func (s *Stream) Scan() bool {
 	}
 	s.haveERCID, s.ercID = false, 0
 	nf := 0
-	if sc.Header != nil && !s.skim(sc.hdrSkip, &nf) {
-		return s.replay(start, clock0)
-	}
-	cycles := s.clock
-	ec := sc.only
-	if s.haveERCID {
-		ec = sc.EventClass(s.ercID)
-	} else if ec == nil {
-		ec = sc.EventClass(0)
-	}
-	if ec == nil || !ec.skippable || !s.skim(ec.skip, &nf) || s.pos == start || s.pos > s.end {
-		return s.replay(start, clock0)
-	}
 	ev := &s.ev
+	if sc.Header != nil {
+		// the header's program ends by running the class's (opClass)
+		if !s.skim(sc.hdrSkip, &nf) {
+			return s.replay(start, clock0)
+		}
+	} else {
+		ec := sc.only
+		if ec == nil {
+			ec = sc.EventClass(0)
+		}
+		if ec == nil || !ec.skippable {
+			return s.replay(start, clock0)
+		}
+		s.evCycles, ev.Class = s.clock, ec
+		if !s.skim(ec.skip, &nf) {
+			return s.replay(start, clock0)
+		}
+	}
+	if s.pos == start || s.pos > s.end {
+		return s.replay(start, clock0)
+	}
 	ev.Offset = start + uint64(s.dataOff)*8
 	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
-	ev.Fields, ev.Class, ev.Cycles = nil, ec, cycles
+	ev.Fields, ev.Cycles = nil, s.evCycles
 	s.evStart, s.evClock, s.scanned = start, clock0, true
 	s.events++
 	return true

@@ -236,7 +236,7 @@ func ctfTraceCheck(in *Input) (string, []string, error) {
 		if err := s.CheckIndex(); err != nil {
 			return "", nil, err
 		}
-		for s.Next() {
+		for s.Scan() { // every check of Next, fields not materialised
 			events++
 		}
 		if err := s.Err(); err != nil {
