@@ -151,12 +151,12 @@ type Stream struct {
 	// the clock at evClock before it
 	scanned                    bool
 	evStart, evClock, evCycles uint64
-	regs    []int32
-	next int64 // byte offset of the next packet
-	pos  uint64
-	base uint64 // bit offset of the current packet
-	end  uint64 // end of the packet content (bits)
-	lim  uint64 // end of the readable bytes of the packet (bits)
+	regs                       []int32
+	next                       int64 // byte offset of the next packet
+	pos                        uint64
+	base                       uint64 // bit offset of the current packet
+	end                        uint64 // end of the packet content (bits)
+	lim                        uint64 // end of the readable bytes of the packet (bits)
 
 	clock     uint64
 	slots     []uint64
