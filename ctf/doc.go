@@ -9,13 +9,20 @@
 // OpenDir opens a trace folder: the metadata, every data stream file beside
 // it (sorted by name; text sidecars and, when packets start with a magic
 // number, files that do not are skipped and listed in Trace.Skipped) and the
-// LTTng packet indexes (index/NAME.idx, Stream.Index). NewTrace compiles a
-// Metadata for Trace.AddStream over bytes held by the caller.
+// LTTng packet indexes (index/NAME.idx, Stream.Index). Data stream files are
+// read packet by packet into a buffer each stream reuses, as large as its
+// largest packet (bounded by the file), not whole: memory does not grow with
+// the trace; a stream's file is open while it is read (Trace.Close closes
+// what is left open). NewTrace compiles a Metadata for Trace.AddStream over
+// bytes held by the caller, or Trace.AddStreamReader over an io.ReaderAt.
 //
-// A Stream decodes one data stream file: Next, Event, Err, All. A Reader
-// (Trace.NewReader) merges the streams of a trace by time as babeltrace2's
-// muxer does: the smallest time in nanoseconds from the clock's origin
-// first, equal times in stream order. An Event is a view valid until the
+// A Stream decodes one data stream file: Next, Event, Err, All. Scan reads
+// the next event record as Next does and checks it as fully, without
+// materialising its fields (Event.Decode does, on demand): it is what
+// tracecat validate runs. A Reader (Trace.NewReader, or NewScanner with
+// Scan) merges the streams of a trace by time as babeltrace2's muxer does:
+// the smallest time in nanoseconds from the clock's origin first, equal
+// times in stream order (a heap: O(log N) per event for N streams). An Event is a view valid until the
 // next Next: its event record class, the default clock value after its
 // header (Cycles; NS converts to ns from the origin, with the clock class's
 // frequency and offset) and its fields as a flat pre-order slice of Field
@@ -42,6 +49,21 @@
 // option holding the named member). Not decoded: strings in UTF-16/UTF-32, floating-point
 // numbers of other sizes, integers wider than 64 bits; NewTrace refuses such
 // metadata with ErrMetadata.
+//
+// # Compiled decoding
+//
+// NewTrace compiles the packet header and context, the event record header
+// of each data stream class and each event record class (common context,
+// specific context and payload together) into flat programs: runs of
+// byte-aligned little-endian integers read at fixed offsets after one
+// bounds check, structures of a fixed field count closed at once, variants
+// as jumps, arrays of plain integers as one loop. Scan runs skimming
+// programs in which consecutive fields of a fixed size that no length,
+// selector or role needs are one skip; where a skimming program is unsure it
+// hands the record to the decoding program, so Scan and Next fail on the
+// same records with the same errors. The recursive field walk these replace
+// stays as the reference the tests compare them with, field by field and
+// error by error (TestCompiledMatchesWalk, FuzzCompiledMatchesWalk).
 //
 // # Losses and recovery
 //
@@ -82,6 +104,7 @@
 // ErrBadMagic, ErrUUID, ErrTruncated, ErrCorrupt, ErrLimit or ErrIndex; they
 // are sticky.
 //
-// Stream.Next and Reader.Next perform no allocations per event after
-// warm-up (TestAllocsPerEvent), nor does Pretty.Append.
+// Stream.Next, Stream.Scan, Event.Decode and Reader.Next perform no
+// allocations per event after warm-up (TestAllocsPerEvent,
+// TestScanAllocs), nor does Pretty.Append.
 package ctf

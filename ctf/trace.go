@@ -63,9 +63,14 @@ type EventClass struct {
 	Model             *ctf2meta.EventRecordClass
 	SpecificContext   *FieldClass
 	Payload           *FieldClass
-	prog              []op // common context, specific context and payload program
-	skip              []op // its skimming program (skim.go), when skippable
-	skippable         bool
+	*classCode        // its programs (kept behind a pointer: EventClass stays comparable)
+}
+
+// classCode holds the programs of an event record class.
+type classCode struct {
+	prog      []op // common context, specific context and payload program (prog.go)
+	skip      []op // its skimming program (skim.go), when skippable
+	skippable bool
 }
 
 // NewTrace compiles metadata for decoding data streams.
@@ -117,7 +122,7 @@ func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
 			if e.DataStreamClassID != d.ID || c.err != nil {
 				continue
 			}
-			ec := &EventClass{ID: e.ID, StreamClassID: d.ID, Name: e.Name, Model: e}
+			ec := &EventClass{ID: e.ID, StreamClassID: d.ID, Name: e.Name, Model: e, classCode: &classCode{}}
 			r2 := r
 			c.scope = 4
 			r2[4] = c.compile(e.SpecificContextFieldClass, "")
