@@ -236,7 +236,8 @@ func FuzzStream(f *testing.F) {
 }
 
 // FuzzTrace decodes arbitrary TSDL metadata and data stream bytes together:
-// the metadata is refused cleanly or compiled, the data decoded or refused.
+// the metadata is refused cleanly or compiled, the data decoded or refused,
+// the same way by the compiled decoder, Scan and the field walk.
 func FuzzTrace(f *testing.F) {
 	data, _ := genStreamBytes(0, 10, 4, 512)
 	f.Add([]byte(genMetadata(4)), data)
@@ -254,6 +255,7 @@ func FuzzTrace(f *testing.F) {
 			}
 			return
 		}
+		checkModes(t, tr, b) // compiled, Scan, packet buffer = the field walk
 		s := tr.AddStream("f", b)
 		n := 0
 		var p Pretty
