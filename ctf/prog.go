@@ -386,12 +386,7 @@ func (s *Stream) exec(prog []op) bool {
 				s.pos, s.fields = pos, fs
 				return s.truncated(o.fc)
 			}
-			var v uint64
-			if j, sh := pos>>3, pos&7; o.le && sh+uint64(o.bits) <= 64 && j+8 <= uint64(len(data)) {
-				v = binary.LittleEndian.Uint64(data[j:]) >> sh & o.mask
-			} else {
-				v = fixedValue(data, pos, o)
-			}
+			v := readFixed(data, pos, o)
 			pos += uint64(o.bits)
 			if o.slot >= 0 {
 				s.slots[o.slot] = v
@@ -415,9 +410,7 @@ func (s *Stream) exec(prog []op) bool {
 			opt := s.variantOption(o)
 			if opt < 0 {
 				s.pos, s.fields = pos, fs
-				fc := o.fc
-				s.err = newErr(s.at(pos), ErrCorrupt, "packet %d: variant %s: selector value %d selects no option", s.pkt.Index, fc.Name, int64(s.slots[fc.src]))
-				return false
+				return s.noOption(o.fc)
 			}
 			s.regs[o.reg] = int32(len(fs))
 			fs = append(fs, Field{V: uint64(opt), cls: o.cls})
@@ -467,6 +460,33 @@ func (s *Stream) exec(prog []op) bool {
 	return true
 }
 
+// readFixed reads the fixed-length field of o at bit pos (in bounds):
+// inline for unsigned little-endian fields within 8 readable bytes.
+func readFixed(data []byte, pos uint64, o *op) uint64 {
+	if j, sh := pos>>3, pos&7; o.le && sh+uint64(o.bits) <= 64 && j+8 <= uint64(len(data)) {
+		return binary.LittleEndian.Uint64(data[j:]) >> sh & o.mask
+	}
+	return fixedValue(data, pos, o)
+}
+
+// fieldLimit fails: the event record has more fields than the limit.
+func (s *Stream) fieldLimit() bool {
+	s.err = newErr(s.at(s.pos), ErrLimit, "packet %d: event record has more than %d fields", s.pkt.Index, s.limit)
+	return false
+}
+
+// arrayLimit fails: array fc of n elements exceeds the field limit.
+func (s *Stream) arrayLimit(fc *FieldClass, n uint64) bool {
+	s.err = newErr(s.at(s.pos), ErrLimit, "packet %d: array %s of %d elements exceeds the limit of %d fields per event record", s.pkt.Index, fc.Name, n, s.limit)
+	return false
+}
+
+// noOption fails: the selector of variant fc selects no option.
+func (s *Stream) noOption(fc *FieldClass) bool {
+	s.err = newErr(s.at(s.pos), ErrCorrupt, "packet %d: variant %s: selector value %d selects no option", s.pkt.Index, fc.Name, int64(s.slots[fc.src]))
+	return false
+}
+
 // fixedValue reads the fixed-length field of o at bit pos (in bounds).
 func fixedValue(data []byte, pos uint64, o *op) uint64 {
 	var v uint64
@@ -495,15 +515,7 @@ func fixedValue(data []byte, pos uint64, o *op) uint64 {
 func (s *Stream) apply(o *op, v, pos uint64) bool {
 	switch {
 	case o.roles == roleClock && !s.inPkt:
-		if n := uint64(o.bits); n >= 64 {
-			s.clock = v
-		} else {
-			mask := uint64(1)<<n - 1
-			if v < s.clock&mask {
-				s.clock += mask + 1
-			}
-			s.clock = s.clock&^mask | v
-		}
+		s.updateClock(v, o.bits)
 	case o.roles == roleERCID:
 		s.ercID, s.haveERCID = v, true
 	default:
@@ -539,8 +551,7 @@ func (s *Stream) array(o *op) bool {
 		n = s.slots[fc.src]
 	}
 	if n > uint64(s.limit-len(s.fields)) {
-		s.err = newErr(s.at(s.pos), ErrLimit, "packet %d: array %s of %d elements exceeds the limit of %d fields per event record", s.pkt.Index, fc.Name, n, s.limit)
-		return false
+		return s.arrayLimit(fc, n)
 	}
 	idx := len(s.fields)
 	s.fields = append(s.fields, Field{V: n, cls: o.cls})
@@ -568,8 +579,7 @@ func (s *Stream) array(o *op) bool {
 			return false
 		}
 		if len(s.fields) > s.limit {
-			s.err = newErr(s.at(s.pos), ErrLimit, "packet %d: event record has more than %d fields", s.pkt.Index, s.limit)
-			return false
+			return s.fieldLimit()
 		}
 	}
 	s.fields[idx].End = int32(len(s.fields))

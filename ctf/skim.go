@@ -2,7 +2,6 @@ package ctf
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math"
 )
 
@@ -264,12 +263,7 @@ func (s *Stream) skim(prog []op, nf *int) bool {
 			if pos+uint64(o.bits) > end {
 				return false
 			}
-			var v uint64
-			if j, sh := pos>>3, pos&7; o.le && sh+uint64(o.bits) <= 64 && j+8 <= uint64(len(data)) {
-				v = binary.LittleEndian.Uint64(data[j:]) >> sh & o.mask
-			} else {
-				v = fixedValue(data, pos, o)
-			}
+			v := readFixed(data, pos, o)
 			pos += uint64(o.bits)
 			if o.slot >= 0 {
 				s.slots[o.slot] = v
@@ -277,14 +271,7 @@ func (s *Stream) skim(prog []op, nf *int) bool {
 			switch o.roles {
 			case 0:
 			case roleClock:
-				if o.bits >= 64 {
-					s.clock = v
-				} else {
-					if v < s.clock&o.mask {
-						s.clock += o.mask + 1
-					}
-					s.clock = s.clock&^o.mask | v
-				}
+				s.updateClock(v, o.bits)
 			case roleERCID:
 				s.ercID, s.haveERCID = v, true
 			default:

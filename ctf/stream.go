@@ -928,8 +928,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 			n = s.slots[fc.src]
 		}
 		if n > uint64(s.limit-len(s.fields)) {
-			s.err = newErr(s.at(s.pos), ErrLimit, "packet %d: array %s of %d elements exceeds the limit of %d fields per event record", s.pkt.Index, fc.Name, n, s.limit)
-			return false
+			return s.arrayLimit(fc, n)
 		}
 		s.fields = append(s.fields, Field{V: n, cls: fc.id})
 		el := fc.Members[0]
@@ -938,8 +937,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 				return false
 			}
 			if len(s.fields) > s.limit {
-				s.err = newErr(s.at(s.pos), ErrLimit, "packet %d: event record has more than %d fields", s.pkt.Index, s.limit)
-				return false
+				return s.fieldLimit()
 			}
 		}
 		s.fields[idx].End = int32(len(s.fields))
@@ -954,8 +952,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 			}
 		}
 		if opt < 0 {
-			s.err = newErr(s.at(s.pos), ErrCorrupt, "packet %d: variant %s: selector value %d selects no option", s.pkt.Index, fc.Name, int64(sel))
-			return false
+			return s.noOption(fc)
 		}
 		s.fields = append(s.fields, Field{V: uint64(opt), cls: fc.id})
 		if !s.read(fc.Members[opt]) {
@@ -1008,21 +1005,26 @@ func (s *Stream) checkUUID(b []byte) bool {
 	return true
 }
 
+// updateClock sets the clock from a timestamp field of n bits: its low n
+// bits, plus 2^n when the value went back (wrap-around).
+func (s *Stream) updateClock(v uint64, n uint32) {
+	if n == 0 || n >= 64 {
+		s.clock = v
+		return
+	}
+	mask := uint64(1)<<n - 1
+	if v < s.clock&mask {
+		s.clock += mask + 1
+	}
+	s.clock = s.clock&^mask | v
+}
+
 // role applies the meaning of an unsigned integer field.
 func (s *Stream) role(fc *FieldClass, v uint64) bool {
 	r := fc.roles
 	p := &s.pkt
 	if r&roleClock != 0 {
-		n := fc.Bits
-		if n == 0 || n >= 64 {
-			s.clock = v
-		} else {
-			mask := uint64(1)<<n - 1
-			if v < s.clock&mask {
-				s.clock += mask + 1
-			}
-			s.clock = s.clock&^mask | v
-		}
+		s.updateClock(v, fc.Bits)
 		if s.inPkt && !p.HasBegin {
 			p.Begin, p.HasBegin = s.clock, true
 		}
