@@ -386,7 +386,10 @@ func (s *Stream) exec(prog []op) bool {
 				s.pos, s.fields = pos, fs
 				return s.truncated(o.fc)
 			}
-			v := readFixed(data, pos, o)
+			v, ok := fastLE(data, pos, o)
+			if !ok {
+				v = fixedValue(data, pos, o)
+			}
 			pos += uint64(o.bits)
 			if o.slot >= 0 {
 				s.slots[o.slot] = v
@@ -460,13 +463,14 @@ func (s *Stream) exec(prog []op) bool {
 	return true
 }
 
-// readFixed reads the fixed-length field of o at bit pos (in bounds):
-// inline for unsigned little-endian fields within 8 readable bytes.
-func readFixed(data []byte, pos uint64, o *op) uint64 {
+// fastLE reads the fixed-length field of o at bit pos (in bounds) when it
+// is an unsigned little-endian field within 8 readable bytes (small enough
+// to be inlined; fixedValue reads the others).
+func fastLE(data []byte, pos uint64, o *op) (uint64, bool) {
 	if j, sh := pos>>3, pos&7; o.le && sh+uint64(o.bits) <= 64 && j+8 <= uint64(len(data)) {
-		return binary.LittleEndian.Uint64(data[j:]) >> sh & o.mask
+		return binary.LittleEndian.Uint64(data[j:]) >> sh & o.mask, true
 	}
-	return fixedValue(data, pos, o)
+	return 0, false
 }
 
 // fieldLimit fails: the event record has more fields than the limit.

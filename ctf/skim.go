@@ -263,7 +263,10 @@ func (s *Stream) skim(prog []op, nf *int) bool {
 			if pos+uint64(o.bits) > end {
 				return false
 			}
-			v := readFixed(data, pos, o)
+			v, ok := fastLE(data, pos, o)
+			if !ok {
+				v = fixedValue(data, pos, o)
+			}
 			pos += uint64(o.bits)
 			if o.slot >= 0 {
 				s.slots[o.slot] = v
