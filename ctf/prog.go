@@ -61,9 +61,11 @@ type op struct {
 	mask   uint64 // opFixed: the value's bits
 	le     bool   // opFixed: unsigned little-endian (the inline fast path)
 	class  bool   // skimming opFixed: the header ends after it (see opClass)
+	mark   int8   // opRun, opStruct: the field is the root of a scope (see opMark)
 	src    int32  // opVariant: selector slot
 	tab    []int8 // opVariant: option of each selector value below len(tab) (-1: none)
 	fc     *FieldClass
+	vfc    *FieldClass // opFixed fused with the variant it selects: the variant
 	run    []runMember
 	sub    []op    // opArray: element program; opCall: the program
 	opts   []int32 // opVariant: index of each option's first op
@@ -182,8 +184,16 @@ func (pc *progCompiler) compile(fc *FieldClass, out []op) []op {
 		return append(out, o)
 	case KindVariant:
 		k := len(out)
-		out = append(out, op{code: opVariant, am: am, cls: fc.id, fc: fc, reg: pc.regs, tab: selectorTable(fc)})
+		v := op{code: opVariant, am: am, cls: fc.id, fc: fc, reg: pc.regs, tab: selectorTable(fc)}
 		pc.regs++
+		if k > 0 && am == 0 && v.tab != nil && out[k-1].code == opFixed && out[k-1].slot == int32(fc.src) && out[k-1].tab == nil {
+			// the selector just before the variant (LTTng's id and v): the
+			// selector's op also opens the variant (reg, ecls: its field)
+			k--
+			out[k].tab, out[k].reg, out[k].ecls, out[k].vfc = v.tab, v.reg, v.cls, fc
+		} else {
+			out = append(out, v)
+		}
 		var jumps []int
 		opts := make([]int32, len(fc.Members))
 		for i, m := range fc.Members {
@@ -268,10 +278,10 @@ func (s *Stream) variantOption(o *op) int {
 func relocate(dst, src []op) []op {
 	d := int32(len(dst))
 	for _, o := range src {
-		switch o.code {
-		case opJump:
+		if o.code == opJump {
 			o.target += d
-		case opVariant:
+		}
+		if o.opts != nil { // opVariant, or an opFixed fused with one
 			opts := make([]int32, len(o.opts))
 			for k, t := range o.opts {
 				opts[k] = t + d
@@ -281,6 +291,34 @@ func relocate(dst, src []op) []op {
 		dst = append(dst, o)
 	}
 	return dst
+}
+
+// withMark appends the program of a scope root to p, its first op marking
+// the root (scope 1, 2 or 3: see opMark) when it is a structure's, else an
+// opMark before it.
+func withMark(p, root []op, scope int8) []op {
+	k := len(p)
+	if len(root) == 0 || root[0].code != opRun && root[0].code != opStruct {
+		p = append(p, op{code: opMark, n: int32(scope)})
+		k++
+	}
+	p = relocate(p, root)
+	if k < len(p) && (p[k].code == opRun || p[k].code == opStruct) {
+		p[k].mark = scope
+	}
+	return p
+}
+
+// setRoot records field index k as the root of a scope (see opMark).
+func (s *Stream) setRoot(scope int8, k int) {
+	switch scope {
+	case 1:
+		s.ev.CommonContext = int32(k)
+	case 2:
+		s.ev.SpecificContext = int32(k)
+	default:
+		s.ev.Payload = int32(k)
+	}
 }
 
 // compilePrograms gives the packet header, each data stream class's packet
@@ -301,20 +339,17 @@ func (t *Trace) compilePrograms() {
 		for _, ec := range sc.events {
 			var p []op
 			if cc != nil {
-				p = append(p, op{code: opMark, n: 1})
 				if len(cc) <= maxInlineOps {
-					p = relocate(p, cc)
+					p = withMark(p, cc, 1)
 				} else {
-					p = append(p, op{code: opCall, sub: cc})
+					p = append(p, op{code: opMark, n: 1}, op{code: opCall, sub: cc})
 				}
 			}
 			if ec.SpecificContext != nil {
-				p = append(p, op{code: opMark, n: 2})
-				p = pc.compile(ec.SpecificContext, p)
+				p = withMark(p, prog(ec.SpecificContext), 2)
 			}
 			if ec.Payload != nil {
-				p = append(p, op{code: opMark, n: 3})
-				p = pc.compile(ec.Payload, p)
+				p = withMark(p, prog(ec.Payload), 3)
 			}
 			ec.prog = p
 		}
@@ -369,6 +404,9 @@ func (s *Stream) exec(prog []op) bool {
 				s.pos, s.fields = pos, fs
 				return s.runFailed(o)
 			}
+			if o.mark != 0 {
+				s.setRoot(o.mark, len(fs))
+			}
 			if o.hdr {
 				fs = append(fs, Field{V: uint64(len(o.run)), cls: o.cls, End: int32(len(fs) + 1 + len(o.run))})
 			}
@@ -399,8 +437,21 @@ func (s *Stream) exec(prog []op) bool {
 				return false
 			}
 			fs = append(fs, Field{V: v, End: int32(len(fs) + 1), cls: o.cls})
+			if o.tab != nil {
+				// fused with the variant it selects (unsigned selector)
+				if v >= uint64(len(o.tab)) || o.tab[v] < 0 {
+					s.pos, s.fields = pos, fs
+					return s.noOption(o.vfc)
+				}
+				s.regs[o.reg] = int32(len(fs))
+				fs = append(fs, Field{V: uint64(o.tab[v]), cls: o.ecls})
+				i = int(o.opts[o.tab[v]]) - 1
+			}
 		case opStruct:
 			k := int32(len(fs))
+			if o.mark != 0 {
+				s.setRoot(o.mark, int(k))
+			}
 			if o.static {
 				fs = append(fs, Field{V: uint64(len(o.fc.Members)), cls: o.cls, End: k + o.n})
 			} else {
@@ -434,14 +485,7 @@ func (s *Stream) exec(prog []op) bool {
 			fs = append(fs, Field{V: j, N: uint32(k), End: int32(len(fs) + 1), cls: o.cls})
 			pos = (j + uint64(k) + 1) * 8
 		case opMark:
-			switch o.n {
-			case 1:
-				s.ev.CommonContext = int32(len(fs))
-			case 2:
-				s.ev.SpecificContext = int32(len(fs))
-			default:
-				s.ev.Payload = int32(len(fs))
-			}
+			s.setRoot(int8(o.n), len(fs))
 		default:
 			s.pos, s.fields = pos, fs
 			var ok bool
