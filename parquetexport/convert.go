@@ -984,6 +984,7 @@ func (c *converter) putJSON(r int) {
 	b := c.b
 	old := b.json[r]
 	off := len(b.arena)
+	b.arena = roomFor(b.arena, int(old.n)+len(c.js)+2)
 	if old.n == 0 {
 		b.arena = append(b.arena, '{')
 	} else {

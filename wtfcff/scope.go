@@ -160,9 +160,12 @@ func (st *ScopeTracker) Add(e *Event) (*Scope, bool) {
 	}
 	before := st.bufCap(s, slot)
 	sc, ok := st.add(e, s)
+	if st.err != nil {
+		return nil, false
+	}
 	if grown := st.bufCap(s, slot) - before; grown > 0 {
 		st.held += grown
-		if st.held > budgetRatio*st.seen+budgetBase {
+		if st.over(0) {
 			st.err = newErr(e.Offset, ErrLimit, "open scopes hold %d bytes of copied names and arguments for %d bytes of records: over the memory budget (%d × input + %d MiB)",
 				st.held, st.seen, budgetRatio, budgetBase>>20)
 			return nil, false
@@ -192,6 +195,18 @@ func (st *ScopeTracker) add(e *Event, s *scopeStack) (*Scope, bool) {
 			if len(o.data) > 0 {
 				o.data = append(o.data, ',')
 			}
+			// Room first, doubling: appending a long value to a long
+			// buffer would otherwise reallocate it at nearly every record
+			// (append grows large slices by a quarter), copying the
+			// scope's data over and over. A growth past the budget is
+			// refused before it is allocated.
+			n := len(e.Arg(0).Bytes()) + len(e.Arg(1).Bytes()) + 16
+			if grow := int64(max(2*cap(o.data), len(o.data)+n) - cap(o.data)); cap(o.data)-len(o.data) < n && st.over(grow) {
+				st.err = newErr(e.Offset, ErrLimit, "open scopes would hold %d bytes of copied names and arguments for %d bytes of records: over the memory budget (%d × input + %d MiB)",
+					st.held+grow, st.seen, budgetRatio, budgetBase>>20)
+				return nil, false
+			}
+			o.data = roomFor(o.data, n)
 			o.data = appendJSONBytes(o.data, e.Arg(0).Bytes())
 			o.data = append(o.data, ':')
 			o.data = e.Arg(1).AppendJSON(o.data)
@@ -221,6 +236,23 @@ func (st *ScopeTracker) add(e *Event, s *scopeStack) (*Scope, bool) {
 		return &st.done, true
 	}
 	return nil, false
+}
+
+// over reports whether the buffers would pass the budget with grow more
+// bytes.
+func (st *ScopeTracker) over(grow int64) bool {
+	return st.held+grow > budgetRatio*st.seen+budgetBase
+}
+
+// roomFor returns b with room for n more bytes, its capacity at least
+// doubled when it must grow.
+func roomFor(b []byte, n int) []byte {
+	if cap(b)-len(b) < n {
+		g := make([]byte, len(b), max(2*cap(b), len(b)+n))
+		copy(g, b)
+		b = g
+	}
+	return b
 }
 
 // Depth is the number of open scopes in zone z.
