@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecodec/tracecodec/atf"
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
@@ -103,5 +104,82 @@ func TestValidateUnrecognisedAndInterrupted(t *testing.T) {
 	in.Open = func() (io.ReadCloser, error) { return nil, stop }
 	if _, err := inspect.FormatStats(in); !errors.Is(err, stop) {
 		t.Errorf("FormatStats with a failing Open: %v, want %v", err, stop)
+	}
+}
+
+// TestTimeGoingBack: an ATF thread whose timestamps go back (0, 5, 3, 10,
+// 2) is reported — a warning line saying how often and where first, and
+// stats' time_backwards — but does not fail validate or --strict: the
+// format does not promise order within a thread, and the reference's
+// vector normal/thread_2 goes back (so does every production-shaped file
+// with a detail lane). A thread in order has no note.
+func TestTimeGoingBack(t *testing.T) {
+	write := func(stamps ...uint64) string {
+		dir := filepath.Join(t.TempDir(), "thread_0")
+		tw, err := atf.CreateThread(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ts := range stamps {
+			tw.Write(ts, 2, atf.KindCall, 1, nil)
+		}
+		if err := tw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	dir := write(0, 5, 3, 10, 2)
+	rep, err := inspect.Validate(inspect.FileInput(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "thread 0: timestamps go back 2 times (first at event 2: 5 → 3 ns)"
+	if len(rep.Notes) != 1 || !strings.HasPrefix(rep.Notes[0], want) {
+		t.Errorf("notes %q, want %q", rep.Notes, want)
+	}
+	if l := rep.StrictLosses(); len(l) != 0 {
+		t.Errorf("strict losses %q, want none", l)
+	}
+	st, err := inspect.FormatStats(inspect.FileInput(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := st.Get("time_backwards"); v != int64(2) {
+		t.Errorf("time_backwards %v, want 2", v)
+	}
+
+	rep, err = inspect.Validate(inspect.FileInput(write(0, 5, 5, 10)))
+	if err != nil || len(rep.Notes) != 0 {
+		t.Errorf("in order: notes %q, %v", rep.Notes, err)
+	}
+
+	p := vectortest.Path(t, "atf", "normal", "session_20250101_120000")
+	rep, err = inspect.Validate(inspect.FileInput(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Notes) != 1 || !strings.HasPrefix(rep.Notes[0], "thread 2: timestamps go back 1 times (first at event 4: 1000000001260 → 1000000001010 ns)") || len(rep.StrictLosses()) != 0 {
+		t.Errorf("vector: notes %q, strict losses %q", rep.Notes, rep.StrictLosses())
+	}
+}
+
+// TestCrashLossOnOkLine: validate's report says what a crash of each
+// event format's writer could lose without a trace (the README's table).
+func TestCrashLossOnOkLine(t *testing.T) {
+	for f, want := range map[string]string{
+		events.FormatATF:   "127 events per thread",
+		events.FormatDial9: "64 KiB",
+		events.FormatWTF:   "1 MiB",
+		events.FormatCDT:   "open chunk",
+		events.FormatCTF:   "",
+	} {
+		if got := inspect.CrashLoss(f); !strings.Contains(got, want) || (want == "") != (got == "") {
+			t.Errorf("%s: %q, want it to say %q", f, got, want)
+		}
+	}
+	p := vectortest.Path(t, "wtf", "api_public.wtf-trace")
+	rep, err := inspect.Validate(inspect.FileInput(p))
+	if err != nil || rep.CrashLoss != inspect.CrashLoss(events.FormatWTF) {
+		t.Errorf("report's CrashLoss %q, %v", rep.CrashLoss, err)
 	}
 }
