@@ -46,7 +46,12 @@
 //	ts_ns       INT64   nanoseconds on the trace's own clock (ATF and dial9
 //	                    timestamps, WTF µs × 1000, CDT elapsed_ms × 10⁶);
 //	                    null when the record has no time. For a complete
-//	                    row, the begin's time.
+//	                    row, the begin's time. A dial9 or ATF time at or
+//	                    past 2^63 is stored as 2^63−1 (the documented
+//	                    choice: the column stays INT64, which every engine
+//	                    orders and subtracts as signed); the input's
+//	                    recovery note (events.Reader.Recovery) says how
+//	                    many, and dump --json carries them exactly.
 //	dur_ns      INT64   end − begin for complete rows, else null
 //	name        STRING  the event layer's name (dial9 schema name, "poll"
 //	                    for PollStart/PollEnd, ATF symbol or 0x function id,
