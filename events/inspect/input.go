@@ -194,7 +194,7 @@ func Validate(in Input) (Report, error) {
 	case events.FormatDial9:
 		rep.Summary, rep.Recovery, err = validateDial9(&in)
 	case events.FormatWTF:
-		rep.Summary, rep.Recovery, err = validateWTF(&in)
+		rep.Summary, rep.Problems, rep.Recovery, err = validateWTF(&in)
 	case events.FormatCDT:
 		rep.Summary, rep.Recovery, err = validateCDT(&in)
 	case events.FormatATF:

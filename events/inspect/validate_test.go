@@ -1,6 +1,7 @@
 package inspect_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
+	"github.com/tracecodec/tracecodec/wtfcff"
 )
 
 // TestFormatStatsOfBytesAsOfFile: an Input holding the bytes of a file gives
@@ -181,5 +183,58 @@ func TestCrashLossOnOkLine(t *testing.T) {
 	rep, err := inspect.Validate(inspect.FileInput(p))
 	if err != nil || rep.CrashLoss != inspect.CrashLoss(events.FormatWTF) {
 		t.Errorf("report's CrashLoss %q, %v", rep.CrashLoss, err)
+	}
+}
+
+// wtfRecords is a binary WTF file: a file_header chunk, then one
+// event_data chunk with the string table strs and the records, each given
+// as its u32 words (wire id, time, slots).
+func wtfRecords(t *testing.T, strs []string, records ...[]uint32) []byte {
+	t.Helper()
+	table, ok := wtfcff.AppendStringTable(nil, strs)
+	if !ok {
+		t.Fatal("NUL in a string")
+	}
+	var ev []byte
+	for _, r := range records {
+		for _, w := range r {
+			ev = binary.LittleEndian.AppendUint32(ev, w)
+		}
+	}
+	b := wtfcff.AppendFileHeader(nil, 1)
+	b = wtfcff.AppendChunk(b, &wtfcff.Chunk{ID: 1, Type: wtfcff.ChunkFileHeader, StartTime: wtfcff.InvalidTime, EndTime: wtfcff.InvalidTime,
+		Parts: []wtfcff.Part{{Type: wtfcff.PartFileHeader, Data: []byte(`{"timebase":0}`)}}})
+	return wtfcff.AppendChunk(b, &wtfcff.Chunk{ID: 2, Type: wtfcff.ChunkEventData, StartTime: wtfcff.InvalidTime, EndTime: wtfcff.InvalidTime,
+		Parts: []wtfcff.Part{{Type: wtfcff.PartStringTable, Data: table}, {Type: wtfcff.PartBinaryEventBuffer, Data: ev}}})
+}
+
+// TestWTFOdditiesReported: a string ordinal past its table and a wire id
+// bound again to another event type are read as the reference reads them
+// but are problems: validate warns, --strict fails (issue 21: they passed
+// --strict silently).
+func TestWTFOdditiesReported(t *testing.T) {
+	define := func(wire, name, sig uint32) []uint32 { return []uint32{1, 0, wire, 0, 0, name, sig} }
+	for _, c := range []struct {
+		name string
+		data []byte
+		says string
+	}{
+		{"ordinal past the table", wtfRecords(t, []string{"app#e", "ascii s"}, define(2, 0, 1), []uint32{2, 5, 9}),
+			"1 string arguments name ordinals past their chunk's string table"},
+		{"wire id rebound", wtfRecords(t, []string{"app#a", "app#b", "uint32 x"}, define(2, 0, 2), define(2, 1, 2), []uint32{2, 5, 1}),
+			"1 wtf.event#define records bind a wire id already bound to another event type"},
+	} {
+		rep, err := inspect.Validate(inspect.Input{Path: c.name, Data: c.data})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if l := rep.StrictLosses(); len(l) != 1 || !strings.Contains(l[0], c.says) {
+			t.Errorf("%s: strict losses %q, want one saying %q", c.name, l, c.says)
+		}
+	}
+	// The vectors have none.
+	rep, err := inspect.Validate(inspect.FileInput(vectortest.Path(t, "wtf", "api_public.wtf-trace")))
+	if err != nil || len(rep.Problems) != 0 {
+		t.Errorf("vector: %q, %v", rep.Problems, err)
 	}
 }
