@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/internal/wire"
 )
 
 // colKind is the Parquet type of a typed argument column.
@@ -326,19 +327,6 @@ func (b *batch) presize(limit int64) {
 }
 
 // growCap returns s with a capacity of at least n.
-// roomFor returns b with room for n more bytes, its capacity at least
-// doubled when it must grow (append grows a large slice by a quarter: an
-// arena taking long values one after another would be copied at nearly
-// every value).
-func roomFor(b []byte, n int) []byte {
-	if cap(b)-len(b) < n {
-		g := make([]byte, len(b), max(2*cap(b), len(b)+n))
-		copy(g, b)
-		b = g
-	}
-	return b
-}
-
 func growCap[T any](s []T, n int) []T {
 	if n > cap(s) {
 		s = slices.Grow(s, n-len(s))
@@ -425,7 +413,7 @@ func (b *batch) putString(s []byte) span {
 		return b.putBytes(s)
 	}
 	off := len(b.arena)
-	b.arena = appendValidUTF8(roomFor(b.arena, len(s)), s)
+	b.arena = appendValidUTF8(wire.Room(b.arena, len(s)), s)
 	return span{uint32(off), uint32(len(b.arena) - off)}
 }
 
@@ -462,7 +450,7 @@ func validText(s string) string {
 // putBytes stores s in the arena.
 func (b *batch) putBytes(s []byte) span {
 	off := len(b.arena)
-	b.arena = append(roomFor(b.arena, len(s)), s...)
+	b.arena = append(wire.Room(b.arena, len(s)), s...)
 	return span{uint32(off), uint32(len(s))}
 }
 

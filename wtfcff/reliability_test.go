@@ -232,27 +232,13 @@ func TestOrdinalPastTable(t *testing.T) {
 	data := hostileFile(t, strs, ev)
 	var odd Oddities
 	nulls := 0
-	err := checkBudget(t, data, func(b []byte) error {
-		r, err := NewBytesReader(b)
-		if err != nil {
-			return err
-		}
-		d := NewDecoder()
-		for r.Next() {
-			if !d.SetChunk(r.Chunk()) {
-				continue
+	err := checkBudget(t, data, func(b []byte) (err error) {
+		odd, err = decodeOddities(b, func(e *Event) {
+			if e.Type.Name == "app#e" && e.Arg(0).IsNull() {
+				nulls++
 			}
-			for d.Next() {
-				if e := d.Event(); e.Type.Name == "app#e" && e.Arg(0).IsNull() {
-					nulls++
-				}
-			}
-			if err := d.Err(); err != nil {
-				return err
-			}
-		}
-		odd = d.Oddities()
-		return r.Err()
+		})
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -275,25 +261,9 @@ func TestWireIDRedefined(t *testing.T) {
 	data := hostileFile(t, strs, ev)
 	var odd Oddities
 	var last string
-	err := checkBudget(t, data, func(b []byte) error {
-		r, err := NewBytesReader(b)
-		if err != nil {
-			return err
-		}
-		d := NewDecoder()
-		for r.Next() {
-			if !d.SetChunk(r.Chunk()) {
-				continue
-			}
-			for d.Next() {
-				last = d.Event().Type.Name
-			}
-			if err := d.Err(); err != nil {
-				return err
-			}
-		}
-		odd = d.Oddities()
-		return r.Err()
+	err := checkBudget(t, data, func(b []byte) (err error) {
+		odd, err = decodeOddities(b, func(e *Event) { last = e.Type.Name })
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -301,4 +271,26 @@ func TestWireIDRedefined(t *testing.T) {
 	if last != "app#b" || odd.Rebinds != 99999 || odd.FirstRebind <= 0 || odd.PastTable != 0 {
 		t.Errorf("last event %q, oddities %+v: want app#b and 99999 rebinds", last, odd)
 	}
+}
+
+// decodeOddities decodes every event of the binary file b, calling each on
+// it, and returns the decoder's Oddities.
+func decodeOddities(b []byte, each func(*Event)) (Oddities, error) {
+	r, err := NewBytesReader(b)
+	if err != nil {
+		return Oddities{}, err
+	}
+	d := NewDecoder()
+	for r.Next() {
+		if !d.SetChunk(r.Chunk()) {
+			continue
+		}
+		for d.Next() {
+			each(d.Event())
+		}
+		if err := d.Err(); err != nil {
+			return Oddities{}, err
+		}
+	}
+	return d.Oddities(), r.Err()
 }

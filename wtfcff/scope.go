@@ -1,5 +1,7 @@
 package wtfcff
 
+import "github.com/tracecodec/tracecodec/internal/wire"
+
 // Scope is a completed scope: a class-1 event (a typed scope event or
 // wtf.scope#enter) and the wtf.scope#leave that closed it, in one zone.
 type Scope struct {
@@ -206,7 +208,7 @@ func (st *ScopeTracker) add(e *Event, s *scopeStack) (*Scope, bool) {
 					st.held+grow, st.seen, budgetRatio, budgetBase>>20)
 				return nil, false
 			}
-			o.data = roomFor(o.data, n)
+			o.data = wire.Room(o.data, n)
 			o.data = appendJSONBytes(o.data, e.Arg(0).Bytes())
 			o.data = append(o.data, ':')
 			o.data = e.Arg(1).AppendJSON(o.data)
@@ -242,17 +244,6 @@ func (st *ScopeTracker) add(e *Event, s *scopeStack) (*Scope, bool) {
 // bytes.
 func (st *ScopeTracker) over(grow int64) bool {
 	return st.held+grow > budgetRatio*st.seen+budgetBase
-}
-
-// roomFor returns b with room for n more bytes, its capacity at least
-// doubled when it must grow.
-func roomFor(b []byte, n int) []byte {
-	if cap(b)-len(b) < n {
-		g := make([]byte, len(b), max(2*cap(b), len(b)+n))
-		copy(g, b)
-		b = g
-	}
-	return b
 }
 
 // Depth is the number of open scopes in zone z.
