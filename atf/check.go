@@ -66,6 +66,11 @@ const (
 	// 2^63−1, so distinct times come out equal there. Thread.Check
 	// reports them.
 	ProblemTimeBeyondInt64
+	// ProblemManifest: manifest.json holds what the reference reads but
+	// its writer never produces: invalid UTF-8 (read as U+FFFD) or several
+	// symbols for one function id (the first name wins; Events counts the
+	// later ones).
+	ProblemManifest
 )
 
 var problemNames = [...]string{
@@ -82,6 +87,7 @@ var problemNames = [...]string{
 	ProblemStrayFolder:     "stray-folder",
 	ProblemSameFile:        "same-file",
 	ProblemTimeBeyondInt64: "time-beyond-int64",
+	ProblemManifest:        "manifest",
 }
 
 // String is the kind's short name ("no-footer", "dangling-link", …), or

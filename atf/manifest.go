@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Manifest is a session's manifest.json: the thread list, the time range, the
@@ -296,6 +298,43 @@ func ParseManifest(b []byte, opts ...ReaderOption) (*Manifest, error) {
 		}
 	}
 	return m, nil
+}
+
+// manifestProblems lists what manifest.json b holds that the reference
+// reads but its writer never produces (ProblemManifest): invalid UTF-8
+// (read as U+FFFD, as JSON decoders do) and symbols naming a function id an
+// earlier symbol names (the first wins, SymbolNames).
+func manifestProblems(b []byte, m *Manifest) []Problem {
+	var ps []Problem
+	if !utf8.Valid(b) {
+		off := 0
+		for off < len(b) {
+			r, n := utf8.DecodeRune(b[off:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			off += n
+		}
+		ps = append(ps, Problem{Kind: ProblemManifest, Path: "manifest.json", Offset: int64(off),
+			Msg: "invalid UTF-8 (JSON text is UTF-8): read as U+FFFD"})
+	}
+	ids := make(map[uint64]struct{}, len(m.Symbols))
+	var dups uint64
+	var first uint64
+	for _, sym := range m.Symbols {
+		if _, dup := ids[sym.FunctionID]; dup {
+			if dups++; dups == 1 {
+				first = sym.FunctionID
+			}
+			continue
+		}
+		ids[sym.FunctionID] = struct{}{}
+	}
+	if dups > 0 {
+		ps = append(ps, Problem{Kind: ProblemManifest, Path: "manifest.json", Offset: -1, Events: dups,
+			Msg: fmt.Sprintf("%d symbols name a function id an earlier symbol names (the first is %#x): the first name wins", dups, first)})
+	}
+	return ps
 }
 
 // symbolsJSON is the symbols array, decoded one element at a time: each

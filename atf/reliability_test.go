@@ -3,9 +3,11 @@ package atf
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -206,5 +208,67 @@ func TestTimestampsBeyondInt64(t *testing.T) {
 	p, ok := hasProblem(ps, ProblemTimeBeyondInt64)
 	if !ok || p.Events != 1 || p.Offset != HeaderSize {
 		t.Errorf("problems %v: want one %v event at offset %d", ps, ProblemTimeBeyondInt64, HeaderSize)
+	}
+}
+
+// A manifest with invalid UTF-8, and one with 300 000 symbols for one
+// function id: read as the reference reads them (U+FFFD; the first name
+// wins), within the budget, and reported as ProblemManifest (validate
+// warns, --strict fails) where they passed silently.
+func TestManifestOddities(t *testing.T) {
+	write := func(manifest []byte) string {
+		dir := twoThreadSession(t)
+		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), manifest, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	threads := `{"threads":[{"id":0,"has_detail":false},{"id":1,"has_detail":false}]`
+	var many bytes.Buffer
+	many.WriteString(threads + `,"symbols":[`)
+	const n = 300_000
+	for i := range n {
+		if i > 0 {
+			many.WriteByte(',')
+		}
+		fmt.Fprintf(&many, `{"function_id":"0x2","name":"f%d"}`, i)
+	}
+	many.WriteString("]}")
+	for _, c := range []struct {
+		name     string
+		manifest []byte
+		off      int64
+		events   uint64
+		says     string
+	}{
+		{"invalid UTF-8", []byte(threads + `,"symbols":[{"function_id":2,"name":"a` + "\xff" + `b"}]}`), int64(len(threads)) + 38, 0, "invalid UTF-8"},
+		{"300000 symbols for one id", many.Bytes(), -1, n - 1, "299999 symbols name a function id an earlier symbol names (the first is 0x2)"},
+	} {
+		dir := write(c.manifest)
+		var s *Session
+		err := bounded(t, c.name, 20*time.Second, uint64(64*len(c.manifest)+16<<20), func() (err error) {
+			s, err = OpenSession(dir)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		p, ok := hasProblem(s.Problems(), ProblemManifest)
+		if !ok || p.Offset != c.off || p.Events != c.events || !strings.Contains(p.Msg, c.says) {
+			t.Errorf("%s: problems %v, want %v at %d saying %q", c.name, s.Problems(), ProblemManifest, c.off, c.says)
+		}
+		if names := s.Manifest.SymbolNames(); c.events > 0 && names[2] != "f0" {
+			t.Errorf("%s: symbol 2 is %q, want the first name f0", c.name, names[2])
+		}
+		s.Close()
+	}
+	// The writer's own manifest has no such problem.
+	s, err := OpenSession(twoThreadSession(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if p, ok := hasProblem(s.Problems(), ProblemManifest); ok {
+		t.Errorf("writer's manifest: %v", p)
 	}
 }

@@ -59,6 +59,7 @@ func OpenSession(dir string, opts ...ReaderOption) (*Session, error) {
 		if s.Manifest, err = ParseManifest(b, opts...); err != nil {
 			return nil, fmt.Errorf("%s: %w", mpath, err)
 		}
+		s.problems = append(s.problems, manifestProblems(b, s.Manifest)...)
 		for _, t := range s.Manifest.Threads {
 			ids = append(ids, t.ID)
 		}

@@ -424,3 +424,24 @@ func TestIntersectingOptions(t *testing.T) {
 		}
 	}
 }
+
+// A name of 2 M \u0000 escapes ending in a lone surrogate (issue 21): the
+// lone surrogate is not text (RFC 8259 §8.2, I-JSON) and is refused with
+// its offset, in linear time and within the budget, where it was read as
+// U+FFFD without a word; a surrogate pair and \u0000 are text.
+func TestHostileLoneSurrogate(t *testing.T) {
+	nuls := strings.Repeat(`\u0000`, hostileSize(2<<20))
+	for _, s := range []string{nuls + `\uD800`, `\uDC00x`, `\uD800\u0041`} {
+		in := []byte("\x1e{\"type\":\"preamble\",\"version\":2}\x1e{\"type\":\"data-stream-class\",\"name\":\"" + s + "\"}")
+		err := decodeBoth(t, "lone surrogate", in)
+		if !errors.Is(err, ErrFraming) || !strings.Contains(err.Error(), "lone UTF-16 surrogate") {
+			t.Errorf("%.20s…: got %v, want ErrFraming naming the lone surrogate", s[max(0, len(s)-12):], err)
+		}
+	}
+	for _, s := range []string{nuls, `\uD83D\uDE00`} {
+		in := []byte("\x1e{\"type\":\"preamble\",\"version\":2}\x1e{\"type\":\"data-stream-class\",\"name\":\"" + s + "\"}")
+		if err := decodeBoth(t, "surrogate pair", in); err != nil {
+			t.Errorf("%.20s: %v", s, err)
+		}
+	}
+}

@@ -605,7 +605,12 @@ func (p *jsonParser) strEscaped(start int) string {
 					}
 					p.i = save
 				}
-				r = utf8.RuneError
+				// A lone surrogate is not text (RFC 8259 §8.2; I-JSON,
+				// RFC 7493 §2.1, forbids it): an error, not a silent
+				// U+FFFD.
+				p.i -= 6
+				p.fail("lone UTF-16 surrogate \\u%04X in string literal", r)
+				return ""
 			}
 			out = utf8.AppendRune(out, r)
 		default:

@@ -101,7 +101,7 @@ func (s *atfSource) next(e *Event) bool {
 	if m.Kind < atf.EventKind(len(atfKinds)) {
 		e.kind = atfKinds[m.Kind]
 	}
-	e.time, e.hasTime = clampTime(m.Timestamp, &s.clamped), true
+	e.setUnsignedTime(m.Timestamp, &s.clamped)
 	id := m.FunctionID
 	if c := &s.cache[(id^id>>32)&255]; c.id == id && c.name != "" {
 		e.name = c.name

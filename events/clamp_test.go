@@ -33,6 +33,7 @@ func TestTimesPastInt64Reported(t *testing.T) {
 		}
 		return buf.Bytes()
 	}
+	var exact []string // ts_ns of the JSON lines
 	read := func(b []byte) ([]int64, string) {
 		r, err := OpenBytes(b)
 		if err != nil {
@@ -40,8 +41,12 @@ func TestTimesPastInt64Reported(t *testing.T) {
 		}
 		defer r.Close()
 		var times []int64
+		exact = exact[:0]
 		for r.Next() {
 			times = append(times, r.Event().Time())
+			line := string(r.Event().AppendJSON(nil))
+			i := strings.Index(line, `"ts_ns":`) + len(`"ts_ns":`)
+			exact = append(exact, line[i:i+strings.IndexByte(line[i:], ',')])
 		}
 		if err := r.Err(); err != nil {
 			t.Fatal(err)
@@ -64,6 +69,10 @@ func TestTimesPastInt64Reported(t *testing.T) {
 	}
 	if !strings.Contains(note, "2 timestamps at or past 2^63") || !strings.Contains(note, "read 4 events") {
 		t.Errorf("recovery %q, want a note of 2 saturated timestamps after 4 events", note)
+	}
+	// The JSON lines carry them exactly (uint64).
+	if want := []string{"5", "9223372036854775808", "18446744073709551615", "9223372036854775807"}; strings.Join(exact, " ") != strings.Join(want, " ") {
+		t.Errorf("JSON ts_ns %v, want %v", exact, want)
 	}
 
 	if _, note := read(write(5, math.MaxInt64)); note != "" {

@@ -90,7 +90,7 @@ func (s *dial9Source) next(e *Event) bool {
 	}
 	e.kind, e.name = t.kind, t.name
 	if t.hasTS {
-		e.time, e.hasTime = clampTime(ev.Timestamp(), &s.clamped), true
+		e.setUnsignedTime(ev.Timestamp(), &s.clamped)
 	} else {
 		e.time, e.hasTime = 0, false
 	}

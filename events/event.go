@@ -94,7 +94,8 @@ type Event struct {
 	kind    Kind
 	time    int64
 	hasTime bool
-	dur     int64 // meaningful for KindComplete only
+	utime   uint64 // the stored time when it is past math.MaxInt64, else 0
+	dur     int64  // meaningful for KindComplete only
 	tick    int64
 	hasTick bool
 	name    string
@@ -115,6 +116,13 @@ func (e *Event) Format() string { return e.format }
 // 1 000 000); 0 when HasTime is false. Timestamps beyond math.MaxInt64
 // saturate to it, and Reader.Recovery then notes how many did. For a KindComplete event it is the begin's time.
 func (e *Event) Time() int64 { return e.time }
+
+// TimePastInt64 returns a dial9 or ATF event's stored timestamp when it is
+// at or past 2^63 ns (a valid u64 there, which Time saturates to
+// math.MaxInt64), and true; 0 and false for every other event. dump --json
+// (AppendJSON) writes this exact value as ts_ns. A KindComplete event
+// carries its begin's saturated time only.
+func (e *Event) TimePastInt64() (uint64, bool) { return e.utime, e.utime != 0 }
 
 // HasTime reports whether the record carries a time (a dial9 schema without
 // timestamps, a CDT row without elapsed_ms do not).
@@ -269,10 +277,19 @@ func clampTime(ns uint64, n *int64) int64 {
 	return int64(ns)
 }
 
+// setUnsignedTime sets e's time from a stored u64 (clampTime), keeping the
+// exact value when it saturates (TimePastInt64).
+func (e *Event) setUnsignedTime(ns uint64, n *int64) {
+	e.time, e.hasTime, e.utime = clampTime(ns, n), true, 0
+	if ns > math.MaxInt64 {
+		e.utime = ns
+	}
+}
+
 // reset clears the per-event fields a source sets. (dur is read only for
 // KindComplete, which the pairer sets with it.)
 func (e *Event) reset() {
-	e.time, e.hasTime, e.tick, e.hasTick = 0, false, 0, false
+	e.time, e.hasTime, e.tick, e.hasTick, e.utime = 0, false, 0, false, 0
 }
 
 // argSource is a format adapter's view of the current record's arguments.

@@ -11,7 +11,8 @@ import "strconv"
 //	            package doc)
 //	kind        "instant", "begin", "end", "complete", "counter", "metadata"
 //	name        string
-//	ts_ns       integer ns on the trace's own clock, or null
+//	ts_ns       integer ns on the trace's own clock, or null (a dial9 or
+//	            ATF time at or past 2^63 exactly, as a uint64)
 //	dur_ns      integer ns for "complete" events, else null
 //	track_kind  "trace", "thread", "worker" or "zone"
 //	track       integer id of the track within the trace
@@ -29,7 +30,9 @@ func (e *Event) AppendJSON(b []byte) []byte {
 	b = append(b, `","name":`...)
 	b = AppendJSONString(b, e.name)
 	b = append(b, `,"ts_ns":`...)
-	if e.hasTime {
+	if e.utime != 0 {
+		b = strconv.AppendUint(b, e.utime, 10) // exact past 2^63
+	} else if e.hasTime {
 		b = strconv.AppendInt(b, e.time, 10)
 	} else {
 		b = append(b, "null"...)

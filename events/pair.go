@@ -85,7 +85,7 @@ func (p *pairer) next(e *Event) bool {
 				if b.hasTime && e.hasTime {
 					e.dur = e.time - b.time
 				}
-				e.time, e.hasTime = b.time, b.hasTime
+				e.time, e.hasTime, e.utime = b.time, b.hasTime, 0
 			}
 			return true
 		}

@@ -48,7 +48,7 @@ func (r *Reader) Recovery() *traceerr.Recovery {
 	if rec == nil {
 		rec = &traceerr.Recovery{Format: r.Format(), Unit: "events", Read: read, ReadBytes: readBytes, StopOffset: -1}
 	}
-	rec.Notes = append(rec.Notes, strconv.FormatInt(clamped, 10)+" timestamps at or past 2^63 ns carried as 2^63-1 (the event layer's time is int64)")
+	rec.Notes = append(rec.Notes, strconv.FormatInt(clamped, 10)+" timestamps at or past 2^63 ns carried as 2^63-1 (the event layer's time is int64; dump --json writes them exactly)")
 	return rec
 }
 

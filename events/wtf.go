@@ -180,6 +180,13 @@ func (w wtfScoped) next(e *Event) bool {
 	if scope, closed := s.scopes.Add(s.cur); closed {
 		s.closed = scope
 	}
+	// A tracker over its memory budget ignores every later event: the
+	// scopes' data would be lost without a word, so the read stops there
+	// with its ErrLimit error.
+	if err := s.scopes.Err(); err != nil {
+		s.e = err
+		return false
+	}
 	return true
 }
 

@@ -8,7 +8,10 @@
 // than AllocFactor×len(input) + AllocConst bytes. The decoder's result is not
 // judged: a clean error and a valid decode are both fine.
 //
-// Allocation is measured with runtime.ReadMemStats around each case, so sweeps
+// Allocation is measured with runtime/metrics (the heap's cumulative allocated
+// bytes, read without stopping the world as runtime.ReadMemStats does: that
+// cost a fuzz execution of a small input several times its decode) around
+// each case, so sweeps
 // must not run in parallel with other allocating tests of the same binary (do not
 // call t.Parallel in a test that sweeps).
 package fuzz
@@ -20,8 +23,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sort"
 	"testing"
 	"time"
@@ -186,7 +189,11 @@ func (r *runner) start(decode Decoder) {
 	r.in = make(chan []byte)
 	r.out = make(chan result)
 	go func() {
-		var ms runtime.MemStats
+		sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+		allocated := func() uint64 {
+			metrics.Read(sample)
+			return sample[0].Value.Uint64()
+		}
 		for data := range r.in {
 			res := result{}
 			func() {
@@ -196,11 +203,9 @@ func (r *runner) start(decode Decoder) {
 						res.stack = debug.Stack()
 					}
 				}()
-				runtime.ReadMemStats(&ms)
-				before := ms.TotalAlloc
+				before := allocated()
 				_ = r.decode(data)
-				runtime.ReadMemStats(&ms)
-				res.alloc = int64(ms.TotalAlloc - before)
+				res.alloc = int64(allocated() - before)
 			}()
 			r.out <- res
 		}

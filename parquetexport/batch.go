@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/internal/wire"
 )
 
 // colKind is the Parquet type of a typed argument column.
@@ -412,7 +413,7 @@ func (b *batch) putString(s []byte) span {
 		return b.putBytes(s)
 	}
 	off := len(b.arena)
-	b.arena = appendValidUTF8(b.arena, s)
+	b.arena = appendValidUTF8(wire.Room(b.arena, len(s)), s)
 	return span{uint32(off), uint32(len(b.arena) - off)}
 }
 
@@ -449,7 +450,7 @@ func validText(s string) string {
 // putBytes stores s in the arena.
 func (b *batch) putBytes(s []byte) span {
 	off := len(b.arena)
-	b.arena = append(b.arena, s...)
+	b.arena = append(wire.Room(b.arena, len(s)), s...)
 	return span{uint32(off), uint32(len(s))}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/tracecodec/tracecodec/cdt/schema7"
 	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/internal/wire"
 )
 
 // maxPairTracks bounds the tracks a converter keeps (names and pairing
@@ -984,6 +985,7 @@ func (c *converter) putJSON(r int) {
 	b := c.b
 	old := b.json[r]
 	off := len(b.arena)
+	b.arena = wire.Room(b.arena, int(old.n)+len(c.js)+2)
 	if old.n == 0 {
 		b.arena = append(b.arena, '{')
 	} else {

@@ -46,7 +46,12 @@
 //	ts_ns       INT64   nanoseconds on the trace's own clock (ATF and dial9
 //	                    timestamps, WTF µs × 1000, CDT elapsed_ms × 10⁶);
 //	                    null when the record has no time. For a complete
-//	                    row, the begin's time.
+//	                    row, the begin's time. A dial9 or ATF time at or
+//	                    past 2^63 is stored as 2^63−1 (the documented
+//	                    choice: the column stays INT64, which every engine
+//	                    orders and subtracts as signed); the input's
+//	                    recovery note (events.Reader.Recovery) says how
+//	                    many, and dump --json carries them exactly.
 //	dur_ns      INT64   end − begin for complete rows, else null
 //	name        STRING  the event layer's name (dial9 schema name, "poll"
 //	                    for PollStart/PollEnd, ATF symbol or 0x function id,
@@ -147,6 +152,13 @@
 // thousands of sparse columns make smaller row groups, not more memory; and
 // an input may ask for at most WithMaxColumns (DefaultMaxColumns = 4096)
 // argument columns per file, beyond which the export stops with ErrLimit.
+// The strings, bytes and args_json an input's rows take are charged as
+// each event adds them, written row groups included: more than 16 × the
+// input's size + 4 MiB (a quarter of the README's 64 × input + 16 MiB, as
+// the buffer holding them grows by doubling and the layer below may hold a
+// copy) stops the export with ErrLimit, so a file whose records name one
+// long string over and over fails in time linear in its size (20 000 WTF
+// records naming one 1 MiB string: 1.37 MB that peaked at 354 MB before).
 // On top of that come the open begins carried from one row group to the
 // next (at most 65 536 rows per input), the column slices' spare capacity
 // (they grow by doubling and are kept for the next row group while it

@@ -400,7 +400,13 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 	if c.isDial9 && dial9Direct {
 		d9 = c.d9dec
 	}
+	// The variable-length bytes the rows take (strings, bytes, args_json)
+	// are charged as each event adds them, against the input's share of
+	// the budget (rowBytesBudget): a file whose records name the same long
+	// string over and over stops here, in time linear in its size.
+	budget, charged := rowBytesBudget(in.Size), int64(0)
 	for r.Next() {
+		a0 := len(s.b.arena)
 		if d9 != nil {
 			c.addDial9(r.Event(), d9.Event())
 		} else {
@@ -409,6 +415,10 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 		n++
 		if s.b.err != nil {
 			return n, fmt.Errorf("%w: %s: event %d: %w", ErrLimit, in.Path, n, s.b.err)
+		}
+		if charged += int64(len(s.b.arena) - a0); charged > budget {
+			return n, fmt.Errorf("%w: %s: event %d: the rows so far hold %d bytes of strings, bytes and args_json for %d bytes of input: over the export's budget for them (%d × input + %d MiB)",
+				ErrLimit, in.Path, n, charged, in.Size, rowBytesRatio, rowBytesBase>>20)
 		}
 		if s.b.size-s.b.carried >= limit {
 			if err := c.flush(s); err != nil {
@@ -431,6 +441,22 @@ func (w *worker) readEvents(ctx context.Context, in *Input, rec **traceerr.Recov
 	*rec = r.Recovery()
 	return n, nil
 }
+
+// The budget of the rows' variable-length bytes per input: rowBytesRatio
+// bytes per input byte plus rowBytesBase, counted as the rows take them
+// (not released when a row group is written, so that the time is bounded
+// too). It is a quarter of the README's budget (64 × input + 16 MiB): the
+// arena holding them grows by doubling (up to twice its bytes allocated),
+// and the layer below may hold a copy of what it hands over (WTF scope
+// data). An input that asks for more stops the export with ErrLimit.
+const (
+	rowBytesRatio = 16
+	rowBytesBase  = 4 << 20
+)
+
+// rowBytesBudget is the bytes of strings, bytes and args_json an input of
+// size bytes may put into rows.
+func rowBytesBudget(size int64) int64 { return rowBytesRatio*max(size, 0) + rowBytesBase }
 
 // inputError is the error of an input that cannot be read: ErrInput, the
 // path, and the codec's error (which says at which byte offset, and what).

@@ -159,6 +159,7 @@ type Decoder struct {
 	// budget (see chargeStrings).
 	seen, refs int64
 	over       error
+	odd        Oddities
 }
 
 // NewDecoder returns a decoder with only wtf.event#define (wire 1) known.
@@ -187,7 +188,24 @@ func (d *Decoder) Reset() {
 	d.buf, d.pos, d.err = nil, 0, nil
 	d.enc = nil
 	d.seen, d.refs, d.over = 0, 0, nil
+	d.odd = Oddities{FirstPastTable: -1, FirstRebind: -1}
 }
+
+// Oddities counts what the decoder read as the reference does, though no
+// writer of the format produces it, so that a tool can report it:
+// string-table ordinals past their chunk's table (read as null, as the
+// reference's table look-up gives) and wire ids bound again to another
+// event type (the later definition wins, as in the reference). Offsets are
+// of the first record, -1 when there is none.
+type Oddities struct {
+	PastTable      int64 // string arguments whose ordinal is past the table
+	FirstPastTable int64
+	Rebinds        int64 // wtf.event#define records rebinding a bound wire id to another type
+	FirstRebind    int64
+}
+
+// Oddities reports what was read so far (see Oddities); Reset clears it.
+func (d *Decoder) Oddities() Oddities { return d.odd }
 
 // SetBuffer starts decoding buf, a binary event buffer at absolute file
 // offset base, with strings from the string table part strings, in the chunk
@@ -340,7 +358,13 @@ func (d *Decoder) Next() bool {
 // chunk and no event carries them.
 func (d *Decoder) chargeStrings() bool {
 	for _, i := range d.ev.Type.strArgs {
-		d.refs += int64(len(d.value(i).data))
+		v := d.value(i)
+		d.refs += int64(len(v.data))
+		if v.null && v.word != NullString && uint64(v.word) >= uint64(len(d.strs.offs)) && v.word != EmptyString {
+			if d.odd.PastTable++; d.odd.FirstPastTable < 0 {
+				d.odd.FirstPastTable = d.ev.Offset
+			}
+		}
 	}
 	if d.refs <= budgetRatio*d.seen+budgetBase {
 		return true
@@ -563,6 +587,11 @@ func (d *Decoder) bind(wire uint16, t *EventType) {
 	}
 	for int(wire) >= len(d.wire) {
 		d.wire = append(d.wire, nil)
+	}
+	if old := d.wire[wire]; old != nil && old != t {
+		if d.odd.Rebinds++; d.odd.FirstRebind < 0 {
+			d.odd.FirstRebind = d.ev.Offset
+		}
 	}
 	d.wire[wire] = t
 }

@@ -218,3 +218,79 @@ func TestRepeatedStringReferences(t *testing.T) {
 		t.Errorf("20 references: %v", err)
 	}
 }
+
+// A string ordinal past its chunk's table is read as null, as the
+// reference's look-up gives, and counted (Decoder.Oddities) so that
+// validate reports it and --strict fails; the null ordinal is not counted.
+func TestOrdinalPastTable(t *testing.T) {
+	strs := []string{"app#e", "ascii s"}
+	ev := define(nil, 2, 0, 0, 1)
+	for range 1000 {
+		ev = rec(ev, 2, 7) // ordinal 7 of a 2-entry table
+	}
+	ev = rec(ev, 2, NullString)
+	data := hostileFile(t, strs, ev)
+	var odd Oddities
+	nulls := 0
+	err := checkBudget(t, data, func(b []byte) (err error) {
+		odd, err = decodeOddities(b, func(e *Event) {
+			if e.Type.Name == "app#e" && e.Arg(0).IsNull() {
+				nulls++
+			}
+		})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nulls != 1001 || odd.PastTable != 1000 || odd.FirstPastTable <= 0 || odd.Rebinds != 0 {
+		t.Errorf("%d nulls, oddities %+v: want 1001 nulls, 1000 past the table", nulls, odd)
+	}
+}
+
+// A wire id defined again 100 000 times, each time as another event type:
+// the later definition wins, as in the reference, within the budget, and
+// every rebinding is counted (validate reports them; --strict fails).
+func TestWireIDRedefined(t *testing.T) {
+	strs := []string{"app#a", "app#b", "uint32 x"}
+	var ev []byte
+	for i := range 100000 {
+		ev = define(ev, 2, 0, uint32(i%2), 2)
+	}
+	ev = rec(ev, 2, 5)
+	data := hostileFile(t, strs, ev)
+	var odd Oddities
+	var last string
+	err := checkBudget(t, data, func(b []byte) (err error) {
+		odd, err = decodeOddities(b, func(e *Event) { last = e.Type.Name })
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last != "app#b" || odd.Rebinds != 99999 || odd.FirstRebind <= 0 || odd.PastTable != 0 {
+		t.Errorf("last event %q, oddities %+v: want app#b and 99999 rebinds", last, odd)
+	}
+}
+
+// decodeOddities decodes every event of the binary file b, calling each on
+// it, and returns the decoder's Oddities.
+func decodeOddities(b []byte, each func(*Event)) (Oddities, error) {
+	r, err := NewBytesReader(b)
+	if err != nil {
+		return Oddities{}, err
+	}
+	d := NewDecoder()
+	for r.Next() {
+		if !d.SetChunk(r.Chunk()) {
+			continue
+		}
+		for d.Next() {
+			each(d.Event())
+		}
+		if err := d.Err(); err != nil {
+			return Oddities{}, err
+		}
+	}
+	return d.Oddities(), r.Err()
+}

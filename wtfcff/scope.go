@@ -1,5 +1,7 @@
 package wtfcff
 
+import "github.com/tracecodec/tracecodec/internal/wire"
+
 // Scope is a completed scope: a class-1 event (a typed scope event or
 // wtf.scope#enter) and the wtf.scope#leave that closed it, in one zone.
 type Scope struct {
@@ -160,9 +162,12 @@ func (st *ScopeTracker) Add(e *Event) (*Scope, bool) {
 	}
 	before := st.bufCap(s, slot)
 	sc, ok := st.add(e, s)
+	if st.err != nil {
+		return nil, false
+	}
 	if grown := st.bufCap(s, slot) - before; grown > 0 {
 		st.held += grown
-		if st.held > budgetRatio*st.seen+budgetBase {
+		if st.over(0) {
 			st.err = newErr(e.Offset, ErrLimit, "open scopes hold %d bytes of copied names and arguments for %d bytes of records: over the memory budget (%d × input + %d MiB)",
 				st.held, st.seen, budgetRatio, budgetBase>>20)
 			return nil, false
@@ -192,6 +197,18 @@ func (st *ScopeTracker) add(e *Event, s *scopeStack) (*Scope, bool) {
 			if len(o.data) > 0 {
 				o.data = append(o.data, ',')
 			}
+			// Room first, doubling: appending a long value to a long
+			// buffer would otherwise reallocate it at nearly every record
+			// (append grows large slices by a quarter), copying the
+			// scope's data over and over. A growth past the budget is
+			// refused before it is allocated.
+			n := len(e.Arg(0).Bytes()) + len(e.Arg(1).Bytes()) + 16
+			if grow := int64(max(2*cap(o.data), len(o.data)+n) - cap(o.data)); cap(o.data)-len(o.data) < n && st.over(grow) {
+				st.err = newErr(e.Offset, ErrLimit, "open scopes would hold %d bytes of copied names and arguments for %d bytes of records: over the memory budget (%d × input + %d MiB)",
+					st.held+grow, st.seen, budgetRatio, budgetBase>>20)
+				return nil, false
+			}
+			o.data = wire.Room(o.data, n)
 			o.data = appendJSONBytes(o.data, e.Arg(0).Bytes())
 			o.data = append(o.data, ':')
 			o.data = e.Arg(1).AppendJSON(o.data)
@@ -221,6 +238,12 @@ func (st *ScopeTracker) add(e *Event, s *scopeStack) (*Scope, bool) {
 		return &st.done, true
 	}
 	return nil, false
+}
+
+// over reports whether the buffers would pass the budget with grow more
+// bytes.
+func (st *ScopeTracker) over(grow int64) bool {
+	return st.held+grow > budgetRatio*st.seen+budgetBase
 }
 
 // Depth is the number of open scopes in zone z.

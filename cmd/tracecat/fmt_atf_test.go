@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/tracecodec/tracecodec/atf"
+	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
@@ -263,7 +265,7 @@ func TestATFSample(t *testing.T) {
 	if _, out, _ := run(t, nil, "detect", p); out != p+": atf (index)\n" {
 		t.Errorf("detect: %q", out)
 	}
-	if code, out, _ := run(t, nil, "validate", p); code != exitOK || out != "ok (1 threads, 7 events, 0 detail events)\n" {
+	if code, out, _ := run(t, nil, "validate", p); code != exitOK || out != "ok (1 threads, 7 events, 0 detail events); a crash could lose without a trace: "+inspect.CrashLoss(events.FormatATF)+"\n" {
 		t.Errorf("validate: %q", out)
 	}
 	st := atfStatsJSON(t, p)
@@ -345,7 +347,7 @@ func TestATFJSONOutputsWithOddNames(t *testing.T) {
 // linked records.
 func TestATFLoneIndexOpensSiblingDetail(t *testing.T) {
 	p := vectortest.Path(t, "atf", atfNormal, "pid_12345", "thread_1", "index.atf")
-	if code, out, errOut := run(t, nil, "validate", p); code != exitOK || out != "ok (1 threads, 8 events, 4 detail events)\n" {
+	if code, out, errOut := run(t, nil, "validate", p); code != exitOK || out != "ok (1 threads, 8 events, 4 detail events); a crash could lose without a trace: "+inspect.CrashLoss(events.FormatATF)+"\n" {
 		t.Errorf("validate: exit %d %q %q", code, out, errOut)
 	}
 	code, out, errOut := run(t, nil, "dump", "--json", p)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
@@ -29,7 +31,7 @@ func TestWTFValidateVectors(t *testing.T) {
 		p := filepath.Join(dir, rel)
 		code, out, errOut := run(t, nil, "validate", p)
 		if strings.HasPrefix(want, "ok") {
-			if code != exitOK || strings.TrimSpace(out) != want {
+			if code != exitOK || strings.TrimSpace(out) != want+"; a crash could lose without a trace: "+inspect.CrashLoss(events.FormatWTF) {
 				t.Errorf("%s: exit %d out %q err %q", rel, code, out, errOut)
 			}
 		} else if code != exitInvalid || !strings.HasPrefix(errOut, p+": "+want) {

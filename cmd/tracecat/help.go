@@ -72,7 +72,19 @@ exits 1 in every format — a CDT trace without footer, a cut or corrupted dial9
 stream, a torn WTF file, an ATF file without footer — with what is recoverable
 (stats, dump and convert read it); what a killed writer never wrote leaves no trace
 (README: what a crash can lose). Lenient readings (CTF metadata, ATF warnings such
-as a session without manifest) exit 0.
+as a session without manifest) exit 0. The ok line ends with what a killed writer of
+the format could lose without a trace, which no reader can see: "ok (SUMMARY); a
+crash could lose without a trace: …" (CDT the open chunk, dial9 each thread's unflushed
+batch, ATF up to 127 events per thread, WTF each thread's open chunk).
+
+Time order is reported, not failed, where the format does not promise it: an ATF
+thread whose index timestamps go back gets "warning: thread N: timestamps go back K
+times (first at event I: T1 → T2 ns)" — the reference's own writer produces such
+threads (a detail lane's events follow the index lane's), so --strict passes them too.
+dial9 (a timestamp reset frame may go back) and WTF (chunks of threads interleave)
+promise no order either: stats' time_backwards counts, in every event format, the
+events earlier than the one before them on their track. CDT ticks must not decrease
+(the writer refuses them); a file where they do shows in time_backwards.
 
 --strict fails (exit 1) on what the default reads leniently: files recovered
 without their footer, torn or truncated records, trailing bytes, and the other

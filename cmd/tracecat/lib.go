@@ -54,15 +54,15 @@ func toLib(in *input) inspect.Input {
 
 // libValidate is validate through inspect.Validate; the report's recovery
 // becomes in's recovery line.
-func libValidate(in *input) (summary string, problems []string, err error) {
+func libValidate(in *input) (inspect.Report, error) {
 	li, p := libInput(in)
 	rep, err := inspect.Validate(li)
 	p.Done()
 	in.setRecovery(func() *traceerr.Recovery { return rep.Recovery })
 	if err != nil {
-		return "", nil, err
+		return inspect.Report{}, err
 	}
-	return rep.Summary, rep.Problems, nil
+	return rep, nil
 }
 
 // libStats is stats through inspect.FormatStats: "format" first, the

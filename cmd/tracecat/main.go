@@ -415,7 +415,7 @@ func (c *cli) cmdValidate(args []string) int {
 			res.out = j.path + ": " + res.out
 			return *res
 		}
-		summary, problems, losses, err := validateInput(in, f, *strict)
+		rep, losses, err := validateInput(in, f, *strict)
 		if err != nil {
 			out := j.path + ": " + errText(err)
 			if l := recoveryLine(j.path, in); l != "" {
@@ -426,11 +426,8 @@ func (c *cli) cmdValidate(args []string) int {
 		if len(losses) > 0 {
 			return result{out: j.path + ": strict: " + strings.Join(losses, "; "), invalid: true, format: f.name}
 		}
-		line := j.path + ": ok"
-		if summary != "" {
-			line += " (" + summary + ")"
-		}
-		for _, p := range problems {
+		line := j.path + ": " + okLine(rep)
+		for _, p := range append(rep.Problems, rep.Notes...) {
 			line += "\n" + j.path + ": warning: " + p
 		}
 		if l := recoveryLine(j.path, in); l != "" {
@@ -454,7 +451,7 @@ func (c *cli) validateOne(path string, strict bool) int {
 	if err != nil {
 		return c.fail(path, err)
 	}
-	summary, problems, losses, err := validateInput(in, f, strict)
+	rep, losses, err := validateInput(in, f, strict)
 	if err != nil {
 		code := c.fail(path, err)
 		printRecovery(c.stderr, path, in)
@@ -466,15 +463,11 @@ func (c *cli) validateOne(path string, strict bool) int {
 		}
 		return exitInvalid
 	}
-	for _, p := range problems {
+	for _, p := range append(rep.Problems, rep.Notes...) {
 		fmt.Fprintf(c.stderr, "%s: warning: %s\n", path, p)
 	}
 	printRecovery(c.stderr, path, in)
-	if summary != "" {
-		fmt.Fprintf(c.stdout, "ok (%s)\n", summary)
-	} else {
-		fmt.Fprintln(c.stdout, "ok")
-	}
+	fmt.Fprintln(c.stdout, okLine(rep))
 	return exitOK
 }
 

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/ferr"
 )
 
@@ -238,26 +239,40 @@ func (c *cli) openJob(j job) (*input, *format, *result) {
 // only be read leniently fails: recovered without footer, torn or cut
 // records, trailing bytes, problems the format reports; losses says what was
 // lost or tolerated.
-func validateInput(in *input, f *format, strict bool) (summary string, problems, losses []string, err error) {
+func validateInput(in *input, f *format, strict bool) (rep inspect.Report, losses []string, err error) {
 	if f.validate == nil && f.check == nil && !f.lib {
-		return "", nil, nil, fmt.Errorf("validate is not supported for %s", f.name)
+		return rep, nil, fmt.Errorf("validate is not supported for %s", f.name)
 	}
 	if f.lib {
-		summary, problems, err = libValidate(in)
+		rep, err = libValidate(in)
 	} else if f.check != nil {
-		summary, problems, err = f.check(in)
+		rep.Summary, rep.Problems, err = f.check(in)
 	} else {
-		summary, err = f.validate(in)
+		rep.Summary, err = f.validate(in)
 	}
 	if err != nil || !strict {
-		return summary, problems, nil, err
+		return rep, nil, err
 	}
-	losses = append(losses, problems...)
+	losses = append(losses, rep.Problems...)
 	// What the format's reader recovered: the uniform line every command
 	// prints (trailing bytes, lenient readings, a cut stream, a torn chunk,
 	// a trace without footer).
 	if r := in.Recovery(); r != nil {
 		losses = append(losses, "recovery: "+r.String())
 	}
-	return summary, problems, losses, nil
+	return rep, losses, nil
+}
+
+// okLine is validate's answer for an input that passes: "ok", the summary
+// in parentheses, and what a crash of the format's writer could have lost
+// without a trace (an ok cannot vouch for it).
+func okLine(rep inspect.Report) string {
+	line := "ok"
+	if rep.Summary != "" {
+		line += " (" + rep.Summary + ")"
+	}
+	if rep.CrashLoss != "" {
+		line += "; a crash could lose without a trace: " + rep.CrashLoss
+	}
+	return line
 }

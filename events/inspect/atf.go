@@ -168,35 +168,86 @@ func (v *atfView) timeRange() (first, last uint64, ok bool) {
 // fields that disagree with the file, dangling, orphaned and broken links,
 // thread folders left out of a session). A problem no crash explains
 // (Corrupt) fails validation.
-func validateATF(in *Input) (string, []string, error) {
-	v, err := atfOpenView(in)
+func validateATF(in *Input) (string, []string, []string, error) {
+	summary, problems, v, err := validateATFView(in)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	defer v.Close()
+	notes, err := v.backwards()
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return summary, problems, notes, nil
+}
+
+// backwards is a note per thread whose index timestamps go back: "thread N:
+// timestamps go back K times (first at event i: t1 → t2)". The format does
+// not promise order within a thread: the reference's drain thread writes a
+// batch of the index lane, then the detail lane's events again with their
+// earlier times (vector normal/thread_2), and its notes say production
+// files are not sorted. So this is a warning, not a problem: --strict does
+// not fail on it (a time past 2^63 does, as ProblemTimeBeyondInt64).
+func (v *atfView) backwards() ([]string, error) {
+	var notes []string
+	for _, t := range v.threads {
+		var n, at, prev, from, to uint64
+		it := t.Index.Events(0)
+		for it.Next() {
+			ts := it.Event().Timestamp
+			if it.Seq() > 0 && ts < prev {
+				if n++; n == 1 {
+					at, from, to = it.Seq(), prev, ts
+				}
+			}
+			prev = ts
+		}
+		if err := it.Err(); err != nil {
+			return nil, atfThreadErr(v, t, err)
+		}
+		if n > 0 {
+			notes = append(notes, fmt.Sprintf("thread %d: timestamps go back %d times (first at event %d: %d → %d ns); the format does not promise order within a thread", t.ID, n, at, from, to))
+		}
+	}
+	return notes, nil
+}
+
+// validateATFView is validateATF without the notes; the view stays open
+// (the caller closes it) when there is no error.
+func validateATFView(in *Input) (string, []string, *atfView, error) {
+	v, err := atfOpenView(in)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			v.Close()
+		}
+	}()
 	if v.detail != nil {
 		if _, err := v.detail.VerifyChecksum(); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 	}
 	for _, t := range v.threads {
 		if _, err := t.Index.VerifyChecksum(); err != nil {
-			return "", nil, atfThreadErr(v, t, err)
+			return "", nil, nil, atfThreadErr(v, t, err)
 		}
 		if t.Detail != nil {
 			if _, err := t.Detail.VerifyChecksum(); err != nil {
-				return "", nil, atfThreadErr(v, t, err)
+				return "", nil, nil, atfThreadErr(v, t, err)
 			}
 		}
 	}
 	ps, err := v.check()
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	problems := make([]string, len(ps))
 	for i, p := range ps {
 		if p.Corrupt { // what no crash explains fails validate, as an error
-			return "", nil, errors.New(p.String())
+			return "", nil, nil, errors.New(p.String())
 		}
 		problems[i] = p.String()
 	}
@@ -209,7 +260,7 @@ func validateATF(in *Input) (string, []string, error) {
 		var links uint64
 		for e, err := range v.threads[0].Index.All() {
 			if err != nil {
-				return "", nil, err
+				return "", nil, nil, err
 			}
 			if e.HasDetail() {
 				links++
@@ -233,9 +284,10 @@ func validateATF(in *Input) (string, []string, error) {
 		if len(problems) > 0 {
 			why = strings.Join(problems, "; ")
 		}
-		return "", nil, fmt.Errorf("%s; what the writer had not flushed is lost without a trace (this package's ThreadWriter: at most 127 events per thread); recoverable: %s", why, summary)
+		return "", nil, nil, fmt.Errorf("%s; what the writer had not flushed is lost without a trace (this package's ThreadWriter: at most 127 events per thread); recoverable: %s", why, summary)
 	}
-	return summary, problems, nil
+	ok = true
+	return summary, problems, v, nil
 }
 
 // check lists the input's problems: a session's or thread's with every link

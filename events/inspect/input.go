@@ -137,6 +137,33 @@ type Report struct {
 	// Recovery is what the format's reader recovered, nil when the input
 	// was read cleanly; Format is the event-layer name.
 	Recovery *traceerr.Recovery
+	// Notes are what the input does that its format allows but a reader
+	// may not expect, one line each: validate prints them as warnings, and
+	// --strict does not fail on them (an ATF thread whose timestamps go
+	// back: the reference's own writers produce such files).
+	Notes []string
+	// CrashLoss is what a writer of the format that was killed could have
+	// lost without leaving a trace a reader can see (the README's table);
+	// validate's ok line says it. Empty for CTF, which tracecodec does not
+	// write.
+	CrashLoss string
+}
+
+// CrashLoss is what a killed writer of the event-layer format f can lose
+// without a trace, as validate's ok line and the README's table say it
+// ("" for CTF and unknown formats).
+func CrashLoss(f string) string {
+	switch f {
+	case events.FormatCDT:
+		return "the open chunk (a missing footer shows the crash)"
+	case events.FormatDial9:
+		return "each thread's unflushed batch (64 KiB by default); a stream cut at a frame boundary reads as complete"
+	case events.FormatATF:
+		return "up to 127 events per thread (a missing footer shows the crash)"
+	case events.FormatWTF:
+		return "each thread's open chunk (1 MiB by default); a file cut at a chunk boundary reads as complete"
+	}
+	return ""
 }
 
 // StrictLosses is why validate --strict fails the input: its problems and
@@ -162,16 +189,16 @@ func Validate(in Input) (Report, error) {
 	}
 	f := in.Format
 	var err error
-	rep := Report{Format: f}
+	rep := Report{Format: f, CrashLoss: CrashLoss(f)}
 	switch f {
 	case events.FormatDial9:
 		rep.Summary, rep.Recovery, err = validateDial9(&in)
 	case events.FormatWTF:
-		rep.Summary, rep.Recovery, err = validateWTF(&in)
+		rep.Summary, rep.Problems, rep.Recovery, err = validateWTF(&in)
 	case events.FormatCDT:
 		rep.Summary, rep.Recovery, err = validateCDT(&in)
 	case events.FormatATF:
-		rep.Summary, rep.Problems, err = validateATF(&in)
+		rep.Summary, rep.Problems, rep.Notes, err = validateATF(&in)
 		rep.Recovery = ATFRecovery(in)
 	case events.FormatCTF:
 		rep.Summary, rep.Recovery, err = validateCTF(&in)
@@ -323,13 +350,14 @@ func (s StatList) Merge(add StatList) StatList {
 // EventKeys are the keys stats adds for every event format, from Scan, in
 // the order stats prints them (times nil when no event has one): events,
 // first_ns and last_ns (the first and last timed event in stream order),
-// min_ns and max_ns.
+// min_ns and max_ns, and time_backwards (Stats.Backwards: events earlier
+// than the one before them on their track).
 func EventKeys(s Stats) StatList {
 	var first, last, lo, hi any
 	if s.Timed {
 		first, last, lo, hi = s.First, s.Last, s.Min, s.Max
 	}
-	return StatList{{"events", s.Events}, {"first_ns", first}, {"last_ns", last}, {"min_ns", lo}, {"max_ns", hi}}
+	return StatList{{"events", s.Events}, {"first_ns", first}, {"last_ns", last}, {"min_ns", lo}, {"max_ns", hi}, {"time_backwards", s.Backwards}}
 }
 
 // ratio rounds a ratio to two decimals, as stats prints every ratio (nil

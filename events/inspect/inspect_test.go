@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -348,15 +349,23 @@ func TestScanAgreesWithDump(t *testing.T) {
 		p := vectortest.Path(t, v.format, v.path...)
 		_, jsonl := dumpBoth(t, p, inspect.Filter{})
 		want := inspect.Stats{Events: int64(len(jsonl))}
+		lastOn := map[string]int64{} // by track kind and id
 		for _, l := range jsonl {
 			var ev struct {
-				Kind string `json:"kind"`
-				TS   *int64 `json:"ts_ns"`
+				Kind      string `json:"kind"`
+				TS        *int64 `json:"ts_ns"`
+				TrackKind string `json:"track_kind"`
+				Track     uint64 `json:"track"`
 			}
 			json.Unmarshal([]byte(l), &ev)
 			if ev.TS == nil || ev.Kind == "metadata" {
 				continue
 			}
+			tk := fmt.Sprint(ev.TrackKind, ev.Track)
+			if p, ok := lastOn[tk]; ok && *ev.TS < p {
+				want.Backwards++
+			}
+			lastOn[tk] = *ev.TS
 			if !want.Timed {
 				want.First, want.Min, want.Max = *ev.TS, *ev.TS, *ev.TS
 			}

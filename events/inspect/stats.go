@@ -19,8 +19,20 @@ type Stats struct {
 	// the reader's order; Min and Max the least and greatest (ns).
 	First, Last int64
 	Min, Max    int64
+	// Backwards counts the timed events earlier than the timed event
+	// before them on their own track (thread, worker, zone): the formats
+	// do not promise order within a track (ATF writers append a detail
+	// lane's events after the index lane's; a dial9 worker's batches may
+	// interleave), so it is reported, not an error.
+	Backwards int64
 	// Recovered is the reader's Recovered after the last event.
 	Recovered bool
+}
+
+// trackKey identifies a track for Backwards.
+type trackKey struct {
+	kind events.TrackKind
+	id   uint64
 }
 
 // Scan reads r to its end and returns its Stats. progress, when not nil, is
@@ -28,6 +40,10 @@ type Stats struct {
 // returns (an interrupt) ends the scan with that error.
 func Scan(r *events.Reader, progress func(read int64) error) (Stats, error) {
 	s := Stats{Min: math.MaxInt64, Max: math.MinInt64}
+	lastTime := map[trackKey]int64{}
+	var lastKey trackKey
+	var lastT int64
+	haveLast := false
 	for r.Next() {
 		s.Events++
 		if progress != nil && s.Events%ProgressEvery == 0 {
@@ -40,6 +56,23 @@ func Scan(r *events.Reader, progress func(read int64) error) (Stats, error) {
 			continue
 		}
 		t := ev.Time()
+		// The last time per track, the previous event's track in front
+		// of the map (tracks are bounded by the decoders).
+		tr := ev.Track()
+		if k := (trackKey{tr.Kind, tr.ID}); k == lastKey && haveLast {
+			if t < lastT {
+				s.Backwards++
+			}
+			lastT = t
+		} else {
+			if haveLast {
+				lastTime[lastKey] = lastT
+			}
+			if p, ok := lastTime[k]; ok && t < p {
+				s.Backwards++
+			}
+			lastKey, lastT, haveLast = k, t, true
+		}
 		if !s.Timed {
 			s.First = t
 		}

@@ -25,7 +25,9 @@ import (
 // It allocates nothing beyond growing b, except for composite CDT
 // arguments.
 func AppendText(b []byte, ev *events.Event) []byte {
-	if ev.HasTime() {
+	if u, past := ev.TimePastInt64(); past {
+		b = strconv.AppendUint(b, u, 10) // exact past 2^63
+	} else if ev.HasTime() {
 		b = strconv.AppendInt(b, ev.Time(), 10)
 	} else {
 		b = append(b, '-')

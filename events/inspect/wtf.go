@@ -78,9 +78,9 @@ func wtfWalk(in *Input, onChunk func(c *wtfcff.Chunk) error, onEvent func(e *wtf
 // validateWTF reads every chunk and event; like the reference's warnings,
 // the summary names chunks and parts of unknown types that were skipped. A
 // torn file fails validation with what was read and what was lost.
-func validateWTF(in *Input) (string, *traceerr.Recovery, error) {
+func validateWTF(in *Input) (string, []string, *traceerr.Recovery, error) {
 	chunks, events, unknownChunks, unknownParts := 0, 0, 0, 0
-	_, rec, decoded, err := wtfWalk(in, func(c *wtfcff.Chunk) error {
+	dec, rec, decoded, err := wtfWalk(in, func(c *wtfcff.Chunk) error {
 		chunks++
 		if !c.Type.Known() {
 			unknownChunks++
@@ -98,17 +98,30 @@ func validateWTF(in *Input) (string, *traceerr.Recovery, error) {
 		if rec != nil {
 			r = cleanRecovery(new(rec.Summary(decoded)))
 		}
-		return "", r, err
+		return "", nil, r, err
 	}
 	s := fmt.Sprintf("%d chunks, %d events", chunks, events)
 	if unknownChunks > 0 || unknownParts > 0 {
 		s += fmt.Sprintf("; skipped %d chunks and %d parts of unknown types", unknownChunks, unknownParts)
 	}
 	if rec != nil {
-		return "", cleanRecovery(new(rec.Summary(decoded))), &wtfcff.FormatError{Format: "wtfcff", Offset: rec.TornOffset, Err: wtfcff.ErrTruncated,
+		return "", nil, cleanRecovery(new(rec.Summary(decoded))), &wtfcff.FormatError{Format: "wtfcff", Offset: rec.TornOffset, Err: wtfcff.ErrTruncated,
 			Msg: fmt.Sprintf("the file is torn; %s recoverable: %s", s, rec)}
 	}
-	return s, nil, nil
+	return s, wtfOddities(dec.Oddities()), nil, nil
+}
+
+// wtfOddities are the problems of what the decoder read as the reference
+// does though no writer produces it (warnings; --strict fails on them).
+func wtfOddities(o wtfcff.Oddities) []string {
+	var ps []string
+	if o.PastTable > 0 {
+		ps = append(ps, fmt.Sprintf("offset %d: %d string arguments name ordinals past their chunk's string table (read as null, as the reference does)", o.FirstPastTable, o.PastTable))
+	}
+	if o.Rebinds > 0 {
+		ps = append(ps, fmt.Sprintf("offset %d: %d wtf.event#define records bind a wire id already bound to another event type (the later definition wins, as in the reference)", o.FirstRebind, o.Rebinds))
+	}
+	return ps
 }
 
 // statsWTF is the WTF keys of stats: events and events_by_name count every

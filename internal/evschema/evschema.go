@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 )
 
 // Keys are the schema's keys in the order every line has them.
@@ -17,7 +19,7 @@ type Line struct {
 	Record    map[string]json.RawMessage `json:"record"`
 	Kind      string                     `json:"kind"`
 	Name      string                     `json:"name"`
-	TsNs      *int64                     `json:"ts_ns"`
+	TsNs      json.RawMessage            `json:"ts_ns"` // null, an int64, or a dial9/ATF time past 2^63 as a uint64
 	DurNs     *int64                     `json:"dur_ns"`
 	TrackKind string                     `json:"track_kind"`
 	Track     uint64                     `json:"track"`
@@ -59,6 +61,13 @@ func Check(line []byte) (Line, error) {
 	d.DisallowUnknownFields()
 	if err := d.Decode(&l); err != nil {
 		return l, fmt.Errorf("%v: %.200s", err, line)
+	}
+	if ts := string(l.TsNs); ts != "null" {
+		if _, err := strconv.ParseInt(ts, 10, 64); err != nil {
+			if u, err := strconv.ParseUint(ts, 10, 64); err != nil || u <= math.MaxInt64 || (l.Format != "dial9" && l.Format != "atf") {
+				return l, fmt.Errorf("ts_ns %s is not an integer in the schema's range: %.200s", ts, line)
+			}
+		}
 	}
 	switch {
 	case !formats[l.Format]:

@@ -57,3 +57,16 @@ func PutU32(dst []byte, v uint32) { binary.LittleEndian.PutUint32(dst, v) }
 
 // PutU64 overwrites dst[0:8] with v little-endian; used to patch headers.
 func PutU64(dst []byte, v uint64) { binary.LittleEndian.PutUint64(dst, v) }
+
+// Room returns dst with room for n more bytes, its capacity at least doubled
+// when it must grow. append grows a large slice by a quarter, so a buffer
+// taking long values one after another would be copied at nearly every value;
+// Room first keeps the copies to a doubling's.
+func Room(dst []byte, n int) []byte {
+	if cap(dst)-len(dst) < n {
+		g := make([]byte, len(dst), max(2*cap(dst), len(dst)+n))
+		copy(g, dst)
+		dst = g
+	}
+	return dst
+}
