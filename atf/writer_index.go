@@ -186,7 +186,7 @@ func (w *IndexWriter) commit(need int64) error {
 	w.sum()
 	w.written += int64(len(w.buf))
 	w.buf = w.buf[len(w.buf):len(w.buf)]
-	if err := w.m.grow(w.written + need); err != nil {
+	if err := w.m.grow(w.written, w.written+need); err != nil {
 		w.err = err
 		return err
 	}
