@@ -131,6 +131,32 @@ func BenchmarkIndexReadSequential(b *testing.B) {
 	}
 }
 
+// BenchmarkIndexReadFields is BenchmarkIndexReadSequential reading the
+// fields through the iterator's getters instead of copying each event
+// with Event (../shared/bench/instr.sh ./atf IndexReadFields/bytes 65536).
+func BenchmarkIndexReadFields(b *testing.B) {
+	data := benchIndexFile(b, benchEvents, 0, 1)
+	for _, c := range indexOpeners(data) {
+		b.Run(c.name, func(b *testing.B) {
+			r, err := c.open()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(benchEvents * IndexEventSize)
+			b.ReportAllocs()
+			var sum uint64
+			for b.Loop() {
+				it := r.Events(0)
+				for it.Next() {
+					sum += it.Timestamp() ^ it.FunctionID() ^ uint64(it.Kind()) ^ uint64(it.CallDepth()) ^ uint64(it.DetailSeq()) ^ uint64(it.ThreadID())
+				}
+			}
+			_ = sum
+			reportEvents(b, benchEvents)
+		})
+	}
+}
+
 func BenchmarkIndexReadRandom(b *testing.B) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
 	for _, c := range indexOpeners(data) {

@@ -76,9 +76,26 @@ func decodeIndex(data []byte) error {
 			start += uint64(n)
 		}
 	}
+	// The field getters, in memory and through the io.ReaderAt.
+	for _, f := range []*IndexFile{r, rb} {
+		it := f.Events(0)
+		var seq uint64
+		for it.Next() {
+			if iterFields(it) != prev[seq] {
+				panic("the getters disagree with iteration")
+			}
+			seq++
+		}
+		if seq != r.Len() || iterFields(it) != (IndexEvent{}) {
+			panic("getters: iteration stopped early, or fields after the end")
+		}
+	}
 	r.Sorted()
 	it := r.Iter(10, 1<<40)
 	for it.Next() {
+		if iterFields(it) != it.Event() {
+			panic("the getters disagree with Event under a time filter")
+		}
 	}
 	r.VerifyChecksum()
 	r.TimeRange()
