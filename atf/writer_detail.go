@@ -272,12 +272,7 @@ func (w *DetailWriter) closeMapped() error {
 		end += FooterSize
 	}
 	w.buf = nil
-	if ferr := w.m.finish(end); err == nil {
-		err = ferr
-	}
-	if err == nil {
-		_, err = w.w.Seek(end, io.SeekStart)
-	}
+	err = w.m.close(w.w, end, err)
 	if w.err == nil {
 		w.err = err
 	}

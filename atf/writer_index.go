@@ -284,12 +284,7 @@ func (w *IndexWriter) closeMapped() error {
 		end += FooterSize
 	}
 	w.buf, w.live = nil, &w.spare
-	if ferr := w.m.finish(end); err == nil {
-		err = ferr
-	}
-	if err == nil {
-		_, err = w.w.Seek(end, io.SeekStart)
-	}
+	err = w.m.close(w.w, end, err)
 	if w.err == nil {
 		w.err = err
 	}

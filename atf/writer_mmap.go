@@ -76,3 +76,16 @@ func nextMapSize(size, need int64) int64 {
 	}
 	return size
 }
+
+// close ends a mapped writer's file: unmapped, truncated to end, and w
+// positioned there; err is the writer's error so far, returned unless it
+// is nil.
+func (m *mapOut) close(w io.Seeker, end int64, err error) error {
+	if ferr := m.finish(end); err == nil {
+		err = ferr
+	}
+	if err == nil {
+		_, err = w.Seek(end, io.SeekStart)
+	}
+	return err
+}

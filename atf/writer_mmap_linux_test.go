@@ -265,12 +265,7 @@ func mmapCrashChild(dir string) {
 				os.Exit(3)
 			}
 			for i := range n {
-				ts, fn, kind, depth, pl := crashEvent(i)
-				p := payload[:pl]
-				for j := range p {
-					p[j] = crashPayloadByte(i, j)
-				}
-				if _, err := tw.Write(ts, fn, kind, depth, p); err != nil {
+				if writeCrashEvent(tw, i, payload) != nil {
 					os.Exit(4)
 				}
 			}
@@ -286,12 +281,7 @@ func mmapCrashChild(dir string) {
 	payload := make([]byte, 64)
 	deadline := time.Now().Add(20 * time.Second)
 	for i := uint64(0); time.Now().Before(deadline); i++ {
-		ts, fn, kind, depth, pl := crashEvent(i)
-		p := payload[:pl]
-		for j := range p {
-			p[j] = crashPayloadByte(i, j)
-		}
-		if _, err := tw.Write(ts, fn, kind, depth, p); err != nil {
+		if writeCrashEvent(tw, i, payload) != nil {
 			os.Exit(4)
 		}
 	}
