@@ -104,6 +104,12 @@ func crashChild(dir string) {
 	if err != nil {
 		os.Exit(3)
 	}
+	writeCrashStream(tw)
+}
+
+// writeCrashStream writes the stream to tw until the process is killed
+// (or 20 s pass), then exits.
+func writeCrashStream(tw *ThreadWriter) {
 	payload := make([]byte, 64)
 	deadline := time.Now().Add(20 * time.Second)
 	for i := uint64(0); time.Now().Before(deadline); i++ {

@@ -158,14 +158,11 @@ func (w *DetailWriter) commit(need int64) error {
 	if w.o.checksum {
 		w.crc = crc32.Update(w.crc, crc32.IEEETable, afterHeader(w.buf, w.written))
 	}
-	w.written += int64(len(w.buf))
-	w.buf = w.buf[len(w.buf):len(w.buf)]
-	if err := w.m.grow(w.written, w.written+need); err != nil {
+	var err error
+	if w.buf, err = w.m.next(w.buf, &w.written, need); err != nil {
 		w.err = err
-		return err
 	}
-	w.buf = w.m.data[w.written:w.written:w.m.size]
-	return nil
+	return err
 }
 
 // Count is the number of records appended so far.

@@ -184,13 +184,11 @@ func afterHeader(chunk []byte, written int64) []byte {
 // for at least need bytes (the file grows when it has less).
 func (w *IndexWriter) commit(need int64) error {
 	w.sum()
-	w.written += int64(len(w.buf))
-	w.buf = w.buf[len(w.buf):len(w.buf)]
-	if err := w.m.grow(w.written, w.written+need); err != nil {
+	var err error
+	if w.buf, err = w.m.next(w.buf, &w.written, need); err != nil {
 		w.err = err
 		return err
 	}
-	w.buf = w.m.data[w.written:w.written:w.m.size]
 	w.live = (*[HeaderSize]byte)(w.m.data) // the mapping may have moved
 	return nil
 }

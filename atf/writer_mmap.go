@@ -89,3 +89,15 @@ func (m *mapOut) close(w io.Seeker, end int64, err error) error {
 	}
 	return err
 }
+
+// next returns the window after buf, a window of the mapping at offset
+// *written whose bytes, already in the file, now count as written: it
+// starts at the new *written with room for at least need bytes (the file
+// grows when it has less). On failure the window is empty.
+func (m *mapOut) next(buf []byte, written *int64, need int64) ([]byte, error) {
+	*written += int64(len(buf))
+	if err := m.grow(*written, *written+need); err != nil {
+		return buf[len(buf):], err
+	}
+	return m.data[*written:*written:m.size], nil
+}

@@ -278,14 +278,7 @@ func mmapCrashChild(dir string) {
 	if err != nil || tw.index.m == nil {
 		os.Exit(3)
 	}
-	payload := make([]byte, 64)
-	deadline := time.Now().Add(20 * time.Second)
-	for i := uint64(0); time.Now().Before(deadline); i++ {
-		if writeCrashEvent(tw, i, payload) != nil {
-			os.Exit(4)
-		}
-	}
-	os.Exit(0)
+	writeCrashStream(tw)
 }
 
 // TestMmapOutputCrash kills (SIGKILL) processes writing with
