@@ -108,6 +108,30 @@ func BenchmarkIndexWriteFile(b *testing.B) {
 }
 
 func BenchmarkIndexReadSequential(b *testing.B) {
+	benchIndexRead(b, func(it *IndexIter) (sum uint64) {
+		for it.Next() {
+			e := it.Event()
+			sum += e.Timestamp ^ e.FunctionID ^ uint64(e.Kind) ^ uint64(e.CallDepth) ^ uint64(e.DetailSeq) ^ uint64(e.ThreadID)
+		}
+		return sum
+	})
+}
+
+// BenchmarkIndexReadFields is BenchmarkIndexReadSequential reading the
+// fields through the iterator's getters instead of copying each event
+// with Event (../shared/bench/instr.sh ./atf IndexReadFields/bytes 65536).
+func BenchmarkIndexReadFields(b *testing.B) {
+	benchIndexRead(b, func(it *IndexIter) (sum uint64) {
+		for it.Next() {
+			sum += it.Timestamp() ^ it.FunctionID() ^ uint64(it.Kind()) ^ uint64(it.CallDepth()) ^ uint64(it.DetailSeq()) ^ uint64(it.ThreadID())
+		}
+		return sum
+	})
+}
+
+// benchIndexRead runs loop over a fresh iterator of every event per op,
+// in memory and through an io.ReaderAt.
+func benchIndexRead(b *testing.B, loop func(*IndexIter) uint64) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
 	for _, c := range indexOpeners(data) {
 		b.Run(c.name, func(b *testing.B) {
@@ -119,11 +143,7 @@ func BenchmarkIndexReadSequential(b *testing.B) {
 			b.ReportAllocs()
 			var sum uint64
 			for b.Loop() {
-				it := r.Events(0)
-				for it.Next() {
-					e := it.Event()
-					sum += e.Timestamp ^ e.FunctionID ^ uint64(e.Kind) ^ uint64(e.CallDepth) ^ uint64(e.DetailSeq) ^ uint64(e.ThreadID)
-				}
+				sum += loop(r.Events(0))
 			}
 			_ = sum
 			reportEvents(b, benchEvents)

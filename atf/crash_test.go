@@ -29,6 +29,18 @@ func crashEvent(i uint64) (ts, fn uint64, kind EventKind, depth uint32, payloadL
 
 func crashPayloadByte(i uint64, j int) byte { return byte(i*7 + uint64(j)) }
 
+// writeCrashEvent writes event i of the stream, its payload built in
+// payload's array, to tw.
+func writeCrashEvent(tw *ThreadWriter, i uint64, payload []byte) error {
+	ts, fn, kind, depth, pl := crashEvent(i)
+	p := payload[:pl]
+	for j := range p {
+		p[j] = crashPayloadByte(i, j)
+	}
+	_, err := tw.Write(ts, fn, kind, depth, p)
+	return err
+}
+
 // choppyFile splits every write into small random pieces, each its own
 // system call, so a SIGKILL can land in the middle of an event.
 type choppyFile struct {
@@ -67,13 +79,8 @@ func crashSessionChild(dir string) {
 	payload := make([]byte, 64)
 	deadline := time.Now().Add(20 * time.Second)
 	for i := uint64(0); time.Now().Before(deadline); i++ {
-		ts, fn, kind, depth, pl := crashEvent(i)
-		p := payload[:pl]
-		for j := range p {
-			p[j] = crashPayloadByte(i, j)
-		}
 		for _, tw := range tws {
-			if _, err := tw.Write(ts, fn, kind, depth, p); err != nil {
+			if writeCrashEvent(tw, i, payload) != nil {
 				os.Exit(4)
 			}
 		}
@@ -97,15 +104,16 @@ func crashChild(dir string) {
 	if err != nil {
 		os.Exit(3)
 	}
+	writeCrashStream(tw)
+}
+
+// writeCrashStream writes the stream to tw until the process is killed
+// (or 20 s pass), then exits.
+func writeCrashStream(tw *ThreadWriter) {
 	payload := make([]byte, 64)
 	deadline := time.Now().Add(20 * time.Second)
 	for i := uint64(0); time.Now().Before(deadline); i++ {
-		ts, fn, kind, depth, pl := crashEvent(i)
-		p := payload[:pl]
-		for j := range p {
-			p[j] = crashPayloadByte(i, j)
-		}
-		if _, err := tw.Write(ts, fn, kind, depth, p); err != nil {
+		if writeCrashEvent(tw, i, payload) != nil {
 			os.Exit(4)
 		}
 	}
@@ -298,12 +306,7 @@ func crashBoundChild(dir string) {
 			os.Exit(3)
 		}
 		for i := range n {
-			ts, fn, kind, depth, pl := crashEvent(i)
-			p := payload[:pl]
-			for j := range p {
-				p[j] = crashPayloadByte(i, j)
-			}
-			if _, err := tw.Write(ts, fn, kind, depth, p); err != nil {
+			if writeCrashEvent(tw, i, payload) != nil {
 				os.Exit(4)
 			}
 		}

@@ -57,6 +57,14 @@
 // runs the flusher against writing goroutines (under -race) and checks it
 // stops at Close.
 //
+// WithMmapOutput(true) (Linux) removes the bound: the writers write through
+// a shared mapping of the file, so every event is in the file's pages when
+// its Write returns and a killed process loses none, with no system call
+// per flush; the file grows by fallocate (a full disk is an error, not a
+// SIGBUS) and is truncated to its real size by Close (byte-identical to the
+// write(2) output). TestMmapOutputCrash kills such writers at random
+// moments and after their last Write.
+//
 // # Reading
 //
 // OpenIndex and OpenDetail read over an io.ReaderAt and a size, OpenIndexFile
@@ -164,7 +172,9 @@
 // a loser tree, log₂(threads) branch-free comparisons per event, run ahead in
 // batches that Next and Event only step through. DetailIter over a file in
 // memory or mapped only counts in Next, and touches the record 32 ahead so
-// that it is on its way from memory; Event slices the record. On amd64 and arm64,
+// that it is on its way from memory; Event slices the record. The field
+// getters of both iterators (IndexIter.Timestamp, DetailIter.IndexSeq, …)
+// read one field in place, the cheapest way to read. On amd64 and arm64,
 // IndexEvent's memory layout is the little-endian file layout (checked at
 // compile time), so an event is decoded with one 32-byte copy; other
 // architectures decode field by field. Opening a detail file allocates its

@@ -76,9 +76,26 @@ func decodeIndex(data []byte) error {
 			start += uint64(n)
 		}
 	}
+	// The field getters, in memory and through the io.ReaderAt.
+	for _, f := range []*IndexFile{r, rb} {
+		it := f.Events(0)
+		var seq uint64
+		for it.Next() {
+			if iterFields(it) != prev[seq] {
+				panic("the getters disagree with iteration")
+			}
+			seq++
+		}
+		if seq != r.Len() || iterFields(it) != (IndexEvent{}) {
+			panic("getters: iteration stopped early, or fields after the end")
+		}
+	}
 	r.Sorted()
 	it := r.Iter(10, 1<<40)
 	for it.Next() {
+		if iterFields(it) != it.Event() {
+			panic("the getters disagree with Event under a time filter")
+		}
 	}
 	r.VerifyChecksum()
 	r.TimeRange()
@@ -131,6 +148,23 @@ func checkStream(data []byte, r *IndexFile) error {
 	return nil
 }
 
+// detailFields is the current record as DetailIter's getters read it.
+func detailFields(it *DetailIter) DetailEvent {
+	e := DetailEvent{Type: it.Type(), Flags: it.Flags(), IndexSeq: it.IndexSeq(), ThreadID: it.ThreadID(), Timestamp: it.Timestamp(), Payload: it.Payload()}
+	if e.Payload != nil {
+		e.TotalLength = uint32(DetailEventHeaderSize + len(e.Payload))
+	}
+	return e
+}
+
+// sameDetail: the same header fields and the same payload view (the same
+// bytes at the same address).
+func sameDetail(a, b DetailEvent) bool {
+	pa, pb := a.Payload, b.Payload
+	return a.TotalLength == b.TotalLength && a.Type == b.Type && a.Flags == b.Flags && a.IndexSeq == b.IndexSeq &&
+		a.ThreadID == b.ThreadID && a.Timestamp == b.Timestamp && len(pa) == len(pb) && (len(pa) == 0 || &pa[0] == &pb[0])
+}
+
 func decodeDetail(data []byte) error {
 	d, err := OpenDetail(bytes.NewReader(data), int64(len(data)), fuzzLimits)
 	if err != nil {
@@ -164,6 +198,22 @@ func decodeDetail(data []byte) error {
 	}
 	if n != db.Len() || it.Err() != nil {
 		panic("in-memory detail iteration stopped early")
+	}
+	// The field getters, through the io.ReaderAt and in memory: what Event
+	// gives, before the first Next, at every record and after the end.
+	for _, f := range []*DetailFile{d, db} {
+		it := f.Events()
+		for {
+			if !sameDetail(detailFields(it), it.Event()) {
+				panic("the detail getters disagree with Event")
+			}
+			if !it.Next() {
+				break
+			}
+		}
+		if !sameDetail(detailFields(it), it.Event()) {
+			panic("the detail getters disagree with Event after the end")
+		}
 	}
 	d.VerifyChecksum()
 	d.TimeRange()

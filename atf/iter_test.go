@@ -28,6 +28,12 @@ func TestLoadIndexEventMatchesDecode(t *testing.T) {
 // be given (one event per block, blocks that end mid-event, whole files), in
 // memory and through an io.ReaderAt, with and without the time filter, and
 // compares each step with Event(seq).
+// iterFields is the current event as the field getters read it.
+func iterFields(it *IndexIter) IndexEvent {
+	return IndexEvent{Timestamp: it.Timestamp(), FunctionID: it.FunctionID(), ThreadID: it.ThreadID(),
+		Kind: it.Kind(), CallDepth: it.CallDepth(), DetailSeq: it.DetailSeq()}
+}
+
 func TestIndexIterBlocks(t *testing.T) {
 	unsorted, _ := writeThread(t, 777, 3, func(i int) uint64 { return uint64((i * 7919) % 777) })
 	for _, mem := range []bool{true, false} {
@@ -49,8 +55,8 @@ func TestIndexIterBlocks(t *testing.T) {
 					if filter {
 						it.filter, it.from, it.to = true, 100, 300
 					}
-					if e := it.Event(); e != (IndexEvent{}) {
-						t.Fatalf("Event before Next: %+v", e)
+					if e := it.Event(); e != (IndexEvent{}) || iterFields(&it) != e {
+						t.Fatalf("Event before Next: %+v, getters %+v", e, iterFields(&it))
 					}
 					want := start
 					n := 0
@@ -66,8 +72,8 @@ func TestIndexIterBlocks(t *testing.T) {
 						if it.Seq() != want {
 							t.Fatalf("mem=%v buf=%d filter=%v start=%d: seq %d, want %d", mem, bufSize, filter, start, it.Seq(), want)
 						}
-						if e := it.Event(); e != mustEvent(t, r, want) {
-							t.Fatalf("mem=%v buf=%d: event %d differs", mem, bufSize, want)
+						if e := it.Event(); e != mustEvent(t, r, want) || iterFields(&it) != e {
+							t.Fatalf("mem=%v buf=%d: event %d differs (getters %+v)", mem, bufSize, want, iterFields(&it))
 						}
 						want++
 						n++
@@ -87,8 +93,8 @@ func TestIndexIterBlocks(t *testing.T) {
 					if n != wantN {
 						t.Fatalf("mem=%v buf=%d filter=%v start=%d: %d events, want %d", mem, bufSize, filter, start, n, wantN)
 					}
-					if e := it.Event(); e != (IndexEvent{}) || it.Next() {
-						t.Fatalf("after the end: Event %+v", e)
+					if e := it.Event(); e != (IndexEvent{}) || iterFields(&it) != e || it.Next() {
+						t.Fatalf("after the end: Event %+v, getters %+v", e, iterFields(&it))
 					}
 				}
 			}

@@ -29,6 +29,7 @@ type writerOptions struct {
 	interval   uint64        // WithFlushInterval, in timestamp units (ns); 0 = off
 	background time.Duration // WithBackgroundFlush; 0 = off
 	inSession  bool          // the SessionWriter's flusher serves the thread
+	mmapOut    bool          // WithMmapOutput
 }
 
 // DefaultFlushEvery is the number of events a ThreadWriter buffers at most

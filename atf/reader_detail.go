@@ -304,7 +304,10 @@ func (d *DetailFile) VerifyChecksum() (checked bool, err error) {
 // file's bytes, valid as long as they are (until Close for a mapping), Next
 // only counts, and Event slices the current record: no copy. Otherwise the
 // records are read through one reusable 64 KiB buffer and the current
-// payload is valid until the next call to Next.
+// payload is valid until the next call to Next. The getters Timestamp,
+// IndexSeq, ThreadID, Type, Flags and Payload read single fields without
+// building the DetailEvent (59 instead of 69 instructions per record for
+// three fields over a mapped file).
 type DetailIter struct {
 	d   *DetailFile
 	win window
@@ -388,6 +391,82 @@ func (it *DetailIter) Event() (e DetailEvent) {
 		return
 	}
 	return it.cur
+}
+
+// The current record's fields, read in place: Event().Timestamp and the
+// others without building the whole DetailEvent (Go keeps a struct of
+// that size in memory: the copy and the reloads are most of an
+// iteration's cost). Like Event, they read the last record after Next has
+// returned false, and zero values before the first Next.
+
+// Timestamp is the current record's timestamp.
+func (it *DetailIter) Timestamp() uint64 {
+	if i := it.i - 1; i < it.nb {
+		p := unsafe.Add(it.base, *(*int64)(unsafe.Add(it.bp, i*8))+16)
+		if nativeLayout {
+			return (*(*uint64)(p))
+		}
+		return (binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8)))
+	}
+	return it.cur.Timestamp
+}
+
+// IndexSeq is the current record's index_seq (its index event's sequence number).
+func (it *DetailIter) IndexSeq() uint32 {
+	if i := it.i - 1; i < it.nb {
+		p := unsafe.Add(it.base, *(*int64)(unsafe.Add(it.bp, i*8))+8)
+		if nativeLayout {
+			return (*(*uint32)(p))
+		}
+		return (binary.LittleEndian.Uint32(unsafe.Slice((*byte)(p), 4)))
+	}
+	return it.cur.IndexSeq
+}
+
+// ThreadID is the current record's thread id.
+func (it *DetailIter) ThreadID() uint32 {
+	if i := it.i - 1; i < it.nb {
+		p := unsafe.Add(it.base, *(*int64)(unsafe.Add(it.bp, i*8))+12)
+		if nativeLayout {
+			return (*(*uint32)(p))
+		}
+		return (binary.LittleEndian.Uint32(unsafe.Slice((*byte)(p), 4)))
+	}
+	return it.cur.ThreadID
+}
+
+// Type is the current record's event type.
+func (it *DetailIter) Type() DetailType {
+	if i := it.i - 1; i < it.nb {
+		p := unsafe.Add(it.base, *(*int64)(unsafe.Add(it.bp, i*8))+4)
+		if nativeLayout {
+			return DetailType(*(*uint16)(p))
+		}
+		return DetailType(binary.LittleEndian.Uint16(unsafe.Slice((*byte)(p), 2)))
+	}
+	return it.cur.Type
+}
+
+// Flags is the current record's flags.
+func (it *DetailIter) Flags() uint16 {
+	if i := it.i - 1; i < it.nb {
+		p := unsafe.Add(it.base, *(*int64)(unsafe.Add(it.bp, i*8))+6)
+		if nativeLayout {
+			return (*(*uint16)(p))
+		}
+		return (binary.LittleEndian.Uint16(unsafe.Slice((*byte)(p), 2)))
+	}
+	return it.cur.Flags
+}
+
+// Payload is the current record's payload (see Event for how long it
+// stays valid).
+func (it *DetailIter) Payload() []byte {
+	if i := it.i - 1; i < it.nb {
+		b := (*[2]int64)(unsafe.Add(it.bp, i*8))
+		return unsafe.Slice((*byte)(unsafe.Add(it.base, b[0]+DetailEventHeaderSize)), b[1]-b[0]-DetailEventHeaderSize)
+	}
+	return it.cur.Payload
 }
 
 // Seq is the current record's detail_seq.

@@ -34,6 +34,9 @@ type DetailWriter struct {
 	// flushes its index there, so no detail record reaches its file before
 	// the index event it links back to.
 	beforeRecords func() error
+	// m is the mapped output (WithMmapOutput), nil with write(2): buf is
+	// then the window of the mapping after the written bytes.
+	m *mapOut
 }
 
 // maxDetailEvents keeps every detail_seq below NoDetail.
@@ -53,7 +56,12 @@ func NewDetailWriter(w io.WriteSeeker, threadID uint32, opts ...WriterOption) (*
 	if err != nil {
 		return nil, err
 	}
-	dw := &DetailWriter{w: w, base: base, o: o, buf: make([]byte, 0, max(o.bufSize, HeaderSize+FooterSize))}
+	dw := &DetailWriter{w: w, base: base, o: o}
+	if dw.m = mapOutput(w, base, &o); dw.m != nil {
+		dw.buf = dw.m.data[:0:dw.m.size]
+	} else {
+		dw.buf = make([]byte, 0, max(o.bufSize, HeaderSize+FooterSize))
+	}
 	dw.hdr = DetailHeader{
 		Endian: endianLittle, Version: formatVersion, Arch: o.arch, OS: o.os,
 		ThreadID: threadID, EventsOffset: HeaderSize,
@@ -82,21 +90,12 @@ func (w *DetailWriter) Append(typ DetailType, flags uint16, indexSeq uint32, ts 
 		return newError(w.written+int64(len(w.buf)), ErrLimit, "detail payload of %d bytes does not fit a u32 total_length", len(payload))
 	}
 	total := DetailEventHeaderSize + len(payload)
-	if len(w.buf)+DetailEventHeaderSize > cap(w.buf) {
-		if err := w.flush(); err != nil {
+	if w.m != nil {
+		if err := w.appendMapped(typ, flags, indexSeq, ts, payload); err != nil {
 			return err
 		}
-	}
-	w.buf = AppendDetailEventHeader(w.buf, typ, flags, indexSeq, w.hdr.ThreadID, ts, len(payload))
-	if len(w.buf)+len(payload) <= cap(w.buf) {
-		w.buf = append(w.buf, payload...)
-	} else {
-		if err := w.flush(); err != nil {
-			return err
-		}
-		if err := w.write(payload); err != nil {
-			return err
-		}
+	} else if err := w.appendBuffered(typ, flags, indexSeq, ts, payload); err != nil {
+		return err
 	}
 	if w.count == 0 {
 		w.first, w.minSeq, w.maxSeq = ts, indexSeq, indexSeq
@@ -109,6 +108,63 @@ func (w *DetailWriter) Append(typ DetailType, flags uint16, indexSeq uint32, ts 
 	return nil
 }
 
+// appendBuffered puts a record into the buffer, or hands its payload
+// straight to w when it does not fit.
+func (w *DetailWriter) appendBuffered(typ DetailType, flags uint16, indexSeq uint32, ts uint64, payload []byte) error {
+	if len(w.buf)+DetailEventHeaderSize > cap(w.buf) {
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	w.buf = AppendDetailEventHeader(w.buf, typ, flags, indexSeq, w.hdr.ThreadID, ts, len(payload))
+	if len(w.buf)+len(payload) <= cap(w.buf) {
+		w.buf = append(w.buf, payload...)
+	} else {
+		if err := w.flush(); err != nil {
+			return err
+		}
+		return w.write(payload)
+	}
+	return nil
+}
+
+// appendMapped stores a record in the mapping: the payload, then the rest
+// of the header, and its total_length last, so that a process killed in
+// between leaves a zero total_length where the record starts (the end of
+// the records for a reader), never a record with a partial payload.
+func (w *DetailWriter) appendMapped(typ DetailType, flags uint16, indexSeq uint32, ts uint64, payload []byte) error {
+	total := DetailEventHeaderSize + len(payload)
+	n := len(w.buf)
+	if n+total > cap(w.buf) {
+		if err := w.commit(int64(total)); err != nil {
+			return err
+		}
+		n = 0
+	}
+	rec := w.buf[n : n+total]
+	copy(rec[DetailEventHeaderSize:], payload)
+	var h [DetailEventHeaderSize]byte
+	AppendDetailEventHeader(h[:0], typ, flags, indexSeq, w.hdr.ThreadID, ts, len(payload))
+	copy(rec[4:DetailEventHeaderSize], h[4:])
+	copy(rec[:4], h[:4])
+	w.buf = w.buf[:n+total]
+	return nil
+}
+
+// commit is flush for a mapped output: the window's bytes, already in the
+// file, count as written, and the next window starts after them with room
+// for at least need bytes (the file grows when it has less).
+func (w *DetailWriter) commit(need int64) error {
+	if w.o.checksum {
+		w.crc = crc32.Update(w.crc, crc32.IEEETable, afterHeader(w.buf, w.written))
+	}
+	var err error
+	if w.buf, err = w.m.next(w.buf, &w.written, need); err != nil {
+		w.err = err
+	}
+	return err
+}
+
 // Count is the number of records appended so far.
 func (w *DetailWriter) Count() uint64 { return w.count }
 
@@ -119,12 +175,8 @@ func (w *DetailWriter) write(p []byte) error {
 			return err
 		}
 	}
-	chunk := p
-	if w.written < HeaderSize {
-		chunk = chunk[min(HeaderSize-w.written, int64(len(chunk))):] // the header is not part of the checksum
-	}
 	if w.o.checksum {
-		w.crc = crc32.Update(w.crc, crc32.IEEETable, chunk)
+		w.crc = crc32.Update(w.crc, crc32.IEEETable, afterHeader(p, w.written))
 	}
 	n, err := w.w.Write(p)
 	w.written += int64(n)
@@ -140,6 +192,9 @@ func (w *DetailWriter) write(p []byte) error {
 func (w *DetailWriter) flush() error {
 	if w.err != nil {
 		return w.err
+	}
+	if w.m != nil {
+		return w.commit(DetailEventHeaderSize)
 	}
 	if len(w.buf) == 0 {
 		return nil
@@ -163,6 +218,9 @@ func (w *DetailWriter) Sync() error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	if w.m != nil {
+		return w.m.sync()
+	}
 	return syncOf(w.w)
 }
 
@@ -174,9 +232,19 @@ func (w *DetailWriter) Close() error {
 		return w.err
 	}
 	w.closed = true
+	if w.m != nil {
+		return w.closeMapped()
+	}
 	if err := w.flush(); err != nil {
 		return err
 	}
+	f, h := w.finalFooterHeader()
+	w.err = patch(w.w, w.base, AppendDetailFooter(w.buf[:0], f), AppendDetailHeader(w.buf[FooterSize:FooterSize], h))
+	return w.err
+}
+
+// finalFooterHeader is the footer Close writes and the header it patches.
+func (w *DetailWriter) finalFooterHeader() (DetailFooter, DetailHeader) {
 	f := DetailFooter{EventCount: w.count, BytesLength: w.bytes, TimeStartNs: w.first, TimeEndNs: w.last}
 	if w.o.checksum {
 		f.Checksum = w.crc
@@ -184,6 +252,26 @@ func (w *DetailWriter) Close() error {
 	w.hdr.EventCount = w.count
 	w.hdr.BytesLength = w.bytes
 	w.hdr.IndexSeqStart, w.hdr.IndexSeqEnd = uint64(w.minSeq), uint64(w.maxSeq)
-	w.err = patch(w.w, w.base, AppendDetailFooter(w.buf[:0], f), AppendDetailHeader(w.buf[FooterSize:FooterSize], w.hdr))
-	return w.err
+	return f, w.hdr
+}
+
+// closeMapped is Close for a mapped output (see IndexWriter.closeMapped).
+func (w *DetailWriter) closeMapped() error {
+	err := w.err
+	if err == nil {
+		err = w.commit(FooterSize)
+	}
+	end := w.written + int64(len(w.buf))
+	if err == nil {
+		f, h := w.finalFooterHeader()
+		AppendDetailFooter(w.buf[:0], f)
+		AppendDetailHeader(w.m.data[:0:HeaderSize], h)
+		end += FooterSize
+	}
+	w.buf = nil
+	err = w.m.close(w.w, end, err)
+	if w.err == nil {
+		w.err = err
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package atf
 
 import (
+	"encoding/binary"
 	"hash/crc32"
 	"io"
 )
@@ -29,6 +30,14 @@ type IndexWriter struct {
 	written int64 // bytes handed to w, header included
 	err     error
 	closed  bool
+	// m is the mapped output (WithMmapOutput), nil with write(2): buf is
+	// then the window of the mapping after the written bytes.
+	m *mapOut
+	// live is the header each event updates (event_count, footer_offset):
+	// the file's in the mapping, else spare (stores nobody reads are
+	// cheaper than a branch).
+	live  *[HeaderSize]byte
+	spare [HeaderSize]byte
 }
 
 // maxIndexEvents is the most events an index file can hold with 32-bit
@@ -47,7 +56,13 @@ func NewIndexWriter(w io.WriteSeeker, threadID uint32, opts ...WriterOption) (*I
 	if err != nil {
 		return nil, err
 	}
-	iw := &IndexWriter{w: w, base: base, o: o, buf: make([]byte, 0, max(o.bufSize, HeaderSize+FooterSize))}
+	iw := &IndexWriter{w: w, base: base, o: o}
+	iw.live = &iw.spare
+	if iw.m = mapOutput(w, base, &o); iw.m != nil {
+		iw.buf = iw.m.data[:0:iw.m.size]
+	} else {
+		iw.buf = make([]byte, 0, max(o.bufSize, HeaderSize+FooterSize))
+	}
 	iw.hdr = IndexHeader{
 		Endian: endianLittle, Version: formatVersion, Arch: o.arch, OS: o.os,
 		ThreadID: threadID, ClockType: o.clock, EventSize: IndexEventSize,
@@ -86,7 +101,33 @@ func (w *IndexWriter) Append(e IndexEvent) error {
 	}
 	w.last = e.Timestamp
 	w.count++
+	w.publish()
 	return nil
+}
+
+// publish stores the event count in the live header: in a mapped file,
+// the header then says where the events end, whenever the process dies.
+func (w *IndexWriter) publish() { publishCount(w.live, w.count) }
+
+// publishCount stores count as a header's event_count and the matching
+// footer_offset.
+func publishCount(h *[HeaderSize]byte, count uint64) {
+	binary.LittleEndian.PutUint32(h[28:], uint32(count))
+	binary.LittleEndian.PutUint64(h[40:], HeaderSize+count*IndexEventSize)
+}
+
+// unappend takes back the last appended event, still in buf: the
+// ThreadWriter drops an event whose detail record could not be written.
+func (w *IndexWriter) unappend(prevLast uint64) {
+	n := len(w.buf) - IndexEventSize
+	clear(w.buf[n:]) // a mapped window is the file: no event may stay there
+	w.buf = w.buf[:n]
+	w.count--
+	w.last = prevLast
+	if w.count == 0 {
+		w.first = 0
+	}
+	w.publish()
 }
 
 // Count is the number of events appended so far.
@@ -103,16 +144,13 @@ func (w *IndexWriter) flush() error {
 	if w.err != nil {
 		return w.err
 	}
+	if w.m != nil {
+		return w.commit(IndexEventSize)
+	}
 	if len(w.buf) == 0 {
 		return nil
 	}
-	chunk := w.buf
-	if w.written < HeaderSize {
-		chunk = chunk[min(HeaderSize-w.written, int64(len(chunk))):] // the header is not part of the checksum
-	}
-	if w.o.checksum {
-		w.crc = crc32.Update(w.crc, crc32.IEEETable, chunk)
-	}
+	w.sum()
 	n, err := w.w.Write(w.buf)
 	w.written += int64(n)
 	if err == nil && n < len(w.buf) {
@@ -123,6 +161,36 @@ func (w *IndexWriter) flush() error {
 		w.err = err
 	}
 	return err
+}
+
+// sum adds buf to the checksum of the events section.
+func (w *IndexWriter) sum() {
+	if w.o.checksum {
+		w.crc = crc32.Update(w.crc, crc32.IEEETable, afterHeader(w.buf, w.written))
+	}
+}
+
+// afterHeader is the part of chunk, written at offset written, that follows
+// the header (the header is not part of the checksum).
+func afterHeader(chunk []byte, written int64) []byte {
+	if written < HeaderSize {
+		chunk = chunk[min(HeaderSize-written, int64(len(chunk))):]
+	}
+	return chunk
+}
+
+// commit is flush for a mapped output: the window's bytes, already in the
+// file, count as written, and the next window starts after them with room
+// for at least need bytes (the file grows when it has less).
+func (w *IndexWriter) commit(need int64) error {
+	w.sum()
+	var err error
+	if w.buf, err = w.m.next(w.buf, &w.written, need); err != nil {
+		w.err = err
+		return err
+	}
+	w.live = (*[HeaderSize]byte)(w.m.data) // the mapping may have moved
+	return nil
 }
 
 // Flush hands buffered events to the underlying writer. After Close it
@@ -149,6 +217,9 @@ func (w *IndexWriter) Sync() error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	if w.m != nil {
+		return w.m.sync()
+	}
 	return syncOf(w.w)
 }
 
@@ -169,9 +240,19 @@ func (w *IndexWriter) Close() error {
 		return w.err
 	}
 	w.closed = true
+	if w.m != nil {
+		return w.closeMapped()
+	}
 	if err := w.flush(); err != nil {
 		return err
 	}
+	f, h := w.finalFooterHeader()
+	w.err = patch(w.w, w.base, AppendIndexFooter(w.buf[:0], f), AppendIndexHeader(w.buf[FooterSize:FooterSize], h))
+	return w.err
+}
+
+// finalFooterHeader is the footer Close writes and the header it patches.
+func (w *IndexWriter) finalFooterHeader() (IndexFooter, IndexHeader) {
 	eventsBytes := w.count * IndexEventSize
 	f := IndexFooter{EventCount: w.count, TimeStartNs: w.first, TimeEndNs: w.last, BytesWritten: eventsBytes}
 	if w.o.checksum {
@@ -180,8 +261,32 @@ func (w *IndexWriter) Close() error {
 	w.hdr.EventCount = uint32(w.count)
 	w.hdr.FooterOffset = HeaderSize + eventsBytes
 	w.hdr.TimeStartNs, w.hdr.TimeEndNs = w.first, w.last
-	w.err = patch(w.w, w.base, AppendIndexFooter(w.buf[:0], f), AppendIndexHeader(w.buf[FooterSize:FooterSize], w.hdr))
-	return w.err
+	return f, w.hdr
+}
+
+// closeMapped is Close for a mapped output: the footer goes after the
+// events in the mapping, the final header over the live one, and the file
+// is unmapped and truncated to its end, then w is positioned there. After
+// a failure the file keeps the events and the live header (what a crash
+// leaves), without the zero tail.
+func (w *IndexWriter) closeMapped() error {
+	err := w.err
+	if err == nil {
+		err = w.commit(FooterSize)
+	}
+	end := w.written + int64(len(w.buf)) // events appended after a failure are in the file too
+	if err == nil {
+		f, h := w.finalFooterHeader()
+		AppendIndexFooter(w.buf[:0], f)
+		AppendIndexHeader(w.m.data[:0:HeaderSize], h)
+		end += FooterSize
+	}
+	w.buf, w.live = nil, &w.spare
+	err = w.m.close(w.w, end, err)
+	if w.err == nil {
+		w.err = err
+	}
+	return err
 }
 
 // patch writes the footer at the current position, the header at base, then

@@ -1,10 +1,12 @@
 package atf
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -150,13 +152,15 @@ func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32
 		iw := t.index
 		seq := iw.count
 		n := len(iw.buf)
-		iw.buf = iw.buf[:n+IndexEventSize]
-		putIndexEvent(iw.buf[n:], &IndexEvent{Timestamp: ts, FunctionID: functionID, ThreadID: t.id, Kind: kind, CallDepth: depth, DetailSeq: NoDetail})
+		buf := iw.buf[:n+IndexEventSize]
+		iw.buf = buf
+		putIndexFields((*[IndexEventSize]byte)(buf[n:]), ts, functionID, t.id, kind, depth)
 		if seq == 0 {
 			iw.first = ts
 		}
 		iw.last = ts
-		iw.count++
+		iw.count = seq + 1
+		publishCount(iw.live, seq+1)
 		return uint32(seq), nil
 	}
 	if t.mu != nil {
@@ -178,14 +182,27 @@ func (t *ThreadWriter) appendFast(ts, functionID uint64, kind EventKind, depth u
 	iw := t.index
 	seq := iw.count
 	n := len(iw.buf)
-	iw.buf = iw.buf[:n+IndexEventSize]
-	putIndexEvent(iw.buf[n:], &IndexEvent{Timestamp: ts, FunctionID: functionID, ThreadID: t.id, Kind: kind, CallDepth: depth, DetailSeq: NoDetail})
+	buf := iw.buf[:n+IndexEventSize]
+	iw.buf = buf
+	putIndexFields((*[IndexEventSize]byte)(buf[n:]), ts, functionID, t.id, kind, depth)
 	if seq == 0 {
 		iw.first = ts
 	}
 	iw.last = ts
-	iw.count++
+	iw.count = seq + 1
+	publishCount(iw.live, seq+1)
 	return uint32(seq)
+}
+
+// putIndexFields encodes an index-only event (detail_seq NoDetail) into b.
+func putIndexFields(b *[IndexEventSize]byte, ts, functionID uint64, thread uint32, kind EventKind, depth uint32) {
+	le := binary.LittleEndian
+	le.PutUint64(b[0:], ts)
+	le.PutUint64(b[8:], functionID)
+	le.PutUint32(b[16:], thread)
+	le.PutUint32(b[20:], uint32(kind))
+	le.PutUint32(b[24:], depth)
+	le.PutUint32(b[28:], NoDetail)
 }
 
 // writeLocked is Write under the mutex WithBackgroundFlush shares with the
@@ -242,12 +259,7 @@ func (t *ThreadWriter) write(ts, functionID uint64, kind EventKind, depth uint32
 			if iw.written == written && len(iw.buf) == pending {
 				// Still buffered: drop the event rather than finalize a link
 				// to a record that is not on file.
-				iw.buf = iw.buf[:pending-IndexEventSize]
-				iw.count--
-				iw.last = prevLast
-				if iw.count == 0 {
-					iw.first = 0
-				}
+				iw.unappend(prevLast)
 			}
 			t.err = err
 			return NoDetail, err
@@ -288,7 +300,13 @@ func (t *ThreadWriter) startDetail() error {
 	}
 	w, err := t.openDetail()
 	if err == nil {
-		t.detail, err = NewDetailWriter(w, t.id, t.o...)
+		opts := t.o
+		if t.index.m == nil {
+			// A mapped detail file would hold records before the index
+			// events they link back to reach the index file.
+			opts = append(slices.Clip(opts), WithMmapOutput(false))
+		}
+		t.detail, err = NewDetailWriter(w, t.id, opts...)
 	}
 	if err != nil {
 		t.err = err

@@ -1,0 +1,103 @@
+package atf
+
+import (
+	"io"
+	"os"
+)
+
+// WithMmapOutput makes the writers write their files through a shared
+// memory mapping instead of write(2) (Linux; elsewhere, and for anything
+// but an empty regular *os.File opened for reading and writing, the
+// option is ignored and the writers use write(2) as without it). It
+// applies to CreateThread, CreateSession, CreateSessionDir and to
+// NewIndexWriter, NewDetailWriter and NewThreadWriter given a freshly
+// created *os.File (os.Create).
+//
+// Crash durability: every event is in the file's pages the moment its
+// Write or Append returns, so a process killed at any moment (SIGKILL, a
+// crash) loses none of the events it wrote, at no system call per event or
+// per flush; WithFlushEvery, WithFlushInterval and WithBackgroundFlush
+// have nothing left to bound. The index header's footer_offset follows
+// the events as they are written (so a reader knows where they end), and
+// each detail record's total_length is stored after its payload (so a
+// record cut by a crash reads as the end of the records). Sync is still
+// what a power loss cannot take.
+//
+// The file grows in steps (64 KiB, doubling up to 16 MiB) with
+// fallocate(2), which reports a full disk or a file size limit as an error
+// from Write, Append or Flush before any page of the new step is touched:
+// never a SIGBUS. A file left by a crash ends in the zero bytes of the
+// last step; this package's readers stop at footer_offset and at the first
+// zero total_length (Recovered, Discarded), while the reference Rust
+// reader counts a crashed index file's zero tail as events. Close
+// truncates the file to its real size: the finished files are
+// byte-identical to those written with write(2).
+//
+// The price is the first touch of every 4 KiB page (a page fault instead
+// of a copy in write(2)); see docs/performance-atf.md for what it costs on
+// a virtual machine. Nobody else may truncate the file while it is being
+// written: the writer's next store to a page past the new end would be a
+// SIGBUS. Default false.
+func WithMmapOutput(on bool) WriterOption {
+	return func(o *writerOptions) error { o.mmapOut = on; return nil }
+}
+
+// mapOutput returns the mapped output of w when the option asks for it and
+// w is an empty *os.File at offset 0 that can be mapped; nil otherwise
+// (the writer then uses write(2)).
+func mapOutput(w io.WriteSeeker, base int64, o *writerOptions) *mapOut {
+	f, ok := w.(*os.File)
+	if !o.mmapOut || !ok || base != 0 {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 {
+		return nil
+	}
+	m, err := newMapOut(f)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// Growth steps of a mapped output file.
+const (
+	mapStepMin = 64 << 10
+	mapStepMax = 16 << 20
+)
+
+// nextMapSize is the size a mapped file of size bytes grows to so that it
+// holds need bytes: steps of the file's size, at least mapStepMin and at
+// most mapStepMax, repeated until need fits.
+func nextMapSize(size, need int64) int64 {
+	for size < need {
+		size += min(max(size, mapStepMin), mapStepMax)
+	}
+	return size
+}
+
+// close ends a mapped writer's file: unmapped, truncated to end, and w
+// positioned there; err is the writer's error so far, returned unless it
+// is nil.
+func (m *mapOut) close(w io.Seeker, end int64, err error) error {
+	if ferr := m.finish(end); err == nil {
+		err = ferr
+	}
+	if err == nil {
+		_, err = w.Seek(end, io.SeekStart)
+	}
+	return err
+}
+
+// next returns the window after buf, a window of the mapping at offset
+// *written whose bytes, already in the file, now count as written: it
+// starts at the new *written with room for at least need bytes (the file
+// grows when it has less). On failure the window is empty.
+func (m *mapOut) next(buf []byte, written *int64, need int64) ([]byte, error) {
+	*written += int64(len(buf))
+	if err := m.grow(*written, *written+need); err != nil {
+		return buf[len(buf):], err
+	}
+	return m.data[*written:*written:m.size], nil
+}

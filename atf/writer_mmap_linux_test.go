@@ -1,0 +1,435 @@
+//go:build linux
+
+package atf
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// writeMappedStream writes n events of crashEvent's stream, with payloads
+// of plen(i) bytes, to a thread in dir with opts, and closes it.
+func writeMappedStream(t *testing.T, dir string, n uint64, plen func(uint64) int, opts ...WriterOption) (*ThreadWriter, bool) {
+	t.Helper()
+	tw, err := CreateThread(dir, 9, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapped := tw.index.m != nil
+	payload := make([]byte, 0, 1<<20)
+	for i := range n {
+		ts, fn, kind, depth, _ := crashEvent(i)
+		p := payload[:plen(i)]
+		for j := range p {
+			p[j] = crashPayloadByte(i, j)
+		}
+		if _, err := tw.Write(ts, fn, kind, depth, p); err != nil {
+			t.Fatal(err)
+		}
+		if i%5000 == 4999 {
+			if err := tw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if tw.detail != nil && (tw.detail.m != nil) != mapped {
+		t.Fatalf("index mapped %v, detail mapped %v", mapped, tw.detail.m != nil)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return tw, mapped
+}
+
+// TestMmapOutputIdentical writes the same streams with write(2) and with
+// WithMmapOutput: the files must be byte-identical, across growth steps,
+// remaps of the reservation, payloads larger than a step, with and without
+// checksums and detail files.
+func TestMmapOutputIdentical(t *testing.T) {
+	defer func(r int) { mapReserve = r }(mapReserve)
+	mapReserve = 128 << 10 // remap often
+	for _, c := range []struct {
+		name string
+		n    uint64
+		plen func(uint64) int
+		opts []WriterOption
+	}{
+		{"empty", 0, func(uint64) int { return 0 }, nil},
+		{"index only", 200_000, func(uint64) int { return 0 }, nil}, // 6.4 MB: pages released past 2 MiB
+		{"index only, no checksum", 3000, func(uint64) int { return 0 }, []WriterOption{WithChecksum(false)}},
+		{"details", 40_000, func(i uint64) int {
+			if i%4 == 0 {
+				return int(i%61) + 1
+			}
+			return 0
+		}, nil},
+		{"payloads larger than a step", 40, func(i uint64) int { return int(i%3) * 300_000 }, []WriterOption{WithFlushEvery(0)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			opts := append([]WriterOption{WithArch(ArchX86_64), WithOS(OSLinux)}, c.opts...)
+			_, plain := writeMappedStream(t, filepath.Join(dir, "plain"), c.n, c.plen, opts...)
+			_, mapped := writeMappedStream(t, filepath.Join(dir, "mapped"), c.n, c.plen, append(opts, WithMmapOutput(true))...)
+			if plain || !mapped {
+				t.Fatalf("mapped: without the option %v, with it %v", plain, mapped)
+			}
+			for _, name := range []string{"index.atf", "detail.atf"} {
+				a, aerr := os.ReadFile(filepath.Join(dir, "plain", name))
+				b, berr := os.ReadFile(filepath.Join(dir, "mapped", name))
+				if (aerr == nil) != (berr == nil) {
+					t.Fatalf("%s: %v / %v", name, aerr, berr)
+				}
+				if !bytes.Equal(a, b) {
+					t.Fatalf("%s: write(2) %d bytes, mapped %d bytes, not identical", name, len(a), len(b))
+				}
+			}
+			th, err := OpenThread(filepath.Join(dir, "mapped"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer th.Close()
+			if th.Index.Len() != c.n || th.Index.Recovered() {
+				t.Fatalf("read back %d events (recovered %v), want %d", th.Index.Len(), th.Index.Recovered(), c.n)
+			}
+			if checked, err := th.Index.VerifyChecksum(); err != nil || checked != (c.n > 0 && c.name != "index only, no checksum") {
+				t.Fatalf("index checksum: checked %v, %v", checked, err)
+			}
+		})
+	}
+}
+
+// TestMmapOutputIndexWriter: NewIndexWriter over a fresh *os.File maps it
+// and leaves the file positioned after the footer, as with write(2); a file
+// that is not empty, or not at offset 0, is written with write(2).
+func TestMmapOutputIndexWriter(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "a.atf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	iw, err := NewIndexWriter(f, 3, WithMmapOutput(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iw.m == nil {
+		t.Fatal("fresh file not mapped")
+	}
+	for i := range uint64(10) {
+		if err := iw.Append(IndexEvent{Timestamp: i, ThreadID: 3, Kind: KindCall, DetailSeq: NoDetail}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := iw.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := iw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	end, _ := f.Seek(0, 1)
+	if want := int64(HeaderSize + 10*IndexEventSize + FooterSize); end != want {
+		t.Fatalf("position after Close %d, want %d", end, want)
+	}
+	if fi, _ := f.Stat(); fi.Size() != end {
+		t.Fatalf("size %d, want %d", fi.Size(), end)
+	}
+	if err := iw.Append(IndexEvent{}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Append after Close: %v", err)
+	}
+	// Not empty: write(2).
+	g, err := os.Create(filepath.Join(dir, "b.atf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	g.Write([]byte("prefix"))
+	iw2, err := NewIndexWriter(g, 3, WithMmapOutput(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iw2.m != nil {
+		t.Fatal("file at offset 6 mapped")
+	}
+	iw2.Close()
+}
+
+// TestMmapOutputFileSizeLimit: a growth the system refuses (here the file
+// size limit, RLIMIT_FSIZE, as a full disk would) is an error from Write,
+// sticky, never a SIGBUS; Close keeps every event written before it.
+func TestMmapOutputFileSizeLimit(t *testing.T) {
+	if dir := os.Getenv("ATF_MMAP_FSIZE_DIR"); dir != "" {
+		mmapFileSizeChild(dir)
+		return
+	}
+	if testing.Short() {
+		t.Skip("spawns a process")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(exe, "-test.run=^TestMmapOutputFileSizeLimit$")
+	cmd.Env = append(os.Environ(), "ATF_MMAP_FSIZE_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	var n uint64
+	var msg string
+	for _, line := range strings.Split(string(out), "\n") {
+		if rest, ok := strings.CutPrefix(line, "failed after "); ok {
+			k, _ := fmt.Sscanf(rest, "%d", &n)
+			if k != 1 {
+				t.Fatalf("child said %q", line)
+			}
+			msg = rest
+		}
+	}
+	if n == 0 || !strings.Contains(msg, "fallocate") {
+		t.Fatalf("child output:\n%s", out)
+	}
+	th, err := OpenThread(filepath.Join(dir, "thread_1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th.Close()
+	if th.Index.Len() != n {
+		t.Fatalf("%d events on file, %d written before the failure", th.Index.Len(), n)
+	}
+	for seq, e := range numbered(th.Index.All(), t.Error) {
+		if e.Timestamp != seq {
+			t.Fatalf("event %d: %+v", seq, e)
+		}
+	}
+	t.Logf("child: %s", msg)
+}
+
+func mmapFileSizeChild(dir string) {
+	lim := syscall.Rlimit{Cur: 1 << 20, Max: 1 << 20}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		fmt.Println("setrlimit:", err)
+		os.Exit(3)
+	}
+	tw, err := CreateThread(filepath.Join(dir, "thread_1"), 1, WithMmapOutput(true))
+	if err != nil || tw.index.m == nil {
+		fmt.Println("create:", err)
+		os.Exit(3)
+	}
+	var n uint64
+	for ; n < 1<<20; n++ {
+		if _, err = tw.Write(n, 1, KindCall, 0, nil); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		fmt.Println("no error past the file size limit")
+		os.Exit(4)
+	}
+	if _, err2 := tw.Write(n, 1, KindCall, 0, nil); err2 == nil {
+		fmt.Println("error not sticky")
+		os.Exit(4)
+	}
+	cerr := tw.Close()
+	fmt.Printf("failed after %d events: %v (close: %v)\n", n, err, cerr)
+	os.Exit(0)
+}
+
+// mmapCrashChild writes crashEvent's stream with WithMmapOutput: with
+// ATF_CRASH_BOUND set, that many events to each of two threads of a
+// session, then "ready" and a wait to be killed; else to one thread until
+// it is killed.
+func mmapCrashChild(dir string) {
+	if s := os.Getenv("ATF_CRASH_BOUND"); s != "" {
+		n, _ := strconv.ParseUint(s, 10, 64)
+		sw, err := CreateSessionDir(dir, WithMmapOutput(true))
+		if err != nil {
+			os.Exit(3)
+		}
+		payload := make([]byte, 64)
+		for k := range uint32(2) {
+			tw, err := sw.Thread(k)
+			if err != nil || tw.index.m == nil {
+				os.Exit(3)
+			}
+			for i := range n {
+				if writeCrashEvent(tw, i, payload) != nil {
+					os.Exit(4)
+				}
+			}
+		}
+		fmt.Println("ready")
+		time.Sleep(time.Minute)
+		os.Exit(5)
+	}
+	tw, err := CreateThread(dir, 5, WithMmapOutput(true))
+	if err != nil || tw.index.m == nil {
+		os.Exit(3)
+	}
+	writeCrashStream(tw)
+}
+
+// TestMmapOutputCrash kills (SIGKILL) processes writing with
+// WithMmapOutput. Killed after their last Write returned, they lose
+// nothing: every event of both threads is on file with its detail record,
+// whatever WithFlushEvery says. Killed at a random moment while writing,
+// the files hold a prefix of the stream with the right contents, nothing
+// torn, and the only detail record that may miss is that of the event
+// being written.
+func TestMmapOutputCrash(t *testing.T) {
+	if dir := os.Getenv("ATF_MMAP_CRASH_DIR"); dir != "" {
+		mmapCrashChild(dir)
+		return
+	}
+	if testing.Short() {
+		t.Skip("spawns processes")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, n := range []uint64{1, 100, 1000, 70_000} {
+		dir := t.TempDir()
+		cmd := exec.Command(exe, "-test.run=^TestMmapOutputCrash$")
+		cmd.Env = append(os.Environ(), "ATF_MMAP_CRASH_DIR="+dir, "ATF_CRASH_BOUND="+strconv.FormatUint(n, 10))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(out).ReadString('\n')
+		cmd.Process.Kill() // SIGKILL
+		cmd.Wait()
+		if line != "ready\n" {
+			t.Fatalf("%d events: child said %q (%v)", n, line, err)
+		}
+		for k := range 2 {
+			got, dangling := checkMappedCrash(t, fmt.Sprintf("%d events, thread %d", n, k), filepath.Join(dir, "thread_"+strconv.Itoa(k)), uint32(k))
+			if got != n || dangling != 0 {
+				t.Errorf("%d events written, thread %d: %d on file, %d dangling links", n, k, got, dangling)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3))
+	for round := range 4 {
+		dir := filepath.Join(t.TempDir(), "thread_5")
+		cmd := exec.Command(exe, "-test.run=^TestMmapOutputCrash$")
+		cmd.Env = append(os.Environ(), "ATF_MMAP_CRASH_DIR="+dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(5 * time.Millisecond) {
+			if fi, err := os.Stat(filepath.Join(dir, "detail.atf")); err == nil && fi.Size() > 0 {
+				break
+			}
+		}
+		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		got, dangling := checkMappedCrash(t, fmt.Sprintf("round %d", round), dir, 5)
+		if got == 0 || dangling > 1 {
+			t.Errorf("round %d: %d events, %d dangling links", round, got, dangling)
+		}
+	}
+}
+
+// checkMappedCrash checks a thread a mapped writer left when it was
+// killed: the index holds events 0..n-1 of crashEvent's stream exactly,
+// its header's footer_offset says so, and nothing but zeros follows
+// (nothing written was dropped); the detail records are those of the
+// events that have one, in order, with their payloads. It returns n and
+// the dangling links.
+func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, uint64) {
+	t.Helper()
+	ib, err := os.ReadFile(filepath.Join(dir, "index.atf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := OpenThread(dir)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	defer th.Close()
+	n := th.Index.Len()
+	end := HeaderSize + n*IndexEventSize
+	if !th.Index.Recovered() || binary.LittleEndian.Uint64(ib[40:]) != end {
+		t.Fatalf("%s: recovered %v, footer_offset %d, %d events", name, th.Index.Recovered(), binary.LittleEndian.Uint64(ib[40:]), n)
+	}
+	// After the events: the event being written when the kill came (its
+	// bytes stored, the header not yet updated), if any, then zeros.
+	rest := ib[end:]
+	if len(rest) >= IndexEventSize && !bytes.Equal(rest[:IndexEventSize], make([]byte, IndexEventSize)) {
+		ts, fn, _, _, _ := crashEvent(n)
+		if got := binary.LittleEndian.Uint64(rest); got != 0 && got != ts || binary.LittleEndian.Uint64(rest[8:]) != 0 && binary.LittleEndian.Uint64(rest[8:]) != fn {
+			t.Fatalf("%s: the bytes after the events are not the next event", name)
+		}
+		rest = rest[IndexEventSize:]
+	}
+	if !bytes.Equal(rest, make([]byte, len(rest))) {
+		t.Fatalf("%s: %d bytes after the events, zeros expected (the zero tail of the last step)", name, len(rest))
+	}
+	var detailSeq uint32
+	var linked uint64
+	for seq, e := range numbered(th.Index.All(), t.Error) {
+		ts, fn, kind, depth, pl := crashEvent(seq)
+		want := IndexEvent{Timestamp: ts, FunctionID: fn, ThreadID: threadID, Kind: kind, CallDepth: depth, DetailSeq: NoDetail}
+		if pl > 0 {
+			want.DetailSeq = detailSeq
+			detailSeq++
+			linked++
+		}
+		if e != want {
+			t.Fatalf("%s: event %d = %+v, want %+v", name, seq, e, want)
+		}
+	}
+	if th.Detail != nil {
+		for k, d := range numbered(th.Detail.All(), t.Error) {
+			i := k * 4
+			ts, _, kind, _, pl := crashEvent(i)
+			if d.IndexSeq != uint32(i) || d.Timestamp != ts || d.Type != DetailTypeFor(kind) || len(d.Payload) != pl {
+				t.Fatalf("%s: detail %d = %+v", name, k, d)
+			}
+			for j, b := range d.Payload {
+				if b != crashPayloadByte(i, j) {
+					t.Fatalf("%s: detail %d payload byte %d", name, k, j)
+				}
+			}
+		}
+	}
+	// checkNoOrphans, but a kill between the header's two stores (event_count,
+	// then footer_offset) leaves event_count one ahead: a header mismatch
+	// that only says so.
+	var dangling uint64
+	ps, err := th.Check()
+	if err != nil {
+		t.Fatalf("%s: Check: %v", name, err)
+	}
+	for _, p := range ps {
+		switch {
+		case p.Kind == ProblemHeaderMismatch && uint64(binary.LittleEndian.Uint32(ib[28:])) == n+1:
+		case p.Kind == ProblemOrphanDetail, p.Kind == ProblemBrokenLink, p.Kind == ProblemHeaderMismatch:
+			t.Errorf("%s: %v", name, p)
+		case p.Kind == ProblemDanglingLink:
+			dangling += p.Events
+		}
+	}
+	if th.DetailLen()+dangling != linked {
+		t.Errorf("%s: %d detail records + %d dangling, %d linked index events", name, th.DetailLen(), dangling, linked)
+	}
+	t.Logf("%s: index %d bytes → %d events; %d detail records, %d dangling", name, len(ib), n, th.DetailLen(), dangling)
+	return n, dangling
+}
