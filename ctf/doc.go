@@ -67,7 +67,9 @@
 // default options; the tests check every event of the LTTng 2.13 (CTF 1.8
 // packetized), LTTng 2.15 (CTF 1.8 plain and CTF 2) and babeltrace2 2.1
 // sink.ctf.fs traces of the interop vectors against babeltrace2's own output,
-// byte for byte.
+// byte for byte, and TestBabeltraceTracesText does the same for the 71
+// succeed/ traces of babeltrace's own CTF test traces (v2.1.2
+// tests/data/ctf-traces; references from tools/ctfbt/gen.sh).
 //
 // # Limits, memory and time
 //
