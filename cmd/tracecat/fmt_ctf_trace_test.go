@@ -10,7 +10,7 @@ import (
 )
 
 // dump of a CTF trace folder prints its event records as babeltrace2 does;
-// validate decodes them; convert --to chrome draws them.
+// validate decodes them; stats counts them; convert --to chrome draws them.
 func TestCTFTraceFolder(t *testing.T) {
 	dir := vectortest.Path(t, "ctf", "lttng-2.13.9-ust-ctf1.8-packetized-1pkt")
 	want, err := os.ReadFile(filepath.Join(dir, "babeltrace2-2.0.4.txt"))
@@ -24,6 +24,13 @@ func TestCTFTraceFolder(t *testing.T) {
 	code, out, _ = run(t, nil, "validate", filepath.Join(dir, "trace"))
 	if code != exitOK || !strings.Contains(out, "40 event records in 2 data streams") {
 		t.Errorf("validate: exit %d %s", code, out)
+	}
+	code, out, _ = run(t, nil, "stats", "--json", filepath.Join(dir, "trace"))
+	for _, w := range []string{`"events":40,"first_ns":1795288969134156212,"last_ns":1795288969134163288`, `"data_streams":2,"data_packets":2,"events_by_stream":{"ch0_0":40,"ch0_1":0}`,
+		`"events_by_name":{"anchors:my_event":20,"anchors:seq_event":20},"events_discarded":0,"packets_lost":0,"recovery":null`} {
+		if code != exitOK || !strings.Contains(out, w) {
+			t.Errorf("stats --json: exit %d, lacks %s: %s", code, w, out)
+		}
 	}
 	code, out, _ = run(t, nil, "convert", "--to", "chrome", filepath.Join(dir, "trace"), "-")
 	if code != exitOK || strings.Count(out, `"name":"anchors:`) != 40 {
