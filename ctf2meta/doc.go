@@ -104,6 +104,18 @@
 // expand at each use) by 64 per input byte plus 4096 (ErrLimit). Package
 // ctf decodes the data streams.
 //
+// AppendTSDL is the way back: it writes a model (from TSDL or CTF 2 JSON)
+// as TSDL text, every field class inline. ParseTSDL of the text gives the
+// same model for metadata ParseTSDL built (checked on every TSDL metadata
+// of the vectors and of babeltrace's test traces), and babeltrace2 2.1.2
+// prints the same events through it. What TSDL cannot express — booleans,
+// bit arrays and maps, variable-length integers, BLOBs but the packet
+// header's uuid, optionals, non-UTF-8 strings, roles TSDL would not derive
+// from the member's name and scope, variants whose selector lacks one
+// mapping per option, names that are not C identifiers — is refused with
+// ErrUnsupported; what does not change decoding (attributes, namespaces,
+// UIDs that are not UUIDs) is left out and listed.
+//
 // # CTF 2 metadata streams
 //
 // SeqReader splits an RFC 7464 JSON text sequence: RS starts each text, an

@@ -290,13 +290,25 @@ func (w *tsdlWriter) write() {
 		}
 	}
 	phRoot := w.roots[OriginPacketHeader]
+	// babeltrace2 refuses a stream id without a stream_id member in the
+	// packet header: with a single stream of id 0, neither is written.
+	hasSID := false
+	if st, ok := phRoot.(*Structure); ok {
+		for _, mc := range st.MemberClasses {
+			hasSID = hasSID || mc.Name == "stream_id"
+		}
+	}
 	for _, d := range m.DataStreamClasses {
+		withID := hasSID || len(m.DataStreamClasses) > 1 || d.ID != 0
 		w.where = fmt.Sprintf("data stream class %d", d.ID)
 		w.common("data stream class", &d.Common)
 		w.drop("data stream class namespace, name or UID", d.Namespace != "" || d.Name != "" || d.UID != "")
 		w.roots = map[string]FieldClass{OriginPacketHeader: phRoot}
 		w.clock, w.clocked = d.DefaultClockClassID, false
-		w.p("\nstream {\n\tid = ", strconv.FormatUint(d.ID, 10), ";\n")
+		w.p("\nstream {\n")
+		if withID {
+			w.p("\tid = ", strconv.FormatUint(d.ID, 10), ";\n")
+		}
 		if d.PacketContextFieldClass != nil {
 			w.scope("\tpacket.context := ", OriginPacketContext, d.PacketContextFieldClass)
 		}
@@ -326,8 +338,10 @@ func (w *tsdlWriter) write() {
 				w.roots[k] = v
 			}
 			w.clock = ""
-			w.p("\nevent {\n\tname = ", quoteTSDL(e.Name), ";\n\tid = ", strconv.FormatUint(e.ID, 10),
-				";\n\tstream_id = ", strconv.FormatUint(d.ID, 10), ";\n")
+			w.p("\nevent {\n\tname = ", quoteTSDL(e.Name), ";\n\tid = ", strconv.FormatUint(e.ID, 10), ";\n")
+			if withID {
+				w.p("\tstream_id = ", strconv.FormatUint(d.ID, 10), ";\n")
+			}
 			if e.SpecificContextFieldClass != nil {
 				w.scope("\tcontext := ", OriginEventRecordSpecificContext, e.SpecificContextFieldClass)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,4 +122,88 @@ func tsdlRoundTrip(t *testing.T, root string) (tsdl, ctf2, refused int) {
 	}
 	t.Logf("%d TSDL and %d CTF 2 metadata round-trip, %d CTF 2 refused", tsdl, ctf2, refused)
 	return tsdl, ctf2, refused
+}
+
+// babeltrace2 2.1.2 reads every trace the same way with its metadata
+// replaced by AppendTSDL's text: same exit status, same text output, event
+// for event. BABELTRACE2 names the babeltrace2 binary; the traces are the
+// vectors with data streams and, when CTF_BT_TRACES names babeltrace's
+// tests/data/ctf-traces, every succeed/ trace there (fl-bm's bit map has no
+// TSDL form: refused).
+func TestTSDLBabeltraceAccepts(t *testing.T) {
+	bt := os.Getenv("BABELTRACE2")
+	if bt == "" {
+		t.Skip("BABELTRACE2 not set")
+	}
+	var dirs []string
+	for _, d := range []string{"lttng-2.13.9-ust-ctf1.8-packetized-1pkt", "lttng-2.15.1-ust-ctf1.8-plaintext", "lttng-2.15.1-ust-ctf2-json",
+		"mutated-from-lttng-ctf1.8/all-headers-big-endian", "mutated-from-lttng-ctf1.8/trailing-10-bytes", "mutated-ctf2-framing/LF-after-each-fragment"} {
+		dirs = append(dirs, vectortest.Path(t, "ctf", d, "trace"))
+	}
+	if root := os.Getenv("CTF_BT_TRACES"); root != "" {
+		for _, v := range []string{"1", "2"} {
+			for p := range metadataFiles(filepath.Join(root, v, "succeed")) {
+				dirs = append(dirs, filepath.Dir(filepath.Join(root, v, "succeed", p)))
+			}
+		}
+	}
+	run := func(dir string) (string, error) {
+		cmd := exec.Command(bt, dir)
+		cmd.Env = append(os.Environ(), "TZ=UTC")
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	same, refused := 0, 0
+	for _, dir := range dirs {
+		raw, err := os.ReadFile(filepath.Join(dir, "metadata"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := ToPlain(&buf, bytes.NewReader(raw)); err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		var m *Metadata
+		if ContentVersion(buf.Bytes()) == "2.0" {
+			m, err = Decode(buf.Bytes())
+		} else {
+			m, err = ParseTSDL(buf.Bytes())
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		text, _, err := AppendTSDL(nil, m)
+		if err != nil {
+			if strings.HasSuffix(dir, "fl-bm") && errors.Is(err, ErrUnsupported) {
+				refused++
+				continue
+			}
+			t.Errorf("%s: %v", dir, err)
+			continue
+		}
+		conv := t.TempDir()
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if e.Name() != "metadata" {
+				if err := os.Symlink(filepath.Join(dir, e.Name()), filepath.Join(conv, e.Name())); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := os.WriteFile(filepath.Join(conv, "metadata"), text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, werr := run(dir)
+		got, gerr := run(conv)
+		if werr != nil || want == "" {
+			t.Errorf("%s: babeltrace2 does not read the original: %v", dir, werr)
+			continue
+		}
+		if gerr != nil || got != want {
+			t.Errorf("%s: babeltrace2 on the original: %v, %d bytes; with the written TSDL: %v, %d bytes", dir, werr, len(want), gerr, len(got))
+			continue
+		}
+		same++
+	}
+	t.Logf("%d of %d traces read identically by babeltrace2 through the written TSDL, %d refused", same, len(dirs), refused)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
@@ -54,5 +55,30 @@ func TestCTFPlainAddsSignature(t *testing.T) {
 		if code != exitOK || !strings.HasPrefix(out, c.prefix) || strings.Count(out, "/* CTF 1.8") > 1 {
 			t.Errorf("%s: exit %d %s: %.60q", c.path, code, errb, out)
 		}
+	}
+}
+
+// convert --to tsdl writes CTF 2 metadata as TSDL that ParseTSDL reads back
+// with the same event record classes, warning about what it left out
+// (LTTng's log level attributes, the trace namespace); a bit map has no
+// TSDL form and is refused, saying where.
+func TestCTFConvertToTSDL(t *testing.T) {
+	dir := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace")
+	out := filepath.Join(t.TempDir(), "metadata.tsdl")
+	code, _, errb := run(t, nil, "convert", "--to", "tsdl", dir, out)
+	if code != exitOK || !strings.Contains(errb, "warning: TSDL: event record class attributes left out (40)") {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ctf2meta.ParseTSDL(b)
+	if err != nil || len(m.EventRecordClasses) != 40 || !strings.HasPrefix(string(b), "/* CTF 1.8 */") {
+		t.Fatalf("%v, %d event record classes:\n%.300s", err, len(m.EventRecordClasses), b)
+	}
+	code, _, errb = run(t, nil, "convert", "--to", "tsdl", vectortest.Path(t, "ctf", "third-party", "babeltrace-2.1.2-tests-data", "2", "succeed", "fl-bm", "metadata"), "-")
+	if code == exitOK || !strings.Contains(errb, "field lol: a bit map") {
+		t.Errorf("fl-bm: exit %d: %s", code, errb)
 	}
 }
