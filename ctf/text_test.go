@@ -116,3 +116,19 @@ func TestAppendQuotedAndFloat(t *testing.T) {
 		}
 	}
 }
+
+// A sequence whose length is a sibling inside the element structure of an
+// array (ParseTSDL used to make its location unreachable and refuse the
+// metadata). The expected line is babeltrace2 2.1.2's output.
+func TestSequenceInArrayElement(t *testing.T) {
+	tr := traceFromTSDL(t, `/* CTF 1.8 */
+trace { major = 1; minor = 8; byte_order = le; };
+event { name = "e"; fields := struct {
+	struct { integer { size = 8; align = 8; signed = false; } n; integer { size = 8; align = 8; signed = false; } s[n]; } inner[2];
+}; };`)
+	got := prettyLines(t, tr, []byte{2, 7, 8, 1, 9})
+	want := "e: { inner = [ [0] = { n = 2, s = [ [0] = 7, [1] = 8 ] }, [1] = { n = 1, s = [ [0] = 9 ] } ] }"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+}

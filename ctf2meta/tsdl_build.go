@@ -22,6 +22,7 @@ type tsdlBuild struct {
 	clock  string // default clock of the stream being built
 	depth  int
 	top    bool // building a direct member of the scope root
+	elemOf string // the array whose element is being built
 	first  bool // the first member of the packet header
 }
 
@@ -508,9 +509,15 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 		}
 		fr := &tFrame{}
 		if len(b.frames) > 0 {
+			// An array element is reached through the array's name.
+			seg := name
+			if seg == "" {
+				seg = b.elemOf
+			}
 			parent := b.frames[len(b.frames)-1]
-			fr.path = append(append([]PathElement(nil), parent.path...), PathElement{Name: stripName(name)})
+			fr.path = append(append([]PathElement(nil), parent.path...), PathElement{Name: stripName(seg)})
 		}
+		b.elemOf = ""
 		b.frames = append(b.frames, fr)
 		defer func() { b.frames = b.frames[:len(b.frames)-1] }()
 		for i, m := range t.members {
@@ -526,6 +533,11 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 		return st, nil
 	case tyArray, tySeq:
 		e := t.elem
+		if name != "" {
+			saved := b.elemOf
+			b.elemOf = name
+			defer func() { b.elemOf = saved }()
+		}
 		text := e.kind == tyInt && e.text && e.size == 8 && e.align%8 == 0
 		if t.kind == tyArray {
 			if b.origin == OriginPacketHeader && top && name == "uuid" && t.length == 16 && e.kind == tyInt && e.size == 8 && e.align%8 == 0 {

@@ -30,7 +30,8 @@ import (
 // option's ranges, a field location TSDL cannot reach, member, option,
 // environment and clock names that are not C identifiers, a named clock
 // origin, a data stream class default clock without a clock-mapped member
-// in its packet context or event record header, and extensions.
+// in its packet context or event record header, and extensions. A text over
+// 32 MiB (aliases are written inline at each use) fails with ErrLimit.
 //
 // What TSDL has no place for but does not change how data streams decode is
 // left out and listed in notes (one phrase each, with a count): attributes,
@@ -38,7 +39,7 @@ import (
 // classes (but event record class names), clock names other than the id,
 // clock accuracy, media types.
 func AppendTSDL(dst []byte, m *Metadata) (out []byte, notes []string, err error) {
-	w := &tsdlWriter{m: m, b: dst, dropped: map[string]int{}}
+	w := &tsdlWriter{m: m, b: dst, start: len(dst), dropped: map[string]int{}}
 	w.write()
 	if w.err != nil {
 		return dst, nil, w.err
@@ -63,6 +64,7 @@ type twFrame struct {
 type tsdlWriter struct {
 	m       *Metadata
 	b       []byte
+	start   int // len(b) before the text
 	err     error
 	dropped map[string]int
 	order   string // trace byte order: "little-endian" or "big-endian"
@@ -87,6 +89,11 @@ func (w *tsdlWriter) fail(format string, args ...any) {
 		w.err = fmt.Errorf("%w: TSDL: %s: %s", ErrUnsupported, at, fmt.Sprintf(format, args...))
 	}
 }
+
+// maxTSDLBytes bounds the text AppendTSDL writes: field class aliases are
+// written inline at each use, so a model can describe an exponentially
+// larger text.
+const maxTSDLBytes = 32 << 20
 
 func (w *tsdlWriter) drop(what string, present bool) {
 	if present {
@@ -466,11 +473,7 @@ func (w *tsdlWriter) memberAs(fc FieldClass, name, raw string, ind int) {
 			dims = append(dims, "[16]")
 			w.p("integer { size = 8; align = 8; signed = false; }")
 		default:
-			pname := name
-			if len(dims) > 0 {
-				pname = ""
-			}
-			w.typeSpec(el, pname, ind)
+			w.typeSpec(el, name, ind) // an array element is reached through the array's name
 		}
 		break
 	}
@@ -523,6 +526,12 @@ func (w *tsdlWriter) typeSpec(fc FieldClass, pname string, ind int) {
 	}
 	if fc == nil {
 		w.fail("unknown field class alias")
+		return
+	}
+	if len(w.b)-w.start > maxTSDLBytes {
+		if w.err == nil {
+			w.err = fmt.Errorf("%w: TSDL: %s: the text exceeds %d MiB (field class aliases are written inline at each use)", ErrLimit, w.where, maxTSDLBytes>>20)
+		}
 		return
 	}
 	top := w.top

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -206,4 +207,135 @@ func TestTSDLBabeltraceAccepts(t *testing.T) {
 		same++
 	}
 	t.Logf("%d of %d traces read identically by babeltrace2 through the written TSDL, %d refused", same, len(dirs), refused)
+}
+
+const tsdlWriteBase = `/* CTF 1.8 */
+trace { major = 1; minor = 8; byte_order = le; packet.header := struct {
+	integer { size = 32; align = 8; signed = false; } magic;
+	integer { size = 32; align = 8; signed = false; } stream_id;
+}; };
+clock { name = c; freq = 1000; };
+stream { id = 0;
+	packet.context := struct {
+		integer { size = 64; align = 8; signed = false; map = clock.c.value; } timestamp_begin;
+		integer { size = 64; align = 8; signed = false; } content_size;
+	};
+	event.header := struct {
+		integer { size = 32; align = 8; signed = false; } id;
+		integer { size = 64; align = 8; signed = false; map = clock.c.value; } timestamp;
+	};
+};
+event { name = "e"; id = 0; stream_id = 0; fields := struct {
+	integer { size = 8; align = 8; signed = false; } len;
+	integer { size = 8; align = 8; signed = false; } seq[len];
+	enum : integer { size = 8; align = 8; signed = false; } { A = 0, B = 1 } tag;
+	variant <tag> { string A; integer { size = 8; align = 8; signed = true; } B; } v;
+	integer { size = 8; align = 8; signed = false; } _string;
+	struct { integer { size = 8; align = 8; signed = false; } n; integer { size = 8; align = 8; signed = false; } s[n]; } inner[2];
+}; };
+`
+
+// AppendTSDL refuses, with ErrUnsupported and the place, every model
+// feature TSDL cannot express; the unchanged model round-trips (a keyword
+// member name, a sequence inside array elements, a variant).
+func TestAppendTSDLRefuses(t *testing.T) {
+	base := func() *Metadata {
+		m, err := ParseTSDL([]byte(tsdlWriteBase))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := base()
+	text, notes, err := AppendTSDL(nil, m)
+	if err != nil || len(notes) != 0 {
+		t.Fatalf("%v %q", err, notes)
+	}
+	if !strings.Contains(string(text), " _string;") {
+		t.Errorf("the keyword member is not written _string:\n%s", text)
+	}
+	m2, err := ParseTSDL(text)
+	if err != nil || fragmentsJSON(t, m) != fragmentsJSON(t, m2) {
+		t.Fatalf("round trip: %v\n%s", err, text)
+	}
+	payload := func(m *Metadata) *Structure { return m.EventRecordClasses[0].PayloadFieldClass.(*Structure) }
+	u8 := BitArray{Length: 8, ByteOrder: "little-endian", Alignment: 8}
+	cases := []struct {
+		name   string
+		mutate func(m *Metadata)
+		want   string
+	}{
+		{"boolean", func(m *Metadata) { payload(m).MemberClasses[0].FieldClass = &FixedLengthBoolean{BitArray: u8} }, "field len: a boolean"},
+		{"bit map", func(m *Metadata) {
+			payload(m).MemberClasses[0].FieldClass = &FixedLengthBitMap{BitArray: u8, Flags: map[string]RangeSet{"f": {{Uint(0), Uint(0)}}}}
+		}, "a bit map"},
+		{"bit array", func(m *Metadata) { payload(m).MemberClasses[0].FieldClass = &FixedLengthBitArray{BitArray: u8} }, "a bit array"},
+		{"varint", func(m *Metadata) { payload(m).MemberClasses[0].FieldClass = &VariableLengthUnsignedInteger{} }, "variable-length"},
+		{"optional", func(m *Metadata) {
+			payload(m).MemberClasses[4].FieldClass = &Optional{FieldClass: &NullTerminatedString{}, SelectorFieldLocation: FieldLocation{Path: []PathElement{{Name: "len"}}}}
+		}, "an optional"},
+		{"blob", func(m *Metadata) { payload(m).MemberClasses[4].FieldClass = &StaticLengthBlob{Length: 4} }, "a BLOB"},
+		{"name", func(m *Metadata) { payload(m).MemberClasses[4].Name = "a b" }, `name "a b" is not a C identifier`},
+		{"role", func(m *Metadata) {
+			payload(m).MemberClasses[0].FieldClass.(*FixedLengthUnsignedInteger).Roles = []string{RolePacketMagicNumber}
+		}, "roles [packet-magic-number]: TSDL readers give this member []"},
+		{"lost role", func(m *Metadata) {
+			m.DataStreamClasses[0].PacketContextFieldClass.(*Structure).MemberClasses[1].FieldClass.(*FixedLengthUnsignedInteger).Roles = nil
+		}, "field content_size: roles []: TSDL readers give this member [packet-content-length]"},
+		{"selector", func(m *Metadata) {
+			payload(m).MemberClasses[3].FieldClass.(*Variant).Options[1].SelectorFieldRanges = RangeSet{{Uint(5), Uint(5)}}
+		}, `variant option "B"`},
+		{"origin", func(m *Metadata) { m.ClockClasses["c"].Origin = &ClockOrigin{Name: "boot"} }, "origin"},
+		{"default clock", func(m *Metadata) { m.DataStreamClasses[0].DefaultClockClassID = "" }, "without a default clock"},
+		{"extension", func(m *Metadata) { m.Preamble.Extensions = Extensions{"ns": map[string]any{"x": true}} }, "extensions [ns]"},
+		{"float16", func(m *Metadata) {
+			payload(m).MemberClasses[4].FieldClass = &FixedLengthFloatingPointNumber{BitArray: BitArray{Length: 16, ByteOrder: "little-endian", Alignment: 8}}
+		}, "16-bit floating point"},
+		{"utf-16", func(m *Metadata) {
+			payload(m).MemberClasses[4].FieldClass = &NullTerminatedString{Encoding: "utf-16be"}
+		}, "a utf-16be string"},
+		{"array alignment", func(m *Metadata) { payload(m).MemberClasses[5].FieldClass.(*StaticLengthArray).MinimumAlignment = 64 }, "minimum alignment of 64"},
+		{"bit order", func(m *Metadata) {
+			payload(m).MemberClasses[0].FieldClass.(*FixedLengthUnsignedInteger).BitOrder = "last-to-first"
+		}, "bit order last-to-first"},
+	}
+	for _, c := range cases {
+		m := base()
+		c.mutate(m)
+		_, _, err := AppendTSDL(nil, m)
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrUnsupported with %q", c.name, err, c.want)
+		}
+	}
+}
+
+// What does not change decoding is left out and listed; a model whose
+// aliases expand past the size cap fails with ErrLimit instead of growing
+// without bound.
+func TestAppendTSDLNotesAndLimit(t *testing.T) {
+	m, err := ParseTSDL([]byte(tsdlWriteBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.TraceClass.Namespace = "lttng.org,2009"
+	for _, e := range m.EventRecordClasses {
+		e.Attributes = Attributes{"lttng.org,2009": map[string]any{"log-level": "debug:line"}}
+	}
+	m.ClockClasses["c"].UID = "not a uuid"
+	_, notes, err := AppendTSDL(nil, m)
+	want := []string{"clock class UID that is not a UUID left out (1)", "event record class attributes left out (1)", "trace class namespace left out (1)"}
+	if err != nil || strings.Join(notes, "|") != strings.Join(want, "|") {
+		t.Errorf("%v, notes %q, want %q", err, notes, want)
+	}
+
+	m, _ = ParseTSDL([]byte(tsdlWriteBase))
+	m.Aliases = map[string]*FieldClassAlias{"a0": {Name: "a0", FieldClass: &NullTerminatedString{}}}
+	for i := 1; i <= 40; i++ {
+		prev := AliasRef("a" + strconv.Itoa(i-1))
+		m.Aliases["a"+strconv.Itoa(i)] = &FieldClassAlias{FieldClass: &Structure{MemberClasses: []StructureMember{{Name: "p", FieldClass: prev}, {Name: "q", FieldClass: prev}}}}
+	}
+	m.EventRecordClasses[0].PayloadFieldClass.(*Structure).MemberClasses[4].FieldClass = AliasRef("a40")
+	if _, _, err := AppendTSDL(nil, m); !errors.Is(err, ErrLimit) {
+		t.Errorf("2^40 inline expansions: %v, want ErrLimit", err)
+	}
 }
