@@ -21,9 +21,9 @@ type tsdlBuild struct {
 	clocks map[string]*ClockClass
 	clock  string // default clock of the stream being built
 	depth  int
-	top    bool // building a direct member of the scope root
+	top    bool   // building a direct member of the scope root
 	elemOf string // the array whose element is being built
-	first  bool // the first member of the packet header
+	first  bool   // the first member of the packet header
 }
 
 func (p *tsdlParser) build() (*Metadata, error) {
