@@ -234,7 +234,11 @@ func (w *tsdlWriter) write() {
 			}
 		}
 	}
-	if w.order == "" {
+	// Without a trace class (TSDL without trace and env blocks) no trace
+	// block is written either: fields then carry their byte order when
+	// it is not the default (le).
+	withTrace := m.TraceClass != nil || m.Preamble != nil && m.Preamble.UUID != nil
+	if w.order == "" || !withTrace {
 		w.order = "little-endian"
 	}
 	// trace
@@ -242,6 +246,11 @@ func (w *tsdlWriter) write() {
 	w.common("trace class", &tc.Common)
 	w.drop("trace class namespace", tc.Namespace != "")
 	w.drop("trace class name", tc.Name != "")
+	if !withTrace {
+		w.roots = map[string]FieldClass{}
+		w.streamsAndEvents()
+		return
+	}
 	w.p("trace {\n\tmajor = 1;\n\tminor = 8;\n")
 	if m.Preamble != nil && m.Preamble.UUID != nil {
 		u := m.Preamble.UUID.String()
@@ -290,6 +299,12 @@ func (w *tsdlWriter) write() {
 		}
 		w.p("};\n")
 	}
+	w.streamsAndEvents()
+}
+
+// streamsAndEvents writes the clock, stream and event blocks.
+func (w *tsdlWriter) streamsAndEvents() {
+	m := w.m
 	for _, id := range sortedKeys(m.ClockClasses) {
 		w.clockBlock(m.ClockClasses[id])
 		if w.err != nil {

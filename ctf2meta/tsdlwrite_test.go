@@ -339,3 +339,38 @@ func TestAppendTSDLNotesAndLimit(t *testing.T) {
 		t.Errorf("2^40 inline expansions: %v, want ErrLimit", err)
 	}
 }
+
+// Whatever TSDL ParseTSDL accepts, AppendTSDL writes TSDL that ParseTSDL
+// reads back into the same model (or refuses with ErrUnsupported/ErrLimit),
+// without panicking.
+func FuzzTSDLRoundTrip(f *testing.F) {
+	for _, p := range []string{
+		"lttng-2.13.9-ust-ctf1.8-packetized-1pkt/babeltrace2-2.0.4-ctf-metadata.tsdl",
+		"lttng-2.15.1-ust-ctf1.8-plaintext/trace/metadata",
+	} {
+		if b, err := os.ReadFile(filepath.Join(vectortest.Dir(f, "ctf"), p)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(tsdlWriteBase))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := ParseTSDL(b)
+		if err != nil {
+			return
+		}
+		text, _, err := AppendTSDL(nil, m)
+		if err != nil {
+			if !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrLimit) {
+				t.Fatalf("error %v wraps no sentinel", err)
+			}
+			return
+		}
+		m2, err := ParseTSDL(text)
+		if err != nil {
+			t.Fatalf("the written TSDL does not parse: %v\n%s", err, text)
+		}
+		if a, b := fragmentsJSON(t, m), fragmentsJSON(t, m2); a != b {
+			t.Fatalf("models differ:\n%s\n%s\ntext:\n%s", a, b, text)
+		}
+	})
+}
