@@ -408,13 +408,21 @@ func (b *tsdlBuild) roles(t *tType, name string) []string {
 	if clocked && (b.origin == OriginPacketContext || b.origin == OriginEventRecordHeader) && b.clock == "" {
 		b.clock = t.clock
 	}
-	switch b.origin {
+	return tsdlRoles(b.origin, b.top, b.first, name, t.size, clocked)
+}
+
+// tsdlRoles returns the CTF 2 roles babeltrace2 gives an unsigned integer
+// member called name (raw) in scope origin: top says it is a direct member
+// of the scope root, first the first one, clocked that it maps to a clock.
+// AppendTSDL checks a model's roles against it.
+func tsdlRoles(origin string, top, first bool, name string, size uint64, clocked bool) []string {
+	switch origin {
 	case OriginPacketHeader:
-		if !b.top {
+		if !top {
 			return nil
 		}
 		switch {
-		case name == "magic" && b.first && t.size == 32:
+		case name == "magic" && first && size == 32:
 			return []string{RolePacketMagicNumber}
 		case name == "stream_id":
 			return []string{RoleDataStreamClassID}
@@ -422,7 +430,7 @@ func (b *tsdlBuild) roles(t *tType, name string) []string {
 			return []string{RoleDataStreamID}
 		}
 	case OriginPacketContext:
-		if !b.top {
+		if !top {
 			return nil
 		}
 		switch name {

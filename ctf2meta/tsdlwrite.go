@@ -3,6 +3,7 @@ package ctf2meta
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -265,9 +266,7 @@ func (w *tsdlWriter) write() {
 		w.p("\tbyte_order = le;\n")
 	}
 	w.roots = map[string]FieldClass{}
-	if tc.PacketHeaderFieldClass != nil {
-		w.scope("\tpacket.header := ", OriginPacketHeader, tc.PacketHeaderFieldClass)
-	}
+	w.scopes(twScope{"packet.header", OriginPacketHeader, tc.PacketHeaderFieldClass})
 	w.p("};\n")
 	if w.err != nil {
 		return
@@ -331,15 +330,9 @@ func (w *tsdlWriter) streamsAndEvents() {
 		if withID {
 			w.p("\tid = ", strconv.FormatUint(d.ID, 10), ";\n")
 		}
-		if d.PacketContextFieldClass != nil {
-			w.scope("\tpacket.context := ", OriginPacketContext, d.PacketContextFieldClass)
-		}
-		if d.EventRecordHeaderFieldClass != nil {
-			w.scope("\tevent.header := ", OriginEventRecordHeader, d.EventRecordHeaderFieldClass)
-		}
-		if d.EventRecordCommonContextFieldClass != nil {
-			w.scope("\tevent.context := ", OriginEventRecordCommonContext, d.EventRecordCommonContextFieldClass)
-		}
+		w.scopes(twScope{"packet.context", OriginPacketContext, d.PacketContextFieldClass},
+			twScope{"event.header", OriginEventRecordHeader, d.EventRecordHeaderFieldClass},
+			twScope{"event.context", OriginEventRecordCommonContext, d.EventRecordCommonContextFieldClass})
 		w.p("};\n")
 		if d.DefaultClockClassID != "" && !w.clocked && w.err == nil {
 			w.fail("default clock %q: TSDL names a stream's default clock only through a clock-mapped member of its packet context or event record header, and it has none", d.DefaultClockClassID)
@@ -364,12 +357,8 @@ func (w *tsdlWriter) streamsAndEvents() {
 			if withID {
 				w.p("\tstream_id = ", strconv.FormatUint(d.ID, 10), ";\n")
 			}
-			if e.SpecificContextFieldClass != nil {
-				w.scope("\tcontext := ", OriginEventRecordSpecificContext, e.SpecificContextFieldClass)
-			}
-			if e.PayloadFieldClass != nil {
-				w.scope("\tfields := ", OriginEventRecordPayload, e.PayloadFieldClass)
-			}
+			w.scopes(twScope{"context", OriginEventRecordSpecificContext, e.SpecificContextFieldClass},
+				twScope{"fields", OriginEventRecordPayload, e.PayloadFieldClass})
 			w.p("};\n")
 			if w.err != nil {
 				return
@@ -417,6 +406,21 @@ func (w *tsdlWriter) clockBlock(cc *ClockClass) {
 		w.fail("origin %s/%s/%s: TSDL has only the Unix epoch (absolute = true) or none", cc.Origin.Namespace, cc.Origin.Name, cc.Origin.UID)
 	}
 	w.p("};\n")
+}
+
+// twScope is a scope of a block: its TSDL name, origin and field class.
+type twScope struct {
+	name, origin string
+	fc           FieldClass
+}
+
+// scopes writes the scopes that are present.
+func (w *tsdlWriter) scopes(ss ...twScope) {
+	for _, s := range ss {
+		if s.fc != nil {
+			w.scope("\t"+s.name+" := ", s.origin, s.fc)
+		}
+	}
 }
 
 // scope writes the root structure of one scope.
@@ -717,7 +721,7 @@ func (w *tsdlWriter) integer(ba BitArray, props IntegerProps, signed bool, roles
 		return
 	}
 	if !signed {
-		if want := w.tsdlRoles(name, ba.Length, clocked); !sameStrings(want, roles) {
+		if want := w.roles(name, ba.Length, clocked); !slices.Equal(want, roles) {
 			w.fail("roles %v: TSDL readers give this member %v (roles come from the member name and scope)", roles, want)
 			return
 		}
@@ -756,68 +760,14 @@ func (w *tsdlWriter) integer(ba BitArray, props IntegerProps, signed bool, roles
 	w.p(" }")
 }
 
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// tsdlRoles returns the roles ParseTSDL (as babeltrace2) gives an unsigned
+// roles returns the roles ParseTSDL (as babeltrace2) gives an unsigned
 // integer member called name in the scope being written.
-func (w *tsdlWriter) tsdlRoles(name string, size uint64, clocked bool) []string {
-	switch w.origin {
-	case OriginPacketHeader:
-		if !w.top {
-			return nil
-		}
-		switch {
-		case name == "magic" && w.first && size == 32:
-			return []string{RolePacketMagicNumber}
-		case name == "stream_id":
-			return []string{RoleDataStreamClassID}
-		case name == "stream_instance_id":
-			return []string{RoleDataStreamID}
-		}
-	case OriginPacketContext:
-		if !w.top {
-			return nil
-		}
-		switch name {
-		case "timestamp_begin":
-			if clocked {
-				return []string{RoleDefaultClockTimestamp}
-			}
-		case "timestamp_end":
-			if clocked {
-				return []string{RolePacketEndDefaultClockTimestamp}
-			}
-		case "content_size":
-			return []string{RolePacketContentLength}
-		case "packet_size":
-			return []string{RolePacketTotalLength}
-		case "events_discarded":
-			return []string{RoleDiscardedEventRecordCounterSnapshot}
-		case "packet_seq_num":
-			return []string{RolePacketSequenceNumber}
-		}
-	case OriginEventRecordHeader:
-		if name == "id" {
-			return []string{RoleEventRecordClassID}
-		}
-		if clocked {
-			return []string{RoleDefaultClockTimestamp}
-		}
-	}
-	if clocked {
+func (w *tsdlWriter) roles(name string, size uint64, clocked bool) []string {
+	r := tsdlRoles(w.origin, w.top, w.first, name, size, clocked)
+	if r == nil && clocked {
 		return []string{"(none: a clock-mapped member outside the packet context and event record header)"}
 	}
-	return nil
+	return r
 }
 
 func (w *tsdlWriter) path(loc FieldLocation, what string) string {

@@ -208,13 +208,7 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 		if e.Stream.Packet().Class.Clock == nil {
 			continue
 		}
-		t := e.NS()
-		if !s.Timed {
-			s.First = t
-		}
-		s.Timed = true
-		s.Last = t
-		s.Min, s.Max = min(s.Min, t), max(s.Max, t)
+		s.see(e.NS())
 	}
 	if err := r.Err(); err != nil {
 		return nil, nil, err
