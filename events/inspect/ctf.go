@@ -193,7 +193,7 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 	}
 	s := Stats{Min: math.MaxInt64, Max: math.MinInt64}
 	byStream := make(map[*ctf.Stream]int64, len(tr.Streams))
-	byName := map[string]int64{}
+	byClass := map[*ctf.EventClass]int64{} // names summed at the end: pointer keys hash faster
 	r := tr.NewReader()
 	for r.Next() {
 		s.Events++
@@ -204,7 +204,7 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 		}
 		e := r.Event()
 		byStream[e.Stream]++
-		byName[e.Class.Name]++
+		byClass[e.Class]++
 		if e.Stream.Packet().Class.Clock == nil {
 			continue
 		}
@@ -212,6 +212,10 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 	}
 	if err := r.Err(); err != nil {
 		return nil, nil, err
+	}
+	byName := make(map[string]int64, len(byClass))
+	for c, n := range byClass {
+		byName[c.Name] += n
 	}
 	st := EventKeys(s)
 	var packets, discarded, lost uint64
