@@ -132,3 +132,26 @@ event { name = "e"; fields := struct {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
 }
+
+// BenchmarkPretty: babeltrace2's text of every event of a generated
+// LTTng-shaped trace (decoding included), 100 000 events per op.
+func BenchmarkPretty(b *testing.B) {
+	tr := genTraceMem(b, 100000, 2)
+	var p Pretty
+	line := make([]byte, 0, 4096)
+	var size int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r := tr.NewReader()
+		size = 0
+		for r.Next() {
+			line = p.Append(line[:0], r.Event())
+			size += int64(len(line))
+		}
+		if r.Err() != nil {
+			b.Fatal(r.Err())
+		}
+	}
+	b.SetBytes(size)
+}
