@@ -36,6 +36,8 @@ type Pretty struct {
 	last      int64
 	started   bool
 	negWarned bool // babeltrace2 prints only its first negative time as seconds
+	hdrTrace  *Trace
+	hdr       []byte // "HOSTNAME:PROCNAME:(VPID) " of hdrTrace
 }
 
 // Append appends the line of e (with a final '\n') to dst.
@@ -58,32 +60,10 @@ func (p *Pretty) Append(dst []byte, e *Event) []byte {
 		dst = append(dst, ") "...)
 	}
 	t := e.Stream.t
-	if tc := t.Meta.TraceClass; tc != nil && tc.Environment != nil {
-		dom := false
-		if h, ok := tc.Environment["hostname"].(string); ok {
-			dst = append(dst, h...)
-			dom = true
-		}
-		if s, ok := tc.Environment["procname"].(string); ok {
-			if dom {
-				dst = append(dst, ':')
-			}
-			dst = append(dst, s...)
-			dom = true
-		}
-		if v, ok := envInt(tc.Environment["vpid"]); ok {
-			if dom {
-				dst = append(dst, ':')
-			}
-			dst = append(dst, '(')
-			dst = strconv.AppendInt(dst, v, 10)
-			dst = append(dst, ')')
-			dom = true
-		}
-		if dom {
-			dst = append(dst, ' ')
-		}
+	if p.hdrTrace != t {
+		p.hdrTrace, p.hdr = t, appendEnvHeader(p.hdr[:0], t)
 	}
+	dst = append(dst, p.hdr...)
 	dst = append(dst, e.Class.Name...)
 	dst = append(dst, ": "...)
 	first := true
@@ -104,6 +84,40 @@ func (p *Pretty) Append(dst []byte, e *Event) []byte {
 		}
 	}
 	return append(dst, '\n')
+}
+
+// appendEnvHeader appends what babeltrace2 prints of the trace environment
+// before an event's name: "HOSTNAME:PROCNAME:(VPID) ", each when present.
+func appendEnvHeader(dst []byte, t *Trace) []byte {
+	tc := t.Meta.TraceClass
+	if tc == nil || tc.Environment == nil {
+		return dst
+	}
+	dom := false
+	if h, ok := tc.Environment["hostname"].(string); ok {
+		dst = append(dst, h...)
+		dom = true
+	}
+	if s, ok := tc.Environment["procname"].(string); ok {
+		if dom {
+			dst = append(dst, ':')
+		}
+		dst = append(dst, s...)
+		dom = true
+	}
+	if v, ok := envInt(tc.Environment["vpid"]); ok {
+		if dom {
+			dst = append(dst, ':')
+		}
+		dst = append(dst, '(')
+		dst = strconv.AppendInt(dst, v, 10)
+		dst = append(dst, ')')
+		dom = true
+	}
+	if dom {
+		dst = append(dst, ' ')
+	}
+	return dst
 }
 
 // appendWall appends a time as babeltrace2's text.pretty sink does
