@@ -155,3 +155,24 @@ func BenchmarkPretty(b *testing.B) {
 	}
 	b.SetBytes(size)
 }
+
+// A trace without clock classes whose packet context has a timestamp_begin:
+// babeltrace2 maps it to an implicit 1 GHz clock class named "default", so
+// events have times (babeltrace's deterministic-ordering/b-not-corrupted
+// prints "[00:00:00.000000000] (+?.?????????) gadoua: " this way). The
+// expected lines are babeltrace2 2.1.2's output for the same bytes.
+func TestImplicitDefaultClock(t *testing.T) {
+	tr := traceFromTSDL(t, `/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+trace { major = 1; minor = 8; byte_order = le; packet.header := struct { uint8_t stream_id; }; };
+stream { id = 0; event.header := struct { uint8_t id; }; packet.context := struct { uint8_t timestamp_begin; }; };
+event { name = gadoua; id = 1; };`)
+	if cc := tr.Meta.ClockClasses["default"]; cc == nil || cc.Frequency != 1e9 || tr.Meta.DataStreamClasses[0].DefaultClockClassID != "default" {
+		t.Fatalf("no implicit default clock class: %+v", tr.Meta.ClockClasses)
+	}
+	got := prettyLines(t, tr, []byte{0, 5, 1, 1})
+	want := "[00:00:00.000000005] (+?.?????????) gadoua: |[00:00:00.000000005] (+0.000000000) gadoua: "
+	if strings.Join(got, "|") != want {
+		t.Fatalf("got  %q\nwant %q", strings.Join(got, "|"), want)
+	}
+}

@@ -398,17 +398,42 @@ func (b *tsdlBuild) bitArray(t *tType) BitArray {
 // member of the given (raw) name in the current scope.
 func (b *tsdlBuild) roles(t *tType, name string) []string {
 	clocked := t.clock != ""
-	if !clocked && len(b.clocks) == 1 && (name == "timestamp" || name == "timestamp_begin" || name == "timestamp_end") &&
-		(b.origin == OriginPacketContext || b.origin == OriginEventRecordHeader) {
-		for id := range b.clocks {
-			t.clock = id // the only clock class (babeltrace2 does the same)
+	if !clocked && autoClocked(b.origin, name) {
+		// babeltrace2 maps such a member to the only clock class, or to
+		// an implicit 1 GHz clock class named "default" when there is none.
+		switch len(b.clocks) {
+		case 0:
+			b.clocks[implicitClock] = &ClockClass{ID: implicitClock, Name: implicitClock, Frequency: 1000000000}
+			t.clock, clocked = implicitClock, true
+		case 1:
+			for id := range b.clocks {
+				t.clock = id
+			}
+			clocked = true
 		}
-		clocked = true
 	}
 	if clocked && (b.origin == OriginPacketContext || b.origin == OriginEventRecordHeader) && b.clock == "" {
 		b.clock = t.clock
 	}
 	return tsdlRoles(b.origin, b.top, b.first, name, t.size, clocked)
+}
+
+// implicitClock names the clock class babeltrace2 creates for a timestamp
+// member of a trace without clock classes.
+const implicitClock = "default"
+
+// autoClocked reports whether babeltrace2 maps an integer member called name
+// (raw) in scope origin to a clock class when the metadata does not:
+// timestamp in the event record header, timestamp_begin and timestamp_end
+// in the packet context.
+func autoClocked(origin, name string) bool {
+	switch origin {
+	case OriginEventRecordHeader:
+		return name == "timestamp"
+	case OriginPacketContext:
+		return name == "timestamp_begin" || name == "timestamp_end"
+	}
+	return false
 }
 
 // tsdlRoles returns the CTF 2 roles babeltrace2 gives an unsigned integer

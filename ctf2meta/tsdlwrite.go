@@ -712,12 +712,10 @@ func (w *tsdlWriter) integer(ba BitArray, props IntegerProps, signed bool, roles
 			clocked = true
 		}
 	}
-	auto := !signed && !clocked && len(w.m.ClockClasses) == 1 && (name == "timestamp" || name == "timestamp_begin" || name == "timestamp_end") &&
-		(w.origin == OriginPacketContext || w.origin == OriginEventRecordHeader)
-	if auto {
+	if !signed && !clocked && len(w.m.ClockClasses) <= 1 && autoClocked(w.origin, name) {
 		// ParseTSDL and babeltrace2 map such a member to the only clock
-		// class: the model must have the role then.
-		w.fail("an unsigned integer named %s without a clock role: TSDL readers map it to the only clock class", name)
+		// class (or an implicit one): the model must have the role then.
+		w.fail("an unsigned integer named %s without a clock role: TSDL readers map it to the only (or an implicit) clock class", name)
 		return
 	}
 	if !signed {
