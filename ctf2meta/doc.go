@@ -92,8 +92,10 @@
 // (magic, uuid, stream_id, stream_instance_id, timestamp_begin,
 // timestamp_end, content_size, packet_size, events_discarded,
 // packet_seq_num, the event header's id and timestamp, any integer mapped to
-// a clock there) CTF 2 roles. One leading underscore of a field name is
-// removed. The Metadata it returns passes the same CTF 2 rules as decoded
+// a clock there) CTF 2 roles; an unmapped timestamp (event header) or
+// timestamp_begin/timestamp_end (packet context) maps to the only clock
+// class, or to an implicit 1 GHz clock class "default" when there is none.
+// One leading underscore of a field name is removed. The Metadata it returns passes the same CTF 2 rules as decoded
 // JSON, and its fragments encode as CTF 2 (MarshalFragment): the LTTng 2.15
 // trace recorded both ways translates to the data stream and event record
 // classes LTTng's own CTF 2 writer wrote. Not supported: pointer types,
