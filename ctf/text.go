@@ -37,7 +37,7 @@ type Pretty struct {
 	started   bool
 	negWarned bool // babeltrace2 prints only its first negative time as seconds
 	hdrTrace  *Trace
-	hdr       []byte // "HOSTNAME:PROCNAME:(VPID) " of hdrTrace
+	hdr       string // "HOSTNAME:PROCNAME:(VPID) " of hdrTrace (a string: Pretty stays comparable)
 }
 
 // Append appends the line of e (with a final '\n') to dst.
@@ -61,7 +61,7 @@ func (p *Pretty) Append(dst []byte, e *Event) []byte {
 	}
 	t := e.Stream.t
 	if p.hdrTrace != t {
-		p.hdrTrace, p.hdr = t, appendEnvHeader(p.hdr[:0], t)
+		p.hdrTrace, p.hdr = t, string(appendEnvHeader(nil, t))
 	}
 	dst = append(dst, p.hdr...)
 	dst = append(dst, e.Class.Name...)
