@@ -94,37 +94,98 @@ func TestBabeltraceTraces(t *testing.T) {
 }
 
 // TestBabeltraceTracesText compares, event by event, our babeltrace2-style
-// text of babeltrace's succeed/ test traces with babeltrace2's own output,
+// text of babeltrace's test traces (all but fail/: succeed/, intersection/,
+// packet-seq-num/, deterministic-ordering/, live/) with babeltrace2's output,
 // when CTF_BT_TRACES names tests/data/ctf-traces and CTF_BT_REFS a folder of
 // `babeltrace2 TRACE` outputs (TZ=UTC), one per trace folder, named by its
 // path under CTF_BT_TRACES with '/' replaced by '_' plus ".txt". Traces
-// whose reference is missing are skipped.
+// whose reference is missing are skipped. tools/ctfbt/gen.sh writes the
+// references with babeltrace2 2.1.2 (85 traces: it refuses 3 corrupt ones);
+// 83 print identically, 2 are refused here (babeltraceTextKnown).
 func TestBabeltraceTracesText(t *testing.T) {
 	root, refs := os.Getenv("CTF_BT_TRACES"), os.Getenv("CTF_BT_REFS")
 	if root == "" || refs == "" {
 		t.Skip("CTF_BT_TRACES or CTF_BT_REFS not set")
 	}
-	compared := 0
-	for _, v := range []string{"1", "2"} {
-		for _, dir := range traceDirs(filepath.Join(root, v, "succeed")) {
-			rel, _ := filepath.Rel(root, dir)
-			ref := filepath.Join(refs, strings.ReplaceAll(rel, "/", "_")+".txt")
-			if _, err := os.Stat(ref); err != nil {
-				continue
+	compared, matched := 0, 0
+	for _, dir := range traceDirs(root) {
+		rel, _ := filepath.Rel(root, dir)
+		ref := filepath.Join(refs, strings.ReplaceAll(rel, "/", "_")+".txt")
+		if _, err := os.Stat(ref); err != nil || strings.Contains(rel, "/fail/") {
+			continue
+		}
+		compared++
+		want := textLines(t, ref)
+		got, err := prettyTrace(dir)
+		if known := babeltraceTextKnown[rel]; known != "" {
+			if err == nil || !strings.Contains(err.Error(), known) {
+				t.Errorf("%s: %v; expected an error with %q", rel, err, known)
 			}
-			want := babeltrace2Lines(t, ref)
-			got := renderTrace(t, dir)
-			if len(got) != len(want) {
-				t.Errorf("%s: %d events, babeltrace2 printed %d", rel, len(got), len(want))
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: after %d events: %v", rel, len(got), err)
+			continue
+		}
+		same := len(got) == len(want)
+		if !same {
+			t.Errorf("%s: %d events, babeltrace2 printed %d", rel, len(got), len(want))
+		}
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Errorf("%s: event %d:\n got  %s\n want %s", rel, i, got[i], want[i])
+				same = false
+				break
 			}
-			for i := range min(len(got), len(want)) {
-				if got[i] != want[i] {
-					t.Errorf("%s: event %d:\n got  %s\n want %s", rel, i, got[i], want[i])
-					break
-				}
-			}
-			compared++
+		}
+		if same {
+			matched++
 		}
 	}
-	t.Logf("%d traces compared", compared)
+	if compared == 0 {
+		t.Fatalf("no reference output in %s", refs)
+	}
+	t.Logf("%d of %d traces print exactly as babeltrace2 (%d refused on purpose)", matched, compared, len(babeltraceTextKnown))
+}
+
+// babeltraceTextKnown are the traces babeltrace2 2.1.2 prints that this
+// package refuses on purpose, with the error: the packet headers of the two
+// intersection/ traces below hold a UUID other than the metadata's, which
+// babeltrace2 does not check there and this package does (ErrUUID).
+var babeltraceTextKnown = map[string]string{
+	"1/intersection/onestream":               "UUID",
+	"1/intersection/3eventsintersectreverse": "UUID",
+}
+
+// prettyTrace renders every event of a trace directory in babeltrace2's
+// pretty text; it returns the lines before an error too.
+func prettyTrace(dir string) ([]string, error) {
+	t, err := OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := t.NewReader()
+	var p Pretty
+	var out []string
+	var line []byte
+	for r.Next() {
+		line = p.Append(line[:0], r.Event())
+		out = append(out, strings.TrimSuffix(string(line), "\n"))
+	}
+	return out, r.Err()
+}
+
+// textLines returns the lines of a babeltrace2 text output (every line is
+// an event: without a clock, lines do not start with a time).
+func textLines(tb testing.TB, path string) []string {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := strings.TrimSuffix(string(b), "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
 }

@@ -1,77 +1,73 @@
 package ctf
 
 import (
+	"encoding/json"
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/tracecodec/tracecodec/ctf2meta"
 )
 
 // Pretty renders events as babeltrace2's `text.pretty` sink does with its
 // default options (one line per event):
 //
-//	[HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOSTNAME NAME: { packet context }, { common context }, { specific context }, { payload }
+//	[HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) HOSTNAME:PROCNAME:(VPID) NAME: { packet context }, { common context }, { specific context }, { payload }
 //
-// Times are UTC (babeltrace2 prints local time). Like babeltrace2 it hides
-// the fields the CTF reader consumes (unsigned integers with a role:
-// timestamps, sizes, counters, ids, magic, UUID), the packet header and the
-// event record header, and a scope with no field left; enumerations (integers
-// with mappings) print as ( "LABEL" : container = N ), strings quoted with
-// C escapes, arrays as [ [0] = … ], variants as { option = … }, floating
-// point numbers with %g. The first event's delta is (+?.?????????).
+// Times are UTC (babeltrace2 prints local time); a stream without a clock
+// prints no time and no delta; the first event's delta is (+?.?????????),
+// a delta is the unsigned difference from the previous event; the first
+// negative time prints as -S.nnnnnnnnn, later ones as the time of day of
+// their absolute value, as babeltrace2 does. The trace environment's
+// hostname, procname and vpid print when present. Like babeltrace2 it
+// leaves out what its trace IR leaves out: unsigned integers with a role
+// (timestamps, sizes, counters, ids, magic, UUID), arrays of them,
+// variants whose every option is left out, the packet header, the event
+// record header and a packet context with no member left. Enumerations
+// (integers with mappings) print as ( "LABEL" : container = N ) with
+// every matching label (several in name order, where babeltrace2 follows
+// the order of its hash map), bit maps as 0xN { "FLAG", … }, strings quoted
+// with C escapes up to their first NUL, arrays as [ [0] = … ], variants
+// and present optionals as { value }, BLOBs as { 0a 1b }, integers in
+// their preferred base (hexadecimal and octal values of signed integers
+// masked to the nibble or octal digit, binary values with every bit),
+// floating point numbers as C's %g.
 type Pretty struct {
-	last    int64
-	started bool
+	last      int64
+	started   bool
+	negWarned bool // babeltrace2 prints only its first negative time as seconds
+	hdrTrace  *Trace
+	hdr       string // "HOSTNAME:PROCNAME:(VPID) " of hdrTrace (a string: Pretty stays comparable)
 }
 
 // Append appends the line of e (with a final '\n') to dst.
 func (p *Pretty) Append(dst []byte, e *Event) []byte {
-	ns := e.NS()
-	dst = append(dst, '[')
 	if e.Stream.pkt.Class.Clock != nil {
-		tm := time.Unix(0, 0).Add(time.Duration(ns)).UTC()
-		if ns < 0 || ns > math.MaxInt64/2 {
-			tm = time.Unix(ns/1e9, ns%1e9).UTC()
+		ns := e.NS()
+		dst = append(dst, '[')
+		dst = p.appendWall(dst, ns)
+		dst = append(dst, "] ("...)
+		if !p.started {
+			dst = append(dst, "+?.?????????"...)
+		} else {
+			d := uint64(ns - p.last)
+			dst = append(dst, '+')
+			dst = strconv.AppendUint(dst, d/1e9, 10)
+			dst = append(dst, '.')
+			dst = appendPad(dst, d%1e9, 9)
 		}
-		dst = append2(dst, tm.Hour())
-		dst = append(dst, ':')
-		dst = append2(dst, tm.Minute())
-		dst = append(dst, ':')
-		dst = append2(dst, tm.Second())
-		dst = append(dst, '.')
-		dst = appendPad(dst, uint64(tm.Nanosecond()), 9)
-	} else {
-		dst = strconv.AppendUint(dst, e.Cycles, 10)
+		p.last, p.started = ns, true
+		dst = append(dst, ") "...)
 	}
-	dst = append(dst, "] ("...)
-	if !p.started {
-		dst = append(dst, "+?.?????????"...)
-	} else {
-		d := ns - p.last
-		dst = append(dst, '+')
-		if d < 0 {
-			dst = append(dst[:len(dst)-1], '-')
-			d = -d
-		}
-		dst = strconv.AppendInt(dst, d/1e9, 10)
-		dst = append(dst, '.')
-		dst = appendPad(dst, uint64(d%1e9), 9)
+	t := e.Stream.t
+	if p.hdrTrace != t {
+		p.hdrTrace, p.hdr = t, string(appendEnvHeader(nil, t))
 	}
-	p.last, p.started = ns, true
-	dst = append(dst, ") "...)
-	if tc := e.Stream.t.Meta.TraceClass; tc != nil {
-		if h, ok := tc.Environment["hostname"].(string); ok {
-			dst = append(dst, h...)
-			dst = append(dst, ' ')
-		}
-	}
+	dst = append(dst, p.hdr...)
 	dst = append(dst, e.Class.Name...)
 	dst = append(dst, ": "...)
 	first := true
-	t := e.Stream.t
 	scope := func(fs []Field, data []byte, root int32) {
-		if root < 0 || Hidden(t.classes[fs[root].cls]) {
-			return
-		}
 		if !first {
 			dst = append(dst, ", "...)
 		}
@@ -79,23 +75,100 @@ func (p *Pretty) Append(dst []byte, e *Event) []byte {
 		dst = appendField(dst, t, fs, data, int(root))
 	}
 	pk := &e.Stream.pkt
-	scope(pk.Fields, pk.data, pk.ContextRoot)
-	scope(e.Fields, e.Stream.data, e.CommonContext)
-	scope(e.Fields, e.Stream.data, e.SpecificContext)
-	scope(e.Fields, e.Stream.data, e.Payload)
+	if r := pk.ContextRoot; r >= 0 && !allHidden(t.classes[pk.Fields[r].cls]) {
+		scope(pk.Fields, pk.data, r)
+	}
+	for _, r := range [3]int32{e.CommonContext, e.SpecificContext, e.Payload} {
+		if r >= 0 {
+			scope(e.Fields, e.Stream.data, r)
+		}
+	}
 	return append(dst, '\n')
 }
 
-// Hidden reports whether babeltrace2 leaves a field of this class out of
-// its trace IR (and so out of its text): an unsigned integer with a role,
-// or a structure, array or variant with nothing else inside.
+// appendEnvHeader appends what babeltrace2 prints of the trace environment
+// before an event's name: "HOSTNAME:PROCNAME:(VPID) ", each when present.
+func appendEnvHeader(dst []byte, t *Trace) []byte {
+	tc := t.Meta.TraceClass
+	if tc == nil || tc.Environment == nil {
+		return dst
+	}
+	dom := false
+	if h, ok := tc.Environment["hostname"].(string); ok {
+		dst = append(dst, h...)
+		dom = true
+	}
+	if s, ok := tc.Environment["procname"].(string); ok {
+		if dom {
+			dst = append(dst, ':')
+		}
+		dst = append(dst, s...)
+		dom = true
+	}
+	if v, ok := envInt(tc.Environment["vpid"]); ok {
+		if dom {
+			dst = append(dst, ':')
+		}
+		dst = append(dst, '(')
+		dst = strconv.AppendInt(dst, v, 10)
+		dst = append(dst, ')')
+		dom = true
+	}
+	if dom {
+		dst = append(dst, ' ')
+	}
+	return dst
+}
+
+// appendWall appends a time as babeltrace2's text.pretty sink does
+// (print_timestamp_wall, UTC).
+func (p *Pretty) appendWall(dst []byte, ns int64) []byte {
+	sec, nsec := ns/1e9, ns%1e9 // same signs (truncated division)
+	neg := ns < 0
+	if neg {
+		sec, nsec = -sec, -nsec
+	}
+	if neg && !p.negWarned {
+		p.negWarned = true
+		dst = append(dst, '-')
+		dst = strconv.AppendInt(dst, sec, 10)
+		dst = append(dst, '.')
+		return appendPad(dst, uint64(nsec), 9)
+	}
+	tm := time.Unix(sec, 0).UTC()
+	dst = append2(dst, tm.Hour())
+	dst = append(dst, ':')
+	dst = append2(dst, tm.Minute())
+	dst = append(dst, ':')
+	dst = append2(dst, tm.Second())
+	dst = append(dst, '.')
+	return appendPad(dst, uint64(nsec), 9)
+}
+
+// envInt returns an integer environment value (the model holds
+// ctf2meta.Integer; TSDL metadata parsed before may hold json.Number).
+func envInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case ctf2meta.Integer:
+		return x.Int64()
+	case json.Number:
+		i, err := x.Int64()
+		return i, err == nil
+	case int64:
+		return x, true
+	}
+	return 0, false
+}
+
+// Hidden reports whether babeltrace2 2.1 leaves a field of this class out
+// of its trace IR (and so out of its text): an unsigned integer or BLOB
+// with a role, an array or optional of such, or a variant whose every
+// option is left out. Structures always stay (possibly empty: { }).
 func Hidden(fc *FieldClass) bool {
 	switch fc.Kind {
-	case KindUint, KindVarUint:
+	case KindUint, KindVarUint, KindBlob:
 		return fc.roles != 0
-	case KindBlob:
-		return fc.roles != 0
-	case KindStruct, KindVariant:
+	case KindVariant:
 		for _, m := range fc.Members {
 			if !Hidden(m) {
 				return false
@@ -103,9 +176,20 @@ func Hidden(fc *FieldClass) bool {
 		}
 		return true
 	case KindArray, KindOptional:
-		return Hidden(fc.Members[0])
+		return len(fc.Members) > 0 && Hidden(fc.Members[0])
 	}
 	return false
+}
+
+// allHidden reports whether every member of a structure is hidden:
+// babeltrace2 drops such a packet context scope.
+func allHidden(fc *FieldClass) bool {
+	for _, m := range fc.Members {
+		if !Hidden(m) {
+			return false
+		}
+	}
+	return true
 }
 
 func append2(dst []byte, v int) []byte {
@@ -157,90 +241,166 @@ func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
 			k++
 		}
 		return append(dst, " ]"...)
-	case KindVariant:
-		dst = append(dst, "{ "...)
+	case KindVariant, KindOptional:
 		if j := i + 1; j < int(f.End) {
-			dst = append(dst, t.classes[fs[j].cls].Name...)
-			dst = append(dst, " = "...)
+			dst = append(dst, "{ "...)
 			dst = appendField(dst, t, fs, data, j)
-		}
-		return append(dst, " }"...)
-	case KindOptional:
-		if j := i + 1; j < int(f.End) {
-			return appendField(dst, t, fs, data, j)
+			return append(dst, " }"...)
 		}
 		return append(dst, "<none>"...)
 	case KindString:
 		return appendQuoted(dst, data[f.V:f.V+uint64(f.N)])
 	case KindBlob:
-		dst = append(dst, '[')
-		for k, c := range data[f.V : f.V+uint64(f.N)] {
-			if k > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, " 0x"...)
-			dst = append(dst, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+		dst = append(dst, "{ "...)
+		for _, c := range data[f.V : f.V+uint64(f.N)] {
+			dst = append(dst, hexDigits[c>>4], hexDigits[c&15], ' ')
 		}
-		return append(dst, " ]"...)
+		return append(dst, '}')
 	case KindBool:
 		if f.V != 0 {
 			return append(dst, "true"...)
 		}
 		return append(dst, "false"...)
 	case KindFloat:
-		return strconv.AppendFloat(dst, f.Float(), 'g', 6, 64)
+		return appendCFloat(dst, f.Float())
+	}
+	switch m := fc.Model.(type) {
+	case *ctf2meta.FixedLengthBitArray:
+		return appendHex(dst, f.V)
+	case *ctf2meta.FixedLengthBitMap:
+		return appendBitMap(dst, fc, f.V, m)
 	}
 	if len(fc.Mappings) > 0 {
-		var labels [8]string
+		dst = append(dst, "( "...)
 		n := 0
 		for _, m := range fc.Mappings {
-			if inRanges(m.Ranges, f.V, fc.Kind == KindSint || fc.Kind == KindVarSint) && n < len(labels) {
-				labels[n] = m.Name
+			if inRanges(m.Ranges, f.V, fc.Kind == KindSint || fc.Kind == KindVarSint) {
 				n++
 			}
 		}
-		dst = append(dst, "( "...)
 		switch n {
 		case 0:
 			dst = append(dst, "<unknown>"...)
-		case 1:
-			dst = strconv.AppendQuote(dst, labels[0])
 		default:
-			dst = append(dst, "{ "...)
-			for k := 0; k < n; k++ {
-				if k > 0 {
-					dst = append(dst, ", "...)
-				}
-				dst = strconv.AppendQuote(dst, labels[k])
+			if n > 1 {
+				dst = append(dst, "{ "...)
 			}
-			dst = append(dst, " }"...)
+			k := 0
+			for _, m := range fc.Mappings {
+				if inRanges(m.Ranges, f.V, fc.Kind == KindSint || fc.Kind == KindVarSint) {
+					if k > 0 {
+						dst = append(dst, ", "...)
+					}
+					dst = appendQuoted(dst, m.Name)
+					k++
+				}
+			}
+			if n > 1 {
+				dst = append(dst, " }"...)
+			}
 		}
 		dst = append(dst, " : container = "...)
-		dst = appendInt(dst, fc, f, 10)
+		dst = appendInt(dst, fc, f)
 		return append(dst, " )"...)
 	}
-	return appendInt(dst, fc, f, fc.Base)
+	return appendInt(dst, fc, f)
 }
 
-func appendInt(dst []byte, fc *FieldClass, f *Field, base int) []byte {
-	signed := fc.Kind == KindSint || fc.Kind == KindVarSint
-	switch base {
-	case 16:
-		dst = append(dst, "0x"...)
-		k := len(dst)
-		dst = strconv.AppendUint(dst, maskBits(fc, f), 16)
-		for j := k; j < len(dst); j++ { // babeltrace2 prints %PRIX64
-			if c := dst[j]; c >= 'a' && c <= 'f' {
-				dst[j] = c - 'a' + 'A'
-			}
+const hexDigits = "0123456789abcdef"
+
+// appendHex appends 0x and v in upper-case hexadecimal (%PRIX64).
+func appendHex(dst []byte, v uint64) []byte {
+	dst = append(dst, "0x"...)
+	k := len(dst)
+	dst = strconv.AppendUint(dst, v, 16)
+	for j := k; j < len(dst); j++ {
+		if c := dst[j]; c >= 'a' && c <= 'f' {
+			dst[j] = c - 'a' + 'A'
 		}
-		return dst
+	}
+	return dst
+}
+
+// appendBitMap appends a bit map value and its active flags (a flag is
+// active when any of its bits is set), sorted by name, as babeltrace2's
+// print_bit_array does.
+func appendBitMap(dst []byte, fc *FieldClass, v uint64, m *ctf2meta.FixedLengthBitMap) []byte {
+	dst = appendHex(dst, v)
+	// fc.Mappings holds the flags in name order (byte-wise, as strcmp).
+	n := 0
+	for _, fl := range fc.Mappings {
+		if v&flagMask(fl.Ranges) == 0 {
+			continue
+		}
+		if n == 0 {
+			dst = append(dst, " { "...)
+		} else {
+			dst = append(dst, ", "...)
+		}
+		dst = appendQuoted(dst, fl.Name)
+		n++
+	}
+	if n > 0 {
+		dst = append(dst, " }"...)
+	}
+	return dst
+}
+
+// flagMask returns the bits of a bit map flag's index ranges.
+func flagMask(rs []Range) uint64 {
+	var mask uint64
+	for _, r := range rs {
+		for b := r.Lo; b <= r.Hi && b < 64; b++ {
+			mask |= 1 << b
+		}
+	}
+	return mask
+}
+
+// appendCFloat appends v as C's printf("%g") does.
+func appendCFloat(dst []byte, v float64) []byte {
+	switch {
+	case math.IsInf(v, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(v, -1):
+		return append(dst, "-inf"...)
+	case math.IsNaN(v):
+		if math.Signbit(v) {
+			return append(dst, "-nan"...)
+		}
+		return append(dst, "nan"...)
+	}
+	return strconv.AppendFloat(dst, v, 'g', 6, 64)
+}
+
+// appendInt appends an integer in its preferred display base as
+// babeltrace2's print_integer does.
+func appendInt(dst []byte, fc *FieldClass, f *Field) []byte {
+	signed := fc.Kind == KindSint || fc.Kind == KindVarSint
+	n := uint(fc.Bits)
+	if n == 0 || n > 64 {
+		n = 64 // variable-length integers: a 64-bit field value range
+	}
+	switch fc.Base {
+	case 16:
+		v := f.V
+		if r := (n + 3) &^ 3; r < 64 {
+			v &= 1<<r - 1
+		}
+		return appendHex(dst, v)
 	case 8:
+		v := f.V
+		if r := (n + 2) / 3 * 3; signed && r < 64 {
+			v &= 1<<r - 1
+		}
 		dst = append(dst, '0')
-		return strconv.AppendUint(dst, maskBits(fc, f), 8)
+		return strconv.AppendUint(dst, v, 8)
 	case 2:
 		dst = append(dst, "0b"...)
-		return strconv.AppendUint(dst, maskBits(fc, f), 2)
+		for b := int(n) - 1; b >= 0; b-- {
+			dst = append(dst, byte('0'+f.V>>uint(b)&1))
+		}
+		return dst
 	}
 	if signed {
 		return strconv.AppendInt(dst, int64(f.V), 10)
@@ -248,37 +408,42 @@ func appendInt(dst []byte, fc *FieldClass, f *Field, base int) []byte {
 	return strconv.AppendUint(dst, f.V, 10)
 }
 
-// maskBits returns the raw bits of a (maybe sign-extended) integer.
-func maskBits(fc *FieldClass, f *Field) uint64 {
-	n := fc.Bits
-	if n == 0 || n >= 64 {
-		return f.V
-	}
-	return f.V & (1<<n - 1)
-}
-
-func appendQuoted(dst []byte, b []byte) []byte {
+// appendQuoted appends b up to its first NUL, quoted with the escapes of
+// babeltrace2's print_escape_string.
+func appendQuoted[T string | []byte](dst []byte, b T) []byte {
 	dst = append(dst, '"')
-	for _, c := range b {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
 		switch c {
-		case '"', '\\':
+		case 0:
+			return append(dst, '"')
+		case '\\', '\'', '"', '?':
 			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\v':
-			dst = append(dst, '\\', 'v')
-		case '\f':
-			dst = append(dst, '\\', 'f')
+			continue
+		}
+		if c >= 0x20 && c != 0x7f {
+			dst = append(dst, c)
+			continue
+		}
+		switch c {
 		case '\a':
 			dst = append(dst, '\\', 'a')
 		case '\b':
 			dst = append(dst, '\\', 'b')
+		case 0x1b:
+			dst = append(dst, '\\', 'e')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\v':
+			dst = append(dst, '\\', 'v')
 		default:
-			dst = append(dst, c)
+			dst = append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
 		}
 	}
 	return append(dst, '"')

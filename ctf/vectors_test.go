@@ -33,19 +33,8 @@ func babeltrace2Lines(tb testing.TB, path string) []string {
 // pretty text.
 func renderTrace(tb testing.TB, dir string) []string {
 	tb.Helper()
-	t, err := OpenDir(dir)
+	out, err := prettyTrace(dir)
 	if err != nil {
-		tb.Fatal(err)
-	}
-	r := t.NewReader()
-	var p Pretty
-	var out []string
-	var line []byte
-	for r.Next() {
-		line = p.Append(line[:0], r.Event())
-		out = append(out, strings.TrimSuffix(string(line), "\n"))
-	}
-	if err := r.Err(); err != nil {
 		tb.Fatalf("after %d events: %v", len(out), err)
 	}
 	return out

@@ -92,8 +92,10 @@
 // (magic, uuid, stream_id, stream_instance_id, timestamp_begin,
 // timestamp_end, content_size, packet_size, events_discarded,
 // packet_seq_num, the event header's id and timestamp, any integer mapped to
-// a clock there) CTF 2 roles. One leading underscore of a field name is
-// removed. The Metadata it returns passes the same CTF 2 rules as decoded
+// a clock there) CTF 2 roles; an unmapped timestamp (event header) or
+// timestamp_begin/timestamp_end (packet context) maps to the only clock
+// class, or to an implicit 1 GHz clock class "default" when there is none.
+// One leading underscore of a field name is removed. The Metadata it returns passes the same CTF 2 rules as decoded
 // JSON, and its fragments encode as CTF 2 (MarshalFragment): the LTTng 2.15
 // trace recorded both ways translates to the data stream and event record
 // classes LTTng's own CTF 2 writer wrote. Not supported: pointer types,
@@ -103,6 +105,18 @@
 // bounded by Limits.MaxDepth and the field classes instantiated (aliases
 // expand at each use) by 64 per input byte plus 4096 (ErrLimit). Package
 // ctf decodes the data streams.
+//
+// AppendTSDL is the way back: it writes a model (from TSDL or CTF 2 JSON)
+// as TSDL text, every field class inline. ParseTSDL of the text gives the
+// same model for metadata ParseTSDL built (checked on every TSDL metadata
+// of the vectors and of babeltrace's test traces), and babeltrace2 2.1.2
+// prints the same events through it. What TSDL cannot express — booleans,
+// bit arrays and maps, variable-length integers, BLOBs but the packet
+// header's uuid, optionals, non-UTF-8 strings, roles TSDL would not derive
+// from the member's name and scope, variants whose selector lacks one
+// mapping per option, names that are not C identifiers — is refused with
+// ErrUnsupported; what does not change decoding (attributes, namespaces,
+// UIDs that are not UUIDs) is left out and listed.
 //
 // # CTF 2 metadata streams
 //

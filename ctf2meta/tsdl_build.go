@@ -21,8 +21,9 @@ type tsdlBuild struct {
 	clocks map[string]*ClockClass
 	clock  string // default clock of the stream being built
 	depth  int
-	top    bool // building a direct member of the scope root
-	first  bool // the first member of the packet header
+	top    bool   // building a direct member of the scope root
+	elemOf string // the array whose element is being built
+	first  bool   // the first member of the packet header
 }
 
 func (p *tsdlParser) build() (*Metadata, error) {
@@ -397,23 +398,56 @@ func (b *tsdlBuild) bitArray(t *tType) BitArray {
 // member of the given (raw) name in the current scope.
 func (b *tsdlBuild) roles(t *tType, name string) []string {
 	clocked := t.clock != ""
-	if !clocked && len(b.clocks) == 1 && (name == "timestamp" || name == "timestamp_begin" || name == "timestamp_end") &&
-		(b.origin == OriginPacketContext || b.origin == OriginEventRecordHeader) {
-		for id := range b.clocks {
-			t.clock = id // the only clock class (babeltrace2 does the same)
+	if !clocked && autoClocked(b.origin, name) {
+		// babeltrace2 maps such a member to the only clock class, or to
+		// an implicit 1 GHz clock class named "default" when there is none.
+		switch len(b.clocks) {
+		case 0:
+			b.clocks[implicitClock] = &ClockClass{ID: implicitClock, Name: implicitClock, Frequency: 1000000000}
+			t.clock, clocked = implicitClock, true
+		case 1:
+			for id := range b.clocks {
+				t.clock = id
+			}
+			clocked = true
 		}
-		clocked = true
 	}
 	if clocked && (b.origin == OriginPacketContext || b.origin == OriginEventRecordHeader) && b.clock == "" {
 		b.clock = t.clock
 	}
-	switch b.origin {
+	return tsdlRoles(b.origin, b.top, b.first, name, t.size, clocked)
+}
+
+// implicitClock names the clock class babeltrace2 creates for a timestamp
+// member of a trace without clock classes.
+const implicitClock = "default"
+
+// autoClocked reports whether babeltrace2 maps an integer member called name
+// (raw) in scope origin to a clock class when the metadata does not:
+// timestamp in the event record header, timestamp_begin and timestamp_end
+// in the packet context.
+func autoClocked(origin, name string) bool {
+	switch origin {
+	case OriginEventRecordHeader:
+		return name == "timestamp"
+	case OriginPacketContext:
+		return name == "timestamp_begin" || name == "timestamp_end"
+	}
+	return false
+}
+
+// tsdlRoles returns the CTF 2 roles babeltrace2 gives an unsigned integer
+// member called name (raw) in scope origin: top says it is a direct member
+// of the scope root, first the first one, clocked that it maps to a clock.
+// AppendTSDL checks a model's roles against it.
+func tsdlRoles(origin string, top, first bool, name string, size uint64, clocked bool) []string {
+	switch origin {
 	case OriginPacketHeader:
-		if !b.top {
+		if !top {
 			return nil
 		}
 		switch {
-		case name == "magic" && b.first && t.size == 32:
+		case name == "magic" && first && size == 32:
 			return []string{RolePacketMagicNumber}
 		case name == "stream_id":
 			return []string{RoleDataStreamClassID}
@@ -421,7 +455,7 @@ func (b *tsdlBuild) roles(t *tType, name string) []string {
 			return []string{RoleDataStreamID}
 		}
 	case OriginPacketContext:
-		if !b.top {
+		if !top {
 			return nil
 		}
 		switch name {
@@ -508,9 +542,15 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 		}
 		fr := &tFrame{}
 		if len(b.frames) > 0 {
+			// An array element is reached through the array's name.
+			seg := name
+			if seg == "" {
+				seg = b.elemOf
+			}
 			parent := b.frames[len(b.frames)-1]
-			fr.path = append(append([]PathElement(nil), parent.path...), PathElement{Name: stripName(name)})
+			fr.path = append(append([]PathElement(nil), parent.path...), PathElement{Name: stripName(seg)})
 		}
+		b.elemOf = ""
 		b.frames = append(b.frames, fr)
 		defer func() { b.frames = b.frames[:len(b.frames)-1] }()
 		for i, m := range t.members {
@@ -526,6 +566,11 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 		return st, nil
 	case tyArray, tySeq:
 		e := t.elem
+		if name != "" {
+			saved := b.elemOf
+			b.elemOf = name
+			defer func() { b.elemOf = saved }()
+		}
 		text := e.kind == tyInt && e.text && e.size == 8 && e.align%8 == 0
 		if t.kind == tyArray {
 			if b.origin == OriginPacketHeader && top && name == "uuid" && t.length == 16 && e.kind == tyInt && e.size == 8 && e.align%8 == 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/tracecodec/tracecodec/atf"
 	"github.com/tracecodec/tracecodec/cdt"
 	"github.com/tracecodec/tracecodec/cdt/schema7"
+	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/internal/evschema"
@@ -125,6 +126,29 @@ func codecStats(t *testing.T, p, format string) (n int64, lo, hi int64, timed bo
 			n++
 			see(int64(e.Timestamp))
 		}
+	case "ctf": // a trace folder's data streams, each read on its own
+		fi, err := os.Stat(p)
+		if err != nil || !fi.IsDir() {
+			break
+		}
+		if names, _, _ := ctf.DataStreamFiles(p); len(names) == 0 {
+			break
+		}
+		tr, err := ctf.OpenDir(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range tr.Streams {
+			for s.Next() {
+				n++
+				if s.Packet().Class.Clock != nil {
+					see(s.Event().NS())
+				}
+			}
+			if err := s.Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	case "wtf":
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -209,7 +233,7 @@ func TestStatsEventKeysEqualTheCodecs(t *testing.T) {
 		}
 		checked[format]++
 	}
-	for _, f := range []string{"cdt", "dial9", "atf", "wtf"} {
+	for _, f := range []string{"cdt", "dial9", "atf", "wtf", "ctf"} {
 		if checked[f] == 0 {
 			t.Errorf("no %s vector checked", f)
 		}

@@ -29,6 +29,12 @@ package main
 // to TSDL text that lacks it, as babeltrace2 -o ctf-metadata does
 // (babeltrace2 2.0.4 rejects the file otherwise).
 //
+// convert --to tsdl writes the metadata as plain CTF 1.8 TSDL text
+// (ctf2meta.AppendTSDL): CTF 2 JSON converts where TSDL can express it —
+// what it cannot is refused, what does not change decoding (attributes,
+// namespaces) is left out with a warning; TSDL input is written again in
+// the writer's form (same model).
+//
 // The packet UUID is the input's packet UUID, else the CTF 2 preamble uuid,
 // else the TSDL trace uuid, else zero.
 
@@ -271,11 +277,16 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 		// TSDL without its signature line gets it, as babeltrace2 writes it.
 		_, err = out.Write(ctf2meta.AppendPlainForReaders(nil, m.Plain))
 		return err
+	case "tsdl":
+		if optStr != "" {
+			return fmt.Errorf("convert --to tsdl takes no options")
+		}
+		return ctfToTSDL(in, out, co)
 	case "packetized":
 	case "chrome":
 		return writeChrome(in, out) // a trace folder (main refuses metadata alone)
 	default:
-		return usageErrorf("ctf converts to plain or packetized[,le|be][,1.8|2.0|2.0-37][,size=N], not %q", to)
+		return usageErrorf("ctf converts to plain, tsdl or packetized[,le|be][,1.8|2.0|2.0-37][,size=N], not %q", to)
 	}
 	m, err := ctfLoad(in)
 	if err != nil {
@@ -388,4 +399,29 @@ func ctfSample(out io.Writer) error {
 		return err
 	}
 	return w.Close()
+}
+
+// ctfToTSDL writes the metadata of in as CTF 1.8 TSDL text.
+func ctfToTSDL(in *input, out io.Writer, co convertOptions) error {
+	m, err := ctfLoad(in)
+	if err != nil {
+		return err
+	}
+	md := m.Meta
+	if md == nil {
+		if md, err = ctf2meta.ParseTSDL(m.Plain); err != nil {
+			return err
+		}
+	}
+	text, notes, err := ctf2meta.AppendTSDL(nil, md)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		if co.Warn != nil {
+			co.Warn("TSDL: " + n)
+		}
+	}
+	_, err = out.Write(text)
+	return err
 }

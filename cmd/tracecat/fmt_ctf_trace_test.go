@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
 // dump of a CTF trace folder prints its event records as babeltrace2 does;
-// validate decodes them; convert --to chrome draws them.
+// validate decodes them; stats counts them; convert --to chrome draws them.
 func TestCTFTraceFolder(t *testing.T) {
 	dir := vectortest.Path(t, "ctf", "lttng-2.13.9-ust-ctf1.8-packetized-1pkt")
 	want, err := os.ReadFile(filepath.Join(dir, "babeltrace2-2.0.4.txt"))
@@ -24,6 +25,13 @@ func TestCTFTraceFolder(t *testing.T) {
 	code, out, _ = run(t, nil, "validate", filepath.Join(dir, "trace"))
 	if code != exitOK || !strings.Contains(out, "40 event records in 2 data streams") {
 		t.Errorf("validate: exit %d %s", code, out)
+	}
+	code, out, _ = run(t, nil, "stats", "--json", filepath.Join(dir, "trace"))
+	for _, w := range []string{`"events":40,"first_ns":1795288969134156212,"last_ns":1795288969134163288`, `"data_streams":2,"data_packets":2,"events_by_stream":{"ch0_0":40,"ch0_1":0}`,
+		`"events_by_name":{"anchors:my_event":20,"anchors:seq_event":20},"events_discarded":0,"packets_lost":0,"recovery":null`} {
+		if code != exitOK || !strings.Contains(out, w) {
+			t.Errorf("stats --json: exit %d, lacks %s: %s", code, w, out)
+		}
 	}
 	code, out, _ = run(t, nil, "convert", "--to", "chrome", filepath.Join(dir, "trace"), "-")
 	if code != exitOK || strings.Count(out, `"name":"anchors:`) != 40 {
@@ -47,5 +55,30 @@ func TestCTFPlainAddsSignature(t *testing.T) {
 		if code != exitOK || !strings.HasPrefix(out, c.prefix) || strings.Count(out, "/* CTF 1.8") > 1 {
 			t.Errorf("%s: exit %d %s: %.60q", c.path, code, errb, out)
 		}
+	}
+}
+
+// convert --to tsdl writes CTF 2 metadata as TSDL that ParseTSDL reads back
+// with the same event record classes, warning about what it left out
+// (LTTng's log level attributes, the trace namespace); a bit map has no
+// TSDL form and is refused, saying where.
+func TestCTFConvertToTSDL(t *testing.T) {
+	dir := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace")
+	out := filepath.Join(t.TempDir(), "metadata.tsdl")
+	code, _, errb := run(t, nil, "convert", "--to", "tsdl", dir, out)
+	if code != exitOK || !strings.Contains(errb, "warning: TSDL: event record class attributes left out (40)") {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ctf2meta.ParseTSDL(b)
+	if err != nil || len(m.EventRecordClasses) != 40 || !strings.HasPrefix(string(b), "/* CTF 1.8 */") {
+		t.Fatalf("%v, %d event record classes:\n%.300s", err, len(m.EventRecordClasses), b)
+	}
+	code, _, errb = run(t, nil, "convert", "--to", "tsdl", vectortest.Path(t, "ctf", "third-party", "babeltrace-2.1.2-tests-data", "2", "succeed", "fl-bm", "metadata"), "-")
+	if code == exitOK || !strings.Contains(errb, "field lol: a bit map") {
+		t.Errorf("fl-bm: exit %d: %s", code, errb)
 	}
 }

@@ -177,7 +177,7 @@ Exit 0 when the traces agree, 1 when they diverge or cannot be read.`,
 		},
 		tickCommand, entityCommand, queryCommand, focusCommand, // cdt_inspect.go
 		{
-			name: "convert", args: "--to FORMAT [--fields LIST] [--force] IN OUT", summary: "to Chrome trace JSON, WTF JSON/binary, CTF plain/packetized",
+			name: "convert", args: "--to FORMAT [--fields LIST] [--force] IN OUT", summary: "to Chrome trace JSON, WTF JSON/binary, CTF plain/tsdl/packetized",
 			doc: `Converts IN into OUT ("-" for standard output). OUT is written under a temporary
 name beside it and renamed when complete; an interrupt (Ctrl-C) removes it.
 
@@ -189,10 +189,13 @@ ticks counter tracks (--fields) and "tick" slices. A slice's fields are on its E
 or zone, with ns kept (otherData.time_base_ns is the start). CDT counters show in
 Perfetto UI and chrome://tracing; speedscope draws no counters, only the tick slices.
 CTF metadata is not a trace of events and has no Chrome form: convert it to plain or
-packetized metadata instead.`,
+packetized metadata instead. --to tsdl writes CTF 1.8 TSDL text: CTF 2 metadata
+converts where TSDL can express it (refused otherwise, saying what and where; what
+does not change decoding, like attributes and namespaces, is left out with a warning).`,
 			examples: []string{
 				"tracecat convert --to chrome traces/session_20250101_120000/pid_4242 atf.json",
 				"tracecat convert --to packetized,be,1.8 metadata.tsdl metadata",
+				"tracecat convert --to tsdl ctf2-trace/metadata metadata.tsdl",
 			},
 			run: (*cli).cmdConvert,
 		},

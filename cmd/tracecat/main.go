@@ -174,6 +174,8 @@ type diffOptions struct {
 type convertOptions struct {
 	Fields []string // --fields: numeric fields for counter tracks (CDT → chrome)
 	Force  bool     // --force: write output the format's readers are known to reject (CTF)
+	// Warn prints a warning about the conversion (what it left out).
+	Warn func(string)
 }
 
 // cli carries the streams and the run's context so tests can run commands
@@ -685,7 +687,7 @@ func (c *cli) cmdDiff(args []string) int {
 
 func (c *cli) cmdConvert(args []string) int {
 	fs := c.flags("convert")
-	to := fs.String("to", "", "target `FORMAT`: chrome (ATF, dial9, WTF, CDT); json, json-partial, json-events or binary (WTF); plain or packetized[,le|be][,1.8|2.0|2.0-37][,size=N] (CTF metadata) (required)")
+	to := fs.String("to", "", "target `FORMAT`: chrome (ATF, dial9, WTF, CDT); json, json-partial, json-events or binary (WTF); plain, tsdl or packetized[,le|be][,1.8|2.0|2.0-37][,size=N] (CTF metadata) (required)")
 	fields := fs.String("fields", "", "comma-separated numeric checkpoint `FIELDS` drawn as counter tracks (CDT to chrome) (default: the built-in set)")
 	force := fs.Bool("force", false, "write output the format's readers are known to reject (CTF: TSDL text in version-2.0 packet headers, which babeltrace 2.0 and 2.1 refuse; CTF 2 metadata in packets, which babeltrace 2.1 reads only as plain text)")
 	pos, code, ok := c.parse(fs, args, 2, 2)
@@ -710,7 +712,7 @@ func (c *cli) cmdConvert(args []string) int {
 		// events; it holds no events to draw.
 		return c.fail(pos[0], usageErrorf("CTF metadata holds no events, so it has no Chrome trace form: ctf converts to plain or packetized (a trace folder with data streams converts to chrome)"))
 	}
-	o := convertOptions{Force: *force}
+	o := convertOptions{Force: *force, Warn: func(w string) { fmt.Fprintf(c.stderr, "%s: warning: %s\n", pos[0], w) }}
 	if *fields != "" {
 		o.Fields = strings.Split(*fields, ",")
 	}
@@ -915,7 +917,7 @@ func (h *headWriter) Write(b []byte) (int, error) {
 }
 
 // convertTargets are the values of convert --to (before any ",option").
-var convertTargets = []string{"chrome", "json", "json-partial", "json-events", "binary", "plain", "packetized"}
+var convertTargets = []string{"chrome", "json", "json-partial", "json-events", "binary", "plain", "tsdl", "packetized"}
 
 // sampleName is the file name of each format's sample, with the customary
 // extension.

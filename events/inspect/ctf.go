@@ -4,14 +4,18 @@ package inspect
 // CTF 2 JSON or TSDL, a file or a trace folder's metadata file), of LTTng
 // packet index files and of data stream files (packet headers and contexts,
 // read by inspect/ctfload), and, for a trace folder with data streams,
-// every event record of its streams (package ctf).
+// every event record of its streams (package ctf): validate decodes them,
+// stats adds the event keys of every format and the trace's own (streams,
+// packets, events by stream and by name, losses; ctfTraceStats).
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf"
@@ -159,7 +163,127 @@ func statsCTF(in *Input) (StatList, *traceerr.Recovery, error) {
 		st = append(st, Stat{"tsdl_signature", ctf2meta.HasTSDLSignature(m.Plain)})
 	}
 	st = append(st, Stat{"event_classes", m.EventClasses()})
-	return st, cleanRecovery(m.Recovery()), nil
+	rec := cleanRecovery(m.Recovery())
+	if in.isDir() {
+		if names, _, err := ctf.DataStreamFiles(in.Path); err == nil && len(names) > 0 {
+			tst, trec, err := ctfTraceStats(in)
+			if err != nil {
+				return nil, rec, err
+			}
+			st = append(st, tst...)
+			rec = mergeRecovery(rec, trec)
+		}
+	}
+	return st, rec, nil
+}
+
+// ctfTraceStats reads every event record of a trace folder's data streams,
+// merged by time as the event layer reads them, and returns the keys every
+// event format has (events, first_ns, last_ns, min_ns, max_ns: times of the
+// streams with a clock) and the trace's own: data_streams, data_packets,
+// events_by_stream (by data stream file), events_by_name, the losses the
+// tracer reported (events_discarded: the growth of the packet contexts'
+// discarded counters; packets_lost: packet_seq_num gaps), skipped_files
+// when some files beside the metadata are not data streams, and the
+// streams' recovery summary (a cut last packet; nil when clean).
+func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
+	tr, err := ctf.OpenDir(in.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := Stats{Min: math.MaxInt64, Max: math.MinInt64}
+	byStream := make(map[*ctf.Stream]int64, len(tr.Streams))
+	byClass := map[*ctf.EventClass]int64{} // names summed at the end: pointer keys hash faster
+	r := tr.NewReader()
+	for r.Next() {
+		s.Events++
+		if s.Events%ProgressEvery == 0 {
+			if err := in.interrupted(); err != nil {
+				return nil, nil, err
+			}
+		}
+		e := r.Event()
+		byStream[e.Stream]++
+		byClass[e.Class]++
+		if e.Stream.Packet().Class.Clock == nil {
+			continue
+		}
+		s.see(e.NS())
+	}
+	if err := r.Err(); err != nil {
+		return nil, nil, err
+	}
+	byName := make(map[string]int64, len(byClass))
+	for c, n := range byClass {
+		byName[c.Name] += n
+	}
+	st := EventKeys(s)
+	var packets, discarded, lost uint64
+	perStream := make(map[string]int64, len(tr.Streams))
+	var rec *traceerr.Recovery
+	for _, ds := range tr.Streams {
+		perStream[ds.Name] = byStream[ds]
+		if sr := ds.Recovery(); sr.ReadBytes > 0 {
+			packets += uint64(ds.Packet().Index) + 1
+		}
+		for _, l := range ds.Losses() {
+			discarded += l.Events
+			lost += l.Packets
+		}
+		if sr := ds.Recovery(); len(sr.Notes) > 0 || sr.LostBytes != 0 || sr.Reason != nil {
+			if rec == nil {
+				rec = &traceerr.Recovery{Format: "ctf", Unit: "events", StopOffset: -1}
+			}
+			rec.LostBytes += sr.LostBytes
+			if sr.Reason != nil && rec.Reason == nil {
+				rec.Reason = fmt.Errorf("%s: %w", ds.Name, sr.Reason)
+			}
+			for _, n := range sr.Notes {
+				rec.Notes = append(rec.Notes, ds.Name+": "+n)
+			}
+			if sr.LostBytes > 0 {
+				rec.Notes = append(rec.Notes, fmt.Sprintf("%s: read up to offset %d", ds.Name, sr.StopOffset))
+			}
+		}
+	}
+	if rec != nil {
+		rec.Read = s.Events
+		for _, ds := range tr.Streams {
+			// ctf.Stream's ReadBytes ends where its last packet is
+			// declared to end: count the bytes the file has.
+			n := ds.Recovery().ReadBytes - ds.Recovery().LostBytes
+			if fi, err := os.Stat(filepath.Join(in.Path, ds.Name)); err == nil {
+				n = min(n, fi.Size()-ds.Recovery().LostBytes)
+			}
+			rec.ReadBytes += n
+		}
+	}
+	st = append(st,
+		Stat{"data_streams", len(tr.Streams)},
+		Stat{"data_packets", packets},
+		Stat{"events_by_stream", perStream},
+		Stat{"events_by_name", byName},
+		Stat{"events_discarded", discarded},
+		Stat{"packets_lost", lost},
+	)
+	if len(tr.Skipped) > 0 {
+		st = append(st, Stat{"skipped_files", tr.Skipped})
+	}
+	return st, rec, nil
+}
+
+// mergeRecovery adds the data streams' recovery summary to the metadata's
+// (either may be nil).
+func mergeRecovery(meta, data *traceerr.Recovery) *traceerr.Recovery {
+	if meta == nil || data == nil {
+		if meta == nil {
+			return data
+		}
+		return meta
+	}
+	c := *meta
+	c.Notes = append(append([]string(nil), meta.Notes...), "data streams: "+data.String())
+	return &c
 }
 
 func ctfIndexValidate(b []byte) (string, error) {

@@ -215,7 +215,9 @@ func Validate(in Input) (Report, error) {
 // the order stats --json prints them: "format" first, the format's own
 // keys, the event keys of Scan and "recovery" (the recovery summary, or
 // nil for a clean input). Like Validate, it covers dial9, WTF, CDT, ATF
-// and CTF.
+// and CTF (the event keys for a CTF trace folder with data streams, after
+// its metadata keys, with the trace's own: data_streams, data_packets,
+// events_by_stream, events_by_name, events_discarded, packets_lost).
 func FormatStats(in Input) (StatList, error) {
 	if err := in.detect(); err != nil {
 		return nil, err

@@ -73,13 +73,7 @@ func Scan(r *events.Reader, progress func(read int64) error) (Stats, error) {
 			}
 			lastKey, lastT, haveLast = k, t, true
 		}
-		if !s.Timed {
-			s.First = t
-		}
-		s.Timed = true
-		s.Last = t
-		s.Min = min(s.Min, t)
-		s.Max = max(s.Max, t)
+		s.see(t)
 	}
 	if err := r.Err(); err != nil {
 		return Stats{}, err
@@ -89,4 +83,15 @@ func Scan(r *events.Reader, progress func(read int64) error) (Stats, error) {
 	}
 	s.Recovered = r.Recovered()
 	return s, nil
+}
+
+// see counts the time t of a timed event into First, Last, Min and Max.
+func (s *Stats) see(t int64) {
+	if !s.Timed {
+		s.First = t
+	}
+	s.Timed = true
+	s.Last = t
+	s.Min = min(s.Min, t)
+	s.Max = max(s.Max, t)
 }
