@@ -1,6 +1,7 @@
 package cdt
 
 import (
+	"math"
 	"runtime"
 	"sync"
 
@@ -139,8 +140,8 @@ func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, dec *zstd.Deco
 			return nil, newErr(off+20, ErrSizeMismatch, "chunk size mismatch: zstd frame content size %d, header uncompressed_len %d",
 				zh.FrameContentSize, h.UncompressedLen)
 		}
-		if cap(dst) < int(h.UncompressedLen)+decodeSlack {
-			dst = make([]byte, 0, int(h.UncompressedLen)+decodeSlack)
+		if need := int(h.UncompressedLen) + decodeSlack; cap(dst) < need {
+			dst = make([]byte, 0, regrow(cap(dst), need))
 		}
 		// The decoder never writes past cap(dst) (WithDecodeAllCapLimit),
 		// memory already held; a longer payload fails here or at the
@@ -164,6 +165,22 @@ func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, dec *zstd.Deco
 		}
 	}
 	return payload, nil
+}
+
+// regrow is the capacity for a buffer of capacity old that must now hold
+// need bytes. A fresh buffer (old == 0) gets need; a reused one that is too
+// small gets a quarter more, so that the chunks of a file that grow a
+// little from one to the next (a trace whose rows grow with the run) are
+// not each decompressed into new memory: on a cold process every new page
+// is a page fault, which cost more than the decompression itself in the
+// side-by-side benchmark (1 000-tick chunks of ≈4 MB). Pages of the
+// headroom that are never written are never faulted in. need is within
+// the chunk-size limit already; the result stays within a quarter of it.
+func regrow(old, need int) int {
+	if old == 0 || need > math.MaxInt/2 {
+		return need
+	}
+	return need + need/4
 }
 
 // decodeSlack is the room left in a decompression buffer past the

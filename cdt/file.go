@@ -294,7 +294,7 @@ func (rd *File) readChunkInto(off int64, storedBuf, dst []byte, sum *checksum.Bl
 	}
 	stored := storedBuf
 	if cap(stored) < int(h.CompressedLen) {
-		stored = make([]byte, h.CompressedLen)
+		stored = make([]byte, h.CompressedLen, regrow(cap(stored), int(h.CompressedLen)))
 	}
 	stored = stored[:h.CompressedLen]
 	if err := rd.readAt(stored, off+ChunkHeaderSize); err != nil {
