@@ -380,7 +380,7 @@ func (d *Reader) stackPoolFrame(p int) (int, error) {
 		if err := d.charge(d.stacks.cost(e.ID), p); err != nil {
 			return 0, err
 		}
-		k, err := d.keep(e.Frames.b)
+		k, err := d.keep(e.Frames.Raw())
 		if err != nil {
 			return 0, err
 		}
