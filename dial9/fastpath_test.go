@@ -19,7 +19,7 @@ func eventLog(d *Reader, next func(*Reader) bool) string {
 	var sb strings.Builder
 	for next(d) {
 		ev := d.Event()
-		fmt.Fprintf(&sb, "%d@%d ts=%d off=%d %x:", ev.TypeID(), d.StreamOffset(), ev.Timestamp(), d.frameStart, ev.Payload())
+		fmt.Fprintf(&sb, "%d@%d ts=%d off=%d %s %x:", ev.TypeID(), d.StreamOffset(), ev.Timestamp(), d.FrameOffset(), d.Schema().Name, ev.Payload())
 		for i := 0; i < ev.NumFields(); i++ {
 			v := ev.Field(i)
 			fmt.Fprintf(&sb, " %v/%d/%t/%x", ev.FieldType(i), ev.Uint(i), v.Present(), v.Raw())
