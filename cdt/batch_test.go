@@ -94,10 +94,10 @@ func TestIterBatchErrorsInOrder(t *testing.T) {
 
 // TestIterReusesGrowingBuffers pins that the sequential iterator
 // decompresses chunks that grow a little from one to the next (a trace
-// whose rows grow with the run) into the buffers it already holds: a buffer
-// that is too small grows by a quarter (regrow), not to the exact size of
-// each larger chunk, which in a fresh process put every chunk into new
-// memory — page faults that cost more than decompressing it.
+// whose rows grow with the run) into the buffers it already holds: its
+// buffers are allocated a quarter larger than the chunk (bufCap), not to
+// the exact size of each larger chunk, which in a fresh process put every
+// chunk into new memory — page faults that cost more than decompressing it.
 func TestIterReusesGrowingBuffers(t *testing.T) {
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, testMeta, WithChunkTicks(10))
@@ -137,10 +137,15 @@ func TestIterReusesGrowingBuffers(t *testing.T) {
 	}
 	// One buffer per batch slot, each grown at most twice; without the
 	// headroom every slot takes new memory in every batch (40 buffers).
+	// The first chunk's buffer holds the second (0.5 % larger) too:
 	if len(bufs) > 3*checksum.Lanes {
 		t.Errorf("%d chunks decompressed into %d distinct buffers, want at most %d", chunks, len(bufs), 3*checksum.Lanes)
 	}
-	if regrow(0, 100) != 100 || regrow(50, 100) != 125 {
-		t.Errorf("regrow(0, 100) = %d, regrow(50, 100) = %d; want 100, 125", regrow(0, 100), regrow(50, 100))
+	if first, second := f.footer.Blocks[0].UncompressedLen, f.footer.Blocks[1].UncompressedLen; second <= first ||
+		int64(bufCap(int(first)+decodeSlack, true)) < second+decodeSlack {
+		t.Errorf("chunks of %d and %d bytes: the first's buffer cannot take the second", first, second)
+	}
+	if bufCap(100, false) != 100 || bufCap(100, true) != 125 {
+		t.Errorf("bufCap(100, false) = %d, bufCap(100, true) = %d; want 100, 125", bufCap(100, false), bufCap(100, true))
 	}
 }
