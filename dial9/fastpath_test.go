@@ -189,3 +189,30 @@ func TestVarint8(t *testing.T) {
 		}
 	}
 }
+
+// TestStackView pins Stack over its 8-byte groups: Len, At, Raw and
+// AppendTo give the encoded addresses back, an empty stack has none, and
+// At past the end panics as a slice index does.
+func TestStackView(t *testing.T) {
+	b := binary.LittleEndian.AppendUint64(nil, 0x1122334455667788)
+	b = binary.LittleEndian.AppendUint64(b, 2)
+	b = binary.LittleEndian.AppendUint64(b, math.MaxUint64)
+	s := stackOf(b)
+	if s.Len() != 3 || s.At(0) != 0x1122334455667788 || s.At(1) != 2 || s.At(2) != math.MaxUint64 {
+		t.Fatalf("stack of %x: len %d, %v", b, s.Len(), s.AppendTo(nil))
+	}
+	if !bytes.Equal(s.Raw(), b) || len(s.Raw()) != 24 || fmt.Sprint(s.AppendTo([]uint64{9})) != "[9 1234605616436508552 2 18446744073709551615]" {
+		t.Errorf("Raw %x, AppendTo %v", s.Raw(), s.AppendTo([]uint64{9}))
+	}
+	for _, e := range []Stack{{}, stackOf(nil), stackOf(b[:0])} {
+		if e.Len() != 0 || e.Raw() != nil || len(e.AppendTo(nil)) != 0 {
+			t.Errorf("empty stack: len %d, raw %x", e.Len(), e.Raw())
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("At(3) of a 3-address stack did not panic")
+		}
+	}()
+	_ = s.At(3)
+}
