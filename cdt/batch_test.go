@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/tracecodec/tracecodec/internal/checksum"
 )
@@ -88,5 +89,63 @@ func TestIterBatchErrorsInOrder(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestIterReusesGrowingBuffers pins that the sequential iterator
+// decompresses chunks that grow a little from one to the next (a trace
+// whose rows grow with the run) into the buffers it already holds: its
+// buffers are allocated a quarter larger than the chunk (bufCap), not to
+// the exact size of each larger chunk, which in a fresh process put every
+// chunk into new memory — page faults that cost more than decompressing it.
+func TestIterReusesGrowingBuffers(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, testMeta, WithChunkTicks(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chunks = 40
+	for i := range int64(chunks * 10) {
+		pad := bytes.Repeat([]byte{'x'}, 2000+int(i)) // about 0.5 % more per chunk
+		row := append([]byte("\x82\xaatick_index"), appendInt(nil, i)...)
+		row = append(row, "\xa3pad\xda"...)
+		row = append(row, byte(len(pad)>>8), byte(len(pad)))
+		if err := w.WriteRow(append(row, pad...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenBytes(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := f.Iter(0, chunks*10)
+	bufs := map[*byte]bool{}
+	var last *block
+	n := 0
+	for it.Next() {
+		n++
+		if it.cur != last {
+			last = it.cur
+			bufs[unsafe.SliceData(it.cur.payload)] = true
+		}
+	}
+	if err := it.Err(); err != nil || n != chunks*10 {
+		t.Fatalf("%d rows, %v", n, err)
+	}
+	// One buffer per batch slot, each grown at most twice; without the
+	// headroom every slot takes new memory in every batch (40 buffers).
+	// The first chunk's buffer holds the second (0.5 % larger) too:
+	if len(bufs) > 3*checksum.Lanes {
+		t.Errorf("%d chunks decompressed into %d distinct buffers, want at most %d", chunks, len(bufs), 3*checksum.Lanes)
+	}
+	if first, second := f.footer.Blocks[0].UncompressedLen, f.footer.Blocks[1].UncompressedLen; second <= first ||
+		int64(bufCap(int(first)+decodeSlack, true)) < second+decodeSlack {
+		t.Errorf("chunks of %d and %d bytes: the first's buffer cannot take the second", first, second)
+	}
+	if bufCap(100, false) != 100 || bufCap(100, true) != 125 {
+		t.Errorf("bufCap(100, false) = %d, bufCap(100, true) = %d; want 100, 125", bufCap(100, false), bufCap(100, true))
 	}
 }

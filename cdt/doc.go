@@ -150,15 +150,16 @@
 // close to the bound that chain sets (one message in AVX-512 vector rows
 // measured 0.6 GB/s). Several messages hash side by side, though: where the
 // CPU has AVX-512, the sequential iterator (Iter, Range, All, RawBlocks,
-// schema7.Records) reads and decompresses up to 8 chunks ahead (at most
-// 32 MiB of payload, or one larger chunk alone) and verifies their
-// checksums in one eight-lane pass, about 4.5 GB per CPU-second in all;
-// errors still come in file order, after every row before the failing
-// chunk. On rows shaped like v7_small_300ticks.cdt the checksum is then
-// about 30 % of the CPU time of a typed read (schema7.Records; it was 45 %
-// with one chunk at a time), zstd about 25 % and msgpack about 45 % (after
-// schema7's generated decoders gained their fast paths, which halved the
-// msgpack part's instructions). A Writer still hashes one chunk at
+// schema7.Records) reads and decompresses up to 8 chunks ahead while their
+// payloads total at most 2 MiB (a larger chunk alone, into the buffer it
+// reuses) and verifies their checksums in one eight-lane pass, about
+// 4.5 GB per CPU-second in all; errors still come in file order, after
+// every row before the failing chunk. Larger batches (32 MiB until
+// 2026-11-28) won in a warm benchmark loop but lost in a fresh process
+// reading a whole file, the side-by-side benchmark's case: every new page
+// of a batch is a page fault, and a batch that leaves the cache is read
+// from memory again by the hash and the msgpack decoding (1 000-tick
+// chunks of 4 MB: 0.17 CPU-s at 32 MiB, 0.11 at 2 MiB). A Writer still hashes one chunk at
 // a time: it writes each chunk as soon as it is complete, so that a writer
 // killed between chunks loses nothing that reached the file (see Recovery),
 // and a chunk's checksum, in its header, precedes its bytes. Batching eight

@@ -269,14 +269,15 @@ func joinInts(v []int64) string {
 // readChunk reads and decodes the chunk at off. The decompressed payload is
 // appended to dst[:0] (raw chunks use a fresh buffer).
 func (rd *File) readChunk(off int64, dst []byte, sum *checksum.Blake2b64) (ChunkHeader, []byte, error) {
-	h, payload, _, err := rd.readChunkInto(off, nil, dst, sum)
+	h, payload, _, err := rd.readChunkInto(off, nil, dst, false, sum)
 	return h, payload, err
 }
 
 // readChunkInto is readChunk reading the stored bytes into storedBuf[:0]
 // (reallocated when too small) and returning that buffer. For raw chunks the
-// payload aliases the stored buffer.
-func (rd *File) readChunkInto(off int64, storedBuf, dst []byte, sum *checksum.Blake2b64) (ChunkHeader, []byte, []byte, error) {
+// payload aliases the stored buffer. reused says the caller keeps both
+// buffers for the next chunks (see bufCap).
+func (rd *File) readChunkInto(off int64, storedBuf, dst []byte, reused bool, sum *checksum.Blake2b64) (ChunkHeader, []byte, []byte, error) {
 	var hb [ChunkHeaderSize]byte
 	if off < 0 || off > rd.size-ChunkHeaderSize {
 		return ChunkHeader{}, nil, storedBuf, newErr(off, ErrTruncated, "truncated chunk header: offset %d, file size %d", off, rd.size)
@@ -294,13 +295,13 @@ func (rd *File) readChunkInto(off int64, storedBuf, dst []byte, sum *checksum.Bl
 	}
 	stored := storedBuf
 	if cap(stored) < int(h.CompressedLen) {
-		stored = make([]byte, h.CompressedLen)
+		stored = make([]byte, h.CompressedLen, bufCap(int(h.CompressedLen), reused))
 	}
 	stored = stored[:h.CompressedLen]
 	if err := rd.readAt(stored, off+ChunkHeaderSize); err != nil {
 		return h, nil, stored, err
 	}
-	payload, err := decodePayload(off, &h, stored, dst, rd.dec, sum)
+	payload, err := decodePayload(off, &h, stored, dst, reused, rd.dec, sum)
 	return h, payload, stored, err
 }
 
@@ -384,7 +385,7 @@ func (rd *File) fetchBlock(off int64, into *block, sum *checksum.Blake2b64) (*bl
 		// stored buffer, which must then not be read into again.
 		storedBuf = nil
 	}
-	h, payload, stored, err := rd.readChunkInto(off, storedBuf, b.payload, sum)
+	h, payload, stored, err := rd.readChunkInto(off, storedBuf, b.payload, into != nil, sum)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 // nothing per row or block; with WithConcurrency(n > 1) up to n blocks are
 // decoded ahead in goroutines. Without it, where the CPU hashes several
 // messages at once (checksum.Lanes: 8 with AVX-512), the iterator reads and
-// decompresses up to that many blocks ahead (at most 32 MiB of payload, or
+// decompresses up to that many blocks ahead (at most 2 MiB of payload, or
 // one larger block alone) and compares their checksums in one pass; a
 // failing block is still reported only after every row before it.
 type Iterator struct {
@@ -93,10 +93,15 @@ func (it *Iterator) peekBlock() int {
 
 // batchBytes bounds the payload bytes (as the footer index gives them) that
 // the sequential iterator decompresses ahead to compare their checksums
-// together; a larger chunk is read alone.
-// Chunks of 1 000 ticks of 4 kB rows are 4 MB each: with 8 MiB only two
-// went through a pass of eight lanes, which costs what eight do, so 32 MiB.
-const batchBytes = 32 << 20
+// together; a larger chunk is read alone, into the one buffer it reuses.
+// Measured in a fresh process reading a whole file (the side-by-side
+// benchmark, ../shared/bench/refs/cdt): 32 MiB batches held five 4 MB
+// chunks of 1 000 ticks in new memory (6 500 page faults, 0.17 CPU-s) and
+// read 256-tick chunks no faster than 2 MiB (8 MiB: 0.15 / 0.12 s; 2 MiB:
+// 0.11 / 0.11 s; one chunk at a time: the same as 2 MiB on 1 000-tick
+// chunks): decompressing, hashing and parsing a batch that stays in the
+// cache outweighs hashing eight chunks per pass.
+const batchBytes = 2 << 20
 
 func (it *Iterator) schedule() {
 	for len(it.pending) < cap(it.free)-1 {

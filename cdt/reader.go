@@ -144,7 +144,7 @@ func (s *Reader) readChunk() (ChunkHeader, []byte, error) {
 	if err != nil {
 		return h, nil, io.ErrUnexpectedEOF
 	}
-	payload, err := decodePayload(off, &h, s.stored, s.payload, s.dec, s.sum)
+	payload, err := decodePayload(off, &h, s.stored, s.payload, true, s.dec, s.sum)
 	if err != nil {
 		return h, nil, err
 	}

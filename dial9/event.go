@@ -13,6 +13,15 @@ type Event struct {
 	vals  []uint64 // scalar values decoded while scanning
 }
 
+// frameStart is the buffer offset of the event's frame: its payload start
+// less the tag, the type id and any timestamp delta.
+func (e *Event) frameStart() int {
+	if e.ti.hasTS {
+		return e.start - 6
+	}
+	return e.start - 3
+}
+
 // Schema is the event's schema.
 func (e *Event) Schema() *Schema { return e.ti.schema }
 

@@ -19,7 +19,7 @@ func eventLog(d *Reader, next func(*Reader) bool) string {
 	var sb strings.Builder
 	for next(d) {
 		ev := d.Event()
-		fmt.Fprintf(&sb, "%d@%d ts=%d off=%d %x:", ev.TypeID(), d.StreamOffset(), ev.Timestamp(), d.frameStart, ev.Payload())
+		fmt.Fprintf(&sb, "%d@%d ts=%d off=%d %s %x:", ev.TypeID(), d.StreamOffset(), ev.Timestamp(), d.FrameOffset(), d.Schema().Name, ev.Payload())
 		for i := 0; i < ev.NumFields(); i++ {
 			v := ev.Field(i)
 			fmt.Fprintf(&sb, " %v/%d/%t/%x", ev.FieldType(i), ev.Uint(i), v.Present(), v.Raw())
@@ -79,6 +79,15 @@ func checkFastPath(t testing.TB, name string, data []byte) {
 // sameEvents reads fast with Next and general with the general parser and
 // reports whether they see the same events, field by field (what eventLog
 // records), and the same error.
+// schemaName is the name of the current event's schema ("" without one):
+// two readers of the same bytes hold equal schemas, not the same pointers.
+func schemaName(d *Reader) string {
+	if s := d.Schema(); s != nil {
+		return s.Name
+	}
+	return ""
+}
+
 func sameEvents(fast, general *Reader) bool {
 	for {
 		ok1, ok2 := fastNext(fast), generalNext(general)
@@ -90,7 +99,7 @@ func sameEvents(fast, general *Reader) bool {
 		}
 		a, b := fast.Event(), general.Event()
 		if a.TypeID() != b.TypeID() || fast.StreamOffset() != general.StreamOffset() || a.Timestamp() != b.Timestamp() ||
-			fast.frameStart != general.frameStart || !bytes.Equal(a.Payload(), b.Payload()) || a.NumFields() != b.NumFields() {
+			fast.FrameOffset() != general.FrameOffset() || schemaName(fast) != schemaName(general) || !bytes.Equal(a.Payload(), b.Payload()) || a.NumFields() != b.NumFields() {
 			return false
 		}
 		for i := 0; i < a.NumFields(); i++ {
@@ -249,4 +258,31 @@ func TestSameEventsSeesDifferences(t *testing.T) {
 	if sameEvents(open(data), open(data[:len(data)-1])) {
 		t.Error("a cut stream went unseen")
 	}
+}
+
+// TestStackView pins Stack over its 8-byte groups: Len, At, Raw and
+// AppendTo give the encoded addresses back, an empty stack has none, and
+// At past the end panics as a slice index does.
+func TestStackView(t *testing.T) {
+	b := binary.LittleEndian.AppendUint64(nil, 0x1122334455667788)
+	b = binary.LittleEndian.AppendUint64(b, 2)
+	b = binary.LittleEndian.AppendUint64(b, math.MaxUint64)
+	s := stackOf(b)
+	if s.Len() != 3 || s.At(0) != 0x1122334455667788 || s.At(1) != 2 || s.At(2) != math.MaxUint64 {
+		t.Fatalf("stack of %x: len %d, %v", b, s.Len(), s.AppendTo(nil))
+	}
+	if !bytes.Equal(s.Raw(), b) || len(s.Raw()) != 24 || fmt.Sprint(s.AppendTo([]uint64{9})) != "[9 1234605616436508552 2 18446744073709551615]" {
+		t.Errorf("Raw %x, AppendTo %v", s.Raw(), s.AppendTo([]uint64{9}))
+	}
+	for _, e := range []Stack{{}, stackOf(nil), stackOf(b[:0])} {
+		if e.Len() != 0 || e.Raw() != nil || len(e.AppendTo(nil)) != 0 {
+			t.Errorf("empty stack: len %d, raw %x", e.Len(), e.Raw())
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("At(3) of a 3-address stack did not panic")
+		}
+	}()
+	_ = s.At(3)
 }

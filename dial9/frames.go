@@ -30,6 +30,26 @@ func fastPath(types []FieldType) uint8 {
 	return path
 }
 
+// fixedMax is the sum of the widest reads simpleEvent makes for these
+// fields: 8 bytes for a Varint (read as a word), a stack's 4-byte count,
+// each fixed-size field's size; 0 for a schema off the fast paths.
+func fixedMax(types []FieldType) int {
+	n := 0
+	for _, t := range types {
+		switch t {
+		case TypeVarint, TypeI64, TypeF64:
+			n += 8
+		case TypeU32, TypePooledString, TypePooledStackFrames, TypeStackFrames:
+			n += 4
+		case TypeU16:
+			n += 2
+		case TypeU8, TypeBool:
+			n++
+		}
+	}
+	return n
+}
+
 // event parses any event frame at buf[p] (Next decodes the common ones
 // itself) and reports every error.
 func (d *Reader) event(p int) (int, error) {
@@ -63,13 +83,8 @@ func (d *Reader) event(p int) (int, error) {
 	start := q
 	types := ti.types
 	n := len(types)
-	if cap(d.offs) < n+1 {
-		if err := d.charge(int64(n+1)*12, p); err != nil {
-			return 0, err
-		}
-		d.offs = make([]int32, n+1)
-		d.vals = make([]uint64, n+1)
-		d.ev.offs, d.ev.vals = d.offs, d.vals
+	if err := d.growFields(n, p); err != nil {
+		return 0, err
 	}
 	offs := d.offs[:n+1]
 	vals := d.vals[:n]
@@ -164,6 +179,23 @@ func (d *Reader) event(p int) (int, error) {
 	return q, nil
 }
 
+// growFields makes d.offs and d.vals hold n+1 entries (the frame at p is
+// charged for them). They only grow: once a schema of n fields is
+// registered, they hold n+1 entries for the rest of the Reader's life,
+// which Next's all-Varint path relies on.
+func (d *Reader) growFields(n, p int) error {
+	if len(d.offs) >= n+1 && len(d.vals) >= n+1 {
+		return nil
+	}
+	if err := d.charge(int64(n+1)*12, p); err != nil {
+		return err
+	}
+	d.offs = make([]int32, n+1)
+	d.vals = make([]uint64, n+1)
+	d.ev.offs, d.ev.vals = d.offs, d.vals
+	return nil
+}
+
 // schemaFrame parses and registers a schema frame at buf[p].
 func (d *Reader) schemaFrame(p int) (int, error) {
 	b := d.buf
@@ -232,6 +264,10 @@ func (d *Reader) schemaFrame(p int) (int, error) {
 		q += 3 + fl
 	}
 	ti.path = fastPath(ti.types)
+	ti.fixedMax = fixedMax(ti.types)
+	if err := d.growFields(nf, p); err != nil {
+		return 0, err
+	}
 	if int(id) >= len(d.types) {
 		nt := make([]*typeInfo, int(id)+1, max(int(id)+1, 2*len(d.types)))
 		copy(nt, d.types)
@@ -380,7 +416,7 @@ func (d *Reader) stackPoolFrame(p int) (int, error) {
 		if err := d.charge(d.stacks.cost(e.ID), p); err != nil {
 			return 0, err
 		}
-		k, err := d.keep(e.Frames.b)
+		k, err := d.keep(e.Frames.Raw())
 		if err != nil {
 			return 0, err
 		}

@@ -130,6 +130,9 @@ type typeInfo struct {
 	// Varint), pathSimple (every field is a simpleType) or pathGeneral
 	// (next does).
 	path uint8
+	// fixedMax is, on the two fast paths, the sum of the fields' widest
+	// reads (see simpleEvent).
+	fixedMax int
 }
 
 // typeInfo.path values.
@@ -347,7 +350,12 @@ func (d *Reader) Offset() int64 { return d.abs(d.pos) }
 func (d *Reader) Kind() FrameKind { return d.kind }
 
 // FrameOffset and FrameEnd delimit the current frame: [FrameOffset, FrameEnd).
-func (d *Reader) FrameOffset() int64 { return d.abs(d.frameStart) }
+func (d *Reader) FrameOffset() int64 {
+	if d.kind == FrameEvent {
+		return d.abs(d.ev.frameStart())
+	}
+	return d.abs(d.frameStart)
+}
 
 // FrameEnd is the offset just past the current frame.
 func (d *Reader) FrameEnd() int64 { return d.abs(d.pos) }
@@ -356,6 +364,9 @@ func (d *Reader) FrameEnd() int64 { return d.abs(d.pos) }
 // (the stored one for an identical re-registration), an event's, or the one
 // an annotations frame annotates (nil if its type id is unknown).
 func (d *Reader) Schema() *Schema {
+	if d.kind == FrameEvent {
+		return d.ev.ti.schema
+	}
 	if d.cur == nil {
 		return nil
 	}
@@ -406,19 +417,21 @@ func (d *Reader) Event() *Event { return &d.ev }
 // error, never a quiet end of stream. After warm-up it does not allocate.
 func (d *Reader) Next() bool {
 	// The hot path: Next itself reads the header of the common frame, an
-	// event whose schema has only simpleType fields, and hands it to
-	// varintEvent or simpleEvent, which decode it when it lies wholly in
-	// the buffer, every varint at most 8 bytes long, and leave d exactly as
+	// event whose schema has only simpleType fields, and decodes it (all
+	// Varints) or hands it to simpleEvent, when it lies wholly in the
+	// buffer and every varint is at most 8 bytes long, leaving d exactly as
 	// event would; next handles everything else, including every error.
-	p := d.pos
-	if d.err != nil || uint(p) >= uint(len(d.buf)) {
+	p, buf := d.pos, d.buf
+	if d.err != nil || p < 0 || p > len(buf)-6 {
 		return d.next()
 	}
-	h := d.buf[p:]
-	if len(h) < 6 || h[0] != tagEvent {
+	// buf[p:p+6] is in bounds: the tag, the type id, a timestamp delta.
+	h := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), p)
+	w := binary.LittleEndian.Uint32((*[4]byte)(h)[:])
+	if byte(w) != tagEvent {
 		return d.next()
 	}
-	id := int(h[1]) | int(h[2])<<8
+	id := int(w >> 8 & 0xffff)
 	if id >= len(d.types) {
 		return d.next()
 	}
@@ -429,41 +442,149 @@ func (d *Reader) Next() bool {
 	ts := d.tsBase
 	start := p + 3
 	if ti.hasTS {
-		delta := uint64(h[3]) | uint64(h[4])<<8 | uint64(h[5])<<16
+		delta := uint64(binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(h, 2))[:]) >> 8)
 		ts += delta
 		if ts < delta {
 			return d.next()
 		}
 		start = p + 6
 	}
-	switch ti.path {
-	case pathVarints:
-		return d.varintEvent(ti, p, start, ts)
-	case pathSimple:
-		return d.simpleEvent(ti, p, start, ts)
+	if ti.path != pathVarints {
+		if ti.path == pathSimple {
+			return d.simpleEvent(ti, p, start, ts)
+		}
+		return d.next()
 	}
-	return d.next()
+	// Every field a Varint: with 8n bytes of input from the payload on (n
+	// fields), which every field of at most 8 bytes keeps in bounds (field
+	// i starts at most 8i bytes in and is read as the 8 bytes there), the
+	// fields are read without bounds checks; closer to the end of the
+	// buffer simpleEvent reads them. d.offs and d.vals hold n+1 entries
+	// for every registered schema (schemaFrame grows them).
+	n := len(ti.types)
+	if len(buf)-start < 8*n {
+		return d.simpleEventTail(ti, p, start, ts)
+	}
+	base := unsafe.Add(h, start-p)
+	fo := unsafe.Pointer(unsafe.SliceData(d.offs))
+	vs := unsafe.Pointer(unsafe.SliceData(d.vals))
+	q := 0
+	for i := 0; i < n; i++ {
+		*(*int32)(unsafe.Add(fo, 4*i)) = int32(q)
+		x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(base, q))[:])
+		var v uint64
+		switch {
+		case x&0x80 == 0:
+			v = x & 0x7f
+			q++
+		case x&0x8000 == 0:
+			v = x&0x7f | x>>1&0x3f80
+			q += 2
+		default:
+			var k int
+			if v, k = varint8(x); k == 0 {
+				return d.next()
+			}
+			q += k
+		}
+		*(*uint64)(unsafe.Add(vs, 8*i)) = v
+	}
+	*(*int32)(unsafe.Add(fo, 4*n)) = int32(q)
+	d.deliver(ti, start, start+q, ts)
+	return true
 }
 
-// deliver makes the event frame at buf[p:end], with payload buf[start:end]
+// deliver makes the event frame ending at end, with payload buf[start:end]
 // and timestamp ts, the current one (its fields are in d.offs and d.vals).
-func (d *Reader) deliver(ti *typeInfo, p, start, end int, ts uint64) {
+// The frame's start and schema are read back from the event (FrameOffset,
+// Schema), not stored.
+func (d *Reader) deliver(ti *typeInfo, start, end int, ts uint64) {
 	d.tsBase = ts // unchanged without a timestamp
 	d.kind = FrameEvent
-	d.cur = ti
 	ev := &d.ev
 	ev.ti, ev.types, ev.ts, ev.start, ev.end = ti, ti.types, ts, start, end
-	d.frameStart = p
 	d.pos = end
 	d.nev++
 }
 
 // simpleEvent is Next for an event of a schema whose fields are all
-// simpleType: it decodes the fields of the payload at buf[start:], or
-// leaves the frame to next when a field is cut short by the end of the
-// buffer, a varint is longer than 8 bytes or closer than 8 bytes to the
-// end, or a stack exceeds its limit.
+// simpleType. With ti.fixedMax bytes of input from the payload on (each
+// field's widest read: 8 for a Varint, 4 for a stack's count), and again
+// after each stack's addresses, no field read can leave the buffer, so it
+// reads them without bounds checks; closer to the end of the buffer, or
+// for a varint longer than 8 bytes or a stack over its limit,
+// simpleEventTail or next decode the event. d.offs and d.vals hold n+1
+// entries for every registered schema (growFields).
 func (d *Reader) simpleEvent(ti *typeInfo, p, start int, ts uint64) bool {
+	rest := len(d.buf) - start
+	if rest < ti.fixedMax {
+		return d.simpleEventTail(ti, p, start, ts)
+	}
+	s := unsafe.Add(unsafe.Pointer(unsafe.SliceData(d.buf)), start)
+	fo := unsafe.Pointer(unsafe.SliceData(d.offs))
+	vs := unsafe.Pointer(unsafe.SliceData(d.vals))
+	q := 0
+	for i, t := range ti.types {
+		*(*int32)(unsafe.Add(fo, 4*i)) = int32(q)
+		r := unsafe.Add(s, q)
+		var v uint64
+		switch t {
+		case TypeVarint:
+			x := binary.LittleEndian.Uint64((*[8]byte)(r)[:])
+			if x&0x80 == 0 {
+				v = x & 0x7f
+				q++
+			} else {
+				var k int
+				if v, k = varint8(x); k == 0 {
+					return d.next()
+				}
+				q += k
+			}
+		case TypeU8:
+			v = uint64(*(*byte)(r))
+			q++
+		case TypeBool:
+			if *(*byte)(r) != 0 {
+				v = 1
+			}
+			q++
+		case TypeU16:
+			v = uint64(binary.LittleEndian.Uint16((*[2]byte)(r)[:]))
+			q += 2
+		case TypeU32, TypePooledString, TypePooledStackFrames:
+			v = uint64(binary.LittleEndian.Uint32((*[4]byte)(r)[:]))
+			q += 4
+		case TypeI64, TypeF64:
+			v = binary.LittleEndian.Uint64((*[8]byte)(r)[:])
+			q += 8
+		case TypeStackFrames:
+			// The addresses and then fixedMax more bytes must be in the
+			// buffer: the fields after the stack are read as above.
+			c := uint64(binary.LittleEndian.Uint32((*[4]byte)(r)[:]))
+			avail := rest - q - 4 - ti.fixedMax
+			if avail < 0 || c > uint64(d.lim.MaxStackFrames) || 8*c > uint64(avail) {
+				return d.simpleEventTail(ti, p, start, ts)
+			}
+			q += 4 + 8*int(c)
+		default:
+			return d.next()
+		}
+		*(*uint64)(unsafe.Add(vs, 8*i)) = v
+	}
+	if q > math.MaxInt32 {
+		return d.next()
+	}
+	*(*int32)(unsafe.Add(fo, 4*len(ti.types))) = int32(q)
+	d.deliver(ti, start, start+q, ts)
+	return true
+}
+
+// simpleEventTail is simpleEvent with every read checked: it decodes the
+// fields of the payload at buf[start:], or leaves the frame to next when a
+// field is cut short by the end of the buffer, a varint is longer than 8
+// bytes or closer than 8 bytes to the end, or a stack exceeds its limit.
+func (d *Reader) simpleEventTail(ti *typeInfo, p, start int, ts uint64) bool {
 	s := d.buf[start:]
 	types := ti.types
 	n := len(types)
@@ -546,47 +667,7 @@ func (d *Reader) simpleEvent(ti *typeInfo, p, start int, ts uint64) bool {
 		return d.next()
 	}
 	offs[n] = int32(q)
-	d.deliver(ti, p, start, start+q, ts)
-	return true
-}
-
-// varintEvent is simpleEvent for a schema whose fields are all Varints.
-// With 8n bytes of input from the payload on (n fields), which every field
-// of at most 8 bytes keeps in bounds (field i starts at most 8i bytes in
-// and is read as the 8 bytes there), it reads them without bounds checks;
-// closer to the end of the buffer it leaves them to simpleEvent.
-func (d *Reader) varintEvent(ti *typeInfo, p, start int, ts uint64) bool {
-	s := d.buf[start:]
-	n := len(ti.types)
-	if len(s) < 8*n || len(d.offs) <= n || len(d.vals) < n {
-		return d.simpleEvent(ti, p, start, ts)
-	}
-	fo := d.offs[:n]
-	vals := d.vals[:n]
-	base := unsafe.Pointer(unsafe.SliceData(s))
-	q := 0
-	for i := range vals {
-		fo[i] = int32(q)
-		// q <= 8i and 8i+8 <= 8n <= len(s): s[q:q+8] is in bounds.
-		x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(base, q))[:])
-		switch {
-		case x&0x80 == 0:
-			vals[i] = x & 0x7f
-			q++
-		case x&0x8000 == 0:
-			vals[i] = x&0x7f | x>>1&0x3f80
-			q += 2
-		default:
-			v, k := varint8(x)
-			if k == 0 {
-				return d.next()
-			}
-			vals[i] = v
-			q += k
-		}
-	}
-	d.offs[n] = int32(q)
-	d.deliver(ti, p, start, start+q, ts)
+	d.deliver(ti, start, start+q, ts)
 	return true
 }
 

@@ -4,35 +4,47 @@ import (
 	"encoding/binary"
 	"iter"
 	"math"
+	"unsafe"
 )
 
 // Stack is a zero-copy view of stack-frame addresses stored as little-endian
 // u64 values (a StackFrames value or a stack-pool entry), leaf first as
 // written by tokio telemetry.
 type Stack struct {
-	b []byte // cap(b) == len(b), a multiple of 8 (see stackOf)
+	a [][8]byte // one element per address: At's index is its bounds check
 }
 
-// stackOf is the Stack of the encoded addresses b. Its capacity is cut to
-// its length, so that At's slice expression is bounded by the stack.
-func stackOf(b []byte) Stack { return Stack{b[:len(b):len(b)]} }
+// stackOf is the Stack of the encoded addresses b (len(b) a multiple of 8).
+// The view is an array of 8-byte groups, so that At(i) checks only
+// i < Len(), which a loop over the stack proves (no per-address check).
+func stackOf(b []byte) Stack {
+	if len(b) < 8 {
+		return Stack{}
+	}
+	return Stack{unsafe.Slice((*[8]byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b)>>3)}
+}
 
 // Len is the number of addresses.
-func (s Stack) Len() int { return len(s.b) >> 3 }
+func (s Stack) Len() int { return len(s.a) }
 
 // At returns address i (0 ≤ i < Len()).
-func (s Stack) At(i int) uint64 { return binary.LittleEndian.Uint64(s.b[8*i : 8*i+8]) }
+func (s Stack) At(i int) uint64 { return binary.LittleEndian.Uint64(s.a[i][:]) }
 
 // AppendTo appends the addresses to dst.
 func (s Stack) AppendTo(dst []uint64) []uint64 {
-	for i := 0; i+8 <= len(s.b); i += 8 {
-		dst = append(dst, binary.LittleEndian.Uint64(s.b[i:]))
+	for i := range s.a {
+		dst = append(dst, binary.LittleEndian.Uint64(s.a[i][:]))
 	}
 	return dst
 }
 
 // Raw returns the encoded addresses (8 bytes each, little-endian).
-func (s Stack) Raw() []byte { return s.b }
+func (s Stack) Raw() []byte {
+	if len(s.a) == 0 {
+		return nil
+	}
+	return unsafe.Slice(&s.a[0][0], 8*len(s.a))
+}
 
 // View is a zero-copy view of one decoded field value, valid as long as the
 // Event it came from. Accessors that do not match the field's type return the
