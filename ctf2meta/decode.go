@@ -28,7 +28,31 @@ func DecodeFragment(text []byte, opts ...ReaderOption) (Fragment, error) {
 // its RS byte (schema errors point there), textOff that of text[0] (syntax
 // errors point into the text). The JSON values are charged to bud; js is
 // parseJSON's state kept between fragments (nil: none).
+//
+// The direct decoder (direct.go) decodes the text first; what it leaves
+// (errors, unusual texts, preambles, trace and clock classes) the generic
+// path decodes again: parseJSON, then decoder.
 func decodeFragment(text []byte, o *options, off, textOff int64, num int, bud *memBudget, js *jsonScratch) (Fragment, error) {
+	if js == nil {
+		js = new(jsonScratch)
+	}
+	var used int64
+	if bud != nil {
+		used = bud.used
+	}
+	if f, ok := decodeDirect(text, o, bud, js); ok {
+		return f, nil
+	}
+	if bud != nil {
+		bud.used = used
+	}
+	return decodeGeneric(text, o, off, textOff, num, bud, js)
+}
+
+// decodeGeneric is decodeFragment by the generic path: the JSON text into
+// parseJSON's tree, the tree into typed values. Its errors are
+// decodeFragment's.
+func decodeGeneric(text []byte, o *options, off, textOff int64, num int, bud *memBudget, js *jsonScratch) (Fragment, error) {
 	if js == nil {
 		js = new(jsonScratch)
 	}

@@ -1,9 +1,11 @@
 package ctf2meta
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -59,6 +61,15 @@ type jsonScratch struct {
 	present map[string][]string
 	keys    []string
 	sig     []byte
+
+	// The direct decoder's (direct.go): present key lists by key set, and
+	// stacks where the elements of arrays gather before they move to a
+	// slice of their exact length.
+	presentBits map[uint64][]string
+	members     []StructureMember
+	options     []VariantOption
+	ranges      []Range
+	pathElems   []PathElement
 }
 
 const (
@@ -214,14 +225,33 @@ func (p *jsonParser) eof() {
 }
 
 func (p *jsonParser) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
+	b, i := p.b, p.i
+	for i < len(b) {
+		switch c := b[i]; {
+		case c > ' ':
+			p.i = i
+			return
+		case c == ' ':
+			// Indentation: eight bytes at a time; the first byte of a
+			// word that is not a space ends the run.
+			for i+8 <= len(b) {
+				if x := binary.LittleEndian.Uint64(b[i:]) ^ 0x2020202020202020; x != 0 {
+					i += bits.TrailingZeros64(x) >> 3
+					break
+				}
+				i += 8
+			}
+			if i < len(b) && b[i] == ' ' {
+				i++ // the last bytes of the text
+			}
+		case c == '\n' || c == '\t' || c == '\r':
+			i++
 		default:
+			p.i = i
 			return
 		}
 	}
+	p.i = i
 }
 
 func (p *jsonParser) value() any {
@@ -393,6 +423,22 @@ func (p *jsonParser) array() any {
 }
 
 func (p *jsonParser) number() any {
+	t := p.numToken()
+	if t == nil {
+		return nil
+	}
+	if n, ok := smallDecimal(t); ok {
+		return smallNumbers[n]
+	}
+	if !p.charge(len(t)) {
+		return nil
+	}
+	return intern(&p.js.nums, t, boxNumber)
+}
+
+// numToken moves past the JSON number at p.i and returns its text (nil
+// after an error).
+func (p *jsonParser) numToken() []byte {
 	start := p.i
 	digits := func() int {
 		n := 0
@@ -428,14 +474,7 @@ func (p *jsonParser) number() any {
 			return nil
 		}
 	}
-	t := p.b[start:p.i]
-	if n, ok := smallDecimal(t); ok {
-		return smallNumbers[n]
-	}
-	if !p.charge(len(t)) {
-		return nil
-	}
-	return intern(&p.js.nums, t, boxNumber)
+	return p.b[start:p.i]
 }
 
 // smallDecimal returns the value of t when t is a plain decimal integer in
@@ -496,7 +535,21 @@ func (p *jsonParser) key() string {
 func (p *jsonParser) plainString() ([]byte, bool) {
 	b := p.b
 	var high byte // the OR of the bytes: ≥ 0x80 when not ASCII
-	for j := p.i + 1; j < len(b); j++ {
+	j := p.i + 1
+	// Eight bytes at a time while none is '"', '\\', a control character
+	// or ≥ 0x80: each term sets the top bit of such a byte (and maybe of
+	// bytes after it, never before), so the lowest top bit set is the
+	// first byte the loop below must look at.
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	for ; j+8 <= len(b); j += 8 {
+		w := binary.LittleEndian.Uint64(b[j:])
+		q, bs := w^(ones*'"'), w^(ones*'\\')
+		if m := (w | (w-ones*0x20)&^w | (q-ones)&^q | (bs-ones)&^bs) & tops; m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
+			break
+		}
+	}
+	for ; j < len(b); j++ {
 		switch c := b[j]; {
 		case c == '"':
 			t := b[p.i+1 : j]
