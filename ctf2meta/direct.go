@@ -1,6 +1,7 @@
 package ctf2meta
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"sort"
 )
@@ -133,15 +134,52 @@ var dkeys = []dkey{
 	{"options", shOptions, 0},
 }
 
-// dkeyIndex maps a property name to its index in dkeys.
-var dkeyIndex = func() map[string]int {
+// dkeyIndex maps a property name to its index in dkeys; dkeyTable is the
+// same as a perfect hash table (dkeyHash), for the decoder's loop.
+var dkeyIndex, dkeyTable = func() (map[string]int, [64]int8) {
 	sort.Slice(dkeys, func(i, j int) bool { return dkeys[i].name < dkeys[j].name })
 	m := make(map[string]int, len(dkeys))
+	var t [64]int8
+	for i := range t {
+		t[i] = -1
+	}
 	for i, k := range dkeys {
 		m[k.name] = i
+		h := dkeyHash([]byte(k.name), 0, len(k.name))
+		if t[h] >= 0 {
+			panic("ctf2meta: dkeyHash collides") // a programming error, found by every test
+		}
+		t[h] = int8(i)
 	}
-	return m
+	return m, t
 }()
+
+// dkeyHash hashes the name b[i:i+n] for dkeyTable: a multiplicative hash of
+// its first eight bytes, its last eight and its length, distinct for every
+// name of dkeys (init checks).
+func dkeyHash(b []byte, i, n int) int {
+	var w uint64
+	switch {
+	case n >= 8:
+		w = binary.LittleEndian.Uint64(b[i:]) ^ binary.LittleEndian.Uint64(b[i+n-8:])*3
+	case i+8 <= len(b):
+		w = binary.LittleEndian.Uint64(b[i:]) & (1<<(8*n) - 1)
+	default:
+		for k := n - 1; k >= 0; k-- {
+			w = w<<8 | uint64(b[i+k])
+		}
+	}
+	return int((w ^ uint64(n)) * 0x33cac5a702e557d1 >> 58)
+}
+
+// lookupKey returns the index in dkeys of the name b[i:i+n].
+func lookupKey(b []byte, i, n int) (int, bool) {
+	k := dkeyTable[dkeyHash(b, i, n)]
+	if k < 0 || dkeys[k].name != string(b[i:i+n]) {
+		return 0, false
+	}
+	return int(k), true
+}
 
 // unknownBit marks a props that had a key outside dkeys.
 const unknownBit = 1 << 63
@@ -405,7 +443,7 @@ func (d *direct) object(pr *props) bool {
 			if !p.charge(len(t)) || !p.charge(chargeMember+len(t)) {
 				return false
 			}
-			idx, found = dkeyIndex[string(t)]
+			idx, found = lookupKey(p.b, p.i-1-len(t), len(t))
 			p.space()
 			if p.i >= len(p.b) || p.b[p.i] != ':' {
 				return false
