@@ -539,6 +539,17 @@ func (d *direct) integer() (Integer, bool) {
 	if p.i >= len(p.b) || !(p.b[p.i] == '-' || p.b[p.i] >= '0' && p.b[p.i] <= '9') || !p.charge(chargeValue) {
 		return Integer{}, false
 	}
+	// Most numbers are a few digits: read them at once (no leading zero,
+	// followed by a byte that cannot continue a number).
+	if v, n := smallUint(p.b[p.i:]); n > 0 {
+		p.i += n
+		if n > 3 || v > 255 { // smallDecimal's numbers are not charged
+			if !p.charge(n) {
+				return Integer{}, false
+			}
+		}
+		return Uint(v), true
+	}
 	t := p.numToken()
 	if t == nil {
 		return Integer{}, false
@@ -547,6 +558,24 @@ func (d *direct) integer() (Integer, bool) {
 		return Integer{}, false
 	}
 	return parseInteger(t)
+}
+
+// smallUint reads the JSON number at the start of b when it is 1 to 18
+// decimal digits without a leading zero, ending before a byte that is not a
+// digit, '.', 'e' or 'E'; n is 0 otherwise.
+func smallUint(b []byte) (v uint64, n int) {
+	for n < len(b) && n < 19 {
+		c := b[n] - '0'
+		if c > 9 {
+			break
+		}
+		v = v*10 + uint64(c)
+		n++
+	}
+	if n == 0 || n == 19 || n > 1 && b[0] == '0' || n < len(b) && (b[n] == '.' || b[n] == 'e' || b[n] == 'E') {
+		return 0, 0
+	}
+	return v, n
 }
 
 // uintOpt returns the integer of key (slot) when present, ≥ 0, else def.
