@@ -278,13 +278,10 @@ func decodeDirect(text []byte, o *options, bud *memBudget, js *jsonScratch) (Fra
 	f, ok := d.fragment()
 	if !ok {
 		js.stack.drop(0)
-		clear(js.members)
-		js.members = js.members[:0]
-		clear(js.options)
-		js.options = js.options[:0]
-		js.ranges = js.ranges[:0]
-		clear(js.pathElems)
-		js.pathElems = js.pathElems[:0]
+		js.members.drop(0)
+		js.options.drop(0)
+		js.ranges.drop(0)
+		js.pathElems.drop(0)
 	}
 	return f, ok
 }
@@ -593,7 +590,7 @@ func (d *direct) rangeSet() (RangeSet, bool, bool) {
 		return nil, false, false // a range set is not empty
 	}
 	js := d.p.js
-	base := len(js.ranges)
+	base := js.ranges.n
 	neg := false
 	for {
 		ok, empty := d.open('[', chargeArray)
@@ -611,7 +608,7 @@ func (d *direct) rangeSet() (RangeSet, bool, bool) {
 			return nil, false, false
 		}
 		neg = neg || lo.Negative()
-		js.ranges = append(js.ranges, Range{lo, hi})
+		js.ranges.push(Range{lo, hi})
 		if more, ok = d.next(']'); !ok {
 			return nil, false, false
 		}
@@ -619,9 +616,7 @@ func (d *direct) rangeSet() (RangeSet, bool, bool) {
 			break
 		}
 	}
-	rs := RangeSet(append(make([]Range, 0, len(js.ranges)-base), js.ranges[base:]...))
-	js.ranges = js.ranges[:base]
-	return rs, neg, true
+	return js.ranges.pop(base), neg, true
 }
 
 // rangeMap reads an object of range sets (nil when empty).
@@ -732,7 +727,7 @@ func (d *direct) path() ([]PathElement, bool) {
 	}
 	p := &d.p
 	js := p.js
-	base := len(js.pathElems)
+	base := js.pathElems.n
 	for {
 		var e PathElement
 		if p.i < len(p.b) && p.b[p.i] == 'n' {
@@ -746,7 +741,7 @@ func (d *direct) path() ([]PathElement, bool) {
 		} else if e.Name, ok = d.str(); !ok {
 			return nil, false
 		}
-		js.pathElems = append(js.pathElems, e)
+		js.pathElems.push(e)
 		more, ok := d.next(']')
 		if !ok {
 			return nil, false
@@ -755,9 +750,7 @@ func (d *direct) path() ([]PathElement, bool) {
 			break
 		}
 	}
-	out := append(make([]PathElement, 0, len(js.pathElems)-base), js.pathElems[base:]...)
-	clear(js.pathElems[base:])
-	js.pathElems = js.pathElems[:base]
+	out := js.pathElems.pop(base)
 	return out, !out[len(out)-1].Parent
 }
 
@@ -768,7 +761,7 @@ func (d *direct) members() ([]StructureMember, bool) {
 		return nil, ok
 	}
 	js := d.p.js
-	base := len(js.members)
+	base := js.members.n
 	var seen nameSet
 	for {
 		var pr props
@@ -780,10 +773,10 @@ func (d *direct) members() ([]StructureMember, bool) {
 			return nil, false
 		}
 		name := pr.str[sName]
-		if dupName(&seen, js.members[base:], memberName, name) {
+		if dupName(&seen, &js.members, base, memberName, name) {
 			return nil, false
 		}
-		js.members = append(js.members, StructureMember{Common: c, Name: name, FieldClass: pr.fc[fField]})
+		js.members.push(StructureMember{Common: c, Name: name, FieldClass: pr.fc[fField]})
 		more, ok := d.next(']')
 		if !ok {
 			return nil, false
@@ -792,10 +785,7 @@ func (d *direct) members() ([]StructureMember, bool) {
 			break
 		}
 	}
-	out := append(make([]StructureMember, 0, len(js.members)-base), js.members[base:]...)
-	clear(js.members[base:])
-	js.members = js.members[:base]
-	return out, true
+	return js.members.pop(base), true
 }
 
 // nameSet finds duplicate names among the elements of an array: by a scan
@@ -803,21 +793,22 @@ func (d *direct) members() ([]StructureMember, bool) {
 // arrays quadratic).
 type nameSet struct{ m map[string]bool }
 
-// dupName reports whether n names one of elems, the array's elements so
-// far, and adds it.
-func dupName[E any](s *nameSet, elems []E, name func(*E) string, n string) bool {
+// dupName reports whether n names one of the elements of st from base on,
+// the array's elements so far, and adds it.
+func dupName[E any](s *nameSet, st *scratch[E], base int, name func(*E) string, n string) bool {
+	at := func(j int) *E { return &st.chunks[j/scratchChunk][j%scratchChunk] }
 	if s.m == nil {
-		if len(elems) < 32 {
-			for i := range elems {
-				if name(&elems[i]) == n {
+		if st.n-base < 32 {
+			for j := base; j < st.n; j++ {
+				if name(at(j)) == n {
 					return true
 				}
 			}
 			return false
 		}
-		s.m = make(map[string]bool, 2*len(elems))
-		for i := range elems {
-			s.m[name(&elems[i])] = true
+		s.m = make(map[string]bool, 2*(st.n-base))
+		for j := base; j < st.n; j++ {
+			s.m[name(at(j))] = true
 		}
 	}
 	if s.m[n] {
@@ -834,7 +825,7 @@ func (d *direct) options() ([]VariantOption, bool) {
 		return nil, false // options are not empty
 	}
 	js := d.p.js
-	base := len(js.options)
+	base := js.options.n
 	var seen nameSet
 	for {
 		var pr props
@@ -846,10 +837,10 @@ func (d *direct) options() ([]VariantOption, bool) {
 			return nil, false
 		}
 		name := pr.str[sName]
-		if name != "" && dupName(&seen, js.options[base:], optionName, name) {
+		if name != "" && dupName(&seen, &js.options, base, optionName, name) {
 			return nil, false
 		}
-		js.options = append(js.options, VariantOption{Common: c, Name: name, SelectorFieldRanges: pr.ranges, FieldClass: pr.fc[fField]})
+		js.options.push(VariantOption{Common: c, Name: name, SelectorFieldRanges: pr.ranges, FieldClass: pr.fc[fField]})
 		more, ok := d.next(']')
 		if !ok {
 			return nil, false
@@ -858,10 +849,7 @@ func (d *direct) options() ([]VariantOption, bool) {
 			break
 		}
 	}
-	out := append(make([]VariantOption, 0, len(js.options)-base), js.options[base:]...)
-	clear(js.options[base:])
-	js.options = js.options[:base]
-	return out, true
+	return js.options.pop(base), true
 }
 
 func memberName(m *StructureMember) string { return m.Name }

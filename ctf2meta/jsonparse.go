@@ -54,7 +54,7 @@ func parseJSON(b []byte, maxDepth int, bud *memBudget, js *jsonScratch) (any, er
 // The decoder keeps its Common.present key lists here too (present: by
 // their keys, each length-prefixed; keys and sig: scratch).
 type jsonScratch struct {
-	stack   scratch
+	stack   scratch[any]
 	sb      []byte
 	strs    map[string]any // string(b) -> any(string(b))
 	nums    map[string]any // string(b) -> any(json.Number(b))
@@ -66,10 +66,10 @@ type jsonScratch struct {
 	// stacks where the elements of arrays gather before they move to a
 	// slice of their exact length.
 	presentBits map[uint64][]string
-	members     []StructureMember
-	options     []VariantOption
-	ranges      []Range
-	pathElems   []PathElement
+	members     scratch[StructureMember]
+	options     scratch[VariantOption]
+	ranges      scratch[Range]
+	pathElems   scratch[PathElement]
 }
 
 const (
@@ -158,17 +158,17 @@ type jsonParser struct {
 // scratch is a stack of values kept in fixed-size chunks, so that growing
 // it never copies (an append-grown slice would allocate about five times
 // its final size along the way).
-type scratch struct {
-	chunks [][]any
+type scratch[T any] struct {
+	chunks [][]T
 	n      int
 }
 
 const scratchChunk = 1024
 
-func (s *scratch) push(v any) {
+func (s *scratch[T]) push(v T) {
 	c := s.n / scratchChunk
 	if c == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]any, scratchChunk))
+		s.chunks = append(s.chunks, make([]T, scratchChunk))
 	}
 	s.chunks[c][s.n%scratchChunk] = v
 	s.n++
@@ -176,22 +176,24 @@ func (s *scratch) push(v any) {
 
 // pop returns the values from base on in a new slice of their exact length
 // and removes them.
-func (s *scratch) pop(base int) []any {
-	out := make([]any, s.n-base)
+func (s *scratch[T]) pop(base int) []T {
+	out := make([]T, s.n-base)
+	var zero T
 	for i := range out {
 		j := base + i
 		c := s.chunks[j/scratchChunk]
 		out[i] = c[j%scratchChunk]
-		c[j%scratchChunk] = nil
+		c[j%scratchChunk] = zero
 	}
 	s.n = base
 	return out
 }
 
 // drop removes the values from base on.
-func (s *scratch) drop(base int) {
+func (s *scratch[T]) drop(base int) {
+	var zero T
 	for j := base; j < s.n; j++ {
-		s.chunks[j/scratchChunk][j%scratchChunk] = nil
+		s.chunks[j/scratchChunk][j%scratchChunk] = zero
 	}
 	s.n = base
 }
