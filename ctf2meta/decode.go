@@ -676,12 +676,8 @@ func (d *decoder) bitArray(m map[string]any) BitArray {
 		d.fail("property `length` must be > 0")
 	}
 	b.ByteOrder = d.str(m, "byte-order", true)
-	switch b.ByteOrder {
-	case "little-endian":
-		b.BitOrder = "first-to-last"
-	case "big-endian":
-		b.BitOrder = "last-to-first"
-	default:
+	var ok bool
+	if b.BitOrder, ok = defaultBitOrder(b.ByteOrder); !ok {
 		d.fail("property `byte-order` must be \"big-endian\" or \"little-endian\", got %q", b.ByteOrder)
 	}
 	if _, ok := m["bit-order"]; ok {
@@ -692,6 +688,18 @@ func (d *decoder) bitArray(m map[string]any) BitArray {
 	}
 	b.Alignment = d.alignment(m, "alignment")
 	return b
+}
+
+// defaultBitOrder returns the bit order a byte order implies, and false
+// for a string that is no byte order.
+func defaultBitOrder(byteOrder string) (string, bool) {
+	switch byteOrder {
+	case "little-endian":
+		return "first-to-last", true
+	case "big-endian":
+		return "last-to-first", true
+	}
+	return "", false
 }
 
 func (d *decoder) alignment(m map[string]any, key string) uint64 {

@@ -994,12 +994,7 @@ func (d *direct) bitArray(pr *props) (BitArray, bool) {
 		return b, false
 	}
 	b.Length, b.ByteOrder = l, pr.str[sByteOrder]
-	switch b.ByteOrder {
-	case "little-endian":
-		b.BitOrder = "first-to-last"
-	case "big-endian":
-		b.BitOrder = "last-to-first"
-	default:
+	if b.BitOrder, ok = defaultBitOrder(b.ByteOrder); !ok {
 		return b, false
 	}
 	if pr.has(dmBitOrder) {
