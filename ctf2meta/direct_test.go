@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -86,7 +87,18 @@ func samePathsEverywhere(tb testing.TB, text []byte) (direct bool) {
 // metadata vector.
 func vectorFragments(tb testing.TB) [][]byte {
 	var out [][]byte
-	for _, p := range vectorMetadataFiles(tb) {
+	files := vectorMetadataFiles(tb)
+	// And babeltrace's own CTF 2 test traces when CTF_BT_TRACES names
+	// their folder (tests/data/ctf-traces of babeltrace v2.1.2).
+	if root := os.Getenv("CTF_BT_TRACES"); root != "" {
+		filepath.WalkDir(filepath.Join(root, "2"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && d.Name() == "metadata" {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	for _, p := range files {
 		raw, err := os.ReadFile(p)
 		if err != nil {
 			tb.Fatal(err)
