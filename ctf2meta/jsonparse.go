@@ -155,9 +155,11 @@ type jsonParser struct {
 	bud      *memBudget
 }
 
-// scratch is a stack of values kept in fixed-size chunks, so that growing
-// it never copies (an append-grown slice would allocate about five times
-// its final size along the way).
+// scratch is a stack of values kept in chunks of scratchChunk values, so
+// that growing it never copies more than one chunk (an append-grown slice
+// would allocate about five times its final size along the way). The first
+// chunk grows as needed, so that small metadata does not pay for whole
+// chunks; the others are made whole.
 type scratch[T any] struct {
 	chunks [][]T
 	n      int
@@ -166,11 +168,15 @@ type scratch[T any] struct {
 const scratchChunk = 1024
 
 func (s *scratch[T]) push(v T) {
-	c := s.n / scratchChunk
+	c, k := s.n/scratchChunk, s.n%scratchChunk
 	if c == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]T, scratchChunk))
+		s.chunks = append(s.chunks, make([]T, 0, min(c*scratchChunk+8, scratchChunk)))
 	}
-	s.chunks[c][s.n%scratchChunk] = v
+	if k < len(s.chunks[c]) {
+		s.chunks[c][k] = v
+	} else {
+		s.chunks[c] = append(s.chunks[c], v) // never past scratchChunk values: k < scratchChunk
+	}
 	s.n++
 }
 
