@@ -28,7 +28,31 @@ func DecodeFragment(text []byte, opts ...ReaderOption) (Fragment, error) {
 // its RS byte (schema errors point there), textOff that of text[0] (syntax
 // errors point into the text). The JSON values are charged to bud; js is
 // parseJSON's state kept between fragments (nil: none).
+//
+// The direct decoder (direct.go) decodes the text first; what it leaves
+// (errors, unusual texts, preambles, trace and clock classes) the generic
+// path decodes again: parseJSON, then decoder.
 func decodeFragment(text []byte, o *options, off, textOff int64, num int, bud *memBudget, js *jsonScratch) (Fragment, error) {
+	if js == nil {
+		js = new(jsonScratch)
+	}
+	var used int64
+	if bud != nil {
+		used = bud.used
+	}
+	if f, ok := decodeDirect(text, o, bud, js); ok {
+		return f, nil
+	}
+	if bud != nil {
+		bud.used = used
+	}
+	return decodeGeneric(text, o, off, textOff, num, bud, js)
+}
+
+// decodeGeneric is decodeFragment by the generic path: the JSON text into
+// parseJSON's tree, the tree into typed values. Its errors are
+// decodeFragment's.
+func decodeGeneric(text []byte, o *options, off, textOff int64, num int, bud *memBudget, js *jsonScratch) (Fragment, error) {
 	if js == nil {
 		js = new(jsonScratch)
 	}
@@ -652,12 +676,8 @@ func (d *decoder) bitArray(m map[string]any) BitArray {
 		d.fail("property `length` must be > 0")
 	}
 	b.ByteOrder = d.str(m, "byte-order", true)
-	switch b.ByteOrder {
-	case "little-endian":
-		b.BitOrder = "first-to-last"
-	case "big-endian":
-		b.BitOrder = "last-to-first"
-	default:
+	var ok bool
+	if b.BitOrder, ok = defaultBitOrder(b.ByteOrder); !ok {
 		d.fail("property `byte-order` must be \"big-endian\" or \"little-endian\", got %q", b.ByteOrder)
 	}
 	if _, ok := m["bit-order"]; ok {
@@ -668,6 +688,18 @@ func (d *decoder) bitArray(m map[string]any) BitArray {
 	}
 	b.Alignment = d.alignment(m, "alignment")
 	return b
+}
+
+// defaultBitOrder returns the bit order a byte order implies, and false
+// for a string that is no byte order.
+func defaultBitOrder(byteOrder string) (string, bool) {
+	switch byteOrder {
+	case "little-endian":
+		return "first-to-last", true
+	case "big-endian":
+		return "last-to-first", true
+	}
+	return "", false
 }
 
 func (d *decoder) alignment(m map[string]any, key string) uint64 {

@@ -445,3 +445,41 @@ func TestHostileLoneSurrogate(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileDirectDecoder: the shapes the direct decoder reads (event
+// record class fragments) stay within the budget, including those it reads
+// to the end and then leaves to the generic path, which reads them again
+// for the error: a syntax error or a duplicate name after megabytes of
+// members.
+func TestHostileDirectDecoder(t *testing.T) {
+	size := hostileSize(4 << 20)
+	head := "\x1e{\"type\":\"preamble\",\"version\":2}\x1e{\"type\":\"data-stream-class\"}\x1e{\"type\":\"event-record-class\",\"payload-field-class\":{\"type\":\"structure\",\"member-classes\":["
+	u8 := `{"type":"fixed-length-unsigned-integer","length":8,"byte-order":"little-endian"`
+	members := func(n int, last string) string {
+		var b strings.Builder
+		for i := 0; b.Len() < n; i++ {
+			b.WriteString(`{"name":"m` + strconv.Itoa(i) + `","field-class":` + u8 + `}},`)
+		}
+		return head + b.String() + last
+	}
+	ranges := repeatJSON("[", "[1,1]", "]", size)
+	for _, c := range []struct {
+		name string
+		in   string
+		want error // nil: valid
+		opts []ReaderOption
+	}{
+		{"members", members(size, `{"name":"z","field-class":`+u8+`}}]}}`), nil, nil},
+		{"members, then a syntax error", members(size, `{"name":"z","field-class":`+u8+`}}]}}x`), ErrFraming, nil},
+		{"members, then a duplicate name", members(size, `{"name":"m0","field-class":`+u8+`}}]}}`), ErrSchema, nil},
+		{"members, then truncated", members(size, `{"name":"z","field-class":`+u8), ErrTruncated, nil},
+		{"one mapping of many ranges", head + `{"name":"e","field-class":` + u8 + `,"mappings":{"a":` + ranges + `}}}]}}`, nil, nil},
+		{"many ranges, one reversed at the end", head + `{"name":"e","field-class":` + u8 + `,"mappings":{"a":` + ranges[:len(ranges)-1] + `,[2,1]]}}}]}}`, ErrSchema, nil},
+		{"many unknown keys allowed", head + `{"name":"e","field-class":` + u8 + "," + repeatJSON("", `"k":[1]`, "", size) + `}}]}}`, nil, []ReaderOption{WithUnknownProperties(true)}},
+	} {
+		err := decodeBoth(t, c.name, []byte(c.in), append(c.opts, WithLimits(Limits{MaxFragmentBytes: 64 << 20}))...)
+		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package ctf2meta
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -52,13 +54,22 @@ func parseJSON(b []byte, maxDepth int, bud *memBudget, js *jsonScratch) (any, er
 // The decoder keeps its Common.present key lists here too (present: by
 // their keys, each length-prefixed; keys and sig: scratch).
 type jsonScratch struct {
-	stack   scratch
+	stack   scratch[any]
 	sb      []byte
 	strs    map[string]any // string(b) -> any(string(b))
 	nums    map[string]any // string(b) -> any(json.Number(b))
 	present map[string][]string
 	keys    []string
 	sig     []byte
+
+	// The direct decoder's (direct.go): present key lists by key set, and
+	// stacks where the elements of arrays gather before they move to a
+	// slice of their exact length.
+	presentBits map[uint64][]string
+	members     scratch[StructureMember]
+	options     scratch[VariantOption]
+	ranges      scratch[Range]
+	pathElems   scratch[PathElement]
 }
 
 const (
@@ -144,43 +155,51 @@ type jsonParser struct {
 	bud      *memBudget
 }
 
-// scratch is a stack of values kept in fixed-size chunks, so that growing
-// it never copies (an append-grown slice would allocate about five times
-// its final size along the way).
-type scratch struct {
-	chunks [][]any
+// scratch is a stack of values kept in chunks of scratchChunk values, so
+// that growing it never copies more than one chunk (an append-grown slice
+// would allocate about five times its final size along the way). The first
+// chunk grows as needed, so that small metadata does not pay for whole
+// chunks; the others are made whole.
+type scratch[T any] struct {
+	chunks [][]T
 	n      int
 }
 
 const scratchChunk = 1024
 
-func (s *scratch) push(v any) {
-	c := s.n / scratchChunk
+func (s *scratch[T]) push(v T) {
+	c, k := s.n/scratchChunk, s.n%scratchChunk
 	if c == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]any, scratchChunk))
+		s.chunks = append(s.chunks, make([]T, 0, min(c*scratchChunk+8, scratchChunk)))
 	}
-	s.chunks[c][s.n%scratchChunk] = v
+	if k < len(s.chunks[c]) {
+		s.chunks[c][k] = v
+	} else {
+		s.chunks[c] = append(s.chunks[c], v) // never past scratchChunk values: k < scratchChunk
+	}
 	s.n++
 }
 
 // pop returns the values from base on in a new slice of their exact length
 // and removes them.
-func (s *scratch) pop(base int) []any {
-	out := make([]any, s.n-base)
+func (s *scratch[T]) pop(base int) []T {
+	out := make([]T, s.n-base)
+	var zero T
 	for i := range out {
 		j := base + i
 		c := s.chunks[j/scratchChunk]
 		out[i] = c[j%scratchChunk]
-		c[j%scratchChunk] = nil
+		c[j%scratchChunk] = zero
 	}
 	s.n = base
 	return out
 }
 
 // drop removes the values from base on.
-func (s *scratch) drop(base int) {
+func (s *scratch[T]) drop(base int) {
+	var zero T
 	for j := base; j < s.n; j++ {
-		s.chunks[j/scratchChunk][j%scratchChunk] = nil
+		s.chunks[j/scratchChunk][j%scratchChunk] = zero
 	}
 	s.n = base
 }
@@ -213,15 +232,46 @@ func (p *jsonParser) eof() {
 	}
 }
 
+// space moves past white space (inlined: half the calls find none).
 func (p *jsonParser) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
+	if p.i < len(p.b) && p.b[p.i] > ' ' {
+		return
+	}
+	p.spaceRun()
+}
+
+func (p *jsonParser) spaceRun() {
+	b, i := p.b, p.i
+	for i < len(b) {
+		switch c := b[i]; {
+		case c > ' ':
+			p.i = i
+			return
+		case c == ' ':
+			if i+1 < len(b) && b[i+1] > ' ' { // one space, as after ':'
+				p.i = i + 1
+				return
+			}
+			// Indentation: eight bytes at a time; the first byte of a
+			// word that is not a space ends the run.
+			for i+8 <= len(b) {
+				if x := binary.LittleEndian.Uint64(b[i:]) ^ 0x2020202020202020; x != 0 {
+					i += bits.TrailingZeros64(x) >> 3
+					break
+				}
+				i += 8
+			}
+			if i < len(b) && b[i] == ' ' {
+				i++ // the last bytes of the text
+			}
+		case c == '\n' || c == '\t' || c == '\r':
+			i++
 		default:
+			p.i = i
 			return
 		}
 	}
+	p.i = i
 }
 
 func (p *jsonParser) value() any {
@@ -393,6 +443,22 @@ func (p *jsonParser) array() any {
 }
 
 func (p *jsonParser) number() any {
+	t := p.numToken()
+	if t == nil {
+		return nil
+	}
+	if n, ok := smallDecimal(t); ok {
+		return smallNumbers[n]
+	}
+	if !p.charge(len(t)) {
+		return nil
+	}
+	return intern(&p.js.nums, t, boxNumber)
+}
+
+// numToken moves past the JSON number at p.i and returns its text (nil
+// after an error).
+func (p *jsonParser) numToken() []byte {
 	start := p.i
 	digits := func() int {
 		n := 0
@@ -428,14 +494,7 @@ func (p *jsonParser) number() any {
 			return nil
 		}
 	}
-	t := p.b[start:p.i]
-	if n, ok := smallDecimal(t); ok {
-		return smallNumbers[n]
-	}
-	if !p.charge(len(t)) {
-		return nil
-	}
-	return intern(&p.js.nums, t, boxNumber)
+	return p.b[start:p.i]
 }
 
 // smallDecimal returns the value of t when t is a plain decimal integer in
@@ -496,7 +555,21 @@ func (p *jsonParser) key() string {
 func (p *jsonParser) plainString() ([]byte, bool) {
 	b := p.b
 	var high byte // the OR of the bytes: ≥ 0x80 when not ASCII
-	for j := p.i + 1; j < len(b); j++ {
+	j := p.i + 1
+	// Eight bytes at a time while none is '"', '\\', a control character
+	// or ≥ 0x80: each term sets the top bit of such a byte (and maybe of
+	// bytes after it, never before), so the lowest top bit set is the
+	// first byte the loop below must look at.
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	for ; j+8 <= len(b); j += 8 {
+		w := binary.LittleEndian.Uint64(b[j:])
+		q, bs := w^(ones*'"'), w^(ones*'\\')
+		if m := (w | (w-ones*0x20)&^w | (q-ones)&^q | (bs-ones)&^bs) & tops; m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
+			break
+		}
+	}
+	for ; j < len(b); j++ {
 		switch c := b[j]; {
 		case c == '"':
 			t := b[p.i+1 : j]

@@ -71,17 +71,32 @@ func (i Integer) String() string {
 // MarshalJSON writes the integer as a JSON number.
 func (i Integer) MarshalJSON() ([]byte, error) { return []byte(i.String()), nil }
 
-// parseInteger parses a JSON number that must be an integer.
-func parseInteger(s string) (Integer, bool) {
-	if len(s) > 0 && s[0] == '-' {
-		u, err := strconv.ParseUint(s[1:], 10, 64)
-		if err != nil || u > 1<<63 {
+// parseInteger parses a JSON number that must be an integer: an optional
+// '-' and decimal digits (what strconv.ParseUint accepts in base 10), in
+// [-2^63, 2^64-1].
+func parseInteger[T string | []byte](s T) (Integer, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 {
+		return Integer{}, false
+	}
+	var u uint64
+	for i := 0; i < len(s); i++ {
+		c := uint64(s[i]) - '0'
+		if c > 9 || u > (math.MaxUint64-c)/10 {
+			return Integer{}, false
+		}
+		u = u*10 + c
+	}
+	if neg {
+		if u > 1<<63 {
 			return Integer{}, false
 		}
 		return Integer{neg: u != 0, abs: u}, true
 	}
-	u, err := strconv.ParseUint(s, 10, 64)
-	return Integer{abs: u}, err == nil
+	return Integer{abs: u}, true
 }
 
 // Range is an inclusive integer range [Lower, Upper].

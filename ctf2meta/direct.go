@@ -1,0 +1,1047 @@
+package ctf2meta
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"sort"
+)
+
+// The direct decoder reads the JSON text of a field-class-alias, data stream
+// class or event record class fragment straight into the typed model,
+// without the generic tree (maps of every object) that parseJSON builds and
+// decoder converts. It accepts exactly what the generic path accepts and
+// gives the same values; it does not explain refusals: whenever something
+// is wrong or unusual (an error of any kind, a duplicate key, another
+// fragment type), it gives up and decodeFragment decodes the text again by
+// the generic path, which gives the error with its offset and message, or
+// the value. FuzzDirectDecoder and TestDirectDecoderMatchesGeneric hold the
+// two paths equal.
+//
+// Every JSON value is charged to the memory budget exactly as parseJSON
+// charges it (chargeValue, chargeObject, chargeMember, chargeArray, string
+// and number bytes) and nests as deep, so both paths run out of budget or
+// depth on the same texts.
+//
+// An object's members are read in text order into a props, one slot per
+// property name any of these objects may have (dkeys: a key has the same
+// JSON shape in every object that allows it); the object's "type", which
+// may come last (JSON writers sorting keys put it there), then says which
+// slots make the value and which keys are allowed.
+
+// dshape is the JSON shape of a property's value.
+type dshape uint8
+
+const (
+	shString   dshape = iota // a string
+	shInteger                // an integer
+	shObject                 // a free-form object (attributes, extensions)
+	shRangeMap               // an object of integer range sets
+	shRoles                  // an array of role names
+	shLocation               // a field location
+	shRanges                 // an integer range set
+	shField                  // a field class
+	shMembers                // structure member classes
+	shOptions                // variant options
+)
+
+// Value slots of a props by shape: strings, integers, field classes,
+// locations, range maps.
+const (
+	sType = iota
+	sName
+	sByteOrder
+	sBitOrder
+	sEncoding
+	sMediaType
+	sNamespace
+	sUID
+	sDefaultClock
+	nStr
+)
+
+const (
+	iLength = iota
+	iAlignment
+	iDisplayBase
+	iMinAlignment
+	iID
+	iDataStreamClassID
+	nInt
+)
+
+const (
+	fField = iota
+	fElement
+	fSpecificContext
+	fPayload
+	fPacketContext
+	fRecordHeader
+	fCommonContext
+	nField
+)
+
+const (
+	lLength = iota
+	lSelector
+)
+
+const (
+	rFlags = iota
+	rMappings
+)
+
+type dkey struct {
+	name  string
+	shape dshape
+	slot  int
+}
+
+// dkeys lists every property name of the objects the direct decoder reads,
+// sorted (init sorts them): bit i of props.mask is dkeys[i], so a mask lists
+// its keys in the order Common.present keeps them.
+var dkeys = []dkey{
+	{"type", shString, sType},
+	{"name", shString, sName},
+	{"byte-order", shString, sByteOrder},
+	{"bit-order", shString, sBitOrder},
+	{"encoding", shString, sEncoding},
+	{"media-type", shString, sMediaType},
+	{"namespace", shString, sNamespace},
+	{"uid", shString, sUID},
+	{"default-clock-class-id", shString, sDefaultClock},
+	{"length", shInteger, iLength},
+	{"alignment", shInteger, iAlignment},
+	{"preferred-display-base", shInteger, iDisplayBase},
+	{"minimum-alignment", shInteger, iMinAlignment},
+	{"id", shInteger, iID},
+	{"data-stream-class-id", shInteger, iDataStreamClassID},
+	{"attributes", shObject, 0},
+	{"extensions", shObject, 1},
+	{"flags", shRangeMap, rFlags},
+	{"mappings", shRangeMap, rMappings},
+	{"roles", shRoles, 0},
+	{"length-field-location", shLocation, lLength},
+	{"selector-field-location", shLocation, lSelector},
+	{"selector-field-ranges", shRanges, 0},
+	{"field-class", shField, fField},
+	{"element-field-class", shField, fElement},
+	{"specific-context-field-class", shField, fSpecificContext},
+	{"payload-field-class", shField, fPayload},
+	{"packet-context-field-class", shField, fPacketContext},
+	{"event-record-header-field-class", shField, fRecordHeader},
+	{"event-record-common-context-field-class", shField, fCommonContext},
+	{"member-classes", shMembers, 0},
+	{"options", shOptions, 0},
+}
+
+// dkeyIndex maps a property name to its index in dkeys; dkeyTable is the
+// same as a perfect hash table (dkeyHash), for the decoder's loop.
+var dkeyIndex, dkeyTable = func() (map[string]int, [64]int8) {
+	sort.Slice(dkeys, func(i, j int) bool { return dkeys[i].name < dkeys[j].name })
+	m := make(map[string]int, len(dkeys))
+	var t [64]int8
+	for i := range t {
+		t[i] = -1
+	}
+	for i, k := range dkeys {
+		m[k.name] = i
+		h := dkeyHash([]byte(k.name), 0, len(k.name))
+		if t[h] >= 0 {
+			panic("ctf2meta: dkeyHash collides") // a programming error, found by every test
+		}
+		t[h] = int8(i)
+	}
+	return m, t
+}()
+
+// dkeyHash hashes the name b[i:i+n] for dkeyTable: a multiplicative hash of
+// its first eight bytes, its last eight and its length, distinct for every
+// name of dkeys (init checks).
+func dkeyHash(b []byte, i, n int) int {
+	var w uint64
+	switch {
+	case n >= 8:
+		w = binary.LittleEndian.Uint64(b[i:]) ^ binary.LittleEndian.Uint64(b[i+n-8:])*3
+	case i+8 <= len(b):
+		w = binary.LittleEndian.Uint64(b[i:]) & (1<<(8*n) - 1)
+	default:
+		for k := n - 1; k >= 0; k-- {
+			w = w<<8 | uint64(b[i+k])
+		}
+	}
+	return int((w ^ uint64(n)) * 0x33cac5a702e557d1 >> 58)
+}
+
+// lookupKey returns the index in dkeys of the name b[i:i+n].
+func lookupKey(b []byte, i, n int) (int, bool) {
+	k := dkeyTable[dkeyHash(b, i, n)]
+	if k < 0 || dkeys[k].name != string(b[i:i+n]) {
+		return 0, false
+	}
+	return int(k), true
+}
+
+// unknownBit marks a props that had a key outside dkeys.
+const unknownBit = 1 << 63
+
+// dmask returns the mask of the keys named.
+func dmask(names ...string) uint64 {
+	var m uint64
+	for _, n := range names {
+		i, ok := dkeyIndex[n]
+		if !ok {
+			panic("ctf2meta: no direct decoder key " + n) // a programming error, found by every test
+		}
+		m |= 1 << i
+	}
+	return m
+}
+
+// The keys each object allows (the generic decoder's lists).
+var (
+	dmCommon    = dmask("type", "attributes", "extensions")
+	dmBitArray  = dmCommon | dmask("length", "byte-order", "bit-order", "alignment")
+	dmBitMap    = dmBitArray | dmask("flags")
+	dmUnsigned  = dmBitArray | dmask("preferred-display-base", "mappings", "roles")
+	dmSigned    = dmBitArray | dmask("preferred-display-base", "mappings")
+	dmVLUnsign  = dmCommon | dmask("preferred-display-base", "mappings", "roles")
+	dmVLSigned  = dmCommon | dmask("preferred-display-base", "mappings")
+	dmNTString  = dmCommon | dmask("encoding")
+	dmSLString  = dmCommon | dmask("length", "encoding")
+	dmDLString  = dmCommon | dmask("length-field-location", "encoding")
+	dmSLBlob    = dmCommon | dmask("length", "media-type", "roles")
+	dmDLBlob    = dmCommon | dmask("length-field-location", "media-type")
+	dmStructure = dmCommon | dmask("member-classes", "minimum-alignment")
+	dmSLArray   = dmCommon | dmask("element-field-class", "length", "minimum-alignment")
+	dmDLArray   = dmCommon | dmask("element-field-class", "length-field-location", "minimum-alignment")
+	dmOptional  = dmCommon | dmask("field-class", "selector-field-location", "selector-field-ranges")
+	dmVariant   = dmCommon | dmask("options", "selector-field-location")
+	dmMember    = dmask("name", "field-class", "attributes", "extensions")
+	dmOption    = dmask("name", "field-class", "selector-field-ranges", "attributes", "extensions")
+	dmAlias     = dmCommon | dmask("name", "field-class")
+	dmStream    = dmCommon | dmask("id", "namespace", "name", "uid", "default-clock-class-id", "packet-context-field-class", "event-record-header-field-class", "event-record-common-context-field-class")
+	dmRecord    = dmCommon | dmask("id", "data-stream-class-id", "namespace", "name", "uid", "specific-context-field-class", "payload-field-class")
+	dmType      = dmask("type")
+
+	dmName         = dmask("name")
+	dmID           = dmask("id")
+	dmStreamID     = dmask("data-stream-class-id")
+	dmLength       = dmask("length")
+	dmByteOrder    = dmask("byte-order")
+	dmBitOrder     = dmask("bit-order")
+	dmAlignment    = dmask("alignment")
+	dmMinAlignment = dmask("minimum-alignment")
+	dmDisplayBase  = dmask("preferred-display-base")
+	dmMappings     = dmask("mappings")
+	dmEncoding     = dmask("encoding")
+	dmMediaType    = dmask("media-type")
+	dmLengthLoc    = dmask("length-field-location")
+	dmSelectorLoc  = dmask("selector-field-location")
+	dmRanges       = dmask("selector-field-ranges")
+	dmOptions      = dmask("options")
+	dmField        = dmask("field-class")
+	dmElement      = dmask("element-field-class")
+)
+
+// props holds the properties of one JSON object, by slot.
+type props struct {
+	mask   uint64
+	str    [nStr]string
+	num    [nInt]Integer
+	fc     [nField]FieldClass
+	obj    [2]map[string]any // attributes, extensions (nil when empty)
+	rmap   [2]map[string]RangeSet
+	rneg   [2]bool // a range map has a negative bound
+	loc    [2]FieldLocation
+	roles  []string
+	ranges RangeSet
+	mems   []StructureMember
+	opts   []VariantOption
+}
+
+func (pr *props) has(key uint64) bool { return pr.mask&key != 0 }
+
+type direct struct {
+	p     jsonParser
+	o     *options
+	depth int // field class nesting, as decoder.depth
+}
+
+// decodeDirect decodes text as decodeFragment does, or reports false when it
+// leaves the text to the generic path. The budget's use is then
+// meaningless: the caller restores it.
+func decodeDirect(text []byte, o *options, bud *memBudget, js *jsonScratch) (Fragment, bool) {
+	d := direct{p: jsonParser{b: text, maxDepth: jsonDepth(o.limits.MaxDepth), bud: bud, js: js}, o: o}
+	f, ok := d.fragment()
+	if !ok {
+		js.stack.drop(0)
+		js.members.drop(0)
+		js.options.drop(0)
+		js.ranges.drop(0)
+		js.pathElems.drop(0)
+	}
+	return f, ok
+}
+
+func (d *direct) fragment() (Fragment, bool) {
+	p := &d.p
+	p.space()
+	var pr props
+	if !d.object(&pr) {
+		return nil, false
+	}
+	p.space()
+	if p.i != len(p.b) || !pr.has(dmType) {
+		return nil, false
+	}
+	switch pr.str[sType] {
+	case TypeFieldClassAlias:
+		c, ok := d.common(&pr, dmAlias)
+		if !ok || !pr.has(dmName) || !pr.has(dmField) {
+			return nil, false
+		}
+		return &FieldClassAlias{Common: c, Name: pr.str[sName], FieldClass: pr.fc[fField]}, true
+	case TypeDataStreamClass:
+		c, ok := d.common(&pr, dmStream)
+		id, ok2 := d.uintOpt(&pr, dmID, iID, 0)
+		if !ok || !ok2 {
+			return nil, false
+		}
+		return &DataStreamClass{Common: c, ID: id, Namespace: pr.str[sNamespace], Name: pr.str[sName], UID: pr.str[sUID],
+			DefaultClockClassID:                pr.str[sDefaultClock],
+			PacketContextFieldClass:            pr.fc[fPacketContext],
+			EventRecordHeaderFieldClass:        pr.fc[fRecordHeader],
+			EventRecordCommonContextFieldClass: pr.fc[fCommonContext]}, true
+	case TypeEventRecordClass:
+		c, ok := d.common(&pr, dmRecord)
+		id, ok2 := d.uintOpt(&pr, dmID, iID, 0)
+		ds, ok3 := d.uintOpt(&pr, dmStreamID, iDataStreamClassID, 0)
+		if !ok || !ok2 || !ok3 {
+			return nil, false
+		}
+		return &EventRecordClass{Common: c, ID: id, DataStreamClassID: ds, Namespace: pr.str[sNamespace], Name: pr.str[sName], UID: pr.str[sUID],
+			SpecificContextFieldClass: pr.fc[fSpecificContext], PayloadFieldClass: pr.fc[fPayload]}, true
+	}
+	return nil, false
+}
+
+// common checks pr has no key outside allowed (or drops them when unknown
+// properties are allowed) and returns its Common.
+func (d *direct) common(pr *props, allowed uint64) (Common, bool) {
+	if pr.mask&^allowed != 0 {
+		if !d.o.allowUnknown {
+			return Common{}, false
+		}
+		pr.mask &= allowed
+	}
+	return Common{Attributes: pr.obj[0], Extensions: pr.obj[1], present: d.present(pr.mask &^ dmType)}, true
+}
+
+// present returns the names of the keys in mask, sorted; lists are shared
+// as decoder.presentKeys shares them.
+func (d *direct) present(mask uint64) []string {
+	js := d.p.js
+	if p, ok := js.presentBits[mask]; ok {
+		return p
+	}
+	p := make([]string, 0, bits.OnesCount64(mask))
+	for m := mask; m != 0; m &= m - 1 {
+		p = append(p, dkeys[bits.TrailingZeros64(m)].name)
+	}
+	if js.presentBits == nil {
+		js.presentBits = make(map[uint64][]string)
+	}
+	if len(js.presentBits) < internMax {
+		js.presentBits[mask] = p
+	}
+	return p
+}
+
+// open enters the object or array at p.i starting with c, charged as
+// parseJSON charges it; it returns false for another value or a spent
+// budget or depth. empty reports "{}" or "[]" (then already left).
+func (d *direct) open(c byte, charge int) (ok, empty bool) {
+	p := &d.p
+	if p.i >= len(p.b) || p.b[p.i] != c || !p.charge(chargeValue) || !p.enter() || !p.charge(charge) {
+		return false, false
+	}
+	p.i++
+	p.space()
+	if p.i < len(p.b) && (p.b[p.i] == '}' || p.b[p.i] == ']') {
+		if p.b[p.i] != c+2 { // '{'+2 == '}', '['+2 == ']'
+			return false, false
+		}
+		p.i++
+		p.depth--
+		return true, true
+	}
+	return true, false
+}
+
+// next moves past the separator after a member or element: it reports
+// more for ',' and closes the object or array for its closing byte.
+func (d *direct) next(closing byte) (more, ok bool) {
+	p := &d.p
+	p.space()
+	if p.i >= len(p.b) {
+		return false, false
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		p.space()
+		return true, true
+	case closing:
+		p.i++
+		p.depth--
+		return false, true
+	}
+	return false, false
+}
+
+// key reads an object key and its ':' as parseJSON does, charges the member.
+func (d *direct) key() (string, bool) {
+	p := &d.p
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
+		return "", false
+	}
+	k := p.key()
+	if p.err != nil || !p.charge(chargeMember+len(k)) {
+		return "", false
+	}
+	p.space()
+	if p.i >= len(p.b) || p.b[p.i] != ':' {
+		return "", false
+	}
+	p.i++
+	p.space()
+	return k, true
+}
+
+// object reads the object at p.i into pr.
+func (d *direct) object(pr *props) bool {
+	ok, empty := d.open('{', chargeObject)
+	if !ok || empty {
+		return ok
+	}
+	p := &d.p
+	for {
+		var idx int
+		var found bool
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return false
+		}
+		if t, plain := p.plainString(); plain {
+			// p.key without making the string: a known key needs only
+			// its index, an unknown one is dropped or refused.
+			if !p.charge(len(t)) || !p.charge(chargeMember+len(t)) {
+				return false
+			}
+			idx, found = lookupKey(p.b, p.i-1-len(t), len(t))
+			p.space()
+			if p.i >= len(p.b) || p.b[p.i] != ':' {
+				return false
+			}
+			p.i++
+			p.space()
+		} else {
+			k, ok := d.key()
+			if !ok {
+				return false
+			}
+			idx, found = dkeyIndex[k]
+		}
+		if !found {
+			// Dropped (unknown properties allowed) or refused, as the
+			// object's type says once known; parsed as parseJSON would.
+			pr.mask |= unknownBit
+			if p.value(); p.err != nil {
+				return false
+			}
+		} else {
+			bit := uint64(1) << idx
+			if pr.mask&bit != 0 {
+				return false // a duplicate key: the generic path keeps the last value
+			}
+			pr.mask |= bit
+			if !d.member(pr, dkeys[idx]) {
+				return false
+			}
+		}
+		more, ok := d.next('}')
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
+}
+
+// member reads the value of key k into pr.
+func (d *direct) member(pr *props, k dkey) bool {
+	p := &d.p
+	var ok bool
+	switch k.shape {
+	case shString:
+		pr.str[k.slot], ok = d.str()
+	case shInteger:
+		pr.num[k.slot], ok = d.integer()
+	case shObject:
+		if p.i >= len(p.b) || p.b[p.i] != '{' {
+			return false
+		}
+		m, _ := p.value().(map[string]any)
+		if p.err != nil {
+			return false
+		}
+		if len(m) > 0 {
+			pr.obj[k.slot] = m
+		}
+		ok = true
+	case shRangeMap:
+		pr.rmap[k.slot], pr.rneg[k.slot], ok = d.rangeMap()
+	case shRoles:
+		pr.roles, ok = d.roles()
+	case shLocation:
+		pr.loc[k.slot], ok = d.location()
+	case shRanges:
+		pr.ranges, _, ok = d.rangeSet()
+	case shField:
+		pr.fc[k.slot], ok = d.fieldClass()
+	case shMembers:
+		pr.mems, ok = d.members()
+	case shOptions:
+		pr.opts, ok = d.options()
+	}
+	return ok
+}
+
+// str reads a string value.
+func (d *direct) str() (string, bool) {
+	p := &d.p
+	if p.i >= len(p.b) || p.b[p.i] != '"' || !p.charge(chargeValue) {
+		return "", false
+	}
+	s := p.key()
+	return s, p.err == nil
+}
+
+// integer reads an integer value.
+func (d *direct) integer() (Integer, bool) {
+	p := &d.p
+	if p.i >= len(p.b) || !(p.b[p.i] == '-' || p.b[p.i] >= '0' && p.b[p.i] <= '9') || !p.charge(chargeValue) {
+		return Integer{}, false
+	}
+	// Most numbers are a few digits: read them at once (no leading zero,
+	// followed by a byte that cannot continue a number).
+	if v, n := smallUint(p.b[p.i:]); n > 0 {
+		p.i += n
+		if n > 3 || v > 255 { // smallDecimal's numbers are not charged
+			if !p.charge(n) {
+				return Integer{}, false
+			}
+		}
+		return Uint(v), true
+	}
+	t := p.numToken()
+	if t == nil {
+		return Integer{}, false
+	}
+	if _, small := smallDecimal(t); !small && !p.charge(len(t)) {
+		return Integer{}, false
+	}
+	return parseInteger(t)
+}
+
+// smallUint reads the JSON number at the start of b when it is 1 to 18
+// decimal digits without a leading zero, ending before a byte that is not a
+// digit, '.', 'e' or 'E'; n is 0 otherwise.
+func smallUint(b []byte) (v uint64, n int) {
+	for n < len(b) && n < 19 {
+		c := b[n] - '0'
+		if c > 9 {
+			break
+		}
+		v = v*10 + uint64(c)
+		n++
+	}
+	if n == 0 || n == 19 || n > 1 && b[0] == '0' || n < len(b) && (b[n] == '.' || b[n] == 'e' || b[n] == 'E') {
+		return 0, 0
+	}
+	return v, n
+}
+
+// uintOpt returns the integer of key (slot) when present, ≥ 0, else def.
+func (d *direct) uintOpt(pr *props, key uint64, slot int, def uint64) (uint64, bool) {
+	if !pr.has(key) {
+		return def, true
+	}
+	return pr.num[slot].Uint64()
+}
+
+// rangeSet reads an integer range set and reports whether a bound is < 0.
+func (d *direct) rangeSet() (RangeSet, bool, bool) {
+	ok, empty := d.open('[', chargeArray)
+	if !ok || empty {
+		return nil, false, false // a range set is not empty
+	}
+	js := d.p.js
+	base := js.ranges.n
+	neg := false
+	for {
+		ok, empty := d.open('[', chargeArray)
+		if !ok || empty {
+			return nil, false, false
+		}
+		lo, ok1 := d.integer()
+		more, ok2 := d.next(']')
+		if !ok1 || !ok2 || !more {
+			return nil, false, false
+		}
+		hi, ok3 := d.integer()
+		more, ok4 := d.next(']')
+		if !ok3 || !ok4 || more || lo.Cmp(hi) > 0 {
+			return nil, false, false
+		}
+		neg = neg || lo.Negative()
+		js.ranges.push(Range{lo, hi})
+		if more, ok = d.next(']'); !ok {
+			return nil, false, false
+		}
+		if !more {
+			break
+		}
+	}
+	return js.ranges.pop(base), neg, true
+}
+
+// rangeMap reads an object of range sets (nil when empty).
+func (d *direct) rangeMap() (map[string]RangeSet, bool, bool) {
+	ok, empty := d.open('{', chargeObject)
+	if !ok || empty {
+		return nil, false, ok
+	}
+	var out map[string]RangeSet
+	neg := false
+	for {
+		k, ok := d.key()
+		if !ok {
+			return nil, false, false
+		}
+		rs, n, ok := d.rangeSet()
+		if !ok {
+			return nil, false, false
+		}
+		if out == nil {
+			out = make(map[string]RangeSet, 1)
+		}
+		if _, dup := out[k]; dup {
+			return nil, false, false // the generic path keeps the last one
+		}
+		out[k] = rs
+		neg = neg || n
+		more, ok := d.next('}')
+		if !ok {
+			return nil, false, false
+		}
+		if !more {
+			return out, neg, true
+		}
+	}
+}
+
+// roles reads an array of role names (nil when empty).
+func (d *direct) roles() ([]string, bool) {
+	ok, empty := d.open('[', chargeArray)
+	if !ok || empty {
+		return nil, ok
+	}
+	var out []string
+	for {
+		s, ok := d.str()
+		if !ok || !validRoles[s] {
+			return nil, false
+		}
+		out = append(out, s)
+		more, ok := d.next(']')
+		if !ok {
+			return nil, false
+		}
+		if !more {
+			return out, true
+		}
+	}
+}
+
+// location reads a field location.
+func (d *direct) location() (FieldLocation, bool) {
+	var loc FieldLocation
+	ok, empty := d.open('{', chargeObject)
+	if !ok || empty {
+		return loc, false
+	}
+	var hasOrigin, hasPath bool
+	for {
+		k, ok := d.key()
+		if !ok {
+			return loc, false
+		}
+		switch {
+		case k == "origin" && !hasOrigin:
+			hasOrigin = true
+			if loc.Origin, ok = d.str(); !ok {
+				return loc, false
+			}
+			switch loc.Origin {
+			case OriginPacketHeader, OriginPacketContext, OriginEventRecordHeader, OriginEventRecordCommonContext, OriginEventRecordSpecificContext, OriginEventRecordPayload:
+			default:
+				return loc, false
+			}
+		case k == "path" && !hasPath:
+			hasPath = true
+			if loc.Path, ok = d.path(); !ok {
+				return loc, false
+			}
+		default:
+			return loc, false // unknown or duplicate: left to the generic path
+		}
+		more, ok := d.next('}')
+		if !ok {
+			return loc, false
+		}
+		if !more {
+			return loc, hasPath
+		}
+	}
+}
+
+// path reads a location's path: member names and nulls, not ending with null.
+func (d *direct) path() ([]PathElement, bool) {
+	ok, empty := d.open('[', chargeArray)
+	if !ok || empty {
+		return nil, false
+	}
+	p := &d.p
+	js := p.js
+	base := js.pathElems.n
+	for {
+		var e PathElement
+		if p.i < len(p.b) && p.b[p.i] == 'n' {
+			if !p.charge(chargeValue) {
+				return nil, false
+			}
+			if p.literal("null", nil); p.err != nil {
+				return nil, false
+			}
+			e.Parent = true
+		} else if e.Name, ok = d.str(); !ok {
+			return nil, false
+		}
+		js.pathElems.push(e)
+		more, ok := d.next(']')
+		if !ok {
+			return nil, false
+		}
+		if !more {
+			break
+		}
+	}
+	out := js.pathElems.pop(base)
+	return out, !out[len(out)-1].Parent
+}
+
+// members reads a structure's member classes (nil when none).
+func (d *direct) members() ([]StructureMember, bool) {
+	ok, empty := d.open('[', chargeArray)
+	if !ok || empty {
+		return nil, ok
+	}
+	js := d.p.js
+	base := js.members.n
+	var seen nameSet
+	for {
+		var pr props
+		if !d.object(&pr) {
+			return nil, false
+		}
+		c, ok := d.common(&pr, dmMember)
+		if !ok || !pr.has(dmName) || !pr.has(dmField) {
+			return nil, false
+		}
+		name := pr.str[sName]
+		if dupName(&seen, &js.members, base, memberName, name) {
+			return nil, false
+		}
+		js.members.push(StructureMember{Common: c, Name: name, FieldClass: pr.fc[fField]})
+		more, ok := d.next(']')
+		if !ok {
+			return nil, false
+		}
+		if !more {
+			break
+		}
+	}
+	return js.members.pop(base), true
+}
+
+// nameSet finds duplicate names among the elements of an array: by a scan
+// while there are few, through a map from 32 on (a scan would make long
+// arrays quadratic).
+type nameSet struct{ m map[string]bool }
+
+// dupName reports whether n names one of the elements of st from base on,
+// the array's elements so far, and adds it.
+func dupName[E any](s *nameSet, st *scratch[E], base int, name func(*E) string, n string) bool {
+	at := func(j int) *E { return &st.chunks[j/scratchChunk][j%scratchChunk] }
+	if s.m == nil {
+		if st.n-base < 32 {
+			for j := base; j < st.n; j++ {
+				if name(at(j)) == n {
+					return true
+				}
+			}
+			return false
+		}
+		s.m = make(map[string]bool, 2*(st.n-base))
+		for j := base; j < st.n; j++ {
+			s.m[name(at(j))] = true
+		}
+	}
+	if s.m[n] {
+		return true
+	}
+	s.m[n] = true
+	return false
+}
+
+// options reads a variant's options.
+func (d *direct) options() ([]VariantOption, bool) {
+	ok, empty := d.open('[', chargeArray)
+	if !ok || empty {
+		return nil, false // options are not empty
+	}
+	js := d.p.js
+	base := js.options.n
+	var seen nameSet
+	for {
+		var pr props
+		if !d.object(&pr) {
+			return nil, false
+		}
+		c, ok := d.common(&pr, dmOption)
+		if !ok || !pr.has(dmRanges) || !pr.has(dmField) {
+			return nil, false
+		}
+		name := pr.str[sName]
+		if name != "" && dupName(&seen, &js.options, base, optionName, name) {
+			return nil, false
+		}
+		js.options.push(VariantOption{Common: c, Name: name, SelectorFieldRanges: pr.ranges, FieldClass: pr.fc[fField]})
+		more, ok := d.next(']')
+		if !ok {
+			return nil, false
+		}
+		if !more {
+			break
+		}
+	}
+	return js.options.pop(base), true
+}
+
+func memberName(m *StructureMember) string { return m.Name }
+func optionName(o *VariantOption) string   { return o.Name }
+
+// fieldClass reads a field class: an alias name or an object.
+func (d *direct) fieldClass() (FieldClass, bool) {
+	p := &d.p
+	if p.i < len(p.b) && p.b[p.i] == '"' {
+		s, ok := d.str()
+		if !ok || s == "" {
+			return nil, false
+		}
+		return AliasRef(s), true
+	}
+	d.depth++
+	if d.depth > d.o.limits.MaxDepth {
+		return nil, false
+	}
+	var pr props
+	if !d.object(&pr) || !pr.has(dmType) {
+		return nil, false
+	}
+	fc, ok := d.build(&pr)
+	d.depth--
+	return fc, ok
+}
+
+// build makes the field class of pr, checked as decoder.fieldClass checks it.
+func (d *direct) build(pr *props) (FieldClass, bool) {
+	var c Common
+	ok := true
+	allow := func(allowed uint64) {
+		c, ok = d.common(pr, allowed)
+	}
+	switch pr.str[sType] {
+	case TypeFixedLengthBitArray:
+		allow(dmBitArray)
+		b, ok2 := d.bitArray(pr)
+		return &FixedLengthBitArray{Common: c, BitArray: b}, ok && ok2
+	case TypeFixedLengthBoolean:
+		allow(dmBitArray)
+		b, ok2 := d.bitArray(pr)
+		return &FixedLengthBoolean{Common: c, BitArray: b}, ok && ok2
+	case TypeFixedLengthFloatingPointNumber:
+		allow(dmBitArray)
+		b, ok2 := d.bitArray(pr)
+		l := b.Length
+		return &FixedLengthFloatingPointNumber{Common: c, BitArray: b}, ok && ok2 && (l == 16 || l == 32 || l == 64 || l >= 128 && l%32 == 0)
+	case TypeFixedLengthBitMap:
+		allow(dmBitMap)
+		b, ok2 := d.bitArray(pr)
+		flags := pr.rmap[rFlags]
+		if !ok || !ok2 || len(flags) == 0 || pr.rneg[rFlags] {
+			return nil, false
+		}
+		for _, rs := range flags {
+			for _, r := range rs {
+				if u, _ := r.Upper.Uint64(); u >= b.Length {
+					return nil, false
+				}
+			}
+		}
+		return &FixedLengthBitMap{Common: c, BitArray: b, Flags: flags}, true
+	case TypeFixedLengthUnsignedInteger:
+		allow(dmUnsigned)
+		b, ok2 := d.bitArray(pr)
+		ip, ok3 := d.intProps(pr, false)
+		return &FixedLengthUnsignedInteger{Common: c, BitArray: b, IntegerProps: ip, Roles: pr.roles}, ok && ok2 && ok3
+	case TypeFixedLengthSignedInteger:
+		allow(dmSigned)
+		b, ok2 := d.bitArray(pr)
+		ip, ok3 := d.intProps(pr, true)
+		return &FixedLengthSignedInteger{Common: c, BitArray: b, IntegerProps: ip}, ok && ok2 && ok3
+	case TypeVariableLengthUnsignedInteger:
+		allow(dmVLUnsign)
+		ip, ok2 := d.intProps(pr, false)
+		return &VariableLengthUnsignedInteger{Common: c, IntegerProps: ip, Roles: pr.roles}, ok && ok2
+	case TypeVariableLengthSignedInteger:
+		allow(dmVLSigned)
+		ip, ok2 := d.intProps(pr, true)
+		return &VariableLengthSignedInteger{Common: c, IntegerProps: ip}, ok && ok2
+	case TypeNullTerminatedString:
+		allow(dmNTString)
+		e, ok2 := d.encoding(pr)
+		return &NullTerminatedString{Common: c, Encoding: e}, ok && ok2
+	case TypeStaticLengthString:
+		allow(dmSLString)
+		e, ok2 := d.encoding(pr)
+		l, ok3 := pr.num[iLength].Uint64()
+		return &StaticLengthString{Common: c, Length: l, Encoding: e}, ok && ok2 && ok3 && pr.has(dmLength)
+	case TypeDynamicLengthString:
+		allow(dmDLString)
+		e, ok2 := d.encoding(pr)
+		return &DynamicLengthString{Common: c, LengthFieldLocation: pr.loc[lLength], Encoding: e}, ok && ok2 && pr.has(dmLengthLoc)
+	case TypeStaticLengthBlob:
+		allow(dmSLBlob)
+		l, ok2 := pr.num[iLength].Uint64()
+		return &StaticLengthBlob{Common: c, Length: l, MediaType: d.mediaType(pr), Roles: pr.roles}, ok && ok2 && pr.has(dmLength)
+	case TypeDynamicLengthBlob:
+		allow(dmDLBlob)
+		return &DynamicLengthBlob{Common: c, LengthFieldLocation: pr.loc[lLength], MediaType: d.mediaType(pr)}, ok && pr.has(dmLengthLoc)
+	case TypeStructure:
+		allow(dmStructure)
+		a, ok2 := d.alignment(pr, dmMinAlignment, iMinAlignment)
+		return &Structure{Common: c, MinimumAlignment: a, MemberClasses: pr.mems}, ok && ok2
+	case TypeStaticLengthArray:
+		allow(dmSLArray)
+		a, ok2 := d.alignment(pr, dmMinAlignment, iMinAlignment)
+		l, ok3 := pr.num[iLength].Uint64()
+		return &StaticLengthArray{Common: c, Length: l, MinimumAlignment: a, ElementFieldClass: pr.fc[fElement]},
+			ok && ok2 && ok3 && pr.has(dmLength) && pr.has(dmElement)
+	case TypeDynamicLengthArray:
+		allow(dmDLArray)
+		a, ok2 := d.alignment(pr, dmMinAlignment, iMinAlignment)
+		return &DynamicLengthArray{Common: c, LengthFieldLocation: pr.loc[lLength], MinimumAlignment: a, ElementFieldClass: pr.fc[fElement]},
+			ok && ok2 && pr.has(dmLengthLoc) && pr.has(dmElement)
+	case TypeOptional:
+		allow(dmOptional)
+		o := &Optional{Common: c, SelectorFieldLocation: pr.loc[lSelector], FieldClass: pr.fc[fField]}
+		if pr.has(dmRanges) {
+			o.SelectorFieldRanges = pr.ranges
+		}
+		return o, ok && pr.has(dmSelectorLoc) && pr.has(dmField)
+	case TypeVariant:
+		allow(dmVariant)
+		if !ok || !pr.has(dmSelectorLoc) || !pr.has(dmOptions) {
+			return nil, false
+		}
+		if _, _, clash := intersectingOptions(pr.opts); clash {
+			return nil, false
+		}
+		return &Variant{Common: c, SelectorFieldLocation: pr.loc[lSelector], Options: pr.opts}, true
+	}
+	return nil, false
+}
+
+func (d *direct) bitArray(pr *props) (BitArray, bool) {
+	var b BitArray
+	l, ok := pr.num[iLength].Uint64()
+	if !pr.has(dmLength) || !ok || l == 0 || !pr.has(dmByteOrder) {
+		return b, false
+	}
+	b.Length, b.ByteOrder = l, pr.str[sByteOrder]
+	if b.BitOrder, ok = defaultBitOrder(b.ByteOrder); !ok {
+		return b, false
+	}
+	if pr.has(dmBitOrder) {
+		b.BitOrder = pr.str[sBitOrder]
+		if b.BitOrder != "first-to-last" && b.BitOrder != "last-to-first" {
+			return b, false
+		}
+	}
+	b.Alignment, ok = d.alignment(pr, dmAlignment, iAlignment)
+	return b, ok
+}
+
+// alignment returns the power of two of key (slot), 1 when absent.
+func (d *direct) alignment(pr *props, key uint64, slot int) (uint64, bool) {
+	a, ok := d.uintOpt(pr, key, slot, 1)
+	return a, ok && bits.OnesCount64(a) == 1
+}
+
+func (d *direct) intProps(pr *props, signed bool) (IntegerProps, bool) {
+	ip := IntegerProps{PreferredDisplayBase: 10}
+	if pr.has(dmDisplayBase) {
+		b, ok := pr.num[iDisplayBase].Uint64()
+		if !ok || b != 2 && b != 8 && b != 10 && b != 16 {
+			return ip, false
+		}
+		ip.PreferredDisplayBase = int(b)
+	}
+	if pr.has(dmMappings) {
+		if !signed && pr.rneg[rMappings] {
+			return ip, false
+		}
+		ip.Mappings = pr.rmap[rMappings]
+	}
+	return ip, true
+}
+
+func (d *direct) encoding(pr *props) (string, bool) {
+	if !pr.has(dmEncoding) {
+		return "utf-8", true
+	}
+	switch e := pr.str[sEncoding]; e {
+	case "utf-8", "utf-16be", "utf-16le", "utf-32be", "utf-32le":
+		return e, true
+	}
+	return "", false
+}
+
+func (d *direct) mediaType(pr *props) string {
+	if !pr.has(dmMediaType) {
+		return "application/octet-stream"
+	}
+	return pr.str[sMediaType]
+}

@@ -1,0 +1,299 @@
+package ctf2meta
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// sentinels are the errors a fragment's decoding may wrap.
+var sentinels = []error{ErrBadMagic, ErrUnsupportedVersion, ErrUnsupported, ErrTruncated, ErrCorrupt, ErrFraming, ErrSchema, ErrLimit}
+
+// samePaths decodes text by decodeFragment (the direct decoder first, the
+// generic path for what it leaves) and by the generic path alone, with the
+// same options and a budget of limit bytes of which used are spent, and
+// fails tb when the fragments, the errors (text, offset, sentinels) or the
+// budget spent differ. It reports whether the direct decoder gave the
+// fragment itself.
+func samePaths(tb testing.TB, text []byte, o *options, used, limit int64) (direct bool) {
+	tb.Helper()
+	const off, textOff, num = 1000, 1001, 7
+	budNew, budOld := &memBudget{used: used, limit: limit}, &memBudget{used: used, limit: limit}
+	js := new(jsonScratch)
+	fNew, errNew := decodeFragment(text, o, off, textOff, num, budNew, js)
+	fOld, errOld := decodeGeneric(text, o, off, textOff, num, budOld, new(jsonScratch))
+	if (errNew == nil) != (errOld == nil) || errNew != nil && errNew.Error() != errOld.Error() {
+		tb.Fatalf("%q:\ndirect: %v\ngeneric: %v", text, errNew, errOld)
+	}
+	if errNew != nil {
+		var a, b *FormatError
+		if !errors.As(errNew, &a) || !errors.As(errOld, &b) || a.Offset != b.Offset {
+			tb.Fatalf("%q: offsets differ: %v / %v", text, errNew, errOld)
+		}
+		for _, s := range sentinels {
+			if errors.Is(errNew, s) != errors.Is(errOld, s) {
+				tb.Fatalf("%q: sentinel %v: %v / %v", text, s, errNew, errOld)
+			}
+		}
+		return false
+	}
+	if !reflect.DeepEqual(fNew, fOld) {
+		tb.Fatalf("%q:\ndirect  %#v\ngeneric %#v", text, fNew, fOld)
+	}
+	if budNew.used != budOld.used {
+		tb.Fatalf("%q: budget spent %d by decodeFragment, %d by the generic path", text, budNew.used-used, budOld.used-used)
+	}
+	// Whether the direct decoder took it: a fresh run of it alone.
+	_, direct = decodeDirect(text, o, &memBudget{used: used, limit: limit}, new(jsonScratch))
+	// Decoding again with the kept state (interned strings, present lists)
+	// gives the same fragment.
+	again, err := decodeFragment(text, o, off, textOff, num, &memBudget{used: used, limit: limit}, js)
+	if err != nil || !reflect.DeepEqual(again, fOld) {
+		tb.Fatalf("%q: second decode with kept state: %v", text, err)
+	}
+	return direct
+}
+
+// samePathsEverywhere runs samePaths with default limits, unknown
+// properties allowed, a small MaxDepth, and budgets just below and at what
+// the text takes.
+func samePathsEverywhere(tb testing.TB, text []byte) (direct bool) {
+	tb.Helper()
+	o, _ := buildOptions(nil)
+	bud := newBudget(&o.limits, nil, int64(len(text)))
+	direct = samePaths(tb, text, &o, 0, bud.limit)
+	ou, _ := buildOptions([]ReaderOption{WithUnknownProperties(true)})
+	samePaths(tb, text, &ou, 0, bud.limit)
+	od, _ := buildOptions([]ReaderOption{WithLimits(Limits{MaxDepth: 3})})
+	samePaths(tb, text, &od, 0, newBudget(&od.limits, nil, int64(len(text))).limit)
+	// The budget the generic path spends on the text, then budgets of
+	// exactly that and one byte less.
+	probe := &memBudget{limit: 1 << 40}
+	if _, err := decodeGeneric(text, &o, 0, 0, 1, probe, nil); err == nil {
+		samePaths(tb, text, &o, 100, 100+probe.used)
+		samePaths(tb, text, &o, 100, 100+probe.used-1)
+	}
+	return direct
+}
+
+// vectorFragments returns the JSON texts of the fragments of every CTF 2
+// metadata vector.
+func vectorFragments(tb testing.TB) [][]byte {
+	var out [][]byte
+	files := vectorMetadataFiles(tb)
+	// And babeltrace's own CTF 2 test traces when CTF_BT_TRACES names
+	// their folder (tests/data/ctf-traces of babeltrace v2.1.2).
+	if root := os.Getenv("CTF_BT_TRACES"); root != "" {
+		filepath.WalkDir(filepath.Join(root, "2"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && d.Name() == "metadata" {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	for _, p := range files {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if Detect(raw) == KindPacketized {
+			if raw, _, err = Depacketize(nil, raw); err != nil {
+				continue
+			}
+		}
+		if len(bytes.TrimLeft(raw, " \t\r\n")) == 0 || bytes.TrimLeft(raw, " \t\r\n")[0] != RS {
+			continue // TSDL
+		}
+		for _, f := range bytes.Split(raw, []byte{RS}) {
+			if len(bytes.TrimSpace(f)) > 0 {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// directSeeds are fragments with every field class and property the direct
+// decoder reads.
+var directSeeds = []string{
+	`{"type":"field-class-alias","name":"u8","field-class":{"type":"fixed-length-unsigned-integer","length":8,"byte-order":"little-endian"}}`,
+	`{"type":"data-stream-class","id":3,"namespace":"ns","name":"s","uid":"u","default-clock-class-id":"c","attributes":{"a":[1,{"b":null}]},"extensions":{},
+	  "packet-context-field-class":{"type":"structure","member-classes":[{"name":"ts","field-class":"u8","attributes":{"x":true}}]},
+	  "event-record-header-field-class":"u8","event-record-common-context-field-class":{"type":"structure"}}`,
+	fc(`{"type":"structure","minimum-alignment":8,"member-classes":[
+		{"name":"a","field-class":{"type":"fixed-length-bit-array","length":3,"byte-order":"big-endian","bit-order":"first-to-last"}},
+		{"name":"b","field-class":{"type":"fixed-length-boolean","length":8,"byte-order":"little-endian","alignment":8}},
+		{"name":"c","field-class":{"type":"fixed-length-bit-map","length":8,"byte-order":"little-endian","flags":{"x":[[0,0]],"y":[[1,7],[2,3]]}}},
+		{"name":"d","field-class":{"type":"fixed-length-signed-integer","length":16,"byte-order":"big-endian","preferred-display-base":16,"mappings":{"neg":[[-5,-1]],"e":[[-9223372036854775808,9223372036854775807]]}}},
+		{"name":"e","field-class":{"type":"fixed-length-floating-point-number","length":64,"byte-order":"little-endian"}},
+		{"name":"f","field-class":{"type":"variable-length-unsigned-integer","mappings":{"big":[[0,18446744073709551615]]},"roles":["packet-magic-number"]}},
+		{"name":"g","field-class":{"type":"variable-length-signed-integer","preferred-display-base":2}},
+		{"name":"h","field-class":{"type":"null-terminated-string","encoding":"utf-16le"}},
+		{"name":"i","field-class":{"type":"static-length-string","length":4}},
+		{"name":"j","field-class":{"type":"dynamic-length-string","length-field-location":{"origin":"event-record-payload","path":["i"]},"encoding":"utf-8"}},
+		{"name":"k","field-class":{"type":"static-length-blob","length":16,"media-type":"text/plain","roles":["metadata-stream-uuid"]}},
+		{"name":"l","field-class":{"type":"dynamic-length-blob","length-field-location":{"path":[null,"i"]}}},
+		{"name":"m","field-class":{"type":"static-length-array","length":2,"element-field-class":"u8","minimum-alignment":4}},
+		{"name":"n","field-class":{"type":"dynamic-length-array","length-field-location":{"path":["i"]},"element-field-class":{"type":"structure","member-classes":[]}}},
+		{"name":"o","field-class":{"type":"optional","selector-field-location":{"path":["b"]},"selector-field-ranges":[[1,1]],"field-class":"u8"}},
+		{"name":"p","field-class":{"type":"variant","selector-field-location":{"path":["d"]},"options":[
+			{"name":"x","selector-field-ranges":[[0,3]],"field-class":"u8"},
+			{"selector-field-ranges":[[4,9],[-3,-1]],"field-class":{"type":"fixed-length-unsigned-integer","length":32,"byte-order":"big-endian","roles":[]}},
+			{"name":"","selector-field-ranges":[[10,10]],"field-class":"u8","extensions":{"e":1}}]}},
+		{"name":"q","field-class":{"type":"fixed-length-unsigned-integer","length":64,"byte-order":"little-endian","mappings":{},"preferred-display-base":10,"alignment":1}}
+	]}`),
+	`{"id":1,"data-stream-class-id":0,"name":"sorted keys","payload-field-class":{"byte-order":"little-endian","length":8,"type":"fixed-length-unsigned-integer"},"type":"event-record-class"}`,
+	"{\"type\" : \"event-record-class\" ,\n \"name\":\"spaces \\u00e9\\n\" , \"namespace\" : \"a\\\"b\", \"uid\":\"\xff\" }",
+	`{"type":"event-record-class","payload-field-class":{"type":"structure","member-classes":[` + strings.Repeat(`{"name":"m","field-class":"u8"},`, 40) + `{"name":"z","field-class":"u8"}]}}`,
+}
+
+// fragmentMutations returns variants of text: unknown, duplicate and
+// escaped keys, wrong values, and a few truncations.
+func fragmentMutations(text []byte) [][]byte {
+	s := string(text)
+	var out [][]byte
+	add := func(v string) {
+		if v != s {
+			out = append(out, []byte(v))
+		}
+	}
+	for _, r := range [][2]string{
+		{`"length":`, `"zz":1,"length":`}, {`"length":`, `"length":1,"length":`}, {`"type":`, `"\u0074ype":`},
+		{`"name":`, `"name":"dup","name":`}, {`"name":`, `"name":5,"x":`}, {`"length": 8`, `"length": 0`},
+		{`"length":8`, `"length":-8`}, {`"length": 32`, `"length": 3.2e1`}, {`"length":32`, `"length":"32"`},
+		{`little-endian`, `middle-endian`}, {`"structure"`, `"structur"`}, {`"member-classes": [`, `"member-classes": [{"name":"x","field-class":{"type":"structure"}},`},
+		{`"path": [`, `"path": [null,`}, {`"path":[`, `"path":[null`}, {`"roles": [`, `"roles": ["nope",`}, {`[0,`, `[-1,`},
+		{`"mappings": {`, `"mappings": {"m":[[5,1]],`}, {`"origin":`, `"origin":"event-record-header","x":`}, {`{`, `{"length":"x",`},
+		{`"field-class":`, `"field-class":"",  "xx":`}, {`"id":`, `"id":18446744073709551616,"q":`}, {`"alignment": 8`, `"alignment": 6`},
+		{`"type": "fixed-length-unsigned-integer"`, `"type": "fixed-length-signed-integer"`}, {`"type":"fixed-length-unsigned-integer"`, `"type":"variable-length-signed-integer"`},
+		{`"preferred-display-base": 16`, `"preferred-display-base": 7`}, {`"encoding"`, `"media-type"`}, {`"options":[`, `"options":[{"name":"x","selector-field-ranges":[[0,100]],"field-class":"u8"},`},
+		{`}`, `}}`}, {`]`, `]]`}, {`"`, `'`}, {`,`, ``}, {`:`, ` `},
+	} {
+		add(strings.Replace(s, r[0], r[1], 1))
+		add(strings.Replace(s, r[0], r[1], -1))
+	}
+	for _, n := range []int{1, len(s) / 3, len(s) / 2, len(s) - 1} {
+		if n > 0 && n < len(s) {
+			add(s[:n])
+		}
+	}
+	return out
+}
+
+// TestDirectDecoderMatchesGeneric: on every fragment of the vectors and the
+// seeds, and on mutations of them (errors of every kind), decodeFragment
+// gives what the generic path gives, with the same error texts, offsets and
+// sentinels and the same budget spent; and the direct decoder itself takes
+// every data stream class, event record class and alias of the vectors.
+func TestDirectDecoderMatchesGeneric(t *testing.T) {
+	frags := vectorFragments(t)
+	for _, s := range directSeeds {
+		frags = append(frags, []byte(s))
+	}
+	took, kinds := 0, 0
+	seen := map[string]bool{}
+	for _, f := range frags {
+		if seen[string(f)] {
+			continue
+		}
+		seen[string(f)] = true
+		direct := samePathsEverywhere(t, f)
+		fr, err := DecodeFragment(f)
+		if err == nil {
+			switch fr.FragmentType() {
+			case TypeDataStreamClass, TypeEventRecordClass, TypeFieldClassAlias:
+				kinds++
+				if direct {
+					took++
+				} else if !bytes.Contains(f, []byte(`\u`)) { // escaped keys are left to the generic path
+					t.Errorf("the direct decoder left %.200s", f)
+				}
+			}
+		}
+		if len(f) < 20000 {
+			for _, m := range fragmentMutations(f) {
+				samePathsEverywhere(t, m)
+			}
+		}
+	}
+	if took < 100 {
+		t.Fatalf("the direct decoder took only %d of %d fragments of its kinds", took, kinds)
+	}
+	t.Logf("%d fragments, %d of the direct decoder's kinds, %d taken by it", len(seen), kinds, took)
+}
+
+// TestDirectDecoderBigMetadata: the metadata BenchmarkFragmentReaderBig
+// reads (keys sorted, "type" last) decodes the same by both paths, stream
+// rules included.
+func TestDirectDecoderBigMetadata(t *testing.T) {
+	raw := bigLTTngMetadata(t, 300_000)
+	for _, f := range bytes.Split(raw, []byte{RS})[1:] {
+		samePaths(t, f, &options{limits: DefaultLimits()}, 0, 1<<40)
+	}
+	m, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range m.Fragments {
+		text := bytes.Split(raw, []byte{RS})[i+1]
+		o, _ := buildOptions(nil)
+		g, err := decodeGeneric(text, &o, 0, 0, 1, nil, nil)
+		if err != nil || !reflect.DeepEqual(f, g) {
+			t.Fatalf("fragment %d differs from the generic path's (%v)", i, err)
+		}
+	}
+}
+
+// FuzzDirectDecoder: whatever the text, decodeFragment and the generic path
+// agree (value, error text, offset, sentinels, budget), with default
+// limits, unknown properties allowed, a small MaxDepth and tight budgets.
+func FuzzDirectDecoder(f *testing.F) {
+	for _, s := range directSeeds {
+		f.Add([]byte(s))
+	}
+	if _, err := vectortest.Root(); err == nil { // the seeds above suffice without them
+		for _, fr := range vectorFragments(f) {
+			if len(fr) < 4096 {
+				f.Add(fr)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		samePathsEverywhere(t, data)
+	})
+}
+
+// TestWordAtATimeScans: strings and whitespace runs of every length up to
+// 40 with a special byte (quote, backslash escape, control character,
+// non-ASCII, invalid UTF-8) at every position parse as encoding/json parses
+// them: the eight-bytes-at-a-time loops of plainString and space stop at
+// the right byte.
+func TestWordAtATimeScans(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		for pos := 0; pos <= n; pos++ {
+			for _, special := range []string{`\"`, `\\`, `\n`, "\x01", "é", "\xff", " ", "\t"} {
+				s := strings.Repeat("a", pos) + special + strings.Repeat("b", n-pos)
+				for _, text := range []string{
+					`{"k":"` + s + `"}`,
+					`[` + strings.Repeat(" ", pos) + `"` + s + `"` + strings.Repeat(" ", n-pos) + "\n" + strings.Repeat(" ", n) + `]`,
+				} {
+					var want any
+					dec := json.NewDecoder(strings.NewReader(text))
+					dec.UseNumber()
+					werr := dec.Decode(&want)
+					got, gerr := parseJSON([]byte(text), 100, nil, nil)
+					if (werr == nil) != (gerr == nil) || werr == nil && !reflect.DeepEqual(got, want) {
+						t.Fatalf("%q: parseJSON %#v (%v), encoding/json %#v (%v)", text, got, gerr, want, werr)
+					}
+				}
+			}
+		}
+	}
+}
