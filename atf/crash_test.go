@@ -386,19 +386,7 @@ func TestCrashLossBound(t *testing.T) {
 		if c.bg {
 			cmd.Env = append(cmd.Env, "ATF_CRASH_BG=1")
 		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		line, err := bufio.NewReader(out).ReadString('\n')
-		cmd.Process.Kill() // SIGKILL
-		cmd.Wait()
-		if line != "ready\n" {
-			t.Fatalf("%s: child said %q (%v)", name, line, err)
-		}
+		killWhenReady(t, cmd, name)
 		s, err := OpenSession(dir)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -456,5 +444,25 @@ func TestCrashLossBound(t *testing.T) {
 			t.Errorf("%s: problems %v, want no-manifest first", name, ps)
 		}
 		s.Close()
+	}
+}
+
+// killWhenReady starts the child cmd, waits for its "ready" line (it has
+// written what the test expects on file), SIGKILLs it and reaps it; what
+// names the case in the failure.
+func killWhenReady(t *testing.T, cmd *exec.Cmd, what string) {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	cmd.Process.Kill() // SIGKILL
+	cmd.Wait()
+	if line != "ready\n" {
+		t.Fatalf("%s: child said %q (%v)", what, line, err)
 	}
 }

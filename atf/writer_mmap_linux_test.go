@@ -3,7 +3,6 @@
 package atf
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -304,19 +303,7 @@ func TestMmapOutputCrash(t *testing.T) {
 		dir := t.TempDir()
 		cmd := exec.Command(exe, "-test.run=^TestMmapOutputCrash$")
 		cmd.Env = append(os.Environ(), "ATF_MMAP_CRASH_DIR="+dir, "ATF_CRASH_BOUND="+strconv.FormatUint(n, 10))
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		line, err := bufio.NewReader(out).ReadString('\n')
-		cmd.Process.Kill() // SIGKILL
-		cmd.Wait()
-		if line != "ready\n" {
-			t.Fatalf("%d events: child said %q (%v)", n, line, err)
-		}
+		killWhenReady(t, cmd, fmt.Sprintf("%d events", n))
 		for k := range 2 {
 			got, dangling := checkMappedCrash(t, fmt.Sprintf("%d events, thread %d", n, k), filepath.Join(dir, "thread_"+strconv.Itoa(k)), uint32(k))
 			if got != n || dangling != 0 {
