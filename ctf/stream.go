@@ -180,7 +180,7 @@ type Stream struct {
 func newStream(t *Trace, name string, data []byte) *Stream {
 	s := &Stream{Name: name, t: t, data: data, size: int64(len(data)), slots: make([]uint64, t.slots), regs: make([]int32, t.regs), limit: t.o.limits.MaxFieldsPerEvent}
 	s.ev.Stream = s
-	s.rec = traceerr.Recovery{Format: formatName, Unit: "events"}
+	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	return s
 }
 

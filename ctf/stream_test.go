@@ -125,8 +125,8 @@ func TestLosses(t *testing.T) {
 	if len(ls) != 2 || ls[0].Packet != 2 || ls[0].Events != 7 || ls[1].Packet != 4 || ls[1].Packets != 3 {
 		t.Fatalf("losses %+v", ls)
 	}
-	if r := s.Recovery(); r.Lost != 7 || r.Read != 3000 {
-		t.Errorf("recovery %+v", r)
+	if r := s.Recovery(); r.Lost != 7 || r.Read != 3000 || r.StopOffset != -1 {
+		t.Errorf("recovery %+v (StopOffset -1: the stream was read to its end)", r)
 	}
 }
 
@@ -150,7 +150,7 @@ func TestCutLastPacket(t *testing.T) {
 		t.Fatal(s.Err())
 	}
 	r := s.Recovery()
-	if m >= n || m < n-200 || len(r.Notes) == 0 || r.LostBytes == 0 || r.LostBytes > 100 {
+	if m >= n || m < n-200 || len(r.Notes) == 0 || r.LostBytes == 0 || r.LostBytes > 100 || r.StopOffset < 0 || r.StopOffset > int64(len(cut)) {
 		t.Fatalf("%d of %d events, recovery %+v", m, n, r)
 	}
 }
