@@ -240,20 +240,7 @@ func checkCrashedThread(t *testing.T, round int, dir string, threadID uint32) {
 	if th.DetailLen() != wantDetail {
 		t.Fatalf("round %d: %d detail events from %d bytes, want %d", round, th.DetailLen(), len(db), wantDetail)
 	}
-	if th.Detail != nil {
-		for k, d := range numbered(th.Detail.All(), t.Error) {
-			i := k * 4
-			ts, _, kind, _, pl := crashEvent(i)
-			if d.IndexSeq != uint32(i) || d.Timestamp != ts || d.Type != DetailTypeFor(kind) || len(d.Payload) != pl {
-				t.Fatalf("round %d: detail %d = %+v", round, k, d)
-			}
-			for j, b := range d.Payload {
-				if b != crashPayloadByte(i, j) {
-					t.Fatalf("round %d: detail %d payload byte %d", round, k, j)
-				}
-			}
-		}
-	}
+	checkCrashDetails(t, th, fmt.Sprintf("round %d", round))
 	checkNoOrphans(t, fmt.Sprintf("round %d", round), th)
 	t.Logf("round %d: index %d bytes → %d events (%d discarded); detail %d bytes → %d events", round, len(ib), th.Index.Len(), th.Index.Discarded(), len(db), th.DetailLen())
 }
@@ -464,5 +451,27 @@ func killWhenReady(t *testing.T, cmd *exec.Cmd, what string) {
 	cmd.Wait()
 	if line != "ready\n" {
 		t.Fatalf("%s: child said %q (%v)", what, line, err)
+	}
+}
+
+// checkCrashDetails checks the detail records a crash child wrote for
+// every fourth index event (crashEvent, crashPayloadByte) and that read
+// back from th; what names the case in a failure.
+func checkCrashDetails(t *testing.T, th *Thread, what string) {
+	t.Helper()
+	if th.Detail == nil {
+		return
+	}
+	for k, d := range numbered(th.Detail.All(), t.Error) {
+		i := k * 4
+		ts, _, kind, _, pl := crashEvent(i)
+		if d.IndexSeq != uint32(i) || d.Timestamp != ts || d.Type != DetailTypeFor(kind) || len(d.Payload) != pl {
+			t.Fatalf("%s: detail %d = %+v", what, k, d)
+		}
+		for j, b := range d.Payload {
+			if b != crashPayloadByte(i, j) {
+				t.Fatalf("%s: detail %d payload byte %d", what, k, j)
+			}
+		}
 	}
 }

@@ -383,20 +383,7 @@ func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, 
 			t.Fatalf("%s: event %d = %+v, want %+v", name, seq, e, want)
 		}
 	}
-	if th.Detail != nil {
-		for k, d := range numbered(th.Detail.All(), t.Error) {
-			i := k * 4
-			ts, _, kind, _, pl := crashEvent(i)
-			if d.IndexSeq != uint32(i) || d.Timestamp != ts || d.Type != DetailTypeFor(kind) || len(d.Payload) != pl {
-				t.Fatalf("%s: detail %d = %+v", name, k, d)
-			}
-			for j, b := range d.Payload {
-				if b != crashPayloadByte(i, j) {
-					t.Fatalf("%s: detail %d payload byte %d", name, k, j)
-				}
-			}
-		}
-	}
+	checkCrashDetails(t, th, name)
 	// checkNoOrphans, but a kill between the header's two stores (event_count,
 	// then footer_offset) leaves event_count one ahead: a header mismatch
 	// that only says so.
