@@ -1,7 +1,5 @@
 package dial9
 
-import "io"
-
 // poolTable holds one pool of the current stream: id → content. Ids are
 // usually dense from 0, so most live in a slice (24 bytes per id); ids far
 // beyond it (a writer's explicit ids, or a hostile input's) go to a map. A
@@ -113,25 +111,12 @@ func (t *poolTable) reset() {
 	clear(t.sparse)
 }
 
-// countingReader counts the bytes read through it (the compressed input of
-// a gzip stream).
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
 // inputSize is the size of the input the memory budget is proportional
 // to: the caller's bytes (the compressed bytes for gzip), as far as read.
 func (d *Reader) inputSize() int64 {
 	switch {
 	case d.zin != nil:
-		return d.zin.n
+		return d.zin.N
 	case d.owned:
 		return d.base + int64(len(d.buf))
 	}

@@ -8,6 +8,8 @@ import (
 	"iter"
 	"math"
 	"unsafe"
+
+	"github.com/tracecodec/tracecodec/internal/wire"
 )
 
 // FrameKind is the kind of frame a Reader returns. Timestamp-reset frames
@@ -174,8 +176,8 @@ type Reader struct {
 	strs      poolTable // the string pool
 	stacks    poolTable // the stack pool (little-endian u64 addresses)
 	tsBase    uint64
-	alloc     int64           // bytes allocated for retained state, charged against the budget
-	zin       *countingReader // the compressed input of a gzip stream
+	alloc     int64                // bytes allocated for retained state, charged against the budget
+	zin       *wire.CountingReader // the compressed input of a gzip stream
 	poolBytes int64
 	arena     []byte
 

@@ -124,7 +124,7 @@ func (d *Reader) recoverStop() {
 		rec.LostBytes = -1
 	}
 	if d.zin != nil {
-		rec.CompressedBytes = d.zin.n
+		rec.CompressedBytes = d.zin.N
 	}
 	d.rec = rec
 	d.err = nil
@@ -148,7 +148,7 @@ func (d *Reader) drain() int64 {
 	for idle := 0; ; {
 		k, err := d.r.Read(buf[:])
 		n += int64(k)
-		if d.zin != nil && d.abs(len(d.buf))+n > int64(d.lim.MaxDecompressionRatio)*d.zin.n+1<<20 {
+		if d.zin != nil && d.abs(len(d.buf))+n > int64(d.lim.MaxDecompressionRatio)*d.zin.N+1<<20 {
 			return -1
 		}
 		switch {

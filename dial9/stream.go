@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/tracecodec/tracecodec/internal/wire"
 )
 
 func newStreaming(r io.Reader, o options) (*Reader, error) {
@@ -19,7 +20,7 @@ func newStreaming(r io.Reader, o options) (*Reader, error) {
 		return nil, d.err
 	}
 	if len(d.buf) >= 2 && d.buf[0] == 0x1f && d.buf[1] == 0x8b {
-		d.zin = &countingReader{r: io.MultiReader(bytes.NewReader(bytes.Clone(d.buf)), r)}
+		d.zin = &wire.CountingReader{R: io.MultiReader(bytes.NewReader(bytes.Clone(d.buf)), r)}
 		zr, err := gzip.NewReader(d.zin)
 		if err != nil {
 			return nil, newErr(0, ErrCorrupt, "gzip: %v", err)
@@ -70,7 +71,7 @@ func (d *Reader) fill() bool {
 		n, err := d.r.Read(d.buf[len(d.buf):cap(d.buf)])
 		d.buf = d.buf[:len(d.buf)+n]
 		if d.zin != nil {
-			if out, in := d.abs(len(d.buf)), d.zin.n; out > int64(d.lim.MaxDecompressionRatio)*in+1<<20 {
+			if out, in := d.abs(len(d.buf)), d.zin.N; out > int64(d.lim.MaxDecompressionRatio)*in+1<<20 {
 				d.err = newErr(d.abs(len(d.buf)), ErrLimit, "gzip: %d bytes decompressed from %d: over the %d:1 limit (Limits.MaxDecompressionRatio)", out, in, d.lim.MaxDecompressionRatio)
 				return false
 			}

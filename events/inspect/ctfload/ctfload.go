@@ -17,6 +17,7 @@ import (
 	"regexp"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
+	"github.com/tracecodec/tracecodec/internal/wire"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
 
@@ -135,7 +136,7 @@ func LoadStreamed(s Source) (m *Meta, streamed bool, err error) {
 		return nil, false, nil
 	}
 	defer f.Close()
-	cr := &countReader{r: s.wrap(f)}
+	cr := &wire.CountingReader{R: s.wrap(f)}
 	br := bufio.NewReaderSize(cr, peek)
 	head, err := br.Peek(peek)
 	if err != nil && err != io.EOF {
@@ -151,20 +152,8 @@ func LoadStreamed(s Source) (m *Meta, streamed bool, err error) {
 	if err := d.Err(); err != nil {
 		return nil, true, err
 	}
-	m = &Meta{Size: cr.n, Meta: d.Metadata(), Leading: d.Source().LeadingWhitespace}
+	m = &Meta{Size: cr.N, Meta: d.Metadata(), Leading: d.Source().LeadingWhitespace}
 	return m, true, nil
-}
-
-// countReader counts the bytes read through it.
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // recovery is the uniform summary of the metadata: ctf2meta's report of the
