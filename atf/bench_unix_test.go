@@ -16,7 +16,7 @@ import (
 // the process CPU time per event (steadier than wall-clock on a shared
 // machine): the price of the crash bound. mmap writes through
 // WithMmapOutput (on Linux; every event on file when it returns, no
-// system call but a fallocate per growth step).
+// system call but a few per growth step).
 func BenchmarkThreadWriteFile(b *testing.B) {
 	for _, every := range []uint64{DefaultFlushEvery, 0, 1 << 63} {
 		name, opts := fmt.Sprintf("flush=%d", every), []WriterOption{WithFlushEvery(every)}

@@ -60,8 +60,8 @@
 // WithMmapOutput(true) (Linux) removes the bound: the writers write through
 // a shared mapping of the file, so every event is in the file's pages when
 // its Write returns and a killed process loses none, with no system call
-// per flush; the file grows by fallocate (a full disk is an error, not a
-// SIGBUS) and is truncated to its real size by Close (byte-identical to the
+// per flush; the file grows by ftruncate and MADV_POPULATE_WRITE (a full
+// disk is an error, not a SIGBUS) and is truncated to its real size by Close (byte-identical to the
 // write(2) output). TestMmapOutputCrash kills such writers at random
 // moments and after their last Write.
 //

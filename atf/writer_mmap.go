@@ -6,9 +6,10 @@ import (
 )
 
 // WithMmapOutput makes the writers write their files through a shared
-// memory mapping instead of write(2) (Linux; elsewhere, and for anything
-// but an empty regular *os.File opened for reading and writing, the
-// option is ignored and the writers use write(2) as without it). It
+// memory mapping instead of write(2) (Linux 5.14 or later; elsewhere, and
+// for anything but an empty regular *os.File opened for reading and
+// writing that can be mapped, the option is ignored and the writers use
+// write(2) as without it). It
 // applies to CreateThread, CreateSession, CreateSessionDir and to
 // NewIndexWriter, NewDetailWriter and NewThreadWriter given a freshly
 // created *os.File (os.Create).
@@ -23,19 +24,26 @@ import (
 // record cut by a crash reads as the end of the records). Sync is still
 // what a power loss cannot take.
 //
-// The file grows in steps (64 KiB, doubling up to 16 MiB) with
-// fallocate(2), which reports a full disk or a file size limit as an error
-// from Write, Append or Flush before any page of the new step is touched:
-// never a SIGBUS. A file left by a crash ends in the zero bytes of the
-// last step; this package's readers stop at footer_offset and at the first
+// The file grows in steps (64 KiB, doubling up to 16 MiB): ftruncate(2),
+// then MADV_POPULATE_WRITE of the step's pages, which makes the file
+// system reserve their blocks inside the system call, so a full disk or a
+// file size limit is an error from Write, Append or Flush before any page
+// of the new step is stored to: never a SIGBUS. Finished pages are written
+// behind: their writeback starts at the next growth and they leave the
+// page cache once written (POSIX_FADV_DONTNEED), so the writer reuses the
+// same memory instead of taking fresh pages for every step (the first
+// 2 MiB, which hold the header, stay). A file left by a crash ends in the
+// zero bytes of the last step; this package's readers stop at footer_offset and at the first
 // zero total_length (Recovered, Discarded), while the reference Rust
 // reader counts a crashed index file's zero tail as events. Close
 // truncates the file to its real size: the finished files are
 // byte-identical to those written with write(2).
 //
-// The price is the first touch of every 4 KiB page (a page fault instead
-// of a copy in write(2)); see docs/performance-atf.md for what it costs on
-// a virtual machine. Nobody else may truncate the file while it is being
+// The price is the first touch of every page (in the populate, instead of
+// write(2)'s copy): cheap where the file system gives the page cache 2 MiB
+// folios (ext4 and XFS on recent kernels), a fault per 4 KiB page where it
+// does not (tmpfs without huge=, older kernels), which on a virtual machine
+// can cost more than write(2); see docs/performance-atf.md. Nobody else may truncate the file while it is being
 // written: the writer's next store to a page past the new end would be a
 // SIGBUS. Default false.
 func WithMmapOutput(on bool) WriterOption {

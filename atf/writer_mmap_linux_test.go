@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // writeMappedStream writes n events of crashEvent's stream, with payloads
@@ -197,7 +199,7 @@ func TestMmapOutputFileSizeLimit(t *testing.T) {
 			msg = rest
 		}
 	}
-	if n == 0 || !strings.Contains(msg, "fallocate") {
+	if n == 0 || !strings.Contains(msg, "file too large") {
 		t.Fatalf("child output:\n%s", out)
 	}
 	th, err := OpenThread(filepath.Join(dir, "thread_1"))
@@ -214,6 +216,177 @@ func TestMmapOutputFileSizeLimit(t *testing.T) {
 		}
 	}
 	t.Logf("child: %s", msg)
+}
+
+// writeUntilError writes index events 0, 1, ... to tw until Write fails
+// (at most limit events) and returns how many it wrote and the error,
+// checking that the error is sticky.
+func writeUntilError(t *testing.T, tw *ThreadWriter, limit uint64) (uint64, error) {
+	t.Helper()
+	var n uint64
+	var err error
+	for ; n < limit; n++ {
+		if _, err = tw.Write(n, 1, KindCall, 0, nil); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		t.Fatalf("no error in %d events", limit)
+	}
+	if _, err2 := tw.Write(n, 1, KindCall, 0, nil); err2 == nil {
+		t.Fatal("error not sticky")
+	}
+	return n, err
+}
+
+// checkPrefixOnFile checks that the thread in dir holds exactly the events
+// 0 … n-1 that writeUntilError wrote.
+func checkPrefixOnFile(t *testing.T, dir string, n uint64) {
+	t.Helper()
+	th, err := OpenThread(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer th.Close()
+	if th.Index.Len() != n {
+		t.Fatalf("%d events on file, %d written before the failure", th.Index.Len(), n)
+	}
+	for seq, e := range numbered(th.Index.All(), t.Error) {
+		if e.Timestamp != seq {
+			t.Fatalf("event %d: %+v", seq, e)
+		}
+	}
+}
+
+// TestMmapOutputPopulateFails: when the pages of a growth step cannot be
+// populated for writing (a full disk makes MADV_POPULATE_WRITE fail where
+// a store would SIGBUS), Write returns the error, sticky, the writer
+// stores nothing into the step, and Close keeps every event before it.
+func TestMmapOutputPopulateFails(t *testing.T) {
+	defer func(p func([]byte) error) { populateWrite = p }(populateWrite)
+	calls := 0
+	populateWrite = func(b []byte) error {
+		if calls++; calls == 4 {
+			return syscall.EFAULT
+		}
+		return unix.Madvise(b, unix.MADV_POPULATE_WRITE)
+	}
+	dir := filepath.Join(t.TempDir(), "thread_1")
+	tw, err := CreateThread(dir, 1, WithMmapOutput(true))
+	if err != nil || tw.index.m == nil {
+		t.Fatalf("not mapped: %v", err)
+	}
+	n, err := writeUntilError(t, tw, 1<<20)
+	if !errors.Is(err, syscall.EFAULT) || !strings.Contains(err.Error(), "MADV_POPULATE_WRITE") {
+		t.Fatalf("error %v", err)
+	}
+	// The file was populated to 64, 128 and 256 KiB; the growth to 512 KiB
+	// failed: the events that fit 256 KiB.
+	if want := uint64((256<<10 - HeaderSize) / IndexEventSize); n != want {
+		t.Fatalf("failed after %d events, want %d", n, want)
+	}
+	if err := tw.Close(); !errors.Is(err, syscall.EFAULT) {
+		t.Fatalf("Close: %v", err)
+	}
+	checkPrefixOnFile(t, dir, n)
+}
+
+// TestMmapOutputWithoutPopulate: a kernel without MADV_POPULATE_WRITE
+// (before Linux 5.14) has nothing to turn a full disk into an error instead
+// of a SIGBUS, so the option falls back to write(2); the file is the same.
+func TestMmapOutputWithoutPopulate(t *testing.T) {
+	defer func(p func([]byte) error) { populateWrite = p }(populateWrite)
+	populateWrite = func([]byte) error { return syscall.EINVAL }
+	dir := t.TempDir()
+	opts := []WriterOption{WithArch(ArchX86_64), WithOS(OSLinux)}
+	plen := func(i uint64) int { return int(i % 3) }
+	writeMappedStream(t, filepath.Join(dir, "plain"), 5000, plen, opts...)
+	if _, mapped := writeMappedStream(t, filepath.Join(dir, "opt"), 5000, plen, append(opts, WithMmapOutput(true))...); mapped {
+		t.Fatal("mapped without MADV_POPULATE_WRITE")
+	}
+	for _, name := range []string{"index.atf", "detail.atf"} {
+		a, _ := os.ReadFile(filepath.Join(dir, "plain", name))
+		b, _ := os.ReadFile(filepath.Join(dir, "opt", name))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Fatalf("%s: %d and %d bytes, not identical", name, len(a), len(b))
+		}
+	}
+}
+
+// TestMmapOutputWriteBehind: the pages the writer has finished are handed
+// to writeBehind twice (once to start their writeback, once to drop them),
+// in order, never the first 2 MiB (the live header) and never a page past
+// the events already written.
+func TestMmapOutputWriteBehind(t *testing.T) {
+	defer func(w func(*os.File, int64, int64)) { writeBehind = w }(writeBehind)
+	type call struct{ from, to, written int64 }
+	var calls []call
+	var tw *ThreadWriter
+	writeBehind = func(f *os.File, from, to int64) {
+		calls = append(calls, call{from, to, tw.index.written})
+	}
+	dir := filepath.Join(t.TempDir(), "thread_1")
+	tw, err := CreateThread(dir, 1, WithMmapOutput(true))
+	if err != nil || tw.index.m == nil {
+		t.Fatalf("not mapped: %v", err)
+	}
+	const n = 3_000_000 // 96 MB
+	for i := range uint64(n) {
+		if _, err := tw.Write(i, 1, KindCall, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) < 3 {
+		t.Fatalf("%d calls: %v", len(calls), calls)
+	}
+	// Call i gets [the start of call i-1's new pages, its own end): the
+	// pages new at call i-1 a second time (to drop them), its own new
+	// pages [end of call i-1, end) a first time (to write them).
+	for i, c := range calls {
+		from, prevEnd := int64(mapKeep), int64(mapKeep)
+		if i >= 2 {
+			from = calls[i-2].to
+		}
+		if i >= 1 {
+			prevEnd = calls[i-1].to
+		}
+		if c.from != from || c.to <= prevEnd || c.to > c.written || c.to%mapKeep != 0 {
+			t.Fatalf("call %d: %+v, want from %d, to past %d and at most the %d bytes written", i, c, from, prevEnd, c.written)
+		}
+	}
+	checkPrefixOnFile(t, dir, n)
+}
+
+// TestMmapOutputFullDisk writes into ATF_MMAP_FULL_DIR, a directory on a
+// small file system (a tmpfs or ext4 of a few MiB, mounted by whoever runs
+// the test), until the disk is full: the error says so (ENOSPC), nothing
+// is a SIGBUS, and every event written before it is on file after Close.
+func TestMmapOutputFullDisk(t *testing.T) {
+	root := os.Getenv("ATF_MMAP_FULL_DIR")
+	if root == "" {
+		t.Skip("ATF_MMAP_FULL_DIR (a directory on a small file system) not set")
+	}
+	dir, err := os.MkdirTemp(root, "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	tw, err := CreateThread(filepath.Join(dir, "thread_1"), 1, WithMmapOutput(true))
+	if err != nil || tw.index.m == nil {
+		t.Fatalf("not mapped: %v", err)
+	}
+	n, err := writeUntilError(t, tw, 1<<40)
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("after %d events: %v", n, err)
+	}
+	t.Logf("after %d events: %v", n, err)
+	if err := tw.Close(); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Close: %v", err)
+	}
+	checkPrefixOnFile(t, filepath.Join(dir, "thread_1"), n)
 }
 
 func mmapFileSizeChild(dir string) {
