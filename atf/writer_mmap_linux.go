@@ -103,10 +103,10 @@ func (m *mapOut) release(done int64) {
 // folios (ext4 and XFS on recent kernels, with MADV_HUGEPAGE) it also maps
 // the step with a few huge pages instead of a fault per 4 KiB page.
 //
-// The file is not grown with fallocate: its unwritten extents make every
-// first fault zero the new folios through ext4's read path at about a
-// tenth of the speed of the hole a truncate leaves (docs/performance-atf.md),
-// and the populate reserves the blocks anyway.
+// The file is not grown with fallocate (as it was): the populate reserves
+// the blocks anyway, so fallocate only added unwritten extents to convert
+// at writeback and kept file systems without it (EOPNOTSUPP) on write(2);
+// the two measured the same CPU (docs/performance-atf.md).
 //
 // done is the offset below which the writer stores nothing more (except
 // the header): see release.
