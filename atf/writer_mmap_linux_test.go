@@ -330,7 +330,7 @@ func TestMmapOutputWriteBehind(t *testing.T) {
 	if err != nil || tw.index.m == nil {
 		t.Fatalf("not mapped: %v", err)
 	}
-	const n = 3_000_000 // 96 MB
+	const n = 1_500_000 // 48 MB: growths to 4, 8, 16, 32 and 48 MiB release pages
 	for i := range uint64(n) {
 		if _, err := tw.Write(i, 1, KindCall, 0, nil); err != nil {
 			t.Fatal(err)
