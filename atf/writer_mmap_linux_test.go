@@ -166,6 +166,41 @@ func TestMmapOutputIndexWriter(t *testing.T) {
 	iw2.Close()
 }
 
+// TestMmapOutputNotRegular: a file that is not a regular file is written
+// as without the option: a character device with write(2), a pipe (which
+// cannot seek) refused with the same error.
+func TestMmapOutputNotRegular(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer null.Close()
+	iw, err := NewIndexWriter(null, 3, WithMmapOutput(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iw.m != nil {
+		t.Fatal("device mapped")
+	}
+	if err := iw.Append(IndexEvent{Timestamp: 1, ThreadID: 3, Kind: KindCall, DetailSeq: NoDetail}); err != nil {
+		t.Fatal(err)
+	}
+	if err := iw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	_, plain := NewIndexWriter(w, 3)
+	_, mapped := NewIndexWriter(w, 3, WithMmapOutput(true))
+	if plain == nil || mapped == nil || plain.Error() != mapped.Error() {
+		t.Fatalf("pipe: without the option %v, with it %v", plain, mapped)
+	}
+}
+
 // TestMmapOutputFileSizeLimit: a growth the system refuses (here the file
 // size limit, RLIMIT_FSIZE, as a full disk would) is an error from Write,
 // sticky, never a SIGBUS; Close keeps every event written before it.
