@@ -100,6 +100,7 @@ type FieldClass struct {
 	fixedLE  bool      // fast path: byte-aligned LE 8/16/32/64-bit
 	nulStr   bool      // null-terminated string
 	textElem bool      // static/dynamic-length string (not BLOB)
+	enc      uint8     // string encoding (encUTF8, encUTF16BE, …)
 	// flat: a structure of byte-aligned little-endian integers that carry
 	// no role and that no location refers to; members at fixed bit offsets
 	// (off) from the structure's start, flatBits in all.
@@ -173,6 +174,13 @@ func (c *compiler) fail(format string, args ...any) {
 	}
 }
 
+// unsupported records a field class babeltrace2 does not decode either.
+func (c *compiler) unsupported(format string, args ...any) {
+	if c.err == nil {
+		c.err = newErr(0, ErrUnsupported, format, args...)
+	}
+}
+
 func (c *compiler) compile(fc ctf2meta.FieldClass, name string) *FieldClass {
 	if c.err != nil || fc == nil {
 		return nil
@@ -202,7 +210,7 @@ func (c *compiler) compile(fc ctf2meta.FieldClass, name string) *FieldClass {
 	c.classes = append(c.classes, out)
 	bits := func(b ctf2meta.BitArray) {
 		if b.Length > 64 {
-			c.fail("field %q: fixed-length field of %d bits (at most 64 supported)", name, b.Length)
+			c.unsupported("field %q: %s of %d bits (babeltrace2 2.1 decodes at most 64 bits)", name, fc.Type(), b.Length)
 		}
 		out.Bits = uint32(b.Length)
 		out.Align = uint32(max(b.Alignment, 1))
@@ -252,7 +260,7 @@ func (c *compiler) compile(fc ctf2meta.FieldClass, name string) *FieldClass {
 		out.Kind = KindFloat
 		bits(f.BitArray)
 		if out.Bits != 32 && out.Bits != 64 {
-			c.fail("field %q: %d-bit floating point number (32 and 64 supported)", name, out.Bits)
+			c.unsupported("field %q: %d-bit floating-point number (babeltrace2 2.1 decodes 32 and 64 bits)", name, out.Bits)
 		}
 	case *ctf2meta.VariableLengthUnsignedInteger:
 		out.Kind = KindVarUint
@@ -265,13 +273,13 @@ func (c *compiler) compile(fc ctf2meta.FieldClass, name string) *FieldClass {
 		props(f.IntegerProps, true)
 	case *ctf2meta.NullTerminatedString:
 		out.Kind, out.Align, out.nulStr, out.textElem = KindString, 8, true, true
-		if f.Encoding != "" && f.Encoding != "utf-8" {
-			c.fail("field %q: string encoding %s is not supported", name, f.Encoding)
-		}
+		c.encoding(out, f.Encoding)
 	case *ctf2meta.StaticLengthString:
 		out.Kind, out.Align, out.Length, out.textElem = KindString, 8, f.Length, true
+		c.encoding(out, f.Encoding)
 	case *ctf2meta.DynamicLengthString:
 		out.Kind, out.Align, out.dynamic, out.textElem = KindString, 8, true, true
+		c.encoding(out, f.Encoding)
 		c.pend(out, f.LengthFieldLocation, "length")
 	case *ctf2meta.StaticLengthBlob:
 		out.Kind, out.Align, out.Length = KindBlob, 8, f.Length
@@ -344,6 +352,14 @@ func (c *compiler) compile(fc ctf2meta.FieldClass, name string) *FieldClass {
 		out.fixedLE = !out.BigEndian && out.Align%8 == 0 && (out.Bits == 8 || out.Bits == 16 || out.Bits == 32 || out.Bits == 64)
 	}
 	return out
+}
+
+func (c *compiler) encoding(out *FieldClass, e string) {
+	enc, ok := encodingOf(e)
+	if !ok {
+		c.fail("field %q: unknown string encoding %q", out.Name, e)
+	}
+	out.enc = enc
 }
 
 func intBits(i ctf2meta.Integer, signed bool) uint64 {

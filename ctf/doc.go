@@ -38,17 +38,29 @@
 // — work as any other), fixed-length integers, booleans, bit arrays and bit
 // maps of 1 to 64 bits at any bit offset in either byte order (per field
 // class), 32- and 64-bit floating-point numbers, LEB128 variable-length
-// integers, null-terminated, static- and dynamic-length strings (UTF-8),
-// static- and dynamic-length BLOBs, structures, static- and dynamic-length
-// arrays, variants (integer selectors, signed or unsigned) and optionals.
+// integers, null-terminated, static- and dynamic-length strings (UTF-8,
+// UTF-16BE/LE, UTF-32BE/LE), static- and dynamic-length BLOBs, structures,
+// static- and dynamic-length arrays, variants (integer selectors, signed or
+// unsigned) and optionals.
 // Alignment is relative to the packet start. A timestamp field of N < 64
 // bits updates the low N bits of the stream's clock and adds 2^N when the
 // value went back (wrap-around), as CTF specifies. Field locations are bound
 // when the trace is compiled: each length or selector reads the value its
 // target field last decoded (a path through a variant binds to the first
-// option holding the named member). Not decoded: strings in UTF-16/UTF-32, floating-point
-// numbers of other sizes, integers wider than 64 bits; NewTrace refuses such
-// metadata with ErrMetadata.
+// option holding the named member).
+//
+// Strings in UTF-16 or UTF-32 are read as babeltrace2 2.1 reads them: up to
+// the first null code unit (counted in code units from the string's start),
+// which ends a null-terminated string and cuts a static- or dynamic-length
+// one; the code units before it must be valid Unicode (an unpaired
+// surrogate, a UTF-32 surrogate or value above U+10FFFF, or a partial code
+// unit is ErrCorrupt, as babeltrace2's iconv conversion fails on them).
+// Event.Bytes gives such a string's code units, Event.AppendText its UTF-8
+// text (FieldClass.Encoding says which). Not decoded, as babeltrace2 2.1
+// does not decode them either: fixed-length fields wider than 64 bits (it
+// refuses the metadata) and floating-point numbers of other than 32 or 64
+// bits (it aborts); NewTrace refuses them with ErrUnsupported naming the
+// field.
 //
 // # Compiled decoding
 //
@@ -105,7 +117,7 @@
 // of 0 bits is refused (babeltrace2: "Invalid empty event record"), so
 // decoding time is linear in the input. Errors are *FormatError values
 // naming the byte offset in the data stream file and wrapping ErrMetadata,
-// ErrBadMagic, ErrUUID, ErrTruncated, ErrCorrupt, ErrLimit or ErrIndex; they
+// ErrUnsupported, ErrBadMagic, ErrUUID, ErrTruncated, ErrCorrupt, ErrLimit or ErrIndex; they
 // are sticky.
 //
 // Stream.Next, Stream.Scan, Event.Decode and Reader.Next perform no

@@ -16,6 +16,11 @@ var (
 	// field class this package does not decode, a field location that does
 	// not resolve, no data stream class).
 	ErrMetadata = errors.New("ctf: unusable metadata")
+	// ErrUnsupported: the metadata holds a field class that babeltrace2
+	// 2.1 cannot decode either: a fixed-length integer, bit array, bit map
+	// or boolean of more than 64 bits, a floating-point number of other
+	// than 32 or 64 bits. The error names the field.
+	ErrUnsupported = errors.New("ctf: unsupported field class")
 	// ErrBadMagic: a packet header's magic number is not 0xc1fc1fc1.
 	ErrBadMagic = errors.New("ctf: bad packet magic")
 	// ErrUUID: a packet header's UUID differs from the metadata's.

@@ -880,6 +880,9 @@ func (s *Stream) read(fc *FieldClass) bool {
 		return true
 	case KindString, KindBlob:
 		i := s.pos >> 3
+		if fc.enc != encUTF8 {
+			return s.text(fc)
+		}
 		if fc.nulStr {
 			e := s.end >> 3
 			if i > e {
@@ -978,6 +981,56 @@ func (s *Stream) read(fc *FieldClass) bool {
 	}
 	s.err = newErr(s.at(s.pos), ErrMetadata, "field %s: kind %v cannot be decoded", fc.Name, fc.Kind)
 	return false
+}
+
+// text reads a string in UTF-16 or UTF-32 as babeltrace2 2.1 does: up to
+// its first null code unit (counted from the string's start), which ends a
+// null-terminated string and cuts a static- or dynamic-length one; the code
+// units before it must be valid (no unpaired surrogate, no UTF-32 value
+// that is a surrogate or above U+10FFFF, no partial unit in a string
+// without a null code unit). The field's bytes are the code units before
+// the null one.
+func (s *Stream) text(fc *FieldClass) bool {
+	i := s.pos >> 3
+	e := s.end >> 3
+	if i > e {
+		return s.truncated(fc)
+	}
+	var b []byte
+	var next uint64
+	u := uint64(unitSize(fc.enc))
+	if fc.nulStr {
+		k := nullUnit(s.data[i:e], fc.enc)
+		if k < 0 {
+			return s.truncated(fc)
+		}
+		b = s.data[i : i+uint64(k)]
+		next = i + uint64(k) + u
+	} else {
+		n := fc.Length
+		if fc.dynamic {
+			n = s.slots[fc.src]
+		}
+		if n > e-i {
+			return s.truncated(fc)
+		}
+		b = s.data[i : i+n]
+		if k := nullUnit(b, fc.enc); k >= 0 {
+			b = b[:k]
+		}
+		next = i + n
+	}
+	if uint64(len(b)) > math.MaxUint32 {
+		s.err = newErr(s.at(i*8), ErrLimit, "packet %d: string %s longer than 4 GiB", s.pkt.Index, fc.Name)
+		return false
+	}
+	if k := badText(b, fc.enc); k >= 0 {
+		s.err = newErr(s.at(i*8)+int64(k), ErrCorrupt, "packet %d: string %s: invalid %s at byte %d of the string", s.pkt.Index, fc.Name, encNames[fc.enc], k)
+		return false
+	}
+	s.fields = append(s.fields, Field{V: i, N: uint32(len(b)), End: int32(len(s.fields) + 1), cls: fc.id})
+	s.pos = next * 8
+	return true
 }
 
 func inRanges(rs []Range, v uint64, signed bool) bool {

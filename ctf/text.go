@@ -249,6 +249,14 @@ func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
 		}
 		return append(dst, "<none>"...)
 	case KindString:
+		if fc.enc != encUTF8 {
+			// convert after dst, quote after that, move the quoted text back
+			start := len(dst)
+			dst = appendUTF8(dst, data[f.V:f.V+uint64(f.N)], fc.enc)
+			mid := len(dst)
+			dst = appendQuoted(dst, dst[start:mid])
+			return dst[:start+copy(dst[start:], dst[mid:])]
+		}
 		return appendQuoted(dst, data[f.V:f.V+uint64(f.N)])
 	case KindBlob:
 		dst = append(dst, "{ "...)
