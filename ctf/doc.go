@@ -30,7 +30,7 @@
 // stream: Event.Bytes; classes: Event.FieldClass), with the roots of the
 // header, common context, specific context and payload scopes.
 //
-// What is decoded: packet headers (magic checked, metadata UUID checked,
+// What is decoded: packet headers (magic checked, metadata UUID compared,
 // data stream class and id) and contexts (content and total sizes, begin
 // and end timestamps, discarded event record counter, sequence number),
 // event record headers (the class id and timestamp wherever they are, so
@@ -87,6 +87,12 @@
 // packet and counts the bytes of the incomplete record as lost. A file that
 // ends inside its first packet's header is ErrTruncated.
 //
+// A packet header whose UUID differs from the metadata's is read, as
+// babeltrace2 2.1 reads it (two of babeltrace's own test traces have such
+// packets), and Stream.Recovery notes it — how many packets, the first one
+// and its UUID — so that tracecat stats and validate report it; with the
+// WithStrictUUID option it is refused with ErrUUID.
+//
 // # Random access
 //
 // Stream.Packets lists the packets (offsets, sizes, clock values, counters)
@@ -103,9 +109,8 @@
 // sink.ctf.fs traces of the interop vectors against babeltrace2's own output,
 // byte for byte, and TestBabeltraceTracesText does the same for
 // babeltrace's own CTF test traces (v2.1.2 tests/data/ctf-traces;
-// references from tools/ctfbt/gen.sh): 83 of the 85 babeltrace2 reads print
-// identically, every succeed/ trace among them; the other 2 have packet
-// UUIDs other than their metadata's, refused here (ErrUUID).
+// references from tools/ctfbt/gen.sh): all 85 that babeltrace2 reads
+// print identically.
 //
 // # Limits, memory and time
 //

@@ -3,6 +3,7 @@ package ctf
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"iter"
 	"math"
@@ -175,6 +176,11 @@ type Stream struct {
 	losses                     []Loss
 	rec                        traceerr.Recovery
 	events                     int64
+	// packet headers whose UUID differs from the metadata's: how many,
+	// the first one's index and UUID
+	uuidBad int64
+	uuidPkt int
+	uuidVal [16]byte
 }
 
 func newStream(t *Trace, name string, data []byte) *Stream {
@@ -199,6 +205,10 @@ func (s *Stream) Losses() []Loss { return s.losses }
 // Recovery summarises what was read and what a cut last packet lost.
 func (s *Stream) Recovery() traceerr.Recovery {
 	r := s.rec
+	if s.uuidBad > 0 {
+		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%d packet headers hold a UUID other than the metadata's %s (the first: packet %d, %x); read as babeltrace2 2.1 does (WithStrictUUID refuses them)",
+			s.uuidBad, s.t.Meta.Preamble.UUID.String(), s.uuidPkt, s.uuidVal))
+	}
 	r.Read = s.events
 	r.ReadBytes = min(s.next, s.size)
 	if s.err != nil {
@@ -219,6 +229,7 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1
 	s.losses = s.losses[:0]
+	s.uuidBad = 0
 }
 
 // All iterates over the event records (each a view valid until the next).
@@ -1052,8 +1063,15 @@ func (s *Stream) checkUUID(b []byte) bool {
 		return true
 	}
 	if string(b) != string(pre.UUID[:]) {
-		s.err = newErr(s.at(s.pos), ErrUUID, "packet %d: UUID %x differs from the metadata's %s", s.pkt.Index, b, pre.UUID.String())
-		return false
+		if s.t.o.strictUUID {
+			s.err = newErr(s.at(s.pos), ErrUUID, "packet %d: UUID %x differs from the metadata's %s", s.pkt.Index, b, pre.UUID.String())
+			return false
+		}
+		if s.uuidBad == 0 {
+			s.uuidPkt = s.pkt.Index
+			copy(s.uuidVal[:], b)
+		}
+		s.uuidBad++
 	}
 	return true
 }
