@@ -82,7 +82,14 @@ func TestParseTSDLMatchesLTTngCTF2(t *testing.T) {
 	}
 	for i := range b.EventRecordClasses {
 		ea, eb := *a.EventRecordClasses[i], *b.EventRecordClasses[i]
-		eb.Attributes = nil // LTTng's log level attribute
+		// the log level: babeltrace2's attribute from TSDL's loglevel = 13,
+		// LTTng's in its CTF 2
+		la, oka := EventLogLevel(&ea)
+		lb, okb := EventLogLevel(&eb)
+		if !oka || !okb || la != lb || la != 13 {
+			t.Errorf("event record class %d: log level %d %v (TSDL), %d %v (CTF 2)", i, la, oka, lb, okb)
+		}
+		ea.Attributes, eb.Attributes = nil, nil
 		if x, y := enc(&ea), enc(&eb); x != y {
 			t.Fatalf("event record class %d differs:\nTSDL: %s\nCTF2: %s", i, x, y)
 		}
