@@ -1,27 +1,32 @@
 package ctf
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracecodec/tracecodec/ctf2meta"
 )
 
-// bt2Case is a hand-made CTF 2 trace (one data stream class without
-// packet header or context, one event record class "ev" whose payload holds
-// members) with babeltrace2 2.1.2's reading of it: the text it prints
+// bt2Case is a hand-made CTF 2 trace (a trace class, one data stream class
+// without a packet header or context, one event record class "ev" whose
+// payload holds members) with babeltrace2 2.1.2's reading of it: the text it prints
 // (TZ=UTC, default text.pretty sink), or a refusal (want nil), then the
 // sentinel and error text this package gives.
 type bt2Case struct {
-	name    string
-	members string // JSON structure members of the payload
-	stream  string // the data stream, hex
-	want    []string
-	err     error
-	errText string
+	name     string
+	metadata string // the whole metadata, when not built from members
+	members  string // JSON structure members of the payload
+	stream   string // the data stream, hex
+	want     []string
+	err      error
+	errText  string
 }
 
 func fl(name, typ string, props string) string {
@@ -32,7 +37,58 @@ func nts(name, enc string) string {
 	return fl(name, "null-terminated-string", `,"encoding":"`+enc+`"`)
 }
 
+// enumLabels are n labels of various lengths, all mapping 0..2.
+func enumLabels(n int) []string {
+	var l []string
+	for i := range n {
+		l = append(l, fmt.Sprintf("L%d%s", i, strings.Repeat("_x", i%11)))
+	}
+	return l
+}
+
+// enumLine is the text of an event whose x holds v, a value of all n
+// enumLabels, listed in the order of the label indexes.
+func enumLine(n int, order []int, v int) string {
+	l := enumLabels(n)
+	var q []string
+	for _, i := range order {
+		q = append(q, `"`+l[i]+`"`)
+	}
+	return fmt.Sprintf("ev: { x = ( { %s } : container = %d ) }", strings.Join(q, ", "), v)
+}
+
+// enumCTF2 is an 8-bit integer member "x" whose mappings (text order)
+// are labels, each [[0, 2]].
+func enumCTF2(labels []string) string {
+	var m []string
+	for _, l := range labels {
+		m = append(m, `"`+l+`":[[0,2]]`)
+	}
+	return fl("x", "fixed-length-unsigned-integer", `,"length":8,"byte-order":"little-endian","mappings":{`+strings.Join(m, ",")+`}`)
+}
+
+// enumTSDL is TSDL metadata of one event "ev" holding an enumeration x
+// of labels (in that order), each 0 ... 2.
+func enumTSDL(labels []string) string {
+	var m []string
+	for _, l := range labels {
+		m = append(m, l+" = 0 ... 2")
+	}
+	return "/* CTF 1.8 */\ntrace { major = 1; minor = 8; byte_order = le; };\n" +
+		"event { name = \"ev\"; fields := struct { enum : integer { size = 8; align = 8; signed = false; } { " + strings.Join(m, ", ") + " } x; }; };\n"
+}
+
 var bt2Cases = []bt2Case{
+	// Labels sharing a value, listed in babeltrace2's order: that of
+	// libstdc++ unordered_maps filled in text order (two for CTF 2, one for
+	// TSDL), across their rehashes at 14 and 30 entries.
+	{name: "enum-ctf2-20", members: enumCTF2(enumLabels(20)), stream: "00", want: []string{
+		enumLine(20, []int{12, 16, 11, 0, 9, 7, 8, 19, 18, 15, 13, 1, 6, 3, 14, 17, 4, 10, 2, 5}, 0)}},
+	{name: "enum-ctf2-45", members: enumCTF2(enumLabels(45)), stream: "0001", want: []string{
+		enumLine(45, []int{22, 17, 20, 25, 12, 28, 19, 18, 6, 15, 27, 39, 13, 21, 16, 29, 33, 36, 32, 8, 37, 34, 44, 42, 40, 41, 38, 43, 5, 2, 1, 30, 31, 11, 0, 9, 7, 10, 24, 4, 14, 35, 23, 3, 26}, 0),
+		enumLine(45, []int{22, 17, 20, 25, 12, 28, 19, 18, 6, 15, 27, 39, 13, 21, 16, 29, 33, 36, 32, 8, 37, 34, 44, 42, 40, 41, 38, 43, 5, 2, 1, 30, 31, 11, 0, 9, 7, 10, 24, 4, 14, 35, 23, 3, 26}, 1)}},
+	{name: "enum-tsdl-45", metadata: enumTSDL(enumLabels(45)), stream: "02", want: []string{
+		enumLine(45, []int{43, 42, 41, 40, 38, 37, 36, 44, 34, 33, 32, 29, 16, 11, 0, 9, 7, 8, 5, 2, 10, 24, 4, 14, 35, 23, 3, 26, 31, 30, 1, 21, 13, 39, 27, 15, 6, 18, 19, 28, 12, 25, 20, 17, 22}, 2)}},
 	// "hié😀" in the four encodings, null-terminated; a BOM and a
 	// noncharacter are text like any other code point; C escapes apply
 	// after conversion.
@@ -77,8 +133,11 @@ func writeBT2Case(tb testing.TB, dir string, c bt2Case) string {
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	meta := "\x1e" + `{"type":"preamble","version":2}` + "\n\x1e" + `{"type":"data-stream-class"}` + "\n\x1e" +
+	meta := "\x1e" + `{"type":"preamble","version":2}` + "\n\x1e" + `{"type":"trace-class"}` + "\n\x1e" + `{"type":"data-stream-class"}` + "\n\x1e" +
 		`{"type":"event-record-class","name":"ev","payload-field-class":{"type":"structure","member-classes":[` + c.members + `]}}` + "\n"
+	if c.metadata != "" {
+		meta = c.metadata
+	}
 	data, err := hex.DecodeString(c.stream)
 	if err != nil {
 		tb.Fatalf("%s: %v", c.name, err)
@@ -139,6 +198,54 @@ func TestBabeltraceCasesLive(t *testing.T) {
 		}
 		if got := strings.TrimSuffix(string(out), "\n"); got != strings.Join(c.want, "\n") {
 			t.Errorf("%s: babeltrace2 prints\n%s\nwant\n%s", c.name, got, strings.Join(c.want, "\n"))
+		}
+	}
+}
+
+// The label order survives conversion: the CTF 2 metadata of enum-ctf2-45
+// re-encoded (ctf2meta.Metadata.Encode, what tracecat convert --to plain
+// writes) and written as TSDL (ctf2meta.AppendTSDL) prints the same text
+// here, and, with BABELTRACE2 set, in babeltrace2.
+func TestEnumOrderThroughConversions(t *testing.T) {
+	var c bt2Case
+	for _, x := range bt2Cases {
+		if x.name == "enum-ctf2-45" {
+			c = x
+		}
+	}
+	dir := t.TempDir()
+	src := writeBT2Case(t, dir, c)
+	raw, err := os.ReadFile(filepath.Join(src, "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ctf2meta.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain bytes.Buffer
+	if err := m.Encode(&plain); err != nil {
+		t.Fatal(err)
+	}
+	tsdl, _, err := ctf2meta.AppendTSDL(nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, meta := range map[string][]byte{"plain": plain.Bytes(), "tsdl": tsdl} {
+		c2 := c
+		c2.name, c2.metadata = "enum-"+name, string(meta)
+		d := writeBT2Case(t, dir, c2)
+		got, err := prettyTrace(d)
+		if err != nil || strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s: %v\n got  %q\n want %q", name, err, got, c.want)
+		}
+		if bt := os.Getenv("BABELTRACE2"); bt != "" {
+			cmd := exec.Command(bt, d)
+			cmd.Env = append(os.Environ(), "TZ=UTC")
+			out, err := cmd.Output()
+			if err != nil || strings.TrimSuffix(string(out), "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("%s: babeltrace2: %v\n%s", name, err, out)
+			}
 		}
 	}
 }

@@ -169,7 +169,10 @@
 // property path, at the offset of the fragment's RS byte.
 //
 // FragmentWriter (NewFragmentWriter; Metadata.Encode), AppendFragment and
-// MarshalFragment write fragments back as JSON with sorted keys, compact (the
+// MarshalFragment write fragments back as JSON with sorted keys (but the
+// names of integer mappings, which keep their metadata order,
+// IntegerProps.MappingOrder: babeltrace2 lists the labels of a value in an
+// order derived from it, BabeltraceMappingOrder), compact (the
 // babeltrace 2.1 form) or indented (WithIndent("  "), the LTTng 2.15 form),
 // followed by LF with WithLF(true). A FragmentWriter over a packet Writer
 // writes packetized CTF 2 metadata.

@@ -490,11 +490,11 @@ func tsdlRoles(origin string, top, first bool, name string, size uint64, clocked
 	return nil
 }
 
-func (b *tsdlBuild) intClass(t *tType, name string, mappings map[string]RangeSet) (FieldClass, error) {
+func (b *tsdlBuild) intClass(t *tType, name string, mappings map[string]RangeSet, order []string) (FieldClass, error) {
 	if t.clock != "" && b.clocks[t.clock] == nil {
 		return nil, b.p.errAt(t.off, "integer mapped to undefined clock %q", t.clock)
 	}
-	props := IntegerProps{PreferredDisplayBase: t.base, Mappings: mappings}
+	props := IntegerProps{PreferredDisplayBase: t.base, Mappings: mappings, MappingOrder: order}
 	if t.signed {
 		return &FixedLengthSignedInteger{BitArray: b.bitArray(t), IntegerProps: props}, nil
 	}
@@ -504,12 +504,21 @@ func (b *tsdlBuild) intClass(t *tType, name string, mappings map[string]RangeSet
 	return &FixedLengthUnsignedInteger{BitArray: b.bitArray(t), IntegerProps: props, Roles: b.roles(&c, name)}, nil
 }
 
-func enumMappings(t *tType) map[string]RangeSet {
+// enumMappings returns the labels of an enumeration and, when there are
+// two or more, their order of first appearance.
+func enumMappings(t *tType) (map[string]RangeSet, []string) {
 	m := map[string]RangeSet{}
+	var order []string
 	for _, e := range t.mappings {
+		if _, ok := m[e.label]; !ok {
+			order = append(order, e.label)
+		}
 		m[e.label] = append(m[e.label], Range{Lower: e.lo, Upper: e.hi})
 	}
-	return m
+	if len(order) < 2 {
+		order = nil
+	}
+	return m, order
 }
 
 // inst makes the model field class of t, a member called name (raw).
@@ -525,13 +534,14 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 	switch t.kind {
 	case tyInt:
 		b.top = top
-		fc, err := b.intClass(t, name, nil)
+		fc, err := b.intClass(t, name, nil, nil)
 		b.top = false
 		return fc, err
 	case tyEnum:
 		b.top = top
 		b.p.nodes += len(t.mappings) // charged: an enumeration used many times costs each time
-		fc, err := b.intClass(t.base2, name, enumMappings(t))
+		maps, order := enumMappings(t)
+		fc, err := b.intClass(t.base2, name, maps, order)
 		b.top = false
 		return fc, err
 	case tyFloat:
@@ -619,7 +629,7 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 		if err := b.count(t.off); err != nil {
 			return nil, err
 		}
-		labels := enumMappings(target)
+		labels, _ := enumMappings(target)
 		for _, o := range t.members {
 			rs := labels[o.name]
 			if rs == nil {

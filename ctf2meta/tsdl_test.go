@@ -2,6 +2,7 @@ package ctf2meta
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -72,6 +73,15 @@ func TestParseTSDLMatchesLTTngCTF2(t *testing.T) {
 	enc := func(f Fragment) string {
 		out, err := MarshalFragment(f)
 		if err != nil {
+			t.Fatal(err)
+		}
+		// Mapping order (TSDL's enumerator order, LTTng's sorted JSON) is
+		// not a difference: re-encode with sorted keys.
+		var v any
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatal(err)
+		}
+		if out, err = json.Marshal(v); err != nil {
 			t.Fatal(err)
 		}
 		// Defaults written explicitly by LTTng are not a difference.

@@ -755,7 +755,14 @@ func (w *tsdlWriter) integer(ba BitArray, props IntegerProps, signed bool, roles
 		return
 	}
 	w.p("enum : ", spec, " { ")
-	for i, k := range sortedKeys(props.Mappings) {
+	// Labels in the order that makes babeltrace2 list them as it does
+	// for the source metadata: TSDL's own order, or for CTF 2 the order
+	// babeltrace2's first map of them gives (BabeltraceMappingOrder).
+	order := props.metadataOrder()
+	if w.m.Source.Kind != KindTSDL {
+		order = unorderedMapOrder(order)
+	}
+	for i, k := range order {
 		for j, r := range props.Mappings[k] {
 			if i+j > 0 {
 				w.p(", ")
