@@ -138,10 +138,7 @@ func TestCutLastPacket(t *testing.T) {
 	data, _ := genStreamBytes(0, 3000, 40, 4096)
 	tr := traceFromTSDL(t, genMetadata(40))
 	full := tr.AddStream("full", data)
-	n := 0
-	for full.Next() {
-		n++
-	}
+	n := countAll(full.Next)
 	cut := data[:len(data)-4096+1500]
 	s := tr.AddStream("cut", cut)
 	m := 0
@@ -179,6 +176,16 @@ func TestPacketHeaderErrors(t *testing.T) {
 	}
 }
 
+// countAll calls next until it returns false; it returns how many times
+// it returned true.
+func countAll(next func() bool) int {
+	n := 0
+	for next() {
+		n++
+	}
+	return n
+}
+
 // Packet headers holding a UUID other than the metadata's are read, as
 // babeltrace2 2.1 reads them, and noted in Stream.Recovery (with the
 // count, the first packet and its UUID); WithStrictUUID refuses them with
@@ -187,10 +194,7 @@ func TestPacketUUIDMismatch(t *testing.T) {
 	data, _ := genStreamBytes(0, 300, 40, 1024)
 	tr := traceFromTSDL(t, genMetadata(40))
 	clean := tr.AddStream("clean", data)
-	want := 0
-	for clean.Next() {
-		want++
-	}
+	want := countAll(clean.Next)
 	if clean.Err() != nil || len(clean.Recovery().Notes) != 0 {
 		t.Fatalf("clean stream: %v %v", clean.Err(), clean.Recovery().Notes)
 	}
@@ -205,11 +209,7 @@ func TestPacketUUIDMismatch(t *testing.T) {
 		if scan {
 			next = s.Scan
 		}
-		n := 0
-		for next() {
-			n++
-		}
-		if s.Err() != nil || n != want {
+		if n := countAll(next); s.Err() != nil || n != want {
 			t.Fatalf("scan %v: %d events, %v; want %d", scan, n, s.Err(), want)
 		}
 		notes := s.Recovery().Notes
@@ -231,8 +231,7 @@ func TestPacketUUIDMismatch(t *testing.T) {
 		if scan {
 			next = s.Scan
 		}
-		for next() {
-		}
+		countAll(next)
 		if !errors.Is(s.Err(), ErrUUID) || !strings.Contains(s.Err().Error(), "packet 0: UUID") {
 			t.Errorf("strict, scan %v: %v", scan, s.Err())
 		}
