@@ -101,7 +101,7 @@ func TestBabeltraceTraces(t *testing.T) {
 // path under CTF_BT_TRACES with '/' replaced by '_' plus ".txt". Traces
 // whose reference is missing are skipped. tools/ctfbt/gen.sh writes the
 // references with babeltrace2 2.1.2 (85 traces: it refuses 3 corrupt ones);
-// 83 print identically, 2 are refused here (babeltraceTextKnown).
+// all 85 print identically.
 func TestBabeltraceTracesText(t *testing.T) {
 	root, refs := os.Getenv("CTF_BT_TRACES"), os.Getenv("CTF_BT_REFS")
 	if root == "" || refs == "" {
@@ -149,13 +149,11 @@ func TestBabeltraceTracesText(t *testing.T) {
 }
 
 // babeltraceTextKnown are the traces babeltrace2 2.1.2 prints that this
-// package refuses on purpose, with the error: the packet headers of the two
-// intersection/ traces below hold a UUID other than the metadata's, which
-// babeltrace2 does not check there and this package does (ErrUUID).
-var babeltraceTextKnown = map[string]string{
-	"1/intersection/onestream":               "UUID",
-	"1/intersection/3eventsintersectreverse": "UUID",
-}
+// package refuses on purpose, with the error: none. (The packet headers of
+// 1/intersection/onestream and 3eventsintersectreverse hold a UUID other
+// than the metadata's: babeltrace2 reads them, and so does this package,
+// noting the mismatch; WithStrictUUID refuses them.)
+var babeltraceTextKnown = map[string]string{}
 
 // prettyTrace renders every event of a trace directory in babeltrace2's
 // pretty text; it returns the lines before an error too.

@@ -1,6 +1,7 @@
 package ctf
 
 import (
+	"reflect"
 	"sort"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
@@ -82,10 +83,13 @@ type FieldClass struct {
 	Bits      uint32 // fixed-length: length in bits
 	Align     uint32 // alignment in bits (power of two, ≥ 1)
 	BigEndian bool
-	Base      int       // preferred display base of integers (2, 8, 10, 16)
-	Mappings  []Mapping // integer mappings (enumeration labels), in name order
-	Length    uint64    // static-length arrays, strings and BLOBs
-	Members   []*FieldClass
+	Base      int // preferred display base of integers (2, 8, 10, 16)
+	// Mappings are the integer mappings (enumeration labels) in the order
+	// babeltrace2 2.1 lists the labels of a value
+	// (ctf2meta.BabeltraceMappingOrder); bit map flags in name order.
+	Mappings []Mapping
+	Length   uint64 // static-length arrays, strings and BLOBs
+	Members  []*FieldClass
 	// Model is the metadata field class this was compiled from.
 	Model ctf2meta.FieldClass
 
@@ -100,6 +104,7 @@ type FieldClass struct {
 	fixedLE  bool      // fast path: byte-aligned LE 8/16/32/64-bit
 	nulStr   bool      // null-terminated string
 	textElem bool      // static/dynamic-length string (not BLOB)
+	enc      uint8     // string encoding (encUTF8, encUTF16BE, …)
 	// flat: a structure of byte-aligned little-endian integers that carry
 	// no role and that no location refers to; members at fixed bit offsets
 	// (off) from the structure's start, flatBits in all.
@@ -130,7 +135,7 @@ func setFlat(classes []*FieldClass) {
 	}
 }
 
-// Label returns the first mapping (in name order) containing v, or "".
+// Label returns the first mapping (in Mappings order) containing v, or "".
 func (fc *FieldClass) Label(v uint64) string {
 	for _, m := range fc.Mappings {
 		for _, r := range m.Ranges {
@@ -165,11 +170,19 @@ type compiler struct {
 	err     error
 	depth   int
 	maxDep  int
+	orders  map[uintptr][]string // babeltrace2's mapping orders, by Mappings map
 }
 
 func (c *compiler) fail(format string, args ...any) {
 	if c.err == nil {
 		c.err = newErr(0, ErrMetadata, format, args...)
+	}
+}
+
+// unsupported records a field class babeltrace2 does not decode either.
+func (c *compiler) unsupported(format string, args ...any) {
+	if c.err == nil {
+		c.err = newErr(0, ErrUnsupported, format, args...)
 	}
 }
 
@@ -202,7 +215,7 @@ func (c *compiler) compile(fc ctf2meta.FieldClass, name string) *FieldClass {
 	c.classes = append(c.classes, out)
 	bits := func(b ctf2meta.BitArray) {
 		if b.Length > 64 {
-			c.fail("field %q: fixed-length field of %d bits (at most 64 supported)", name, b.Length)
+			c.unsupported("field %q: %s of %d bits (babeltrace2 2.1 decodes at most 64 bits)", name, fc.Type(), b.Length)
 		}
 		out.Bits = uint32(b.Length)
 		out.Align = uint32(max(b.Alignment, 1))
@@ -211,11 +224,25 @@ func (c *compiler) compile(fc ctf2meta.FieldClass, name string) *FieldClass {
 			c.fail("field %q: bit order %s with byte order %s is not supported", name, b.BitOrder, b.ByteOrder)
 		}
 	}
-	props := func(p ctf2meta.IntegerProps, signed bool) {
+	props := func(p ctf2meta.IntegerProps, signed, bitMap bool) {
 		if p.PreferredDisplayBase != 0 {
 			out.Base = p.PreferredDisplayBase
 		}
-		for _, k := range sortedKeys(p.Mappings) {
+		order := sortedKeys(p.Mappings) // bit map flags: name order
+		if !bitMap && len(p.Mappings) > 1 {
+			// once per mappings object (an alias used many times)
+			key := reflect.ValueOf(p.Mappings).Pointer()
+			if o, ok := c.orders[key]; ok {
+				order = o
+			} else {
+				order = ctf2meta.BabeltraceMappingOrder(&p, c.m.Source.Kind == ctf2meta.KindTSDL)
+				if c.orders == nil {
+					c.orders = map[uintptr][]string{}
+				}
+				c.orders[key] = order
+			}
+		}
+		for _, k := range order {
 			mp := Mapping{Name: k}
 			for _, r := range p.Mappings[k] {
 				mp.Ranges = append(mp.Ranges, Range{intBits(r.Lower, signed), intBits(r.Upper, signed)})
@@ -232,19 +259,19 @@ func (c *compiler) compile(fc ctf2meta.FieldClass, name string) *FieldClass {
 	case *ctf2meta.FixedLengthUnsignedInteger:
 		out.Kind = KindUint
 		bits(f.BitArray)
-		props(f.IntegerProps, false)
+		props(f.IntegerProps, false, false)
 		roles(f.Roles)
 	case *ctf2meta.FixedLengthSignedInteger:
 		out.Kind = KindSint
 		bits(f.BitArray)
-		props(f.IntegerProps, true)
+		props(f.IntegerProps, true, false)
 	case *ctf2meta.FixedLengthBitArray:
 		out.Kind = KindUint
 		bits(f.BitArray)
 	case *ctf2meta.FixedLengthBitMap:
 		out.Kind = KindUint
 		bits(f.BitArray)
-		props(ctf2meta.IntegerProps{Mappings: f.Flags}, false)
+		props(ctf2meta.IntegerProps{Mappings: f.Flags}, false, true)
 	case *ctf2meta.FixedLengthBoolean:
 		out.Kind = KindBool
 		bits(f.BitArray)
@@ -252,26 +279,26 @@ func (c *compiler) compile(fc ctf2meta.FieldClass, name string) *FieldClass {
 		out.Kind = KindFloat
 		bits(f.BitArray)
 		if out.Bits != 32 && out.Bits != 64 {
-			c.fail("field %q: %d-bit floating point number (32 and 64 supported)", name, out.Bits)
+			c.unsupported("field %q: %d-bit floating-point number (babeltrace2 2.1 decodes 32 and 64 bits)", name, out.Bits)
 		}
 	case *ctf2meta.VariableLengthUnsignedInteger:
 		out.Kind = KindVarUint
 		out.Align = 8
-		props(f.IntegerProps, false)
+		props(f.IntegerProps, false, false)
 		roles(f.Roles)
 	case *ctf2meta.VariableLengthSignedInteger:
 		out.Kind = KindVarSint
 		out.Align = 8
-		props(f.IntegerProps, true)
+		props(f.IntegerProps, true, false)
 	case *ctf2meta.NullTerminatedString:
 		out.Kind, out.Align, out.nulStr, out.textElem = KindString, 8, true, true
-		if f.Encoding != "" && f.Encoding != "utf-8" {
-			c.fail("field %q: string encoding %s is not supported", name, f.Encoding)
-		}
+		c.encoding(out, f.Encoding)
 	case *ctf2meta.StaticLengthString:
 		out.Kind, out.Align, out.Length, out.textElem = KindString, 8, f.Length, true
+		c.encoding(out, f.Encoding)
 	case *ctf2meta.DynamicLengthString:
 		out.Kind, out.Align, out.dynamic, out.textElem = KindString, 8, true, true
+		c.encoding(out, f.Encoding)
 		c.pend(out, f.LengthFieldLocation, "length")
 	case *ctf2meta.StaticLengthBlob:
 		out.Kind, out.Align, out.Length = KindBlob, 8, f.Length
@@ -344,6 +371,14 @@ func (c *compiler) compile(fc ctf2meta.FieldClass, name string) *FieldClass {
 		out.fixedLE = !out.BigEndian && out.Align%8 == 0 && (out.Bits == 8 || out.Bits == 16 || out.Bits == 32 || out.Bits == 64)
 	}
 	return out
+}
+
+func (c *compiler) encoding(out *FieldClass, e string) {
+	enc, ok := encodingOf(e)
+	if !ok {
+		c.fail("field %q: unknown string encoding %q", out.Name, e)
+	}
+	out.enc = enc
 }
 
 func intBits(i ctf2meta.Integer, signed bool) uint64 {

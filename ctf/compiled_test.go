@@ -70,8 +70,8 @@ event { name = "fixed"; id = 3; fields := struct { uint32_t a; uint64_t b; uint8
 
 // everyCTF2: CTF 2 metadata with booleans, bit maps, bit arrays in
 // big-endian first-to-last order, LEB128 integers, null-terminated,
-// static- and dynamic-length strings, static- and dynamic-length BLOBs,
-// arrays of strings, an optional and a variant.
+// static- and dynamic-length strings (UTF-8, UTF-16, UTF-32), static- and
+// dynamic-length BLOBs, arrays of strings, an optional and a variant.
 func everyCTF2() []byte {
 	frags := []string{`{"type":"preamble","version":2}`, `{"type":"data-stream-class"}`,
 		`{"type":"event-record-class","payload-field-class":{"type":"structure","member-classes":[{"name":"f","field-class":{"type":"structure","minimum-alignment":8,"member-classes":[
@@ -90,6 +90,9 @@ func everyCTF2() []byte {
 			{"name":"m","field-class":{"type":"static-length-array","length":2,"element-field-class":{"type":"null-terminated-string"}}},
 			{"name":"n","field-class":{"type":"dynamic-length-array","length-field-location":{"path":["f"]},"element-field-class":{"type":"null-terminated-string"}}},
 			{"name":"o","field-class":{"type":"optional","selector-field-location":{"path":["b"]},"field-class":{"type":"null-terminated-string"}}},
+			{"name":"r","field-class":{"type":"null-terminated-string","encoding":"utf-16le"}},
+			{"name":"s","field-class":{"type":"null-terminated-string","encoding":"utf-32be"}},
+			{"name":"t","field-class":{"type":"static-length-string","length":6,"encoding":"utf-16be"}},
 			{"name":"p","field-class":{"type":"variant","selector-field-location":{"path":["d"]},"options":[
 				{"name":"x","selector-field-ranges":[[-5,-1]],"field-class":{"type":"null-terminated-string"}},
 				{"selector-field-ranges":[[0,9]],"field-class":{"type":"structure","member-classes":[{"name":"q","field-class":{"type":"fixed-length-unsigned-integer","length":32,"byte-order":"little-endian","alignment":8}}]}}]}}]}}]}}`}
@@ -193,6 +196,15 @@ func (e *encoder) field(fc *FieldClass) {
 		}
 	case KindString, KindBlob:
 		switch {
+		case fc.nulStr && fc.enc != encUTF8:
+			// code units of letters (UTF-16: a letter in each byte, a
+			// BMP code point): valid text
+			u := unitSize(fc.enc)
+			for range e.r.IntN(4) {
+				c := uint64('a' + e.r.IntN(26))
+				e.w.put(c|c<<8, 8*u, fc.enc == encUTF32BE)
+			}
+			e.w.put(0, 8*unitSize(fc.enc), false)
 		case fc.nulStr:
 			e.str(e.r.IntN(6), true)
 		case fc.dynamic:

@@ -30,7 +30,7 @@
 // stream: Event.Bytes; classes: Event.FieldClass), with the roots of the
 // header, common context, specific context and payload scopes.
 //
-// What is decoded: packet headers (magic checked, metadata UUID checked,
+// What is decoded: packet headers (magic checked, metadata UUID compared,
 // data stream class and id) and contexts (content and total sizes, begin
 // and end timestamps, discarded event record counter, sequence number),
 // event record headers (the class id and timestamp wherever they are, so
@@ -38,17 +38,29 @@
 // — work as any other), fixed-length integers, booleans, bit arrays and bit
 // maps of 1 to 64 bits at any bit offset in either byte order (per field
 // class), 32- and 64-bit floating-point numbers, LEB128 variable-length
-// integers, null-terminated, static- and dynamic-length strings (UTF-8),
-// static- and dynamic-length BLOBs, structures, static- and dynamic-length
-// arrays, variants (integer selectors, signed or unsigned) and optionals.
+// integers, null-terminated, static- and dynamic-length strings (UTF-8,
+// UTF-16BE/LE, UTF-32BE/LE), static- and dynamic-length BLOBs, structures,
+// static- and dynamic-length arrays, variants (integer selectors, signed or
+// unsigned) and optionals.
 // Alignment is relative to the packet start. A timestamp field of N < 64
 // bits updates the low N bits of the stream's clock and adds 2^N when the
 // value went back (wrap-around), as CTF specifies. Field locations are bound
 // when the trace is compiled: each length or selector reads the value its
 // target field last decoded (a path through a variant binds to the first
-// option holding the named member). Not decoded: strings in UTF-16/UTF-32, floating-point
-// numbers of other sizes, integers wider than 64 bits; NewTrace refuses such
-// metadata with ErrMetadata.
+// option holding the named member).
+//
+// Strings in UTF-16 or UTF-32 are read as babeltrace2 2.1 reads them: up to
+// the first null code unit (counted in code units from the string's start),
+// which ends a null-terminated string and cuts a static- or dynamic-length
+// one; the code units before it must be valid Unicode (an unpaired
+// surrogate, a UTF-32 surrogate or value above U+10FFFF, or a partial code
+// unit is ErrCorrupt, as babeltrace2's iconv conversion fails on them).
+// Event.Bytes gives such a string's code units, Event.AppendText its UTF-8
+// text (FieldClass.Encoding says which). Not decoded, as babeltrace2 2.1
+// does not decode them either: fixed-length fields wider than 64 bits (it
+// refuses the metadata) and floating-point numbers of other than 32 or 64
+// bits (it aborts); NewTrace refuses them with ErrUnsupported naming the
+// field.
 //
 // # Compiled decoding
 //
@@ -75,6 +87,12 @@
 // packet and counts the bytes of the incomplete record as lost. A file that
 // ends inside its first packet's header is ErrTruncated.
 //
+// A packet header whose UUID differs from the metadata's is read, as
+// babeltrace2 2.1 reads it (two of babeltrace's own test traces have such
+// packets), and Stream.Recovery notes it — how many packets, the first one
+// and its UUID — so that tracecat stats and validate report it; with the
+// WithStrictUUID option it is refused with ErrUUID.
+//
 // # Random access
 //
 // Stream.Packets lists the packets (offsets, sizes, clock values, counters)
@@ -91,9 +109,8 @@
 // sink.ctf.fs traces of the interop vectors against babeltrace2's own output,
 // byte for byte, and TestBabeltraceTracesText does the same for
 // babeltrace's own CTF test traces (v2.1.2 tests/data/ctf-traces;
-// references from tools/ctfbt/gen.sh): 83 of the 85 babeltrace2 reads print
-// identically, every succeed/ trace among them; the other 2 have packet
-// UUIDs other than their metadata's, refused here (ErrUUID).
+// references from tools/ctfbt/gen.sh): all 85 that babeltrace2 reads
+// print identically.
 //
 // # Limits, memory and time
 //
@@ -105,7 +122,7 @@
 // of 0 bits is refused (babeltrace2: "Invalid empty event record"), so
 // decoding time is linear in the input. Errors are *FormatError values
 // naming the byte offset in the data stream file and wrapping ErrMetadata,
-// ErrBadMagic, ErrUUID, ErrTruncated, ErrCorrupt, ErrLimit or ErrIndex; they
+// ErrUnsupported, ErrBadMagic, ErrUUID, ErrTruncated, ErrCorrupt, ErrLimit or ErrIndex; they
 // are sticky.
 //
 // Stream.Next, Stream.Scan, Event.Decode and Reader.Next perform no

@@ -16,9 +16,15 @@ var (
 	// field class this package does not decode, a field location that does
 	// not resolve, no data stream class).
 	ErrMetadata = errors.New("ctf: unusable metadata")
+	// ErrUnsupported: the metadata holds a field class that babeltrace2
+	// 2.1 cannot decode either: a fixed-length integer, bit array, bit map
+	// or boolean of more than 64 bits, a floating-point number of other
+	// than 32 or 64 bits. The error names the field.
+	ErrUnsupported = errors.New("ctf: unsupported field class")
 	// ErrBadMagic: a packet header's magic number is not 0xc1fc1fc1.
 	ErrBadMagic = errors.New("ctf: bad packet magic")
-	// ErrUUID: a packet header's UUID differs from the metadata's.
+	// ErrUUID: a packet header's UUID differs from the metadata's (with
+	// WithStrictUUID; without it such packets are read and noted).
 	ErrUUID = errors.New("ctf: packet UUID differs from the metadata UUID")
 	// ErrTruncated: the data ends inside a packet or an event record.
 	ErrTruncated = errors.New("ctf: truncated data stream")
@@ -76,7 +82,18 @@ func (l Limits) withDefaults() Limits {
 type Option func(*options) error
 
 type options struct {
-	limits Limits
+	limits     Limits
+	strictUUID bool
+}
+
+// WithStrictUUID refuses a packet whose header holds a UUID other than the
+// metadata's with ErrUUID. By default such packets are read, as babeltrace2
+// 2.1 reads them, and Stream.Recovery notes how many there were.
+func WithStrictUUID() Option {
+	return func(o *options) error {
+		o.strictUUID = true
+		return nil
+	}
 }
 
 // WithLimits sets the limits (zero fields keep their defaults).

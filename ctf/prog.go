@@ -208,7 +208,7 @@ func (pc *progCompiler) compile(fc *FieldClass, out []op) []op {
 		out[k].opts = opts
 		return append(out, op{code: opEnd, reg: out[k].reg})
 	case KindString:
-		if fc.nulStr {
+		if fc.nulStr && fc.enc == encUTF8 {
 			return append(out, op{code: opString, am: am, cls: fc.id, fc: fc})
 		}
 	}

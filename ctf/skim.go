@@ -158,6 +158,9 @@ func (sc *skimCompiler) compile(fc *FieldClass, out []op, depth int) []op {
 		out[k].opts = opts
 		return out
 	case KindString, KindBlob:
+		if fc.enc != encUTF8 {
+			break // UTF-16/UTF-32 text is checked by the full decoder
+		}
 		if fc.nulStr {
 			return sc.add(out, op{code: opString, am: am, fc: fc, n: 1})
 		}

@@ -3,6 +3,7 @@ package ctf
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"iter"
 	"math"
@@ -175,6 +176,11 @@ type Stream struct {
 	losses                     []Loss
 	rec                        traceerr.Recovery
 	events                     int64
+	// packet headers whose UUID differs from the metadata's: how many,
+	// the first one's index and UUID
+	uuidBad int64
+	uuidPkt int
+	uuidVal [16]byte
 }
 
 func newStream(t *Trace, name string, data []byte) *Stream {
@@ -199,6 +205,10 @@ func (s *Stream) Losses() []Loss { return s.losses }
 // Recovery summarises what was read and what a cut last packet lost.
 func (s *Stream) Recovery() traceerr.Recovery {
 	r := s.rec
+	if s.uuidBad > 0 {
+		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%d packet headers hold a UUID other than the metadata's %s (the first: packet %d, %x); read as babeltrace2 2.1 does (WithStrictUUID refuses them)",
+			s.uuidBad, s.t.Meta.Preamble.UUID.String(), s.uuidPkt, s.uuidVal))
+	}
 	r.Read = s.events
 	r.ReadBytes = min(s.next, s.size)
 	if s.err != nil {
@@ -219,6 +229,7 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1
 	s.losses = s.losses[:0]
+	s.uuidBad = 0
 }
 
 // All iterates over the event records (each a view valid until the next).
@@ -880,6 +891,9 @@ func (s *Stream) read(fc *FieldClass) bool {
 		return true
 	case KindString, KindBlob:
 		i := s.pos >> 3
+		if fc.enc != encUTF8 {
+			return s.text(fc)
+		}
 		if fc.nulStr {
 			e := s.end >> 3
 			if i > e {
@@ -980,6 +994,56 @@ func (s *Stream) read(fc *FieldClass) bool {
 	return false
 }
 
+// text reads a string in UTF-16 or UTF-32 as babeltrace2 2.1 does: up to
+// its first null code unit (counted from the string's start), which ends a
+// null-terminated string and cuts a static- or dynamic-length one; the code
+// units before it must be valid (no unpaired surrogate, no UTF-32 value
+// that is a surrogate or above U+10FFFF, no partial unit in a string
+// without a null code unit). The field's bytes are the code units before
+// the null one.
+func (s *Stream) text(fc *FieldClass) bool {
+	i := s.pos >> 3
+	e := s.end >> 3
+	if i > e {
+		return s.truncated(fc)
+	}
+	var b []byte
+	var next uint64
+	u := uint64(unitSize(fc.enc))
+	if fc.nulStr {
+		k := nullUnit(s.data[i:e], fc.enc)
+		if k < 0 {
+			return s.truncated(fc)
+		}
+		b = s.data[i : i+uint64(k)]
+		next = i + uint64(k) + u
+	} else {
+		n := fc.Length
+		if fc.dynamic {
+			n = s.slots[fc.src]
+		}
+		if n > e-i {
+			return s.truncated(fc)
+		}
+		b = s.data[i : i+n]
+		if k := nullUnit(b, fc.enc); k >= 0 {
+			b = b[:k]
+		}
+		next = i + n
+	}
+	if uint64(len(b)) > math.MaxUint32 {
+		s.err = newErr(s.at(i*8), ErrLimit, "packet %d: string %s longer than 4 GiB", s.pkt.Index, fc.Name)
+		return false
+	}
+	if k := badText(b, fc.enc); k >= 0 {
+		s.err = newErr(s.at(i*8)+int64(k), ErrCorrupt, "packet %d: string %s: invalid %s at byte %d of the string", s.pkt.Index, fc.Name, encNames[fc.enc], k)
+		return false
+	}
+	s.fields = append(s.fields, Field{V: i, N: uint32(len(b)), End: int32(len(s.fields) + 1), cls: fc.id})
+	s.pos = next * 8
+	return true
+}
+
 func inRanges(rs []Range, v uint64, signed bool) bool {
 	for _, r := range rs {
 		if signed {
@@ -999,8 +1063,15 @@ func (s *Stream) checkUUID(b []byte) bool {
 		return true
 	}
 	if string(b) != string(pre.UUID[:]) {
-		s.err = newErr(s.at(s.pos), ErrUUID, "packet %d: UUID %x differs from the metadata's %s", s.pkt.Index, b, pre.UUID.String())
-		return false
+		if s.t.o.strictUUID {
+			s.err = newErr(s.at(s.pos), ErrUUID, "packet %d: UUID %x differs from the metadata's %s", s.pkt.Index, b, pre.UUID.String())
+			return false
+		}
+		if s.uuidBad == 0 {
+			s.uuidPkt = s.pkt.Index
+			copy(s.uuidVal[:], b)
+		}
+		s.uuidBad++
 	}
 	return true
 }

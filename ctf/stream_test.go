@@ -3,6 +3,8 @@ package ctf
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
@@ -37,13 +39,13 @@ func (w *bitWriter) put(v uint64, n int, be bool) {
 	}
 }
 
-func traceFromTSDL(tb testing.TB, tsdl string) *Trace {
+func traceFromTSDL(tb testing.TB, tsdl string, opts ...Option) *Trace {
 	tb.Helper()
 	m, err := ctf2meta.ParseTSDL([]byte(tsdl))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tr, err := NewTrace(m)
+	tr, err := NewTrace(m, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -136,10 +138,7 @@ func TestCutLastPacket(t *testing.T) {
 	data, _ := genStreamBytes(0, 3000, 40, 4096)
 	tr := traceFromTSDL(t, genMetadata(40))
 	full := tr.AddStream("full", data)
-	n := 0
-	for full.Next() {
-		n++
-	}
+	n := countAll(full.Next)
 	cut := data[:len(data)-4096+1500]
 	s := tr.AddStream("cut", cut)
 	m := 0
@@ -156,7 +155,7 @@ func TestCutLastPacket(t *testing.T) {
 }
 
 // A stream whose first packet is cut in its header is an error; bad
-// magic and a foreign UUID are refused.
+// magic is refused.
 func TestPacketHeaderErrors(t *testing.T) {
 	data, _ := genStreamBytes(0, 100, 40, 4096)
 	tr := traceFromTSDL(t, genMetadata(40))
@@ -166,7 +165,6 @@ func TestPacketHeaderErrors(t *testing.T) {
 	}{
 		{data[:20], ErrTruncated},
 		{append([]byte{0, 0, 0, 0}, data[4:]...), ErrBadMagic},
-		{append(append(append([]byte(nil), data[:4]...), 0xff), data[5:]...), ErrUUID},
 	}
 	for i, c := range cases {
 		s := tr.AddStream("x", c.data)
@@ -174,6 +172,68 @@ func TestPacketHeaderErrors(t *testing.T) {
 		}
 		if !errors.Is(s.Err(), c.want) {
 			t.Errorf("case %d: %v, want %v", i, s.Err(), c.want)
+		}
+	}
+}
+
+// countAll calls next until it returns false; it returns how many times
+// it returned true.
+func countAll(next func() bool) int {
+	n := 0
+	for next() {
+		n++
+	}
+	return n
+}
+
+// Packet headers holding a UUID other than the metadata's are read, as
+// babeltrace2 2.1 reads them, and noted in Stream.Recovery (with the
+// count, the first packet and its UUID); WithStrictUUID refuses them with
+// ErrUUID, in Next and in Scan alike.
+func TestPacketUUIDMismatch(t *testing.T) {
+	data, _ := genStreamBytes(0, 300, 40, 1024)
+	tr := traceFromTSDL(t, genMetadata(40))
+	clean := tr.AddStream("clean", data)
+	want := countAll(clean.Next)
+	if clean.Err() != nil || len(clean.Recovery().Notes) != 0 {
+		t.Fatalf("clean stream: %v %v", clean.Err(), clean.Recovery().Notes)
+	}
+	packets := clean.Packet().Index + 1
+	bad := append([]byte(nil), data...)
+	for off := 0; off < len(bad); off += 1024 {
+		bad[off+4] ^= 0xff // every packet's UUID (after the magic)
+	}
+	for _, scan := range []bool{false, true} {
+		s := tr.AddStream("bad", bad)
+		next := s.Next
+		if scan {
+			next = s.Scan
+		}
+		if n := countAll(next); s.Err() != nil || n != want {
+			t.Fatalf("scan %v: %d events, %v; want %d", scan, n, s.Err(), want)
+		}
+		notes := s.Recovery().Notes
+		if len(notes) != 1 || !strings.HasPrefix(notes[0], fmt.Sprintf("%d packet headers hold a UUID other than the metadata's", packets)) ||
+			!strings.Contains(notes[0], "the first: packet 0, ") {
+			t.Errorf("scan %v: notes %q (%d packets)", scan, notes, packets)
+		}
+		s.Reset()
+		for s.Next() {
+		}
+		if notes2 := s.Recovery().Notes; len(notes2) != 1 || notes2[0] != notes[0] {
+			t.Errorf("after Reset: notes %q, want %q", notes2, notes)
+		}
+	}
+	strict := traceFromTSDL(t, genMetadata(40), WithStrictUUID())
+	for _, scan := range []bool{false, true} {
+		s := strict.AddStream("bad", bad)
+		next := s.Next
+		if scan {
+			next = s.Scan
+		}
+		countAll(next)
+		if !errors.Is(s.Err(), ErrUUID) || !strings.Contains(s.Err().Error(), "packet 0: UUID") {
+			t.Errorf("strict, scan %v: %v", scan, s.Err())
 		}
 	}
 }

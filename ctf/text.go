@@ -25,8 +25,8 @@ import (
 // variants whose every option is left out, the packet header, the event
 // record header and a packet context with no member left. Enumerations
 // (integers with mappings) print as ( "LABEL" : container = N ) with
-// every matching label (several in name order, where babeltrace2 follows
-// the order of its hash map), bit maps as 0xN { "FLAG", … }, strings quoted
+// every matching label (several in babeltrace2's order, that of its
+// libstdc++ hash maps: ctf2meta.BabeltraceMappingOrder), bit maps as 0xN { "FLAG", … }, strings quoted
 // with C escapes up to their first NUL, arrays as [ [0] = … ], variants
 // and present optionals as { value }, BLOBs as { 0a 1b }, integers in
 // their preferred base (hexadecimal and octal values of signed integers
@@ -249,6 +249,14 @@ func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
 		}
 		return append(dst, "<none>"...)
 	case KindString:
+		if fc.enc != encUTF8 {
+			// convert after dst, quote after that, move the quoted text back
+			start := len(dst)
+			dst = appendUTF8(dst, data[f.V:f.V+uint64(f.N)], fc.enc)
+			mid := len(dst)
+			dst = appendQuoted(dst, dst[start:mid])
+			return dst[:start+copy(dst[start:], dst[mid:])]
+		}
 		return appendQuoted(dst, data[f.V:f.V+uint64(f.N)])
 	case KindBlob:
 		dst = append(dst, "{ "...)

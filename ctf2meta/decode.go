@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -720,6 +721,9 @@ func (d *decoder) intProps(m map[string]any, signed bool) IntegerProps {
 		p.PreferredDisplayBase = int(b)
 	}
 	p.Mappings = d.rangeMap(m, "mappings", false, signed)
+	if len(p.Mappings) > 1 {
+		p.MappingOrder = d.textOrder(m, "mappings")
+	}
 	return p
 }
 
@@ -748,6 +752,16 @@ func (d *decoder) rangeMap(m map[string]any, key string, required, signed bool) 
 		d.pop()
 	}
 	return out
+}
+
+// textOrder returns the text order of the keys of a "mappings" object of
+// the current text (two or more keys), or nil.
+func (d *decoder) textOrder(m map[string]any, key string) []string {
+	mm, ok := m[key].(map[string]any)
+	if !ok || d.js == nil {
+		return nil
+	}
+	return d.js.order[reflect.ValueOf(mm).Pointer()]
 }
 
 func (d *decoder) rangeSet(v any, unsigned bool) RangeSet {

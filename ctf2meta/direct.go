@@ -251,7 +251,8 @@ type props struct {
 	fc     [nField]FieldClass
 	obj    [2]map[string]any // attributes, extensions (nil when empty)
 	rmap   [2]map[string]RangeSet
-	rneg   [2]bool // a range map has a negative bound
+	rneg   [2]bool     // a range map has a negative bound
+	rord   [2][]string // a range map's names in text order (two or more)
 	loc    [2]FieldLocation
 	roles  []string
 	ranges RangeSet
@@ -500,7 +501,7 @@ func (d *direct) member(pr *props, k dkey) bool {
 		}
 		ok = true
 	case shRangeMap:
-		pr.rmap[k.slot], pr.rneg[k.slot], ok = d.rangeMap()
+		pr.rmap[k.slot], pr.rord[k.slot], pr.rneg[k.slot], ok = d.rangeMap()
 	case shRoles:
 		pr.roles, ok = d.roles()
 	case shLocation:
@@ -617,36 +618,41 @@ func (d *direct) rangeSet() (RangeSet, bool, bool) {
 }
 
 // rangeMap reads an object of range sets (nil when empty).
-func (d *direct) rangeMap() (map[string]RangeSet, bool, bool) {
+func (d *direct) rangeMap() (map[string]RangeSet, []string, bool, bool) {
 	ok, empty := d.open('{', chargeObject)
 	if !ok || empty {
-		return nil, false, ok
+		return nil, nil, false, ok
 	}
 	var out map[string]RangeSet
+	var order []string
 	neg := false
 	for {
 		k, ok := d.key()
 		if !ok {
-			return nil, false, false
+			return nil, nil, false, false
 		}
 		rs, n, ok := d.rangeSet()
 		if !ok {
-			return nil, false, false
+			return nil, nil, false, false
 		}
 		if out == nil {
 			out = make(map[string]RangeSet, 1)
 		}
 		if _, dup := out[k]; dup {
-			return nil, false, false // the generic path keeps the last one
+			return nil, nil, false, false // the generic path keeps the last one
 		}
 		out[k] = rs
+		order = append(order, k)
 		neg = neg || n
 		more, ok := d.next('}')
 		if !ok {
-			return nil, false, false
+			return nil, nil, false, false
 		}
 		if !more {
-			return out, neg, true
+			if len(order) < 2 {
+				order = nil
+			}
+			return out, order, neg, true
 		}
 	}
 }
@@ -1023,7 +1029,7 @@ func (d *direct) intProps(pr *props, signed bool) (IntegerProps, bool) {
 		if !signed && pr.rneg[rMappings] {
 			return ip, false
 		}
-		ip.Mappings = pr.rmap[rMappings]
+		ip.Mappings, ip.MappingOrder = pr.rmap[rMappings], pr.rord[rMappings]
 	}
 	return ip, true
 }

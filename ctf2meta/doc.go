@@ -100,8 +100,11 @@
 // trace recorded both ways translates to the data stream and event record
 // classes LTTng's own CTF 2 writer wrote. Not supported: pointer types,
 // floating-point numbers other than binary32/binary64, integers wider than
-// 64 bits, a variant without a tag, TSDL's log levels and EMF URIs (not
-// kept). Errors wrap ErrTSDL and name the line and column; nesting is
+// 64 bits, a variant without a tag. An event block's loglevel (0 … 14) and
+// model.emf.uri become its event record class's log-level and emf-uri
+// attributes in the babeltrace.org,2020 namespace, as babeltrace2 2.1
+// translates them (EventLogLevel and EventEMFURI read them there or, as
+// babeltrace2 does, in LTTng's lttng.org,2009 namespace). Errors wrap ErrTSDL and name the line and column; nesting is
 // bounded by Limits.MaxDepth and the field classes instantiated (aliases
 // expand at each use) by 64 per input byte plus 4096 (ErrLimit). Package
 // ctf decodes the data streams.
@@ -115,8 +118,9 @@
 // header's uuid, optionals, non-UTF-8 strings, roles TSDL would not derive
 // from the member's name and scope, variants whose selector lacks one
 // mapping per option, names that are not C identifiers — is refused with
-// ErrUnsupported; what does not change decoding (attributes, namespaces,
-// UIDs that are not UUIDs) is left out and listed.
+// ErrUnsupported; an event record class's log level and EMF URI become
+// loglevel and model.emf.uri; what does not change decoding (other
+// attributes, namespaces, UIDs that are not UUIDs) is left out and listed.
 //
 // # CTF 2 metadata streams
 //
@@ -165,7 +169,10 @@
 // property path, at the offset of the fragment's RS byte.
 //
 // FragmentWriter (NewFragmentWriter; Metadata.Encode), AppendFragment and
-// MarshalFragment write fragments back as JSON with sorted keys, compact (the
+// MarshalFragment write fragments back as JSON with sorted keys (but the
+// names of integer mappings, which keep their metadata order,
+// IntegerProps.MappingOrder: babeltrace2 lists the labels of a value in an
+// order derived from it, BabeltraceMappingOrder), compact (the
 // babeltrace 2.1 form) or indented (WithIndent("  "), the LTTng 2.15 form),
 // followed by LF with WithLF(true). A FragmentWriter over a packet Writer
 // writes packetized CTF 2 metadata.

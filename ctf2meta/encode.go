@@ -358,8 +358,42 @@ func putInt(o obj, p *IntegerProps) {
 		o["preferred-display-base"] = p.PreferredDisplayBase
 	}
 	if len(p.Mappings) > 0 {
-		o["mappings"] = rangeMapValue(p.Mappings)
+		if p.validOrder() {
+			o["mappings"] = orderedRangeMap{p.MappingOrder, p.Mappings}
+		} else {
+			o["mappings"] = rangeMapValue(p.Mappings)
+		}
 	}
+}
+
+// orderedRangeMap writes mappings in their metadata order
+// (IntegerProps.MappingOrder), not sorted: babeltrace2's label order
+// derives from it.
+type orderedRangeMap struct {
+	keys []string
+	m    map[string]RangeSet
+}
+
+func (o orderedRangeMap) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		rs := o.m[k]
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := e.Encode(k); err != nil {
+			return nil, err
+		}
+		b.WriteByte(':')
+		if err := e.Encode(rangeSetValue(rs)); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 func putRoles(o obj, roles []string) {

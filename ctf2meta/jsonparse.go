@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"reflect"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -30,6 +31,7 @@ func parseJSON(b []byte, maxDepth int, bud *memBudget, js *jsonScratch) (any, er
 		js = new(jsonScratch)
 	}
 	p := jsonParser{b: b, maxDepth: maxDepth, bud: bud, js: js}
+	clear(js.order)
 	p.space()
 	v := p.value()
 	if p.err == nil {
@@ -66,10 +68,14 @@ type jsonScratch struct {
 	// stacks where the elements of arrays gather before they move to a
 	// slice of their exact length.
 	presentBits map[uint64][]string
-	members     scratch[StructureMember]
-	options     scratch[VariantOption]
-	ranges      scratch[Range]
-	pathElems   scratch[PathElement]
+
+	// the text order of the keys of each "mappings" object of the
+	// current text with two or more keys, by the object's map pointer
+	order     map[uintptr][]string
+	members   scratch[StructureMember]
+	options   scratch[VariantOption]
+	ranges    scratch[Range]
+	pathElems scratch[PathElement]
 }
 
 const (
@@ -153,6 +159,9 @@ type jsonParser struct {
 	err      error
 	js       *jsonScratch // scratch stack (array elements, copied out at ']'), interned values
 	bud      *memBudget
+	// mappings: the value being parsed is that of a "mappings" member,
+	// whose keys' text order is kept (jsonScratch.order)
+	mappings bool
 }
 
 // scratch is a stack of values kept in chunks of scratchChunk values, so
@@ -340,6 +349,9 @@ func (p *jsonParser) object() any {
 	if !p.charge(chargeObject) {
 		return nil
 	}
+	keep := p.mappings
+	p.mappings = false
+	var order []string
 	p.i++ // {
 	p.space()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
@@ -375,9 +387,14 @@ func (p *jsonParser) object() any {
 		}
 		p.i++
 		p.space()
+		p.mappings = k == "mappings"
 		v := p.value()
+		p.mappings = false
 		if p.err != nil {
 			return nil
+		}
+		if _, dup := m[k]; keep && !dup {
+			order = append(order, k)
 		}
 		m[k] = v
 		p.space()
@@ -390,6 +407,12 @@ func (p *jsonParser) object() any {
 			p.i++
 		case '}':
 			p.i++
+			if len(order) > 1 {
+				if p.js.order == nil {
+					p.js.order = map[uintptr][]string{}
+				}
+				p.js.order[reflect.ValueOf(m).Pointer()] = order
+			}
 			return m
 		default:
 			p.fail("invalid character %q after object value", p.b[p.i])
@@ -403,6 +426,7 @@ func (p *jsonParser) array() any {
 		return nil
 	}
 	defer func() { p.depth-- }()
+	p.mappings = false
 	if !p.charge(chargeArray) {
 		return nil
 	}

@@ -225,6 +225,9 @@ func (p *tsdlParser) build() (*Metadata, error) {
 		if v, ok := bl.attrs["name"]; ok {
 			erc.Name = v.str
 		}
+		if err := p.eventLogAttrs(erc, bl); err != nil {
+			return nil, err
+		}
 		b.roots = map[string]*tType{}
 		for k, v := range sr {
 			b.roots[k] = v
@@ -487,11 +490,11 @@ func tsdlRoles(origin string, top, first bool, name string, size uint64, clocked
 	return nil
 }
 
-func (b *tsdlBuild) intClass(t *tType, name string, mappings map[string]RangeSet) (FieldClass, error) {
+func (b *tsdlBuild) intClass(t *tType, name string, mappings map[string]RangeSet, order []string) (FieldClass, error) {
 	if t.clock != "" && b.clocks[t.clock] == nil {
 		return nil, b.p.errAt(t.off, "integer mapped to undefined clock %q", t.clock)
 	}
-	props := IntegerProps{PreferredDisplayBase: t.base, Mappings: mappings}
+	props := IntegerProps{PreferredDisplayBase: t.base, Mappings: mappings, MappingOrder: order}
 	if t.signed {
 		return &FixedLengthSignedInteger{BitArray: b.bitArray(t), IntegerProps: props}, nil
 	}
@@ -501,12 +504,21 @@ func (b *tsdlBuild) intClass(t *tType, name string, mappings map[string]RangeSet
 	return &FixedLengthUnsignedInteger{BitArray: b.bitArray(t), IntegerProps: props, Roles: b.roles(&c, name)}, nil
 }
 
-func enumMappings(t *tType) map[string]RangeSet {
+// enumMappings returns the labels of an enumeration and, when there are
+// two or more, their order of first appearance.
+func enumMappings(t *tType) (map[string]RangeSet, []string) {
 	m := map[string]RangeSet{}
+	var order []string
 	for _, e := range t.mappings {
+		if _, ok := m[e.label]; !ok {
+			order = append(order, e.label)
+		}
 		m[e.label] = append(m[e.label], Range{Lower: e.lo, Upper: e.hi})
 	}
-	return m
+	if len(order) < 2 {
+		order = nil
+	}
+	return m, order
 }
 
 // inst makes the model field class of t, a member called name (raw).
@@ -522,13 +534,14 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 	switch t.kind {
 	case tyInt:
 		b.top = top
-		fc, err := b.intClass(t, name, nil)
+		fc, err := b.intClass(t, name, nil, nil)
 		b.top = false
 		return fc, err
 	case tyEnum:
 		b.top = top
 		b.p.nodes += len(t.mappings) // charged: an enumeration used many times costs each time
-		fc, err := b.intClass(t.base2, name, enumMappings(t))
+		maps, order := enumMappings(t)
+		fc, err := b.intClass(t.base2, name, maps, order)
 		b.top = false
 		return fc, err
 	case tyFloat:
@@ -616,7 +629,7 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 		if err := b.count(t.off); err != nil {
 			return nil, err
 		}
-		labels := enumMappings(target)
+		labels, _ := enumMappings(target)
 		for _, o := range t.members {
 			rs := labels[o.name]
 			if rs == nil {
@@ -719,4 +732,82 @@ func (b *tsdlBuild) walk(t *tType, path []string, off int, full []string) ([]Pat
 // String of a tType kind, for messages.
 func (k tyKind) String() string {
 	return [...]string{"?", "integer", "floating_point", "string", "enum", "struct", "variant", "array", "sequence"}[k]
+}
+
+// Log levels and EMF URIs of event record classes: babeltrace2 2.1 keeps
+// them as attributes of its own namespace (log-level: one of LogLevels,
+// emf-uri: a string) when it translates CTF 1.8, and reads them from its
+// namespace or else from LTTng's (where LTTng's CTF 2 writer puts the log
+// level).
+const (
+	BabeltraceNamespace = "babeltrace.org,2020"
+	LTTngNamespace      = "lttng.org,2009"
+)
+
+// LogLevels are the CTF 2 log-level attribute values, indexed by the
+// numeric TSDL loglevel they translate to and from (0: emergency … 14:
+// debug), as babeltrace2 2.1 and LTTng name them.
+var LogLevels = [...]string{"emergency", "alert", "critical", "error", "warning", "notice", "info",
+	"debug:system", "debug:program", "debug:process", "debug:module", "debug:unit",
+	"debug:function", "debug:line", "debug"}
+
+// eventLogAttrs sets the attributes babeltrace2 2.1 derives from an event
+// block's loglevel (0…14; another value is left out, as babeltrace2 warns
+// and leaves it) and model.emf.uri (a string; an empty one is left out).
+func (p *tsdlParser) eventLogAttrs(erc *EventRecordClass, bl *tBlock) error {
+	ns := map[string]any{}
+	if v, ok := bl.attrs["loglevel"]; ok {
+		n, err := p.uintAttr("event", "loglevel", v)
+		if err != nil {
+			return err
+		}
+		if n < uint64(len(LogLevels)) {
+			ns["log-level"] = LogLevels[n]
+		}
+	}
+	if v, ok := bl.attrs["model.emf.uri"]; ok {
+		if !v.isStr {
+			return p.errAt(v.off, "event: attribute \"model.emf.uri\" must be a string")
+		}
+		if v.str != "" {
+			ns["emf-uri"] = v.str
+		}
+	}
+	if len(ns) > 0 {
+		erc.Attributes = Attributes{BabeltraceNamespace: ns}
+	}
+	return nil
+}
+
+// EventLogLevel returns the log level of an event record class as
+// babeltrace2 2.1 reads it: the log-level attribute of the babeltrace.org,2020
+// namespace, else of the lttng.org,2009 namespace, when it is one of
+// LogLevels; its index is the TSDL loglevel.
+func EventLogLevel(e *EventRecordClass) (level int, ok bool) {
+	v, ok := eventAttr(e, "log-level")
+	for i, n := range LogLevels {
+		if ok && v == n {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// EventEMFURI returns the EMF URI of an event record class as babeltrace2
+// 2.1 reads it: the emf-uri string attribute of the babeltrace.org,2020
+// namespace, else of the lttng.org,2009 namespace.
+func EventEMFURI(e *EventRecordClass) (string, bool) { return eventAttr(e, "emf-uri") }
+
+// eventAttr returns the string attribute k of the babeltrace2 namespace,
+// else of LTTng's: babeltrace2 looks there in that order, and takes a
+// value only when it is a string.
+func eventAttr(e *EventRecordClass, k string) (string, bool) {
+	for _, ns := range []string{BabeltraceNamespace, LTTngNamespace} {
+		if m, ok := e.Attributes[ns].(map[string]any); ok {
+			if s, ok := m[k].(string); ok {
+				return s, true
+			}
+		}
+	}
+	return "", false
 }

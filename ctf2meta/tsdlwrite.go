@@ -346,7 +346,12 @@ func (w *tsdlWriter) streamsAndEvents() {
 				continue
 			}
 			w.where = fmt.Sprintf("event record class %d (%s)", e.ID, e.Name)
-			w.common("event record class", &e.Common)
+			// the log level and EMF URI are written (loglevel,
+			// model.emf.uri); other attributes are left out
+			c := e.Common
+			c.Attributes = nil
+			w.common("event record class", &c)
+			w.drop("event record class attributes", otherEventAttrs(e.Attributes))
 			w.drop("event record class namespace or UID", e.Namespace != "" || e.UID != "")
 			w.roots = map[string]FieldClass{}
 			for k, v := range streamRoots {
@@ -356,6 +361,12 @@ func (w *tsdlWriter) streamsAndEvents() {
 			w.p("\nevent {\n\tname = ", quoteTSDL(e.Name), ";\n\tid = ", strconv.FormatUint(e.ID, 10), ";\n")
 			if withID {
 				w.p("\tstream_id = ", strconv.FormatUint(d.ID, 10), ";\n")
+			}
+			if uri, ok := EventEMFURI(e); ok && uri != "" {
+				w.p("\tmodel.emf.uri = ", quoteTSDL(uri), ";\n")
+			}
+			if l, ok := EventLogLevel(e); ok {
+				w.p("\tloglevel = ", strconv.Itoa(l), ";\n")
 			}
 			w.scopes(twScope{"context", OriginEventRecordSpecificContext, e.SpecificContextFieldClass},
 				twScope{"fields", OriginEventRecordPayload, e.PayloadFieldClass})
@@ -744,7 +755,14 @@ func (w *tsdlWriter) integer(ba BitArray, props IntegerProps, signed bool, roles
 		return
 	}
 	w.p("enum : ", spec, " { ")
-	for i, k := range sortedKeys(props.Mappings) {
+	// Labels in the order that makes babeltrace2 list them as it does
+	// for the source metadata: TSDL's own order, or for CTF 2 the order
+	// babeltrace2's first map of them gives (BabeltraceMappingOrder).
+	order := props.metadataOrder()
+	if w.m.Source.Kind != KindTSDL {
+		order = unorderedMapOrder(order)
+	}
+	for i, k := range order {
 		for j, r := range props.Mappings[k] {
 			if i+j > 0 {
 				w.p(", ")
@@ -902,4 +920,26 @@ func (w *tsdlWriter) walk(fc FieldClass, names []string, what string) FieldClass
 		fc = next
 	}
 	return w.m.Resolve(fc)
+}
+
+// otherEventAttrs reports whether event record class attributes hold more
+// than what TSDL's loglevel and model.emf.uri carry: another namespace,
+// another key, or a log level or EMF URI babeltrace2 would not read.
+func otherEventAttrs(a Attributes) bool {
+	for ns, v := range a {
+		m, ok := v.(map[string]any)
+		if !ok || ns != BabeltraceNamespace && ns != LTTngNamespace {
+			return true
+		}
+		for k, x := range m {
+			s, isStr := x.(string)
+			switch {
+			case k == "emf-uri" && isStr:
+			case k == "log-level" && isStr && slices.Contains(LogLevels[:], s):
+			default:
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -3,9 +3,11 @@ package ctf2meta
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -319,13 +321,13 @@ func TestAppendTSDLNotesAndLimit(t *testing.T) {
 	}
 	m.TraceClass.Namespace = "lttng.org,2009"
 	for _, e := range m.EventRecordClasses {
-		e.Attributes = Attributes{"lttng.org,2009": map[string]any{"log-level": "debug:line"}}
+		e.Attributes = Attributes{"lttng.org,2009": map[string]any{"log-level": "debug:line", "other": "x"}}
 	}
 	m.ClockClasses["c"].UID = "not a uuid"
-	_, notes, err := AppendTSDL(nil, m)
+	text, notes, err := AppendTSDL(nil, m)
 	want := []string{"clock class UID that is not a UUID left out (1)", "event record class attributes left out (1)", "trace class namespace left out (1)"}
-	if err != nil || strings.Join(notes, "|") != strings.Join(want, "|") {
-		t.Errorf("%v, notes %q, want %q", err, notes, want)
+	if err != nil || strings.Join(notes, "|") != strings.Join(want, "|") || !bytes.Contains(text, []byte("\tloglevel = 13;\n")) {
+		t.Errorf("%v, notes %q, want %q\n%s", err, notes, want, text)
 	}
 
 	m, _ = ParseTSDL([]byte(tsdlWriteBase))
@@ -337,6 +339,120 @@ func TestAppendTSDLNotesAndLimit(t *testing.T) {
 	m.EventRecordClasses[0].PayloadFieldClass.(*Structure).MemberClasses[4].FieldClass = AliasRef("a40")
 	if _, _, err := AppendTSDL(nil, m); !errors.Is(err, ErrLimit) {
 		t.Errorf("2^40 inline expansions: %v, want ErrLimit", err)
+	}
+}
+
+// Log levels and EMF URIs cross between CTF 2 and TSDL as babeltrace2 2.1
+// maps them: the log-level and emf-uri attributes of the babeltrace.org,2020
+// namespace, else of the lttng.org,2009 one (where LTTng writes its log
+// level), become TSDL's loglevel (0 emergency … 14 debug) and
+// model.emf.uri, which ParseTSDL turns into babeltrace.org,2020 attributes
+// again; a level babeltrace2 does not know (TSDL 15, an unknown name) is left
+// out, a non-integer loglevel is an error.
+func TestTSDLLogLevelRoundTrip(t *testing.T) {
+	for i, name := range LogLevels {
+		for _, ns := range []string{LTTngNamespace, BabeltraceNamespace} {
+			m, err := ParseTSDL([]byte(tsdlWriteBase))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := m.EventRecordClasses[0]
+			e.Attributes = Attributes{ns: map[string]any{"log-level": name, "emf-uri": "http://x/\"y\""}}
+			text, notes, err := AppendTSDL(nil, m)
+			line := fmt.Sprintf("\tmodel.emf.uri = \"http://x/\\\"y\\\"\";\n\tloglevel = %d;\n", i)
+			if err != nil || len(notes) != 0 || !bytes.Contains(text, []byte(line)) {
+				t.Fatalf("%s %s: %v %q, want %q in\n%s", ns, name, err, notes, line, text)
+			}
+			m2, err := ParseTSDL(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e2 := m2.EventRecordClasses[0]
+			want := Attributes{BabeltraceNamespace: map[string]any{"log-level": name, "emf-uri": `http://x/"y"`}}
+			if !reflect.DeepEqual(e2.Attributes, want) {
+				t.Errorf("%s %s: parsed back as %v, want %v", ns, name, e2.Attributes, want)
+			}
+			if l, ok := EventLogLevel(e2); !ok || l != i {
+				t.Errorf("%s %s: EventLogLevel = %d %v", ns, name, l, ok)
+			}
+			text2, _, err := AppendTSDL(nil, m2)
+			if err != nil || !bytes.Equal(text, text2) {
+				t.Errorf("%s %s: TSDL not a fixed point (%v)", ns, name, err)
+			}
+		}
+	}
+	// babeltrace2's namespace first
+	e := &EventRecordClass{Common: Common{Attributes: Attributes{LTTngNamespace: map[string]any{"log-level": "info"}, BabeltraceNamespace: map[string]any{"log-level": "debug"}}}}
+	if l, ok := EventLogLevel(e); !ok || l != 14 {
+		t.Errorf("both namespaces: %d %v, want 14", l, ok)
+	}
+	for _, c := range []struct{ text, attrs, err string }{
+		{"loglevel = 15;", "map[]", ""},
+		{"loglevel = 0; model.emf.uri = \"\";", "map[babeltrace.org,2020:map[log-level:emergency]]", ""},
+		{"loglevel = x;", "", "loglevel"},
+		{"model.emf.uri = 3;", "", "model.emf.uri"},
+	} {
+		m, err := ParseTSDL([]byte(strings.Replace(tsdlWriteBase, "event {", "event { "+c.text, 1)))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v, want an error naming %s", c.text, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.text, err)
+		}
+		if got := fmt.Sprint(m.EventRecordClasses[0].Attributes); got != c.attrs {
+			t.Errorf("%s: attributes %s, want %s", c.text, got, c.attrs)
+		}
+	}
+}
+
+// babeltrace2 2.1.2 gives the LTTng 2.15 CTF 2 trace's event record
+// classes the same log levels through AppendTSDL's text as through the
+// original metadata (its sink.text.details "Log level" lines).
+func TestTSDLBabeltraceLogLevels(t *testing.T) {
+	bt := os.Getenv("BABELTRACE2")
+	if bt == "" {
+		t.Skip("BABELTRACE2 not set")
+	}
+	dir := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace")
+	m, err := Decode(vectortest.Read(t, "ctf", "lttng-2.15.1-ust-ctf2-json/trace/metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _, err := AppendTSDL(nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := t.TempDir()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() != "metadata" && !e.IsDir() {
+			if err := os.Symlink(filepath.Join(dir, e.Name()), filepath.Join(conv, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(conv, "metadata"), text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	levels := func(d string) []string {
+		out, err := exec.Command(bt, d, "-c", "sink.text.details", "-p", "with-data=no").Output()
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		var l []string
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.Contains(line, "Log level:") || strings.Contains(line, "EMF URI:") {
+				l = append(l, strings.TrimSpace(line))
+			}
+		}
+		return l
+	}
+	want, got := levels(dir), levels(conv)
+	if len(want) != 40 || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("original: %d lines %q…; through TSDL: %d lines %q…", len(want), want[:min(len(want), 2)], len(got), got[:min(len(got), 2)])
 	}
 }
 

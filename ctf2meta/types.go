@@ -283,6 +283,13 @@ type BitArray struct {
 type IntegerProps struct {
 	PreferredDisplayBase int                 // 2, 8, 10 (default) or 16
 	Mappings             map[string]RangeSet // nil when absent or empty
+	// MappingOrder lists the names of Mappings in the order the metadata
+	// gives them (JSON object member order, TSDL enumerator order) when
+	// there are two or more; nil otherwise, and in a model built in code
+	// (name order is assumed). babeltrace2 lists the labels of a value in
+	// an order derived from it (BabeltraceMappingOrder); MarshalFragment
+	// and AppendTSDL keep it.
+	MappingOrder []string
 }
 
 // Field class type names.

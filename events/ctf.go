@@ -21,6 +21,10 @@ type ctfSource struct {
 	tracks []Track
 	byS    map[*ctf.Stream]int
 	args   []int32 // field indices of the arguments
+	// text holds the UTF-8 form of the current event's UTF-16/UTF-32
+	// strings: appended to, reset at the next event (a value keeps the
+	// array it was cut from when text grows).
+	text []byte
 }
 
 func openCTFDir(path string) (source, error) {
@@ -43,6 +47,7 @@ func (s *ctfSource) next(e *Event) bool {
 	}
 	ev := s.r.Event()
 	s.ev = ev
+	s.text = s.text[:0]
 	e.reset()
 	e.kind = KindInstant
 	e.name = ev.Class.Name
@@ -106,11 +111,24 @@ func (s *ctfSource) arg(i int) (string, Value) {
 	case ctf.KindBool:
 		return fc.Name, boolValue(f.V != 0)
 	case ctf.KindString:
-		return fc.Name, stringValue(ev.Bytes(j))
+		return fc.Name, stringValue(s.str(j))
 	case ctf.KindBlob:
 		return fc.Name, bytesValue(ev.Bytes(j))
 	}
 	return fc.Name, compositeValue(s, i)
+}
+
+// str returns the UTF-8 text of the string field j of the current event:
+// its bytes, or for UTF-16/UTF-32 their conversion, valid until the next
+// event.
+func (s *ctfSource) str(j int) []byte {
+	ev := s.ev
+	if ev.FieldClass(j).Encoding() == "utf-8" {
+		return ev.Bytes(j)
+	}
+	k := len(s.text)
+	s.text = ev.AppendText(s.text, j)
+	return s.text[k:len(s.text):len(s.text)]
 }
 
 // appendArgJSON renders a composite argument: structures as objects,
@@ -165,7 +183,7 @@ func (s *ctfSource) appendJSON(b []byte, j int) []byte {
 	case ctf.KindBool:
 		return boolValue(f.V != 0).AppendJSON(b)
 	case ctf.KindString:
-		return stringValue(ev.Bytes(j)).AppendJSON(b)
+		return stringValue(s.str(j)).AppendJSON(b)
 	}
 	return bytesValue(ev.Bytes(j)).AppendJSON(b)
 }

@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,5 +73,45 @@ func TestCTFMetadataFileNoEvents(t *testing.T) {
 	p := filepath.Join(vectortest.Path(t, "ctf", "lttng-2.13.9-ust-ctf1.8-packetized-1pkt", "trace"), "metadata")
 	if _, err := events.Open(p); !errors.Is(err, events.ErrNoEvents) {
 		t.Errorf("%v", err)
+	}
+}
+
+// Strings in UTF-16 and UTF-32 reach the event layer as UTF-8 text, each
+// argument its own (a hand-made CTF 2 trace: two events, three strings
+// each).
+func TestCTFUnicodeStrings(t *testing.T) {
+	dir := t.TempDir()
+	meta := "\x1e" + `{"type":"preamble","version":2}` + "\n\x1e" + `{"type":"data-stream-class"}` + "\n\x1e" +
+		`{"type":"event-record-class","name":"ev","payload-field-class":{"type":"structure","member-classes":[` +
+		`{"name":"a","field-class":{"type":"null-terminated-string","encoding":"utf-16le"}},` +
+		`{"name":"b","field-class":{"type":"static-length-string","length":8,"encoding":"utf-32be"}},` +
+		`{"name":"c","field-class":{"type":"null-terminated-string","encoding":"utf-16be"}}]}}` + "\n"
+	stream := []byte("h\x00i\x00\xe9\x00\x3d\xd8\x00\xde\x00\x00" + "\x00\x01\xf6\x00\x00\x00\x00A" + "\x00x\x00\x00" +
+		"\x00\x00" + "\x00\x00\x00B\x00\x00\x00C" + "\x00\x00")
+	if err := os.WriteFile(filepath.Join(dir, "metadata"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stream"), stream, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := events.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []string
+	for r.Next() {
+		var b strings.Builder
+		for name, v := range r.Event().Args {
+			b.WriteString(name + "=" + v.String() + " ")
+		}
+		got = append(got, b.String())
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a=hié😀 b=😀A c=x ", "a= b=BC c= "}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -59,14 +59,14 @@ func TestCTFPlainAddsSignature(t *testing.T) {
 }
 
 // convert --to tsdl writes CTF 2 metadata as TSDL that ParseTSDL reads back
-// with the same event record classes, warning about what it left out
-// (LTTng's log level attributes, the trace namespace); a bit map has no
-// TSDL form and is refused, saying where.
+// with the same event record classes, LTTng's log level attributes as
+// loglevel, warning about what it left out (the trace namespace); a bit map
+// has no TSDL form and is refused, saying where.
 func TestCTFConvertToTSDL(t *testing.T) {
 	dir := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace")
 	out := filepath.Join(t.TempDir(), "metadata.tsdl")
 	code, _, errb := run(t, nil, "convert", "--to", "tsdl", dir, out)
-	if code != exitOK || !strings.Contains(errb, "warning: TSDL: event record class attributes left out (40)") {
+	if code != exitOK || strings.Contains(errb, "attributes left out") || !strings.Contains(errb, "warning: TSDL: trace class namespace left out (1)") {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	b, err := os.ReadFile(out)
@@ -74,8 +74,13 @@ func TestCTFConvertToTSDL(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err := ctf2meta.ParseTSDL(b)
-	if err != nil || len(m.EventRecordClasses) != 40 || !strings.HasPrefix(string(b), "/* CTF 1.8 */") {
+	if err != nil || len(m.EventRecordClasses) != 40 || !strings.HasPrefix(string(b), "/* CTF 1.8 */") || strings.Count(string(b), "\tloglevel = 13;\n") != 40 {
 		t.Fatalf("%v, %d event record classes:\n%.300s", err, len(m.EventRecordClasses), b)
+	}
+	for _, e := range m.EventRecordClasses {
+		if l, ok := ctf2meta.EventLogLevel(e); !ok || l != 13 {
+			t.Fatalf("%s: log level %d %v, want 13 (debug:line)", e.Name, l, ok)
+		}
 	}
 	code, _, errb = run(t, nil, "convert", "--to", "tsdl", vectortest.Path(t, "ctf", "third-party", "babeltrace-2.1.2-tests-data", "2", "succeed", "fl-bm", "metadata"), "-")
 	if code == exitOK || !strings.Contains(errb, "field lol: a bit map") {
