@@ -241,6 +241,46 @@ func BenchmarkIndexReadBatch(b *testing.B) {
 	}
 }
 
+// BenchmarkIndexReadBlocks reads the file through Blocks: in memory the
+// blocks are views of the bytes, through an io.ReaderAt one read per block
+// into the iterator's buffer (../shared/bench/instr.sh ./atf
+// IndexReadBlocks/bytes 65536).
+func BenchmarkIndexReadBlocks(b *testing.B) {
+	data := benchIndexFile(b, benchEvents, 0, 1)
+	for _, c := range indexOpeners(data) {
+		b.Run(c.name, func(b *testing.B) {
+			r, err := c.open()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(benchEvents * IndexEventSize)
+			b.ReportAllocs()
+			var sum uint64
+			for b.Loop() {
+				sum += sumBlocks(r.Blocks(0))
+			}
+			_ = sum
+			reportEvents(b, benchEvents)
+		})
+	}
+}
+
+// sumBlocks is BenchmarkIndexReadBlocks's loop, a function of its own: the
+// compiler keeps every value of a b.Loop body alive in memory, which would
+// add stores and loads the caller's loop does not have.
+//
+//go:noinline
+func sumBlocks(bl *IndexBlocks) (sum uint64) {
+	for bl.Next() {
+		evs := bl.Events()
+		for i := range evs {
+			e := &evs[i]
+			sum += e.Timestamp ^ e.FunctionID ^ uint64(e.Kind) ^ uint64(e.CallDepth) ^ uint64(e.DetailSeq) ^ uint64(e.ThreadID)
+		}
+	}
+	return sum
+}
+
 // BenchmarkIndexStream reads a whole file sequentially from an io.Reader.
 func BenchmarkIndexStream(b *testing.B) {
 	data := benchIndexFile(b, benchEvents, 0, 1)

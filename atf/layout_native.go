@@ -29,7 +29,7 @@ func loadIndexEvent(b []byte) IndexEvent {
 }
 
 // nativeLayout: an []IndexEvent's memory is the file's bytes of as many
-// events (ReadEvents reads into it directly).
+// events (IndexBlocks and ReadEvents read into it directly).
 const nativeLayout = true
 
 // loadIndexEventAt sets *e to the index event at p+off with one 32-byte
