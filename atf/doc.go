@@ -185,8 +185,9 @@
 // a Merger) — and decodes an event only when Event is called. The Merger is
 // a loser tree, log₂(threads) branch-free comparisons per event, run ahead in
 // batches that Next and Event only step through. DetailIter over a file in
-// memory or mapped only counts in Next, and touches the record 32 ahead so
-// that it is on its way from memory; Event slices the record. The field
+// memory or mapped only moves to the record's offset in Next, and every 256
+// records touches the headers of the 256 records 512 on, so that they are on
+// their way from memory together; Event slices the record. The field
 // getters of both iterators (IndexIter.Timestamp, DetailIter.IndexSeq, …)
 // read one field in place; IndexBlocks hands out whole blocks of events in
 // place, the cheapest way to read index events. On amd64 and arm64,
