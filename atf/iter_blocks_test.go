@@ -20,7 +20,7 @@ func checkBlocks(t *testing.T, name string, r *IndexFile, start uint64) int {
 	seq, blocks := start, 0
 	for b.Next() {
 		evs := b.Events()
-		if len(evs) == 0 || len(evs) > 2048 {
+		if len(evs) == 0 || len(evs) > BlockEvents {
 			t.Fatalf("%s: block of %d events", name, len(evs))
 		}
 		if b.Seq() != seq {
@@ -51,7 +51,8 @@ func checkBlocks(t *testing.T, name string, r *IndexFile, start uint64) int {
 // into the buffer), through an io.ReaderAt, mapped and by path; and checks
 // which of them hand out views.
 func TestIndexBlocks(t *testing.T) {
-	f, _ := writeThread(t, 5000, 3, func(i int) uint64 { return uint64(i*3) ^ 5 })
+	const n = 2*BlockEvents + 100
+	f, _ := writeThread(t, n, 3, func(i int) uint64 { return uint64(i*3) ^ 5 })
 	// A copy of the file one byte into an 8-byte-aligned buffer: its events
 	// are misaligned for a view.
 	words := make([]uint64, len(f.b)/8+2)
@@ -74,9 +75,9 @@ func TestIndexBlocks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, start := range []uint64{0, 1, 2047, 2048, 4999, 5000, 1 << 40} {
+		for _, start := range []uint64{0, 1, BlockEvents - 1, BlockEvents, n - 1, n, 1 << 40} {
 			n := checkBlocks(t, name, r, start)
-			if want := (int(r.Len()-min(start, r.Len())) + 2047) / 2048; n != want {
+			if want := (int(r.Len()-min(start, r.Len())) + BlockEvents - 1) / BlockEvents; n != want {
 				t.Fatalf("%s start %d: %d blocks, want %d", name, start, n, want)
 			}
 		}
@@ -97,19 +98,19 @@ func TestIndexBlocks(t *testing.T) {
 // through the io.ReaderAt) ends the blocks with ErrTruncated at the cut,
 // after the blocks before it; the error is sticky.
 func TestIndexBlocksTruncated(t *testing.T) {
-	f, _ := writeThread(t, 5000, 3, func(i int) uint64 { return uint64(i) })
+	f, _ := writeThread(t, 2*BlockEvents+100, 3, func(i int) uint64 { return uint64(i) })
 	cut := &cutReaderAt{b: f.b, cut: int64(len(f.b))}
 	r, err := OpenIndex(cut, int64(len(f.b)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut.cut = HeaderSize + 3000*IndexEventSize + 5
+	cut.cut = HeaderSize + (BlockEvents+3000)*IndexEventSize + 5
 	b := r.Blocks(0)
 	var n int
 	for b.Next() {
 		n += len(b.Events())
 	}
-	if n != 2048 || !errors.Is(b.Err(), ErrTruncated) {
+	if n != BlockEvents || !errors.Is(b.Err(), ErrTruncated) {
 		t.Fatalf("%d events, %v", n, b.Err())
 	}
 	var fe *FormatError
@@ -124,7 +125,7 @@ func TestIndexBlocksTruncated(t *testing.T) {
 // TestIndexBlocksAllocs pins IndexBlocks.Next at zero allocations, in
 // memory (views) and through an io.ReaderAt (one buffer, made by Blocks).
 func TestIndexBlocksAllocs(t *testing.T) {
-	f, _ := writeThread(t, 10*2048, 0, func(i int) uint64 { return uint64(i) })
+	f, _ := writeThread(t, 10*BlockEvents, 0, func(i int) uint64 { return uint64(i) })
 	mem, _ := OpenIndexBytes(f.b)
 	ra, _ := OpenIndex(bytes.NewReader(f.b), int64(len(f.b)))
 	for _, r := range []*IndexFile{mem, ra} {
