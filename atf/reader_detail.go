@@ -339,8 +339,8 @@ var noDetail [DetailEventHeaderSize]byte
 // bytes), 2 × 256 loads in a burst that the processor runs in parallel.
 // Measured on 1 M records of 540 bytes, warm, mapped, against the Rust
 // reader in alternating runs (docs/performance-atf.md): one byte 32 records
-// ahead per record 0.8–1.0× Rust; 16/8 0.55×; both bytes 128/64 1.3×;
-// 512/256 1.4×.
+// ahead per record 0.96× Rust; one byte, 16/8 0.55×; both ends, 128/64
+// 1.23×, 512/256 1.38×.
 const (
 	detailAhead = 512
 	detailBatch = 256
