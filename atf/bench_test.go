@@ -132,6 +132,12 @@ func BenchmarkIndexReadFields(b *testing.B) {
 // benchIndexRead runs loop over a fresh iterator of every event per op,
 // in memory and through an io.ReaderAt.
 func benchIndexRead(b *testing.B, loop func(*IndexIter) uint64) {
+	benchIndexPass(b, func(r *IndexFile) uint64 { return loop(r.Events(0)) })
+}
+
+// benchIndexPass runs pass, a read of every event of r, per op, in memory
+// and through an io.ReaderAt.
+func benchIndexPass(b *testing.B, pass func(*IndexFile) uint64) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
 	for _, c := range indexOpeners(data) {
 		b.Run(c.name, func(b *testing.B) {
@@ -143,7 +149,7 @@ func benchIndexRead(b *testing.B, loop func(*IndexIter) uint64) {
 			b.ReportAllocs()
 			var sum uint64
 			for b.Loop() {
-				sum += loop(r.Events(0))
+				sum += pass(r)
 			}
 			_ = sum
 			reportEvents(b, benchEvents)
@@ -246,30 +252,10 @@ func BenchmarkIndexReadBatch(b *testing.B) {
 // into the iterator's buffer (../shared/bench/instr.sh ./atf
 // IndexReadBlocks/bytes 65536).
 func BenchmarkIndexReadBlocks(b *testing.B) {
-	data := benchIndexFile(b, benchEvents, 0, 1)
-	for _, c := range indexOpeners(data) {
-		b.Run(c.name, func(b *testing.B) {
-			r, err := c.open()
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(benchEvents * IndexEventSize)
-			b.ReportAllocs()
-			var sum uint64
-			for b.Loop() {
-				sum += sumBlocks(r.Blocks(0))
-			}
-			_ = sum
-			reportEvents(b, benchEvents)
-		})
-	}
+	benchIndexPass(b, func(r *IndexFile) uint64 { return sumBlocks(r.Blocks(0)) })
 }
 
-// sumBlocks is BenchmarkIndexReadBlocks's loop, a function of its own: the
-// compiler keeps every value of a b.Loop body alive in memory, which would
-// add stores and loads the caller's loop does not have.
-//
-//go:noinline
+// sumBlocks is BenchmarkIndexReadBlocks's loop.
 func sumBlocks(bl *IndexBlocks) (sum uint64) {
 	for bl.Next() {
 		evs := bl.Events()
