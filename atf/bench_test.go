@@ -132,6 +132,12 @@ func BenchmarkIndexReadFields(b *testing.B) {
 // benchIndexRead runs loop over a fresh iterator of every event per op,
 // in memory and through an io.ReaderAt.
 func benchIndexRead(b *testing.B, loop func(*IndexIter) uint64) {
+	benchIndexPass(b, func(r *IndexFile) uint64 { return loop(r.Events(0)) })
+}
+
+// benchIndexPass runs pass, a read of every event of r, per op, in memory
+// and through an io.ReaderAt.
+func benchIndexPass(b *testing.B, pass func(*IndexFile) uint64) {
 	data := benchIndexFile(b, benchEvents, 0, 1)
 	for _, c := range indexOpeners(data) {
 		b.Run(c.name, func(b *testing.B) {
@@ -143,7 +149,7 @@ func benchIndexRead(b *testing.B, loop func(*IndexIter) uint64) {
 			b.ReportAllocs()
 			var sum uint64
 			for b.Loop() {
-				sum += loop(r.Events(0))
+				sum += pass(r)
 			}
 			_ = sum
 			reportEvents(b, benchEvents)
@@ -239,6 +245,26 @@ func BenchmarkIndexReadBatch(b *testing.B) {
 			reportEvents(b, benchEvents)
 		})
 	}
+}
+
+// BenchmarkIndexReadBlocks reads the file through Blocks: in memory the
+// blocks are views of the bytes, through an io.ReaderAt one read per block
+// into the iterator's buffer (../shared/bench/instr.sh ./atf
+// IndexReadBlocks/bytes 65536).
+func BenchmarkIndexReadBlocks(b *testing.B) {
+	benchIndexPass(b, func(r *IndexFile) uint64 { return sumBlocks(r.Blocks(0)) })
+}
+
+// sumBlocks is BenchmarkIndexReadBlocks's loop.
+func sumBlocks(bl *IndexBlocks) (sum uint64) {
+	for bl.Next() {
+		evs := bl.Events()
+		for i := range evs {
+			e := &evs[i]
+			sum += e.Timestamp ^ e.FunctionID ^ uint64(e.Kind) ^ uint64(e.CallDepth) ^ uint64(e.DetailSeq) ^ uint64(e.ThreadID)
+		}
+	}
+	return sum
 }
 
 // BenchmarkIndexStream reads a whole file sequentially from an io.Reader.

@@ -91,6 +91,20 @@
 // Timestamps are nanoseconds on the clock the index header's clock_type
 // names.
 //
+// To read index events in bulk, IndexFile.Blocks hands them out a block (up
+// to BlockEvents) at a time as an []IndexEvent — a view of the file's bytes
+// when it is mapped or in memory, the block read into the iterator's buffer
+// otherwise — and the caller's loop over the slice does nothing per event but
+// its own loads:
+//
+//	for b := f.Blocks(0); b.Next(); {
+//		evs := b.Events()
+//		for i := range evs {
+//			e := &evs[i]
+//			…
+//		}
+//	}
+//
 // Every reader and iterator (IndexIter from IndexFile.Events and Iter,
 // DetailIter, IndexReader, Merger) has Next, Event, Err and All; All is the
 // range-over-func form, which yields (value, nil) pairs and, when a read
@@ -171,10 +185,12 @@
 // a Merger) — and decodes an event only when Event is called. The Merger is
 // a loser tree, log₂(threads) branch-free comparisons per event, run ahead in
 // batches that Next and Event only step through. DetailIter over a file in
-// memory or mapped only counts in Next, and touches the record 32 ahead so
-// that it is on its way from memory; Event slices the record. The field
+// memory or mapped only moves to the record's offset in Next, and every 256
+// records touches the headers of the 256 records 512 on, so that they are on
+// their way from memory together; Event slices the record. The field
 // getters of both iterators (IndexIter.Timestamp, DetailIter.IndexSeq, …)
-// read one field in place, the cheapest way to read. On amd64 and arm64,
+// read one field in place; IndexBlocks hands out whole blocks of events in
+// place, the cheapest way to read index events. On amd64 and arm64,
 // IndexEvent's memory layout is the little-endian file layout (checked at
 // compile time), so an event is decoded with one 32-byte copy; other
 // architectures decode field by field. Opening a detail file allocates its

@@ -76,6 +76,24 @@ func decodeIndex(data []byte) error {
 			start += uint64(n)
 		}
 	}
+	// Blocks, in memory and through the io.ReaderAt.
+	for _, f := range []*IndexFile{r, rb} {
+		b, seq := f.Blocks(0), uint64(0)
+		for b.Next() {
+			if b.Seq() != seq {
+				panic("Blocks: wrong seq")
+			}
+			for _, e := range b.Events() {
+				if e != prev[seq] {
+					panic("Blocks disagrees with iteration")
+				}
+				seq++
+			}
+		}
+		if b.Err() != nil || seq != r.Len() {
+			panic("Blocks stopped early")
+		}
+	}
 	// The field getters, in memory and through the io.ReaderAt.
 	for _, f := range []*IndexFile{r, rb} {
 		it := f.Events(0)

@@ -29,7 +29,7 @@ func loadIndexEvent(b []byte) IndexEvent {
 }
 
 // nativeLayout: an []IndexEvent's memory is the file's bytes of as many
-// events (ReadEvents reads into it directly).
+// events (IndexBlocks and ReadEvents read into it directly).
 const nativeLayout = true
 
 // loadIndexEventAt sets *e to the index event at p+off with one 32-byte
@@ -51,7 +51,7 @@ func loadIndexEventInto(dst *IndexEvent, b []byte, off uint32) {
 }
 
 // The first 24 bytes of DetailEvent are the file layout of a detail record
-// header, for loadDetailHeader.
+// header, for loadDetailHeaderAt.
 var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.TotalLength)-0]
 var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.Type)-4]
 var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.Flags)-6]
@@ -61,15 +61,9 @@ var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.Timestamp)-16]
 var _ = [1]struct{}{}[unsafe.Offsetof(DetailEvent{}.Payload)-DetailEventHeaderSize]
 var _ = [1]struct{}{}[unsafe.Sizeof(DetailType(0))-2]
 
-// loadDetailHeader sets e's header fields from the record header at the
-// start of b (len(b) ≥ 24, checked) with one 24-byte copy; e.Payload is left
-// alone.
-func loadDetailHeader(e *DetailEvent, b []byte) {
-	*(*words3)(unsafe.Pointer(e)) = *(*words3)(unsafe.Pointer((*[DetailEventHeaderSize]byte)(b)))
-}
-
-// loadDetailHeaderAt is loadDetailHeader from the record at p, which the
-// caller guarantees holds at least a header.
+// loadDetailHeaderAt sets e's header fields from the record header at p
+// (which the caller guarantees holds at least a header) with one 24-byte
+// copy; e.Payload is left alone.
 func loadDetailHeaderAt(e *DetailEvent, p unsafe.Pointer) {
 	*(*words3)(unsafe.Pointer(e)) = *(*words3)(p)
 }

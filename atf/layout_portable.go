@@ -10,14 +10,6 @@ import "unsafe"
 // runs the tests on it).
 func loadIndexEvent(b []byte) IndexEvent { return decodeIndexEvent(b) }
 
-// loadDetailHeader sets e's header fields from the record header at the
-// start of b (len(b) ≥ 24, checked); e.Payload is left alone.
-func loadDetailHeader(e *DetailEvent, b []byte) {
-	p := e.Payload
-	*e = decodeDetailEventHeader(b)
-	e.Payload = p
-}
-
 // loadIndexEventInto is *dst = loadIndexEvent(b[off:]).
 func loadIndexEventInto(dst *IndexEvent, b []byte, off uint32) {
 	if uint64(off)+IndexEventSize > uint64(len(b)) {
@@ -35,8 +27,11 @@ func loadIndexEventAt(e *IndexEvent, p unsafe.Pointer, off int) {
 // nativeLayout: false here, the events are decoded field by field.
 const nativeLayout = false
 
-// loadDetailHeaderAt is loadDetailHeader from the record at p, which the
-// caller guarantees holds at least a header.
+// loadDetailHeaderAt sets e's header fields from the record header at p,
+// which the caller guarantees holds at least a header; e.Payload is left
+// alone.
 func loadDetailHeaderAt(e *DetailEvent, p unsafe.Pointer) {
-	loadDetailHeader(e, unsafe.Slice((*byte)(p), DetailEventHeaderSize))
+	payload := e.Payload
+	*e = decodeDetailEventHeader(unsafe.Slice((*byte)(p), DetailEventHeaderSize))
+	e.Payload = payload
 }

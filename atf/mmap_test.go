@@ -268,13 +268,16 @@ func TestMappedNoAllocsPerEvent(t *testing.T) {
 	}
 }
 
-// TestDetailIterAheadBounds pins the in-memory iterator's look-ahead (Next
-// touches the record detailAhead records on) at its edges: files with
-// fewer, exactly as many and more records than detailAhead, of varying
-// sizes, in memory, through an io.ReaderAt, and torn (recovered) in
-// memory, give every record exactly once, as Event(seq) does.
+// TestDetailIterAheadBounds pins the in-memory iterator's look-ahead (every
+// detailBatch records Next touches the detailBatch records detailAhead on)
+// at its edges: files with fewer, exactly as many and more records than
+// detailBatch and detailAhead, of varying sizes, in memory, through an
+// io.ReaderAt, and torn (recovered) in memory, give every record exactly
+// once, as Event(seq) does, through Event and through the getters; zero
+// values before the first record, the last record after the end.
 func TestDetailIterAheadBounds(t *testing.T) {
-	for _, records := range []int{1, detailAhead - 1, detailAhead, detailAhead + 1, 2*detailAhead + 5, 300} {
+	for _, records := range []int{1, detailBatch - 1, detailBatch, detailBatch + 1, detailAhead - 1, detailAhead, detailAhead + 1,
+		detailAhead + detailBatch + 1, 2*detailAhead + 5, 300} {
 		var idx, det memFile
 		tw, err := NewThreadWriter(&idx, func() (ioWS, error) { return &det, nil }, 4)
 		if err != nil {
@@ -309,17 +312,29 @@ func TestDetailIterAheadBounds(t *testing.T) {
 				t.Fatalf("%d records, %s: Len %d", records, c.name, d.Len())
 			}
 			it := d.Events()
+			if e := it.Event(); e.Timestamp != 0 || e.Payload != nil || it.Timestamp() != 0 || it.IndexSeq() != 0 || it.Payload() != nil {
+				t.Fatalf("%d records, %s: before the first record: %+v", records, c.name, e)
+			}
 			var n uint64
+			var last DetailEvent
 			for it.Next() {
 				want, err := d.Event(n)
 				got := it.Event()
 				if err != nil || it.Seq() != n || got.IndexSeq != want.IndexSeq || got.Timestamp != want.Timestamp || !bytes.Equal(got.Payload, want.Payload) {
 					t.Fatalf("%d records, %s: record %d (Seq %d) = %+v, Event gives %+v, %v", records, c.name, n, it.Seq(), got, want, err)
 				}
+				if it.Timestamp() != want.Timestamp || it.IndexSeq() != want.IndexSeq || it.ThreadID() != want.ThreadID ||
+					it.Type() != want.Type || it.Flags() != want.Flags || !bytes.Equal(it.Payload(), want.Payload) {
+					t.Fatalf("%d records, %s: record %d: the getters disagree with %+v", records, c.name, n, want)
+				}
+				last = want
 				n++
 			}
 			if n != d.Len() || it.Err() != nil || it.Next() {
 				t.Fatalf("%d records, %s: iterated %d of %d: %v", records, c.name, n, d.Len(), it.Err())
+			}
+			if e := it.Event(); n > 0 && (e.Timestamp != last.Timestamp || !bytes.Equal(e.Payload, last.Payload) || it.Timestamp() != last.Timestamp) {
+				t.Fatalf("%d records, %s: after the end: %+v, want the last record %+v", records, c.name, e, last)
 			}
 		}
 	}

@@ -277,9 +277,12 @@ func (r *IndexFile) Event(seq uint64) (IndexEvent, error) {
 // memory, mapped) or read (one ReadAt) straight into dst's memory, 32 bytes
 // each — on amd64 and arm64, where an IndexEvent's memory is the file
 // layout, there is nothing left to decode; elsewhere each is decoded in
-// place. Over an io.ReaderAt this is the cheapest bulk read (no buffer in
-// between); a mapped or in-memory file is read faster by Events, which
-// touches each event once. On a read error it returns 0 and the error.
+// place. On a read error it returns 0 and the error.
+//
+// Deprecated: use Blocks, which hands out the same events in place (a view
+// of a mapped or in-memory file, or one read per block into the iterator's
+// buffer) and is faster than this copy; ReadEvents remains for callers that
+// need the events in their own slice.
 func (r *IndexFile) ReadEvents(dst []IndexEvent, start uint64) (int, error) {
 	if start >= r.count {
 		return 0, nil
