@@ -532,3 +532,20 @@ func TestRealTracesCompiledMatchesWalk(t *testing.T) {
 	}
 	t.Logf("%d data streams of %d traces", streams, len(dirs))
 }
+
+// Under small field limits Scan refuses (by decoding) the records Next
+// refuses: a static array of fixed-size fields is skipped by Scan in one
+// step, yet the walk checks the limit there.
+func TestScanFieldLimit(t *testing.T) {
+	m, err := ctf2meta.ParseTSDL([]byte(everyTSDL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []int{8, 12, 16, 20, 25, 30} {
+		tr, err := NewTrace(m, WithLimits(Limits{MaxFieldsPerEvent: l}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkModes(t, tr, everyStream(tr, 1, 300, 500))
+	}
+}

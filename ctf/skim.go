@@ -2,6 +2,7 @@ package ctf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 )
 
@@ -202,6 +203,7 @@ func (t *Trace) compileSkims() {
 				}
 			}
 			sc.hdrSkip = p
+			sc.hdrShape = headerShape(sc.Header)
 		}
 		cc, ccOK := prog(nil, sc.CommonContext)
 		for _, ec := range sc.events {
@@ -218,8 +220,180 @@ func (t *Trace) compileSkims() {
 			if !ec.skippable {
 				ec.skip = nil
 			}
+			switch {
+			case !ec.skippable:
+			case len(ec.skip) == 0:
+				ec.fixed = true
+			case len(ec.skip) == 1 && ec.skip[0].code == opSkip:
+				o := &ec.skip[0]
+				ec.fixed, ec.fixAM, ec.fixBits, ec.fixN = true, o.am, o.size, int(o.n)
+			}
 		}
 	}
+}
+
+// hdrShape is an event record header whose fields all lie at fixed bit
+// offsets from its aligned start, with at most one variant, its last
+// member, whose options are such fields too: LTTng's compact and large
+// headers (a selector id, then a timestamp or an id and a timestamp), a
+// CTF 2 header of an id and a timestamp. Scan reads it with one bounds
+// check per part (scanHeader) instead of running its skimming program.
+type hdrShape struct {
+	am   uint64  // alignment minus 1 (a whole number of bytes)
+	pre  hdrPart // the members before the variant (every member without one)
+	src  int     // the variant's selector slot (-1: no variant)
+	tab  []int8  // the variant's option of each selector value (selectorTable)
+	opts []hdrPart
+}
+
+// hdrPart is a run of header fields: bits is the header's size up to the
+// part's end, n its field count up to there; slots are its fields that a
+// slot holds, id its event record class id field and clk its clock field
+// (bits 0: none; at most one of each per part).
+type hdrPart struct {
+	bits    uint64
+	n       int
+	slots   []hdrField
+	id, clk hdrField
+}
+
+type hdrField struct {
+	off, bits uint32 // bit offset from the header's start, size
+	mask      uint64
+	slot      int32
+}
+
+// get returns the value of f in the header starting at byte j of data
+// (8 bytes readable from its byte).
+func (f *hdrField) get(data []byte, j uint64) uint64 {
+	return binary.LittleEndian.Uint64(data[j+uint64(f.off>>3):]) >> (f.off & 7) & f.mask
+}
+
+// maxShapeBits bounds the size of a header read by scanHeader.
+const maxShapeBits = 1 << 16
+
+// headerShape returns the fixed-offset form of the event record header
+// fc, or nil when it has none.
+func headerShape(fc *FieldClass) *hdrShape {
+	if fc == nil || fc.Kind != KindStruct || fc.Align%8 != 0 {
+		return nil
+	}
+	h := &hdrShape{am: uint64(fc.Align) - 1, src: -1}
+	ms := fc.Members
+	var v *FieldClass
+	if k := len(ms) - 1; k >= 0 && ms[k].Kind == KindVariant {
+		v, ms = ms[k], ms[:k]
+	}
+	h.pre.n = 1 // the structure
+	for _, m := range ms {
+		if !h.lay(&h.pre, m, 0) {
+			return nil
+		}
+	}
+	if v == nil {
+		return h
+	}
+	h.tab = selectorTable(v)
+	if h.tab == nil || len(v.Members) == 0 || uint64(v.Align) > h.am+1 {
+		return nil
+	}
+	h.src = v.src
+	a := uint64(v.Align)
+	start := (h.pre.bits + a - 1) &^ (a - 1)
+	for _, m := range v.Members {
+		o := hdrPart{bits: start, n: h.pre.n + 1} // with the variant
+		if !h.lay(&o, m, 0) {
+			return nil
+		}
+		h.opts = append(h.opts, o)
+	}
+	return h
+}
+
+// lay appends field class fc to part o; false when fc is not at a fixed
+// offset or holds what scanHeader does not read.
+func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
+	a := uint64(fc.Align)
+	if a > h.am+1 || depth > 16 {
+		return false
+	}
+	off := (o.bits + a - 1) &^ (a - 1)
+	if _, b, c, ok := staticItem(fc, 0); ok {
+		o.bits, o.n = off+b, o.n+int(c)
+		return o.bits <= maxShapeBits
+	}
+	switch fc.Kind {
+	case KindUint:
+		if fc.BigEndian || fc.roles != 0 && fc.roles != roleClock && fc.roles != roleERCID || off%8+uint64(fc.Bits) > 64 {
+			return false
+		}
+		f := hdrField{off: uint32(off), bits: fc.Bits, mask: math.MaxUint64, slot: int32(fc.slot)}
+		if fc.Bits < 64 {
+			f.mask = 1<<fc.Bits - 1
+		}
+		switch fc.roles {
+		case roleClock:
+			if o.clk.bits != 0 {
+				return false
+			}
+			o.clk = f
+		case roleERCID:
+			if o.id.bits != 0 {
+				return false
+			}
+			o.id = f
+		}
+		if f.slot >= 0 {
+			o.slots = append(o.slots, f)
+		}
+		o.bits, o.n = off+uint64(fc.Bits), o.n+1
+		return o.bits <= maxShapeBits
+	case KindStruct:
+		o.bits, o.n = off, o.n+1
+		for _, m := range fc.Members {
+			if !h.lay(o, m, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// scanHeader reads an event record header of shape h at s.pos as the
+// decoding program does (slots, clock, class id) and adds its field count
+// to *nf. False where that program might fail (Scan then decodes the
+// record), or where fewer than 8 bytes follow a field.
+func (s *Stream) scanHeader(h *hdrShape, nf *int) bool {
+	start := s.base + (s.pos-s.base+h.am)&^h.am
+	j, data := start>>3, s.data
+	p := &h.pre
+	for {
+		if start+p.bits > s.end || j+p.bits/8+8 > uint64(len(data)) {
+			return false
+		}
+		for k := range p.slots {
+			f := &p.slots[k]
+			s.slots[f.slot] = f.get(data, j)
+		}
+		if p.id.bits != 0 {
+			s.ercID, s.haveERCID = p.id.get(data, j), true
+		}
+		if p.clk.bits != 0 {
+			s.updateClock(p.clk.get(data, j), p.clk.bits)
+		}
+		if p != &h.pre || h.src < 0 {
+			break
+		}
+		sel := s.slots[h.src]
+		if sel >= uint64(len(h.tab)) || h.tab[sel] < 0 {
+			return false
+		}
+		p = &h.opts[h.tab[sel]]
+	}
+	s.pos = start + p.bits
+	*nf += p.n
+	return true
 }
 
 // skimClass ends a skimmed event record header: the clock value is the

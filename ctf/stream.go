@@ -264,12 +264,28 @@ func (s *Stream) Scan() bool {
 	s.haveERCID, s.ercID = false, 0
 	nf := 0
 	ev := &s.ev
-	if sc.Header != nil {
+	switch {
+	case sc.hdrShape != nil:
+		// a header at fixed offsets, then the class: in one step when
+		// its fields all have a fixed size
+		if !s.scanHeader(sc.hdrShape, &nf) || !s.skimClass() {
+			return s.replay(start, clock0)
+		}
+		if ec := ev.Class; ec.fixed {
+			pos := s.base + (s.pos-s.base+ec.fixAM)&^ec.fixAM + ec.fixBits
+			if pos > s.end {
+				return s.replay(start, clock0)
+			}
+			s.pos, nf = pos, nf+ec.fixN
+		} else if !s.skim(ec.skip, &nf) {
+			return s.replay(start, clock0)
+		}
+	case sc.Header != nil:
 		// the header's program ends by running the class's (opClass)
 		if !s.skim(sc.hdrSkip, &nf) {
 			return s.replay(start, clock0)
 		}
-	} else {
+	default:
 		ec := sc.only
 		if ec == nil {
 			ec = sc.EventClass(0)
@@ -282,7 +298,8 @@ func (s *Stream) Scan() bool {
 			return s.replay(start, clock0)
 		}
 	}
-	if s.pos == start || s.pos > s.end {
+	// the walk checks the field limit at arrays only: above it, decode
+	if s.pos == start || s.pos > s.end || nf > s.limit {
 		return s.replay(start, clock0)
 	}
 	ev.Offset = start + uint64(s.dataOff)*8
