@@ -220,6 +220,7 @@ func (t *Trace) compileSkims() {
 			if !ec.skippable {
 				ec.skip = nil
 			}
+			ec.lean, ec.leanTail = leanProgram(ec.skip)
 			switch {
 			case !ec.skippable:
 			case len(ec.skip) == 0:
@@ -232,6 +233,145 @@ func (t *Trace) compileSkims() {
 	}
 }
 
+// leanProgram returns skimming program p as a lean program, or nil when p
+// holds ops a lean program has not: a lean program is only fixed-length
+// fields that a slot holds, strings, BLOBs, arrays of fixed-size elements
+// and fixed-size fields (each opSkip folded into the op after it, as its
+// pam and pre, or, at the end, into tail; a fast array whose length is the
+// unsigned field just before it into that field's op, as its sub), and
+// skimLean runs it with fewer instructions per op than skim.
+func leanProgram(p []op) (lean []op, tail op) {
+	var out []op
+	var pend *op // an opSkip not folded yet
+	for _, o := range p {
+		switch {
+		case o.code == opSkip:
+			if pend != nil {
+				out = append(out, *pend)
+			}
+			pend = &op{code: opSkip, pam: o.am, pre: o.size, n: o.n}
+		case o.code == opArray && o.fast && o.fc.dynamic && len(out) > 0 && pend == nil && out[len(out)-1].code == opFixed &&
+			out[len(out)-1].sub == nil && out[len(out)-1].slot == int32(o.fc.src) && !out[len(out)-1].sign:
+			// a sequence just after its length (LTTng's __x_length and
+			// x): one op
+			out[len(out)-1].sub = []op{o}
+			out[len(out)-1].n += o.n
+		case o.code == opFixed && o.roles == 0 && o.tab == nil && !o.class,
+			o.code == opString, o.code == opBytes, o.code == opArray && o.fast:
+			if pend != nil {
+				o.pam, o.pre, o.n = pend.pam, pend.pre, o.n+pend.n
+				pend = nil
+			}
+			out = append(out, o)
+		default:
+			return nil, op{}
+		}
+	}
+	if pend != nil {
+		tail = *pend
+	}
+	return out, tail
+}
+
+// skimLean runs a lean program (leanProgram) at s.pos as skim runs the
+// program it comes from. A folded opSkip is not checked against the
+// packet content at once: the position only grows, every op checks its
+// own bounds before it reads, and Scan checks the end position.
+func (s *Stream) skimLean(prog []op, tail *op, nf *int) bool {
+	pos, data, base, end := s.pos, s.data, s.base, s.end
+	n := *nf
+	for i := range prog {
+		o := &prog[i]
+		pos = base + (pos-base+o.pam)&^o.pam + o.pre
+		pos = base + (pos-base+o.am)&^o.am
+		n += int(o.n)
+		switch o.code {
+		case opFixed:
+			if pos+uint64(o.bits) > end {
+				return false
+			}
+			v, ok := fastLE(data, pos, o)
+			if !ok {
+				v = fixedValue(data, pos, o)
+			}
+			pos += uint64(o.bits)
+			if o.slot >= 0 {
+				s.slots[o.slot] = v
+			}
+			if o.sub != nil {
+				// the sequence of this length
+				if pos, n, ok = s.skimArray(&o.sub[0], v, pos, n); !ok {
+					return false
+				}
+			}
+		case opString:
+			j, e := pos>>3, end>>3
+			if j > e {
+				return false
+			}
+			k, z := j, min(e, j+16)
+			for k < z && data[k] != 0 {
+				k++
+			}
+			if k == z {
+				x := bytes.IndexByte(data[k:e], 0)
+				if x < 0 || uint64(k-j)+uint64(x) > math.MaxUint32 {
+					return false
+				}
+				k += uint64(x)
+			}
+			pos = (k + 1) * 8
+		case opBytes:
+			ln := o.fc.Length
+			if o.fc.dynamic {
+				ln = s.slots[o.fc.src]
+			}
+			if pos > end || ln > (end-pos)/8 || ln > math.MaxUint32 {
+				return false
+			}
+			pos += ln * 8
+		case opArray:
+			ln := o.fc.Length
+			if o.fc.dynamic {
+				ln = s.slots[o.fc.src]
+			}
+			var ok bool
+			if pos, n, ok = s.skimArray(o, ln, pos, n); !ok {
+				return false
+			}
+		}
+	}
+	s.pos, *nf = base+(pos-base+tail.pam)&^tail.pam+tail.pre, n+int(tail.n)
+	return true
+}
+
+// skimArray skims the fast array of o (lean: its field counted in n
+// already) of ln elements at bit pos.
+func (s *Stream) skimArray(o *op, ln, pos uint64, n int) (uint64, int, bool) {
+	if o.am != 0 {
+		pos = s.base + (pos-s.base+o.am)&^o.am
+	}
+	if ln > uint64(s.limit-n+1) {
+		return 0, 0, false
+	}
+	if ln == 0 {
+		return pos, n, true
+	}
+	first := s.base + (pos-s.base+o.eam)&^o.eam
+	if first > s.end {
+		return 0, 0, false
+	}
+	room := s.end - first
+	if o.size > 0 && ln-1 > room/o.size {
+		return 0, 0, false
+	}
+	total := (ln-1)*o.size + uint64(o.bits)
+	if total > room || ln > uint64(s.limit-n)/max(uint64(o.ecls), 1) {
+		return 0, 0, false
+	}
+	return first + total, n + int(ln)*int(o.ecls), true
+}
+
 // hdrShape is an event record header whose fields all lie at fixed bit
 // offsets from its aligned start, with at most one variant, its last
 // member, whose options are such fields too: LTTng's compact and large
@@ -239,34 +379,52 @@ func (t *Trace) compileSkims() {
 // CTF 2 header of an id and a timestamp. Scan reads it with one bounds
 // check per part (scanHeader) instead of running its skimming program.
 type hdrShape struct {
-	am   uint64  // alignment minus 1 (a whole number of bytes)
-	pre  hdrPart // the members before the variant (every member without one)
-	src  int     // the variant's selector slot (-1: no variant)
-	tab  []int8  // the variant's option of each selector value (selectorTable)
+	am   uint64      // alignment minus 1 (a whole number of bytes)
+	pre  hdrPart     // the members before the variant (every member without one)
+	src  int         // the variant's selector slot (-1: no variant)
+	v    *FieldClass // the variant
+	tab  []int8      // the variant's option of each selector value (selectorTable), when it has one
 	opts []hdrPart
 }
 
+// option returns the variant's option for selector value sel, or -1.
+func (h *hdrShape) option(sel uint64) int {
+	if sel < uint64(len(h.tab)) {
+		return int(h.tab[sel])
+	}
+	if h.tab != nil {
+		return -1 // above every range
+	}
+	for k, rs := range h.v.optRange {
+		if inRanges(rs, sel, h.v.srcSign) {
+			return k
+		}
+	}
+	return -1
+}
+
 // hdrPart is a run of header fields: bits is the header's size up to the
-// part's end, n its field count up to there; slots are its fields that a
+// part's end, n its field count up to there; slot is its field that a
 // slot holds, id its event record class id field and clk its clock field
-// (bits 0: none; at most one of each per part).
+// (at most one of each; mask 0: none).
 type hdrPart struct {
-	bits    uint64
-	n       int
-	slots   []hdrField
-	id, clk hdrField
+	bits          uint64
+	n             int
+	slot, id, clk hdrField
 }
 
+// hdrField is an unsigned little-endian field within the header's first
+// 16 bytes: its value is (w0>>sh | w1<<(64-sh)&hi) & mask.
 type hdrField struct {
-	off, bits uint32 // bit offset from the header's start, size
-	mask      uint64
-	slot      int32
+	sh       uint8
+	hi, mask uint64
+	slot     int32
 }
 
-// get returns the value of f in the header starting at byte j of data
-// (8 bytes readable from its byte).
-func (f *hdrField) get(data []byte, j uint64) uint64 {
-	return binary.LittleEndian.Uint64(data[j+uint64(f.off>>3):]) >> (f.off & 7) & f.mask
+// get returns the value of f from the header's first 16 bytes, w0 and w1
+// (little-endian words).
+func (f *hdrField) get(w0, w1 uint64) uint64 {
+	return (w0>>(f.sh&63) | w1<<(-f.sh&63)&f.hi) & f.mask
 }
 
 // maxShapeBits bounds the size of a header read by scanHeader.
@@ -293,11 +451,10 @@ func headerShape(fc *FieldClass) *hdrShape {
 	if v == nil {
 		return h
 	}
-	h.tab = selectorTable(v)
-	if h.tab == nil || len(v.Members) == 0 || uint64(v.Align) > h.am+1 {
+	if len(v.Members) == 0 || len(v.Members) != len(v.optRange) || uint64(v.Align) > h.am+1 {
 		return nil
 	}
-	h.src = v.src
+	h.src, h.v, h.tab = v.src, v, selectorTable(v)
 	a := uint64(v.Align)
 	start := (h.pre.bits + a - 1) &^ (a - 1)
 	for _, m := range v.Members {
@@ -324,27 +481,33 @@ func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 	}
 	switch fc.Kind {
 	case KindUint:
-		if fc.BigEndian || fc.roles != 0 && fc.roles != roleClock && fc.roles != roleERCID || off%8+uint64(fc.Bits) > 64 {
+		if fc.BigEndian || fc.roles != 0 && fc.roles != roleClock && fc.roles != roleERCID || fc.Bits == 0 || off >= 64 || off+uint64(fc.Bits) > 128 {
 			return false
 		}
-		f := hdrField{off: uint32(off), bits: fc.Bits, mask: math.MaxUint64, slot: int32(fc.slot)}
+		f := hdrField{sh: uint8(off), mask: math.MaxUint64, slot: int32(fc.slot)}
 		if fc.Bits < 64 {
 			f.mask = 1<<fc.Bits - 1
 		}
+		if off > 0 && off+uint64(fc.Bits) > 64 {
+			f.hi = math.MaxUint64
+		}
 		switch fc.roles {
 		case roleClock:
-			if o.clk.bits != 0 {
+			if o.clk.mask != 0 {
 				return false
 			}
 			o.clk = f
 		case roleERCID:
-			if o.id.bits != 0 {
+			if o.id.mask != 0 {
 				return false
 			}
 			o.id = f
 		}
 		if f.slot >= 0 {
-			o.slots = append(o.slots, f)
+			if o.slot.mask != 0 {
+				return false
+			}
+			o.slot = f
 		}
 		o.bits, o.n = off+uint64(fc.Bits), o.n+1
 		return o.bits <= maxShapeBits
@@ -361,38 +524,67 @@ func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 }
 
 // scanHeader reads an event record header of shape h at s.pos as the
-// decoding program does (slots, clock, class id) and adds its field count
-// to *nf. False where that program might fail (Scan then decodes the
-// record), or where fewer than 8 bytes follow a field.
+// decoding program does (slots, clock, class id), adds its field count to
+// *nf and ends it as skimClass does. False where that program might fail
+// (Scan then decodes the record), or where fewer than 16 bytes follow the
+// header's start.
 func (s *Stream) scanHeader(h *hdrShape, nf *int) bool {
 	start := s.base + (s.pos-s.base+h.am)&^h.am
-	j, data := start>>3, s.data
+	j, data, end := start>>3, s.data, s.end
+	if j+16 > uint64(len(data)) || j+16 < j {
+		return false
+	}
+	w0, w1 := binary.LittleEndian.Uint64(data[j:]), binary.LittleEndian.Uint64(data[j+8:])
 	p := &h.pre
+	if start+p.bits > end {
+		return false
+	}
+	clock, id, haveID := s.clock, uint64(0), false
 	for {
-		if start+p.bits > s.end || j+p.bits/8+8 > uint64(len(data)) {
-			return false
+		// what decoding the fields of p does to the stream
+		if p.slot.mask != 0 {
+			s.slots[p.slot.slot] = p.slot.get(w0, w1)
 		}
-		for k := range p.slots {
-			f := &p.slots[k]
-			s.slots[f.slot] = f.get(data, j)
+		if p.id.mask != 0 {
+			id, haveID = p.id.get(w0, w1), true
 		}
-		if p.id.bits != 0 {
-			s.ercID, s.haveERCID = p.id.get(data, j), true
-		}
-		if p.clk.bits != 0 {
-			s.updateClock(p.clk.get(data, j), p.clk.bits)
+		if m := p.clk.mask; m != 0 {
+			// updateClock: the low bits, plus 2^bits when they went back
+			v := p.clk.get(w0, w1)
+			if v < clock&m {
+				clock += m + 1
+			}
+			clock = clock&^m | v
 		}
 		if p != &h.pre || h.src < 0 {
 			break
 		}
-		sel := s.slots[h.src]
-		if sel >= uint64(len(h.tab)) || h.tab[sel] < 0 {
+		k := h.option(s.slots[h.src])
+		if k < 0 {
 			return false
 		}
-		p = &h.opts[h.tab[sel]]
+		p = &h.opts[k]
+		if start+p.bits > end {
+			return false
+		}
 	}
-	s.pos = start + p.bits
-	*nf += p.n
+	s.clock, s.ercID, s.haveERCID = clock, id, haveID
+	s.pos, *nf = start+p.bits, *nf+p.n
+	sc := s.pkt.Class
+	ec := sc.only
+	if haveID {
+		if id < uint64(len(sc.small)) {
+			ec = sc.small[id]
+		} else {
+			ec = sc.events[id]
+		}
+	} else if ec == nil {
+		ec = sc.EventClass(0)
+	}
+	if ec == nil || !ec.skippable {
+		return false
+	}
+	s.evCycles, s.ev.Class = clock, ec
 	return true
 }
 

@@ -268,7 +268,7 @@ func (s *Stream) Scan() bool {
 	case sc.hdrShape != nil:
 		// a header at fixed offsets, then the class: in one step when
 		// its fields all have a fixed size
-		if !s.scanHeader(sc.hdrShape, &nf) || !s.skimClass() {
+		if !s.scanHeader(sc.hdrShape, &nf) {
 			return s.replay(start, clock0)
 		}
 		if ec := ev.Class; ec.fixed {
@@ -277,6 +277,10 @@ func (s *Stream) Scan() bool {
 				return s.replay(start, clock0)
 			}
 			s.pos, nf = pos, nf+ec.fixN
+		} else if ec.lean != nil {
+			if !s.skimLean(ec.lean, &ec.leanTail, &nf) {
+				return s.replay(start, clock0)
+			}
 		} else if !s.skim(ec.skip, &nf) {
 			return s.replay(start, clock0)
 		}

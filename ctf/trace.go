@@ -71,6 +71,8 @@ type EventClass struct {
 type classCode struct {
 	prog      []op // common context, specific context and payload program (prog.go)
 	skip      []op // its skimming program (skim.go), when skippable
+	lean      []op // skip as a lean program (skimLean), when it is one
+	leanTail  op   // its last fixed-size fields (an opSkip)
 	skippable bool
 	// fixed: skip is one opSkip (every field of a fixed size, nothing
 	// referred to): Scan aligns to fixAM+1 and advances fixBits, counting
