@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 )
 
 // The skimming programs Stream.Scan runs: the same checks as the decoding
@@ -346,27 +347,23 @@ func (s *Stream) skimLean(prog []op, tail *op, nf *int) bool {
 }
 
 // skimArray skims the fast array of o (lean: its field counted in n
-// already) of ln elements at bit pos.
+// already) of ln elements at bit pos. Above the field limit it fails
+// (the walk may fail there; Scan checks the total too), so the products
+// below stay small; there is no division.
 func (s *Stream) skimArray(o *op, ln, pos uint64, n int) (uint64, int, bool) {
 	if o.am != 0 {
 		pos = s.base + (pos-s.base+o.am)&^o.am
 	}
-	if ln > uint64(s.limit-n+1) {
+	if ln > uint64(s.limit) || ln > 1<<31 {
 		return 0, 0, false
 	}
 	if ln == 0 {
 		return pos, n, true
 	}
 	first := s.base + (pos-s.base+o.eam)&^o.eam
-	if first > s.end {
-		return 0, 0, false
-	}
-	room := s.end - first
-	if o.size > 0 && ln-1 > room/o.size {
-		return 0, 0, false
-	}
-	total := (ln-1)*o.size + uint64(o.bits)
-	if total > room || ln > uint64(s.limit-n)/max(uint64(o.ecls), 1) {
+	hi, total := bits.Mul64(ln-1, o.size)
+	total += uint64(o.bits)
+	if hi != 0 || total < uint64(o.bits) || first > s.end || total > s.end-first {
 		return 0, 0, false
 	}
 	return first + total, n + int(ln)*int(o.ecls), true
@@ -385,6 +382,10 @@ type hdrShape struct {
 	v    *FieldClass // the variant
 	tab  []int8      // the variant's option of each selector value (selectorTable), when it has one
 	opts []hdrPart
+	// selID: the members before the variant are one field, its selector,
+	// which is also the class id (LTTng's compact and large headers), and
+	// no option's field has a slot
+	selID bool
 }
 
 // option returns the variant's option for selector value sel, or -1.
@@ -464,6 +465,11 @@ func headerShape(fc *FieldClass) *hdrShape {
 		}
 		h.opts = append(h.opts, o)
 	}
+	pre := &h.pre
+	h.selID = pre.slot.mask != 0 && pre.slot == pre.id && pre.slot.slot == int32(h.src) && pre.clk.mask == 0
+	for _, o := range h.opts {
+		h.selID = h.selID && o.slot.mask == 0
+	}
 	return h
 }
 
@@ -523,12 +529,13 @@ func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 	return false
 }
 
-// scanHeader reads an event record header of shape h at s.pos as the
-// decoding program does (slots, clock, class id), adds its field count to
-// *nf and ends it as skimClass does. False where that program might fail
-// (Scan then decodes the record), or where fewer than 16 bytes follow the
-// header's start.
-func (s *Stream) scanHeader(h *hdrShape, nf *int) bool {
+// scanShaped skims an event record whose header has shape h at s.pos:
+// the header as the decoding program reads it (slots, clock, class id; the
+// class id is not kept: Next and Decode read it again), then the class it
+// names, adding the field count to *nf. False where the decoding program
+// might fail (Scan then decodes the record), or where fewer than 16 bytes
+// follow the header's start.
+func (s *Stream) scanShaped(h *hdrShape, nf *int) bool {
 	start := s.base + (s.pos-s.base+h.am)&^h.am
 	j, data, end := start>>3, s.data, s.end
 	if j+16 > uint64(len(data)) || j+16 < j {
@@ -540,7 +547,30 @@ func (s *Stream) scanHeader(h *hdrShape, nf *int) bool {
 		return false
 	}
 	clock, id, haveID := s.clock, uint64(0), false
-	for {
+	if h.selID {
+		// the selector and class id, then the option's id and clock
+		id, haveID = p.slot.get(w0, w1), true
+		s.slots[p.slot.slot] = id
+		k := h.option(id)
+		if k < 0 {
+			return false
+		}
+		p = &h.opts[k]
+		if start+p.bits > end {
+			return false
+		}
+		if p.id.mask != 0 {
+			id = p.id.get(w0, w1)
+		}
+		if m := p.clk.mask; m != 0 {
+			v := p.clk.get(w0, w1)
+			if v < clock&m {
+				clock += m + 1
+			}
+			clock = clock&^m | v
+		}
+	}
+	for !h.selID {
 		// what decoding the fields of p does to the stream
 		if p.slot.mask != 0 {
 			s.slots[p.slot.slot] = p.slot.get(w0, w1)
@@ -568,8 +598,7 @@ func (s *Stream) scanHeader(h *hdrShape, nf *int) bool {
 			return false
 		}
 	}
-	s.clock, s.ercID, s.haveERCID = clock, id, haveID
-	s.pos, *nf = start+p.bits, *nf+p.n
+	s.clock, s.pos, *nf = clock, start+p.bits, *nf+p.n
 	sc := s.pkt.Class
 	ec := sc.only
 	if haveID {
@@ -585,7 +614,19 @@ func (s *Stream) scanHeader(h *hdrShape, nf *int) bool {
 		return false
 	}
 	s.evCycles, s.ev.Class = clock, ec
-	return true
+	// the class: in one step when its fields all have a fixed size
+	switch {
+	case ec.fixed:
+		pos := s.base + (s.pos-s.base+ec.fixAM)&^ec.fixAM + ec.fixBits
+		if pos > end {
+			return false
+		}
+		s.pos, *nf = pos, *nf+ec.fixN
+		return true
+	case ec.lean != nil:
+		return s.skimLean(ec.lean, &ec.leanTail, nf)
+	}
+	return s.skim(ec.skip, nf)
 }
 
 // skimClass ends a skimmed event record header: the clock value is the

@@ -266,22 +266,8 @@ func (s *Stream) Scan() bool {
 	ev := &s.ev
 	switch {
 	case sc.hdrShape != nil:
-		// a header at fixed offsets, then the class: in one step when
-		// its fields all have a fixed size
-		if !s.scanHeader(sc.hdrShape, &nf) {
-			return s.replay(start, clock0)
-		}
-		if ec := ev.Class; ec.fixed {
-			pos := s.base + (s.pos-s.base+ec.fixAM)&^ec.fixAM + ec.fixBits
-			if pos > s.end {
-				return s.replay(start, clock0)
-			}
-			s.pos, nf = pos, nf+ec.fixN
-		} else if ec.lean != nil {
-			if !s.skimLean(ec.lean, &ec.leanTail, &nf) {
-				return s.replay(start, clock0)
-			}
-		} else if !s.skim(ec.skip, &nf) {
+		// a header at fixed offsets, then the class
+		if !s.scanShaped(sc.hdrShape, &nf) {
 			return s.replay(start, clock0)
 		}
 	case sc.Header != nil:
