@@ -442,22 +442,28 @@ func TestCompiledMatchesWalk(t *testing.T) {
 				if name != "tsdl-limit" && (s.Err() != nil || n != 300) {
 					t.Fatalf("seed %d: %d events, %v", seed, n, s.Err())
 				}
-				for k := 0; k < 24; k++ {
-					c := append([]byte(nil), data...)
-					switch k % 3 {
-					case 0:
-						c = c[:r.IntN(len(c)+1)]
-					case 1:
-						c[r.IntN(len(c))] ^= byte(1 << r.IntN(8))
-					default:
-						for j := 0; j < 4; j++ {
-							c[r.IntN(len(c))] = byte(r.IntN(256))
-						}
-					}
-					checkModes(t, tr, c)
-				}
+				checkDamaged(t, tr, data, r, 24)
 			}
 		})
+	}
+}
+
+// checkDamaged runs checkModes on k cut, bit-flipped or overwritten
+// copies of data.
+func checkDamaged(t testing.TB, tr *Trace, data []byte, r *rand.Rand, k int) {
+	for i := 0; i < k; i++ {
+		c := append([]byte(nil), data...)
+		switch i % 3 {
+		case 0:
+			c = c[:r.IntN(len(c)+1)]
+		case 1:
+			c[r.IntN(len(c))] ^= byte(1 << r.IntN(8))
+		default:
+			for j := 0; j < 4; j++ {
+				c[r.IntN(len(c))] = byte(r.IntN(256))
+			}
+		}
+		checkModes(t, tr, c)
 	}
 }
 
