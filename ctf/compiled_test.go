@@ -195,7 +195,11 @@ func (e *encoder) field(fc *FieldClass) {
 	case KindString, KindBlob:
 		switch {
 		case fc.nulStr:
-			e.str(e.r.IntN(6), true)
+			n := e.r.IntN(6)
+			if e.r.IntN(4) == 0 {
+				n = e.r.IntN(40) // beyond a word: Scan reads strings eight bytes at a time
+			}
+			e.str(n, true)
 		case fc.dynamic:
 			e.str(int(e.slots[fc.src]), false)
 		default:

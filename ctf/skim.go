@@ -306,20 +306,34 @@ func (s *Stream) skimLean(prog []op, tail *op, nf *int) bool {
 				}
 			}
 		case opString:
+			// the first null byte from j on, eight bytes at a time (the
+			// lowest byte the test flags is the first null one)
 			j, e := pos>>3, end>>3
-			if j > e {
-				return false
-			}
-			k, z := j, min(e, j+16)
-			for k < z && data[k] != 0 {
-				k++
-			}
-			if k == z {
-				x := bytes.IndexByte(data[k:e], 0)
-				if x < 0 || uint64(k-j)+uint64(x) > math.MaxUint32 {
+			k := j
+			for {
+				if k >= e {
 					return false
 				}
-				k += uint64(x)
+				if k+8 > uint64(len(data)) {
+					x := bytes.IndexByte(data[k:e], 0)
+					if x < 0 {
+						return false
+					}
+					k += uint64(x)
+					break
+				}
+				w := binary.LittleEndian.Uint64(data[k:])
+				if z := (w - 0x0101010101010101) &^ w & 0x8080808080808080; z != 0 {
+					k += uint64(bits.TrailingZeros64(z) >> 3)
+					if k >= e {
+						return false
+					}
+					break
+				}
+				k += 8
+			}
+			if k-j > math.MaxUint32 {
+				return false
 			}
 			pos = (k + 1) * 8
 		case opBytes:

@@ -258,13 +258,11 @@ func (s *Stream) Scan() bool {
 	s.scanned = false
 	start, clock0 := s.pos, s.clock
 	sc := s.pkt.Class
-	if sc.hdrSkip == nil && sc.Header != nil || s.generic {
-		return s.decodeEvent(start)
-	}
-	s.haveERCID, s.ercID = false, 0
 	nf := 0
 	ev := &s.ev
 	switch {
+	case s.generic || sc.hdrSkip == nil && sc.Header != nil:
+		return s.decodeEvent(start)
 	case sc.hdrShape != nil:
 		// a header at fixed offsets, then the class
 		if !s.scanShaped(sc.hdrShape, &nf) {
@@ -272,6 +270,7 @@ func (s *Stream) Scan() bool {
 		}
 	case sc.Header != nil:
 		// the header's program ends by running the class's (opClass)
+		s.haveERCID, s.ercID = false, 0
 		if !s.skim(sc.hdrSkip, &nf) {
 			return s.replay(start, clock0)
 		}
