@@ -274,13 +274,13 @@ func leanProgram(p []op) (lean []op, tail op) {
 	return out, tail
 }
 
-// skimLean runs a lean program (leanProgram) at s.pos as skim runs the
-// program it comes from. A folded opSkip is not checked against the
+// skimLean runs a lean program (leanProgram) with tail at bit pos, n
+// fields counted, as skim runs the program it comes from, returning the
+// position and count after it. A folded opSkip is not checked against the
 // packet content at once: the position only grows, every op checks its
 // own bounds before it reads, and Scan checks the end position.
-func (s *Stream) skimLean(prog []op, tail *op, nf *int) bool {
-	pos, data, base, end := s.pos, s.data, s.base, s.end
-	n := *nf
+func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, bool) {
+	data, base, end := s.data, s.base, s.end
 	for i := range prog {
 		o := &prog[i]
 		pos = base + (pos-base+o.pam)&^o.pam + o.pre
@@ -289,7 +289,7 @@ func (s *Stream) skimLean(prog []op, tail *op, nf *int) bool {
 		switch o.code {
 		case opFixed:
 			if pos+uint64(o.bits) > end {
-				return false
+				return 0, 0, false
 			}
 			v, ok := fastLE(data, pos, o)
 			if !ok {
@@ -302,7 +302,7 @@ func (s *Stream) skimLean(prog []op, tail *op, nf *int) bool {
 			if o.sub != nil {
 				// the sequence of this length
 				if pos, n, ok = s.skimArray(&o.sub[0], v, pos, n); !ok {
-					return false
+					return 0, 0, false
 				}
 			}
 		case opString:
@@ -312,12 +312,12 @@ func (s *Stream) skimLean(prog []op, tail *op, nf *int) bool {
 			k := j
 			for {
 				if k >= e {
-					return false
+					return 0, 0, false
 				}
 				if k+8 > uint64(len(data)) {
 					x := bytes.IndexByte(data[k:e], 0)
 					if x < 0 {
-						return false
+						return 0, 0, false
 					}
 					k += uint64(x)
 					break
@@ -326,14 +326,14 @@ func (s *Stream) skimLean(prog []op, tail *op, nf *int) bool {
 				if z := (w - 0x0101010101010101) &^ w & 0x8080808080808080; z != 0 {
 					k += uint64(bits.TrailingZeros64(z) >> 3)
 					if k >= e {
-						return false
+						return 0, 0, false
 					}
 					break
 				}
 				k += 8
 			}
 			if k-j > math.MaxUint32 {
-				return false
+				return 0, 0, false
 			}
 			pos = (k + 1) * 8
 		case opBytes:
@@ -342,7 +342,7 @@ func (s *Stream) skimLean(prog []op, tail *op, nf *int) bool {
 				ln = s.slots[o.fc.src]
 			}
 			if pos > end || ln > (end-pos)/8 || ln > math.MaxUint32 {
-				return false
+				return 0, 0, false
 			}
 			pos += ln * 8
 		case opArray:
@@ -352,12 +352,11 @@ func (s *Stream) skimLean(prog []op, tail *op, nf *int) bool {
 			}
 			var ok bool
 			if pos, n, ok = s.skimArray(o, ln, pos, n); !ok {
-				return false
+				return 0, 0, false
 			}
 		}
 	}
-	s.pos, *nf = base+(pos-base+tail.pam)&^tail.pam+tail.pre, n+int(tail.n)
-	return true
+	return base + (pos-base+tail.pam)&^tail.pam + tail.pre, n + int(tail.n), true
 }
 
 // skimArray skims the fast array of o (lean: its field counted in n
@@ -543,6 +542,85 @@ func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 	return false
 }
 
+// scanSel skims the event record at s.pos (bit start) whose header has
+// shape h with selID (LTTng's headers) and ends it as Scan does: the
+// selector, which is the class id, picks the option, whose id and clock
+// fields follow; then the class it names. It does what scanShaped and
+// Scan do, in one function. False where the decoding program might fail
+// (Scan then decodes the record; the slot written is written again).
+func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64) bool {
+	base, end, data := s.base, s.end, s.data
+	hs := base + (start-base+h.am)&^h.am
+	j := hs >> 3
+	if j+16 > uint64(len(data)) || j+16 < j {
+		return false
+	}
+	w0, w1 := binary.LittleEndian.Uint64(data[j:]), binary.LittleEndian.Uint64(data[j+8:])
+	f := &h.pre.slot
+	id := f.get(w0, w1)
+	s.slots[f.slot] = id
+	k := h.option(id)
+	if k < 0 {
+		return false
+	}
+	p := &h.opts[k]
+	pos := hs + p.bits
+	if pos > end {
+		return false
+	}
+	if p.id.mask != 0 {
+		id = p.id.get(w0, w1)
+	}
+	clock0 := s.clock
+	clock := clock0
+	if m := p.clk.mask; m != 0 {
+		// updateClock: the low bits, plus 2^bits when they went back
+		v := p.clk.get(w0, w1)
+		if v < clock&m {
+			clock += m + 1
+		}
+		clock = clock&^m | v
+	}
+	var ec *EventClass
+	if id < uint64(len(sc.small)) {
+		ec = sc.small[id]
+	} else {
+		ec = sc.events[id]
+	}
+	if ec == nil || !ec.skippable {
+		return false
+	}
+	nf := p.n
+	switch {
+	case ec.fixed:
+		pos = base + (pos-base+ec.fixAM)&^ec.fixAM + ec.fixBits
+		nf += ec.fixN
+	case ec.lean != nil:
+		var ok bool
+		if pos, nf, ok = s.skimLean(ec.lean, &ec.leanTail, pos, nf); !ok {
+			return false
+		}
+	default:
+		s.pos = pos
+		if !s.skim(ec.skip, &nf) {
+			return false
+		}
+		pos = s.pos
+	}
+	// the walk checks the field limit at arrays only: above it, decode
+	if pos > end || pos == start || nf > s.limit {
+		return false
+	}
+	s.pos, s.clock = pos, clock
+	ev := &s.ev
+	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
+	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
+	ev.Fields = nil
+	s.evStart, s.evClock, s.scanned = start, clock0, true
+	s.events++
+	return true
+}
+
 // scanShaped skims an event record whose header has shape h at s.pos:
 // the header as the decoding program reads it (slots, clock, class id; the
 // class id is not kept: Next and Decode read it again), then the class it
@@ -561,30 +639,7 @@ func (s *Stream) scanShaped(h *hdrShape, nf *int) bool {
 		return false
 	}
 	clock, id, haveID := s.clock, uint64(0), false
-	if h.selID {
-		// the selector and class id, then the option's id and clock
-		id, haveID = p.slot.get(w0, w1), true
-		s.slots[p.slot.slot] = id
-		k := h.option(id)
-		if k < 0 {
-			return false
-		}
-		p = &h.opts[k]
-		if start+p.bits > end {
-			return false
-		}
-		if p.id.mask != 0 {
-			id = p.id.get(w0, w1)
-		}
-		if m := p.clk.mask; m != 0 {
-			v := p.clk.get(w0, w1)
-			if v < clock&m {
-				clock += m + 1
-			}
-			clock = clock&^m | v
-		}
-	}
-	for !h.selID {
+	for {
 		// what decoding the fields of p does to the stream
 		if p.slot.mask != 0 {
 			s.slots[p.slot.slot] = p.slot.get(w0, w1)
@@ -638,7 +693,9 @@ func (s *Stream) scanShaped(h *hdrShape, nf *int) bool {
 		s.pos, *nf = pos, *nf+ec.fixN
 		return true
 	case ec.lean != nil:
-		return s.skimLean(ec.lean, &ec.leanTail, nf)
+		pos, n, ok := s.skimLean(ec.lean, &ec.leanTail, s.pos, *nf)
+		s.pos, *nf = pos, n
+		return ok
 	}
 	return s.skim(ec.skip, nf)
 }

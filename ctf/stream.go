@@ -258,6 +258,10 @@ func (s *Stream) Scan() bool {
 	s.scanned = false
 	start, clock0 := s.pos, s.clock
 	sc := s.pkt.Class
+	if h := sc.hdrShape; h != nil && h.selID && !s.generic {
+		// LTTng's headers: the whole record in one function
+		return s.scanSel(h, sc, start) || s.replay(start, clock0)
+	}
 	nf := 0
 	ev := &s.ev
 	switch {
