@@ -10,7 +10,8 @@ import (
 )
 
 // Scan's shortcuts (skim.go): event record headers at fixed offsets
-// (hdrShape, with the LTTng selector path selID), classes of fixed-size
+// (hdrShape, with the LTTng selector path selID, whose templates Next
+// decodes too), classes of fixed-size
 // fields in one step (fixed), lean class programs (folded skips, a tail, a
 // sequence fused with its length, strings, BLOBs). Each test checks that
 // the shortcut is taken, then that Scan reports what the field walk
@@ -73,6 +74,11 @@ func TestScanShapes(t *testing.T) {
 			if h == nil || !h.selID || (h.tab != nil) != c.table || len(h.opts) != 2 {
 				t.Fatalf("header shape %+v", h)
 			}
+			// Next builds the header from templates: struct, id, variant,
+			// struct, timestamp (compact); with the extended id (extended)
+			if len(h.tmpl) != 2 || len(h.tmpl[0].fields) != 5 || len(h.tmpl[0].vals) != 2 || len(h.tmpl[1].fields) != 6 || len(h.tmpl[1].vals) != 3 {
+				t.Fatalf("header templates %+v", h.tmpl)
+			}
 			if ec := shapeClass(t, tr, "fixed"); !ec.fixed || ec.fixBits != 32+64+24 || ec.fixN != 7 {
 				t.Errorf("fixed: %v %d bits %d fields", ec.fixed, ec.fixBits, ec.fixN)
 			}
@@ -124,11 +130,12 @@ func TestScanShapes(t *testing.T) {
 }
 
 // Headers of other shapes: a header without a variant (everyTSDL: an id
-// and a 64-bit timestamp) takes the general fixed-offset path; one with a
-// big-endian field has no shape (the skimming program reads it).
+// and a 64-bit timestamp) takes the general fixed-offset path (and Next
+// its program); one with a big-endian field has no shape (the skimming
+// program reads it).
 func TestScanShapeGeneral(t *testing.T) {
 	tr := traceFromTSDL(t, everyTSDL)
-	if h := tr.dscs[0].hdrShape; h == nil || h.selID || h.src >= 0 || h.pre.id.mask != 0xff || h.pre.clk.mask != 1<<64-1 || h.pre.bits != 72 {
+	if h := tr.dscs[0].hdrShape; h == nil || h.selID || h.tmpl != nil || h.src >= 0 || h.pre.id.mask != 0xff || h.pre.clk.mask != 1<<64-1 || h.pre.bits != 72 {
 		t.Fatalf("everyTSDL header shape %+v", h)
 	}
 	be := strings.Replace(shapesTSDL, "typealias integer { size = 11; align = 1; signed = false; map", "typealias integer { size = 11; align = 1; signed = false; byte_order = be; map", 1)

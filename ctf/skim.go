@@ -399,6 +399,7 @@ type hdrShape struct {
 	// which is also the class id (LTTng's compact and large headers), and
 	// no option's field has a slot
 	selID bool
+	tmpl  []hdrTmpl // selID: each option's decoded header (Next), when templates made them
 }
 
 // option returns the variant's option for selector value sel, or -1.
@@ -483,11 +484,136 @@ func headerShape(fc *FieldClass) *hdrShape {
 	for _, o := range h.opts {
 		h.selID = h.selID && o.slot.mask == 0
 	}
+	if h.selID {
+		h.templates(fc)
+	}
 	return h
 }
 
 // lay appends field class fc to part o; false when fc is not at a fixed
 // offset or holds what scanHeader does not read.
+// shapeField returns the hdrField of unsigned integer field class fc at
+// bit offset off from the header's start, false when it is not one.
+func shapeField(fc *FieldClass, off uint64) (hdrField, bool) {
+	if fc.Kind != KindUint || fc.BigEndian || fc.Bits == 0 || off >= 64 || off+uint64(fc.Bits) > 128 {
+		return hdrField{}, false
+	}
+	f := hdrField{sh: uint8(off), mask: math.MaxUint64, slot: int32(fc.slot)}
+	if fc.Bits < 64 {
+		f.mask = 1<<fc.Bits - 1
+	}
+	if off > 0 && off+uint64(fc.Bits) > 64 {
+		f.hi = math.MaxUint64
+	}
+	return f, true
+}
+
+// hdrTmpl is the decoded header of one option of a selID shape: its
+// fields with every value but the integers' (vals: their index in fields
+// and where they lie). Next copies it and fills the integers in.
+type hdrTmpl struct {
+	fields []Field
+	vals   []hdrVal
+}
+
+type hdrVal struct {
+	idx int
+	f   hdrField
+}
+
+// templates gives h (selID) the header fields of each option as the
+// decoding program builds them, when every field of the header is a
+// structure, the variant or an unsigned integer (else h.tmpl stays nil).
+func (h *hdrShape) templates(hdr *FieldClass) {
+	var t hdrTmpl
+	var rec func(fc *FieldClass, k int, off uint64, depth int) (uint64, bool)
+	rec = func(fc *FieldClass, k int, off uint64, depth int) (uint64, bool) {
+		if depth > 16 {
+			return 0, false
+		}
+		a := uint64(fc.Align)
+		off = (off + a - 1) &^ (a - 1)
+		idx := len(t.fields)
+		switch fc.Kind {
+		case KindUint:
+			f, ok := shapeField(fc, off)
+			t.fields = append(t.fields, Field{End: int32(idx + 1), cls: fc.id})
+			t.vals = append(t.vals, hdrVal{idx, f})
+			return off + uint64(fc.Bits), ok
+		case KindStruct, KindVariant:
+			t.fields = append(t.fields, Field{V: uint64(len(fc.Members)), cls: fc.id})
+			ms := fc.Members
+			if fc.Kind == KindVariant {
+				if k < 0 || k >= len(ms) {
+					return 0, false
+				}
+				t.fields[idx].V, ms = uint64(k), ms[k:k+1]
+			}
+			for _, m := range ms {
+				var ok bool
+				if off, ok = rec(m, k, off, depth+1); !ok {
+					return 0, false
+				}
+			}
+			t.fields[idx].End = int32(len(t.fields))
+			return off, true
+		}
+		return 0, false
+	}
+	var ts []hdrTmpl
+	for k := range h.opts {
+		t = hdrTmpl{}
+		if end, ok := rec(hdr, k, 0, 0); !ok || end != h.opts[k].bits || len(t.fields) != h.opts[k].n {
+			return
+		}
+		ts = append(ts, t)
+	}
+	h.tmpl = ts
+}
+
+// nextHeader decodes an event record header of shape h (with templates)
+// at s.pos as the decoding program does, appending its fields; false
+// (with nothing but a slot changed) where that program might fail: Next
+// then runs it.
+func (s *Stream) nextHeader(h *hdrShape) bool {
+	start := s.base + (s.pos-s.base+h.am)&^h.am
+	j, data := start>>3, s.data
+	if j+16 > uint64(len(data)) || j+16 < j {
+		return false
+	}
+	w0, w1 := binary.LittleEndian.Uint64(data[j:]), binary.LittleEndian.Uint64(data[j+8:])
+	f := &h.pre.slot
+	id := f.get(w0, w1)
+	s.slots[f.slot] = id
+	k := h.option(id)
+	if k < 0 {
+		return false
+	}
+	p := &h.opts[k]
+	if start+p.bits > s.end {
+		return false
+	}
+	if p.id.mask != 0 {
+		id = p.id.get(w0, w1)
+	}
+	if m := p.clk.mask; m != 0 {
+		// updateClock: the low bits, plus 2^bits when they went back
+		v, c := p.clk.get(w0, w1), s.clock
+		if v < c&m {
+			c += m + 1
+		}
+		s.clock = c&^m | v
+	}
+	t := &h.tmpl[k]
+	n := len(s.fields)
+	fs := append(s.fields, t.fields...)
+	for _, v := range t.vals {
+		fs[n+v.idx].V = v.f.get(w0, w1)
+	}
+	s.fields, s.pos, s.ercID, s.haveERCID = fs, start+p.bits, id, true
+	return true
+}
+
 func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 	a := uint64(fc.Align)
 	if a > h.am+1 || depth > 16 {
@@ -500,15 +626,9 @@ func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 	}
 	switch fc.Kind {
 	case KindUint:
-		if fc.BigEndian || fc.roles != 0 && fc.roles != roleClock && fc.roles != roleERCID || fc.Bits == 0 || off >= 64 || off+uint64(fc.Bits) > 128 {
+		f, ok := shapeField(fc, off)
+		if !ok || fc.roles != 0 && fc.roles != roleClock && fc.roles != roleERCID {
 			return false
-		}
-		f := hdrField{sh: uint8(off), mask: math.MaxUint64, slot: int32(fc.slot)}
-		if fc.Bits < 64 {
-			f.mask = 1<<fc.Bits - 1
-		}
-		if off > 0 && off+uint64(fc.Bits) > 64 {
-			f.hi = math.MaxUint64
 		}
 		switch fc.roles {
 		case roleClock:

@@ -354,7 +354,9 @@ func (s *Stream) decodeEvent(start uint64) bool {
 	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
 	if sc.Header != nil {
 		ev.Header = 0
-		if !s.scope(sc.Header, sc.hdrProg) {
+		if h := sc.hdrShape; h != nil && h.tmpl != nil && !s.generic && s.nextHeader(h) {
+			// LTTng's headers: from the fields' fixed offsets
+		} else if !s.scope(sc.Header, sc.hdrProg) {
 			return s.eventFailed(start)
 		}
 	}
