@@ -607,7 +607,8 @@ func (s *Stream) nextHeader(h *hdrShape) bool {
 	t := &h.tmpl[k]
 	n := len(s.fields)
 	fs := append(s.fields, t.fields...)
-	for _, v := range t.vals {
+	for i := range t.vals {
+		v := &t.vals[i]
 		fs[n+v.idx].V = v.f.get(w0, w1)
 	}
 	s.fields, s.pos, s.ercID, s.haveERCID = fs, start+p.bits, id, true
