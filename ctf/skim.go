@@ -16,6 +16,9 @@ import (
 // fails, and Scan decodes the record with the decoding program instead,
 // which reports exactly what Next reports. A class with a field that has no
 // skimming op (variable-length integers, optionals, a UUID) is decoded.
+// Faster forms of the same: an event record header at fixed offsets
+// (hdrShape: scanSel, scanShaped; Next: nextHeader), a class of fixed-size
+// fields (EventClass.fixed), a lean program (leanProgram, skimLean).
 
 // maxSkipBits bounds the size of one opSkip (2^40 bits).
 const maxSkipBits = 1 << 40
