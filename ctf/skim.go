@@ -17,7 +17,7 @@ import (
 // which reports exactly what Next reports. A class with a field that has no
 // skimming op (variable-length integers, optionals, a UUID) is decoded.
 // Faster forms of the same: an event record header at fixed offsets
-// (hdrShape: scanSel, scanShaped; Next: nextHeader), a class of fixed-size
+// (hdrShape: scanSel, scanShaped; Next: scanSel too), a class of fixed-size
 // fields (EventClass.fixed), a lean program (leanProgram, skimLean).
 
 // maxSkipBits bounds the size of one opSkip (2^40 bits).
@@ -208,6 +208,9 @@ func (t *Trace) compileSkims() {
 			}
 			sc.hdrSkip = p
 			sc.hdrShape = headerShape(sc.Header)
+			if sc.hdrShape != nil && sc.hdrShape.selID {
+				sc.selShape = sc.hdrShape
+			}
 		}
 		cc, ccOK := prog(nil, sc.CommonContext)
 		for _, ec := range sc.events {
@@ -493,8 +496,6 @@ func headerShape(fc *FieldClass) *hdrShape {
 	return h
 }
 
-// lay appends field class fc to part o; false when fc is not at a fixed
-// offset or holds what scanHeader does not read.
 // shapeField returns the hdrField of unsigned integer field class fc at
 // bit offset off from the header's start, false when it is not one.
 func shapeField(fc *FieldClass, off uint64) (hdrField, bool) {
@@ -574,50 +575,8 @@ func (h *hdrShape) templates(hdr *FieldClass) {
 	h.tmpl = ts
 }
 
-// nextHeader decodes an event record header of shape h (with templates)
-// at s.pos as the decoding program does, appending its fields; false
-// (with nothing but a slot changed) where that program might fail: Next
-// then runs it.
-func (s *Stream) nextHeader(h *hdrShape) bool {
-	start := s.base + (s.pos-s.base+h.am)&^h.am
-	j, data := start>>3, s.data
-	if j+16 > uint64(len(data)) || j+16 < j {
-		return false
-	}
-	w0, w1 := binary.LittleEndian.Uint64(data[j:]), binary.LittleEndian.Uint64(data[j+8:])
-	f := &h.pre.slot
-	id := f.get(w0, w1)
-	s.slots[f.slot] = id
-	k := h.option(id)
-	if k < 0 {
-		return false
-	}
-	p := &h.opts[k]
-	if start+p.bits > s.end {
-		return false
-	}
-	if p.id.mask != 0 {
-		id = p.id.get(w0, w1)
-	}
-	if m := p.clk.mask; m != 0 {
-		// updateClock: the low bits, plus 2^bits when they went back
-		v, c := p.clk.get(w0, w1), s.clock
-		if v < c&m {
-			c += m + 1
-		}
-		s.clock = c&^m | v
-	}
-	t := &h.tmpl[k]
-	n := len(s.fields)
-	fs := append(s.fields, t.fields...)
-	for i := range t.vals {
-		v := &t.vals[i]
-		fs[n+v.idx].V = v.f.get(w0, w1)
-	}
-	s.fields, s.pos, s.ercID, s.haveERCID = fs, start+p.bits, id, true
-	return true
-}
-
+// lay appends field class fc to part o; false when fc is not at a fixed
+// offset or holds what scanShaped does not read.
 func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 	a := uint64(fc.Align)
 	if a > h.am+1 || depth > 16 {
@@ -672,7 +631,10 @@ func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 // fields follow; then the class it names. It does what scanShaped and
 // Scan do, in one function. False where the decoding program might fail
 // (Scan then decodes the record; the slot written is written again).
-func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64) bool {
+// With decode (Next; h has templates) it decodes the header only,
+// appending its fields from the option's template, and leaves the class
+// to the decoding program.
+func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool) bool {
 	base, end, data := s.base, s.end, s.data
 	hs := base + (start-base+h.am)&^h.am
 	j := hs >> 3
@@ -705,6 +667,18 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64) bool {
 		}
 		clock = clock&^m | v
 	}
+	if decode {
+		// Next: the header's fields from the option's template
+		t := &h.tmpl[k]
+		n := len(s.fields)
+		fs := append(s.fields, t.fields...)
+		for i := range t.vals {
+			v := &t.vals[i]
+			fs[n+v.idx].V = v.f.get(w0, w1)
+		}
+		s.fields, s.pos, s.clock, s.ercID, s.haveERCID = fs, pos, clock, id, true
+		return true
+	}
 	var ec *EventClass
 	if id < uint64(len(sc.small)) {
 		ec = sc.small[id]
@@ -732,7 +706,8 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64) bool {
 		pos = s.pos
 	}
 	// the walk checks the field limit at arrays only: above it, decode
-	if pos > end || pos == start || nf > s.limit {
+	// (the selector has bits: pos is past start)
+	if pos > end || nf > s.limit {
 		return false
 	}
 	s.pos, s.clock = pos, clock

@@ -258,9 +258,9 @@ func (s *Stream) Scan() bool {
 	s.scanned = false
 	start, clock0 := s.pos, s.clock
 	sc := s.pkt.Class
-	if h := sc.hdrShape; h != nil && h.selID && !s.generic {
+	if h := sc.selShape; h != nil && !s.generic {
 		// LTTng's headers: the whole record in one function
-		return s.scanSel(h, sc, start) || s.replay(start, clock0)
+		return s.scanSel(h, sc, start, false) || s.replay(start, clock0)
 	}
 	nf := 0
 	ev := &s.ev
@@ -354,7 +354,7 @@ func (s *Stream) decodeEvent(start uint64) bool {
 	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
 	if sc.Header != nil {
 		ev.Header = 0
-		if h := sc.hdrShape; h != nil && h.tmpl != nil && !s.generic && s.nextHeader(h) {
+		if h := sc.selShape; h != nil && h.tmpl != nil && !s.generic && s.scanSel(h, sc, start, true) {
 			// LTTng's headers: from the fields' fixed offsets
 		} else if !s.scope(sc.Header, sc.hdrProg) {
 			return s.eventFailed(start)

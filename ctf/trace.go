@@ -55,6 +55,7 @@ type StreamClass struct {
 	ctxProg, hdrProg       []op      // packet context, event record header programs
 	hdrSkip                []op      // event record header skimming program (skim.go)
 	hdrShape               *hdrShape // event record header at fixed offsets, when it is (skim.go)
+	selShape               *hdrShape // hdrShape when selID
 }
 
 // EventClass is a compiled event record class.
