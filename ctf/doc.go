@@ -71,9 +71,15 @@
 // bounds check, structures of a fixed field count closed at once, variants
 // as jumps, arrays of plain integers as one loop. Scan runs skimming
 // programs in which consecutive fields of a fixed size that no length,
-// selector or role needs are one skip; where a skimming program is unsure it
-// hands the record to the decoding program, so Scan and Next fail on the
-// same records with the same errors. The recursive field walk these replace
+// selector or role needs are one skip. An event record header whose fields
+// lie at fixed offsets (LTTng's compact and large headers, an id and a
+// timestamp) is read from its first 16 bytes at once — by Scan, and by Next
+// from a decoded template per variant option; a class of fixed-size fields
+// is one bounds check, and classes of integers, strings, BLOBs and
+// sequences run lean programs (skips folded into the next op, a sequence
+// into its length's). Where a skimming program is unsure it hands the
+// record to the decoding program, so Scan and Next fail on the same records
+// with the same errors. The recursive field walk these replace
 // stays as the reference the tests compare them with, field by field and
 // error by error (TestCompiledMatchesWalk, FuzzCompiledMatchesWalk).
 //

@@ -58,6 +58,8 @@ type op struct {
 	am     uint64
 	eam    uint64 // fast opArray: element alignment minus 1
 	size   uint64 // opSkip: bits; skimming fast opArray: element stride
+	pam    uint64 // lean skimming (skimLean): alignment minus 1 of the fixed-size fields before the op
+	pre    uint64 // lean skimming: their size in bits (an opSkip folded into the op)
 	mask   uint64 // opFixed: the value's bits
 	le     bool   // opFixed: unsigned little-endian (the inline fast path)
 	class  bool   // skimming opFixed: the header ends after it (see opClass)
@@ -604,10 +606,12 @@ func (s *Stream) array(o *op) bool {
 	idx := len(s.fields)
 	s.fields = append(s.fields, Field{V: n, cls: o.cls})
 	if o.fast && n > 0 {
-		// every element aligned once the first is: one bounds check
+		// every element aligned once the first is: one bounds check (and
+		// none above the field limit, which the walk checks after each
+		// element, even when the fields before passed it already)
 		pos := s.base + (s.pos-s.base+o.eam)&^o.eam
 		eb := uint64(o.bits)
-		if pos <= s.end && n <= (s.end-pos)/eb && n <= uint64(s.limit-len(s.fields)) {
+		if pos <= s.end && n <= (s.end-pos)/eb && len(s.fields) <= s.limit && n <= uint64(s.limit-len(s.fields)) {
 			fs, data := s.fields, s.data
 			for k := uint64(0); k < n; k++ {
 				v := loadLE(data, pos>>3, o.bits)

@@ -2,7 +2,9 @@ package ctf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
+	"math/bits"
 )
 
 // The skimming programs Stream.Scan runs: the same checks as the decoding
@@ -14,6 +16,9 @@ import (
 // fails, and Scan decodes the record with the decoding program instead,
 // which reports exactly what Next reports. A class with a field that has no
 // skimming op (variable-length integers, optionals, a UUID) is decoded.
+// Faster forms of the same: an event record header at fixed offsets
+// (hdrShape: scanSel, scanShaped; Next: scanSel too), a class of fixed-size
+// fields (EventClass.fixed), a lean program (leanProgram, skimLean).
 
 // maxSkipBits bounds the size of one opSkip (2^40 bits).
 const maxSkipBits = 1 << 40
@@ -205,6 +210,10 @@ func (t *Trace) compileSkims() {
 				}
 			}
 			sc.hdrSkip = p
+			sc.hdrShape = headerShape(sc.Header)
+			if sc.hdrShape != nil && sc.hdrShape.selID {
+				sc.selShape = sc.hdrShape
+			}
 		}
 		cc, ccOK := prog(nil, sc.CommonContext)
 		for _, ec := range sc.events {
@@ -221,8 +230,576 @@ func (t *Trace) compileSkims() {
 			if !ec.skippable {
 				ec.skip = nil
 			}
+			ec.lean, ec.leanTail = leanProgram(ec.skip)
+			switch {
+			case !ec.skippable:
+			case len(ec.skip) == 0:
+				ec.fixed = true
+			case len(ec.skip) == 1 && ec.skip[0].code == opSkip:
+				o := &ec.skip[0]
+				ec.fixed, ec.fixAM, ec.fixBits, ec.fixN = true, o.am, o.size, int(o.n)
+			}
 		}
 	}
+}
+
+// leanProgram returns skimming program p as a lean program, or nil when p
+// holds ops a lean program has not: a lean program is only fixed-length
+// fields that a slot holds, strings, BLOBs, arrays of fixed-size elements
+// and fixed-size fields (each opSkip folded into the op after it, as its
+// pam and pre, or, at the end, into tail; a fast array whose length is the
+// unsigned field just before it into that field's op, as its sub), and
+// skimLean runs it with fewer instructions per op than skim.
+func leanProgram(p []op) (lean []op, tail op) {
+	var out []op
+	var pend *op // an opSkip not folded yet
+	for _, o := range p {
+		switch {
+		case o.code == opSkip:
+			if pend != nil {
+				out = append(out, *pend)
+			}
+			pend = &op{code: opSkip, pam: o.am, pre: o.size, n: o.n}
+		case o.code == opArray && o.fast && o.fc.dynamic && len(out) > 0 && pend == nil && out[len(out)-1].code == opFixed &&
+			out[len(out)-1].sub == nil && out[len(out)-1].slot == int32(o.fc.src) && !out[len(out)-1].sign:
+			// a sequence just after its length (LTTng's __x_length and
+			// x): one op
+			out[len(out)-1].sub = []op{o}
+			out[len(out)-1].n += o.n
+		case o.code == opFixed && o.roles == 0 && o.tab == nil && !o.class,
+			o.code == opString, o.code == opBytes, o.code == opArray && o.fast:
+			if pend != nil {
+				o.pam, o.pre, o.n = pend.pam, pend.pre, o.n+pend.n
+				pend = nil
+			}
+			out = append(out, o)
+		default:
+			return nil, op{}
+		}
+	}
+	if pend != nil {
+		tail = *pend
+	}
+	return out, tail
+}
+
+// skimLean runs a lean program (leanProgram) with tail at bit pos, n
+// fields counted, as skim runs the program it comes from, returning the
+// position and count after it. A folded opSkip is not checked against the
+// packet content at once: the position only grows, every op checks its
+// own bounds before it reads, and Scan checks the end position.
+func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, bool) {
+	data, base, end := s.data, s.base, s.end
+	for i := range prog {
+		o := &prog[i]
+		pos = base + (pos-base+o.pam)&^o.pam + o.pre
+		pos = base + (pos-base+o.am)&^o.am
+		n += int(o.n)
+		switch o.code {
+		case opFixed:
+			if pos+uint64(o.bits) > end {
+				return 0, 0, false
+			}
+			v, ok := fastLE(data, pos, o)
+			if !ok {
+				v = fixedValue(data, pos, o)
+			}
+			pos += uint64(o.bits)
+			if o.slot >= 0 {
+				s.slots[o.slot] = v
+			}
+			if o.sub != nil {
+				// the sequence of this length
+				if pos, n, ok = s.skimArray(&o.sub[0], v, pos, n); !ok {
+					return 0, 0, false
+				}
+			}
+		case opString:
+			// the first null byte from j on, eight bytes at a time (the
+			// lowest byte the test flags is the first null one)
+			j, e := pos>>3, end>>3
+			k := j
+			for {
+				if k >= e {
+					return 0, 0, false
+				}
+				if k+8 > uint64(len(data)) {
+					x := bytes.IndexByte(data[k:e], 0)
+					if x < 0 {
+						return 0, 0, false
+					}
+					k += uint64(x)
+					break
+				}
+				w := binary.LittleEndian.Uint64(data[k:])
+				if z := (w - 0x0101010101010101) &^ w & 0x8080808080808080; z != 0 {
+					k += uint64(bits.TrailingZeros64(z) >> 3)
+					if k >= e {
+						return 0, 0, false
+					}
+					break
+				}
+				k += 8
+			}
+			if k-j > math.MaxUint32 {
+				return 0, 0, false
+			}
+			pos = (k + 1) * 8
+		case opBytes:
+			ln := o.fc.Length
+			if o.fc.dynamic {
+				ln = s.slots[o.fc.src]
+			}
+			if pos > end || ln > (end-pos)/8 || ln > math.MaxUint32 {
+				return 0, 0, false
+			}
+			pos += ln * 8
+		case opArray:
+			ln := o.fc.Length
+			if o.fc.dynamic {
+				ln = s.slots[o.fc.src]
+			}
+			var ok bool
+			if pos, n, ok = s.skimArray(o, ln, pos, n); !ok {
+				return 0, 0, false
+			}
+		}
+	}
+	return base + (pos-base+tail.pam)&^tail.pam + tail.pre, n + int(tail.n), true
+}
+
+// skimArray skims the fast array of o (lean: its field counted in n
+// already) of ln elements at bit pos. Above the field limit it fails
+// (the walk may fail there; Scan checks the total too), so the products
+// below stay small; there is no division.
+func (s *Stream) skimArray(o *op, ln, pos uint64, n int) (uint64, int, bool) {
+	if o.am != 0 {
+		pos = s.base + (pos-s.base+o.am)&^o.am
+	}
+	if ln > uint64(s.limit) || ln > 1<<31 {
+		return 0, 0, false
+	}
+	if ln == 0 {
+		return pos, n, true
+	}
+	first := s.base + (pos-s.base+o.eam)&^o.eam
+	hi, total := bits.Mul64(ln-1, o.size)
+	total += uint64(o.bits)
+	if hi != 0 || total < uint64(o.bits) || first > s.end || total > s.end-first {
+		return 0, 0, false
+	}
+	return first + total, n + int(ln)*int(o.ecls), true
+}
+
+// hdrShape is an event record header whose fields all lie at fixed bit
+// offsets from its aligned start, with at most one variant, its last
+// member, whose options are such fields too: LTTng's compact and large
+// headers (a selector id, then a timestamp or an id and a timestamp), a
+// CTF 2 header of an id and a timestamp. Scan reads it with one bounds
+// check per part (scanHeader) instead of running its skimming program.
+type hdrShape struct {
+	am   uint64      // alignment minus 1 (a whole number of bytes)
+	pre  hdrPart     // the members before the variant (every member without one)
+	src  int         // the variant's selector slot (-1: no variant)
+	v    *FieldClass // the variant
+	tab  []int8      // the variant's option of each selector value (selectorTable), when it has one
+	opts []hdrPart
+	// selID: the members before the variant are one field, its selector,
+	// which is also the class id (LTTng's compact and large headers), and
+	// no option's field has a slot
+	selID bool
+	tmpl  []hdrTmpl // selID: each option's decoded header (Next), when templates made them
+}
+
+// option returns the variant's option for selector value sel, or -1.
+func (h *hdrShape) option(sel uint64) int {
+	if sel < uint64(len(h.tab)) {
+		return int(h.tab[sel])
+	}
+	if h.tab != nil {
+		return -1 // above every range
+	}
+	for k, rs := range h.v.optRange {
+		if inRanges(rs, sel, h.v.srcSign) {
+			return k
+		}
+	}
+	return -1
+}
+
+// hdrPart is a run of header fields: bits is the header's size up to the
+// part's end, n its field count up to there; slot is its field that a
+// slot holds, id its event record class id field and clk its clock field
+// (at most one of each; mask 0: none).
+type hdrPart struct {
+	bits          uint64
+	n             int
+	slot, id, clk hdrField
+}
+
+// hdrField is an unsigned little-endian field within the header's first
+// 16 bytes: its value is (w0>>sh | w1<<(64-sh)&hi) & mask.
+type hdrField struct {
+	sh       uint8
+	hi, mask uint64
+	slot     int32
+}
+
+// get returns the value of f from the header's first 16 bytes, w0 and w1
+// (little-endian words).
+func (f *hdrField) get(w0, w1 uint64) uint64 {
+	return (w0>>(f.sh&63) | w1<<(-f.sh&63)&f.hi) & f.mask
+}
+
+// maxShapeBits bounds the size of a header read by scanHeader.
+const maxShapeBits = 1 << 16
+
+// headerShape returns the fixed-offset form of the event record header
+// fc, or nil when it has none.
+func headerShape(fc *FieldClass) *hdrShape {
+	if fc == nil || fc.Kind != KindStruct || fc.Align%8 != 0 {
+		return nil
+	}
+	h := &hdrShape{am: uint64(fc.Align) - 1, src: -1}
+	ms := fc.Members
+	var v *FieldClass
+	if k := len(ms) - 1; k >= 0 && ms[k].Kind == KindVariant {
+		v, ms = ms[k], ms[:k]
+	}
+	h.pre.n = 1 // the structure
+	for _, m := range ms {
+		if !h.lay(&h.pre, m, 0) {
+			return nil
+		}
+	}
+	if v == nil {
+		return h
+	}
+	if len(v.Members) == 0 || len(v.Members) != len(v.optRange) || uint64(v.Align) > h.am+1 {
+		return nil
+	}
+	h.src, h.v, h.tab = v.src, v, selectorTable(v)
+	a := uint64(v.Align)
+	start := (h.pre.bits + a - 1) &^ (a - 1)
+	for _, m := range v.Members {
+		o := hdrPart{bits: start, n: h.pre.n + 1} // with the variant
+		if !h.lay(&o, m, 0) {
+			return nil
+		}
+		h.opts = append(h.opts, o)
+	}
+	pre := &h.pre
+	h.selID = pre.slot.mask != 0 && pre.slot == pre.id && pre.slot.slot == int32(h.src) && pre.clk.mask == 0
+	for _, o := range h.opts {
+		h.selID = h.selID && o.slot.mask == 0
+	}
+	if h.selID {
+		h.templates(fc)
+	}
+	return h
+}
+
+// shapeField returns the hdrField of unsigned integer field class fc at
+// bit offset off from the header's start, false when it is not one.
+func shapeField(fc *FieldClass, off uint64) (hdrField, bool) {
+	if fc.Kind != KindUint || fc.BigEndian || fc.Bits == 0 || off >= 64 || off+uint64(fc.Bits) > 128 {
+		return hdrField{}, false
+	}
+	f := hdrField{sh: uint8(off), mask: math.MaxUint64, slot: int32(fc.slot)}
+	if fc.Bits < 64 {
+		f.mask = 1<<fc.Bits - 1
+	}
+	if off > 0 && off+uint64(fc.Bits) > 64 {
+		f.hi = math.MaxUint64
+	}
+	return f, true
+}
+
+// hdrTmpl is the decoded header of one option of a selID shape: its
+// fields with every value but the integers' (vals: their index in fields
+// and where they lie). Next copies it and fills the integers in.
+type hdrTmpl struct {
+	fields []Field
+	vals   []hdrVal
+}
+
+type hdrVal struct {
+	idx int
+	f   hdrField
+}
+
+// templates gives h (selID) the header fields of each option as the
+// decoding program builds them, when every field of the header is a
+// structure, the variant or an unsigned integer (else h.tmpl stays nil).
+func (h *hdrShape) templates(hdr *FieldClass) {
+	var t hdrTmpl
+	var rec func(fc *FieldClass, k int, off uint64, depth int) (uint64, bool)
+	rec = func(fc *FieldClass, k int, off uint64, depth int) (uint64, bool) {
+		if depth > 16 {
+			return 0, false
+		}
+		a := uint64(fc.Align)
+		off = (off + a - 1) &^ (a - 1)
+		idx := len(t.fields)
+		switch fc.Kind {
+		case KindUint:
+			f, ok := shapeField(fc, off)
+			t.fields = append(t.fields, Field{End: int32(idx + 1), cls: fc.id})
+			t.vals = append(t.vals, hdrVal{idx, f})
+			return off + uint64(fc.Bits), ok
+		case KindStruct, KindVariant:
+			t.fields = append(t.fields, Field{V: uint64(len(fc.Members)), cls: fc.id})
+			ms := fc.Members
+			if fc.Kind == KindVariant {
+				if k < 0 || k >= len(ms) {
+					return 0, false
+				}
+				t.fields[idx].V, ms = uint64(k), ms[k:k+1]
+			}
+			for _, m := range ms {
+				var ok bool
+				if off, ok = rec(m, k, off, depth+1); !ok {
+					return 0, false
+				}
+			}
+			t.fields[idx].End = int32(len(t.fields))
+			return off, true
+		}
+		return 0, false
+	}
+	var ts []hdrTmpl
+	for k := range h.opts {
+		t = hdrTmpl{}
+		if end, ok := rec(hdr, k, 0, 0); !ok || end != h.opts[k].bits || len(t.fields) != h.opts[k].n {
+			return
+		}
+		ts = append(ts, t)
+	}
+	h.tmpl = ts
+}
+
+// lay appends field class fc to part o; false when fc is not at a fixed
+// offset or holds what scanShaped does not read.
+func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
+	a := uint64(fc.Align)
+	if a > h.am+1 || depth > 16 {
+		return false
+	}
+	off := (o.bits + a - 1) &^ (a - 1)
+	if _, b, c, ok := staticItem(fc, 0); ok {
+		o.bits, o.n = off+b, o.n+int(c)
+		return o.bits <= maxShapeBits
+	}
+	switch fc.Kind {
+	case KindUint:
+		f, ok := shapeField(fc, off)
+		if !ok || fc.roles != 0 && fc.roles != roleClock && fc.roles != roleERCID {
+			return false
+		}
+		switch fc.roles {
+		case roleClock:
+			if o.clk.mask != 0 {
+				return false
+			}
+			o.clk = f
+		case roleERCID:
+			if o.id.mask != 0 {
+				return false
+			}
+			o.id = f
+		}
+		if f.slot >= 0 {
+			if o.slot.mask != 0 {
+				return false
+			}
+			o.slot = f
+		}
+		o.bits, o.n = off+uint64(fc.Bits), o.n+1
+		return o.bits <= maxShapeBits
+	case KindStruct:
+		o.bits, o.n = off, o.n+1
+		for _, m := range fc.Members {
+			if !h.lay(o, m, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// scanSel skims the event record at s.pos (bit start) whose header has
+// shape h with selID (LTTng's headers) and ends it as Scan does: the
+// selector, which is the class id, picks the option, whose id and clock
+// fields follow; then the class it names. It does what scanShaped and
+// Scan do, in one function. False where the decoding program might fail
+// (Scan then decodes the record; the slot written is written again).
+// With decode (Next; h has templates) it decodes the header only,
+// appending its fields from the option's template, and leaves the class
+// to the decoding program.
+func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool) bool {
+	base, end, data := s.base, s.end, s.data
+	hs := base + (start-base+h.am)&^h.am
+	j := hs >> 3
+	if j+16 > uint64(len(data)) || j+16 < j {
+		return false
+	}
+	w0, w1 := binary.LittleEndian.Uint64(data[j:]), binary.LittleEndian.Uint64(data[j+8:])
+	f := &h.pre.slot
+	id := f.get(w0, w1)
+	s.slots[f.slot] = id
+	k := h.option(id)
+	if k < 0 {
+		return false
+	}
+	p := &h.opts[k]
+	pos := hs + p.bits
+	if pos > end {
+		return false
+	}
+	if p.id.mask != 0 {
+		id = p.id.get(w0, w1)
+	}
+	clock0 := s.clock
+	clock := clock0
+	if m := p.clk.mask; m != 0 {
+		// updateClock: the low bits, plus 2^bits when they went back
+		v := p.clk.get(w0, w1)
+		if v < clock&m {
+			clock += m + 1
+		}
+		clock = clock&^m | v
+	}
+	if decode {
+		// Next: the header's fields from the option's template
+		t := &h.tmpl[k]
+		n := len(s.fields)
+		fs := append(s.fields, t.fields...)
+		for i := range t.vals {
+			v := &t.vals[i]
+			fs[n+v.idx].V = v.f.get(w0, w1)
+		}
+		s.fields, s.pos, s.clock, s.ercID, s.haveERCID = fs, pos, clock, id, true
+		return true
+	}
+	var ec *EventClass
+	if id < uint64(len(sc.small)) {
+		ec = sc.small[id]
+	} else {
+		ec = sc.events[id]
+	}
+	if ec == nil || !ec.skippable {
+		return false
+	}
+	nf := p.n
+	switch {
+	case ec.fixed:
+		pos = base + (pos-base+ec.fixAM)&^ec.fixAM + ec.fixBits
+		nf += ec.fixN
+	case ec.lean != nil:
+		var ok bool
+		if pos, nf, ok = s.skimLean(ec.lean, &ec.leanTail, pos, nf); !ok {
+			return false
+		}
+	default:
+		s.pos = pos
+		if !s.skim(ec.skip, &nf) {
+			return false
+		}
+		pos = s.pos
+	}
+	// the walk checks the field limit at arrays only: above it, decode
+	// (the selector has bits: pos is past start)
+	if pos > end || nf > s.limit {
+		return false
+	}
+	s.pos, s.clock = pos, clock
+	ev := &s.ev
+	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
+	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
+	ev.Fields = nil
+	s.evStart, s.evClock, s.scanned = start, clock0, true
+	s.events++
+	return true
+}
+
+// scanShaped skims an event record whose header has shape h at s.pos:
+// the header as the decoding program reads it (slots, clock, class id; the
+// class id is not kept: Next and Decode read it again), then the class it
+// names, adding the field count to *nf. False where the decoding program
+// might fail (Scan then decodes the record), or where fewer than 16 bytes
+// follow the header's start.
+func (s *Stream) scanShaped(h *hdrShape, nf *int) bool {
+	start := s.base + (s.pos-s.base+h.am)&^h.am
+	j, data, end := start>>3, s.data, s.end
+	if j+16 > uint64(len(data)) || j+16 < j {
+		return false
+	}
+	w0, w1 := binary.LittleEndian.Uint64(data[j:]), binary.LittleEndian.Uint64(data[j+8:])
+	p := &h.pre
+	if start+p.bits > end {
+		return false
+	}
+	clock, id, haveID := s.clock, uint64(0), false
+	for {
+		// what decoding the fields of p does to the stream
+		if p.slot.mask != 0 {
+			s.slots[p.slot.slot] = p.slot.get(w0, w1)
+		}
+		if p.id.mask != 0 {
+			id, haveID = p.id.get(w0, w1), true
+		}
+		if m := p.clk.mask; m != 0 {
+			// updateClock: the low bits, plus 2^bits when they went back
+			v := p.clk.get(w0, w1)
+			if v < clock&m {
+				clock += m + 1
+			}
+			clock = clock&^m | v
+		}
+		if p != &h.pre || h.src < 0 {
+			break
+		}
+		k := h.option(s.slots[h.src])
+		if k < 0 {
+			return false
+		}
+		p = &h.opts[k]
+		if start+p.bits > end {
+			return false
+		}
+	}
+	s.clock, s.pos, *nf = clock, start+p.bits, *nf+p.n
+	sc := s.pkt.Class
+	ec := sc.only
+	if haveID {
+		if id < uint64(len(sc.small)) {
+			ec = sc.small[id]
+		} else {
+			ec = sc.events[id]
+		}
+	} else if ec == nil {
+		ec = sc.EventClass(0)
+	}
+	if ec == nil || !ec.skippable {
+		return false
+	}
+	s.evCycles, s.ev.Class = clock, ec
+	// the class: in one step when its fields all have a fixed size
+	switch {
+	case ec.fixed:
+		pos := s.base + (s.pos-s.base+ec.fixAM)&^ec.fixAM + ec.fixBits
+		if pos > end {
+			return false
+		}
+		s.pos, *nf = pos, *nf+ec.fixN
+		return true
+	case ec.lean != nil:
+		pos, n, ok := s.skimLean(ec.lean, &ec.leanTail, s.pos, *nf)
+		s.pos, *nf = pos, n
+		return ok
+	}
+	return s.skim(ec.skip, nf)
 }
 
 // skimClass ends a skimmed event record header: the clock value is the

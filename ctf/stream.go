@@ -269,18 +269,27 @@ func (s *Stream) Scan() bool {
 	s.scanned = false
 	start, clock0 := s.pos, s.clock
 	sc := s.pkt.Class
-	if sc.hdrSkip == nil && sc.Header != nil || s.generic {
-		return s.decodeEvent(start)
+	if h := sc.selShape; h != nil && !s.generic {
+		// LTTng's headers: the whole record in one function
+		return s.scanSel(h, sc, start, false) || s.replay(start, clock0)
 	}
-	s.haveERCID, s.ercID = false, 0
 	nf := 0
 	ev := &s.ev
-	if sc.Header != nil {
+	switch {
+	case s.generic || sc.hdrSkip == nil && sc.Header != nil:
+		return s.decodeEvent(start)
+	case sc.hdrShape != nil:
+		// a header at fixed offsets, then the class
+		if !s.scanShaped(sc.hdrShape, &nf) {
+			return s.replay(start, clock0)
+		}
+	case sc.Header != nil:
 		// the header's program ends by running the class's (opClass)
+		s.haveERCID, s.ercID = false, 0
 		if !s.skim(sc.hdrSkip, &nf) {
 			return s.replay(start, clock0)
 		}
-	} else {
+	default:
 		ec := sc.only
 		if ec == nil {
 			ec = sc.EventClass(0)
@@ -293,7 +302,8 @@ func (s *Stream) Scan() bool {
 			return s.replay(start, clock0)
 		}
 	}
-	if s.pos == start || s.pos > s.end {
+	// the walk checks the field limit at arrays only: above it, decode
+	if s.pos == start || s.pos > s.end || nf > s.limit {
 		return s.replay(start, clock0)
 	}
 	ev.Offset = start + uint64(s.dataOff)*8
@@ -355,7 +365,9 @@ func (s *Stream) decodeEvent(start uint64) bool {
 	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
 	if sc.Header != nil {
 		ev.Header = 0
-		if !s.scope(sc.Header, sc.hdrProg) {
+		if h := sc.selShape; h != nil && h.tmpl != nil && !s.generic && s.scanSel(h, sc, start, true) {
+			// LTTng's headers: from the fields' fixed offsets
+		} else if !s.scope(sc.Header, sc.hdrProg) {
 			return s.eventFailed(start)
 		}
 	}

@@ -50,10 +50,12 @@ type StreamClass struct {
 	events                 map[uint64]*EventClass
 	small                  []*EventClass // by id, ids < 4096
 	only                   *EventClass
-	clockOffNS, clockOffCy uint64 // offset from origin: ns of the seconds, and cycles
-	clockNeg               int64  // seconds when negative
-	ctxProg, hdrProg       []op   // packet context, event record header programs
-	hdrSkip                []op   // event record header skimming program (skim.go)
+	clockOffNS, clockOffCy uint64    // offset from origin: ns of the seconds, and cycles
+	clockNeg               int64     // seconds when negative
+	ctxProg, hdrProg       []op      // packet context, event record header programs
+	hdrSkip                []op      // event record header skimming program (skim.go)
+	hdrShape               *hdrShape // event record header at fixed offsets, when it is (skim.go)
+	selShape               *hdrShape // hdrShape when selID
 }
 
 // EventClass is a compiled event record class.
@@ -70,7 +72,15 @@ type EventClass struct {
 type classCode struct {
 	prog      []op // common context, specific context and payload program (prog.go)
 	skip      []op // its skimming program (skim.go), when skippable
+	lean      []op // skip as a lean program (skimLean), when it is one
+	leanTail  op   // its last fixed-size fields (an opSkip)
 	skippable bool
+	// fixed: skip is one opSkip (every field of a fixed size, nothing
+	// referred to): Scan aligns to fixAM+1 and advances fixBits, counting
+	// fixN fields
+	fixed          bool
+	fixAM, fixBits uint64
+	fixN           int
 }
 
 // NewTrace compiles metadata for decoding data streams.
