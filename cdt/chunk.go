@@ -7,6 +7,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/tracecodec/tracecodec/internal/checksum"
+	"github.com/tracecodec/tracecodec/internal/hugebuf"
 )
 
 // Readers and writers with default settings share one stateless zstd decoder
@@ -141,7 +142,7 @@ func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, reused bool, d
 				zh.FrameContentSize, h.UncompressedLen)
 		}
 		if need := int(h.UncompressedLen) + decodeSlack; cap(dst) < need {
-			dst = make([]byte, 0, bufCap(need, reused))
+			dst = hugebuf.Make(0, bufCap(need, reused))
 		}
 		// The decoder never writes past cap(dst) (WithDecodeAllCapLimit),
 		// memory already held; a longer payload fails here or at the

@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/tinylib/msgp/msgp"
 	"github.com/tracecodec/tracecodec/internal/checksum"
+	"github.com/tracecodec/tracecodec/internal/hugebuf"
 )
 
 // WriterOption configures NewWriter and Create.
@@ -355,7 +356,7 @@ func (w *Writer) Append(m Marshaler) error {
 // append's quarter steps for large slices instead: ≈17 copies of a 4 MB
 // chunk on its way up, each into new memory.
 func growChunk(buf []byte, rowMax int) []byte {
-	nb := make([]byte, len(buf), max(2*cap(buf), len(buf)+2*rowMax))
+	nb := hugebuf.Make(len(buf), max(2*cap(buf), len(buf)+2*rowMax))
 	copy(nb, buf)
 	return nb
 }
