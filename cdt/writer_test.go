@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tracecodec/tracecodec/internal/checksum"
 	"io"
 	"os"
 	"path/filepath"
@@ -301,11 +302,12 @@ func TestWriterFlush(t *testing.T) {
 	}
 }
 
-// TestWriterReusesChunkBuffer pins the memory a one-goroutine writer takes
-// for a trace of 900 kB chunks: one chunk buffer, grown by doubling and
-// reused by every chunk (not two buffers taking turns, each grown by
-// append's quarter steps: ≈10 MB here). In a fresh process every new page
-// is a page fault, which cost more than compressing the chunk.
+// TestWriterReusesChunkBuffer pins that a one-goroutine writer reuses the
+// memory of the chunks it holds for hashing together: writing two groups
+// of checksum.Lanes chunks of 900 kB allocates no more than one group,
+// besides the rows themselves (not new buffers per chunk, each grown by
+// doubling or by append's quarter steps). In a fresh process every new
+// page is a page fault, which cost more than compressing the chunk.
 func TestWriterReusesChunkBuffer(t *testing.T) {
 	pad := bytes.Repeat([]byte("0123456789abcdef"), 9000/16)
 	row := func(i int64) []byte {
@@ -328,19 +330,20 @@ func TestWriterReusesChunkBuffer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(500) // the shared encoders' own buffers (their history windows)
-	runtime.GC()
-	runtime.GC() // the job pool's buffers too
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	write(500)
-	runtime.ReadMemStats(&after)
-	// 500 rows of 9 kB: the rows themselves ≈ 4.5 MB, the chunk buffer
-	// 64 kB … 1 MB doubling ≈ 2 MB, compressed outputs, and where huge
-	// pages are offered up to 2 MiB of untouched address space to align
-	// the buffer (hugebuf.Make).
-	rows := int64(500 * len(row(0)))
-	if got := int64(after.TotalAlloc - before.TotalAlloc); got > rows+6<<20 {
-		t.Errorf("writing 5 chunks of 900 kB allocated %d bytes, want at most %d", got, rows+6<<20)
+	allocated := func(ticks int64) int64 {
+		write(ticks) // the idle encoders' own buffers (their histories)
+		runtime.GC()
+		runtime.GC() // the job pool's buffers too
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		write(ticks)
+		runtime.ReadMemStats(&after)
+		return int64(after.TotalAlloc-before.TotalAlloc) - ticks*int64(len(row(0)))
+	}
+	group := int64(100 * checksum.Lanes)
+	one, two := allocated(group), allocated(2*group)
+	if two > one+1<<20 {
+		t.Errorf("besides the rows, writing %d chunks of 900 kB allocated %d bytes, %d chunks %d: want at most 1 MiB more",
+			2*checksum.Lanes, two, checksum.Lanes, one)
 	}
 }
