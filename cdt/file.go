@@ -43,6 +43,7 @@ type File struct {
 	cache  []*block // most recently used last
 	closed bool
 	arena  []byte // a sequential iterator's batch memory, kept between iterators
+	stored []byte // and its buffer of compressed bytes
 }
 
 // block is one decoded TICK chunk. Its payload is never reused, so rows handed

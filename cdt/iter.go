@@ -2,6 +2,7 @@ package cdt
 
 import (
 	"iter"
+	"unsafe"
 
 	"github.com/tracecodec/tracecodec/internal/checksum"
 	"github.com/tracecodec/tracecodec/internal/hugebuf"
@@ -32,13 +33,15 @@ type Iterator struct {
 	// sequential mode: up to checksum.Lanes blocks are read and
 	// decompressed ahead into batch and their checksums compared together
 	// (Blake2b64.Sums), then handed out one by one.
-	batch    []*block // batchBuf[:checksum.Lanes]
-	nb, bi   int      // blocks fetched into batch, next one to hand out
-	batchErr error    // the error met after batch[:nb]
-	arena    []byte   // the batch's payloads (carve)
-	batchBuf [checksum.MaxLanes]*block
-	payloads [checksum.MaxLanes][]byte
-	sums     [checksum.MaxLanes]uint64
+	batch     []*block // batchBuf[:checksum.Lanes]
+	nb, bi    int      // blocks fetched into batch, next one to hand out
+	batchErr  error    // the error met after batch[:nb]
+	arena     []byte   // the batch's payloads (carve)
+	stored    []byte   // the batch's compressed bytes, one chunk at a time
+	ownArenas bool     // arena and stored were taken from the File
+	batchBuf  [checksum.MaxLanes]*block
+	payloads  [checksum.MaxLanes][]byte
+	sums      [checksum.MaxLanes]uint64
 
 	// parallel mode
 	pending []chan result
@@ -198,7 +201,14 @@ func (it *Iterator) fill() {
 	}
 	it.carve(idx[:n])
 	for _, i := range idx[:n] {
-		b, err := it.rd.fetchBlock(it.rd.footer.Blocks[i].FileOffset, it.batch[it.nb], nil)
+		// The compressed bytes are dead once decompressed: the batch reads
+		// them all into one buffer, which a raw chunk's payload keeps.
+		into := it.batch[it.nb]
+		into.stored, it.stored = it.stored, nil
+		b, err := it.rd.fetchBlock(it.rd.footer.Blocks[i].FileOffset, into, nil)
+		if into.stored != nil && unsafe.SliceData(into.stored) != unsafe.SliceData(into.payload) {
+			into.stored, it.stored = nil, into.stored
+		}
 		if err != nil {
 			it.batchErr = err
 			break
@@ -241,8 +251,9 @@ func (it *Iterator) carve(idx []int) {
 			total += int(size) + decodeSlack
 		}
 	}
-	if it.arena == nil {
-		it.arena = it.rd.takeArena()
+	if !it.ownArenas {
+		it.arena, it.stored = it.rd.takeArenas()
+		it.ownArenas = true
 	}
 	if cap(it.arena) < total {
 		it.arena = hugebuf.Make(0, bufCap(total, true))
@@ -259,20 +270,24 @@ func (it *Iterator) carve(idx []int) {
 	}
 }
 
-// takeArena hands the File's batch arena to an iterator (nil if another
-// iterator holds it); giveArena takes one back, keeping the larger.
-func (rd *File) takeArena() []byte {
+// takeArenas hands the File's batch arena and compressed-bytes buffer to
+// an iterator (nil if another iterator holds them); giveArenas takes them
+// back, keeping the larger ones.
+func (rd *File) takeArenas() (arena, stored []byte) {
 	rd.mu.Lock()
-	a := rd.arena
-	rd.arena = nil
+	arena, stored = rd.arena, rd.stored
+	rd.arena, rd.stored = nil, nil
 	rd.mu.Unlock()
-	return a
+	return arena, stored
 }
 
-func (rd *File) giveArena(a []byte) {
+func (rd *File) giveArenas(arena, stored []byte) {
 	rd.mu.Lock()
-	if cap(a) > cap(rd.arena) {
-		rd.arena = a[:0]
+	if cap(arena) > cap(rd.arena) {
+		rd.arena = arena[:0]
+	}
+	if cap(stored) > cap(rd.stored) {
+		rd.stored = stored[:0]
 	}
 	rd.mu.Unlock()
 }
@@ -346,9 +361,9 @@ func (it *Iterator) finish() {
 		b.payload = nil // a piece of the arena, which goes back on its own
 		it.rd.putBuffer(b)
 	}
-	if it.arena != nil {
-		it.rd.giveArena(it.arena)
-		it.arena = nil
+	if it.ownArenas {
+		it.rd.giveArenas(it.arena, it.stored)
+		it.arena, it.stored, it.ownArenas = nil, nil, false
 	}
 	it.batch, it.nb, it.bi = nil, 0, 0
 	if it.free != nil {
