@@ -111,6 +111,7 @@ func newEncoder(key encKey, concurrency int) (*zstd.Encoder, error) {
 		zstd.WithNoEntropyCompression(key.raw),
 		zstd.WithEncoderCRC(false),
 		zstd.WithSingleSegment(true),
+		zstd.WithLowerEncoderMem(true),
 		zstd.WithEncoderConcurrency(concurrency))
 }
 

@@ -187,6 +187,10 @@ type Writer struct {
 	scratch []byte
 	rowMax  int // the longest row Append encoded, for growChunk
 	bufMax  int // the largest chunk buffer grown so far, for newJob
+	// jobArena holds the chunk buffers newJob hands out (slot), each
+	// slotSize bytes.
+	jobArena []byte
+	slotSize int
 
 	file      *os.File
 	tmpName   string
@@ -316,9 +320,30 @@ func (w *Writer) newJob() *job {
 	}
 	j.buf, j.rows = j.buf[:blockPrefixMax], 0
 	if cap(j.buf) < w.bufMax {
-		j.buf = hugebuf.Make(blockPrefixMax, w.bufMax)
+		j.buf = w.slot()
 	}
 	return j
+}
+
+// slot returns a chunk buffer of bufMax bytes carved from jobArena, which
+// holds one for each chunk a one-goroutine writer holds and one for the
+// chunk being filled (one allocation in huge pages, aligned once, instead
+// of one per buffer); past those, or when bufMax has grown past the
+// arena's slots, a buffer of its own.
+func (w *Writer) slot() []byte {
+	n := checksum.Lanes + 1
+	if w.slotSize != w.bufMax {
+		w.jobArena, w.slotSize = nil, w.bufMax
+		if w.o.concurrency <= 1 && w.bufMax <= hashBatchBytes {
+			w.jobArena = hugebuf.Make(0, n*w.bufMax)
+		}
+	}
+	if len(w.jobArena)+w.bufMax > cap(w.jobArena) {
+		return hugebuf.Make(blockPrefixMax, w.bufMax)
+	}
+	at := len(w.jobArena)
+	w.jobArena = w.jobArena[:at+w.bufMax]
+	return w.jobArena[at : at+blockPrefixMax : at+w.bufMax]
 }
 
 // jobPool keeps chunk buffers between writers: a trace's buffers grow to the
