@@ -72,9 +72,6 @@ func ExampleNewReader() {
 		row = msgp.AppendString(row, "tick_index")
 		row = msgp.AppendInt64(row, t)
 		w.WriteRow(row)
-		if t == 7 {
-			w.Flush() // writes the two complete chunks the writer holds
-		}
 	}
 	// No Close: two chunks of 4 rows are on disk, 2 rows were still buffered.
 	_, err := cdt.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))

@@ -3,7 +3,6 @@ package cdt
 import (
 	"bytes"
 	"errors"
-	"github.com/tracecodec/tracecodec/internal/checksum"
 	"strings"
 	"testing"
 )
@@ -102,42 +101,31 @@ func TestRecoveryTornChunk(t *testing.T) {
 }
 
 // A writer killed between chunks leaves only complete chunks: nothing is
-// lost that reached the file. A one-goroutine writer holds complete chunks
-// until checksum.Lanes of them can be hashed together (or Flush).
+// lost that reached the file.
 func TestRecoveryKilledWriter(t *testing.T) {
-	for _, flush := range []bool{false, true} {
-		var buf bytes.Buffer
-		w, err := NewWriter(&buf, testMeta, WithChunkTicks(4))
-		if err != nil {
-			t.Fatal(err)
-		}
-		written := int64(4 * checksum.Lanes) // one group of held chunks
-		for i := range written + 6 {
-			if err := w.WriteRow(testRow(i)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if flush { // the held chunk and the two rows after it
-			if err := w.Flush(); err != nil {
-				t.Fatal(err)
-			}
-			written += 6
-		}
-		// No Close: the rows after the written ones are still in the
-		// writer's memory.
-		f, err := OpenBytes(buf.Bytes(), WithRecovery())
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep := f.Recovery()
-		if rep.Ticks != written || rep.LostBytes != 0 || rep.LostTicks != 0 || rep.Stop != nil ||
-			rep.ReadBytes != int64(buf.Len()) {
-			t.Fatalf("flush %v: report %+v", flush, rep)
-		}
-		checkRows(t, f, written)
-		sameReport(t, buf.Bytes(), rep)
-		f.Close()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, testMeta, WithChunkTicks(4))
+	if err != nil {
+		t.Fatal(err)
 	}
+	for i := range int64(10) {
+		if err := w.WriteRow(testRow(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// No Close: ticks 8 and 9 are still in the writer's memory.
+	f, err := OpenBytes(buf.Bytes(), WithRecovery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep := f.Recovery()
+	if rep.Chunks != 2 || rep.Ticks != 8 || rep.LostBytes != 0 || rep.LostTicks != 0 || rep.Stop != nil ||
+		rep.ReadBytes != int64(buf.Len()) {
+		t.Fatalf("report %+v", rep)
+	}
+	checkRows(t, f, 8)
+	sameReport(t, buf.Bytes(), rep)
 }
 
 // A damaged trailer or footer loses nothing: the scan stops at the FOTR chunk.

@@ -154,12 +154,8 @@ type Marshaler interface {
 // Writer streams a CDT v1 file: header and META, TICK chunks of N rows, then
 // on Close the FOTR chunk with the block index and the trailer. Nothing is
 // written until the first chunk is complete, so a writer closed without rows
-// leaves the output empty. With one goroutine (the default), complete chunks
-// are compressed at once but written in groups of up to eight (or 32 MiB of
-// rows), whose checksums are computed together in a quarter of the time
-// (see checksum.Blake2b64.Sums); Flush writes what is held. After warm-up,
-// Append and WriteRow allocate nothing per row. A Writer is not safe for
-// concurrent use.
+// leaves the output empty. After warm-up, Append and WriteRow allocate nothing
+// per row. A Writer is not safe for concurrent use.
 type Writer struct {
 	w        io.Writer
 	o        writerOptions
@@ -173,11 +169,6 @@ type Writer struct {
 	cur     *job
 	free    []*job
 	pending []*job
-	held    []*job // compressed, waiting for their checksums (release)
-	heldLen int    // payload bytes in held
-	sums    [checksum.MaxLanes]uint64
-	payl    [checksum.MaxLanes][]byte
-	outBuf  []byte // the held chunks' compressed bytes, back to back (heldOut)
 
 	footer  Footer
 	last    int64
@@ -186,11 +177,6 @@ type Writer struct {
 	closed  bool
 	scratch []byte
 	rowMax  int // the longest row Append encoded, for growChunk
-	bufMax  int // the largest chunk buffer grown so far, for newJob
-	// jobArena holds the chunk buffers newJob hands out (slot), each
-	// slotSize bytes.
-	jobArena []byte
-	slotSize int
 
 	file      *os.File
 	tmpName   string
@@ -304,46 +290,18 @@ func Create(name string, meta []byte, opts ...WriterOption) (*Writer, error) {
 	return w, nil
 }
 
-// newJob returns a job for the next chunk, its buffer as large as the
-// largest one grown so far: chunks held for hashing together (release)
-// each need one, and growing each from 64 kB by doubling would copy and
-// fault in every step again.
 func (w *Writer) newJob() *job {
-	var j *job
 	if n := len(w.free); n > 0 {
-		j = w.free[n-1]
+		j := w.free[n-1]
 		w.free = w.free[:n-1]
-	} else if pj, ok := jobPool.Get().(*job); ok {
-		j = pj
-	} else {
-		j = &job{buf: make([]byte, blockPrefixMax, 64<<10), sum: checksum.NewBlake2b64(), done: make(chan struct{}, 1)}
+		j.buf, j.rows = j.buf[:blockPrefixMax], 0
+		return j
 	}
-	j.buf, j.rows = j.buf[:blockPrefixMax], 0
-	if cap(j.buf) < w.bufMax {
-		j.buf = w.slot()
+	if j, ok := jobPool.Get().(*job); ok {
+		j.buf, j.rows = j.buf[:blockPrefixMax], 0
+		return j
 	}
-	return j
-}
-
-// slot returns a chunk buffer of bufMax bytes carved from jobArena, which
-// holds one for each chunk a one-goroutine writer holds and one for the
-// chunk being filled (one allocation in huge pages, aligned once, instead
-// of one per buffer); past those, or when bufMax has grown past the
-// arena's slots, a buffer of its own.
-func (w *Writer) slot() []byte {
-	n := checksum.Lanes + 1
-	if w.slotSize != w.bufMax {
-		w.jobArena, w.slotSize = nil, w.bufMax
-		if w.o.concurrency <= 1 && w.bufMax <= hashBatchBytes {
-			w.jobArena = hugebuf.Make(0, n*w.bufMax)
-		}
-	}
-	if len(w.jobArena)+w.bufMax > cap(w.jobArena) {
-		return hugebuf.Make(blockPrefixMax, w.bufMax)
-	}
-	at := len(w.jobArena)
-	w.jobArena = w.jobArena[:at+w.bufMax]
-	return w.jobArena[at : at+blockPrefixMax : at+w.bufMax]
+	return &job{buf: make([]byte, blockPrefixMax, 64<<10), sum: checksum.NewBlake2b64(), done: make(chan struct{}, 1)}
 }
 
 // jobPool keeps chunk buffers between writers: a trace's buffers grow to the
@@ -474,8 +432,7 @@ const (
 	maxChunkPayload = 160 << 20
 )
 
-// Flush writes the buffered rows as a (possibly short) TICK chunk, and the
-// complete chunks held for hashing (see Writer), to the output. Chunk
+// Flush writes the buffered rows as a (possibly short) TICK chunk. Chunk
 // boundaries then differ from the reference's pure row-count chunking; Close
 // does not need it.
 func (w *Writer) Flush() error {
@@ -494,7 +451,6 @@ func (w *Writer) Flush() error {
 func (w *Writer) flushBlock() error {
 	j := w.cur
 	j.kind = KindTick
-	w.bufMax = max(w.bufMax, cap(j.buf))
 	prefix := appendBlockPrefix(w.scratch[:0], j.start, j.end, j.rows)
 	w.scratch = prefix
 	at := blockPrefixMax - len(prefix)
@@ -512,22 +468,13 @@ func (w *Writer) flushBlock() error {
 }
 
 // submit compresses j (in a goroutine when concurrency allows) and writes
-// finished chunks in order. With one goroutine, chunks are compressed at
-// once and held until checksum.Lanes of them (or hashBatchBytes of payload)
-// are ready, then hashed together in one Blake2b64.Sums pass and written.
+// finished chunks in order.
 func (w *Writer) submit(j *job) error {
 	if w.o.concurrency <= 1 {
-		w.heldOut(j)
-		w.compress(j)
-		if n := len(w.outBuf); len(j.out) > 0 && cap(w.outBuf) > n && &j.out[0] == &w.outBuf[:n+1][n] {
-			w.outBuf = w.outBuf[:n+len(j.out)] // else it grew past the room: memory of its own
-		}
-		w.held = append(w.held, j)
-		w.heldLen += len(j.payload)
-		if len(w.held) >= checksum.Lanes || w.heldLen >= hashBatchBytes {
-			return w.release()
-		}
-		return nil
+		w.encode(j)
+		err := w.writeJob(j)
+		w.free = append(w.free, j)
+		return err
 	}
 	if err := w.drain(w.o.concurrency - 1); err != nil {
 		return err
@@ -540,63 +487,8 @@ func (w *Writer) submit(j *job) error {
 	return nil
 }
 
-// heldOut points j.out at the free end of outBuf, which it first replaces
-// by a larger one (huge pages, hugebuf) when fewer than half j's payload
-// bytes are left: held chunks need an output each, and growing each from
-// nothing would copy and fault in every step again. Memory the held
-// chunks' outputs point to stays theirs when outBuf is replaced.
-func (w *Writer) heldOut(j *job) {
-	est := ChunkHeaderSize + len(j.payload)/2 + 1<<10
-	if cap(w.outBuf)-len(w.outBuf) < est {
-		w.outBuf = hugebuf.Make(0, max(2*cap(w.outBuf), checksum.Lanes*est))
-	}
-	j.out = w.outBuf[len(w.outBuf):len(w.outBuf)]
-}
-
-// hashBatchBytes bounds the payload bytes a one-goroutine writer holds
-// for hashing together; a larger chunk goes alone. Hashing eight chunks per
-// pass takes about a quarter of the CPU of hashing each alone (BLAKE2b is
-// one serial chain per message: see checksum.Blake2b64.Sums), which was
-// 18 % of the side-by-side benchmark's write; the held chunks' buffers are
-// in huge pages (hugebuf), so holding them costs few page faults.
-const hashBatchBytes = 32 << 20
-
-// release hashes the held chunks together, seals their headers and writes
-// them in order.
-func (w *Writer) release() error {
-	held := w.held
-	if len(held) == 0 {
-		return nil
-	}
-	w.held, w.heldLen = w.held[:0], 0
-	ps := w.payl[:0]
-	for _, j := range held {
-		ps = append(ps, j.payload)
-	}
-	held[0].sum.Sums(ps, w.sums[:])
-	clear(ps)
-	var err error
-	for i, j := range held {
-		if err == nil {
-			j.seal(w.sums[i])
-			err = w.writeJob(j)
-		}
-		j.out = nil // outBuf's memory: not to go to jobPool with the job
-		w.free = append(w.free, j)
-	}
-	clear(held)
-	w.outBuf = w.outBuf[:0]
-	return err
-}
-
-// drain writes pending chunks until at most keep remain in flight; with
-// keep 0 it first writes the held ones.
+// drain writes pending chunks until at most keep remain in flight.
 func (w *Writer) drain(keep int) error {
-	if keep == 0 {
-		if err := w.release(); err != nil {
-			return err
-		}
-	}
 	for len(w.pending) > keep {
 		j := w.pending[0]
 		<-j.done
@@ -612,17 +504,11 @@ func (w *Writer) drain(keep int) error {
 
 // encode fills j.out with the chunk header and stored bytes.
 func (w *Writer) encode(j *job) {
-	w.compress(j)
-	j.seal(j.sum.Sum(j.payload))
-}
-
-// compress fills j.out with the chunk header, its checksum still zero, and
-// the stored bytes.
-func (w *Writer) compress(j *job) {
 	h := ChunkHeader{Kind: j.kind, StartTick: -1, EndTick: -1, UncompressedLen: uint32(len(j.payload))}
 	if j.kind == KindTick {
 		h.StartTick, h.EndTick = int32(j.start), int32(j.end)
 	}
+	h.Checksum = j.sum.Sum(j.payload)
 	out := j.out[:0]
 	if w.o.raw {
 		h.Flags = FlagMsgpack
@@ -640,12 +526,6 @@ func (w *Writer) compress(j *job) {
 		binary.LittleEndian.PutUint32(out[16:], h.CompressedLen)
 	}
 	j.hdr, j.out = h, out
-}
-
-// seal sets the checksum64 of j's header, in hdr and in out.
-func (j *job) seal(sum uint64) {
-	j.hdr.Checksum = sum
-	binary.LittleEndian.PutUint64(j.out[24:], sum)
 }
 
 func (w *Writer) writeJob(j *job) error {
@@ -724,12 +604,6 @@ func (w *Writer) Close() error {
 	}
 	w.pending = nil
 	w.giveEncoders()
-	for _, j := range w.held { // left by a failed write
-		j.out = nil
-		w.free = append(w.free, j)
-	}
-	clear(w.held)
-	w.held, w.heldLen = nil, 0
 	w.releaseJobs()
 	if w.file != nil {
 		if err == nil {
