@@ -16,7 +16,7 @@ import (
 // nothing per row or block; with WithConcurrency(n > 1) up to n blocks are
 // decoded ahead in goroutines. Without it, where the CPU hashes several
 // messages at once (checksum.Lanes: 8 with AVX-512), the iterator reads and
-// decompresses up to that many blocks ahead (at most 2 MiB of payload, or
+// decompresses up to that many blocks ahead (at most 32 MiB of payload, or
 // one larger block alone) and compares their checksums in one pass; a
 // failing block is still reported only after every row before it.
 type Iterator struct {
