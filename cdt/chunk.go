@@ -7,6 +7,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/tracecodec/tracecodec/internal/checksum"
+	"github.com/tracecodec/tracecodec/internal/hugebuf"
 )
 
 // Readers and writers with default settings share one stateless zstd decoder
@@ -51,12 +52,7 @@ func encoderFor(level zstd.EncoderLevel, rawLiterals ...bool) (*zstd.Encoder, er
 	if e := sharedEnc[key]; e != nil {
 		return e, nil
 	}
-	e, err := zstd.NewWriter(nil,
-		zstd.WithEncoderLevel(level),
-		zstd.WithNoEntropyCompression(key.raw),
-		zstd.WithEncoderCRC(false),
-		zstd.WithSingleSegment(true),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
+	e, err := newEncoder(key, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +63,56 @@ func encoderFor(level zstd.EncoderLevel, rawLiterals ...bool) (*zstd.Encoder, er
 type encKey struct {
 	level zstd.EncoderLevel
 	raw   bool
+}
+
+// Encoders of one-goroutine writers: each writer takes its own encoder of
+// concurrency 1 (takeEncoder) and gives it back at Close (giveEncoder),
+// for the next writer to reuse. A shared encoder of concurrency n hands
+// its n internal encoders out in turn, so one writer's chunks went through
+// both of them on two cores: two histories of a chunk's size to fault in
+// (the copy of each payload into the history was 71 % of the write's page
+// faults in the side-by-side benchmark) and two sets of match tables
+// taking turns in the cache.
+var (
+	idleEncMu sync.Mutex
+	idleEnc   = map[encKey][]*zstd.Encoder{}
+)
+
+// takeEncoder returns an idle encoder of concurrency 1 for a level and
+// literal mode, or a new one.
+func takeEncoder(level zstd.EncoderLevel, raw bool) (*zstd.Encoder, error) {
+	key := encKey{level, raw}
+	idleEncMu.Lock()
+	if l := idleEnc[key]; len(l) > 0 {
+		e := l[len(l)-1]
+		l[len(l)-1] = nil
+		idleEnc[key] = l[:len(l)-1]
+		idleEncMu.Unlock()
+		return e, nil
+	}
+	idleEncMu.Unlock()
+	return newEncoder(key, 1)
+}
+
+// giveEncoder keeps e for the next writer, up to GOMAXPROCS idle encoders
+// per level (more writers than that at once were not running in parallel).
+func giveEncoder(level zstd.EncoderLevel, raw bool, e *zstd.Encoder) {
+	key := encKey{level, raw}
+	idleEncMu.Lock()
+	if len(idleEnc[key]) < runtime.GOMAXPROCS(0) {
+		idleEnc[key] = append(idleEnc[key], e)
+	}
+	idleEncMu.Unlock()
+}
+
+func newEncoder(key encKey, concurrency int) (*zstd.Encoder, error) {
+	return zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(key.level),
+		zstd.WithNoEntropyCompression(key.raw),
+		zstd.WithEncoderCRC(false),
+		zstd.WithSingleSegment(true),
+		zstd.WithLowerEncoderMem(true),
+		zstd.WithEncoderConcurrency(concurrency))
 }
 
 // rawLiteralsMin is the payload size from which CompressionFastest and
@@ -141,7 +187,7 @@ func decodePayload(off int64, h *ChunkHeader, stored, dst []byte, reused bool, d
 				zh.FrameContentSize, h.UncompressedLen)
 		}
 		if need := int(h.UncompressedLen) + decodeSlack; cap(dst) < need {
-			dst = make([]byte, 0, bufCap(need, reused))
+			dst = hugebuf.Make(0, bufCap(need, reused))
 		}
 		// The decoder never writes past cap(dst) (WithDecodeAllCapLimit),
 		// memory already held; a longer payload fails here or at the

@@ -151,21 +151,30 @@
 // measured 0.6 GB/s). Several messages hash side by side, though: where the
 // CPU has AVX-512, the sequential iterator (Iter, Range, All, RawBlocks,
 // schema7.Records) reads and decompresses up to 8 chunks ahead while their
-// payloads total at most 2 MiB (a larger chunk alone, into the buffer it
-// reuses) and verifies their checksums in one eight-lane pass, about
-// 4.5 GB per CPU-second in all; errors still come in file order, after
-// every row before the failing chunk. Larger batches (32 MiB until
-// 2026-11-28) won in a warm benchmark loop but lost in a fresh process
-// reading a whole file, the side-by-side benchmark's case: every new page
-// of a batch is a page fault, and a batch that leaves the cache is read
-// from memory again by the hash and the msgpack decoding (1 000-tick
-// chunks of 4 MB: 0.17 CPU-s at 32 MiB, 0.11 at 2 MiB). A Writer still hashes one chunk at
-// a time: it writes each chunk as soon as it is complete, so that a writer
-// killed between chunks loses nothing that reached the file (see Recovery),
-// and a chunk's checksum, in its header, precedes its bytes. Batching eight
-// chunks before writing them measured about 10 % faster writes and would
-// lose up to eight chunks with a killed writer; it is not done. The
-// checksum is about 30 % of a typed write (zstd 52 %, msgpack 13 %). It
+// payloads total at most 32 MiB (a larger chunk alone) and verifies their
+// checksums in one eight-lane pass, about 4.5 GB per CPU-second in all;
+// errors still come in file order, after every row before the failing
+// chunk. A batch is decompressed into one arena the iterator reuses and
+// hands back to its File, its compressed bytes read through one buffer;
+// buffers of 1 MiB and more are aligned to 2 MiB and advised for
+// transparent huge pages (Linux, "madvise" or "always"): on the project's
+// virtual machines each 4 KiB page fault costs ≈15 µs, which made larger
+// batches lose in a fresh process until 2026-11-28 (2 MiB batches were
+// kept then; in interleaved fresh processes five 4 MB chunks of 1 000 ticks
+// now read in 0.043 instead of 0.078 CPU-s, 79 chunks of 640 kB in 0.067
+// instead of 0.089; see docs/performance.md). A Writer still hashes one chunk at a time: it writes each
+// chunk as soon as it is complete, so that a writer killed between chunks
+// loses nothing that reached the file (see Recovery), and a chunk's
+// checksum, in its header, precedes its bytes. Batching eight chunks
+// before writing them (tried again on 2026-11-28: the checksum fell from
+// 18 % to 6 % of a typed write of 1 MB chunks, but the seven more chunk
+// buffers are fresh memory, whose cost on these machines varied from run
+// to run by more than that) would lose up to eight chunks with a killed
+// writer; it is not done. A one-goroutine Writer compresses with zstd
+// encoders of its own, handed to the next writer at Close: the shared
+// encoder takes turns between its internal encoders, each with a history
+// as large as a chunk to fault in. The checksum is about 18 % of a typed
+// write (zstd about half). It
 // cannot be computed while rows are appended: a TICK payload starts with
 // its end tick and row count, known only when the chunk is cut.
 // WithConcurrency(n ≥ 2) decompresses and checks the next chunks in

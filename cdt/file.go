@@ -15,6 +15,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/tracecodec/tracecodec/internal/checksum"
+	"github.com/tracecodec/tracecodec/internal/hugebuf"
 )
 
 // File gives random access to a CDT v1 file through its footer index. Open
@@ -41,6 +42,8 @@ type File struct {
 	mu     sync.Mutex
 	cache  []*block // most recently used last
 	closed bool
+	arena  []byte // a sequential iterator's batch memory, kept between iterators
+	stored []byte // and its buffer of compressed bytes
 }
 
 // block is one decoded TICK chunk. Its payload is never reused, so rows handed
@@ -295,7 +298,7 @@ func (rd *File) readChunkInto(off int64, storedBuf, dst []byte, reused bool, sum
 	}
 	stored := storedBuf
 	if cap(stored) < int(h.CompressedLen) {
-		stored = make([]byte, h.CompressedLen, bufCap(int(h.CompressedLen), reused))
+		stored = hugebuf.Make(int(h.CompressedLen), bufCap(int(h.CompressedLen), reused))
 	}
 	stored = stored[:h.CompressedLen]
 	if err := rd.readAt(stored, off+ChunkHeaderSize); err != nil {

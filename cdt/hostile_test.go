@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -409,5 +410,69 @@ func TestHostileCounts(t *testing.T) {
 				t.Errorf("%s: accepted", name)
 			}
 		}
+	}
+}
+
+// A footer entry whose uncompressed_len is not its chunk's: the sequential
+// iterator sizes its batch arena from the entries, within what the footer's
+// ratio budget lets through at Open (checkBlockIndex), reads the chunk by
+// its own header and then refuses the mismatch (checkEntry) — within the
+// memory and time budget, with the footer's sentinel.
+func TestHostileFooterEntryLength(t *testing.T) {
+	warmUp(t)
+	meta, row := hostileTrace(t)
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRow(row); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	one := buf.Bytes()
+	f, err := OpenBytes(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := f.Footer().Blocks[0]
+	f.Close()
+	tick := one[real.FileOffset : real.FileOffset+ChunkHeaderSize+real.CompressedLen]
+	for _, lie := range []int64{real.UncompressedLen + 900_000, real.UncompressedLen - 1, 0, -5} {
+		file := append([]byte(Magic), 1, 0, 0, 0)
+		file = append(file, rawChunk(KindMeta, -1, -1, meta)...)
+		e := real
+		e.FileOffset, e.UncompressedLen = int64(len(file)), lie
+		file = append(file, tick...)
+		footer := Footer{FormatVersion: 1, TickCount: 1, Blocks: []BlockIndexEntry{e}}
+		footerOff := len(file)
+		file = append(file, rawChunk(KindFooter, -1, -1, appendFooter(nil, &footer))...)
+		file = append(file, TrailerMagic...)
+		file = binary.LittleEndian.AppendUint64(file, uint64(footerOff))
+		var errs []error
+		underBudgetPlus(t, fmt.Sprintf("entry uncompressed_len %d", lie), len(file), 1<<20, func() { errs = readEverything(file) })
+		if !errors.Is(errs[0], ErrFooter) {
+			t.Errorf("entry uncompressed_len %d (chunk %d): got %v, want ErrFooter", lie, real.UncompressedLen, errs[0])
+		}
+		r, err := OpenBytes(file)
+		if err != nil {
+			continue // refused at Open: nothing was decompressed
+		}
+		n := 0
+		for _, err := range r.All() {
+			if err != nil {
+				if !errors.Is(err, ErrFooter) {
+					t.Errorf("entry uncompressed_len %d: iteration: %v, want ErrFooter", lie, err)
+				}
+				break
+			}
+			n++
+		}
+		if n != 0 {
+			t.Errorf("entry uncompressed_len %d: %d rows read from a mismatched chunk", lie, n)
+		}
+		r.Close()
 	}
 }

@@ -2,8 +2,10 @@ package cdt
 
 import (
 	"iter"
+	"unsafe"
 
 	"github.com/tracecodec/tracecodec/internal/checksum"
+	"github.com/tracecodec/tracecodec/internal/hugebuf"
 )
 
 // Iterator walks the rows of a File whose tick_index lies in [from, to], in
@@ -14,7 +16,7 @@ import (
 // nothing per row or block; with WithConcurrency(n > 1) up to n blocks are
 // decoded ahead in goroutines. Without it, where the CPU hashes several
 // messages at once (checksum.Lanes: 8 with AVX-512), the iterator reads and
-// decompresses up to that many blocks ahead (at most 2 MiB of payload, or
+// decompresses up to that many blocks ahead (at most 32 MiB of payload, or
 // one larger block alone) and compares their checksums in one pass; a
 // failing block is still reported only after every row before it.
 type Iterator struct {
@@ -31,12 +33,15 @@ type Iterator struct {
 	// sequential mode: up to checksum.Lanes blocks are read and
 	// decompressed ahead into batch and their checksums compared together
 	// (Blake2b64.Sums), then handed out one by one.
-	batch    []*block // batchBuf[:checksum.Lanes]
-	nb, bi   int      // blocks fetched into batch, next one to hand out
-	batchErr error    // the error met after batch[:nb]
-	batchBuf [checksum.MaxLanes]*block
-	payloads [checksum.MaxLanes][]byte
-	sums     [checksum.MaxLanes]uint64
+	batch     []*block // batchBuf[:checksum.Lanes]
+	nb, bi    int      // blocks fetched into batch, next one to hand out
+	batchErr  error    // the error met after batch[:nb]
+	arena     []byte   // the batch's payloads (carve)
+	stored    []byte   // the batch's compressed bytes, one chunk at a time
+	ownArenas bool     // arena and stored were taken from the File
+	batchBuf  [checksum.MaxLanes]*block
+	payloads  [checksum.MaxLanes][]byte
+	sums      [checksum.MaxLanes]uint64
 
 	// parallel mode
 	pending []chan result
@@ -93,15 +98,19 @@ func (it *Iterator) peekBlock() int {
 
 // batchBytes bounds the payload bytes (as the footer index gives them) that
 // the sequential iterator decompresses ahead to compare their checksums
-// together; a larger chunk is read alone, into the one buffer it reuses.
+// together; a larger chunk is read alone. The batch is decompressed into
+// one arena (hugebuf: 2 MiB pages where the system offers them) that the
+// iterator reuses and hands back to its File for the next iterator.
+//
 // Measured in a fresh process reading a whole file (the side-by-side
-// benchmark, ../shared/bench/refs/cdt): 32 MiB batches held five 4 MB
-// chunks of 1 000 ticks in new memory (6 500 page faults, 0.17 CPU-s) and
-// read 256-tick chunks no faster than 2 MiB (8 MiB: 0.15 / 0.12 s; 2 MiB:
-// 0.11 / 0.11 s; one chunk at a time: the same as 2 MiB on 1 000-tick
-// chunks): decompressing, hashing and parsing a batch that stays in the
-// cache outweighs hashing eight chunks per pass.
-const batchBytes = 2 << 20
+// benchmark, ../shared/bench/refs/cdt), where each new 4 KiB page costs a
+// page fault of ≈15 µs on the benchmark machine: with 4 KiB pages, 32 MiB
+// batches held five 4 MB chunks of 1 000 ticks in new memory (6 500 page
+// faults, 0.17 CPU-s) and a 2 MiB bound read fastest (0.11 s), though it
+// hashed three 640 kB chunks per eight-lane pass and a 4 MB chunk alone.
+// In huge pages the faults all but vanish and every lane can be used: all
+// five chunks of h5 or eight of h8 per pass.
+const batchBytes = 32 << 20
 
 func (it *Iterator) schedule() {
 	for len(it.pending) < cap(it.free)-1 {
@@ -173,19 +182,33 @@ func (it *Iterator) advanceBlock() bool {
 // chunk and their order are those of decodeBlock.
 func (it *Iterator) fill() {
 	it.nb, it.bi = 0, 0
+	var idx [checksum.MaxLanes]int
+	n := 0
 	var bytes int64
-	for it.nb < len(it.batch) {
+	for n < len(it.batch) {
 		i := it.peekBlock()
 		if i < 0 {
 			break
 		}
 		size := it.rd.footer.Blocks[i].UncompressedLen
-		if it.nb > 0 && bytes+size > batchBytes {
+		if n > 0 && bytes+size > batchBytes {
 			break
 		}
 		bytes += size
 		it.next = i + 1
-		b, err := it.rd.fetchBlock(it.rd.footer.Blocks[i].FileOffset, it.batch[it.nb], nil)
+		idx[n] = i
+		n++
+	}
+	it.carve(idx[:n])
+	for _, i := range idx[:n] {
+		// The compressed bytes are dead once decompressed: the batch reads
+		// them all into one buffer, which a raw chunk's payload keeps.
+		into := it.batch[it.nb]
+		into.stored, it.stored = it.stored, nil
+		b, err := it.rd.fetchBlock(it.rd.footer.Blocks[i].FileOffset, into, nil)
+		if into.stored != nil && unsafe.SliceData(into.stored) != unsafe.SliceData(into.payload) {
+			into.stored, it.stored = nil, into.stored
+		}
 		if err != nil {
 			it.batchErr = err
 			break
@@ -211,6 +234,62 @@ func (it *Iterator) fill() {
 			break
 		}
 	}
+}
+
+// carve points the payload buffers of the batch's blocks at consecutive,
+// capacity-limited pieces of the iterator's arena, each as large as its
+// footer entry's uncompressed_len plus decodeSlack. The entries are not
+// trusted: a chunk whose header asks for more than its piece holds gets a
+// buffer of its own from decodePayload, and an entry beyond the chunk-size
+// limit gets no piece. The arena is taken from the File at the first batch
+// and grown (a quarter larger than needed) when a batch needs more.
+func (it *Iterator) carve(idx []int) {
+	lim := it.rd.opts.limits.MaxChunkSize
+	total := 0
+	for _, i := range idx {
+		if size := it.rd.footer.Blocks[i].UncompressedLen; size >= 0 && size <= lim {
+			total += int(size) + decodeSlack
+		}
+	}
+	if !it.ownArenas {
+		it.arena, it.stored = it.rd.takeArenas()
+		it.ownArenas = true
+	}
+	if cap(it.arena) < total {
+		it.arena = hugebuf.Make(0, bufCap(total, true))
+	}
+	o := 0
+	for k, i := range idx {
+		b := it.batch[k]
+		b.payload = nil
+		if size := it.rd.footer.Blocks[i].UncompressedLen; size >= 0 && size <= lim {
+			end := o + int(size) + decodeSlack
+			b.payload = it.arena[o:o:end]
+			o = end
+		}
+	}
+}
+
+// takeArenas hands the File's batch arena and compressed-bytes buffer to
+// an iterator (nil if another iterator holds them); giveArenas takes them
+// back, keeping the larger ones.
+func (rd *File) takeArenas() (arena, stored []byte) {
+	rd.mu.Lock()
+	arena, stored = rd.arena, rd.stored
+	rd.arena, rd.stored = nil, nil
+	rd.mu.Unlock()
+	return arena, stored
+}
+
+func (rd *File) giveArenas(arena, stored []byte) {
+	rd.mu.Lock()
+	if cap(arena) > cap(rd.arena) {
+		rd.arena = arena[:0]
+	}
+	if cap(stored) > cap(rd.stored) {
+		rd.stored = stored[:0]
+	}
+	rd.mu.Unlock()
 }
 
 // Next advances to the next row in range; it returns false at the end or on
@@ -279,7 +358,12 @@ func (it *Iterator) finish() {
 	// Hand the buffers back for the next iterator of this reader; the rows of
 	// the current block stay readable until then only by contract.
 	for _, b := range it.batch {
+		b.payload = nil // a piece of the arena, which goes back on its own
 		it.rd.putBuffer(b)
+	}
+	if it.ownArenas {
+		it.rd.giveArenas(it.arena, it.stored)
+		it.arena, it.stored, it.ownArenas = nil, nil, false
 	}
 	it.batch, it.nb, it.bi = nil, 0, 0
 	if it.free != nil {

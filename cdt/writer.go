@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/tinylib/msgp/msgp"
 	"github.com/tracecodec/tracecodec/internal/checksum"
+	"github.com/tracecodec/tracecodec/internal/hugebuf"
 )
 
 // WriterOption configures NewWriter and Create.
@@ -160,6 +161,7 @@ type Writer struct {
 	o        writerOptions
 	enc      *zstd.Encoder
 	encLarge *zstd.Encoder // for payloads of rawLiteralsMin bytes and more
+	ownEnc   bool          // enc and encLarge are the writer's own (takeEncoders)
 	meta     []byte
 	started  bool
 	off      int64
@@ -219,20 +221,55 @@ func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) 
 	}
 	wr := &Writer{w: w, o: o, meta: slices.Clone(meta)}
 	if !o.raw {
-		enc, err := encoderFor(o.level.zstdLevel())
-		if err != nil {
+		if err := wr.takeEncoders(); err != nil {
 			return nil, err
-		}
-		wr.enc, wr.encLarge = enc, enc
-		if o.level <= CompressionDefault {
-			if wr.encLarge, err = encoderFor(o.level.zstdLevel(), true); err != nil {
-				return nil, err
-			}
 		}
 	}
 	wr.footer.FormatVersion = FormatVersion
 	wr.cur = wr.newJob()
 	return wr, nil
+}
+
+// takeEncoders sets enc and encLarge: the shared encoders for a writer
+// with goroutines of its own, encoders of its own otherwise (see
+// takeEncoder), given back by Close.
+func (w *Writer) takeEncoders() error {
+	level := w.o.level.zstdLevel()
+	rawLarge := w.o.level <= CompressionDefault
+	var err error
+	if w.o.concurrency > 1 {
+		if w.enc, err = encoderFor(level); err == nil {
+			w.encLarge, err = encoderFor(level, rawLarge)
+		}
+		return err
+	}
+	if w.enc, err = takeEncoder(level, false); err != nil {
+		return err
+	}
+	w.encLarge = w.enc
+	if rawLarge {
+		if w.encLarge, err = takeEncoder(level, true); err != nil {
+			giveEncoder(level, false, w.enc)
+			return err
+		}
+	}
+	w.ownEnc = true
+	return nil
+}
+
+// giveEncoders hands the writer's own encoders back (after its last
+// chunk).
+func (w *Writer) giveEncoders() {
+	if !w.ownEnc {
+		return
+	}
+	w.ownEnc = false
+	level := w.o.level.zstdLevel()
+	giveEncoder(level, false, w.enc)
+	if w.encLarge != w.enc {
+		giveEncoder(level, true, w.encLarge)
+	}
+	w.enc, w.encLarge = nil, nil
 }
 
 // Create writes a CDT file named name through a temporary file in the same
@@ -355,7 +392,7 @@ func (w *Writer) Append(m Marshaler) error {
 // append's quarter steps for large slices instead: ≈17 copies of a 4 MB
 // chunk on its way up, each into new memory.
 func growChunk(buf []byte, rowMax int) []byte {
-	nb := make([]byte, len(buf), max(2*cap(buf), len(buf)+2*rowMax))
+	nb := hugebuf.Make(len(buf), max(2*cap(buf), len(buf)+2*rowMax))
 	copy(nb, buf)
 	return nb
 }
@@ -566,6 +603,7 @@ func (w *Writer) Close() error {
 		w.free = append(w.free, j)
 	}
 	w.pending = nil
+	w.giveEncoders()
 	w.releaseJobs()
 	if w.file != nil {
 		if err == nil {

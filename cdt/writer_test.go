@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -301,11 +302,12 @@ func TestWriterFlush(t *testing.T) {
 	}
 }
 
-// TestWriterReusesChunkBuffer pins the memory a one-goroutine writer takes
-// for a trace of 900 kB chunks: one chunk buffer, grown by doubling and
-// reused by every chunk (not two buffers taking turns, each grown by
-// append's quarter steps: ≈10 MB here). In a fresh process every new page
-// is a page fault, which cost more than compressing the chunk.
+// TestWriterReusesChunkBuffer pins that a one-goroutine writer reuses its
+// chunk buffer: writing 16 chunks of 900 kB allocates no more than writing
+// 8, besides the rows themselves (not a new buffer per chunk, nor two
+// taking turns, each grown by append's quarter steps). In a fresh process
+// every new page is a page fault, which cost more than compressing the
+// chunk.
 func TestWriterReusesChunkBuffer(t *testing.T) {
 	pad := bytes.Repeat([]byte("0123456789abcdef"), 9000/16)
 	row := func(i int64) []byte {
@@ -328,17 +330,72 @@ func TestWriterReusesChunkBuffer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(500) // the shared encoders' own buffers (their history windows)
-	runtime.GC()
-	runtime.GC() // the job pool's buffers too
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	write(500)
-	runtime.ReadMemStats(&after)
-	// 500 rows of 9 kB: the rows themselves ≈ 4.5 MB, the chunk buffer
-	// 64 kB … 1 MB doubling ≈ 2 MB, compressed outputs.
-	rows := int64(500 * len(row(0)))
-	if got := int64(after.TotalAlloc - before.TotalAlloc); got > rows+4<<20 {
-		t.Errorf("writing 5 chunks of 900 kB allocated %d bytes, want at most %d", got, rows+4<<20)
+	allocated := func(ticks int64) int64 {
+		write(ticks) // the idle encoders' own buffers (their histories)
+		runtime.GC()
+		runtime.GC() // the job pool's buffers too
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		write(ticks)
+		runtime.ReadMemStats(&after)
+		return int64(after.TotalAlloc-before.TotalAlloc) - ticks*int64(len(row(0)))
+	}
+	one, two := allocated(800), allocated(1600)
+	if two > one+1<<20 {
+		t.Errorf("besides the rows, writing 16 chunks of 900 kB allocated %d bytes, 8 chunks %d: want at most 1 MiB more", two, one)
+	}
+}
+
+// TestWriterOwnEncoders pins that a one-goroutine writer compresses with
+// encoders of its own (concurrency 1: one history to fault in, not the
+// shared encoder's internal ones in turn), never shared with another open
+// writer, and gives them back at Close for the next writer; a writer with
+// goroutines uses the shared encoders. Output is the same either way.
+func TestWriterOwnEncoders(t *testing.T) {
+	open := func(opts ...WriterOption) (*Writer, *bytes.Buffer) {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, testMeta, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range int64(600) {
+			if err := w.WriteRow(testRow(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return w, &buf
+	}
+	a, abuf := open()
+	b, _ := open()
+	if !a.ownEnc || !b.ownEnc || a.enc == b.enc || a.encLarge == b.encLarge {
+		t.Fatalf("two open one-goroutine writers: own %v %v, same encoder %v %v", a.ownEnc, b.ownEnc, a.enc == b.enc, a.encLarge == b.encLarge)
+	}
+	enc, large := a.enc, a.encLarge
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if a.enc != nil || a.ownEnc {
+		t.Fatal("Close kept the writer's encoders")
+	}
+	idleEncMu.Lock()
+	kept := slices.Contains(idleEnc[encKey{zstd.SpeedFastest, false}], enc) &&
+		slices.Contains(idleEnc[encKey{zstd.SpeedFastest, true}], large)
+	idleEncMu.Unlock()
+	if !kept {
+		t.Fatal("Close did not give the encoders back")
+	}
+	p, pbuf := open(WithWriterConcurrency(2))
+	shared, _ := encoderFor(zstd.SpeedFastest)
+	if p.ownEnc || p.enc != shared {
+		t.Fatalf("a writer with goroutines: own %v, shared %v", p.ownEnc, p.enc == shared)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(abuf.Bytes(), pbuf.Bytes()) {
+		t.Fatal("own and shared encoders wrote different bytes")
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
