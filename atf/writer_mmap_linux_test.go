@@ -309,6 +309,7 @@ func checkPrefixOnFile(t *testing.T, dir string, n uint64) {
 			t.Fatalf("event %d: %+v", seq, e)
 		}
 	}
+	checkRustReads(t, dir, filepath.Join(dir, "index.atf"), th.Index)
 }
 
 // TestMmapOutputPopulateFails: when the pages of a growth step cannot be
@@ -334,8 +335,8 @@ func TestMmapOutputPopulateFails(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 	// The file was populated to 64, 128 and 256 KiB; the growth to 512 KiB
-	// failed: the events that fit 256 KiB.
-	if want := uint64((256<<10 - HeaderSize) / IndexEventSize); n != want {
+	// failed: the events that fit 256 KiB with the live footer after them.
+	if want := uint64((256<<10 - HeaderSize - FooterSize) / IndexEventSize); n != want {
 		t.Fatalf("failed after %d events, want %d", n, want)
 	}
 	if err := tw.Close(); !errors.Is(err, syscall.EFAULT) {
@@ -562,10 +563,14 @@ func TestMmapOutputCrash(t *testing.T) {
 
 // checkMappedCrash checks a thread a mapped writer left when it was
 // killed: the index holds events 0..n-1 of crashEvent's stream exactly,
-// its header's footer_offset says so, and nothing but zeros follows
-// (nothing written was dropped); the detail records are those of the
-// events that have one, in order, with their payloads. It returns n and
-// the dangling links.
+// its header's footer_offset says so, the live footer after the events
+// says so too (unless the kill came while the next event's first half was
+// being stored: its magic is then broken and footer_offset bounds the
+// events), and nothing but zeros follows the 96 bytes there (nothing
+// written was dropped); the detail records are those of the events that
+// have one, in order, with their payloads. With the reference Rust
+// reader's driver in ATF_RUST_REF, that reads the same events from the
+// file (checkRustReads). It returns n and the dangling links.
 func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, uint64) {
 	t.Helper()
 	ib, err := os.ReadFile(filepath.Join(dir, "index.atf"))
@@ -579,21 +584,34 @@ func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, 
 	defer th.Close()
 	n := th.Index.Len()
 	end := HeaderSize + n*IndexEventSize
-	if !th.Index.Recovered() || binary.LittleEndian.Uint64(ib[40:]) != end {
-		t.Fatalf("%s: recovered %v, footer_offset %d, %d events", name, th.Index.Recovered(), binary.LittleEndian.Uint64(ib[40:]), n)
+	f, hasFooter := th.Index.Footer()
+	if fo := binary.LittleEndian.Uint64(ib[40:]); fo != end && (n > 0 || fo != HeaderSize) || hasFooter == th.Index.Recovered() {
+		t.Fatalf("%s: recovered %v, footer %v, footer_offset %d, %d events", name, th.Index.Recovered(), hasFooter, fo, n)
 	}
-	// After the events: the event being written when the kill came (its
-	// bytes stored, the header not yet updated), if any, then zeros.
-	rest := ib[end:]
-	if len(rest) >= IndexEventSize && !bytes.Equal(rest[:IndexEventSize], make([]byte, IndexEventSize)) {
-		ts, fn, _, _, _ := crashEvent(n)
-		if got := binary.LittleEndian.Uint64(rest); got != 0 && got != ts || binary.LittleEndian.Uint64(rest[8:]) != 0 && binary.LittleEndian.Uint64(rest[8:]) != fn {
-			t.Fatalf("%s: the bytes after the events are not the next event", name)
+	if hasFooter && (f.EventCount != n || f.BytesWritten != n*IndexEventSize || th.Index.footerAt != int64(end)) {
+		t.Fatalf("%s: live footer %+v at %d, %d events", name, f, th.Index.footerAt, n)
+	}
+	// The footer's time range is the events' unless the next event's
+	// second half was being stored over it.
+	if rest := ib[end+FooterSize:]; hasFooter && bytes.Equal(rest, make([]byte, len(rest))) && n > 0 {
+		first, _, _, _, _ := crashEvent(0)
+		last, _, _, _, _ := crashEvent(n - 1)
+		if f.TimeStartNs != first || f.TimeEndNs != last {
+			t.Fatalf("%s: live footer time range %d..%d, want %d..%d", name, f.TimeStartNs, f.TimeEndNs, first, last)
 		}
-		rest = rest[IndexEventSize:]
 	}
-	if !bytes.Equal(rest, make([]byte, len(rest))) {
-		t.Fatalf("%s: %d bytes after the events, zeros expected (the zero tail of the last step)", name, len(rest))
+	if rest := ib[min(end+IndexEventSize+FooterSize, uint64(len(ib))):]; !bytes.Equal(rest, make([]byte, len(rest))) {
+		t.Fatalf("%s: %d bytes after the events and the live footer, zeros expected (the zero tail of the last step)", name, len(rest))
+	}
+	if hasFooter || n == 0 {
+		checkRustReads(t, name, filepath.Join(dir, "index.atf"), th.Index)
+	} else {
+		// Killed between the next event's first store and the header's
+		// (putMapped): the live footer's magic is broken, footer_offset
+		// bounds the events for this package, and the reference reader,
+		// finding no footer, counts the file's 32-byte slots.
+		checkRustCount(t, name, filepath.Join(dir, "index.atf"), (uint64(len(ib))-HeaderSize)/IndexEventSize)
+		t.Logf("%s: killed while the live footer moved: the Rust reader counts the zero tail", name)
 	}
 	var detailSeq uint32
 	var linked uint64
@@ -610,9 +628,10 @@ func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, 
 		}
 	}
 	checkCrashDetails(t, th, name)
-	// checkNoOrphans, but a kill between the header's two stores (event_count,
-	// then footer_offset) leaves event_count one ahead: a header mismatch
-	// that only says so.
+	// checkNoOrphans, but the live header's time range is 0..0 (Close
+	// patches it) and a kill between its two stores (footer_offset, then
+	// event_count) leaves event_count one behind: header mismatches that
+	// only say so.
 	var dangling uint64
 	ps, err := th.Check()
 	if err != nil {
@@ -620,7 +639,8 @@ func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, 
 	}
 	for _, p := range ps {
 		switch {
-		case p.Kind == ProblemHeaderMismatch && uint64(binary.LittleEndian.Uint32(ib[28:])) == n+1:
+		case p.Kind == ProblemHeaderMismatch && p.Offset == 48 && binary.LittleEndian.Uint64(ib[48:]) == 0:
+		case p.Kind == ProblemHeaderMismatch && p.Offset == 28 && uint64(binary.LittleEndian.Uint32(ib[28:]))+1 == n:
 		case p.Kind == ProblemOrphanDetail, p.Kind == ProblemBrokenLink, p.Kind == ProblemHeaderMismatch:
 			t.Errorf("%s: %v", name, p)
 		case p.Kind == ProblemDanglingLink:
@@ -632,4 +652,51 @@ func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, 
 	}
 	t.Logf("%s: index %d bytes → %d events; %d detail records, %d dangling", name, len(ib), n, th.DetailLen(), dangling)
 	return n, dangling
+}
+
+// checkRustReads runs the reference Rust reader's bench driver (its path
+// in ATF_RUST_REF: atfref, built by ../shared/bench/refs/atf/build.sh) on
+// the index file path and checks that it reads the events ix reads: their
+// number and the sums of their fields it prints. Skipped without it.
+func checkRustReads(t *testing.T, name, path string, ix *IndexFile) {
+	t.Helper()
+	out := rustIterIndex(t, name, path)
+	if out == "" {
+		return
+	}
+	var n, sts, sfid, smisc uint64
+	for _, e := range numbered(ix.All(), t.Error) {
+		n++
+		sts += e.Timestamp
+		sfid += e.FunctionID
+		smisc += uint64(e.Kind) + uint64(e.CallDepth) + uint64(e.DetailSeq) + uint64(e.ThreadID)
+	}
+	want := fmt.Sprintf(" n=%d sum_ts=%d sum_fid=%d sum_misc=%d ", n, sts, sfid, smisc)
+	if !strings.Contains(out, want) {
+		t.Errorf("%s: the Rust reader read %q, this package%s", name, strings.TrimSpace(out), want)
+	}
+}
+
+// checkRustCount checks that the reference Rust reader's driver counts n
+// events in the index file path (skipped without ATF_RUST_REF).
+func checkRustCount(t *testing.T, name, path string, n uint64) {
+	t.Helper()
+	if out := rustIterIndex(t, name, path); out != "" && !strings.Contains(out, fmt.Sprintf(" n=%d ", n)) {
+		t.Errorf("%s: the Rust reader read %q, want n=%d", name, strings.TrimSpace(out), n)
+	}
+}
+
+// rustIterIndex is the output of the reference Rust reader's driver
+// (ATF_RUST_REF) iterating the index file path, "" without it.
+func rustIterIndex(t *testing.T, name, path string) string {
+	t.Helper()
+	ref := os.Getenv("ATF_RUST_REF")
+	if ref == "" {
+		return ""
+	}
+	out, err := exec.Command(ref, "iter-index", path).Output()
+	if err != nil {
+		t.Fatalf("%s: %s iter-index: %v", name, ref, err)
+	}
+	return string(out)
 }
