@@ -81,6 +81,18 @@ func NewIndexWriter(w io.WriteSeeker, threadID uint32, opts ...WriterOption) (*I
 	if err := iw.flush(); err != nil {
 		return nil, err
 	}
+	if iw.m != nil {
+		// Until the first event the file is the header and the live
+		// footer, nothing more: a file of no events with a zero tail
+		// would read as the tail's events here (the header's footer_offset
+		// can name no footer before the first event). The first Append
+		// grows it again.
+		if err := iw.m.cut(HeaderSize + FooterSize); err != nil {
+			iw.m.finish(0)
+			return nil, err
+		}
+		iw.buf = iw.buf[:0:0]
+	}
 	return iw, nil
 }
 
