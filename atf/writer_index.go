@@ -122,7 +122,7 @@ func (w *IndexWriter) Append(e IndexEvent) error {
 	w.last = e.Timestamp
 	w.count++
 	if w.m != nil {
-		w.putMapped(w.buf[n:n+IndexEventSize+FooterSize], e.Timestamp, e.FunctionID, e.ThreadID, e.Kind, e.CallDepth, e.DetailSeq)
+		w.putMapped((*[IndexEventSize + FooterSize]byte)(w.buf[n:n+IndexEventSize+FooterSize]), e.Timestamp, e.FunctionID, pair(e.ThreadID, uint32(e.Kind)), pair(e.CallDepth, e.DetailSeq))
 		return nil
 	}
 	putIndexEvent(w.buf[n:], &e)
@@ -156,23 +156,24 @@ const footerMagicWord = uint64('2') | uint64('I')<<8 | uint64('T')<<16 | uint64(
 // store and the header's (three instructions), and reads the file exactly
 // at every other instruction; its time range is the event's bytes while
 // the second half is being stored.
-func (w *IndexWriter) putMapped(b []byte, ts, functionID uint64, thread uint32, kind EventKind, depth, detailSeq uint32) {
-	_ = b[IndexEventSize+FooterSize-1]
+func (w *IndexWriter) putMapped(b *[IndexEventSize + FooterSize]byte, ts, functionID uint64, threadKind, depthSeq uint64) {
 	le := binary.LittleEndian
 	c := w.count
 	le.PutUint64(b[64:], c*IndexEventSize) // the new footer's bytes_written
 	le.PutUint64(b[40:], c)                // its event_count,
 	le.PutUint64(b[48:], w.first)          // time range
 	le.PutUint64(b[56:], ts)
-	le.PutUint32(b[16:], thread)
-	le.PutUint32(b[20:], uint32(kind))
-	le.PutUint32(b[24:], depth)
-	le.PutUint32(b[28:], detailSeq)
+	le.PutUint64(b[16:], threadKind)
+	le.PutUint64(b[24:], depthSeq)
 	le.PutUint64(b[0:], ts)
 	le.PutUint64(b[8:], functionID)
 	le.PutUint64(b[32:], footerMagicWord)
 	publishCount(w.live, c)
 }
+
+// pair is two little-endian u32 fields of an index event stored as one
+// u64 (thread_id and event_kind, call_depth and detail_seq).
+func pair(lo, hi uint32) uint64 { return uint64(lo) | uint64(hi)<<32 }
 
 // putLiveFooter stores the live footer of count events at b[0:64] of a
 // mapped file (what putMapped keeps after every event), its magic last,

@@ -160,7 +160,7 @@ func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32
 		iw.last = ts
 		iw.count = seq + 1
 		if iw.m != nil {
-			iw.putMapped(buf[n:n+IndexEventSize+FooterSize], ts, functionID, t.id, kind, depth, NoDetail)
+			iw.putMapped((*[IndexEventSize + FooterSize]byte)(iw.buf[n:n+IndexEventSize+FooterSize]), ts, functionID, pair(t.id, uint32(kind)), pair(depth, NoDetail))
 			return uint32(seq), nil
 		}
 		putIndexFields((*[IndexEventSize]byte)(buf[n:]), ts, functionID, t.id, kind, depth)
@@ -194,7 +194,7 @@ func (t *ThreadWriter) appendFast(ts, functionID uint64, kind EventKind, depth u
 	iw.last = ts
 	iw.count = seq + 1
 	if iw.m != nil {
-		iw.putMapped(buf[n:n+IndexEventSize+FooterSize], ts, functionID, t.id, kind, depth, NoDetail)
+		iw.putMapped((*[IndexEventSize + FooterSize]byte)(iw.buf[n:n+IndexEventSize+FooterSize]), ts, functionID, pair(t.id, uint32(kind)), pair(depth, NoDetail))
 		return uint32(seq)
 	}
 	putIndexFields((*[IndexEventSize]byte)(buf[n:]), ts, functionID, t.id, kind, depth)
