@@ -706,3 +706,63 @@ func rustIterIndex(t *testing.T, name, path string) string {
 	}
 	return string(out)
 }
+
+// TestMmapOutputDetailGrowthFails: when a detail record cannot be stored
+// (its file's growth fails), the ThreadWriter takes back the index event
+// that would link to it: in a mapped index file the live footer goes back
+// over the event, so the file holds the events before it — as read by a
+// crash right then (a copy of the file, for this package's readers and
+// the Rust reader) and after Close.
+func TestMmapOutputDetailGrowthFails(t *testing.T) {
+	defer func(p func([]byte) error) { populateWrite = p }(populateWrite)
+	calls := 0
+	populateWrite = func(b []byte) error {
+		// 1: the index file's creation, 2: the detail file's, 3: the index
+		// file's first event, 4: the detail file past 64 KiB.
+		if calls++; calls == 4 {
+			return syscall.EFAULT
+		}
+		return unix.Madvise(b, unix.MADV_POPULATE_WRITE)
+	}
+	dir := filepath.Join(t.TempDir(), "thread_2")
+	tw, err := CreateThread(dir, 2, WithMmapOutput(true))
+	if err != nil || tw.index.m == nil {
+		t.Fatalf("not mapped: %v", err)
+	}
+	payload := make([]byte, 4000)
+	var n uint64
+	for ; n < 100; n++ {
+		if _, err = tw.Write(n, 1, KindCall, 0, payload); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, syscall.EFAULT) || tw.detail.m == nil || n != (64<<10-HeaderSize)/(DetailEventHeaderSize+4000) || tw.index.Count() != n {
+		t.Fatalf("after %d events (%d in the index): %v", n, tw.index.Count(), err)
+	}
+	crashed := filepath.Join(t.TempDir(), "thread_2")
+	if err := os.MkdirAll(crashed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ib, err := os.ReadFile(filepath.Join(dir, "index.atf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(crashed, "index.atf"), ib, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkPrefixOnFile(t, crashed, n)
+	ix, err := OpenIndexBytes(ib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := ix.Footer(); !ok || f.EventCount != n {
+		t.Fatalf("live footer %+v (valid %v), %d events", f, ok, n)
+	}
+	if rest := ib[HeaderSize+n*IndexEventSize+FooterSize:]; !bytes.Equal(rest, make([]byte, len(rest))) {
+		t.Fatal("bytes of the dropped event left after the live footer")
+	}
+	if err := tw.Close(); !errors.Is(err, syscall.EFAULT) {
+		t.Fatalf("Close: %v", err)
+	}
+	checkPrefixOnFile(t, dir, n)
+}
