@@ -62,8 +62,13 @@
 // its Write returns and a killed process loses none, with no system call
 // per flush; the file grows by ftruncate and MADV_POPULATE_WRITE (a full
 // disk is an error, not a SIGBUS) and is truncated to its real size by Close (byte-identical to the
-// write(2) output). TestMmapOutputCrash kills such writers at random
-// moments and after their last Write.
+// write(2) output). An index file keeps a live footer after its last
+// event, so that a killed writer's file, which ends in the zero bytes of
+// its last growth step, reads as its events in the reference Rust reader
+// too (but for a three-store window per event: see WithMmapOutput).
+// TestMmapOutputCrash kills such writers at random moments and after
+// their last Write, and reads the files with the Rust reader when
+// ATF_RUST_REF names its bench driver.
 //
 // # Reading
 //

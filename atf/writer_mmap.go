@@ -18,11 +18,12 @@ import (
 // Write or Append returns, so a process killed at any moment (SIGKILL, a
 // crash) loses none of the events it wrote, at no system call per event or
 // per flush; WithFlushEvery, WithFlushInterval and WithBackgroundFlush
-// have nothing left to bound. The index header's footer_offset follows
-// the events as they are written (so a reader knows where they end), and
-// each detail record's total_length is stored after its payload (so a
-// record cut by a crash reads as the end of the records). Sync is still
-// what a power loss cannot take.
+// have nothing left to bound. An index file keeps a live footer right
+// after its last event, and the header's footer_offset points at it (so a
+// reader knows where the events end), and each detail record's
+// total_length is stored after its payload (so a record cut by a crash
+// reads as the end of the records). Sync is still what a power loss
+// cannot take.
 //
 // The file grows in steps (64 KiB, doubling up to 16 MiB): ftruncate(2),
 // then MADV_POPULATE_WRITE of the step's pages, which makes the file
@@ -33,14 +34,30 @@ import (
 // page cache once written (POSIX_FADV_DONTNEED), so the writer reuses the
 // same memory instead of taking fresh pages for every step (the first
 // 2 MiB, which hold the header, stay). A file left by a crash ends in the
-// zero bytes of the last step; this package's readers stop at footer_offset and at the first
-// zero total_length (Recovered, Discarded), while the reference Rust
-// reader counts a crashed index file's zero tail as events. Close
+// zero bytes of the last step. An index file reads as exactly the events
+// written: this package's readers find the live footer (reporting the
+// zero tail as bytes after the footer, and the header's time range, which
+// only Close stores, as a header mismatch), and so does the reference Rust
+// reader, which takes the count from the footer that footer_offset points
+// at and otherwise from the file size. One exception: a kill that lands
+// in the three stores that move the live footer past a new event (between
+// the event's first store and the header's) leaves the old footer's magic
+// broken; this package's readers then go by footer_offset (Recovered)
+// and still read exactly the events, while the reference reader counts
+// the zero tail as events. No order of stores closes that window for both
+// readers (docs/performance-atf.md). Until its first event an index file
+// is the header and the live footer only (128 bytes; no header can name a
+// footer before the first event, and a zero tail would read as events),
+// so both read no events, except when the kill comes inside the system
+// calls of the first growth (or of the writer's creation), where this
+// package's readers count the zero tail. A detail file reads as its
+// records in both: they stop at the first zero total_length. Close
 // truncates the file to its real size: the finished files are
 // byte-identical to those written with write(2).
 //
-// The price is the first touch of every page (in the populate, instead of
-// write(2)'s copy): cheap where the file system gives the page cache 2 MiB
+// The price is the live footer (11 stores per index event instead of 8,
+// 15–20 % of the mapped writer's CPU) and the first touch of every page
+// (in the populate, instead of write(2)'s copy): cheap where the file system gives the page cache 2 MiB
 // folios (ext4 and XFS on recent kernels), a fault per 4 KiB page where it
 // does not (tmpfs without huge=, older kernels), which on a virtual machine
 // can cost more than write(2); see docs/performance-atf.md. Nobody else may truncate the file while it is being

@@ -168,6 +168,17 @@ func (m *mapOut) populateError(size int64, err error) error {
 	return fmt.Errorf("atf: growing %s from %d to %d bytes: %w", m.f.Name(), m.size, size, err)
 }
 
+// cut truncates the file to end, its first page, and forgets the
+// populated pages: the next grow starts over from the first step. The
+// mapping stays; nothing may be stored into it before that grow.
+func (m *mapOut) cut(end int64) error {
+	if err := m.f.Truncate(end); err != nil {
+		return err
+	}
+	m.size = 0
+	return nil
+}
+
 // sync writes the file's dirty pages, the mapped ones included, to disk.
 func (m *mapOut) sync() error { return m.f.Sync() }
 

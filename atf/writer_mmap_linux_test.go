@@ -309,6 +309,7 @@ func checkPrefixOnFile(t *testing.T, dir string, n uint64) {
 			t.Fatalf("event %d: %+v", seq, e)
 		}
 	}
+	checkRustReads(t, dir, filepath.Join(dir, "index.atf"), th.Index)
 }
 
 // TestMmapOutputPopulateFails: when the pages of a growth step cannot be
@@ -319,7 +320,7 @@ func TestMmapOutputPopulateFails(t *testing.T) {
 	defer func(p func([]byte) error) { populateWrite = p }(populateWrite)
 	calls := 0
 	populateWrite = func(b []byte) error {
-		if calls++; calls == 4 {
+		if calls++; calls == 5 {
 			return syscall.EFAULT
 		}
 		return unix.Madvise(b, unix.MADV_POPULATE_WRITE)
@@ -333,9 +334,11 @@ func TestMmapOutputPopulateFails(t *testing.T) {
 	if !errors.Is(err, syscall.EFAULT) || !strings.Contains(err.Error(), "MADV_POPULATE_WRITE") {
 		t.Fatalf("error %v", err)
 	}
-	// The file was populated to 64, 128 and 256 KiB; the growth to 512 KiB
-	// failed: the events that fit 256 KiB.
-	if want := uint64((256<<10 - HeaderSize) / IndexEventSize); n != want {
+	// The file was populated to 64 KiB at creation (then cut to the header
+	// and the live footer until the first event), to 64, 128 and 256 KiB
+	// by the events; the growth to 512 KiB failed: the events that fit 256
+	// KiB with the live footer after them.
+	if want := uint64((256<<10 - HeaderSize - FooterSize) / IndexEventSize); n != want {
 		t.Fatalf("failed after %d events, want %d", n, want)
 	}
 	if err := tw.Close(); !errors.Is(err, syscall.EFAULT) {
@@ -509,10 +512,14 @@ func mmapCrashChild(dir string) {
 // TestMmapOutputCrash kills (SIGKILL) processes writing with
 // WithMmapOutput. Killed after their last Write returned, they lose
 // nothing: every event of both threads is on file with its detail record,
-// whatever WithFlushEvery says. Killed at a random moment while writing,
-// the files hold a prefix of the stream with the right contents, nothing
+// whatever WithFlushEvery says, and none after it (killed before the
+// first event, no events). Killed at a random moment while writing, the
+// files hold a prefix of the stream with the right contents, nothing
 // torn, and the only detail record that may miss is that of the event
-// being written.
+// being written. With ATF_RUST_REF (checkMappedCrash) the reference Rust
+// reader reads the same events from each killed file, except after a
+// kill inside putMapped's three-store window, where it is checked to
+// count the zero tail.
 func TestMmapOutputCrash(t *testing.T) {
 	if dir := os.Getenv("ATF_MMAP_CRASH_DIR"); dir != "" {
 		mmapCrashChild(dir)
@@ -525,7 +532,7 @@ func TestMmapOutputCrash(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	for _, n := range []uint64{1, 100, 1000, 70_000} {
+	for _, n := range []uint64{0, 1, 100, 1000, 70_000} {
 		dir := t.TempDir()
 		cmd := exec.Command(exe, "-test.run=^TestMmapOutputCrash$")
 		cmd.Env = append(os.Environ(), "ATF_MMAP_CRASH_DIR="+dir, "ATF_CRASH_BOUND="+strconv.FormatUint(n, 10))
@@ -562,10 +569,14 @@ func TestMmapOutputCrash(t *testing.T) {
 
 // checkMappedCrash checks a thread a mapped writer left when it was
 // killed: the index holds events 0..n-1 of crashEvent's stream exactly,
-// its header's footer_offset says so, and nothing but zeros follows
-// (nothing written was dropped); the detail records are those of the
-// events that have one, in order, with their payloads. It returns n and
-// the dangling links.
+// its header's footer_offset says so, the live footer after the events
+// says so too (unless the kill came while the next event's first half was
+// being stored: its magic is then broken and footer_offset bounds the
+// events), and nothing but zeros follows the 96 bytes there (nothing
+// written was dropped); the detail records are those of the events that
+// have one, in order, with their payloads. With the reference Rust
+// reader's driver in ATF_RUST_REF, that reads the same events from the
+// file (checkRustReads). It returns n and the dangling links.
 func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, uint64) {
 	t.Helper()
 	ib, err := os.ReadFile(filepath.Join(dir, "index.atf"))
@@ -579,21 +590,34 @@ func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, 
 	defer th.Close()
 	n := th.Index.Len()
 	end := HeaderSize + n*IndexEventSize
-	if !th.Index.Recovered() || binary.LittleEndian.Uint64(ib[40:]) != end {
-		t.Fatalf("%s: recovered %v, footer_offset %d, %d events", name, th.Index.Recovered(), binary.LittleEndian.Uint64(ib[40:]), n)
+	f, hasFooter := th.Index.Footer()
+	if fo := binary.LittleEndian.Uint64(ib[40:]); fo != end && (n > 0 || fo != HeaderSize) || hasFooter == th.Index.Recovered() {
+		t.Fatalf("%s: recovered %v, footer %v, footer_offset %d, %d events", name, th.Index.Recovered(), hasFooter, fo, n)
 	}
-	// After the events: the event being written when the kill came (its
-	// bytes stored, the header not yet updated), if any, then zeros.
-	rest := ib[end:]
-	if len(rest) >= IndexEventSize && !bytes.Equal(rest[:IndexEventSize], make([]byte, IndexEventSize)) {
-		ts, fn, _, _, _ := crashEvent(n)
-		if got := binary.LittleEndian.Uint64(rest); got != 0 && got != ts || binary.LittleEndian.Uint64(rest[8:]) != 0 && binary.LittleEndian.Uint64(rest[8:]) != fn {
-			t.Fatalf("%s: the bytes after the events are not the next event", name)
+	if hasFooter && (f.EventCount != n || f.BytesWritten != n*IndexEventSize || th.Index.footerAt != int64(end)) {
+		t.Fatalf("%s: live footer %+v at %d, %d events", name, f, th.Index.footerAt, n)
+	}
+	// The footer's time range is the events' unless the next event's
+	// second half was being stored over it.
+	if rest := ib[end+FooterSize:]; hasFooter && bytes.Equal(rest, make([]byte, len(rest))) && n > 0 {
+		first, _, _, _, _ := crashEvent(0)
+		last, _, _, _, _ := crashEvent(n - 1)
+		if f.TimeStartNs != first || f.TimeEndNs != last {
+			t.Fatalf("%s: live footer time range %d..%d, want %d..%d", name, f.TimeStartNs, f.TimeEndNs, first, last)
 		}
-		rest = rest[IndexEventSize:]
 	}
-	if !bytes.Equal(rest, make([]byte, len(rest))) {
-		t.Fatalf("%s: %d bytes after the events, zeros expected (the zero tail of the last step)", name, len(rest))
+	if rest := ib[min(end+IndexEventSize+FooterSize, uint64(len(ib))):]; !bytes.Equal(rest, make([]byte, len(rest))) {
+		t.Fatalf("%s: %d bytes after the events and the live footer, zeros expected (the zero tail of the last step)", name, len(rest))
+	}
+	if hasFooter || n == 0 {
+		checkRustReads(t, name, filepath.Join(dir, "index.atf"), th.Index)
+	} else {
+		// Killed between the next event's first store and the header's
+		// (putMapped): the live footer's magic is broken, footer_offset
+		// bounds the events for this package, and the reference reader,
+		// finding no footer, counts the file's 32-byte slots.
+		checkRustCount(t, name, filepath.Join(dir, "index.atf"), (uint64(len(ib))-HeaderSize)/IndexEventSize)
+		t.Logf("%s: killed while the live footer moved: the Rust reader counts the zero tail", name)
 	}
 	var detailSeq uint32
 	var linked uint64
@@ -610,9 +634,10 @@ func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, 
 		}
 	}
 	checkCrashDetails(t, th, name)
-	// checkNoOrphans, but a kill between the header's two stores (event_count,
-	// then footer_offset) leaves event_count one ahead: a header mismatch
-	// that only says so.
+	// checkNoOrphans, but the live header's time range is 0..0 (Close
+	// patches it) and a kill between its two stores (footer_offset, then
+	// event_count) leaves event_count one behind: header mismatches that
+	// only say so.
 	var dangling uint64
 	ps, err := th.Check()
 	if err != nil {
@@ -620,7 +645,8 @@ func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, 
 	}
 	for _, p := range ps {
 		switch {
-		case p.Kind == ProblemHeaderMismatch && uint64(binary.LittleEndian.Uint32(ib[28:])) == n+1:
+		case p.Kind == ProblemHeaderMismatch && p.Offset == 48 && binary.LittleEndian.Uint64(ib[48:]) == 0:
+		case p.Kind == ProblemHeaderMismatch && p.Offset == 28 && uint64(binary.LittleEndian.Uint32(ib[28:]))+1 == n:
 		case p.Kind == ProblemOrphanDetail, p.Kind == ProblemBrokenLink, p.Kind == ProblemHeaderMismatch:
 			t.Errorf("%s: %v", name, p)
 		case p.Kind == ProblemDanglingLink:
@@ -632,4 +658,111 @@ func checkMappedCrash(t *testing.T, name, dir string, threadID uint32) (uint64, 
 	}
 	t.Logf("%s: index %d bytes → %d events; %d detail records, %d dangling", name, len(ib), n, th.DetailLen(), dangling)
 	return n, dangling
+}
+
+// checkRustReads runs the reference Rust reader's bench driver (its path
+// in ATF_RUST_REF: atfref, built by ../shared/bench/refs/atf/build.sh) on
+// the index file path and checks that it reads the events ix reads: their
+// number and the sums of their fields it prints. Skipped without it.
+func checkRustReads(t *testing.T, name, path string, ix *IndexFile) {
+	t.Helper()
+	out := rustIterIndex(t, name, path)
+	if out == "" {
+		return
+	}
+	var n, sts, sfid, smisc uint64
+	for _, e := range numbered(ix.All(), t.Error) {
+		n++
+		sts += e.Timestamp
+		sfid += e.FunctionID
+		smisc += uint64(e.Kind) + uint64(e.CallDepth) + uint64(e.DetailSeq) + uint64(e.ThreadID)
+	}
+	want := fmt.Sprintf(" n=%d sum_ts=%d sum_fid=%d sum_misc=%d ", n, sts, sfid, smisc)
+	if !strings.Contains(out, want) {
+		t.Errorf("%s: the Rust reader read %q, this package%s", name, strings.TrimSpace(out), want)
+	}
+}
+
+// checkRustCount checks that the reference Rust reader's driver counts n
+// events in the index file path (skipped without ATF_RUST_REF).
+func checkRustCount(t *testing.T, name, path string, n uint64) {
+	t.Helper()
+	if out := rustIterIndex(t, name, path); out != "" && !strings.Contains(out, fmt.Sprintf(" n=%d ", n)) {
+		t.Errorf("%s: the Rust reader read %q, want n=%d", name, strings.TrimSpace(out), n)
+	}
+}
+
+// rustIterIndex is the output of the reference Rust reader's driver
+// (ATF_RUST_REF) iterating the index file path, "" without it.
+func rustIterIndex(t *testing.T, name, path string) string {
+	t.Helper()
+	ref := os.Getenv("ATF_RUST_REF")
+	if ref == "" {
+		return ""
+	}
+	out, err := exec.Command(ref, "iter-index", path).Output()
+	if err != nil {
+		t.Fatalf("%s: %s iter-index: %v", name, ref, err)
+	}
+	return string(out)
+}
+
+// TestMmapOutputDetailGrowthFails: when a detail record cannot be stored
+// (its file's growth fails), the ThreadWriter takes back the index event
+// that would link to it: in a mapped index file the live footer goes back
+// over the event, so the file holds the events before it — as read by a
+// crash right then (a copy of the file, for this package's readers and
+// the Rust reader) and after Close.
+func TestMmapOutputDetailGrowthFails(t *testing.T) {
+	defer func(p func([]byte) error) { populateWrite = p }(populateWrite)
+	calls := 0
+	populateWrite = func(b []byte) error {
+		// 1: the index file's creation, 2: the detail file's, 3: the index
+		// file's first event, 4: the detail file past 64 KiB.
+		if calls++; calls == 4 {
+			return syscall.EFAULT
+		}
+		return unix.Madvise(b, unix.MADV_POPULATE_WRITE)
+	}
+	dir := filepath.Join(t.TempDir(), "thread_2")
+	tw, err := CreateThread(dir, 2, WithMmapOutput(true))
+	if err != nil || tw.index.m == nil {
+		t.Fatalf("not mapped: %v", err)
+	}
+	payload := make([]byte, 4000)
+	var n uint64
+	for ; n < 100; n++ {
+		if _, err = tw.Write(n, 1, KindCall, 0, payload); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, syscall.EFAULT) || tw.detail.m == nil || n != (64<<10-HeaderSize)/(DetailEventHeaderSize+4000) || tw.index.Count() != n {
+		t.Fatalf("after %d events (%d in the index): %v", n, tw.index.Count(), err)
+	}
+	crashed := filepath.Join(t.TempDir(), "thread_2")
+	if err := os.MkdirAll(crashed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ib, err := os.ReadFile(filepath.Join(dir, "index.atf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(crashed, "index.atf"), ib, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkPrefixOnFile(t, crashed, n)
+	ix, err := OpenIndexBytes(ib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := ix.Footer(); !ok || f.EventCount != n {
+		t.Fatalf("live footer %+v (valid %v), %d events", f, ok, n)
+	}
+	if rest := ib[HeaderSize+n*IndexEventSize+FooterSize:]; !bytes.Equal(rest, make([]byte, len(rest))) {
+		t.Fatal("bytes of the dropped event left after the live footer")
+	}
+	if err := tw.Close(); !errors.Is(err, syscall.EFAULT) {
+		t.Fatalf("Close: %v", err)
+	}
+	checkPrefixOnFile(t, dir, n)
 }

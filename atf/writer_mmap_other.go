@@ -18,4 +18,5 @@ func newMapOut(*os.File) (*mapOut, error) { return nil, errors.ErrUnsupported }
 
 func (m *mapOut) grow(int64, int64) error { return errors.ErrUnsupported }
 func (m *mapOut) sync() error             { return errors.ErrUnsupported }
+func (m *mapOut) cut(int64) error         { return errors.ErrUnsupported }
 func (m *mapOut) finish(int64) error      { return errors.ErrUnsupported }

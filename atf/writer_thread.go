@@ -154,12 +154,16 @@ func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32
 		n := len(iw.buf)
 		buf := iw.buf[:n+IndexEventSize]
 		iw.buf = buf
-		putIndexFields((*[IndexEventSize]byte)(buf[n:]), ts, functionID, t.id, kind, depth)
 		if seq == 0 {
 			iw.first = ts
 		}
 		iw.last = ts
 		iw.count = seq + 1
+		if iw.m != nil {
+			iw.putMapped((*[IndexEventSize + FooterSize]byte)(iw.buf[n:n+IndexEventSize+FooterSize]), ts, functionID, pair(t.id, uint32(kind)), pair(depth, NoDetail))
+			return uint32(seq), nil
+		}
+		putIndexFields((*[IndexEventSize]byte)(buf[n:]), ts, functionID, t.id, kind, depth)
 		publishCount(iw.live, seq+1)
 		return uint32(seq), nil
 	}
@@ -174,7 +178,7 @@ func (t *ThreadWriter) Write(ts, functionID uint64, kind EventKind, depth uint32
 func (t *ThreadWriter) fast() bool {
 	iw := t.index
 	seq := iw.count
-	return t.err == nil && !t.closed && iw.err == nil && seq+1 < t.flushAt && seq < maxIndexEvents && len(iw.buf)+IndexEventSize <= cap(iw.buf)
+	return t.err == nil && !t.closed && iw.err == nil && seq+1 < t.flushAt && seq < maxIndexEvents && len(iw.buf)+iw.room <= cap(iw.buf)
 }
 
 // appendFast appends an index-only event that t.fast allowed.
@@ -184,12 +188,16 @@ func (t *ThreadWriter) appendFast(ts, functionID uint64, kind EventKind, depth u
 	n := len(iw.buf)
 	buf := iw.buf[:n+IndexEventSize]
 	iw.buf = buf
-	putIndexFields((*[IndexEventSize]byte)(buf[n:]), ts, functionID, t.id, kind, depth)
 	if seq == 0 {
 		iw.first = ts
 	}
 	iw.last = ts
 	iw.count = seq + 1
+	if iw.m != nil {
+		iw.putMapped((*[IndexEventSize + FooterSize]byte)(iw.buf[n:n+IndexEventSize+FooterSize]), ts, functionID, pair(t.id, uint32(kind)), pair(depth, NoDetail))
+		return uint32(seq)
+	}
+	putIndexFields((*[IndexEventSize]byte)(buf[n:]), ts, functionID, t.id, kind, depth)
 	publishCount(iw.live, seq+1)
 	return uint32(seq)
 }
