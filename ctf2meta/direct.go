@@ -462,7 +462,7 @@ func (d *direct) object(pr *props) bool {
 		} else {
 			bit := uint64(1) << idx
 			if pr.mask&bit != 0 {
-				return false // a duplicate key: the generic path keeps the last value
+				return false // a duplicate key: the generic path refuses it
 			}
 			pr.mask |= bit
 			if !d.member(pr, dkeys[idx]) {
@@ -639,7 +639,7 @@ func (d *direct) rangeMap() (map[string]RangeSet, []string, bool, bool) {
 			out = make(map[string]RangeSet, 1)
 		}
 		if _, dup := out[k]; dup {
-			return nil, nil, false, false // the generic path keeps the last one
+			return nil, nil, false, false // a duplicate key: the generic path refuses it
 		}
 		out[k] = rs
 		order = append(order, k)

@@ -297,3 +297,44 @@ func TestWordAtATimeScans(t *testing.T) {
 		}
 	}
 }
+
+// A key given twice in any JSON object of a fragment is refused, as
+// babeltrace2 2.1.2 refuses it ("Duplicate JSON object key"), by both the
+// direct and the generic path, at the second key: in "mappings" (where
+// babeltrace2 was once thought to keep the first value and we kept the
+// last), in a field class, a fragment, attributes and an environment.
+func TestDuplicateKeysRefused(t *testing.T) {
+	u8 := func(extra string) string {
+		return `{"type":"fixed-length-unsigned-integer","length":8,"byte-order":"little-endian"` + extra + `}`
+	}
+	erc := func(fc string) string {
+		return `{"type":"event-record-class","name":"ev","payload-field-class":{"type":"structure","member-classes":[{"name":"a","field-class":` + fc + `}]}}`
+	}
+	for _, c := range []struct{ text, key string }{
+		{erc(u8(`,"mappings":{"X":[[1,1]],"Y":[[3,3]],"X":[[2,2]]}`)), `"X":[[2`},
+		{erc(`{"type":"fixed-length-signed-integer","length":8,"byte-order":"little-endian","mappings":{"X":[[1,1]],"X":[[1,1]]}}`), `"X":[[1,1]]}`},
+		{erc(`{"type":"variable-length-unsigned-integer","mappings":{"X":[[1,1]],"X":[[2,2]]}}`), `"X":[[2`},
+		{erc(u8(`,"length":8`)), `"length":8}`},
+		{erc(u8(`,"attributes":{"a":1,"a":1}`)), `"a":1}`},
+		{`{"type":"field-class-alias","name":"x","name":"y","field-class":` + u8("") + `}`, `"name":"y"`},
+		{`{"type":"data-stream-class","id":1,"id":1}`, `"id":1}`},
+		{`{"type":"trace-class","environment":{"k":"v","k":"w"}}`, `"k":"w"`},
+		{`{"type":"clock-class","id":"c","frequency":1000,"frequency":1000}`, `"frequency":1000}`},
+	} {
+		text := []byte(c.text)
+		samePathsEverywhere(t, text)
+		_, err := DecodeFragment(text)
+		var fe *FormatError
+		if !errors.Is(err, ErrFraming) || !errors.As(err, &fe) || !strings.Contains(err.Error(), "duplicate object key") {
+			t.Errorf("%s: %v", text, err)
+			continue
+		}
+		if want := int64(bytes.LastIndex(text, []byte(c.key))); fe.Offset != want {
+			t.Errorf("%s: error at %d, want %d: %v", text, fe.Offset, want, err)
+		}
+	}
+	// Keys that differ only in escapes are the same key.
+	if _, err := DecodeFragment([]byte(erc(u8(`,"mappings":{"X":[[1,1]],"\u0058":[[2,2]]}`)))); !errors.Is(err, ErrFraming) {
+		t.Errorf("escaped duplicate key: %v", err)
+	}
+}

@@ -142,6 +142,10 @@
 // puts producer data in `attributes` and `extensions`); WithUnknownProperties
 // drops them instead. Integers are exact (Integer covers [-2^63, 2^64-1]);
 // attributes and extensions stay free-form JSON with json.Number numbers.
+// A key given twice in one JSON object — in a fragment, a field class, a
+// "mappings" or "flags" object, attributes, extensions or an environment —
+// is invalid JSON text (ErrFraming, at the second key's offset), as babeltrace2
+// 2.1.2 refuses it ("Duplicate JSON object key"); no value is kept.
 // Data stream classes, event record classes and field class aliases (all
 // but a handful of a stream's fragments) are decoded straight from the JSON
 // text into the typed values; the other fragments, and any text that

@@ -16,7 +16,9 @@ import (
 // encoding/json produces with UseNumber: map[string]any, []any,
 // json.Number, string, bool and nil. It is a single pass, about three times
 // faster than encoding/json for metadata. Invalid UTF-8 in strings becomes
-// U+FFFD as in encoding/json; duplicate keys keep the last value.
+// U+FFFD as in encoding/json; a key given twice in an object is a syntax
+// error at the second one, as in babeltrace2 2.1 ("Duplicate JSON object
+// key").
 //
 // Every value is charged to bud (when not nil) what it costs in Go memory
 // (see the charge constants); parsing stops with a *jsonLimitError when the
@@ -372,6 +374,7 @@ func (p *jsonParser) object() any {
 			p.fail("invalid character %q looking for an object key", p.b[p.i])
 			return nil
 		}
+		koff := p.i
 		k := p.key()
 		if p.err != nil || !p.charge(chargeMember+len(k)) {
 			return nil
@@ -393,10 +396,16 @@ func (p *jsonParser) object() any {
 		if p.err != nil {
 			return nil
 		}
-		if _, dup := m[k]; keep && !dup {
+		n := len(m)
+		m[k] = v
+		if len(m) == n {
+			// babeltrace2 refuses a duplicate key in any object.
+			p.err = &jsonSyntaxError{Offset: koff, Msg: fmt.Sprintf("duplicate object key %q", k)}
+			return nil
+		}
+		if keep {
 			order = append(order, k)
 		}
-		m[k] = v
 		p.space()
 		if p.i >= len(p.b) {
 			p.eof()

@@ -209,7 +209,7 @@ func TestIntegerBounds(t *testing.T) {
 func TestParseJSONMatchesEncodingJSON(t *testing.T) {
 	for _, in := range []string{
 		`{}`, `[]`, `{"a":[1,-2.5e+3,0,-0,1E2,true,false,null,"x"]}`, ` {"a" : { "b" : [ [ ] , { } ] } } `,
-		`"\u00e9\ud83d\ude00\n\t\\\"\/\b\f\r"`, "\"\xff\xfe ok \xc3\"", `{"a":1,"a":2}`,
+		`"\u00e9\ud83d\ude00\n\t\\\"\/\b\f\r"`, "\"\xff\xfe ok \xc3\"",
 		`01`, `1.`, `1e`, `-`, `.5`, `tru`, `nul`, `{"a" 1}`, `{"a":1,}`, `[1,]`, `[1 2]`, `{1:2}`, `"\x"`, `"\u12"`, `"\u12G4"`, "\"a\x01\"", `{"a":1} x`,
 		`{"a":[1,2`, `"abc`, `[`, `{"a"`, `{"a":`, ``, `  `,
 	} {
@@ -241,6 +241,14 @@ func TestParseJSONMatchesEncodingJSON(t *testing.T) {
 		var se *jsonSyntaxError
 		if _, err := parseJSON([]byte(in), 100, nil, nil); !errors.As(err, &se) || se.Offset != off || !strings.Contains(se.Msg, "lone UTF-16 surrogate") {
 			t.Errorf("%s: %v, want a lone surrogate error at offset %d", in, err, off)
+		}
+	}
+	// encoding/json keeps the last of duplicate keys; the parser refuses
+	// the second key, as babeltrace2 does.
+	for in, off := range map[string]int{`{"a":1,"a":2}`: 7, `{"a":{"b":1,"c":2,"b":3}}`: 18, `[{"a":1},{"a":1,"\u0061":1}]`: 16} {
+		var se *jsonSyntaxError
+		if _, err := parseJSON([]byte(in), 100, nil, nil); !errors.As(err, &se) || se.Offset != off || !strings.Contains(se.Msg, "duplicate object key") {
+			t.Errorf("%s: %v, want a duplicate key error at offset %d", in, err, off)
 		}
 	}
 }

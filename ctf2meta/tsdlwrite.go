@@ -16,7 +16,8 @@ import (
 // the text gives back the same model for metadata ParseTSDL built, and
 // babeltrace2 2.1 reads the data streams of a CTF 2 trace through it the
 // same way (a trace block with the preamble UUID, an env block, one clock,
-// stream and event block per class).
+// stream and event block per class). The trace block is written even when
+// m has no trace class, since babeltrace2 refuses TSDL without one.
 //
 // TSDL gives roles by member name and scope, not by declaration; babeltrace2
 // derives them the same way. So AppendTSDL refuses, with an error wrapping
@@ -235,11 +236,19 @@ func (w *tsdlWriter) write() {
 			}
 		}
 	}
-	// Without a trace class (TSDL without trace and env blocks) no trace
-	// block is written either: fields then carry their byte order when
-	// it is not the default (le).
-	withTrace := m.TraceClass != nil || m.Preamble != nil && m.Preamble.UUID != nil
-	if w.order == "" || !withTrace {
+	for _, e := range m.EventRecordClasses {
+		for _, o := range []FieldClass{e.SpecificContextFieldClass, e.PayloadFieldClass} {
+			if w.order == "" {
+				w.order = w.firstOrder(o, 0)
+			}
+		}
+	}
+	// A trace block is written even without a trace class: babeltrace2
+	// refuses TSDL without one ("Incomplete metadata stream section") and
+	// needs its byte_order, which is the first one the header, context and
+	// then payload field classes name (fields in another order carry their
+	// own), le when none does.
+	if w.order == "" {
 		w.order = "little-endian"
 	}
 	// trace
@@ -247,11 +256,6 @@ func (w *tsdlWriter) write() {
 	w.common("trace class", &tc.Common)
 	w.drop("trace class namespace", tc.Namespace != "")
 	w.drop("trace class name", tc.Name != "")
-	if !withTrace {
-		w.roots = map[string]FieldClass{}
-		w.streamsAndEvents()
-		return
-	}
 	w.p("trace {\n\tmajor = 1;\n\tminor = 8;\n")
 	if m.Preamble != nil && m.Preamble.UUID != nil {
 		u := m.Preamble.UUID.String()

@@ -485,8 +485,120 @@ func FuzzTSDLRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the written TSDL does not parse: %v\n%s", err, text)
 		}
+		if m.TraceClass == nil {
+			// TSDL without trace and env blocks gains an empty trace
+			// block (babeltrace2 refuses TSDL without one).
+			if tc := m2.TraceClass; tc == nil || tc.UID != "" || tc.Environment != nil || tc.PacketHeaderFieldClass != nil {
+				t.Fatalf("no trace class read: %+v read back\ntext:\n%s", tc, text)
+			}
+			m2 = dropTraceClass(m2)
+		}
 		if a, b := fragmentsJSON(t, m), fragmentsJSON(t, m2); a != b {
 			t.Fatalf("models differ:\n%s\n%s\ntext:\n%s", a, b, text)
 		}
 	})
+}
+
+// dropTraceClass is m's fragments without the trace class.
+func dropTraceClass(m *Metadata) *Metadata {
+	out := &Metadata{}
+	for _, f := range m.Fragments {
+		if _, ok := f.(*TraceClass); !ok {
+			out.Fragments = append(out.Fragments, f)
+		}
+	}
+	return out
+}
+
+// noTraceClassCTF2 is CTF 2 metadata without a trace-class fragment whose
+// one data stream has no packet header or context: one event of two 16-bit
+// integers in byte order order, then a string.
+func noTraceClassCTF2(order string) string {
+	u16 := `{"type":"fixed-length-unsigned-integer","length":16,"byte-order":"` + order + `","alignment":8}`
+	return "\x1e" + `{"type":"preamble","version":2}` + "\n" +
+		"\x1e" + `{"type":"data-stream-class"}` + "\n" +
+		"\x1e" + `{"type":"event-record-class","name":"ev","payload-field-class":{"type":"structure","member-classes":[` +
+		`{"name":"a","field-class":` + u16 + `},{"name":"b","field-class":` + u16 + `},` +
+		`{"name":"s","field-class":{"type":"null-terminated-string"}}]}}` + "\n"
+}
+
+// CTF 2 metadata without a trace class becomes TSDL with a minimal trace
+// block in the byte order of its fields, which ParseTSDL reads back into
+// the same streams and events.
+func TestAppendTSDLWithoutTraceClass(t *testing.T) {
+	for _, c := range []struct{ order, want string }{{"little-endian", "le"}, {"big-endian", "be"}} {
+		m, err := Decode([]byte(noTraceClassCTF2(c.order)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.TraceClass != nil {
+			t.Fatal("a trace class decoded")
+		}
+		text, notes, err := AppendTSDL(nil, m)
+		if err != nil || len(notes) != 0 {
+			t.Fatalf("%s: %v %q", c.order, err, notes)
+		}
+		block := "trace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = " + c.want + ";\n};\n"
+		if !bytes.Contains(text, []byte(block)) {
+			t.Errorf("%s: no %q in\n%s", c.order, block, text)
+		}
+		m2, err := ParseTSDL(text)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.order, err, text)
+		}
+		if a, b := fragmentsJSON(t, m), fragmentsJSON(t, dropTraceClass(m2)); a != b {
+			t.Errorf("%s: models differ:\n%s\n%s", c.order, a, b)
+		}
+	}
+}
+
+// babeltrace2 reads a data stream without packet header through the TSDL
+// written for CTF 2 metadata without a trace class as it reads it through
+// the CTF 2 metadata (it refuses TSDL without a trace block).
+func TestTSDLBabeltraceNoTraceClass(t *testing.T) {
+	bt := os.Getenv("BABELTRACE2")
+	if bt == "" {
+		t.Skip("BABELTRACE2 not set")
+	}
+	run := func(dir string) (string, error) {
+		cmd := exec.Command(bt, dir)
+		cmd.Env = append(os.Environ(), "TZ=UTC")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, c := range []struct {
+		order  string
+		stream []byte
+	}{
+		{"little-endian", []byte{1, 2, 3, 4, 'h', 'i', 0, 0xff, 0, 0, 1, 0}},
+		{"big-endian", []byte{1, 2, 3, 4, 'h', 'i', 0, 0xff, 0, 0, 1, 0}},
+	} {
+		meta := noTraceClassCTF2(c.order)
+		m, err := Decode([]byte(meta))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, _, err := AppendTSDL(nil, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outs [2]string
+		for i, md := range []string{meta, string(text)} {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "metadata"), []byte(md), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "stream"), c.stream, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := run(dir)
+			if err != nil {
+				t.Fatalf("%s, metadata %d: babeltrace2: %v\n%s\n%s", c.order, i, err, out, md)
+			}
+			outs[i] = out
+		}
+		if outs[0] != outs[1] || strings.Count(outs[0], "ev: ") != 2 {
+			t.Errorf("%s: CTF 2:\n%s\nTSDL:\n%s", c.order, outs[0], outs[1])
+		}
+	}
 }

@@ -274,6 +274,11 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 		if err != nil {
 			return err
 		}
+		if m.Meta != nil || ctf2meta.HasTSDLSignature(m.Plain) {
+			// CTF 2 and signed TSDL: written as they are, without a copy.
+			_, err = out.Write(m.Plain)
+			return err
+		}
 		// TSDL without its signature line gets it, as babeltrace2 writes it.
 		_, err = out.Write(ctf2meta.AppendPlainForReaders(nil, m.Plain))
 		return err

@@ -87,7 +87,9 @@ func Load(s Source) (*Meta, error) {
 	m := &Meta{Raw: raw, Size: int64(len(raw)), Plain: raw}
 	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
 		m.Packets = true
-		if m.Plain, m.Info, err = ctf2meta.Depacketize(nil, raw); err != nil {
+		// The content is at most the packets' size: one allocation, no
+		// regrowing copies.
+		if m.Plain, m.Info, err = ctf2meta.Depacketize(make([]byte, 0, len(raw)), raw); err != nil {
 			return nil, err
 		}
 	}
