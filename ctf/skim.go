@@ -289,35 +289,43 @@ func leanProgram(p []op) (lean []op, tail op) {
 // packet content at once: the position only grows, every op checks its
 // own bounds before it reads, and Scan checks the end position.
 func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, bool) {
+	// positions relative to the packet's start (the alignments are), the
+	// absolute one (base+r) only where data is read
 	data, base, end := s.data, s.base, s.end
+	if pos > end {
+		return 0, 0, false
+	}
+	r, lim := pos-base, end-base
 	for i := range prog {
 		o := &prog[i]
-		pos = base + (pos-base+o.pam)&^o.pam + o.pre
-		pos = base + (pos-base+o.am)&^o.am
+		r = (r+o.pam)&^o.pam + o.pre
+		r = (r + o.am) &^ o.am
 		n += int(o.n)
 		switch o.code {
 		case opFixed:
-			if pos+uint64(o.bits) > end {
+			if r+uint64(o.bits) > lim {
 				return 0, 0, false
 			}
-			v, ok := fastLE(data, pos, o)
+			v, ok := fastLE(data, base+r, o)
 			if !ok {
-				v = fixedValue(data, pos, o)
+				v = fixedValue(data, base+r, o)
 			}
-			pos += uint64(o.bits)
+			r += uint64(o.bits)
 			if o.slot >= 0 {
 				s.slots[o.slot] = v
 			}
 			if o.sub != nil {
 				// the sequence of this length
-				if pos, n, ok = s.skimArray(&o.sub[0], v, pos, n); !ok {
+				var p uint64
+				if p, n, ok = s.skimArray(&o.sub[0], v, base+r, n); !ok {
 					return 0, 0, false
 				}
+				r = p - base
 			}
 		case opString:
 			// the first null byte from j on, eight bytes at a time (the
 			// lowest byte the test flags is the first null one)
-			j, e := pos>>3, end>>3
+			j, e := (base+r)>>3, end>>3
 			k := j
 			for {
 				if k >= e {
@@ -344,28 +352,29 @@ func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, 
 			if k-j > math.MaxUint32 {
 				return 0, 0, false
 			}
-			pos = (k + 1) * 8
+			r = (k+1)*8 - base
 		case opBytes:
 			ln := o.fc.Length
 			if o.fc.dynamic {
 				ln = s.slots[o.fc.src]
 			}
-			if pos > end || ln > (end-pos)/8 || ln > math.MaxUint32 {
+			if r > lim || ln > (lim-r)/8 || ln > math.MaxUint32 {
 				return 0, 0, false
 			}
-			pos += ln * 8
+			r += ln * 8
 		case opArray:
 			ln := o.fc.Length
 			if o.fc.dynamic {
 				ln = s.slots[o.fc.src]
 			}
-			var ok bool
-			if pos, n, ok = s.skimArray(o, ln, pos, n); !ok {
+			p, m, ok := s.skimArray(o, ln, base+r, n)
+			if !ok {
 				return 0, 0, false
 			}
+			r, n = p-base, m
 		}
 	}
-	return base + (pos-base+tail.pam)&^tail.pam + tail.pre, n + int(tail.n), true
+	return base + (r+tail.pam)&^tail.pam + tail.pre, n + int(tail.n), true
 }
 
 // skimArray skims the fast array of o (lean: its field counted in n
@@ -644,7 +653,8 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 	if j+16 > uint64(len(data)) || j+16 < j {
 		return false
 	}
-	w0, w1 := binary.LittleEndian.Uint64(data[j:]), binary.LittleEndian.Uint64(data[j+8:])
+	w := data[j : j+16 : j+16] // one bounds check for both words
+	w0, w1 := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
 	f := &h.pre.slot
 	id := f.get(w0, w1)
 	s.slots[f.slot] = id
