@@ -280,6 +280,17 @@ func leanProgram(p []op) (lean []op, tail op) {
 	if pend != nil {
 		tail = *pend
 	}
+	// the ops' field counts are all added to the tail's (skimLean adds
+	// counts only, and checks them after the tail)
+	total := int64(tail.n)
+	for i := range out {
+		total += int64(out[i].n)
+		out[i].n = 0
+	}
+	if total > math.MaxInt32 {
+		return nil, op{}
+	}
+	tail.n = int32(total)
 	return out, tail
 }
 
@@ -287,20 +298,17 @@ func leanProgram(p []op) (lean []op, tail op) {
 // fields counted, as skim runs the program it comes from, returning the
 // position and count after it. A folded opSkip is not checked against the
 // packet content at once: the position only grows, every op checks its
-// own bounds before it reads, and Scan checks the end position.
+// own bounds before it reads, and Scan checks the end position. The
+// callers have checked pos ≤ s.end.
 func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, bool) {
 	// positions relative to the packet's start (the alignments are), the
 	// absolute one (base+r) only where data is read
 	data, base, end := s.data, s.base, s.end
-	if pos > end {
-		return 0, 0, false
-	}
 	r, lim := pos-base, end-base
 	for i := range prog {
 		o := &prog[i]
 		r = (r+o.pam)&^o.pam + o.pre
 		r = (r + o.am) &^ o.am
-		n += int(o.n)
 		switch o.code {
 		case opFixed:
 			if r+uint64(o.bits) > lim {
@@ -727,7 +735,9 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 	ev := &s.ev
 	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
 	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
-	ev.Fields = nil
+	if ev.Fields != nil {
+		ev.Fields = nil
+	}
 	s.evStart, s.evClock, s.scanned = start, clock0, true
 	s.events++
 	return true
