@@ -113,6 +113,13 @@ func TestScanShapes(t *testing.T) {
 				if s.Err() != nil || n != 400 {
 					t.Fatalf("seed %d: %d events, %v", seed, n, s.Err())
 				}
+				// every class skimmed in its own way (fixed, lean, skim),
+				// none decoded instead but the stream's last record, where
+				// fewer than the 16 bytes scanSel loads at once may follow
+				// its header's start
+				if s.replays > 1 {
+					t.Errorf("seed %d: %d of %d records decoded after skimming failed", seed, s.replays, n)
+				}
 				checkDamaged(t, tr, data, r, 60)
 			}
 			m, err := ctf2meta.ParseTSDL([]byte(c.tsdl))

@@ -239,6 +239,15 @@ func (t *Trace) compileSkims() {
 				o := &ec.skip[0]
 				ec.fixed, ec.fixAM, ec.fixBits, ec.fixN = true, o.am, o.size, int(o.n)
 			}
+			switch {
+			case !ec.skippable:
+			case ec.fixed:
+				ec.how = skimFixed
+			case ec.lean != nil:
+				ec.how = skimLean
+			default:
+				ec.how = skimProg
+			}
 		}
 	}
 }
@@ -293,6 +302,13 @@ func leanProgram(p []op) (lean []op, tail op) {
 	tail.n = int32(total)
 	return out, tail
 }
+
+// how Scan skims an event record class (classCode.how)
+const (
+	skimFixed = 1 + iota // in one step (fixed)
+	skimLean             // with skimLean
+	skimProg             // with skim
+)
 
 // skimLean runs a lean program (leanProgram) with tail at bit pos, n
 // fields counted, as skim runs the program it comes from, returning the
@@ -706,19 +722,21 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 	} else {
 		ec = sc.events[id]
 	}
-	if ec == nil || !ec.skippable {
+	if ec == nil {
 		return false
 	}
 	nf := p.n
-	switch {
-	case ec.fixed:
-		pos = base + (pos-base+ec.fixAM)&^ec.fixAM + ec.fixBits
-		nf += ec.fixN
-	case ec.lean != nil:
+	switch c := ec.classCode; c.how {
+	case skimFixed:
+		pos = base + (pos-base+c.fixAM)&^c.fixAM + c.fixBits
+		nf += c.fixN
+	case skimLean:
 		var ok bool
-		if pos, nf, ok = s.skimLean(ec.lean, &ec.leanTail, pos, nf); !ok {
+		if pos, nf, ok = s.skimLean(c.lean, &c.leanTail, pos, nf); !ok {
 			return false
 		}
+	case 0:
+		return false
 	default:
 		s.pos = pos
 		if !s.skim(ec.skip, &nf) {

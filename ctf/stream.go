@@ -153,6 +153,9 @@ type Stream struct {
 	// record fails or the stream is moved: while it is set and pos < end,
 	// no error stands, the stream is started and not done
 	sel *hdrShape
+	// replays counts the records Scan decoded with Next's decoder after
+	// its skimming failed (tests: valid records never need it)
+	replays int
 	// Scan: the current event record was skimmed, from bit evStart with
 	// the clock at evClock before it
 	scanned                    bool
@@ -332,6 +335,7 @@ func (s *Stream) Scan() bool {
 // skimmed one failed: this reports the failure as Next does).
 func (s *Stream) replay(start, clock0 uint64) bool {
 	s.pos, s.clock, s.scanned = start, clock0, false
+	s.replays++
 	if !s.decodeEvent(start) {
 		s.sel = nil
 		return false
