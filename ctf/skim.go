@@ -705,15 +705,8 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 		clock = clock&^m | v
 	}
 	if decode {
-		// Next: the header's fields from the option's template
-		t := &h.tmpl[k]
-		n := len(s.fields)
-		fs := append(s.fields, t.fields...)
-		for i := range t.vals {
-			v := &t.vals[i]
-			fs[n+v.idx].V = v.f.get(w0, w1)
-		}
-		s.fields, s.pos, s.clock, s.ercID, s.haveERCID = fs, pos, clock, id, true
+		s.pos, s.clock, s.ercID, s.haveERCID = pos, clock, id, true
+		s.selFields(&h.tmpl[k], w0, w1)
 		return true
 	}
 	var ec *EventClass
@@ -759,6 +752,18 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 	s.evStart, s.evClock, s.scanned = start, clock0, true
 	s.events++
 	return true
+}
+
+// selFields appends the header's fields from the option's template t
+// (Next), with the values of the header's words w0, w1.
+func (s *Stream) selFields(t *hdrTmpl, w0, w1 uint64) {
+	n := len(s.fields)
+	fs := append(s.fields, t.fields...)
+	for i := range t.vals {
+		v := &t.vals[i]
+		fs[n+v.idx].V = v.f.get(w0, w1)
+	}
+	s.fields = fs
 }
 
 // scanShaped skims an event record whose header has shape h at s.pos:
