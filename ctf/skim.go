@@ -715,9 +715,19 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 	} else {
 		ec = sc.events[id]
 	}
-	if ec == nil {
+	if ec == nil || ec.how == 0 {
 		return false
 	}
+	// the event and the clock before the class is skimmed (fewer values
+	// live across the calls below): where it fails, replay restores the
+	// clock and decodes the record, writing the event again
+	ev := &s.ev
+	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
+	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
+	if ev.Fields != nil {
+		ev.Fields = nil
+	}
+	s.evStart, s.evClock, s.scanned, s.clock = start, clock0, true, clock
 	nf := p.n
 	switch c := ec.classCode; c.how {
 	case skimFixed:
@@ -728,28 +738,19 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 		if pos, nf, ok = s.skimLean(c.lean, &c.leanTail, pos, nf); !ok {
 			return false
 		}
-	case 0:
-		return false
 	default:
 		s.pos = pos
-		if !s.skim(ec.skip, &nf) {
+		if !s.skim(c.skip, &nf) {
 			return false
 		}
-		pos = s.pos
+		pos, s.clock = s.pos, clock
 	}
 	// the walk checks the field limit at arrays only: above it, decode
 	// (the selector has bits: pos is past start)
-	if pos > end || nf > s.limit {
+	if pos > s.end || nf > s.limit {
 		return false
 	}
-	s.pos, s.clock = pos, clock
-	ev := &s.ev
-	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
-	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
-	if ev.Fields != nil {
-		ev.Fields = nil
-	}
-	s.evStart, s.evClock, s.scanned = start, clock0, true
+	s.pos = pos
 	s.events++
 	return true
 }
