@@ -321,6 +321,7 @@ func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, 
 	// absolute one (base+r) only where data is read
 	data, base, end := s.data, s.base, s.end
 	r, lim := pos-base, end-base
+	maxLn := min(uint64(s.limit), 1<<31)
 	for i := range prog {
 		o := &prog[i]
 		r = (r+o.pam)&^o.pam + o.pre
@@ -340,11 +341,12 @@ func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, 
 			}
 			if o.sub != nil {
 				// the sequence of this length
-				var p uint64
-				if p, n, ok = s.skimArray(&o.sub[0], v, base+r, n); !ok {
+				a := &o.sub[0]
+				r = (r + a.am) &^ a.am
+				if r, ok = arraySpan(a, v, r, lim, maxLn); !ok {
 					return 0, 0, false
 				}
-				r = p - base
+				n += int(v) * int(a.ecls)
 			}
 		case opString:
 			// the first null byte from j on, eight bytes at a time (the
@@ -391,37 +393,36 @@ func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, 
 			if o.fc.dynamic {
 				ln = s.slots[o.fc.src]
 			}
-			p, m, ok := s.skimArray(o, ln, base+r, n)
-			if !ok {
+			var ok bool
+			if r, ok = arraySpan(o, ln, r, lim, maxLn); !ok {
 				return 0, 0, false
 			}
-			r, n = p-base, m
+			n += int(ln) * int(o.ecls)
 		}
 	}
 	return base + (r+tail.pam)&^tail.pam + tail.pre, n + int(tail.n), true
 }
 
-// skimArray skims the fast array of o (lean: its field counted in n
-// already) of ln elements at bit pos. Above the field limit it fails
-// (the walk may fail there; Scan checks the total too), so the products
-// below stay small; there is no division.
-func (s *Stream) skimArray(o *op, ln, pos uint64, n int) (uint64, int, bool) {
-	if o.am != 0 {
-		pos = s.base + (pos-s.base+o.am)&^o.am
-	}
-	if ln > uint64(s.limit) || ln > 1<<31 {
-		return 0, 0, false
+// arraySpan skims the fast array of o (lean: its field counted
+// already) of ln elements at bit r of the packet (aligned to o.am+1) (lim: the end of its
+// content), returning the position after it. Above maxLn (the field
+// limit, at most 2^31) it fails (the walk may fail there; Scan checks the total too), so the
+// products below stay small; there is no division. Small enough to be
+// inlined into skimLean (no call there: fewer values spilled).
+func arraySpan(o *op, ln, r, lim, maxLn uint64) (uint64, bool) {
+	if ln > maxLn {
+		return 0, false
 	}
 	if ln == 0 {
-		return pos, n, true
+		return r, true
 	}
-	first := s.base + (pos-s.base+o.eam)&^o.eam
+	first := (r + o.eam) &^ o.eam
 	hi, total := bits.Mul64(ln-1, o.size)
 	total += uint64(o.bits)
-	if hi != 0 || total < uint64(o.bits) || first > s.end || total > s.end-first {
-		return 0, 0, false
+	if hi != 0 || total < uint64(o.bits) || first > lim || total > lim-first {
+		return 0, false
 	}
-	return first + total, n + int(ln)*int(o.ecls), true
+	return first + total, true
 }
 
 // hdrShape is an event record header whose fields all lie at fixed bit
