@@ -239,6 +239,15 @@ func (t *Trace) compileSkims() {
 				o := &ec.skip[0]
 				ec.fixed, ec.fixAM, ec.fixBits, ec.fixN = true, o.am, o.size, int(o.n)
 			}
+			switch {
+			case !ec.skippable:
+			case ec.fixed:
+				ec.how = skimFixed
+			case ec.lean != nil:
+				ec.how = skimLean
+			default:
+				ec.how = skimProg
+			}
 		}
 	}
 }
@@ -280,44 +289,69 @@ func leanProgram(p []op) (lean []op, tail op) {
 	if pend != nil {
 		tail = *pend
 	}
+	// the ops' field counts are all added to the tail's (skimLean adds
+	// counts only, and checks them after the tail)
+	total := int64(tail.n)
+	for i := range out {
+		total += int64(out[i].n)
+		out[i].n = 0
+	}
+	if total > math.MaxInt32 {
+		return nil, op{}
+	}
+	tail.n = int32(total)
 	return out, tail
 }
+
+// how Scan skims an event record class (classCode.how)
+const (
+	skimFixed = 1 + iota // in one step (fixed)
+	skimLean             // with skimLean
+	skimProg             // with skim
+)
 
 // skimLean runs a lean program (leanProgram) with tail at bit pos, n
 // fields counted, as skim runs the program it comes from, returning the
 // position and count after it. A folded opSkip is not checked against the
 // packet content at once: the position only grows, every op checks its
-// own bounds before it reads, and Scan checks the end position.
+// own bounds before it reads, and Scan checks the end position. The
+// callers have checked pos ≤ s.end.
 func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, bool) {
+	// positions relative to the packet's start (the alignments are), the
+	// absolute one (base+r) only where data is read
 	data, base, end := s.data, s.base, s.end
+	r, lim := pos-base, end-base
+	maxLn := min(uint64(s.limit), 1<<31)
 	for i := range prog {
 		o := &prog[i]
-		pos = base + (pos-base+o.pam)&^o.pam + o.pre
-		pos = base + (pos-base+o.am)&^o.am
-		n += int(o.n)
+		r = (r+o.pam)&^o.pam + o.pre
+		r = (r + o.am) &^ o.am
 		switch o.code {
 		case opFixed:
-			if pos+uint64(o.bits) > end {
+			if r+uint64(o.bits) > lim {
 				return 0, 0, false
 			}
-			v, ok := fastLE(data, pos, o)
+			v, ok := fastLE(data, base+r, o)
 			if !ok {
-				v = fixedValue(data, pos, o)
+				v = fixedValue(data, base+r, o)
 			}
-			pos += uint64(o.bits)
+			r += uint64(o.bits)
 			if o.slot >= 0 {
 				s.slots[o.slot] = v
 			}
 			if o.sub != nil {
 				// the sequence of this length
-				if pos, n, ok = s.skimArray(&o.sub[0], v, pos, n); !ok {
+				a := &o.sub[0]
+				r = (r + a.am) &^ a.am
+				if r, ok = arraySpan(a, v, r, lim, maxLn); !ok {
 					return 0, 0, false
 				}
+				n += int(v) * int(a.ecls)
 			}
 		case opString:
 			// the first null byte from j on, eight bytes at a time (the
 			// lowest byte the test flags is the first null one)
-			j, e := pos>>3, end>>3
+			j, e := (base+r)>>3, end>>3
 			k := j
 			for {
 				if k >= e {
@@ -344,51 +378,51 @@ func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, 
 			if k-j > math.MaxUint32 {
 				return 0, 0, false
 			}
-			pos = (k + 1) * 8
+			r = (k+1)*8 - base
 		case opBytes:
 			ln := o.fc.Length
 			if o.fc.dynamic {
 				ln = s.slots[o.fc.src]
 			}
-			if pos > end || ln > (end-pos)/8 || ln > math.MaxUint32 {
+			if r > lim || ln > (lim-r)/8 || ln > math.MaxUint32 {
 				return 0, 0, false
 			}
-			pos += ln * 8
+			r += ln * 8
 		case opArray:
 			ln := o.fc.Length
 			if o.fc.dynamic {
 				ln = s.slots[o.fc.src]
 			}
 			var ok bool
-			if pos, n, ok = s.skimArray(o, ln, pos, n); !ok {
+			if r, ok = arraySpan(o, ln, r, lim, maxLn); !ok {
 				return 0, 0, false
 			}
+			n += int(ln) * int(o.ecls)
 		}
 	}
-	return base + (pos-base+tail.pam)&^tail.pam + tail.pre, n + int(tail.n), true
+	return base + (r+tail.pam)&^tail.pam + tail.pre, n + int(tail.n), true
 }
 
-// skimArray skims the fast array of o (lean: its field counted in n
-// already) of ln elements at bit pos. Above the field limit it fails
-// (the walk may fail there; Scan checks the total too), so the products
-// below stay small; there is no division.
-func (s *Stream) skimArray(o *op, ln, pos uint64, n int) (uint64, int, bool) {
-	if o.am != 0 {
-		pos = s.base + (pos-s.base+o.am)&^o.am
-	}
-	if ln > uint64(s.limit) || ln > 1<<31 {
-		return 0, 0, false
+// arraySpan skims the fast array of o (lean: its field counted
+// already) of ln elements at bit r of the packet (aligned to o.am+1) (lim: the end of its
+// content), returning the position after it. Above maxLn (the field
+// limit, at most 2^31) it fails (the walk may fail there; Scan checks the total too), so the
+// products below stay small; there is no division. Small enough to be
+// inlined into skimLean (no call there: fewer values spilled).
+func arraySpan(o *op, ln, r, lim, maxLn uint64) (uint64, bool) {
+	if ln > maxLn {
+		return 0, false
 	}
 	if ln == 0 {
-		return pos, n, true
+		return r, true
 	}
-	first := s.base + (pos-s.base+o.eam)&^o.eam
+	first := (r + o.eam) &^ o.eam
 	hi, total := bits.Mul64(ln-1, o.size)
 	total += uint64(o.bits)
-	if hi != 0 || total < uint64(o.bits) || first > s.end || total > s.end-first {
-		return 0, 0, false
+	if hi != 0 || total < uint64(o.bits) || first > lim || total > lim-first {
+		return 0, false
 	}
-	return first + total, n + int(ln)*int(o.ecls), true
+	return first + total, true
 }
 
 // hdrShape is an event record header whose fields all lie at fixed bit
@@ -644,7 +678,8 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 	if j+16 > uint64(len(data)) || j+16 < j {
 		return false
 	}
-	w0, w1 := binary.LittleEndian.Uint64(data[j:]), binary.LittleEndian.Uint64(data[j+8:])
+	w := data[j : j+16 : j+16] // one bounds check for both words
+	w0, w1 := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
 	f := &h.pre.slot
 	id := f.get(w0, w1)
 	s.slots[f.slot] = id
@@ -671,15 +706,8 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 		clock = clock&^m | v
 	}
 	if decode {
-		// Next: the header's fields from the option's template
-		t := &h.tmpl[k]
-		n := len(s.fields)
-		fs := append(s.fields, t.fields...)
-		for i := range t.vals {
-			v := &t.vals[i]
-			fs[n+v.idx].V = v.f.get(w0, w1)
-		}
-		s.fields, s.pos, s.clock, s.ercID, s.haveERCID = fs, pos, clock, id, true
+		s.pos, s.clock, s.ercID, s.haveERCID = pos, clock, id, true
+		s.selFields(&h.tmpl[k], w0, w1)
 		return true
 	}
 	var ec *EventClass
@@ -688,39 +716,56 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 	} else {
 		ec = sc.events[id]
 	}
-	if ec == nil || !ec.skippable {
+	if ec == nil || ec.how == 0 {
 		return false
 	}
+	// the event and the clock before the class is skimmed (fewer values
+	// live across the calls below): where it fails, replay restores the
+	// clock and decodes the record, writing the event again
+	ev := &s.ev
+	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
+	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
+	if ev.Fields != nil {
+		ev.Fields = nil
+	}
+	s.evStart, s.evClock, s.scanned, s.clock = start, clock0, true, clock
 	nf := p.n
-	switch {
-	case ec.fixed:
-		pos = base + (pos-base+ec.fixAM)&^ec.fixAM + ec.fixBits
-		nf += ec.fixN
-	case ec.lean != nil:
+	switch c := ec.classCode; c.how {
+	case skimFixed:
+		pos = base + (pos-base+c.fixAM)&^c.fixAM + c.fixBits
+		nf += c.fixN
+	case skimLean:
 		var ok bool
-		if pos, nf, ok = s.skimLean(ec.lean, &ec.leanTail, pos, nf); !ok {
+		if pos, nf, ok = s.skimLean(c.lean, &c.leanTail, pos, nf); !ok {
 			return false
 		}
 	default:
 		s.pos = pos
-		if !s.skim(ec.skip, &nf) {
+		if !s.skim(c.skip, &nf) {
 			return false
 		}
-		pos = s.pos
+		pos, s.clock = s.pos, clock
 	}
 	// the walk checks the field limit at arrays only: above it, decode
 	// (the selector has bits: pos is past start)
-	if pos > end || nf > s.limit {
+	if pos > s.end || nf > s.limit {
 		return false
 	}
-	s.pos, s.clock = pos, clock
-	ev := &s.ev
-	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
-	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
-	ev.Fields = nil
-	s.evStart, s.evClock, s.scanned = start, clock0, true
+	s.pos = pos
 	s.events++
 	return true
+}
+
+// selFields appends the header's fields from the option's template t
+// (Next), with the values of the header's words w0, w1.
+func (s *Stream) selFields(t *hdrTmpl, w0, w1 uint64) {
+	n := len(s.fields)
+	fs := append(s.fields, t.fields...)
+	for i := range t.vals {
+		v := &t.vals[i]
+		fs[n+v.idx].V = v.f.get(w0, w1)
+	}
+	s.fields = fs
 }
 
 // scanShaped skims an event record whose header has shape h at s.pos:

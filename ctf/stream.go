@@ -148,6 +148,14 @@ type Stream struct {
 	size    int64
 	hdrOnly bool // Packets: read packet headers and contexts only
 	generic bool // decode with the recursive field walk (tests: the reference)
+	// Scan's fast path: the current packet's class's selShape (not
+	// generic), set by begin when it starts a packet, nil once an event
+	// record fails or the stream is moved: while it is set and pos < end,
+	// no error stands, the stream is started and not done
+	sel *hdrShape
+	// replays counts the records Scan decoded with Next's decoder after
+	// its skimming failed (tests: valid records never need it)
+	replays int
 	// Scan: the current event record was skimmed, from bit evStart with
 	// the clock at evClock before it
 	scanned                    bool
@@ -225,6 +233,7 @@ func (s *Stream) Reset() { s.SeekPacket(0, 0) }
 // restarts there.
 func (s *Stream) SeekPacket(index int, off int64) {
 	s.err, s.done, s.started, s.havePrev = nil, false, true, false
+	s.sel = nil
 	s.next = off
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1
@@ -252,7 +261,11 @@ func (s *Stream) Next() bool {
 	if !s.begin() {
 		return false
 	}
-	return s.decodeEvent(s.pos)
+	if !s.decodeEvent(s.pos) {
+		s.sel = nil
+		return false
+	}
+	return true
 }
 
 // Scan advances to the next event record as Next does, checking it as
@@ -261,6 +274,11 @@ func (s *Stream) Next() bool {
 // errors) but without decoding its fields: Event.Fields is nil and the
 // scope roots -1 until Event.Decode.
 func (s *Stream) Scan() bool {
+	if h := s.sel; h != nil && s.pos < s.end {
+		// LTTng's headers: the whole record in one function
+		start, clock0 := s.pos, s.clock
+		return s.scanSel(h, s.pkt.Class, start, false) || s.replay(start, clock0)
+	}
 	if s.err != nil || s.done || !s.started || s.pos >= s.end {
 		if !s.begin() {
 			return false
@@ -269,8 +287,7 @@ func (s *Stream) Scan() bool {
 	s.scanned = false
 	start, clock0 := s.pos, s.clock
 	sc := s.pkt.Class
-	if h := sc.selShape; h != nil && !s.generic {
-		// LTTng's headers: the whole record in one function
+	if h := s.sel; h != nil {
 		return s.scanSel(h, sc, start, false) || s.replay(start, clock0)
 	}
 	nf := 0
@@ -317,8 +334,13 @@ func (s *Stream) Scan() bool {
 // replay decodes the event record at start with Next's decoder (the
 // skimmed one failed: this reports the failure as Next does).
 func (s *Stream) replay(start, clock0 uint64) bool {
-	s.pos, s.clock = start, clock0
-	return s.decodeEvent(start)
+	s.pos, s.clock, s.scanned = start, clock0, false
+	s.replays++
+	if !s.decodeEvent(start) {
+		s.sel = nil
+		return false
+	}
+	return true
 }
 
 // Decode fills Fields and the scope roots of an event record that Scan
@@ -347,8 +369,12 @@ func (s *Stream) begin() bool {
 		s.pkt.Index = -1
 	}
 	for s.pos >= s.end {
+		s.sel = nil
 		if !s.nextPacket() {
 			return false
+		}
+		if h := s.pkt.Class.selShape; h != nil && !s.generic {
+			s.sel = h
 		}
 	}
 	s.scanned = false

@@ -75,6 +75,7 @@ type classCode struct {
 	lean      []op // skip as a lean program (skimLean), when it is one
 	leanTail  op   // its last fixed-size fields (an opSkip)
 	skippable bool
+	how       uint8 // how Scan skims it: skimFixed, skimLean, skimProg (0: it decodes)
 	// fixed: skip is one opSkip (every field of a fixed size, nothing
 	// referred to): Scan aligns to fixAM+1 and advances fixBits, counting
 	// fixN fields
