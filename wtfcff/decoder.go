@@ -357,10 +357,18 @@ func (d *Decoder) Next() bool {
 // zone records are not charged: the decoder interns their strings once per
 // chunk and no event carries them.
 func (d *Decoder) chargeStrings() bool {
-	for _, i := range d.ev.Type.strArgs {
-		v := d.value(i)
-		d.refs += int64(len(v.data))
-		if v.null && v.word != NullString && uint64(v.word) >= uint64(len(d.strs.offs)) && v.word != EmptyString {
+	t := d.ev.Type
+	for _, i := range t.strArgs {
+		// The ordinal, where value reads it (binary records only).
+		var w uint32
+		if off := t.layout[i].off; off >= 0 {
+			w = binary.LittleEndian.Uint32(d.ev.rec[off:])
+		} else {
+			w = binary.LittleEndian.Uint32(d.buf[d.spans[i].off:])
+		}
+		n, in := d.strs.entryLen(w)
+		d.refs += int64(n)
+		if !in && w != NullString && w != EmptyString {
 			if d.odd.PastTable++; d.odd.FirstPastTable < 0 {
 				d.odd.FirstPastTable = d.ev.Offset
 			}
@@ -491,7 +499,6 @@ func (d *Decoder) value(i int) Value {
 			v.null = true
 			return v
 		}
-		v.n = int(s.n)
 		v.data = d.buf[s.off : s.off+s.n*uint32(a.elemSize())]
 		return v
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -170,6 +171,50 @@ func TestStringTable(t *testing.T) {
 	}
 	if string(b.Bytes()) != "x\x00y\x00" {
 		t.Errorf("%q", b.Bytes())
+	}
+}
+
+// TestStringTableSplitsLikeBytes checks Reset's eight-bytes-at-a-time NUL
+// search against a plain split: NULs at every position of a word, runs of
+// NULs, bytes 0x01 and 0x80 next to them (the carries of a word-wise zero
+// test), with and without a final NUL, and the ordinals just past the table.
+func TestStringTableSplitsLikeBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 1))
+	alphabet := []byte{0, 0, 1, 'a', 0x7f, 0x80, 0xff, 0xc3}
+	var st StringTable
+	for n := 0; n < 2000; n++ {
+		data := make([]byte, rng.IntN(40))
+		for i := range data {
+			data[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		st.Reset(data)
+		var want [][]byte
+		if len(data) > 0 {
+			want = bytes.Split(data, []byte{0})
+			if data[len(data)-1] == 0 {
+				want = want[:len(want)-1] // the NUL ends the last entry
+			}
+		}
+		if st.Len() != len(want) {
+			t.Fatalf("%q: %d entries, want %d", data, st.Len(), len(want))
+		}
+		for i, w := range want {
+			got, ok := st.Lookup(uint32(i))
+			if !bytes.Equal(got, w) || ok != (len(w) > 0) {
+				t.Fatalf("%q: entry %d = %q %v, want %q", data, i, got, ok, w)
+			}
+		}
+		for _, ord := range []uint32{uint32(len(want)), uint32(len(want)) + 1, NullString} {
+			if got, ok := st.Lookup(ord); ok || got != nil {
+				t.Fatalf("%q: ordinal %d past the table = %q %v", data, ord, got, ok)
+			}
+		}
+		if got, ok := st.Lookup(EmptyString); !ok || got == nil || len(got) != 0 {
+			t.Fatalf("EmptyString = %q %v", got, ok)
+		}
+		if strs := st.Strings(); len(strs) != len(want) {
+			t.Fatalf("%q: Strings has %d entries, want %d", data, len(strs), len(want))
+		}
 	}
 }
 

@@ -104,18 +104,19 @@ func (e *Event) Args(dst []Value) []Value {
 	n := len(dst)
 	dst = slices.Grow(dst, len(t.layout))[:n+len(t.layout)]
 	out := dst[n:]
-	for i := range t.layout {
-		l, v := &t.layout[i], &out[i]
-		switch {
-		case l.off < 0:
-			*v = d.value(i)
-		case !l.str:
-			v.Type, v.word, v.data, v.n, v.null, v.big = l.typ, binary.LittleEndian.Uint32(rec[l.off:]), nil, 0, false, false
-		default:
-			w := binary.LittleEndian.Uint32(rec[l.off:])
-			str, ok := d.strs.Lookup(w)
-			v.Type, v.word, v.data, v.n, v.null, v.big = l.typ, w, str, 0, !ok, false
+	layout := t.layout[:len(out)]
+	for i := range layout {
+		l := &layout[i]
+		if l.off < 0 {
+			out[i] = d.value(i)
+			continue
 		}
+		v := Value{Type: l.typ, word: binary.LittleEndian.Uint32(rec[l.off:])}
+		if l.str {
+			v.data, v.null = d.strs.Lookup(v.word)
+			v.null = !v.null
+		}
+		out[i] = v
 	}
 	return dst
 }
