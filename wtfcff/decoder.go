@@ -358,13 +358,14 @@ func (d *Decoder) Next() bool {
 // chunk and no event carries them.
 func (d *Decoder) chargeStrings() bool {
 	t := d.ev.Type
-	for _, i := range t.strArgs {
+	rec := d.ev.rec
+	for _, a := range t.strArgs {
 		// The ordinal, where value reads it (binary records only).
 		var w uint32
-		if off := t.layout[i].off; off >= 0 {
-			w = binary.LittleEndian.Uint32(d.ev.rec[off:])
+		if a.off >= 0 {
+			w = binary.LittleEndian.Uint32(rec[a.off:])
 		} else {
-			w = binary.LittleEndian.Uint32(d.buf[d.spans[i].off:])
+			w = binary.LittleEndian.Uint32(d.buf[d.spans[a.arg].off:])
 		}
 		n, in := d.strs.entryLen(w)
 		d.refs += int64(n)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -214,6 +215,24 @@ func TestStringTableSplitsLikeBytes(t *testing.T) {
 		}
 		if strs := st.Strings(); len(strs) != len(want) {
 			t.Fatalf("%q: Strings has %d entries, want %d", data, len(strs), len(want))
+		}
+	}
+}
+
+// TestValueFloatMatchesInt checks Float's table against Int for every type
+// byte and slot values around each width's sign bit.
+func TestValueFloatMatchesInt(t *testing.T) {
+	words := []uint32{0, 1, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xffffffff, 0x12345678, 0x89abcdef, 0x3fc00000}
+	for ty := 0; ty < 256; ty++ {
+		for _, w := range words {
+			v := Value{Type: ArgType(ty), word: w}
+			want := float64(v.Int())
+			if ArgType(ty) == ArgFloat32 {
+				want = float64(math.Float32frombits(w))
+			}
+			if got := v.Float(); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("type %d word %#x: Float %v, want %v", ty, w, got, want)
+			}
 		}
 	}
 }

@@ -22,6 +22,9 @@ type argLayout struct {
 	key string
 }
 
+// strArg is a string-table argument: its index and its layout offset.
+type strArg struct{ arg, off int32 }
+
 // directArg is where Event.Arg reads a non-string argument at a fixed
 // offset (off notDirect, past every record: any other argument).
 type directArg struct {
@@ -55,7 +58,7 @@ func (t *EventType) setLayout() {
 			t.direct[i].off = uint32(l.off)
 		}
 		if l.str {
-			t.strArgs = append(t.strArgs, i)
+			t.strArgs = append(t.strArgs, strArg{arg: int32(i), off: l.off})
 		}
 	}
 	switch t.builtin {

@@ -272,9 +272,9 @@ type EventType struct {
 	direct    []directArg
 	fixedArgs int
 	internal  bool
-	// strArgs are the indexes of the string-table arguments (Decoder
-	// charges the strings they name, see Decoder.chargeStrings).
-	strArgs []int
+	// strArgs are the string-table arguments, index and layout offset
+	// (Decoder charges the strings they name, see Decoder.chargeStrings).
+	strArgs []strArg
 	// owner is the Writer that defined the type (nil for decoded types).
 	owner *Writer
 }

@@ -58,10 +58,19 @@ func (v Value) Uint() uint64 { return uint64(v.Int()) }
 // Float returns a float32 argument widened to float64, or an integer argument
 // converted.
 func (v Value) Float() float64 {
+	// The two commonest types inline; floatOther converts the others.
 	switch v.Type {
+	case ArgUint32:
+		return float64(v.word)
 	case ArgFloat32:
 		return float64(math.Float32frombits(v.word))
-	case ArgUint32, ArgFlowID, ArgTime32:
+	}
+	return v.floatOther()
+}
+
+func (v Value) floatOther() float64 {
+	switch v.Type {
+	case ArgFlowID, ArgTime32:
 		return float64(v.word)
 	case ArgInt32:
 		return float64(int32(v.word))
