@@ -237,6 +237,27 @@ func TestValueFloatMatchesInt(t *testing.T) {
 	}
 }
 
+// TestAppendUint32LikeStrconv checks the decimal writers against strconv at
+// every power-of-ten boundary, the extremes and random values.
+func TestAppendUint32LikeStrconv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 2))
+	vals := []uint32{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1<<31 - 1, 1 << 31, 1<<32 - 1}
+	for p := uint32(1); p < 1e9; p *= 10 {
+		vals = append(vals, p-1, p, p+1, 10*p-1)
+	}
+	for range 5000 {
+		vals = append(vals, rng.Uint32(), rng.Uint32N(1000))
+	}
+	for _, v := range vals {
+		if got, want := string(appendUint32([]byte("x"), v)), "x"+strconv.FormatUint(uint64(v), 10); got != want {
+			t.Fatalf("appendUint32(%d) = %q, want %q", v, got, want)
+		}
+		if got, want := string(appendInt32(nil, int32(v))), strconv.FormatInt(int64(int32(v)), 10); got != want {
+			t.Fatalf("appendInt32(%d) = %q, want %q", int32(v), got, want)
+		}
+	}
+}
+
 func TestSignatures(t *testing.T) {
 	name, args, err := ParseSignature("my.app#ev(byte a, octet b@2, short c, unsigned short d, long e, unsigned  long f, float g, DOMString h, sequence<octet> i, float32[] j, any k)")
 	if err != nil || name != "my.app#ev" {

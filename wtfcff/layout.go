@@ -131,22 +131,68 @@ func appendArgJSON(b []byte, e *Event, i int) []byte {
 		w := binary.LittleEndian.Uint32(e.rec[a.off:])
 		switch a.typ {
 		case ArgInt32:
-			return strconv.AppendInt(b, int64(int32(w)), 10)
+			return appendInt32(b, int32(w))
 		case ArgUint32, ArgFlowID, ArgTime32:
-			return strconv.AppendUint(b, uint64(w), 10)
+			return appendUint32(b, w)
 		case ArgUint8:
-			return strconv.AppendUint(b, uint64(uint8(w)), 10)
+			return appendUint32(b, uint32(uint8(w)))
 		case ArgUint16:
-			return strconv.AppendUint(b, uint64(uint16(w)), 10)
+			return appendUint32(b, uint32(uint16(w)))
 		case ArgInt8:
-			return strconv.AppendInt(b, int64(int8(w)), 10)
+			return appendInt32(b, int32(int8(w)))
 		case ArgInt16:
-			return strconv.AppendInt(b, int64(int16(w)), 10)
+			return appendInt32(b, int32(int16(w)))
 		case ArgBool:
 			return strconv.AppendBool(b, w&0xFF != 0)
 		case ArgFloat32:
 			return appendFloat32(b, math.Float32frombits(w))
 		}
 	}
+	if l := &e.Type.layout[i]; l.str && l.off >= 0 && e.rec != nil && l.typ != ArgAny {
+		// An ascii or utf8 ordinal at a fixed offset, as Value.AppendJSON
+		// writes it.
+		str, ok := e.d.strs.Lookup(binary.LittleEndian.Uint32(e.rec[l.off:]))
+		if !ok {
+			return append(b, "null"...)
+		}
+		return appendJSONBytes(b, str)
+	}
 	return e.Arg(i).AppendJSON(b)
+}
+
+// decimalPairs holds "00" to "99".
+const decimalPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// appendUint32 appends v in decimal, as strconv.AppendUint does.
+func appendUint32(b []byte, v uint32) []byte {
+	if v < 10 {
+		return append(b, byte('0'+v))
+	}
+	var buf [10]byte
+	i := len(buf)
+	for v >= 100 {
+		q := v / 100
+		r := 2 * (v - 100*q)
+		i -= 2
+		buf[i], buf[i+1] = decimalPairs[r], decimalPairs[r+1]
+		v = q
+	}
+	if v >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = decimalPairs[2*v], decimalPairs[2*v+1]
+	} else {
+		i--
+		buf[i] = byte('0' + v)
+	}
+	return append(b, buf[i:]...)
+}
+
+// appendInt32 appends v in decimal, as strconv.AppendInt does.
+func appendInt32(b []byte, v int32) []byte {
+	if v < 0 {
+		return appendUint32(append(b, '-'), uint32(-int64(v)))
+	}
+	return appendUint32(b, uint32(v))
 }
