@@ -130,9 +130,12 @@ type Decoder struct {
 	byName map[string]*EventType
 	types  []*EventType
 	zoneID map[uint16]*Zone
-	zoneBy map[uint64][]*Zone // by digest of name, type and location
-	zones  []*Zone
-	zone   *Zone
+	// zoneLow mirrors zoneID for ids below 256, which wtf.zone#set records
+	// name at every zone switch: a look-up without hashing.
+	zoneLow [256]*Zone
+	zoneBy  map[uint64][]*Zone // by digest of name, type and location
+	zones   []*Zone
+	zone    *Zone
 	// dflt is the stream's default zone; dfltListed whether Zones holds it.
 	dflt       *Zone
 	dfltListed bool
@@ -178,6 +181,7 @@ func (d *Decoder) Reset() {
 	d.byName = map[string]*EventType{def.Name: def}
 	d.types = []*EventType{def}
 	d.zoneID = map[uint16]*Zone{}
+	d.zoneLow = [256]*Zone{}
 	d.sigs = map[string]*EventType{}
 	d.ords = map[uint32]*strEntry{}
 	d.strs0 = map[string]string{}
@@ -340,7 +344,11 @@ func (d *Decoder) Next() bool {
 	case builtinZoneCreate:
 		return d.zoneCreate()
 	case builtinZoneSet:
-		z := d.zoneID[uint16(d.value(0).Uint())]
+		id := uint16(d.value(0).Uint())
+		z := d.zoneLow[id&255]
+		if id >= 256 {
+			z = d.zoneID[id]
+		}
 		d.zone = z
 		d.ev.Zone = z
 	}
@@ -636,6 +644,9 @@ func (d *Decoder) zoneCreate() bool {
 		d.zoneBy[key] = append(d.zoneBy[key], z)
 	}
 	d.zoneID[id] = z
+	if id < 256 {
+		d.zoneLow[id] = z
+	}
 	return true
 }
 

@@ -548,6 +548,48 @@ func TestManyZones(t *testing.T) {
 	}
 }
 
+// TestZoneSetEveryID switches between zones with ids on both sides of 256
+// (the decoder's table and its map) and checks each event's zone.
+func TestZoneSetEveryID(t *testing.T) {
+	var out bytes.Buffer
+	w, _ := NewWriter(&out, WithChunkSize(1<<22))
+	var ids []uint16
+	for i := range 600 {
+		id, err := w.CreateZone(0, "zone"+strconv.Itoa(i), "script", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	order := []int{0, 599, 254, 255, 256, 257, 3, 511, 300, 1}
+	for _, i := range order {
+		if err := w.SetZone(1, ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	src, _ := NewBytesReader(out.Bytes())
+	dec := NewDecoder()
+	var got []string
+	for src.Next() {
+		if dec.SetChunk(src.Chunk()) {
+			for dec.Next() {
+				if e := dec.Event(); e.Type.Name == "wtf.zone#set" {
+					got = append(got, e.Zone.Name)
+				}
+			}
+		}
+	}
+	if dec.Err() != nil || len(got) != len(order) {
+		t.Fatalf("%v, %d zone switches", dec.Err(), len(got))
+	}
+	for k, i := range order {
+		if want := "zone" + strconv.Itoa(i); got[k] != want || dec.ZoneByID(ids[i]).Name != want {
+			t.Errorf("switch %d to id %d: zone %q, want %q", k, ids[i], got[k], want)
+		}
+	}
+}
+
 func TestHeaderManyKeys(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString(`{"timebase":1,"metadata":{`)
