@@ -105,7 +105,10 @@ func (e *Event) Args(dst []Value) []Value {
 	}
 	d, rec := e.d, e.rec
 	n := len(dst)
-	dst = slices.Grow(dst, len(t.layout))[:n+len(t.layout)]
+	if cap(dst)-n < len(t.layout) {
+		dst = slices.Grow(dst, len(t.layout))
+	}
+	dst = dst[:n+len(t.layout)]
 	out := dst[n:]
 	layout := t.layout[:len(out)]
 	for i := range layout {
