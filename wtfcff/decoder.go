@@ -130,9 +130,12 @@ type Decoder struct {
 	byName map[string]*EventType
 	types  []*EventType
 	zoneID map[uint16]*Zone
-	zoneBy map[uint64][]*Zone // by digest of name, type and location
-	zones  []*Zone
-	zone   *Zone
+	// zoneLow mirrors zoneID for ids below 256, which wtf.zone#set records
+	// name at every zone switch: a look-up without hashing.
+	zoneLow [256]*Zone
+	zoneBy  map[uint64][]*Zone // by digest of name, type and location
+	zones   []*Zone
+	zone    *Zone
 	// dflt is the stream's default zone; dfltListed whether Zones holds it.
 	dflt       *Zone
 	dfltListed bool
@@ -178,6 +181,7 @@ func (d *Decoder) Reset() {
 	d.byName = map[string]*EventType{def.Name: def}
 	d.types = []*EventType{def}
 	d.zoneID = map[uint16]*Zone{}
+	d.zoneLow = [256]*Zone{}
 	d.sigs = map[string]*EventType{}
 	d.ords = map[uint32]*strEntry{}
 	d.strs0 = map[string]string{}
@@ -340,7 +344,11 @@ func (d *Decoder) Next() bool {
 	case builtinZoneCreate:
 		return d.zoneCreate()
 	case builtinZoneSet:
-		z := d.zoneID[uint16(d.value(0).Uint())]
+		id := uint16(d.value(0).Uint())
+		z := d.zoneLow[id&255]
+		if id >= 256 {
+			z = d.zoneID[id]
+		}
 		d.zone = z
 		d.ev.Zone = z
 	}
@@ -357,10 +365,19 @@ func (d *Decoder) Next() bool {
 // zone records are not charged: the decoder interns their strings once per
 // chunk and no event carries them.
 func (d *Decoder) chargeStrings() bool {
-	for _, i := range d.ev.Type.strArgs {
-		v := d.value(i)
-		d.refs += int64(len(v.data))
-		if v.null && v.word != NullString && uint64(v.word) >= uint64(len(d.strs.offs)) && v.word != EmptyString {
+	t := d.ev.Type
+	rec := d.ev.rec
+	for _, a := range t.strArgs {
+		// The ordinal, where value reads it (binary records only).
+		var w uint32
+		if a.off >= 0 {
+			w = binary.LittleEndian.Uint32(rec[a.off:])
+		} else {
+			w = binary.LittleEndian.Uint32(d.buf[d.spans[a.arg].off:])
+		}
+		n, in := d.strs.entryLen(w)
+		d.refs += int64(n)
+		if !in && w != NullString && w != EmptyString {
 			if d.odd.PastTable++; d.odd.FirstPastTable < 0 {
 				d.odd.FirstPastTable = d.ev.Offset
 			}
@@ -491,7 +508,6 @@ func (d *Decoder) value(i int) Value {
 			v.null = true
 			return v
 		}
-		v.n = int(s.n)
 		v.data = d.buf[s.off : s.off+s.n*uint32(a.elemSize())]
 		return v
 	}
@@ -628,6 +644,9 @@ func (d *Decoder) zoneCreate() bool {
 		d.zoneBy[key] = append(d.zoneBy[key], z)
 	}
 	d.zoneID[id] = z
+	if id < 256 {
+		d.zoneLow[id] = z
+	}
 	return true
 }
 

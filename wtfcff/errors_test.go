@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -170,6 +172,89 @@ func TestStringTable(t *testing.T) {
 	}
 	if string(b.Bytes()) != "x\x00y\x00" {
 		t.Errorf("%q", b.Bytes())
+	}
+}
+
+// TestStringTableSplitsLikeBytes checks Reset's eight-bytes-at-a-time NUL
+// search against a plain split: NULs at every position of a word, runs of
+// NULs, bytes 0x01 and 0x80 next to them (the carries of a word-wise zero
+// test), with and without a final NUL, and the ordinals just past the table.
+func TestStringTableSplitsLikeBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 1))
+	alphabet := []byte{0, 0, 1, 'a', 0x7f, 0x80, 0xff, 0xc3}
+	var st StringTable
+	for n := 0; n < 2000; n++ {
+		data := make([]byte, rng.IntN(40))
+		for i := range data {
+			data[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		st.Reset(data)
+		var want [][]byte
+		if len(data) > 0 {
+			want = bytes.Split(data, []byte{0})
+			if data[len(data)-1] == 0 {
+				want = want[:len(want)-1] // the NUL ends the last entry
+			}
+		}
+		if st.Len() != len(want) {
+			t.Fatalf("%q: %d entries, want %d", data, st.Len(), len(want))
+		}
+		for i, w := range want {
+			got, ok := st.Lookup(uint32(i))
+			if !bytes.Equal(got, w) || ok != (len(w) > 0) {
+				t.Fatalf("%q: entry %d = %q %v, want %q", data, i, got, ok, w)
+			}
+		}
+		for _, ord := range []uint32{uint32(len(want)), uint32(len(want)) + 1, NullString} {
+			if got, ok := st.Lookup(ord); ok || got != nil {
+				t.Fatalf("%q: ordinal %d past the table = %q %v", data, ord, got, ok)
+			}
+		}
+		if got, ok := st.Lookup(EmptyString); !ok || got == nil || len(got) != 0 {
+			t.Fatalf("EmptyString = %q %v", got, ok)
+		}
+		if strs := st.Strings(); len(strs) != len(want) {
+			t.Fatalf("%q: Strings has %d entries, want %d", data, len(strs), len(want))
+		}
+	}
+}
+
+// TestValueFloatMatchesInt checks Float's table against Int for every type
+// byte and slot values around each width's sign bit.
+func TestValueFloatMatchesInt(t *testing.T) {
+	words := []uint32{0, 1, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xffffffff, 0x12345678, 0x89abcdef, 0x3fc00000}
+	for ty := 0; ty < 256; ty++ {
+		for _, w := range words {
+			v := Value{Type: ArgType(ty), word: w}
+			want := float64(v.Int())
+			if ArgType(ty) == ArgFloat32 {
+				want = float64(math.Float32frombits(w))
+			}
+			if got := v.Float(); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("type %d word %#x: Float %v, want %v", ty, w, got, want)
+			}
+		}
+	}
+}
+
+// TestAppendUint32LikeStrconv checks the decimal writers against strconv at
+// every power-of-ten boundary, the extremes and random values.
+func TestAppendUint32LikeStrconv(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 2))
+	vals := []uint32{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1<<31 - 1, 1 << 31, 1<<32 - 1}
+	for p := uint32(1); p < 1e9; p *= 10 {
+		vals = append(vals, p-1, p, p+1, 10*p-1)
+	}
+	for range 5000 {
+		vals = append(vals, rng.Uint32(), rng.Uint32N(1000))
+	}
+	for _, v := range vals {
+		if got, want := string(appendUint32([]byte("x"), v)), "x"+strconv.FormatUint(uint64(v), 10); got != want {
+			t.Fatalf("appendUint32(%d) = %q, want %q", v, got, want)
+		}
+		if got, want := string(appendInt32(nil, int32(v))), strconv.FormatInt(int64(int32(v)), 10); got != want {
+			t.Fatalf("appendInt32(%d) = %q, want %q", int32(v), got, want)
+		}
 	}
 }
 
@@ -460,6 +545,48 @@ func TestManyZones(t *testing.T) {
 	}
 	if dec.Err() != nil || len(dec.Zones()) != 30000 {
 		t.Fatalf("%v, %d zones", dec.Err(), len(dec.Zones()))
+	}
+}
+
+// TestZoneSetEveryID switches between zones with ids on both sides of 256
+// (the decoder's table and its map) and checks each event's zone.
+func TestZoneSetEveryID(t *testing.T) {
+	var out bytes.Buffer
+	w, _ := NewWriter(&out, WithChunkSize(1<<22))
+	var ids []uint16
+	for i := range 600 {
+		id, err := w.CreateZone(0, "zone"+strconv.Itoa(i), "script", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	order := []int{0, 599, 254, 255, 256, 257, 3, 511, 300, 1}
+	for _, i := range order {
+		if err := w.SetZone(1, ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	src, _ := NewBytesReader(out.Bytes())
+	dec := NewDecoder()
+	var got []string
+	for src.Next() {
+		if dec.SetChunk(src.Chunk()) {
+			for dec.Next() {
+				if e := dec.Event(); e.Type.Name == "wtf.zone#set" {
+					got = append(got, e.Zone.Name)
+				}
+			}
+		}
+	}
+	if dec.Err() != nil || len(got) != len(order) {
+		t.Fatalf("%v, %d zone switches", dec.Err(), len(got))
+	}
+	for k, i := range order {
+		if want := "zone" + strconv.Itoa(i); got[k] != want || dec.ZoneByID(ids[i]).Name != want {
+			t.Errorf("switch %d to id %d: zone %q, want %q", k, ids[i], got[k], want)
+		}
 	}
 }
 

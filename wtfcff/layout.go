@@ -22,6 +22,9 @@ type argLayout struct {
 	key string
 }
 
+// strArg is a string-table argument: its index and its layout offset.
+type strArg struct{ arg, off int32 }
+
 // directArg is where Event.Arg reads a non-string argument at a fixed
 // offset (off notDirect, past every record: any other argument).
 type directArg struct {
@@ -55,7 +58,7 @@ func (t *EventType) setLayout() {
 			t.direct[i].off = uint32(l.off)
 		}
 		if l.str {
-			t.strArgs = append(t.strArgs, i)
+			t.strArgs = append(t.strArgs, strArg{arg: int32(i), off: l.off})
 		}
 	}
 	switch t.builtin {
@@ -102,20 +105,24 @@ func (e *Event) Args(dst []Value) []Value {
 	}
 	d, rec := e.d, e.rec
 	n := len(dst)
-	dst = slices.Grow(dst, len(t.layout))[:n+len(t.layout)]
+	if cap(dst)-n < len(t.layout) {
+		dst = slices.Grow(dst, len(t.layout))
+	}
+	dst = dst[:n+len(t.layout)]
 	out := dst[n:]
-	for i := range t.layout {
-		l, v := &t.layout[i], &out[i]
-		switch {
-		case l.off < 0:
-			*v = d.value(i)
-		case !l.str:
-			v.Type, v.word, v.data, v.n, v.null, v.big = l.typ, binary.LittleEndian.Uint32(rec[l.off:]), nil, 0, false, false
-		default:
-			w := binary.LittleEndian.Uint32(rec[l.off:])
-			str, ok := d.strs.Lookup(w)
-			v.Type, v.word, v.data, v.n, v.null, v.big = l.typ, w, str, 0, !ok, false
+	layout := t.layout[:len(out)]
+	for i := range layout {
+		l := &layout[i]
+		if l.off < 0 {
+			out[i] = d.value(i)
+			continue
 		}
+		v := Value{Type: l.typ, word: binary.LittleEndian.Uint32(rec[l.off:])}
+		if l.str {
+			v.data, v.null = d.strs.Lookup(v.word)
+			v.null = !v.null
+		}
+		out[i] = v
 	}
 	return dst
 }
@@ -127,22 +134,68 @@ func appendArgJSON(b []byte, e *Event, i int) []byte {
 		w := binary.LittleEndian.Uint32(e.rec[a.off:])
 		switch a.typ {
 		case ArgInt32:
-			return strconv.AppendInt(b, int64(int32(w)), 10)
+			return appendInt32(b, int32(w))
 		case ArgUint32, ArgFlowID, ArgTime32:
-			return strconv.AppendUint(b, uint64(w), 10)
+			return appendUint32(b, w)
 		case ArgUint8:
-			return strconv.AppendUint(b, uint64(uint8(w)), 10)
+			return appendUint32(b, uint32(uint8(w)))
 		case ArgUint16:
-			return strconv.AppendUint(b, uint64(uint16(w)), 10)
+			return appendUint32(b, uint32(uint16(w)))
 		case ArgInt8:
-			return strconv.AppendInt(b, int64(int8(w)), 10)
+			return appendInt32(b, int32(int8(w)))
 		case ArgInt16:
-			return strconv.AppendInt(b, int64(int16(w)), 10)
+			return appendInt32(b, int32(int16(w)))
 		case ArgBool:
 			return strconv.AppendBool(b, w&0xFF != 0)
 		case ArgFloat32:
 			return appendFloat32(b, math.Float32frombits(w))
 		}
 	}
+	if l := &e.Type.layout[i]; l.str && l.off >= 0 && e.rec != nil && l.typ != ArgAny {
+		// An ascii or utf8 ordinal at a fixed offset, as Value.AppendJSON
+		// writes it.
+		str, ok := e.d.strs.Lookup(binary.LittleEndian.Uint32(e.rec[l.off:]))
+		if !ok {
+			return append(b, "null"...)
+		}
+		return appendJSONBytes(b, str)
+	}
 	return e.Arg(i).AppendJSON(b)
+}
+
+// decimalPairs holds "00" to "99".
+const decimalPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// appendUint32 appends v in decimal, as strconv.AppendUint does.
+func appendUint32(b []byte, v uint32) []byte {
+	if v < 10 {
+		return append(b, byte('0'+v))
+	}
+	var buf [10]byte
+	i := len(buf)
+	for v >= 100 {
+		q := v / 100
+		r := 2 * (v - 100*q)
+		i -= 2
+		buf[i], buf[i+1] = decimalPairs[r], decimalPairs[r+1]
+		v = q
+	}
+	if v >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = decimalPairs[2*v], decimalPairs[2*v+1]
+	} else {
+		i--
+		buf[i] = byte('0' + v)
+	}
+	return append(b, buf[i:]...)
+}
+
+// appendInt32 appends v in decimal, as strconv.AppendInt does.
+func appendInt32(b []byte, v int32) []byte {
+	if v < 0 {
+		return appendUint32(append(b, '-'), uint32(-int64(v)))
+	}
+	return appendUint32(b, uint32(v))
 }

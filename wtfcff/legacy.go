@@ -312,7 +312,6 @@ func (d *Decoder) legacyValue(a ArgType, s argSpan) Value {
 	case a.IsString():
 		v.data = d.buf[s.off : s.off+s.n]
 	case a.IsArray():
-		v.n = int(s.n)
 		v.data = d.buf[s.off : s.off+s.n*uint32(a.elemSize())]
 	default:
 		b := d.buf[s.off:]

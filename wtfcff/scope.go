@@ -145,15 +145,38 @@ func (st *ScopeTracker) stack(z *Zone) *scopeStack {
 
 // Add records e. When e is a wtf.scope#leave that closes a scope, Add
 // returns that scope (valid until the next call) and true.
-func (st *ScopeTracker) Add(e *Event) (*Scope, bool) {
-	if st.err != nil {
-		return nil, false
-	}
+func (st *ScopeTracker) Add(e *Event) (sc *Scope, ok bool) {
+	// Small enough to inline: most events only count towards the budget
+	// (after an error nothing reads it: addScope ignores every event).
 	st.seen += int64(e.Size)
-	t := e.Type
+	if e.Type.scopeRole != roleNone {
+		sc, ok = st.addScope(e)
+	}
+	return sc, ok
+}
+
+// Values of EventType.scopeRole.
+const (
+	roleUnknown = iota // not classified (a type not made by a constructor)
+	roleNone
+	roleScope
+)
+
+// scopeRoleOf classifies t for ScopeTracker.Add: events that open, close
+// or add to a scope, and the others.
+func scopeRoleOf(t *EventType) uint8 {
 	if t.Class != ClassScope && t.builtin != builtinAppendData && t.builtin != builtinScopeLeave &&
 		(t.Flags&FlagAppendScopeData == 0 || len(t.Args) == 0) {
-		return nil, false // an event add ignores: no stack, no budget to check
+		return roleNone
+	}
+	return roleScope
+}
+
+// addScope is Add for the events that open, close or add to a scope (and
+// those of types not classified yet).
+func (st *ScopeTracker) addScope(e *Event) (*Scope, bool) {
+	if st.err != nil || e.Type.scopeRole == roleUnknown && scopeRoleOf(e.Type) == roleNone {
+		return nil, false
 	}
 	s := st.stack(e.Zone)
 	slot := s.n - 1 // the scope data is appended to

@@ -155,3 +155,19 @@ func canonJSON(t *testing.T, b []byte) string {
 	out, _ := json.Marshal(v)
 	return string(out)
 }
+
+// TestScopeTrackerUnclassifiedTypes feeds Add events of types built without
+// the package's constructors (no precomputed scope role): a scope-class
+// type still opens a scope, an instance type still does not.
+func TestScopeTrackerUnclassifiedTypes(t *testing.T) {
+	st := NewScopeTracker()
+	z := &Zone{Name: "z"}
+	inst := &Event{Type: &EventType{Name: "my#instance", Class: ClassInstance}, Zone: z, Size: 8}
+	scope := &Event{Type: &EventType{Name: "my#scope", Class: ClassScope}, Zone: z, Size: 8}
+	if _, ok := st.Add(inst); ok || st.Depth(z) != 0 {
+		t.Fatalf("instance event: depth %d", st.Depth(z))
+	}
+	if _, ok := st.Add(scope); ok || st.Depth(z) != 1 {
+		t.Fatalf("scope event: depth %d, want 1", st.Depth(z))
+	}
+}

@@ -272,9 +272,14 @@ type EventType struct {
 	direct    []directArg
 	fixedArgs int
 	internal  bool
-	// strArgs are the indexes of the string-table arguments (Decoder
-	// charges the strings they name, see Decoder.chargeStrings).
-	strArgs []int
+	// scopeRole is whether ScopeTracker.Add works on the type's events
+	// (roleNone: it only counts them), set by the constructors from Class,
+	// Flags, Args and builtin; 0 for a type built elsewhere, which Add then
+	// classifies itself.
+	scopeRole uint8
+	// strArgs are the string-table arguments, index and layout offset
+	// (Decoder charges the strings they name, see Decoder.chargeStrings).
+	strArgs []strArg
 	// owner is the Writer that defined the type (nil for decoded types).
 	owner *Writer
 }
@@ -340,6 +345,7 @@ func newEventType(wire uint16, class uint16, flags uint32, name, signature strin
 		t.builtin = builtinNone
 	}
 	t.setLayout()
+	t.scopeRole = scopeRoleOf(t)
 	return t, nil
 }
 
@@ -357,6 +363,7 @@ func (t *EventType) withName(wire uint16, class uint16, flags uint32, name strin
 	case builtinDefine, builtinZoneCreate, builtinZoneDelete, builtinZoneSet:
 		n.internal = true
 	}
+	n.scopeRole = scopeRoleOf(n)
 	return n
 }
 

@@ -2,6 +2,8 @@ package wtfcff
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -13,58 +15,72 @@ import (
 // empty table (every ordinal null, as for a chunk without a table).
 type StringTable struct {
 	data []byte
-	ends []uint32 // end offset (exclusive, before the NUL) of each entry
-	offs []uint32 // start offset of each entry
+	// starts holds the start offset of each entry and then one sentinel:
+	// entry i is data[starts[i] : starts[i+1]-1] (the -1 drops its NUL; a
+	// last entry without a NUL gets the sentinel len(data)+1). Empty for a
+	// table without entries.
+	starts []uint32
 }
 
 // Reset indexes data (kept, not copied). After warm-up it does not allocate.
+// It finds the NULs eight bytes at a time.
 func (t *StringTable) Reset(data []byte) {
 	t.data = data
-	t.offs = t.offs[:0]
-	t.ends = t.ends[:0]
-	start := 0
-	for start <= len(data) {
-		i := bytes.IndexByte(data[start:], 0)
-		if i < 0 {
-			if start < len(data) {
-				t.offs = append(t.offs, uint32(start))
-				t.ends = append(t.ends, uint32(len(data)))
-			}
-			break
+	st := append(t.starts[:0], 0)
+	p := 0
+	for ; len(data)-p >= 8; p += 8 {
+		x := binary.LittleEndian.Uint64(data[p:])
+		// The high bit of each zero byte (exact: no carry crosses a byte).
+		z := ^((x&0x7f7f7f7f7f7f7f7f + 0x7f7f7f7f7f7f7f7f) | x) & 0x8080808080808080
+		for z != 0 {
+			st = append(st, uint32(p+bits.TrailingZeros64(z)>>3+1))
+			z &= z - 1
 		}
-		t.offs = append(t.offs, uint32(start))
-		t.ends = append(t.ends, uint32(start+i))
-		start += i + 1
 	}
+	for ; p < len(data); p++ {
+		if data[p] == 0 {
+			st = append(st, uint32(p+1))
+		}
+	}
+	if n := len(st); st[n-1] != uint32(len(data)) {
+		// The last entry has no NUL: it ends with the data.
+		st = append(st, uint32(len(data)+1))
+	}
+	if len(st) == 1 {
+		st = st[:0] // no entries
+	}
+	t.starts = st
 }
 
 // Len is the number of entries.
-func (t *StringTable) Len() int { return len(t.offs) }
+func (t *StringTable) Len() int { return max(len(t.starts)-1, 0) }
 
 // Lookup returns the bytes of ordinal ord (a view into the table) and false
 // when the value is null.
 func (t *StringTable) Lookup(ord uint32) ([]byte, bool) {
-	switch ord {
-	case NullString:
-		return nil, false
-	case EmptyString:
+	if uint64(ord)+1 < uint64(len(t.starts)) {
+		s := t.data[t.starts[ord] : t.starts[ord+1]-1]
+		return s, len(s) != 0
+	}
+	if ord == EmptyString {
 		return []byte{}, true
 	}
-	if uint64(ord) >= uint64(len(t.offs)) {
-		return nil, false
+	return nil, false // NullString, or past the table
+}
+
+// entryLen is the length of entry ord and whether ord is in the table.
+func (t *StringTable) entryLen(ord uint32) (int, bool) {
+	if uint64(ord)+1 < uint64(len(t.starts)) {
+		return int(t.starts[ord+1] - 1 - t.starts[ord]), true
 	}
-	s := t.data[t.offs[ord]:t.ends[ord]]
-	if len(s) == 0 {
-		return nil, false
-	}
-	return s, true
+	return 0, false
 }
 
 // Strings returns every entry as a string (allocates).
 func (t *StringTable) Strings() []string {
-	out := make([]string, len(t.offs))
-	for i := range t.offs {
-		out[i] = string(t.data[t.offs[i]:t.ends[i]])
+	out := make([]string, t.Len())
+	for i := range out {
+		out[i] = string(t.data[t.starts[i] : t.starts[i+1]-1])
 	}
 	return out
 }

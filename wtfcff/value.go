@@ -13,11 +13,10 @@ import (
 // values for null or mismatched kinds; nothing allocates except String.
 type Value struct {
 	Type ArgType
-	word uint32 // scalar slot value, already in host order
-	data []byte // string bytes, or packed array elements
-	n    int    // array element count
 	null bool
-	big  bool // array elements are big-endian (legacy format)
+	big  bool   // array elements are big-endian (legacy format)
+	word uint32 // scalar slot value, already in host order
+	data []byte // string bytes, or packed array elements (Len of them)
 }
 
 // IsNull reports a null string, any or array.
@@ -59,10 +58,19 @@ func (v Value) Uint() uint64 { return uint64(v.Int()) }
 // Float returns a float32 argument widened to float64, or an integer argument
 // converted.
 func (v Value) Float() float64 {
+	// The two commonest types inline; floatOther converts the others.
 	switch v.Type {
+	case ArgUint32:
+		return float64(v.word)
 	case ArgFloat32:
 		return float64(math.Float32frombits(v.word))
-	case ArgUint32, ArgFlowID, ArgTime32:
+	}
+	return v.floatOther()
+}
+
+func (v Value) floatOther() float64 {
+	switch v.Type {
+	case ArgFlowID, ArgTime32:
 		return float64(v.word)
 	case ArgInt32:
 		return float64(int32(v.word))
@@ -79,7 +87,14 @@ func (v Value) Float32() float32 { return math.Float32frombits(v.word) }
 func (v Value) Bytes() []byte { return v.data }
 
 // Len returns the element count of an array argument (0 when null).
-func (v Value) Len() int { return v.n }
+func (v Value) Len() int {
+	// elemSize is 1, 2 or 4 for an array (0 otherwise, with data nil or a
+	// string's bytes): shift by 0, 1 or 2.
+	if es := v.Type.elemSize(); es != 0 {
+		return len(v.data) >> (es >> 1)
+	}
+	return 0
+}
 
 // IntAt returns element i of an integer array (sign-extended for signed
 // types); for float32[] the truncated value. It panics if i is out of range,
@@ -150,7 +165,7 @@ func (v Value) String() string {
 		}
 		return string(r)
 	case ArgWCharArray:
-		u := make([]uint16, v.n)
+		u := make([]uint16, v.Len())
 		for i := range u {
 			u[i] = v.u16(i)
 		}
@@ -198,7 +213,7 @@ func (v Value) AppendJSON(b []byte) []byte {
 		return appendJSONUTF16(b, v.data, v.big)
 	case ArgFloat32Array:
 		b = append(b, '[')
-		for i := 0; i < v.n; i++ {
+		for i := range v.Len() {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -208,7 +223,7 @@ func (v Value) AppendJSON(b []byte) []byte {
 	}
 	if v.Type.IsArray() {
 		b = append(b, '[')
-		for i := 0; i < v.n; i++ {
+		for i := range v.Len() {
 			if i > 0 {
 				b = append(b, ',')
 			}
