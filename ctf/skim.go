@@ -315,68 +315,111 @@ const (
 // position and count after it. A folded opSkip is not checked against the
 // packet content at once: the position only grows, every op checks its
 // own bounds before it reads, and Scan checks the end position. The
-// callers have checked pos ≤ s.end.
+// callers have checked pos ≤ s.end. leanRun runs the ops without a call
+// (the loop's values stay in registers); leanRest reads the fields it
+// cannot read inline.
 func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, bool) {
-	// positions relative to the packet's start (the alignments are), the
-	// absolute one (base+r) only where data is read
-	data, base, end := s.data, s.base, s.end
-	r, lim := pos-base, end-base
+	i, r, n, st := s.leanRun(prog, 0, pos-s.base, n)
+	if st != leanDone {
+		var ok bool
+		if r, n, ok = s.leanRest(prog, i, r, n, st); !ok {
+			return 0, 0, false
+		}
+	}
+	return s.base + (r+tail.pam)&^tail.pam + tail.pre, n + int(tail.n), true
+}
+
+// leanRest goes on with lean program prog where leanRun stopped with st
+// at op i (r, n: its position and count), reading each field leanRun
+// cannot read (fixedValue), to the program's end.
+//
+//go:noinline
+func (s *Stream) leanRest(prog []op, i int, r uint64, n int, st int) (uint64, int, bool) {
+	lim := s.end - s.base
 	maxLn := min(uint64(s.limit), 1<<31)
-	for i := range prog {
+	for st == leanSlow {
+		// the fixed-length field of prog[i] at r (aligned and in bounds)
+		o := &prog[i]
+		var ok bool
+		if r, n, ok = s.leanFixed(o, fixedValue(s.data, s.base+r, o), r, lim, maxLn, n); !ok {
+			return 0, 0, false
+		}
+		i, r, n, st = s.leanRun(prog, i+1, r, n)
+	}
+	return r, n, st == leanDone
+}
+
+// leanRun results
+const (
+	leanDone = iota // the program's end
+	leanFail        // the walk might fail
+	leanSlow        // the field of prog[i] at r needs fixedValue
+)
+
+// leanRun runs lean program prog from op i at bit r from the packet's
+// start (positions are relative to it: the alignments are), n fields
+// counted. It calls nothing, so the loop's values stay in registers.
+func (s *Stream) leanRun(prog []op, i int, r uint64, n int) (int, uint64, int, int) {
+	data, base, end := s.data, s.base, s.end
+	lim := end - base
+	maxLn := min(uint64(s.limit), 1<<31)
+	for ; i < len(prog); i++ {
 		o := &prog[i]
 		r = (r+o.pam)&^o.pam + o.pre
 		r = (r + o.am) &^ o.am
 		switch o.code {
 		case opFixed:
 			if r+uint64(o.bits) > lim {
-				return 0, 0, false
+				return i, r, n, leanFail
 			}
 			v, ok := fastLE(data, base+r, o)
 			if !ok {
-				v = fixedValue(data, base+r, o)
+				return i, r, n, leanSlow
 			}
+			// leanFixed, inline (it is too large to be inlined)
 			r += uint64(o.bits)
 			if o.slot >= 0 {
 				s.slots[o.slot] = v
 			}
 			if o.sub != nil {
-				// the sequence of this length
 				a := &o.sub[0]
 				r = (r + a.am) &^ a.am
 				if r, ok = arraySpan(a, v, r, lim, maxLn); !ok {
-					return 0, 0, false
+					return i, r, n, leanFail
 				}
 				n += int(v) * int(a.ecls)
 			}
 		case opString:
 			// the first null byte from j on, eight bytes at a time (the
-			// lowest byte the test flags is the first null one)
+			// lowest byte the test flags is the first null one), the last
+			// fewer than eight one at a time
 			j, e := (base+r)>>3, end>>3
 			k := j
 			for {
 				if k >= e {
-					return 0, 0, false
+					return i, r, n, leanFail
 				}
 				if k+8 > uint64(len(data)) {
-					x := bytes.IndexByte(data[k:e], 0)
-					if x < 0 {
-						return 0, 0, false
+					for k < e && k < uint64(len(data)) && data[k] != 0 {
+						k++
 					}
-					k += uint64(x)
+					if k >= e || k >= uint64(len(data)) {
+						return i, r, n, leanFail
+					}
 					break
 				}
 				w := binary.LittleEndian.Uint64(data[k:])
 				if z := (w - 0x0101010101010101) &^ w & 0x8080808080808080; z != 0 {
 					k += uint64(bits.TrailingZeros64(z) >> 3)
 					if k >= e {
-						return 0, 0, false
+						return i, r, n, leanFail
 					}
 					break
 				}
 				k += 8
 			}
 			if k-j > math.MaxUint32 {
-				return 0, 0, false
+				return i, r, n, leanFail
 			}
 			r = (k+1)*8 - base
 		case opBytes:
@@ -385,7 +428,7 @@ func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, 
 				ln = s.slots[o.fc.src]
 			}
 			if r > lim || ln > (lim-r)/8 || ln > math.MaxUint32 {
-				return 0, 0, false
+				return i, r, n, leanFail
 			}
 			r += ln * 8
 		case opArray:
@@ -395,12 +438,32 @@ func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, 
 			}
 			var ok bool
 			if r, ok = arraySpan(o, ln, r, lim, maxLn); !ok {
-				return 0, 0, false
+				return i, r, n, leanFail
 			}
 			n += int(ln) * int(o.ecls)
 		}
 	}
-	return base + (r+tail.pam)&^tail.pam + tail.pre, n + int(tail.n), true
+	return i, r, n, leanDone
+}
+
+// leanFixed ends the fixed-length field of lean op o at bit r, of value v:
+// its slot, and the sequence of this length after it (o.sub), returning
+// the position and count after them.
+func (s *Stream) leanFixed(o *op, v, r, lim, maxLn uint64, n int) (uint64, int, bool) {
+	r += uint64(o.bits)
+	if o.slot >= 0 {
+		s.slots[o.slot] = v
+	}
+	if o.sub != nil {
+		a := &o.sub[0]
+		r = (r + a.am) &^ a.am
+		var ok bool
+		if r, ok = arraySpan(a, v, r, lim, maxLn); !ok {
+			return 0, 0, false
+		}
+		n += int(v) * int(a.ecls)
+	}
+	return r, n, true
 }
 
 // arraySpan skims the fast array of o (lean: its field counted
@@ -735,10 +798,16 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 		pos = base + (pos-base+c.fixAM)&^c.fixAM + c.fixBits
 		nf += c.fixN
 	case skimLean:
-		var ok bool
-		if pos, nf, ok = s.skimLean(c.lean, &c.leanTail, pos, nf); !ok {
-			return false
+		// skimLean, inline
+		i, r, n, st := s.leanRun(c.lean, 0, pos-base, nf)
+		if st != leanDone {
+			var ok bool
+			if r, n, ok = s.leanRest(c.lean, i, r, n, st); !ok {
+				return false
+			}
 		}
+		t := &c.leanTail
+		pos, nf = base+(r+t.pam)&^t.pam+t.pre, n+int(t.n)
 	default:
 		s.pos = pos
 		if !s.skim(c.skip, &nf) {
