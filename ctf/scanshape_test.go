@@ -121,7 +121,7 @@ func TestScanShapes(t *testing.T) {
 				}
 				// every class skimmed in its own way (fixed, lean, skim),
 				// none decoded instead but the stream's last record, where
-				// fewer than the 16 bytes scanSel loads at once may follow
+				// fewer than the 16 bytes Scan loads at once may follow
 				// its header's start
 				if s.replays > 1 {
 					t.Errorf("seed %d: %d of %d records decoded after skimming failed", seed, s.replays, n)

@@ -17,7 +17,7 @@ import (
 // which reports exactly what Next reports. A class with a field that has no
 // skimming op (variable-length integers, optionals, a UUID) is decoded.
 // Faster forms of the same: an event record header at fixed offsets
-// (hdrShape: scanSel, scanShaped; Next: scanSel too), a class of fixed-size
+// (hdrShape: Scan, scanShaped; Next: selHeader), a class of fixed-size
 // fields (EventClass.fixed), a lean program (leanProgram, skimLean).
 
 // maxSkipBits bounds the size of one opSkip (2^40 bits).
@@ -725,23 +725,20 @@ func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 	return false
 }
 
-// scanSel skims the event record at s.pos (bit start) whose header has
-// shape h with selID (LTTng's headers) and ends it as Scan does: the
-// selector, which is the class id, picks the option, whose id and clock
-// fields follow; then the class it names. It does what scanShaped and
-// Scan do, in one function. False where the decoding program might fail
-// (Scan then decodes the record; the slot written is written again).
-// With decode (Next; h has templates) it decodes the header only,
-// appending its fields from the option's template, and leaves the class
-// to the decoding program.
-func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool) bool {
-	base, end, data := s.base, s.end, s.data
-	hs := base + (start-base+h.am)&^h.am
-	j := hs >> 3
+// selHeader decodes the event record header at bit start (Next), whose
+// shape h has selID and templates (LTTng's headers), as the decoding
+// program does: the selector, which is the class id, picks the option,
+// whose id and clock fields follow; its fields are appended from the
+// option's template. False where the decoding program might fail (Next
+// then runs it). Scan reads the same header inline (skimming the class
+// after it).
+func (s *Stream) selHeader(h *hdrShape, start uint64) bool {
+	hs := s.base + (start-s.base+h.am)&^h.am
+	j, data := hs>>3, s.data
 	if j+16 > uint64(len(data)) || j+16 < j {
 		return false
 	}
-	w := data[j : j+16 : j+16] // one bounds check for both words
+	w := data[j : j+16 : j+16]
 	w0, w1 := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
 	f := &h.pre.slot
 	id := f.get(w0, w1)
@@ -752,27 +749,76 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 	}
 	p := &h.opts[k]
 	pos := hs + p.bits
-	if pos > end {
+	if pos > s.end {
 		return false
 	}
 	if p.id.mask != 0 {
 		id = p.id.get(w0, w1)
 	}
-	clock0 := s.clock
-	clock := clock0
+	s.pos, s.clock, s.ercID, s.haveERCID = pos, p.clock(s.clock, w0, w1), id, true
+	s.selFields(&h.tmpl[k], w0, w1)
+	return true
+}
+
+// clock returns the clock after the clock field of p (if any) in the
+// header's first 16 bytes w0, w1, from clock (updateClock: the low bits,
+// plus 2^bits when they went back).
+func (p *hdrPart) clock(clock, w0, w1 uint64) uint64 {
 	if m := p.clk.mask; m != 0 {
-		// updateClock: the low bits, plus 2^bits when they went back
 		v := p.clk.get(w0, w1)
 		if v < clock&m {
 			clock += m + 1
 		}
 		clock = clock&^m | v
 	}
-	if decode {
-		s.pos, s.clock, s.ercID, s.haveERCID = pos, clock, id, true
-		s.selFields(&h.tmpl[k], w0, w1)
-		return true
+	return clock
+}
+
+// Scan advances to the next event record as Next does, checking it as
+// fully (sizes, class ids, selectors, lengths, string terminators, limits,
+// clock updates: Scan and Next fail on the same records with the same
+// errors) but without decoding its fields: Event.Fields is nil and the
+// scope roots -1 until Event.Decode.
+//
+// Here is its path for headers of a shape with selID (LTTng's headers),
+// while the packet's shape is current (s.sel): the whole record in this
+// function (no call but to skim the class where it is not fixed): the
+// selector, which is the class id, picks the option, whose id and clock
+// fields follow; then the class it names. It does what scanShaped and
+// scanGeneral do. Where the decoding program might fail, replay decodes
+// the record (the slot written is written again). scanGeneral is the
+// rest.
+func (s *Stream) Scan() bool {
+	h := s.sel
+	if h == nil || s.pos >= s.end {
+		return s.scanGeneral()
 	}
+	start, clock0 := s.pos, s.clock
+	sc := s.pkt.Class
+	base, end, data := s.base, s.end, s.data
+	hs := base + (start-base+h.am)&^h.am
+	j := hs >> 3
+	if j+16 > uint64(len(data)) || j+16 < j {
+		return s.replay(start, clock0)
+	}
+	w := data[j : j+16 : j+16] // one bounds check for both words
+	w0, w1 := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
+	f := &h.pre.slot
+	id := f.get(w0, w1)
+	s.slots[f.slot] = id
+	k := h.option(id)
+	if k < 0 {
+		return s.replay(start, clock0)
+	}
+	p := &h.opts[k]
+	pos := hs + p.bits
+	if pos > end {
+		return s.replay(start, clock0)
+	}
+	if p.id.mask != 0 {
+		id = p.id.get(w0, w1)
+	}
+	clock := p.clock(clock0, w0, w1)
 	var ec *EventClass
 	if id < uint64(len(sc.small)) {
 		ec = sc.small[id]
@@ -780,7 +826,7 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 		ec = sc.events[id]
 	}
 	if ec == nil || ec.how == 0 {
-		return false
+		return s.replay(start, clock0)
 	}
 	// the event and the clock before the class is skimmed (fewer values
 	// live across the calls below): where it fails, replay restores the
@@ -803,7 +849,7 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 		if st != leanDone {
 			var ok bool
 			if r, n, ok = s.leanRest(c.lean, i, r, n, st); !ok {
-				return false
+				return s.replay(start, clock0)
 			}
 		}
 		t := &c.leanTail
@@ -811,14 +857,14 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 	default:
 		s.pos = pos
 		if !s.skim(c.skip, &nf) {
-			return false
+			return s.replay(start, clock0)
 		}
 		pos, s.clock = s.pos, clock
 	}
 	// the walk checks the field limit at arrays only: above it, decode
 	// (the selector has bits: pos is past start)
 	if pos > s.end || nf > s.limit {
-		return false
+		return s.replay(start, clock0)
 	}
 	s.pos = pos
 	s.events++
