@@ -535,17 +535,19 @@ type hdrPart struct {
 }
 
 // hdrField is an unsigned little-endian field within the header's first
-// 16 bytes: its value is (w0>>sh | w1<<(64-sh)&hi) & mask.
+// 16 bytes, at bit sh < 64: its value is the 128-bit w1:w0 >> sh, & mask.
 type hdrField struct {
-	sh       uint8
-	hi, mask uint64
-	slot     int32
+	sh   uint8
+	mask uint64
+	slot int32
 }
 
 // get returns the value of f from the header's first 16 bytes, w0 and w1
-// (little-endian words).
+// (little-endian words). w1<<1<<(63-sh) is w1<<(64-sh) for sh > 0 and 0
+// for sh = 0 (Go's w1<<64 is 0 too, but costs a test); mask cuts the bits
+// of w1 above the field.
 func (f *hdrField) get(w0, w1 uint64) uint64 {
-	return (w0>>(f.sh&63) | w1<<(-f.sh&63)&f.hi) & f.mask
+	return (w0>>(f.sh&63) | w1<<1<<(^f.sh&63)) & f.mask
 }
 
 // maxShapeBits bounds the size of a header read by scanHeader.
@@ -605,9 +607,6 @@ func shapeField(fc *FieldClass, off uint64) (hdrField, bool) {
 	f := hdrField{sh: uint8(off), mask: math.MaxUint64, slot: int32(fc.slot)}
 	if fc.Bits < 64 {
 		f.mask = 1<<fc.Bits - 1
-	}
-	if off > 0 && off+uint64(fc.Bits) > 64 {
-		f.hi = math.MaxUint64
 	}
 	return f, true
 }
