@@ -336,7 +336,7 @@ func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, 
 //go:noinline
 func (s *Stream) leanRest(prog []op, i int, r uint64, n int, st int) (uint64, int, bool) {
 	lim := s.end - s.base
-	maxLn := min(uint64(s.limit), 1<<31)
+	maxLn := s.maxLn
 	for st == leanSlow {
 		// the fixed-length field of prog[i] at r (aligned and in bounds)
 		o := &prog[i]
@@ -362,7 +362,7 @@ const (
 func (s *Stream) leanRun(prog []op, i int, r uint64, n int) (int, uint64, int, int) {
 	data, base, end := s.data, s.base, s.end
 	lim := end - base
-	maxLn := min(uint64(s.limit), 1<<31)
+	maxLn := s.maxLn
 	for ; i < len(prog); i++ {
 		o := &prog[i]
 		r = (r+o.pam)&^o.pam + o.pre

@@ -178,6 +178,7 @@ type Stream struct {
 	haveERCID bool
 	inPkt     bool // decoding a packet header or context
 	limit     int
+	maxLn     uint64 // min(limit, 2^31): the longest array Scan skims (arraySpan)
 
 	prevDisc, prevSeq, prevEnd uint64
 	havePrev                   bool
@@ -193,6 +194,7 @@ type Stream struct {
 
 func newStream(t *Trace, name string, data []byte) *Stream {
 	s := &Stream{Name: name, t: t, data: data, size: int64(len(data)), slots: make([]uint64, t.slots), regs: make([]int32, t.regs), limit: t.o.limits.MaxFieldsPerEvent}
+	s.maxLn = min(uint64(s.limit), 1<<31)
 	s.ev.Stream = s
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	return s
