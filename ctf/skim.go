@@ -360,7 +360,9 @@ const (
 // start (positions are relative to it: the alignments are), n fields
 // counted. It calls nothing, so the loop's values stay in registers.
 func (s *Stream) leanRun(prog []op, i int, r uint64, n int) (int, uint64, int, int) {
-	data, base, end := s.data, s.base, s.end
+	// the data's cap cut to its length: one register fewer (data[k:]
+	// needs no cap of its own), fewer values spilled
+	data, base, end := s.data[:len(s.data):len(s.data)], s.base, s.end
 	lim := end - base
 	maxLn := s.maxLn
 	for ; i < len(prog); i++ {
