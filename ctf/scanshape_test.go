@@ -41,6 +41,7 @@ event { name = "str"; id = 1; fields := struct { uint32_t a; string s; uint16_t 
 event { name = "seq"; id = 2; fields := struct { uint32_t len; uint16_t vals[len]; integer { size = 8; align = 8; signed = false; encoding = UTF8; } txt[4]; }; };
 event { name = "bits"; id = 3; fields := struct { integer { size = 3; align = 1; signed = false; } x; uint8_t y[x]; uint8_t m; integer { size = 8; align = 8; signed = false; encoding = UTF8; } d[m]; }; };
 event { name = "seqlast"; id = 5; fields := struct { uint32_t len; uint8_t s[len]; }; };
+event { name = "seqbe"; id = 6; fields := struct { integer { size = 16; align = 8; signed = false; byte_order = be; } len; uint8_t s[len]; string t; }; };
 event { name = "var"; id = 4; fields := struct { enum : uint8_t { A = 0, B = 1 ... 255 } tag; variant <tag> { uint32_t A; string B; } v; }; };
 `
 
@@ -94,6 +95,11 @@ func TestScanShapes(t *testing.T) {
 			if l := shapeClass(t, tr, "seqlast").lean; len(l) != 1 || len(l[0].sub) != 1 {
 				t.Errorf("seqlast: lean %+v", l)
 			}
+			// a big-endian length: not read inline (leanRun stops at it,
+			// leanRest reads it)
+			if l := shapeClass(t, tr, "seqbe").lean; len(l) != 2 || l[0].code != opFixed || l[0].le || len(l[0].sub) != 1 || l[1].code != opString {
+				t.Errorf("seqbe: lean %+v", l)
+			}
 			if l := shapeClass(t, tr, "bits").lean; len(l) != 3 || l[0].code != opFixed || len(l[0].sub) != 1 || l[1].code != opFixed || l[1].sub != nil || l[2].code != opBytes {
 				t.Errorf("bits: lean %+v", l)
 			}
@@ -115,7 +121,7 @@ func TestScanShapes(t *testing.T) {
 				}
 				// every class skimmed in its own way (fixed, lean, skim),
 				// none decoded instead but the stream's last record, where
-				// fewer than the 16 bytes scanSel loads at once may follow
+				// fewer than the 16 bytes Scan loads at once may follow
 				// its header's start
 				if s.replays > 1 {
 					t.Errorf("seed %d: %d of %d records decoded after skimming failed", seed, s.replays, n)

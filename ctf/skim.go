@@ -17,7 +17,7 @@ import (
 // which reports exactly what Next reports. A class with a field that has no
 // skimming op (variable-length integers, optionals, a UUID) is decoded.
 // Faster forms of the same: an event record header at fixed offsets
-// (hdrShape: scanSel, scanShaped; Next: scanSel too), a class of fixed-size
+// (hdrShape: Scan, scanShaped; Next: selHeader), a class of fixed-size
 // fields (EventClass.fixed), a lean program (leanProgram, skimLean).
 
 // maxSkipBits bounds the size of one opSkip (2^40 bits).
@@ -315,68 +315,113 @@ const (
 // position and count after it. A folded opSkip is not checked against the
 // packet content at once: the position only grows, every op checks its
 // own bounds before it reads, and Scan checks the end position. The
-// callers have checked pos ≤ s.end.
+// callers have checked pos ≤ s.end. leanRun runs the ops without a call
+// (the loop's values stay in registers); leanRest reads the fields it
+// cannot read inline.
 func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, bool) {
-	// positions relative to the packet's start (the alignments are), the
-	// absolute one (base+r) only where data is read
-	data, base, end := s.data, s.base, s.end
-	r, lim := pos-base, end-base
-	maxLn := min(uint64(s.limit), 1<<31)
-	for i := range prog {
+	i, r, n, st := s.leanRun(prog, 0, pos-s.base, n)
+	if st != leanDone {
+		var ok bool
+		if r, n, ok = s.leanRest(prog, i, r, n, st); !ok {
+			return 0, 0, false
+		}
+	}
+	return s.base + (r+tail.pam)&^tail.pam + tail.pre, n + int(tail.n), true
+}
+
+// leanRest goes on with lean program prog where leanRun stopped with st
+// at op i (r, n: its position and count), reading each field leanRun
+// cannot read (fixedValue), to the program's end.
+//
+//go:noinline
+func (s *Stream) leanRest(prog []op, i int, r uint64, n int, st int) (uint64, int, bool) {
+	lim := s.end - s.base
+	maxLn := s.maxLn
+	for st == leanSlow {
+		// the fixed-length field of prog[i] at r (aligned and in bounds)
+		o := &prog[i]
+		var ok bool
+		if r, n, ok = s.leanFixed(o, fixedValue(s.data, s.base+r, o), r, lim, maxLn, n); !ok {
+			return 0, 0, false
+		}
+		i, r, n, st = s.leanRun(prog, i+1, r, n)
+	}
+	return r, n, st == leanDone
+}
+
+// leanRun results
+const (
+	leanDone = iota // the program's end
+	leanFail        // the walk might fail
+	leanSlow        // the field of prog[i] at r needs fixedValue
+)
+
+// leanRun runs lean program prog from op i at bit r from the packet's
+// start (positions are relative to it: the alignments are), n fields
+// counted. It calls nothing, so the loop's values stay in registers.
+func (s *Stream) leanRun(prog []op, i int, r uint64, n int) (int, uint64, int, int) {
+	// the data's cap cut to its length: one register fewer (data[k:]
+	// needs no cap of its own), fewer values spilled
+	data, base, end := s.data[:len(s.data):len(s.data)], s.base, s.end
+	lim := end - base
+	maxLn := s.maxLn
+	for ; i < len(prog); i++ {
 		o := &prog[i]
 		r = (r+o.pam)&^o.pam + o.pre
 		r = (r + o.am) &^ o.am
 		switch o.code {
 		case opFixed:
 			if r+uint64(o.bits) > lim {
-				return 0, 0, false
+				return i, r, n, leanFail
 			}
 			v, ok := fastLE(data, base+r, o)
 			if !ok {
-				v = fixedValue(data, base+r, o)
+				return i, r, n, leanSlow
 			}
+			// leanFixed, inline (it is too large to be inlined)
 			r += uint64(o.bits)
 			if o.slot >= 0 {
 				s.slots[o.slot] = v
 			}
 			if o.sub != nil {
-				// the sequence of this length
 				a := &o.sub[0]
 				r = (r + a.am) &^ a.am
 				if r, ok = arraySpan(a, v, r, lim, maxLn); !ok {
-					return 0, 0, false
+					return i, r, n, leanFail
 				}
 				n += int(v) * int(a.ecls)
 			}
 		case opString:
 			// the first null byte from j on, eight bytes at a time (the
-			// lowest byte the test flags is the first null one)
+			// lowest byte the test flags is the first null one), the last
+			// fewer than eight one at a time
 			j, e := (base+r)>>3, end>>3
 			k := j
 			for {
 				if k >= e {
-					return 0, 0, false
+					return i, r, n, leanFail
 				}
 				if k+8 > uint64(len(data)) {
-					x := bytes.IndexByte(data[k:e], 0)
-					if x < 0 {
-						return 0, 0, false
+					for k < e && k < uint64(len(data)) && data[k] != 0 {
+						k++
 					}
-					k += uint64(x)
+					if k >= e || k >= uint64(len(data)) {
+						return i, r, n, leanFail
+					}
 					break
 				}
 				w := binary.LittleEndian.Uint64(data[k:])
 				if z := (w - 0x0101010101010101) &^ w & 0x8080808080808080; z != 0 {
 					k += uint64(bits.TrailingZeros64(z) >> 3)
 					if k >= e {
-						return 0, 0, false
+						return i, r, n, leanFail
 					}
 					break
 				}
 				k += 8
 			}
 			if k-j > math.MaxUint32 {
-				return 0, 0, false
+				return i, r, n, leanFail
 			}
 			r = (k+1)*8 - base
 		case opBytes:
@@ -385,7 +430,7 @@ func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, 
 				ln = s.slots[o.fc.src]
 			}
 			if r > lim || ln > (lim-r)/8 || ln > math.MaxUint32 {
-				return 0, 0, false
+				return i, r, n, leanFail
 			}
 			r += ln * 8
 		case opArray:
@@ -395,12 +440,32 @@ func (s *Stream) skimLean(prog []op, tail *op, pos uint64, n int) (uint64, int, 
 			}
 			var ok bool
 			if r, ok = arraySpan(o, ln, r, lim, maxLn); !ok {
-				return 0, 0, false
+				return i, r, n, leanFail
 			}
 			n += int(ln) * int(o.ecls)
 		}
 	}
-	return base + (r+tail.pam)&^tail.pam + tail.pre, n + int(tail.n), true
+	return i, r, n, leanDone
+}
+
+// leanFixed ends the fixed-length field of lean op o at bit r, of value v:
+// its slot, and the sequence of this length after it (o.sub), returning
+// the position and count after them.
+func (s *Stream) leanFixed(o *op, v, r, lim, maxLn uint64, n int) (uint64, int, bool) {
+	r += uint64(o.bits)
+	if o.slot >= 0 {
+		s.slots[o.slot] = v
+	}
+	if o.sub != nil {
+		a := &o.sub[0]
+		r = (r + a.am) &^ a.am
+		var ok bool
+		if r, ok = arraySpan(a, v, r, lim, maxLn); !ok {
+			return 0, 0, false
+		}
+		n += int(v) * int(a.ecls)
+	}
+	return r, n, true
 }
 
 // arraySpan skims the fast array of o (lean: its field counted
@@ -472,17 +537,19 @@ type hdrPart struct {
 }
 
 // hdrField is an unsigned little-endian field within the header's first
-// 16 bytes: its value is (w0>>sh | w1<<(64-sh)&hi) & mask.
+// 16 bytes, at bit sh < 64: its value is the 128-bit w1:w0 >> sh, & mask.
 type hdrField struct {
-	sh       uint8
-	hi, mask uint64
-	slot     int32
+	sh   uint8
+	mask uint64
+	slot int32
 }
 
 // get returns the value of f from the header's first 16 bytes, w0 and w1
-// (little-endian words).
+// (little-endian words). w1<<1<<(63-sh) is w1<<(64-sh) for sh > 0 and 0
+// for sh = 0 (Go's w1<<64 is 0 too, but costs a test); mask cuts the bits
+// of w1 above the field.
 func (f *hdrField) get(w0, w1 uint64) uint64 {
-	return (w0>>(f.sh&63) | w1<<(-f.sh&63)&f.hi) & f.mask
+	return (w0>>(f.sh&63) | w1<<1<<(^f.sh&63)) & f.mask
 }
 
 // maxShapeBits bounds the size of a header read by scanHeader.
@@ -542,9 +609,6 @@ func shapeField(fc *FieldClass, off uint64) (hdrField, bool) {
 	f := hdrField{sh: uint8(off), mask: math.MaxUint64, slot: int32(fc.slot)}
 	if fc.Bits < 64 {
 		f.mask = 1<<fc.Bits - 1
-	}
-	if off > 0 && off+uint64(fc.Bits) > 64 {
-		f.hi = math.MaxUint64
 	}
 	return f, true
 }
@@ -662,23 +726,20 @@ func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 	return false
 }
 
-// scanSel skims the event record at s.pos (bit start) whose header has
-// shape h with selID (LTTng's headers) and ends it as Scan does: the
-// selector, which is the class id, picks the option, whose id and clock
-// fields follow; then the class it names. It does what scanShaped and
-// Scan do, in one function. False where the decoding program might fail
-// (Scan then decodes the record; the slot written is written again).
-// With decode (Next; h has templates) it decodes the header only,
-// appending its fields from the option's template, and leaves the class
-// to the decoding program.
-func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool) bool {
-	base, end, data := s.base, s.end, s.data
-	hs := base + (start-base+h.am)&^h.am
-	j := hs >> 3
+// selHeader decodes the event record header at bit start (Next), whose
+// shape h has selID and templates (LTTng's headers), as the decoding
+// program does: the selector, which is the class id, picks the option,
+// whose id and clock fields follow; its fields are appended from the
+// option's template. False where the decoding program might fail (Next
+// then runs it). Scan reads the same header inline (skimming the class
+// after it).
+func (s *Stream) selHeader(h *hdrShape, start uint64) bool {
+	hs := s.base + (start-s.base+h.am)&^h.am
+	j, data := hs>>3, s.data
 	if j+16 > uint64(len(data)) || j+16 < j {
 		return false
 	}
-	w := data[j : j+16 : j+16] // one bounds check for both words
+	w := data[j : j+16 : j+16]
 	w0, w1 := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
 	f := &h.pre.slot
 	id := f.get(w0, w1)
@@ -689,27 +750,76 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 	}
 	p := &h.opts[k]
 	pos := hs + p.bits
-	if pos > end {
+	if pos > s.end {
 		return false
 	}
 	if p.id.mask != 0 {
 		id = p.id.get(w0, w1)
 	}
-	clock0 := s.clock
-	clock := clock0
+	s.pos, s.clock, s.ercID, s.haveERCID = pos, p.clock(s.clock, w0, w1), id, true
+	s.selFields(&h.tmpl[k], w0, w1)
+	return true
+}
+
+// clock returns the clock after the clock field of p (if any) in the
+// header's first 16 bytes w0, w1, from clock (updateClock: the low bits,
+// plus 2^bits when they went back).
+func (p *hdrPart) clock(clock, w0, w1 uint64) uint64 {
 	if m := p.clk.mask; m != 0 {
-		// updateClock: the low bits, plus 2^bits when they went back
 		v := p.clk.get(w0, w1)
 		if v < clock&m {
 			clock += m + 1
 		}
 		clock = clock&^m | v
 	}
-	if decode {
-		s.pos, s.clock, s.ercID, s.haveERCID = pos, clock, id, true
-		s.selFields(&h.tmpl[k], w0, w1)
-		return true
+	return clock
+}
+
+// Scan advances to the next event record as Next does, checking it as
+// fully (sizes, class ids, selectors, lengths, string terminators, limits,
+// clock updates: Scan and Next fail on the same records with the same
+// errors) but without decoding its fields: Event.Fields is nil and the
+// scope roots -1 until Event.Decode.
+//
+// Here is its path for headers of a shape with selID (LTTng's headers),
+// while the packet's shape is current (s.sel): the whole record in this
+// function (no call but to skim the class where it is not fixed): the
+// selector, which is the class id, picks the option, whose id and clock
+// fields follow; then the class it names. It does what scanShaped and
+// scanGeneral do. Where the decoding program might fail, replay decodes
+// the record (the slot written is written again). scanGeneral is the
+// rest.
+func (s *Stream) Scan() bool {
+	h := s.sel
+	if h == nil || s.pos >= s.end {
+		return s.scanGeneral()
 	}
+	start, clock0 := s.pos, s.clock
+	sc := s.pkt.Class
+	base, end, data := s.base, s.end, s.data
+	hs := base + (start-base+h.am)&^h.am
+	j := hs >> 3
+	if j+16 > uint64(len(data)) || j+16 < j {
+		return s.replay(start, clock0)
+	}
+	w := data[j : j+16 : j+16] // one bounds check for both words
+	w0, w1 := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
+	f := &h.pre.slot
+	id := f.get(w0, w1)
+	s.slots[f.slot] = id
+	k := h.option(id)
+	if k < 0 {
+		return s.replay(start, clock0)
+	}
+	p := &h.opts[k]
+	pos := hs + p.bits
+	if pos > end {
+		return s.replay(start, clock0)
+	}
+	if p.id.mask != 0 {
+		id = p.id.get(w0, w1)
+	}
+	clock := p.clock(clock0, w0, w1)
 	var ec *EventClass
 	if id < uint64(len(sc.small)) {
 		ec = sc.small[id]
@@ -717,7 +827,7 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 		ec = sc.events[id]
 	}
 	if ec == nil || ec.how == 0 {
-		return false
+		return s.replay(start, clock0)
 	}
 	// the event and the clock before the class is skimmed (fewer values
 	// live across the calls below): where it fails, replay restores the
@@ -735,21 +845,27 @@ func (s *Stream) scanSel(h *hdrShape, sc *StreamClass, start uint64, decode bool
 		pos = base + (pos-base+c.fixAM)&^c.fixAM + c.fixBits
 		nf += c.fixN
 	case skimLean:
-		var ok bool
-		if pos, nf, ok = s.skimLean(c.lean, &c.leanTail, pos, nf); !ok {
-			return false
+		// skimLean, inline
+		i, r, n, st := s.leanRun(c.lean, 0, pos-base, nf)
+		if st != leanDone {
+			var ok bool
+			if r, n, ok = s.leanRest(c.lean, i, r, n, st); !ok {
+				return s.replay(start, clock0)
+			}
 		}
+		t := &c.leanTail
+		pos, nf = base+(r+t.pam)&^t.pam+t.pre, n+int(t.n)
 	default:
 		s.pos = pos
 		if !s.skim(c.skip, &nf) {
-			return false
+			return s.replay(start, clock0)
 		}
 		pos, s.clock = s.pos, clock
 	}
 	// the walk checks the field limit at arrays only: above it, decode
 	// (the selector has bits: pos is past start)
 	if pos > s.end || nf > s.limit {
-		return false
+		return s.replay(start, clock0)
 	}
 	s.pos = pos
 	s.events++

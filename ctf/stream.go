@@ -178,6 +178,7 @@ type Stream struct {
 	haveERCID bool
 	inPkt     bool // decoding a packet header or context
 	limit     int
+	maxLn     uint64 // min(limit, 2^31): the longest array Scan skims (arraySpan)
 
 	prevDisc, prevSeq, prevEnd uint64
 	havePrev                   bool
@@ -193,6 +194,7 @@ type Stream struct {
 
 func newStream(t *Trace, name string, data []byte) *Stream {
 	s := &Stream{Name: name, t: t, data: data, size: int64(len(data)), slots: make([]uint64, t.slots), regs: make([]int32, t.regs), limit: t.o.limits.MaxFieldsPerEvent}
+	s.maxLn = min(uint64(s.limit), 1<<31)
 	s.ev.Stream = s
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	return s
@@ -268,17 +270,9 @@ func (s *Stream) Next() bool {
 	return true
 }
 
-// Scan advances to the next event record as Next does, checking it as
-// fully (sizes, class ids, selectors, lengths, string terminators, limits,
-// clock updates: Scan and Next fail on the same records with the same
-// errors) but without decoding its fields: Event.Fields is nil and the
-// scope roots -1 until Event.Decode.
-func (s *Stream) Scan() bool {
-	if h := s.sel; h != nil && s.pos < s.end {
-		// LTTng's headers: the whole record in one function
-		start, clock0 := s.pos, s.clock
-		return s.scanSel(h, s.pkt.Class, start, false) || s.replay(start, clock0)
-	}
+// scanGeneral is Scan but for its path of LTTng's headers: at a
+// packet's start or end, after an error, and for headers of other shapes.
+func (s *Stream) scanGeneral() bool {
 	if s.err != nil || s.done || !s.started || s.pos >= s.end {
 		if !s.begin() {
 			return false
@@ -287,8 +281,11 @@ func (s *Stream) Scan() bool {
 	s.scanned = false
 	start, clock0 := s.pos, s.clock
 	sc := s.pkt.Class
-	if h := s.sel; h != nil {
-		return s.scanSel(h, sc, start, false) || s.replay(start, clock0)
+	if s.sel != nil {
+		if s.pos < s.end {
+			return s.Scan() // its path for LTTng's headers
+		}
+		return s.replay(start, clock0)
 	}
 	nf := 0
 	ev := &s.ev
@@ -391,7 +388,7 @@ func (s *Stream) decodeEvent(start uint64) bool {
 	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = -1, -1, -1, -1
 	if sc.Header != nil {
 		ev.Header = 0
-		if h := sc.selShape; h != nil && h.tmpl != nil && !s.generic && s.scanSel(h, sc, start, true) {
+		if h := sc.selShape; h != nil && h.tmpl != nil && !s.generic && s.selHeader(h, start) {
 			// LTTng's headers: from the fields' fixed offsets
 		} else if !s.scope(sc.Header, sc.hdrProg) {
 			return s.eventFailed(start)
