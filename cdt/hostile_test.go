@@ -330,26 +330,7 @@ func TestHostileManyFloorChunks(t *testing.T) {
 // holding one): Open refuses the block index with ErrFooter at once, and
 // recovery rebuilds it from the chunks themselves — one tick.
 func TestHostileRepeatedFooterEntry(t *testing.T) {
-	warmUp(t)
-	meta, row := hostileTrace(t)
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WriteRow(row); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	one := buf.Bytes()
-	f, err := OpenBytes(one)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := f.Footer().Blocks[0]
-	tick := one[e.FileOffset : e.FileOffset+ChunkHeaderSize+e.CompressedLen]
+	meta, e, tick := oneTickChunk(t)
 	file := append([]byte(Magic), 1, 0, 0, 0)
 	file = append(file, rawChunk(KindMeta, -1, -1, meta)...)
 	e.FileOffset = int64(len(file))
@@ -419,27 +400,7 @@ func TestHostileCounts(t *testing.T) {
 // its own header and then refuses the mismatch (checkEntry) — within the
 // memory and time budget, with the footer's sentinel.
 func TestHostileFooterEntryLength(t *testing.T) {
-	warmUp(t)
-	meta, row := hostileTrace(t)
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WriteRow(row); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	one := buf.Bytes()
-	f, err := OpenBytes(one)
-	if err != nil {
-		t.Fatal(err)
-	}
-	real := f.Footer().Blocks[0]
-	f.Close()
-	tick := one[real.FileOffset : real.FileOffset+ChunkHeaderSize+real.CompressedLen]
+	meta, real, tick := oneTickChunk(t)
 	for _, lie := range []int64{real.UncompressedLen + 900_000, real.UncompressedLen - 1, 0, -5} {
 		file := append([]byte(Magic), 1, 0, 0, 0)
 		file = append(file, rawChunk(KindMeta, -1, -1, meta)...)
@@ -475,4 +436,32 @@ func TestHostileFooterEntryLength(t *testing.T) {
 		}
 		r.Close()
 	}
+}
+
+// oneTickChunk writes the hostile trace's one row and returns its metadata,
+// the footer entry of its one tick chunk and that chunk's bytes (header
+// included), for tests that build files around the chunk.
+func oneTickChunk(t *testing.T) (meta []byte, e BlockIndexEntry, tick []byte) {
+	t.Helper()
+	warmUp(t)
+	meta, row := hostileTrace(t)
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRow(row); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	one := buf.Bytes()
+	f, err := OpenBytes(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	e = f.Footer().Blocks[0]
+	return meta, e, one[e.FileOffset : e.FileOffset+ChunkHeaderSize+e.CompressedLen]
 }
