@@ -455,6 +455,11 @@ func (d *direct) object(pr *props) bool {
 		if !found {
 			// Dropped (unknown properties allowed) or refused, as the
 			// object's type says once known; parsed as parseJSON would.
+			// A second unknown key may repeat the first: the generic path,
+			// which refuses duplicate keys, decides.
+			if pr.mask&unknownBit != 0 {
+				return false
+			}
 			pr.mask |= unknownBit
 			if p.value(); p.err != nil {
 				return false
