@@ -463,6 +463,16 @@ func TestHostileDirectDecoder(t *testing.T) {
 		return head + b.String() + last
 	}
 	ranges := repeatJSON("[", "[1,1]", "]", size)
+	unknownKeys := func(n int) string { // "k0":[1],"k1":[1],… (distinct: a repeated key is refused)
+		var b strings.Builder
+		for i := 0; b.Len() < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"k` + strconv.Itoa(i) + `":[1]`)
+		}
+		return b.String()
+	}
 	for _, c := range []struct {
 		name string
 		in   string
@@ -475,7 +485,8 @@ func TestHostileDirectDecoder(t *testing.T) {
 		{"members, then truncated", members(size, `{"name":"z","field-class":`+u8), ErrTruncated, nil},
 		{"one mapping of many ranges", head + `{"name":"e","field-class":` + u8 + `,"mappings":{"a":` + ranges + `}}}]}}`, nil, nil},
 		{"many ranges, one reversed at the end", head + `{"name":"e","field-class":` + u8 + `,"mappings":{"a":` + ranges[:len(ranges)-1] + `,[2,1]]}}}]}}`, ErrSchema, nil},
-		{"many unknown keys allowed", head + `{"name":"e","field-class":` + u8 + "," + repeatJSON("", `"k":[1]`, "", size) + `}}]}}`, nil, []ReaderOption{WithUnknownProperties(true)}},
+		{"many unknown keys allowed", head + `{"name":"e","field-class":` + u8 + "," + unknownKeys(size) + `}}]}}`, nil, []ReaderOption{WithUnknownProperties(true)}},
+		{"one unknown key many times", head + `{"name":"e","field-class":` + u8 + "," + repeatJSON("", `"k":[1]`, "", size) + `}}]}}`, ErrFraming, []ReaderOption{WithUnknownProperties(true)}},
 	} {
 		err := decodeBoth(t, c.name, []byte(c.in), append(c.opts, WithLimits(Limits{MaxFragmentBytes: 64 << 20}))...)
 		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
