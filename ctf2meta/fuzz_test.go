@@ -213,7 +213,11 @@ func FuzzFragment(f *testing.F) {
 		// U+FFFD and the parser refuses (not text: RFC 8259 §8.2).
 		var se *jsonSyntaxError
 		lone := werr == nil && errors.As(gerr, &se) && strings.HasPrefix(se.Msg, "lone UTF-16 surrogate")
-		if (werr == nil) != (gerr == nil) && !lone {
+		// And for a key given twice in one object, which encoding/json
+		// reads (the last value wins) and the parser refuses, as
+		// babeltrace2 2.1.2 does (TestDuplicateKeysRefused).
+		dup := werr == nil && errors.As(gerr, &se) && strings.HasPrefix(se.Msg, "duplicate object key")
+		if (werr == nil) != (gerr == nil) && !lone && !dup {
 			t.Fatalf("encoding/json %v, parseJSON %v", werr, gerr)
 		}
 		if werr == nil && gerr == nil && !reflect.DeepEqual(got, want) {
