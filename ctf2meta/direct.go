@@ -2,6 +2,7 @@ package ctf2meta
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"math/bits"
 	"sort"
 )
@@ -274,6 +275,18 @@ type direct struct {
 func decodeDirect(text []byte, o *options, bud *memBudget, js *jsonScratch) (Fragment, bool) {
 	d := direct{p: jsonParser{b: text, maxDepth: jsonDepth(o.limits.MaxDepth), bud: bud, js: js}, o: o}
 	f, ok := d.fragment()
+	// The unknown key sets: empty now (each object removes its own, and
+	// a failure leaves them all), and not kept big.
+	js.ukTab, js.ukBuf = js.ukTab[:0], js.ukBuf[:0]
+	if cap(js.ukTab) > ukKeep {
+		js.ukTab = nil
+	}
+	if cap(js.ukBuf) > ukKeep {
+		js.ukBuf = nil
+	}
+	if cap(js.ukTmp) > ukKeep {
+		js.ukTmp = nil
+	}
 	if !ok {
 		js.stack.drop(0)
 		js.members.drop(0)
@@ -426,9 +439,15 @@ func (d *direct) object(pr *props) bool {
 		return ok
 	}
 	p := &d.p
+	var us ukeySet
 	for {
 		var idx int
 		var found bool
+		// The key: its text keyText at keyOff in p.b, or (keyOff -1)
+		// decoded, keyStr, when it has escapes or invalid UTF-8.
+		var keyText []byte
+		keyOff := -1
+		var keyStr string
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
 			return false
 		}
@@ -438,7 +457,8 @@ func (d *direct) object(pr *props) bool {
 			if !p.charge(len(t)) || !p.charge(chargeMember+len(t)) {
 				return false
 			}
-			idx, found = lookupKey(p.b, p.i-1-len(t), len(t))
+			keyText, keyOff = t, p.i-1-len(t)
+			idx, found = lookupKey(p.b, keyOff, len(t))
 			p.space()
 			if p.i >= len(p.b) || p.b[p.i] != ':' {
 				return false
@@ -451,13 +471,15 @@ func (d *direct) object(pr *props) bool {
 				return false
 			}
 			idx, found = dkeyIndex[k]
+			keyStr = k
 		}
 		if !found {
-			// Dropped (unknown properties allowed) or refused, as the
-			// object's type says once known; parsed as parseJSON would.
-			// A second unknown key may repeat the first: the generic path,
-			// which refuses duplicate keys, decides.
-			if pr.mask&unknownBit != 0 {
+			// Refused when unknown properties are not allowed (every
+			// object the direct decoder reads refuses them then), else
+			// dropped: parsed as parseJSON would, after a check that the
+			// object has not had it already (the generic path refuses a
+			// repeated key).
+			if !d.o.allowUnknown || !d.unknownKey(&us, keyText, keyOff, keyStr) {
 				return false
 			}
 			pr.mask |= unknownBit
@@ -479,6 +501,7 @@ func (d *direct) object(pr *props) bool {
 			return false
 		}
 		if !more {
+			d.dropKeys(&us)
 			return true
 		}
 	}
@@ -824,6 +847,152 @@ func dupName[E any](s *nameSet, st *scratch[E], base int, name func(*E) string, 
 	}
 	s.m[n] = true
 	return false
+}
+
+// Unknown keys. With unknown properties allowed an object may have any
+// number of keys outside dkeys, and the generic path refuses one given
+// twice (the decoded texts equal), so the direct decoder keeps each
+// object's unknown keys in a set (ukeySet) and leaves the object to the
+// generic path at a repeated one: it then refuses exactly what the generic
+// path refuses, and reads objects of many distinct unknown keys itself.
+//
+// The sets of the objects being read, one per nesting level, are regions
+// of one stack of slots, jsonScratch.ukTab, reused from text to text. An
+// object adds a key only when every object inside it is finished, so its
+// region is then the top one and grows in place. A slot says where the
+// key's text is (ukSlot): in the JSON text for a key without escapes, else
+// decoded in jsonScratch.ukBuf, so a key costs 8 bytes of slot at most
+// 3/4 full (at most 21 bytes of table per key, 43 with the tables left
+// behind by its growth: less than the chargeMember the budget counts per
+// member) and no string.
+// Slots are found by linear probing from maphash with a random seed per
+// scratch, so no input can choose the collisions: expected O(1) probes
+// per key, each comparing one key text; regrowth rehashes each key text a
+// bounded number of times on average. Time is linear in the keys' bytes.
+
+// ukeySet is the set of one object's unknown keys: its region
+// js.ukTab[at:at+size] (size 0: no region yet) with n keys, and buf, where
+// its decoded keys begin in js.ukBuf.
+type ukeySet struct {
+	at, size, n, buf int
+}
+
+// A slot of ukTab: 0 when empty, else ukUsed | ukInBuf (when the text is
+// in ukBuf) | offset<<ukLenBits | length. Keys and offsets too long for
+// their bits leave the object to the generic path.
+const (
+	ukLenBits = 24
+	ukOffBits = 38
+	ukUsed    = 1 << 62
+	ukInBuf   = 1 << 63
+	ukFirst   = 8       // slots of a new region
+	ukKeep    = 1 << 14 // slots and bytes kept from one text to the next
+)
+
+// ukText returns the text of the key in slot v.
+func (d *direct) ukText(v uint64) []byte {
+	n := int(v & (1<<ukLenBits - 1))
+	off := int(v >> ukLenBits & (1<<ukOffBits - 1))
+	if v&ukInBuf != 0 {
+		return d.p.js.ukBuf[off : off+n]
+	}
+	return d.p.b[off : off+n]
+}
+
+// ukExtend adds n empty slots on top of js.ukTab; a new backing array at
+// least doubles, so growing costs the final size once more at most.
+func (js *jsonScratch) ukExtend(n int) {
+	l := len(js.ukTab)
+	if l+n > cap(js.ukTab) {
+		t := make([]uint64, l+n, max(2*cap(js.ukTab), l+n))
+		copy(t, js.ukTab)
+		js.ukTab = t
+		return
+	}
+	js.ukTab = js.ukTab[:l+n]
+	clear(js.ukTab[l:])
+}
+
+// unknownKey adds an unknown key to s: its text text at off in p.b, or
+// (off -1) the decoded key dec. It reports false when s has the key
+// already or the key cannot be kept (then the generic path decides).
+func (d *direct) unknownKey(s *ukeySet, text []byte, off int, dec string) bool {
+	js := d.p.js
+	if s.size == 0 {
+		if !js.ukSeeded {
+			js.ukSeed, js.ukSeeded = maphash.MakeSeed(), true
+		}
+		s.at, s.size, s.buf = len(js.ukTab), ukFirst, len(js.ukBuf)
+		js.ukExtend(ukFirst)
+	}
+	v := uint64(ukUsed)
+	if off < 0 {
+		off = len(js.ukBuf)
+		js.ukBuf = append(js.ukBuf, dec...)
+		text = js.ukBuf[off:]
+		v |= ukInBuf
+	}
+	if len(text) >= 1<<ukLenBits || off >= 1<<ukOffBits {
+		return false
+	}
+	v |= uint64(off)<<ukLenBits | uint64(len(text))
+	if 4*(s.n+1) > 3*s.size {
+		d.ukGrow(s)
+	}
+	return d.ukInsert(s, v, text)
+}
+
+// ukInsert puts slot v, whose key text is key, into s's region unless a
+// slot there has the same key text.
+func (d *direct) ukInsert(s *ukeySet, v uint64, key []byte) bool {
+	tab := d.p.js.ukTab[s.at : s.at+s.size]
+	mask := uint64(s.size - 1)
+	for i := maphash.Bytes(d.p.js.ukSeed, key) & mask; ; i = (i + 1) & mask {
+		w := tab[i]
+		if w == 0 {
+			tab[i] = v
+			s.n++
+			return true
+		}
+		if string(d.ukText(w)) == string(key) {
+			return false
+		}
+	}
+}
+
+// ukGrow doubles s's region, the top one of js.ukTab, and rehashes its
+// keys from the old slots: those of the old backing array when the table
+// moves to a new one (a table that grows by doubling), else a copy in
+// js.ukTmp.
+func (d *direct) ukGrow(s *ukeySet) {
+	js := d.p.js
+	old := js.ukTab[s.at : s.at+s.size]
+	if l := s.at + 2*s.size; l > cap(js.ukTab) {
+		t := make([]uint64, l, max(2*cap(js.ukTab), l))
+		copy(t, js.ukTab[:s.at])
+		js.ukTab = t
+	} else {
+		js.ukTmp = append(js.ukTmp[:0], old...)
+		old = js.ukTmp
+		js.ukTab = js.ukTab[:l]
+		clear(js.ukTab[s.at:])
+	}
+	s.size *= 2
+	s.n = 0
+	for _, v := range old {
+		if v != 0 {
+			d.ukInsert(s, v, d.ukText(v))
+		}
+	}
+}
+
+// dropKeys removes s's region and decoded keys (its object is finished).
+func (d *direct) dropKeys(s *ukeySet) {
+	if s.size > 0 {
+		js := d.p.js
+		js.ukTab = js.ukTab[:s.at]
+		js.ukBuf = js.ukBuf[:s.buf]
+	}
 }
 
 // options reads a variant's options.

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -337,4 +340,133 @@ func TestDuplicateKeysRefused(t *testing.T) {
 	if _, err := DecodeFragment([]byte(erc(u8(`,"mappings":{"X":[[1,1]],"\u0058":[[2,2]]}`)))); !errors.Is(err, ErrFraming) {
 		t.Errorf("escaped duplicate key: %v", err)
 	}
+}
+
+// TestDirectDecoderUnknownKeys: objects with unknown keys at every level the
+// direct decoder reads (the fragment, a structure, a member, a variant, an
+// option, an integer), the same key names in the objects around them, and
+// a key repeated in the object at various places: within the keys before
+// its known ones, across its nested objects, spelled with an escape,
+// invalid UTF-8 spelled two ways, the empty key; few keys and enough to
+// grow the direct decoder's set many times. decodeFragment and the generic
+// path agree on each (samePaths: value, error, offset, sentinel), with and
+// without unknown properties allowed. With them allowed the direct decoder
+// reads every object of distinct keys itself, and a repeated key is
+// ErrFraming "duplicate object key" at the repeat.
+func TestDirectDecoderUnknownKeys(t *testing.T) {
+	const tmpl = `{"type":"event-record-class",<P0>"name":"ev","payload-field-class":{"type":"structure",<P1>"member-classes":[` +
+		`{"name":"a",<P2>"field-class":{"type":"variant",<P3>"selector-field-location":{"path":["a"]},"options":[` +
+		`{"name":"o",<P4>"selector-field-ranges":[[0,1]],"field-class":{"type":"fixed-length-unsigned-integer",<P5>"length":8,"byte-order":"little-endian"<S5>}<S4>},` +
+		`{"name":"p","u0":0,"u1":1,"selector-field-ranges":[[2,3]],"field-class":"u8"}]<S3>}<S2>}]<S1>}<S0>}`
+	values := []string{`0`, `[1]`, `{"u0":null,"x":"y"}`, `"s"`, `true`}
+	member := func(key string, i int) string { return `"` + key + `":` + values[i%len(values)] }
+	plain := func(i int) string { return "u" + strconv.Itoa(i) }
+	// fill builds the text with the unknown keys pre and post at level's
+	// markers (before its known keys and after them), the markers of the
+	// other levels two unknown keys of the same names, and returns where
+	// in it key rep of pre (or of post when inPost) begins (-1 for none).
+	fill := func(level int, pre, post []string, rep int, inPost bool) (string, int) {
+		var b strings.Builder
+		off := -1
+		rest := tmpl
+		for {
+			at := strings.IndexByte(rest, '<')
+			if at < 0 {
+				b.WriteString(rest)
+				return b.String(), off
+			}
+			b.WriteString(rest[:at])
+			side, l := rest[at+1], int(rest[at+2]-'0')
+			rest = rest[at+4:]
+			switch {
+			case l != level && side == 'P':
+				b.WriteString(member("u0", 0) + "," + member("u1", 2) + ",")
+			case l == level && side == 'P':
+				for i, k := range pre {
+					if i == rep && !inPost {
+						off = b.Len()
+					}
+					b.WriteString(member(k, i) + ",")
+				}
+			case l == level && side == 'S':
+				for i, k := range post {
+					b.WriteByte(',')
+					if i == rep && inPost {
+						off = b.Len()
+					}
+					b.WriteString(member(k, i))
+				}
+			}
+		}
+	}
+	oDefault, _ := buildOptions(nil)
+	oUnknown, _ := buildOptions([]ReaderOption{WithUnknownProperties(true)})
+	check := func(name, text string, rep int) {
+		t.Helper()
+		for _, o := range []*options{&oDefault, &oUnknown} {
+			samePaths(t, []byte(text), o, 0, newBudget(&o.limits, nil, int64(len(text))).limit)
+		}
+		_, err := DecodeFragment([]byte(text), WithUnknownProperties(true))
+		if rep < 0 {
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", name, err, text)
+			}
+			if _, direct := decodeDirect([]byte(text), &oUnknown, nil, new(jsonScratch)); !direct {
+				t.Fatalf("%s: the direct decoder left it to the generic path\n%s", name, text)
+			}
+			return
+		}
+		var fe *FormatError
+		if !errors.Is(err, ErrFraming) || !errors.As(err, &fe) || !strings.Contains(err.Error(), "duplicate object key") || fe.Offset != int64(rep) {
+			t.Fatalf("%s: %v, want a duplicate key at %d\n%s", name, err, rep, text)
+		}
+	}
+	cases := 0
+	for l := 0; l <= 5; l++ {
+		for _, n := range []int{1, 2, 5, 6, 7, 8, 13, 100, 1000} {
+			keys := make([]string, n)
+			for i := range keys {
+				keys[i] = plain(i)
+			}
+			// Distinct keys, before the known ones, after them, both.
+			for _, c := range [][2][]string{{keys, nil}, {nil, keys}, {keys[:n/2], keys[n/2:]}} {
+				text, _ := fill(l, c[0], c[1], -1, false)
+				check(fmt.Sprintf("level %d, %d+%d keys", l, len(c[0]), len(c[1])), text, -1)
+				cases++
+			}
+			// A key again: the first, a middle one, the last; plainly
+			// and escaped; in the same run of keys (before the known
+			// ones or after them) and across the object's known keys
+			// and nested objects.
+			for _, j := range []int{0, n / 2, n - 1} {
+				for _, again := range []string{plain(j), `\u0075` + strconv.Itoa(j)} {
+					more := append(slices.Clone(keys), again)
+					text, off := fill(l, more, nil, n, false)
+					check(fmt.Sprintf("level %d, %d keys before, key %d again as %q", l, n, j, again), text, off)
+					text, off = fill(l, nil, more, n, true)
+					check(fmt.Sprintf("level %d, %d keys after, key %d again as %q", l, n, j, again), text, off)
+					text, off = fill(l, keys, []string{again}, 0, true)
+					check(fmt.Sprintf("level %d, %d keys before, key %d again after as %q", l, n, j, again), text, off)
+					cases += 3
+				}
+			}
+		}
+		// Keys the same once decoded: invalid UTF-8 (U+FFFD) spelled
+		// differently, the replacement character escaped, the empty
+		// key, an escaped null.
+		for _, pair := range [][2]string{{"\xff", "\xfe"}, {"\xff", `\uFFFD`}, {"", ""}, {"a\xffb", "a\xc0b"}, {`\u0000`, `\u0000`}} {
+			text, off := fill(l, []string{"u0", pair[0], "u1", pair[1]}, nil, 3, false)
+			check(fmt.Sprintf("level %d: %q then %q", l, pair[0], pair[1]), text, off)
+			text, off = fill(l, []string{"u0", pair[0]}, []string{"u1", pair[1]}, 1, true)
+			check(fmt.Sprintf("level %d: %q, then %q after the known keys", l, pair[0], pair[1]), text, off)
+			cases += 2
+		}
+		// Distinct keys that differ only after a long common prefix, or
+		// only in length, or only in escapes of distinct characters.
+		long := strings.Repeat("k", 300)
+		text, _ := fill(l, []string{long, long + "x", long[:299], "", "\xff", `\u00e9`, "e" + long, `\u0000`, "u"}, []string{"é" + long, "x"}, -1, false)
+		check(fmt.Sprintf("level %d, long keys", l), text, -1)
+		cases++
+	}
+	t.Logf("%d objects", cases)
 }

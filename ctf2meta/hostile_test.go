@@ -36,9 +36,9 @@ func hostileSize(n int) int {
 	return n
 }
 
-// bounded runs f, which decodes an input of size bytes, and checks its
-// total allocation and CPU time.
-func bounded(t *testing.T, name string, size int, f func()) {
+// bounded runs f, which decodes an input of size bytes, checks its total
+// allocation and CPU time, and returns the bytes it allocated.
+func bounded(t *testing.T, name string, size int, f func()) uint64 {
 	t.Helper()
 	runtime.GC()
 	var a, b runtime.MemStats
@@ -58,6 +58,7 @@ func bounded(t *testing.T, name string, size int, f func()) {
 		}
 	}
 	t.Logf("%s: %d bytes in, %d allocated (%.1f×), CPU %.3fs", name, size, alloc, float64(alloc)/float64(size), cpu1-cpu0)
+	return alloc
 }
 
 // inAttributes wraps a JSON value as a preamble attribute of a valid stream.
@@ -83,8 +84,16 @@ func repeatJSON(open, elem, close string, size int) string {
 // decodeBoth decodes in from memory and from a packetized stream.
 func decodeBoth(t *testing.T, name string, in []byte, opts ...ReaderOption) error {
 	t.Helper()
+	_, err := decodeBothAlloc(t, name, in, opts...)
+	return err
+}
+
+// decodeBothAlloc is decodeBoth that also returns the bytes the plain
+// decoding allocated.
+func decodeBothAlloc(t *testing.T, name string, in []byte, opts ...ReaderOption) (uint64, error) {
+	t.Helper()
 	var err error
-	bounded(t, name, len(in), func() { _, err = Decode(in, opts...) })
+	alloc := bounded(t, name, len(in), func() { _, err = Decode(in, opts...) })
 	var packets bytes.Buffer
 	pw, _ := NewWriter(&packets, WithPacketSize(4096))
 	pw.Write(in)
@@ -94,7 +103,7 @@ func decodeBoth(t *testing.T, name string, in []byte, opts ...ReaderOption) erro
 	if (err == nil) != (perr == nil) || (err != nil && !errors.Is(perr, errors.Unwrap(err))) {
 		t.Errorf("%s: plain %v, packetized %v", name, err, perr)
 	}
-	return err
+	return alloc, err
 }
 
 func TestHostileHugeArrays(t *testing.T) {
@@ -450,7 +459,11 @@ func TestHostileLoneSurrogate(t *testing.T) {
 // record class fragments) stay within the budget, including those it reads
 // to the end and then leaves to the generic path, which reads them again
 // for the error: a syntax error or a duplicate name after megabytes of
-// members.
+// members. Each case has its own tighter allocation bound (within × input,
+// about a quarter above what it takes, plus 1 MiB), which a shape that falls off the direct
+// decoder or starts allocating per element exceeds: an object of many
+// distinct unknown keys, which the direct decoder keeps in its set (8.9×
+// input), took 18.8× when the generic path read it.
 func TestHostileDirectDecoder(t *testing.T) {
 	size := hostileSize(4 << 20)
 	head := "\x1e{\"type\":\"preamble\",\"version\":2}\x1e{\"type\":\"data-stream-class\"}\x1e{\"type\":\"event-record-class\",\"payload-field-class\":{\"type\":\"structure\",\"member-classes\":["
@@ -473,24 +486,30 @@ func TestHostileDirectDecoder(t *testing.T) {
 		}
 		return b.String()
 	}
+	unknown := []ReaderOption{WithUnknownProperties(true)}
 	for _, c := range []struct {
-		name string
-		in   string
-		want error // nil: valid
-		opts []ReaderOption
+		name   string
+		in     string
+		want   error // nil: valid
+		opts   []ReaderOption
+		within float64 // allocation bound, × input
 	}{
-		{"members", members(size, `{"name":"z","field-class":`+u8+`}}]}}`), nil, nil},
-		{"members, then a syntax error", members(size, `{"name":"z","field-class":`+u8+`}}]}}x`), ErrFraming, nil},
-		{"members, then a duplicate name", members(size, `{"name":"m0","field-class":`+u8+`}}]}}`), ErrSchema, nil},
-		{"members, then truncated", members(size, `{"name":"z","field-class":`+u8), ErrTruncated, nil},
-		{"one mapping of many ranges", head + `{"name":"e","field-class":` + u8 + `,"mappings":{"a":` + ranges + `}}}]}}`, nil, nil},
-		{"many ranges, one reversed at the end", head + `{"name":"e","field-class":` + u8 + `,"mappings":{"a":` + ranges[:len(ranges)-1] + `,[2,1]]}}}]}}`, ErrSchema, nil},
-		{"many unknown keys allowed", head + `{"name":"e","field-class":` + u8 + "," + unknownKeys(size) + `}}]}}`, nil, []ReaderOption{WithUnknownProperties(true)}},
-		{"one unknown key many times", head + `{"name":"e","field-class":` + u8 + "," + repeatJSON("", `"k":[1]`, "", size) + `}}]}}`, ErrFraming, []ReaderOption{WithUnknownProperties(true)}},
+		{"members", members(size, `{"name":"z","field-class":`+u8+`}}]}}`), nil, nil, 10},
+		{"members, then a syntax error", members(size, `{"name":"z","field-class":`+u8+`}}]}}x`), ErrFraming, nil, 20},
+		{"members, then a duplicate name", members(size, `{"name":"m0","field-class":`+u8+`}}]}}`), ErrSchema, nil, 22},
+		{"members, then truncated", members(size, `{"name":"z","field-class":`+u8), ErrTruncated, nil, 19},
+		{"one mapping of many ranges", head + `{"name":"e","field-class":` + u8 + `,"mappings":{"a":` + ranges + `}}}]}}`, nil, nil, 18},
+		{"many ranges, one reversed at the end", head + `{"name":"e","field-class":` + u8 + `,"mappings":{"a":` + ranges[:len(ranges)-1] + `,[2,1]]}}}]}}`, ErrSchema, nil, 37},
+		{"many unknown keys allowed", head + `{"name":"e","field-class":` + u8 + "," + unknownKeys(size) + `}}]}}`, nil, unknown, 11},
+		{"many unknown keys, the first again at the end", head + `{"name":"e","field-class":` + u8 + "," + unknownKeys(size) + `,"k0":1}}]}}`, ErrFraming, unknown, 30},
+		{"one unknown key many times", head + `{"name":"e","field-class":` + u8 + "," + repeatJSON("", `"k":[1]`, "", size) + `}}]}}`, ErrFraming, unknown, 5},
 	} {
-		err := decodeBoth(t, c.name, []byte(c.in), append(c.opts, WithLimits(Limits{MaxFragmentBytes: 64 << 20}))...)
+		alloc, err := decodeBothAlloc(t, c.name, []byte(c.in), append(c.opts, WithLimits(Limits{MaxFragmentBytes: 64 << 20}))...)
 		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
 			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
+		}
+		if limit := c.within*float64(len(c.in)) + 1<<20; float64(alloc) > limit {
+			t.Errorf("%s: allocated %.1f× input, over this shape's bound of %.0f×", c.name, float64(alloc)/float64(len(c.in)), c.within)
 		}
 	}
 }

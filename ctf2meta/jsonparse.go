@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/bits"
 	"reflect"
 	"strconv"
@@ -78,6 +79,15 @@ type jsonScratch struct {
 	options   scratch[VariantOption]
 	ranges    scratch[Range]
 	pathElems scratch[PathElement]
+
+	// the unknown key sets of the objects being read (direct.go,
+	// ukeySet): their slots, the decoded keys, slots being rehashed, and
+	// the hash seed
+	ukTab    []uint64
+	ukBuf    []byte
+	ukTmp    []uint64
+	ukSeed   maphash.Seed
+	ukSeeded bool
 }
 
 const (
