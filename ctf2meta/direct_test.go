@@ -268,6 +268,11 @@ func FuzzDirectDecoder(f *testing.F) {
 			}
 		}
 	}
+	// Unknown keys at several levels, the same names in each, then one
+	// repeated (the direct decoder's unknown key sets).
+	unknown := `{"type":"event-record-class","u0":0,"u1":[1],"payload-field-class":{"type":"structure","u0":{},"member-classes":[{"name":"a","u0":1,"u1":2,"u2":3,"u3":4,"u4":5,"u5":6,"u6":7,"u7":8,"field-class":"u8","\u0075":9}]},"u2":"x"}`
+	f.Add([]byte(unknown))
+	f.Add([]byte(strings.Replace(unknown, `"u2":"x"`, `"u1":"x"`, 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		samePathsEverywhere(t, data)
 	})
