@@ -244,6 +244,17 @@ var (
 	dmElement      = dmask("element-field-class")
 )
 
+// directTypes are the object types the direct decoder reads.
+var directTypes = map[string]bool{
+	TypeFieldClassAlias: true, TypeDataStreamClass: true, TypeEventRecordClass: true,
+	TypeFixedLengthBitArray: true, TypeFixedLengthBitMap: true, TypeFixedLengthBoolean: true,
+	TypeFixedLengthUnsignedInteger: true, TypeFixedLengthSignedInteger: true, TypeFixedLengthFloatingPointNumber: true,
+	TypeVariableLengthUnsignedInteger: true, TypeVariableLengthSignedInteger: true,
+	TypeNullTerminatedString: true, TypeStaticLengthString: true, TypeDynamicLengthString: true,
+	TypeStaticLengthBlob: true, TypeDynamicLengthBlob: true, TypeStructure: true,
+	TypeStaticLengthArray: true, TypeDynamicLengthArray: true, TypeOptional: true, TypeVariant: true,
+}
+
 // props holds the properties of one JSON object, by slot.
 type props struct {
 	mask   uint64
@@ -478,8 +489,10 @@ func (d *direct) object(pr *props) bool {
 			// object the direct decoder reads refuses them then), else
 			// dropped: parsed as parseJSON would, after a check that the
 			// object has not had it already (the generic path refuses a
-			// repeated key).
-			if !d.o.allowUnknown || !d.unknownKey(&us, keyText, keyOff, keyStr) {
+			// repeated key). An object whose type the direct decoder
+			// does not read (a preamble, trace or clock class) is left
+			// to the generic path at once.
+			if !d.o.allowUnknown || pr.has(dmType) && !directTypes[pr.str[sType]] || !d.unknownKey(&us, keyText, keyOff, keyStr) {
 				return false
 			}
 			pr.mask |= unknownBit

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -471,6 +472,21 @@ func TestDirectDecoderUnknownKeys(t *testing.T) {
 		long := strings.Repeat("k", 300)
 		text, _ := fill(l, []string{long, long + "x", long[:299], "", "\xff", `\u00e9`, "e" + long, `\u0000`, "u"}, []string{"é" + long, "x"}, -1, false)
 		check(fmt.Sprintf("level %d, long keys", l), text, -1)
+		cases++
+	}
+	// An unknown key right after the type of every field class and
+	// fragment the direct decoder reads (directSeeds has them all) keeps
+	// the fragment on the direct decoder.
+	typeKey := regexp.MustCompile(`"type":\s*"[a-z-]+"`)
+	for _, seed := range directSeeds {
+		if _, direct := decodeDirect([]byte(seed), &oUnknown, nil, new(jsonScratch)); !direct {
+			continue
+		}
+		text := typeKey.ReplaceAllString(seed, `$0,"zz":1`)
+		samePaths(t, []byte(text), &oUnknown, 0, 1<<40)
+		if _, direct := decodeDirect([]byte(text), &oUnknown, nil, new(jsonScratch)); !direct {
+			t.Errorf("the direct decoder left %.300s", text)
+		}
 		cases++
 	}
 	t.Logf("%d objects", cases)
