@@ -20,8 +20,9 @@ const (
 	// events were recovered from the file size or by walking the records.
 	ProblemNoFooter ProblemKind = iota + 1
 	// ProblemDiscarded: bytes the reader could not use were dropped — a torn
-	// last event or record, a damaged footer, bytes after the footer. Bytes
-	// says how many and Msg why.
+	// last event or record, a damaged footer, bytes after the footer, a
+	// live footer's time range torn by a kill (WithMmapOutput). Bytes says
+	// how many and Msg why.
 	ProblemDiscarded
 	// ProblemHeaderMismatch: a header or footer field disagrees with the
 	// file (event_count, footer_offset, the time ranges, bytes_length, the
@@ -191,8 +192,13 @@ func (r *IndexFile) checkIndexHeader() {
 		if uint64(h.EventCount) != r.count {
 			r.problems = append(r.problems, problem(ProblemHeaderMismatch, 28, "event_count %d, the file holds %d events", h.EventCount, r.count))
 		}
-		if h.TimeStartNs != r.footer.TimeStartNs || h.TimeEndNs != r.footer.TimeEndNs {
-			r.problems = append(r.problems, problem(ProblemHeaderMismatch, 48, "time range %d..%d, the footer says %d..%d", h.TimeStartNs, h.TimeEndNs, r.footer.TimeStartNs, r.footer.TimeEndNs))
+		first, last, says := r.footer.TimeStartNs, r.footer.TimeEndNs, "the footer says"
+		if r.tornRange {
+			first, last, _ = r.TimeRange()
+			says = "the events say"
+		}
+		if h.TimeStartNs != first || h.TimeEndNs != last {
+			r.problems = append(r.problems, problem(ProblemHeaderMismatch, 48, "time range %d..%d, %s %d..%d", h.TimeStartNs, h.TimeEndNs, says, first, last))
 		}
 	case fo <= size:
 		if span := (fo - eo) / IndexEventSize; uint64(h.EventCount) != span {
@@ -210,6 +216,57 @@ func (r *IndexFile) recoveryProblems(end int64, why string) {
 		r.problems = append(r.problems, Problem{Kind: ProblemDiscarded, Offset: end, Bytes: r.discarded,
 			Msg: fmt.Sprintf("%d bytes dropped after the last complete event: %s", r.discarded, why)})
 	}
+}
+
+// tornLiveFooter recognises the live footer of a file a mapped writer
+// (WithMmapOutput) left when it was killed in putMapped after storing the
+// next event's second half over the footer's time range and before the
+// event's first half (which breaks the footer's magic): the footer's magic
+// and counts hold, its time range is bytes of that event. What tells it
+// from a damaged footer is what putMapped stored before: the next footer's
+// event_count (count+1) and time_start (the first event's) over this
+// footer's reserved bytes, its bytes_written after it, and zeros to the
+// end of the 96 bytes the writer keeps for an event and its footer (a
+// finished file ends at its footer, so no other writer leaves bytes
+// there). Then the events give the time range (TimeRange), and the torn
+// bytes are reported as discarded: bytes of an event the writer did not
+// finish, not a header mismatch. buf is scratch space.
+func (r *IndexFile) tornLiveFooter(buf *[HeaderSize]byte) error {
+	if r.count == 0 {
+		return nil // no time range to tear: the footer's is 0..0 by any reader
+	}
+	at := r.footerAt
+	b := buf[:IndexEventSize+FooterSize-40] // from the footer's reserved bytes on
+	if err := r.src.readAt(b, at+40); err != nil {
+		return err
+	}
+	le := binary.LittleEndian
+	if le.Uint64(b[0:]) != r.count+1 || le.Uint64(b[24:]) != (r.count+1)*IndexEventSize {
+		return nil
+	}
+	for _, c := range b[32:] {
+		if c != 0 {
+			return nil
+		}
+	}
+	firstTS := le.Uint64(b[8:])
+	first, err := r.Event(0)
+	if err != nil {
+		return err
+	}
+	last, err := r.Event(r.count - 1)
+	if err != nil {
+		return err
+	}
+	f := &r.footer
+	if first.Timestamp != firstTS || f.TimeStartNs == first.Timestamp && f.TimeEndNs == last.Timestamp {
+		return nil
+	}
+	r.tornRange = true
+	r.problems = append(r.problems, Problem{Kind: ProblemDiscarded, Offset: at + 16, Bytes: 16,
+		Msg: fmt.Sprintf("the live footer's time range %d..%d ignored: its writer (WithMmapOutput) was killed while storing event %d over it; the %d events before are whole and say %d..%d",
+			f.TimeStartNs, f.TimeEndNs, r.count, r.count, first.Timestamp, last.Timestamp)})
+	return nil
 }
 
 // cutIndex is the empty, recovered IndexFile of an index.atf cut inside its

@@ -27,6 +27,9 @@ type IndexFile struct {
 	count     uint64
 	recovered bool
 	discarded int64
+	// tornRange: the footer is a mapped writer's live footer whose time
+	// range a kill left torn (tornLiveFooter); the events give it
+	tornRange bool
 
 	closer   io.Closer // the file OpenIndexFile opened
 	footerAt int64     // where the valid footer is
@@ -160,6 +163,9 @@ func (r *IndexFile) findFooter(buf *[HeaderSize]byte) error {
 		if rest := size - FooterSize - fo; rest > 0 {
 			r.problems = append(r.problems, Problem{Kind: ProblemDiscarded, Offset: int64(fo) + FooterSize, Bytes: int64(rest),
 				Msg: fmt.Sprintf("%d bytes after the footer ignored", rest)})
+			if rest >= IndexEventSize {
+				return r.tornLiveFooter(buf)
+			}
 		}
 		return nil
 	}
@@ -235,14 +241,15 @@ func (r *IndexFile) Recovered() bool { return r.recovered }
 // recovered file (a torn event, or a damaged footer).
 func (r *IndexFile) Discarded() int64 { return r.discarded }
 
-// TimeRange is the footer's first/last timestamps; for a recovered file, the
+// TimeRange is the footer's first/last timestamps; for a recovered file, and
+// for a live footer whose time range a kill left torn (see Problems), the
 // timestamps of its first and last events (the reference reports the
 // placeholder's 0, 0). ok is false for a file without events.
 func (r *IndexFile) TimeRange() (first, last uint64, ok bool) {
 	if r.count == 0 {
 		return 0, 0, false
 	}
-	if r.hasFooter {
+	if r.hasFooter && !r.tornRange {
 		return r.footer.TimeStartNs, r.footer.TimeEndNs, true
 	}
 	a, err1 := r.Event(0)

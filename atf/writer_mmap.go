@@ -36,8 +36,10 @@ import (
 // 2 MiB, which hold the header, stay). A file left by a crash ends in the
 // zero bytes of the last step. An index file reads as exactly the events
 // written: this package's readers find the live footer (reporting the
-// zero tail as bytes after the footer, and the header's time range, which
-// only Close stores, as a header mismatch), and so does the reference Rust
+// zero tail as bytes after the footer, the header's time range, which
+// only Close stores, as a header mismatch, and a footer time range torn by
+// a kill while the next event's second half was being stored over it as
+// discarded bytes, giving the events' time range), and so does the reference Rust
 // reader, which takes the count from the footer that footer_offset points
 // at and otherwise from the file size. One exception: a kill that lands
 // in the three stores that move the live footer past a new event (between
