@@ -454,11 +454,6 @@ func (d *direct) object(pr *props) bool {
 	for {
 		var idx int
 		var found bool
-		// The key: its text keyText at keyOff in p.b, or (keyOff -1)
-		// decoded, keyStr, when it has escapes or invalid UTF-8.
-		var keyText []byte
-		keyOff := -1
-		var keyStr string
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
 			return false
 		}
@@ -468,38 +463,27 @@ func (d *direct) object(pr *props) bool {
 			if !p.charge(len(t)) || !p.charge(chargeMember+len(t)) {
 				return false
 			}
-			keyText, keyOff = t, p.i-1-len(t)
-			idx, found = lookupKey(p.b, keyOff, len(t))
+			off := p.i - 1 - len(t)
+			idx, found = lookupKey(p.b, off, len(t))
 			p.space()
 			if p.i >= len(p.b) || p.b[p.i] != ':' {
 				return false
 			}
 			p.i++
 			p.space()
+			if !found && !d.unknown(pr, &us, t, off, "") {
+				return false
+			}
 		} else {
 			k, ok := d.key()
 			if !ok {
 				return false
 			}
-			idx, found = dkeyIndex[k]
-			keyStr = k
+			if idx, found = dkeyIndex[k]; !found && !d.unknown(pr, &us, nil, -1, k) {
+				return false
+			}
 		}
-		if !found {
-			// Refused when unknown properties are not allowed (every
-			// object the direct decoder reads refuses them then), else
-			// dropped: parsed as parseJSON would, after a check that the
-			// object has not had it already (the generic path refuses a
-			// repeated key). An object whose type the direct decoder
-			// does not read (a preamble, trace or clock class) is left
-			// to the generic path at once.
-			if !d.o.allowUnknown || pr.has(dmType) && !directTypes[pr.str[sType]] || !d.unknownKey(&us, keyText, keyOff, keyStr) {
-				return false
-			}
-			pr.mask |= unknownBit
-			if p.value(); p.err != nil {
-				return false
-			}
-		} else {
+		if found {
 			bit := uint64(1) << idx
 			if pr.mask&bit != 0 {
 				return false // a duplicate key: the generic path refuses it
@@ -518,6 +502,23 @@ func (d *direct) object(pr *props) bool {
 			return true
 		}
 	}
+}
+
+// unknown reads the value of a key outside dkeys (its text text at off in
+// p.b, or, off -1, decoded dec) into nothing, as parseJSON would parse it,
+// after a check that the object (pr, its unknown keys us) has not had the
+// key already: the generic path refuses a repeated key. It returns false
+// to leave the object to the generic path: for that, and when unknown
+// properties are refused (every object the direct decoder reads refuses
+// them then), and for an object whose type the direct decoder does not
+// read (a preamble, trace or clock class).
+func (d *direct) unknown(pr *props, us *ukeySet, text []byte, off int, dec string) bool {
+	if !d.o.allowUnknown || pr.has(dmType) && !directTypes[pr.str[sType]] || !d.unknownKey(us, text, off, dec) {
+		return false
+	}
+	pr.mask |= unknownBit
+	d.p.value()
+	return d.p.err == nil
 }
 
 // member reads the value of key k into pr.
