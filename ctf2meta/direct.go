@@ -873,12 +873,14 @@ func dupName[E any](s *nameSet, st *scratch[E], base int, name func(*E) string, 
 // The sets of the objects being read, one per nesting level, are regions
 // of one stack of slots, jsonScratch.ukTab, reused from text to text. An
 // object adds a key only when every object inside it is finished, so its
-// region is then the top one and grows in place. A slot says where the
-// key's text is (ukSlot): in the JSON text for a key without escapes, else
-// decoded in jsonScratch.ukBuf, so a key costs 8 bytes of slot at most
-// 3/4 full (at most 21 bytes of table per key, 43 with the tables left
-// behind by its growth: less than the chargeMember the budget counts per
-// member) and no string.
+// region is then the top one and grows in place. A slot (one uint64, see
+// ukUsed) says where the key's text is: in the JSON text for a key without
+// escapes, else decoded in jsonScratch.ukBuf. So a key costs no string,
+// and a region is 8 slots (64 bytes, less than the chargeObject the budget
+// counts per object) until it grows, doubling when 3/4 full: at most 22
+// bytes of table per key then, 43 with the tables its growth left behind,
+// less than the chargeMember the budget counts per member.
+//
 // Slots are found by linear probing from maphash with a random seed per
 // scratch, so no input can choose the collisions: expected O(1) probes
 // per key, each comparing one key text; regrowth rehashes each key text a
