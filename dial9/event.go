@@ -1,5 +1,7 @@
 package dial9
 
+import "unsafe"
+
 // Event is a zero-copy view of one decoded event, valid until the next call
 // on the Reader that returned it. Field values are decoded on access.
 type Event struct {
@@ -52,7 +54,11 @@ func (e *Event) Payload() []byte { return e.d.buf[e.start:e.end] }
 // Field returns field i (0 ≤ i < NumFields()).
 func (e *Event) Field(i int) View {
 	t := e.types[i]
-	raw := e.d.buf[e.start+int(e.offs[i]) : e.start+int(e.offs[i+1])]
+	// e.offs holds at least NumFields()+1 entries (growFields): the check
+	// of i against NumFields, which a loop over NumFields proves, covers
+	// the field's start and end.
+	o := (*[2]int32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(e.offs)), 4*i))
+	raw := e.d.buf[e.start+int(o[0]) : e.start+int(o[1])]
 	if t&Optional != 0 {
 		if raw[0] == 0 {
 			return View{typ: t, absent: true}
@@ -65,7 +71,14 @@ func (e *Event) Field(i int) View {
 // Uint returns field i as an unsigned integer without building a View,
 // exactly as Field(i).Uint(): a Varint, U8, U16, U32 or Bool (0/1) value,
 // I64/F64 bits or a pool id; 0 for other types and absent values.
-func (e *Event) Uint(i int) uint64 { return e.vals[i] }
+//
+// Its one check is i < NumFields() (e.vals holds at least NumFields()+1
+// entries, see growFields), which a loop over NumFields proves: reading a
+// field costs one load.
+func (e *Event) Uint(i int) uint64 {
+	_ = e.types[i]
+	return *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(e.vals)), 8*i))
+}
 
 // FieldByName returns the first field called name.
 func (e *Event) FieldByName(name string) (View, bool) {

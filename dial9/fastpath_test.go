@@ -286,3 +286,62 @@ func TestStackView(t *testing.T) {
 	}()
 	_ = s.At(3)
 }
+
+// TestEventAccessorsCheckNumFields pins the one check of Event.Uint and
+// Event.Field: i < NumFields() of the current event, although the
+// Reader's value and offset arrays are as long as its widest schema's
+// (an index past the event's last field once read a value left there by
+// an earlier, wider event).
+func TestEventAccessorsCheckNumFields(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := w.Register("Wide", []FieldDef{{"a", TypeVarint}, {"b", TypeVarint}, {"c", TypeVarint}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow, err := w.Register("Narrow", []FieldDef{{"a", TypeVarint}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteUints(wide, 10, 7, 8, 9); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteUints(narrow, 11, 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewBytesReader(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Next() || !d.Next() {
+		t.Fatalf("two events expected: %v", d.Err())
+	}
+	ev := d.Event()
+	if ev.NumFields() != 1 || ev.Uint(0) != 5 || ev.Field(0).Uint() != 5 {
+		t.Fatalf("narrow event: %d fields, Uint(0) %d, Field(0) %d", ev.NumFields(), ev.Uint(0), ev.Field(0).Uint())
+	}
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"Uint(1)", func() { _ = ev.Uint(1) }},
+		{"Uint(-1)", func() { _ = ev.Uint(-1) }},
+		{"Field(1)", func() { _ = ev.Field(1) }},
+		{"Field(-1)", func() { _ = ev.Field(-1) }},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s of a one-field event did not panic", c.name)
+				}
+			}()
+			c.f()
+		}()
+	}
+}
