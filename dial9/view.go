@@ -49,9 +49,12 @@ func (s Stack) Raw() []byte {
 // View is a zero-copy view of one decoded field value, valid as long as the
 // Event it came from. Accessors that do not match the field's type return the
 // zero value.
+//
+// The slice comes first: 24 + 1 + 1 bytes pad to 32, the size up to which
+// the compiler keeps a View in registers (typ first padded it to 40).
 type View struct {
-	typ    FieldType // declared type, possibly with the Optional bit
 	raw    []byte    // the inner encoding (after any presence byte)
+	typ    FieldType // declared type, possibly with the Optional bit
 	absent bool
 }
 
