@@ -9,8 +9,7 @@ type Event struct {
 	ti    *typeInfo
 	types []FieldType // ti.types
 	ts    uint64
-	start int // payload = d.buf[start:end]
-	end   int
+	start int // payload = d.buf[start : start+offs[len(types)]]
 	offs  []int32  // start of each field in payload, then the end
 	vals  []uint64 // scalar values decoded while scanning
 }
@@ -49,7 +48,7 @@ func (e *Event) NumFields() int { return len(e.types) }
 func (e *Event) FieldType(i int) FieldType { return e.types[i] }
 
 // Payload is the encoded field values (the frame after its header).
-func (e *Event) Payload() []byte { return e.d.buf[e.start:e.end] }
+func (e *Event) Payload() []byte { return e.d.buf[e.start : e.start+int(e.offs[len(e.types)])] }
 
 // Field returns field i (0 ≤ i < NumFields()).
 func (e *Event) Field(i int) View {

@@ -320,12 +320,15 @@ func TestEventAccessorsCheckNumFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !d.Next() || !d.Next() {
+	if !d.Next() || !bytes.Equal(d.Event().Payload(), []byte{7, 8, 9}) {
+		t.Fatalf("wide event: payload %x, %v", d.Event().Payload(), d.Err())
+	}
+	if !d.Next() {
 		t.Fatalf("two events expected: %v", d.Err())
 	}
 	ev := d.Event()
-	if ev.NumFields() != 1 || ev.Uint(0) != 5 || ev.Field(0).Uint() != 5 {
-		t.Fatalf("narrow event: %d fields, Uint(0) %d, Field(0) %d", ev.NumFields(), ev.Uint(0), ev.Field(0).Uint())
+	if ev.NumFields() != 1 || ev.Uint(0) != 5 || ev.Field(0).Uint() != 5 || !bytes.Equal(ev.Payload(), []byte{5}) {
+		t.Fatalf("narrow event: %d fields, Uint(0) %d, Field(0) %d, payload %x", ev.NumFields(), ev.Uint(0), ev.Field(0).Uint(), ev.Payload())
 	}
 	for _, c := range []struct {
 		name string

@@ -504,7 +504,7 @@ func (d *Reader) deliver(ti *typeInfo, start, end int, ts uint64) {
 	d.tsBase = ts // unchanged without a timestamp
 	d.kind = FrameEvent
 	ev := &d.ev
-	ev.ti, ev.types, ev.ts, ev.start, ev.end = ti, ti.types, ts, start, end
+	ev.ti, ev.types, ev.ts, ev.start = ti, ti.types, ts, start
 	d.pos = end
 	d.nev++
 }
