@@ -9,7 +9,7 @@ type Event struct {
 	ti    *typeInfo
 	types []FieldType // ti.types
 	ts    uint64
-	start int // payload = d.buf[start : start+offs[len(types)]]
+	start int      // payload = d.buf[start : start+offs[len(types)]]
 	offs  []int32  // start of each field in payload, then the end
 	vals  []uint64 // scalar values decoded while scanning
 }
