@@ -360,3 +360,36 @@ func TestViewFitsInRegisters(t *testing.T) {
 		t.Errorf("View is %d bytes", s)
 	}
 }
+
+// TestStackOfMatchesUnsafeSlice pins stackOf's view, built from a slice's
+// three words, against unsafe.Slice over the same bytes: same data
+// pointer, length and capacity, for lengths that are and are not
+// multiples of 8, and a view of a sub-slice.
+func TestStackOfMatchesUnsafeSlice(t *testing.T) {
+	if unsafe.Sizeof(stackHeader{}) != unsafe.Sizeof([][8]byte(nil)) ||
+		unsafe.Offsetof(stackHeader{}.len) != unsafe.Sizeof(uintptr(0)) ||
+		unsafe.Offsetof(stackHeader{}.cap) != 2*unsafe.Sizeof(uintptr(0)) {
+		t.Fatalf("stackHeader is not a slice's layout")
+	}
+	buf := make([]byte, 200)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	for _, b := range [][]byte{buf, buf[:8], buf[:15], buf[3:131], buf[:7], buf[:0], buf[8:8]} {
+		got := stackOf(b).a
+		n := len(b) >> 3
+		if n == 0 {
+			if got != nil {
+				t.Errorf("%d bytes: %d addresses, want none", len(b), len(got))
+			}
+			continue
+		}
+		want := unsafe.Slice((*[8]byte)(unsafe.Pointer(&b[0])), n)
+		if len(got) != len(want) || cap(got) != cap(want) || &got[0] != &want[0] || &got[n-1] != &want[n-1] {
+			t.Errorf("%d bytes: len %d cap %d data %p, want len %d cap %d data %p", len(b), len(got), cap(got), &got[0], len(want), cap(want), &want[0])
+		}
+		if s := stackOf(b); s.At(n-1) != binary.LittleEndian.Uint64(b[8*(n-1):]) {
+			t.Errorf("%d bytes: last address %x", len(b), s.At(n-1))
+		}
+	}
+}
