@@ -1,5 +1,7 @@
 package dial9
 
+import "unsafe"
+
 // Event is a zero-copy view of one decoded event, valid until the next call
 // on the Reader that returned it. Field values are decoded on access.
 type Event struct {
@@ -7,8 +9,7 @@ type Event struct {
 	ti    *typeInfo
 	types []FieldType // ti.types
 	ts    uint64
-	start int // payload = d.buf[start:end]
-	end   int
+	start int      // payload = d.buf[start : start+offs[len(types)]]
 	offs  []int32  // start of each field in payload, then the end
 	vals  []uint64 // scalar values decoded while scanning
 }
@@ -47,12 +48,16 @@ func (e *Event) NumFields() int { return len(e.types) }
 func (e *Event) FieldType(i int) FieldType { return e.types[i] }
 
 // Payload is the encoded field values (the frame after its header).
-func (e *Event) Payload() []byte { return e.d.buf[e.start:e.end] }
+func (e *Event) Payload() []byte { return e.d.buf[e.start : e.start+int(e.offs[len(e.types)])] }
 
 // Field returns field i (0 ≤ i < NumFields()).
 func (e *Event) Field(i int) View {
 	t := e.types[i]
-	raw := e.d.buf[e.start+int(e.offs[i]) : e.start+int(e.offs[i+1])]
+	// e.offs holds at least NumFields()+1 entries (growFields): the check
+	// of i against NumFields, which a loop over NumFields proves, covers
+	// the field's start and end.
+	o := (*[2]int32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(e.offs)), 4*i))
+	raw := e.d.buf[e.start+int(o[0]) : e.start+int(o[1])]
 	if t&Optional != 0 {
 		if raw[0] == 0 {
 			return View{typ: t, absent: true}
@@ -65,7 +70,14 @@ func (e *Event) Field(i int) View {
 // Uint returns field i as an unsigned integer without building a View,
 // exactly as Field(i).Uint(): a Varint, U8, U16, U32 or Bool (0/1) value,
 // I64/F64 bits or a pool id; 0 for other types and absent values.
-func (e *Event) Uint(i int) uint64 { return e.vals[i] }
+//
+// Its one check is i < NumFields() (e.vals holds at least NumFields()+1
+// entries, see growFields), which a loop over NumFields proves: reading a
+// field costs one load.
+func (e *Event) Uint(i int) uint64 {
+	_ = e.types[i]
+	return *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(e.vals)), 8*i))
+}
 
 // FieldByName returns the first field called name.
 func (e *Event) FieldByName(name string) (View, bool) {

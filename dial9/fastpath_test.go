@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
@@ -285,4 +286,110 @@ func TestStackView(t *testing.T) {
 		}
 	}()
 	_ = s.At(3)
+}
+
+// TestEventAccessorsCheckNumFields pins the one check of Event.Uint and
+// Event.Field: i < NumFields() of the current event, although the
+// Reader's value and offset arrays are as long as its widest schema's
+// (an index past the event's last field once read a value left there by
+// an earlier, wider event).
+func TestEventAccessorsCheckNumFields(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := w.Register("Wide", []FieldDef{{"a", TypeVarint}, {"b", TypeVarint}, {"c", TypeVarint}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow, err := w.Register("Narrow", []FieldDef{{"a", TypeVarint}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteUints(wide, 10, 7, 8, 9); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteUints(narrow, 11, 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewBytesReader(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Next() || !bytes.Equal(d.Event().Payload(), []byte{7, 8, 9}) {
+		t.Fatalf("wide event: payload %x, %v", d.Event().Payload(), d.Err())
+	}
+	if !d.Next() {
+		t.Fatalf("two events expected: %v", d.Err())
+	}
+	ev := d.Event()
+	if ev.NumFields() != 1 || ev.Uint(0) != 5 || ev.Field(0).Uint() != 5 || !bytes.Equal(ev.Payload(), []byte{5}) {
+		t.Fatalf("narrow event: %d fields, Uint(0) %d, Field(0) %d, payload %x", ev.NumFields(), ev.Uint(0), ev.Field(0).Uint(), ev.Payload())
+	}
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"Uint(1)", func() { _ = ev.Uint(1) }},
+		{"Uint(-1)", func() { _ = ev.Uint(-1) }},
+		{"Field(1)", func() { _ = ev.Field(1) }},
+		{"Field(-1)", func() { _ = ev.Field(-1) }},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s of a one-field event did not panic", c.name)
+				}
+			}()
+			c.f()
+		}()
+	}
+}
+
+// TestViewFitsInRegisters pins View at 32 bytes: up to that size (four
+// words) the compiler keeps a struct in registers, so that Event.Field
+// and View's accessors inline without copying the View through memory
+// (with its type first it padded to 40 and cost 7 instructions per event
+// reading every field of the codec_iai stream).
+func TestViewFitsInRegisters(t *testing.T) {
+	if s := unsafe.Sizeof(View{}); s > 4*unsafe.Sizeof(uintptr(0)) {
+		t.Errorf("View is %d bytes", s)
+	}
+}
+
+// TestStackOfMatchesUnsafeSlice pins stackOf's view, built from a slice's
+// three words, against unsafe.Slice over the same bytes: same data
+// pointer, length and capacity, for lengths that are and are not
+// multiples of 8, and a view of a sub-slice.
+func TestStackOfMatchesUnsafeSlice(t *testing.T) {
+	if unsafe.Sizeof(stackHeader{}) != unsafe.Sizeof([][8]byte(nil)) ||
+		unsafe.Offsetof(stackHeader{}.len) != unsafe.Sizeof(uintptr(0)) ||
+		unsafe.Offsetof(stackHeader{}.cap) != 2*unsafe.Sizeof(uintptr(0)) {
+		t.Fatalf("stackHeader is not a slice's layout")
+	}
+	buf := make([]byte, 200)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	for _, b := range [][]byte{buf, buf[:8], buf[:15], buf[3:131], buf[:7], buf[:0], buf[8:8]} {
+		got := stackOf(b).a
+		n := len(b) >> 3
+		if n == 0 {
+			if got != nil {
+				t.Errorf("%d bytes: %d addresses, want none", len(b), len(got))
+			}
+			continue
+		}
+		want := unsafe.Slice((*[8]byte)(unsafe.Pointer(&b[0])), n)
+		if len(got) != len(want) || cap(got) != cap(want) || &got[0] != &want[0] || &got[n-1] != &want[n-1] {
+			t.Errorf("%d bytes: len %d cap %d data %p, want len %d cap %d data %p", len(b), len(got), cap(got), &got[0], len(want), cap(want), &want[0])
+		}
+		if s := stackOf(b); s.At(n-1) != binary.LittleEndian.Uint64(b[8*(n-1):]) {
+			t.Errorf("%d bytes: last address %x", len(b), s.At(n-1))
+		}
+	}
 }

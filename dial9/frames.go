@@ -175,7 +175,7 @@ func (d *Reader) event(p int) (int, error) {
 	d.kind = FrameEvent
 	d.cur = ti
 	ev := &d.ev
-	ev.ti, ev.types, ev.ts, ev.start, ev.end = ti, types, ts, start, q
+	ev.ti, ev.types, ev.ts, ev.start = ti, types, ts, start
 	return q, nil
 }
 

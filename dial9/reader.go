@@ -504,7 +504,7 @@ func (d *Reader) deliver(ti *typeInfo, start, end int, ts uint64) {
 	d.tsBase = ts // unchanged without a timestamp
 	d.kind = FrameEvent
 	ev := &d.ev
-	ev.ti, ev.types, ev.ts, ev.start, ev.end = ti, ti.types, ts, start, end
+	ev.ti, ev.types, ev.ts, ev.start = ti, ti.types, ts, start
 	d.pos = end
 	d.nev++
 }
@@ -563,10 +563,13 @@ func (d *Reader) simpleEvent(ti *typeInfo, p, start int, ts uint64) bool {
 		case TypeStackFrames:
 			// The addresses and then fixedMax more bytes must be in the
 			// buffer: the fields after the stack are read as above.
+			// Past that (near the end of the buffer; a stack over its
+			// limit), next decodes the event: its only fallback in the
+			// loop, so that p stays out of the loop's registers.
 			c := uint64(binary.LittleEndian.Uint32((*[4]byte)(r)[:]))
 			avail := rest - q - 4 - ti.fixedMax
 			if avail < 0 || c > uint64(d.lim.MaxStackFrames) || 8*c > uint64(avail) {
-				return d.simpleEventTail(ti, p, start, ts)
+				return d.next()
 			}
 			q += 4 + 8*int(c)
 		default:
