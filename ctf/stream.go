@@ -186,10 +186,12 @@ type Stream struct {
 	rec                        traceerr.Recovery
 	events                     int64
 	// packet headers whose UUID differs from the metadata's: how many,
-	// the first one's index and UUID
-	uuidBad int64
-	uuidPkt int
-	uuidVal [16]byte
+	// the first one's index and UUID, the last one's index (a header
+	// decoded again once its packet is loaded whole counts once)
+	uuidBad  int64
+	uuidPkt  int
+	uuidLast int
+	uuidVal  [16]byte
 }
 
 func newStream(t *Trace, name string, data []byte) *Stream {
@@ -1105,7 +1107,10 @@ func (s *Stream) checkUUID(b []byte) bool {
 		if s.uuidBad == 0 {
 			s.uuidPkt = s.pkt.Index
 			copy(s.uuidVal[:], b)
+		} else if s.uuidLast == s.pkt.Index {
+			return true
 		}
+		s.uuidLast = s.pkt.Index
 		s.uuidBad++
 	}
 	return true
