@@ -185,6 +185,7 @@ type Stream struct {
 	losses                     []Loss
 	rec                        traceerr.Recovery
 	events                     int64
+	nxEvents                   int64 // the records Next decoded from templates (nextfast.go)
 	// packet headers whose UUID differs from the metadata's: how many,
 	// the first one's index and UUID, the last one's index (a header
 	// decoded again once its packet is loaded whole counts once)
@@ -262,6 +263,12 @@ func (s *Stream) All() iter.Seq2[*Event, error] {
 // Next decodes the next event record; it returns false at the end of the
 // stream or at an error (Err).
 func (s *Stream) Next() bool {
+	if h := s.sel; h != nil && s.pos < s.end && h.tmpl != nil {
+		s.scanned = false
+		if s.nextFast(h) {
+			return true
+		}
+	}
 	if !s.begin() {
 		return false
 	}

@@ -1,0 +1,455 @@
+package ctf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+)
+
+// Next's fast path. When the event record header has a selID shape with
+// templates (LTTng's compact and extended headers: skim.go's hdrShape),
+// Next reads the header from its two words as Scan does and builds the
+// record's fields from templates: the option's header template, then the
+// class's (nxProg), in pre-order as the decoding program builds them. A
+// class's template holds every field it decodes to with its arrays empty,
+// each with its class, member count and End; per event only the integer
+// values, the string and BLOB offsets and lengths, the array lengths and
+// elements, and the End values that arrays move are written. The class is
+// cut into segments: fixed-size integers at fixed offsets from the
+// segment's aligned start, ending with at most one item of variable size
+// (a null-terminated string, a string or BLOB of a static or dynamic
+// length, an array of plain little-endian integers). Classes with anything
+// else (variants, optionals, floats, booleans, big-endian or
+// variable-length integers, fields with roles, UTF-16/32 text, arrays of
+// other elements) have no template, and wherever the fast path is unsure
+// (a bound, the field limit, an 8-byte read past the loaded bytes) Next
+// decodes the record with the decoding program, which reports exactly what
+// it reports (TestNextFastMatchesWalk checks both give the same fields).
+
+// maxNxArrays bounds the arrays of a class with a template (the element
+// counts before each are kept on the stack).
+const maxNxArrays = 8
+
+// maxNxFields bounds the fields of one class template, maxNxTotal those
+// of all the templates of a trace (a large common context is copied into
+// every class's template).
+const (
+	maxNxFields = 1 << 12
+	maxNxTotal  = 1 << 20
+)
+
+// nxProg is the template of an event record class (common context,
+// specific context, payload) for Next's fast path.
+type nxProg struct {
+	// fields are the class's fields with every array empty; End values
+	// count from the class's first field (Next adds the header's field
+	// count and the elements of the arrays before them)
+	fields []Field
+	segs   []nxSeg
+	// fix are the structures that hold an array: their End moves with
+	// its length
+	fix []nxRef
+	// roots: the scope roots (common context, specific context,
+	// payload); i -1: none
+	roots  [3]nxRef
+	arrays bool // the class has arrays (fields are copied segment by segment)
+}
+
+// nxRef is a template field index i (preceded by ai arrays) and, for a
+// structure of fix, its template End e (preceded by ae arrays).
+type nxRef struct {
+	i, ai, e, ae int32
+}
+
+// nxSeg is a run of template fields [from, to): fixed-size integers
+// (vals) at fixed bit offsets from the segment's start (aligned to am+1),
+// bits in all, then the item of variable size dyn (code 0: none), whose
+// field is the last of the run.
+type nxSeg struct {
+	from, to int32
+	am       uint64
+	bits     uint64
+	need     uint64 // bytes read from the start's byte on (the last value's byte offset + 8), 0: none
+	vals     []nxVal
+	dyn      nxDyn
+}
+
+// nxVal is an integer of a segment: template field idx, off bits from the
+// segment's start, its value 8 bytes read at its byte >> its bit offset,
+// & mask, sign-extended by shifting left and back by sx (0: unsigned);
+// slot: the slot it writes (-1: none).
+type nxVal struct {
+	idx  int32
+	off  uint32
+	sx   uint8
+	slot int32
+	mask uint64
+}
+
+// nxDyn codes
+const (
+	nxString = 1 + iota // null-terminated UTF-8 string
+	nxBytes             // static- or dynamic-length string or BLOB
+	nxArray             // static- or dynamic-length array of plain little-endian integers
+)
+
+type nxDyn struct {
+	code   uint8
+	text   bool // nxBytes: a string (N stops at the first null byte)
+	esx    uint8
+	idx    int32  // its template field
+	src    int32  // slot of a dynamic length, -1: static
+	am     uint64 // its alignment minus 1
+	length uint64 // static length
+	eam    uint64 // nxArray: element alignment minus 1
+	ebits  uint32 // nxArray: element size (8, 16, 32 or 64)
+	ecls   int32  // nxArray: element class
+}
+
+// nxBuilder makes the template of a class.
+type nxBuilder struct {
+	p      *nxProg
+	seg    *nxSeg // the open segment (nil: none)
+	arrays int32
+	ok     bool
+}
+
+// compileNext gives the event record classes of the data stream classes
+// whose header has a selID shape with templates their nxProg, within
+// maxNxTotal template fields for the trace.
+func (t *Trace) compileNext() {
+	total := 0
+	for _, sc := range t.dscs {
+		if sc.selShape == nil || sc.selShape.tmpl == nil {
+			continue
+		}
+		for _, ec := range sc.events {
+			p := buildNext(sc.CommonContext, ec.SpecificContext, ec.Payload)
+			if p == nil || total+len(p.fields) > maxNxTotal {
+				continue
+			}
+			total += len(p.fields)
+			ec.nx = p
+		}
+	}
+}
+
+// buildNext returns the template of the class of these scopes, or nil.
+func buildNext(scopes ...*FieldClass) *nxProg {
+	b := &nxBuilder{p: &nxProg{}, ok: true}
+	for k, fc := range scopes {
+		b.p.roots[k] = nxRef{i: -1}
+		if fc == nil {
+			continue
+		}
+		b.p.roots[k] = nxRef{i: int32(len(b.p.fields)), ai: b.arrays}
+		b.field(fc, 0)
+	}
+	b.close()
+	if !b.ok {
+		return nil
+	}
+	b.p.arrays = b.arrays > 0
+	return b.p
+}
+
+// place puts a field aligned to a bits at template index idx in the open
+// segment, opening one when none is or when a is larger than its start's
+// alignment (the field's offset would not be fixed); it returns the
+// field's bit offset from the segment's start.
+func (b *nxBuilder) place(a uint64, idx int32) uint64 {
+	g := b.seg
+	if g == nil || a-1 > g.am {
+		b.close()
+		b.p.segs = append(b.p.segs, nxSeg{from: idx, am: a - 1})
+		b.seg = &b.p.segs[len(b.p.segs)-1]
+		return 0
+	}
+	return (g.bits + a - 1) &^ (a - 1)
+}
+
+// close ends the open segment (without an item of variable size).
+func (b *nxBuilder) close() {
+	if b.seg != nil {
+		b.seg.to = int32(len(b.p.fields))
+		b.seg = nil
+	}
+}
+
+// item ends the open segment (or one opened for it) with the item of
+// variable size d at template index idx.
+func (b *nxBuilder) item(fc *FieldClass, d nxDyn, idx int32) {
+	if b.seg == nil {
+		b.place(uint64(fc.Align), idx)
+	}
+	d.idx, d.am = idx, uint64(fc.Align)-1
+	d.src = -1
+	if fc.dynamic {
+		d.src = int32(fc.src)
+	} else {
+		d.length = fc.Length
+	}
+	b.p.fields = append(b.p.fields, Field{End: idx + 1, cls: fc.id})
+	b.seg.dyn = d
+	b.close()
+}
+
+func (b *nxBuilder) field(fc *FieldClass, depth int) {
+	if !b.ok || depth > 64 || len(b.p.fields) >= maxNxFields {
+		b.ok = false
+		return
+	}
+	idx := int32(len(b.p.fields))
+	a := uint64(fc.Align)
+	switch fc.Kind {
+	case KindUint, KindSint:
+		if fc.BigEndian || fc.roles != 0 || fc.Bits == 0 || fc.Bits > 64 {
+			break
+		}
+		off := b.place(a, idx)
+		g := b.seg
+		// the value is 8 bytes from its byte on, shifted by its bit
+		// offset in that byte: static when the start is byte-aligned
+		if g.am+1 >= 8 && off%8+uint64(fc.Bits) > 64 || g.am+1 < 8 && fc.Bits > 57 || off > math.MaxUint32-64 {
+			break
+		}
+		v := nxVal{idx: idx, off: uint32(off), slot: int32(fc.slot), mask: math.MaxUint64}
+		if fc.Bits < 64 {
+			v.mask = 1<<fc.Bits - 1
+			if fc.Kind == KindSint {
+				v.sx = uint8(64 - fc.Bits)
+			}
+		}
+		g.vals = append(g.vals, v)
+		g.bits = off + uint64(fc.Bits)
+		// (9 bytes when the start may lie inside a byte)
+		need := off/8 + 8
+		if g.am < 7 {
+			need++
+		}
+		g.need = max(g.need, need)
+		b.p.fields = append(b.p.fields, Field{End: idx + 1, cls: fc.id})
+		return
+	case KindStruct:
+		off := b.place(a, idx)
+		b.seg.bits = off
+		b.p.fields = append(b.p.fields, Field{V: uint64(len(fc.Members)), cls: fc.id})
+		arrays := b.arrays
+		for _, m := range fc.Members {
+			b.field(m, depth+1)
+		}
+		e := int32(len(b.p.fields))
+		b.p.fields[idx].End = e
+		if b.arrays != arrays {
+			b.p.fix = append(b.p.fix, nxRef{i: idx, ai: arrays, e: e, ae: b.arrays})
+		}
+		return
+	case KindArray:
+		if len(fc.Members) == 0 || fc.roles != 0 || b.arrays >= maxNxArrays {
+			break
+		}
+		el := fc.Members[0]
+		if !plainLE(el) || el.Align > el.Bits {
+			break // the decoding program's fast arrays only
+		}
+		d := nxDyn{code: nxArray, eam: uint64(el.Align) - 1, ebits: el.Bits, ecls: el.id}
+		if el.Kind == KindSint && el.Bits < 64 {
+			d.esx = uint8(64 - el.Bits)
+		}
+		b.item(fc, d, idx)
+		b.arrays++
+		return
+	case KindString, KindBlob:
+		if fc.enc != encUTF8 || fc.roles != 0 || fc.Align%8 != 0 {
+			break
+		}
+		if fc.nulStr {
+			b.item(fc, nxDyn{code: nxString}, idx)
+		} else {
+			b.item(fc, nxDyn{code: nxBytes, text: fc.textElem}, idx)
+		}
+		return
+	}
+	b.ok = false
+}
+
+// nextFast decodes the event record at s.pos, whose header has shape h
+// (selID, with templates), from the templates; false where the decoding
+// program might fail or the class has no template (Next then decodes it,
+// writing again what this wrote).
+func (s *Stream) nextFast(h *hdrShape) bool {
+	start := s.pos
+	base, end, data := s.base, s.end, s.data
+	hs := base + (start-base+h.am)&^h.am
+	j := hs >> 3
+	if j+16 > uint64(len(data)) || j+16 < j {
+		return false
+	}
+	w := data[j : j+16 : j+16]
+	w0, w1 := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
+	f := &h.pre.slot
+	id := f.get(w0, w1)
+	k := h.option(id)
+	if k < 0 {
+		return false
+	}
+	s.slots[f.slot] = id
+	p := &h.opts[k]
+	pos := hs + p.bits
+	if pos > end {
+		return false
+	}
+	if p.id.mask != 0 {
+		id = p.id.get(w0, w1)
+	}
+	sc := s.pkt.Class
+	var ec *EventClass
+	if id < uint64(len(sc.small)) {
+		ec = sc.small[id]
+	} else {
+		ec = sc.events[id]
+	}
+	if ec == nil || ec.nx == nil {
+		return false
+	}
+	ht := &h.tmpl[k]
+	fs := append(s.fields[:0], ht.fields...)
+	for i := range ht.vals {
+		v := &ht.vals[i]
+		fs[v.idx].V = v.f.get(w0, w1)
+	}
+	t := ec.nx
+	hn := int32(len(fs))
+	delta := hn // added to the template's indices and End values
+	var cum [maxNxArrays + 1]int32
+	na := 0
+	if !t.arrays {
+		fs = append(fs, t.fields...)
+		for i := hn; i < int32(len(fs)); i++ {
+			fs[i].End += hn
+		}
+	}
+	for si := range t.segs {
+		g := &t.segs[si]
+		st := base + (pos-base+g.am)&^g.am
+		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
+			s.fields = fs[:0]
+			return false
+		}
+		if t.arrays {
+			n0 := len(fs)
+			fs = append(fs, t.fields[g.from:g.to]...)
+			for i := n0; i < len(fs); i++ {
+				fs[i].End += delta
+			}
+		}
+		for i := range g.vals {
+			v := &g.vals[i]
+			q := st + uint64(v.off)
+			x := binary.LittleEndian.Uint64(data[q>>3:]) >> (q & 7) & v.mask
+			x = uint64(int64(x<<v.sx) >> v.sx)
+			if v.slot >= 0 {
+				s.slots[v.slot] = x
+			}
+			fs[delta+v.idx].V = x
+		}
+		pos = st + g.bits
+		d := &g.dyn
+		if d.code == 0 {
+			continue
+		}
+		pos = base + (pos-base+d.am)&^d.am
+		fd := &fs[delta+d.idx]
+		switch d.code {
+		case nxString:
+			i, e := pos>>3, end>>3
+			if i > e {
+				s.fields = fs[:0]
+				return false
+			}
+			n := bytes.IndexByte(data[i:e], 0)
+			if n < 0 || uint64(n) > math.MaxUint32 {
+				s.fields = fs[:0]
+				return false
+			}
+			fd.V, fd.N = i, uint32(n)
+			pos = (i + uint64(n) + 1) * 8
+		case nxBytes:
+			n := d.length
+			if d.src >= 0 {
+				n = s.slots[d.src]
+			}
+			if pos > end || n > (end-pos)/8 || n > math.MaxUint32 {
+				s.fields = fs[:0]
+				return false
+			}
+			i := pos >> 3
+			k := n
+			if d.text {
+				if z := bytes.IndexByte(data[i:i+n], 0); z >= 0 {
+					k = uint64(z)
+				}
+			}
+			fd.V, fd.N = i, uint32(k)
+			pos += n * 8
+		case nxArray:
+			n := d.length
+			if d.src >= 0 {
+				n = s.slots[d.src]
+			}
+			// the walk's limit: the array's field and its elements
+			if len(fs) > s.limit || n > uint64(s.limit-len(fs)) || n > 1<<30 {
+				s.fields = fs[:0]
+				return false
+			}
+			fd.V = n
+			if n > 0 {
+				q := base + (pos-base+d.eam)&^d.eam
+				eb := uint64(d.ebits)
+				if q > end || n > (end-q)/eb {
+					s.fields = fs[:0]
+					return false
+				}
+				for range n {
+					x := loadLE(data, q>>3, d.ebits)
+					x = uint64(int64(x<<d.esx) >> d.esx)
+					fs = append(fs, Field{V: x, End: int32(len(fs) + 1), cls: d.ecls})
+					q += eb
+				}
+				pos = q
+			}
+			fs[delta+d.idx].End = int32(len(fs))
+			na++
+			cum[na] = cum[na-1] + int32(n)
+			delta += int32(n)
+		}
+	}
+	for i := range t.fix {
+		x := &t.fix[i]
+		fs[hn+x.i+cum[x.ai]].End = hn + x.e + cum[x.ae]
+	}
+	ev := &s.ev
+	ev.Header = 0
+	for k, r := range t.roots {
+		root := int32(-1)
+		if r.i >= 0 {
+			root = hn + r.i + cum[r.ai]
+		}
+		switch k {
+		case 0:
+			ev.CommonContext = root
+		case 1:
+			ev.SpecificContext = root
+		default:
+			ev.Payload = root
+		}
+	}
+	s.fields, ev.Fields = fs, fs
+	s.ercID, s.haveERCID = id, true
+	s.clock = p.clock(s.clock, w0, w1)
+	ev.Class, ev.Cycles, ev.Offset = ec, s.clock, start+uint64(s.dataOff)*8
+	s.pos = pos
+	s.events++
+	s.nxEvents++
+	return true
+}
