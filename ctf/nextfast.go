@@ -39,12 +39,14 @@ const (
 )
 
 // nxProg is the template of an event record class (common context,
-// specific context, payload) for Next's fast path.
+// specific context, payload) after one option of the header, for Next's
+// fast path.
 type nxProg struct {
-	// fields are the class's fields with every array empty; End values
-	// count from the class's first field (Next adds the header's field
-	// count and the elements of the arrays before them)
+	// fields are the header's fields (the option's template) and the
+	// class's, with every array empty; Next adds to the End values the
+	// elements of the arrays before them
 	fields []Field
+	hvals  []hdrVal // the header's values (the option's template's)
 	segs   []nxSeg
 	// fix are the structures that hold an array: their End moves with
 	// its length
@@ -53,6 +55,9 @@ type nxProg struct {
 	// payload); i -1: none
 	roots  [3]nxRef
 	arrays bool // the class has arrays (fields are copied segment by segment)
+	// static roots: the scope roots when no array comes before them
+	rootStatic             bool
+	rootCC, rootSC, rootPL int32
 }
 
 // nxRef is a template field index i (preceded by ai arrays) and, for a
@@ -69,21 +74,32 @@ type nxSeg struct {
 	from, to int32
 	am       uint64
 	bits     uint64
-	need     uint64 // bytes read from the start's byte on (the last value's byte offset + 8), 0: none
+	need     uint64 // bytes read from the start's byte on (the last value's byte offset + 8, + 1 unless bytewise), 0: none
+	// bytewise: the start is byte-aligned (am ≥ 7), so each value's
+	// byte and bit offsets from it are static
+	bytewise bool
 	vals     []nxVal
+	slots    []nxSlot
 	dyn      nxDyn
 }
 
 // nxVal is an integer of a segment: template field idx, off bits from the
-// segment's start, its value 8 bytes read at its byte >> its bit offset,
-// & mask, sign-extended by shifting left and back by sx (0: unsigned);
-// slot: the slot it writes (-1: none).
+// segment's start (bytewise: at byte boff, bit sh), its value 8 bytes read
+// from its byte >> its bit, & mask, sign-extended by shifting left and
+// back by sx (0: unsigned).
 type nxVal struct {
 	idx  int32
 	off  uint32
+	boff uint32
+	sh   uint8
 	sx   uint8
-	slot int32
 	mask uint64
+}
+
+// nxSlot: the value of template field idx goes to slot (a length or
+// selector read later).
+type nxSlot struct {
+	idx, slot int32
 }
 
 // nxDyn codes
@@ -115,23 +131,67 @@ type nxBuilder struct {
 }
 
 // compileNext gives the event record classes of the data stream classes
-// whose header has a selID shape with templates their nxProg, within
-// maxNxTotal template fields for the trace.
+// whose header has a selID shape with templates their nxProg for each
+// option of the header, within maxNxTotal template fields for the trace.
 func (t *Trace) compileNext() {
 	total := 0
 	for _, sc := range t.dscs {
-		if sc.selShape == nil || sc.selShape.tmpl == nil {
+		h := sc.selShape
+		if h == nil || h.tmpl == nil {
 			continue
 		}
 		for _, ec := range sc.events {
 			p := buildNext(sc.CommonContext, ec.SpecificContext, ec.Payload)
-			if p == nil || total+len(p.fields) > maxNxTotal {
+			if p == nil || total+len(h.tmpl)*len(p.fields) > maxNxTotal {
 				continue
 			}
-			total += len(p.fields)
-			ec.nx = p
+			total += len(h.tmpl) * len(p.fields)
+			ec.nx = make([]nxProg, len(h.tmpl))
+			for k := range h.tmpl {
+				ec.nx[k] = p.after(&h.tmpl[k])
+			}
 		}
 	}
+}
+
+// after returns the class template p (its indices from the class's first
+// field) after the header template ht.
+func (p *nxProg) after(ht *hdrTmpl) nxProg {
+	hn := int32(len(ht.fields))
+	q := nxProg{arrays: p.arrays, hvals: ht.vals, roots: p.roots}
+	q.fields = append(append(q.fields, ht.fields...), p.fields...)
+	for i := hn; i < int32(len(q.fields)); i++ {
+		q.fields[i].End += hn
+	}
+	for _, x := range p.fix {
+		q.fix = append(q.fix, nxRef{i: x.i + hn, ai: x.ai, e: x.e + hn, ae: x.ae})
+	}
+	for k := range q.roots {
+		if q.roots[k].i >= 0 {
+			q.roots[k].i += hn
+		}
+	}
+	for _, g := range p.segs {
+		g.from, g.to = g.from+hn, g.to+hn
+		g.vals = append([]nxVal(nil), g.vals...)
+		for i := range g.vals {
+			g.vals[i].idx += hn
+		}
+		g.slots = append([]nxSlot(nil), g.slots...)
+		for i := range g.slots {
+			g.slots[i].idx += hn
+		}
+		if g.dyn.code != 0 {
+			g.dyn.idx += hn
+		}
+		q.segs = append(q.segs, g)
+	}
+	if len(q.segs) > 0 {
+		q.segs[0].from = 0 // with the header's fields
+	}
+	q.rootStatic = q.roots[0].ai == 0 && q.roots[1].ai == 0 && q.roots[2].ai == 0
+	q.rootCC, q.rootSC, q.rootPL = q.roots[0].i, q.roots[1].i, q.roots[2].i
+	return q
 }
 
 // buildNext returns the template of the class of these scopes, or nil.
@@ -146,7 +206,7 @@ func buildNext(scopes ...*FieldClass) *nxProg {
 		b.field(fc, 0)
 	}
 	b.close()
-	if !b.ok {
+	if !b.ok || len(b.p.segs) == 0 {
 		return nil
 	}
 	b.p.arrays = b.arrays > 0
@@ -161,7 +221,7 @@ func (b *nxBuilder) place(a uint64, idx int32) uint64 {
 	g := b.seg
 	if g == nil || a-1 > g.am {
 		b.close()
-		b.p.segs = append(b.p.segs, nxSeg{from: idx, am: a - 1})
+		b.p.segs = append(b.p.segs, nxSeg{from: idx, am: a - 1, bytewise: a >= 8})
 		b.seg = &b.p.segs[len(b.p.segs)-1]
 		return 0
 	}
@@ -213,18 +273,21 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 		if g.am+1 >= 8 && off%8+uint64(fc.Bits) > 64 || g.am+1 < 8 && fc.Bits > 57 || off > math.MaxUint32-64 {
 			break
 		}
-		v := nxVal{idx: idx, off: uint32(off), slot: int32(fc.slot), mask: math.MaxUint64}
+		v := nxVal{idx: idx, off: uint32(off), boff: uint32(off / 8), sh: uint8(off % 8), mask: math.MaxUint64}
 		if fc.Bits < 64 {
 			v.mask = 1<<fc.Bits - 1
 			if fc.Kind == KindSint {
 				v.sx = uint8(64 - fc.Bits)
 			}
 		}
+		if fc.slot >= 0 {
+			g.slots = append(g.slots, nxSlot{idx: idx, slot: int32(fc.slot)})
+		}
 		g.vals = append(g.vals, v)
 		g.bits = off + uint64(fc.Bits)
 		// (9 bytes when the start may lie inside a byte)
 		need := off/8 + 8
-		if g.am < 7 {
+		if !g.bytewise {
 			need++
 		}
 		g.need = max(g.need, need)
@@ -309,25 +372,16 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	} else {
 		ec = sc.events[id]
 	}
-	if ec == nil || ec.nx == nil {
+	if ec == nil || k >= len(ec.nx) {
 		return false
 	}
-	ht := &h.tmpl[k]
-	fs := append(s.fields[:0], ht.fields...)
-	for i := range ht.vals {
-		v := &ht.vals[i]
-		fs[v.idx].V = v.f.get(w0, w1)
-	}
-	t := ec.nx
-	hn := int32(len(fs))
-	delta := hn // added to the template's indices and End values
+	t := &ec.nx[k]
+	fs := s.fields[:0]
+	var delta int32 // the elements of the arrays so far: added to the template's indices and End values
 	var cum [maxNxArrays + 1]int32
 	na := 0
 	if !t.arrays {
 		fs = append(fs, t.fields...)
-		for i := hn; i < int32(len(fs)); i++ {
-			fs[i].End += hn
-		}
 	}
 	for si := range t.segs {
 		g := &t.segs[si]
@@ -339,19 +393,31 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 		if t.arrays {
 			n0 := len(fs)
 			fs = append(fs, t.fields[g.from:g.to]...)
-			for i := n0; i < len(fs); i++ {
-				fs[i].End += delta
+			if delta != 0 {
+				for i := n0; i < len(fs); i++ {
+					fs[i].End += delta
+				}
 			}
 		}
-		for i := range g.vals {
-			v := &g.vals[i]
-			q := st + uint64(v.off)
-			x := binary.LittleEndian.Uint64(data[q>>3:]) >> (q & 7) & v.mask
-			x = uint64(int64(x<<v.sx) >> v.sx)
-			if v.slot >= 0 {
-				s.slots[v.slot] = x
+		dst := fs[delta:]
+		if vals := g.vals; g.bytewise {
+			b := data[st>>3:]
+			for i := range vals {
+				v := &vals[i]
+				x := binary.LittleEndian.Uint64(b[v.boff:]) >> (v.sh & 63) & v.mask
+				dst[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
 			}
-			fs[delta+v.idx].V = x
+		} else {
+			for i := range vals {
+				v := &vals[i]
+				q := st + uint64(v.off)
+				x := binary.LittleEndian.Uint64(data[q>>3:]) >> (q & 7) & v.mask
+				dst[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
+			}
+		}
+		for i := range g.slots {
+			sl := &g.slots[i]
+			s.slots[sl.slot] = dst[sl.idx].V
 		}
 		pos = st + g.bits
 		d := &g.dyn
@@ -426,23 +492,18 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	}
 	for i := range t.fix {
 		x := &t.fix[i]
-		fs[hn+x.i+cum[x.ai]].End = hn + x.e + cum[x.ae]
+		fs[x.i+cum[x.ai]].End = x.e + cum[x.ae]
+	}
+	for i := range t.hvals {
+		v := &t.hvals[i]
+		fs[v.idx].V = v.f.get(w0, w1)
 	}
 	ev := &s.ev
 	ev.Header = 0
-	for k, r := range t.roots {
-		root := int32(-1)
-		if r.i >= 0 {
-			root = hn + r.i + cum[r.ai]
-		}
-		switch k {
-		case 0:
-			ev.CommonContext = root
-		case 1:
-			ev.SpecificContext = root
-		default:
-			ev.Payload = root
-		}
+	if t.rootStatic {
+		ev.CommonContext, ev.SpecificContext, ev.Payload = t.rootCC, t.rootSC, t.rootPL
+	} else {
+		s.nxRoots(t, &cum)
 	}
 	s.fields, ev.Fields = fs, fs
 	s.ercID, s.haveERCID = id, true
@@ -452,4 +513,17 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	s.events++
 	s.nxEvents++
 	return true
+}
+
+// nxRoots sets the scope roots of the event from template t, cum[k]
+// holding the elements of the first k arrays.
+func (s *Stream) nxRoots(t *nxProg, cum *[maxNxArrays + 1]int32) {
+	var roots [3]int32
+	for k, r := range t.roots {
+		roots[k] = -1
+		if r.i >= 0 {
+			roots[k] = r.i + cum[r.ai]
+		}
+	}
+	s.ev.CommonContext, s.ev.SpecificContext, s.ev.Payload = roots[0], roots[1], roots[2]
 }

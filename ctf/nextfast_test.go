@@ -10,7 +10,7 @@ import (
 // nextFastStats counts what compareNextFast saw.
 type nextFastStats struct {
 	events, fast, templated int64 // events; those Next built from templates; those whose class has one
-	classes                   map[*EventClass]bool
+	classes                 map[*EventClass]bool
 }
 
 // compareNextFast decodes data with Next (its fast path where the class
@@ -47,7 +47,7 @@ func compareNextFast(t testing.TB, tr *Trace, name string, data []byte, st *next
 			}
 		}
 		st.events++
-		if sc := fast.Packet().Class; sc.selShape != nil && sc.selShape.tmpl != nil && fe.Class.nx != nil {
+		if sc := fast.Packet().Class; sc.selShape != nil && sc.selShape.tmpl != nil && len(fe.Class.nx) > 0 {
 			st.templated++
 			st.classes[fe.Class] = true
 		}

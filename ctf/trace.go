@@ -82,7 +82,7 @@ type classCode struct {
 	fixed          bool
 	fixAM, fixBits uint64
 	fixN           int
-	nx             *nxProg // its template for Next's fast path (nextfast.go), nil: none
+	nx             []nxProg // its templates for Next's fast path after each header option (nextfast.go), nil: none
 }
 
 // NewTrace compiles metadata for decoding data streams.
