@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 )
 
 // Next's fast path. When the event record header has a selID shape with
@@ -401,10 +402,10 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 		}
 		dst := fs[delta:]
 		if vals := g.vals; g.bytewise {
-			b := data[st>>3:]
+			sb := st >> 3
 			for i := range vals {
 				v := &vals[i]
-				x := binary.LittleEndian.Uint64(b[v.boff:]) >> (v.sh & 63) & v.mask
+				x := binary.LittleEndian.Uint64(data[sb+uint64(v.boff):]) >> (v.sh & 63) & v.mask
 				dst[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
 			}
 		} else {
@@ -433,13 +434,32 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 				s.fields = fs[:0]
 				return false
 			}
-			n := bytes.IndexByte(data[i:e], 0)
-			if n < 0 || uint64(n) > math.MaxUint32 {
+			// the first null byte from i on, eight bytes at a time (the
+			// lowest byte the test flags is the first null one) while
+			// eight can be read, without a call (a call spills the loop's
+			// values); IndexByte for the rest
+			z := i
+			for z+8 <= e && z+8 <= uint64(len(data)) {
+				w := binary.LittleEndian.Uint64(data[z:])
+				if m := (w - 0x0101010101010101) &^ w & 0x8080808080808080; m != 0 {
+					z += uint64(bits.TrailingZeros64(m) >> 3)
+					goto found
+				}
+				z += 8
+			}
+			if x := bytes.IndexByte(data[z:e], 0); x >= 0 {
+				z += uint64(x)
+			} else {
 				s.fields = fs[:0]
 				return false
 			}
-			fd.V, fd.N = i, uint32(n)
-			pos = (i + uint64(n) + 1) * 8
+		found:
+			if z-i > math.MaxUint32 {
+				s.fields = fs[:0]
+				return false
+			}
+			fd.V, fd.N = i, uint32(z-i)
+			pos = (z + 1) * 8
 		case nxBytes:
 			n := d.length
 			if d.src >= 0 {
