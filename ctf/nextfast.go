@@ -383,8 +383,13 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	na := 0
 	if !t.arrays {
 		fs = append(fs, t.fields...)
+		var ok bool
+		if pos, ok = s.nxStatic(t, fs, pos); !ok {
+			s.fields = fs[:0]
+			return false
+		}
 	}
-	for si := range t.segs {
+	for si := 0; t.arrays && si < len(t.segs); si++ {
 		g := &t.segs[si]
 		st := base + (pos-base+g.am)&^g.am
 		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
@@ -425,90 +430,45 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 		if d.code == 0 {
 			continue
 		}
+		if d.code != nxArray {
+			var ok bool
+			if pos, ok = s.nxText(d, &fs[delta+d.idx], pos); !ok {
+				s.fields = fs[:0]
+				return false
+			}
+			continue
+		}
 		pos = base + (pos-base+d.am)&^d.am
 		fd := &fs[delta+d.idx]
-		switch d.code {
-		case nxString:
-			i, e := pos>>3, end>>3
-			if i > e {
-				s.fields = fs[:0]
-				return false
-			}
-			// the first null byte from i on, eight bytes at a time (the
-			// lowest byte the test flags is the first null one) while
-			// eight can be read, without a call (a call spills the loop's
-			// values); IndexByte for the rest
-			z := i
-			for z+8 <= e && z+8 <= uint64(len(data)) {
-				w := binary.LittleEndian.Uint64(data[z:])
-				if m := (w - 0x0101010101010101) &^ w & 0x8080808080808080; m != 0 {
-					z += uint64(bits.TrailingZeros64(m) >> 3)
-					goto found
-				}
-				z += 8
-			}
-			if x := bytes.IndexByte(data[z:e], 0); x >= 0 {
-				z += uint64(x)
-			} else {
-				s.fields = fs[:0]
-				return false
-			}
-		found:
-			if z-i > math.MaxUint32 {
-				s.fields = fs[:0]
-				return false
-			}
-			fd.V, fd.N = i, uint32(z-i)
-			pos = (z + 1) * 8
-		case nxBytes:
-			n := d.length
-			if d.src >= 0 {
-				n = s.slots[d.src]
-			}
-			if pos > end || n > (end-pos)/8 || n > math.MaxUint32 {
-				s.fields = fs[:0]
-				return false
-			}
-			i := pos >> 3
-			k := n
-			if d.text {
-				if z := bytes.IndexByte(data[i:i+n], 0); z >= 0 {
-					k = uint64(z)
-				}
-			}
-			fd.V, fd.N = i, uint32(k)
-			pos += n * 8
-		case nxArray:
-			n := d.length
-			if d.src >= 0 {
-				n = s.slots[d.src]
-			}
-			// the walk's limit: the array's field and its elements
-			if len(fs) > s.limit || n > uint64(s.limit-len(fs)) || n > 1<<30 {
-				s.fields = fs[:0]
-				return false
-			}
-			fd.V = n
-			if n > 0 {
-				q := base + (pos-base+d.eam)&^d.eam
-				eb := uint64(d.ebits)
-				if q > end || n > (end-q)/eb {
-					s.fields = fs[:0]
-					return false
-				}
-				for range n {
-					x := loadLE(data, q>>3, d.ebits)
-					x = uint64(int64(x<<d.esx) >> d.esx)
-					fs = append(fs, Field{V: x, End: int32(len(fs) + 1), cls: d.ecls})
-					q += eb
-				}
-				pos = q
-			}
-			fs[delta+d.idx].End = int32(len(fs))
-			na++
-			cum[na] = cum[na-1] + int32(n)
-			delta += int32(n)
+		n := d.length
+		if d.src >= 0 {
+			n = s.slots[d.src]
 		}
+		// the walk's limit: the array's field and its elements
+		if len(fs) > s.limit || n > uint64(s.limit-len(fs)) || n > 1<<30 {
+			s.fields = fs[:0]
+			return false
+		}
+		fd.V = n
+		if n > 0 {
+			q := base + (pos-base+d.eam)&^d.eam
+			eb := uint64(d.ebits)
+			if q > end || n > (end-q)/eb {
+				s.fields = fs[:0]
+				return false
+			}
+			for range n {
+				x := loadLE(data, q>>3, d.ebits)
+				x = uint64(int64(x<<d.esx) >> d.esx)
+				fs = append(fs, Field{V: x, End: int32(len(fs) + 1), cls: d.ecls})
+				q += eb
+			}
+			pos = q
+		}
+		fs[delta+d.idx].End = int32(len(fs))
+		na++
+		cum[na] = cum[na-1] + int32(n)
+		delta += int32(n)
 	}
 	for i := range t.fix {
 		x := &t.fix[i]
@@ -546,4 +506,104 @@ func (s *Stream) nxRoots(t *nxProg, cum *[maxNxArrays + 1]int32) {
 		}
 	}
 	s.ev.CommonContext, s.ev.SpecificContext, s.ev.Payload = roots[0], roots[1], roots[2]
+}
+
+// nxStatic fills the fields fs (copied from template t, which has no
+// arrays) from the class's bytes at bit pos, returning the position after
+// them; false where the decoding program might fail. nextFast's loop
+// without what arrays need: fewer values live, fewer spilled.
+func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
+	data, base, end := s.data, s.base, s.end
+	for si := range t.segs {
+		g := &t.segs[si]
+		st := base + (pos-base+g.am)&^g.am
+		// st+g.bits ≤ end puts st>>3 within data
+		if st+g.bits > end || (st>>3)+g.need > uint64(len(data)) {
+			return 0, false
+		}
+		if vals := g.vals; g.bytewise {
+			sb := st >> 3
+			for i := range vals {
+				v := &vals[i]
+				x := binary.LittleEndian.Uint64(data[sb+uint64(v.boff):]) >> (v.sh & 63) & v.mask
+				fs[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
+			}
+		} else {
+			for i := range vals {
+				v := &vals[i]
+				q := st + uint64(v.off)
+				x := binary.LittleEndian.Uint64(data[q>>3:]) >> (q & 7) & v.mask
+				fs[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
+			}
+		}
+		for i := range g.slots {
+			sl := &g.slots[i]
+			s.slots[sl.slot] = fs[sl.idx].V
+		}
+		pos = st + g.bits
+		if d := &g.dyn; d.code != 0 {
+			var ok bool
+			if pos, ok = s.nxText(d, &fs[d.idx], pos); !ok {
+				return 0, false
+			}
+		}
+	}
+	return pos, true
+}
+
+// nulAt returns the index of the first null byte of data[i:e] (i ≤ e ≤
+// len(data)), at most 2^32-1 bytes from i, false when there is none:
+// eight bytes at a time (the lowest byte the test flags is the first null
+// one) while eight can be read, IndexByte for the rest.
+func nulAt(data []byte, i, e uint64) (uint64, bool) {
+	z := i
+	for z+8 <= e {
+		w := binary.LittleEndian.Uint64(data[z:])
+		if m := (w - 0x0101010101010101) &^ w & 0x8080808080808080; m != 0 {
+			z += uint64(bits.TrailingZeros64(m) >> 3)
+			return z, z-i <= math.MaxUint32
+		}
+		z += 8
+	}
+	x := bytes.IndexByte(data[z:e], 0)
+	if x < 0 {
+		return 0, false
+	}
+	z += uint64(x)
+	return z, z-i <= math.MaxUint32
+}
+
+// nxText reads the string or BLOB d at bit pos (before its alignment) into
+// its field f, returning the position after it; false where the decoding
+// program might fail.
+func (s *Stream) nxText(d *nxDyn, f *Field, pos uint64) (uint64, bool) {
+	data, base, end := s.data, s.base, s.end
+	pos = base + (pos-base+d.am)&^d.am
+	if pos > end {
+		return 0, false
+	}
+	i := pos >> 3
+	if d.code == nxString {
+		z, ok := nulAt(data, i, end>>3)
+		if !ok {
+			return 0, false
+		}
+		f.V, f.N = i, uint32(z-i)
+		return (z + 1) * 8, true
+	}
+	n := d.length
+	if d.src >= 0 {
+		n = s.slots[d.src]
+	}
+	if n > (end-pos)/8 || n > math.MaxUint32 {
+		return 0, false
+	}
+	k := n
+	if d.text {
+		if z := bytes.IndexByte(data[i:i+n], 0); z >= 0 {
+			k = uint64(z)
+		}
+	}
+	f.V, f.N = i, uint32(k)
+	return pos + n*8, true
 }
