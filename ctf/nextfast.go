@@ -410,14 +410,16 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 			sb := st >> 3
 			for i := range vals {
 				v := &vals[i]
-				x := binary.LittleEndian.Uint64(data[sb+uint64(v.boff):]) >> (v.sh & 63) & v.mask
+				k := sb + uint64(v.boff)
+				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (v.sh & 63) & v.mask
 				dst[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
 			}
 		} else {
 			for i := range vals {
 				v := &vals[i]
 				q := st + uint64(v.off)
-				x := binary.LittleEndian.Uint64(data[q>>3:]) >> (q & 7) & v.mask
+				k := q >> 3
+				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (q & 7) & v.mask
 				dst[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
 			}
 		}
@@ -525,14 +527,16 @@ func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
 			sb := st >> 3
 			for i := range vals {
 				v := &vals[i]
-				x := binary.LittleEndian.Uint64(data[sb+uint64(v.boff):]) >> (v.sh & 63) & v.mask
+				k := sb + uint64(v.boff)
+				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (v.sh & 63) & v.mask
 				fs[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
 			}
 		} else {
 			for i := range vals {
 				v := &vals[i]
 				q := st + uint64(v.off)
-				x := binary.LittleEndian.Uint64(data[q>>3:]) >> (q & 7) & v.mask
+				k := q >> 3
+				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (q & 7) & v.mask
 				fs[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
 			}
 		}
@@ -558,7 +562,7 @@ func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
 func nulAt(data []byte, i, e uint64) (uint64, bool) {
 	z := i
 	for z+8 <= e {
-		w := binary.LittleEndian.Uint64(data[z:])
+		w := binary.LittleEndian.Uint64(data[z : z+8 : z+8])
 		if m := (w - 0x0101010101010101) &^ w & 0x8080808080808080; m != 0 {
 			z += uint64(bits.TrailingZeros64(m) >> 3)
 			return z, z-i <= math.MaxUint32
