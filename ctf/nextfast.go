@@ -378,103 +378,16 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	}
 	t := &ec.nx[k]
 	fs := s.fields[:0]
-	var delta int32 // the elements of the arrays so far: added to the template's indices and End values
-	var cum [maxNxArrays + 1]int32
-	na := 0
+	var ok bool
 	if !t.arrays {
 		fs = append(fs, t.fields...)
-		var ok bool
-		if pos, ok = s.nxStatic(t, fs, pos); !ok {
-			s.fields = fs[:0]
-			return false
-		}
+		pos, ok = s.nxStatic(t, fs, pos)
+	} else {
+		fs, pos, ok = s.nxArrays(t, fs, pos)
 	}
-	for si := 0; t.arrays && si < len(t.segs); si++ {
-		g := &t.segs[si]
-		st := base + (pos-base+g.am)&^g.am
-		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
-			s.fields = fs[:0]
-			return false
-		}
-		if t.arrays {
-			n0 := len(fs)
-			fs = append(fs, t.fields[g.from:g.to]...)
-			if delta != 0 {
-				for i := n0; i < len(fs); i++ {
-					fs[i].End += delta
-				}
-			}
-		}
-		dst := fs[delta:]
-		if vals := g.vals; g.bytewise {
-			sb := st >> 3
-			for i := range vals {
-				v := &vals[i]
-				k := sb + uint64(v.boff)
-				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (v.sh & 63) & v.mask
-				dst[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
-			}
-		} else {
-			for i := range vals {
-				v := &vals[i]
-				q := st + uint64(v.off)
-				k := q >> 3
-				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (q & 7) & v.mask
-				dst[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
-			}
-		}
-		for i := range g.slots {
-			sl := &g.slots[i]
-			s.slots[sl.slot] = dst[sl.idx].V
-		}
-		pos = st + g.bits
-		d := &g.dyn
-		if d.code == 0 {
-			continue
-		}
-		if d.code != nxArray {
-			var ok bool
-			if pos, ok = s.nxText(d, &fs[delta+d.idx], pos); !ok {
-				s.fields = fs[:0]
-				return false
-			}
-			continue
-		}
-		pos = base + (pos-base+d.am)&^d.am
-		fd := &fs[delta+d.idx]
-		n := d.length
-		if d.src >= 0 {
-			n = s.slots[d.src]
-		}
-		// the walk's limit: the array's field and its elements
-		if len(fs) > s.limit || n > uint64(s.limit-len(fs)) || n > 1<<30 {
-			s.fields = fs[:0]
-			return false
-		}
-		fd.V = n
-		if n > 0 {
-			q := base + (pos-base+d.eam)&^d.eam
-			eb := uint64(d.ebits)
-			if q > end || n > (end-q)/eb {
-				s.fields = fs[:0]
-				return false
-			}
-			for range n {
-				x := loadLE(data, q>>3, d.ebits)
-				x = uint64(int64(x<<d.esx) >> d.esx)
-				fs = append(fs, Field{V: x, End: int32(len(fs) + 1), cls: d.ecls})
-				q += eb
-			}
-			pos = q
-		}
-		fs[delta+d.idx].End = int32(len(fs))
-		na++
-		cum[na] = cum[na-1] + int32(n)
-		delta += int32(n)
-	}
-	for i := range t.fix {
-		x := &t.fix[i]
-		fs[x.i+cum[x.ai]].End = x.e + cum[x.ae]
+	if !ok {
+		s.fields = fs[:0]
+		return false
 	}
 	for i := range t.hvals {
 		v := &t.hvals[i]
@@ -484,9 +397,7 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	ev.Header = 0
 	if t.rootStatic {
 		ev.CommonContext, ev.SpecificContext, ev.Payload = t.rootCC, t.rootSC, t.rootPL
-	} else {
-		s.nxRoots(t, &cum)
-	}
+	} // else nxArrays set them
 	s.fields, ev.Fields = fs, fs
 	s.ercID, s.haveERCID = id, true
 	s.clock = p.clock(s.clock, w0, w1)
@@ -610,4 +521,102 @@ func (s *Stream) nxText(d *nxDyn, f *Field, pos uint64) (uint64, bool) {
 	}
 	f.V, f.N = i, uint32(k)
 	return pos + n*8, true
+}
+
+// nxArrays fills the fields of template t, which has arrays, after fs
+// (the header's) from the class's bytes at bit pos, segment by segment
+// (copied, their End values moved by the elements of the arrays before
+// them), and sets the event's scope roots when an array comes before one;
+// it returns the fields and the position after them, false where the
+// decoding program might fail.
+func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, bool) {
+	data, base, end := s.data, s.base, s.end
+	var delta int32 // the elements of the arrays so far: added to the template's indices and End values
+	var cum [maxNxArrays + 1]int32
+	na := 0
+	for si := range t.segs {
+		g := &t.segs[si]
+		st := base + (pos-base+g.am)&^g.am
+		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
+			return fs, 0, false
+		}
+		n0 := len(fs)
+		fs = append(fs, t.fields[g.from:g.to]...)
+		if delta != 0 {
+			for i := n0; i < len(fs); i++ {
+				fs[i].End += delta
+			}
+		}
+		dst := fs[delta:]
+		if vals := g.vals; g.bytewise {
+			sb := st >> 3
+			for i := range vals {
+				v := &vals[i]
+				k := sb + uint64(v.boff)
+				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (v.sh & 63) & v.mask
+				dst[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
+			}
+		} else {
+			for i := range vals {
+				v := &vals[i]
+				q := st + uint64(v.off)
+				k := q >> 3
+				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (q & 7) & v.mask
+				dst[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
+			}
+		}
+		for i := range g.slots {
+			sl := &g.slots[i]
+			s.slots[sl.slot] = dst[sl.idx].V
+		}
+		pos = st + g.bits
+		d := &g.dyn
+		if d.code == 0 {
+			continue
+		}
+		if d.code != nxArray {
+			var ok bool
+			if pos, ok = s.nxText(d, &fs[delta+d.idx], pos); !ok {
+				return fs, 0, false
+			}
+			continue
+		}
+		pos = base + (pos-base+d.am)&^d.am
+		fd := &fs[delta+d.idx]
+		n := d.length
+		if d.src >= 0 {
+			n = s.slots[d.src]
+		}
+		// the walk's limit: the array's field and its elements
+		if len(fs) > s.limit || n > uint64(s.limit-len(fs)) || n > 1<<30 {
+			return fs, 0, false
+		}
+		fd.V = n
+		if n > 0 {
+			q := base + (pos-base+d.eam)&^d.eam
+			eb := uint64(d.ebits)
+			if q > end || n > (end-q)/eb {
+				return fs, 0, false
+			}
+			for range n {
+				x := loadLE(data, q>>3, d.ebits)
+				x = uint64(int64(x<<d.esx) >> d.esx)
+				fs = append(fs, Field{V: x, End: int32(len(fs) + 1), cls: d.ecls})
+				q += eb
+			}
+			pos = q
+		}
+		fs[delta+d.idx].End = int32(len(fs))
+		na++
+		cum[na] = cum[na-1] + int32(n)
+		delta += int32(n)
+	}
+	for i := range t.fix {
+		x := &t.fix[i]
+		fs[x.i+cum[x.ai]].End = x.e + cum[x.ae]
+	}
+	if !t.rootStatic {
+		s.nxRoots(t, &cum)
+	}
+	return fs, pos, true
 }
