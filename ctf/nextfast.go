@@ -31,12 +31,16 @@ import (
 // counts before each are kept on the stack).
 const maxNxArrays = 8
 
-// maxNxFields bounds the fields of one class template, maxNxTotal those
-// of all the templates of a trace (a large common context is copied into
-// every class's template).
+// maxNxFields bounds the fields of one class template; the templates of
+// a trace hold at most maxNxTotal fields, and at most nxPerClass per
+// compiled field class plus nxBase (a large common context is copied into
+// every class's template: hostile metadata must not turn a small text
+// into large templates).
 const (
 	maxNxFields = 1 << 12
 	maxNxTotal  = 1 << 20
+	nxPerClass  = 16
+	nxBase      = 1 << 16
 )
 
 // nxProg is the template of an event record class (common context,
@@ -133,9 +137,9 @@ type nxBuilder struct {
 
 // compileNext gives the event record classes of the data stream classes
 // whose header has a selID shape with templates their nxProg for each
-// option of the header, within maxNxTotal template fields for the trace.
+// option of the header, within the trace's budget of template fields.
 func (t *Trace) compileNext() {
-	total := 0
+	total, budget := 0, min(maxNxTotal, nxPerClass*len(t.classes)+nxBase)
 	for _, sc := range t.dscs {
 		h := sc.selShape
 		if h == nil || h.tmpl == nil {
@@ -143,7 +147,7 @@ func (t *Trace) compileNext() {
 		}
 		for _, ec := range sc.events {
 			p := buildNext(sc.CommonContext, ec.SpecificContext, ec.Payload)
-			if p == nil || total+len(h.tmpl)*len(p.fields) > maxNxTotal {
+			if p == nil || total+len(h.tmpl)*len(p.fields) > budget {
 				continue
 			}
 			total += len(h.tmpl) * len(p.fields)

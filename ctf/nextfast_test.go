@@ -1,9 +1,11 @@
 package ctf
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -143,4 +145,34 @@ func FuzzNextFastMatchesWalk(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		compareNextFast(t, tr, "fuzz", b, &nextFastStats{classes: map[*EventClass]bool{}})
 	})
+}
+
+// A common context copied into every class's template cannot make the
+// templates of hostile metadata large: they hold at most nxPerClass
+// fields per compiled field class plus nxBase; the classes left without
+// one decode with the decoding program.
+func TestNextFastTemplateBudget(t *testing.T) {
+	var b, cc strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&cc, "\t\tuint8_t _c%d;\n", i)
+	}
+	b.WriteString(strings.Replace(genMetadata(0), "_vtid;", "_vtid;\n"+cc.String(), 1))
+	for i := 0; i < 400; i++ {
+		fmt.Fprintf(&b, "event { name = \"e%d\"; id = %d; stream_id = 0; fields := struct { uint32_t _x; }; };\n", i, i)
+	}
+	tr := traceFromTSDL(t, b.String())
+	total, with := 0, 0
+	for _, sc := range tr.dscs {
+		for _, ec := range sc.events {
+			for _, p := range ec.nx {
+				total += len(p.fields)
+			}
+			if ec.nx != nil {
+				with++
+			}
+		}
+	}
+	if budget := nxPerClass*len(tr.classes) + nxBase; total > budget || with == 0 || with == 400 {
+		t.Fatalf("%d template fields (budget %d) for %d classes of 400", total, budget, with)
+	}
 }
