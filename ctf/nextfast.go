@@ -80,8 +80,9 @@ type nxSeg struct {
 	am       uint64
 	bits     uint64
 	need     uint64 // bytes read from the start's byte on (the last value's byte offset + 8, + 1 unless bytewise), 0: none
-	// bytewise: the start is byte-aligned (am ≥ 7), so each value's
-	// byte and bit offsets from it are static
+	// bytewise: the start is byte-aligned (am ≥ 7): each value's bit
+	// offset in its byte is its offset's (checked to leave its bits
+	// within the 8 bytes read); otherwise values have at most 57 bits
 	bytewise bool
 	vals     []nxVal
 	slots    []nxSlot
@@ -89,14 +90,11 @@ type nxSeg struct {
 }
 
 // nxVal is an integer of a segment: template field idx, off bits from the
-// segment's start (bytewise: at byte boff, bit sh), its value 8 bytes read
-// from its byte >> its bit, & mask, sign-extended by shifting left and
-// back by sx (0: unsigned).
+// segment's start, its value 8 bytes read from its byte >> its bit,
+// & mask, sign-extended by shifting left and back by sx (0: unsigned).
 type nxVal struct {
 	idx  int32
 	off  uint32
-	boff uint32
-	sh   uint8
 	sx   uint8
 	mask uint64
 }
@@ -278,7 +276,7 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 		if g.am+1 >= 8 && off%8+uint64(fc.Bits) > 64 || g.am+1 < 8 && fc.Bits > 57 || off > math.MaxUint32-64 {
 			break
 		}
-		v := nxVal{idx: idx, off: uint32(off), boff: uint32(off / 8), sh: uint8(off % 8), mask: math.MaxUint64}
+		v := nxVal{idx: idx, off: uint32(off), mask: math.MaxUint64}
 		if fc.Bits < 64 {
 			v.mask = 1<<fc.Bits - 1
 			if fc.Kind == KindSint {
@@ -438,22 +436,9 @@ func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
 		if st+g.bits > end || (st>>3)+g.need > uint64(len(data)) {
 			return 0, false
 		}
-		if vals := g.vals; g.bytewise {
-			sb := st >> 3
-			for i := range vals {
-				v := &vals[i]
-				k := sb + uint64(v.boff)
-				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (v.sh & 63) & v.mask
-				fs[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
-			}
-		} else {
-			for i := range vals {
-				v := &vals[i]
-				q := st + uint64(v.off)
-				k := q >> 3
-				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (q & 7) & v.mask
-				fs[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
-			}
+		for i := range g.vals {
+			v := &g.vals[i]
+			fs[v.idx].V = v.at(data, st)
 		}
 		for i := range g.slots {
 			sl := &g.slots[i]
@@ -552,22 +537,9 @@ func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, b
 			}
 		}
 		dst := fs[delta:]
-		if vals := g.vals; g.bytewise {
-			sb := st >> 3
-			for i := range vals {
-				v := &vals[i]
-				k := sb + uint64(v.boff)
-				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (v.sh & 63) & v.mask
-				dst[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
-			}
-		} else {
-			for i := range vals {
-				v := &vals[i]
-				q := st + uint64(v.off)
-				k := q >> 3
-				x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (q & 7) & v.mask
-				dst[v.idx].V = uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
-			}
+		for i := range g.vals {
+			v := &g.vals[i]
+			dst[v.idx].V = v.at(data, st)
 		}
 		for i := range g.slots {
 			sl := &g.slots[i]
@@ -623,4 +595,13 @@ func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, b
 		s.nxRoots(t, &cum)
 	}
 	return fs, pos, true
+}
+
+// at returns the value of v in data, of a segment that starts at bit st
+// (the caller checked the segment's need).
+func (v *nxVal) at(data []byte, st uint64) uint64 {
+	q := st + uint64(v.off)
+	k := q >> 3
+	x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (q & 7) & v.mask
+	return uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
 }
