@@ -536,6 +536,8 @@ func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, b
 				fs[i].End += delta
 			}
 		}
+		// the values as nxStatic writes them, inline: a shared function
+		// (not inlined) costs 15 instructions per event
 		dst := fs[delta:]
 		for i := range g.vals {
 			v := &g.vals[i]
