@@ -93,6 +93,13 @@ func TestNextFastMatchesWalk(t *testing.T) {
 			compareNextFast(t, tr, "gen-damaged", d, st)
 		}
 	}
+	// field limits around the generated records' sizes (the walk checks
+	// them at arrays only): the fast path falls back where the walk fails
+	for _, l := range []int{9, 10, 11, 12, 13} {
+		lim := traceFromTSDL(t, genMetadata(40), WithLimits(Limits{MaxFieldsPerEvent: l}))
+		data, _ := genStreamBytes(1, 600, 40, 4096)
+		compareNextFast(t, lim, fmt.Sprintf("gen-limit-%d", l), data, &nextFastStats{classes: map[*EventClass]bool{}})
+	}
 	if st.fast < st.templated*9/10 || len(st.classes) != 40 {
 		t.Fatalf("generated streams: %d of %d records of templated classes (%d classes) from the fast path", st.fast, st.templated, len(st.classes))
 	}
