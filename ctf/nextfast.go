@@ -51,7 +51,10 @@ type nxProg struct {
 	// class's, with every array empty; Next adds to the End values the
 	// elements of the arrays before them
 	fields []Field
-	hvals  []hdrVal // the header's values (the option's template's)
+	hvals  []hdrVal // the header's other values (of the option's template)
+	// the header's selector, class id and clock fields (template
+	// indices, -1: none), whose values Next reads anyway
+	hSel, hID, hClk int32
 	segs   []nxSeg
 	// fix are the structures that hold an array: their End moves with
 	// its length
@@ -151,17 +154,29 @@ func (t *Trace) compileNext() {
 			total += len(h.tmpl) * len(p.fields)
 			ec.nx = make([]nxProg, len(h.tmpl))
 			for k := range h.tmpl {
-				ec.nx[k] = p.after(&h.tmpl[k])
+				ec.nx[k] = p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k])
 			}
 		}
 	}
 }
 
 // after returns the class template p (its indices from the class's first
-// field) after the header template ht.
-func (p *nxProg) after(ht *hdrTmpl) nxProg {
+// field) after the header template ht of option o, whose selector is sel.
+func (p *nxProg) after(ht *hdrTmpl, sel *hdrField, o *hdrPart) nxProg {
 	hn := int32(len(ht.fields))
-	q := nxProg{arrays: p.arrays, hvals: ht.vals, roots: p.roots}
+	q := nxProg{arrays: p.arrays, roots: p.roots, hSel: -1, hID: -1, hClk: -1}
+	for _, v := range ht.vals {
+		switch {
+		case q.hSel < 0 && v.f == *sel:
+			q.hSel = int32(v.idx)
+		case q.hID < 0 && o.id.mask != 0 && v.f == o.id:
+			q.hID = int32(v.idx)
+		case q.hClk < 0 && o.clk.mask != 0 && v.f == o.clk:
+			q.hClk = int32(v.idx)
+		default:
+			q.hvals = append(q.hvals, v)
+		}
+	}
 	q.fields = append(append(q.fields, ht.fields...), p.fields...)
 	for i := hn; i < int32(len(q.fields)); i++ {
 		q.fields[i].End += hn
@@ -360,6 +375,7 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 		return false
 	}
 	s.slots[f.slot] = id
+	sel := id
 	p := &h.opts[k]
 	pos := hs + p.bits
 	if pos > end {
@@ -391,6 +407,24 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 		s.fields = fs[:0]
 		return false
 	}
+	if t.hSel >= 0 {
+		fs[t.hSel].V = sel
+	}
+	if t.hID >= 0 {
+		fs[t.hID].V = id
+	}
+	clock := s.clock
+	if m := p.clk.mask; m != 0 {
+		// hdrPart.clock, with the field's value kept
+		v := p.clk.get(w0, w1)
+		if v < clock&m {
+			clock += m + 1
+		}
+		clock = clock&^m | v
+		if t.hClk >= 0 {
+			fs[t.hClk].V = v
+		}
+	}
 	for i := range t.hvals {
 		v := &t.hvals[i]
 		fs[v.idx].V = v.f.get(w0, w1)
@@ -402,8 +436,8 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	} // else nxArrays set them
 	s.fields, ev.Fields = fs, fs
 	s.ercID, s.haveERCID = id, true
-	s.clock = p.clock(s.clock, w0, w1)
-	ev.Class, ev.Cycles, ev.Offset = ec, s.clock, start+uint64(s.dataOff)*8
+	s.clock = clock
+	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
 	s.pos = pos
 	s.events++
 	s.nxEvents++
