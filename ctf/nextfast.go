@@ -55,7 +55,7 @@ type nxProg struct {
 	// the header's selector, class id and clock fields (template
 	// indices, -1: none), whose values Next reads anyway
 	hSel, hID, hClk int32
-	segs   []nxSeg
+	segs            []nxSeg
 	// fix are the structures that hold an array: their End moves with
 	// its length
 	fix []nxRef
