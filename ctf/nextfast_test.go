@@ -103,13 +103,7 @@ func TestNextFastMatchesWalk(t *testing.T) {
 	if st.fast < st.templated*9/10 || len(st.classes) != 40 {
 		t.Fatalf("generated streams: %d of %d records of templated classes (%d classes) from the fast path", st.fast, st.templated, len(st.classes))
 	}
-	var dirs []string
-	if root := os.Getenv("CTF_BT_TRACES"); root != "" {
-		dirs = append(dirs, traceDirs(root)...)
-	}
-	if v := os.Getenv("TRACECODEC_VECTORS"); v != "" {
-		dirs = append(dirs, traceDirs(filepath.Join(v, "ctf"))...)
-	}
+	dirs := realTraceDirs()
 	if len(dirs) == 0 {
 		t.Log("neither CTF_BT_TRACES nor TRACECODEC_VECTORS set: real traces not compared")
 		return
