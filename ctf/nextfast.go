@@ -361,13 +361,10 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 func (s *Stream) nextFast(h *hdrShape) bool {
 	start := s.pos
 	base, end, data := s.base, s.end, s.data
-	hs := base + (start-base+h.am)&^h.am
-	j := hs >> 3
-	if j+16 > uint64(len(data)) || j+16 < j {
+	hs, w0, w1, ok := h.words(data, base, start)
+	if !ok {
 		return false
 	}
-	w := data[j : j+16 : j+16]
-	w0, w1 := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
 	f := &h.pre.slot
 	id := f.get(w0, w1)
 	k := h.option(id)
@@ -396,7 +393,6 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	}
 	t := &ec.nx[k]
 	fs := s.fields[:0]
-	var ok bool
 	if !t.arrays {
 		fs = append(fs, t.fields...)
 		pos, ok = s.nxStatic(t, fs, pos)
