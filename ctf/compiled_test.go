@@ -525,13 +525,7 @@ func TestScanAllocs(t *testing.T) {
 // data stream decodes the same with the compiled decoder, Scan and the
 // packet buffer as with the field walk, errors included.
 func TestRealTracesCompiledMatchesWalk(t *testing.T) {
-	var dirs []string
-	if root := os.Getenv("CTF_BT_TRACES"); root != "" {
-		dirs = append(dirs, traceDirs(root)...)
-	}
-	if v := os.Getenv("TRACECODEC_VECTORS"); v != "" {
-		dirs = append(dirs, traceDirs(filepath.Join(v, "ctf"))...)
-	}
+	dirs := realTraceDirs()
 	if len(dirs) == 0 {
 		t.Skip("neither CTF_BT_TRACES nor TRACECODEC_VECTORS set")
 	}
@@ -555,6 +549,20 @@ func TestRealTracesCompiledMatchesWalk(t *testing.T) {
 		}
 	}
 	t.Logf("%d data streams of %d traces", streams, len(dirs))
+}
+
+// realTraceDirs lists the trace folders of babeltrace's CTF test traces
+// (CTF_BT_TRACES: its tests/data/ctf-traces) and of the interop vectors
+// (TRACECODEC_VECTORS).
+func realTraceDirs() []string {
+	var dirs []string
+	if root := os.Getenv("CTF_BT_TRACES"); root != "" {
+		dirs = append(dirs, traceDirs(root)...)
+	}
+	if v := os.Getenv("TRACECODEC_VECTORS"); v != "" {
+		dirs = append(dirs, traceDirs(filepath.Join(v, "ctf"))...)
+	}
+	return dirs
 }
 
 // Under small field limits Scan refuses (by decoding) the records Next

@@ -77,11 +77,18 @@
 // from a decoded template per variant option; a class of fixed-size fields
 // is one bounds check, and classes of integers, strings, BLOBs and
 // sequences run lean programs (skips folded into the next op, a sequence
-// into its length's). Where a skimming program is unsure it hands the
-// record to the decoding program, so Scan and Next fail on the same records
-// with the same errors. The recursive field walk these replace
-// stays as the reference the tests compare them with, field by field and
-// error by error (TestCompiledMatchesWalk, FuzzCompiledMatchesWalk).
+// into its length's). After such a header, Next builds the fields of a
+// class of integers, strings, BLOBs and arrays of plain integers from a
+// template per class and header option: the whole pre-order field list
+// with each field's class, member count and End, into which it writes the
+// values, string offsets and lengths, and array elements it reads at fixed
+// offsets of segments that end at each field of variable size. Where a
+// skimming program or a template is unsure it hands the record to the
+// decoding program, so Scan and Next fail on the same records with the
+// same errors. The recursive field walk these replace stays as the
+// reference the tests compare them with, field by field and error by
+// error (TestCompiledMatchesWalk, FuzzCompiledMatchesWalk,
+// TestNextFastMatchesWalk, FuzzNextFastMatchesWalk).
 //
 // # Losses and recovery
 //

@@ -734,13 +734,10 @@ func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 // then runs it). Scan reads the same header inline (skimming the class
 // after it).
 func (s *Stream) selHeader(h *hdrShape, start uint64) bool {
-	hs := s.base + (start-s.base+h.am)&^h.am
-	j, data := hs>>3, s.data
-	if j+16 > uint64(len(data)) || j+16 < j {
+	hs, w0, w1, ok := h.words(s.data, s.base, start)
+	if !ok {
 		return false
 	}
-	w := data[j : j+16 : j+16]
-	w0, w1 := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
 	f := &h.pre.slot
 	id := f.get(w0, w1)
 	s.slots[f.slot] = id
@@ -759,6 +756,19 @@ func (s *Stream) selHeader(h *hdrShape, start uint64) bool {
 	s.pos, s.clock, s.ercID, s.haveERCID = pos, p.clock(s.clock, w0, w1), id, true
 	s.selFields(&h.tmpl[k], w0, w1)
 	return true
+}
+
+// words returns the bit position of the header of shape h at bit start
+// of data (packet at bit base) and its first 16 bytes as two
+// little-endian words; false when fewer than 16 bytes follow.
+func (h *hdrShape) words(data []byte, base, start uint64) (hs, w0, w1 uint64, ok bool) {
+	hs = base + (start-base+h.am)&^h.am
+	j := hs >> 3
+	if j+16 > uint64(len(data)) || j+16 < j {
+		return 0, 0, 0, false
+	}
+	w := data[j : j+16 : j+16]
+	return hs, binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:]), true
 }
 
 // clock returns the clock after the clock field of p (if any) in the

@@ -185,11 +185,14 @@ type Stream struct {
 	losses                     []Loss
 	rec                        traceerr.Recovery
 	events                     int64
+	nxEvents                   int64 // the records Next decoded from templates (nextfast.go)
 	// packet headers whose UUID differs from the metadata's: how many,
-	// the first one's index and UUID
-	uuidBad int64
-	uuidPkt int
-	uuidVal [16]byte
+	// the first one's index and UUID, the last one's index (a header
+	// decoded again once its packet is loaded whole counts once)
+	uuidBad  int64
+	uuidPkt  int
+	uuidLast int
+	uuidVal  [16]byte
 }
 
 func newStream(t *Trace, name string, data []byte) *Stream {
@@ -260,6 +263,12 @@ func (s *Stream) All() iter.Seq2[*Event, error] {
 // Next decodes the next event record; it returns false at the end of the
 // stream or at an error (Err).
 func (s *Stream) Next() bool {
+	if h := s.sel; h != nil && s.pos < s.end && h.tmpl != nil {
+		s.scanned = false
+		if s.nextFast(h) {
+			return true
+		}
+	}
 	if !s.begin() {
 		return false
 	}
@@ -1105,7 +1114,10 @@ func (s *Stream) checkUUID(b []byte) bool {
 		if s.uuidBad == 0 {
 			s.uuidPkt = s.pkt.Index
 			copy(s.uuidVal[:], b)
+		} else if s.uuidLast == s.pkt.Index {
+			return true
 		}
+		s.uuidLast = s.pkt.Index
 		s.uuidBad++
 	}
 	return true

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -367,5 +369,45 @@ func TestSeekPacketByIndex(t *testing.T) {
 	}
 	if ix[k].Begin > from[0].cycles || s.Packet().Index != len(ix)-1 {
 		t.Errorf("index begin %d, first event %d", ix[k].Begin, from[0].cycles)
+	}
+}
+
+// A stream read from a file decodes a packet's header again once the
+// packet is loaded whole (after CheckIndex's header-only pass, or for a
+// packet beyond the read-ahead): its UUID mismatch still counts once.
+func TestPacketUUIDMismatchFileCountsOnce(t *testing.T) {
+	dir := t.TempDir()
+	genTrace(t, dir, 20000, 1, 40, 1<<17)
+	name := filepath.Join(dir, "channel0_0")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off := 0; off < len(b); off += 1 << 17 {
+		b[off+4] ^= 0xff // every packet's UUID (after the magic)
+	}
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	s := tr.Streams[0]
+	for _, scan := range []bool{false, true} {
+		if err := s.CheckIndex(); err != nil {
+			t.Fatal(err)
+		}
+		next := s.Next
+		if scan {
+			next = s.Scan
+		}
+		countAll(next)
+		packets := s.Packet().Index + 1
+		notes := s.Recovery().Notes
+		if s.Err() != nil || packets < 2 || len(notes) != 1 || !strings.HasPrefix(notes[0], fmt.Sprintf("%d packet headers hold a UUID", packets)) {
+			t.Errorf("scan %v: %v, %d packets, notes %q", scan, s.Err(), packets, notes)
+		}
 	}
 }

@@ -82,6 +82,7 @@ type classCode struct {
 	fixed          bool
 	fixAM, fixBits uint64
 	fixN           int
+	nx             []nxProg // its templates for Next's fast path after each header option (nextfast.go), nil: none
 }
 
 // NewTrace compiles metadata for decoding data streams.
@@ -170,6 +171,7 @@ func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
 	setFlat(t.classes)
 	t.compilePrograms()
 	t.compileSkims()
+	t.compileNext()
 	return t, nil
 }
 

@@ -87,3 +87,42 @@ func TestCTFConvertToTSDL(t *testing.T) {
 		t.Errorf("fl-bm: exit %d: %s", code, errb)
 	}
 }
+
+// A trace whose packets carry a UUID other than the metadata's is read as
+// babeltrace2 reads it: validate passes it with a warning; --strict fails,
+// saying which stream and packet (as it fails on a cut packet, and as
+// ctf.WithStrictUUID refuses it). The losses the tracer reported are
+// notes: --strict passes them (events/inspect TestValidateCTFProblemsNotes).
+func TestCTFValidateStrictUUID(t *testing.T) {
+	src := filepath.Join(vectortest.Path(t, "ctf", "lttng-2.13.9-ust-ctf1.8-packetized-1pkt"), "trace")
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errb := run(t, nil, "validate", "--strict", dir); code != exitOK || errb != "" || !strings.HasPrefix(out, "ok (") {
+		t.Fatalf("the clean copy: exit %d %q %q", code, out, errb)
+	}
+	p := filepath.Join(dir, "ch0_0")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[4] ^= 0xff // the first byte of packet 0's UUID, after the magic
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const note = "ch0_0: 1 packet headers hold a UUID other than the metadata's"
+	code, out, errb := run(t, nil, "validate", dir)
+	if code != exitOK || !strings.HasPrefix(out, "ok (") || !strings.Contains(errb, dir+": warning: "+note) {
+		t.Errorf("validate: exit %d %q %q", code, out, errb)
+	}
+	code, out, errb = run(t, nil, "validate", "--strict", dir)
+	if code != exitInvalid || out != "" || !strings.Contains(errb, dir+": strict: "+note) || !strings.Contains(errb, "(the first: packet 0, 2228fbede949") {
+		t.Errorf("validate --strict: exit %d %q %q", code, out, errb)
+	}
+	// Many inputs: the same verdict on one line per input.
+	code, out, _ = run(t, nil, "validate", "--strict", dir, src)
+	if code != exitInvalid || !strings.Contains(out, dir+": strict: "+note) || !strings.Contains(out, src+": ok (") || !strings.Contains(out, "1 ok, 1 invalid") {
+		t.Errorf("validate --strict, two inputs: exit %d %q", code, out)
+	}
+}

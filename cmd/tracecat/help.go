@@ -88,7 +88,10 @@ events earlier than the one before them on their track. CDT ticks must not decre
 
 --strict fails (exit 1) on what the default reads leniently: files recovered
 without their footer, torn or truncated records, trailing bytes, and the other
-problems a format reports; each "PATH: strict: …" line says what was lost.
+problems a format reports (a CTF trace: a cut packet, packet headers whose UUID
+differs from the metadata's); each "PATH: strict: …" line says what was lost.
+Losses a CTF tracer recorded (discarded events, packet_seq_num gaps) are
+warnings that --strict passes.
 
 Many paths and folders (walked as for detect) are validated in parallel on every
 core: one "PATH: ok (…)" or "PATH: what is wrong" line per input, in argument

@@ -68,28 +68,31 @@ func (in *Input) ctfIndexBytes() ([]byte, error) {
 	return in.bytes()
 }
 
-// validateCTF is validate of a CTF input: its summary and the metadata
-// reader's recovery summary (nil when clean or not read).
-func validateCTF(in *Input) (string, *traceerr.Recovery, error) {
+// validateCTF is validate of a CTF input: its summary, the problems of a
+// trace folder's data streams (what was read leniently: cut packets,
+// packet headers whose UUID differs from the metadata's; --strict fails on
+// them), its notes (the losses the tracer reported; --strict passes them)
+// and the metadata reader's recovery summary (nil when clean or not read).
+func validateCTF(in *Input) (sum string, problems, notes []string, rec *traceerr.Recovery, err error) {
 	if in.Variant == "data stream" && !in.isDir() {
 		sum, err := ctfStreamValidate(in)
-		return sum, nil, err
+		return sum, nil, nil, nil, err
 	}
 	if b, err := in.ctfIndexBytes(); b != nil || err != nil {
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, nil, err
 		}
 		sum, err := ctfIndexValidate(b)
-		return sum, nil, err
+		return sum, nil, nil, nil, err
 	}
 	m, streamed, err := ctfload.LoadStreamed(in.ctfSource())
 	if !streamed {
 		m, err = ctfload.Load(in.ctfSource())
 	}
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, nil, err
 	}
-	rec := cleanRecovery(m.Recovery())
+	rec = cleanRecovery(m.Recovery())
 	var parts []string
 	if m.Packets {
 		parts = append(parts, fmt.Sprintf("%d packet(s), %s headers, %s", m.Info.Packets, m.Info.Layout, m.Info.ByteOrder))
@@ -101,7 +104,7 @@ func validateCTF(in *Input) (string, *traceerr.Recovery, error) {
 	} else {
 		tm, err := ctf2meta.ParseTSDL(m.Plain)
 		if err != nil {
-			return "", rec, err
+			return "", nil, nil, rec, err
 		}
 		parts = append(parts, fmt.Sprintf("CTF 1.8 TSDL, %d bytes, %d event classes", len(m.Plain), len(tm.EventRecordClasses)))
 	}
@@ -109,16 +112,13 @@ func validateCTF(in *Input) (string, *traceerr.Recovery, error) {
 		parts = append(parts, "warning: "+w)
 	}
 	if in.isDir() {
-		sum, problems, err := ctfTraceCheck(in)
+		sum, problems, notes, err = ctfTraceCheck(in)
 		if err != nil {
-			return "", rec, err
+			return "", nil, nil, rec, err
 		}
 		parts = append(parts, sum)
-		for _, p := range problems {
-			parts = append(parts, "warning: "+p)
-		}
 	}
-	return strings.Join(parts, "; "), rec, nil
+	return strings.Join(parts, "; "), problems, notes, rec, nil
 }
 
 // statsCTF is the stats keys of a CTF input and the metadata reader's
@@ -348,37 +348,38 @@ func ctfStreamStats(in *Input) (StatList, error) {
 }
 
 // ctfTraceCheck decodes every event record of every data stream of a trace
-// folder; it returns what it read and the losses the tracer reported.
-func ctfTraceCheck(in *Input) (string, []string, error) {
+// folder; it returns what it read, the problems of the streams (what the
+// reader read leniently, as babeltrace2 reads it: cut packets, packet
+// headers whose UUID differs from the metadata's) and the losses the tracer
+// reported as notes (discarded event records, packet_seq_num gaps: the
+// trace says them itself, so --strict passes them).
+func ctfTraceCheck(in *Input) (sum string, problems, notes []string, err error) {
 	tr, err := ctf.OpenDir(in.Path)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	var problems []string
 	events := 0
 	for _, s := range tr.Streams {
 		if err := s.CheckIndex(); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		for s.Scan() { // every check of Next, fields not materialised
 			events++
 		}
 		if err := s.Err(); err != nil {
-			return "", nil, fmt.Errorf("%s: %w", s.Name, err)
+			return "", nil, nil, fmt.Errorf("%s: %w", s.Name, err)
 		}
 		for _, l := range s.Losses() {
 			if l.Events > 0 {
-				problems = append(problems, fmt.Sprintf("%s: packet %d: the tracer discarded %d event records", s.Name, l.Packet, l.Events))
+				notes = append(notes, fmt.Sprintf("%s: packet %d: the tracer discarded %d event records", s.Name, l.Packet, l.Events))
 			}
 			if l.Packets > 0 {
-				problems = append(problems, fmt.Sprintf("%s: packet %d: %d packets lost (sequence number gap)", s.Name, l.Packet, l.Packets))
+				notes = append(notes, fmt.Sprintf("%s: packet %d: %d packets lost (sequence number gap)", s.Name, l.Packet, l.Packets))
 			}
 		}
-		if rec := s.Recovery(); len(rec.Notes) > 0 {
-			for _, n := range rec.Notes {
-				problems = append(problems, s.Name+": "+n)
-			}
+		for _, n := range s.Recovery().Notes {
+			problems = append(problems, s.Name+": "+n)
 		}
 	}
-	return fmt.Sprintf("%d event records in %d data streams", events, len(tr.Streams)), problems, nil
+	return fmt.Sprintf("%d event records in %d data streams", events, len(tr.Streams)), problems, notes, nil
 }

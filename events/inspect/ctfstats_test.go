@@ -52,24 +52,34 @@ func ctfStatsPacket(b []byte, seq, discarded uint64, declared int, evs ...[2]uin
 	return b
 }
 
+// ctfStatsDir writes a trace folder of metadata ctfStatsTSDL and one
+// data stream, s0: three packets of 4 events in all, whose discarded
+// counter grows by 3 and whose sequence numbers skip one packet.
+func ctfStatsDir(t *testing.T) string {
+	dir := t.TempDir()
+	var s0 []byte
+	s0 = ctfStatsPacket(s0, 0, 0, 0, [2]uint64{0, 100}, [2]uint64{1, 200})
+	s0 = ctfStatsPacket(s0, 1, 3, 0, [2]uint64{0, 300})
+	s0 = ctfStatsPacket(s0, 3, 3, 0, [2]uint64{1, 400})
+	for name, b := range map[string][]byte{"metadata": []byte(ctfStatsTSDL), "s0": s0} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // stats of a CTF trace folder: the event keys of every format (events and
 // times, merged by time), events by stream and by name, the packets, the
 // losses the tracer reported (discarded counter growth: 3; a
 // packet_seq_num gap: 1 packet) and the recovery of a cut last packet.
 func TestFormatStatsCTFTraceFolder(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "metadata"), []byte(ctfStatsTSDL), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var s0 []byte
-	s0 = ctfStatsPacket(s0, 0, 0, 0, [2]uint64{0, 100}, [2]uint64{1, 200})
-	s0 = ctfStatsPacket(s0, 1, 3, 0, [2]uint64{0, 300})
-	s0 = ctfStatsPacket(s0, 3, 3, 0, [2]uint64{1, 400})
+	dir := ctfStatsDir(t)
 	var s1 []byte
 	s1 = ctfStatsPacket(s1, 0, 0, 0, [2]uint64{0, 150}, [2]uint64{0, 250})
 	s1 = ctfStatsPacket(s1, 1, 0, 4096, [2]uint64{0, 350}, [2]uint64{0, 360})
 	s1 = s1[:len(s1)-6] // the second event of the last packet is cut
-	for name, b := range map[string][]byte{"s0": s0, "s1": s1, "notes.txt": []byte("x")} {
+	for name, b := range map[string][]byte{"s1": s1, "notes.txt": []byte("x")} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -103,5 +113,28 @@ func TestFormatStatsCTFTraceFolder(t *testing.T) {
 	}
 	if !strings.Contains(string(j), `"skipped_files":["notes.txt"]`) {
 		t.Errorf("skipped_files missing: %s", j)
+	}
+}
+
+// validate of a CTF trace folder: what the reader read leniently (a cut
+// last packet) is a problem, which tracecat validate --strict fails on;
+// the losses the tracer reported (discarded events, a packet_seq_num gap)
+// are notes, which --strict passes.
+func TestValidateCTFProblemsNotes(t *testing.T) {
+	dir := ctfStatsDir(t)
+	rep, err := inspect.Validate(inspect.FileInput(dir))
+	wantNotes := []string{"s0: packet 1: the tracer discarded 3 event records", "s0: packet 2: 1 packets lost (sequence number gap)"}
+	if err != nil || len(rep.Problems) != 0 || !reflect.DeepEqual(rep.Notes, wantNotes) || !strings.HasSuffix(rep.Summary, "; 4 event records in 1 data streams") {
+		t.Fatalf("%v: %q problems %q notes %q", err, rep.Summary, rep.Problems, rep.Notes)
+	}
+	s1 := ctfStatsPacket(nil, 0, 0, 0, [2]uint64{0, 150}, [2]uint64{0, 250})
+	s1 = ctfStatsPacket(s1, 1, 0, 4096, [2]uint64{0, 350}, [2]uint64{0, 360})
+	if err := os.WriteFile(filepath.Join(dir, "s1"), s1[:len(s1)-6], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = inspect.Validate(inspect.FileInput(dir))
+	wantProblems := []string{"s1: packet 1 is cut: the file ends before its declared size", "s1: the last packet is cut: its remaining bytes hold no complete event record"}
+	if err != nil || !reflect.DeepEqual(rep.Problems, wantProblems) || !reflect.DeepEqual(rep.Notes, wantNotes) {
+		t.Fatalf("%v: problems %q notes %q", err, rep.Problems, rep.Notes)
 	}
 }

@@ -201,7 +201,7 @@ func Validate(in Input) (Report, error) {
 		rep.Summary, rep.Problems, rep.Notes, err = validateATF(&in)
 		rep.Recovery = ATFRecovery(in)
 	case events.FormatCTF:
-		rep.Summary, rep.Recovery, err = validateCTF(&in)
+		rep.Summary, rep.Problems, rep.Notes, rep.Recovery, err = validateCTF(&in)
 	default:
 		return rep, fmt.Errorf("inspect: validate of %q: %w", f, events.ErrUnknownFormat)
 	}

@@ -1,0 +1,639 @@
+package ctf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/bits"
+)
+
+// Next's fast path. When the event record header has a selID shape with
+// templates (LTTng's compact and extended headers: skim.go's hdrShape),
+// Next reads the header from its two words as Scan does and builds the
+// record's fields from templates: the option's header template, then the
+// class's (nxProg), in pre-order as the decoding program builds them. A
+// class's template holds every field it decodes to with its arrays empty,
+// each with its class, member count and End; per event only the integer
+// values, the string and BLOB offsets and lengths, the array lengths and
+// elements, and the End values that arrays move are written. The class is
+// cut into segments: fixed-size integers at fixed offsets from the
+// segment's aligned start, ending with at most one item of variable size
+// (a null-terminated string, a string or BLOB of a static or dynamic
+// length, an array of plain little-endian integers). Classes with anything
+// else (variants, optionals, floats, booleans, big-endian or
+// variable-length integers, fields with roles, UTF-16/32 text, arrays of
+// other elements) have no template, and wherever the fast path is unsure
+// (a bound, the field limit, an 8-byte read past the loaded bytes) Next
+// decodes the record with the decoding program, which reports exactly what
+// it reports (TestNextFastMatchesWalk checks both give the same fields).
+
+// maxNxArrays bounds the arrays of a class with a template (the element
+// counts before each are kept on the stack).
+const maxNxArrays = 8
+
+// maxNxFields bounds the fields of one class template; the templates of
+// a trace hold at most maxNxTotal fields, and at most nxPerClass per
+// compiled field class plus nxBase (a large common context is copied into
+// every class's template: hostile metadata must not turn a small text
+// into large templates).
+const (
+	maxNxFields = 1 << 12
+	maxNxTotal  = 1 << 20
+	nxPerClass  = 16
+	nxBase      = 1 << 16
+)
+
+// nxProg is the template of an event record class (common context,
+// specific context, payload) after one option of the header, for Next's
+// fast path.
+type nxProg struct {
+	// fields are the header's fields (the option's template) and the
+	// class's, with every array empty; Next adds to the End values the
+	// elements of the arrays before them
+	fields []Field
+	hvals  []hdrVal // the header's other values (of the option's template)
+	// the header's selector, class id and clock fields (template
+	// indices, -1: none), whose values Next reads anyway
+	hSel, hID, hClk int32
+	segs            []nxSeg
+	// fix are the structures that hold an array: their End moves with
+	// its length
+	fix []nxRef
+	// roots: the scope roots (common context, specific context,
+	// payload); i -1: none
+	roots  [3]nxRef
+	arrays bool // the class has arrays (fields are copied segment by segment)
+	// static roots: the scope roots when no array comes before them
+	rootStatic             bool
+	rootCC, rootSC, rootPL int32
+}
+
+// nxRef is a template field index i (preceded by ai arrays) and, for a
+// structure of fix, its template End e (preceded by ae arrays).
+type nxRef struct {
+	i, ai, e, ae int32
+}
+
+// nxSeg is a run of template fields [from, to): fixed-size integers
+// (vals) at fixed bit offsets from the segment's start (aligned to am+1),
+// bits in all, then the item of variable size dyn (code 0: none), whose
+// field is the last of the run.
+type nxSeg struct {
+	from, to int32
+	am       uint64
+	bits     uint64
+	need     uint64 // bytes read from the start's byte on (the last value's byte offset + 8, + 1 unless bytewise), 0: none
+	// bytewise: the start is byte-aligned (am ≥ 7): each value's bit
+	// offset in its byte is its offset's (checked to leave its bits
+	// within the 8 bytes read); otherwise values have at most 57 bits
+	bytewise bool
+	vals     []nxVal
+	slots    []nxSlot
+	dyn      nxDyn
+}
+
+// nxVal is an integer of a segment: template field idx, off bits from the
+// segment's start, its value 8 bytes read from its byte >> its bit,
+// & mask, sign-extended by shifting left and back by sx (0: unsigned).
+type nxVal struct {
+	idx  int32
+	off  uint32
+	sx   uint8
+	mask uint64
+}
+
+// nxSlot: the value of template field idx goes to slot (a length or
+// selector read later).
+type nxSlot struct {
+	idx, slot int32
+}
+
+// nxDyn codes
+const (
+	nxString = 1 + iota // null-terminated UTF-8 string
+	nxBytes             // static- or dynamic-length string or BLOB
+	nxArray             // static- or dynamic-length array of plain little-endian integers
+)
+
+type nxDyn struct {
+	code   uint8
+	text   bool // nxBytes: a string (N stops at the first null byte)
+	esx    uint8
+	idx    int32  // its template field
+	src    int32  // slot of a dynamic length, -1: static
+	am     uint64 // its alignment minus 1
+	length uint64 // static length
+	eam    uint64 // nxArray: element alignment minus 1
+	ebits  uint32 // nxArray: element size (8, 16, 32 or 64)
+	ecls   int32  // nxArray: element class
+}
+
+// nxBuilder makes the template of a class.
+type nxBuilder struct {
+	p      *nxProg
+	seg    *nxSeg // the open segment (nil: none)
+	arrays int32
+	ok     bool
+}
+
+// compileNext gives the event record classes of the data stream classes
+// whose header has a selID shape with templates their nxProg for each
+// option of the header, within the trace's budget of template fields.
+func (t *Trace) compileNext() {
+	total, budget := 0, min(maxNxTotal, nxPerClass*len(t.classes)+nxBase)
+	for _, sc := range t.dscs {
+		h := sc.selShape
+		if h == nil || h.tmpl == nil {
+			continue
+		}
+		for _, ec := range sc.events {
+			p := buildNext(sc.CommonContext, ec.SpecificContext, ec.Payload)
+			if p == nil || total+len(h.tmpl)*len(p.fields) > budget {
+				continue
+			}
+			total += len(h.tmpl) * len(p.fields)
+			ec.nx = make([]nxProg, len(h.tmpl))
+			for k := range h.tmpl {
+				ec.nx[k] = p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k])
+			}
+		}
+	}
+}
+
+// after returns the class template p (its indices from the class's first
+// field) after the header template ht of option o, whose selector is sel.
+func (p *nxProg) after(ht *hdrTmpl, sel *hdrField, o *hdrPart) nxProg {
+	hn := int32(len(ht.fields))
+	q := nxProg{arrays: p.arrays, roots: p.roots, hSel: -1, hID: -1, hClk: -1}
+	for _, v := range ht.vals {
+		switch {
+		case q.hSel < 0 && v.f == *sel:
+			q.hSel = int32(v.idx)
+		case q.hID < 0 && o.id.mask != 0 && v.f == o.id:
+			q.hID = int32(v.idx)
+		case q.hClk < 0 && o.clk.mask != 0 && v.f == o.clk:
+			q.hClk = int32(v.idx)
+		default:
+			q.hvals = append(q.hvals, v)
+		}
+	}
+	q.fields = append(append(q.fields, ht.fields...), p.fields...)
+	for i := hn; i < int32(len(q.fields)); i++ {
+		q.fields[i].End += hn
+	}
+	for _, x := range p.fix {
+		q.fix = append(q.fix, nxRef{i: x.i + hn, ai: x.ai, e: x.e + hn, ae: x.ae})
+	}
+	for k := range q.roots {
+		if q.roots[k].i >= 0 {
+			q.roots[k].i += hn
+		}
+	}
+	for _, g := range p.segs {
+		g.from, g.to = g.from+hn, g.to+hn
+		g.vals = append([]nxVal(nil), g.vals...)
+		for i := range g.vals {
+			g.vals[i].idx += hn
+		}
+		g.slots = append([]nxSlot(nil), g.slots...)
+		for i := range g.slots {
+			g.slots[i].idx += hn
+		}
+		if g.dyn.code != 0 {
+			g.dyn.idx += hn
+		}
+		q.segs = append(q.segs, g)
+	}
+	if len(q.segs) > 0 {
+		q.segs[0].from = 0 // with the header's fields
+	}
+	q.rootStatic = q.roots[0].ai == 0 && q.roots[1].ai == 0 && q.roots[2].ai == 0
+	q.rootCC, q.rootSC, q.rootPL = q.roots[0].i, q.roots[1].i, q.roots[2].i
+	return q
+}
+
+// buildNext returns the template of the class of these scopes, or nil.
+func buildNext(scopes ...*FieldClass) *nxProg {
+	b := &nxBuilder{p: &nxProg{}, ok: true}
+	for k, fc := range scopes {
+		b.p.roots[k] = nxRef{i: -1}
+		if fc == nil {
+			continue
+		}
+		b.p.roots[k] = nxRef{i: int32(len(b.p.fields)), ai: b.arrays}
+		b.field(fc, 0)
+	}
+	b.close()
+	if !b.ok || len(b.p.segs) == 0 {
+		return nil
+	}
+	b.p.arrays = b.arrays > 0
+	return b.p
+}
+
+// place puts a field aligned to a bits at template index idx in the open
+// segment, opening one when none is or when a is larger than its start's
+// alignment (the field's offset would not be fixed); it returns the
+// field's bit offset from the segment's start.
+func (b *nxBuilder) place(a uint64, idx int32) uint64 {
+	g := b.seg
+	if g == nil || a-1 > g.am {
+		b.close()
+		b.p.segs = append(b.p.segs, nxSeg{from: idx, am: a - 1, bytewise: a >= 8})
+		b.seg = &b.p.segs[len(b.p.segs)-1]
+		return 0
+	}
+	return (g.bits + a - 1) &^ (a - 1)
+}
+
+// close ends the open segment (without an item of variable size).
+func (b *nxBuilder) close() {
+	if b.seg != nil {
+		b.seg.to = int32(len(b.p.fields))
+		b.seg = nil
+	}
+}
+
+// item ends the open segment (or one opened for it) with the item of
+// variable size d at template index idx.
+func (b *nxBuilder) item(fc *FieldClass, d nxDyn, idx int32) {
+	if b.seg == nil {
+		b.place(uint64(fc.Align), idx)
+	}
+	d.idx, d.am = idx, uint64(fc.Align)-1
+	d.src = -1
+	if fc.dynamic {
+		d.src = int32(fc.src)
+	} else {
+		d.length = fc.Length
+	}
+	b.p.fields = append(b.p.fields, Field{End: idx + 1, cls: fc.id})
+	b.seg.dyn = d
+	b.close()
+}
+
+func (b *nxBuilder) field(fc *FieldClass, depth int) {
+	if !b.ok || depth > 64 || len(b.p.fields) >= maxNxFields {
+		b.ok = false
+		return
+	}
+	idx := int32(len(b.p.fields))
+	a := uint64(fc.Align)
+	switch fc.Kind {
+	case KindUint, KindSint:
+		if fc.BigEndian || fc.roles != 0 || fc.Bits == 0 || fc.Bits > 64 {
+			break
+		}
+		off := b.place(a, idx)
+		g := b.seg
+		// the value is 8 bytes from its byte on, shifted by its bit
+		// offset in that byte: static when the start is byte-aligned
+		if g.am+1 >= 8 && off%8+uint64(fc.Bits) > 64 || g.am+1 < 8 && fc.Bits > 57 || off > math.MaxUint32-64 {
+			break
+		}
+		v := nxVal{idx: idx, off: uint32(off), mask: math.MaxUint64}
+		if fc.Bits < 64 {
+			v.mask = 1<<fc.Bits - 1
+			if fc.Kind == KindSint {
+				v.sx = uint8(64 - fc.Bits)
+			}
+		}
+		if fc.slot >= 0 {
+			g.slots = append(g.slots, nxSlot{idx: idx, slot: int32(fc.slot)})
+		}
+		g.vals = append(g.vals, v)
+		g.bits = off + uint64(fc.Bits)
+		// (9 bytes when the start may lie inside a byte)
+		need := off/8 + 8
+		if !g.bytewise {
+			need++
+		}
+		g.need = max(g.need, need)
+		b.p.fields = append(b.p.fields, Field{End: idx + 1, cls: fc.id})
+		return
+	case KindStruct:
+		off := b.place(a, idx)
+		b.seg.bits = off
+		b.p.fields = append(b.p.fields, Field{V: uint64(len(fc.Members)), cls: fc.id})
+		arrays := b.arrays
+		for _, m := range fc.Members {
+			b.field(m, depth+1)
+		}
+		e := int32(len(b.p.fields))
+		b.p.fields[idx].End = e
+		if b.arrays != arrays {
+			b.p.fix = append(b.p.fix, nxRef{i: idx, ai: arrays, e: e, ae: b.arrays})
+		}
+		return
+	case KindArray:
+		if len(fc.Members) == 0 || fc.roles != 0 || b.arrays >= maxNxArrays {
+			break
+		}
+		el := fc.Members[0]
+		if !plainLE(el) || el.Align > el.Bits {
+			break // the decoding program's fast arrays only
+		}
+		d := nxDyn{code: nxArray, eam: uint64(el.Align) - 1, ebits: el.Bits, ecls: el.id}
+		if el.Kind == KindSint && el.Bits < 64 {
+			d.esx = uint8(64 - el.Bits)
+		}
+		b.item(fc, d, idx)
+		b.arrays++
+		return
+	case KindString, KindBlob:
+		if fc.enc != encUTF8 || fc.roles != 0 || fc.Align%8 != 0 {
+			break
+		}
+		if fc.nulStr {
+			b.item(fc, nxDyn{code: nxString}, idx)
+		} else {
+			b.item(fc, nxDyn{code: nxBytes, text: fc.textElem}, idx)
+		}
+		return
+	}
+	b.ok = false
+}
+
+// nextFast decodes the event record at s.pos, whose header has shape h
+// (selID, with templates), from the templates; false where the decoding
+// program might fail or the class has no template (Next then decodes it,
+// writing again what this wrote).
+func (s *Stream) nextFast(h *hdrShape) bool {
+	start := s.pos
+	base, end, data := s.base, s.end, s.data
+	hs, w0, w1, ok := h.words(data, base, start)
+	if !ok {
+		return false
+	}
+	f := &h.pre.slot
+	id := f.get(w0, w1)
+	k := h.option(id)
+	if k < 0 {
+		return false
+	}
+	s.slots[f.slot] = id
+	sel := id
+	p := &h.opts[k]
+	pos := hs + p.bits
+	if pos > end {
+		return false
+	}
+	if p.id.mask != 0 {
+		id = p.id.get(w0, w1)
+	}
+	sc := s.pkt.Class
+	var ec *EventClass
+	if id < uint64(len(sc.small)) {
+		ec = sc.small[id]
+	} else {
+		ec = sc.events[id]
+	}
+	if ec == nil || k >= len(ec.nx) {
+		return false
+	}
+	t := &ec.nx[k]
+	fs := s.fields[:0]
+	if !t.arrays {
+		fs = append(fs, t.fields...)
+		pos, ok = s.nxStatic(t, fs, pos)
+	} else {
+		fs, pos, ok = s.nxArrays(t, fs, pos)
+	}
+	if !ok {
+		s.fields = fs[:0]
+		return false
+	}
+	if t.hSel >= 0 {
+		fs[t.hSel].V = sel
+	}
+	if t.hID >= 0 {
+		fs[t.hID].V = id
+	}
+	clock := s.clock
+	if m := p.clk.mask; m != 0 {
+		// hdrPart.clock, with the field's value kept
+		v := p.clk.get(w0, w1)
+		if v < clock&m {
+			clock += m + 1
+		}
+		clock = clock&^m | v
+		if t.hClk >= 0 {
+			fs[t.hClk].V = v
+		}
+	}
+	for i := range t.hvals {
+		v := &t.hvals[i]
+		fs[v.idx].V = v.f.get(w0, w1)
+	}
+	ev := &s.ev
+	ev.Header = 0
+	if t.rootStatic {
+		ev.CommonContext, ev.SpecificContext, ev.Payload = t.rootCC, t.rootSC, t.rootPL
+	} // else nxArrays set them
+	s.fields, ev.Fields = fs, fs
+	s.ercID, s.haveERCID = id, true
+	s.clock = clock
+	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
+	s.pos = pos
+	s.events++
+	s.nxEvents++
+	return true
+}
+
+// nxRoots sets the scope roots of the event from template t, cum[k]
+// holding the elements of the first k arrays.
+func (s *Stream) nxRoots(t *nxProg, cum *[maxNxArrays + 1]int32) {
+	var roots [3]int32
+	for k, r := range t.roots {
+		roots[k] = -1
+		if r.i >= 0 {
+			roots[k] = r.i + cum[r.ai]
+		}
+	}
+	s.ev.CommonContext, s.ev.SpecificContext, s.ev.Payload = roots[0], roots[1], roots[2]
+}
+
+// nxStatic fills the fields fs (copied from template t, which has no
+// arrays) from the class's bytes at bit pos, returning the position after
+// them; false where the decoding program might fail. nextFast's loop
+// without what arrays need: fewer values live, fewer spilled.
+func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
+	data, base, end := s.data, s.base, s.end
+	for si := range t.segs {
+		g := &t.segs[si]
+		st := base + (pos-base+g.am)&^g.am
+		// st+g.bits ≤ end puts st>>3 within data
+		if st+g.bits > end || (st>>3)+g.need > uint64(len(data)) {
+			return 0, false
+		}
+		for i := range g.vals {
+			v := &g.vals[i]
+			fs[v.idx].V = v.at(data, st)
+		}
+		for i := range g.slots {
+			sl := &g.slots[i]
+			s.slots[sl.slot] = fs[sl.idx].V
+		}
+		pos = st + g.bits
+		if d := &g.dyn; d.code != 0 {
+			var ok bool
+			if pos, ok = s.nxText(d, &fs[d.idx], pos); !ok {
+				return 0, false
+			}
+		}
+	}
+	return pos, true
+}
+
+// nulAt returns the index of the first null byte of data[i:e] (i ≤ e ≤
+// len(data)), at most 2^32-1 bytes from i, false when there is none:
+// eight bytes at a time (the lowest byte the test flags is the first null
+// one) while eight can be read, IndexByte for the rest.
+func nulAt(data []byte, i, e uint64) (uint64, bool) {
+	z := i
+	for z+8 <= e {
+		w := binary.LittleEndian.Uint64(data[z : z+8 : z+8])
+		if m := (w - 0x0101010101010101) &^ w & 0x8080808080808080; m != 0 {
+			z += uint64(bits.TrailingZeros64(m) >> 3)
+			return z, z-i <= math.MaxUint32
+		}
+		z += 8
+	}
+	x := bytes.IndexByte(data[z:e], 0)
+	if x < 0 {
+		return 0, false
+	}
+	z += uint64(x)
+	return z, z-i <= math.MaxUint32
+}
+
+// nxText reads the string or BLOB d at bit pos (before its alignment) into
+// its field f, returning the position after it; false where the decoding
+// program might fail.
+func (s *Stream) nxText(d *nxDyn, f *Field, pos uint64) (uint64, bool) {
+	data, base, end := s.data, s.base, s.end
+	pos = base + (pos-base+d.am)&^d.am
+	if pos > end {
+		return 0, false
+	}
+	i := pos >> 3
+	if d.code == nxString {
+		z, ok := nulAt(data, i, end>>3)
+		if !ok {
+			return 0, false
+		}
+		f.V, f.N = i, uint32(z-i)
+		return (z + 1) * 8, true
+	}
+	n := d.length
+	if d.src >= 0 {
+		n = s.slots[d.src]
+	}
+	if n > (end-pos)/8 || n > math.MaxUint32 {
+		return 0, false
+	}
+	k := n
+	if d.text {
+		if z := bytes.IndexByte(data[i:i+n], 0); z >= 0 {
+			k = uint64(z)
+		}
+	}
+	f.V, f.N = i, uint32(k)
+	return pos + n*8, true
+}
+
+// nxArrays fills the fields of template t, which has arrays, after fs
+// (the header's) from the class's bytes at bit pos, segment by segment
+// (copied, their End values moved by the elements of the arrays before
+// them), and sets the event's scope roots when an array comes before one;
+// it returns the fields and the position after them, false where the
+// decoding program might fail.
+func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, bool) {
+	data, base, end := s.data, s.base, s.end
+	var delta int32 // the elements of the arrays so far: added to the template's indices and End values
+	var cum [maxNxArrays + 1]int32
+	na := 0
+	for si := range t.segs {
+		g := &t.segs[si]
+		st := base + (pos-base+g.am)&^g.am
+		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
+			return fs, 0, false
+		}
+		n0 := len(fs)
+		fs = append(fs, t.fields[g.from:g.to]...)
+		if delta != 0 {
+			for i := n0; i < len(fs); i++ {
+				fs[i].End += delta
+			}
+		}
+		// the values as nxStatic writes them, inline: a shared function
+		// (not inlined) costs 15 instructions per event
+		dst := fs[delta:]
+		for i := range g.vals {
+			v := &g.vals[i]
+			dst[v.idx].V = v.at(data, st)
+		}
+		for i := range g.slots {
+			sl := &g.slots[i]
+			s.slots[sl.slot] = dst[sl.idx].V
+		}
+		pos = st + g.bits
+		d := &g.dyn
+		if d.code == 0 {
+			continue
+		}
+		if d.code != nxArray {
+			var ok bool
+			if pos, ok = s.nxText(d, &fs[delta+d.idx], pos); !ok {
+				return fs, 0, false
+			}
+			continue
+		}
+		pos = base + (pos-base+d.am)&^d.am
+		fd := &fs[delta+d.idx]
+		n := d.length
+		if d.src >= 0 {
+			n = s.slots[d.src]
+		}
+		// the walk's limit: the array's field and its elements
+		if len(fs) > s.limit || n > uint64(s.limit-len(fs)) || n > 1<<30 {
+			return fs, 0, false
+		}
+		fd.V = n
+		if n > 0 {
+			q := base + (pos-base+d.eam)&^d.eam
+			eb := uint64(d.ebits)
+			if q > end || n > (end-q)/eb {
+				return fs, 0, false
+			}
+			for range n {
+				x := loadLE(data, q>>3, d.ebits)
+				x = uint64(int64(x<<d.esx) >> d.esx)
+				fs = append(fs, Field{V: x, End: int32(len(fs) + 1), cls: d.ecls})
+				q += eb
+			}
+			pos = q
+		}
+		fs[delta+d.idx].End = int32(len(fs))
+		na++
+		cum[na] = cum[na-1] + int32(n)
+		delta += int32(n)
+	}
+	for i := range t.fix {
+		x := &t.fix[i]
+		fs[x.i+cum[x.ai]].End = x.e + cum[x.ae]
+	}
+	if !t.rootStatic {
+		s.nxRoots(t, &cum)
+	}
+	return fs, pos, true
+}
+
+// at returns the value of v in data, of a segment that starts at bit st
+// (the caller checked the segment's need).
+func (v *nxVal) at(data []byte, st uint64) uint64 {
+	q := st + uint64(v.off)
+	k := q >> 3
+	x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (q & 7) & v.mask
+	return uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
+}
