@@ -185,7 +185,7 @@
 //
 // After warm-up, writers and iterators (IndexIter, DetailIter, IndexReader,
 // Merger) do not allocate per event, and IndexFile.Event does not allocate.
-// IndexIter works on blocks of raw events of up to 64 KiB — slices of the
+// IndexIter works on blocks of raw events of up to 256 KiB — slices of the
 // file when it is in memory, reads through an io.ReaderAt (also per thread in
 // a Merger) — and decodes an event only when Event is called. The Merger is
 // a loser tree, log₂(threads) branch-free comparisons per event, run ahead in
