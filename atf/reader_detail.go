@@ -296,11 +296,11 @@ func (d *DetailFile) VerifyChecksum() (checked bool, err error) {
 // DetailIter iterates over detail records in file order. For a file in
 // memory (OpenDetailBytes) or mapped (WithMmap) every payload is a view of the
 // file's bytes, valid as long as they are (until Close for a mapping), and
-// Next only moves to the record's offset: no copy. Otherwise the records are
+// Next only counts the record on: no copy. Otherwise the records are
 // read through one reusable 64 KiB buffer and the current payload is valid
 // until the next call to Next. The getters Timestamp, IndexSeq, ThreadID,
 // Type, Flags and Payload read single fields in place without building the
-// DetailEvent: one load each.
+// DetailEvent: one load each, after the record's start.
 type DetailIter struct {
 	// The current record is base[bp[j]:bp[j+1]]: bp is &bounds[0] over a
 	// file in memory, base its first byte, and j the record's index;
