@@ -64,7 +64,11 @@ func wantReadError(t *testing.T, name string, errs []error, target error, off in
 }
 
 func TestAllYieldsReadErrors(t *testing.T) {
-	index, detail := writeThread(t, 10000, 4, func(i int) uint64 { return uint64(i) * 3 })
+	index, _ := writeThread(t, 10000, 4, func(i int) uint64 { return uint64(i) * 3 })
+	_, detail := writeThread(t, 40000, 4, func(i int) uint64 { return uint64(i) * 3 }) // more than two detail windows
+	if len(detail.b) < 2*detailWindowSize {
+		t.Fatalf("detail file of %d bytes, want more than two windows of %d", len(detail.b), detailWindowSize)
+	}
 
 	// Index: 10000 events in blocks of 8192 (256 KiB); the failure starts
 	// in the second block, so the first block comes out and then the error.
@@ -127,7 +131,7 @@ func TestAllYieldsReadErrors(t *testing.T) {
 	}
 
 	// Detail: the open scan reads everything, so arm after it; the
-	// iterator's 64 KiB window covers the records before the failure.
+	// iterator's 256 KiB windows cover the records before the failure.
 	fd := &faultyReaderAt{r: bytes.NewReader(detail.b), from: int64(len(detail.b)) - 100}
 	d, err := OpenDetail(fd, int64(len(detail.b)))
 	if err != nil {

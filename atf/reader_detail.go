@@ -106,6 +106,13 @@ func openDetail(src source, opts []ReaderOption) (*DetailFile, error) {
 	return d, nil
 }
 
+// detailWindowSize is the window through which the open scan and DetailIter
+// read a file behind an io.ReaderAt (the default pread path): 256 KiB cost
+// 12–13 % less CPU than 64 KiB, measured on 1 M records of 540 bytes in the
+// page cache (open scan 220 → 191 ms, warm pass 182 → 161 ms; see
+// docs/performance-atf.md).
+const detailWindowSize = 256 << 10
+
 // scan records the offset of every record in [eventsOff, end).
 func (d *DetailFile) scan(end int64, lim Limits) error {
 	maxCount := uint64(end-d.eventsOff) / DetailEventHeaderSize
@@ -119,7 +126,7 @@ func (d *DetailFile) scan(end int64, lim Limits) error {
 		}
 		d.offsets = make([]int64, 0, n+1) // +1: the end, see below
 	}
-	win := newWindow(&d.src, 64<<10)
+	win := newWindow(&d.src, detailWindowSize)
 	off := d.eventsOff
 	for off < end {
 		// stop reports a bad record: an error in a finalized file, the end of
@@ -252,7 +259,7 @@ func (d *DetailFile) Events() *DetailIter {
 // init points it before the first record of d. (Events stays small enough
 // to inline, so that the iterator of a caller's loop need not be allocated.)
 func (it *DetailIter) init(d *DetailFile) {
-	*it = DetailIter{d: d, win: newWindow(&d.src, 64<<10), data: d.src.data, base: unsafe.Pointer(&noDetail)}
+	*it = DetailIter{d: d, win: newWindow(&d.src, detailWindowSize), data: d.src.data, base: unsafe.Pointer(&noDetail)}
 	it.bp = unsafe.Pointer(&it.rb)
 	if it.data != nil && cap(d.offsets) > len(d.offsets) {
 		n := len(d.offsets)
@@ -297,7 +304,7 @@ func (d *DetailFile) VerifyChecksum() (checked bool, err error) {
 // memory (OpenDetailBytes) or mapped (WithMmap) every payload is a view of the
 // file's bytes, valid as long as they are (until Close for a mapping), and
 // Next only counts the record on: no copy. Otherwise the records are
-// read through one reusable 64 KiB buffer and the current payload is valid
+// read through one reusable 256 KiB buffer and the current payload is valid
 // until the next call to Next. The getters Timestamp, IndexSeq, ThreadID,
 // Type, Flags and Payload read single fields in place without building the
 // DetailEvent: one load each, after the record's start.
