@@ -64,11 +64,15 @@ func wantReadError(t *testing.T, name string, errs []error, target error, off in
 }
 
 func TestAllYieldsReadErrors(t *testing.T) {
-	index, detail := writeThread(t, 5000, 4, func(i int) uint64 { return uint64(i) * 3 })
+	index, _ := writeThread(t, 10000, 4, func(i int) uint64 { return uint64(i) * 3 })
+	_, detail := writeThread(t, 40000, 4, func(i int) uint64 { return uint64(i) * 3 }) // more than two detail windows
+	if len(detail.b) < 2*detailWindowSize {
+		t.Fatalf("detail file of %d bytes, want more than two windows of %d", len(detail.b), detailWindowSize)
+	}
 
-	// Index: 5000 events in 64 KiB blocks of 2048; the failure starts in the
-	// second block, so the first block comes out and then the error.
-	const block = 64 << 10
+	// Index: 10000 events in blocks of 8192 (256 KiB); the failure starts
+	// in the second block, so the first block comes out and then the error.
+	const block = iterBufSize
 	fr := &faultyReaderAt{r: bytes.NewReader(index.b), from: HeaderSize + block + 100}
 	r, err := OpenIndex(fr, int64(len(index.b)))
 	if err != nil {
@@ -91,9 +95,9 @@ func TestAllYieldsReadErrors(t *testing.T) {
 	if len(errs) != 1 || !errors.Is(errs[0], errInjected) {
 		t.Fatalf("Range.All: %v", errs)
 	}
-	evs, errs = collect(t, "Events(4000).All", r.Events(4000).All())
+	evs, errs = collect(t, "Events(9000).All", r.Events(9000).All())
 	if len(evs) != 0 || len(errs) != 1 {
-		t.Fatalf("Events(4000).All: %d events, %v", len(evs), errs)
+		t.Fatalf("Events(9000).All: %d events, %v", len(evs), errs)
 	}
 
 	// Breaking out of the loop on the error must not yield again.
@@ -114,7 +118,7 @@ func TestAllYieldsReadErrors(t *testing.T) {
 	m := NewMerger([]*IndexFile{healthy, r, healthy})
 	merged, errs := collect(t, "Merger.All", m.All())
 	wantReadError(t, "Merger.All", errs, errInjected, HeaderSize+block)
-	if len(merged) < 3*(block/IndexEventSize)-2 || len(merged) >= 3*5000 {
+	if len(merged) < 3*(block/IndexEventSize)-2 || len(merged) >= 3*10000 {
 		t.Fatalf("Merger.All: %d events before the error", len(merged))
 	}
 	if m.Err() == nil || m.Next() {
@@ -127,7 +131,7 @@ func TestAllYieldsReadErrors(t *testing.T) {
 	}
 
 	// Detail: the open scan reads everything, so arm after it; the
-	// iterator's 64 KiB window covers the records before the failure.
+	// iterator's 256 KiB windows cover the records before the failure.
 	fd := &faultyReaderAt{r: bytes.NewReader(detail.b), from: int64(len(detail.b)) - 100}
 	d, err := OpenDetail(fd, int64(len(detail.b)))
 	if err != nil {
@@ -165,7 +169,7 @@ func TestAllYieldsReadErrors(t *testing.T) {
 // TestAllOnFilesDamagedAfterOpen truncates files on disk under open readers:
 // the iterators report ErrTruncated at the first byte that is gone.
 func TestAllOnFilesDamagedAfterOpen(t *testing.T) {
-	index, detail := writeThread(t, 5000, 4, func(i int) uint64 { return uint64(i) })
+	index, detail := writeThread(t, 10000, 4, func(i int) uint64 { return uint64(i) })
 	dir := t.TempDir()
 	ip, dp := filepath.Join(dir, "index.atf"), filepath.Join(dir, "detail.atf")
 	if err := os.WriteFile(ip, index.b, 0o644); err != nil {
@@ -179,7 +183,7 @@ func TestAllOnFilesDamagedAfterOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer th.Close()
-	const cut = HeaderSize + 3000*IndexEventSize + 5
+	const cut = HeaderSize + 9000*IndexEventSize + 5
 	if err := os.Truncate(ip, cut); err != nil {
 		t.Fatal(err)
 	}
@@ -188,9 +192,9 @@ func TestAllOnFilesDamagedAfterOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs, errs := collect(t, "index", th.Index.All())
-	// Blocks of 2048 events: the first comes out whole, the second is cut.
+	// Blocks of 8192 events: the first comes out whole, the second is cut.
 	wantReadError(t, "index", errs, ErrTruncated, cut)
-	if len(evs) != 2048 {
+	if len(evs) != iterBufSize/IndexEventSize {
 		t.Fatalf("index: %d events before the error", len(evs))
 	}
 	var recs uint64
@@ -205,7 +209,7 @@ func TestAllOnFilesDamagedAfterOpen(t *testing.T) {
 	if len(derrs) != 1 || !errors.Is(derrs[0], ErrTruncated) || recs >= th.Detail.Len() {
 		t.Fatalf("detail: %d records, errors %v", recs, derrs)
 	}
-	if _, err := th.Index.Event(4000); !errors.Is(err, ErrTruncated) {
+	if _, err := th.Index.Event(9500); !errors.Is(err, ErrTruncated) {
 		t.Fatalf("Event past the cut: %v", err)
 	}
 }

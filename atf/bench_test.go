@@ -312,7 +312,15 @@ func merge8Files(b *testing.B, per int) []*IndexFile {
 // BenchmarkDetailIterBytes iterates over 4096 detail records of 540 bytes
 // (the production tracer's 516-byte payload) held in memory: payloads are
 // views, nothing is copied.
-func BenchmarkDetailIterBytes(b *testing.B) {
+func BenchmarkDetailIterBytes(b *testing.B) { benchDetailBytes(b, detailIterLoop) }
+
+// BenchmarkDetailIterBytesFields is BenchmarkDetailIterBytes reading the
+// fields through the getters instead of Event:
+// ../shared/bench/instr.sh ./atf DetailIterBytesFields 4096 '*detailFieldsLoop'
+func BenchmarkDetailIterBytesFields(b *testing.B) { benchDetailBytes(b, detailFieldsLoop) }
+
+// benchDetailBytes runs loop over the 4096 records per op.
+func benchDetailBytes(b *testing.B, loop func(*DetailFile) uint64) {
 	var idx, det memFile
 	tw, _ := NewThreadWriter(&idx, func() (ioWS, error) { return &det, nil }, 0)
 	payload := make([]byte, 516)
@@ -328,7 +336,7 @@ func BenchmarkDetailIterBytes(b *testing.B) {
 	b.ReportAllocs()
 	var sum uint64
 	for b.Loop() {
-		sum += detailIterLoop(d)
+		sum += loop(d)
 	}
 	_ = sum
 	reportEvents(b, 4096)
@@ -345,6 +353,18 @@ func detailIterLoop(d *DetailFile) uint64 {
 	for it.Next() {
 		e := it.Event()
 		sum += e.Timestamp + uint64(e.IndexSeq) + uint64(len(e.Payload))
+	}
+	return sum
+}
+
+// detailFieldsLoop is the loop of BenchmarkDetailIterBytesFields.
+//
+//go:noinline
+func detailFieldsLoop(d *DetailFile) uint64 {
+	var sum uint64
+	it := d.Events()
+	for it.Next() {
+		sum += it.Timestamp() + uint64(it.IndexSeq()) + uint64(len(it.Payload()))
 	}
 	return sum
 }

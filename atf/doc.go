@@ -185,12 +185,13 @@
 //
 // After warm-up, writers and iterators (IndexIter, DetailIter, IndexReader,
 // Merger) do not allocate per event, and IndexFile.Event does not allocate.
-// IndexIter works on blocks of raw events of up to 64 KiB — slices of the
-// file when it is in memory, reads through an io.ReaderAt (also per thread in
-// a Merger) — and decodes an event only when Event is called. The Merger is
+// IndexIter works on blocks of raw events of up to 256 KiB (64 KiB per thread
+// in a Merger) — slices of the file when it is in memory, reads through an
+// io.ReaderAt — and decodes an event only when Event is called. The Merger is
 // a loser tree, log₂(threads) branch-free comparisons per event, run ahead in
 // batches that Next and Event only step through. DetailIter over a file in
-// memory or mapped only moves to the record's offset in Next, and every 256
+// memory or mapped only counts the record on in Next (Event and the getters
+// read its bounds from the offset table the open scan built), and every 256
 // records touches the headers of the 256 records 512 on, so that they are on
 // their way from memory together; Event slices the record. The field
 // getters of both iterators (IndexIter.Timestamp, DetailIter.IndexSeq, …)

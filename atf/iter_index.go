@@ -10,7 +10,7 @@ import (
 // DetailSeq, which read the fields in place: the cheapest way to read
 // events) and Seq, until Next returns false; then Err.
 //
-// It works on blocks of raw event bytes of up to 64 KiB: a file in memory is
+// It works on blocks of raw event bytes of up to 256 KiB: a file in memory is
 // sliced into blocks (the events are decoded straight from it), a file behind
 // an io.ReaderAt is read in blocks of whole events through one buffer
 // allocated when the iterator is created. Next only advances an offset within
@@ -33,6 +33,14 @@ type IndexIter struct {
 	filter   bool
 	from, to uint64
 }
+
+// iterBufSize is the block size of IndexFile.Events and Iter: through an
+// io.ReaderAt (the default pread path), 256 KiB reads cost 6–10 % less CPU
+// per event than 64 KiB ones on a 320 MB file in the page cache (fewer
+// system calls), and 512 KiB or 1 MiB no less than 256 KiB (the block no
+// longer stays in the L2 cache until it is read); see
+// docs/performance-atf.md.
+const iterBufSize = 256 << 10
 
 // noEvent is the block of an iterator that has no current event: Event reads
 // zeros from it. It is never written.

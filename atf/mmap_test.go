@@ -273,8 +273,9 @@ func TestMappedNoAllocsPerEvent(t *testing.T) {
 // at its edges: files with fewer, exactly as many and more records than
 // detailBatch and detailAhead, of varying sizes, in memory, through an
 // io.ReaderAt, and torn (recovered) in memory, give every record exactly
-// once, as Event(seq) does, through Event and through the getters; zero
-// values before the first record, the last record after the end.
+// once, as Event(seq) does, through Event and through the getters
+// (payloads whose capacity ends with the record); zero values before the
+// first record, the last record (and its Seq) after the end.
 func TestDetailIterAheadBounds(t *testing.T) {
 	for _, records := range []int{1, detailBatch - 1, detailBatch, detailBatch + 1, detailAhead - 1, detailAhead, detailAhead + 1,
 		detailAhead + detailBatch + 1, 2*detailAhead + 5, 300} {
@@ -327,14 +328,20 @@ func TestDetailIterAheadBounds(t *testing.T) {
 					it.Type() != want.Type || it.Flags() != want.Flags || !bytes.Equal(it.Payload(), want.Payload) {
 					t.Fatalf("%d records, %s: record %d: the getters disagree with %+v", records, c.name, n, want)
 				}
+				if cap(got.Payload) != len(got.Payload) || cap(it.Payload()) != len(it.Payload()) {
+					t.Fatalf("%d records, %s: record %d: payload capacity %d / %d, length %d", records, c.name, n, cap(got.Payload), cap(it.Payload()), len(want.Payload))
+				}
 				last = want
 				n++
 			}
 			if n != d.Len() || it.Err() != nil || it.Next() {
 				t.Fatalf("%d records, %s: iterated %d of %d: %v", records, c.name, n, d.Len(), it.Err())
 			}
-			if e := it.Event(); n > 0 && (e.Timestamp != last.Timestamp || !bytes.Equal(e.Payload, last.Payload) || it.Timestamp() != last.Timestamp) {
-				t.Fatalf("%d records, %s: after the end: %+v, want the last record %+v", records, c.name, e, last)
+			if e := it.Event(); n > 0 && (e.Timestamp != last.Timestamp || !bytes.Equal(e.Payload, last.Payload) || it.Timestamp() != last.Timestamp || it.Seq() != n-1) {
+				t.Fatalf("%d records, %s: after the end: %+v (Seq %d), want the last record %+v", records, c.name, e, it.Seq(), last)
+			}
+			if e := it.Event(); n == 0 && (e.Timestamp != 0 || e.Payload != nil || it.Payload() != nil) {
+				t.Fatalf("%d records, %s: after the end of no records (torn): %+v", records, c.name, e)
 			}
 		}
 	}

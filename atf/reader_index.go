@@ -319,7 +319,7 @@ var _ = [1]struct{}{}[unsafe.Sizeof(IndexEvent{})-IndexEventSize]
 // Events returns an iterator over events [start, Len()).
 func (r *IndexFile) Events(start uint64) *IndexIter {
 	it := &IndexIter{}
-	it.reset(r, start, r.count, 64<<10)
+	it.reset(r, start, r.count, iterBufSize)
 	return it
 }
 
@@ -358,7 +358,7 @@ func (r *IndexFile) Range(from, to uint64) iter.Seq2[IndexEvent, error] {
 // (see Range).
 func (r *IndexFile) Iter(from, to uint64) *IndexIter {
 	it := &IndexIter{}
-	r.rangeInto(it, from, to, 64<<10)
+	r.rangeInto(it, from, to, iterBufSize)
 	return it
 }
 
