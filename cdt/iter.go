@@ -2,10 +2,10 @@ package cdt
 
 import (
 	"iter"
+	"slices"
 	"unsafe"
 
 	"github.com/tracecodec/tracecodec/internal/checksum"
-	"github.com/tracecodec/tracecodec/internal/hugebuf"
 )
 
 // Iterator walks the rows of a File whose tick_index lies in [from, to], in
@@ -33,15 +33,15 @@ type Iterator struct {
 	// sequential mode: up to checksum.Lanes blocks are read and
 	// decompressed ahead into batch and their checksums compared together
 	// (Blake2b64.Sums), then handed out one by one.
-	batch     []*block // batchBuf[:checksum.Lanes]
-	nb, bi    int      // blocks fetched into batch, next one to hand out
-	batchErr  error    // the error met after batch[:nb]
-	arena     []byte   // the batch's payloads (carve)
-	stored    []byte   // the batch's compressed bytes, one chunk at a time
-	ownArenas bool     // arena and stored were taken from the File
-	batchBuf  [checksum.MaxLanes]*block
-	payloads  [checksum.MaxLanes][]byte
-	sums      [checksum.MaxLanes]uint64
+	batch    []*block // batchBuf[:checksum.Lanes]
+	nb, bi   int      // blocks fetched into batch, next one to hand out
+	batchErr error    // the error met after batch[:nb]
+	arena    arena    // the batch's payloads and compressed bytes (carve)
+	stored   []byte   // the arena's room for one chunk's compressed bytes
+	ownArena bool     // arena was taken from the File
+	batchBuf [checksum.MaxLanes]*block
+	payloads [checksum.MaxLanes][]byte
+	sums     [checksum.MaxLanes]uint64
 
 	// parallel mode
 	pending []chan result
@@ -202,13 +202,21 @@ func (it *Iterator) fill() {
 	it.carve(idx[:n])
 	for _, i := range idx[:n] {
 		// The compressed bytes are dead once decompressed: the batch reads
-		// them all into one buffer, which a raw chunk's payload keeps.
+		// them all into the arena's room after the payloads. A raw chunk's
+		// payload is its stored bytes: it is copied to its own piece of
+		// the arena before the next chunk is read over it.
 		into := it.batch[it.nb]
-		into.stored, it.stored = it.stored, nil
+		piece := into.payload
+		into.stored = it.stored
 		b, err := it.rd.fetchBlock(it.rd.footer.Blocks[i].FileOffset, into, nil)
-		if into.stored != nil && unsafe.SliceData(into.stored) != unsafe.SliceData(into.payload) {
-			into.stored, it.stored = nil, into.stored
+		if it.stored != nil && into.payload != nil && unsafe.SliceData(into.payload) == unsafe.SliceData(it.stored) {
+			if len(into.payload) <= cap(piece) {
+				into.payload = append(piece[:0], into.payload...)
+			} else {
+				into.payload = slices.Clone(into.payload)
+			}
 		}
+		into.stored = nil
 		if err != nil {
 			it.batchErr = err
 			break
@@ -238,58 +246,77 @@ func (it *Iterator) fill() {
 
 // carve points the payload buffers of the batch's blocks at consecutive,
 // capacity-limited pieces of the iterator's arena, each as large as its
-// footer entry's uncompressed_len plus decodeSlack. The entries are not
-// trusted: a chunk whose header asks for more than its piece holds gets a
-// buffer of its own from decodePayload, and an entry beyond the chunk-size
-// limit gets no piece. The arena is taken from the File at the first batch
-// and grown (a quarter larger than needed) when a batch needs more.
+// footer entry's uncompressed_len plus decodeSlack, and sets stored to the
+// room after them for the largest entry's compressed_len. The entries are
+// not trusted: a chunk whose header asks for more than its piece (or the
+// room) holds gets a buffer of its own from readChunkInto, and an entry
+// beyond the chunk-size limit gets no piece. The arena is taken from the
+// File at the first batch and replaced by a larger one (a quarter larger
+// than needed) when a batch needs more.
 func (it *Iterator) carve(idx []int) {
 	lim := it.rd.opts.limits.MaxChunkSize
-	total := 0
+	total, room := 0, 0
 	for _, i := range idx {
-		if size := it.rd.footer.Blocks[i].UncompressedLen; size >= 0 && size <= lim {
+		e := &it.rd.footer.Blocks[i]
+		if size := e.UncompressedLen; size >= 0 && size <= lim {
 			total += int(size) + decodeSlack
 		}
+		if size := e.CompressedLen; size >= 0 && size <= lim {
+			room = max(room, int(size))
+		}
 	}
-	if !it.ownArenas {
-		it.arena, it.stored = it.rd.takeArenas()
-		it.ownArenas = true
+	total += room
+	if !it.ownArena {
+		it.arena = it.rd.takeArena()
+		it.ownArena = true
 	}
-	if cap(it.arena) < total {
-		it.arena = hugebuf.Make(0, bufCap(total, true))
+	if cap(it.arena.b) < total {
+		it.arena.release()
+		it.arena = newArena(bufCap(total, true))
+		guardArena(&it.arena, it)
 	}
+	a := it.arena.b[:cap(it.arena.b)]
 	o := 0
 	for k, i := range idx {
 		b := it.batch[k]
 		b.payload = nil
 		if size := it.rd.footer.Blocks[i].UncompressedLen; size >= 0 && size <= lim {
 			end := o + int(size) + decodeSlack
-			b.payload = it.arena[o:o:end]
+			b.payload = a[o:o:end]
 			o = end
 		}
 	}
+	it.stored = nil
+	if room > 0 {
+		it.stored = a[o : o : o+room]
+	}
 }
 
-// takeArenas hands the File's batch arena and compressed-bytes buffer to
-// an iterator (nil if another iterator holds them); giveArenas takes them
-// back, keeping the larger ones.
-func (rd *File) takeArenas() (arena, stored []byte) {
+// takeArena hands the File's batch arena to an iterator (an empty one if
+// another iterator holds it); giveArena takes it back, keeping the larger
+// of the two, or releases it when the File is closed.
+func (rd *File) takeArena() arena {
 	rd.mu.Lock()
-	arena, stored = rd.arena, rd.stored
-	rd.arena, rd.stored = nil, nil
+	a := rd.arena
+	rd.arena = arena{}
 	rd.mu.Unlock()
-	return arena, stored
+	a.unguard()
+	return a
 }
 
-func (rd *File) giveArenas(arena, stored []byte) {
+func (rd *File) giveArena(a arena) {
+	a.unguard()
 	rd.mu.Lock()
-	if cap(arena) > cap(rd.arena) {
-		rd.arena = arena[:0]
+	if rd.closed || cap(a.b) <= cap(rd.arena.b) {
+		rd.mu.Unlock()
+		a.release()
+		return
 	}
-	if cap(stored) > cap(rd.stored) {
-		rd.stored = stored[:0]
-	}
+	old := rd.arena
+	rd.arena = a
+	guardArena(&rd.arena, rd)
 	rd.mu.Unlock()
+	old.release()
 }
 
 // Next advances to the next row in range; it returns false at the end or on
@@ -361,9 +388,9 @@ func (it *Iterator) finish() {
 		b.payload = nil // a piece of the arena, which goes back on its own
 		it.rd.putBuffer(b)
 	}
-	if it.ownArenas {
-		it.rd.giveArenas(it.arena, it.stored)
-		it.arena, it.stored, it.ownArenas = nil, nil, false
+	if it.ownArena {
+		it.rd.giveArena(it.arena)
+		it.arena, it.stored, it.ownArena = arena{}, nil, false
 	}
 	it.batch, it.nb, it.bi = nil, 0, 0
 	if it.free != nil {
