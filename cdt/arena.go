@@ -59,6 +59,7 @@ func (a *arena) release() {
 // mapped) hugebuf.Make.
 func newArena(c int) arena {
 	if b := getArena(c); b != nil {
+		hugebuf.NoteOffHeap(c) // what the caller asked for; a pooled arena may be larger
 		return arena{b: b, mapped: true}
 	}
 	if b := hugebuf.Map(c); b != nil {
@@ -82,10 +83,10 @@ type pooledArena struct {
 	resident bool
 }
 
-// arenaKeep bounds the resident memory of idle arenas: one arena of the
-// largest batch (32 MiB of payloads, a quarter more for growth, the
-// compressed bytes of a chunk) and some.
-const arenaKeep = 48 << 20
+// arenaKeep bounds the resident memory of idle arenas: two arenas of the
+// largest batch (batchBytes of payloads, a quarter more for growth, the
+// compressed bytes of a chunk).
+const arenaKeep = 32 << 20
 
 // getArena takes the smallest pooled arena of capacity at least c, or nil.
 func getArena(c int) []byte {

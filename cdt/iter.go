@@ -16,7 +16,7 @@ import (
 // nothing per row or block; with WithConcurrency(n > 1) up to n blocks are
 // decoded ahead in goroutines. Without it, where the CPU hashes several
 // messages at once (checksum.Lanes: 8 with AVX-512), the iterator reads and
-// decompresses up to that many blocks ahead (at most 32 MiB of payload, or
+// decompresses up to that many blocks ahead (at most 12 MiB of payload, or
 // one larger block alone) and compares their checksums in one pass; a
 // failing block is still reported only after every row before it.
 type Iterator struct {
@@ -99,18 +99,23 @@ func (it *Iterator) peekBlock() int {
 // batchBytes bounds the payload bytes (as the footer index gives them) that
 // the sequential iterator decompresses ahead to compare their checksums
 // together; a larger chunk is read alone. The batch is decompressed into
-// one arena (hugebuf: 2 MiB pages where the system offers them) that the
-// iterator reuses and hands back to its File for the next iterator.
+// one arena (mapped outside the Go heap in 2 MiB pages where the system
+// offers them, see arena) that the iterator reuses and hands back to its
+// File for the next iterator.
 //
-// Measured in a fresh process reading a whole file (the side-by-side
-// benchmark, ../shared/bench/refs/cdt), where each new 4 KiB page costs a
-// page fault of ≈15 µs on the benchmark machine: with 4 KiB pages, 32 MiB
-// batches held five 4 MB chunks of 1 000 ticks in new memory (6 500 page
-// faults, 0.17 CPU-s) and a 2 MiB bound read fastest (0.11 s), though it
-// hashed three 640 kB chunks per eight-lane pass and a 4 MB chunk alone.
-// In huge pages the faults all but vanish and every lane can be used: all
-// five chunks of h5 or eight of h8 per pass.
-const batchBytes = 32 << 20
+// Measured in fresh processes reading a whole file (the side-by-side
+// benchmark, ../shared/bench/refs/cdt). With 4 KiB pages (≈15 µs per page
+// fault on the benchmark machine) a 2 MiB bound read fastest; in huge
+// pages 32 MiB did (all five 4 MB chunks of h5, eight 640 kB chunks of h8
+// per eight-lane pass). But a new huge page costs from 0.2 to 3.5 ms of
+// system time there, as the host backs the guest's memory or not (the
+// same ≈190 page faults took 4 or 40 ms in consecutive runs), and 32 MiB
+// batches put 21 MB of h5 into new pages. Three series of 7–9 runs, each
+// run after one of the reference's (2026-11-28, load 10–13): h5 read in a
+// median 0.041, 0.082 and 0.061 CPU-s with 32 MiB (runs up to 0.107 s),
+// 0.049 and 0.049 with 12 MiB (three chunks of h5, then two into the same
+// memory; h8 unchanged), 0.053 and 0.055 one chunk at a time (one lane).
+const batchBytes = 12 << 20
 
 func (it *Iterator) schedule() {
 	for len(it.pending) < cap(it.free)-1 {

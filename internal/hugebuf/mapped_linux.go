@@ -48,6 +48,7 @@ func Map(c int) []byte {
 		}
 	}
 	b := unsafe.Slice((*byte)(unsafe.Add(p, off)), span)
+	NoteOffHeap(span)
 	if !huge {
 		return b[:0]
 	}
