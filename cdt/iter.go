@@ -110,11 +110,14 @@ func (it *Iterator) peekBlock() int {
 // per eight-lane pass). But a new huge page costs from 0.2 to 3.5 ms of
 // system time there, as the host backs the guest's memory or not (the
 // same ≈190 page faults took 4 or 40 ms in consecutive runs), and 32 MiB
-// batches put 21 MB of h5 into new pages. Three series of 7–9 runs, each
-// run after one of the reference's (2026-11-28, load 10–13): h5 read in a
-// median 0.041, 0.082 and 0.061 CPU-s with 32 MiB (runs up to 0.107 s),
-// 0.049 and 0.049 with 12 MiB (three chunks of h5, then two into the same
-// memory; h8 unchanged), 0.053 and 0.055 one chunk at a time (one lane).
+// batches put 21 MB of h5 into new pages. Series of 7–15 fresh processes,
+// each run after one of the reference's as in the benchmark (2026-11-28,
+// load 10–16), median CPU-s of an h5 read: 32 MiB 0.041, 0.082, 0.061,
+// 0.067, 0.071 (single runs up to 0.14 s); 12 MiB — three chunks of h5,
+// then two into the same memory; h8 unchanged — 0.049, 0.049, 0.068,
+// 0.053 (user time higher by the unused lanes, system time lower: medians
+// 0.056 and 0.008 s against 0.042 and 0.029); 17 MiB (four, then one)
+// 0.063; one chunk at a time (one lane) 0.053, 0.055.
 const batchBytes = 12 << 20
 
 func (it *Iterator) schedule() {
