@@ -113,11 +113,13 @@ func (it *Iterator) peekBlock() int {
 // batches put 21 MB of h5 into new pages. Series of 7–15 fresh processes,
 // each run after one of the reference's as in the benchmark (2026-11-28,
 // load 10–16), median CPU-s of an h5 read: 32 MiB 0.041, 0.082, 0.061,
-// 0.067, 0.071 (single runs up to 0.14 s); 12 MiB — three chunks of h5,
-// then two into the same memory; h8 unchanged — 0.049, 0.049, 0.068,
-// 0.053 (user time higher by the unused lanes, system time lower: medians
-// 0.056 and 0.008 s against 0.042 and 0.029); 17 MiB (four, then one)
-// 0.063; one chunk at a time (one lane) 0.053, 0.055.
+// 0.067, 0.071, 0.055 (single runs up to 0.14 s); 12 MiB — three chunks
+// of h5, then two into the same memory; h8 unchanged — 0.049, 0.049,
+// 0.068, 0.053, 0.058 (user time higher by the unused lanes, system time
+// lower: medians 0.056 and 0.008 s against 0.042 and 0.029 in one
+// series); 17 MiB (four, then one) 0.063, 0.062; one chunk at a time (one
+// lane) 0.053, 0.055. The differences are within the noise of single
+// series; 12 MiB was kept for its shorter tail and lower mean.
 const batchBytes = 12 << 20
 
 func (it *Iterator) schedule() {
