@@ -13,6 +13,10 @@
 // anything touches it. The advice is a hint only: the memory stays Go
 // memory, freed by the garbage collector; without huge pages it behaves as
 // make.
+//
+// Map is the other kind: a buffer mapped outside the Go heap (Linux), for
+// a caller that pools it and never frees it, so that large short-lived
+// reads start no garbage collection (see cdt's batch arena).
 package hugebuf
 
 // Min is the capacity from which Make asks for huge pages; smaller
