@@ -121,6 +121,23 @@ func TestIterArenaMapped(t *testing.T) {
 		f3 = nil
 		waitPooled(t, n0+1)
 		f2.Close()
+		// An iterator that took its File's arena and is dropped unfinished
+		// gives that arena back as well.
+		f4, err := OpenBytes(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f4.Validate(); err != nil { // f4 keeps the arena
+			t.Fatal(err)
+		}
+		n1, _ := pooledArenas()
+		it4 := f4.Iter(math.MinInt64, math.MaxInt64)
+		if !it4.Next() || f4.arena.b != nil || !it4.arena.guarded {
+			t.Fatalf("raw %v: the second iterator did not take its File's arena under guard", raw)
+		}
+		it4 = nil
+		waitPooled(t, n1+1)
+		f4.Close()
 	}
 }
 

@@ -283,8 +283,8 @@ func (it *Iterator) carve(idx []int) {
 	if cap(it.arena.b) < total {
 		it.arena.release()
 		it.arena = newArena(bufCap(total, true))
-		guardArena(&it.arena, it)
 	}
+	guardArena(&it.arena, it) // once per arena: a dropped iterator gives it back
 	a := it.arena.b[:cap(it.arena.b)]
 	o := 0
 	for k, i := range idx {
