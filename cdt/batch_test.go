@@ -131,7 +131,7 @@ func TestIterReusesGrowingBuffers(t *testing.T) {
 			n++
 			if it.cur != last {
 				last = it.cur
-				a, p := it.arena, it.cur.payload
+				a, p := it.arena.b, it.cur.payload
 				arenas[unsafe.SliceData(a)] = true
 				base, at := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(p)))
 				if at < base || at+uintptr(cap(p)) > base+uintptr(cap(a)) {

@@ -98,7 +98,8 @@
 // its 8192-element limit, takes about 32 MiB for a 1 MiB chunk of a 1 KB
 // file). Tests generate the hostile inputs (ratio bombs, trailing frames,
 // hostile counts, META values, the worst typed row) and assert the bound
-// and a CPU-time bound. Time is linear in the bytes decompressed. The
+// (counting the batch arenas mapped outside the Go heap with the heap's
+// allocations) and a CPU-time bound. Time is linear in the bytes decompressed. The
 // free-form META dicts are rendered to JSON by package schema7 within their
 // own budget (see schema7.AppendJSON).
 //
@@ -151,18 +152,19 @@
 // measured 0.6 GB/s). Several messages hash side by side, though: where the
 // CPU has AVX-512, the sequential iterator (Iter, Range, All, RawBlocks,
 // schema7.Records) reads and decompresses up to 8 chunks ahead while their
-// payloads total at most 32 MiB (a larger chunk alone) and verifies their
+// payloads total at most 12 MiB (a larger chunk alone) and verifies their
 // checksums in one eight-lane pass, about 4.5 GB per CPU-second in all;
 // errors still come in file order, after every row before the failing
-// chunk. A batch is decompressed into one arena the iterator reuses and
-// hands back to its File, its compressed bytes read through one buffer;
-// buffers of 1 MiB and more are aligned to 2 MiB and advised for
-// transparent huge pages (Linux, "madvise" or "always"): on the project's
-// virtual machines each 4 KiB page fault costs ≈15 µs, which made larger
-// batches lose in a fresh process until 2026-11-28 (2 MiB batches were
-// kept then; in interleaved fresh processes five 4 MB chunks of 1 000 ticks
-// now read in 0.043 instead of 0.078 CPU-s, 79 chunks of 640 kB in 0.067
-// instead of 0.089; see docs/performance.md). A Writer still hashes one chunk at a time: it writes each
+// chunk. A batch and its compressed bytes share one arena, which the
+// iterator reuses and hands back to its File; arenas of 1 MiB and more are
+// mapped outside the Go heap, aligned to 2 MiB and advised for transparent
+// huge pages (Linux, "madvise" or "always"), and go back to a process-wide
+// pool when their File is closed (or dropped), which keeps the pages of at
+// most 32 MiB of idle arenas. Outside the heap, reading a file of large
+// chunks starts no garbage collection in a short-lived process. On the
+// project's virtual machines each 4 KiB page fault costs ≈15 µs and a new
+// huge page 0.2–3.5 ms, which is what bounds the batch (see batchBytes
+// and docs/performance.md). A Writer still hashes one chunk at a time: it writes each
 // chunk as soon as it is complete, so that a writer killed between chunks
 // loses nothing that reached the file (see Recovery), and a chunk's
 // checksum, in its header, precedes its bytes. Batching eight chunks

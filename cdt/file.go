@@ -42,8 +42,7 @@ type File struct {
 	mu     sync.Mutex
 	cache  []*block // most recently used last
 	closed bool
-	arena  []byte // a sequential iterator's batch memory, kept between iterators
-	stored []byte // and its buffer of compressed bytes
+	arena  arena // a sequential iterator's batch memory, kept between iterators
 }
 
 // block is one decoded TICK chunk. Its payload is never reused, so rows handed
@@ -129,7 +128,10 @@ func (rd *File) Close() error {
 	}
 	rd.closed = true
 	rd.cache = nil
+	a := rd.arena
+	rd.arena = arena{}
 	rd.mu.Unlock()
+	a.release()
 	if rd.ownDec {
 		rd.dec.Close()
 	}

@@ -2,10 +2,10 @@ package cdt
 
 import (
 	"iter"
+	"slices"
 	"unsafe"
 
 	"github.com/tracecodec/tracecodec/internal/checksum"
-	"github.com/tracecodec/tracecodec/internal/hugebuf"
 )
 
 // Iterator walks the rows of a File whose tick_index lies in [from, to], in
@@ -16,7 +16,7 @@ import (
 // nothing per row or block; with WithConcurrency(n > 1) up to n blocks are
 // decoded ahead in goroutines. Without it, where the CPU hashes several
 // messages at once (checksum.Lanes: 8 with AVX-512), the iterator reads and
-// decompresses up to that many blocks ahead (at most 32 MiB of payload, or
+// decompresses up to that many blocks ahead (at most 12 MiB of payload, or
 // one larger block alone) and compares their checksums in one pass; a
 // failing block is still reported only after every row before it.
 type Iterator struct {
@@ -33,15 +33,15 @@ type Iterator struct {
 	// sequential mode: up to checksum.Lanes blocks are read and
 	// decompressed ahead into batch and their checksums compared together
 	// (Blake2b64.Sums), then handed out one by one.
-	batch     []*block // batchBuf[:checksum.Lanes]
-	nb, bi    int      // blocks fetched into batch, next one to hand out
-	batchErr  error    // the error met after batch[:nb]
-	arena     []byte   // the batch's payloads (carve)
-	stored    []byte   // the batch's compressed bytes, one chunk at a time
-	ownArenas bool     // arena and stored were taken from the File
-	batchBuf  [checksum.MaxLanes]*block
-	payloads  [checksum.MaxLanes][]byte
-	sums      [checksum.MaxLanes]uint64
+	batch    []*block // batchBuf[:checksum.Lanes]
+	nb, bi   int      // blocks fetched into batch, next one to hand out
+	batchErr error    // the error met after batch[:nb]
+	arena    arena    // the batch's payloads and compressed bytes (carve)
+	stored   []byte   // the arena's room for one chunk's compressed bytes
+	ownArena bool     // arena was taken from the File
+	batchBuf [checksum.MaxLanes]*block
+	payloads [checksum.MaxLanes][]byte
+	sums     [checksum.MaxLanes]uint64
 
 	// parallel mode
 	pending []chan result
@@ -99,18 +99,28 @@ func (it *Iterator) peekBlock() int {
 // batchBytes bounds the payload bytes (as the footer index gives them) that
 // the sequential iterator decompresses ahead to compare their checksums
 // together; a larger chunk is read alone. The batch is decompressed into
-// one arena (hugebuf: 2 MiB pages where the system offers them) that the
-// iterator reuses and hands back to its File for the next iterator.
+// one arena (mapped outside the Go heap in 2 MiB pages where the system
+// offers them, see arena) that the iterator reuses and hands back to its
+// File for the next iterator.
 //
-// Measured in a fresh process reading a whole file (the side-by-side
-// benchmark, ../shared/bench/refs/cdt), where each new 4 KiB page costs a
-// page fault of ≈15 µs on the benchmark machine: with 4 KiB pages, 32 MiB
-// batches held five 4 MB chunks of 1 000 ticks in new memory (6 500 page
-// faults, 0.17 CPU-s) and a 2 MiB bound read fastest (0.11 s), though it
-// hashed three 640 kB chunks per eight-lane pass and a 4 MB chunk alone.
-// In huge pages the faults all but vanish and every lane can be used: all
-// five chunks of h5 or eight of h8 per pass.
-const batchBytes = 32 << 20
+// Measured in fresh processes reading a whole file (the side-by-side
+// benchmark, ../shared/bench/refs/cdt). With 4 KiB pages (≈15 µs per page
+// fault on the benchmark machine) a 2 MiB bound read fastest; in huge
+// pages 32 MiB did (all five 4 MB chunks of h5, eight 640 kB chunks of h8
+// per eight-lane pass). But a new huge page costs from 0.2 to 3.5 ms of
+// system time there, as the host backs the guest's memory or not (the
+// same ≈190 page faults took 4 or 40 ms in consecutive runs), and 32 MiB
+// batches put 21 MB of h5 into new pages. Series of 7–15 fresh processes,
+// each run after one of the reference's as in the benchmark (2026-11-28,
+// load 10–16), median CPU-s of an h5 read: 32 MiB 0.041, 0.082, 0.061,
+// 0.067, 0.071, 0.055 (single runs up to 0.14 s); 12 MiB — three chunks
+// of h5, then two into the same memory; h8 unchanged — 0.049, 0.049,
+// 0.068, 0.053, 0.058 (user time higher by the unused lanes, system time
+// lower: medians 0.056 and 0.008 s against 0.042 and 0.029 in one
+// series); 17 MiB (four, then one) 0.063, 0.062; one chunk at a time (one
+// lane) 0.053, 0.055. The differences are within the noise of single
+// series; 12 MiB was kept for its shorter tail and lower mean.
+const batchBytes = 12 << 20
 
 func (it *Iterator) schedule() {
 	for len(it.pending) < cap(it.free)-1 {
@@ -202,13 +212,21 @@ func (it *Iterator) fill() {
 	it.carve(idx[:n])
 	for _, i := range idx[:n] {
 		// The compressed bytes are dead once decompressed: the batch reads
-		// them all into one buffer, which a raw chunk's payload keeps.
+		// them all into the arena's room after the payloads. A raw chunk's
+		// payload is its stored bytes: it is copied to its own piece of
+		// the arena before the next chunk is read over it.
 		into := it.batch[it.nb]
-		into.stored, it.stored = it.stored, nil
+		piece := into.payload
+		into.stored = it.stored
 		b, err := it.rd.fetchBlock(it.rd.footer.Blocks[i].FileOffset, into, nil)
-		if into.stored != nil && unsafe.SliceData(into.stored) != unsafe.SliceData(into.payload) {
-			into.stored, it.stored = nil, into.stored
+		if it.stored != nil && into.payload != nil && unsafe.SliceData(into.payload) == unsafe.SliceData(it.stored) {
+			if len(into.payload) <= cap(piece) {
+				into.payload = append(piece[:0], into.payload...)
+			} else {
+				into.payload = slices.Clone(into.payload)
+			}
 		}
+		into.stored = nil
 		if err != nil {
 			it.batchErr = err
 			break
@@ -238,58 +256,77 @@ func (it *Iterator) fill() {
 
 // carve points the payload buffers of the batch's blocks at consecutive,
 // capacity-limited pieces of the iterator's arena, each as large as its
-// footer entry's uncompressed_len plus decodeSlack. The entries are not
-// trusted: a chunk whose header asks for more than its piece holds gets a
-// buffer of its own from decodePayload, and an entry beyond the chunk-size
-// limit gets no piece. The arena is taken from the File at the first batch
-// and grown (a quarter larger than needed) when a batch needs more.
+// footer entry's uncompressed_len plus decodeSlack, and sets stored to the
+// room after them for the largest entry's compressed_len. The entries are
+// not trusted: a chunk whose header asks for more than its piece (or the
+// room) holds gets a buffer of its own from readChunkInto, and an entry
+// beyond the chunk-size limit gets no piece. The arena is taken from the
+// File at the first batch and replaced by a larger one (a quarter larger
+// than needed) when a batch needs more.
 func (it *Iterator) carve(idx []int) {
 	lim := it.rd.opts.limits.MaxChunkSize
-	total := 0
+	total, room := 0, 0
 	for _, i := range idx {
-		if size := it.rd.footer.Blocks[i].UncompressedLen; size >= 0 && size <= lim {
+		e := &it.rd.footer.Blocks[i]
+		if size := e.UncompressedLen; size >= 0 && size <= lim {
 			total += int(size) + decodeSlack
 		}
+		if size := e.CompressedLen; size >= 0 && size <= lim {
+			room = max(room, int(size))
+		}
 	}
-	if !it.ownArenas {
-		it.arena, it.stored = it.rd.takeArenas()
-		it.ownArenas = true
+	total += room
+	if !it.ownArena {
+		it.arena = it.rd.takeArena()
+		it.ownArena = true
 	}
-	if cap(it.arena) < total {
-		it.arena = hugebuf.Make(0, bufCap(total, true))
+	if cap(it.arena.b) < total {
+		it.arena.release()
+		it.arena = newArena(bufCap(total, true))
 	}
+	guardArena(&it.arena, it) // once per arena: a dropped iterator gives it back
+	a := it.arena.b[:cap(it.arena.b)]
 	o := 0
 	for k, i := range idx {
 		b := it.batch[k]
 		b.payload = nil
 		if size := it.rd.footer.Blocks[i].UncompressedLen; size >= 0 && size <= lim {
 			end := o + int(size) + decodeSlack
-			b.payload = it.arena[o:o:end]
+			b.payload = a[o:o:end]
 			o = end
 		}
 	}
+	it.stored = nil
+	if room > 0 {
+		it.stored = a[o : o : o+room]
+	}
 }
 
-// takeArenas hands the File's batch arena and compressed-bytes buffer to
-// an iterator (nil if another iterator holds them); giveArenas takes them
-// back, keeping the larger ones.
-func (rd *File) takeArenas() (arena, stored []byte) {
+// takeArena hands the File's batch arena to an iterator (an empty one if
+// another iterator holds it); giveArena takes it back, keeping the larger
+// of the two, or releases it when the File is closed.
+func (rd *File) takeArena() arena {
 	rd.mu.Lock()
-	arena, stored = rd.arena, rd.stored
-	rd.arena, rd.stored = nil, nil
+	a := rd.arena
+	rd.arena = arena{}
 	rd.mu.Unlock()
-	return arena, stored
+	a.unguard()
+	return a
 }
 
-func (rd *File) giveArenas(arena, stored []byte) {
+func (rd *File) giveArena(a arena) {
+	a.unguard()
 	rd.mu.Lock()
-	if cap(arena) > cap(rd.arena) {
-		rd.arena = arena[:0]
+	if rd.closed || cap(a.b) <= cap(rd.arena.b) {
+		rd.mu.Unlock()
+		a.release()
+		return
 	}
-	if cap(stored) > cap(rd.stored) {
-		rd.stored = stored[:0]
-	}
+	old := rd.arena
+	rd.arena = a
+	guardArena(&rd.arena, rd)
 	rd.mu.Unlock()
+	old.release()
 }
 
 // Next advances to the next row in range; it returns false at the end or on
@@ -361,9 +398,9 @@ func (it *Iterator) finish() {
 		b.payload = nil // a piece of the arena, which goes back on its own
 		it.rd.putBuffer(b)
 	}
-	if it.ownArenas {
-		it.rd.giveArenas(it.arena, it.stored)
-		it.arena, it.stored, it.ownArenas = nil, nil, false
+	if it.ownArena {
+		it.rd.giveArena(it.arena)
+		it.arena, it.stored, it.ownArena = arena{}, nil, false
 	}
 	it.batch, it.nb, it.bi = nil, 0, 0
 	if it.free != nil {

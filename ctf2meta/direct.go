@@ -948,7 +948,7 @@ func (d *direct) unknownKey(s *ukeySet, text []byte, off int, dec string) bool {
 		text = js.ukBuf[off:]
 		v |= ukInBuf
 	}
-	if len(text) >= 1<<ukLenBits || off >= 1<<ukOffBits {
+	if len(text) >= 1<<ukLenBits || uint64(off) >= 1<<ukOffBits {
 		return false
 	}
 	v |= uint64(off)<<ukLenBits | uint64(len(text))

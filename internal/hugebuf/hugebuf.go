@@ -13,6 +13,10 @@
 // anything touches it. The advice is a hint only: the memory stays Go
 // memory, freed by the garbage collector; without huge pages it behaves as
 // make.
+//
+// Map is the other kind: a buffer mapped outside the Go heap (Linux), for
+// a caller that pools it and never frees it, so that large short-lived
+// reads start no garbage collection (see cdt's batch arena).
 package hugebuf
 
 // Min is the capacity from which Make asks for huge pages; smaller
@@ -39,7 +43,8 @@ func Make(n, c int) []byte {
 
 // maxCap bounds the capacities Make aligns (the rounding must not
 // overflow); larger requests are plain make.
-const maxCap = 1 << 40
+// It is 1 TiB where int has 64 bits and 512 MiB where it has 32.
+const maxCap = 1 << (29 + 11*(^uint(0)>>63))
 
 // roundUp rounds n up to a multiple of pageSize.
 func roundUp(n int) int { return (n + pageSize - 1) &^ (pageSize - 1) }
