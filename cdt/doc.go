@@ -54,7 +54,8 @@
 // writes the header and META, buffers rows into TICK chunks of
 // WithChunkTicks rows (default 256, by row count as the reference does),
 // compresses each chunk as one single-segment zstd frame with its content
-// size and no frame checksum (CompressionFastest by default,
+// size and no frame checksum (by default CompressionAuto: the fastest
+// level unless probes every 64 chunks find the default level 2 % smaller;
 // WithCompressionLevel), or stores it raw with flags = 2 (WithRawChunks), and
 // on Close writes the FOTR chunk and the trailer. Rows must not decrease in tick_index (duplicates are
 // allowed); unlike the reference, a bad row is rejected before anything is
