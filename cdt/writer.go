@@ -191,12 +191,10 @@ type Writer struct {
 	encLarge *zstd.Encoder // for payloads of rawLiteralsMin bytes and more
 	ownEnc   bool          // the encoders are the writer's own (takeEncoders)
 	// CompressionAuto: the alternative level's encoders, whether the last
-	// probe chose it, the TICK chunks submitted so far and the probe's
-	// second output.
+	// probe chose it and the TICK chunks submitted so far.
 	alt, altLarge *zstd.Encoder
 	useAlt        bool
 	tickChunks    int
-	probeOut      []byte
 
 	meta    []byte
 	started bool
@@ -593,6 +591,12 @@ func (w *Writer) encode(j *job) {
 		out = AppendChunkHeader(out, h)
 	} else {
 		h.Flags = DefaultFlags
+		if need := ChunkHeaderSize + zstdBound(len(j.payload)); cap(out) < need {
+			// Sized once for what EncodeAll can write: growing by append
+			// from nothing copied each step into new memory (the pages
+			// past the output are never touched).
+			out = make([]byte, 0, need)
+		}
 		out = AppendChunkHeader(out, h)
 		out = w.encoder(j.alt, len(j.payload)).EncodeAll(j.payload, out)
 		if j.probe {
@@ -619,23 +623,29 @@ func (w *Writer) encoder(alt bool, n int) *zstd.Encoder {
 	return w.enc
 }
 
-// probe compresses j's payload at the level out was not compressed at,
-// sets j.choseAlt (see autoAltPermille) and returns out holding the smaller
-// of the two. Only one probe runs at a time (see submit), so probeOut is
-// the writer's.
+// probe compresses j's payload again, after out, at the level out was not
+// compressed at, sets j.choseAlt (see autoAltPermille) and returns out
+// holding the smaller of the two.
 func (w *Writer) probe(j *job, out []byte) []byte {
-	w.probeOut = w.encoder(!j.alt, len(j.payload)).EncodeAll(j.payload, w.probeOut[:0])
-	n, m := len(out)-ChunkHeaderSize, len(w.probeOut) // j.alt's size, the other's
+	at := len(out)
+	out = w.encoder(!j.alt, len(j.payload)).EncodeAll(j.payload, out)
+	n, m := at-ChunkHeaderSize, len(out)-at // j.alt's size, the other's
 	fast, def := n, m
 	if j.alt {
 		fast, def = m, n
 	}
 	j.choseAlt = def*1000 <= fast*autoAltPermille
 	if m < n {
-		out = append(out[:ChunkHeaderSize], w.probeOut...)
+		copy(out[ChunkHeaderSize:], out[at:])
+		return out[:ChunkHeaderSize+m]
 	}
-	return out
+	return out[:at]
 }
+
+// zstdBound is the most a single-segment frame of n bytes can take: the
+// frame header and a 3-byte header per block of up to 128 KiB stored raw
+// when compression does not pay.
+func zstdBound(n int) int { return n + 3*(n>>17+1) + 18 }
 
 func (w *Writer) writeJob(j *job) error {
 	if w.err != nil {
