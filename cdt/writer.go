@@ -185,16 +185,17 @@ type Marshaler interface {
 // leaves the output empty. After warm-up, Append and WriteRow allocate nothing
 // per row. A Writer is not safe for concurrent use.
 type Writer struct {
-	w        io.Writer
-	o        writerOptions
-	enc      *zstd.Encoder
-	encLarge *zstd.Encoder // for payloads of rawLiteralsMin bytes and more
-	ownEnc   bool          // the encoders are the writer's own (takeEncoders)
-	// CompressionAuto: the alternative level's encoders, whether the last
-	// probe chose it and the TICK chunks submitted so far.
-	alt, altLarge *zstd.Encoder
-	useAlt        bool
-	tickChunks    int
+	w io.Writer
+	o writerOptions
+	// encs holds the encoders by kind (encKind) for the writer's level
+	// and, for CompressionAuto, its alternative (encs[1]); ownEnc: they
+	// are the writer's own (takeEncoders).
+	encs   [2][encKinds]*zstd.Encoder
+	ownEnc bool
+	// CompressionAuto: whether the last probe chose the alternative level,
+	// and the TICK chunks submitted so far.
+	useAlt     bool
+	tickChunks int
 
 	meta    []byte
 	started bool
@@ -267,67 +268,63 @@ func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) 
 	return wr, nil
 }
 
-// takeEncoders sets enc and encLarge (and, for CompressionAuto, alt and
-// altLarge): the shared encoders for a writer with goroutines of its own,
-// encoders of its own otherwise (see takeEncoder), given back by Close.
+// takeEncoders fills encs: the shared encoders for a writer with
+// goroutines of its own, encoders of its own otherwise (see takeEncoder),
+// given back by Close. Encoders allocate their memory when first used.
 func (w *Writer) takeEncoders() error {
-	var err error
-	if w.enc, w.encLarge, err = w.takePair(w.o.level); err != nil {
-		return err
-	}
+	levels := []CompressionLevel{w.o.level}
 	if w.o.level == CompressionAuto {
-		if w.alt, w.altLarge, err = w.takePair(autoAlt); err != nil {
-			w.givePair(w.o.level, w.enc, w.encLarge)
-			return err
-		}
+		levels = append(levels, autoAlt)
 	}
 	w.ownEnc = w.o.concurrency <= 1
+	for i, l := range levels {
+		for k := range encKinds {
+			key := encKeyFor(l, k)
+			if k > 0 && key == encKeyFor(l, k-1) {
+				w.encs[i][k] = w.encs[i][k-1]
+				continue
+			}
+			var e *zstd.Encoder
+			var err error
+			if w.ownEnc {
+				e, err = takeEncoder(key)
+			} else {
+				e, err = encoderFor(key)
+			}
+			if err != nil {
+				w.giveEncoders()
+				return err
+			}
+			w.encs[i][k] = e
+		}
+	}
 	return nil
 }
 
-// takePair returns the encoders of a level for payloads under and from
-// rawLiteralsMin bytes (the same one when the level keeps Huffman-coded
-// literals for both).
-func (w *Writer) takePair(l CompressionLevel) (small, large *zstd.Encoder, err error) {
-	level, raw := l.zstdLevel(), l.rawLarge()
-	if w.o.concurrency > 1 {
-		if small, err = encoderFor(level); err == nil {
-			large, err = encoderFor(level, raw)
-		}
-		return small, large, err
+// encKeyFor is the encoder for payloads of kind k at level l (CompressionAuto:
+// its first choice).
+func encKeyFor(l CompressionLevel, k int) encKey {
+	key := encKey{level: l.zstdLevel(), raw: k != encSmall && l.rawLarge(), window: smallWindow}
+	if k == encHuge {
+		key.window = 8 << 20
 	}
-	if small, err = takeEncoder(level, false); err != nil || !raw {
-		return small, small, err
-	}
-	if large, err = takeEncoder(level, true); err != nil {
-		giveEncoder(level, false, small)
-		return nil, nil, err
-	}
-	return small, large, nil
-}
-
-// givePair gives back a pair from takePair of a one-goroutine writer.
-func (w *Writer) givePair(l CompressionLevel, small, large *zstd.Encoder) {
-	if w.o.concurrency > 1 || small == nil {
-		return
-	}
-	level := l.zstdLevel()
-	giveEncoder(level, false, small)
-	if large != small {
-		giveEncoder(level, true, large)
-	}
+	return key
 }
 
 // giveEncoders hands the writer's own encoders back (after its last
-// chunk).
+// chunk, or when takeEncoders failed).
 func (w *Writer) giveEncoders() {
-	if !w.ownEnc {
-		return
+	if w.ownEnc {
+		for i, l := range []CompressionLevel{w.o.level, autoAlt} {
+			for k, e := range w.encs[i] {
+				if e != nil && (k == 0 || e != w.encs[i][k-1]) {
+					giveEncoder(encKeyFor(l, k), e)
+				}
+			}
+		}
 	}
 	w.ownEnc = false
-	w.givePair(w.o.level, w.enc, w.encLarge)
-	w.givePair(autoAlt, w.alt, w.altLarge)
-	w.enc, w.encLarge, w.alt, w.altLarge = nil, nil, nil, nil
+	w.encs = [2][encKinds]*zstd.Encoder{}
 }
 
 // Create writes a CDT file named name through a temporary file in the same
@@ -591,10 +588,12 @@ func (w *Writer) encode(j *job) {
 		out = AppendChunkHeader(out, h)
 	} else {
 		h.Flags = DefaultFlags
-		if need := ChunkHeaderSize + zstdBound(len(j.payload)); cap(out) < need {
-			// Sized once for what EncodeAll can write: growing by append
-			// from nothing copied each step into new memory (the pages
-			// past the output are never touched).
+		if need := ChunkHeaderSize + len(j.payload)/4; cap(out) < need {
+			// Room for a chunk that compresses 4:1 (two at a probe, or
+			// 8:1), kept for the next chunk: growing by append from
+			// nothing copied each step into new memory. Not more: Go
+			// clears a large allocation whole, and every page it touches
+			// is a page fault in a fresh process.
 			out = make([]byte, 0, need)
 		}
 		out = AppendChunkHeader(out, h)
@@ -611,16 +610,11 @@ func (w *Writer) encode(j *job) {
 // encoder returns the encoder for a payload of n bytes at the writer's
 // level, or at CompressionAuto's alternative.
 func (w *Writer) encoder(alt bool, n int) *zstd.Encoder {
+	i := 0
 	if alt {
-		if n >= rawLiteralsMin {
-			return w.altLarge
-		}
-		return w.alt
+		i = 1
 	}
-	if n >= rawLiteralsMin {
-		return w.encLarge
-	}
-	return w.enc
+	return w.encs[i][encKind(n)]
 }
 
 // probe compresses j's payload again, after out, at the level out was not
@@ -641,11 +635,6 @@ func (w *Writer) probe(j *job, out []byte) []byte {
 	}
 	return out[:at]
 }
-
-// zstdBound is the most a single-segment frame of n bytes can take: the
-// frame header and a 3-byte header per block of up to 128 KiB stored raw
-// when compression does not pay.
-func zstdBound(n int) int { return n + 3*(n>>17+1) + 18 }
 
 func (w *Writer) writeJob(j *job) error {
 	if w.err != nil {
