@@ -174,8 +174,10 @@
 // writer; it is not done. A one-goroutine Writer compresses with zstd
 // encoders of its own, handed to the next writer at Close: the shared
 // encoder takes turns between its internal encoders, each with a history
-// as large as a chunk to fault in. The checksum is about 18 % of a typed
-// write (zstd about half). It
+// as large as a chunk to fault in. Encoders for payloads of up to 1 MiB
+// have a 1 MiB window (the same bytes as the library's default of 8 MiB,
+// whose history each encoder allocated and cleared whole). The checksum is
+// about 18 % of a typed write (zstd about half). It
 // cannot be computed while rows are appended: a TICK payload starts with
 // its end tick and row count, known only when the chunk is cut.
 // WithConcurrency(n ≥ 2) decompresses and checks the next chunks in
