@@ -114,7 +114,7 @@ func TestAllReportsErrorLast(t *testing.T) {
 
 func TestCompressionLevels(t *testing.T) {
 	sizes := map[CompressionLevel]int{}
-	for _, l := range []CompressionLevel{CompressionFastest, CompressionDefault, CompressionBetter, CompressionBest} {
+	for _, l := range []CompressionLevel{CompressionFastest, CompressionDefault, CompressionBetter, CompressionBest, CompressionAuto} {
 		data := writeTicks(t, testMeta, 600, WithCompressionLevel(l))
 		f, err := OpenBytes(data)
 		if err != nil {
@@ -129,13 +129,16 @@ func TestCompressionLevels(t *testing.T) {
 	if sizes[CompressionBest] > sizes[CompressionFastest] {
 		t.Errorf("best (%d bytes) is larger than fastest (%d)", sizes[CompressionBest], sizes[CompressionFastest])
 	}
-	for _, l := range []CompressionLevel{0, CompressionBest + 1, -3} {
+	if def := writeTicks(t, testMeta, 600); !bytes.Equal(def, writeTicks(t, testMeta, 600, WithCompressionLevel(CompressionAuto))) {
+		t.Error("the default level is not CompressionAuto")
+	}
+	for _, l := range []CompressionLevel{0, CompressionAuto + 1, -3} {
 		if _, err := NewWriter(&bytes.Buffer{}, testMeta, WithCompressionLevel(l)); err == nil ||
 			!strings.HasPrefix(err.Error(), "cdt: WithCompressionLevel") {
 			t.Errorf("level %d: %v", l, err)
 		}
 	}
-	if CompressionBetter.String() != "better" || CompressionLevel(9).String() != "CompressionLevel(9)" {
+	if CompressionBetter.String() != "better" || CompressionAuto.String() != "auto" || CompressionLevel(9).String() != "CompressionLevel(9)" {
 		t.Error("String")
 	}
 }

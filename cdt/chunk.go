@@ -43,10 +43,8 @@ func (noDecoder) Error() string { return "cdt: zstd decoder unavailable" }
 
 var errNoDecoder error = noDecoder{}
 
-// encoderFor returns the shared stateless encoder for a level, with Huffman
-// coding of literals (the zstd default) or, rawLiterals, without.
-func encoderFor(level zstd.EncoderLevel, rawLiterals ...bool) (*zstd.Encoder, error) {
-	key := encKey{level, len(rawLiterals) > 0 && rawLiterals[0]}
+// encoderFor returns the shared stateless encoder for key.
+func encoderFor(key encKey) (*zstd.Encoder, error) {
 	sharedEncMu.Lock()
 	defer sharedEncMu.Unlock()
 	if e := sharedEnc[key]; e != nil {
@@ -60,9 +58,39 @@ func encoderFor(level zstd.EncoderLevel, rawLiterals ...bool) (*zstd.Encoder, er
 	return e, nil
 }
 
+// encKey is an encoder's settings: its level, whether it stores literals
+// raw (no Huffman coding), and its window.
 type encKey struct {
-	level zstd.EncoderLevel
-	raw   bool
+	level  zstd.EncoderLevel
+	raw    bool
+	window int
+}
+
+// The writer's encoders, by the size of the payload (see encKind).
+const (
+	encSmall = iota // under rawLiteralsMin
+	encLarge        // from rawLiteralsMin to smallWindow bytes
+	encHuge         // more than smallWindow bytes
+	encKinds
+)
+
+// smallWindow is the window of the encoders for payloads of up to that
+// many bytes; larger payloads go to encoders with the library's default
+// window of 8 MiB. A single-segment frame no larger than the window is
+// compressed to the same bytes whatever the window (the frame header
+// records none), but the encoder allocates a history of the window's size
+// and clears it (8 MiB per encoder: 3 % of a fresh h8-shaped write).
+const smallWindow = 1 << 20
+
+// encKind is the kind of encoder for a payload of n bytes.
+func encKind(n int) int {
+	switch {
+	case n < rawLiteralsMin:
+		return encSmall
+	case n <= smallWindow:
+		return encLarge
+	}
+	return encHuge
 }
 
 // Encoders of one-goroutine writers: each writer takes its own encoder of
@@ -78,10 +106,9 @@ var (
 	idleEnc   = map[encKey][]*zstd.Encoder{}
 )
 
-// takeEncoder returns an idle encoder of concurrency 1 for a level and
-// literal mode, or a new one.
-func takeEncoder(level zstd.EncoderLevel, raw bool) (*zstd.Encoder, error) {
-	key := encKey{level, raw}
+// takeEncoder returns an idle encoder of concurrency 1 for key, or a new
+// one.
+func takeEncoder(key encKey) (*zstd.Encoder, error) {
 	idleEncMu.Lock()
 	if l := idleEnc[key]; len(l) > 0 {
 		e := l[len(l)-1]
@@ -95,9 +122,8 @@ func takeEncoder(level zstd.EncoderLevel, raw bool) (*zstd.Encoder, error) {
 }
 
 // giveEncoder keeps e for the next writer, up to GOMAXPROCS idle encoders
-// per level (more writers than that at once were not running in parallel).
-func giveEncoder(level zstd.EncoderLevel, raw bool, e *zstd.Encoder) {
-	key := encKey{level, raw}
+// per key (more writers than that at once were not running in parallel).
+func giveEncoder(key encKey, e *zstd.Encoder) {
 	idleEncMu.Lock()
 	if len(idleEnc[key]) < runtime.GOMAXPROCS(0) {
 		idleEnc[key] = append(idleEnc[key], e)
@@ -109,6 +135,7 @@ func newEncoder(key encKey, concurrency int) (*zstd.Encoder, error) {
 	return zstd.NewWriter(nil,
 		zstd.WithEncoderLevel(key.level),
 		zstd.WithNoEntropyCompression(key.raw),
+		zstd.WithWindowSize(key.window),
 		zstd.WithEncoderCRC(false),
 		zstd.WithSingleSegment(true),
 		zstd.WithLowerEncoderMem(true),

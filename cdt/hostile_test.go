@@ -231,7 +231,7 @@ func TestHostileSecondFrame(t *testing.T) {
 	warmUp(t)
 	payload := appendBlockPrefix(nil, 0, 0, 1)
 	payload = append(payload, testRow(0)...)
-	enc, err := encoderFor(zstd.SpeedFastest) // the writer's: single segment, content size set
+	enc, err := encoderFor(encKeyFor(CompressionFastest, encSmall)) // the writer's: single segment, content size set
 	if err != nil {
 		t.Fatal(err)
 	}

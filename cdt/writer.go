@@ -65,12 +65,12 @@ type CompressionLevel int
 
 // Compression levels, fastest first.
 const (
-	// CompressionFastest is the default, chosen for speed. Beside the
-	// reference (libzstd level 3, 256-tick chunks) it writes 2.3 % more
-	// bytes on rows shaped like its h8 trace (≈2.5 kB; CompressionDefault
-	// 3.4 % more) and 7.1 % more on rows shaped like h5 (≈4 kB, more
-	// entities; CompressionDefault 2.7 %, CompressionBetter about 1 %), in
-	// 55–70 % of CompressionDefault's CPU time for the whole write.
+	// CompressionFastest is the fastest level. Beside the reference
+	// (libzstd level 3, 256-tick chunks) it writes 2.3 % more bytes on
+	// rows shaped like its h8 trace (≈2.5 kB; CompressionDefault 3.4 %
+	// more) but 7.1 % more on rows shaped like h5 (≈4 kB, more entities;
+	// CompressionDefault 2.7 %, CompressionBetter about 1 %), in 55–70 % of
+	// CompressionDefault's CPU time for the whole write.
 	CompressionFastest CompressionLevel = iota + 1
 	// CompressionDefault is roughly zstd level 3.
 	CompressionDefault
@@ -78,6 +78,16 @@ const (
 	CompressionBetter
 	// CompressionBest is the strongest level, roughly zstd level 11.
 	CompressionBest
+	// CompressionAuto, the default, compresses with CompressionFastest
+	// unless CompressionDefault makes the trace's chunks at least 2 %
+	// smaller: the first TICK chunk and every 64th after it are compressed
+	// at both levels (the smaller output is written) and the chunks up to
+	// the next such probe at the level it chose. The output depends only on
+	// the rows and the options, not on timing or WithWriterConcurrency.
+	// Beside the reference it stays within 3 % of its size on both row
+	// shapes above (h8: CompressionFastest, +2.3 %; h5: CompressionDefault,
+	// +2.7 %) at the speed of the level it picks (see docs/performance.md).
+	CompressionAuto
 )
 
 // String returns the level's name.
@@ -91,11 +101,14 @@ func (l CompressionLevel) String() string {
 		return "better"
 	case CompressionBest:
 		return "best"
+	case CompressionAuto:
+		return "auto"
 	}
 	return "CompressionLevel(" + strconv.Itoa(int(l)) + ")"
 }
 
-// zstdLevel maps a level to the encoder's.
+// zstdLevel maps a level to the encoder's (CompressionAuto: its first
+// choice, see autoAlt).
 func (l CompressionLevel) zstdLevel() zstd.EncoderLevel {
 	switch l {
 	case CompressionDefault:
@@ -108,11 +121,26 @@ func (l CompressionLevel) zstdLevel() zstd.EncoderLevel {
 	return zstd.SpeedFastest
 }
 
+// rawLarge reports whether the level stores the literals of payloads of
+// rawLiteralsMin bytes and more raw.
+func (l CompressionLevel) rawLarge() bool { return l <= CompressionDefault || l == CompressionAuto }
+
+// CompressionAuto's alternative level, and how its probes choose it.
+const (
+	autoAlt = CompressionDefault
+	// autoProbeEvery: the TICK chunks 0, autoProbeEvery, 2×autoProbeEvery…
+	// are compressed at both levels.
+	autoProbeEvery = 64
+	// autoAltPermille: the alternative is chosen when its output is at
+	// most this many thousandths of CompressionFastest's.
+	autoAltPermille = 980
+)
+
 // WithCompressionLevel sets the compression level of TICK chunks. Default
-// CompressionFastest. An unknown level is an error.
+// CompressionAuto. An unknown level is an error.
 func WithCompressionLevel(l CompressionLevel) WriterOption {
 	return func(o *writerOptions) error {
-		if l < CompressionFastest || l > CompressionBest {
+		if l < CompressionFastest || l > CompressionAuto {
 			return fmt.Errorf("cdt: WithCompressionLevel: unknown level %d", int(l))
 		}
 		o.level = l
@@ -157,14 +185,21 @@ type Marshaler interface {
 // leaves the output empty. After warm-up, Append and WriteRow allocate nothing
 // per row. A Writer is not safe for concurrent use.
 type Writer struct {
-	w        io.Writer
-	o        writerOptions
-	enc      *zstd.Encoder
-	encLarge *zstd.Encoder // for payloads of rawLiteralsMin bytes and more
-	ownEnc   bool          // enc and encLarge are the writer's own (takeEncoders)
-	meta     []byte
-	started  bool
-	off      int64
+	w io.Writer
+	o writerOptions
+	// encs holds the encoders by kind (encKind) for the writer's level
+	// and, for CompressionAuto, its alternative (encs[1]); ownEnc: they
+	// are the writer's own (takeEncoders).
+	encs   [2][encKinds]*zstd.Encoder
+	ownEnc bool
+	// CompressionAuto: whether the last probe chose the alternative level,
+	// and the TICK chunks submitted so far.
+	useAlt     bool
+	tickChunks int
+
+	meta    []byte
+	started bool
+	off     int64
 
 	cur     *job
 	free    []*job
@@ -195,12 +230,15 @@ type job struct {
 	hdr     ChunkHeader
 	sum     *checksum.Blake2b64
 	done    chan struct{}
+	// CompressionAuto: compress at the alternative level; compress at both
+	// (a probe) and choose, choseAlt being the choice.
+	alt, probe, choseAlt bool
 }
 
 // NewWriter returns a writer of a CDT file to w whose META payload is meta, a
 // msgpack TraceMeta (see schema7.TraceMeta.MarshalMsg). meta is copied.
 func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) {
-	o := writerOptions{chunkTicks: DefaultChunkTicks, level: CompressionFastest, concurrency: 1}
+	o := writerOptions{chunkTicks: DefaultChunkTicks, level: CompressionAuto, concurrency: 1}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err
@@ -230,46 +268,63 @@ func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) 
 	return wr, nil
 }
 
-// takeEncoders sets enc and encLarge: the shared encoders for a writer
-// with goroutines of its own, encoders of its own otherwise (see
-// takeEncoder), given back by Close.
+// takeEncoders fills encs: the shared encoders for a writer with
+// goroutines of its own, encoders of its own otherwise (see takeEncoder),
+// given back by Close. Encoders allocate their memory when first used.
 func (w *Writer) takeEncoders() error {
-	level := w.o.level.zstdLevel()
-	rawLarge := w.o.level <= CompressionDefault
-	var err error
-	if w.o.concurrency > 1 {
-		if w.enc, err = encoderFor(level); err == nil {
-			w.encLarge, err = encoderFor(level, rawLarge)
+	levels := []CompressionLevel{w.o.level}
+	if w.o.level == CompressionAuto {
+		levels = append(levels, autoAlt)
+	}
+	w.ownEnc = w.o.concurrency <= 1
+	for i, l := range levels {
+		for k := range encKinds {
+			key := encKeyFor(l, k)
+			if k > 0 && key == encKeyFor(l, k-1) {
+				w.encs[i][k] = w.encs[i][k-1]
+				continue
+			}
+			var e *zstd.Encoder
+			var err error
+			if w.ownEnc {
+				e, err = takeEncoder(key)
+			} else {
+				e, err = encoderFor(key)
+			}
+			if err != nil {
+				w.giveEncoders()
+				return err
+			}
+			w.encs[i][k] = e
 		}
-		return err
 	}
-	if w.enc, err = takeEncoder(level, false); err != nil {
-		return err
-	}
-	w.encLarge = w.enc
-	if rawLarge {
-		if w.encLarge, err = takeEncoder(level, true); err != nil {
-			giveEncoder(level, false, w.enc)
-			return err
-		}
-	}
-	w.ownEnc = true
 	return nil
 }
 
+// encKeyFor is the encoder for payloads of kind k at level l (CompressionAuto:
+// its first choice).
+func encKeyFor(l CompressionLevel, k int) encKey {
+	key := encKey{level: l.zstdLevel(), raw: k != encSmall && l.rawLarge(), window: smallWindow}
+	if k == encHuge {
+		key.window = 8 << 20
+	}
+	return key
+}
+
 // giveEncoders hands the writer's own encoders back (after its last
-// chunk).
+// chunk, or when takeEncoders failed).
 func (w *Writer) giveEncoders() {
-	if !w.ownEnc {
-		return
+	if w.ownEnc {
+		for i, l := range []CompressionLevel{w.o.level, autoAlt} {
+			for k, e := range w.encs[i] {
+				if e != nil && (k == 0 || e != w.encs[i][k-1]) {
+					giveEncoder(encKeyFor(l, k), e)
+				}
+			}
+		}
 	}
 	w.ownEnc = false
-	level := w.o.level.zstdLevel()
-	giveEncoder(level, false, w.enc)
-	if w.encLarge != w.enc {
-		giveEncoder(level, true, w.encLarge)
-	}
-	w.enc, w.encLarge = nil, nil
+	w.encs = [2][encKinds]*zstd.Encoder{}
 }
 
 // Create writes a CDT file named name through a temporary file in the same
@@ -291,17 +346,18 @@ func Create(name string, meta []byte, opts ...WriterOption) (*Writer, error) {
 }
 
 func (w *Writer) newJob() *job {
+	var j *job
 	if n := len(w.free); n > 0 {
-		j := w.free[n-1]
+		j = w.free[n-1]
 		w.free = w.free[:n-1]
-		j.buf, j.rows = j.buf[:blockPrefixMax], 0
-		return j
+	} else if pj, ok := jobPool.Get().(*job); ok {
+		j = pj
+	} else {
+		return &job{buf: make([]byte, blockPrefixMax, 64<<10), sum: checksum.NewBlake2b64(), done: make(chan struct{}, 1)}
 	}
-	if j, ok := jobPool.Get().(*job); ok {
-		j.buf, j.rows = j.buf[:blockPrefixMax], 0
-		return j
-	}
-	return &job{buf: make([]byte, blockPrefixMax, 64<<10), sum: checksum.NewBlake2b64(), done: make(chan struct{}, 1)}
+	j.buf, j.rows = j.buf[:blockPrefixMax], 0
+	j.alt, j.probe, j.choseAlt = false, false, false
+	return j
 }
 
 // jobPool keeps chunk buffers between writers: a trace's buffers grow to the
@@ -456,6 +512,11 @@ func (w *Writer) flushBlock() error {
 	at := blockPrefixMax - len(prefix)
 	copy(j.buf[at:], prefix)
 	j.payload = j.buf[at:]
+	if w.o.level == CompressionAuto {
+		j.probe = w.tickChunks%autoProbeEvery == 0
+		j.alt = w.useAlt
+		w.tickChunks++
+	}
 	if w.o.concurrency <= 1 {
 		// Compressed and written now: the next chunk reuses j's buffers
 		// (in a fresh process, new buffers are new pages to fault in).
@@ -468,10 +529,15 @@ func (w *Writer) flushBlock() error {
 }
 
 // submit compresses j (in a goroutine when concurrency allows) and writes
-// finished chunks in order.
+// finished chunks in order. The chunks after a CompressionAuto probe wait
+// for its choice: with goroutines, the probe is written before the next
+// chunk is submitted.
 func (w *Writer) submit(j *job) error {
 	if w.o.concurrency <= 1 {
 		w.encode(j)
+		if j.probe {
+			w.useAlt = j.choseAlt
+		}
 		err := w.writeJob(j)
 		w.free = append(w.free, j)
 		return err
@@ -484,6 +550,9 @@ func (w *Writer) submit(j *job) error {
 		w.encode(j)
 		j.done <- struct{}{}
 	}()
+	if j.probe {
+		return w.drain(0)
+	}
 	return nil
 }
 
@@ -492,6 +561,9 @@ func (w *Writer) drain(keep int) error {
 	for len(w.pending) > keep {
 		j := w.pending[0]
 		<-j.done
+		if j.probe {
+			w.useAlt = j.choseAlt
+		}
 		w.pending = w.pending[1:]
 		err := w.writeJob(j)
 		w.free = append(w.free, j)
@@ -516,16 +588,52 @@ func (w *Writer) encode(j *job) {
 		out = AppendChunkHeader(out, h)
 	} else {
 		h.Flags = DefaultFlags
-		out = AppendChunkHeader(out, h)
-		enc := w.enc
-		if len(j.payload) >= rawLiteralsMin {
-			enc = w.encLarge
+		if need := ChunkHeaderSize + len(j.payload)/4; cap(out) < need {
+			// Room for a chunk that compresses 4:1 (two at a probe, or
+			// 8:1), kept for the next chunk: growing by append from
+			// nothing copied each step into new memory. Not more: Go
+			// clears a large allocation whole, and every page it touches
+			// is a page fault in a fresh process.
+			out = make([]byte, 0, need)
 		}
-		out = enc.EncodeAll(j.payload, out)
+		out = AppendChunkHeader(out, h)
+		out = w.encoder(j.alt, len(j.payload)).EncodeAll(j.payload, out)
+		if j.probe {
+			out = w.probe(j, out)
+		}
 		h.CompressedLen = uint32(len(out) - ChunkHeaderSize)
 		binary.LittleEndian.PutUint32(out[16:], h.CompressedLen)
 	}
 	j.hdr, j.out = h, out
+}
+
+// encoder returns the encoder for a payload of n bytes at the writer's
+// level, or at CompressionAuto's alternative.
+func (w *Writer) encoder(alt bool, n int) *zstd.Encoder {
+	i := 0
+	if alt {
+		i = 1
+	}
+	return w.encs[i][encKind(n)]
+}
+
+// probe compresses j's payload again, after out, at the level out was not
+// compressed at, sets j.choseAlt (see autoAltPermille) and returns out
+// holding the smaller of the two.
+func (w *Writer) probe(j *job, out []byte) []byte {
+	at := len(out)
+	out = w.encoder(!j.alt, len(j.payload)).EncodeAll(j.payload, out)
+	n, m := at-ChunkHeaderSize, len(out)-at // j.alt's size, the other's
+	fast, def := n, m
+	if j.alt {
+		fast, def = m, n
+	}
+	j.choseAlt = def*1000 <= fast*autoAltPermille
+	if m < n {
+		copy(out[ChunkHeaderSize:], out[at:])
+		return out[:ChunkHeaderSize+m]
+	}
+	return out[:at]
 }
 
 func (w *Writer) writeJob(j *job) error {

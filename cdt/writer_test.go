@@ -367,27 +367,41 @@ func TestWriterOwnEncoders(t *testing.T) {
 	}
 	a, abuf := open()
 	b, _ := open()
-	if !a.ownEnc || !b.ownEnc || a.enc == b.enc || a.encLarge == b.encLarge {
-		t.Fatalf("two open one-goroutine writers: own %v %v, same encoder %v %v", a.ownEnc, b.ownEnc, a.enc == b.enc, a.encLarge == b.encLarge)
+	if !a.ownEnc || !b.ownEnc {
+		t.Fatalf("two open one-goroutine writers: own %v %v", a.ownEnc, b.ownEnc)
 	}
-	enc, large := a.enc, a.encLarge
+	encs := a.encs
+	for i, l := range []CompressionLevel{CompressionAuto, autoAlt} {
+		for k, e := range encs[i] {
+			if e == nil || e == b.encs[i][k] || (k > 0 && e == encs[i][k-1]) {
+				t.Fatalf("level %s kind %d: encoder %p, the other writer's %p, the previous kind's %v", l, k, e, b.encs[i][k], k > 0 && e == encs[i][k-1])
+			}
+		}
+	}
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if a.enc != nil || a.ownEnc {
+	if a.encs[0][0] != nil || a.ownEnc {
 		t.Fatal("Close kept the writer's encoders")
 	}
 	idleEncMu.Lock()
-	kept := slices.Contains(idleEnc[encKey{zstd.SpeedFastest, false}], enc) &&
-		slices.Contains(idleEnc[encKey{zstd.SpeedFastest, true}], large)
+	kept := true
+	for i, l := range []CompressionLevel{CompressionAuto, autoAlt} {
+		for k, e := range encs[i] {
+			kept = kept && slices.Contains(idleEnc[encKeyFor(l, k)], e)
+		}
+	}
 	idleEncMu.Unlock()
 	if !kept {
 		t.Fatal("Close did not give the encoders back")
 	}
+	if k := encKeyFor(CompressionFastest, encHuge); !k.raw || k.window != 8<<20 || encKeyFor(CompressionFastest, encLarge).window != smallWindow {
+		t.Fatalf("keys %+v %+v", k, encKeyFor(CompressionFastest, encLarge))
+	}
 	p, pbuf := open(WithWriterConcurrency(2))
-	shared, _ := encoderFor(zstd.SpeedFastest)
-	if p.ownEnc || p.enc != shared {
-		t.Fatalf("a writer with goroutines: own %v, shared %v", p.ownEnc, p.enc == shared)
+	shared, _ := encoderFor(encKeyFor(CompressionFastest, encSmall))
+	if p.ownEnc || p.encs[0][encSmall] != shared {
+		t.Fatalf("a writer with goroutines: own %v, shared %v", p.ownEnc, p.encs[0][encSmall] == shared)
 	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)

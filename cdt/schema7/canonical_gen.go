@@ -5446,13 +5446,7 @@ func (z *SnapshotStatus) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "weapon_usage_counts"
 	o = append(o, 0xb3, 0x77, 0x65, 0x61, 0x70, 0x6f, 0x6e, 0x5f, 0x75, 0x73, 0x61, 0x67, 0x65, 0x5f, 0x63, 0x6f, 0x75, 0x6e, 0x74, 0x73)
 	o = msgp.AppendArrayHeader(o, uint32(len(z.WeaponUsageCounts)))
-	for za0001 := range z.WeaponUsageCounts {
-		o, err = z.WeaponUsageCounts[za0001].MarshalMsg(o)
-		if err != nil {
-			err = msgp.WrapError(err, "WeaponUsageCounts", za0001)
-			return
-		}
-	}
+	o = appendInts(o, z.WeaponUsageCounts)
 	return
 }
 

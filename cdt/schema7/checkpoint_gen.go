@@ -2053,13 +2053,7 @@ func (z *ReplayPerkSnapshot) MarshalMsg(b []byte) (o []byte, err error) {
 	// string "choices"
 	o = append(o, 0xa7, 0x63, 0x68, 0x6f, 0x69, 0x63, 0x65, 0x73)
 	o = msgp.AppendArrayHeader(o, uint32(len(z.Choices)))
-	for za0001 := range z.Choices {
-		o, err = z.Choices[za0001].MarshalMsg(o)
-		if err != nil {
-			err = msgp.WrapError(err, "Choices", za0001)
-			return
-		}
-	}
+	o = appendInts(o, z.Choices)
 	// string "player_nonzero_counts"
 	o = append(o, 0xb5, 0x70, 0x6c, 0x61, 0x79, 0x65, 0x72, 0x5f, 0x6e, 0x6f, 0x6e, 0x7a, 0x65, 0x72, 0x6f, 0x5f, 0x63, 0x6f, 0x75, 0x6e, 0x74, 0x73)
 	o = msgp.AppendArrayHeader(o, uint32(len(z.PlayerNonzeroCounts)))
@@ -2067,13 +2061,7 @@ func (z *ReplayPerkSnapshot) MarshalMsg(b []byte) (o []byte, err error) {
 		o = msgp.AppendArrayHeader(o, uint32(len(z.PlayerNonzeroCounts[za0002])))
 		for za0003 := range z.PlayerNonzeroCounts[za0002] {
 			o = msgp.AppendArrayHeader(o, uint32(len(z.PlayerNonzeroCounts[za0002][za0003])))
-			for za0004 := range z.PlayerNonzeroCounts[za0002][za0003] {
-				o, err = z.PlayerNonzeroCounts[za0002][za0003][za0004].MarshalMsg(o)
-				if err != nil {
-					err = msgp.WrapError(err, "PlayerNonzeroCounts", za0002, za0003, za0004)
-					return
-				}
-			}
+			o = appendInts(o, z.PlayerNonzeroCounts[za0002][za0003])
 		}
 	}
 	return

@@ -2,6 +2,7 @@ package schema7
 
 import (
 	"bytes"
+	"math"
 	"testing"
 
 	"github.com/tinylib/msgp/msgp"
@@ -103,6 +104,34 @@ func TestIntsPrefix(t *testing.T) {
 			}
 			if n != want || !bytes.Equal(rest, b) {
 				t.Fatalf("stop %x, k %d: intsPrefix took %d elements, want %d", stop, k, n, want)
+			}
+		}
+	}
+}
+
+// TestAppendInts compares appendInts, which the generated encoders of []Int
+// fields call, with Int.MarshalMsg element by element: fixints only, the
+// other forms at the start, middle and end, and an empty slice, appended
+// after existing bytes with and without spare capacity.
+func TestAppendInts(t *testing.T) {
+	cases := [][]Int{
+		nil,
+		{0, 1, 127},
+		{128, 0, 1},
+		{0, 1, -1, 2},
+		{5, 6, 255, 256, 65536, -33, -32, math.MaxInt64, math.MinInt64},
+		{1, 2, 3, 1 << 40},
+	}
+	for _, v := range cases {
+		for _, spare := range []int{0, 64} {
+			in := make([]byte, 3, 3+spare)
+			copy(in, "abc")
+			want := []byte("abc")
+			for _, x := range v {
+				want, _ = x.MarshalMsg(want)
+			}
+			if got := appendInts(in, v); !bytes.Equal(got, want) {
+				t.Errorf("%v (spare %d): % x, want % x", v, spare, got, want)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tinylib/msgp/msgp"
 	"github.com/tracecodec/tracecodec/cdt/internal/pyjson"
@@ -73,6 +74,27 @@ func appendInt(b []byte, v int64) []byte {
 		return msgp.AppendUint64(b, uint64(v))
 	}
 	return msgp.AppendInt64(b, v)
+}
+
+// appendInts appends the elements of v as Int.MarshalMsg does, the
+// positive fixints (nearly every element of a trace's []Int fields: counts,
+// ids) in one tight loop. The generated encoders of []Int fields call it
+// (internal/strictgen -inline).
+func appendInts(b []byte, v []Int) []byte {
+	n := len(b)
+	b = slices.Grow(b, len(v))[:n+len(v)]
+	dst := b[n:][:len(v)]
+	for i, x := range v {
+		if uint64(x) > 0x7f {
+			b = b[:n+i]
+			for _, y := range v[i:] {
+				b = appendInt(b, int64(y))
+			}
+			return b
+		}
+		dst[i] = byte(x)
+	}
+	return b
 }
 
 // Uint is a Python int field that holds a u64 (checksums).

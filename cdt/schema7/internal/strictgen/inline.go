@@ -32,6 +32,10 @@ import (
 //   - NullInt, NullFloat, NullBool and NullString fields: None and the
 //     forms above (fixstr for strings).
 //
+// On the encoding side, the loop over an []Int field's elements becomes one
+// call of appendInts, which writes the positive fixints in a tight loop and
+// the other values as Int.MarshalMsg does (the same bytes).
+//
 // The scalar fields are found with go/types (the field's type decides),
 // the rest by their generated text.
 
@@ -189,6 +193,12 @@ func inlineScalars(name string, src []byte) ([]byte, int, error) {
 		case *ast.CaseClause:
 			list = b.Body
 		case *ast.RangeStmt:
+			// for K := range X { o, err = X[K].MarshalMsg(o); if err … }
+			// over an []Int: o = appendInts(o, X).
+			if xs, ok := intsMarshalLoop(b, info, src, off, target.Name.Name); ok {
+				edits = append(edits, edit{off(b.Pos()), off(b.End()), fmt.Sprintf("o = appendInts(o, %s)", xs)})
+				return false
+			}
 			// for K := range X { X[K] decoded } over an []Int: the
 			// elements in the forms of fastScalars["Int"] are decoded
 			// first in one tight loop (intsPrefix), and the loop goes on
@@ -254,6 +264,43 @@ func inlineScalars(name string, src []byte) ([]byte, int, error) {
 }
 
 // scalarCall matches bts, err = X.UnmarshalMsg(bts) and returns X.
+// intsMarshalLoop reports whether b is msgp's encoding loop over the
+// elements of an []Int (Int of package pkg), and returns the slice's text.
+func intsMarshalLoop(b *ast.RangeStmt, info *types.Info, src []byte, off func(token.Pos) int, pkg string) (string, bool) {
+	key, ok := b.Key.(*ast.Ident)
+	if !ok || b.Value != nil || b.Tok != token.DEFINE || len(b.Body.List) != 2 {
+		return "", false
+	}
+	as, ok := b.Body.List[0].(*ast.AssignStmt)
+	if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 2 || len(as.Rhs) != 1 ||
+		exprText(src, off, as.Lhs[0]) != "o" || exprText(src, off, as.Lhs[1]) != "err" {
+		return "", false
+	}
+	call, ok := as.Rhs[0].(*ast.CallExpr)
+	if !ok || len(call.Args) != 1 || exprText(src, off, call.Args[0]) != "o" {
+		return "", false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "MarshalMsg" {
+		return "", false
+	}
+	ix, ok := sel.X.(*ast.IndexExpr)
+	if !ok || exprText(src, off, ix.X) != exprText(src, off, b.X) || exprText(src, off, ix.Index) != key.Name {
+		return "", false
+	}
+	if check, ok := b.Body.List[1].(*ast.IfStmt); !ok || exprText(src, off, check.Cond) != "err != nil" {
+		return "", false
+	}
+	sl, ok := info.Types[b.X].Type.(*types.Slice)
+	if !ok {
+		return "", false
+	}
+	if named, ok := sl.Elem().(*types.Named); !ok || named.Obj().Name() != "Int" || named.Obj().Pkg() == nil || named.Obj().Pkg().Name() != pkg {
+		return "", false
+	}
+	return exprText(src, off, b.X), true
+}
+
 func scalarCall(s ast.Stmt) (ast.Expr, bool) {
 	as, ok := s.(*ast.AssignStmt)
 	if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 2 || len(as.Rhs) != 1 {
