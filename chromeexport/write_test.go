@@ -300,7 +300,7 @@ func TestTimestampsExact(t *testing.T) {
 	// WithTimeBase moves ts 0.
 	out, _ = convertBytes(t, trace, WithTimeBase(epoch-1_000_000))
 	d = parseDoc(t, out)
-	if d.OtherData["time_base_ns"] != strconv.Itoa(epoch-1_000_000) {
+	if d.OtherData["time_base_ns"] != strconv.FormatInt(epoch-1_000_000, 10) {
 		t.Errorf("WithTimeBase: otherData %v", d.OtherData)
 	}
 	for _, e := range d.TraceEvents {
