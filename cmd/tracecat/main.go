@@ -189,6 +189,7 @@ type cli struct {
 }
 
 func main() {
+	setGCFloor()
 	ctx, stop := watchSignals(context.Background())
 	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, ctx: ctx}
 	code := c.run(os.Args[1:])
