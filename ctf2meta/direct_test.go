@@ -491,3 +491,28 @@ func TestDirectDecoderUnknownKeys(t *testing.T) {
 	}
 	t.Logf("%d objects", cases)
 }
+
+// TestSpaceRun: the scanner stops at the first byte that is not JSON white
+// space, from every start, in runs of newlines, indentation of every length
+// across the eight-byte steps, tabs, carriage returns and the end of the
+// text.
+func TestSpaceRun(t *testing.T) {
+	texts := []string{"", "x", "\n", "\n\n", "\n\t x", "\r\n  x", "\n \n  \n}", " \t"}
+	for n := range 40 {
+		sp := strings.Repeat(" ", n)
+		texts = append(texts, "\n"+sp+"x", "\n"+sp, "\n"+sp+"\n"+sp+"\"k\"", "\n"+sp+"\t\"k\"", "\n"+sp+"\r\n{", sp+"]", ":"+sp+"1")
+	}
+	for _, s := range texts {
+		for start := range len(s) + 1 {
+			want := start
+			for want < len(s) && strings.IndexByte(" \t\r\n", s[want]) >= 0 {
+				want++
+			}
+			p := jsonParser{b: []byte(s), i: start}
+			p.space()
+			if p.i != want {
+				t.Errorf("%q from %d: stopped at %d, want %d", s, start, p.i, want)
+			}
+		}
+	}
+}

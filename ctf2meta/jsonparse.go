@@ -263,6 +263,22 @@ func (p *jsonParser) space() {
 
 func (p *jsonParser) spaceRun() {
 	b, i := p.b, p.i
+	// Pretty-printed text: a newline and the next line's indentation, eight
+	// bytes at a time, ended by the line's first token.
+	if i < len(b) && b[i] == '\n' {
+		i++
+		for i+8 <= len(b) {
+			if x := binary.LittleEndian.Uint64(b[i:]) ^ 0x2020202020202020; x != 0 {
+				i += bits.TrailingZeros64(x) >> 3
+				break
+			}
+			i += 8
+		}
+		if i < len(b) && b[i] > ' ' {
+			p.i = i
+			return
+		}
+	}
 	for i < len(b) {
 		switch c := b[i]; {
 		case c > ' ':

@@ -28,6 +28,9 @@
 // 0 success, 1 invalid input (printed as "PATH: offset N: what is wrong") or a
 // finding such as a divergence, 2 usage errors, 130 after SIGINT and 143 after
 // SIGTERM.
+//
+// tracecat collects no garbage before its heap reaches 32 MiB, unless GOGC or
+// GOMEMLIMIT is set (gcfloor.go).
 package main
 
 import (
@@ -189,6 +192,7 @@ type cli struct {
 }
 
 func main() {
+	setGCFloor()
 	ctx, stop := watchSignals(context.Background())
 	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, ctx: ctx}
 	code := c.run(os.Args[1:])
