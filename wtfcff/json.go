@@ -573,7 +573,14 @@ func appendPartJSON(b []byte, c *Chunk, p Part) ([]byte, error) {
 		if !json.Valid(p.Data) {
 			return b, newErr(p.Offset, ErrCorrupt, "json_event_buffer part is not valid JSON")
 		}
-		b = append(b, bytes.TrimSpace(p.Data)...)
+		// Valid JSON but not an array (an object, a number) is refused as
+		// the decoder (EventEncoder.Encode) and the JSON reader refuse it:
+		// written as "events", it would make JSON no reader converts back.
+		data := bytes.TrimSpace(p.Data)
+		if data[0] != '[' {
+			return b, newErr(p.Offset, ErrCorrupt, "json_event_buffer part is not a JSON array")
+		}
+		b = append(b, data...)
 		return append(b, '}'), nil
 	}
 	b = append(b, `{"type":`...)

@@ -433,3 +433,19 @@ func TestRoundTripHeaderPartKeyCase(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryToJSONEventBufferNotArray: a json_event_buffer part that is
+// valid JSON but not an array (here an object, in a chunk of an unknown
+// type) is refused by BinaryToJSON as the decoder and the JSON reader refuse
+// it, instead of being written as "events" that no reader converts back
+// (found by FuzzRoundTrip in CI's fuzz smoke; the input is kept as a seed).
+func TestBinaryToJSONEventBufferNotArray(t *testing.T) {
+	data := []byte("\uffad\xde\x01\x00\x00\x00\n\x00\x00\x00\x01\x00\x00\x00\a\x00\x00\x00T\x00\x00\x00" +
+		"\xff\xff\xff\xff\xff\xff\xff\xff\x01\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00.\x00\x00\x00" +
+		`{"type":"file_header","flags":[],"timebase":0}` + "\x00\x00")
+	var js bytes.Buffer
+	err := BinaryToJSON(&js, bytes.NewReader(data), JSONComplete)
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "json_event_buffer part is not a JSON array") {
+		t.Fatalf("BinaryToJSON: %v, want ErrCorrupt: json_event_buffer part is not a JSON array", err)
+	}
+}
