@@ -388,7 +388,7 @@ func convertJSONPart(raw []byte, id uint32, i int, off int64) (Part, bool, error
 		p.Data = jp.Events
 		if len(p.Data) == 0 || isNull(p.Data) {
 			err = errors.New(`no "events" array: the part's records are not read`)
-		} else if t := bytes.TrimSpace(p.Data); t[0] != '[' {
+		} else if _, ok := jsonArray(p.Data); !ok {
 			err = errors.New("events is not an array")
 		}
 	default:
@@ -576,8 +576,8 @@ func appendPartJSON(b []byte, c *Chunk, p Part) ([]byte, error) {
 		// Valid JSON but not an array (an object, a number) is refused as
 		// the decoder (EventEncoder.Encode) and the JSON reader refuse it:
 		// written as "events", it would make JSON no reader converts back.
-		data := bytes.TrimSpace(p.Data)
-		if data[0] != '[' {
+		data, ok := jsonArray(p.Data)
+		if !ok {
 			return b, newErr(p.Offset, ErrCorrupt, "json_event_buffer part is not a JSON array")
 		}
 		b = append(b, data...)
@@ -723,4 +723,12 @@ func JSONToBinary(dst io.Writer, src io.Reader) error {
 		_, err = NewChunkWriter(dst, WithWTFVersion(jr.WTFVersion()))
 	}
 	return err
+}
+
+// jsonArray returns the JSON text b without its surrounding white space and
+// whether it is an array (its first byte '['): the one test of a
+// json_event_buffer's body that the JSON reader and BinaryToJSON share.
+func jsonArray(b []byte) ([]byte, bool) {
+	t := bytes.TrimSpace(b)
+	return t, len(t) > 0 && t[0] == '['
 }
