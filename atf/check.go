@@ -228,28 +228,57 @@ func (r *IndexFile) recoveryProblems(end int64, why string) {
 // footer's reserved bytes, its bytes_written after it, and zeros to the
 // end of the 96 bytes the writer keeps for an event and its footer (a
 // finished file ends at its footer, so no other writer leaves bytes
-// there). Then the events give the time range (TimeRange), and the torn
-// bytes are reported as discarded: bytes of an event the writer did not
-// finish, not a header mismatch. buf is scratch space.
-func (r *IndexFile) tornLiveFooter(buf *[HeaderSize]byte) error {
-	if r.count == 0 {
-		return nil // no time range to tear: the footer's is 0..0 by any reader
-	}
-	at := r.footerAt
-	b := buf[:IndexEventSize+FooterSize-40] // from the footer's reserved bytes on
-	if err := r.src.readAt(b, at+40); err != nil {
-		return err
+// there). Then the events give the time range, and the torn bytes are
+// reported as discarded: bytes of an event the writer did not finish, not
+// a header mismatch.
+//
+// f is the valid footer of count events at offset at, tail the
+// tornTailSize bytes from its reserved bytes on (at+40 on), first and last
+// the timestamps of the first and last events. Both index readers decide
+// by it: OpenIndex (IndexFile.checkTornFooter) and IndexReader (finish).
+func tornLiveFooter(f *IndexFooter, at int64, count uint64, tail []byte, first, last uint64) (Problem, bool) {
+	if count == 0 || len(tail) < tornTailSize {
+		return Problem{}, false // no time range to tear: the footer's is 0..0 by any reader
 	}
 	le := binary.LittleEndian
-	if le.Uint64(b[0:]) != r.count+1 || le.Uint64(b[24:]) != (r.count+1)*IndexEventSize {
-		return nil
+	if le.Uint64(tail[0:]) != count+1 || le.Uint64(tail[24:]) != (count+1)*IndexEventSize {
+		return Problem{}, false
 	}
-	for _, c := range b[32:] {
+	for _, c := range tail[32:tornTailSize] {
 		if c != 0 {
-			return nil
+			return Problem{}, false
 		}
 	}
-	firstTS := le.Uint64(b[8:])
+	if le.Uint64(tail[8:]) != first || f.TimeStartNs == first && f.TimeEndNs == last {
+		return Problem{}, false
+	}
+	return Problem{Kind: ProblemDiscarded, Offset: at + 16, Bytes: 16,
+		Msg: fmt.Sprintf("the live footer's time range %d..%d ignored: its writer (WithMmapOutput) was killed while storing event %d over it; the %d events before are whole and say %d..%d",
+			f.TimeStartNs, f.TimeEndNs, count, count, first, last)}, true
+}
+
+// afterFooterProblem reports n bytes after the valid footer at offset at
+// (a finalized header names it), which the readers ignore.
+func afterFooterProblem(at, n int64) Problem {
+	return Problem{Kind: ProblemDiscarded, Offset: at + FooterSize, Bytes: n, Msg: fmt.Sprintf("%d bytes after the footer ignored", n)}
+}
+
+// tornTailSize is how many bytes tornLiveFooter looks at from a footer's
+// reserved bytes on: the rest of the footer and the 32 bytes after it,
+// the end of the room the mapped writer keeps for an event and its footer.
+const tornTailSize = IndexEventSize + FooterSize - 40
+
+// checkTornFooter applies tornLiveFooter to the footer found at
+// r.footerAt, with more than an event's bytes after it. buf is scratch
+// space.
+func (r *IndexFile) checkTornFooter(buf *[HeaderSize]byte) error {
+	if r.count == 0 {
+		return nil
+	}
+	tail := buf[:tornTailSize]
+	if err := r.src.readAt(tail, r.footerAt+40); err != nil {
+		return err
+	}
 	first, err := r.Event(0)
 	if err != nil {
 		return err
@@ -258,14 +287,10 @@ func (r *IndexFile) tornLiveFooter(buf *[HeaderSize]byte) error {
 	if err != nil {
 		return err
 	}
-	f := &r.footer
-	if first.Timestamp != firstTS || f.TimeStartNs == first.Timestamp && f.TimeEndNs == last.Timestamp {
-		return nil
+	if p, ok := tornLiveFooter(&r.footer, r.footerAt, r.count, tail, first.Timestamp, last.Timestamp); ok {
+		r.tornRange = true
+		r.problems = append(r.problems, p)
 	}
-	r.tornRange = true
-	r.problems = append(r.problems, Problem{Kind: ProblemDiscarded, Offset: at + 16, Bytes: 16,
-		Msg: fmt.Sprintf("the live footer's time range %d..%d ignored: its writer (WithMmapOutput) was killed while storing event %d over it; the %d events before are whole and say %d..%d",
-			f.TimeStartNs, f.TimeEndNs, r.count, r.count, first.Timestamp, last.Timestamp)})
 	return nil
 }
 

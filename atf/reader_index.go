@@ -161,10 +161,9 @@ func (r *IndexFile) findFooter(buf *[HeaderSize]byte) error {
 		}
 		r.footer, r.hasFooter, r.count, r.footerAt = f, true, f.EventCount, int64(fo)
 		if rest := size - FooterSize - fo; rest > 0 {
-			r.problems = append(r.problems, Problem{Kind: ProblemDiscarded, Offset: int64(fo) + FooterSize, Bytes: int64(rest),
-				Msg: fmt.Sprintf("%d bytes after the footer ignored", rest)})
+			r.problems = append(r.problems, afterFooterProblem(int64(fo), int64(rest)))
 			if rest >= IndexEventSize {
-				return r.tornLiveFooter(buf)
+				return r.checkTornFooter(buf)
 			}
 		}
 		return nil

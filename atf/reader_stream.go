@@ -1,6 +1,7 @@
 package atf
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 )
@@ -27,6 +28,13 @@ type IndexReader struct {
 	footer    IndexFooter
 	hasFooter bool
 	discarded int64
+	// after a finalized stream's footer: how many bytes followed it, and
+	// whether it is a live footer a kill left torn (tornLiveFooter)
+	after     int64
+	tornRange bool
+	tornP     Problem
+	first     uint64 // the first event's timestamp (take), and the last's (finish)
+	last      uint64
 	done      bool
 	err       error
 }
@@ -196,6 +204,9 @@ func (s *IndexReader) next() bool {
 // 64 bytes of look-ahead a footer needs, of the header's count (finalized)
 // and of the event limit.
 func (s *IndexReader) take() bool {
+	if s.seq == 0 {
+		s.first = binary.LittleEndian.Uint64(s.buf[s.start:])
+	}
 	s.cur = s.start
 	s.start += IndexEventSize
 	s.off += IndexEventSize
@@ -231,15 +242,21 @@ func (s *IndexReader) footerFits(b []byte, count uint64) bool {
 	return true
 }
 
-// finish reads the footer of a finalized file.
+// finish reads the footer of a finalized file, and what follows it.
 func (s *IndexReader) finish() bool {
 	s.done = true
+	if s.start >= IndexEventSize {
+		// The last event, still where take or the fast path left it: no
+		// read since (s.seq == s.expect > 0).
+		s.last = binary.LittleEndian.Uint64(s.buf[s.start-IndexEventSize:])
+	}
 	if s.fill(FooterSize) != nil {
 		return false
 	}
 	if s.end-s.start >= FooterSize {
 		b := s.buf[s.start : s.start+FooterSize]
 		if s.footerFits(b, s.expect) {
+			s.afterFooter()
 			return false
 		}
 		if string(b[:4]) == IndexFooterMagic {
@@ -254,6 +271,22 @@ func (s *IndexReader) finish() bool {
 	}
 	s.discarded = s.drain()
 	return false
+}
+
+// afterFooter reads what follows a finalized stream's footer, as OpenIndex
+// reads the bytes after a footer: counted as ignored, and, when an event's
+// worth or more follows, looked at for a live footer a kill left torn.
+func (s *IndexReader) afterFooter() {
+	if s.fill(FooterSize+IndexEventSize) != nil {
+		return
+	}
+	if s.end-s.start >= FooterSize+IndexEventSize {
+		tail := s.buf[s.start+40 : s.start+40+tornTailSize]
+		s.tornP, s.tornRange = tornLiveFooter(&s.footer, s.off, s.seq, tail, s.first, s.last)
+	}
+	s.start += FooterSize // s.off stays at the footer (Problems)
+	s.syncStart = s.start
+	s.after = s.drain()
 }
 
 // torn ends a stream cut inside an event.
@@ -307,10 +340,12 @@ func (s *IndexReader) Discarded() int64 { return s.discarded }
 
 // Problems lists, once the stream has ended (Next returned false), what it
 // recovered from or found inconsistent, as IndexFile.Problems does: no valid
-// footer, the bytes dropped after the last complete event, header fields that
+// footer, the bytes dropped after the last complete event, the bytes after a
+// finalized stream's footer (read to the end of the stream, and ignored), a
+// mapped writer's live footer whose time range a kill left torn (the events
+// then give the time range the header is compared with), header fields that
 // disagree with the stream (a footer_offset before the events or past the
-// end, event_count, the time range). Before the end, and after a read error,
-// it returns nil.
+// end, event_count, the time range). Before the end it returns nil.
 func (s *IndexReader) Problems() []Problem {
 	if !s.done {
 		return nil
@@ -326,6 +361,12 @@ func (s *IndexReader) Problems() []Problem {
 			ps = append(ps, Problem{Kind: ProblemDiscarded, Offset: end, Bytes: s.discarded,
 				Msg: fmt.Sprintf("%d bytes dropped after the last complete event: a torn event or a damaged footer", s.discarded)})
 		}
+	}
+	if s.after > 0 {
+		ps = append(ps, afterFooterProblem(end, s.after))
+	}
+	if s.tornRange {
+		ps = append(ps, s.tornP)
 	}
 	fo, eo := h.FooterOffset, h.EventsOffset
 	switch {
@@ -345,8 +386,12 @@ func (s *IndexReader) Problems() []Problem {
 		if uint64(h.EventCount) != s.seq {
 			ps = append(ps, problem(ProblemHeaderMismatch, 28, "event_count %d, the stream holds %d events", h.EventCount, s.seq))
 		}
-		if h.TimeStartNs != s.footer.TimeStartNs || h.TimeEndNs != s.footer.TimeEndNs {
-			ps = append(ps, problem(ProblemHeaderMismatch, 48, "time range %d..%d, the footer says %d..%d", h.TimeStartNs, h.TimeEndNs, s.footer.TimeStartNs, s.footer.TimeEndNs))
+		first, last, says := s.footer.TimeStartNs, s.footer.TimeEndNs, "the footer says"
+		if s.tornRange {
+			first, last, says = s.first, s.last, "the events say"
+		}
+		if h.TimeStartNs != first || h.TimeEndNs != last {
+			ps = append(ps, problem(ProblemHeaderMismatch, 48, "time range %d..%d, %s %d..%d", h.TimeStartNs, h.TimeEndNs, says, first, last))
 		}
 	}
 	return ps
