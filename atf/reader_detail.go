@@ -321,22 +321,22 @@ type DetailIter struct {
 	j    uint64
 	// In memory, the fast path runs while j < lim; the slow path, every
 	// detailBatch records, touches the headers of the detailBatch records
-	// detailAhead on (kept in touch so that the loads stay), so that
+	// detailAhead on (touchAhead; kept in touched so that the loads stay), so that
 	// their cache lines and page-table entries are on their way from
 	// memory, together, well before the getters read them (records are
 	// hundreds of bytes apart, each a new cache line and every few a new
 	// page: the hardware prefetchers do not follow them). lim is 0 before
 	// the first record and for a file behind an io.ReaderAt, where the
 	// slow path reads every record.
-	lim    uint64
-	rb     [2]int64
-	ri     uint64  // through an io.ReaderAt: records visited
-	bounds []int64 // in memory: record j is data[bounds[j]:bounds[j+1]], checked by the scan
-	touch  byte
-	data   []byte
-	d      *DetailFile
-	win    window
-	err    error
+	lim     uint64
+	rb      [2]int64
+	ri      uint64  // through an io.ReaderAt: records visited
+	bounds  []int64 // in memory: record j is data[bounds[j]:bounds[j+1]], checked by the scan
+	touched [4][16]byte
+	data    []byte
+	d       *DetailFile
+	win     window
+	err     error
 }
 
 // noDetail is the record header the getters read before the first record:
@@ -345,13 +345,13 @@ type DetailIter struct {
 var noDetail [DetailEventHeaderSize + 1]byte
 
 // detailAhead is how many records ahead DetailIter touches a file in
-// memory, detailBatch how many it touches at a time: the header's first and
-// last byte (a 24-byte header crosses a cache line in 3 of 8 records of 540
-// bytes), 2 × 256 loads in a burst that the processor runs in parallel.
-// Measured on 1 M records of 540 bytes, warm, mapped, against the Rust
-// reader in alternating runs (docs/performance-atf.md): one byte 32 records
-// ahead per record 0.96× Rust; one byte, 16/8 0.55×; both ends, 128/64
-// 1.23×, 512/256 1.38×.
+// memory, detailBatch how many it touches at a time (touchAhead: bytes 8–23
+// of each header, 256 loads in a burst that the processor runs in
+// parallel). Measured on 1 M records of 540 bytes, warm, mapped, against
+// the Rust reader in alternating runs (docs/performance-atf.md): one byte
+// 32 records ahead per record 0.96× Rust; one byte, 16/8 0.55×; both ends
+// of the header, 128/64 1.23×, 512/256 1.38×; one 16-byte load, four
+// records a step, 512/256 (256/128, 1024/512 and 128/64 were slower).
 const (
 	detailAhead = 512
 	detailBatch = 256
@@ -389,12 +389,7 @@ func (it *DetailIter) nextSlow() bool {
 		if i == 0 {
 			from = 0
 		}
-		t := it.touch
-		for _, off := range it.bounds[min(from, n):min(i+detailAhead+detailBatch, n)] {
-			p := unsafe.Add(it.base, off)
-			t += *(*byte)(p) + *(*byte)(unsafe.Add(p, DetailEventHeaderSize-1))
-		}
-		it.touch = t
+		it.touchAhead(it.bounds[min(from, n):min(i+detailAhead+detailBatch, n)])
 		it.lim = min(i+detailBatch, n) - 1
 		it.j = i
 		return true
@@ -417,6 +412,31 @@ func (it *DetailIter) nextSlow() bool {
 	it.base, it.rb = unsafe.Pointer(unsafe.SliceData(b)), [2]int64{0, int64(len(b))}
 	it.ri = i + 1
 	return true
+}
+
+// touchAhead loads bytes 8–23 of the header of each record that starts at
+// an offset in offs (index_seq, thread_id, timestamp: what the getters
+// read after Next, the lines they need and no others) in one 16-byte load
+// each, four records a step, into it.touched (four slots, so that no load
+// is a dead store's). The loads are all the loop does: the fewer
+// instructions per record, the more records' misses fit in the processor's
+// reorder window at once (docs/performance-atf.md, sixth session).
+func (it *DetailIter) touchAhead(offs []int64) {
+	if len(offs) == 0 {
+		return
+	}
+	p := unsafe.Add(it.base, 8)
+	o := unsafe.Pointer(unsafe.SliceData(offs))
+	end := unsafe.Add(o, len(offs)*8)
+	for ; uintptr(unsafe.Add(o, 32)) <= uintptr(end); o = unsafe.Add(o, 32) {
+		it.touched[0] = *(*[16]byte)(unsafe.Add(p, *(*int64)(o)))
+		it.touched[1] = *(*[16]byte)(unsafe.Add(p, *(*int64)(unsafe.Add(o, 8))))
+		it.touched[2] = *(*[16]byte)(unsafe.Add(p, *(*int64)(unsafe.Add(o, 16))))
+		it.touched[3] = *(*[16]byte)(unsafe.Add(p, *(*int64)(unsafe.Add(o, 24))))
+	}
+	for ; uintptr(o) < uintptr(end); o = unsafe.Add(o, 8) {
+		it.touched[0] = *(*[16]byte)(unsafe.Add(p, *(*int64)(o)))
+	}
 }
 
 // rec is the current record's start and end in base (no bounds check:
