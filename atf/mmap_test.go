@@ -346,3 +346,49 @@ func TestDetailIterAheadBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestDetailIterEventBatches: Event decodes detailEvents records at a
+// time; called on some records only (every k-th, for k across the batch
+// size, and twice in a row), it still gives each record's own fields and
+// payload, in memory and through an io.ReaderAt.
+func TestDetailIterEventBatches(t *testing.T) {
+	var idx, det memFile
+	tw, err := NewThreadWriter(&idx, func() (ioWS, error) { return &det, nil }, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const records = 5*detailEvents + 3
+	for i := range records {
+		if _, err := tw.Write(uint64(1000+i), 1, KindCall, 1, bytes.Repeat([]byte{byte(i)}, 1+i%50)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mem, err := OpenDetailBytes(det.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, err := OpenDetail(bytes.NewReader(det.b), int64(len(det.b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []*DetailFile{mem, ra} {
+		for _, k := range []uint64{1, 2, 7, detailEvents - 1, detailEvents, detailEvents + 1, 3*detailEvents + 5} {
+			it := d.Events()
+			for n := uint64(0); it.Next(); n++ {
+				if n%k != k-1 {
+					continue
+				}
+				want, err := d.Event(n)
+				for range 2 {
+					if got := it.Event(); err != nil || got.Timestamp != want.Timestamp || got.IndexSeq != want.IndexSeq ||
+						got.TotalLength != want.TotalLength || !bytes.Equal(got.Payload, want.Payload) || len(got.Payload) != 1+int(n)%50 {
+						t.Fatalf("every %d-th record, record %d: %+v, want %+v (%v)", k, n, got, want, err)
+					}
+				}
+			}
+		}
+	}
+}

@@ -259,7 +259,7 @@ func (d *DetailFile) Events() *DetailIter {
 // init points it before the first record of d. (Events stays small enough
 // to inline, so that the iterator of a caller's loop need not be allocated.)
 func (it *DetailIter) init(d *DetailFile) {
-	*it = DetailIter{d: d, win: newWindow(&d.src, detailWindowSize), data: d.src.data, base: unsafe.Pointer(&noDetail)}
+	*it = DetailIter{d: d, win: newWindow(&d.src, detailWindowSize), data: d.src.data, base: unsafe.Pointer(&noDetail), evBatch: noBatch}
 	it.bp = unsafe.Pointer(&it.rb)
 	if it.data != nil && cap(d.offsets) > len(d.offsets) {
 		n := len(d.offsets)
@@ -333,6 +333,10 @@ type DetailIter struct {
 	ri      uint64  // through an io.ReaderAt: records visited
 	bounds  []int64 // in memory: record j is data[bounds[j]:bounds[j+1]], checked by the scan
 	touched [4][16]byte
+	// in memory, Event's records j with j/detailEvents == evBatch are
+	// evs[j%detailEvents], decoded by decode
+	evBatch uint64
+	evs     [detailEvents]DetailEvent
 	data    []byte
 	d       *DetailFile
 	win     window
@@ -466,12 +470,51 @@ type sliceWords struct {
 
 // Event is the current record (the zero DetailEvent before the first call to
 // Next; the last record after Next has returned false).
-func (it *DetailIter) Event() (e DetailEvent) {
-	off, end := it.rec()
-	loadDetailHeaderAt(&e, unsafe.Add(it.base, off))
-	it.payload(&e.Payload, off, end)
-	return
+func (it *DetailIter) Event() DetailEvent {
+	if it.j/detailEvents != it.evBatch {
+		it.decode()
+	}
+	return it.evs[it.j%detailEvents]
 }
+
+// detailEvents is how many records Event decodes at a time (a power of
+// two) into DetailIter.evs.
+const detailEvents = 32
+
+// decode is Event outside the records decoded: in memory, it decodes the
+// detailEvents records of the current record's batch (j/detailEvents) into
+// it.evs, in one tight loop (their header lines are loaded in parallel,
+// and each DetailEvent is in memory well before Event copies it out:
+// building one per call and copying it out at once made the copy's
+// 16-byte loads wait for the narrower stores that had just built it).
+// Through an io.ReaderAt, and before the first record, it builds the one
+// record in evs[0] (j is 0 then) and keeps it for no other call.
+func (it *DetailIter) decode() {
+	if it.bounds == nil || !it.started() {
+		e := &it.evs[0]
+		off, end := it.rec()
+		e.Payload = nil
+		loadDetailHeaderAt(e, unsafe.Add(it.base, off))
+		it.payload(&e.Payload, off, end)
+		it.evBatch = noBatch
+		return
+	}
+	from := it.j &^ (detailEvents - 1)
+	n := min(uint64(len(it.bounds))-1-from, detailEvents)
+	b := it.bounds[from : from+n+1]
+	for k := range it.evs[:n] {
+		off, end := b[k], b[k+1]
+		e := &it.evs[k]
+		loadDetailHeaderAt(e, unsafe.Add(it.base, off))
+		l := int(end-off) - DetailEventHeaderSize
+		*(*sliceWords)(unsafe.Pointer(&e.Payload)) = sliceWords{unsafe.Add(it.base, off+DetailEventHeaderSize), l, l}
+	}
+	it.evBatch = it.j / detailEvents
+}
+
+// noBatch is DetailIter.evBatch when evs holds no batch: no j/detailEvents
+// is that large.
+const noBatch = ^uint64(0)
 
 // The current record's fields, read in place: Event().Timestamp and the
 // others without building the whole DetailEvent (Go keeps a struct of
