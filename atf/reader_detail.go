@@ -431,15 +431,16 @@ func (it *DetailIter) touchAhead(offs []int64) {
 	}
 	p := unsafe.Add(it.base, 8)
 	o := unsafe.Pointer(unsafe.SliceData(offs))
-	end := unsafe.Add(o, len(offs)*8)
-	for ; uintptr(unsafe.Add(o, 32)) <= uintptr(end); o = unsafe.Add(o, 32) {
-		it.touched[0] = *(*[16]byte)(unsafe.Add(p, *(*int64)(o)))
-		it.touched[1] = *(*[16]byte)(unsafe.Add(p, *(*int64)(unsafe.Add(o, 8))))
-		it.touched[2] = *(*[16]byte)(unsafe.Add(p, *(*int64)(unsafe.Add(o, 16))))
-		it.touched[3] = *(*[16]byte)(unsafe.Add(p, *(*int64)(unsafe.Add(o, 24))))
+	n, k := len(offs), 0
+	for ; k+4 <= n; k += 4 { // no pointer past offs (checkptr)
+		q := unsafe.Add(o, k*8)
+		it.touched[0] = *(*[16]byte)(unsafe.Add(p, *(*int64)(q)))
+		it.touched[1] = *(*[16]byte)(unsafe.Add(p, *(*int64)(unsafe.Add(q, 8))))
+		it.touched[2] = *(*[16]byte)(unsafe.Add(p, *(*int64)(unsafe.Add(q, 16))))
+		it.touched[3] = *(*[16]byte)(unsafe.Add(p, *(*int64)(unsafe.Add(q, 24))))
 	}
-	for ; uintptr(o) < uintptr(end); o = unsafe.Add(o, 8) {
-		it.touched[0] = *(*[16]byte)(unsafe.Add(p, *(*int64)(o)))
+	for ; k < n; k++ {
+		it.touched[0] = *(*[16]byte)(unsafe.Add(p, *(*int64)(unsafe.Add(o, k*8))))
 	}
 }
 
