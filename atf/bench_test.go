@@ -319,8 +319,17 @@ func BenchmarkDetailIterBytes(b *testing.B) { benchDetailBytes(b, detailIterLoop
 // ../shared/bench/instr.sh ./atf DetailIterBytesFields 4096 '*detailFieldsLoop'
 func BenchmarkDetailIterBytesFields(b *testing.B) { benchDetailBytes(b, detailFieldsLoop) }
 
-// benchDetailBytes runs loop over the 4096 records per op.
-func benchDetailBytes(b *testing.B, loop func(*DetailFile) uint64) {
+// BenchmarkDetailIterReaderAt is BenchmarkDetailIterBytes through an
+// io.ReaderAt (the default path of OpenDetailFile, here over bytes):
+// ../shared/bench/instr.sh ./atf DetailIterReaderAt 4096 '*detailIterLoop'
+func BenchmarkDetailIterReaderAt(b *testing.B) { benchDetail(b, detailIterLoop, false) }
+
+// benchDetailBytes runs loop over the 4096 records per op, in memory.
+func benchDetailBytes(b *testing.B, loop func(*DetailFile) uint64) { benchDetail(b, loop, true) }
+
+// benchDetail runs loop over the 4096 records per op, in memory or
+// through an io.ReaderAt.
+func benchDetail(b *testing.B, loop func(*DetailFile) uint64, mem bool) {
 	var idx, det memFile
 	tw, _ := NewThreadWriter(&idx, func() (ioWS, error) { return &det, nil }, 0)
 	payload := make([]byte, 516)
@@ -329,6 +338,9 @@ func benchDetailBytes(b *testing.B, loop func(*DetailFile) uint64) {
 	}
 	tw.Close()
 	d, err := OpenDetailBytes(det.b)
+	if !mem {
+		d, err = OpenDetail(bytes.NewReader(det.b), int64(len(det.b)))
+	}
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -415,6 +415,13 @@ func (it *DetailIter) nextSlow() bool {
 	}
 	it.base, it.rb = unsafe.Pointer(unsafe.SliceData(b)), [2]int64{0, int64(len(b))}
 	it.ri = i + 1
+	// Event's record (j stays 0 here): built now, as Event did, which
+	// then only copies it out
+	e := &it.evs[0]
+	loadDetailHeaderAt(e, it.base)
+	l := len(b) - DetailEventHeaderSize
+	*(*sliceWords)(unsafe.Pointer(&e.Payload)) = sliceWords{unsafe.Add(it.base, DetailEventHeaderSize), l, l}
+	it.evBatch = 0
 	return true
 }
 
@@ -488,10 +495,11 @@ const detailEvents = 32
 // and each DetailEvent is in memory well before Event copies it out:
 // building one per call and copying it out at once made the copy's
 // 16-byte loads wait for the narrower stores that had just built it).
-// Through an io.ReaderAt, and before the first record, it builds the one
-// record in evs[0] (j is 0 then) and keeps it for no other call.
+// Through an io.ReaderAt nextSlow builds each record in evs[0] (j stays
+// 0); before the first record decode builds the zero record there and
+// keeps it for no other call.
 func (it *DetailIter) decode() {
-	if it.bounds == nil || !it.started() {
+	if !it.started() || it.bounds == nil {
 		e := &it.evs[0]
 		off, end := it.rec()
 		e.Payload = nil
