@@ -417,10 +417,7 @@ func (it *DetailIter) nextSlow() bool {
 	it.ri = i + 1
 	// Event's record (j stays 0 here): built now, as Event did, which
 	// then only copies it out
-	e := &it.evs[0]
-	loadDetailHeaderAt(e, it.base)
-	l := len(b) - DetailEventHeaderSize
-	*(*sliceWords)(unsafe.Pointer(&e.Payload)) = sliceWords{unsafe.Add(it.base, DetailEventHeaderSize), l, l}
+	putDetailEvent(&it.evs[0], it.base, len(b))
 	it.evBatch = 0
 	return true
 }
@@ -512,13 +509,19 @@ func (it *DetailIter) decode() {
 	n := min(uint64(len(it.bounds))-1-from, detailEvents)
 	b := it.bounds[from : from+n+1]
 	for k := range it.evs[:n] {
-		off, end := b[k], b[k+1]
-		e := &it.evs[k]
-		loadDetailHeaderAt(e, unsafe.Add(it.base, off))
-		l := int(end-off) - DetailEventHeaderSize
-		*(*sliceWords)(unsafe.Pointer(&e.Payload)) = sliceWords{unsafe.Add(it.base, off+DetailEventHeaderSize), l, l}
+		off := b[k]
+		putDetailEvent(&it.evs[k], unsafe.Add(it.base, off), int(b[k+1]-off))
 	}
 	it.evBatch = it.j / detailEvents
+}
+
+// putDetailEvent sets *e to the record of size bytes at p (checked by the
+// open scan or the window: at least its header); the payload is stored as
+// its three words, with no check.
+func putDetailEvent(e *DetailEvent, p unsafe.Pointer, size int) {
+	loadDetailHeaderAt(e, p)
+	l := size - DetailEventHeaderSize
+	*(*sliceWords)(unsafe.Pointer(&e.Payload)) = sliceWords{unsafe.Add(p, DetailEventHeaderSize), l, l}
 }
 
 // noBatch is DetailIter.evBatch when evs holds no batch: no j/detailEvents
