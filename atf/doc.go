@@ -194,7 +194,7 @@
 // read its bounds from the offset table the open scan built), and every 256
 // records touches the headers (the 16 bytes the getters read) of the 256
 // records 512 on, so that they are on their way from memory together; Event
-// slices the record. The field
+// copies out the record, decoded with its batch of 32 in one loop. The field
 // getters of both iterators (IndexIter.Timestamp, DetailIter.IndexSeq, …)
 // read one field in place; IndexBlocks hands out whole blocks of events in
 // place, the cheapest way to read index events. On amd64 and arm64,
