@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,37 @@ func TestCTFValidateStrictUUID(t *testing.T) {
 	code, out, _ = run(t, nil, "validate", "--strict", dir, src)
 	if code != exitInvalid || !strings.Contains(out, dir+": strict: "+note) || !strings.Contains(out, src+": ok (") || !strings.Contains(out, "1 ok, 1 invalid") {
 		t.Errorf("validate --strict, two inputs: exit %d %q", code, out)
+	}
+}
+
+// TSDL in metadata packets needs no "/* CTF 1.8" signature (lttng-modules
+// never writes one there, babeltrace2 reads it without a word): validate
+// --strict passes such a trace and no recovery line is printed. Plain TSDL
+// text without it keeps its note (babeltrace2 2.0 warns about it).
+func TestCTFUnsignedPacketizedTSDLStrict(t *testing.T) {
+	src := vectortest.Path(t, "ctf", "third-party", "babeltrace-2.1.2-tests-data", "1", "succeed", "multi-domains", "kernel")
+	code, out, errb := run(t, nil, "validate", "--strict", src)
+	if code != exitOK || errb != "" || !strings.HasPrefix(out, "ok (") || strings.Contains(out, "signature") {
+		t.Fatalf("validate --strict of packetized TSDL without the signature: exit %d %q %q", code, out, errb)
+	}
+	if code, _, errb := run(t, nil, "stats", src); code != exitOK || errb != "" {
+		t.Fatalf("stats: exit %d %q", code, errb)
+	}
+	// The same TSDL as a plain file: the note, and --strict fails.
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace"), "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte("/* CTF 1.8 */"), nil, 1)
+	if err := os.WriteFile(filepath.Join(dir, "metadata"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb = run(t, nil, "validate", dir)
+	if code != exitOK || !strings.Contains(out, `warning: TSDL text without the "/* CTF 1.8" signature`) || !strings.Contains(errb, "note: TSDL text without") {
+		t.Errorf("validate of plain TSDL without the signature: exit %d %q %q", code, out, errb)
+	}
+	if code, _, _ := run(t, nil, "validate", "--strict", dir); code != exitInvalid {
+		t.Errorf("validate --strict of plain TSDL without the signature: exit %d", code)
 	}
 }
