@@ -7,6 +7,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 
 	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/events/inspect"
@@ -32,12 +33,15 @@ func ctfHasStreams(in *input) bool {
 // --json the event layer's JSON Lines, else one line per event record as
 // babeltrace2's text.pretty sink prints it (times in UTC).
 func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
-	from, to, err := o.bounds("a CTF trace's event records", inspect.NS, false)
+	from, to, err := o.bounds("a CTF trace's event records", inspect.NS, true)
 	if err != nil {
 		return err
 	}
 	if o.JSON {
 		return dumpEvents(in, w, o)
+	}
+	if o.Thread != "" {
+		return ctfTrackDump(in, w, o)
 	}
 	tr, err := ctf.OpenDir(in.Path)
 	if err != nil {
@@ -60,6 +64,42 @@ func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
 			continue
 		}
 		line = p.Append(line[:0], e)
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
+	return r.Err()
+}
+
+// ctfTrackDump is ctfTraceDump with --thread: the events are read through
+// the event layer, whose tracks (a CPU's data stream, its rotated files
+// together) and filters --json shares, and printed as babeltrace2 does.
+func ctfTrackDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	m, err := o.filter().Compile(in.det.Format)
+	if err != nil {
+		return err
+	}
+	r, err := openEvents(in)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	cr, ok := r.Underlying().(*ctf.Reader)
+	if !ok {
+		return fmt.Errorf("%s: not read as a CTF trace", in.Path)
+	}
+	var p ctf.Pretty
+	var line []byte
+	for n := 0; r.Next(); n++ {
+		if n&0xffff == 0 {
+			if err := in.interrupted(); err != nil {
+				return err
+			}
+		}
+		if !m.Match(r.Event()) {
+			continue
+		}
+		line = p.Append(line[:0], cr.Event())
 		if _, err := w.Write(line); err != nil {
 			return err
 		}

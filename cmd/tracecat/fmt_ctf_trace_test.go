@@ -159,3 +159,30 @@ func TestCTFUnsignedPacketizedTSDLStrict(t *testing.T) {
 		t.Errorf("validate --strict of plain TSDL without the signature: exit %d", code)
 	}
 }
+
+// dump --thread selects a CTF trace's track (a CPU, or a stream file without
+// cpu_id), in text and --json alike, as it selects a dial9 worker or a WTF
+// zone; it was refused ("a CTF trace's event records has no threads").
+func TestCTFDumpThread(t *testing.T) {
+	dir := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	code, all, errb := run(t, nil, "dump", dir)
+	if code != exitOK || errb != "" || strings.Count(all, "\n") != 80 {
+		t.Fatalf("dump: exit %d, %d lines, %q", code, strings.Count(all, "\n"), errb)
+	}
+	for _, sel := range []string{"1", "cpu 1"} {
+		if code, out, errb := run(t, nil, "dump", "--thread", sel, dir); code != exitOK || out != all {
+			t.Errorf("dump --thread %q: exit %d %q, %d lines", sel, code, errb, strings.Count(out, "\n"))
+		}
+		code, out, errb := run(t, nil, "dump", "--json", "--thread", sel, dir)
+		if code != exitOK || strings.Count(out, "\n") != 80 || strings.Count(out, `"track_name":"cpu 1"`) != 80 {
+			t.Errorf("dump --json --thread %q: exit %d %q, %d lines", sel, code, errb, strings.Count(out, "\n"))
+		}
+	}
+	for _, sel := range []string{"0", "cpu 0", "channel0_1"} {
+		for _, args := range [][]string{{"dump", "--thread", sel, dir}, {"dump", "--json", "--thread", sel, dir}} {
+			if code, out, errb := run(t, nil, args...); code != exitOK || out != "" {
+				t.Errorf("%q: exit %d %q %q", args, code, out, errb)
+			}
+		}
+	}
+}
