@@ -31,22 +31,24 @@ func ctfHasStreams(in *input) bool {
 
 // ctfTraceDump writes the events of a trace folder, merged by time: with
 // --json the event layer's JSON Lines, else one line per event record as
-// babeltrace2's text.pretty sink prints it (times in UTC).
+// babeltrace2's text.pretty sink prints it (times in UTC). With a filter
+// the events are read through the event layer, whose matcher --json uses,
+// so that both select the same records.
 func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
-	from, to, err := o.bounds("a CTF trace's event records", inspect.NS, true)
-	if err != nil {
+	if _, _, err := o.bounds("a CTF trace's event records", inspect.NS, true); err != nil {
 		return err
 	}
 	if o.JSON {
 		return dumpEvents(in, w, o)
 	}
-	if o.Thread != "" {
-		return ctfTrackDump(in, w, o)
+	if o.Type != "" || o.Thread != "" || o.From != nil || o.To != nil {
+		return ctfFilteredDump(in, w, o)
 	}
 	tr, err := ctf.OpenDir(in.Path)
 	if err != nil {
 		return err
 	}
+	defer tr.Close()
 	r := tr.NewReader()
 	var p ctf.Pretty
 	var line []byte
@@ -56,14 +58,7 @@ func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
 				return err
 			}
 		}
-		e := r.Event()
-		if o.Type != "" && e.Class.Name != o.Type {
-			continue
-		}
-		if t := e.NS(); t < from || t > to {
-			continue
-		}
-		line = p.Append(line[:0], e)
+		line = p.Append(line[:0], r.Event())
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
@@ -71,10 +66,11 @@ func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	return r.Err()
 }
 
-// ctfTrackDump is ctfTraceDump with --thread: the events are read through
-// the event layer, whose tracks (a CPU's data stream, its rotated files
-// together) and filters --json shares, and printed as babeltrace2 does.
-func ctfTrackDump(in *input, w *bufio.Writer, o dumpOptions) error {
+// ctfFilteredDump is ctfTraceDump with --type, --thread, --from or --to:
+// the event layer's tracks (a CPU's data stream, its rotated files
+// together) and filters (an event record without a clock has no time, so a
+// bound drops it) select the records, printed as babeltrace2 does.
+func ctfFilteredDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	m, err := o.filter().Compile(in.det.Format)
 	if err != nil {
 		return err

@@ -186,3 +186,39 @@ func TestCTFDumpThread(t *testing.T) {
 		}
 	}
 }
+
+// dump's filters select the same CTF event records in text as in --json: an
+// event record without a clock has no time, so --from/--to drop it (the
+// text form printed it, comparing the clock value 0).
+func TestCTFDumpFiltersTextAsJSON(t *testing.T) {
+	dir := t.TempDir()
+	meta := "/* CTF 1.8 */\ntrace { major = 1; minor = 8; byte_order = le; };\n" +
+		"event { name = \"e\"; fields := struct { integer { size = 8; align = 8; } v; }; };\n"
+	if err := os.WriteFile(filepath.Join(dir, "metadata"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s0"), []byte{1, 2, 3}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errb := run(t, nil, "dump", dir); code != exitOK || out != "e: { v = 1 }\ne: { v = 2 }\ne: { v = 3 }\n" {
+		t.Fatalf("dump: exit %d %q %q", code, out, errb)
+	}
+	for _, f := range [][]string{{"--from", "0"}, {"--to", "10"}, {"--type", "x"}, {"--thread", "s1"}} {
+		for _, json := range []bool{false, true} {
+			args := append([]string{"dump"}, f...)
+			if json {
+				args = append(args, "--json")
+			}
+			if code, out, errb := run(t, nil, append(args, dir)...); code != exitOK || out != "" {
+				t.Errorf("%q: exit %d %q %q", args, code, out, errb)
+			}
+		}
+	}
+	for _, f := range [][]string{{"--type", "e"}, {"--thread", "s0"}} {
+		code, text, _ := run(t, nil, append(append([]string{"dump"}, f...), dir)...)
+		_, js, _ := run(t, nil, append(append([]string{"dump", "--json"}, f...), dir)...)
+		if code != exitOK || strings.Count(text, "\n") != 3 || strings.Count(js, "\n") != 3 {
+			t.Errorf("%q: exit %d, text %q, json %q", f, code, text, js)
+		}
+	}
+}
