@@ -222,3 +222,29 @@ func TestCTFDumpFiltersTextAsJSON(t *testing.T) {
 		}
 	}
 }
+
+// A CTF trace folder's error names the data stream file the offset is in,
+// in every command (they printed "PATH: offset 0: …", with PATH the folder).
+func TestCTFErrorNamesStream(t *testing.T) {
+	src := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, "index"))
+	p := filepath.Join(dir, "channel0_1")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[20] = 5 // packet 0's stream_id: no such data stream class
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := dir + ": channel0_1: offset 0: packet 0: unknown data stream class 5\n"
+	for _, args := range [][]string{{"validate", dir}, {"stats", dir}, {"dump", dir}, {"dump", "--json", dir}, {"dump", "--type", "x", dir}, {"convert", "--to", "chrome", dir, filepath.Join(t.TempDir(), "out.json")}} {
+		if code, _, errb := run(t, nil, args...); code != exitInvalid || errb != want {
+			t.Errorf("%q: exit %d %q, want %q", args, code, errb, want)
+		}
+	}
+}

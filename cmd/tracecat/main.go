@@ -322,11 +322,23 @@ func (c *cli) fail(path string, err error) int {
 	}
 	var fe *ferr.Error
 	if errors.As(err, &fe) {
-		fmt.Fprintf(c.stderr, "%s: %s\n", path, fe.Detail())
+		// What wraps the codec's error names the file inside a folder
+		// (a CTF data stream, an ATF thread): keep it before the offset.
+		fmt.Fprintf(c.stderr, "%s: %s%s\n", path, errContext(err, fe), fe.Detail())
 	} else {
 		fmt.Fprintf(c.stderr, "%s: %v\n", path, err)
 	}
 	return exitInvalid
+}
+
+// errContext returns what err's wrappers put before the codec's error fe
+// ("channel0_3: ", "thread_7: "), or "" when they add nothing before it.
+func errContext(err error, fe *ferr.Error) string {
+	msg, inner := err.Error(), fe.Error()
+	if len(msg) > len(inner) && strings.HasSuffix(msg, inner) {
+		return msg[:len(msg)-len(inner)]
+	}
+	return ""
 }
 
 // open detects the format of path and returns its input and handler.
