@@ -248,3 +248,32 @@ func TestCTFErrorNamesStream(t *testing.T) {
 		}
 	}
 }
+
+// A file of a trace folder that does not start with the packet magic number
+// is left out of the trace (a stray file, or a data stream whose first
+// packet header is damaged): validate says so, and --strict fails. It said
+// "ok (… 0 event records in 1 data streams)" with the file's events gone.
+func TestCTFValidateMagicSkipped(t *testing.T) {
+	src := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, "index"))
+	p := filepath.Join(dir, "channel0_1")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[0] = 0 // packet 0's magic
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const note = "channel0_1: not read as a data stream: it does not start with the packet magic number"
+	if code, out, errb := run(t, nil, "validate", dir); code != exitOK || !strings.HasPrefix(out, "ok (") || !strings.Contains(errb, dir+": warning: "+note) {
+		t.Errorf("validate: exit %d %q %q", code, out, errb)
+	}
+	if code, _, errb := run(t, nil, "validate", "--strict", dir); code != exitInvalid || !strings.Contains(errb, dir+": strict: "+note) {
+		t.Errorf("validate --strict: exit %d %q", code, errb)
+	}
+}
