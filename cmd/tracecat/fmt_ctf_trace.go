@@ -50,20 +50,7 @@ func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	}
 	defer tr.Close()
 	r := tr.NewReader()
-	var p ctf.Pretty
-	var line []byte
-	for n := 0; r.Next(); n++ {
-		if n&0xffff == 0 {
-			if err := in.interrupted(); err != nil {
-				return err
-			}
-		}
-		line = p.Append(line[:0], r.Event())
-		if _, err := w.Write(line); err != nil {
-			return err
-		}
-	}
-	return r.Err()
+	return ctfPrint(in, w, r.Next, r.Event, nil, r.Err)
 }
 
 // ctfFilteredDump is ctfTraceDump with --type, --thread, --from or --to:
@@ -84,21 +71,28 @@ func ctfFilteredDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if !ok {
 		return fmt.Errorf("%s: not read as a CTF trace", in.Path)
 	}
+	return ctfPrint(in, w, r.Next, cr.Event, func() bool { return m.Match(r.Event()) }, r.Err)
+}
+
+// ctfPrint writes the event records that next steps to (and keep, when not
+// nil, accepts) as babeltrace2's text.pretty sink prints them, then returns
+// err().
+func ctfPrint(in *input, w *bufio.Writer, next func() bool, event func() *ctf.Event, keep func() bool, err func() error) error {
 	var p ctf.Pretty
 	var line []byte
-	for n := 0; r.Next(); n++ {
+	for n := 0; next(); n++ {
 		if n&0xffff == 0 {
 			if err := in.interrupted(); err != nil {
 				return err
 			}
 		}
-		if !m.Match(r.Event()) {
+		if keep != nil && !keep() {
 			continue
 		}
-		line = p.Append(line[:0], cr.Event())
+		line = p.Append(line[:0], event())
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}
-	return r.Err()
+	return err()
 }

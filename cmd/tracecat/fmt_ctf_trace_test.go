@@ -226,21 +226,7 @@ func TestCTFDumpFiltersTextAsJSON(t *testing.T) {
 // A CTF trace folder's error names the data stream file the offset is in,
 // in every command (they printed "PATH: offset 0: …", with PATH the folder).
 func TestCTFErrorNamesStream(t *testing.T) {
-	src := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
-	dir := filepath.Join(t.TempDir(), "trace")
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	os.RemoveAll(filepath.Join(dir, "index"))
-	p := filepath.Join(dir, "channel0_1")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[20] = 5 // packet 0's stream_id: no such data stream class
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := damagedCTFTrace(t, 20, 5) // packet 0's stream_id: no such data stream class
 	want := dir + ": channel0_1: offset 0: packet 0: unknown data stream class 5\n"
 	for _, args := range [][]string{{"validate", dir}, {"stats", dir}, {"dump", dir}, {"dump", "--json", dir}, {"dump", "--type", "x", dir}, {"convert", "--to", "chrome", dir, filepath.Join(t.TempDir(), "out.json")}} {
 		if code, _, errb := run(t, nil, args...); code != exitInvalid || errb != want {
@@ -254,21 +240,7 @@ func TestCTFErrorNamesStream(t *testing.T) {
 // packet header is damaged): validate says so, and --strict fails. It said
 // "ok (… 0 event records in 1 data streams)" with the file's events gone.
 func TestCTFValidateMagicSkipped(t *testing.T) {
-	src := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
-	dir := filepath.Join(t.TempDir(), "trace")
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	os.RemoveAll(filepath.Join(dir, "index"))
-	p := filepath.Join(dir, "channel0_1")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[0] = 0 // packet 0's magic
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := damagedCTFTrace(t, 0, 0) // packet 0's magic
 	const note = "channel0_1: not read as a data stream: it does not start with the packet magic number"
 	if code, out, errb := run(t, nil, "validate", dir); code != exitOK || !strings.HasPrefix(out, "ok (") || !strings.Contains(errb, dir+": warning: "+note) {
 		t.Errorf("validate: exit %d %q %q", code, out, errb)
@@ -276,4 +248,28 @@ func TestCTFValidateMagicSkipped(t *testing.T) {
 	if code, _, errb := run(t, nil, "validate", "--strict", dir); code != exitInvalid || !strings.Contains(errb, dir+": strict: "+note) {
 		t.Errorf("validate --strict: exit %d %q", code, errb)
 	}
+}
+
+// damagedCTFTrace copies the LTTng 2.15 CTF 1.8 vector trace (without its
+// index) with byte off of channel0_1, the stream of its events, set to v.
+func damagedCTFTrace(t *testing.T, off int, v byte) string {
+	t.Helper()
+	src := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "channel0_1")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[off] = v
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
