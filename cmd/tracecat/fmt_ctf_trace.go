@@ -35,7 +35,7 @@ func ctfHasStreams(in *input) bool {
 // the events are read through the event layer, whose matcher --json uses,
 // so that both select the same records.
 func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
-	if _, _, err := o.bounds("a CTF trace's event records", inspect.NS, true); err != nil {
+	if _, _, err := o.bounds("a CTF trace folder", inspect.NS, true); err != nil {
 		return err
 	}
 	if o.JSON {

@@ -214,6 +214,9 @@ func TestCTFDumpFiltersTextAsJSON(t *testing.T) {
 			}
 		}
 	}
+	if code, _, errb := run(t, nil, "dump", "--from", "index:0", dir); code != exitUsage || !strings.Contains(errb, "--from index:0: a CTF trace folder is selected by time in ns") {
+		t.Errorf("dump --from index:0: exit %d %q", code, errb)
+	}
 	for _, f := range [][]string{{"--type", "e"}, {"--thread", "s0"}} {
 		code, text, _ := run(t, nil, append(append([]string{"dump"}, f...), dir)...)
 		_, js, _ := run(t, nil, append(append([]string{"dump", "--json"}, f...), dir)...)
