@@ -276,3 +276,18 @@ func damagedCTFTrace(t *testing.T, off int, v byte) string {
 	}
 	return dir
 }
+
+// validate says that CTF 2 metadata in packets is refused by babeltrace2
+// 2.1 (issue 22: "validate calls them ok"); --strict still passes it (the
+// CTF2-PMETA-1.0 document allows it), and plain CTF 2 gets no warning.
+func TestCTFValidatePacketizedCTF2Warns(t *testing.T) {
+	const warn = "warning: CTF 2 metadata in packets, which babeltrace2 2.1 refuses"
+	pm := vectortest.Path(t, "ctf", "constructed-from-bt2.1-json", "pmeta-le-single", "trace")
+	if code, out, errb := run(t, nil, "validate", "--strict", pm); code != exitOK || !strings.Contains(out, warn) {
+		t.Errorf("packetized CTF 2: exit %d %q %q", code, out, errb)
+	}
+	plain := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace")
+	if code, out, errb := run(t, nil, "validate", plain); code != exitOK || strings.Contains(out, "warning") {
+		t.Errorf("plain CTF 2: exit %d %q %q", code, out, errb)
+	}
+}

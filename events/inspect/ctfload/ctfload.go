@@ -208,7 +208,8 @@ func (m *Meta) EventClasses() int {
 }
 
 // Warnings lists what the metadata reader accepted without loss (the
-// reader's own warnings, and whitespace skipped before the first RS).
+// reader's own warnings, and whitespace skipped before the first RS) and
+// what the reference reader refuses: CTF 2 in packets.
 func (m *Meta) Warnings() []string {
 	w := m.Info.Warnings()
 	if m.Leading > 0 {
@@ -216,6 +217,9 @@ func (m *Meta) Warnings() []string {
 	}
 	if m.unsignedPlain() {
 		w = append(w, `TSDL text without the "/* CTF 1.8" signature`)
+	}
+	if m.Packets && m.Meta != nil {
+		w = append(w, "CTF 2 metadata in packets, which babeltrace2 2.1 refuses (it reads CTF 2 only as a plain file: tracecat convert --to plain writes one)")
 	}
 	return w
 }
