@@ -1,6 +1,9 @@
 package ctf
 
-import "iter"
+import (
+	"fmt"
+	"iter"
+)
 
 // Reader merges the event records of all the streams of a trace by time,
 // as babeltrace2's muxer does: the next event is the one with the smallest
@@ -63,7 +66,7 @@ func (r *Reader) Next() bool {
 				r.heap = append(r.heap, head{s.ev.NS(), i, s})
 				r.up(len(r.heap) - 1)
 			} else if s.err != nil {
-				r.err = s.err
+				r.err = streamErr(s)
 				return false
 			}
 		}
@@ -73,7 +76,7 @@ func (r *Reader) Next() bool {
 			h.ns = h.s.ev.NS()
 		} else {
 			if h.s.err != nil {
-				r.err = h.s.err
+				r.err = streamErr(h.s)
 				return false
 			}
 			last := len(r.heap) - 1
@@ -121,8 +124,14 @@ func (r *Reader) down(i int) {
 // Event returns the current event (valid until the next Next).
 func (r *Reader) Event() *Event { return &r.heap[0].s.ev }
 
-// Err returns the error that stopped the Reader, or nil.
+// Err returns the error that stopped the Reader, or nil: a stream's error
+// (a *FormatError whose offset is in that data stream file) wrapped with
+// the stream's file name.
 func (r *Reader) Err() error { return r.err }
+
+// streamErr is the error of stream s prefixed with its file name: the
+// offset of a *FormatError is in that file, one of the trace's many.
+func streamErr(s *Stream) error { return fmt.Errorf("%s: %w", s.Name, s.err) }
 
 // All iterates over the merged events.
 func (r *Reader) All() iter.Seq2[*Event, error] {

@@ -10,7 +10,11 @@ import (
 // by time) to the event layer. Each event record is a KindInstant event
 // named by its event record class, timed in ns from its clock's origin, on
 // the track of its data stream (named "cpu N" when the packet context has a
-// cpu_id, else by the stream's file name). Its arguments are the top-level
+// cpu_id, else by the stream's file name). The files of one data stream —
+// LTTng's tracefile rotation splits a CPU's stream into CHANNEL_CPU_0,
+// CHANNEL_CPU_1, … — share one track: files of the same data stream class
+// whose packet headers hold the same stream_instance_id (else whose packet
+// contexts hold the same cpu_id), as babeltrace2 groups them. Its arguments are the top-level
 // fields of the common context, the specific context and the payload, in
 // that order, without the fields the CTF reader consumes (unsigned integers
 // with a role); structures, arrays and variants are composite values.
@@ -18,9 +22,12 @@ type ctfSource struct {
 	tr     *ctf.Trace
 	r      *ctf.Reader
 	ev     *ctf.Event
-	tracks []Track
+	tracks []Track // by the index in tr.Streams of a data stream's first file
+	// byS holds a stream's track once it had an event, else −1 − its
+	// index in tr.Streams
 	byS    map[*ctf.Stream]int
-	args   []int32 // field indices of the arguments
+	groups map[ctfStreamKey]int // track of a data stream's files
+	args   []int32              // field indices of the arguments
 	// text holds the UTF-8 form of the current event's UTF-16/UTF-32
 	// strings: appended to, reset at the next event (a value keeps the
 	// array it was cut from when text grows).
@@ -32,13 +39,51 @@ func openCTFDir(path string) (source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}}
+	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}, groups: map[ctfStreamKey]int{}}
 	s.tracks = make([]Track, len(tr.Streams))
 	for i, st := range tr.Streams {
-		s.byS[st] = i
+		s.byS[st] = -1 - i
 		s.tracks[i] = Track{Kind: TrackStream, ID: uint64(i), Name: st.Name}
 	}
 	return s, nil
+}
+
+// ctfStreamKey identifies a data stream across its files: its class and its
+// stream_instance_id (by 'i') or cpu_id (by 'c').
+type ctfStreamKey struct {
+	class uint64
+	by    byte
+	id    uint64
+}
+
+// track returns the track of stream st, whose current packet is p: on the
+// stream's first event, the track of an earlier file of the same data
+// stream, or its own (named "cpu N" when p has a cpu_id).
+func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) *Track {
+	i := s.byS[st]
+	if i >= 0 {
+		return &s.tracks[i]
+	}
+	i = -1 - i
+	s.byS[st] = i
+	cpu, hasCPU := ctfPacketUint(p, p.ContextRoot, "cpu_id")
+	var key ctfStreamKey
+	if id, ok := ctfPacketUint(p, p.HeaderRoot, "stream_instance_id"); ok {
+		key = ctfStreamKey{p.Class.ID, 'i', id}
+	} else if hasCPU {
+		key = ctfStreamKey{p.Class.ID, 'c', cpu}
+	}
+	if key.by != 0 {
+		if g, ok := s.groups[key]; ok {
+			s.byS[st] = g
+			return &s.tracks[g]
+		}
+		s.groups[key] = i
+	}
+	if hasCPU {
+		s.tracks[i].Name = "cpu " + strconv.FormatUint(cpu, 10)
+	}
+	return &s.tracks[i]
 }
 
 func (s *ctfSource) next(e *Event) bool {
@@ -54,14 +99,7 @@ func (s *ctfSource) next(e *Event) bool {
 	if ev.Stream.Packet().Class.Clock != nil {
 		e.time, e.hasTime = ev.NS(), true
 	}
-	i := s.byS[ev.Stream]
-	tk := &s.tracks[i]
-	if tk.Name == ev.Stream.Name {
-		if cpu, ok := ctfCPU(ev.Stream.Packet()); ok {
-			tk.Name = "cpu " + strconv.FormatUint(cpu, 10)
-		}
-	}
-	e.track = tk
+	e.track = s.track(ev.Stream, ev.Stream.Packet())
 	s.args = s.args[:0]
 	for _, root := range [3]int32{ev.CommonContext, ev.SpecificContext, ev.Payload} {
 		if root < 0 {
@@ -77,14 +115,15 @@ func (s *ctfSource) next(e *Event) bool {
 	return true
 }
 
-// ctfCPU returns the packet context's cpu_id.
-func ctfCPU(p *ctf.Packet) (uint64, bool) {
-	if p.ContextRoot < 0 {
+// ctfPacketUint returns the unsigned integer field name at the top of the
+// packet header or context structure root.
+func ctfPacketUint(p *ctf.Packet, root int32, name string) (uint64, bool) {
+	if root < 0 {
 		return 0, false
 	}
-	f := &p.Fields[p.ContextRoot]
-	for j := p.ContextRoot + 1; j < f.End; j = p.Fields[j].End {
-		if fc := p.FieldClass(int(j)); fc.Name == "cpu_id" && fc.Kind == ctf.KindUint {
+	f := &p.Fields[root]
+	for j := root + 1; j < f.End; j = p.Fields[j].End {
+		if fc := p.FieldClass(int(j)); fc.Name == name && fc.Kind == ctf.KindUint {
 			return p.Fields[j].V, true
 		}
 	}

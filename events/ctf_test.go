@@ -115,3 +115,71 @@ func TestCTFUnicodeStrings(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// The files of one data stream (LTTng tracefile rotation: CHANNEL_CPU_0,
+// CHANNEL_CPU_1, … with the same stream_instance_id) are one track, as
+// babeltrace2 reads them as one stream; another data stream keeps its own.
+func TestCTFRotatedFilesOneTrack(t *testing.T) {
+	src := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, "index"))
+	// channel0_1 rotated: its packets again in a second file of the same
+	// stream, and a third file that is another stream (instance 7, cpu 5).
+	b, err := os.ReadFile(filepath.Join(dir, "channel0_1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "channel0_1"), filepath.Join(dir, "channel0_1_0")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "channel0_1_1"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := append([]byte(nil), b...)
+	// LTTng's packet header: magic, uuid[16], stream_id (u32), then
+	// stream_instance_id (u64) at byte 24; the context's cpu_id (u32) at
+	// byte 80, after two timestamps, two sizes, the sequence number and the
+	// discarded count (u64 each).
+	other[24] = 7
+	other[80] = 5
+	if err := os.WriteFile(filepath.Join(dir, "channel0_5"), other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := events.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tracks := map[events.Track]map[string]int{}
+	for r.Next() {
+		e := r.Event()
+		rec := string(e.AppendRecord(nil))
+		file := rec[strings.Index(rec, `"stream":"`)+10:]
+		file = file[:strings.IndexByte(file, '"')]
+		tk := e.Track()
+		if tracks[tk] == nil {
+			tracks[tk] = map[string]int{}
+		}
+		tracks[tk][file]++
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[events.Track]map[string]int{
+		{Kind: events.TrackStream, ID: 1, Name: "cpu 1"}: {"channel0_1_0": 80, "channel0_1_1": 80},
+		{Kind: events.TrackStream, ID: 3, Name: "cpu 5"}: {"channel0_5": 80},
+	}
+	if len(tracks) != len(want) {
+		t.Fatalf("tracks %v, want %v", tracks, want)
+	}
+	for tk, files := range want {
+		for f, n := range files {
+			if tracks[tk][f] != n {
+				t.Errorf("track %+v: %v, want %v", tk, tracks[tk], files)
+			}
+		}
+	}
+}

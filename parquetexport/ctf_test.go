@@ -2,6 +2,7 @@ package parquetexport_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -18,5 +19,71 @@ func TestExportCTFTrace(t *testing.T) {
 	}
 	if res.Rows != 80 {
 		t.Fatalf("%d rows, want 80", res.Rows)
+	}
+}
+
+// A folder holding CTF trace folders (an LTTng session: kernel/ and
+// ust/uid/…/64-bit/) is walked, as for the other formats: each trace folder
+// with data streams is one input, a folder of metadata alone is skipped.
+func TestExpandInputsWalksCTFTraces(t *testing.T) {
+	plain := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	ctf2 := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace")
+	root := t.TempDir()
+	for dst, src := range map[string]string{
+		filepath.Join(root, "session", "ust", "uid", "1000", "64-bit"): plain,
+		filepath.Join(root, "session", "kernel"):                       ctf2,
+	} {
+		copyDir(t, src, dst)
+	}
+	// Metadata alone: a CTF folder without events, skipped by the walk.
+	meta := filepath.Join(root, "session", "meta-only")
+	if err := os.MkdirAll(meta, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(plain, "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(meta, "metadata"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := parquetexport.ExpandInputs(filepath.Join(root, "session"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in) != 2 || in[0].Format != "ctf" || in[1].Format != "ctf" ||
+		in[0].Path != filepath.Join(root, "session", "kernel") ||
+		in[1].Path != filepath.Join(root, "session", "ust", "uid", "1000", "64-bit") {
+		t.Fatalf("inputs %+v", in)
+	}
+	res, err := parquetexport.Export(context.Background(), filepath.Join(t.TempDir(), "out"), []string{filepath.Join(root, "session")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rows != 160 {
+		t.Fatalf("%d rows, want 80 + 80", res.Rows)
+	}
+}
+
+// copyDir copies the regular files of src (one level of folders below it,
+// as a CTF trace's index/) into dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

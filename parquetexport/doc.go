@@ -1,9 +1,9 @@
 // Package parquetexport writes the events of many traces — dial9 segments,
-// ATF sessions, WTF and CDT files — as one Parquet dataset that DuckDB,
-// Spark and Trino read natively. It lives above the codecs: it reads through
-// package events, and no codec package imports it or the Parquet library
-// (github.com/parquet-go/parquet-go), so a program that imports only dial9
-// does not link them.
+// ATF sessions, WTF and CDT files, CTF trace folders — as one Parquet
+// dataset that DuckDB, Spark and Trino read natively. It lives above the
+// codecs: it reads through package events, and no codec package imports it
+// or the Parquet library (github.com/parquet-go/parquet-go), so a program
+// that imports only dial9 does not link them.
 //
 //	res, err := parquetexport.Export(ctx, "out", []string{"fleet/*/segments", "session_20250101_120000"},
 //		parquetexport.WithHivePartitioning(true))
@@ -11,10 +11,12 @@
 // # Inputs
 //
 // Files, folders and globs (see ExpandInputs): an ATF session, pid or thread
-// folder is one input; other folders are walked for traces; dial9 plain and
-// gzip (.bin.gz) streams, WTF binary/JSON/legacy and CDT v1 files are read
-// by their magic bytes. Inputs are decoded in parallel (WithConcurrency,
-// default every core), shard by shard (see below).
+// folder and a CTF trace folder with data streams (an LTTng session's
+// ust/uid/1000/64-bit or kernel folder) are one input each; other folders are
+// walked for traces; dial9 plain and gzip (.bin.gz) streams, WTF
+// binary/JSON/legacy and CDT v1 files are read by their magic bytes.
+// Inputs are decoded in parallel (WithConcurrency, default every core),
+// shard by shard (see below).
 //
 // # The dataset
 //
@@ -77,6 +79,9 @@
 //	       complete row, atf_end_detail_type (STRING) and atf_end_detail
 //	       (BINARY) are the return's
 //	wtf    wtf_ARG for the arguments of the event definitions
+//	ctf    ctf_FIELD for the top-level fields of the event records' common
+//	       context, specific context and payload (structures, arrays and
+//	       variants go to args_json)
 //	cdt    cdt_FIELD DOUBLE for each numeric field of WithCDTFields
 //	       (default DefaultCDTFields, the set tracecat convert --to chrome
 //	       draws), and the row's top-level scalars (cdt_tick_index,

@@ -14,15 +14,16 @@ import (
 )
 
 // Input is one trace the export reads: a file or a trace folder (an ATF
-// session or thread folder).
+// session or thread folder, a CTF trace folder).
 type Input struct {
 	Path   string
-	Format string // events.FormatDial9, FormatATF, FormatWTF or FormatCDT
+	Format string // events.FormatDial9, FormatATF, FormatWTF, FormatCDT or FormatCTF
 	Size   int64  // bytes on disk (every file of a folder)
 }
 
 // ExpandInputs resolves paths the way Export does: a glob (*, ?, [) is
-// expanded; a trace folder (ATF session, pid or thread folder) is one input;
+// expanded; a trace folder (ATF session, pid or thread folder, CTF trace
+// folder with data streams) is one input;
 // another folder is walked, and each trace folder and each file holding
 // events inside it becomes an input (files of other kinds — CTF metadata,
 // sidecars, unknown files — are skipped there, but are an error when named
@@ -175,8 +176,11 @@ func walkInputs(root string) ([]Input, error) {
 				return nil
 			}
 			if d := events.DetectDir(p); d.Known() {
-				if d.Format == events.FormatATF {
+				if d.Format == events.FormatATF || d.Format == events.FormatCTF {
 					in, err := dirInput(p, d)
+					if errors.Is(err, errNoEvents) && d.Format == events.FormatCTF {
+						return filepath.SkipDir // metadata alone: no events
+					}
 					if err != nil {
 						return err
 					}

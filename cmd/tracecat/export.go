@@ -14,15 +14,15 @@ func init() {
 		name: "export", args: "--to parquet [--hive] [--row-group-mib N] [--memory-mib N] [--max-columns N] [--jobs N] [--fields FIELDS] [--keep-going] IN... OUT",
 		summary: "many traces into one Parquet dataset for DuckDB, Spark, Trino",
 		doc: `Reads every IN — trace files, folders (walked for traces: ATF session and thread
-folders, dial9 .bin and .bin.gz segments, WTF and CDT files) and globs — and writes their
-events as one Parquet dataset into the folder OUT, which must not exist. The inputs are
-decoded in parallel (--jobs); OUT is written as a temporary folder beside it and renamed
-when complete; an interrupt (Ctrl-C) removes it.
+folders, CTF trace folders, dial9 .bin and .bin.gz segments, WTF and CDT files) and
+globs — and writes their events as one Parquet dataset into the folder OUT, which must
+not exist. The inputs are decoded in parallel (--jobs); OUT is written as a temporary
+folder beside it and renamed when complete; an interrupt (Ctrl-C) removes it.
 
 One row per event, with the columns format, source, track_kind, track, track_name,
 ts_ns, dur_ns, name, kind, typed argument columns per format (dial9_<field>,
 atf_function_id, atf_depth, atf_seq, atf_detail_type, atf_detail, atf_end_detail_type,
-atf_end_detail, wtf_<argument>, cdt_<field>) and args_json for the arguments without a
+atf_end_detail, wtf_<argument>, cdt_<field>, ctf_<field>) and args_json for the arguments without a
 column. A begin and the end that closes it become one "complete" row with dur_ns: an ATF
 return closes the innermost open call of its own function (calls above it lost their
 returns), a dial9 PollEnd the open poll of its worker, a WTF leave its scope — never an end

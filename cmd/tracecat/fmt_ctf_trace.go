@@ -7,6 +7,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 
 	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/events/inspect"
@@ -30,39 +31,68 @@ func ctfHasStreams(in *input) bool {
 
 // ctfTraceDump writes the events of a trace folder, merged by time: with
 // --json the event layer's JSON Lines, else one line per event record as
-// babeltrace2's text.pretty sink prints it (times in UTC).
+// babeltrace2's text.pretty sink prints it (times in UTC). With a filter
+// the events are read through the event layer, whose matcher --json uses,
+// so that both select the same records.
 func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
-	from, to, err := o.bounds("a CTF trace's event records", inspect.NS, false)
-	if err != nil {
+	if _, _, err := o.bounds("a CTF trace folder", inspect.NS, true); err != nil {
 		return err
 	}
 	if o.JSON {
 		return dumpEvents(in, w, o)
 	}
+	if o.Type != "" || o.Thread != "" || o.From != nil || o.To != nil {
+		return ctfFilteredDump(in, w, o)
+	}
 	tr, err := ctf.OpenDir(in.Path)
 	if err != nil {
 		return err
 	}
+	defer tr.Close()
 	r := tr.NewReader()
+	return ctfPrint(in, w, r.Next, r.Event, nil, r.Err)
+}
+
+// ctfFilteredDump is ctfTraceDump with --type, --thread, --from or --to:
+// the event layer's tracks (a CPU's data stream, its rotated files
+// together) and filters (an event record without a clock has no time, so a
+// bound drops it) select the records, printed as babeltrace2 does.
+func ctfFilteredDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	m, err := o.filter().Compile(in.det.Format)
+	if err != nil {
+		return err
+	}
+	r, err := openEvents(in)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	cr, ok := r.Underlying().(*ctf.Reader)
+	if !ok {
+		return fmt.Errorf("%s: not read as a CTF trace", in.Path)
+	}
+	return ctfPrint(in, w, r.Next, cr.Event, func() bool { return m.Match(r.Event()) }, r.Err)
+}
+
+// ctfPrint writes the event records that next steps to (and keep, when not
+// nil, accepts) as babeltrace2's text.pretty sink prints them, then returns
+// err().
+func ctfPrint(in *input, w *bufio.Writer, next func() bool, event func() *ctf.Event, keep func() bool, err func() error) error {
 	var p ctf.Pretty
 	var line []byte
-	for n := 0; r.Next(); n++ {
+	for n := 0; next(); n++ {
 		if n&0xffff == 0 {
 			if err := in.interrupted(); err != nil {
 				return err
 			}
 		}
-		e := r.Event()
-		if o.Type != "" && e.Class.Name != o.Type {
+		if keep != nil && !keep() {
 			continue
 		}
-		if t := e.NS(); t < from || t > to {
-			continue
-		}
-		line = p.Append(line[:0], e)
+		line = p.Append(line[:0], event())
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}
-	return r.Err()
+	return err()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,169 @@ func TestCTFValidateStrictUUID(t *testing.T) {
 	code, out, _ = run(t, nil, "validate", "--strict", dir, src)
 	if code != exitInvalid || !strings.Contains(out, dir+": strict: "+note) || !strings.Contains(out, src+": ok (") || !strings.Contains(out, "1 ok, 1 invalid") {
 		t.Errorf("validate --strict, two inputs: exit %d %q", code, out)
+	}
+}
+
+// TSDL in metadata packets needs no "/* CTF 1.8" signature (lttng-modules
+// never writes one there, babeltrace2 reads it without a word): validate
+// --strict passes such a trace and no recovery line is printed. Plain TSDL
+// text without it keeps its note (babeltrace2 2.0 warns about it).
+func TestCTFUnsignedPacketizedTSDLStrict(t *testing.T) {
+	src := vectortest.Path(t, "ctf", "third-party", "babeltrace-2.1.2-tests-data", "1", "succeed", "multi-domains", "kernel")
+	code, out, errb := run(t, nil, "validate", "--strict", src)
+	if code != exitOK || errb != "" || !strings.HasPrefix(out, "ok (") || strings.Contains(out, "signature") {
+		t.Fatalf("validate --strict of packetized TSDL without the signature: exit %d %q %q", code, out, errb)
+	}
+	if code, _, errb := run(t, nil, "stats", src); code != exitOK || errb != "" {
+		t.Fatalf("stats: exit %d %q", code, errb)
+	}
+	// The same TSDL as a plain file: the note, and --strict fails.
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace"), "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte("/* CTF 1.8 */"), nil, 1)
+	if err := os.WriteFile(filepath.Join(dir, "metadata"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb = run(t, nil, "validate", dir)
+	if code != exitOK || !strings.Contains(out, `warning: TSDL text without the "/* CTF 1.8" signature`) || !strings.Contains(errb, "note: TSDL text without") {
+		t.Errorf("validate of plain TSDL without the signature: exit %d %q %q", code, out, errb)
+	}
+	if code, _, _ := run(t, nil, "validate", "--strict", dir); code != exitInvalid {
+		t.Errorf("validate --strict of plain TSDL without the signature: exit %d", code)
+	}
+}
+
+// dump --thread selects a CTF trace's track (a CPU, or a stream file without
+// cpu_id), in text and --json alike, as it selects a dial9 worker or a WTF
+// zone; it was refused ("a CTF trace's event records has no threads").
+func TestCTFDumpThread(t *testing.T) {
+	dir := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	code, all, errb := run(t, nil, "dump", dir)
+	if code != exitOK || errb != "" || strings.Count(all, "\n") != 80 {
+		t.Fatalf("dump: exit %d, %d lines, %q", code, strings.Count(all, "\n"), errb)
+	}
+	for _, sel := range []string{"1", "cpu 1"} {
+		if code, out, errb := run(t, nil, "dump", "--thread", sel, dir); code != exitOK || out != all {
+			t.Errorf("dump --thread %q: exit %d %q, %d lines", sel, code, errb, strings.Count(out, "\n"))
+		}
+		code, out, errb := run(t, nil, "dump", "--json", "--thread", sel, dir)
+		if code != exitOK || strings.Count(out, "\n") != 80 || strings.Count(out, `"track_name":"cpu 1"`) != 80 {
+			t.Errorf("dump --json --thread %q: exit %d %q, %d lines", sel, code, errb, strings.Count(out, "\n"))
+		}
+	}
+	for _, sel := range []string{"0", "cpu 0", "channel0_1"} {
+		for _, args := range [][]string{{"dump", "--thread", sel, dir}, {"dump", "--json", "--thread", sel, dir}} {
+			if code, out, errb := run(t, nil, args...); code != exitOK || out != "" {
+				t.Errorf("%q: exit %d %q %q", args, code, out, errb)
+			}
+		}
+	}
+}
+
+// dump's filters select the same CTF event records in text as in --json: an
+// event record without a clock has no time, so --from/--to drop it (the
+// text form printed it, comparing the clock value 0).
+func TestCTFDumpFiltersTextAsJSON(t *testing.T) {
+	dir := t.TempDir()
+	meta := "/* CTF 1.8 */\ntrace { major = 1; minor = 8; byte_order = le; };\n" +
+		"event { name = \"e\"; fields := struct { integer { size = 8; align = 8; } v; }; };\n"
+	if err := os.WriteFile(filepath.Join(dir, "metadata"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s0"), []byte{1, 2, 3}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errb := run(t, nil, "dump", dir); code != exitOK || out != "e: { v = 1 }\ne: { v = 2 }\ne: { v = 3 }\n" {
+		t.Fatalf("dump: exit %d %q %q", code, out, errb)
+	}
+	for _, f := range [][]string{{"--from", "0"}, {"--to", "10"}, {"--type", "x"}, {"--thread", "s1"}} {
+		for _, json := range []bool{false, true} {
+			args := append([]string{"dump"}, f...)
+			if json {
+				args = append(args, "--json")
+			}
+			if code, out, errb := run(t, nil, append(args, dir)...); code != exitOK || out != "" {
+				t.Errorf("%q: exit %d %q %q", args, code, out, errb)
+			}
+		}
+	}
+	if code, _, errb := run(t, nil, "dump", "--from", "index:0", dir); code != exitUsage || !strings.Contains(errb, "--from index:0: a CTF trace folder is selected by time in ns") {
+		t.Errorf("dump --from index:0: exit %d %q", code, errb)
+	}
+	for _, f := range [][]string{{"--type", "e"}, {"--thread", "s0"}} {
+		code, text, _ := run(t, nil, append(append([]string{"dump"}, f...), dir)...)
+		_, js, _ := run(t, nil, append(append([]string{"dump", "--json"}, f...), dir)...)
+		if code != exitOK || strings.Count(text, "\n") != 3 || strings.Count(js, "\n") != 3 {
+			t.Errorf("%q: exit %d, text %q, json %q", f, code, text, js)
+		}
+	}
+}
+
+// A CTF trace folder's error names the data stream file the offset is in,
+// in every command (they printed "PATH: offset 0: …", with PATH the folder).
+func TestCTFErrorNamesStream(t *testing.T) {
+	dir := damagedCTFTrace(t, 20, 5) // packet 0's stream_id: no such data stream class
+	want := dir + ": channel0_1: offset 0: packet 0: unknown data stream class 5\n"
+	for _, args := range [][]string{{"validate", dir}, {"stats", dir}, {"dump", dir}, {"dump", "--json", dir}, {"dump", "--type", "x", dir}, {"convert", "--to", "chrome", dir, filepath.Join(t.TempDir(), "out.json")}} {
+		if code, _, errb := run(t, nil, args...); code != exitInvalid || errb != want {
+			t.Errorf("%q: exit %d %q, want %q", args, code, errb, want)
+		}
+	}
+}
+
+// A file of a trace folder that does not start with the packet magic number
+// is left out of the trace (a stray file, or a data stream whose first
+// packet header is damaged): validate says so, and --strict fails. It said
+// "ok (… 0 event records in 1 data streams)" with the file's events gone.
+func TestCTFValidateMagicSkipped(t *testing.T) {
+	dir := damagedCTFTrace(t, 0, 0) // packet 0's magic
+	const note = "channel0_1: not read as a data stream: it does not start with the packet magic number"
+	if code, out, errb := run(t, nil, "validate", dir); code != exitOK || !strings.HasPrefix(out, "ok (") || !strings.Contains(errb, dir+": warning: "+note) {
+		t.Errorf("validate: exit %d %q %q", code, out, errb)
+	}
+	if code, _, errb := run(t, nil, "validate", "--strict", dir); code != exitInvalid || !strings.Contains(errb, dir+": strict: "+note) {
+		t.Errorf("validate --strict: exit %d %q", code, errb)
+	}
+}
+
+// damagedCTFTrace copies the LTTng 2.15 CTF 1.8 vector trace (without its
+// index) with byte off of channel0_1, the stream of its events, set to v.
+func damagedCTFTrace(t *testing.T, off int, v byte) string {
+	t.Helper()
+	src := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "channel0_1")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[off] = v
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// validate says that CTF 2 metadata in packets is refused by babeltrace2
+// 2.1 (issue 22: "validate calls them ok"); --strict still passes it (the
+// CTF2-PMETA-1.0 document allows it), and plain CTF 2 gets no warning.
+func TestCTFValidatePacketizedCTF2Warns(t *testing.T) {
+	const warn = "warning: CTF 2 metadata in packets, which babeltrace2 2.1 refuses"
+	pm := vectortest.Path(t, "ctf", "constructed-from-bt2.1-json", "pmeta-le-single", "trace")
+	if code, out, errb := run(t, nil, "validate", "--strict", pm); code != exitOK || !strings.Contains(out, warn) {
+		t.Errorf("packetized CTF 2: exit %d %q %q", code, out, errb)
+	}
+	plain := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace")
+	if code, out, errb := run(t, nil, "validate", plain); code != exitOK || strings.Contains(out, "warning") {
+		t.Errorf("plain CTF 2: exit %d %q %q", code, out, errb)
 	}
 }

@@ -105,10 +105,12 @@ order, then "N inputs: X ok, Y invalid (formats)". Exit 1 if any input is invali
 The keys depend on the format: cdt ticks, first_tick, last_tick, tick_chunks,
 schema_version; dial9 events, schemas, events_by_type, first_ns, last_ns; atf threads,
 events, detail_events, first_ns, last_ns, recovered; ctf packets, metadata_bytes,
-metadata_sha256, byte_order, version; wtf chunks, events, events_by_name, zones. Times
-are in the trace's own clock: ns for ATF and dial9, µs for WTF, tick index for CDT.
-Every event format (cdt, dial9, atf, wtf) also has events, first_ns and last_ns (the
-first and last timed event in stream order), min_ns and max_ns, read through the
+metadata_sha256, byte_order, version (a CTF trace folder adds data_streams,
+data_packets, events_by_stream, events_by_name, events_discarded, packets_lost); wtf
+chunks, events, events_by_name, zones. Times are in the trace's own clock: ns for ATF,
+dial9 and CTF, µs for WTF, tick index for CDT. Every event format (cdt, dial9, atf,
+wtf, a ctf trace folder) also has events, first_ns and last_ns (the first and last
+timed event in stream order), min_ns and max_ns, time_backwards, read through the
 event layer (ns on the trace's clock); ratios are rounded to two decimals.
 Every format has "recovery": what a damaged input lost (see validate), null (or
 "-") for a clean one.
@@ -123,16 +125,18 @@ with --json, one object with "path" first) per input, then a summary
 			name: "dump", args: "[--json] [--type NAME] [--from TIME] [--to TIME] [--thread ID] PATH",
 			summary: "one line per record, streamed",
 			doc: `Prints one line (or, with --json, one JSON Lines object) per record: events for
-ATF, dial9, WTF and CDT (one per tick), packets and fragments for CTF metadata. The
-output is streamed: memory stays constant on multi-gigabyte traces.
+ATF, dial9, WTF, CDT (one per tick) and a CTF trace folder (its event records merged by
+time, as babeltrace2's text output prints them), packets and fragments for CTF
+metadata. The output is streamed: memory stays constant on multi-gigabyte traces.
 
-The four event formats go through the event layer (the Go package events/inspect
+The event formats go through the event layer (the Go package events/inspect
 prints the same): text and --json give the same records in the same order — an ATF
 session in the cross-thread merged order (time, thread position, sequence) — and
 the filters mean the same in both. --json writes one schema (see the README):
 format, record, kind, name, ts_ns, dur_ns, track_kind, track, track_name, args. A text
 line carries the same fields: TS KIND NAME [TRACK] record keys | args, values as JSON
-writes them. CDT's --type views (a channel, chunks, meta, footer) keep their own form.
+writes them. CDT's --type views (a channel, chunks, meta, footer) keep their own form,
+and so does a CTF trace's text (babeltrace2's), with the same records and filters.
 
 Times are ns on the trace's clock, as ts_ns prints them, for every format: a bare
 number is ns, or give a unit — 1200ns, 250us (or µs), 3ms, 1.5s. tick:N selects CDT
@@ -191,9 +195,10 @@ ticks counter tracks (--fields) and "tick" slices. A slice's fields are on its E
 (one speedscope frame per name); ts is µs since the first event on a thread, worker
 or zone, with ns kept (otherData.time_base_ns is the start). CDT counters show in
 Perfetto UI and chrome://tracing; speedscope draws no counters, only the tick slices.
-CTF metadata is not a trace of events and has no Chrome form: convert it to plain or
-packetized metadata instead. --to tsdl writes CTF 1.8 TSDL text: CTF 2 metadata
-converts where TSDL can express it (refused otherwise, saying what and where; what
+A CTF trace folder (metadata and data streams) becomes instants, one row per CPU (a
+data stream, its rotated files together). CTF metadata alone holds no events and has
+no Chrome form: convert it to plain or packetized metadata instead. --to tsdl writes
+CTF 1.8 TSDL text: CTF 2 metadata converts where TSDL can express it (refused otherwise, saying what and where; what
 does not change decoding, like attributes and namespaces, is left out with a warning).`,
 			examples: []string{
 				"tracecat convert --to chrome traces/session_20250101_120000/pid_4242 atf.json",
@@ -258,7 +263,7 @@ func (c *cli) cmdHelp(args []string) int {
 
 // listCommands prints the command list.
 func (c *cli) listCommands(w io.Writer) {
-	fmt.Fprint(w, `tracecat reads, checks and converts CDT, dial9, ATF, CTF metadata and WTF traces.
+	fmt.Fprint(w, `tracecat reads, checks and converts CDT, dial9, ATF, CTF and WTF traces.
 
 usage: tracecat COMMAND [flags] [arguments]
 

@@ -58,7 +58,7 @@ func TestFlagsSayTheirUnits(t *testing.T) {
 		"merge":   {"--from TIME", "in ns"},
 		"diff":    {"--tick-start TICK", "--tick-end TICK"},
 		"bisect":  {"--window-before N", "(default: 12)", "--window-after N", "(default: 6)"},
-		"convert": {"--to FORMAT", "chrome (ATF, dial9, WTF, CDT)", "packetized", "(required)"},
+		"convert": {"--to FORMAT", "chrome (ATF, dial9, WTF, CDT, a CTF trace folder)", "packetized", "(required)"},
 		"stats":   {"--json", "µs for WTF"},
 	} {
 		_, out, _ := run(t, nil, "help", cmd)

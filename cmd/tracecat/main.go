@@ -322,11 +322,23 @@ func (c *cli) fail(path string, err error) int {
 	}
 	var fe *ferr.Error
 	if errors.As(err, &fe) {
-		fmt.Fprintf(c.stderr, "%s: %s\n", path, fe.Detail())
+		// What wraps the codec's error names the file inside a folder
+		// (a CTF data stream, an ATF thread): keep it before the offset.
+		fmt.Fprintf(c.stderr, "%s: %s%s\n", path, errContext(err, fe), fe.Detail())
 	} else {
 		fmt.Fprintf(c.stderr, "%s: %v\n", path, err)
 	}
 	return exitInvalid
+}
+
+// errContext returns what err's wrappers put before the codec's error fe
+// ("channel0_3: ", "thread_7: "), or "" when they add nothing before it.
+func errContext(err error, fe *ferr.Error) string {
+	msg, inner := err.Error(), fe.Error()
+	if len(msg) > len(inner) && strings.HasSuffix(msg, inner) {
+		return msg[:len(msg)-len(inner)]
+	}
+	return ""
 }
 
 // open detects the format of path and returns its input and handler.
@@ -576,7 +588,7 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 	fs.BoolVar(&o.JSON, "json", false, "one JSON Lines object per record (default: one text line per record)")
 	typeHelp := "only records of this `NAME`: event name or record type — dial9 event or schema name, ATF kind call|return|exception, WTF event or scope name, CDT tick or a channel view (checkpoint, sim_state, entity_samples, rng_stream, timing_samples, chunks, meta, footer), CTF packet, fragment or fragment type (default: all)"
 	fromHelp := "first `TIME` to print, inclusive, in ns on the trace's clock (the ts_ns dump prints): 1200 or 1200ns, 250us, 3ms, 1.5s; tick:N for a CDT tick index; index:N for a CTF metadata packet or fragment; _ may separate digits (default: from the start)"
-	threadHelp := "only this thread `ID`: ATF thread id (7 or thread_7), dial9 worker id or track name, WTF zone name; refused for CDT and CTF (default: all)"
+	threadHelp := "only this thread `ID`: ATF thread id (7 or thread_7), dial9 worker id or track name, WTF zone name, CTF CPU (3 or cpu 3; a stream file's name when its packets have no cpu_id); refused for CDT (default: all)"
 	if merge {
 		typeHelp = "only events of this `KIND`: call, return, exception or a number (default: all)"
 		fromHelp = "first `TIME` to print, inclusive, in ns (the session's clock): 1200, 250us, 1.5s; _ may separate digits (default: from the start)"
@@ -691,7 +703,7 @@ func (c *cli) cmdDiff(args []string) int {
 
 func (c *cli) cmdConvert(args []string) int {
 	fs := c.flags("convert")
-	to := fs.String("to", "", "target `FORMAT`: chrome (ATF, dial9, WTF, CDT); json, json-partial, json-events or binary (WTF); plain, tsdl or packetized[,le|be][,1.8|2.0|2.0-37][,size=N] (CTF metadata) (required)")
+	to := fs.String("to", "", "target `FORMAT`: chrome (ATF, dial9, WTF, CDT, a CTF trace folder); json, json-partial, json-events or binary (WTF); plain, tsdl or packetized[,le|be][,1.8|2.0|2.0-37][,size=N] (CTF metadata) (required)")
 	fields := fs.String("fields", "", "comma-separated numeric checkpoint `FIELDS` drawn as counter tracks (CDT to chrome) (default: the built-in set)")
 	force := fs.Bool("force", false, "write output the format's readers are known to reject (CTF: TSDL text in version-2.0 packet headers, which babeltrace 2.0 and 2.1 refuse; CTF 2 metadata in packets, which babeltrace 2.1 reads only as plain text)")
 	pos, code, ok := c.parse(fs, args, 2, 2)

@@ -16,6 +16,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf"
@@ -381,5 +382,24 @@ func ctfTraceCheck(in *Input) (sum string, problems, notes []string, err error) 
 			problems = append(problems, s.Name+": "+n)
 		}
 	}
+	problems = append(problems, ctfMagicSkipped(in.Path, tr)...)
 	return fmt.Sprintf("%d event records in %d data streams", events, len(tr.Streams)), problems, notes, nil
+}
+
+// ctfMagicSkipped lists the files of trace folder dir that ctf.OpenDir left
+// out because they do not start with the packet magic number (sidecars such
+// as .txt files aside): a data stream whose first packet header is damaged,
+// or a stray file — babeltrace2 reads every file there as a data stream.
+func ctfMagicSkipped(dir string, tr *ctf.Trace) []string {
+	_, sidecars, err := ctf.DataStreamFiles(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, n := range tr.Skipped {
+		if !slices.Contains(sidecars, n) {
+			out = append(out, n+": not read as a data stream: it does not start with the packet magic number")
+		}
+	}
+	return out
 }

@@ -29,8 +29,10 @@ type Filter struct {
 	Type string
 	// Thread keeps events of one thread, worker or zone: the ATF thread id
 	// ("7" or "thread_7"), the dial9 worker id ("3", or the track name
-	// "worker 3", "blocking"), the WTF zone name. CDT traces have one
-	// track: a Thread is refused for them. "" keeps all.
+	// "worker 3", "blocking"), the WTF zone name, the CTF track (a CPU:
+	// "3" or "cpu 3"; the stream file's name for a stream without cpu_id).
+	// CDT traces have one track: a Thread is refused for them. "" keeps
+	// all.
 	Thread string
 	// From and To bound the time, both inclusive, when set: nanoseconds
 	// compared with Event.Time (events without a time are dropped once a
@@ -47,11 +49,12 @@ type Matcher struct {
 	atfKind   atf.EventKind
 	hasKind   bool
 	threadID  uint64
-	hasThread bool // Thread parsed as a number
+	hasThread bool   // Thread parsed as a number
+	track     string // the track name Thread selects (CTF: "cpu N")
 }
 
 // Compile checks f against a format (events.FormatDial9, FormatATF,
-// FormatWTF, FormatCDT) and returns its matcher. Errors wrap ErrUnsupported
+// FormatWTF, FormatCDT, FormatCTF) and returns its matcher. Errors wrap ErrUnsupported
 // and say which flag and why.
 func (f Filter) Compile(format string) (*Matcher, error) {
 	m := &Matcher{f: f, format: format}
@@ -89,6 +92,11 @@ func (f Filter) Compile(format string) (*Matcher, error) {
 		case events.FormatDial9:
 			if id, err := strconv.ParseUint(strings.TrimPrefix(f.Thread, "worker "), 10, 64); err == nil {
 				m.threadID, m.hasThread = id, true
+			}
+		case events.FormatCTF:
+			m.track = f.Thread
+			if id, err := strconv.ParseUint(f.Thread, 10, 64); err == nil {
+				m.track = "cpu " + strconv.FormatUint(id, 10)
 			}
 		}
 	}
@@ -164,6 +172,8 @@ func (m *Matcher) matchThread(ev *events.Event) bool {
 			return w.Zone.Name == m.f.Thread
 		}
 		return false
+	case events.FormatCTF:
+		return ev.Track().Name == m.track
 	}
 	return ev.Track().Name == m.f.Thread
 }

@@ -174,7 +174,7 @@ func (m *Meta) Recovery() *traceerr.Recovery {
 	if !m.Packets && m.Meta == nil {
 		s.Unit, s.Read = "bytes of TSDL text", int64(len(m.Plain))
 	}
-	if m.Meta == nil && !ctf2meta.HasTSDLSignature(m.Plain) {
+	if m.unsignedPlain() {
 		s.Notes = append(s.Notes, `TSDL text without the "/* CTF 1.8" signature`)
 	}
 	return &s
@@ -208,14 +208,26 @@ func (m *Meta) EventClasses() int {
 }
 
 // Warnings lists what the metadata reader accepted without loss (the
-// reader's own warnings, and whitespace skipped before the first RS).
+// reader's own warnings, and whitespace skipped before the first RS) and
+// what the reference reader refuses: CTF 2 in packets.
 func (m *Meta) Warnings() []string {
 	w := m.Info.Warnings()
 	if m.Leading > 0 {
 		w = append(w, fmt.Sprintf("%d byte(s) of whitespace before the first RS skipped; babeltrace 2.1 and yactfr read this file as TSDL, not CTF 2", m.Leading))
 	}
-	if m.Meta == nil && !ctf2meta.HasTSDLSignature(m.Plain) {
+	if m.unsignedPlain() {
 		w = append(w, `TSDL text without the "/* CTF 1.8" signature`)
 	}
+	if m.Packets && m.Meta != nil {
+		w = append(w, "CTF 2 metadata in packets, which babeltrace2 2.1 refuses (it reads CTF 2 only as a plain file: tracecat convert --to plain writes one)")
+	}
 	return w
+}
+
+// unsignedPlain reports whether the metadata is a plain-text TSDL file
+// without the "/* CTF 1.8" signature, which babeltrace2 2.0 reads with a
+// warning (and tracecat convert --to plain adds). TSDL in packets needs no
+// signature: lttng-modules never writes one there, and no reader warns.
+func (m *Meta) unsignedPlain() bool {
+	return !m.Packets && m.Meta == nil && !ctf2meta.HasTSDLSignature(m.Plain)
 }
