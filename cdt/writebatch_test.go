@@ -106,6 +106,9 @@ func TestWriterChunkBatch(t *testing.T) {
 			t.Fatalf("case %d: the bytes differ from those of WithChunkBatch(1)", i)
 		}
 	}
+	if raw := write(true, WithRawChunks()); !bytes.Equal(raw, write(true, WithRawChunks(), WithChunkBatch(1))) {
+		t.Fatal("raw chunks: the bytes differ from those of WithChunkBatch(1)")
+	}
 	if bytes.Equal(write(true, WithCompressionLevel(CompressionDefault)), one) {
 		t.Fatal("CompressionDefault wrote CompressionAuto's bytes: the rows do not tell the levels apart")
 	}
