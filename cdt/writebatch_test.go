@@ -3,6 +3,9 @@ package cdt
 import (
 	"bytes"
 	"errors"
+	"io"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/internal/checksum"
@@ -206,5 +209,81 @@ func TestWriterChunkBatchWriteError(t *testing.T) {
 	}
 	if err := w.Close(); !errors.Is(err, errWriteFailed) {
 		t.Fatalf("Close: %v", err)
+	}
+}
+
+// TestWriterBatchArena pins that a one-goroutine writer's batch of large
+// chunks lives outside the Go heap (Linux: a mapped arena, so a fresh
+// process's write starts no collection for it), grows there, and goes
+// back to the arenas' pool at Close; the bytes are those of an unbatched
+// writer.
+func TestWriterBatchArena(t *testing.T) {
+	defer func(l int) { checksum.Lanes = l }(checksum.Lanes)
+	checksum.Lanes = checksum.MaxLanes
+	rows := make([][]byte, 100)
+	for i := range rows {
+		rows[i] = batchRow(int64(i), 40<<10) // 320 KiB chunks, batches of 2.5 MiB
+	}
+	write := func(w *Writer) {
+		for _, r := range rows {
+			if err := w.WriteRow(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	warm, err := NewWriter(io.Discard, testMeta, WithChunkTicks(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(warm) // the encoders' own memory, kept for the next writer
+	if err := warm.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.Grow(8 << 20) // the output: not the writer's memory
+	w, err := NewWriter(&buf, testMeta, WithChunkTicks(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	write(w)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	a := w.arena
+	if runtime.GOOS == "linux" {
+		if !a.mapped || cap(w.cur.buf) == 0 || &w.cur.buf[:1][0] != &a.b[:1][0] {
+			t.Fatalf("the batch is not in a mapped arena (mapped %v)", a.mapped)
+		}
+		// the chunks' compressed bytes and the encoders' state are heap
+		if heap := after.TotalAlloc - before.TotalAlloc; heap > 1<<20 {
+			t.Errorf("batches of 2.5 MiB allocated %d bytes of Go heap", heap)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if w.arena.b != nil || w.cur != nil {
+		t.Fatal("Close kept the arena")
+	}
+	if a.mapped {
+		arenaPool.Lock()
+		pooled := slices.ContainsFunc(arenaPool.free, func(p pooledArena) bool { return &p.b[:1][0] == &a.b[:1][0] })
+		arenaPool.Unlock()
+		if !pooled {
+			t.Fatal("Close did not give the arena back to the pool")
+		}
+	}
+	var one bytes.Buffer
+	w1, err := NewWriter(&one, testMeta, WithChunkTicks(8), WithChunkBatch(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(w1)
+	if err := w1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), one.Bytes()) {
+		t.Fatal("the bytes differ from those of WithChunkBatch(1)")
 	}
 }

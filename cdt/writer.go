@@ -237,6 +237,9 @@ type Writer struct {
 	nbatch int
 	sumIn  [checksum.MaxLanes][]byte
 	sums   [checksum.MaxLanes]uint64
+	// arena: cur.buf's memory once it holds batches of hugebuf.Min bytes
+	// and more (see grow), outside the Go heap where it can be mapped.
+	arena arena
 
 	footer  Footer
 	last    int64
@@ -424,11 +427,12 @@ func (w *Writer) releaseJobs() {
 		jobPool.Put(j)
 	}
 	w.free = nil
-	if w.cur != nil {
+	if w.cur != nil && w.arena.b == nil {
 		w.cur.payload = nil
 		jobPool.Put(w.cur)
-		w.cur = nil
 	}
+	w.cur = nil
+	w.arena.release()
 }
 
 // checkTick validates the next row's tick against the previous one.
@@ -513,6 +517,21 @@ func (w *Writer) grow(n int) {
 		chunk := min(int64(w.rowMax)*int64(min(w.o.chunkTicks, maxChunkPayload)), maxChunkPayload) + blockPrefixMax
 		batch := min(int64(n)*chunk, writeBatchBytes+chunk, 2*writeBatchBytes)
 		c = max(c, int(batch))
+	}
+	if w.o.concurrency <= 1 && c >= hugebuf.Min {
+		// Outside the Go heap where it can be mapped (see arena): in a
+		// fresh process the batch's 8–12 MiB of new heap started a
+		// collection in the middle of a write of ≈4 kB rows. The
+		// buffer goes back to the arenas' pool at Close, or when the
+		// writer is dropped.
+		a := newArena(c)
+		nb := a.b[:len(j.buf)]
+		copy(nb, j.buf)
+		w.arena.release()
+		w.arena = a
+		guardArena(&w.arena, w)
+		j.buf = nb
+		return
 	}
 	nb := hugebuf.Make(len(j.buf), c)
 	copy(nb, j.buf)
