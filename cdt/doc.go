@@ -169,11 +169,13 @@
 // and docs/performance.md). A one-goroutine Writer batches the same way
 // (WithChunkBatch): it holds up to 8 complete TICK chunks (while they total
 // less than 8 MiB), hashes them in one pass, then compresses and writes
-// each in order — the same bytes as writing each chunk at once, for a
-// fifth less CPU on rows shaped like the side-by-side benchmark's (the
-// checksum was a third of the write). The chunk buffer then grows at once
-// to a batch's size (2 MiB pages where offered), not by doubling, so the
-// batch costs few new pages. A killed writer loses the chunks it still
+// each in order — the same bytes as writing each chunk at once (the
+// checksum was a third of a typed write of the side-by-side benchmark's
+// h8 rows). The chunk buffer then grows at once to a batch's size, not
+// by doubling, and from 1 MiB on it is an arena like the iterator's
+// (mapped outside the Go heap, huge pages, pooled; back at Close or when
+// the Writer is dropped), so a batch costs few new pages and starts no
+// garbage collection. A killed writer loses the chunks it still
 // held (up to 8, see Recovery); WithChunkBatch(1) writes every chunk as
 // soon as it is complete, and Flush writes every held chunk. A
 // one-goroutine Writer compresses with zstd
