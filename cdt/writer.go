@@ -165,7 +165,7 @@ func WithWriterConcurrency(n int) WriterOption {
 // goroutines may hold before writing them: up to n chunks (while their
 // payloads total less than 8 MiB; a larger chunk alone) have their
 // checksums computed in one pass, then are compressed and written in
-// order. Default checksum.MaxLanes (8): where the CPU has AVX-512, eight
+// order. Default 8: where the CPU has AVX-512 (amd64), eight
 // BLAKE2b-64 messages hash side by side at about 4.5 times the bytes per
 // second of one (elsewhere, or with n = 1, each chunk is hashed and written
 // as soon as it is complete). The bytes written are the same for every n;
