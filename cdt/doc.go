@@ -61,7 +61,8 @@
 // allowed); unlike the reference, a bad row is rejected before anything is
 // written, and a writer closed without rows writes nothing (ErrNoTicks).
 // WithWriterConcurrency compresses chunks in parallel, still written in
-// order.
+// order; without it, up to 8 complete chunks are checksummed together
+// before they are written (WithChunkBatch).
 //
 // # Allocation contract
 //
@@ -165,23 +166,27 @@
 // chunks starts no garbage collection in a short-lived process. On the
 // project's virtual machines each 4 KiB page fault costs ≈15 µs and a new
 // huge page 0.2–3.5 ms, which is what bounds the batch (see batchBytes
-// and docs/performance.md). A Writer still hashes one chunk at a time: it writes each
-// chunk as soon as it is complete, so that a writer killed between chunks
-// loses nothing that reached the file (see Recovery), and a chunk's
-// checksum, in its header, precedes its bytes. Batching eight chunks
-// before writing them (tried again on 2026-11-28: the checksum fell from
-// 18 % to 6 % of a typed write of 1 MB chunks, but the seven more chunk
-// buffers are fresh memory, whose cost on these machines varied from run
-// to run by more than that) would lose up to eight chunks with a killed
-// writer; it is not done. A one-goroutine Writer compresses with zstd
+// and docs/performance.md). A one-goroutine Writer batches the same way
+// (WithChunkBatch): it holds up to 8 complete TICK chunks (while they total
+// less than 8 MiB), hashes them in one pass, then compresses and writes
+// each in order — the same bytes as writing each chunk at once (the
+// checksum was a third of a typed write of the side-by-side benchmark's
+// h8 rows). The chunk buffer then grows at once to a batch's size, not
+// by doubling, and from 1 MiB on it is an arena like the iterator's
+// (mapped outside the Go heap, huge pages, pooled; back at Close or when
+// the Writer is dropped), so a batch costs few new pages and starts no
+// garbage collection. A killed writer loses the chunks it still
+// held (up to 8, see Recovery); WithChunkBatch(1) writes every chunk as
+// soon as it is complete, and Flush writes every held chunk. A
+// one-goroutine Writer compresses with zstd
 // encoders of its own, handed to the next writer at Close: the shared
 // encoder takes turns between its internal encoders, each with a history
 // as large as a chunk to fault in. Encoders for payloads of up to 1 MiB
 // have a 1 MiB window (the same bytes as the library's default of 8 MiB,
-// whose history each encoder allocated and cleared whole). The checksum is
-// about 18 % of a typed write (zstd about half). It
-// cannot be computed while rows are appended: a TICK payload starts with
-// its end tick and row count, known only when the chunk is cut.
+// whose history each encoder allocated and cleared whole). A chunk's
+// checksum cannot be computed while rows are appended: a TICK payload
+// starts with its end tick and row count, known only when the chunk is
+// cut.
 // WithConcurrency(n ≥ 2) decompresses and checks the next chunks in
 // goroutines beside the caller's decoding, which takes the checksum off the
 // critical path (wall-clock overhead under 15 % with two free cores);

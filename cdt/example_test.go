@@ -66,7 +66,8 @@ func ExampleNewReader() {
 	meta = msgp.AppendString(meta, "trace_schema_version")
 	meta = msgp.AppendInt(meta, 7)
 	var buf bytes.Buffer
-	w, _ := cdt.NewWriter(&buf, meta, cdt.WithChunkTicks(4))
+	// WithChunkBatch(1): each chunk is written as soon as it is complete.
+	w, _ := cdt.NewWriter(&buf, meta, cdt.WithChunkTicks(4), cdt.WithChunkBatch(1))
 	for t := range int64(10) {
 		row := msgp.AppendMapHeader(nil, 1)
 		row = msgp.AppendString(row, "tick_index")

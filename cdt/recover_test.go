@@ -104,7 +104,7 @@ func TestRecoveryTornChunk(t *testing.T) {
 // lost that reached the file.
 func TestRecoveryKilledWriter(t *testing.T) {
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testMeta, WithChunkTicks(4))
+	w, err := NewWriter(&buf, testMeta, WithChunkTicks(4), WithChunkBatch(1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/tracecodec/tracecodec/cdt"
+	"github.com/tracecodec/tracecodec/internal/checksum"
 )
 
 // TestCompressionAutoChoices rewrites every TICK chunk of a CompressionAuto
@@ -15,7 +16,7 @@ import (
 // default level when at most 98 % of the fastest's bytes). The benchmark
 // trace in 256-row chunks stays at the fastest level; in 2-row chunks the
 // default level wins and is re-checked every 64 chunks (1 500 chunks). The
-// bytes do not depend on goroutines.
+// bytes do not depend on goroutines or on batching (WithChunkBatch).
 func TestCompressionAutoChoices(t *testing.T) {
 	meta, recs, _ := benchRecords(t)
 	enc := func(l zstd.EncoderLevel, raw bool) *zstd.Encoder {
@@ -39,13 +40,18 @@ func TestCompressionAutoChoices(t *testing.T) {
 		{"2-row chunks", 2, true, 24},
 	} {
 		var seq []byte
-		for _, conc := range []int{1, 3} {
+		// one goroutine, chunks batched (as without AVX-512 too) or not;
+		// three goroutines
+		for i, o := range []cdt.WriterOption{cdt.WithChunkBatch(8), cdt.WithChunkBatch(1), cdt.WithWriterConcurrency(3)} {
+			lanes := checksum.Lanes
+			checksum.Lanes = checksum.MaxLanes
 			var buf bytes.Buffer
-			writeTyped(t, &buf, meta, recs, cdt.WithChunkTicks(c.chunk), cdt.WithWriterConcurrency(conc))
+			writeTyped(t, &buf, meta, recs, cdt.WithChunkTicks(c.chunk), o)
+			checksum.Lanes = lanes
 			if seq == nil {
 				seq = bytes.Clone(buf.Bytes())
 			} else if !bytes.Equal(seq, buf.Bytes()) {
-				t.Fatalf("%s: concurrency %d wrote other bytes than 1", c.name, conc)
+				t.Fatalf("%s: writer %d wrote other bytes than the batching one", c.name, i)
 			}
 		}
 		f, err := cdt.OpenBytes(seq)
