@@ -61,8 +61,8 @@
 // allowed); unlike the reference, a bad row is rejected before anything is
 // written, and a writer closed without rows writes nothing (ErrNoTicks).
 // WithWriterConcurrency compresses chunks in parallel, still written in
-// order; without it, up to 8 complete chunks are checksummed together
-// before they are written (WithChunkBatch).
+// order; without it, WithChunkBatch(n) lets up to n ≤ 8 complete chunks be
+// checksummed together before they are written (default 1: each at once).
 //
 // # Allocation contract
 //
@@ -166,18 +166,19 @@
 // chunks starts no garbage collection in a short-lived process. On the
 // project's virtual machines each 4 KiB page fault costs ≈15 µs and a new
 // huge page 0.2–3.5 ms, which is what bounds the batch (see batchBytes
-// and docs/performance.md). A one-goroutine Writer batches the same way
-// (WithChunkBatch): it holds up to 8 complete TICK chunks (while they total
-// less than 8 MiB), hashes them in one pass, then compresses and writes
+// and docs/performance.md). A one-goroutine Writer can batch the same way
+// when asked (WithChunkBatch(n), n ≤ 8; the default, 1, writes every chunk
+// as soon as it is complete): it holds up to n complete TICK chunks (while
+// they total less than 8 MiB), hashes them in one pass, then compresses and writes
 // each in order — the same bytes as writing each chunk at once (the
 // checksum was a third of a typed write of the side-by-side benchmark's
 // h8 rows). The chunk buffer then grows at once to a batch's size, not
 // by doubling, and from 1 MiB on it is an arena like the iterator's
 // (mapped outside the Go heap, huge pages, pooled; back at Close or when
 // the Writer is dropped), so a batch costs few new pages and starts no
-// garbage collection. A killed writer loses the chunks it still
-// held (up to 8, see Recovery); WithChunkBatch(1) writes every chunk as
-// soon as it is complete, and Flush writes every held chunk. A
+// garbage collection. A killed batching writer loses the chunks it still
+// held (up to n − 1 complete ones, see Recovery); Flush writes every held
+// chunk. A
 // one-goroutine Writer compresses with zstd
 // encoders of its own, handed to the next writer at Close: the shared
 // encoder takes turns between its internal encoders, each with a history

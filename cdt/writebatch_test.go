@@ -122,8 +122,28 @@ func TestWriterChunkBatch(t *testing.T) {
 		t.Fatal("Lanes 1: the bytes differ")
 	}
 	checksum.Lanes = checksum.MaxLanes
+	// The default holds nothing: every chunk is written once complete
+	// (the reference writer's crash bound), eight lanes or not.
+	var dbuf bytes.Buffer
+	dw, err := NewWriter(&dbuf, testMeta, WithChunkTicks(chunk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range int64(3 * chunk) {
+		if err := dw.WriteRow(batchRow(i, 100)); err != nil {
+			t.Fatal(err)
+		}
+		if want := int(i+1) / chunk; i%int64(chunk) == int64(chunk)-1 {
+			if got := writtenChunks(t, dbuf.Bytes()); got != want {
+				t.Fatalf("default: %d chunks written after %d rows, want %d", got, i+1, want)
+			}
+		}
+	}
+	if err := dw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testMeta, WithChunkTicks(chunk))
+	w, err := NewWriter(&buf, testMeta, WithChunkTicks(chunk), WithChunkBatch(8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +154,7 @@ func TestWriterChunkBatch(t *testing.T) {
 		}
 	}
 	if got := writtenChunks(t, buf.Bytes()); got != 1 {
-		t.Fatalf("Lanes 1, default batch: %d chunks written after the first, want 1", got)
+		t.Fatalf("Lanes 1, batch 8: %d chunks written after the first, want 1", got)
 	}
 	checksum.Lanes = checksum.MaxLanes
 	if err := w.Close(); err != nil {
@@ -152,7 +172,7 @@ func TestWriterChunkBatchBytes(t *testing.T) {
 	defer func(l int) { checksum.Lanes = l }(checksum.Lanes)
 	checksum.Lanes = checksum.MaxLanes
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, testMeta, WithChunkTicks(1))
+	w, err := NewWriter(&buf, testMeta, WithChunkTicks(1), WithChunkBatch(8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +211,7 @@ func TestWriterChunkBatchWriteError(t *testing.T) {
 	defer func(l int) { checksum.Lanes = l }(checksum.Lanes)
 	checksum.Lanes = checksum.MaxLanes
 	// header, META chunk, then two TICK chunks succeed
-	w, err := NewWriter(&failAfter{n: 4}, testMeta, WithChunkTicks(2))
+	w, err := NewWriter(&failAfter{n: 4}, testMeta, WithChunkTicks(2), WithChunkBatch(8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +261,7 @@ func TestWriterBatchArena(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	buf.Grow(8 << 20) // the output: not the writer's memory
-	w, err := NewWriter(&buf, testMeta, WithChunkTicks(8))
+	w, err := NewWriter(&buf, testMeta, WithChunkTicks(8), WithChunkBatch(8))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,13 +165,14 @@ func WithWriterConcurrency(n int) WriterOption {
 // goroutines may hold before writing them: up to n chunks (while their
 // payloads total less than 8 MiB; a larger chunk alone) have their
 // checksums computed in one pass, then are compressed and written in
-// order. Default 8: where the CPU has AVX-512 (amd64), eight
-// BLAKE2b-64 messages hash side by side at about 4.5 times the bytes per
-// second of one (elsewhere, or with n = 1, each chunk is hashed and written
-// as soon as it is complete). The bytes written are the same for every n;
-// what differs is how many complete chunks a killed writer had not yet
-// written (see Recovery): with n = 1 only the rows of the chunk being
-// filled are lost. Flush and Close write every held chunk.
+// order. Default 1: each chunk is hashed and written as soon as it is
+// complete, so a killed writer loses only the rows of the chunk being
+// filled, as the reference writer does. Up to 8: where the CPU has AVX-512
+// (amd64), eight BLAKE2b-64 messages hash side by side at about 4.5 times
+// the bytes per second of one (elsewhere nothing is held whatever n). The
+// bytes written are the same for every n; what differs is how many
+// complete chunks a killed writer had not yet written (see Recovery): up
+// to n − 1 besides the open one. Flush and Close write every held chunk.
 // WithWriterConcurrency(n ≥ 2) writes each chunk once compressed and
 // ignores this option.
 func WithChunkBatch(n int) WriterOption {
@@ -295,7 +296,7 @@ type job struct {
 // NewWriter returns a writer of a CDT file to w whose META payload is meta, a
 // msgpack TraceMeta (see schema7.TraceMeta.MarshalMsg). meta is copied.
 func NewWriter(w io.Writer, meta []byte, opts ...WriterOption) (*Writer, error) {
-	o := writerOptions{chunkTicks: DefaultChunkTicks, level: CompressionAuto, concurrency: 1, batch: checksum.MaxLanes}
+	o := writerOptions{chunkTicks: DefaultChunkTicks, level: CompressionAuto, concurrency: 1, batch: 1}
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
 			return nil, err

@@ -74,7 +74,7 @@ stream, a torn WTF file, an ATF file without footer — with what is recoverable
 (README: what a crash can lose). Lenient readings (CTF metadata, ATF warnings such
 as a session without manifest) exit 0. The ok line ends with what a killed writer of
 the format could lose without a trace, which no reader can see: "ok (SUMMARY); a
-crash could lose without a trace: …" (CDT the open chunk and up to 8 complete ones, dial9 each thread's unflushed
+crash could lose without a trace: …" (CDT the open chunk, dial9 each thread's unflushed
 batch, ATF up to 127 events per thread, WTF each thread's open chunk).
 
 Time order is reported, not failed, where the format does not promise it: an ATF

@@ -155,7 +155,7 @@ type Report struct {
 func CrashLoss(f string) string {
 	switch f {
 	case events.FormatCDT:
-		return "the open chunk and up to 8 complete ones not yet written (a missing footer shows the crash)"
+		return "the open chunk (a missing footer shows the crash)"
 	case events.FormatDial9:
 		return "each thread's unflushed batch (64 KiB by default); a stream cut at a frame boundary reads as complete"
 	case events.FormatATF:
