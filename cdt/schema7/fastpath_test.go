@@ -3,6 +3,7 @@ package schema7
 import (
 	"bytes"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/tinylib/msgp/msgp"
@@ -135,4 +136,43 @@ func TestAppendInts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// intsPrefixOneByOne is intsPrefix written as the generated decoders read
+// one element (through Int.UnmarshalMsg): what FuzzIntsPrefix compares it
+// with.
+func intsPrefixOneByOne(dst []Int, b []byte) (int, []byte) {
+	for i := range dst {
+		if len(b) == 0 || (b[0] != 0xcc && b[0] != 0xcd && b[0] != 0xce && int8(b[0]) < -32) {
+			return i, b
+		}
+		var z Int
+		r, err := z.UnmarshalMsg(b)
+		if err != nil {
+			return i, b
+		}
+		dst[i], b = z, r
+	}
+	return len(dst), b
+}
+
+// FuzzIntsPrefix compares intsPrefix with decoding element by element
+// through Int.UnmarshalMsg on arbitrary bytes and destination lengths: the
+// same count, values and rest, and nothing written past the count.
+func FuzzIntsPrefix(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0xcc, 200, 11, 0xff, 0xc0}, uint8(20))
+	f.Add([]byte{0, 0x7f, 0xe0, 0xcc, 0x80, 0xcd, 1, 2, 0xce, 1, 2, 3, 4, 5}, uint8(16))
+	f.Add([]byte{0xcd, 1, 2, 0xce, 1, 2, 3}, uint8(9))
+	f.Fuzz(func(t *testing.T, b []byte, n uint8) {
+		got := make([]Int, n)
+		want := make([]Int, n)
+		for i := range got { // a sentinel where nothing may be written
+			got[i], want[i] = -12345, -12345
+		}
+		gn, grest := intsPrefix(got, b)
+		wn, wrest := intsPrefixOneByOne(want, b)
+		if gn != wn || !bytes.Equal(grest, wrest) || !slices.Equal(got, want) {
+			t.Fatalf("intsPrefix(%d, %x) = %d, %v, rest %x; one by one %d, %v, rest %x", n, b, gn, got, grest, wn, want, wrest)
+		}
+	})
 }
