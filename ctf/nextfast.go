@@ -43,6 +43,14 @@ const (
 	nxBase      = 1 << 16
 )
 
+// A stream keeps the fields of the templates without arrays it has used
+// (nxBuf): at most maxNxKept templates (the first ones compiled) and
+// maxNxKeptFields fields; the others are copied per event.
+const (
+	maxNxKept       = 1 << 13
+	maxNxKeptFields = 1 << 16
+)
+
 // nxProg is the template of an event record class (common context,
 // specific context, payload) after one option of the header, for Next's
 // fast path.
@@ -66,6 +74,10 @@ type nxProg struct {
 	// static roots: the scope roots when no array comes before them
 	rootStatic             bool
 	rootCC, rootSC, rootPL int32
+	// num numbers the templates without arrays of a trace (the index of
+	// its kept fields in a stream's nxKept); -1: with arrays or beyond
+	// maxNxKept
+	num int32
 }
 
 // nxRef is a template field index i (preceded by ai arrays) and, for a
@@ -141,6 +153,7 @@ type nxBuilder struct {
 // option of the header, within the trace's budget of template fields.
 func (t *Trace) compileNext() {
 	total, budget := 0, min(maxNxTotal, nxPerClass*len(t.classes)+nxBase)
+	t.nxKept = 0
 	for _, sc := range t.dscs {
 		h := sc.selShape
 		if h == nil || h.tmpl == nil {
@@ -154,7 +167,13 @@ func (t *Trace) compileNext() {
 			total += len(h.tmpl) * len(p.fields)
 			ec.nx = make([]nxProg, len(h.tmpl))
 			for k := range h.tmpl {
-				ec.nx[k] = p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k])
+				q := p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k])
+				q.num = -1
+				if !q.arrays && t.nxKept < maxNxKept {
+					q.num = int32(t.nxKept)
+					t.nxKept++
+				}
+				ec.nx[k] = q
 			}
 		}
 	}
@@ -392,15 +411,25 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 		return false
 	}
 	t := &ec.nx[k]
-	fs := s.fields[:0]
+	var fs []Field
 	if !t.arrays {
-		fs = append(fs, t.fields...)
+		// the fields of t with their structure (classes, member counts,
+		// End values) in place: the stream's own copy of t.fields, made
+		// at its first event (nxKeep), or a copy in s.fields beyond the
+		// stream's budget; nxStatic writes the event's values
+		if j := uint32(t.num); j < uint32(len(s.nxKept)) && s.nxKept[j] > 0 {
+			o := int(s.nxKept[j] - 1)
+			e := o + len(t.fields)
+			fs = s.nxArena[o:e:e]
+		} else {
+			fs = s.nxKeep(t)
+		}
 		pos, ok = s.nxStatic(t, fs, pos)
 	} else {
-		fs, pos, ok = s.nxArrays(t, fs, pos)
+		fs, pos, ok = s.nxArrays(t, s.fields[:0], pos)
+		s.fields = fs[:0]
 	}
 	if !ok {
-		s.fields = fs[:0]
 		return false
 	}
 	if t.hSel >= 0 {
@@ -430,7 +459,7 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	if t.rootStatic {
 		ev.CommonContext, ev.SpecificContext, ev.Payload = t.rootCC, t.rootSC, t.rootPL
 	} // else nxArrays set them
-	s.fields, ev.Fields = fs, fs
+	ev.Fields = fs
 	s.ercID, s.haveERCID = id, true
 	s.clock = clock
 	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
@@ -438,6 +467,25 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	s.events++
 	s.nxEvents++
 	return true
+}
+
+// nxKeep copies t's fields (a template without arrays) into the stream's
+// arena when its budget allows (nextFast then finds them there), else into
+// s.fields.
+func (s *Stream) nxKeep(t *nxProg) []Field {
+	if t.num >= 0 && len(s.nxArena)+len(t.fields) <= s.nxRoom {
+		if s.nxKept == nil {
+			s.nxKept = make([]int32, s.t.nxKept)
+		}
+		if int(t.num) < len(s.nxKept) {
+			o := len(s.nxArena)
+			s.nxArena = append(s.nxArena, t.fields...)
+			s.nxKept[t.num] = int32(o + 1)
+			return s.nxArena[o:len(s.nxArena):len(s.nxArena)]
+		}
+	}
+	s.fields = append(s.fields[:0], t.fields...)
+	return s.fields
 }
 
 // nxRoots sets the scope roots of the event from template t, cum[k]

@@ -177,3 +177,115 @@ func TestNextFastTemplateBudget(t *testing.T) {
 		t.Fatalf("%d template fields (budget %d) for %d classes of 400", total, budget, with)
 	}
 }
+
+// Next keeps the fields of a template without arrays in the stream
+// (nxKept, nxArena) and writes only the values per event: every value a
+// caller overwrites is written again by the next event of the class (the
+// events still equal the walk's), End values a caller breaks cannot make
+// Pretty read past Fields or loop, and a stream whose budget of kept fields
+// is spent copies the other templates per event (same events).
+func TestNextFastKeptFields(t *testing.T) {
+	tr := traceFromTSDL(t, genMetadata(40))
+	data, _ := genStreamBytes(2, 3000, 40, 4096)
+	for _, room := range []int{maxNxKeptFields, 40, 0} {
+		walk := tr.AddStream("walk", data)
+		walk.generic = true
+		fast := tr.AddStream("fast", data)
+		fast.nxRoom = room
+		var pw, pf Pretty
+		kept, copied := 0, 0
+		for n := 0; ; n++ {
+			nx := fast.nxEvents
+			wok, fok := walk.Next(), fast.Next()
+			if wok != fok {
+				t.Fatalf("room %d: event %d: walk %v, Next %v", room, n, wok, fok)
+			}
+			if !wok {
+				break
+			}
+			we, fe := walk.Event(), fast.Event()
+			if len(we.Fields) != len(fe.Fields) {
+				t.Fatalf("room %d: event %d: %d fields, the walk %d", room, n, len(fe.Fields), len(we.Fields))
+			}
+			for i := range we.Fields {
+				if we.Fields[i] != fe.Fields[i] {
+					t.Fatalf("room %d: event %d (%s): field %d %+v, the walk %+v", room, n, fe.Class.Name, i, fe.Fields[i], we.Fields[i])
+				}
+			}
+			if want, got := string(pw.Append(nil, we)), string(pf.Append(nil, fe)); want != got {
+				t.Fatalf("room %d: event %d: Pretty %q, the walk's %q", room, n, got, want)
+			}
+			inArena, static := false, false
+			for _, q := range fe.Class.nx {
+				static = static || !q.arrays
+				if q.num >= 0 && int(q.num) < len(fast.nxKept) && fast.nxKept[q.num] > 0 && len(fe.Fields) > 0 {
+					inArena = inArena || &fe.Fields[0] == &fast.nxArena[fast.nxKept[q.num]-1]
+				}
+			}
+			if inArena {
+				kept++
+			} else if static && fast.nxEvents > nx {
+				copied++
+			}
+			// a caller scribbling over the view's values and lengths:
+			// the class's next event writes them again
+			for i := range fe.Fields {
+				switch fe.FieldClass(i).Kind {
+				case KindStruct, KindVariant:
+				case KindString, KindBlob:
+					fe.Fields[i].V, fe.Fields[i].N = 0xdeadbeefdeadbeef^uint64(i), 0xfffffff0
+				default:
+					fe.Fields[i].V = 0xdeadbeefdeadbeef ^ uint64(i)
+				}
+			}
+		}
+		tr.Streams = tr.Streams[:0]
+		if fast.Err() != nil || walk.Err() != nil {
+			t.Fatalf("room %d: %v / %v", room, fast.Err(), walk.Err())
+		}
+		if len(fast.nxArena) > room {
+			t.Errorf("room %d: %d fields kept", room, len(fast.nxArena))
+		}
+		switch {
+		case room == maxNxKeptFields && (kept == 0 || copied != 0),
+			room == 40 && (kept == 0 || copied == 0),
+			room == 0 && kept != 0:
+			t.Errorf("room %d: %d events from kept fields, %d copied", room, kept, copied)
+		}
+	}
+}
+
+// A caller that breaks the End values of Event.Fields changes the later
+// events of the class (Next keeps their structure) but cannot make Pretty
+// read past Fields, go back or loop.
+func TestNextFastBrokenEnds(t *testing.T) {
+	tr := traceFromTSDL(t, genMetadata(40))
+	data, _ := genStreamBytes(1, 600, 40, 4096)
+	for _, end := range []func(i, n int) int32{
+		func(i, n int) int32 { return -1 },
+		func(i, n int) int32 { return int32(i) },
+		func(i, n int) int32 { return int32(n + 5) },
+		func(i, n int) int32 { return int32((i*7 + 3) % (n + 2)) },
+		func(i, n int) int32 { return 1 << 30 },
+	} {
+		s := tr.AddStream("broken", data)
+		var p Pretty
+		var line []byte
+		events := 0
+		for s.Next() {
+			e := s.Event()
+			line = p.Append(line[:0], e)
+			for i := range e.Fields {
+				f := &e.Fields[i]
+				f.End = end(i, len(e.Fields))
+				f.V, f.N = 0, 0 // (Bytes: within the data)
+			}
+			line = p.Append(line[:0], e)
+			events++
+		}
+		tr.Streams = tr.Streams[:0]
+		if s.Err() != nil || events != 600 || s.nxEvents < 500 {
+			t.Fatalf("%d events, %d from templates: %v", events, s.nxEvents, s.Err())
+		}
+	}
+}

@@ -99,6 +99,16 @@ type Loss struct {
 
 // Event is the current event record of a Stream: a view valid until the
 // stream's next Next.
+//
+// Fields is read-only. For the classes it builds from templates, Next
+// keeps each class's fields in a buffer of the stream and writes per
+// event only what varies (integer values, string and BLOB offsets and
+// lengths); the structure (End values, member counts of structures,
+// option indices of variants, classes) is written once. A caller that
+// changes Fields may therefore change what later events of the same class
+// report (values excepted); Pretty and the package's other readers of
+// Fields stay within the slice whatever End values it holds. Copy Fields
+// to keep or change it.
 type Event struct {
 	Class  *EventClass
 	Stream *Stream
@@ -186,6 +196,12 @@ type Stream struct {
 	rec                        traceerr.Recovery
 	events                     int64
 	nxEvents                   int64 // the records Next decoded from templates (nextfast.go)
+	// the fields of the templates without arrays this stream has used,
+	// kept with their structure: template num's at nxArena[nxKept[num]-1:]
+	// (0: not kept yet)
+	nxKept  []int32
+	nxArena []Field
+	nxRoom  int // the fields nxArena may hold (maxNxKeptFields; tests: fewer)
 	// packet headers whose UUID differs from the metadata's: how many,
 	// the first one's index and UUID, the last one's index (a header
 	// decoded again once its packet is loaded whole counts once)
@@ -198,6 +214,7 @@ type Stream struct {
 func newStream(t *Trace, name string, data []byte) *Stream {
 	s := &Stream{Name: name, t: t, data: data, size: int64(len(data)), slots: make([]uint64, t.slots), regs: make([]int32, t.regs), limit: t.o.limits.MaxFieldsPerEvent}
 	s.maxLn = min(uint64(s.limit), 1<<31)
+	s.nxRoom = maxNxKeptFields
 	s.ev.Stream = s
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	return s

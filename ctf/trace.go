@@ -37,6 +37,7 @@ type Trace struct {
 	classes    []*FieldClass
 	headerProg []op // packet header program (prog.go)
 	regs       int  // registers the programs use
+	nxKept     int  // the templates of Next's fast path a stream may keep (nextfast.go)
 }
 
 // StreamClass is a compiled data stream class.
