@@ -155,6 +155,24 @@ func (t *Trace) compileNext() {
 	total, budget := 0, min(maxNxTotal, nxPerClass*len(t.classes)+nxBase)
 	t.nxKept = 0
 	for _, sc := range t.dscs {
+		if sc.Header == nil {
+			// no event record header: every record is one class
+			ec := sc.only
+			if ec == nil {
+				ec = sc.EventClass(0)
+			}
+			if ec == nil {
+				continue
+			}
+			p := buildNext(sc.CommonContext, ec.SpecificContext, ec.Payload)
+			if p == nil || total+len(p.fields) > budget {
+				continue
+			}
+			total += len(p.fields)
+			ec.nx = []nxProg{t.numbered(p.after(&hdrTmpl{}, &hdrField{}, &hdrPart{}))}
+			sc.bare = ec
+			continue
+		}
 		h := sc.selShape
 		if h == nil || h.tmpl == nil {
 			continue
@@ -167,16 +185,21 @@ func (t *Trace) compileNext() {
 			total += len(h.tmpl) * len(p.fields)
 			ec.nx = make([]nxProg, len(h.tmpl))
 			for k := range h.tmpl {
-				q := p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k])
-				q.num = -1
-				if !q.arrays && t.nxKept < maxNxKept {
-					q.num = int32(t.nxKept)
-					t.nxKept++
-				}
-				ec.nx[k] = q
+				ec.nx[k] = t.numbered(p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k]))
 			}
 		}
 	}
+}
+
+// numbered returns q with its number among the templates a stream may
+// keep (nxProg.num).
+func (t *Trace) numbered(q nxProg) nxProg {
+	q.num = -1
+	if !q.arrays && t.nxKept < maxNxKept {
+		q.num = int32(t.nxKept)
+		t.nxKept++
+	}
+	return q
 }
 
 // after returns the class template p (its indices from the class's first
@@ -469,6 +492,48 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	return true
 }
 
+// nextBare decodes the event record at s.pos of a packet without event
+// record headers, whose records are all of class ec (with a template), from
+// its template; false where the decoding program might fail (Next then
+// decodes it). What decodeEvent does for such a record, but from the
+// template: no header, the clock unchanged, no class id.
+func (s *Stream) nextBare(ec *EventClass) bool {
+	start := s.pos
+	t := &ec.nx[0]
+	var fs []Field
+	var pos uint64
+	var ok bool
+	if !t.arrays {
+		if j := uint32(t.num); j < uint32(len(s.nxKept)) && s.nxKept[j] > 0 {
+			o := int(s.nxKept[j] - 1)
+			e := o + len(t.fields)
+			fs = s.nxArena[o:e:e]
+		} else {
+			fs = s.nxKeep(t)
+		}
+		pos, ok = s.nxStatic(t, fs, start)
+	} else {
+		fs, pos, ok = s.nxArrays(t, s.fields[:0], start)
+		s.fields = fs[:0]
+	}
+	// (an empty record is an error the decoding program reports)
+	if !ok || pos == start || pos > s.end {
+		return false
+	}
+	ev := &s.ev
+	ev.Header = -1
+	if t.rootStatic {
+		ev.CommonContext, ev.SpecificContext, ev.Payload = t.rootCC, t.rootSC, t.rootPL
+	} // else nxArrays set them
+	ev.Fields = fs
+	s.ercID, s.haveERCID = 0, false
+	ev.Class, ev.Cycles, ev.Offset = ec, s.clock, start+uint64(s.dataOff)*8
+	s.pos = pos
+	s.events++
+	s.nxEvents++
+	return true
+}
+
 // nxKeep copies t's fields (a template without arrays) into the stream's
 // arena when its budget allows (nextFast then finds them there), else into
 // s.fields.
@@ -555,6 +620,24 @@ func nulAt(data []byte, i, e uint64) (uint64, bool) {
 	return z, z-i <= math.MaxUint32
 }
 
+// textLen returns the length of the text of the n bytes data[i:i+n]
+// (within data): up to the first null byte. Up to 8 bytes, from one 8-byte
+// word when 8 can be read (the lowest byte the test flags is the first
+// null one); IndexByte otherwise.
+func textLen(data []byte, i, n uint64) uint64 {
+	if n <= 8 && i+8 <= uint64(len(data)) {
+		w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
+		if m := (w - 0x0101010101010101) &^ w & 0x8080808080808080; m != 0 {
+			return min(n, uint64(bits.TrailingZeros64(m)>>3))
+		}
+		return n
+	}
+	if z := bytes.IndexByte(data[i:i+n], 0); z >= 0 {
+		return uint64(z)
+	}
+	return n
+}
+
 // nxText reads the string or BLOB d at bit pos (before its alignment) into
 // its field f, returning the position after it; false where the decoding
 // program might fail.
@@ -582,9 +665,7 @@ func (s *Stream) nxText(d *nxDyn, f *Field, pos uint64) (uint64, bool) {
 	}
 	k := n
 	if d.text {
-		if z := bytes.IndexByte(data[i:i+n], 0); z >= 0 {
-			k = uint64(z)
-		}
+		k = textLen(data, i, n)
 	}
 	f.V, f.N = i, uint32(k)
 	return pos + n*8, true

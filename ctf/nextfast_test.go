@@ -49,7 +49,7 @@ func compareNextFast(t testing.TB, tr *Trace, name string, data []byte, st *next
 			}
 		}
 		st.events++
-		if sc := fast.Packet().Class; sc.selShape != nil && sc.selShape.tmpl != nil && len(fe.Class.nx) > 0 {
+		if len(fe.Class.nx) > 0 {
 			st.templated++
 			st.classes[fe.Class] = true
 		}
@@ -92,6 +92,26 @@ func TestNextFastMatchesWalk(t *testing.T) {
 			}
 			compareNextFast(t, tr, "gen-damaged", d, st)
 		}
+	}
+	// streams without event record headers (nextBare), intact, cut and
+	// damaged
+	bare := &nextFastStats{classes: map[*EventClass]bool{}}
+	for kind := 0; kind < 3; kind++ {
+		tr := traceFromTSDL(t, genBareMetadata(kind))
+		data := genBareStreamBytes(kind, 2000, 1024)
+		compareNextFast(t, tr, "bare", data, bare)
+		for k := 0; k < 30; k++ {
+			d := append([]byte(nil), data...)
+			if k%2 == 0 {
+				d = d[:r.IntN(len(d))]
+			} else {
+				d[r.IntN(len(d))] ^= byte(1 << r.IntN(8))
+			}
+			compareNextFast(t, tr, "bare-damaged", d, bare)
+		}
+	}
+	if bare.fast < bare.templated*9/10 || len(bare.classes) != 3 {
+		t.Fatalf("streams without headers: %d of %d records of templated classes (%d classes) from the fast path", bare.fast, bare.templated, len(bare.classes))
 	}
 	// field limits around the generated records' sizes (the walk checks
 	// them at arrays only): the fast path falls back where the walk fails
@@ -145,6 +165,24 @@ func FuzzNextFastMatchesWalk(f *testing.F) {
 	tr := traceFromTSDL(f, genMetadata(40))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		compareNextFast(t, tr, "fuzz", b, &nextFastStats{classes: map[*EventClass]bool{}})
+	})
+}
+
+// FuzzNextBareMatchesWalk: Next's fast path without event record headers
+// (nextBare) and the field walk agree on any bytes decoded as each of the
+// generated traces without headers.
+func FuzzNextBareMatchesWalk(f *testing.F) {
+	var trs [3]*Trace
+	for kind := range trs {
+		trs[kind] = traceFromTSDL(f, genBareMetadata(kind))
+		data := genBareStreamBytes(kind, 40, 512)
+		f.Add(data)
+		f.Add(data[:300])
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, tr := range trs {
+			compareNextFast(t, tr, "fuzz-bare", b, &nextFastStats{classes: map[*EventClass]bool{}})
+		}
 	})
 }
 

@@ -163,6 +163,9 @@ type Stream struct {
 	// record fails or the stream is moved: while it is set and pos < end,
 	// no error stands, the stream is started and not done
 	sel *hdrShape
+	// Next's fast path without an event record header: the current
+	// packet's class's bare (not generic), set and cleared as sel is
+	bare *EventClass
 	// replays counts the records Scan decoded with Next's decoder after
 	// its skimming failed (tests: valid records never need it)
 	replays int
@@ -255,7 +258,7 @@ func (s *Stream) Reset() { s.SeekPacket(0, 0) }
 // restarts there.
 func (s *Stream) SeekPacket(index int, off int64) {
 	s.err, s.done, s.started, s.havePrev = nil, false, true, false
-	s.sel = nil
+	s.sel, s.bare = nil, nil
 	s.next = off
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1
@@ -285,12 +288,17 @@ func (s *Stream) Next() bool {
 		if s.nextFast(h) {
 			return true
 		}
+	} else if ec := s.bare; ec != nil && s.pos < s.end {
+		s.scanned = false
+		if s.nextBare(ec) {
+			return true
+		}
 	}
 	if !s.begin() {
 		return false
 	}
 	if !s.decodeEvent(s.pos) {
-		s.sel = nil
+		s.sel, s.bare = nil, nil
 		return false
 	}
 	return true
@@ -360,7 +368,7 @@ func (s *Stream) replay(start, clock0 uint64) bool {
 	s.pos, s.clock, s.scanned = start, clock0, false
 	s.replays++
 	if !s.decodeEvent(start) {
-		s.sel = nil
+		s.sel, s.bare = nil, nil
 		return false
 	}
 	return true
@@ -392,12 +400,15 @@ func (s *Stream) begin() bool {
 		s.pkt.Index = -1
 	}
 	for s.pos >= s.end {
-		s.sel = nil
+		s.sel, s.bare = nil, nil
 		if !s.nextPacket() {
 			return false
 		}
 		if h := s.pkt.Class.selShape; h != nil && !s.generic {
 			s.sel = h
+		}
+		if sc := s.pkt.Class; sc.Header == nil && sc.bare != nil && !s.generic {
+			s.bare = sc.bare
 		}
 	}
 	s.scanned = false
