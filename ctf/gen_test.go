@@ -144,6 +144,7 @@ type genStream struct {
 	classes int
 	drop    uint64 // events_discarded to report
 	bare    int    // without event record headers: 1 + the payload's kind (genBareMetadata); 0: LTTng's headers
+	seqMod  int    // sequences hold n % seqMod elements (0: 5)
 }
 
 func (g *genStream) rand() uint64 {
@@ -207,7 +208,7 @@ func (g *genStream) event(ev []byte, n int, ts, last uint64) []byte {
 		ev = append(ev, 0)
 		ev = binary.LittleEndian.AppendUint32(ev, uint32(n%12))
 	case 2:
-		k := n % 5
+		k := n % max(g.seqMod, 5)
 		ev = binary.LittleEndian.AppendUint32(ev, uint32(k))
 		for j := 0; j < k; j++ {
 			ev = append(ev, byte(j+1))

@@ -43,8 +43,8 @@ const (
 	nxBase      = 1 << 16
 )
 
-// A stream keeps the fields of the templates without arrays it has used
-// (nxBuf): at most maxNxKept templates (the first ones compiled) and
+// A stream keeps the fields of the templates it has used (Stream.nxKept,
+// nxArr): at most maxNxKept templates (the first ones compiled) and
 // maxNxKeptFields fields; the others are copied per event.
 const (
 	maxNxKept       = 1 << 13
@@ -74,9 +74,9 @@ type nxProg struct {
 	// static roots: the scope roots when no array comes before them
 	rootStatic             bool
 	rootCC, rootSC, rootPL int32
-	// num numbers the templates without arrays of a trace (the index of
-	// its kept fields in a stream's nxKept); -1: with arrays or beyond
-	// maxNxKept
+	// num numbers the templates of a trace: the index of the fields a
+	// stream keeps of it in nxKept (without arrays) or nxArr (with); -1:
+	// beyond maxNxKept
 	num int32
 }
 
@@ -195,7 +195,7 @@ func (t *Trace) compileNext() {
 // keep (nxProg.num).
 func (t *Trace) numbered(q nxProg) nxProg {
 	q.num = -1
-	if !q.arrays && t.nxKept < maxNxKept {
+	if t.nxKept < maxNxKept {
 		q.num = int32(t.nxKept)
 		t.nxKept++
 	}
@@ -449,8 +449,7 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 		}
 		pos, ok = s.nxStatic(t, fs, pos)
 	} else {
-		fs, pos, ok = s.nxArrays(t, s.fields[:0], pos)
-		s.fields = fs[:0]
+		fs, pos, ok = s.nxArrays(t, pos)
 	}
 	if !ok {
 		return false
@@ -513,8 +512,7 @@ func (s *Stream) nextBare(ec *EventClass) bool {
 		}
 		pos, ok = s.nxStatic(t, fs, start)
 	} else {
-		fs, pos, ok = s.nxArrays(t, s.fields[:0], start)
-		s.fields = fs[:0]
+		fs, pos, ok = s.nxArrays(t, start)
 	}
 	// (an empty record is an error the decoding program reports)
 	if !ok || pos == start || pos > s.end {
@@ -538,13 +536,14 @@ func (s *Stream) nextBare(ec *EventClass) bool {
 // arena when its budget allows (nextFast then finds them there), else into
 // s.fields.
 func (s *Stream) nxKeep(t *nxProg) []Field {
-	if t.num >= 0 && len(s.nxArena)+len(t.fields) <= s.nxRoom {
+	if t.num >= 0 && s.nxUsed+len(t.fields) <= s.nxRoom {
 		if s.nxKept == nil {
 			s.nxKept = make([]int32, s.t.nxKept)
 		}
 		if int(t.num) < len(s.nxKept) {
 			o := len(s.nxArena)
 			s.nxArena = append(s.nxArena, t.fields...)
+			s.nxUsed += len(t.fields)
 			s.nxKept[t.num] = int32(o + 1)
 			return s.nxArena[o:len(s.nxArena):len(s.nxArena)]
 		}
@@ -671,13 +670,51 @@ func (s *Stream) nxText(d *nxDyn, f *Field, pos uint64) (uint64, bool) {
 	return pos + n*8, true
 }
 
-// nxArrays fills the fields of template t, which has arrays, after fs
-// (the header's) from the class's bytes at bit pos, segment by segment
-// (copied, their End values moved by the elements of the arrays before
-// them), and sets the event's scope roots when an array comes before one;
-// it returns the fields and the position after them, false where the
-// decoding program might fail.
-func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, bool) {
+// nxNoKeep marks a template with arrays whose buffer outgrew the stream's
+// budget (cap 0: copied per event).
+var nxNoKeep = []Field{}
+
+// nxArrKeep returns a buffer for template t (with arrays) holding its first
+// segment's fields, kept in the stream (nxArr), or nil when the stream's
+// budget has no room for it.
+func (s *Stream) nxArrKeep(t *nxProg) []Field {
+	n := len(t.fields) + 16 // (room for elements)
+	if t.num < 0 || s.nxUsed+n > s.nxRoom {
+		return nil
+	}
+	if s.nxArr == nil {
+		s.nxArr = make([][]Field, s.t.nxKept)
+	}
+	if int(t.num) >= len(s.nxArr) || s.nxArr[t.num] != nil {
+		return nil // (nxNoKeep)
+	}
+	b := append(make([]Field, 0, n), t.fields[:t.segs[0].to]...)
+	s.nxArr[t.num] = b
+	s.nxUsed += n
+	return b
+}
+
+// nxArrays fills the fields of template t, which has arrays, from the
+// class's bytes at bit pos, segment by segment (their End values moved by
+// the elements of the arrays before them), and sets the event's scope
+// roots when an array comes before one; it returns the fields and the
+// position after them, false where the decoding program might fail. The
+// fields are the stream's buffer of t, which holds t's first segment (the
+// header's fields and the class's before its first array) from the
+// previous events: only the later segments are copied from t per event.
+func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
+	// the fields: the stream's own buffer of t, its first segment in
+	// place (nxArrKeep makes it), or s.fields, empty
+	var fs, kept []Field
+	if j := uint32(t.num); j < uint32(len(s.nxArr)) && cap(s.nxArr[j]) > 0 {
+		kept = s.nxArr[j]
+		fs = kept[:t.segs[0].to]
+	} else {
+		fs = s.fields[:0]
+		if kept = s.nxArrKeep(t); kept != nil {
+			fs = kept
+		}
+	}
 	data, base, end := s.data, s.base, s.end
 	var delta int32 // the elements of the arrays so far: added to the template's indices and End values
 	var cum [maxNxArrays + 1]int32
@@ -689,7 +726,9 @@ func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, b
 			return fs, 0, false
 		}
 		n0 := len(fs)
-		fs = append(fs, t.fields[g.from:g.to]...)
+		if si > 0 || n0 == 0 {
+			fs = append(fs, t.fields[g.from:g.to]...)
+		}
 		if delta != 0 {
 			for i := n0; i < len(fs); i++ {
 				fs[i].End += delta
@@ -754,6 +793,21 @@ func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, b
 	}
 	if !t.rootStatic {
 		s.nxRoots(t, &cum)
+	}
+	switch {
+	case kept == nil:
+		s.fields = fs[:0]
+	case cap(fs) != cap(kept):
+		// the elements outgrew the buffer (append moved it, the first
+		// segment with it): keep the larger one within the budget, else
+		// copy t's fields per event from now on
+		if s.nxUsed+cap(fs)-cap(kept) <= s.nxRoom {
+			s.nxArr[t.num] = fs
+			s.nxUsed += cap(fs) - cap(kept)
+		} else {
+			s.nxArr[t.num] = nxNoKeep
+			s.nxUsed -= cap(kept)
+		}
 	}
 	return fs, pos, true
 }

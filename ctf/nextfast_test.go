@@ -21,9 +21,17 @@ type nextFastStats struct {
 // clock, offset and scope roots, then the error, losses and recovery.
 func compareNextFast(t testing.TB, tr *Trace, name string, data []byte, st *nextFastStats) {
 	t.Helper()
+	compareNextFastRoom(t, tr, name, data, st, maxNxKeptFields)
+}
+
+// compareNextFastRoom is compareNextFast with room fields kept by the
+// stream (Stream.nxRoom); it returns the stream Next decoded.
+func compareNextFastRoom(t testing.TB, tr *Trace, name string, data []byte, st *nextFastStats, room int) *Stream {
+	t.Helper()
 	walk := tr.AddStream(name, data)
 	walk.generic = true
 	fast := tr.AddStream(name, data)
+	fast.nxRoom = room
 	defer func() { tr.Streams = tr.Streams[:0] }()
 	for n := 0; ; n++ {
 		wok, fok := walk.Next(), fast.Next()
@@ -62,6 +70,7 @@ func compareNextFast(t testing.TB, tr *Trace, name string, data []byte, st *next
 		t.Fatalf("%s: losses %v / %v, recovery %v / %v", name, fast.Losses(), walk.Losses(), fast.Recovery(), walk.Recovery())
 	}
 	st.fast += fast.nxEvents
+	return fast
 }
 
 // Next's fast path (templates: nextfast.go) builds exactly the fields
@@ -255,9 +264,12 @@ func TestNextFastKeptFields(t *testing.T) {
 			}
 			inArena, static := false, false
 			for _, q := range fe.Class.nx {
-				static = static || !q.arrays
+				static = true
 				if q.num >= 0 && int(q.num) < len(fast.nxKept) && fast.nxKept[q.num] > 0 && len(fe.Fields) > 0 {
 					inArena = inArena || &fe.Fields[0] == &fast.nxArena[fast.nxKept[q.num]-1]
+				}
+				if q.num >= 0 && int(q.num) < len(fast.nxArr) && cap(fast.nxArr[q.num]) > 0 && len(fe.Fields) > 0 {
+					inArena = inArena || &fe.Fields[0] == &fast.nxArr[q.num][:1][0]
 				}
 			}
 			if inArena {
@@ -281,8 +293,8 @@ func TestNextFastKeptFields(t *testing.T) {
 		if fast.Err() != nil || walk.Err() != nil {
 			t.Fatalf("room %d: %v / %v", room, fast.Err(), walk.Err())
 		}
-		if len(fast.nxArena) > room {
-			t.Errorf("room %d: %d fields kept", room, len(fast.nxArena))
+		if used := len(fast.nxArena) + keptCap(fast); used > room || used != fast.nxUsed {
+			t.Errorf("room %d: %d fields kept, counted %d", room, used, fast.nxUsed)
 		}
 		switch {
 		case room == maxNxKeptFields && (kept == 0 || copied != 0),
@@ -324,6 +336,55 @@ func TestNextFastBrokenEnds(t *testing.T) {
 		tr.Streams = tr.Streams[:0]
 		if s.Err() != nil || events != 600 || s.nxEvents < 500 {
 			t.Fatalf("%d events, %d from templates: %v", events, s.nxEvents, s.Err())
+		}
+	}
+}
+
+// keptCap returns the capacity of the buffers s keeps of templates with
+// arrays.
+func keptCap(s *Stream) int {
+	n := 0
+	for _, b := range s.nxArr {
+		n += cap(b)
+	}
+	return n
+}
+
+// A template with arrays keeps its buffer in the stream (its first
+// segment written once) while its arrays fit the budget, grows it within
+// the budget, and is copied per event once it outgrows the budget: the
+// events equal the walk's in every case.
+func TestNextFastKeptArrays(t *testing.T) {
+	tr := traceFromTSDL(t, genBareMetadata(2))
+	data, _ := genStreamOf(&genStream{classes: 1, bare: 3, seqMod: 60}, 0, 1500, 4096)
+	ec := tr.dscs[0].bare
+	if ec == nil || len(ec.nx) != 1 || !ec.nx[0].arrays || ec.nx[0].num < 0 {
+		t.Fatal("no template with arrays")
+	}
+	num := ec.nx[0].num
+	for _, c := range []struct {
+		room     int
+		kept     bool // a buffer at the end
+		min, max int  // its capacity
+	}{
+		{maxNxKeptFields, true, 60 + 7, maxNxKeptFields},
+		{40, false, 0, 0}, // made (25 fields), outgrown
+		{10, false, 0, 0}, // never made
+	} {
+		st := &nextFastStats{classes: map[*EventClass]bool{}}
+		s := compareNextFastRoom(t, tr, "arrays", data, st, c.room)
+		if st.fast < st.templated*9/10 {
+			t.Fatalf("room %d: %d of %d records from the fast path", c.room, st.fast, st.templated)
+		}
+		var b []Field
+		if int(num) < len(s.nxArr) {
+			b = s.nxArr[num]
+		}
+		if c.kept != (cap(b) > 0) || cap(b) < c.min || cap(b) > c.max || s.nxUsed != keptCap(s)+len(s.nxArena) || s.nxUsed > c.room {
+			t.Errorf("room %d: buffer of %d fields (nil %v), %d counted", c.room, cap(b), b == nil, s.nxUsed)
+		}
+		if c.room == 40 && b == nil {
+			t.Errorf("room 40: the buffer was never made")
 		}
 	}
 }

@@ -204,7 +204,13 @@ type Stream struct {
 	// (0: not kept yet)
 	nxKept  []int32
 	nxArena []Field
-	nxRoom  int // the fields nxArena may hold (maxNxKeptFields; tests: fewer)
+	// the buffers of the templates with arrays this stream has used, by
+	// num, their first segment in place (nil: none yet; cap 0: copied
+	// per event)
+	nxArr [][]Field
+	// nxUsed counts the fields of nxArena and the capacities of nxArr,
+	// at most nxRoom (maxNxKeptFields; tests: fewer)
+	nxUsed, nxRoom int
 	// packet headers whose UUID differs from the metadata's: how many,
 	// the first one's index and UUID, the last one's index (a header
 	// decoded again once its packet is loaded whole counts once)
