@@ -11,11 +11,14 @@ import (
 // templates (LTTng's compact and extended headers: skim.go's hdrShape),
 // Next reads the header from its two words as Scan does and builds the
 // record's fields from templates: the option's header template, then the
-// class's (nxProg), in pre-order as the decoding program builds them. A
-// class's template holds every field it decodes to with its arrays empty,
-// each with its class, member count and End; per event only the integer
-// values, the string and BLOB offsets and lengths, the array lengths and
-// elements, and the End values that arrays move are written. The class is
+// class's (nxProg), in pre-order as the decoding program builds them; in a
+// packet without event record headers (nextBare), from the template of its
+// one class. A class's template holds every field it decodes to with its
+// arrays empty, each with its class, member count and End. A stream keeps
+// a copy of each template it uses (nxKept: the structure written
+// once), so per event only the integer values, the string and BLOB
+// offsets and lengths, the array lengths and elements, the End values that
+// arrays move and the fields after an array are written. The class is
 // cut into segments: fixed-size integers at fixed offsets from the
 // segment's aligned start, ending with at most one item of variable size
 // (a null-terminated string, a string or BLOB of a static or dynamic
@@ -43,8 +46,8 @@ const (
 	nxBase      = 1 << 16
 )
 
-// A stream keeps the fields of the templates it has used (Stream.nxKept,
-// nxArr): at most maxNxKept templates (the first ones compiled) and
+// A stream keeps the fields of the templates it has used (Stream.nxKept):
+// at most maxNxKept templates (the first ones compiled) and
 // maxNxKeptFields fields; the others are copied per event.
 const (
 	maxNxKept       = 1 << 13
@@ -75,7 +78,7 @@ type nxProg struct {
 	rootStatic             bool
 	rootCC, rootSC, rootPL int32
 	// num numbers the templates of a trace: the index of the fields a
-	// stream keeps of it in nxKept (without arrays) or nxArr (with); -1:
+	// stream keeps of it in nxKept; -1:
 	// beyond maxNxKept
 	num int32
 }
@@ -436,17 +439,7 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	t := &ec.nx[k]
 	var fs []Field
 	if !t.arrays {
-		// the fields of t with their structure (classes, member counts,
-		// End values) in place: the stream's own copy of t.fields, made
-		// at its first event (nxKeep), or a copy in s.fields beyond the
-		// stream's budget; nxStatic writes the event's values
-		if j := uint32(t.num); j < uint32(len(s.nxKept)) && s.nxKept[j] > 0 {
-			o := int(s.nxKept[j] - 1)
-			e := o + len(t.fields)
-			fs = s.nxArena[o:e:e]
-		} else {
-			fs = s.nxKeep(t)
-		}
+		fs = s.nxFields(t)
 		pos, ok = s.nxStatic(t, fs, pos)
 	} else {
 		fs, pos, ok = s.nxArrays(t, pos)
@@ -503,13 +496,7 @@ func (s *Stream) nextBare(ec *EventClass) bool {
 	var pos uint64
 	var ok bool
 	if !t.arrays {
-		if j := uint32(t.num); j < uint32(len(s.nxKept)) && s.nxKept[j] > 0 {
-			o := int(s.nxKept[j] - 1)
-			e := o + len(t.fields)
-			fs = s.nxArena[o:e:e]
-		} else {
-			fs = s.nxKeep(t)
-		}
+		fs = s.nxFields(t)
 		pos, ok = s.nxStatic(t, fs, start)
 	} else {
 		fs, pos, ok = s.nxArrays(t, start)
@@ -532,24 +519,49 @@ func (s *Stream) nextBare(ec *EventClass) bool {
 	return true
 }
 
-// nxKeep copies t's fields (a template without arrays) into the stream's
-// arena when its budget allows (nextFast then finds them there), else into
-// s.fields.
-func (s *Stream) nxKeep(t *nxProg) []Field {
-	if t.num >= 0 && s.nxUsed+len(t.fields) <= s.nxRoom {
-		if s.nxKept == nil {
-			s.nxKept = make([]int32, s.t.nxKept)
-		}
-		if int(t.num) < len(s.nxKept) {
-			o := len(s.nxArena)
-			s.nxArena = append(s.nxArena, t.fields...)
-			s.nxUsed += len(t.fields)
-			s.nxKept[t.num] = int32(o + 1)
-			return s.nxArena[o:len(s.nxArena):len(s.nxArena)]
-		}
+// nxFields returns the fields of template t (without arrays) with their
+// structure (classes, member counts, End values) in place, for nxStatic to
+// write an event's values: the stream's own copy of t.fields, made at its
+// first event (nxKeep), or a copy in s.fields beyond the stream's budget.
+func (s *Stream) nxFields(t *nxProg) []Field {
+	if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
+		return s.nxKept[j]
 	}
-	s.fields = append(s.fields[:0], t.fields...)
-	return s.fields
+	return s.nxKeep(t)
+}
+
+// nxKeep copies t's fields (a template without arrays) into the stream's
+// chunk of kept fields when its budget allows (nxFields then finds them
+// there), else into s.fields.
+func (s *Stream) nxKeep(t *nxProg) []Field {
+	n := len(t.fields)
+	if !s.nxIndex(t) || s.nxKept[t.num] != nil {
+		s.fields = append(s.fields[:0], t.fields...)
+		return s.fields
+	}
+	if cap(s.nxChunk)-len(s.nxChunk) < n {
+		// a new chunk (never moved: the fields kept in the last stay)
+		c := max(n, min(1024, s.nxRoom-s.nxUsed))
+		if s.nxUsed+c > s.nxRoom {
+			s.fields = append(s.fields[:0], t.fields...)
+			return s.fields
+		}
+		s.nxChunk = make([]Field, 0, c)
+		s.nxUsed += c
+	}
+	o := len(s.nxChunk)
+	s.nxChunk = append(s.nxChunk, t.fields...)
+	b := s.nxChunk[o : o+n : o+n]
+	s.nxKept[t.num] = b
+	return b
+}
+
+// nxIndex makes s.nxKept (once) and says whether t may be kept in it.
+func (s *Stream) nxIndex(t *nxProg) bool {
+	if s.nxKept == nil && s.t.nxKept > 0 {
+		s.nxKept = make([][]Field, s.t.nxKept)
+	}
+	return t.num >= 0 && int(t.num) < len(s.nxKept)
 }
 
 // nxRoots sets the scope roots of the event from template t, cum[k]
@@ -675,21 +687,15 @@ func (s *Stream) nxText(d *nxDyn, f *Field, pos uint64) (uint64, bool) {
 var nxNoKeep = []Field{}
 
 // nxArrKeep returns a buffer for template t (with arrays) holding its first
-// segment's fields, kept in the stream (nxArr), or nil when the stream's
+// segment's fields, kept in the stream (nxKept), or nil when the stream's
 // budget has no room for it.
 func (s *Stream) nxArrKeep(t *nxProg) []Field {
 	n := len(t.fields) + 16 // (room for elements)
-	if t.num < 0 || s.nxUsed+n > s.nxRoom {
-		return nil
-	}
-	if s.nxArr == nil {
-		s.nxArr = make([][]Field, s.t.nxKept)
-	}
-	if int(t.num) >= len(s.nxArr) || s.nxArr[t.num] != nil {
-		return nil // (nxNoKeep)
+	if !s.nxIndex(t) || s.nxKept[t.num] != nil || s.nxUsed+n > s.nxRoom {
+		return nil // (nxNoKeep: outgrown)
 	}
 	b := append(make([]Field, 0, n), t.fields[:t.segs[0].to]...)
-	s.nxArr[t.num] = b
+	s.nxKept[t.num] = b
 	s.nxUsed += n
 	return b
 }
@@ -706,8 +712,8 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	// the fields: the stream's own buffer of t, its first segment in
 	// place (nxArrKeep makes it), or s.fields, empty
 	var fs, kept []Field
-	if j := uint32(t.num); j < uint32(len(s.nxArr)) && cap(s.nxArr[j]) > 0 {
-		kept = s.nxArr[j]
+	if j := uint32(t.num); j < uint32(len(s.nxKept)) && cap(s.nxKept[j]) > 0 {
+		kept = s.nxKept[j]
 		fs = kept[:t.segs[0].to]
 	} else {
 		fs = s.fields[:0]
@@ -802,10 +808,10 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 		// segment with it): keep the larger one within the budget, else
 		// copy t's fields per event from now on
 		if s.nxUsed+cap(fs)-cap(kept) <= s.nxRoom {
-			s.nxArr[t.num] = fs
+			s.nxKept[t.num] = fs
 			s.nxUsed += cap(fs) - cap(kept)
 		} else {
-			s.nxArr[t.num] = nxNoKeep
+			s.nxKept[t.num] = nxNoKeep
 			s.nxUsed -= cap(kept)
 		}
 	}

@@ -199,17 +199,14 @@ type Stream struct {
 	rec                        traceerr.Recovery
 	events                     int64
 	nxEvents                   int64 // the records Next decoded from templates (nextfast.go)
-	// the fields of the templates without arrays this stream has used,
-	// kept with their structure: template num's at nxArena[nxKept[num]-1:]
-	// (0: not kept yet)
-	nxKept  []int32
-	nxArena []Field
-	// the buffers of the templates with arrays this stream has used, by
-	// num, their first segment in place (nil: none yet; cap 0: copied
-	// per event)
-	nxArr [][]Field
-	// nxUsed counts the fields of nxArena and the capacities of nxArr,
-	// at most nxRoom (maxNxKeptFields; tests: fewer)
+	// the fields of the templates this stream has used, by their num,
+	// kept with their structure (nil: not yet; nxNoKeep: copied per
+	// event): without arrays, all of them, in chunks of nxChunk; with
+	// arrays, the first segment, in a buffer of their own
+	nxKept  [][]Field
+	nxChunk []Field
+	// nxUsed counts the capacities of the chunks and buffers, at most
+	// nxRoom (maxNxKeptFields; tests: fewer)
 	nxUsed, nxRoom int
 	// packet headers whose UUID differs from the metadata's: how many,
 	// the first one's index and UUID, the last one's index (a header
