@@ -534,26 +534,35 @@ func (s *Stream) nxFields(t *nxProg) []Field {
 // chunk of kept fields when its budget allows (nxFields then finds them
 // there), else into s.fields.
 func (s *Stream) nxKeep(t *nxProg) []Field {
-	n := len(t.fields)
-	if !s.nxIndex(t) || s.nxKept[t.num] != nil {
+	b := s.nxTake(t, len(t.fields))
+	if b == nil {
 		s.fields = append(s.fields[:0], t.fields...)
 		return s.fields
+	}
+	b = append(b, t.fields...)
+	s.nxKept[t.num] = b
+	return b
+}
+
+// nxTake returns room for n fields of template t in the stream's chunk of
+// kept fields (empty, of capacity n), or nil when t is not to be kept (or
+// is kept already) or the stream's budget has no room.
+func (s *Stream) nxTake(t *nxProg, n int) []Field {
+	if !s.nxIndex(t) || s.nxKept[t.num] != nil {
+		return nil
 	}
 	if cap(s.nxChunk)-len(s.nxChunk) < n {
 		// a new chunk (never moved: the fields kept in the last stay)
 		c := max(n, min(1024, s.nxRoom-s.nxUsed))
 		if s.nxUsed+c > s.nxRoom {
-			s.fields = append(s.fields[:0], t.fields...)
-			return s.fields
+			return nil
 		}
 		s.nxChunk = make([]Field, 0, c)
 		s.nxUsed += c
 	}
 	o := len(s.nxChunk)
-	s.nxChunk = append(s.nxChunk, t.fields...)
-	b := s.nxChunk[o : o+n : o+n]
-	s.nxKept[t.num] = b
-	return b
+	s.nxChunk = s.nxChunk[:o+n]
+	return s.nxChunk[o : o : o+n]
 }
 
 // nxIndex makes s.nxKept (once) and says whether t may be kept in it.
@@ -687,16 +696,16 @@ func (s *Stream) nxText(d *nxDyn, f *Field, pos uint64) (uint64, bool) {
 var nxNoKeep = []Field{}
 
 // nxArrKeep returns a buffer for template t (with arrays) holding its first
-// segment's fields, kept in the stream (nxKept), or nil when the stream's
+// segment's fields, kept in the stream (nxKept) with room for 16 elements,
+// or nil when t is not to be kept (nxNoKeep: outgrown) or the stream's
 // budget has no room for it.
 func (s *Stream) nxArrKeep(t *nxProg) []Field {
-	n := len(t.fields) + 16 // (room for elements)
-	if !s.nxIndex(t) || s.nxKept[t.num] != nil || s.nxUsed+n > s.nxRoom {
-		return nil // (nxNoKeep: outgrown)
+	b := s.nxTake(t, len(t.fields)+16)
+	if b == nil {
+		return nil
 	}
-	b := append(make([]Field, 0, n), t.fields[:t.segs[0].to]...)
+	b = append(b, t.fields[:t.segs[0].to]...)
 	s.nxKept[t.num] = b
-	s.nxUsed += n
 	return b
 }
 
@@ -806,13 +815,13 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	case cap(fs) != cap(kept):
 		// the elements outgrew the buffer (append moved it, the first
 		// segment with it): keep the larger one within the budget, else
-		// copy t's fields per event from now on
-		if s.nxUsed+cap(fs)-cap(kept) <= s.nxRoom {
+		// copy t's fields per event from now on (the old buffer's room
+		// stays counted: it may lie in a chunk)
+		if s.nxUsed+cap(fs) <= s.nxRoom {
 			s.nxKept[t.num] = fs
-			s.nxUsed += cap(fs) - cap(kept)
+			s.nxUsed += cap(fs)
 		} else {
 			s.nxKept[t.num] = nxNoKeep
-			s.nxUsed -= cap(kept)
 		}
 	}
 	return fs, pos, true

@@ -201,12 +201,13 @@ type Stream struct {
 	nxEvents                   int64 // the records Next decoded from templates (nextfast.go)
 	// the fields of the templates this stream has used, by their num,
 	// kept with their structure (nil: not yet; nxNoKeep: copied per
-	// event): without arrays, all of them, in chunks of nxChunk; with
-	// arrays, the first segment, in a buffer of their own
+	// event), in chunks (nxChunk, the last) that never move: without
+	// arrays, all of them; with arrays, the first segment, with room for
+	// elements (a buffer of its own once they outgrow it)
 	nxKept  [][]Field
 	nxChunk []Field
-	// nxUsed counts the capacities of the chunks and buffers, at most
-	// nxRoom (maxNxKeptFields; tests: fewer)
+	// nxUsed counts the capacities of the chunks and of the buffers
+	// arrays outgrew, at most nxRoom (maxNxKeptFields; tests: fewer)
 	nxUsed, nxRoom int
 	// packet headers whose UUID differs from the metadata's: how many,
 	// the first one's index and UUID, the last one's index (a header
