@@ -77,18 +77,22 @@
 // from a decoded template per variant option; a class of fixed-size fields
 // is one bounds check, and classes of integers, strings, BLOBs and
 // sequences run lean programs (skips folded into the next op, a sequence
-// into its length's). After such a header, Next builds the fields of a
-// class of integers, strings, BLOBs and arrays of plain integers from a
-// template per class and header option: the whole pre-order field list
-// with each field's class, member count and End, into which it writes the
+// into its length's). After such a header, and in streams without event
+// record headers, Next builds the fields of a class of integers, strings,
+// BLOBs and arrays of plain integers from a template per class and header
+// option: the whole pre-order field list with each field's class, member
+// count and End. A stream keeps its own copy of each template it uses
+// (within a budget of 2^16 fields), so per event Next writes only the
 // values, string offsets and lengths, and array elements it reads at fixed
-// offsets of segments that end at each field of variable size. Where a
+// offsets of segments that end at each field of variable size, and copies
+// only the fields after an array (Event.Fields is therefore read-only: see
+// Event). Where a
 // skimming program or a template is unsure it hands the record to the
 // decoding program, so Scan and Next fail on the same records with the
 // same errors. The recursive field walk these replace stays as the
 // reference the tests compare them with, field by field and error by
 // error (TestCompiledMatchesWalk, FuzzCompiledMatchesWalk,
-// TestNextFastMatchesWalk, FuzzNextFastMatchesWalk).
+// TestNextFastMatchesWalk, FuzzNextFastMatchesWalk, FuzzNextBareMatchesWalk).
 //
 // # Losses and recovery
 //

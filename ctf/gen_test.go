@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -142,6 +143,8 @@ type genStream struct {
 	rnd     uint64
 	classes int
 	drop    uint64 // events_discarded to report
+	bare    int    // without event record headers: 1 + the payload's kind (genBareMetadata); 0: LTTng's headers
+	seqMod  int    // sequences hold n % seqMod elements (0: 5)
 }
 
 func (g *genStream) rand() uint64 {
@@ -184,7 +187,9 @@ func (g *genStream) endPacket() {
 func (g *genStream) event(ev []byte, n int, ts, last uint64) []byte {
 	id := uint32(n % g.classes)
 	ev = ev[:0]
-	if id < 31 && ts-last < 1<<27 {
+	if g.bare > 0 {
+		id = uint32(g.bare - 1)
+	} else if id < 31 && ts-last < 1<<27 {
 		ev = binary.LittleEndian.AppendUint32(ev, id|uint32(ts&(1<<27-1))<<5)
 	} else {
 		ev = append(ev, 31)
@@ -203,7 +208,7 @@ func (g *genStream) event(ev []byte, n int, ts, last uint64) []byte {
 		ev = append(ev, 0)
 		ev = binary.LittleEndian.AppendUint32(ev, uint32(n%12))
 	case 2:
-		k := n % 5
+		k := n % max(g.seqMod, 5)
 		ev = binary.LittleEndian.AppendUint32(ev, uint32(k))
 		for j := 0; j < k; j++ {
 			ev = append(ev, byte(j+1))
@@ -236,7 +241,28 @@ func genTrace(tb testing.TB, dir string, n, cpus, classes, pktSize int) {
 
 // genStreamBytes returns one data stream of n events and its index file.
 func genStreamBytes(cpu, n, classes, pktSize int) ([]byte, []byte) {
-	g := &genStream{pktSize: pktSize, cpu: uint32(cpu), rnd: uint64(cpu)*7919 + 1, classes: classes, ts: 1000 + uint64(cpu)*333}
+	return genStreamOf(&genStream{classes: classes}, cpu, n, pktSize)
+}
+
+// genBareMetadata is genMetadata's trace without event record headers: one
+// event record class (id 0) whose payload is of kind (0: integers, 1: a
+// string, 2: a sequence and a static-length string), as genMetadata's
+// class kind, kind+3, ….
+func genBareMetadata(kind int) string {
+	s := strings.Replace(genMetadata(0), "\tevent.header := struct event_header_compact;\n", "", 1)
+	ev := genMetadata(kind + 1)[len(genMetadata(kind)):]
+	return s + strings.Replace(ev, fmt.Sprintf("id = %d;", kind), "id = 0;", 1)
+}
+
+// genBareStreamBytes returns one data stream of n events of
+// genBareMetadata(kind).
+func genBareStreamBytes(kind, n, pktSize int) []byte {
+	data, _ := genStreamOf(&genStream{classes: 1, bare: kind + 1}, 0, n, pktSize)
+	return data
+}
+
+func genStreamOf(g *genStream, cpu, n, pktSize int) ([]byte, []byte) {
+	g.pktSize, g.cpu, g.rnd, g.ts = pktSize, uint32(cpu), uint64(cpu)*7919+1, 1000+uint64(cpu)*333
 	g.index = binary.BigEndian.AppendUint32(g.index, 0xc1f1dcc1)
 	g.index = binary.BigEndian.AppendUint32(g.index, 1)
 	g.index = binary.BigEndian.AppendUint32(g.index, 1)

@@ -11,11 +11,14 @@ import (
 // templates (LTTng's compact and extended headers: skim.go's hdrShape),
 // Next reads the header from its two words as Scan does and builds the
 // record's fields from templates: the option's header template, then the
-// class's (nxProg), in pre-order as the decoding program builds them. A
-// class's template holds every field it decodes to with its arrays empty,
-// each with its class, member count and End; per event only the integer
-// values, the string and BLOB offsets and lengths, the array lengths and
-// elements, and the End values that arrays move are written. The class is
+// class's (nxProg), in pre-order as the decoding program builds them; in a
+// packet without event record headers (nextBare), from the template of its
+// one class. A class's template holds every field it decodes to with its
+// arrays empty, each with its class, member count and End. A stream keeps
+// a copy of each template it uses (nxKept: the structure written
+// once), so per event only the integer values, the string and BLOB
+// offsets and lengths, the array lengths and elements, the End values that
+// arrays move and the fields after an array are written. The class is
 // cut into segments: fixed-size integers at fixed offsets from the
 // segment's aligned start, ending with at most one item of variable size
 // (a null-terminated string, a string or BLOB of a static or dynamic
@@ -43,6 +46,14 @@ const (
 	nxBase      = 1 << 16
 )
 
+// A stream keeps the fields of the templates it has used (Stream.nxKept):
+// at most maxNxKept templates (the first ones compiled) and
+// maxNxKeptFields fields; the others are copied per event.
+const (
+	maxNxKept       = 1 << 13
+	maxNxKeptFields = 1 << 16
+)
+
 // nxProg is the template of an event record class (common context,
 // specific context, payload) after one option of the header, for Next's
 // fast path.
@@ -66,6 +77,10 @@ type nxProg struct {
 	// static roots: the scope roots when no array comes before them
 	rootStatic             bool
 	rootCC, rootSC, rootPL int32
+	// num numbers the templates of a trace: the index of the fields a
+	// stream keeps of it in nxKept; -1:
+	// beyond maxNxKept
+	num int32
 }
 
 // nxRef is a template field index i (preceded by ai arrays) and, for a
@@ -141,7 +156,26 @@ type nxBuilder struct {
 // option of the header, within the trace's budget of template fields.
 func (t *Trace) compileNext() {
 	total, budget := 0, min(maxNxTotal, nxPerClass*len(t.classes)+nxBase)
+	t.nxKept = 0
 	for _, sc := range t.dscs {
+		if sc.Header == nil {
+			// no event record header: every record is one class
+			ec := sc.only
+			if ec == nil {
+				ec = sc.EventClass(0)
+			}
+			if ec == nil {
+				continue
+			}
+			p := buildNext(sc.CommonContext, ec.SpecificContext, ec.Payload)
+			if p == nil || total+len(p.fields) > budget {
+				continue
+			}
+			total += len(p.fields)
+			ec.nx = []nxProg{t.numbered(p.after(&hdrTmpl{}, &hdrField{}, &hdrPart{}))}
+			sc.bare = ec
+			continue
+		}
 		h := sc.selShape
 		if h == nil || h.tmpl == nil {
 			continue
@@ -154,10 +188,21 @@ func (t *Trace) compileNext() {
 			total += len(h.tmpl) * len(p.fields)
 			ec.nx = make([]nxProg, len(h.tmpl))
 			for k := range h.tmpl {
-				ec.nx[k] = p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k])
+				ec.nx[k] = t.numbered(p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k]))
 			}
 		}
 	}
+}
+
+// numbered returns q with its number among the templates a stream may
+// keep (nxProg.num).
+func (t *Trace) numbered(q nxProg) nxProg {
+	q.num = -1
+	if t.nxKept < maxNxKept {
+		q.num = int32(t.nxKept)
+		t.nxKept++
+	}
+	return q
 }
 
 // after returns the class template p (its indices from the class's first
@@ -392,15 +437,14 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 		return false
 	}
 	t := &ec.nx[k]
-	fs := s.fields[:0]
+	var fs []Field
 	if !t.arrays {
-		fs = append(fs, t.fields...)
+		fs = s.nxFields(t)
 		pos, ok = s.nxStatic(t, fs, pos)
 	} else {
-		fs, pos, ok = s.nxArrays(t, fs, pos)
+		fs, pos, ok = s.nxArrays(t, pos)
 	}
 	if !ok {
-		s.fields = fs[:0]
 		return false
 	}
 	if t.hSel >= 0 {
@@ -421,16 +465,18 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 			fs[t.hClk].V = v
 		}
 	}
-	for i := range t.hvals {
-		v := &t.hvals[i]
-		fs[v.idx].V = v.f.get(w0, w1)
+	if len(t.hvals) > 0 { // (a loop alone reloads w0 and w1 first: 4 instructions per event)
+		for i := range t.hvals {
+			v := &t.hvals[i]
+			fs[v.idx].V = v.f.get(w0, w1)
+		}
 	}
 	ev := &s.ev
 	ev.Header = 0
 	if t.rootStatic {
 		ev.CommonContext, ev.SpecificContext, ev.Payload = t.rootCC, t.rootSC, t.rootPL
 	} // else nxArrays set them
-	s.fields, ev.Fields = fs, fs
+	ev.Fields = fs
 	s.ercID, s.haveERCID = id, true
 	s.clock = clock
 	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
@@ -438,6 +484,95 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	s.events++
 	s.nxEvents++
 	return true
+}
+
+// nextBare decodes the event record at s.pos of a packet without event
+// record headers, whose records are all of class ec (with a template), from
+// its template; false where the decoding program might fail (Next then
+// decodes it). What decodeEvent does for such a record, but from the
+// template: no header, the clock unchanged, no class id.
+func (s *Stream) nextBare(ec *EventClass) bool {
+	start := s.pos
+	t := &ec.nx[0]
+	var fs []Field
+	var pos uint64
+	var ok bool
+	if !t.arrays {
+		fs = s.nxFields(t)
+		pos, ok = s.nxStatic(t, fs, start)
+	} else {
+		fs, pos, ok = s.nxArrays(t, start)
+	}
+	// (an empty record is an error the decoding program reports)
+	if !ok || pos == start || pos > s.end {
+		return false
+	}
+	ev := &s.ev
+	ev.Header = -1
+	if t.rootStatic {
+		ev.CommonContext, ev.SpecificContext, ev.Payload = t.rootCC, t.rootSC, t.rootPL
+	} // else nxArrays set them
+	ev.Fields = fs
+	s.ercID, s.haveERCID = 0, false
+	ev.Class, ev.Cycles, ev.Offset = ec, s.clock, start+uint64(s.dataOff)*8
+	s.pos = pos
+	s.events++
+	s.nxEvents++
+	return true
+}
+
+// nxFields returns the fields of template t (without arrays) with their
+// structure (classes, member counts, End values) in place, for nxStatic to
+// write an event's values: the stream's own copy of t.fields, made at its
+// first event (nxKeep), or a copy in s.fields beyond the stream's budget.
+func (s *Stream) nxFields(t *nxProg) []Field {
+	if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
+		return s.nxKept[j]
+	}
+	return s.nxKeep(t)
+}
+
+// nxKeep copies t's fields (a template without arrays) into the stream's
+// chunk of kept fields when its budget allows (nxFields then finds them
+// there), else into s.fields.
+func (s *Stream) nxKeep(t *nxProg) []Field {
+	b := s.nxTake(t, len(t.fields))
+	if b == nil {
+		s.fields = append(s.fields[:0], t.fields...)
+		return s.fields
+	}
+	b = append(b, t.fields...)
+	s.nxKept[t.num] = b
+	return b
+}
+
+// nxTake returns room for n fields of template t in the stream's chunk of
+// kept fields (empty, of capacity n), or nil when t is not to be kept (or
+// is kept already) or the stream's budget has no room.
+func (s *Stream) nxTake(t *nxProg, n int) []Field {
+	if !s.nxIndex(t) || s.nxKept[t.num] != nil {
+		return nil
+	}
+	if cap(s.nxChunk)-len(s.nxChunk) < n {
+		// a new chunk (never moved: the fields kept in the last stay)
+		c := max(n, min(1024, s.nxRoom-s.nxUsed))
+		if s.nxUsed+c > s.nxRoom {
+			return nil
+		}
+		s.nxChunk = make([]Field, 0, c)
+		s.nxUsed += c
+	}
+	o := len(s.nxChunk)
+	s.nxChunk = s.nxChunk[:o+n]
+	return s.nxChunk[o : o : o+n]
+}
+
+// nxIndex makes s.nxKept (once) and says whether t may be kept in it.
+func (s *Stream) nxIndex(t *nxProg) bool {
+	if s.nxKept == nil && s.t.nxKept > 0 {
+		s.nxKept = make([][]Field, s.t.nxKept)
+	}
+	return t.num >= 0 && int(t.num) < len(s.nxKept)
 }
 
 // nxRoots sets the scope roots of the event from template t, cum[k]
@@ -459,15 +594,20 @@ func (s *Stream) nxRoots(t *nxProg, cum *[maxNxArrays + 1]int32) {
 // without what arrays need: fewer values live, fewer spilled.
 func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
 	data, base, end := s.data, s.base, s.end
-	for si := range t.segs {
-		g := &t.segs[si]
+	// (segs and vals in locals: read through t and g, the compiler
+	// reloads them after every store to fs, which might alias them:
+	// 17 instructions per event)
+	segs := t.segs
+	for si := range segs {
+		g := &segs[si]
 		st := base + (pos-base+g.am)&^g.am
 		// st+g.bits ≤ end puts st>>3 within data
 		if st+g.bits > end || (st>>3)+g.need > uint64(len(data)) {
 			return 0, false
 		}
-		for i := range g.vals {
-			v := &g.vals[i]
+		vals := g.vals
+		for i := range vals {
+			v := &vals[i]
 			fs[v.idx].V = v.at(data, st)
 		}
 		for i := range g.slots {
@@ -507,6 +647,24 @@ func nulAt(data []byte, i, e uint64) (uint64, bool) {
 	return z, z-i <= math.MaxUint32
 }
 
+// textLen returns the length of the text of the n bytes data[i:i+n]
+// (within data): up to the first null byte. Up to 8 bytes, from one 8-byte
+// word when 8 can be read (the lowest byte the test flags is the first
+// null one); IndexByte otherwise.
+func textLen(data []byte, i, n uint64) uint64 {
+	if n <= 8 && i+8 <= uint64(len(data)) {
+		w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
+		if m := (w - 0x0101010101010101) &^ w & 0x8080808080808080; m != 0 {
+			return min(n, uint64(bits.TrailingZeros64(m)>>3))
+		}
+		return n
+	}
+	if z := bytes.IndexByte(data[i:i+n], 0); z >= 0 {
+		return uint64(z)
+	}
+	return n
+}
+
 // nxText reads the string or BLOB d at bit pos (before its alignment) into
 // its field f, returning the position after it; false where the decoding
 // program might fail.
@@ -534,21 +692,51 @@ func (s *Stream) nxText(d *nxDyn, f *Field, pos uint64) (uint64, bool) {
 	}
 	k := n
 	if d.text {
-		if z := bytes.IndexByte(data[i:i+n], 0); z >= 0 {
-			k = uint64(z)
-		}
+		k = textLen(data, i, n)
 	}
 	f.V, f.N = i, uint32(k)
 	return pos + n*8, true
 }
 
-// nxArrays fills the fields of template t, which has arrays, after fs
-// (the header's) from the class's bytes at bit pos, segment by segment
-// (copied, their End values moved by the elements of the arrays before
-// them), and sets the event's scope roots when an array comes before one;
-// it returns the fields and the position after them, false where the
-// decoding program might fail.
-func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, bool) {
+// nxNoKeep marks a template with arrays whose buffer outgrew the stream's
+// budget (cap 0: copied per event).
+var nxNoKeep = []Field{}
+
+// nxArrKeep returns a buffer for template t (with arrays) holding its first
+// segment's fields, kept in the stream (nxKept) with room for 16 elements,
+// or nil when t is not to be kept (nxNoKeep: outgrown) or the stream's
+// budget has no room for it.
+func (s *Stream) nxArrKeep(t *nxProg) []Field {
+	b := s.nxTake(t, len(t.fields)+16)
+	if b == nil {
+		return nil
+	}
+	b = append(b, t.fields[:t.segs[0].to]...)
+	s.nxKept[t.num] = b
+	return b
+}
+
+// nxArrays fills the fields of template t, which has arrays, from the
+// class's bytes at bit pos, segment by segment (their End values moved by
+// the elements of the arrays before them), and sets the event's scope
+// roots when an array comes before one; it returns the fields and the
+// position after them, false where the decoding program might fail. The
+// fields are the stream's buffer of t, which holds t's first segment (the
+// header's fields and the class's before its first array) from the
+// previous events: only the later segments are copied from t per event.
+func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
+	// the fields: the stream's own buffer of t, its first segment in
+	// place (nxArrKeep makes it), or s.fields, empty
+	var fs, kept []Field
+	if j := uint32(t.num); j < uint32(len(s.nxKept)) && cap(s.nxKept[j]) > 0 {
+		kept = s.nxKept[j]
+		fs = kept[:t.segs[0].to]
+	} else {
+		fs = s.fields[:0]
+		if kept = s.nxArrKeep(t); kept != nil {
+			fs = kept
+		}
+	}
 	data, base, end := s.data, s.base, s.end
 	var delta int32 // the elements of the arrays so far: added to the template's indices and End values
 	var cum [maxNxArrays + 1]int32
@@ -560,7 +748,9 @@ func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, b
 			return fs, 0, false
 		}
 		n0 := len(fs)
-		fs = append(fs, t.fields[g.from:g.to]...)
+		if si > 0 || n0 == 0 {
+			fs = append(fs, t.fields[g.from:g.to]...)
+		}
 		if delta != 0 {
 			for i := n0; i < len(fs); i++ {
 				fs[i].End += delta
@@ -568,9 +758,9 @@ func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, b
 		}
 		// the values as nxStatic writes them, inline: a shared function
 		// (not inlined) costs 15 instructions per event
-		dst := fs[delta:]
-		for i := range g.vals {
-			v := &g.vals[i]
+		dst, vals := fs[delta:], g.vals // (a local: see nxStatic)
+		for i := range vals {
+			v := &vals[i]
 			dst[v.idx].V = v.at(data, st)
 		}
 		for i := range g.slots {
@@ -625,6 +815,21 @@ func (s *Stream) nxArrays(t *nxProg, fs []Field, pos uint64) ([]Field, uint64, b
 	}
 	if !t.rootStatic {
 		s.nxRoots(t, &cum)
+	}
+	switch {
+	case kept == nil:
+		s.fields = fs[:0]
+	case cap(fs) != cap(kept):
+		// the elements outgrew the buffer (append moved it, the first
+		// segment with it): keep the larger one within the budget, else
+		// copy t's fields per event from now on (the old buffer's room
+		// stays counted: it may lie in a chunk)
+		if s.nxUsed+cap(fs) <= s.nxRoom {
+			s.nxKept[t.num] = fs
+			s.nxUsed += cap(fs)
+		} else {
+			s.nxKept[t.num] = nxNoKeep
+		}
 	}
 	return fs, pos, true
 }

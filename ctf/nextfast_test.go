@@ -21,9 +21,17 @@ type nextFastStats struct {
 // clock, offset and scope roots, then the error, losses and recovery.
 func compareNextFast(t testing.TB, tr *Trace, name string, data []byte, st *nextFastStats) {
 	t.Helper()
+	compareNextFastRoom(t, tr, name, data, st, maxNxKeptFields)
+}
+
+// compareNextFastRoom is compareNextFast with room fields kept by the
+// stream (Stream.nxRoom); it returns the stream Next decoded.
+func compareNextFastRoom(t testing.TB, tr *Trace, name string, data []byte, st *nextFastStats, room int) *Stream {
+	t.Helper()
 	walk := tr.AddStream(name, data)
 	walk.generic = true
 	fast := tr.AddStream(name, data)
+	fast.nxRoom = room
 	defer func() { tr.Streams = tr.Streams[:0] }()
 	for n := 0; ; n++ {
 		wok, fok := walk.Next(), fast.Next()
@@ -49,7 +57,7 @@ func compareNextFast(t testing.TB, tr *Trace, name string, data []byte, st *next
 			}
 		}
 		st.events++
-		if sc := fast.Packet().Class; sc.selShape != nil && sc.selShape.tmpl != nil && len(fe.Class.nx) > 0 {
+		if len(fe.Class.nx) > 0 {
 			st.templated++
 			st.classes[fe.Class] = true
 		}
@@ -62,6 +70,7 @@ func compareNextFast(t testing.TB, tr *Trace, name string, data []byte, st *next
 		t.Fatalf("%s: losses %v / %v, recovery %v / %v", name, fast.Losses(), walk.Losses(), fast.Recovery(), walk.Recovery())
 	}
 	st.fast += fast.nxEvents
+	return fast
 }
 
 // Next's fast path (templates: nextfast.go) builds exactly the fields
@@ -92,6 +101,26 @@ func TestNextFastMatchesWalk(t *testing.T) {
 			}
 			compareNextFast(t, tr, "gen-damaged", d, st)
 		}
+	}
+	// streams without event record headers (nextBare), intact, cut and
+	// damaged
+	bare := &nextFastStats{classes: map[*EventClass]bool{}}
+	for kind := 0; kind < 3; kind++ {
+		tr := traceFromTSDL(t, genBareMetadata(kind))
+		data := genBareStreamBytes(kind, 2000, 1024)
+		compareNextFast(t, tr, "bare", data, bare)
+		for k := 0; k < 30; k++ {
+			d := append([]byte(nil), data...)
+			if k%2 == 0 {
+				d = d[:r.IntN(len(d))]
+			} else {
+				d[r.IntN(len(d))] ^= byte(1 << r.IntN(8))
+			}
+			compareNextFast(t, tr, "bare-damaged", d, bare)
+		}
+	}
+	if bare.fast < bare.templated*9/10 || len(bare.classes) != 3 {
+		t.Fatalf("streams without headers: %d of %d records of templated classes (%d classes) from the fast path", bare.fast, bare.templated, len(bare.classes))
 	}
 	// field limits around the generated records' sizes (the walk checks
 	// them at arrays only): the fast path falls back where the walk fails
@@ -148,6 +177,24 @@ func FuzzNextFastMatchesWalk(f *testing.F) {
 	})
 }
 
+// FuzzNextBareMatchesWalk: Next's fast path without event record headers
+// (nextBare) and the field walk agree on any bytes decoded as each of the
+// generated traces without headers.
+func FuzzNextBareMatchesWalk(f *testing.F) {
+	var trs [3]*Trace
+	for kind := range trs {
+		trs[kind] = traceFromTSDL(f, genBareMetadata(kind))
+		data := genBareStreamBytes(kind, 40, 512)
+		f.Add(data)
+		f.Add(data[:300])
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, tr := range trs {
+			compareNextFast(t, tr, "fuzz-bare", b, &nextFastStats{classes: map[*EventClass]bool{}})
+		}
+	})
+}
+
 // A common context copied into every class's template cannot make the
 // templates of hostile metadata large: they hold at most nxPerClass
 // fields per compiled field class plus nxBase; the classes left without
@@ -175,5 +222,165 @@ func TestNextFastTemplateBudget(t *testing.T) {
 	}
 	if budget := nxPerClass*len(tr.classes) + nxBase; total > budget || with == 0 || with == 400 {
 		t.Fatalf("%d template fields (budget %d) for %d classes of 400", total, budget, with)
+	}
+}
+
+// Next keeps the fields of a template without arrays in the stream
+// (nxKept, nxArena) and writes only the values per event: every value a
+// caller overwrites is written again by the next event of the class (the
+// events still equal the walk's), End values a caller breaks cannot make
+// Pretty read past Fields or loop, and a stream whose budget of kept fields
+// is spent copies the other templates per event (same events).
+func TestNextFastKeptFields(t *testing.T) {
+	tr := traceFromTSDL(t, genMetadata(40))
+	data, _ := genStreamBytes(2, 3000, 40, 4096)
+	for _, room := range []int{maxNxKeptFields, 40, 0} {
+		walk := tr.AddStream("walk", data)
+		walk.generic = true
+		fast := tr.AddStream("fast", data)
+		fast.nxRoom = room
+		var pw, pf Pretty
+		kept, copied := 0, 0
+		for n := 0; ; n++ {
+			nx := fast.nxEvents
+			wok, fok := walk.Next(), fast.Next()
+			if wok != fok {
+				t.Fatalf("room %d: event %d: walk %v, Next %v", room, n, wok, fok)
+			}
+			if !wok {
+				break
+			}
+			we, fe := walk.Event(), fast.Event()
+			if len(we.Fields) != len(fe.Fields) {
+				t.Fatalf("room %d: event %d: %d fields, the walk %d", room, n, len(fe.Fields), len(we.Fields))
+			}
+			for i := range we.Fields {
+				if we.Fields[i] != fe.Fields[i] {
+					t.Fatalf("room %d: event %d (%s): field %d %+v, the walk %+v", room, n, fe.Class.Name, i, fe.Fields[i], we.Fields[i])
+				}
+			}
+			if want, got := string(pw.Append(nil, we)), string(pf.Append(nil, fe)); want != got {
+				t.Fatalf("room %d: event %d: Pretty %q, the walk's %q", room, n, got, want)
+			}
+			inArena, static := false, false
+			for _, q := range fe.Class.nx {
+				static = true
+				if q.num >= 0 && int(q.num) < len(fast.nxKept) && cap(fast.nxKept[q.num]) > 0 && len(fe.Fields) > 0 {
+					inArena = inArena || &fe.Fields[0] == &fast.nxKept[q.num][:1][0]
+				}
+			}
+			if inArena {
+				kept++
+			} else if static && fast.nxEvents > nx {
+				copied++
+			}
+			// a caller scribbling over the view's values and lengths:
+			// the class's next event writes them again
+			for i := range fe.Fields {
+				switch fe.FieldClass(i).Kind {
+				case KindStruct, KindVariant:
+				case KindString, KindBlob:
+					fe.Fields[i].V, fe.Fields[i].N = 0xdeadbeefdeadbeef^uint64(i), 0xfffffff0
+				default:
+					fe.Fields[i].V = 0xdeadbeefdeadbeef ^ uint64(i)
+				}
+			}
+		}
+		tr.Streams = tr.Streams[:0]
+		if fast.Err() != nil || walk.Err() != nil {
+			t.Fatalf("room %d: %v / %v", room, fast.Err(), walk.Err())
+		}
+		if used := keptLen(fast); used > fast.nxUsed || fast.nxUsed > room {
+			t.Errorf("room %d: %d fields kept, counted %d", room, used, fast.nxUsed)
+		}
+		switch {
+		case room == maxNxKeptFields && (kept == 0 || copied != 0),
+			room == 40 && (kept == 0 || copied == 0),
+			room == 0 && kept != 0:
+			t.Errorf("room %d: %d events from kept fields, %d copied", room, kept, copied)
+		}
+	}
+}
+
+// A caller that breaks the End values of Event.Fields changes the later
+// events of the class (Next keeps their structure) but cannot make Pretty
+// read past Fields, go back or loop.
+func TestNextFastBrokenEnds(t *testing.T) {
+	tr := traceFromTSDL(t, genMetadata(40))
+	data, _ := genStreamBytes(1, 600, 40, 4096)
+	for _, end := range []func(i, n int) int32{
+		func(i, n int) int32 { return -1 },
+		func(i, n int) int32 { return int32(i) },
+		func(i, n int) int32 { return int32(n + 5) },
+		func(i, n int) int32 { return int32((i*7 + 3) % (n + 2)) },
+		func(i, n int) int32 { return 1 << 30 },
+	} {
+		s := tr.AddStream("broken", data)
+		var p Pretty
+		var line []byte
+		events := 0
+		for s.Next() {
+			e := s.Event()
+			line = p.Append(line[:0], e)
+			for i := range e.Fields {
+				f := &e.Fields[i]
+				f.End = end(i, len(e.Fields))
+				f.V, f.N = 0, 0 // (Bytes: within the data)
+			}
+			line = p.Append(line[:0], e)
+			events++
+		}
+		tr.Streams = tr.Streams[:0]
+		if s.Err() != nil || events != 600 || s.nxEvents < 500 {
+			t.Fatalf("%d events, %d from templates: %v", events, s.nxEvents, s.Err())
+		}
+	}
+}
+
+// keptLen returns the fields s keeps of templates (their capacities).
+func keptLen(s *Stream) int {
+	n := 0
+	for _, b := range s.nxKept {
+		n += cap(b)
+	}
+	return n
+}
+
+// A template with arrays keeps its buffer in the stream (its first
+// segment written once) while its arrays fit the budget, grows it within
+// the budget, and is copied per event once it outgrows the budget: the
+// events equal the walk's in every case.
+func TestNextFastKeptArrays(t *testing.T) {
+	tr := traceFromTSDL(t, genBareMetadata(2))
+	data, _ := genStreamOf(&genStream{classes: 1, bare: 3, seqMod: 60}, 0, 1500, 4096)
+	ec := tr.dscs[0].bare
+	if ec == nil || len(ec.nx) != 1 || !ec.nx[0].arrays || ec.nx[0].num < 0 {
+		t.Fatal("no template with arrays")
+	}
+	num := ec.nx[0].num
+	for _, c := range []struct {
+		room     int
+		kept     bool // a buffer at the end
+		min, max int  // its capacity
+	}{
+		{maxNxKeptFields, true, 60 + 7, maxNxKeptFields},
+		{40, false, 0, 0}, // made (25 fields), outgrown
+		{10, false, 0, 0}, // never made
+	} {
+		st := &nextFastStats{classes: map[*EventClass]bool{}}
+		s := compareNextFastRoom(t, tr, "arrays", data, st, c.room)
+		if st.fast < st.templated*9/10 {
+			t.Fatalf("room %d: %d of %d records from the fast path", c.room, st.fast, st.templated)
+		}
+		var b []Field
+		if int(num) < len(s.nxKept) {
+			b = s.nxKept[num]
+		}
+		if c.kept != (cap(b) > 0) || cap(b) < c.min || cap(b) > c.max || keptLen(s) > s.nxUsed || s.nxUsed > c.room {
+			t.Errorf("room %d: buffer of %d fields (nil %v), %d counted", c.room, cap(b), b == nil, s.nxUsed)
+		}
+		if c.room == 40 && b == nil {
+			t.Errorf("room 40: the buffer was never made")
+		}
 	}
 }

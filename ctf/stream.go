@@ -99,6 +99,16 @@ type Loss struct {
 
 // Event is the current event record of a Stream: a view valid until the
 // stream's next Next.
+//
+// Fields is read-only. For the classes it builds from templates, Next
+// keeps each class's fields in a buffer of the stream and writes per
+// event only what varies (integer values, string and BLOB offsets and
+// lengths); the structure (End values, member counts of structures,
+// option indices of variants, classes) is written once. A caller that
+// changes Fields may therefore change what later events of the same class
+// report (values excepted); Pretty and the package's other readers of
+// Fields stay within the slice whatever End values it holds. Copy Fields
+// to keep or change it.
 type Event struct {
 	Class  *EventClass
 	Stream *Stream
@@ -153,6 +163,9 @@ type Stream struct {
 	// record fails or the stream is moved: while it is set and pos < end,
 	// no error stands, the stream is started and not done
 	sel *hdrShape
+	// Next's fast path without an event record header: the current
+	// packet's class's bare (not generic), set and cleared as sel is
+	bare *EventClass
 	// replays counts the records Scan decoded with Next's decoder after
 	// its skimming failed (tests: valid records never need it)
 	replays int
@@ -186,6 +199,16 @@ type Stream struct {
 	rec                        traceerr.Recovery
 	events                     int64
 	nxEvents                   int64 // the records Next decoded from templates (nextfast.go)
+	// the fields of the templates this stream has used, by their num,
+	// kept with their structure (nil: not yet; nxNoKeep: copied per
+	// event), in chunks (nxChunk, the last) that never move: without
+	// arrays, all of them; with arrays, the first segment, with room for
+	// elements (a buffer of its own once they outgrow it)
+	nxKept  [][]Field
+	nxChunk []Field
+	// nxUsed counts the capacities of the chunks and of the buffers
+	// arrays outgrew, at most nxRoom (maxNxKeptFields; tests: fewer)
+	nxUsed, nxRoom int
 	// packet headers whose UUID differs from the metadata's: how many,
 	// the first one's index and UUID, the last one's index (a header
 	// decoded again once its packet is loaded whole counts once)
@@ -198,6 +221,7 @@ type Stream struct {
 func newStream(t *Trace, name string, data []byte) *Stream {
 	s := &Stream{Name: name, t: t, data: data, size: int64(len(data)), slots: make([]uint64, t.slots), regs: make([]int32, t.regs), limit: t.o.limits.MaxFieldsPerEvent}
 	s.maxLn = min(uint64(s.limit), 1<<31)
+	s.nxRoom = maxNxKeptFields
 	s.ev.Stream = s
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	return s
@@ -238,7 +262,7 @@ func (s *Stream) Reset() { s.SeekPacket(0, 0) }
 // restarts there.
 func (s *Stream) SeekPacket(index int, off int64) {
 	s.err, s.done, s.started, s.havePrev = nil, false, true, false
-	s.sel = nil
+	s.sel, s.bare = nil, nil
 	s.next = off
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1
@@ -268,12 +292,17 @@ func (s *Stream) Next() bool {
 		if s.nextFast(h) {
 			return true
 		}
+	} else if ec := s.bare; ec != nil && s.pos < s.end {
+		s.scanned = false
+		if s.nextBare(ec) {
+			return true
+		}
 	}
 	if !s.begin() {
 		return false
 	}
 	if !s.decodeEvent(s.pos) {
-		s.sel = nil
+		s.sel, s.bare = nil, nil
 		return false
 	}
 	return true
@@ -343,7 +372,7 @@ func (s *Stream) replay(start, clock0 uint64) bool {
 	s.pos, s.clock, s.scanned = start, clock0, false
 	s.replays++
 	if !s.decodeEvent(start) {
-		s.sel = nil
+		s.sel, s.bare = nil, nil
 		return false
 	}
 	return true
@@ -375,12 +404,15 @@ func (s *Stream) begin() bool {
 		s.pkt.Index = -1
 	}
 	for s.pos >= s.end {
-		s.sel = nil
+		s.sel, s.bare = nil, nil
 		if !s.nextPacket() {
 			return false
 		}
 		if h := s.pkt.Class.selShape; h != nil && !s.generic {
 			s.sel = h
+		}
+		if sc := s.pkt.Class; sc.Header == nil && sc.bare != nil && !s.generic {
+			s.bare = sc.bare
 		}
 	}
 	s.scanned = false

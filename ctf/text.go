@@ -205,15 +205,31 @@ func appendPad(dst []byte, v uint64, w int) []byte {
 	return append(dst, s...)
 }
 
+// childAfter returns the index of the sibling after child j of a
+// compound field in fs: fs[j].End, or len(fs) (no more) when that is not
+// after j. Fields a caller changed (Event.Fields is a view: Next may keep a
+// class's End values between its events) cannot make a walk go back or
+// read past fs.
+func childAfter(fs []Field, j int) int {
+	if e := int(fs[j].End); e > j {
+		return e
+	}
+	return len(fs)
+}
+
 // appendField renders fs[i] (and its children).
 func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
+	if i < 0 || i >= len(fs) {
+		return dst
+	}
 	f := &fs[i]
+	end := min(int(f.End), len(fs))
 	fc := t.classes[f.cls]
 	switch fc.Kind {
 	case KindStruct:
 		dst = append(dst, '{')
 		n := 0
-		for j := i + 1; j < int(f.End); j = int(fs[j].End) {
+		for j := i + 1; j < end; j = childAfter(fs, j) {
 			if Hidden(t.classes[fs[j].cls]) {
 				continue
 			}
@@ -230,7 +246,7 @@ func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
 	case KindArray:
 		dst = append(dst, '[')
 		k := 0
-		for j := i + 1; j < int(f.End); j = int(fs[j].End) {
+		for j := i + 1; j < end; j = childAfter(fs, j) {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
@@ -242,7 +258,7 @@ func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
 		}
 		return append(dst, " ]"...)
 	case KindVariant, KindOptional:
-		if j := i + 1; j < int(f.End) {
+		if j := i + 1; j < end {
 			dst = append(dst, "{ "...)
 			dst = appendField(dst, t, fs, data, j)
 			return append(dst, " }"...)

@@ -37,6 +37,7 @@ type Trace struct {
 	classes    []*FieldClass
 	headerProg []op // packet header program (prog.go)
 	regs       int  // registers the programs use
+	nxKept     int  // the templates of Next's fast path a stream may keep (nextfast.go)
 }
 
 // StreamClass is a compiled data stream class.
@@ -56,6 +57,9 @@ type StreamClass struct {
 	hdrSkip                []op      // event record header skimming program (skim.go)
 	hdrShape               *hdrShape // event record header at fixed offsets, when it is (skim.go)
 	selShape               *hdrShape // hdrShape when selID
+	// bare: without an event record header, the event record class every
+	// record is (only, or id 0) when it has a template (nextfast.go)
+	bare *EventClass
 }
 
 // EventClass is a compiled event record class.
