@@ -412,11 +412,9 @@ func ctfToTSDL(in *input, out io.Writer, co convertOptions) error {
 	if err != nil {
 		return err
 	}
-	md := m.Meta
-	if md == nil {
-		if md, err = ctf2meta.ParseTSDL(m.Plain); err != nil {
-			return err
-		}
+	md, err := m.Model()
+	if err != nil {
+		return err
 	}
 	text, notes, err := ctf2meta.AppendTSDL(nil, md)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,5 +290,56 @@ func TestCTFValidatePacketizedCTF2Warns(t *testing.T) {
 	plain := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace")
 	if code, out, errb := run(t, nil, "validate", plain); code != exitOK || strings.Contains(out, "warning") {
 		t.Errorf("plain CTF 2: exit %d %q %q", code, out, errb)
+	}
+}
+
+// TestCTFStatsParsesTSDL: stats parses TSDL metadata as validate and dump
+// do: metadata that does not parse fails all three with the same error and
+// exit code (stats said ok, counting `event {` in the text), and
+// event_classes is the parsed model's count (an `event {` in a comment or a
+// string is none).
+func TestCTFStatsParsesTSDL(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad")
+	good := filepath.Join(dir, "good")
+	for _, d := range []string{bad, good} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	meta := "/* CTF 1.8 */\n/* event { name = \"commented\"; }; */\n" +
+		"trace { major = 1; minor = 8; byte_order = le; };\n" +
+		"env { note = \"event { name = x; };\"; };\n" +
+		"event { name = \"e\"; fields := struct { integer { size = 8; align = 8; } v; }; };\n"
+	if err := os.WriteFile(filepath.Join(good, "metadata"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A major version babeltrace2 refuses too (its 1/fail/fail2).
+	broken := strings.Replace(meta, "major = 1", "major = 0", 1)
+	if err := os.WriteFile(filepath.Join(bad, "metadata"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, want := run(t, nil, "validate", bad)
+	if !strings.Contains(want, "major version 0") {
+		t.Fatalf("validate: %q", want)
+	}
+	for _, c := range []string{"validate", "dump", "stats"} {
+		paths := []string{bad, filepath.Join(bad, "metadata")}
+		if c == "dump" {
+			paths = paths[:1] // dump of a metadata file lists it undecoded
+		}
+		for _, path := range paths {
+			if code, out, errb := run(t, nil, c, path); code != exitInvalid || !strings.Contains(errb, "offset ") || !strings.HasSuffix(errb, want[len(bad):]) {
+				t.Errorf("%s %s: exit %d %q %q, want %d and %q", c, path, code, out, errb, exitInvalid, want)
+			}
+		}
+	}
+	code, out, errb := run(t, nil, "stats", "--json", good)
+	var st map[string]any
+	if code != exitOK || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("stats: exit %d %q %q", code, out, errb)
+	}
+	if st["event_classes"] != float64(1) {
+		t.Errorf("event_classes %v, want 1 (the parsed model's): %s", st["event_classes"], out)
 	}
 }
