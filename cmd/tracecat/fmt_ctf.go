@@ -289,7 +289,7 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 		return ctfToTSDL(in, out, co)
 	case "packetized":
 	case "chrome":
-		return writeChrome(in, out) // a trace folder (main refuses metadata alone)
+		return writeChrome(in, out) // a trace folder (main refuses a metadata file)
 	default:
 		return usageErrorf("ctf converts to plain, tsdl or packetized[,le|be][,1.8|2.0|2.0-37][,size=N], not %q", to)
 	}
