@@ -24,7 +24,8 @@ func TestExportCTFTrace(t *testing.T) {
 
 // A folder holding CTF trace folders (an LTTng session: kernel/ and
 // ust/uid/…/64-bit/) is walked, as for the other formats: each trace folder
-// with data streams is one input, a folder of metadata alone is skipped.
+// is one input, a folder of metadata alone too (a trace without events, as
+// an ATF session without threads is).
 func TestExpandInputsWalksCTFTraces(t *testing.T) {
 	plain := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
 	ctf2 := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace")
@@ -35,7 +36,7 @@ func TestExpandInputsWalksCTFTraces(t *testing.T) {
 	} {
 		copyDir(t, src, dst)
 	}
-	// Metadata alone: a CTF folder without events, skipped by the walk.
+	// Metadata alone: a CTF trace folder without data streams, no events.
 	meta := filepath.Join(root, "session", "meta-only")
 	if err := os.MkdirAll(meta, 0o755); err != nil {
 		t.Fatal(err)
@@ -51,9 +52,10 @@ func TestExpandInputsWalksCTFTraces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in) != 2 || in[0].Format != "ctf" || in[1].Format != "ctf" ||
+	if len(in) != 3 || in[0].Format != "ctf" || in[1].Format != "ctf" || in[2].Format != "ctf" ||
 		in[0].Path != filepath.Join(root, "session", "kernel") ||
-		in[1].Path != filepath.Join(root, "session", "ust", "uid", "1000", "64-bit") {
+		in[1].Path != meta ||
+		in[2].Path != filepath.Join(root, "session", "ust", "uid", "1000", "64-bit") {
 		t.Fatalf("inputs %+v", in)
 	}
 	res, err := parquetexport.Export(context.Background(), filepath.Join(t.TempDir(), "out"), []string{filepath.Join(root, "session")})
@@ -61,7 +63,7 @@ func TestExpandInputsWalksCTFTraces(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Rows != 160 {
-		t.Fatalf("%d rows, want 80 + 80", res.Rows)
+		t.Fatalf("%d rows, want 80 + 0 + 80", res.Rows)
 	}
 }
 

@@ -11,8 +11,8 @@
 // # Inputs
 //
 // Files, folders and globs (see ExpandInputs): an ATF session, pid or thread
-// folder and a CTF trace folder with data streams (an LTTng session's
-// ust/uid/1000/64-bit or kernel folder) are one input each; other folders are
+// folder and a CTF trace folder (an LTTng session's ust/uid/1000/64-bit or
+// kernel folder; one without data streams has no events) are one input each; other folders are
 // walked for traces; dial9 plain and gzip (.bin.gz) streams, WTF
 // binary/JSON/legacy and CDT v1 files are read by their magic bytes.
 // Inputs are decoded in parallel (WithConcurrency, default every core),
@@ -181,7 +181,7 @@
 // (its byte offset and reason); when several fail at once, the first in
 // path order is the error. With WithKeepGoing it is listed in Result.Failed instead
 // and the rows read before the failure are kept, and a named path that
-// holds no events (a folder of CTF metadata, a detail.atf file) is listed
+// holds no events (a CTF metadata file, a detail.atf file) is listed
 // in Result.Skipped instead of being the error. ErrLimit (too many argument
 // columns) and errors writing the dataset stop the export even with
 // WithKeepGoing.

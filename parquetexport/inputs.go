@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/events"
 )
 
@@ -23,9 +22,10 @@ type Input struct {
 
 // ExpandInputs resolves paths the way Export does: a glob (*, ?, [) is
 // expanded; a trace folder (ATF session, pid or thread folder, CTF trace
-// folder with data streams) is one input;
+// folder: one without data streams is an input without events, as an ATF
+// session without threads is) is one input;
 // another folder is walked, and each trace folder and each file holding
-// events inside it becomes an input (files of other kinds — CTF metadata,
+// events inside it becomes an input (files of other kinds — CTF metadata files,
 // sidecars, unknown files — are skipped there, but are an error when named
 // directly). Inputs are returned in path order, each once.
 func ExpandInputs(paths ...string) ([]Input, error) {
@@ -143,12 +143,6 @@ func dirInput(path string, d events.Detection) (Input, error) {
 	if d.Format != events.FormatATF && d.Format != events.FormatCTF {
 		return Input{}, fmt.Errorf("%w: %s: %s %w", ErrInput, path, d, errNoEvents)
 	}
-	if d.Format == events.FormatCTF {
-		// A CTF folder holding metadata alone describes events but has none.
-		if streams, _, err := ctf.DataStreamFiles(path); err != nil || len(streams) == 0 {
-			return Input{}, fmt.Errorf("%w: %s: %s without data streams %w", ErrInput, path, d, errNoEvents)
-		}
-	}
 	var size int64
 	err := filepath.WalkDir(path, func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
@@ -178,9 +172,6 @@ func walkInputs(root string) ([]Input, error) {
 			if d := events.DetectDir(p); d.Known() {
 				if d.Format == events.FormatATF || d.Format == events.FormatCTF {
 					in, err := dirInput(p, d)
-					if errors.Is(err, errNoEvents) && d.Format == events.FormatCTF {
-						return filepath.SkipDir // metadata alone: no events
-					}
 					if err != nil {
 						return err
 					}

@@ -133,8 +133,8 @@ func WithCDTFields(fields ...string) Option {
 
 // WithKeepGoing makes an input that fails to read a warning in
 // Result.Failed instead of the export's error (the rows read from it before
-// the failure are kept), and a named path that holds no events (a folder of
-// CTF metadata, a file of another kind) a note in Result.Skipped. Default
+// the failure are kept), and a named path that holds no events (a CTF
+// metadata file, a file of another kind) a note in Result.Skipped. Default
 // false: the first failing input or such path stops the export and nothing
 // is written. ErrLimit stops the export either way.
 func WithKeepGoing(on bool) Option {

@@ -80,8 +80,8 @@ func TestExportCommand(t *testing.T) {
 }
 
 // TestExportNamesFailures: a failing input is named with the codec's
-// offset and reason, nothing is written; --keep-going skips a folder
-// holding no events (CTF metadata) with a note and exports the rest; too
+// offset and reason, nothing is written; --keep-going skips a path
+// holding no events (a CTF metadata file) with a note and exports the rest; too
 // many argument columns stop the export (exit 1); the unpaired begins and
 // ends of an input are noted.
 func TestExportNamesFailures(t *testing.T) {
@@ -97,9 +97,10 @@ func TestExportNamesFailures(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.cdt")
 	os.WriteFile(bad, data, 0o666)
-	meta := filepath.Join(dir, "meta")
-	os.MkdirAll(meta, 0o777)
-	run(t, nil, "sample", "ctf", filepath.Join(meta, "metadata"))
+	metaDir := filepath.Join(dir, "meta")
+	os.MkdirAll(metaDir, 0o777)
+	meta := filepath.Join(metaDir, "metadata") // a CTF metadata file alone
+	run(t, nil, "sample", "ctf", meta)
 	out := filepath.Join(dir, "out")
 	code, _, errOut := run(t, nil, "export", "--to", "parquet", good, bad, out)
 	if code != exitInvalid || !strings.Contains(errOut, "bad.cdt: cdt: offset ") || !strings.Contains(errOut, "nothing written") {
@@ -109,12 +110,12 @@ func TestExportNamesFailures(t *testing.T) {
 		t.Errorf("%s written", out)
 	}
 	code, _, errOut = run(t, nil, "export", "--to", "parquet", good, meta, out)
-	if code != exitInvalid || !strings.Contains(errOut, "meta: ctf") || !strings.Contains(errOut, "no events") {
-		t.Errorf("CTF folder: exit %d %q", code, errOut)
+	if code != exitInvalid || !strings.Contains(errOut, "metadata: ctf") || !strings.Contains(errOut, "no events") {
+		t.Errorf("CTF metadata file: exit %d %q", code, errOut)
 	}
 	code, stdout, errOut := run(t, nil, "export", "--to", "parquet", "--keep-going", good, meta, out)
 	if code != exitOK || !strings.Contains(errOut, meta+": note: skipped") || !strings.Contains(stdout, "of 1 inputs") {
-		t.Errorf("--keep-going over a CTF folder: exit %d %q %q", code, stdout, errOut)
+		t.Errorf("--keep-going over a CTF metadata file: exit %d %q %q", code, stdout, errOut)
 	}
 	// A dial9 stream whose event has 3 fields, under --max-columns 2.
 	d9 := filepath.Join(dir, "s.bin")

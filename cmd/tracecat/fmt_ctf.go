@@ -289,7 +289,7 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 		return ctfToTSDL(in, out, co)
 	case "packetized":
 	case "chrome":
-		return writeChrome(in, out) // a trace folder (main refuses metadata alone)
+		return writeChrome(in, out) // a trace folder (main refuses a metadata file)
 	default:
 		return usageErrorf("ctf converts to plain, tsdl or packetized[,le|be][,1.8|2.0|2.0-37][,size=N], not %q", to)
 	}
@@ -412,11 +412,9 @@ func ctfToTSDL(in *input, out io.Writer, co convertOptions) error {
 	if err != nil {
 		return err
 	}
-	md := m.Meta
-	if md == nil {
-		if md, err = ctf2meta.ParseTSDL(m.Plain); err != nil {
-			return err
-		}
+	md, err := m.Model()
+	if err != nil {
+		return err
 	}
 	text, notes, err := ctf2meta.AppendTSDL(nil, md)
 	if err != nil {

@@ -18,17 +18,6 @@ import (
 var ctfMetadataRecord = map[string]bool{"packet": true, "fragment": true, "tsdl": true, "preamble": true, "field-class-alias": true,
 	"trace-class": true, "clock-class": true, "data-stream-class": true, "event-record-class": true}
 
-// ctfHasStreams reports whether in is a CTF trace folder with data stream
-// files beside its metadata (a metadata file, or a folder of metadata
-// alone, holds no events).
-func ctfHasStreams(in *input) bool {
-	if !in.IsDir() {
-		return false
-	}
-	streams, _, err := ctf.DataStreamFiles(in.Path)
-	return err == nil && len(streams) > 0
-}
-
 // ctfTraceDump writes the events of a trace folder, merged by time: with
 // --json the event layer's JSON Lines, else one line per event record as
 // babeltrace2's text.pretty sink prints it (times in UTC). With a filter

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
+	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
@@ -289,5 +291,109 @@ func TestCTFValidatePacketizedCTF2Warns(t *testing.T) {
 	plain := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace")
 	if code, out, errb := run(t, nil, "validate", plain); code != exitOK || strings.Contains(out, "warning") {
 		t.Errorf("plain CTF 2: exit %d %q %q", code, out, errb)
+	}
+}
+
+// TestCTFStatsParsesTSDL: stats parses TSDL metadata as validate and dump
+// do: metadata that does not parse fails all three with the same error and
+// exit code (stats said ok, counting `event {` in the text), and
+// event_classes is the parsed model's count (an `event {` in a comment or a
+// string is none).
+func TestCTFStatsParsesTSDL(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad")
+	good := filepath.Join(dir, "good")
+	for _, d := range []string{bad, good} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	meta := "/* CTF 1.8 */\n/* event { name = \"commented\"; }; */\n" +
+		"trace { major = 1; minor = 8; byte_order = le; };\n" +
+		"env { note = \"event { name = x; };\"; };\n" +
+		"event { name = \"e\"; fields := struct { integer { size = 8; align = 8; } v; }; };\n"
+	if err := os.WriteFile(filepath.Join(good, "metadata"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A major version babeltrace2 refuses too (its 1/fail/fail2).
+	broken := strings.Replace(meta, "major = 1", "major = 0", 1)
+	if err := os.WriteFile(filepath.Join(bad, "metadata"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, want := run(t, nil, "validate", bad)
+	if !strings.Contains(want, "major version 0") {
+		t.Fatalf("validate: %q", want)
+	}
+	for _, c := range []string{"validate", "dump", "stats"} {
+		paths := []string{bad, filepath.Join(bad, "metadata")}
+		if c == "dump" {
+			paths = paths[:1] // dump of a metadata file lists it undecoded
+		}
+		for _, path := range paths {
+			if code, out, errb := run(t, nil, c, path); code != exitInvalid || !strings.Contains(errb, "offset ") || !strings.HasSuffix(errb, want[len(bad):]) {
+				t.Errorf("%s %s: exit %d %q %q, want %d and %q", c, path, code, out, errb, exitInvalid, want)
+			}
+		}
+	}
+	code, out, errb := run(t, nil, "stats", "--json", good)
+	var st map[string]any
+	if code != exitOK || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("stats: exit %d %q %q", code, out, errb)
+	}
+	if st["event_classes"] != float64(1) {
+		t.Errorf("event_classes %v, want 1 (the parsed model's): %s", st["event_classes"], out)
+	}
+}
+
+// TestCTFTraceWithoutStreamsIsEmpty: a CTF trace folder whose metadata
+// declares no data stream file beside it (babeltrace2's 1/succeed/succeed4,
+// 1/intersection/nostream: it prints nothing and exits 0) is a trace
+// without events, as an empty dial9 stream is: convert --to chrome writes
+// an empty trace and export writes no rows, both exiting 0 (they refused
+// it, exit 2 and 1). A metadata file alone stays refused.
+func TestCTFTraceWithoutStreamsIsEmpty(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace")
+	if err := os.Mkdir(trace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := "/* CTF 1.8 */\ntrace { major = 1; minor = 8; byte_order = le; };\n" +
+		"event { name = \"e\"; fields := struct { integer { size = 8; align = 8; } v; }; };\n"
+	if err := os.WriteFile(filepath.Join(trace, "metadata"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var d9 bytes.Buffer
+	w, err := dial9.NewWriter(&d9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty.d9")
+	if err := os.WriteFile(empty, d9.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{empty, trace} {
+		js := filepath.Join(dir, filepath.Base(in)+".json")
+		code, _, errb := run(t, nil, "convert", "--to", "chrome", in, js)
+		b, _ := os.ReadFile(js)
+		var doc struct {
+			TraceEvents []any `json:"traceEvents"`
+		}
+		if code != exitOK || json.Unmarshal(b, &doc) != nil || doc.TraceEvents == nil || len(doc.TraceEvents) != 0 {
+			t.Errorf("convert --to chrome %s: exit %d %q %q", in, code, errb, b)
+		}
+		code, out, errb := run(t, nil, "export", "--to", "parquet", in, filepath.Join(dir, filepath.Base(in)+".pq"))
+		if code != exitOK || !strings.Contains(out, "0 rows from 0 events of 1 inputs") {
+			t.Errorf("export %s: exit %d %q %q", in, code, out, errb)
+		}
+	}
+	md := filepath.Join(trace, "metadata")
+	if code, _, errb := run(t, nil, "convert", "--to", "chrome", md, filepath.Join(dir, "m.json")); code != exitUsage || !strings.Contains(errb, "no Chrome trace form") {
+		t.Errorf("convert --to chrome of the metadata file: exit %d %q", code, errb)
+	}
+	if code, _, errb := run(t, nil, "export", "--to", "parquet", md, filepath.Join(dir, "m.pq")); code != exitInvalid || !strings.Contains(errb, "no events") {
+		t.Errorf("export of the metadata file: exit %d %q", code, errb)
 	}
 }

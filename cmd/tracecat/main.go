@@ -723,10 +723,12 @@ func (c *cli) cmdConvert(args []string) int {
 	if f.convert == nil {
 		return c.usageError("convert", "%s: convert is not supported for %s", pos[0], f.name)
 	}
-	if f.name == "ctf" && *to == "chrome" && !ctfHasStreams(in) {
+	if f.name == "ctf" && *to == "chrome" && !in.IsDir() {
 		// Before creating OUT: CTF metadata describes a trace's streams and
-		// events; it holds no events to draw.
-		return c.fail(pos[0], usageErrorf("CTF metadata holds no events, so it has no Chrome trace form: ctf converts to plain or packetized (a trace folder with data streams converts to chrome)"))
+		// events; it holds no events to draw. A trace folder without data
+		// streams converts to a trace without events, as an empty trace of
+		// the other formats does (babeltrace2 reads it, printing nothing).
+		return c.fail(pos[0], usageErrorf("a CTF metadata file, data stream or packet index alone holds no events, so it has no Chrome trace form: ctf converts to plain or packetized (a trace folder converts to chrome)"))
 	}
 	o := convertOptions{Force: *force, Warn: func(w string) { fmt.Fprintf(c.stderr, "%s: warning: %s\n", pos[0], w) }}
 	if *fields != "" {

@@ -103,7 +103,7 @@ func validateCTF(in *Input) (sum string, problems, notes []string, rec *traceerr
 	if m.Meta != nil {
 		parts = append(parts, fmt.Sprintf("CTF 2, %d fragments", len(m.Meta.Fragments)))
 	} else {
-		tm, err := ctf2meta.ParseTSDL(m.Plain)
+		tm, err := m.Model()
 		if err != nil {
 			return "", nil, nil, rec, err
 		}
@@ -140,6 +140,12 @@ func statsCTF(in *Input) (StatList, *traceerr.Recovery, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// The counts are the parsed model's; TSDL that does not parse fails
+	// stats as it fails validate and dump.
+	md, err := m.Model()
+	if err != nil {
+		return nil, nil, err
+	}
 	sum := sha256.Sum256(m.Plain)
 	st := StatList{
 		{"packets", m.Info.Packets},
@@ -163,7 +169,7 @@ func statsCTF(in *Input) (StatList, *traceerr.Recovery, error) {
 	} else {
 		st = append(st, Stat{"tsdl_signature", ctf2meta.HasTSDLSignature(m.Plain)})
 	}
-	st = append(st, Stat{"event_classes", m.EventClasses()})
+	st = append(st, Stat{"event_classes", len(md.EventRecordClasses)})
 	rec := cleanRecovery(m.Recovery())
 	if in.isDir() {
 		if names, _, err := ctf.DataStreamFiles(in.Path); err == nil && len(names) > 0 {

@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/internal/wire"
@@ -196,15 +195,16 @@ func (m *Meta) Version() string {
 	return "1.8"
 }
 
-var tsdlEvent = regexp.MustCompile(`(?m)(^|[\s;}])event\s*\{`)
-
-// EventClasses counts the event record classes: those of the decoded CTF 2
-// metadata, or the `event {` blocks of TSDL text.
-func (m *Meta) EventClasses() int {
+// Model returns the typed model of the metadata: the decoded CTF 2
+// metadata, or the TSDL text parsed as ctf.OpenDir parses it (an error,
+// naming line and column, where the text does not parse), so that validate,
+// stats, dump and convert accept and refuse the same metadata and count
+// from the same model.
+func (m *Meta) Model() (*ctf2meta.Metadata, error) {
 	if m.Meta != nil {
-		return len(m.Meta.EventRecordClasses)
+		return m.Meta, nil
 	}
-	return len(tsdlEvent.FindAllIndex(m.Plain, -1))
+	return ctf2meta.ParseTSDL(m.Plain)
 }
 
 // Warnings lists what the metadata reader accepted without loss (the
