@@ -258,10 +258,14 @@ func (s *Stream) Recovery() traceerr.Recovery {
 func (s *Stream) Reset() { s.SeekPacket(0, 0) }
 
 // SeekPacket makes the next Next read from the packet at byte offset off,
-// numbered index (offsets come from Index or Packets). Loss tracking
-// restarts there.
+// numbered index (offsets come from Index or Packets). Loss tracking and
+// the Recovery summary (events read, notes, lost bytes) restart there, so a
+// stream read again — after Packets or CheckIndex, which walk its packets
+// and seek back — reports each cut packet once.
 func (s *Stream) SeekPacket(index int, off int64) {
 	s.err, s.done, s.started, s.havePrev = nil, false, true, false
+	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
+	s.events = 0
 	s.sel, s.bare = nil, nil
 	s.next = off
 	s.pos, s.end = 0, 0

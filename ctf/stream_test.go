@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -408,6 +409,53 @@ func TestPacketUUIDMismatchFileCountsOnce(t *testing.T) {
 		notes := s.Recovery().Notes
 		if s.Err() != nil || packets < 2 || len(notes) != 1 || !strings.HasPrefix(notes[0], fmt.Sprintf("%d packet headers hold a UUID", packets)) {
 			t.Errorf("scan %v: %v, %d packets, notes %q", scan, s.Err(), packets, notes)
+		}
+	}
+}
+
+// TestCutPacketNotedOnceAfterCheckIndex reads a data stream file whose last
+// packet is cut after CheckIndex (which walks the packets and seeks back),
+// twice: the Recovery summary is the same as that of one plain pass — one
+// note for the cut packet, the lost bytes and events read counted once.
+func TestCutPacketNotedOnceAfterCheckIndex(t *testing.T) {
+	dir := t.TempDir()
+	genTrace(t, dir, 20000, 1, 40, 1<<17)
+	name := filepath.Join(dir, "channel0_0")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, b[:len(b)-1000], 0o644); err != nil { // the last packet is cut
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil { // its entry would disagree
+		t.Fatal(err)
+	}
+	tr, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	s := tr.Streams[0]
+	n := countAll(s.Scan)
+	want := s.Recovery()
+	if s.Err() != nil || len(want.Notes) != 1 || !strings.Contains(want.Notes[0], "is cut") || want.Read != int64(n) {
+		t.Fatalf("one pass: %v, %d events, recovery %+v", s.Err(), n, want)
+	}
+	for _, scan := range []bool{false, true} {
+		if _, err := s.Packets(); err != nil {
+			t.Fatal(err)
+		}
+		next := s.Next
+		if scan {
+			next = s.Scan
+		}
+		if got := countAll(next); got != n {
+			t.Fatalf("scan %v: %d events, want %d", scan, got, n)
+		}
+		got := s.Recovery()
+		if !slices.Equal(got.Notes, want.Notes) || got.LostBytes != want.LostBytes || got.Read != want.Read || got.StopOffset != want.StopOffset {
+			t.Errorf("scan %v: recovery %+v, want %+v", scan, got, want)
 		}
 	}
 }
