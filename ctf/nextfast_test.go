@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
 
 // nextFastStats counts what compareNextFast saw.
@@ -107,7 +109,7 @@ func TestNextFastMatchesWalk(t *testing.T) {
 	bare := &nextFastStats{classes: map[*EventClass]bool{}}
 	for kind := 0; kind < 3; kind++ {
 		tr := traceFromTSDL(t, genBareMetadata(kind))
-		data := genBareStreamBytes(kind, 2000, 1024)
+		data := ctfgen.BareStream(kind, 2000, 1024, 0)
 		compareNextFast(t, tr, "bare", data, bare)
 		for k := 0; k < 30; k++ {
 			d := append([]byte(nil), data...)
@@ -184,7 +186,7 @@ func FuzzNextBareMatchesWalk(f *testing.F) {
 	var trs [3]*Trace
 	for kind := range trs {
 		trs[kind] = traceFromTSDL(f, genBareMetadata(kind))
-		data := genBareStreamBytes(kind, 40, 512)
+		data := ctfgen.BareStream(kind, 40, 512, 0)
 		f.Add(data)
 		f.Add(data[:300])
 	}
@@ -352,7 +354,7 @@ func keptLen(s *Stream) int {
 // events equal the walk's in every case.
 func TestNextFastKeptArrays(t *testing.T) {
 	tr := traceFromTSDL(t, genBareMetadata(2))
-	data, _ := genStreamOf(&genStream{classes: 1, bare: 3, seqMod: 60}, 0, 1500, 4096)
+	data := ctfgen.BareStream(2, 1500, 4096, 60)
 	ec := tr.dscs[0].bare
 	if ec == nil || len(ec.nx) != 1 || !ec.nx[0].arrays || ec.nx[0].num < 0 {
 		t.Fatal("no template with arrays")

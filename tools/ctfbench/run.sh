@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh — whole-process CPU time and memory of babeltrace2 2.1.2 `-o dummy` beside `tracecat validate` on one
-# LTTng-shaped CTF 1.8 trace made by package ctf's generator. See README.md.
+# LTTng-shaped CTF 1.8 trace made by testgen/ctfgen (through package ctf's TestGenerateTrace). See README.md.
 #
 #   tools/ctfbench/run.sh                 (from the project root)
 #   ROUNDS=5 EVENTS=10000000 BT=/path/to/babeltrace2 DIR=/tmp/ctfbench/trace tools/ctfbench/run.sh
@@ -25,7 +25,7 @@ mkdir -p "$OUT"
 T=$OUT/tracecat
 (cd "$ROOT" && go build -o "$T" ./cmd/tracecat)
 if [ ! -f "$DIR/metadata" ]; then
-  echo "generating $EVENTS events into $DIR (package ctf's generator: TestGenerateTrace)"
+  echo "generating $EVENTS events into $DIR (testgen/ctfgen through package ctf's TestGenerateTrace)"
   mkdir -p "$DIR"
   (cd "$ROOT" && CTF_GEN_DIR="$DIR" CTF_GEN_EVENTS="$EVENTS" go test ./ctf -run '^TestGenerateTrace$' -count=1 >/dev/null)
 fi
