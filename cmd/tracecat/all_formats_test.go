@@ -161,7 +161,7 @@ func TestEveryFormatRegisteredWithSample(t *testing.T) {
 			t.Errorf("%s: not registered", name)
 			continue
 		}
-		if (!f.lib && (f.validate == nil || f.stats == nil)) || f.dump == nil || f.sample == nil || f.convert == nil {
+		if (!f.lib && (f.validate == nil || f.stats == nil)) || f.dump == nil || !f.hasSample() || f.convert == nil {
 			t.Errorf("%s: missing one of validate/stats/dump/convert/sample", name)
 		}
 	}
@@ -192,21 +192,29 @@ func TestDemo(t *testing.T) {
 		if !strings.Contains(out, "$ tracecat dump "+path+"\n") {
 			t.Errorf("demo output lacks a dump of %s", name)
 		}
-		if name == "ctf" {
-			continue
-		}
-		// A few event lines of the dump, and the Chrome file written.
+		// A few event lines of the dump (CTF's in babeltrace2's text form:
+		// "[time] (+delta) host class: ..."), and the Chrome file written.
 		_, dump, _ := strings.Cut(out, "$ tracecat dump "+path+"\n")
 		lines := strings.SplitN(dump, "\n", demoDumpLines+1)
 		for _, l := range lines[:demoDumpLines] {
-			if f := strings.Fields(l); len(f) < 3 || !strings.Contains(l, " [") {
+			f := strings.Fields(l)
+			if name == "ctf" && (len(f) < 4 || !strings.HasPrefix(l, "[") || !strings.HasPrefix(f[3], "gen:")) ||
+				name != "ctf" && (len(f) < 3 || !strings.Contains(l, " [")) {
 				t.Errorf("%s: demo dump line %q is no event line", name, l)
 			}
+		}
+		if !strings.Contains(lines[demoDumpLines], "more lines") {
+			t.Errorf("%s: demo dump shows no count of the lines left out: %q", name, lines[demoDumpLines])
 		}
 		chrome := path + ".chrome.json"
 		if _, err := os.Stat(chrome); err != nil || !strings.Contains(out, "wrote "+chrome+"\n") {
 			t.Errorf("demo did not write or name %s: %v", chrome, err)
 		}
+	}
+	// The CTF sample's 400 events are counted, and every input is exported.
+	if !strings.Contains(out, "ok (plain text; CTF 1.8 TSDL, ") || !strings.Contains(out, "; 400 event records in 2 data streams)") ||
+		!strings.Contains(out, "\nevents: 400\n") || !strings.Contains(out, " of 5 inputs ") {
+		t.Errorf("demo output lacks the CTF sample's events or an export input:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "parquet")); err != nil || !strings.Contains(out, "wrote "+filepath.Join(dir, "parquet")) || !strings.Contains(out, "Outputs in "+dir) {
 		t.Errorf("demo did not write or name the Parquet dataset: %v", err)

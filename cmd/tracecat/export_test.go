@@ -70,7 +70,7 @@ func TestExportCommand(t *testing.T) {
 	}
 	// A CTF file named directly holds no events to export.
 	ctf := filepath.Join(dir, "metadata")
-	run(t, nil, "sample", "ctf", ctf)
+	ctfSampleMetadata(t, ctf)
 	if code, _, errOut := run(t, nil, "export", "--to", "parquet", ctf, filepath.Join(dir, "o4")); code != exitInvalid || !strings.Contains(errOut, "no events") {
 		t.Errorf("CTF: exit %d %q", code, errOut)
 	}
@@ -100,7 +100,7 @@ func TestExportNamesFailures(t *testing.T) {
 	metaDir := filepath.Join(dir, "meta")
 	os.MkdirAll(metaDir, 0o777)
 	meta := filepath.Join(metaDir, "metadata") // a CTF metadata file alone
-	run(t, nil, "sample", "ctf", meta)
+	ctfSampleMetadata(t, meta)
 	out := filepath.Join(dir, "out")
 	code, _, errOut := run(t, nil, "export", "--to", "parquet", good, bad, out)
 	if code != exitInvalid || !strings.Contains(errOut, "bad.cdt: cdt: offset ") || !strings.Contains(errOut, "nothing written") {

@@ -52,15 +52,16 @@ import (
 	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/events/inspect/ctfload"
+	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
 
 func init() {
 	register(&format{
-		name:    "ctf",
-		lib:     true, // validate and stats: package inspect (ctf.go)
-		dump:    ctfDump,
-		convert: ctfConvert,
-		sample:  ctfSample,
+		name:      "ctf",
+		lib:       true, // validate and stats: package inspect (ctf.go)
+		dump:      ctfDump,
+		convert:   ctfConvert,
+		sampleDir: ctfSample,
 	})
 }
 
@@ -355,55 +356,15 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 	return w.Close()
 }
 
-// ctfSample writes small packetized CTF 2 metadata: CTF2-PMETA-1.0 headers,
-// little-endian, 512-byte packets.
-func ctfSample(out io.Writer) error {
-	uuid := ctf2meta.UUID{0x6a, 0x1c, 0x8f, 0x3e, 0x52, 0x9d, 0x4b, 0x07, 0x8e, 0x21, 0x5c, 0x33, 0x90, 0x4f, 0xd2, 0x6b}
-	u8 := func(n uint64, roles ...string) ctf2meta.FieldClass {
-		return &ctf2meta.FixedLengthUnsignedInteger{
-			BitArray:     ctf2meta.BitArray{Length: n, ByteOrder: "little-endian", BitOrder: "first-to-last", Alignment: 8},
-			IntegerProps: ctf2meta.IntegerProps{PreferredDisplayBase: 10}, Roles: roles}
-	}
-	member := func(name string, fc ctf2meta.FieldClass) ctf2meta.StructureMember {
-		return ctf2meta.StructureMember{Name: name, FieldClass: fc}
-	}
-	st := func(ms ...ctf2meta.StructureMember) *ctf2meta.Structure {
-		return &ctf2meta.Structure{MemberClasses: ms, MinimumAlignment: 1}
-	}
-	str := &ctf2meta.NullTerminatedString{Encoding: "utf-8"}
-	frags := []ctf2meta.Fragment{
-		&ctf2meta.Preamble{Version: 2, UUID: &uuid},
-		&ctf2meta.TraceClass{Namespace: "tracecodec", Name: "sample", Environment: map[string]any{"tracer_name": "tracecat"},
-			PacketHeaderFieldClass: st(member("magic", u8(32, ctf2meta.RolePacketMagicNumber)),
-				member("uuid", &ctf2meta.StaticLengthBlob{Length: 16, MediaType: "application/octet-stream", Roles: []string{ctf2meta.RoleMetadataStreamUUID}}),
-				member("stream_id", u8(32, ctf2meta.RoleDataStreamClassID)))},
-		&ctf2meta.ClockClass{ID: "monotonic", Name: "monotonic", Frequency: 1_000_000_000, Origin: &ctf2meta.ClockOrigin{UnixEpoch: true}},
-		&ctf2meta.DataStreamClass{DefaultClockClassID: "monotonic",
-			PacketContextFieldClass: st(member("packet_size", u8(64, ctf2meta.RolePacketTotalLength)),
-				member("content_size", u8(64, ctf2meta.RolePacketContentLength)),
-				member("timestamp_begin", u8(64, ctf2meta.RoleDefaultClockTimestamp))),
-			EventRecordHeaderFieldClass: st(member("id", u8(16, ctf2meta.RoleEventRecordClassID)),
-				member("timestamp", u8(64, ctf2meta.RoleDefaultClockTimestamp)))},
-		&ctf2meta.EventRecordClass{ID: 0, Name: "sample:hello", PayloadFieldClass: st(member("msg", str))},
-		&ctf2meta.EventRecordClass{ID: 1, Name: "sample:value", PayloadFieldClass: st(member("value", u8(64)), member("label", str))},
-	}
-	w, err := ctf2meta.NewWriter(out, ctf2meta.WithUUID(uuid), ctf2meta.WithPacketSize(512))
-	if err != nil {
-		return err
-	}
-	fw, err := ctf2meta.NewFragmentWriter(w, ctf2meta.WithLF(true))
-	if err != nil {
-		return err
-	}
-	for _, f := range frags {
-		if err := fw.WriteFragment(f); err != nil {
-			return err
-		}
-	}
-	if err := fw.Close(); err != nil {
-		return err
-	}
-	return w.Close()
+// ctfSample writes a small LTTng-shaped CTF 1.8 trace folder into dir with
+// testgen/ctfgen: TSDL metadata text with the "/* CTF 1.8 */" signature, one
+// data stream per CPU (channel0_0, channel0_1) in 4 KiB packets with their
+// LTTng indexes in index/, and 400 events of 6 classes (gen:small_N: two
+// integers; gen:str_N: an integer, a string, an enumeration; gen:seq_N: a
+// sequence and a static-length string). babeltrace2 reads it, and dump
+// prints the same text as babeltrace2 does.
+func ctfSample(dir string) error {
+	return ctfgen.Write(dir, 400, 2, 6, 4096)
 }
 
 // ctfToTSDL writes the metadata of in as CTF 1.8 TSDL text.

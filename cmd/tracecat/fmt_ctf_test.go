@@ -1,8 +1,11 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -196,26 +199,105 @@ func TestCTFConvertTSDLInV20Headers(t *testing.T) {
 	}
 }
 
+// ctfSampleDump is the SHA-256 of the text babeltrace2 2.1.2 prints for the
+// CTF sample (TZ=UTC: tracecat dump prints UTC times).
+const ctfSampleDump = "8fd46e65864f40ea65611d36e7a1031e239a0f242e29cffdec63e0614ef6324f"
+
+// TestCTFSample: sample ctf writes a CTF 1.8 trace folder — plain TSDL with
+// the "/* CTF 1.8 */" signature, a data stream per CPU with its LTTng index —
+// under a temporary name; detect, validate --strict, stats, dump and convert
+// --to chrome read its 400 events, and dump prints the text babeltrace2
+// prints for it (run with BABELTRACE2 set, it is compared live). An existing
+// OUT and standard output are refused.
 func TestCTFSample(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "sample.ctf-metadata")
+	p := filepath.Join(dir, "sample-ctf")
 	if code, _, errb := run(t, nil, "sample", "ctf", p); code != exitOK {
 		t.Fatal(errb)
 	}
-	if code, out, _ := run(t, nil, "detect", p); code != exitOK || !strings.HasPrefix(out, p+": ctf (packetized metadata, little-endian)") {
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left beside the sample: %v", entries)
+	}
+	for _, f := range []string{"metadata", "channel0_0", "channel0_1", "index/channel0_0.idx", "index/channel0_1.idx"} {
+		if fi, err := os.Stat(filepath.Join(p, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(p, "metadata")); !strings.HasPrefix(string(b), "/* CTF 1.8 */\n") {
+		t.Errorf("metadata lacks the CTF 1.8 signature: %.40q", b)
+	}
+	if code, out, _ := run(t, nil, "detect", p); code != exitOK || out != p+": ctf (trace)\n" {
 		t.Errorf("detect: %q", out)
+	}
+	if code, out, errb := run(t, nil, "validate", "--strict", p); code != exitOK || !strings.Contains(out, "6 event classes; 400 event records in 2 data streams") || errb != "" {
+		t.Errorf("validate --strict: exit %d %q %q", code, out, errb)
 	}
 	code, out, errb := run(t, nil, "stats", "--json", p)
 	if code != exitOK {
 		t.Fatal(errb)
 	}
-	b, _ := os.ReadFile(p)
-	if len(b)%512 != 0 || !strings.Contains(out, `"fragments":6`) || !strings.Contains(out, `"version":"2.0"`) {
-		t.Errorf("sample: %d bytes, stats %s", len(b), out)
+	var st struct {
+		Events       int            `json:"events"`
+		DataStreams  int            `json:"data_streams"`
+		ByName       map[string]int `json:"events_by_name"`
+		ByStream     map[string]int `json:"events_by_stream"`
+		Version      string         `json:"version"`
+		TSDLSigature bool           `json:"tsdl_signature"`
 	}
-	// Standard input works too.
-	if code, out, _ := run(t, b, "validate", "-"); code != exitOK || !strings.Contains(out, "CTF 2, 6 fragments") {
-		t.Errorf("stdin validate: %q", out)
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Events != 400 || st.DataStreams != 2 || len(st.ByName) != 6 ||
+		st.ByStream["channel0_0"] != 200 || st.ByStream["channel0_1"] != 200 || st.Version != "1.8" || !st.TSDLSigature {
+		t.Errorf("stats: %+v (%v) in %s", st, err, out)
+	}
+	code, dump, errb := run(t, nil, "dump", p)
+	if code != exitOK || strings.Count(dump, "\n") != 400 || !strings.Contains(dump, `s = "str-1"`) || !strings.Contains(dump, "seq = [ [0] = 1, [1] = 2 ]") {
+		t.Fatalf("dump: exit %d %s, %d lines:\n%.300s", code, errb, strings.Count(dump, "\n"), dump)
+	}
+	if sum := sha256.Sum256([]byte(dump)); hex.EncodeToString(sum[:]) != ctfSampleDump {
+		t.Errorf("dump differs from babeltrace2's text (sha256 %x):\n%.400s", sum, dump)
+	}
+	if bt := os.Getenv("BABELTRACE2"); bt != "" {
+		cmd := exec.Command(bt, p)
+		cmd.Env = append(os.Environ(), "TZ=UTC")
+		if ref, err := cmd.Output(); err != nil || string(ref) != dump {
+			t.Errorf("babeltrace2: %v; its text differs from dump's:\n%.400s", err, ref)
+		}
+	}
+	chrome := filepath.Join(dir, "sample-ctf.json")
+	if code, _, errb := run(t, nil, "convert", "--to", "chrome", p, chrome); code != exitOK {
+		t.Fatal(errb)
+	}
+	if b, err := os.ReadFile(chrome); err != nil || !validChromeTrace(b) || !strings.Contains(string(b), `"gen:str_1"`) {
+		t.Errorf("convert --to chrome: %v %.200s", err, b)
+	}
+	// An existing OUT stays as it is; standard output cannot hold a folder.
+	if code, _, errb := run(t, nil, "sample", "ctf", p); code != exitInvalid || !strings.Contains(errb, "exists") {
+		t.Errorf("sample over an existing folder: exit %d %q", code, errb)
+	}
+	if code, _, errb := run(t, nil, "sample", "ctf", chrome); code != exitInvalid || !strings.Contains(errb, "exists") {
+		t.Errorf("sample over an existing file: exit %d %q", code, errb)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("left beside the sample: %v", entries)
+	}
+	if code, _, errb := run(t, nil, "sample", "ctf", "-"); code != exitUsage || !strings.Contains(errb, "trace folder") {
+		t.Errorf("sample to standard output: exit %d %q", code, errb)
+	}
+}
+
+// ctfSampleMetadata writes the CTF sample's metadata file alone (plain TSDL)
+// to path, for tests of a metadata file named directly.
+func ctfSampleMetadata(t *testing.T, path string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "trace")
+	if code, _, errb := run(t, nil, "sample", "ctf", dir); code != exitOK {
+		t.Fatal(errb)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -307,5 +389,47 @@ func TestCTFTSDLEventClasses(t *testing.T) {
 		if st["event_classes"] != float64(c.events) || st["tsdl_signature"] != c.signed || st["version"] != "1.8" {
 			t.Errorf("%s: %s", c.path, out)
 		}
+	}
+}
+
+// createOutputDir (sample's folder output): the folder is written beside
+// the target under a temporary name, renamed by commit(true), removed by
+// commit(false); an existing target is refused before anything is made.
+func TestCreateOutputDir(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	tmp, commit, err := createOutputDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(tmp) != dir || !strings.HasPrefix(filepath.Base(tmp), ".out.tmp") {
+		t.Errorf("temporary folder %s", tmp)
+	}
+	os.WriteFile(filepath.Join(tmp, "f"), []byte("x"), 0o644)
+	if err := commit(false); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left after commit(false): %v", entries)
+	}
+	tmp, commit, err = createOutputDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(tmp, "f"), []byte("x"), 0o644)
+	if err := commit(true); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "f")); err != nil || string(b) != "x" {
+		t.Errorf("after commit(true): %q %v", b, err)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("mode: %v %v", fi.Mode(), err)
+	}
+	if _, _, err := createOutputDir(out); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("existing target: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left beside the output: %v", entries)
 	}
 }

@@ -211,14 +211,21 @@ does not change decoding, like attributes and namespaces, is left out with a war
 		{
 			name: "sample", args: "FORMAT OUT", summary: "write a small valid trace of a format",
 			doc: `Writes a small valid trace of FORMAT (cdt, dial9, atf, ctf or wtf) to OUT, to try
-the other commands on. OUT is written under a temporary name and renamed.`,
-			examples: []string{"tracecat sample dial9 sample.dial9.bin"},
+the other commands on. OUT is written under a temporary name and renamed.
+
+The ctf sample is a CTF 1.8 trace folder shaped like LTTng's: plain TSDL metadata
+with the "/* CTF 1.8 */" signature, one data stream per CPU (channel0_0, channel0_1)
+with its LTTng index in index/, and 400 events of 6 classes with integer, string,
+enumeration and sequence fields. babeltrace2 reads it and prints what "tracecat
+dump" prints. OUT must not exist, and cannot be standard output.`,
+			examples: []string{"tracecat sample dial9 sample.dial9.bin", "tracecat sample ctf sample-ctf"},
 			run:      (*cli).cmdSample,
 		},
 		{
 			name: "demo", args: "[DIR]", summary: "sample + detect + validate + stats for every format",
-			doc: `Writes a sample trace of every format into DIR, then runs detect, validate and
-stats on each, printing the commands as it goes. Without DIR it uses a new temporary
+			doc: `Writes a sample trace of every format into DIR, then runs detect, validate,
+stats, dump (its first lines) and convert --to chrome on each, and one export --to
+parquet of them all, printing the commands as it goes. Without DIR it uses a new temporary
 folder and removes it at the end (or on an interrupt); a DIR that demo had to create
 is removed on an interrupt too.`,
 			examples: []string{"tracecat demo tracecat-demo"},

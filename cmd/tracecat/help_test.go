@@ -153,9 +153,7 @@ func TestEditDistance(t *testing.T) {
 func TestConvertCTFToChromeExplains(t *testing.T) {
 	dir := t.TempDir()
 	in, out := dir+"/metadata", dir+"/out.json"
-	if code, _, e := run(t, nil, "sample", "ctf", in); code != exitOK {
-		t.Fatal(e)
-	}
+	ctfSampleMetadata(t, in)
 	code, _, errOut := run(t, nil, "convert", "--to", "chrome", in, out)
 	if code != exitUsage || !strings.Contains(errOut, "no Chrome trace form") {
 		t.Errorf("exit %d %q", code, errOut)

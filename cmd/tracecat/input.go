@@ -185,6 +185,46 @@ func (c *cli) createOutput(path string) (io.Writer, func(ok bool) error, error) 
 	return bw, commit, nil
 }
 
+// createOutputDir creates a new temporary folder beside path (".BASE.tmpNNN")
+// for a command that writes a folder, registered for removal on an
+// interrupt. path must not exist. commit(true) renames the folder to path;
+// commit(false), or a failed rename, removes it.
+func createOutputDir(path string) (string, func(ok bool) error, error) {
+	if _, err := os.Lstat(path); err == nil {
+		return "", nil, fmt.Errorf("%s exists: the output folder must not exist", path)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", nil, err
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.MkdirTemp(dir, "."+base+".tmp")
+	if err != nil {
+		return "", nil, err
+	}
+	addTemporary(tmp, true)
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's mode is 0700
+		os.RemoveAll(tmp)
+		dropTemporary(tmp, nil)
+		return "", nil, err
+	}
+	commit := func(ok bool) error {
+		if ok {
+			err := dropTemporary(tmp, func() error { return os.Rename(tmp, path) })
+			if err == nil {
+				return nil
+			}
+			os.RemoveAll(tmp)
+			return err
+		}
+		os.RemoveAll(tmp)
+		dropTemporary(tmp, nil)
+		return nil
+	}
+	return tmp, commit, nil
+}
+
 // createTemp creates a new file beside path, named ".BASE.tmpNNN", with mode
 // 0666 less the umask (the mode os.Create gives; os.CreateTemp's is 0600).
 func createTemp(path string) (*os.File, error) {

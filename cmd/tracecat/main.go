@@ -75,8 +75,11 @@ type format struct {
 	diff func(a, b *input, w *bufio.Writer, o diffOptions) (int, error)
 	// merge writes a merged view of a multi-part input (ATF sessions).
 	merge func(in *input, w *bufio.Writer, o dumpOptions) error
-	// sample writes a small valid trace of this format, for trying the tool.
-	sample func(out io.Writer) error
+	// sample writes a small valid trace of this format, for trying the tool;
+	// sampleDir, set instead for a format whose traces are folders (CTF),
+	// writes it into the new folder dir.
+	sample    func(out io.Writer) error
+	sampleDir func(dir string) error
 	// check, when set, is used by validate instead of validate: problems
 	// lists what the input lost, recovered or contradicts about itself (one
 	// line each, printed as warnings; none means clean).
@@ -85,6 +88,9 @@ type format struct {
 	// libStats); validate, check and stats are then unset.
 	lib bool
 }
+
+// hasSample reports whether f writes a sample (a file or a folder).
+func (f *format) hasSample() bool { return f.sample != nil || f.sampleDir != nil }
 
 var formats = map[string]*format{}
 
@@ -760,16 +766,19 @@ func (c *cli) cmdSample(args []string) int {
 		return code
 	}
 	f := formats[args[0]]
-	if f == nil || f.sample == nil {
+	if f == nil || !f.hasSample() {
 		var names []string
 		for n, f := range formats {
-			if f.sample != nil {
+			if f.hasSample() {
 				names = append(names, n)
 			}
 		}
 		sort.Strings(names)
 		fmt.Fprintf(c.stderr, "tracecat: no sample for %q (have: %s)\n", args[0], strings.Join(names, ", "))
 		return exitUsage
+	}
+	if f.sampleDir != nil {
+		return c.sampleFolder(f, args[1])
 	}
 	out, commit, err := c.createOutput(args[1])
 	if err != nil {
@@ -779,6 +788,28 @@ func (c *cli) cmdSample(args []string) int {
 	err = f.sample(out)
 	if cerr := commit(err == nil); err == nil {
 		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
+		return exitInvalid
+	}
+	return exitOK
+}
+
+// sampleFolder writes the sample of a format whose traces are folders into
+// the folder path, which must not exist: into a temporary folder beside it,
+// renamed when complete (an interrupt removes it).
+func (c *cli) sampleFolder(f *format, path string) int {
+	if path == "-" {
+		fmt.Fprintf(c.stderr, "tracecat: the %s sample is a trace folder: name the folder to write, not standard output\n", f.name)
+		return exitUsage
+	}
+	tmp, commit, err := createOutputDir(path)
+	if err == nil {
+		err = f.sampleDir(tmp)
+		if cerr := commit(err == nil); err == nil {
+			err = cerr
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
@@ -826,7 +857,7 @@ func (c *cli) cmdDemo(args []string) int {
 	}
 	var names []string
 	for n, f := range formats {
-		if f.sample != nil {
+		if f.hasSample() {
 			names = append(names, n)
 		}
 	}
@@ -840,13 +871,9 @@ func (c *cli) cmdDemo(args []string) int {
 	for _, n := range names {
 		path := filepath.Join(dir, sampleName[n])
 		fmt.Fprintf(c.stdout, "== %s: tracecat sample %s %s\n", n, n, path)
-		steps := [][]string{{"sample", n, path}, {"detect", path}, {"validate", path}, {"stats", path}}
-		if n != "ctf" { // CTF metadata holds no events
-			steps = append(steps, []string{"dump", path}, []string{"convert", "--to", "chrome", path, filepath.Join(dir, sampleName[n]+".chrome.json")})
-			eventInputs = append(eventInputs, path)
-		} else {
-			steps = append(steps, []string{"dump", path})
-		}
+		steps := [][]string{{"sample", n, path}, {"detect", path}, {"validate", path}, {"stats", path},
+			{"dump", path}, {"convert", "--to", "chrome", path, filepath.Join(dir, sampleName[n]+".chrome.json")}}
+		eventInputs = append(eventInputs, path)
 		if !c.demoSteps(steps) {
 			code = exitInvalid
 		}
@@ -938,8 +965,8 @@ func (h *headWriter) Write(b []byte) (int, error) {
 var convertTargets = []string{"chrome", "json", "json-partial", "json-events", "binary", "plain", "tsdl", "packetized"}
 
 // sampleName is the file name of each format's sample, with the customary
-// extension.
+// extension (the CTF sample is a trace folder).
 var sampleName = map[string]string{
 	"cdt": "sample.cdt", "dial9": "sample.dial9.bin", "atf": "sample-index.atf",
-	"ctf": "sample-ctf-metadata", "wtf": "sample.wtf-trace",
+	"ctf": "sample-ctf", "wtf": "sample.wtf-trace",
 }

@@ -20,6 +20,12 @@ func damagedSample(t *testing.T, dir, format string) string {
 	if code, _, e := run(t, nil, "sample", format, full); code != exitOK {
 		t.Fatal(e)
 	}
+	if format == "ctf" { // the sample is a trace folder: damage its metadata, packetized
+		full = filepath.Join(dir, "sample-ctf-metadata.packetized")
+		if code, _, e := run(t, nil, "convert", "--to", "packetized", filepath.Join(dir, sampleName[format], "metadata"), full); code != exitOK {
+			t.Fatal(e)
+		}
+	}
 	data, err := os.ReadFile(full)
 	if err != nil {
 		t.Fatal(err)
@@ -38,10 +44,10 @@ func damagedSample(t *testing.T, dir, format string) string {
 		data = data[:len(data)-101]
 	case "atf": // killed mid-event: no footer, 7 bytes of a torn event
 		data = data[:atf.HeaderSize+2*atf.IndexEventSize+7]
-	case "ctf": // 5 trailing bytes after the last packet
+	case "ctf": // 5 trailing bytes after the last metadata packet
 		data = append(data, 1, 2, 3, 4, 5)
 	}
-	p := filepath.Join(dir, "damaged-"+sampleName[format])
+	p := filepath.Join(dir, "damaged-"+filepath.Base(full))
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +73,7 @@ func TestRecoveryLineEveryFormatEveryCommand(t *testing.T) {
 		{"dial9", exitInvalid, "events", "and 1 event from offset", "chrome"},
 		{"wtf", exitInvalid, "events", "wtfcff: offset", "json"},
 		{"atf", exitInvalid, "events", "read 2 events in 128 bytes; lost 7 bytes and an unknown number of events from offset 128: atf: ", "chrome"},
-		{"ctf", exitOK, "fragments", "; lost 5 bytes and an unknown number of fragments from offset 2560: ctf2meta: offset 2560: 5 trailing byte(s)", "plain"},
+		{"ctf", exitOK, "packets", "read 1 packet in 4096 bytes; lost 5 bytes and an unknown number of packets from offset 4096: ctf2meta: offset 4096: 5 trailing byte(s)", "plain"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.format, func(t *testing.T) {
@@ -142,7 +148,7 @@ func TestRecoveryLineManyInputs(t *testing.T) {
 	a := damagedSample(t, dir, "atf")
 	c := damagedSample(t, dir, "ctf")
 	code, out, _ := run(t, nil, "validate", a, c)
-	if code != exitInvalid || !strings.Contains(out, a+": recovery: read 2 events") || !strings.Contains(out, c+": recovery: read 6 fragments") {
+	if code != exitInvalid || !strings.Contains(out, a+": recovery: read 2 events") || !strings.Contains(out, c+": recovery: read 1 packet in 4096 bytes") {
 		t.Errorf("validate: exit %d\n%s", code, out)
 	}
 	code, out, _ = run(t, nil, "stats", "--json", a, c)
