@@ -777,41 +777,35 @@ func (c *cli) cmdSample(args []string) int {
 		fmt.Fprintf(c.stderr, "tracecat: no sample for %q (have: %s)\n", args[0], strings.Join(names, ", "))
 		return exitUsage
 	}
+	// A folder sample (CTF) goes into a temporary folder beside OUT,
+	// renamed when complete; OUT must not exist.
+	write := func() error {
+		out, commit, err := c.createOutput(args[1])
+		if err == nil {
+			err = f.sample(out)
+			if cerr := commit(err == nil); err == nil {
+				err = cerr
+			}
+		}
+		return err
+	}
 	if f.sampleDir != nil {
-		return c.sampleFolder(f, args[1])
-	}
-	out, commit, err := c.createOutput(args[1])
-	if err != nil {
-		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
-		return exitInvalid
-	}
-	err = f.sample(out)
-	if cerr := commit(err == nil); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
-		return exitInvalid
-	}
-	return exitOK
-}
-
-// sampleFolder writes the sample of a format whose traces are folders into
-// the folder path, which must not exist: into a temporary folder beside it,
-// renamed when complete (an interrupt removes it).
-func (c *cli) sampleFolder(f *format, path string) int {
-	if path == "-" {
-		fmt.Fprintf(c.stderr, "tracecat: the %s sample is a trace folder: name the folder to write, not standard output\n", f.name)
-		return exitUsage
-	}
-	tmp, commit, err := createOutputDir(path)
-	if err == nil {
-		err = f.sampleDir(tmp)
-		if cerr := commit(err == nil); err == nil {
-			err = cerr
+		if args[1] == "-" {
+			fmt.Fprintf(c.stderr, "tracecat: the %s sample is a trace folder: name the folder to write, not standard output\n", f.name)
+			return exitUsage
+		}
+		write = func() error {
+			tmp, commit, err := createOutputDir(args[1])
+			if err == nil {
+				err = f.sampleDir(tmp)
+				if cerr := commit(err == nil); err == nil {
+					err = cerr
+				}
+			}
+			return err
 		}
 	}
-	if err != nil {
+	if err := write(); err != nil {
 		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
 		return exitInvalid
 	}
