@@ -23,7 +23,7 @@
 // flags with their units and defaults, and gives an example.
 //
 // PATH may be "-" for standard input (read into memory); OUT may be "-" for
-// standard output. Every file is written under a temporary name beside the
+// standard output (not for a folder: export's dataset, the CTF sample). Every file is written under a temporary name beside the
 // target and renamed when complete; SIGINT or SIGTERM removes it. Exit codes:
 // 0 success, 1 invalid input (printed as "PATH: offset N: what is wrong") or a
 // finding such as a divergence, 2 usage errors, 130 after SIGINT and 143 after
@@ -813,8 +813,9 @@ func (c *cli) cmdSample(args []string) int {
 }
 
 // cmdDemo writes a sample trace of every format into DIR (a new temporary folder
-// by default) and runs detect, validate and stats on each: the README's
-// "main job", needing no input file.
+// by default) and runs detect, validate, stats, dump and convert --to chrome
+// on each, then one Parquet export of them all: the README's "main job",
+// needing no input file.
 func (c *cli) cmdDemo(args []string) int {
 	args, code, ok := c.parse(c.flags("demo"), args, 0, 1)
 	if !ok {
