@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/tracecodec/tracecodec/ctf"
+	"github.com/tracecodec/tracecodec/ctf2meta"
 )
 
 // ctfSource adapts a CTF trace folder (ctf.Reader: the data streams merged
@@ -18,6 +19,15 @@ import (
 // fields of the common context, the specific context and the payload, in
 // that order, without the fields the CTF reader consumes (unsigned integers
 // with a role); structures, arrays and variants are composite values.
+//
+// An enumeration (an integer field class with mappings) keeps its integer
+// argument and is followed by a string argument named after it plus
+// "_label": the label whose ranges contain the value, several labels joined
+// by "|" in the order babeltrace2 lists them, null when no label matches. A
+// bit map's argument is followed the same way by its active flags, in name
+// order. Inside composite values a structure member that is an enumeration
+// or a bit map is followed by such a member too; enumerations that are
+// array elements or a variant's selected option carry their integer only.
 type ctfSource struct {
 	tr     *ctf.Trace
 	r      *ctf.Reader
@@ -27,7 +37,10 @@ type ctfSource struct {
 	// index in tr.Streams
 	byS    map[*ctf.Stream]int
 	groups map[ctfStreamKey]int // track of a data stream's files
-	args   []int32              // field indices of the arguments
+	args   []ctfArg             // the arguments of the current event
+	// enums holds the labels of the enumeration and bit map field
+	// classes seen, made at their first event.
+	enums map[*ctf.FieldClass]*ctfEnum
 	// text holds the UTF-8 form of the current event's UTF-16/UTF-32
 	// strings: appended to, reset at the next event (a value keeps the
 	// array it was cut from when text grows).
@@ -39,7 +52,8 @@ func openCTFDir(path string) (source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}, groups: map[ctfStreamKey]int{}}
+	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}, groups: map[ctfStreamKey]int{},
+		enums: map[*ctf.FieldClass]*ctfEnum{}}
 	s.tracks = make([]Track, len(tr.Streams))
 	for i, st := range tr.Streams {
 		s.byS[st] = -1 - i
@@ -107,8 +121,13 @@ func (s *ctfSource) next(e *Event) bool {
 		}
 		f := &ev.Fields[root]
 		for j := root + 1; j < f.End; j = ev.Fields[j].End {
-			if !ctf.Hidden(ev.FieldClass(int(j))) {
-				s.args = append(s.args, j)
+			fc := ev.FieldClass(int(j))
+			if ctf.Hidden(fc) {
+				continue
+			}
+			s.args = append(s.args, ctfArg{j: j})
+			if en := s.enum(fc); en != nil {
+				s.args = append(s.args, ctfArg{j: j, en: en})
 			}
 		}
 	}
@@ -136,10 +155,14 @@ func (s *ctfSource) underlying() any { return s.r }
 func (s *ctfSource) numArgs() int    { return len(s.args) }
 
 func (s *ctfSource) arg(i int) (string, Value) {
-	j := int(s.args[i])
+	a := s.args[i]
+	j := int(a.j)
 	ev := s.ev
-	fc := ev.FieldClass(j)
 	f := &ev.Fields[j]
+	if a.en != nil {
+		return a.en.name, s.label(a.en, f.V)
+	}
+	fc := ev.FieldClass(j)
 	switch fc.Kind {
 	case ctf.KindSint, ctf.KindVarSint:
 		return fc.Name, intValue(f.Int())
@@ -174,7 +197,7 @@ func (s *ctfSource) str(j int) []byte {
 // arrays as arrays, variants as their selected option, optionals as the
 // field or null.
 func (s *ctfSource) appendArgJSON(b []byte, i int) []byte {
-	return s.appendJSON(b, int(s.args[i]))
+	return s.appendJSON(b, int(s.args[i].j))
 }
 
 func (s *ctfSource) appendJSON(b []byte, j int) []byte {
@@ -197,6 +220,12 @@ func (s *ctfSource) appendJSON(b []byte, j int) []byte {
 			b = append(b, ':')
 			b = s.appendJSON(b, k)
 			n++
+			if en := s.enum(c); en != nil {
+				b = append(b, ',')
+				b = AppendJSONString(b, en.name)
+				b = append(b, ':')
+				b = s.label(en, ev.Fields[k].V).AppendJSON(b)
+			}
 		}
 		return append(b, '}')
 	case ctf.KindArray:
@@ -240,4 +269,113 @@ func (s *ctfSource) appendRecord(b []byte) []byte {
 	b = append(b, `,"event_class_id":`...)
 	b = strconv.AppendUint(b, ev.Class.ID, 10)
 	return append(b, '}')
+}
+
+// ctfArg is an argument of a CTF event: field j, or with en its label.
+type ctfArg struct {
+	j  int32
+	en *ctfEnum
+}
+
+// ctfEnum holds what the label argument of an enumeration or bit map field
+// class needs, made once per class so that finding a value's labels
+// allocates nothing.
+type ctfEnum struct {
+	name   string // the field's name + "_label"
+	bitMap bool
+	// flip is 1<<63 for signed classes: bounds and values with it flipped
+	// compare as unsigned numbers in the signed order.
+	flip   uint64
+	labels []ctfLabel // in ctf.FieldClass.Mappings order
+}
+
+type ctfLabel struct {
+	name   []byte
+	ranges []ctf.Range // enumerations: bounds with flip applied
+	mask   uint64      // bit maps: the flag's bits
+}
+
+// ctfLabelSep joins the labels of a value that several mappings contain.
+const ctfLabelSep = '|'
+
+// enum returns the labels of field class fc, or nil when fc is neither an
+// enumeration nor a bit map.
+func (s *ctfSource) enum(fc *ctf.FieldClass) *ctfEnum {
+	if len(fc.Mappings) == 0 {
+		return nil
+	}
+	if en, ok := s.enums[fc]; ok {
+		return en
+	}
+	var en *ctfEnum
+	switch fc.Kind {
+	case ctf.KindUint, ctf.KindSint, ctf.KindVarUint, ctf.KindVarSint:
+		en = &ctfEnum{name: fc.Name + "_label", labels: make([]ctfLabel, len(fc.Mappings))}
+		_, en.bitMap = fc.Model.(*ctf2meta.FixedLengthBitMap)
+		if fc.Kind == ctf.KindSint || fc.Kind == ctf.KindVarSint {
+			en.flip = 1 << 63
+		}
+		for k, m := range fc.Mappings {
+			l := &en.labels[k]
+			l.name = []byte(m.Name)
+			if en.bitMap {
+				for _, r := range m.Ranges {
+					for b := r.Lo; b <= r.Hi && b < 64; b++ {
+						l.mask |= 1 << b
+					}
+				}
+				continue
+			}
+			l.ranges = make([]ctf.Range, len(m.Ranges))
+			for q, r := range m.Ranges {
+				l.ranges[q] = ctf.Range{Lo: r.Lo ^ en.flip, Hi: r.Hi ^ en.flip}
+			}
+		}
+	}
+	s.enums[fc] = en
+	return en
+}
+
+// label returns the label argument of value v of a field of en's class:
+// the one label that matches, the matching labels joined by ctfLabelSep
+// (in s.text, valid until the next event), or null when none does.
+func (s *ctfSource) label(en *ctfEnum, v uint64) Value {
+	first, n := -1, 0
+	k := len(s.text)
+	for q := range en.labels {
+		if !en.labels[q].has(v, en) {
+			continue
+		}
+		n++
+		switch n {
+		case 1:
+			first = q
+			continue
+		case 2:
+			s.text = append(s.text, en.labels[first].name...)
+		}
+		s.text = append(s.text, ctfLabelSep)
+		s.text = append(s.text, en.labels[q].name...)
+	}
+	switch n {
+	case 0:
+		return Value{}
+	case 1:
+		return stringValue(en.labels[first].name)
+	}
+	return stringValue(s.text[k:len(s.text):len(s.text)])
+}
+
+// has reports whether label l holds value v.
+func (l *ctfLabel) has(v uint64, en *ctfEnum) bool {
+	if en.bitMap {
+		return v&l.mask != 0
+	}
+	v ^= en.flip
+	for _, r := range l.ranges {
+		if v >= r.Lo && v <= r.Hi {
+			return true
+		}
+	}
+	return false
 }
