@@ -126,8 +126,8 @@ func (s *ctfSource) next(e *Event) bool {
 				continue
 			}
 			s.args = append(s.args, ctfArg{j: j})
-			if en := s.enum(fc); en != nil {
-				s.args = append(s.args, ctfArg{j: j, en: en})
+			if ctfLabelled(fc) {
+				s.args = append(s.args, ctfArg{j: j, label: true})
 			}
 		}
 	}
@@ -159,10 +159,11 @@ func (s *ctfSource) arg(i int) (string, Value) {
 	j := int(a.j)
 	ev := s.ev
 	f := &ev.Fields[j]
-	if a.en != nil {
-		return a.en.name, s.label(a.en, f.V)
-	}
 	fc := ev.FieldClass(j)
+	if a.label {
+		en := s.enum(fc)
+		return en.name, s.label(en, f.V)
+	}
 	switch fc.Kind {
 	case ctf.KindSint, ctf.KindVarSint:
 		return fc.Name, intValue(f.Int())
@@ -220,7 +221,8 @@ func (s *ctfSource) appendJSON(b []byte, j int) []byte {
 			b = append(b, ':')
 			b = s.appendJSON(b, k)
 			n++
-			if en := s.enum(c); en != nil {
+			if ctfLabelled(c) {
+				en := s.enum(c)
 				b = append(b, ',')
 				b = AppendJSONString(b, en.name)
 				b = append(b, ':')
@@ -271,10 +273,23 @@ func (s *ctfSource) appendRecord(b []byte) []byte {
 	return append(b, '}')
 }
 
-// ctfArg is an argument of a CTF event: field j, or with en its label.
+// ctfArg is an argument of a CTF event: field j, or its label.
 type ctfArg struct {
-	j  int32
-	en *ctfEnum
+	j     int32
+	label bool
+}
+
+// ctfLabelled reports whether a field of class fc has a label argument:
+// an integer field class with mappings (an enumeration or a bit map).
+func ctfLabelled(fc *ctf.FieldClass) bool {
+	if len(fc.Mappings) == 0 {
+		return false
+	}
+	switch fc.Kind {
+	case ctf.KindUint, ctf.KindSint, ctf.KindVarUint, ctf.KindVarSint:
+		return true
+	}
+	return false
 }
 
 // ctfEnum holds what the label argument of an enumeration or bit map field
@@ -287,6 +302,13 @@ type ctfEnum struct {
 	// compare as unsigned numbers in the signed order.
 	flip   uint64
 	labels []ctfLabel // in ctf.FieldClass.Mappings order
+	// An enumeration whose ranges all lie within ctfDenseSpan values from
+	// base (flipped) looks its labels up in dense: for v^flip − base, 0
+	// when no label matches, else 1 + the index in combos of the label
+	// argument's text.
+	base   uint64
+	dense  []uint16
+	combos [][]byte
 }
 
 type ctfLabel struct {
@@ -298,70 +320,104 @@ type ctfLabel struct {
 // ctfLabelSep joins the labels of a value that several mappings contain.
 const ctfLabelSep = '|'
 
-// enum returns the labels of field class fc, or nil when fc is neither an
-// enumeration nor a bit map.
+// ctfDenseSpan is the widest enumeration (highest bound − lowest + 1)
+// whose labels are tabulated per value.
+const ctfDenseSpan = 1024
+
+// enum returns the labels of field class fc, one that ctfLabelled
+// accepts: made at its first use, read from s.enums after.
 func (s *ctfSource) enum(fc *ctf.FieldClass) *ctfEnum {
-	if len(fc.Mappings) == 0 {
-		return nil
+	en, ok := s.enums[fc]
+	if !ok {
+		en = newCTFEnum(fc)
+		s.enums[fc] = en
 	}
-	if en, ok := s.enums[fc]; ok {
-		return en
-	}
-	var en *ctfEnum
-	switch fc.Kind {
-	case ctf.KindUint, ctf.KindSint, ctf.KindVarUint, ctf.KindVarSint:
-		en = &ctfEnum{name: fc.Name + "_label", labels: make([]ctfLabel, len(fc.Mappings))}
-		_, en.bitMap = fc.Model.(*ctf2meta.FixedLengthBitMap)
-		if fc.Kind == ctf.KindSint || fc.Kind == ctf.KindVarSint {
-			en.flip = 1 << 63
-		}
-		for k, m := range fc.Mappings {
-			l := &en.labels[k]
-			l.name = []byte(m.Name)
-			if en.bitMap {
-				for _, r := range m.Ranges {
-					for b := r.Lo; b <= r.Hi && b < 64; b++ {
-						l.mask |= 1 << b
-					}
-				}
-				continue
-			}
-			l.ranges = make([]ctf.Range, len(m.Ranges))
-			for q, r := range m.Ranges {
-				l.ranges[q] = ctf.Range{Lo: r.Lo ^ en.flip, Hi: r.Hi ^ en.flip}
-			}
-		}
-	}
-	s.enums[fc] = en
 	return en
 }
 
-// label returns the label argument of value v of a field of en's class:
-// the one label that matches, the matching labels joined by ctfLabelSep
-// (in s.text, valid until the next event), or null when none does.
-func (s *ctfSource) label(en *ctfEnum, v uint64) Value {
-	first, n := -1, 0
-	k := len(s.text)
-	for q := range en.labels {
-		if !en.labels[q].has(v, en) {
-			continue
-		}
-		n++
-		switch n {
-		case 1:
-			first = q
-			continue
-		case 2:
-			s.text = append(s.text, en.labels[first].name...)
-		}
-		s.text = append(s.text, ctfLabelSep)
-		s.text = append(s.text, en.labels[q].name...)
+func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
+	en := &ctfEnum{name: fc.Name + "_label", labels: make([]ctfLabel, len(fc.Mappings))}
+	_, en.bitMap = fc.Model.(*ctf2meta.FixedLengthBitMap)
+	if fc.Kind == ctf.KindSint || fc.Kind == ctf.KindVarSint {
+		en.flip = 1 << 63
 	}
-	switch n {
-	case 0:
+	lo, hi := ^uint64(0), uint64(0)
+	for k, m := range fc.Mappings {
+		l := &en.labels[k]
+		l.name = []byte(m.Name)
+		if en.bitMap {
+			for _, r := range m.Ranges {
+				for b := r.Lo; b <= r.Hi && b < 64; b++ {
+					l.mask |= 1 << b
+				}
+			}
+			continue
+		}
+		l.ranges = make([]ctf.Range, len(m.Ranges))
+		for q, r := range m.Ranges {
+			l.ranges[q] = ctf.Range{Lo: r.Lo ^ en.flip, Hi: r.Hi ^ en.flip}
+			lo, hi = min(lo, l.ranges[q].Lo), max(hi, l.ranges[q].Hi)
+		}
+	}
+	if en.bitMap || lo > hi || hi-lo >= ctfDenseSpan {
+		return en
+	}
+	en.base = lo
+	en.dense = make([]uint16, hi-lo+1)
+	index := map[string]uint16{}
+	var text []byte
+	for x := range en.dense {
+		var n int
+		text, n = en.appendLabels(text[:0], (lo+uint64(x))^en.flip)
+		if n == 0 {
+			continue
+		}
+		k, ok := index[string(text)]
+		if !ok {
+			en.combos = append(en.combos, append([]byte(nil), text...))
+			k = uint16(len(en.combos))
+			index[string(text)] = k
+		}
+		en.dense[x] = k
+	}
+	return en
+}
+
+// appendLabels appends the labels that contain v, joined by ctfLabelSep,
+// and returns how many there were.
+func (en *ctfEnum) appendLabels(b []byte, v uint64) ([]byte, int) {
+	n := 0
+	for q := range en.labels {
+		l := &en.labels[q]
+		if !l.has(v, en) {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ctfLabelSep)
+		}
+		b = append(b, l.name...)
+		n++
+	}
+	return b, n
+}
+
+// label returns the label argument of value v of a field of en's class:
+// the label that matches, the matching labels joined by ctfLabelSep (for
+// enumerations wider than ctfDenseSpan and bit maps in s.text, valid until
+// the next event), or null when none does.
+func (s *ctfSource) label(en *ctfEnum, v uint64) Value {
+	if en.dense != nil {
+		x := v ^ en.flip - en.base
+		if x >= uint64(len(en.dense)) || en.dense[x] == 0 {
+			return Value{}
+		}
+		return stringValue(en.combos[en.dense[x]-1])
+	}
+	k := len(s.text)
+	var n int
+	s.text, n = en.appendLabels(s.text, v)
+	if n == 0 {
 		return Value{}
-	case 1:
-		return stringValue(en.labels[first].name)
 	}
 	return stringValue(s.text[k:len(s.text):len(s.text)])
 }

@@ -204,3 +204,46 @@ func TestCTFEnumLabelsZeroAllocs(t *testing.T) {
 		t.Errorf("%.2f allocations per 16 events", allocs)
 	}
 }
+
+// BenchmarkCTFEnumEvents reads a CTF trace of 100 000 events with
+// enumerations, a bit map and a structure through the event layer, every
+// argument touched (readCTFEnum is the part instr.sh counts).
+func BenchmarkCTFEnumEvents(b *testing.B) {
+	meta, err := os.ReadFile(filepath.Join(ctfEnumTrace, "metadata"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	stream, err := os.ReadFile(filepath.Join(ctfEnumTrace, "stream"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 25000 // ×4 events
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stream"), []byte(strings.Repeat(string(stream), n)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(n * len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := events.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got := readCTFEnum(r); got != 4*n {
+			b.Fatalf("%d events", got)
+		}
+		r.Close()
+	}
+}
+
+func readCTFEnum(r *events.Reader) int {
+	n := 0
+	for r.Next() {
+		touch(r.Event())
+		n++
+	}
+	return n
+}
