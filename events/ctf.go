@@ -302,10 +302,9 @@ type ctfEnum struct {
 	// compare as unsigned numbers in the signed order.
 	flip   uint64
 	labels []ctfLabel // in ctf.FieldClass.Mappings order
-	// An enumeration whose ranges all lie within ctfDenseSpan values from
-	// base (flipped) looks its labels up in dense: for v^flip − base, 0
-	// when no label matches, else 1 + the index in combos of the label
-	// argument's text.
+	// An enumeration tabulated (ctfDenseSpan) looks its labels up in
+	// dense: for v^flip − base, 0 when no label matches, else 1 + the
+	// index in combos of the label argument's text.
 	base   uint64
 	dense  []uint16
 	combos [][]byte
@@ -320,9 +319,18 @@ type ctfLabel struct {
 // ctfLabelSep joins the labels of a value that several mappings contain.
 const ctfLabelSep = '|'
 
-// ctfDenseSpan is the widest enumeration (highest bound − lowest + 1)
-// whose labels are tabulated per value.
-const ctfDenseSpan = 1024
+// An enumeration's labels are tabulated per value when it is at most
+// ctfDenseSpan values wide (highest bound − lowest + 1), with at most
+// ctfDenseRanges labels and as many ranges, its label names take at most
+// ctfDenseNames bytes and the table's texts at most ctfDenseBytes: the
+// table of a field class costs a bounded time and memory, whatever the
+// metadata.
+const (
+	ctfDenseSpan   = 256
+	ctfDenseRanges = 32
+	ctfDenseNames  = 4 << 10
+	ctfDenseBytes  = 64 << 10
+)
 
 // enum returns the labels of field class fc, one that ctfLabelled
 // accepts: made at its first use, read from s.enums after.
@@ -341,10 +349,11 @@ func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
 	if fc.Kind == ctf.KindSint || fc.Kind == ctf.KindVarSint {
 		en.flip = 1 << 63
 	}
-	lo, hi := ^uint64(0), uint64(0)
+	lo, hi, ranges, names := ^uint64(0), uint64(0), 0, 0
 	for k, m := range fc.Mappings {
 		l := &en.labels[k]
 		l.name = []byte(m.Name)
+		names += len(m.Name)
 		if en.bitMap {
 			for _, r := range m.Ranges {
 				for b := r.Lo; b <= r.Hi && b < 64; b++ {
@@ -358,14 +367,17 @@ func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
 			l.ranges[q] = ctf.Range{Lo: r.Lo ^ en.flip, Hi: r.Hi ^ en.flip}
 			lo, hi = min(lo, l.ranges[q].Lo), max(hi, l.ranges[q].Hi)
 		}
+		ranges += len(m.Ranges)
 	}
-	if en.bitMap || lo > hi || hi-lo >= ctfDenseSpan {
+	if en.bitMap || lo > hi || hi-lo >= ctfDenseSpan || len(en.labels) > ctfDenseRanges ||
+		ranges > ctfDenseRanges || names > ctfDenseNames {
 		return en
 	}
 	en.base = lo
 	en.dense = make([]uint16, hi-lo+1)
 	index := map[string]uint16{}
 	var text []byte
+	size := 0
 	for x := range en.dense {
 		var n int
 		text, n = en.appendLabels(text[:0], (lo+uint64(x))^en.flip)
@@ -374,6 +386,10 @@ func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
 		}
 		k, ok := index[string(text)]
 		if !ok {
+			if size += len(text); size > ctfDenseBytes {
+				en.base, en.dense, en.combos = 0, nil, nil
+				return en
+			}
 			en.combos = append(en.combos, append([]byte(nil), text...))
 			k = uint16(len(en.combos))
 			index[string(text)] = k
@@ -403,8 +419,8 @@ func (en *ctfEnum) appendLabels(b []byte, v uint64) ([]byte, int) {
 
 // label returns the label argument of value v of a field of en's class:
 // the label that matches, the matching labels joined by ctfLabelSep (for
-// enumerations wider than ctfDenseSpan and bit maps in s.text, valid until
-// the next event), or null when none does.
+// enumerations not tabulated and bit maps in s.text, valid until the next
+// event), or null when none does.
 func (s *ctfSource) label(en *ctfEnum, v uint64) Value {
 	if en.dense != nil {
 		x := v ^ en.flip - en.base

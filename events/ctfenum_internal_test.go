@@ -14,11 +14,11 @@ func TestCTFEnumDenseEqualsScan(t *testing.T) {
 		fc := &ctf.FieldClass{Name: "x", Kind: kind, Mappings: []ctf.Mapping{
 			{Name: "NEG", Ranges: []ctf.Range{{Lo: neg(-5), Hi: neg(-1)}}},
 			{Name: "ZERO", Ranges: []ctf.Range{{Lo: 0, Hi: 0}, {Lo: 7, Hi: 9}}},
-			{Name: "SMALL", Ranges: []ctf.Range{{Lo: neg(-2), Hi: 300}}},
+			{Name: "SMALL", Ranges: []ctf.Range{{Lo: neg(-2), Hi: 200}}},
 		}}
 		if kind == ctf.KindUint {
-			fc.Mappings[0].Ranges[0] = ctf.Range{Lo: 500, Hi: 600}
-			fc.Mappings[2].Ranges[0] = ctf.Range{Lo: 2, Hi: 300}
+			fc.Mappings[0].Ranges[0] = ctf.Range{Lo: 200, Hi: 250}
+			fc.Mappings[2].Ranges[0] = ctf.Range{Lo: 2, Hi: 220}
 		}
 		dense := newCTFEnum(fc)
 		if dense.dense == nil {
@@ -39,6 +39,16 @@ func TestCTFEnumDenseEqualsScan(t *testing.T) {
 				t.Errorf("-1: %q", v.Bytes())
 			}
 		}
+	}
+	// Too many labels to tabulate: scanned.
+	many := &ctf.FieldClass{Name: "m", Kind: ctf.KindUint}
+	for k := range ctfDenseRanges + 1 {
+		many.Mappings = append(many.Mappings, ctf.Mapping{Name: "L" + string(rune('a'+k%26)), Ranges: []ctf.Range{{Lo: uint64(k), Hi: uint64(k)}}})
+	}
+	if en := newCTFEnum(many); en.dense != nil {
+		t.Errorf("%d labels tabulated", len(many.Mappings))
+	} else if v := (&ctfSource{}).label(en, 27); string(v.Bytes()) != "Lb" {
+		t.Errorf("27: %q", v.Bytes())
 	}
 	wide := &ctf.FieldClass{Name: "w", Kind: ctf.KindSint, Mappings: []ctf.Mapping{
 		{Name: "ALL", Ranges: []ctf.Range{{Lo: neg(-100000), Hi: 100000}}},
