@@ -167,21 +167,7 @@ func checkCTFLabels(t *testing.T, dir, bt string) int {
 // TestCTFEnumLabelsZeroAllocs: label arguments, several labels joined
 // included, allocate nothing per event after warm-up.
 func TestCTFEnumLabelsZeroAllocs(t *testing.T) {
-	meta, err := os.ReadFile(filepath.Join(ctfEnumTrace, "metadata"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, err := os.ReadFile(filepath.Join(ctfEnumTrace, "stream"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "stream"), []byte(strings.Repeat(string(stream), 2000)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := repeatCTFEnum(t, 2000)
 	r, err := events.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -209,23 +195,9 @@ func TestCTFEnumLabelsZeroAllocs(t *testing.T) {
 // enumerations, a bit map and a structure through the event layer, every
 // argument touched (readCTFEnum is the part instr.sh counts).
 func BenchmarkCTFEnumEvents(b *testing.B) {
-	meta, err := os.ReadFile(filepath.Join(ctfEnumTrace, "metadata"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	stream, err := os.ReadFile(filepath.Join(ctfEnumTrace, "stream"))
-	if err != nil {
-		b.Fatal(err)
-	}
 	const n = 25000 // ×4 events
-	dir := b.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "stream"), []byte(strings.Repeat(string(stream), n)), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(n * len(stream)))
+	dir, size := repeatCTFEnum(b, n)
+	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
 		r, err := events.Open(dir)
@@ -246,4 +218,26 @@ func readCTFEnum(r *events.Reader) int {
 		n++
 	}
 	return n
+}
+
+// repeatCTFEnum writes the enumeration trace with its four events repeated
+// n times into a temporary folder and returns it and its stream's size.
+func repeatCTFEnum(tb testing.TB, n int) (string, int64) {
+	tb.Helper()
+	meta, err := os.ReadFile(filepath.Join(ctfEnumTrace, "metadata"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stream, err := os.ReadFile(filepath.Join(ctfEnumTrace, "stream"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := tb.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stream"), []byte(strings.Repeat(string(stream), n)), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dir, int64(n * len(stream))
 }
