@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/tracecodec/tracecodec/ctf"
+	"github.com/tracecodec/tracecodec/ctf2meta"
 )
 
 // ctfSource adapts a CTF trace folder (ctf.Reader: the data streams merged
@@ -18,6 +19,15 @@ import (
 // fields of the common context, the specific context and the payload, in
 // that order, without the fields the CTF reader consumes (unsigned integers
 // with a role); structures, arrays and variants are composite values.
+//
+// An enumeration (an integer field class with mappings) keeps its integer
+// argument and is followed by a string argument named after it plus
+// "_label": the label whose ranges contain the value, several labels joined
+// by "|" in the order babeltrace2 lists them, null when no label matches. A
+// bit map's argument is followed the same way by its active flags, in name
+// order. Inside composite values a structure member that is an enumeration
+// or a bit map is followed by such a member too; enumerations that are
+// array elements or a variant's selected option carry their integer only.
 type ctfSource struct {
 	tr     *ctf.Trace
 	r      *ctf.Reader
@@ -27,7 +37,10 @@ type ctfSource struct {
 	// index in tr.Streams
 	byS    map[*ctf.Stream]int
 	groups map[ctfStreamKey]int // track of a data stream's files
-	args   []int32              // field indices of the arguments
+	args   []ctfArg             // the arguments of the current event
+	// enums holds the labels of the enumeration and bit map field
+	// classes seen, made at their first event.
+	enums map[*ctf.FieldClass]*ctfEnum
 	// text holds the UTF-8 form of the current event's UTF-16/UTF-32
 	// strings: appended to, reset at the next event (a value keeps the
 	// array it was cut from when text grows).
@@ -39,7 +52,8 @@ func openCTFDir(path string) (source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}, groups: map[ctfStreamKey]int{}}
+	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}, groups: map[ctfStreamKey]int{},
+		enums: map[*ctf.FieldClass]*ctfEnum{}}
 	s.tracks = make([]Track, len(tr.Streams))
 	for i, st := range tr.Streams {
 		s.byS[st] = -1 - i
@@ -107,8 +121,13 @@ func (s *ctfSource) next(e *Event) bool {
 		}
 		f := &ev.Fields[root]
 		for j := root + 1; j < f.End; j = ev.Fields[j].End {
-			if !ctf.Hidden(ev.FieldClass(int(j))) {
-				s.args = append(s.args, j)
+			fc := ev.FieldClass(int(j))
+			if ctf.Hidden(fc) {
+				continue
+			}
+			s.args = append(s.args, ctfArg{j: j})
+			if ctfLabelled(fc) {
+				s.args = append(s.args, ctfArg{j: j, label: true})
 			}
 		}
 	}
@@ -136,10 +155,15 @@ func (s *ctfSource) underlying() any { return s.r }
 func (s *ctfSource) numArgs() int    { return len(s.args) }
 
 func (s *ctfSource) arg(i int) (string, Value) {
-	j := int(s.args[i])
+	a := s.args[i]
+	j := int(a.j)
 	ev := s.ev
-	fc := ev.FieldClass(j)
 	f := &ev.Fields[j]
+	fc := ev.FieldClass(j)
+	if a.label {
+		en := s.enum(fc)
+		return en.name, s.label(en, f.V)
+	}
 	switch fc.Kind {
 	case ctf.KindSint, ctf.KindVarSint:
 		return fc.Name, intValue(f.Int())
@@ -174,7 +198,7 @@ func (s *ctfSource) str(j int) []byte {
 // arrays as arrays, variants as their selected option, optionals as the
 // field or null.
 func (s *ctfSource) appendArgJSON(b []byte, i int) []byte {
-	return s.appendJSON(b, int(s.args[i]))
+	return s.appendJSON(b, int(s.args[i].j))
 }
 
 func (s *ctfSource) appendJSON(b []byte, j int) []byte {
@@ -197,6 +221,13 @@ func (s *ctfSource) appendJSON(b []byte, j int) []byte {
 			b = append(b, ':')
 			b = s.appendJSON(b, k)
 			n++
+			if ctfLabelled(c) {
+				en := s.enum(c)
+				b = append(b, ',')
+				b = AppendJSONString(b, en.name)
+				b = append(b, ':')
+				b = s.label(en, ev.Fields[k].V).AppendJSON(b)
+			}
 		}
 		return append(b, '}')
 	case ctf.KindArray:
@@ -240,4 +271,183 @@ func (s *ctfSource) appendRecord(b []byte) []byte {
 	b = append(b, `,"event_class_id":`...)
 	b = strconv.AppendUint(b, ev.Class.ID, 10)
 	return append(b, '}')
+}
+
+// ctfArg is an argument of a CTF event: field j, or its label.
+type ctfArg struct {
+	j     int32
+	label bool
+}
+
+// ctfLabelled reports whether a field of class fc has a label argument:
+// an integer field class with mappings (an enumeration or a bit map).
+func ctfLabelled(fc *ctf.FieldClass) bool {
+	if len(fc.Mappings) == 0 {
+		return false
+	}
+	switch fc.Kind {
+	case ctf.KindUint, ctf.KindSint, ctf.KindVarUint, ctf.KindVarSint:
+		return true
+	}
+	return false
+}
+
+// ctfEnum holds what the label argument of an enumeration or bit map field
+// class needs, made once per class so that finding a value's labels
+// allocates nothing.
+type ctfEnum struct {
+	name   string // the field's name + "_label"
+	bitMap bool
+	// flip is 1<<63 for signed classes: bounds and values with it flipped
+	// compare as unsigned numbers in the signed order.
+	flip   uint64
+	labels []ctfLabel // in ctf.FieldClass.Mappings order
+	// An enumeration tabulated (ctfDenseSpan) looks its labels up in
+	// dense: for v^flip − base, 0 when no label matches, else 1 + the
+	// index in combos of the label argument's text.
+	base   uint64
+	dense  []uint16
+	combos [][]byte
+}
+
+type ctfLabel struct {
+	name   []byte
+	ranges []ctf.Range // enumerations: bounds with flip applied
+	mask   uint64      // bit maps: the flag's bits
+}
+
+// ctfLabelSep joins the labels of a value that several mappings contain.
+const ctfLabelSep = '|'
+
+// An enumeration's labels are tabulated per value when it is at most
+// ctfDenseSpan values wide (highest bound − lowest + 1), with at most
+// ctfDenseRanges labels and as many ranges, its label names take at most
+// ctfDenseNames bytes and the table's texts at most ctfDenseBytes: the
+// table of a field class costs a bounded time and memory, whatever the
+// metadata.
+const (
+	ctfDenseSpan   = 256
+	ctfDenseRanges = 32
+	ctfDenseNames  = 4 << 10
+	ctfDenseBytes  = 64 << 10
+)
+
+// enum returns the labels of field class fc, one that ctfLabelled
+// accepts: made at its first use, read from s.enums after.
+func (s *ctfSource) enum(fc *ctf.FieldClass) *ctfEnum {
+	en, ok := s.enums[fc]
+	if !ok {
+		en = newCTFEnum(fc)
+		s.enums[fc] = en
+	}
+	return en
+}
+
+func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
+	en := &ctfEnum{name: fc.Name + "_label", labels: make([]ctfLabel, len(fc.Mappings))}
+	_, en.bitMap = fc.Model.(*ctf2meta.FixedLengthBitMap)
+	if fc.Kind == ctf.KindSint || fc.Kind == ctf.KindVarSint {
+		en.flip = 1 << 63
+	}
+	lo, hi, ranges, names := ^uint64(0), uint64(0), 0, 0
+	for k, m := range fc.Mappings {
+		l := &en.labels[k]
+		l.name = []byte(m.Name)
+		names += len(m.Name)
+		if en.bitMap {
+			for _, r := range m.Ranges {
+				for b := r.Lo; b <= r.Hi && b < 64; b++ {
+					l.mask |= 1 << b
+				}
+			}
+			continue
+		}
+		l.ranges = make([]ctf.Range, len(m.Ranges))
+		for q, r := range m.Ranges {
+			l.ranges[q] = ctf.Range{Lo: r.Lo ^ en.flip, Hi: r.Hi ^ en.flip}
+			lo, hi = min(lo, l.ranges[q].Lo), max(hi, l.ranges[q].Hi)
+		}
+		ranges += len(m.Ranges)
+	}
+	if en.bitMap || lo > hi || hi-lo >= ctfDenseSpan || len(en.labels) > ctfDenseRanges ||
+		ranges > ctfDenseRanges || names > ctfDenseNames {
+		return en
+	}
+	en.base = lo
+	en.dense = make([]uint16, hi-lo+1)
+	index := map[string]uint16{}
+	var text []byte
+	size := 0
+	for x := range en.dense {
+		var n int
+		text, n = en.appendLabels(text[:0], (lo+uint64(x))^en.flip)
+		if n == 0 {
+			continue
+		}
+		k, ok := index[string(text)]
+		if !ok {
+			if size += len(text); size > ctfDenseBytes {
+				en.base, en.dense, en.combos = 0, nil, nil
+				return en
+			}
+			en.combos = append(en.combos, append([]byte(nil), text...))
+			k = uint16(len(en.combos))
+			index[string(text)] = k
+		}
+		en.dense[x] = k
+	}
+	return en
+}
+
+// appendLabels appends the labels that contain v, joined by ctfLabelSep,
+// and returns how many there were.
+func (en *ctfEnum) appendLabels(b []byte, v uint64) ([]byte, int) {
+	n := 0
+	for q := range en.labels {
+		l := &en.labels[q]
+		if !l.has(v, en) {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ctfLabelSep)
+		}
+		b = append(b, l.name...)
+		n++
+	}
+	return b, n
+}
+
+// label returns the label argument of value v of a field of en's class:
+// the label that matches, the matching labels joined by ctfLabelSep (for
+// enumerations not tabulated and bit maps in s.text, valid until the next
+// event), or null when none does.
+func (s *ctfSource) label(en *ctfEnum, v uint64) Value {
+	if en.dense != nil {
+		x := v ^ en.flip - en.base
+		if x >= uint64(len(en.dense)) || en.dense[x] == 0 {
+			return Value{}
+		}
+		return stringValue(en.combos[en.dense[x]-1])
+	}
+	k := len(s.text)
+	var n int
+	s.text, n = en.appendLabels(s.text, v)
+	if n == 0 {
+		return Value{}
+	}
+	return stringValue(s.text[k:len(s.text):len(s.text)])
+}
+
+// has reports whether label l holds value v.
+func (l *ctfLabel) has(v uint64, en *ctfEnum) bool {
+	if en.bitMap {
+		return v&l.mask != 0
+	}
+	v ^= en.flip
+	for _, r := range l.ranges {
+		if v >= r.Lo && v <= r.Hi {
+			return true
+		}
+	}
+	return false
 }

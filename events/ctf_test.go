@@ -42,7 +42,7 @@ func TestCTFTrace(t *testing.T) {
 					b.WriteString(" " + name + "=" + string(v.AppendJSON(nil)))
 				}
 				first = b.String()
-				if e.Kind() != events.KindInstant || e.NumArgs() != 4 {
+				if e.Kind() != events.KindInstant || e.NumArgs() != 5 {
 					t.Errorf("%s: first event %s, kind %v", d, first, e.Kind())
 				}
 				if v, ok := e.ArgByName("field_s_0"); !ok || v.Kind() != events.ValueString || v.String() != "str-0" {
@@ -63,7 +63,7 @@ func TestCTFTrace(t *testing.T) {
 		firsts = append(firsts, first)
 		r.Close()
 	}
-	if want := `anchors_many:event_000 field_a_0=0 field_b_0=0 field_s_0="str-0" field_e_0=0`; firsts[0] != want || firsts[1] != want {
+	if want := `anchors_many:event_000 field_a_0=0 field_b_0=0 field_s_0="str-0" field_e_0=0 field_e_0_label="RED"`; firsts[0] != want || firsts[1] != want {
 		t.Errorf("first events differ: %q vs %q", firsts[0], firsts[1])
 	}
 }

@@ -81,7 +81,9 @@
 //	wtf    wtf_ARG for the arguments of the event definitions
 //	ctf    ctf_FIELD for the top-level fields of the event records' common
 //	       context, specific context and payload (structures, arrays and
-//	       variants go to args_json)
+//	       variants go to args_json); an enumeration or bit map also
+//	       ctf_FIELD_label (STRING: its label, several joined by "|", null
+//	       when none matches) beside its integer column
 //	cdt    cdt_FIELD DOUBLE for each numeric field of WithCDTFields
 //	       (default DefaultCDTFields, the set tracecat convert --to chrome
 //	       draws), and the row's top-level scalars (cdt_tick_index,

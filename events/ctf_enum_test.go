@@ -1,0 +1,243 @@
+package events_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracecodec/tracecodec/ctf"
+	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/internal/vectortest"
+)
+
+// ctfEnumTrace is the hand-made CTF 2 trace with enumerations and a bit map
+// (testdata/ctf-enum/README.md).
+const ctfEnumTrace = "testdata/ctf-enum/trace"
+
+// TestCTFEnumLabels: an enumeration's integer argument is followed by its
+// labels as "<field>_label" — one label, several joined by "|" in
+// babeltrace2's order, null when none matches, signed ranges compared as
+// signed (a range across zero too) — and so is a bit map's by its active flags; a structure member
+// gets its label member in the composite value, array elements keep their
+// integers. The labels are babeltrace2 2.1.2's (babeltrace2-2.1.2.txt
+// beside the trace).
+func TestCTFEnumLabels(t *testing.T) {
+	want := []string{
+		`u=0 u_label="ZERO|LOW" s=-1 s_label="NEG|MINUS_ONE|SMALL" st={"m":1,"m_label":"ON"} bm=3 bm_label="A|B" arr=[0,1]`,
+		`u=3 u_label="LOW|THREE" s=0 s_label="ZERO|SMALL" st={"m":0,"m_label":"OFF"} bm=0 bm_label=null arr=[1,7]`,
+		`u=7 u_label=null s=-7 s_label=null st={"m":5,"m_label":null} bm=4 bm_label="B" arr=[2,2]`,
+		`u=15 u_label="HIGH" s=-3 s_label="NEG" st={"m":1,"m_label":"ON"} bm=1 bm_label="A" arr=[1,1]`,
+	}
+	r, err := events.Open(ctfEnumTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []string
+	for r.Next() {
+		e := r.Event()
+		var b strings.Builder
+		for name, v := range e.Args {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(name + "=" + string(v.AppendJSON(nil)))
+		}
+		got = append(got, b.String())
+		if v, ok := e.ArgByName("u_label"); ok && v.Kind() != events.ValueString && v.Kind() != events.ValueNull {
+			t.Errorf("u_label is a %v", v.Kind())
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := checkCTFLabels(t, ctfEnumTrace, filepath.Join(ctfEnumTrace, "..", "babeltrace2-2.1.2.txt")); n != 12 {
+		t.Errorf("%d label arguments checked, want 12 (u, s and bm of 4 events)", n)
+	}
+}
+
+// TestCTFEnumLabelsRealTraces: on LTTng traces (the interop vector, and
+// babeltrace's test traces when CTF_BT_TRACES names tests/data/ctf-traces:
+// an LTTng kernel trace, variant selectors) every label argument is the
+// label babeltrace2's text form prints for the field.
+func TestCTFEnumLabelsRealTraces(t *testing.T) {
+	dir := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	if n := checkCTFLabels(t, dir, filepath.Join(dir, "..", "babeltrace2-2.1.2.txt")); n != 80 {
+		t.Errorf("lttng vector: %d label arguments checked, want 80", n)
+	}
+	root := os.Getenv("CTF_BT_TRACES")
+	if root == "" {
+		t.Skip("CTF_BT_TRACES not set")
+	}
+	for tr, want := range map[string]int{
+		"2/succeed/multi-domains/kernel":           1632, // 272 events, 6 enumerations each
+		"1/succeed/multi-domains/kernel":           1632,
+		"2/succeed/meta-variant-one-underscore":    1,
+		"1/succeed/meta-variant-reserved-keywords": 1,
+	} {
+		if n := checkCTFLabels(t, filepath.Join(root, tr), ""); n != want {
+			t.Errorf("%s: %d label arguments checked, want %d", tr, n, want)
+		}
+	}
+}
+
+// checkCTFLabels reads the CTF trace dir through the event layer and checks
+// each "<field>_label" argument against the field as ctf.Pretty prints it
+// (babeltrace2's text form), and, when bt is not "", that text against
+// babeltrace2's own lines in file bt (without their time columns). It
+// returns the number of label arguments checked.
+func checkCTFLabels(t *testing.T, dir, bt string) int {
+	t.Helper()
+	var btLines []string
+	if bt != "" {
+		b, err := os.ReadFile(bt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+			if !strings.HasPrefix(l, "rc=") { // the vectors' exit status line
+				btLines = append(btLines, l)
+			}
+		}
+	}
+	r, err := events.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cr := r.Underlying().(*ctf.Reader)
+	var p ctf.Pretty
+	var line []byte
+	n, checked := 0, 0
+	for r.Next() {
+		e := r.Event()
+		line = p.Append(line[:0], cr.Event())
+		text := strings.TrimSuffix(string(line), "\n")
+		if btLines != nil {
+			if n >= len(btLines) || !strings.HasSuffix(btLines[n], text[strings.Index(text, "] ")+1:]) {
+				t.Fatalf("%s: event %d: %q, babeltrace2 %q", dir, n, text, btLines[min(n, len(btLines)-1)])
+			}
+		}
+		for i := 1; i < e.NumArgs(); i++ {
+			name, v := e.Arg(i)
+			field, ok := strings.CutSuffix(name, "_label")
+			if prev, _ := e.Arg(i - 1); !ok || prev != field {
+				continue
+			}
+			checked++
+			var labels []string
+			if v.Kind() == events.ValueString {
+				labels = strings.Split(v.String(), "|")
+			} else if v.Kind() != events.ValueNull {
+				t.Fatalf("%s: event %d: %s is a %v", dir, n, name, v.Kind())
+			}
+			q := make([]string, len(labels))
+			for k, l := range labels {
+				q[k] = `"` + l + `"`
+			}
+			var forms []string
+			switch len(labels) {
+			case 0:
+				forms = []string{field + " = ( <unknown> : container = ", field + " = 0x"}
+			case 1:
+				forms = []string{field + " = ( " + q[0] + " : container = ", " { " + q[0] + " }"}
+			default:
+				all := strings.Join(q, ", ")
+				forms = []string{field + " = ( { " + all + " } : container = ", " { " + all + " }"}
+			}
+			if !strings.Contains(text, forms[0]) && (!strings.Contains(text, field+" = 0x") || !strings.Contains(text, forms[1]) && len(labels) > 0) {
+				t.Errorf("%s: event %d: %s=%s, text %s", dir, n, name, v.AppendJSON(nil), text)
+			}
+		}
+		n++
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if btLines != nil && n != len(btLines) {
+		t.Errorf("%s: %d events, babeltrace2 %d", dir, n, len(btLines))
+	}
+	return checked
+}
+
+// TestCTFEnumLabelsZeroAllocs: label arguments, several labels joined
+// included, allocate nothing per event after warm-up.
+func TestCTFEnumLabelsZeroAllocs(t *testing.T) {
+	dir, _ := repeatCTFEnum(t, 2000)
+	r, err := events.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for i := 0; i < 100 && r.Next(); i++ {
+		touch(r.Event())
+	}
+	json := r.Event().AppendJSON(make([]byte, 0, 1<<12))
+	allocs := testing.AllocsPerRun(100, func() {
+		for range 16 {
+			if !r.Next() {
+				t.Fatalf("ran out of events: %v", r.Err())
+			}
+			touch(r.Event())
+			json = r.Event().AppendJSON(json[:0])
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.2f allocations per 16 events", allocs)
+	}
+}
+
+// BenchmarkCTFEnumEvents reads a CTF trace of 100 000 events with
+// enumerations, a bit map and a structure through the event layer, every
+// argument touched (readCTFEnum is the part instr.sh counts).
+func BenchmarkCTFEnumEvents(b *testing.B) {
+	const n = 25000 // ×4 events
+	dir, size := repeatCTFEnum(b, n)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := events.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got := readCTFEnum(r); got != 4*n {
+			b.Fatalf("%d events", got)
+		}
+		r.Close()
+	}
+}
+
+func readCTFEnum(r *events.Reader) int {
+	n := 0
+	for r.Next() {
+		touch(r.Event())
+		n++
+	}
+	return n
+}
+
+// repeatCTFEnum writes the enumeration trace with its four events repeated
+// n times into a temporary folder and returns it and its stream's size.
+func repeatCTFEnum(tb testing.TB, n int) (string, int64) {
+	tb.Helper()
+	meta, err := os.ReadFile(filepath.Join(ctfEnumTrace, "metadata"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stream, err := os.ReadFile(filepath.Join(ctfEnumTrace, "stream"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := tb.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stream"), []byte(strings.Repeat(string(stream), n)), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dir, int64(n * len(stream))
+}
