@@ -377,25 +377,12 @@ func TestSeekPacketByIndex(t *testing.T) {
 // packet is loaded whole (after CheckIndex's header-only pass, or for a
 // packet beyond the read-ahead): its UUID mismatch still counts once.
 func TestPacketUUIDMismatchFileCountsOnce(t *testing.T) {
-	dir := t.TempDir()
-	genTrace(t, dir, 20000, 1, 40, 1<<17)
-	name := filepath.Join(dir, "channel0_0")
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for off := 0; off < len(b); off += 1 << 17 {
-		b[off+4] ^= 0xff // every packet's UUID (after the magic)
-	}
-	if err := os.WriteFile(name, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	s := tr.Streams[0]
+	s := openDamagedStream(t, func(b []byte) []byte {
+		for off := 0; off < len(b); off += 1 << 17 {
+			b[off+4] ^= 0xff // every packet's UUID (after the magic)
+		}
+		return b
+	}, false)
 	for _, scan := range []bool{false, true} {
 		if err := s.CheckIndex(); err != nil {
 			t.Fatal(err)
@@ -418,25 +405,7 @@ func TestPacketUUIDMismatchFileCountsOnce(t *testing.T) {
 // twice: the Recovery summary is the same as that of one plain pass — one
 // note for the cut packet, the lost bytes and events read counted once.
 func TestCutPacketNotedOnceAfterCheckIndex(t *testing.T) {
-	dir := t.TempDir()
-	genTrace(t, dir, 20000, 1, 40, 1<<17)
-	name := filepath.Join(dir, "channel0_0")
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, b[:len(b)-1000], 0o644); err != nil { // the last packet is cut
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil { // its entry would disagree
-		t.Fatal(err)
-	}
-	tr, err := OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	s := tr.Streams[0]
+	s := openDamagedStream(t, func(b []byte) []byte { return b[:len(b)-1000] }, true) // the last packet is cut (its index entry would disagree)
 	n := countAll(s.Scan)
 	want := s.Recovery()
 	if s.Err() != nil || len(want.Notes) != 1 || !strings.Contains(want.Notes[0], "is cut") || want.Read != int64(n) {
@@ -458,4 +427,32 @@ func TestCutPacketNotedOnceAfterCheckIndex(t *testing.T) {
 			t.Errorf("scan %v: recovery %+v, want %+v", scan, got, want)
 		}
 	}
+}
+
+// openDamagedStream generates a one-stream trace of 20 000 events in
+// 128 KiB packets, replaces its data stream file's bytes by damage(bytes),
+// removes its index when noIndex, and opens the stream.
+func openDamagedStream(t *testing.T, damage func([]byte) []byte, noIndex bool) *Stream {
+	t.Helper()
+	dir := t.TempDir()
+	genTrace(t, dir, 20000, 1, 40, 1<<17)
+	name := filepath.Join(dir, "channel0_0")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, damage(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if noIndex {
+		if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr.Streams[0]
 }
