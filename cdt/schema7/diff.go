@@ -134,8 +134,9 @@ func loadRows(r *cdt.File, o DiffOptions) (map[int64][]byte, error) {
 // diff): required channels must be declared by both; the sorted union of
 // ticks in range is walked; a tick present on one side only is a
 // missing_tick; otherwise every channel is compared exactly (no float
-// tolerance) and all mismatching channels of the first divergent tick are
-// reported.
+// tolerance; a NaN equals nothing, itself included, so a trace holding one
+// diverges from itself there, as in the reference) and all mismatching
+// channels of the first divergent tick are reported.
 func Diff(expected, actual *cdt.File, o DiffOptions) (*DiffReport, error) {
 	rep := &DiffReport{Status: "ok", TickStart: o.TickStart, TickEnd: o.TickEnd}
 	if m := missingChannel(expected.Meta().Channels, actual.Meta().Channels); m != nil {
