@@ -173,10 +173,11 @@
 // each in order — the same bytes as writing each chunk at once (the
 // checksum was a third of a typed write of the side-by-side benchmark's
 // h8 rows). The chunk buffer then grows at once to a batch's size, not
-// by doubling, and from 1 MiB on it is an arena like the iterator's
-// (mapped outside the Go heap, huge pages, pooled; back at Close or when
-// the Writer is dropped), so a batch costs few new pages and starts no
-// garbage collection. A killed batching writer loses the chunks it still
+// by doubling. Batching or not, a one-goroutine Writer's chunk buffer
+// from 1 MiB on is an arena like the iterator's (mapped outside the Go
+// heap, huge pages, pooled; back at Close or when the Writer is dropped),
+// so a large chunk or batch costs few new pages and starts no garbage
+// collection. A killed batching writer loses the chunks it still
 // held (up to n − 1 complete ones, see Recovery); Flush writes every held
 // chunk. A
 // one-goroutine Writer compresses with zstd
