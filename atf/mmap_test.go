@@ -384,7 +384,8 @@ func TestDetailIterEventBatches(t *testing.T) {
 				want, err := d.Event(n)
 				for range 2 {
 					if got := it.Event(); err != nil || got.Timestamp != want.Timestamp || got.IndexSeq != want.IndexSeq ||
-						got.TotalLength != want.TotalLength || !bytes.Equal(got.Payload, want.Payload) || len(got.Payload) != 1+int(n)%50 {
+						got.TotalLength != want.TotalLength || !bytes.Equal(got.Payload, want.Payload) || len(got.Payload) != 1+int(n)%50 ||
+						cap(got.Payload) != len(got.Payload) || got.Type != want.Type || got.Flags != want.Flags || got.ThreadID != want.ThreadID {
 						t.Fatalf("every %d-th record, record %d: %+v, want %+v (%v)", k, n, got, want, err)
 					}
 				}

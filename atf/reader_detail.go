@@ -508,9 +508,15 @@ func (it *DetailIter) decode() {
 	from := it.j &^ (detailEvents - 1)
 	n := min(uint64(len(it.bounds))-1-from, detailEvents)
 	b := it.bounds[from : from+n+1]
-	for k := range it.evs[:n] {
-		off := b[k]
-		putDetailEvent(&it.evs[k], unsafe.Add(it.base, off), int(b[k+1]-off))
+	// pointers rather than indexes: no bounds checks, and base stays in
+	// a register (stores into it.evs could otherwise change it.base)
+	base, e := it.base, unsafe.Pointer(&it.evs)
+	q, last := unsafe.Pointer(&b[0]), unsafe.Pointer(&b[n])
+	for off := b[0]; q != last; {
+		q = unsafe.Add(q, 8)
+		end := *(*int64)(q)
+		putDetailEvent((*DetailEvent)(e), unsafe.Add(base, off), int(end-off))
+		off, e = end, unsafe.Add(e, unsafe.Sizeof(DetailEvent{}))
 	}
 	it.evBatch = it.j / detailEvents
 }
