@@ -41,6 +41,7 @@ func OpenDetailFile(path string, opts ...ReaderOption) (*DetailFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	populateMapping(c)
 	d, err := openDetail(src, opts)
 	if err != nil {
 		c.Close()

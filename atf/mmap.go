@@ -16,6 +16,10 @@ import (
 // valid until the file (thread, session) is closed. Close unmaps: a payload,
 // event slice or iterator of a mapped file must not be used after it.
 //
+// On Linux (5.14 and later) a mapped detail file's pages are all mapped in
+// one call at open (MADV_POPULATE_READ) rather than faulted in one by one:
+// its open scan reads the whole file anyway.
+//
 // Where mapping is unavailable (not a unix system, a file too large for the
 // address space, an empty file) the file is read through an io.ReaderAt as
 // without the option. Other options ignore it (OpenIndex, OpenIndexBytes …).
@@ -60,6 +64,14 @@ func (m *mapping) Close() error {
 		return nil
 	}
 	return unmapFile(b)
+}
+
+// populateMapping populates c's pages when c is a mapping (see
+// populateRead): the open scan of a detail file reads every page anyway.
+func populateMapping(c io.Closer) {
+	if m, ok := c.(*mapping); ok {
+		populateRead(m.b)
+	}
 }
 
 // closedFile is what a mapped reader reads after Close: every read fails

@@ -116,6 +116,7 @@ func openThreadDetail(path string, opts []ReaderOption, mapped bool) (*DetailFil
 		c.Close()
 		return cutDetail(src.size), nil
 	}
+	populateMapping(c)
 	d, err := openDetail(src, opts)
 	if err != nil {
 		c.Close()
