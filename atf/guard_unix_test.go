@@ -5,8 +5,9 @@ package atf
 import (
 	"os"
 	"runtime/debug"
-	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestDetailIterGuardPage reads detail files whose last record ends at the
@@ -33,11 +34,11 @@ func TestDetailIterGuardPage(t *testing.T) {
 		}
 		recs := det.b[:len(det.b)-FooterSize]
 		size := (len(recs)/page + 2) * page
-		m, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		m, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 		if err != nil {
 			t.Skip(err)
 		}
-		if err := syscall.Mprotect(m[size-page:], syscall.PROT_NONE); err != nil {
+		if err := unix.Mprotect(m[size-page:], unix.PROT_NONE); err != nil {
 			t.Fatal(err)
 		}
 		b := m[size-page-len(recs) : size-page]
@@ -63,7 +64,7 @@ func TestDetailIterGuardPage(t *testing.T) {
 				t.Errorf("%d records: ended at %d", records, it.Seq())
 			}
 		}()
-		if err := syscall.Munmap(m); err != nil {
+		if err := unix.Munmap(m); err != nil {
 			t.Fatal(err)
 		}
 	}
