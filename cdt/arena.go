@@ -86,7 +86,7 @@ type pooledArena struct {
 // arenaKeep bounds the resident memory of idle arenas: two arenas of the
 // largest batch (batchBytes of payloads, a quarter more for growth, the
 // compressed bytes of a chunk).
-const arenaKeep = 64 << 20
+const arenaKeep = 32 << 20
 
 // getArena takes the smallest pooled arena of capacity at least c, or nil.
 func getArena(c int) []byte {

@@ -160,10 +160,11 @@ func TestIterReusesGrowingBuffers(t *testing.T) {
 
 // TestIterBatchBound pins how the sequential iterator groups large chunks
 // where it hashes eight at once: chunks of ≈4 MB (h5's shape) go into one
-// batch while their payloads total at most batchBytes — six of them (all
-// five of h5, so one five-lane pass), the seventh into the next batch —
-// and one at a time without multi-lane hashing. Every row comes out, in
-// order, either way.
+// batch while their payloads total at most batchBytes — three of them,
+// then three more into the same memory, then the seventh — and one at a
+// time without multi-lane hashing. Every row comes out, in order, either
+// way. (A 24 MiB bound, all five chunks of h5 in one pass, was measured
+// and not taken: docs/performance.md.)
 func TestIterBatchBound(t *testing.T) {
 	const chunkTicks, chunks = 100, 7
 	var buf bytes.Buffer
@@ -189,17 +190,17 @@ func TestIterBatchBound(t *testing.T) {
 		t.Fatalf("%d chunks, want %d", len(blocks), chunks)
 	}
 	var total int64
-	for _, b := range blocks[:6] {
+	for _, b := range blocks[:3] {
 		total += b.UncompressedLen
 	}
-	if total > batchBytes || total+blocks[6].UncompressedLen <= batchBytes {
-		t.Fatalf("chunks of %d bytes: six total %d, seven %d; batchBytes %d should lie between", blocks[0].UncompressedLen, total, total+blocks[6].UncompressedLen, batchBytes)
+	if total > batchBytes || total+blocks[3].UncompressedLen <= batchBytes {
+		t.Fatalf("chunks of %d bytes: three total %d, four %d; batchBytes %d should lie between", blocks[0].UncompressedLen, total, total+blocks[3].UncompressedLen, batchBytes)
 	}
 	defer func(l int) { checksum.Lanes = l }(checksum.Lanes)
 	for _, c := range []struct {
 		lanes int
 		want  []int // blocks per batch
-	}{{checksum.MaxLanes, []int{6, 1}}, {1, []int{1, 1, 1, 1, 1, 1, 1}}} {
+	}{{checksum.MaxLanes, []int{3, 3, 1}}, {1, []int{1, 1, 1, 1, 1, 1, 1}}} {
 		checksum.Lanes = c.lanes
 		it := f.Iter(math.MinInt64, math.MaxInt64)
 		var got []int

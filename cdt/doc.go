@@ -154,7 +154,7 @@
 // measured 0.6 GB/s). Several messages hash side by side, though: where the
 // CPU has AVX-512, the sequential iterator (Iter, Range, All, RawBlocks,
 // schema7.Records) reads and decompresses up to 8 chunks ahead while their
-// payloads total at most 24 MiB (a larger chunk alone) and verifies their
+// payloads total at most 12 MiB (a larger chunk alone) and verifies their
 // checksums in one eight-lane pass, about 4.5 GB per CPU-second in all;
 // errors still come in file order, after every row before the failing
 // chunk. A batch and its compressed bytes share one arena, which the
@@ -162,7 +162,7 @@
 // mapped outside the Go heap, aligned to 2 MiB and advised for transparent
 // huge pages (Linux, "madvise" or "always"), and go back to a process-wide
 // pool when their File is closed (or dropped), which keeps the pages of at
-// most 64 MiB of idle arenas. Outside the heap, reading a file of large
+// most 32 MiB of idle arenas. Outside the heap, reading a file of large
 // chunks starts no garbage collection in a short-lived process. On the
 // project's virtual machines each 4 KiB page fault costs ≈15 µs and a new
 // huge page 0.2–3.5 ms, which is what bounds the batch (see batchBytes

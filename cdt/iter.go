@@ -16,7 +16,7 @@ import (
 // nothing per row or block; with WithConcurrency(n > 1) up to n blocks are
 // decoded ahead in goroutines. Without it, where the CPU hashes several
 // messages at once (checksum.Lanes: 8 with AVX-512), the iterator reads and
-// decompresses up to that many blocks ahead (at most 24 MiB of payload, or
+// decompresses up to that many blocks ahead (at most 12 MiB of payload, or
 // one larger block alone) and compares their checksums in one pass; a
 // failing block is still reported only after every row before it.
 type Iterator struct {
@@ -106,24 +106,21 @@ func (it *Iterator) peekBlock() int {
 // Measured in fresh processes reading a whole file (the side-by-side
 // benchmark, ../shared/bench/refs/cdt). With 4 KiB pages (≈15 µs per page
 // fault on the benchmark machine) a 2 MiB bound read fastest; in huge
-// pages larger batches do, as more chunks share each eight-lane pass: the
-// 24 MiB bound hashes all five 4 MB chunks of h5 in one five-lane pass,
-// where 12 MiB took two passes (three lanes, then two) whose hashing cost
-// about twice as much (Blake2b64.Sums of five 4 MiB inputs, three runs
-// each at load 4: 9.8–11.6 ms in one call, 14.5–24.6 ms as 3 + 2, 33–36
-// ms one input at a time). h8's eight 640 kB chunks per pass are unchanged.
-// The price is new memory: a new huge page costs from 0.2 to 3.5 ms of
-// system time there (the same ≈190 page faults took 4 or 40 ms in
-// consecutive runs), and an h5 read puts ≈21 MB into new pages instead
-// of ≈13. Earlier series (2026-11-28, load 10–16) found the two within
-// their noise (12 MiB kept then for its shorter tail). Series of
-// alternating fresh processes at load 3–7 (2026-11-28, helper cdtr2),
-// median CPU-s of an h5 read, 12 against 24 MiB: 25 pairs 0.0491
-// against 0.0394; 20 pairs each run right after the reference's read of
-// h5, as the benchmark runs them, 0.0523 against 0.0425 (means 0.056 and
-// 0.053: the slowest single run of 24 MiB, 0.128 s, is slower than the
-// slowest of 12 MiB, 0.079 s, when the system is slow to find huge pages).
-const batchBytes = 24 << 20
+// pages 32 MiB did (all five 4 MB chunks of h5, eight 640 kB chunks of h8
+// per eight-lane pass). But a new huge page costs from 0.2 to 3.5 ms of
+// system time there, as the host backs the guest's memory or not (the
+// same ≈190 page faults took 4 or 40 ms in consecutive runs), and 32 MiB
+// batches put 21 MB of h5 into new pages. Series of 7–15 fresh processes,
+// each run after one of the reference's as in the benchmark (2026-11-28,
+// load 10–16), median CPU-s of an h5 read: 32 MiB 0.041, 0.082, 0.061,
+// 0.067, 0.071, 0.055 (single runs up to 0.14 s); 12 MiB — three chunks
+// of h5, then two into the same memory; h8 unchanged — 0.049, 0.049,
+// 0.068, 0.053, 0.058 (user time higher by the unused lanes, system time
+// lower: medians 0.056 and 0.008 s against 0.042 and 0.029 in one
+// series); 17 MiB (four, then one) 0.063, 0.062; one chunk at a time (one
+// lane) 0.053, 0.055. The differences are within the noise of single
+// series; 12 MiB was kept for its shorter tail and lower mean.
+const batchBytes = 12 << 20
 
 func (it *Iterator) schedule() {
 	for len(it.pending) < cap(it.free)-1 {
