@@ -106,18 +106,7 @@ func TestIterReusesGrowingBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	const chunks = 40
-	for i := range int64(chunks * 10) {
-		pad := bytes.Repeat([]byte{'x'}, 2000+int(i)) // about 0.5 % more per chunk
-		row := append([]byte("\x82\xaatick_index"), appendInt(nil, i)...)
-		row = append(row, "\xa3pad\xda"...)
-		row = append(row, byte(len(pad)>>8), byte(len(pad)))
-		if err := w.WriteRow(append(row, pad...)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writePadRows(t, w, chunks*10, func(i int64) int { return 2000 + int(i) }) // about 0.5 % more per chunk
 	f, err := OpenBytes(buf.Bytes())
 	if err != nil {
 		t.Fatal(err)
@@ -172,18 +161,7 @@ func TestIterBatchBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pad := bytes.Repeat([]byte{'x'}, 40_000)
-	for i := range int64(chunks * chunkTicks) {
-		row := append([]byte("\x82\xaatick_index"), appendInt(nil, i)...)
-		row = append(row, "\xa3pad\xda"...)
-		row = append(row, byte(len(pad)>>8), byte(len(pad)))
-		if err := w.WriteRow(append(row, pad...)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writePadRows(t, w, chunks*chunkTicks, func(int64) int { return 40_000 })
 	f := openBytes(t, buf.Bytes())
 	blocks := f.Footer().Blocks
 	if len(blocks) != chunks {
@@ -220,5 +198,23 @@ func TestIterBatchBound(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("lanes %d: batches of %v chunks, want %v", c.lanes, got, c.want)
 		}
+	}
+}
+
+// writePadRows writes n rows, ticks 0 to n-1, each a map of its tick_index
+// and a pad string of padLen(tick) bytes (at most 65 535), and closes w.
+func writePadRows(t *testing.T, w *Writer, n int64, padLen func(int64) int) {
+	t.Helper()
+	for i := range n {
+		pad := bytes.Repeat([]byte{'x'}, padLen(i))
+		row := append([]byte("\x82\xaatick_index"), appendInt(nil, i)...)
+		row = append(row, "\xa3pad\xda"...)
+		row = append(row, byte(len(pad)>>8), byte(len(pad)))
+		if err := w.WriteRow(append(row, pad...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
