@@ -106,18 +106,7 @@ func TestIterReusesGrowingBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	const chunks = 40
-	for i := range int64(chunks * 10) {
-		pad := bytes.Repeat([]byte{'x'}, 2000+int(i)) // about 0.5 % more per chunk
-		row := append([]byte("\x82\xaatick_index"), appendInt(nil, i)...)
-		row = append(row, "\xa3pad\xda"...)
-		row = append(row, byte(len(pad)>>8), byte(len(pad)))
-		if err := w.WriteRow(append(row, pad...)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writePadRows(t, w, chunks*10, func(i int64) int { return 2000 + int(i) }) // about 0.5 % more per chunk
 	f, err := OpenBytes(buf.Bytes())
 	if err != nil {
 		t.Fatal(err)
@@ -155,5 +144,77 @@ func TestIterReusesGrowingBuffers(t *testing.T) {
 	}
 	if bufCap(100, false) != 100 || bufCap(100, true) != 125 {
 		t.Errorf("bufCap(100, false) = %d, bufCap(100, true) = %d; want 100, 125", bufCap(100, false), bufCap(100, true))
+	}
+}
+
+// TestIterBatchBound pins how the sequential iterator groups large chunks
+// where it hashes eight at once: chunks of ≈4 MB (h5's shape) go into one
+// batch while their payloads total at most batchBytes — three of them,
+// then three more into the same memory, then the seventh — and one at a
+// time without multi-lane hashing. Every row comes out, in order, either
+// way. (A 24 MiB bound, all five chunks of h5 in one pass, was measured
+// and not taken: docs/performance.md.)
+func TestIterBatchBound(t *testing.T) {
+	const chunkTicks, chunks = 100, 7
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, testMeta, WithChunkTicks(chunkTicks), WithRawChunks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePadRows(t, w, chunks*chunkTicks, func(int64) int { return 40_000 })
+	f := openBytes(t, buf.Bytes())
+	blocks := f.Footer().Blocks
+	if len(blocks) != chunks {
+		t.Fatalf("%d chunks, want %d", len(blocks), chunks)
+	}
+	var total int64
+	for _, b := range blocks[:3] {
+		total += b.UncompressedLen
+	}
+	if total > batchBytes || total+blocks[3].UncompressedLen <= batchBytes {
+		t.Fatalf("chunks of %d bytes: three total %d, four %d; batchBytes %d should lie between", blocks[0].UncompressedLen, total, total+blocks[3].UncompressedLen, batchBytes)
+	}
+	defer func(l int) { checksum.Lanes = l }(checksum.Lanes)
+	for _, c := range []struct {
+		lanes int
+		want  []int // blocks per batch
+	}{{checksum.MaxLanes, []int{3, 3, 1}}, {1, []int{1, 1, 1, 1, 1, 1, 1}}} {
+		checksum.Lanes = c.lanes
+		it := f.Iter(math.MinInt64, math.MaxInt64)
+		var got []int
+		var n int64
+		for it.Next() {
+			if it.ri == 1 && it.bi == 1 { // the first row of a new batch
+				got = append(got, it.nb)
+			}
+			if it.Row().Tick != n {
+				t.Fatalf("lanes %d: row %d has tick %d", c.lanes, n, it.Row().Tick)
+			}
+			n++
+		}
+		if err := it.Err(); err != nil || n != chunks*chunkTicks {
+			t.Fatalf("lanes %d: %d rows, %v", c.lanes, n, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("lanes %d: batches of %v chunks, want %v", c.lanes, got, c.want)
+		}
+	}
+}
+
+// writePadRows writes n rows, ticks 0 to n-1, each a map of its tick_index
+// and a pad string of padLen(tick) bytes (at most 65 535), and closes w.
+func writePadRows(t *testing.T, w *Writer, n int64, padLen func(int64) int) {
+	t.Helper()
+	for i := range n {
+		pad := bytes.Repeat([]byte{'x'}, padLen(i))
+		row := append([]byte("\x82\xaatick_index"), appendInt(nil, i)...)
+		row = append(row, "\xa3pad\xda"...)
+		row = append(row, byte(len(pad)>>8), byte(len(pad)))
+		if err := w.WriteRow(append(row, pad...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
