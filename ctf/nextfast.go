@@ -74,6 +74,10 @@ type nxProg struct {
 	// payload); i -1: none
 	roots  [3]nxRef
 	arrays bool // the class has arrays (fields are copied segment by segment)
+	// nArr counts the arrays; lens is the index of the template's
+	// first array length in a stream's nxLens (kept templates with
+	// arrays; -1: none)
+	nArr, lens int32
 	// static roots: the scope roots when no array comes before them
 	rootStatic             bool
 	rootCC, rootSC, rootPL int32
@@ -156,7 +160,7 @@ type nxBuilder struct {
 // option of the header, within the trace's budget of template fields.
 func (t *Trace) compileNext() {
 	total, budget := 0, min(maxNxTotal, nxPerClass*len(t.classes)+nxBase)
-	t.nxKept = 0
+	t.nxKept, t.nxLens = 0, 0
 	for _, sc := range t.dscs {
 		if sc.Header == nil {
 			// no event record header: every record is one class
@@ -201,6 +205,10 @@ func (t *Trace) numbered(q nxProg) nxProg {
 	if t.nxKept < maxNxKept {
 		q.num = int32(t.nxKept)
 		t.nxKept++
+		if q.nArr > 0 {
+			q.lens = int32(t.nxLens)
+			t.nxLens += int(q.nArr)
+		}
 	}
 	return q
 }
@@ -209,7 +217,7 @@ func (t *Trace) numbered(q nxProg) nxProg {
 // field) after the header template ht of option o, whose selector is sel.
 func (p *nxProg) after(ht *hdrTmpl, sel *hdrField, o *hdrPart) nxProg {
 	hn := int32(len(ht.fields))
-	q := nxProg{arrays: p.arrays, roots: p.roots, hSel: -1, hID: -1, hClk: -1}
+	q := nxProg{arrays: p.arrays, nArr: p.nArr, lens: -1, roots: p.roots, hSel: -1, hID: -1, hClk: -1}
 	for _, v := range ht.vals {
 		switch {
 		case q.hSel < 0 && v.f == *sel:
@@ -273,6 +281,7 @@ func buildNext(scopes ...*FieldClass) *nxProg {
 		return nil
 	}
 	b.p.arrays = b.arrays > 0
+	b.p.nArr = b.arrays
 	return b.p
 }
 
@@ -571,6 +580,7 @@ func (s *Stream) nxTake(t *nxProg, n int) []Field {
 func (s *Stream) nxIndex(t *nxProg) bool {
 	if s.nxKept == nil && s.t.nxKept > 0 {
 		s.nxKept = make([][]Field, s.t.nxKept)
+		s.nxLens = make([]uint32, s.t.nxLens)
 	}
 	return t.num >= 0 && int(t.num) < len(s.nxKept)
 }
@@ -721,20 +731,30 @@ func (s *Stream) nxArrKeep(t *nxProg) []Field {
 // the elements of the arrays before them), and sets the event's scope
 // roots when an array comes before one; it returns the fields and the
 // position after them, false where the decoding program might fail. The
-// fields are the stream's buffer of t, which holds t's first segment (the
+// fields are the stream's buffer of t. It holds t's first segment (the
 // header's fields and the class's before its first array) from the
-// previous events: only the later segments are copied from t per event.
+// previous events, and the whole previous event of t with its element
+// counts (s.nxLens): while this event's arrays have the same counts, their
+// structure is in place and only values are written; from the first array
+// whose count differs, the later fields are copied from t.
 func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	// the fields: the stream's own buffer of t, its first segment in
 	// place (nxArrKeep makes it), or s.fields, empty
 	var fs, kept []Field
+	var lens []uint32 // the counts of the event kept (1 + count; 0: not kept)
+	same := false     // fs holds the kept event's structure so far
 	if j := uint32(t.num); j < uint32(len(s.nxKept)) && cap(s.nxKept[j]) > 0 {
 		kept = s.nxKept[j]
 		fs = kept[:t.segs[0].to]
+		lens = s.nxLensOf(t)
+		if len(lens) > 0 && lens[0] != 0 {
+			fs, same = kept, true
+		}
 	} else {
 		fs = s.fields[:0]
 		if kept = s.nxArrKeep(t); kept != nil {
 			fs = kept
+			lens = s.nxLensOf(t)
 		}
 	}
 	data, base, end := s.data, s.base, s.end
@@ -747,13 +767,15 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
 			return fs, 0, false
 		}
-		n0 := len(fs)
-		if si > 0 || n0 == 0 {
-			fs = append(fs, t.fields[g.from:g.to]...)
-		}
-		if delta != 0 {
-			for i := n0; i < len(fs); i++ {
-				fs[i].End += delta
+		if !same {
+			n0 := len(fs)
+			if si > 0 || n0 == 0 {
+				fs = append(fs, t.fields[g.from:g.to]...)
+			}
+			if delta != 0 {
+				for i := n0; i < len(fs); i++ {
+					fs[i].End += delta
+				}
 			}
 		}
 		// the values as nxStatic writes them, inline: a shared function
@@ -774,44 +796,64 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 		}
 		if d.code != nxArray {
 			var ok bool
-			if pos, ok = s.nxText(d, &fs[delta+d.idx], pos); !ok {
+			if pos, ok = s.nxText(d, &dst[d.idx], pos); !ok {
 				return fs, 0, false
 			}
 			continue
 		}
 		pos = base + (pos-base+d.am)&^d.am
-		fd := &fs[delta+d.idx]
 		n := d.length
 		if d.src >= 0 {
 			n = s.slots[d.src]
 		}
-		// the walk's limit: the array's field and its elements
-		if len(fs) > s.limit || n > uint64(s.limit-len(fs)) || n > 1<<30 {
+		// the walk's limit: the fields so far (the array's with them)
+		// and the elements
+		cur := int(delta + d.idx + 1)
+		if cur > s.limit || n > uint64(s.limit-cur) || n > 1<<30 {
 			return fs, 0, false
 		}
-		fd.V = n
+		if same && lens[na] != uint32(n)+1 {
+			// from here on the structure differs from the kept
+			// event's: copied from t (and kept again if it all
+			// goes well)
+			same = false
+			lens[na] = 0
+			fs = fs[:cur]
+		}
+		fs[cur-1].V = n
 		if n > 0 {
 			q := base + (pos-base+d.eam)&^d.eam
 			eb := uint64(d.ebits)
 			if q > end || n > (end-q)/eb {
 				return fs, 0, false
 			}
-			for range n {
-				x := loadLE(data, q>>3, d.ebits)
-				x = uint64(int64(x<<d.esx) >> d.esx)
-				fs = append(fs, Field{V: x, End: int32(len(fs) + 1), cls: d.ecls})
-				q += eb
+			if same {
+				el := fs[cur : cur+int(n)]
+				for i := range el {
+					x := loadLE(data, q>>3, d.ebits)
+					el[i].V = uint64(int64(x<<d.esx) >> d.esx)
+					q += eb
+				}
+			} else {
+				for range n {
+					x := loadLE(data, q>>3, d.ebits)
+					x = uint64(int64(x<<d.esx) >> d.esx)
+					fs = append(fs, Field{V: x, End: int32(len(fs) + 1), cls: d.ecls})
+					q += eb
+				}
 			}
 			pos = q
 		}
-		fs[delta+d.idx].End = int32(len(fs))
+		fs[cur-1].End = int32(cur) + int32(n)
 		na++
 		cum[na] = cum[na-1] + int32(n)
 		delta += int32(n)
 	}
-	for i := range t.fix {
-		x := &t.fix[i]
-		fs[x.i+cum[x.ai]].End = x.e + cum[x.ae]
+	if !same {
+		for i := range t.fix {
+			x := &t.fix[i]
+			fs[x.i+cum[x.ai]].End = x.e + cum[x.ae]
+		}
 	}
 	if !t.rootStatic {
 		s.nxRoots(t, &cum)
@@ -819,19 +861,36 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	switch {
 	case kept == nil:
 		s.fields = fs[:0]
-	case cap(fs) != cap(kept):
+		return fs, pos, true
+	case same:
+		return fs, pos, true
+	case cap(fs) == cap(kept):
+		s.nxKept[t.num] = fs
+	case s.nxUsed+cap(fs) <= s.nxRoom:
 		// the elements outgrew the buffer (append moved it, the first
-		// segment with it): keep the larger one within the budget, else
-		// copy t's fields per event from now on (the old buffer's room
-		// stays counted: it may lie in a chunk)
-		if s.nxUsed+cap(fs) <= s.nxRoom {
-			s.nxKept[t.num] = fs
-			s.nxUsed += cap(fs)
-		} else {
-			s.nxKept[t.num] = nxNoKeep
-		}
+		// segment with it): keep the larger one within the budget
+		// (the old buffer's room stays counted: it may lie in a chunk)
+		s.nxKept[t.num] = fs
+		s.nxUsed += cap(fs)
+	default:
+		// else copy t's fields per event from now on
+		s.nxKept[t.num] = nxNoKeep
+		return fs, pos, true
+	}
+	for i := range lens {
+		lens[i] = uint32(cum[i+1]-cum[i]) + 1
 	}
 	return fs, pos, true
+}
+
+// nxLensOf returns the element counts kept of template t (with arrays,
+// kept by the stream: nxLens).
+func (s *Stream) nxLensOf(t *nxProg) []uint32 {
+	l := int(t.lens)
+	if l < 0 || l+int(t.nArr) > len(s.nxLens) {
+		return nil
+	}
+	return s.nxLens[l : l+int(t.nArr) : l+int(t.nArr)]
 }
 
 // at returns the value of v in data, of a segment that starts at bit st
