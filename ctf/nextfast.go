@@ -113,12 +113,13 @@ type nxSeg struct {
 
 // nxVal is an integer of a segment: template field idx, off bits from the
 // segment's start, its value 8 bytes read from its byte >> its bit,
-// & mask, sign-extended by shifting left and back by sx (0: unsigned).
+// & mask, sign-extended as (x ^ sgn) - sgn, sgn its sign bit (0:
+// unsigned or 64 bits; no shift by a variable amount).
 type nxVal struct {
 	idx  int32
 	off  uint32
-	sx   uint8
 	mask uint64
+	sgn  uint64
 }
 
 // nxSlot: the value of template field idx goes to slot (a length or
@@ -349,7 +350,7 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 		if fc.Bits < 64 {
 			v.mask = 1<<fc.Bits - 1
 			if fc.Kind == KindSint {
-				v.sx = uint8(64 - fc.Bits)
+				v.sgn = 1 << (fc.Bits - 1)
 			}
 		}
 		if fc.slot >= 0 {
@@ -448,7 +449,12 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	t := &ec.nx[k]
 	var fs []Field
 	if !t.arrays {
-		fs = s.nxFields(t)
+		// the fields of t with their structure: the stream's copy
+		if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
+			fs = s.nxKept[j]
+		} else {
+			fs = s.nxKeep(t)
+		}
 		pos, ok = s.nxStatic(t, fs, pos)
 	} else {
 		fs, pos, ok = s.nxArrays(t, pos)
@@ -507,7 +513,12 @@ func (s *Stream) nextBare(ec *EventClass) bool {
 	var pos uint64
 	var ok bool
 	if !t.arrays {
-		fs = s.nxFields(t)
+		// the fields of t with their structure: the stream's copy
+		if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
+			fs = s.nxKept[j]
+		} else {
+			fs = s.nxKeep(t)
+		}
 		pos, ok = s.nxStatic(t, fs, start)
 	} else {
 		fs, pos, ok = s.nxArrays(t, start)
@@ -530,20 +541,10 @@ func (s *Stream) nextBare(ec *EventClass) bool {
 	return true
 }
 
-// nxFields returns the fields of template t (without arrays) with their
-// structure (classes, member counts, End values) in place, for nxStatic to
-// write an event's values: the stream's own copy of t.fields, made at its
-// first event (nxKeep), or a copy in s.fields beyond the stream's budget.
-func (s *Stream) nxFields(t *nxProg) []Field {
-	if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
-		return s.nxKept[j]
-	}
-	return s.nxKeep(t)
-}
-
 // nxKeep copies t's fields (a template without arrays) into the stream's
-// chunk of kept fields when its budget allows (nxFields then finds them
-// there), else into s.fields.
+// chunk of kept fields when its budget allows (nextFast and nextBare then
+// find them there: the structure in place, only values to write; what
+// they write is the stream's own copy of t.fields), else into s.fields.
 func (s *Stream) nxKeep(t *nxProg) []Field {
 	b := s.nxTake(t, len(t.fields))
 	if b == nil {
@@ -780,14 +781,14 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 		}
 		// the values as nxStatic writes them, inline: a shared function
 		// (not inlined) costs 15 instructions per event
-		dst, vals := fs[delta:], g.vals // (a local: see nxStatic)
+		vals := g.vals // (a local: see nxStatic)
 		for i := range vals {
 			v := &vals[i]
-			dst[v.idx].V = v.at(data, st)
+			fs[delta+v.idx].V = v.at(data, st)
 		}
 		for i := range g.slots {
 			sl := &g.slots[i]
-			s.slots[sl.slot] = dst[sl.idx].V
+			s.slots[sl.slot] = fs[delta+sl.idx].V
 		}
 		pos = st + g.bits
 		d := &g.dyn
@@ -796,7 +797,7 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 		}
 		if d.code != nxArray {
 			var ok bool
-			if pos, ok = s.nxText(d, &dst[d.idx], pos); !ok {
+			if pos, ok = s.nxText(d, &fs[delta+d.idx], pos); !ok {
 				return fs, 0, false
 			}
 			continue
@@ -821,6 +822,10 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 			fs = fs[:cur]
 		}
 		fs[cur-1].V = n
+		if !same {
+			// (with the structure in place, End is the kept event's)
+			fs[cur-1].End = int32(cur) + int32(n)
+		}
 		if n > 0 {
 			q := base + (pos-base+d.eam)&^d.eam
 			eb := uint64(d.ebits)
@@ -844,7 +849,6 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 			}
 			pos = q
 		}
-		fs[cur-1].End = int32(cur) + int32(n)
 		na++
 		cum[na] = cum[na-1] + int32(n)
 		delta += int32(n)
@@ -899,5 +903,5 @@ func (v *nxVal) at(data []byte, st uint64) uint64 {
 	q := st + uint64(v.off)
 	k := q >> 3
 	x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (q & 7) & v.mask
-	return uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
+	return x ^ v.sgn - v.sgn
 }
