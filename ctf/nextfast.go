@@ -138,6 +138,7 @@ const (
 type nxDyn struct {
 	code   uint8
 	text   bool // nxBytes: a string (N stops at the first null byte)
+	short  bool // nxString aligned to 8 bits: nulWord may read it
 	esx    uint8
 	idx    int32  // its template field
 	src    int32  // slot of a dynamic length, -1: static
@@ -400,7 +401,7 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 			break
 		}
 		if fc.nulStr {
-			b.item(fc, nxDyn{code: nxString}, idx)
+			b.item(fc, nxDyn{code: nxString, short: fc.Align == 8}, idx)
 		} else {
 			b.item(fc, nxDyn{code: nxBytes, text: fc.textElem}, idx)
 		}
@@ -627,13 +628,36 @@ func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
 		}
 		pos = st + g.bits
 		if d := &g.dyn; d.code != 0 {
+			f := &fs[d.idx]
+			if q, ok := nulWord(d, data, pos, end); ok {
+				// (a short string, without a call)
+				f.V, f.N = pos>>3, uint32(q-pos)>>3
+				pos = q + 8
+				continue
+			}
 			var ok bool
-			if pos, ok = s.nxText(d, &fs[d.idx], pos); !ok {
+			if pos, ok = s.nxText(d, f, pos); !ok {
 				return 0, false
 			}
 		}
 	}
 	return pos, true
+}
+
+// nulWord returns the bit position of the null byte that ends the
+// null-terminated string d at bit pos when it lies within the eight bytes
+// from pos on and before end; false otherwise (nxText then reads it). An
+// 8-bit aligned string at a byte-aligned pos needs no padding (a packet
+// starts at a byte). Small enough to be inlined: no call, no spills, for
+// most strings.
+func nulWord(d *nxDyn, data []byte, pos, end uint64) (uint64, bool) {
+	i := pos >> 3
+	if !d.short || pos&7 != 0 || pos+64 > end || i+8 > uint64(len(data)) {
+		return 0, false
+	}
+	w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
+	m := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+	return pos + uint64(bits.TrailingZeros64(m)&^7), m != 0
 }
 
 // nulAt returns the index of the first null byte of data[i:e] (i ≤ e ≤

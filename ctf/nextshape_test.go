@@ -92,7 +92,7 @@ stream {%s
 // repeat) builds exactly what the field walk builds on classes of every
 // shape (nxShapesTSDL), with counts that repeat and change at random
 // between events of a class (everyStream: counts 0 to 3), intact, cut and
-// damaged; and in packets, read whole (compareNextFast) and through the
+// damaged; and in packets (their content cut short), read whole (compareNextFast) and through the
 // packet buffer (checkModes: where fewer than 8 bytes follow a value in
 // the buffer, the decoding program takes the record, and the next record
 // of its class finds the structure Next kept).
@@ -132,6 +132,17 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 		data := everyStream(tr, seed, 1500, 200+int(seed)*50)
 		compareNextFast(t, tr, fmt.Sprintf("shapes-packets-%d", seed), data, all)
 		checkModes(t, tr, data)
+		// the content of each of the first 12 packets cut short by 1
+		// to 24 bytes (its padding and the next packet beyond it)
+		for p, off := 0, 0; p < 12 && off+20 <= len(data); p++ {
+			content := binary.LittleEndian.Uint64(data[off+4:])
+			for k := uint64(1); k <= 24 && k*8 < content-160; k++ {
+				d := append([]byte(nil), data...)
+				binary.LittleEndian.PutUint64(d[off+4:], content-k*8)
+				compareNextFast(t, tr, fmt.Sprintf("shapes-packets-%d-cut-%d-%d", seed, p, k), d, &nextFastStats{classes: map[*EventClass]bool{}})
+			}
+			off += int(binary.LittleEndian.Uint64(data[off+12:]) / 8)
+		}
 	}
 	t.Logf("%d events, %d of %d classes with a template (%d with arrays), %d from the fast path", all.events, len(all.classes), 24*14, arrays, all.fast)
 	if all.fast < all.templated*9/10 || len(all.classes) < 24*14/2 || arrays < 20 {
