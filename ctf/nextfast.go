@@ -128,6 +128,12 @@ type nxSlot struct {
 	idx, slot int32
 }
 
+// nxDyn.word
+const (
+	wordNul = 1 + iota
+	wordFix
+)
+
 // nxDyn codes
 const (
 	nxString = 1 + iota // null-terminated UTF-8 string
@@ -136,9 +142,13 @@ const (
 )
 
 type nxDyn struct {
-	code   uint8
-	text   bool // nxBytes: a string (N stops at the first null byte)
-	short  bool // nxString aligned to 8 bits: nulWord may read it
+	code uint8
+	text bool // nxBytes: a string (N stops at the first null byte)
+	// word: nulWord or fixWord may read it (aligned to 8 bits; wordNul:
+	// a null-terminated string; wordFix: a string or BLOB of a static
+	// length of at most 8 bytes)
+	word   uint8
+	zmask  uint64 // the high bit of each byte (0: a BLOB, no null byte ends it)
 	esx    uint8
 	idx    int32  // its template field
 	src    int32  // slot of a dynamic length, -1: static
@@ -401,9 +411,20 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 			break
 		}
 		if fc.nulStr {
-			b.item(fc, nxDyn{code: nxString, short: fc.Align == 8}, idx)
+			d := nxDyn{code: nxString}
+			if fc.Align == 8 {
+				d.word, d.zmask = wordNul, 0x8080808080808080
+			}
+			b.item(fc, d, idx)
 		} else {
-			b.item(fc, nxDyn{code: nxBytes, text: fc.textElem}, idx)
+			d := nxDyn{code: nxBytes, text: fc.textElem}
+			if fc.Align == 8 && !fc.dynamic && fc.Length <= 8 {
+				d.word = wordFix
+				if fc.textElem {
+					d.zmask = 0x8080808080808080
+				}
+			}
+			b.item(fc, d, idx)
 		}
 		return
 	}
@@ -628,11 +649,16 @@ func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
 		}
 		pos = st + g.bits
 		if d := &g.dyn; d.code != 0 {
+			// (a short string, without a call)
 			f := &fs[d.idx]
 			if q, ok := nulWord(d, data, pos, end); ok {
-				// (a short string, without a call)
 				f.V, f.N = pos>>3, uint32(q-pos)>>3
 				pos = q + 8
+				continue
+			}
+			if n, ok := fixWord(d, data, pos, end); ok {
+				f.V, f.N = pos>>3, n
+				pos += d.length * 8
 				continue
 			}
 			var ok bool
@@ -645,19 +671,34 @@ func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
 }
 
 // nulWord returns the bit position of the null byte that ends the
-// null-terminated string d at bit pos when it lies within the eight bytes
-// from pos on and before end; false otherwise (nxText then reads it). An
-// 8-bit aligned string at a byte-aligned pos needs no padding (a packet
-// starts at a byte). Small enough to be inlined: no call, no spills, for
-// most strings.
+// null-terminated string d (wordNul) at bit pos when it lies within the
+// eight bytes from pos on and before end; false otherwise (nxText then
+// reads it). An 8-bit aligned string at a byte-aligned pos needs no
+// padding (a packet starts at a byte). Small enough to be inlined: no
+// call, no spills around one, for most strings.
 func nulWord(d *nxDyn, data []byte, pos, end uint64) (uint64, bool) {
 	i := pos >> 3
-	if !d.short || pos&7 != 0 || pos+64 > end || i+8 > uint64(len(data)) {
+	if d.word != wordNul || pos&7 != 0 || pos+64 > end || i+8 > uint64(len(data)) {
 		return 0, false
 	}
 	w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
 	m := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 	return pos + uint64(bits.TrailingZeros64(m)&^7), m != 0
+}
+
+// fixWord returns the length N of the string or BLOB d (wordFix: of a
+// static length of at most 8 bytes, d.length) at bit pos when the eight
+// bytes from pos on lie before end: for a string, up to its first null
+// byte; false otherwise (nxText then reads it). As nulWord, inlined.
+func fixWord(d *nxDyn, data []byte, pos, end uint64) (uint32, bool) {
+	i := pos >> 3
+	if d.word != wordFix || pos&7 != 0 || pos+64 > end || i+8 > uint64(len(data)) {
+		return 0, false
+	}
+	w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
+	// the first null byte's index, 8 when none (or a BLOB: zmask 0)
+	z := uint64(bits.TrailingZeros64((w-0x0101010101010101)&^w&d.zmask) >> 3)
+	return uint32(min(z, d.length)), true
 }
 
 // nulAt returns the index of the first null byte of data[i:e] (i ≤ e ≤
@@ -820,8 +861,20 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 			continue
 		}
 		if d.code != nxArray {
+			// (a short string without a call, as in nxStatic)
+			f := &fs[delta+d.idx]
+			if q, ok := nulWord(d, data, pos, end); ok {
+				f.V, f.N = pos>>3, uint32(q-pos)>>3
+				pos = q + 8
+				continue
+			}
+			if n, ok := fixWord(d, data, pos, end); ok {
+				f.V, f.N = pos>>3, n
+				pos += d.length * 8
+				continue
+			}
 			var ok bool
-			if pos, ok = s.nxText(d, &fs[delta+d.idx], pos); !ok {
+			if pos, ok = s.nxText(d, f, pos); !ok {
 				return fs, 0, false
 			}
 			continue

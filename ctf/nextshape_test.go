@@ -3,6 +3,7 @@ package ctf
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/tracecodec/tracecodec/ctf2meta"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -232,5 +233,69 @@ func TestNextFastKeptCountsAfterFallback(t *testing.T) {
 	}
 	if walk.Next() || s.Err() != nil || walk.Err() != nil || s.nxEvents < int64(n)*9/10 {
 		t.Fatalf("%d records, %d from templates: %v", n, s.nxEvents, s.Err())
+	}
+}
+
+// nxBlobsCTF2 is CTF 2 metadata of a data stream class without event
+// record headers whose one class holds what TSDL cannot: static-length
+// BLOBs (N is their length: a null byte does not end them) and
+// static-length strings of at most and more than 8 bytes, dynamic-length
+// ones, beside integers.
+func nxBlobsCTF2() []byte {
+	u8 := `{"type":"fixed-length-unsigned-integer","length":8,"byte-order":"little-endian","alignment":8}`
+	frags := []string{`{"type":"preamble","version":2}`, `{"type":"data-stream-class"}`,
+		`{"type":"event-record-class","payload-field-class":{"type":"structure","member-classes":[
+			{"name":"n","field-class":` + u8 + `},
+			{"name":"b3","field-class":{"type":"static-length-blob","length":3}},
+			{"name":"b8","field-class":{"type":"static-length-blob","length":8}},
+			{"name":"x","field-class":{"type":"fixed-length-signed-integer","length":13,"byte-order":"little-endian"}},
+			{"name":"b0","field-class":{"type":"static-length-blob","length":0}},
+			{"name":"s5","field-class":{"type":"static-length-string","length":5}},
+			{"name":"b9","field-class":{"type":"static-length-blob","length":9}},
+			{"name":"s8","field-class":{"type":"static-length-string","length":8}},
+			{"name":"db","field-class":{"type":"dynamic-length-blob","length-field-location":{"path":["n"]}}},
+			{"name":"z","field-class":{"type":"null-terminated-string"}},
+			{"name":"y","field-class":` + u8 + `}]}}`}
+	var b []byte
+	for _, f := range frags {
+		b = append(b, 0x1e)
+		b = append(b, f...)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// Next's fast path without event record headers (nextBare) reads
+// static-length BLOBs and strings as the walk does, intact, cut and
+// damaged.
+func TestNextFastBlobsMatchWalk(t *testing.T) {
+	m, err := ctf2meta.Decode(nxBlobsCTF2())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrace(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.dscs[0].bare == nil {
+		t.Fatal("no template")
+	}
+	r := rand.New(rand.NewPCG(8, 9))
+	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	for seed := uint64(0); seed < 6; seed++ {
+		data := everyStream(tr, seed, 800, 0)
+		compareNextFast(t, tr, "blobs", data, st)
+		for k := 0; k < 12; k++ {
+			d := append([]byte(nil), data...)
+			if k%2 == 0 {
+				d = d[:r.IntN(len(d))]
+			} else {
+				d[r.IntN(len(d))] ^= byte(1 << r.IntN(8))
+			}
+			compareNextFast(t, tr, "blobs-damaged", d, &nextFastStats{classes: map[*EventClass]bool{}})
+		}
+	}
+	if st.fast < st.templated*9/10 {
+		t.Fatalf("%d of %d records from the fast path", st.fast, st.templated)
 	}
 }
