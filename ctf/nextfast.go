@@ -800,22 +800,32 @@ func (s *Stream) nxArrKeep(t *nxProg) []Field {
 // fields are the stream's buffer of t. It holds t's first segment (the
 // header's fields and the class's before its first array) from the
 // previous events, and the whole previous event of t with its element
-// counts (s.nxLens): while this event's arrays have the same counts, their
-// structure is in place and only values are written; from the first array
-// whose count differs, the later fields are copied from t.
+// counts (s.nxLens): when this event's arrays have the same counts, their
+// structure is in place and only values are written (nxSame); else the
+// fields after the first segment are copied from t.
 func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	// the fields: the stream's own buffer of t, its first segment in
 	// place (nxArrKeep makes it), or s.fields, empty
 	var fs, kept []Field
 	var lens []uint32 // the counts of the event kept (1 + count; 0: not kept)
-	same := false     // fs holds the kept event's structure so far
 	if j := uint32(t.num); j < uint32(len(s.nxKept)) && cap(s.nxKept[j]) > 0 {
 		kept = s.nxKept[j]
-		fs = kept[:t.segs[0].to]
 		lens = s.nxLensOf(t)
 		if len(lens) > 0 && lens[0] != 0 {
-			fs, same = kept, true
+			switch p, r := s.nxSame(t, kept, pos, lens); r {
+			case sameOK:
+				if !t.rootStatic {
+					s.nxRootsOf(t, lens)
+				}
+				return kept, p, true
+			case sameFail:
+				return kept, 0, false
+			}
+			// the counts differ: the structure is rewritten
+			// (kept again if it all goes well)
+			lens[0] = 0
 		}
+		fs = kept[:t.segs[0].to]
 	} else {
 		fs = s.fields[:0]
 		if kept = s.nxArrKeep(t); kept != nil {
@@ -833,20 +843,122 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
 			return fs, 0, false
 		}
-		if !same {
-			n0 := len(fs)
-			if si > 0 || n0 == 0 {
-				fs = append(fs, t.fields[g.from:g.to]...)
-			}
-			if delta != 0 {
-				for i := n0; i < len(fs); i++ {
-					fs[i].End += delta
-				}
+		n0 := len(fs)
+		if si > 0 || n0 == 0 {
+			fs = append(fs, t.fields[g.from:g.to]...)
+		}
+		if delta != 0 {
+			for i := n0; i < len(fs); i++ {
+				fs[i].End += delta
 			}
 		}
-		// the values as nxStatic writes them, inline: a shared function
-		// (not inlined) costs 15 instructions per event
 		vals := g.vals // (a local: see nxStatic)
+		for i := range vals {
+			v := &vals[i]
+			fs[delta+v.idx].V = v.at(data, st)
+		}
+		for i := range g.slots {
+			sl := &g.slots[i]
+			s.slots[sl.slot] = fs[delta+sl.idx].V
+		}
+		pos = st + g.bits
+		d := &g.dyn
+		if d.code == 0 {
+			continue
+		}
+		if d.code != nxArray {
+			var ok bool
+			if pos, ok = s.nxText(d, &fs[delta+d.idx], pos); !ok {
+				return fs, 0, false
+			}
+			continue
+		}
+		pos = base + (pos-base+d.am)&^d.am
+		n := d.length
+		if d.src >= 0 {
+			n = s.slots[d.src]
+		}
+		// the walk's limit: the fields so far (the array's with them)
+		// and the elements
+		cur := int(delta + d.idx + 1)
+		if cur > s.limit || n > uint64(s.limit-cur) || n > 1<<30 {
+			return fs, 0, false
+		}
+		fs[cur-1].V, fs[cur-1].End = n, int32(cur)+int32(n)
+		if n > 0 {
+			q := base + (pos-base+d.eam)&^d.eam
+			eb := uint64(d.ebits)
+			if q > end || n > (end-q)/eb {
+				return fs, 0, false
+			}
+			for range n {
+				x := loadLE(data, q>>3, d.ebits)
+				x = uint64(int64(x<<d.esx) >> d.esx)
+				fs = append(fs, Field{V: x, End: int32(len(fs) + 1), cls: d.ecls})
+				q += eb
+			}
+			pos = q
+		}
+		na++
+		cum[na] = cum[na-1] + int32(n)
+		delta += int32(n)
+	}
+	for i := range t.fix {
+		x := &t.fix[i]
+		fs[x.i+cum[x.ai]].End = x.e + cum[x.ae]
+	}
+	if !t.rootStatic {
+		s.nxRoots(t, &cum)
+	}
+	switch {
+	case kept == nil:
+		s.fields = fs[:0]
+		return fs, pos, true
+	case cap(fs) == cap(kept):
+		s.nxKept[t.num] = fs
+	case s.nxUsed+cap(fs) <= s.nxRoom:
+		// the elements outgrew the buffer (append moved it, the first
+		// segment with it): keep the larger one within the budget
+		// (the old buffer's room stays counted: it may lie in a chunk)
+		s.nxKept[t.num] = fs
+		s.nxUsed += cap(fs)
+	default:
+		// else copy t's fields per event from now on
+		s.nxKept[t.num] = nxNoKeep
+		return fs, pos, true
+	}
+	for i := range lens {
+		lens[i] = uint32(cum[i+1]-cum[i]) + 1
+	}
+	return fs, pos, true
+}
+
+// nxSame outcomes
+const (
+	sameOK   = iota
+	sameFail // where the decoding program might fail
+	sameDiff // an array's count differs from the kept event's
+)
+
+// nxSame fills the fields fs of template t (with arrays), which hold the
+// whole kept event of t whose element counts are lens, from the class's
+// bytes at bit pos while this event's counts are the same: its values and
+// elements only (the structure, End values and the field limit are the
+// kept event's). It returns the position after the fields and sameOK, or
+// sameFail or sameDiff (nxArrays then rewrites the structure: it writes
+// every field this wrote).
+func (s *Stream) nxSame(t *nxProg, fs []Field, pos uint64, lens []uint32) (uint64, int) {
+	data, base, end := s.data, s.base, s.end
+	segs := t.segs // (a local: see nxStatic)
+	var delta int32
+	na := 0
+	for si := range segs {
+		g := &segs[si]
+		st := base + (pos-base+g.am)&^g.am
+		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
+			return 0, sameFail
+		}
+		vals := g.vals
 		for i := range vals {
 			v := &vals[i]
 			fs[delta+v.idx].V = v.at(data, st)
@@ -875,7 +987,7 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 			}
 			var ok bool
 			if pos, ok = s.nxText(d, f, pos); !ok {
-				return fs, 0, false
+				return 0, sameFail
 			}
 			continue
 		}
@@ -884,84 +996,39 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 		if d.src >= 0 {
 			n = s.slots[d.src]
 		}
-		// the walk's limit: the fields so far (the array's with them)
-		// and the elements
+		if lens[na] != uint32(n)+1 {
+			return 0, sameDiff
+		}
 		cur := int(delta + d.idx + 1)
-		if cur > s.limit || n > uint64(s.limit-cur) || n > 1<<30 {
-			return fs, 0, false
-		}
-		if same && lens[na] != uint32(n)+1 {
-			// from here on the structure differs from the kept
-			// event's: copied from t (and kept again if it all
-			// goes well)
-			same = false
-			lens[na] = 0
-			fs = fs[:cur]
-		}
 		fs[cur-1].V = n
-		if !same {
-			// (with the structure in place, End is the kept event's)
-			fs[cur-1].End = int32(cur) + int32(n)
-		}
 		if n > 0 {
 			q := base + (pos-base+d.eam)&^d.eam
 			eb := uint64(d.ebits)
 			if q > end || n > (end-q)/eb {
-				return fs, 0, false
+				return 0, sameFail
 			}
-			if same {
-				el := fs[cur : cur+int(n)]
-				for i := range el {
-					x := loadLE(data, q>>3, d.ebits)
-					el[i].V = uint64(int64(x<<d.esx) >> d.esx)
-					q += eb
-				}
-			} else {
-				for range n {
-					x := loadLE(data, q>>3, d.ebits)
-					x = uint64(int64(x<<d.esx) >> d.esx)
-					fs = append(fs, Field{V: x, End: int32(len(fs) + 1), cls: d.ecls})
-					q += eb
-				}
+			el := fs[cur : cur+int(n)]
+			for i := range el {
+				x := loadLE(data, q>>3, d.ebits)
+				el[i].V = uint64(int64(x<<d.esx) >> d.esx)
+				q += eb
 			}
 			pos = q
 		}
 		na++
-		cum[na] = cum[na-1] + int32(n)
 		delta += int32(n)
 	}
-	if !same {
-		for i := range t.fix {
-			x := &t.fix[i]
-			fs[x.i+cum[x.ai]].End = x.e + cum[x.ae]
-		}
+	return pos, sameOK
+}
+
+// nxRootsOf sets the scope roots of the event from template t, whose
+// arrays hold lens[k]-1 elements.
+func (s *Stream) nxRootsOf(t *nxProg, lens []uint32) {
+	var cum [maxNxArrays + 1]int32
+	for k := range lens {
+		cum[k+1] = cum[k] + int32(lens[k]) - 1
 	}
-	if !t.rootStatic {
-		s.nxRoots(t, &cum)
-	}
-	switch {
-	case kept == nil:
-		s.fields = fs[:0]
-		return fs, pos, true
-	case same:
-		return fs, pos, true
-	case cap(fs) == cap(kept):
-		s.nxKept[t.num] = fs
-	case s.nxUsed+cap(fs) <= s.nxRoom:
-		// the elements outgrew the buffer (append moved it, the first
-		// segment with it): keep the larger one within the budget
-		// (the old buffer's room stays counted: it may lie in a chunk)
-		s.nxKept[t.num] = fs
-		s.nxUsed += cap(fs)
-	default:
-		// else copy t's fields per event from now on
-		s.nxKept[t.num] = nxNoKeep
-		return fs, pos, true
-	}
-	for i := range lens {
-		lens[i] = uint32(cum[i+1]-cum[i]) + 1
-	}
-	return fs, pos, true
+	s.nxRoots(t, &cum)
 }
 
 // nxLensOf returns the element counts kept of template t (with arrays,
