@@ -812,7 +812,20 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 		kept = s.nxKept[j]
 		lens = s.nxLensOf(t)
 		if len(lens) > 0 && lens[0] != 0 {
-			switch p, r := s.nxSame(t, kept, pos, lens); r {
+			var at nxAt
+			p, r := s.nxSame(t, kept, pos, lens, &at)
+			for r == sameText {
+				// a string nxSame leaves to nxText (outside its
+				// loop: no values spilled around a call there)
+				d := &t.segs[at.si].dyn
+				var ok bool
+				if p, ok = s.nxText(d, &kept[at.delta+d.idx], p); !ok {
+					return kept, 0, false
+				}
+				at.si++
+				p, r = s.nxSame(t, kept, p, lens, &at)
+			}
+			switch r {
 			case sameOK:
 				if !t.rootStatic {
 					s.nxRootsOf(t, lens)
@@ -938,21 +951,31 @@ const (
 	sameOK   = iota
 	sameFail // where the decoding program might fail
 	sameDiff // an array's count differs from the kept event's
+	sameText // the item of segment nxAt.si is for nxText
 )
+
+// nxAt is where nxSame stops for nxText and resumes: the segment, the
+// elements and the arrays before it.
+type nxAt struct {
+	si    int
+	delta int32
+	na    int
+}
 
 // nxSame fills the fields fs of template t (with arrays), which hold the
 // whole kept event of t whose element counts are lens, from the class's
 // bytes at bit pos while this event's counts are the same: its values and
 // elements only (the structure, End values and the field limit are the
-// kept event's). It returns the position after the fields and sameOK, or
-// sameFail or sameDiff (nxArrays then rewrites the structure: it writes
-// every field this wrote).
-func (s *Stream) nxSame(t *nxProg, fs []Field, pos uint64, lens []uint32) (uint64, int) {
+// kept event's), from segment at.si on. It returns the position after
+// the fields and sameOK, or sameFail or sameDiff (nxArrays then rewrites
+// the structure: it writes every field this wrote), or sameText and the
+// position of a string or BLOB for nxText, where it stops (at: its
+// segment, then nxSame resumes after it).
+func (s *Stream) nxSame(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxAt) (uint64, int) {
 	data, base, end := s.data, s.base, s.end
 	segs := t.segs // (a local: see nxStatic)
-	var delta int32
-	na := 0
-	for si := range segs {
+	delta, na := at.delta, at.na
+	for si := at.si; si < len(segs); si++ {
 		g := &segs[si]
 		st := base + (pos-base+g.am)&^g.am
 		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
@@ -985,11 +1008,8 @@ func (s *Stream) nxSame(t *nxProg, fs []Field, pos uint64, lens []uint32) (uint6
 				pos += d.length * 8
 				continue
 			}
-			var ok bool
-			if pos, ok = s.nxText(d, f, pos); !ok {
-				return 0, sameFail
-			}
-			continue
+			at.si, at.delta, at.na = si, delta, na
+			return pos, sameText
 		}
 		pos = base + (pos-base+d.am)&^d.am
 		n := d.length
