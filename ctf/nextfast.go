@@ -17,8 +17,14 @@ import (
 // arrays empty, each with its class, member count and End. A stream keeps
 // a copy of each template it uses (nxKept: the structure written
 // once), so per event only the integer values, the string and BLOB
-// offsets and lengths, the array lengths and elements, the End values that
-// arrays move and the fields after an array are written. The class is
+// offsets and lengths, the array lengths and elements are written; of a
+// class with arrays the stream keeps the last event whole with its
+// element counts (nxLens): an event with the same counts writes only
+// values and elements (nxSame), one whose counts differ the End values
+// that arrays move and the fields after the first array (nxArrays). Short
+// strings and BLOBs are read from one 8-byte word inline (nulWord,
+// fixWord), the others by nxText (outside nxSame's loop: a call inside a
+// loop spills every value the loop keeps). The class is
 // cut into segments: fixed-size integers at fixed offsets from the
 // segment's aligned start, ending with at most one item of variable size
 // (a null-terminated string, a string or BLOB of a static or dynamic
