@@ -120,18 +120,7 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 		data := everyStream(tr, seed, 1500, 0)
 		compareNextFast(t, tr, fmt.Sprintf("shapes-%d", seed), data, all)
 		for k := 0; k < 12; k++ {
-			d := append([]byte(nil), data...)
-			switch k % 3 {
-			case 0:
-				d = d[:r.IntN(len(d))]
-			case 1:
-				d[r.IntN(len(d))] ^= byte(1 << r.IntN(8))
-			default:
-				i := r.IntN(len(d))
-				for j := i; j < min(len(d), i+8); j++ {
-					d[j] = byte(r.Uint32())
-				}
-			}
+			d := damaged(r, data, k)
 			compareNextFast(t, tr, fmt.Sprintf("shapes-%d-damaged", seed), d, &nextFastStats{classes: map[*EventClass]bool{}})
 		}
 	}
