@@ -84,15 +84,19 @@
 // count and End. A stream keeps its own copy of each template it uses
 // (within a budget of 2^16 fields), so per event Next writes only the
 // values, string offsets and lengths, and array elements it reads at fixed
-// offsets of segments that end at each field of variable size, and copies
-// only the fields after an array (Event.Fields is therefore read-only: see
+// offsets of segments that end at each field of variable size (short
+// strings found in one 8-byte word); of a class with arrays it keeps the
+// last event whole with its element counts, so an event with the same
+// counts is written in place too, and one whose counts differ copies the
+// fields after the first array (Event.Fields is therefore read-only: see
 // Event). Where a
 // skimming program or a template is unsure it hands the record to the
 // decoding program, so Scan and Next fail on the same records with the
 // same errors. The recursive field walk these replace stays as the
 // reference the tests compare them with, field by field and error by
 // error (TestCompiledMatchesWalk, FuzzCompiledMatchesWalk,
-// TestNextFastMatchesWalk, FuzzNextFastMatchesWalk, FuzzNextBareMatchesWalk).
+// TestNextFastMatchesWalk, TestNextFastShapesMatchWalk, FuzzNextFastMatchesWalk,
+// FuzzNextBareMatchesWalk).
 //
 // # Losses and recovery
 //

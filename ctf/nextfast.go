@@ -17,8 +17,14 @@ import (
 // arrays empty, each with its class, member count and End. A stream keeps
 // a copy of each template it uses (nxKept: the structure written
 // once), so per event only the integer values, the string and BLOB
-// offsets and lengths, the array lengths and elements, the End values that
-// arrays move and the fields after an array are written. The class is
+// offsets and lengths, the array lengths and elements are written; of a
+// class with arrays the stream keeps the last event whole with its
+// element counts (nxLens): an event with the same counts writes only
+// values and elements (nxSame), one whose counts differ the End values
+// that arrays move and the fields after the first array (nxArrays). Short
+// strings and BLOBs are read from one 8-byte word inline (nulWord,
+// fixWord), the others by nxText (outside nxSame's loop: a call inside a
+// loop spills every value the loop keeps). The class is
 // cut into segments: fixed-size integers at fixed offsets from the
 // segment's aligned start, ending with at most one item of variable size
 // (a null-terminated string, a string or BLOB of a static or dynamic
@@ -74,6 +80,10 @@ type nxProg struct {
 	// payload); i -1: none
 	roots  [3]nxRef
 	arrays bool // the class has arrays (fields are copied segment by segment)
+	// nArr counts the arrays; lens is the index of the template's
+	// first array length in a stream's nxLens (kept templates with
+	// arrays; -1: none)
+	nArr, lens int32
 	// static roots: the scope roots when no array comes before them
 	rootStatic             bool
 	rootCC, rootSC, rootPL int32
@@ -109,12 +119,13 @@ type nxSeg struct {
 
 // nxVal is an integer of a segment: template field idx, off bits from the
 // segment's start, its value 8 bytes read from its byte >> its bit,
-// & mask, sign-extended by shifting left and back by sx (0: unsigned).
+// & mask, sign-extended as (x ^ sgn) - sgn, sgn its sign bit (0:
+// unsigned or 64 bits; no shift by a variable amount).
 type nxVal struct {
 	idx  int32
 	off  uint32
-	sx   uint8
 	mask uint64
+	sgn  uint64
 }
 
 // nxSlot: the value of template field idx goes to slot (a length or
@@ -122,6 +133,12 @@ type nxVal struct {
 type nxSlot struct {
 	idx, slot int32
 }
+
+// nxDyn.word
+const (
+	wordNul = 1 + iota
+	wordFix
+)
 
 // nxDyn codes
 const (
@@ -131,8 +148,13 @@ const (
 )
 
 type nxDyn struct {
-	code   uint8
-	text   bool // nxBytes: a string (N stops at the first null byte)
+	code uint8
+	text bool // nxBytes: a string (N stops at the first null byte)
+	// word: nulWord or fixWord may read it (aligned to 8 bits; wordNul:
+	// a null-terminated string; wordFix: a string or BLOB of a static
+	// length of at most 8 bytes)
+	word   uint8
+	zmask  uint64 // the high bit of each byte (0: a BLOB, no null byte ends it)
 	esx    uint8
 	idx    int32  // its template field
 	src    int32  // slot of a dynamic length, -1: static
@@ -156,7 +178,7 @@ type nxBuilder struct {
 // option of the header, within the trace's budget of template fields.
 func (t *Trace) compileNext() {
 	total, budget := 0, min(maxNxTotal, nxPerClass*len(t.classes)+nxBase)
-	t.nxKept = 0
+	t.nxKept, t.nxLens = 0, 0
 	for _, sc := range t.dscs {
 		if sc.Header == nil {
 			// no event record header: every record is one class
@@ -201,6 +223,10 @@ func (t *Trace) numbered(q nxProg) nxProg {
 	if t.nxKept < maxNxKept {
 		q.num = int32(t.nxKept)
 		t.nxKept++
+		if q.nArr > 0 {
+			q.lens = int32(t.nxLens)
+			t.nxLens += int(q.nArr)
+		}
 	}
 	return q
 }
@@ -209,7 +235,7 @@ func (t *Trace) numbered(q nxProg) nxProg {
 // field) after the header template ht of option o, whose selector is sel.
 func (p *nxProg) after(ht *hdrTmpl, sel *hdrField, o *hdrPart) nxProg {
 	hn := int32(len(ht.fields))
-	q := nxProg{arrays: p.arrays, roots: p.roots, hSel: -1, hID: -1, hClk: -1}
+	q := nxProg{arrays: p.arrays, nArr: p.nArr, lens: -1, roots: p.roots, hSel: -1, hID: -1, hClk: -1}
 	for _, v := range ht.vals {
 		switch {
 		case q.hSel < 0 && v.f == *sel:
@@ -273,6 +299,7 @@ func buildNext(scopes ...*FieldClass) *nxProg {
 		return nil
 	}
 	b.p.arrays = b.arrays > 0
+	b.p.nArr = b.arrays
 	return b.p
 }
 
@@ -340,7 +367,7 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 		if fc.Bits < 64 {
 			v.mask = 1<<fc.Bits - 1
 			if fc.Kind == KindSint {
-				v.sx = uint8(64 - fc.Bits)
+				v.sgn = 1 << (fc.Bits - 1)
 			}
 		}
 		if fc.slot >= 0 {
@@ -390,9 +417,20 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 			break
 		}
 		if fc.nulStr {
-			b.item(fc, nxDyn{code: nxString}, idx)
+			d := nxDyn{code: nxString}
+			if fc.Align == 8 {
+				d.word, d.zmask = wordNul, 0x8080808080808080
+			}
+			b.item(fc, d, idx)
 		} else {
-			b.item(fc, nxDyn{code: nxBytes, text: fc.textElem}, idx)
+			d := nxDyn{code: nxBytes, text: fc.textElem}
+			if fc.Align == 8 && !fc.dynamic && fc.Length <= 8 {
+				d.word = wordFix
+				if fc.textElem {
+					d.zmask = 0x8080808080808080
+				}
+			}
+			b.item(fc, d, idx)
 		}
 		return
 	}
@@ -439,7 +477,12 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	t := &ec.nx[k]
 	var fs []Field
 	if !t.arrays {
-		fs = s.nxFields(t)
+		// the fields of t with their structure: the stream's copy
+		if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
+			fs = s.nxKept[j]
+		} else {
+			fs = s.nxKeep(t)
+		}
 		pos, ok = s.nxStatic(t, fs, pos)
 	} else {
 		fs, pos, ok = s.nxArrays(t, pos)
@@ -498,7 +541,12 @@ func (s *Stream) nextBare(ec *EventClass) bool {
 	var pos uint64
 	var ok bool
 	if !t.arrays {
-		fs = s.nxFields(t)
+		// the fields of t with their structure: the stream's copy
+		if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
+			fs = s.nxKept[j]
+		} else {
+			fs = s.nxKeep(t)
+		}
 		pos, ok = s.nxStatic(t, fs, start)
 	} else {
 		fs, pos, ok = s.nxArrays(t, start)
@@ -521,20 +569,10 @@ func (s *Stream) nextBare(ec *EventClass) bool {
 	return true
 }
 
-// nxFields returns the fields of template t (without arrays) with their
-// structure (classes, member counts, End values) in place, for nxStatic to
-// write an event's values: the stream's own copy of t.fields, made at its
-// first event (nxKeep), or a copy in s.fields beyond the stream's budget.
-func (s *Stream) nxFields(t *nxProg) []Field {
-	if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
-		return s.nxKept[j]
-	}
-	return s.nxKeep(t)
-}
-
 // nxKeep copies t's fields (a template without arrays) into the stream's
-// chunk of kept fields when its budget allows (nxFields then finds them
-// there), else into s.fields.
+// chunk of kept fields when its budget allows (nextFast and nextBare then
+// find them there: the structure in place, only values to write; what
+// they write is the stream's own copy of t.fields), else into s.fields.
 func (s *Stream) nxKeep(t *nxProg) []Field {
 	b := s.nxTake(t, len(t.fields))
 	if b == nil {
@@ -571,6 +609,7 @@ func (s *Stream) nxTake(t *nxProg, n int) []Field {
 func (s *Stream) nxIndex(t *nxProg) bool {
 	if s.nxKept == nil && s.t.nxKept > 0 {
 		s.nxKept = make([][]Field, s.t.nxKept)
+		s.nxLens = make([]uint32, s.t.nxLens)
 	}
 	return t.num >= 0 && int(t.num) < len(s.nxKept)
 }
@@ -616,13 +655,56 @@ func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
 		}
 		pos = st + g.bits
 		if d := &g.dyn; d.code != 0 {
+			// (a short string, without a call)
+			f := &fs[d.idx]
+			if q, ok := nulWord(d, data, pos, end); ok {
+				f.V, f.N = pos>>3, uint32(q-pos)>>3
+				pos = q + 8
+				continue
+			}
+			if n, ok := fixWord(d, data, pos, end); ok {
+				f.V, f.N = pos>>3, n
+				pos += d.length * 8
+				continue
+			}
 			var ok bool
-			if pos, ok = s.nxText(d, &fs[d.idx], pos); !ok {
+			if pos, ok = s.nxText(d, f, pos); !ok {
 				return 0, false
 			}
 		}
 	}
 	return pos, true
+}
+
+// nulWord returns the bit position of the null byte that ends the
+// null-terminated string d (wordNul) at bit pos when it lies within the
+// eight bytes from pos on and before end; false otherwise (nxText then
+// reads it). An 8-bit aligned string at a byte-aligned pos needs no
+// padding (a packet starts at a byte). Small enough to be inlined: no
+// call, no spills around one, for most strings.
+func nulWord(d *nxDyn, data []byte, pos, end uint64) (uint64, bool) {
+	i := pos >> 3
+	if d.word != wordNul || pos&7 != 0 || pos+64 > end || i+8 > uint64(len(data)) {
+		return 0, false
+	}
+	w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
+	m := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+	return pos + uint64(bits.TrailingZeros64(m)&^7), m != 0
+}
+
+// fixWord returns the length N of the string or BLOB d (wordFix: of a
+// static length of at most 8 bytes, d.length) at bit pos when the eight
+// bytes from pos on lie before end: for a string, up to its first null
+// byte; false otherwise (nxText then reads it). As nulWord, inlined.
+func fixWord(d *nxDyn, data []byte, pos, end uint64) (uint32, bool) {
+	i := pos >> 3
+	if d.word != wordFix || pos&7 != 0 || pos+64 > end || i+8 > uint64(len(data)) {
+		return 0, false
+	}
+	w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
+	// the first null byte's index, 8 when none (or a BLOB: zmask 0)
+	z := uint64(bits.TrailingZeros64((w-0x0101010101010101)&^w&d.zmask) >> 3)
+	return uint32(min(z, d.length)), true
 }
 
 // nulAt returns the index of the first null byte of data[i:e] (i ≤ e ≤
@@ -721,20 +803,53 @@ func (s *Stream) nxArrKeep(t *nxProg) []Field {
 // the elements of the arrays before them), and sets the event's scope
 // roots when an array comes before one; it returns the fields and the
 // position after them, false where the decoding program might fail. The
-// fields are the stream's buffer of t, which holds t's first segment (the
+// fields are the stream's buffer of t. It holds t's first segment (the
 // header's fields and the class's before its first array) from the
-// previous events: only the later segments are copied from t per event.
+// previous events, and the whole previous event of t with its element
+// counts (s.nxLens): when this event's arrays have the same counts, their
+// structure is in place and only values are written (nxSame); else the
+// fields after the first segment are copied from t.
 func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	// the fields: the stream's own buffer of t, its first segment in
 	// place (nxArrKeep makes it), or s.fields, empty
 	var fs, kept []Field
+	var lens []uint32 // the counts of the event kept (1 + count; 0: not kept)
 	if j := uint32(t.num); j < uint32(len(s.nxKept)) && cap(s.nxKept[j]) > 0 {
 		kept = s.nxKept[j]
+		lens = s.nxLensOf(t)
+		if len(lens) > 0 && lens[0] != 0 {
+			var at nxAt
+			p, r := s.nxSame(t, kept, pos, lens, &at)
+			for r == sameText {
+				// a string nxSame leaves to nxText (outside its
+				// loop: no values spilled around a call there)
+				d := &t.segs[at.si].dyn
+				var ok bool
+				if p, ok = s.nxText(d, &kept[at.delta+d.idx], p); !ok {
+					return kept, 0, false
+				}
+				at.si++
+				p, r = s.nxSame(t, kept, p, lens, &at)
+			}
+			switch r {
+			case sameOK:
+				if !t.rootStatic {
+					s.nxRootsOf(t, lens)
+				}
+				return kept, p, true
+			case sameFail:
+				return kept, 0, false
+			}
+			// the counts differ: the structure is rewritten
+			// (kept again if it all goes well)
+			lens[0] = 0
+		}
 		fs = kept[:t.segs[0].to]
 	} else {
 		fs = s.fields[:0]
 		if kept = s.nxArrKeep(t); kept != nil {
 			fs = kept
+			lens = s.nxLensOf(t)
 		}
 	}
 	data, base, end := s.data, s.base, s.end
@@ -756,16 +871,14 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 				fs[i].End += delta
 			}
 		}
-		// the values as nxStatic writes them, inline: a shared function
-		// (not inlined) costs 15 instructions per event
-		dst, vals := fs[delta:], g.vals // (a local: see nxStatic)
+		vals := g.vals // (a local: see nxStatic)
 		for i := range vals {
 			v := &vals[i]
-			dst[v.idx].V = v.at(data, st)
+			fs[delta+v.idx].V = v.at(data, st)
 		}
 		for i := range g.slots {
 			sl := &g.slots[i]
-			s.slots[sl.slot] = dst[sl.idx].V
+			s.slots[sl.slot] = fs[delta+sl.idx].V
 		}
 		pos = st + g.bits
 		d := &g.dyn
@@ -780,16 +893,17 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 			continue
 		}
 		pos = base + (pos-base+d.am)&^d.am
-		fd := &fs[delta+d.idx]
 		n := d.length
 		if d.src >= 0 {
 			n = s.slots[d.src]
 		}
-		// the walk's limit: the array's field and its elements
-		if len(fs) > s.limit || n > uint64(s.limit-len(fs)) || n > 1<<30 {
+		// the walk's limit: the fields so far (the array's with them)
+		// and the elements
+		cur := int(delta + d.idx + 1)
+		if cur > s.limit || n > uint64(s.limit-cur) || n > 1<<30 {
 			return fs, 0, false
 		}
-		fd.V = n
+		fs[cur-1].V, fs[cur-1].End = n, int32(cur)+int32(n)
 		if n > 0 {
 			q := base + (pos-base+d.eam)&^d.eam
 			eb := uint64(d.ebits)
@@ -804,7 +918,6 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 			}
 			pos = q
 		}
-		fs[delta+d.idx].End = int32(len(fs))
 		na++
 		cum[na] = cum[na-1] + int32(n)
 		delta += int32(n)
@@ -819,19 +932,139 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	switch {
 	case kept == nil:
 		s.fields = fs[:0]
-	case cap(fs) != cap(kept):
+		return fs, pos, true
+	case cap(fs) == cap(kept):
+		s.nxKept[t.num] = fs
+	case s.nxUsed+cap(fs) <= s.nxRoom:
 		// the elements outgrew the buffer (append moved it, the first
-		// segment with it): keep the larger one within the budget, else
-		// copy t's fields per event from now on (the old buffer's room
-		// stays counted: it may lie in a chunk)
-		if s.nxUsed+cap(fs) <= s.nxRoom {
-			s.nxKept[t.num] = fs
-			s.nxUsed += cap(fs)
-		} else {
-			s.nxKept[t.num] = nxNoKeep
-		}
+		// segment with it): keep the larger one within the budget
+		// (the old buffer's room stays counted: it may lie in a chunk)
+		s.nxKept[t.num] = fs
+		s.nxUsed += cap(fs)
+	default:
+		// else copy t's fields per event from now on
+		s.nxKept[t.num] = nxNoKeep
+		return fs, pos, true
+	}
+	for i := range lens {
+		lens[i] = uint32(cum[i+1]-cum[i]) + 1
 	}
 	return fs, pos, true
+}
+
+// nxSame outcomes
+const (
+	sameOK   = iota
+	sameFail // where the decoding program might fail
+	sameDiff // an array's count differs from the kept event's
+	sameText // the item of segment nxAt.si is for nxText
+)
+
+// nxAt is where nxSame stops for nxText and resumes: the segment, the
+// elements and the arrays before it.
+type nxAt struct {
+	si    int
+	delta int32
+	na    int
+}
+
+// nxSame fills the fields fs of template t (with arrays), which hold the
+// whole kept event of t whose element counts are lens, from the class's
+// bytes at bit pos while this event's counts are the same: its values and
+// elements only (the structure, End values and the field limit are the
+// kept event's), from segment at.si on. It returns the position after
+// the fields and sameOK, or sameFail or sameDiff (nxArrays then rewrites
+// the structure: it writes every field this wrote), or sameText and the
+// position of a string or BLOB for nxText, where it stops (at: its
+// segment, then nxSame resumes after it).
+func (s *Stream) nxSame(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxAt) (uint64, int) {
+	data, base, end := s.data, s.base, s.end
+	segs := t.segs // (a local: see nxStatic)
+	delta, na := at.delta, at.na
+	for si := at.si; si < len(segs); si++ {
+		g := &segs[si]
+		st := base + (pos-base+g.am)&^g.am
+		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
+			return 0, sameFail
+		}
+		vals := g.vals
+		for i := range vals {
+			v := &vals[i]
+			fs[delta+v.idx].V = v.at(data, st)
+		}
+		for i := range g.slots {
+			sl := &g.slots[i]
+			s.slots[sl.slot] = fs[delta+sl.idx].V
+		}
+		pos = st + g.bits
+		d := &g.dyn
+		if d.code == 0 {
+			continue
+		}
+		if d.code != nxArray {
+			// (a short string without a call, as in nxStatic)
+			f := &fs[delta+d.idx]
+			if q, ok := nulWord(d, data, pos, end); ok {
+				f.V, f.N = pos>>3, uint32(q-pos)>>3
+				pos = q + 8
+				continue
+			}
+			if n, ok := fixWord(d, data, pos, end); ok {
+				f.V, f.N = pos>>3, n
+				pos += d.length * 8
+				continue
+			}
+			at.si, at.delta, at.na = si, delta, na
+			return pos, sameText
+		}
+		pos = base + (pos-base+d.am)&^d.am
+		n := d.length
+		if d.src >= 0 {
+			n = s.slots[d.src]
+		}
+		if lens[na] != uint32(n)+1 {
+			return 0, sameDiff
+		}
+		cur := int(delta + d.idx + 1)
+		fs[cur-1].V = n
+		if n > 0 {
+			q := base + (pos-base+d.eam)&^d.eam
+			eb := uint64(d.ebits)
+			if q > end || n > (end-q)/eb {
+				return 0, sameFail
+			}
+			el := fs[cur : cur+int(n)]
+			for i := range el {
+				x := loadLE(data, q>>3, d.ebits)
+				el[i].V = uint64(int64(x<<d.esx) >> d.esx)
+				q += eb
+			}
+			pos = q
+		}
+		na++
+		delta += int32(n)
+	}
+	return pos, sameOK
+}
+
+// nxRootsOf sets the scope roots of the event from template t, whose
+// arrays hold lens[k]-1 elements.
+func (s *Stream) nxRootsOf(t *nxProg, lens []uint32) {
+	var cum [maxNxArrays + 1]int32
+	for k := range lens {
+		cum[k+1] = cum[k] + int32(lens[k]) - 1
+	}
+	s.nxRoots(t, &cum)
+}
+
+// nxLensOf returns the element counts kept of template t (with arrays,
+// kept by the stream: nxLens).
+func (s *Stream) nxLensOf(t *nxProg) []uint32 {
+	l := int(t.lens)
+	if l < 0 || l+int(t.nArr) > len(s.nxLens) {
+		return nil
+	}
+	return s.nxLens[l : l+int(t.nArr) : l+int(t.nArr)]
 }
 
 // at returns the value of v in data, of a segment that starts at bit st
@@ -840,5 +1073,5 @@ func (v *nxVal) at(data []byte, st uint64) uint64 {
 	q := st + uint64(v.off)
 	k := q >> 3
 	x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (q & 7) & v.mask
-	return uint64(int64(x<<(v.sx&63)) >> (v.sx & 63))
+	return x ^ v.sgn - v.sgn
 }

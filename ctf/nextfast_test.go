@@ -89,18 +89,7 @@ func TestNextFastMatchesWalk(t *testing.T) {
 		data, _ := genStreamBytes(int(seed), 3000, 40, 512+int(seed)*4096)
 		compareNextFast(t, tr, "gen", data, st)
 		for k := 0; k < 40; k++ {
-			d := append([]byte(nil), data...)
-			switch k % 3 {
-			case 0:
-				d = d[:r.IntN(len(d))]
-			case 1:
-				d[r.IntN(len(d))] ^= byte(1 << r.IntN(8))
-			default:
-				i := r.IntN(len(d))
-				for j := i; j < min(len(d), i+8); j++ {
-					d[j] = byte(r.Uint32())
-				}
-			}
+			d := damaged(r, data, k)
 			compareNextFast(t, tr, "gen-damaged", d, st)
 		}
 	}
@@ -165,6 +154,24 @@ func TestNextFastMatchesWalk(t *testing.T) {
 	if real.fast == 0 || real.fast < real.templated*9/10 {
 		t.Fatalf("real traces: %d of %d records of templated classes from the fast path", real.fast, real.templated)
 	}
+}
+
+// damaged returns a copy of data cut short (k%3 == 0), with one bit
+// flipped (1) or 8 bytes overwritten (2) at random.
+func damaged(r *rand.Rand, data []byte, k int) []byte {
+	d := append([]byte(nil), data...)
+	switch k % 3 {
+	case 0:
+		d = d[:r.IntN(len(d))]
+	case 1:
+		d[r.IntN(len(d))] ^= byte(1 << r.IntN(8))
+	default:
+		i := r.IntN(len(d))
+		for j := i; j < min(len(d), i+8); j++ {
+			d[j] = byte(r.Uint32())
+		}
+	}
+	return d
 }
 
 // FuzzNextFastMatchesWalk: Next's fast path and the field walk agree on

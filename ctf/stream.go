@@ -206,6 +206,12 @@ type Stream struct {
 	// elements (a buffer of its own once they outgrow it)
 	nxKept  [][]Field
 	nxChunk []Field
+	// nxLens holds, for each kept template with arrays (from its
+	// nxProg.lens on, one per array), 1 + the element count of the
+	// array in its kept fields when they hold a whole event up to past
+	// that array's elements (the structure of the next event with the
+	// same counts is in place), else 0
+	nxLens []uint32
 	// nxUsed counts the capacities of the chunks and of the buffers
 	// arrays outgrew, at most nxRoom (maxNxKeptFields; tests: fewer)
 	nxUsed, nxRoom int

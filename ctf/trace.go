@@ -38,6 +38,7 @@ type Trace struct {
 	headerProg []op // packet header program (prog.go)
 	regs       int  // registers the programs use
 	nxKept     int  // the templates of Next's fast path a stream may keep (nextfast.go)
+	nxLens     int  // the arrays of those templates (Stream.nxLens)
 }
 
 // StreamClass is a compiled data stream class.

@@ -1,0 +1,297 @@
+package ctf
+
+import (
+	"encoding/binary"
+	"fmt"
+	"github.com/tracecodec/tracecodec/ctf2meta"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// nxShapesTSDL returns a trace with LTTng's compact/extended event record
+// header (no packet header or context: everyStream's single packet) and
+// classes of random shapes: integers of every width 1..64, signed and
+// unsigned, aligned to 1..64 bits, little- and (in some classes)
+// big-endian; null-terminated and static-length strings; sequences of
+// integers of 8 to 64 bits, static arrays, sequences inside structures,
+// several arrays in one class; for odd seeds a sequence in the event
+// record common context. Class 31 takes the extended header. With
+// packets, everyStream's packet header and context.
+func nxShapesTSDL(seed uint64, classes int, packets bool) string {
+	r := rand.New(rand.NewPCG(seed, 11))
+	var b strings.Builder
+	b.WriteString(`/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 5; align = 1; signed = false; } := uint5_t;
+trace { major = 1; minor = 8; byte_order = le;%s };
+clock { name = monotonic; freq = 1000000000; };
+typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } := uint27_clock_monotonic_t;
+typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_monotonic_t;
+struct event_header_compact {
+	enum : uint5_t { compact = 0 ... 30, extended = 31 } id;
+	variant <id> {
+		struct { uint27_clock_monotonic_t timestamp; } compact;
+		struct { uint32_t id; uint64_clock_monotonic_t timestamp; } extended;
+	} v;
+} align(8);
+stream {%s
+	event.header := struct event_header_compact;
+	event.context := struct { integer { size = 32; align = 8; signed = 1; } _vtid;%s };
+};
+`)
+	h := b.String()
+	b.Reset()
+	ctx := "" // odd seeds: an array before the payload (its root moves)
+	if seed%2 == 1 {
+		ctx = " uint8_t _cn; integer { size = 16; align = 16; signed = false; } _cq[_cn];"
+	}
+	if packets {
+		b.WriteString(fmt.Sprintf(h, " packet.header := struct { uint32_t magic; };",
+			"\n\tpacket.context := struct { integer { size = 64; align = 8; signed = false; } content_size; integer { size = 64; align = 8; signed = false; } packet_size; };", ctx))
+	} else {
+		b.WriteString(fmt.Sprintf(h, "", "", ctx))
+	}
+	aligns := []int{1, 1, 8, 8, 8, 16, 32, 64}
+	integer := func(bo string) string {
+		w := 1 + r.IntN(64)
+		switch r.IntN(3) {
+		case 0:
+			w = []int{8, 16, 32, 64}[r.IntN(4)]
+		}
+		return fmt.Sprintf("integer { size = %d; align = %d; signed = %v;%s }", w, aligns[r.IntN(len(aligns))], r.IntN(2) == 0, bo)
+	}
+	for c := 0; c < classes; c++ {
+		id := c
+		if c == classes-1 {
+			id = 31
+		}
+		bo := ""
+		if c%7 == 6 {
+			bo = " byte_order = be;"
+		}
+		fmt.Fprintf(&b, "event { name = \"shape_%d\"; id = %d; fields := struct {\n", c, id)
+		for m := 0; m < 2+r.IntN(9); m++ {
+			switch k := r.IntN(10); {
+			case k < 5:
+				fmt.Fprintf(&b, "\t%s i%d;\n", integer(bo), m)
+			case k == 5:
+				fmt.Fprintf(&b, "\tstring s%d;\n", m)
+			case k == 6:
+				fmt.Fprintf(&b, "\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } t%d[%d];\n", m, r.IntN(6))
+			case k == 7:
+				w := []int{8, 16, 32, 64}[r.IntN(4)]
+				fmt.Fprintf(&b, "\tuint8_t n%d;\n\tinteger { size = %d; align = %d; signed = %v; } q%d[n%d];\n", m, w, []int{8, w}[r.IntN(2)], r.IntN(2) == 0, m, m)
+			case k == 8:
+				fmt.Fprintf(&b, "\tstruct { uint8_t n; %s x; uint32_t q[n]; %s y; } st%d;\n", integer(bo), integer(bo), m)
+			default:
+				fmt.Fprintf(&b, "\tinteger { size = 16; align = 16; signed = true; } a%d[%d];\n", m, 1+r.IntN(3))
+			}
+		}
+		// (last, a static-length string: cutting a packet's content
+		// by 1 to 5 bytes cuts it)
+		b.WriteString("\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } tz[5];\n}; };\n")
+	}
+	return b.String()
+}
+
+// Next's fast path (templates, the kept structure of arrays whose counts
+// repeat) builds exactly what the field walk builds on classes of every
+// shape (nxShapesTSDL), with counts that repeat and change at random
+// between events of a class (everyStream: counts 0 to 3), intact, cut and
+// damaged; and in packets (their content cut short), read whole (compareNextFast) and through the
+// packet buffer (checkModes: where fewer than 8 bytes follow a value in
+// the buffer, the decoding program takes the record, and the next record
+// of its class finds the structure Next kept).
+func TestNextFastShapesMatchWalk(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	all := &nextFastStats{classes: map[*EventClass]bool{}}
+	arrays := 0
+	for seed := uint64(0); seed < 12; seed++ {
+		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false))
+		for _, sc := range tr.dscs {
+			for _, ec := range sc.events {
+				if len(ec.nx) > 0 && ec.nx[0].arrays {
+					arrays++
+				}
+			}
+		}
+		data := everyStream(tr, seed, 1500, 0)
+		compareNextFast(t, tr, fmt.Sprintf("shapes-%d", seed), data, all)
+		for k := 0; k < 12; k++ {
+			d := damaged(r, data, k)
+			compareNextFast(t, tr, fmt.Sprintf("shapes-%d-damaged", seed), d, &nextFastStats{classes: map[*EventClass]bool{}})
+		}
+	}
+	for seed := uint64(0); seed < 12; seed++ {
+		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, true))
+		data := everyStream(tr, seed, 1500, 200+int(seed)*50)
+		compareNextFast(t, tr, fmt.Sprintf("shapes-packets-%d", seed), data, all)
+		checkModes(t, tr, data)
+		// the content of each of the first 8 packets cut short by 1
+		// to 16 bytes (its padding and the next packet beyond it)
+		for p, off := 0, 0; p < 8 && off+20 <= len(data); p++ {
+			content := binary.LittleEndian.Uint64(data[off+4:])
+			for k := uint64(1); k <= 16 && k*8 < content-160; k++ {
+				d := append([]byte(nil), data...)
+				binary.LittleEndian.PutUint64(d[off+4:], content-k*8)
+				compareNextFast(t, tr, fmt.Sprintf("shapes-packets-%d-cut-%d-%d", seed, p, k), d, &nextFastStats{classes: map[*EventClass]bool{}})
+			}
+			off += int(binary.LittleEndian.Uint64(data[off+12:]) / 8)
+		}
+	}
+	t.Logf("%d events, %d of %d classes with a template (%d with arrays), %d from the fast path", all.events, len(all.classes), 24*14, arrays, all.fast)
+	if all.fast < all.templated*9/10 || len(all.classes) < 24*14/2 || arrays < 20 {
+		t.Fatalf("%d of %d records of templated classes from the fast path, %d classes with a template, %d with arrays", all.fast, all.templated, len(all.classes), arrays)
+	}
+}
+
+// When the fast path gives up on a record after an array whose count
+// differs from the kept event's (here: a value fewer than 8 bytes before
+// the end of the loaded bytes, minBuffer, after the structure was
+// rewritten), the stream forgets the kept counts from that array on: the
+// next record of the class with the old counts (in the next packet) does
+// not find a half-rewritten structure.
+func TestNextFastKeptCountsAfterFallback(t *testing.T) {
+	tsdl := nxShapesTSDL(0, 0, true) + `event { name = "two"; id = 0; fields := struct {
+	uint8_t n; integer { size = 8; align = 8; signed = true; } q[n]; uint8_t m;
+	integer { size = 16; align = 8; signed = true; } r[m]; uint8_t z; }; };
+`
+	tr := traceFromTSDL(t, tsdl)
+	if ec := tr.dscs[0].EventClass(0); ec == nil || len(ec.nx) == 0 || ec.nx[0].nArr != 2 {
+		t.Fatal("no template with two arrays")
+	}
+	// packets of records (n, m) without padding, the first minBuffer
+	// bytes ending with a record (3, 3) after records (1, 1): 20 bytes
+	// of packet header and context, 11 + n + 2m bytes per record
+	var data []byte
+	clock := uint64(0)
+	packet := func(recs ...[2]int) {
+		var w bitWriter
+		w.put(0xc1fc1fc1, 32, false)
+		w.put(0, 64, false)
+		w.put(0, 64, false)
+		for k, r := range recs {
+			clock += 10
+			w.put(0, 5, false)
+			w.put(clock, 27, false)
+			w.put(7, 32, false) // vtid
+			w.put(uint64(r[0]), 8, false)
+			for i := 0; i < r[0]; i++ {
+				w.put(uint64(10*k+i), 8, false)
+			}
+			w.put(uint64(r[1]), 8, false)
+			for i := 0; i < r[1]; i++ {
+				w.put(uint64(0x10000-1-i), 16, false)
+			}
+			w.put(uint64(k), 8, false)
+		}
+		binary.LittleEndian.PutUint64(w.b[4:], uint64(w.pos))
+		binary.LittleEndian.PutUint64(w.b[12:], uint64(w.pos))
+		data = append(data, w.b...)
+	}
+	ones := func(n int) [][2]int {
+		r := make([][2]int, n)
+		for i := range r {
+			r[i] = [2]int{1, 1}
+		}
+		return r
+	}
+	for len(data)+20+14*40+2000 < minBuffer {
+		packet(ones(40)...)
+	}
+	rest := minBuffer - len(data) - 20 - 20 // the last record: (3, 3)
+	packet(append(append([][2]int{{1, 1 + rest%14/2}}, ones(rest/14-1)...), [2]int{3, 3})...)
+	if len(data) != minBuffer {
+		t.Fatalf("%d bytes", len(data))
+	}
+	packet(ones(3)...)
+	checkModes(t, tr, data)
+	walk := tr.AddStream("w", data)
+	walk.generic = true
+	s := tr.AddStreamReader("r", smallReader{data}, int64(len(data)))
+	n := 0
+	for s.Next() {
+		if !walk.Next() {
+			t.Fatalf("record %d: the walk ends: %v", n, walk.Err())
+		}
+		we, fe := walk.Event(), s.Event()
+		if len(we.Fields) != len(fe.Fields) {
+			t.Fatalf("record %d: %d fields, the walk %d", n, len(fe.Fields), len(we.Fields))
+		}
+		for i := range we.Fields {
+			if we.Fields[i] != fe.Fields[i] {
+				t.Fatalf("record %d: field %d %+v, the walk %+v", n, i, fe.Fields[i], we.Fields[i])
+			}
+		}
+		n++
+	}
+	if walk.Next() || s.Err() != nil || walk.Err() != nil || s.nxEvents < int64(n)*9/10 {
+		t.Fatalf("%d records, %d from templates: %v", n, s.nxEvents, s.Err())
+	}
+}
+
+// nxBlobsCTF2 is CTF 2 metadata of a data stream class without event
+// record headers whose one class holds what TSDL cannot: static-length
+// BLOBs (N is their length: a null byte does not end them) and
+// static-length strings of at most and more than 8 bytes, dynamic-length
+// ones, beside integers.
+func nxBlobsCTF2() []byte {
+	u8 := `{"type":"fixed-length-unsigned-integer","length":8,"byte-order":"little-endian","alignment":8}`
+	frags := []string{`{"type":"preamble","version":2}`, `{"type":"data-stream-class"}`,
+		`{"type":"event-record-class","payload-field-class":{"type":"structure","member-classes":[
+			{"name":"n","field-class":` + u8 + `},
+			{"name":"b3","field-class":{"type":"static-length-blob","length":3}},
+			{"name":"b8","field-class":{"type":"static-length-blob","length":8}},
+			{"name":"x","field-class":{"type":"fixed-length-signed-integer","length":13,"byte-order":"little-endian"}},
+			{"name":"b0","field-class":{"type":"static-length-blob","length":0}},
+			{"name":"s5","field-class":{"type":"static-length-string","length":5}},
+			{"name":"b9","field-class":{"type":"static-length-blob","length":9}},
+			{"name":"s8","field-class":{"type":"static-length-string","length":8}},
+			{"name":"db","field-class":{"type":"dynamic-length-blob","length-field-location":{"path":["n"]}}},
+			{"name":"z","field-class":{"type":"null-terminated-string"}},
+			{"name":"y","field-class":` + u8 + `}]}}`}
+	var b []byte
+	for _, f := range frags {
+		b = append(b, 0x1e)
+		b = append(b, f...)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// Next's fast path without event record headers (nextBare) reads
+// static-length BLOBs and strings as the walk does, intact, cut and
+// damaged.
+func TestNextFastBlobsMatchWalk(t *testing.T) {
+	m, err := ctf2meta.Decode(nxBlobsCTF2())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrace(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.dscs[0].bare == nil {
+		t.Fatal("no template")
+	}
+	r := rand.New(rand.NewPCG(8, 9))
+	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	for seed := uint64(0); seed < 6; seed++ {
+		data := everyStream(tr, seed, 800, 0)
+		compareNextFast(t, tr, "blobs", data, st)
+		for k := 0; k < 12; k++ {
+			d := append([]byte(nil), data...)
+			if k%2 == 0 {
+				d = d[:r.IntN(len(d))]
+			} else {
+				d[r.IntN(len(d))] ^= byte(1 << r.IntN(8))
+			}
+			compareNextFast(t, tr, "blobs-damaged", d, &nextFastStats{classes: map[*EventClass]bool{}})
+		}
+	}
+	if st.fast < st.templated*9/10 {
+		t.Fatalf("%d of %d records from the fast path", st.fast, st.templated)
+	}
+}
