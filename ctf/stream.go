@@ -216,6 +216,13 @@ type Stream struct {
 	uuidPkt  int
 	uuidLast int
 	uuidVal  [16]byte
+	// packet headers whose magic number is not 0xc1fc1fc1, counted as
+	// uuidBad is: how many, the first one's index and value, the last
+	// one's index
+	magicBad  int64
+	magicPkt  int
+	magicLast int
+	magicVal  uint64
 }
 
 func newStream(t *Trace, name string, data []byte) *Stream {
@@ -246,6 +253,10 @@ func (s *Stream) Recovery() traceerr.Recovery {
 		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%d packet headers hold a UUID other than the metadata's %s (the first: packet %d, %x); read as babeltrace2 2.1 does (WithStrictUUID refuses them)",
 			s.uuidBad, s.t.Meta.Preamble.UUID.String(), s.uuidPkt, s.uuidVal))
 	}
+	if s.magicBad > 0 {
+		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%d packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet %d, %#x); read as babeltrace2 2.1 does (WithStrictMagic refuses them)",
+			s.magicBad, s.magicPkt, s.magicVal))
+	}
 	r.Read = s.events
 	r.ReadBytes = min(s.next, s.size)
 	if s.err != nil {
@@ -271,7 +282,7 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1
 	s.losses = s.losses[:0]
-	s.uuidBad = 0
+	s.uuidBad, s.magicBad = 0, 0
 }
 
 // All iterates over the event records (each a view valid until the next).
@@ -1159,6 +1170,26 @@ func (s *Stream) checkUUID(b []byte) bool {
 	return true
 }
 
+// badMagic notes a packet header whose magic number is v (not 0xc1fc1fc1),
+// or refuses it with WithStrictMagic. babeltrace2 2.1 never checks the
+// magic number (its message iterator skips the packet header's items), so
+// the packet is read as it reads it.
+func (s *Stream) badMagic(v uint64) bool {
+	p := &s.pkt
+	if s.t.o.strictMagic {
+		s.err = newErr(p.Offset, ErrBadMagic, "packet %d: magic %#x, expecting 0xc1fc1fc1", p.Index, v)
+		return false
+	}
+	if s.magicBad == 0 {
+		s.magicPkt, s.magicVal = p.Index, v
+	} else if s.magicLast == p.Index {
+		return true
+	}
+	s.magicLast = p.Index
+	s.magicBad++
+	return true
+}
+
 // updateClock sets the clock from a timestamp field of n bits: its low n
 // bits, plus 2^n when the value went back (wrap-around).
 func (s *Stream) updateClock(v uint64, n uint32) {
@@ -1192,8 +1223,7 @@ func (s *Stream) role(fc *FieldClass, v uint64) bool {
 	switch {
 	case r&roleMagic != 0:
 		if v != 0xc1fc1fc1 {
-			s.err = newErr(p.Offset, ErrBadMagic, "packet %d: magic %#x, expecting 0xc1fc1fc1", p.Index, v)
-			return false
+			return s.badMagic(v)
 		}
 	case r&roleDSCID != 0:
 		sc := s.t.dscs[v]

@@ -158,10 +158,10 @@ func TestCutLastPacket(t *testing.T) {
 }
 
 // A stream whose first packet is cut in its header is an error; bad
-// magic is refused.
+// magic is refused with WithStrictMagic.
 func TestPacketHeaderErrors(t *testing.T) {
 	data, _ := genStreamBytes(0, 100, 40, 4096)
-	tr := traceFromTSDL(t, genMetadata(40))
+	tr := traceFromTSDL(t, genMetadata(40), WithStrictMagic())
 	cases := []struct {
 		data []byte
 		want error
@@ -236,6 +236,59 @@ func TestPacketUUIDMismatch(t *testing.T) {
 		}
 		countAll(next)
 		if !errors.Is(s.Err(), ErrUUID) || !strings.Contains(s.Err().Error(), "packet 0: UUID") {
+			t.Errorf("strict, scan %v: %v", scan, s.Err())
+		}
+	}
+}
+
+// Packet headers whose magic number is not 0xc1fc1fc1 are read, as
+// babeltrace2 2.1 reads them (it never checks the magic number), and noted
+// in Stream.Recovery (the count, the first packet and its value), once per
+// packet however often its header is decoded; WithStrictMagic refuses them
+// with ErrBadMagic, in Next and in Scan alike.
+func TestPacketMagicMismatch(t *testing.T) {
+	data, _ := genStreamBytes(0, 300, 40, 1024)
+	tr := traceFromTSDL(t, genMetadata(40))
+	clean := tr.AddStream("clean", data)
+	want := countAll(clean.Next)
+	if clean.Err() != nil || len(clean.Recovery().Notes) != 0 || clean.Packet().Index < 3 {
+		t.Fatalf("clean stream: %v %v, %d packets", clean.Err(), clean.Recovery().Notes, clean.Packet().Index+1)
+	}
+	bad := append([]byte(nil), data...)
+	bad[1024], bad[3*1024+3] = 0, 0 // packets 1 and 3 (little-endian: c1 1f fc c1)
+	for _, scan := range []bool{false, true} {
+		s := tr.AddStream("bad", bad)
+		next := s.Next
+		if scan {
+			next = s.Scan
+		}
+		if n := countAll(next); s.Err() != nil || n != want {
+			t.Fatalf("scan %v: %d events, %v; want %d", scan, n, s.Err(), want)
+		}
+		const note = "2 packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet 1, 0xc1fc1f00)"
+		notes := s.Recovery().Notes
+		if len(notes) != 1 || !strings.HasPrefix(notes[0], note) {
+			t.Errorf("scan %v: notes %q, want %q…", scan, notes, note)
+		}
+		if _, err := s.Packets(); err != nil {
+			t.Fatal(err)
+		}
+		s.Reset()
+		for s.Next() {
+		}
+		if notes2 := s.Recovery().Notes; len(notes2) != 1 || notes2[0] != notes[0] {
+			t.Errorf("after Reset: notes %q, want %q", notes2, notes)
+		}
+	}
+	strict := traceFromTSDL(t, genMetadata(40), WithStrictMagic())
+	for _, scan := range []bool{false, true} {
+		s := strict.AddStream("bad", bad)
+		next := s.Next
+		if scan {
+			next = s.Scan
+		}
+		countAll(next)
+		if !errors.Is(s.Err(), ErrBadMagic) || !strings.Contains(s.Err().Error(), "packet 1: magic 0xc1fc1f00") {
 			t.Errorf("strict, scan %v: %v", scan, s.Err())
 		}
 	}

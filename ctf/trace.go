@@ -24,8 +24,7 @@ type Trace struct {
 	// Streams are the data stream files added (OpenDir: sorted by name).
 	Streams []*Stream
 	// Skipped names the files OpenDir left out: files with the extension of
-	// a text sidecar (.txt, .md, .json, .idx, .tsdl, .sha256, .log), and,
-	// when packets start with a magic number, files that do not.
+	// a text sidecar (.txt, .md, .json, .idx, .tsdl, .sha256, .log).
 	Skipped []string
 
 	o      options
@@ -266,16 +265,11 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 		return nil, err
 	}
 	t.Skipped = append(t.Skipped, skipped...)
-	magic, hasMagic := t.magic()
 	for _, n := range names {
 		f := &lazyFile{path: filepath.Join(dir, n)}
-		size, first, err := f.open()
+		size, err := f.open()
 		if err != nil {
 			return nil, err
-		}
-		if hasMagic && size > 0 && (size < 4 || string(first[:]) != string(magic[:])) {
-			t.Skipped = append(t.Skipped, n)
-			continue
 		}
 		s := t.AddStreamReader(n, f, size)
 		if idx, err := os.ReadFile(filepath.Join(dir, "index", n+".idx")); err == nil {
@@ -292,9 +286,11 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 // DataStreamFiles lists, sorted, the files of trace folder dir that OpenDir
 // reads as data streams — the regular files other than "metadata", hidden
 // files and the text sidecars tools leave beside them (.txt, .md, .json, .idx,
-// .tsdl, .sha256, .log), which it returns as skipped. OpenDir also skips a
-// listed file whose first bytes are not the packet magic number. A folder
-// with none holds metadata only: no events.
+// .tsdl, .sha256, .log), which it returns as skipped. A listed file is read
+// as a data stream whatever its first bytes, as babeltrace2 2.1 reads it: a
+// packet whose magic number is wrong is read and noted (Stream.Recovery),
+// a file that is no data stream fails as it decodes. A folder with none
+// holds metadata only: no events.
 func DataStreamFiles(dir string) (streams, skipped []string, err error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -318,22 +314,6 @@ func DataStreamFiles(dir string) (streams, skipped []string, err error) {
 // sidecarExt are extensions of files that sit in trace folders but are not
 // data streams (logs, listings, checksums, metadata dumps).
 var sidecarExt = map[string]bool{".txt": true, ".md": true, ".json": true, ".idx": true, ".tsdl": true, ".sha256": true, ".log": true}
-
-// magic returns the packet magic number's bytes when the packet header
-// starts with a magic number field.
-func (t *Trace) magic() ([4]byte, bool) {
-	var b [4]byte
-	h := t.header
-	if h == nil || len(h.Members) == 0 || h.Members[0].roles&roleMagic == 0 || h.Members[0].Bits != 32 {
-		return b, false
-	}
-	if h.Members[0].BigEndian {
-		b = [4]byte{0xc1, 0xfc, 0x1f, 0xc1}
-	} else {
-		b = [4]byte{0xc1, 0x1f, 0xfc, 0xc1}
-	}
-	return b, true
-}
 
 // AddStream adds a data stream held in data (not copied: the Stream's
 // string and BLOB views point into it).
@@ -377,22 +357,18 @@ type lazyFile struct {
 	f    *os.File
 }
 
-// open opens the file to return its size and first 4 bytes, and closes it.
-func (l *lazyFile) open() (int64, [4]byte, error) {
-	var b [4]byte
+// open opens the file to return its size, and closes it.
+func (l *lazyFile) open() (int64, error) {
 	f, err := os.Open(l.path)
 	if err != nil {
-		return 0, b, err
+		return 0, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return 0, b, err
+		return 0, err
 	}
-	if _, err := f.ReadAt(b[:], 0); err != nil && err != io.EOF {
-		return 0, b, err
-	}
-	return st.Size(), b, nil
+	return st.Size(), nil
 }
 
 func (l *lazyFile) ReadAt(p []byte, off int64) (int, error) {

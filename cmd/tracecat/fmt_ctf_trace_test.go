@@ -240,18 +240,31 @@ func TestCTFErrorNamesStream(t *testing.T) {
 	}
 }
 
-// A file of a trace folder that does not start with the packet magic number
-// is left out of the trace (a stray file, or a data stream whose first
-// packet header is damaged): validate says so, and --strict fails. It said
-// "ok (… 0 event records in 1 data streams)" with the file's events gone.
-func TestCTFValidateMagicSkipped(t *testing.T) {
+// A data stream file whose packet magic number is wrong is read, as
+// babeltrace2 2.1.2 reads it (it never checks the magic number: the same 80
+// events as the undamaged trace, exit 0): dump prints its events, validate
+// warns and --strict fails. It was left out of the trace ("0 event records
+// in 1 data streams"). A stray file that is no data stream fails the trace,
+// as in babeltrace2 (exit 1, "no data stream class exists with ID …").
+func TestCTFValidateMagicRead(t *testing.T) {
 	dir := damagedCTFTrace(t, 0, 0) // packet 0's magic
-	const note = "channel0_1: not read as a data stream: it does not start with the packet magic number"
-	if code, out, errb := run(t, nil, "validate", dir); code != exitOK || !strings.HasPrefix(out, "ok (") || !strings.Contains(errb, dir+": warning: "+note) {
+	const note = "channel0_1: 1 packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet 0, 0xc1fc1f00); read as babeltrace2 2.1 does"
+	if code, out, errb := run(t, nil, "validate", dir); code != exitOK || !strings.HasPrefix(out, "ok (") || !strings.Contains(out, "80 event records in 2 data streams") || !strings.Contains(errb, dir+": warning: "+note) {
 		t.Errorf("validate: exit %d %q %q", code, out, errb)
 	}
 	if code, _, errb := run(t, nil, "validate", "--strict", dir); code != exitInvalid || !strings.Contains(errb, dir+": strict: "+note) {
 		t.Errorf("validate --strict: exit %d %q", code, errb)
+	}
+	orig := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	_, want, _ := run(t, nil, "dump", orig)
+	if code, got, errb := run(t, nil, "dump", dir); code != exitOK || got != want || strings.Count(got, "\n") != 80 {
+		t.Errorf("dump: exit %d, %d lines (want the undamaged trace's %d) %q", code, strings.Count(got, "\n"), strings.Count(want, "\n"), errb)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("not a data stream, but no sidecar extension\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errb := run(t, nil, "validate", dir); code != exitInvalid || !strings.HasPrefix(errb, dir+": README: offset 0: ") {
+		t.Errorf("stray file: exit %d %q", code, errb)
 	}
 }
 

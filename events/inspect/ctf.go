@@ -16,7 +16,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf"
@@ -71,7 +70,7 @@ func (in *Input) ctfIndexBytes() ([]byte, error) {
 
 // validateCTF is validate of a CTF input: its summary, the problems of a
 // trace folder's data streams (what was read leniently: cut packets,
-// packet headers whose UUID differs from the metadata's; --strict fails on
+// packet headers whose UUID or magic number is wrong; --strict fails on
 // them), its notes (the losses the tracer reported; --strict passes them)
 // and the metadata reader's recovery summary (nil when clean or not read).
 func validateCTF(in *Input) (sum string, problems, notes []string, rec *traceerr.Recovery, err error) {
@@ -357,7 +356,7 @@ func ctfStreamStats(in *Input) (StatList, error) {
 // ctfTraceCheck decodes every event record of every data stream of a trace
 // folder; it returns what it read, the problems of the streams (what the
 // reader read leniently, as babeltrace2 reads it: cut packets, packet
-// headers whose UUID differs from the metadata's) and the losses the tracer
+// headers whose UUID or magic number is wrong) and the losses the tracer
 // reported as notes (discarded event records, packet_seq_num gaps: the
 // trace says them itself, so --strict passes them).
 func ctfTraceCheck(in *Input) (sum string, problems, notes []string, err error) {
@@ -388,24 +387,5 @@ func ctfTraceCheck(in *Input) (sum string, problems, notes []string, err error) 
 			problems = append(problems, s.Name+": "+n)
 		}
 	}
-	problems = append(problems, ctfMagicSkipped(in.Path, tr)...)
 	return fmt.Sprintf("%d event records in %d data streams", events, len(tr.Streams)), problems, notes, nil
-}
-
-// ctfMagicSkipped lists the files of trace folder dir that ctf.OpenDir left
-// out because they do not start with the packet magic number (sidecars such
-// as .txt files aside): a data stream whose first packet header is damaged,
-// or a stray file — babeltrace2 reads every file there as a data stream.
-func ctfMagicSkipped(dir string, tr *ctf.Trace) []string {
-	_, sidecars, err := ctf.DataStreamFiles(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, n := range tr.Skipped {
-		if !slices.Contains(sidecars, n) {
-			out = append(out, n+": not read as a data stream: it does not start with the packet magic number")
-		}
-	}
-	return out
 }
