@@ -100,9 +100,12 @@
 // record counter that grew between two packets (Loss.Events) and a gap in
 // packet sequence numbers (Loss.Packets). A data stream file that ends
 // before its last packet's declared size is recovered: every complete event
-// record is read, and Stream.Recovery (a traceerr.Recovery) notes the cut
-// packet and counts the bytes of the incomplete record as lost. A file that
-// ends inside its first packet's header is ErrTruncated.
+// record is read, and Stream.Recovery (a traceerr.Recovery) gives the cut
+// packet as its Reason (an ErrTruncated error: which packet, how many bytes
+// the file lacks) and counts the bytes of the incomplete record as lost;
+// Trace.Recovery sums the streams' summaries. (babeltrace2 2.1 refuses such
+// a trace; tracecat validate fails it, its other commands recover it.) A
+// file that ends inside its first packet's header is ErrTruncated.
 //
 // A packet header whose UUID differs from the metadata's is read, as
 // babeltrace2 2.1 reads it (two of babeltrace's own test traces have such

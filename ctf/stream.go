@@ -223,6 +223,9 @@ type Stream struct {
 	magicPkt  int
 	magicLast int
 	magicVal  uint64
+	// cut: why the stream stopped short, its last packet cut (Recovery's
+	// Reason when no error stands)
+	cut error
 }
 
 func newStream(t *Trace, name string, data []byte) *Stream {
@@ -246,7 +249,10 @@ func (s *Stream) Err() error { return s.err }
 // Losses returns the gaps reported so far.
 func (s *Stream) Losses() []Loss { return s.losses }
 
-// Recovery summarises what was read and what a cut last packet lost.
+// Recovery summarises what was read and what a cut last packet lost: its
+// Reason is the error that stopped the stream, else, for a cut last
+// packet, an ErrTruncated error saying which packet and how many bytes the
+// file lacks.
 func (s *Stream) Recovery() traceerr.Recovery {
 	r := s.rec
 	if s.uuidBad > 0 {
@@ -261,6 +267,8 @@ func (s *Stream) Recovery() traceerr.Recovery {
 	r.ReadBytes = min(s.next, s.size)
 	if s.err != nil {
 		r.Reason = s.err
+	} else if s.cut != nil {
+		r.Reason = s.cut
 	}
 	return r
 }
@@ -283,6 +291,7 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.pkt.Index = index - 1
 	s.losses = s.losses[:0]
 	s.uuidBad, s.magicBad = 0, 0
+	s.cut = nil
 }
 
 // All iterates over the event records (each a view valid until the next).
@@ -624,8 +633,8 @@ func (s *Stream) nextPacket() bool {
 		}
 		break
 	}
-	if p.Cut {
-		s.rec.Notes = append(s.rec.Notes, "packet "+itoa(p.Index)+" is cut: the file ends before its declared size")
+	if p.Cut && s.cut == nil {
+		s.cut = newErr(p.Offset, ErrTruncated, "packet %d is cut: the file ends %d bytes before its declared size of %d bytes", p.Index, p.Offset+int64(p.TotalBits/8)-s.size, p.TotalBits/8)
 	}
 	p.data = s.data
 	if prevClass != nil && prevClass != p.Class {
@@ -725,7 +734,9 @@ func (s *Stream) packetFailed() bool {
 			// The file ends inside the last packet's header or context.
 			s.rec.LostBytes += s.size - s.pkt.Offset
 			s.rec.StopOffset = s.pkt.Offset
-			s.rec.Notes = append(s.rec.Notes, "the file ends inside the header or context of packet "+itoa(s.pkt.Index))
+			if s.cut == nil {
+				s.cut = newErr(s.pkt.Offset, ErrTruncated, "packet %d is cut: the file ends inside its header or context", s.pkt.Index)
+			}
 			s.done = true
 			s.release()
 			return false

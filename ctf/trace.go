@@ -2,6 +2,7 @@ package ctf
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/bits"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 // Trace is the compiled metadata of a CTF trace and its data streams. It is
@@ -314,6 +316,50 @@ func DataStreamFiles(dir string) (streams, skipped []string, err error) {
 // sidecarExt are extensions of files that sit in trace folders but are not
 // data streams (logs, listings, checksums, metadata dumps).
 var sidecarExt = map[string]bool{".txt": true, ".md": true, ".json": true, ".idx": true, ".tsdl": true, ".sha256": true, ".log": true}
+
+// Recovery summarises the Recovery of the trace's data streams once they
+// have been read (by a Reader or each Stream): nil when every one was read
+// cleanly. Read adds up the event records read, ReadBytes the bytes read
+// (a stream's lost bytes excepted), LostBytes the bytes lost (Lost, the
+// event records, is then unknown: -1); Reason is the first cut last
+// packet's ErrTruncated error after its stream's file name (an error that
+// stopped a stream is not recovered: Reader.Err and Stream.Err say it);
+// Notes are the streams' notes, each after its file's name, and where each
+// stream that lost bytes stopped. StopOffset is -1: offsets are per file.
+func (t *Trace) Recovery() *traceerr.Recovery {
+	var rec *traceerr.Recovery
+	for _, s := range t.Streams {
+		sr := s.Recovery()
+		sr.Reason = s.cut // an error that stopped a stream is Err's, not recovered
+		if len(sr.Notes) == 0 && sr.LostBytes == 0 && sr.Reason == nil {
+			continue
+		}
+		if rec == nil {
+			rec = &traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
+		}
+		rec.LostBytes += sr.LostBytes
+		if sr.Reason != nil && rec.Reason == nil {
+			rec.Reason = fmt.Errorf("%s: %w", s.Name, sr.Reason)
+		}
+		for _, n := range sr.Notes {
+			rec.Notes = append(rec.Notes, s.Name+": "+n)
+		}
+		if sr.LostBytes > 0 {
+			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: read up to offset %d", s.Name, sr.StopOffset))
+		}
+	}
+	if rec != nil {
+		if rec.LostBytes > 0 {
+			rec.Lost = -1 // the bytes of an incomplete event record, if any
+		}
+		for _, s := range t.Streams {
+			sr := s.Recovery()
+			rec.Read += sr.Read
+			rec.ReadBytes += sr.ReadBytes - sr.LostBytes
+		}
+	}
+	return rec
+}
 
 // AddStream adds a data stream held in data (not copied: the Stream's
 // string and BLOB views point into it).

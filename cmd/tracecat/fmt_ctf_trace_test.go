@@ -11,6 +11,7 @@ import (
 	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
+	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
 
 // dump of a CTF trace folder prints its event records as babeltrace2 does;
@@ -408,5 +409,53 @@ func TestCTFTraceWithoutStreamsIsEmpty(t *testing.T) {
 	}
 	if code, _, errb := run(t, nil, "export", "--to", "parquet", md, filepath.Join(dir, "m.pq")); code != exitInvalid || !strings.Contains(errb, "no events") {
 		t.Errorf("export of the metadata file: exit %d %q", code, errb)
+	}
+}
+
+// A cut packet fails validate wherever it is, as in babeltrace2 2.1.2
+// (exit 1, "Invalid packet size reported in file" for both traces below):
+// inside a data stream — the rotated file (LTTng CHANNEL_CPU_N)
+// channel0_0_0 ends inside packet 3 while the stream goes on in
+// channel0_0_1 — or at its end (channel0_0_1 cut: what a tracer killed
+// while writing leaves). dump reads what they hold and says so on its
+// recovery line. validate said ok for both, with a warning.
+func TestCTFCutPacketInsideStream(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src")
+	if err := ctfgen.Write(src, 2000, 1, 10, 4096); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(src, "channel0_0"))
+	if err != nil || len(b) < 8*4096 {
+		t.Fatal(len(b), err)
+	}
+	meta, err := os.ReadFile(filepath.Join(src, "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const p = 4096
+	trace := func(name string, first, second []byte) string {
+		dir := filepath.Join(t.TempDir(), name)
+		for n, data := range map[string][]byte{"metadata": meta, "channel0_0_0": first, "channel0_0_1": second} {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, n), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	inside := trace("inside", b[:3*p+1500], b[4*p:])
+	last := trace("last", b[:4*p], b[4*p:len(b)-p/2])
+	for _, c := range []struct{ dir, want string }{
+		{inside, ": channel0_0_0: offset 12288: packet 3 is cut: the file ends 2596 bytes before its declared size of 4096 bytes (babeltrace2 refuses the trace; "},
+		{last, ": channel0_0_1: offset 24576: packet 6 is cut: the file ends 2048 bytes before its declared size of 4096 bytes (babeltrace2 refuses the trace; "},
+	} {
+		if code, out, errb := run(t, nil, "validate", c.dir); code != exitInvalid || !strings.HasPrefix(errb, c.dir+c.want) || !strings.Contains(errb, c.dir+": recovery: read ") {
+			t.Errorf("validate: exit %d %q %q, want %q…", code, out, errb, c.want)
+		}
+		if code, out, errb := run(t, nil, "dump", c.dir); code != exitOK || strings.Count(out, "\n") < 1800 || !strings.Contains(errb, c.dir+": recovery: read ") {
+			t.Errorf("dump: exit %d, %d lines, %q", code, strings.Count(out, "\n"), errb)
+		}
 	}
 }

@@ -69,7 +69,8 @@ B bytes; lost L bytes and M UNITS from offset O: why" (the UNITS are events, CDT
 ticks, CTF packets or fragments; "an unknown number" when the format cannot count
 them; notes on lenient readings follow). What a writer that did not finish left
 exits 1 in every format — a CDT trace without footer, a cut or corrupted dial9
-stream, a torn WTF file, an ATF file without footer — with what is recoverable
+stream, a torn WTF file, an ATF file without footer, a CTF data stream cut inside a
+packet (babeltrace2 refuses it too) — with what is recoverable
 (stats, dump and convert read it); what a killed writer never wrote leaves no trace
 (README: what a crash can lose). Lenient readings (CTF metadata, ATF warnings such
 as a session without manifest) exit 0. The ok line ends with what a killed writer of
@@ -88,8 +89,8 @@ events earlier than the one before them on their track. CDT ticks must not decre
 
 --strict fails (exit 1) on what the default reads leniently: files recovered
 without their footer, torn or truncated records, trailing bytes, and the other
-problems a format reports (a CTF trace: a cut packet, packet headers whose UUID
-differs from the metadata's); each "PATH: strict: …" line says what was lost.
+problems a format reports (a CTF trace: packet headers whose UUID differs from the
+metadata's or whose magic number is wrong); each "PATH: strict: …" line says what was lost.
 Losses a CTF tracer recorded (discarded events, packet_seq_num gaps) are
 warnings that --strict passes.
 

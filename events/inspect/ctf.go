@@ -11,11 +11,11 @@ package inspect
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf"
@@ -112,7 +112,9 @@ func validateCTF(in *Input) (sum string, problems, notes []string, rec *traceerr
 		parts = append(parts, "warning: "+w)
 	}
 	if in.isDir() {
-		sum, problems, notes, err = ctfTraceCheck(in)
+		var data *traceerr.Recovery
+		sum, problems, notes, data, err = ctfTraceCheck(in)
+		rec = mergeRecovery(rec, data)
 		if err != nil {
 			return "", nil, nil, rec, err
 		}
@@ -226,7 +228,6 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 	st := EventKeys(s)
 	var packets, discarded, lost uint64
 	perStream := make(map[string]int64, len(tr.Streams))
-	var rec *traceerr.Recovery
 	for _, ds := range tr.Streams {
 		perStream[ds.Name] = byStream[ds]
 		if sr := ds.Recovery(); sr.ReadBytes > 0 {
@@ -236,34 +237,8 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 			discarded += l.Events
 			lost += l.Packets
 		}
-		if sr := ds.Recovery(); len(sr.Notes) > 0 || sr.LostBytes != 0 || sr.Reason != nil {
-			if rec == nil {
-				rec = &traceerr.Recovery{Format: "ctf", Unit: "events", StopOffset: -1}
-			}
-			rec.LostBytes += sr.LostBytes
-			if sr.Reason != nil && rec.Reason == nil {
-				rec.Reason = fmt.Errorf("%s: %w", ds.Name, sr.Reason)
-			}
-			for _, n := range sr.Notes {
-				rec.Notes = append(rec.Notes, ds.Name+": "+n)
-			}
-			if sr.LostBytes > 0 {
-				rec.Notes = append(rec.Notes, fmt.Sprintf("%s: read up to offset %d", ds.Name, sr.StopOffset))
-			}
-		}
 	}
-	if rec != nil {
-		rec.Read = s.Events
-		for _, ds := range tr.Streams {
-			// ctf.Stream's ReadBytes ends where its last packet is
-			// declared to end: count the bytes the file has.
-			n := ds.Recovery().ReadBytes - ds.Recovery().LostBytes
-			if fi, err := os.Stat(filepath.Join(in.Path, ds.Name)); err == nil {
-				n = min(n, fi.Size()-ds.Recovery().LostBytes)
-			}
-			rec.ReadBytes += n
-		}
-	}
+	rec := tr.Recovery()
 	st = append(st,
 		Stat{"data_streams", len(tr.Streams)},
 		Stat{"data_packets", packets},
@@ -355,25 +330,31 @@ func ctfStreamStats(in *Input) (StatList, error) {
 
 // ctfTraceCheck decodes every event record of every data stream of a trace
 // folder; it returns what it read, the problems of the streams (what the
-// reader read leniently, as babeltrace2 reads it: cut packets, packet
-// headers whose UUID or magic number is wrong) and the losses the tracer
-// reported as notes (discarded event records, packet_seq_num gaps: the
-// trace says them itself, so --strict passes them).
-func ctfTraceCheck(in *Input) (sum string, problems, notes []string, err error) {
+// reader read leniently, as babeltrace2 reads it: packet headers whose UUID
+// or magic number is wrong), the losses the tracer reported as notes
+// (discarded event records, packet_seq_num gaps: the trace says them
+// itself, so --strict passes them) and the streams' recovery summary (nil
+// when clean). A data stream file whose last packet is cut fails, as
+// babeltrace2 2.1.2 refuses it and as tracecat validate fails what an
+// unfinished writer left in every format (a CDT trace without footer, a
+// cut dial9 stream); the recovery summary says what stats, dump and
+// convert read of it.
+func ctfTraceCheck(in *Input) (sum string, problems, notes []string, rec *traceerr.Recovery, err error) {
 	tr, err := ctf.OpenDir(in.Path)
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, nil, nil, err
 	}
 	events := 0
+	var cut *ctf.Stream
 	for _, s := range tr.Streams {
 		if err := s.CheckIndex(); err != nil {
-			return "", nil, nil, err
+			return "", nil, nil, nil, err
 		}
 		for s.Scan() { // every check of Next, fields not materialised
 			events++
 		}
 		if err := s.Err(); err != nil {
-			return "", nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+			return "", nil, nil, tr.Recovery(), fmt.Errorf("%s: %w", s.Name, err)
 		}
 		for _, l := range s.Losses() {
 			if l.Events > 0 {
@@ -386,6 +367,19 @@ func ctfTraceCheck(in *Input) (sum string, problems, notes []string, err error) 
 		for _, n := range s.Recovery().Notes {
 			problems = append(problems, s.Name+": "+n)
 		}
+		if cut == nil && s.Recovery().Reason != nil {
+			cut = s
+		}
 	}
-	return fmt.Sprintf("%d event records in %d data streams", events, len(tr.Streams)), problems, notes, nil
+	rec = tr.Recovery()
+	if cut != nil {
+		err := cut.Recovery().Reason
+		if fe, ok := errors.AsType[*traceerr.FormatError](err); ok {
+			c := *fe
+			c.Msg += " (babeltrace2 refuses the trace; stats, dump and convert read the event records before the cut)"
+			err = &c
+		}
+		return "", nil, nil, rec, fmt.Errorf("%s: %w", cut.Name, err)
+	}
+	return fmt.Sprintf("%d event records in %d data streams", events, len(tr.Streams)), problems, notes, rec, nil
 }
