@@ -339,11 +339,8 @@ func TestCTFStatsParsesTSDL(t *testing.T) {
 		t.Fatalf("validate: %q", want)
 	}
 	for _, c := range []string{"validate", "dump", "stats"} {
-		paths := []string{bad, filepath.Join(bad, "metadata")}
-		if c == "dump" {
-			paths = paths[:1] // dump of a metadata file lists it undecoded
-		}
-		for _, path := range paths {
+		// dump of a metadata file listed it undecoded, and exited 0
+		for _, path := range []string{bad, filepath.Join(bad, "metadata")} {
 			if code, out, errb := run(t, nil, c, path); code != exitInvalid || !strings.Contains(errb, "offset ") || !strings.HasSuffix(errb, want[len(bad):]) {
 				t.Errorf("%s %s: exit %d %q %q, want %d and %q", c, path, code, out, errb, exitInvalid, want)
 			}
@@ -356,6 +353,20 @@ func TestCTFStatsParsesTSDL(t *testing.T) {
 	}
 	if st["event_classes"] != float64(1) {
 		t.Errorf("event_classes %v, want 1 (the parsed model's): %s", st["event_classes"], out)
+	}
+	// dump lists the metadata as the CTF 2 fragments it translates to, as
+	// it lists CTF 2 metadata (without byte offsets), text and JSON alike.
+	const wantDump = "tsdl: 222 bytes, signature true, 1 data stream classes, 1 event record classes\n" +
+		"fragment #1: preamble\n" +
+		"fragment #2: trace-class\n" +
+		"fragment #3: data-stream-class id=0\n" +
+		"fragment #4: event-record-class data_stream_class_id=0 id=0 name=e\n"
+	if code, out, errb := run(t, nil, "dump", filepath.Join(good, "metadata")); code != exitOK || out != wantDump {
+		t.Errorf("dump: exit %d %q %q, want %q", code, out, errb, wantDump)
+	}
+	code, out, _ = run(t, nil, "dump", "--json", "--type", "event-record-class", filepath.Join(good, "metadata"))
+	if want := `{"data_stream_class_id":0,"id":0,"index":4,"name":"e","record":"fragment","type":"event-record-class"}` + "\n"; code != exitOK || out != want {
+		t.Errorf("dump --json: exit %d %q, want %q", code, out, want)
 	}
 }
 
