@@ -26,8 +26,13 @@ import (
 // by "|" in the order babeltrace2 lists them, null when no label matches. A
 // bit map's argument is followed the same way by its active flags, in name
 // order. Inside composite values a structure member that is an enumeration
-// or a bit map is followed by such a member too; enumerations that are
-// array elements or a variant's selected option carry their integer only.
+// or a bit map is followed by such a member too. An array of enumerations
+// (or of arrays of them) is followed by its labels as an array of the same
+// shape, null where none matches; a variant or optional whose selected
+// option is an enumeration or such an array by that option's labels (null
+// when the option has none or the optional is absent), as babeltrace2
+// prints them. An enumeration inside a structure inside an array or variant
+// has its label member in that structure.
 type ctfSource struct {
 	tr     *ctf.Trace
 	r      *ctf.Reader
@@ -41,6 +46,10 @@ type ctfSource struct {
 	// enums holds the labels of the enumeration and bit map field
 	// classes seen, made at their first event.
 	enums map[*ctf.FieldClass]*ctfEnum
+	// nested holds, for the array, variant and optional field classes
+	// seen, the name of their label argument ("" when they have none:
+	// no enumeration or bit map in them outside structures).
+	nested map[*ctf.FieldClass]string
 	// text holds the UTF-8 form of the current event's UTF-16/UTF-32
 	// strings: appended to, reset at the next event (a value keeps the
 	// array it was cut from when text grows).
@@ -53,7 +62,7 @@ func openCTFDir(path string) (source, error) {
 		return nil, err
 	}
 	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}, groups: map[ctfStreamKey]int{},
-		enums: map[*ctf.FieldClass]*ctfEnum{}}
+		enums: map[*ctf.FieldClass]*ctfEnum{}, nested: map[*ctf.FieldClass]string{}}
 	s.tracks = make([]Track, len(tr.Streams))
 	for i, st := range tr.Streams {
 		s.byS[st] = -1 - i
@@ -126,7 +135,7 @@ func (s *ctfSource) next(e *Event) bool {
 				continue
 			}
 			s.args = append(s.args, ctfArg{j: j})
-			if ctfLabelled(fc) {
+			if s.hasLabel(fc) {
 				s.args = append(s.args, ctfArg{j: j, label: true})
 			}
 		}
@@ -161,8 +170,29 @@ func (s *ctfSource) arg(i int) (string, Value) {
 	f := &ev.Fields[j]
 	fc := ev.FieldClass(j)
 	if a.label {
-		en := s.enum(fc)
-		return en.name, s.label(en, f.V)
+		if ctfLabelled(fc) {
+			en := s.enum(fc)
+			return en.name, s.label(en, f.V)
+		}
+		name := s.nested[fc]
+		if fc.Kind == ctf.KindArray {
+			return name, compositeValue(s, i)
+		}
+		// a variant or optional: the label of its selected option (through
+		// variants and optionals selecting variants and optionals)
+		k := j
+		for c := fc; c.Kind == ctf.KindVariant || c.Kind == ctf.KindOptional; c = ev.FieldClass(k) {
+			if k+1 >= int(ev.Fields[k].End) {
+				return name, Value{}
+			}
+			k++
+		}
+		if c := ev.FieldClass(k); ctfLabelled(c) {
+			return name, s.label(s.enum(c), ev.Fields[k].V)
+		} else if c.Kind == ctf.KindArray && s.hasLabel(c) {
+			return name, compositeValue(s, i)
+		}
+		return name, Value{}
 	}
 	switch fc.Kind {
 	case ctf.KindSint, ctf.KindVarSint:
@@ -198,7 +228,80 @@ func (s *ctfSource) str(j int) []byte {
 // arrays as arrays, variants as their selected option, optionals as the
 // field or null.
 func (s *ctfSource) appendArgJSON(b []byte, i int) []byte {
+	if a := s.args[i]; a.label {
+		return s.appendLabelJSON(b, int(a.j))
+	}
 	return s.appendJSON(b, int(s.args[i].j))
+}
+
+// appendLabelJSON renders the labels of field j, one that hasLabel accepts
+// (or an option of one): an enumeration's or bit map's label (null when
+// none matches), an array's as an array, a variant's or optional's as its
+// selected option's (null when it has none).
+func (s *ctfSource) appendLabelJSON(b []byte, j int) []byte {
+	ev := s.ev
+	fc := ev.FieldClass(j)
+	f := &ev.Fields[j]
+	switch {
+	case ctfLabelled(fc):
+		return s.label(s.enum(fc), f.V).AppendJSON(b)
+	case fc.Kind == ctf.KindArray:
+		b = append(b, '[')
+		for k := j + 1; k < int(f.End); k = int(ev.Fields[k].End) {
+			if k > j+1 {
+				b = append(b, ',')
+			}
+			b = s.appendLabelJSON(b, k)
+		}
+		return append(b, ']')
+	case (fc.Kind == ctf.KindVariant || fc.Kind == ctf.KindOptional) && j+1 < int(f.End) && s.hasLabel(ev.FieldClass(j+1)):
+		return s.appendLabelJSON(b, j+1)
+	}
+	return append(b, "null"...)
+}
+
+// hasLabel reports whether a field of class fc has a label argument (or,
+// in a structure, a label member): an enumeration or a bit map
+// (ctfLabelled), an array of them — its labels, an array — and a variant
+// or optional one of whose options is one of these: its selected option's
+// labels. An enumeration in a structure has its label member in the
+// structure, not one of the array or variant holding it.
+func (s *ctfSource) hasLabel(fc *ctf.FieldClass) bool {
+	switch fc.Kind {
+	case ctf.KindArray, ctf.KindVariant, ctf.KindOptional:
+	default:
+		return ctfLabelled(fc)
+	}
+	name, ok := s.nested[fc]
+	if !ok {
+		if ctfNestedLabels(fc, 0) {
+			name = fc.Name + "_label"
+		}
+		s.nested[fc] = name
+	}
+	return name != ""
+}
+
+// ctfNestedLabels reports whether the elements or options of fc (an
+// array, variant or optional class), depth levels down, hold an
+// enumeration or bit map outside structures.
+func ctfNestedLabels(fc *ctf.FieldClass, depth int) bool {
+	if depth > 64 { // compiled classes are bounded by ctf.Limits.MaxDepth
+		return false
+	}
+	for _, m := range fc.Members {
+		switch m.Kind {
+		case ctf.KindArray, ctf.KindVariant, ctf.KindOptional:
+			if ctfNestedLabels(m, depth+1) {
+				return true
+			}
+		default:
+			if ctfLabelled(m) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s *ctfSource) appendJSON(b []byte, j int) []byte {
@@ -221,12 +324,15 @@ func (s *ctfSource) appendJSON(b []byte, j int) []byte {
 			b = append(b, ':')
 			b = s.appendJSON(b, k)
 			n++
-			if ctfLabelled(c) {
-				en := s.enum(c)
+			if s.hasLabel(c) {
+				name := s.nested[c]
+				if ctfLabelled(c) {
+					name = s.enum(c).name
+				}
 				b = append(b, ',')
-				b = AppendJSONString(b, en.name)
+				b = AppendJSONString(b, name)
 				b = append(b, ':')
-				b = s.label(en, ev.Fields[k].V).AppendJSON(b)
+				b = s.appendLabelJSON(b, k)
 			}
 		}
 		return append(b, '}')
