@@ -46,10 +46,13 @@ type ctfSource struct {
 	// enums holds the labels of the enumeration and bit map field
 	// classes seen, made at their first event.
 	enums map[*ctf.FieldClass]*ctfEnum
-	// nested holds, for the array, variant and optional field classes
-	// seen, the name of their label argument ("" when they have none:
-	// no enumeration or bit map in them outside structures).
-	nested map[*ctf.FieldClass]string
+	// nested says, for the array, variant and optional field classes
+	// seen, whether they have a label argument (an enumeration or bit map
+	// in them outside structures).
+	nested map[*ctf.FieldClass]bool
+	// names holds the label names of a scope's fields (ctfLabelNames):
+	// an event record class's arguments, or a structure's members.
+	names map[ctfScope]map[*ctf.FieldClass]string
 	// text holds the UTF-8 form of the current event's UTF-16/UTF-32
 	// strings: appended to, reset at the next event (a value keeps the
 	// array it was cut from when text grows).
@@ -62,7 +65,8 @@ func openCTFDir(path string) (source, error) {
 		return nil, err
 	}
 	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}, groups: map[ctfStreamKey]int{},
-		enums: map[*ctf.FieldClass]*ctfEnum{}, nested: map[*ctf.FieldClass]string{}}
+		enums: map[*ctf.FieldClass]*ctfEnum{}, nested: map[*ctf.FieldClass]bool{},
+		names: map[ctfScope]map[*ctf.FieldClass]string{}}
 	s.tracks = make([]Track, len(tr.Streams))
 	for i, st := range tr.Streams {
 		s.byS[st] = -1 - i
@@ -170,11 +174,10 @@ func (s *ctfSource) arg(i int) (string, Value) {
 	f := &ev.Fields[j]
 	fc := ev.FieldClass(j)
 	if a.label {
+		name := s.labelName(ctfScope{class: ev.Class}, fc)
 		if ctfLabelled(fc) {
-			en := s.enum(fc)
-			return en.name, s.label(en, f.V)
+			return name, s.label(s.enum(fc), f.V)
 		}
-		name := s.nested[fc]
 		if fc.Kind == ctf.KindArray {
 			return name, compositeValue(s, i)
 		}
@@ -272,14 +275,75 @@ func (s *ctfSource) hasLabel(fc *ctf.FieldClass) bool {
 	default:
 		return ctfLabelled(fc)
 	}
-	name, ok := s.nested[fc]
+	has, ok := s.nested[fc]
 	if !ok {
-		if ctfNestedLabels(fc, 0) {
-			name = fc.Name + "_label"
-		}
-		s.nested[fc] = name
+		has = ctfNestedLabels(fc, 0)
+		s.nested[fc] = has
 	}
-	return name != ""
+	return has
+}
+
+// ctfScope names where an argument or member is: the top-level arguments
+// of an event record class (class), or the members of a structure class
+// (st).
+type ctfScope struct {
+	class *ctf.EventClass
+	st    *ctf.FieldClass
+}
+
+// labelName returns the name of the label argument (or member) of field
+// class fc in scope sc: made for every field of the scope at its first
+// use (ctfLabelNames), read from s.names after.
+func (s *ctfSource) labelName(sc ctfScope, fc *ctf.FieldClass) string {
+	names, ok := s.names[sc]
+	if !ok {
+		var fields [3][]*ctf.FieldClass
+		if sc.st != nil {
+			fields[0] = sc.st.Members
+		} else {
+			ev := s.ev
+			for k, c := range [3]*ctf.FieldClass{ev.Stream.Packet().Class.CommonContext, sc.class.SpecificContext, sc.class.Payload} {
+				if c != nil {
+					fields[k] = c.Members
+				}
+			}
+		}
+		names = s.labelNames(fields)
+		s.names[sc] = names
+	}
+	return names[fc]
+}
+
+// labelNames names the label arguments of a scope's fields (the members
+// of up to three structures, in order; hidden ones are no arguments): a
+// field's name + "_label", with "_label" appended again while that name is
+// taken — by a field of the scope (a payload field literally named x_label
+// beside an enumeration x keeps its name; x's labels are x_label_label) or
+// by an earlier label.
+func (s *ctfSource) labelNames(fields [3][]*ctf.FieldClass) map[*ctf.FieldClass]string {
+	taken := map[string]bool{}
+	for _, ms := range fields {
+		for _, m := range ms {
+			if !ctf.Hidden(m) {
+				taken[m.Name] = true
+			}
+		}
+	}
+	names := map[*ctf.FieldClass]string{}
+	for _, ms := range fields {
+		for _, m := range ms {
+			if ctf.Hidden(m) || !s.hasLabel(m) {
+				continue
+			}
+			name := m.Name + "_label"
+			for taken[name] {
+				name += "_label"
+			}
+			taken[name] = true
+			names[m] = name
+		}
+	}
+	return names
 }
 
 // ctfNestedLabels reports whether the elements or options of fc (an
@@ -325,12 +389,8 @@ func (s *ctfSource) appendJSON(b []byte, j int) []byte {
 			b = s.appendJSON(b, k)
 			n++
 			if s.hasLabel(c) {
-				name := s.nested[c]
-				if ctfLabelled(c) {
-					name = s.enum(c).name
-				}
 				b = append(b, ',')
-				b = AppendJSONString(b, name)
+				b = AppendJSONString(b, s.labelName(ctfScope{st: fc}, c))
 				b = append(b, ':')
 				b = s.appendLabelJSON(b, k)
 			}
@@ -402,7 +462,6 @@ func ctfLabelled(fc *ctf.FieldClass) bool {
 // class needs, made once per class so that finding a value's labels
 // allocates nothing.
 type ctfEnum struct {
-	name   string // the field's name + "_label"
 	bitMap bool
 	// flip is 1<<63 for signed classes: bounds and values with it flipped
 	// compare as unsigned numbers in the signed order.
@@ -450,7 +509,7 @@ func (s *ctfSource) enum(fc *ctf.FieldClass) *ctfEnum {
 }
 
 func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
-	en := &ctfEnum{name: fc.Name + "_label", labels: make([]ctfLabel, len(fc.Mappings))}
+	en := &ctfEnum{labels: make([]ctfLabel, len(fc.Mappings))}
 	_, en.bitMap = fc.Model.(*ctf2meta.FixedLengthBitMap)
 	if fc.Kind == ctf.KindSint || fc.Kind == ctf.KindVarSint {
 		en.flip = 1 << 63

@@ -301,3 +301,54 @@ func repeatCTFEnum(tb testing.TB, n int) (string, int64) {
 	}
 	return dir, int64(n * len(stream))
 }
+
+// TestCTFEnumLabelNameCollision: a label argument never takes the name of
+// a field of its scope or of an earlier label — "_label" is appended again
+// until the name is free — so a payload field literally named x_label
+// beside an enumeration x keeps its name and value (x's labels are
+// x_label_label), an enumeration y_label beside an enumeration y has its
+// own labels (y's are y_label_label, y_label's y_label_label_label), and
+// the same holds for a structure's members. They shared the name x_label
+// (two arguments of one name: JSON objects with duplicate keys, one
+// Parquet column for both).
+func TestCTFEnumLabelNameCollision(t *testing.T) {
+	u8 := func(mappings string) string {
+		if mappings != "" {
+			mappings = `,"mappings":` + mappings
+		}
+		return `{"type":"fixed-length-unsigned-integer","length":8,"byte-order":"little-endian"` + mappings + `}`
+	}
+	member := func(name, fc string) string { return `{"name":"` + name + `","field-class":` + fc + `}` }
+	payload := `{"type":"structure","member-classes":[` +
+		member("x", u8(`{"A":[[1,1]]}`)) + "," + member("x_label", u8("")) + "," +
+		member("y", u8(`{"B":[[2,2]]}`)) + "," + member("y_label", u8(`{"C":[[3,3]]}`)) + "," +
+		member("st", `{"type":"structure","member-classes":[`+member("m", u8(`{"D":[[4,4]]}`))+","+member("m_label", u8(""))+`]}`) + `]}`
+	meta := "\x1e" + `{"type":"preamble","version":2}` + "\n\x1e" + `{"type":"data-stream-class"}` + "\n\x1e" +
+		`{"type":"event-record-class","name":"ev","payload-field-class":` + payload + "}\n"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "metadata"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stream"), []byte{1, 7, 2, 3, 4, 8}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := events.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	var b strings.Builder
+	for name, v := range r.Event().Args {
+		b.WriteString(" " + name + "=" + string(v.AppendJSON(nil)))
+	}
+	const want = ` x=1 x_label_label="A" x_label=7 y=2 y_label_label="B" y_label=3 y_label_label_label="C" st={"m":4,"m_label_label":"D","m_label":8}`
+	if b.String() != want {
+		t.Errorf("args\n%s\nwant\n%s", b.String(), want)
+	}
+	if v, ok := r.Event().ArgByName("x_label"); !ok || v.Kind() != events.ValueUint || v.Uint() != 7 {
+		t.Errorf("x_label: %v %v", v, ok)
+	}
+}

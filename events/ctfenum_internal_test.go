@@ -55,8 +55,8 @@ func TestCTFEnumDenseEqualsScan(t *testing.T) {
 		{Name: "ONE", Ranges: []ctf.Range{{Lo: 1, Hi: 1}}},
 	}}
 	en := newCTFEnum(wide)
-	if en.dense != nil || en.name != "w_label" {
-		t.Fatalf("wide enumeration tabulated (%d entries), name %q", len(en.dense), en.name)
+	if en.dense != nil {
+		t.Fatalf("wide enumeration tabulated (%d entries)", len(en.dense))
 	}
 	s := &ctfSource{}
 	for v, want := range map[int64]string{-100000: "ALL", 1: "ALL|ONE", 100001: "", -100001: ""} {
