@@ -1,6 +1,9 @@
 package events
 
 import (
+	"cmp"
+	"math/bits"
+	"slices"
 	"strconv"
 
 	"github.com/tracecodec/tracecodec/ctf"
@@ -53,6 +56,8 @@ type ctfSource struct {
 	// names holds the label names of a scope's fields (ctfLabelNames):
 	// an event record class's arguments, or a structure's members.
 	names map[ctfScope]map[*ctf.FieldClass]string
+	// matched holds the labels a value matched (ctfEnum.matches)
+	matched []int32
 	// text holds the UTF-8 form of the current event's UTF-16/UTF-32
 	// strings: appended to, reset at the next event (a value keeps the
 	// array it was cut from when text grows).
@@ -473,6 +478,28 @@ type ctfEnum struct {
 	base   uint64
 	dense  []uint16
 	combos [][]byte
+	// Otherwise an enumeration's ranges are a centered interval tree
+	// (tree[0] the root, when any) and a bit map's flags are listed per
+	// bit (byBit): a value's labels are found in O(log ranges + matches),
+	// not by scanning every mapping (hostile metadata may hold huge
+	// enumerations).
+	tree  []ctfNode
+	byBit [64][]int32
+}
+
+// ctfNode is a node of an enumeration's interval tree: the ranges holding
+// center, by lowest bound ascending and by highest bound descending, and
+// the subtrees of the ranges below and above center (-1: none).
+type ctfNode struct {
+	center      uint64
+	byLo, byHi  []ctfSpan
+	left, right int32
+}
+
+// ctfSpan is a range of label (an index in ctfEnum.labels), bounds flipped.
+type ctfSpan struct {
+	lo, hi uint64
+	label  int32
 }
 
 type ctfLabel struct {
@@ -536,6 +563,7 @@ func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
 	}
 	if en.bitMap || lo > hi || hi-lo >= ctfDenseSpan || len(en.labels) > ctfDenseRanges ||
 		ranges > ctfDenseRanges || names > ctfDenseNames {
+		en.index()
 		return en
 	}
 	en.base = lo
@@ -553,6 +581,7 @@ func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
 		if !ok {
 			if size += len(text); size > ctfDenseBytes {
 				en.base, en.dense, en.combos = 0, nil, nil
+				en.index()
 				return en
 			}
 			en.combos = append(en.combos, append([]byte(nil), text...))
@@ -564,8 +593,111 @@ func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
 	return en
 }
 
+// index builds what label looks a value's labels up in when en is not
+// tabulated: the flags of each bit of a bit map, or the interval tree of
+// an enumeration's ranges.
+func (en *ctfEnum) index() {
+	if en.bitMap {
+		for q := range en.labels {
+			for b := range 64 {
+				if en.labels[q].mask&(1<<b) != 0 {
+					en.byBit[b] = append(en.byBit[b], int32(q))
+				}
+			}
+		}
+		return
+	}
+	var spans []ctfSpan
+	for q := range en.labels {
+		for _, r := range en.labels[q].ranges {
+			if r.Lo <= r.Hi {
+				spans = append(spans, ctfSpan{r.Lo, r.Hi, int32(q)})
+			}
+		}
+	}
+	en.tree = make([]ctfNode, 0, len(spans)/4+1)
+	en.build(spans, make([]uint64, 0, 2*len(spans)))
+}
+
+// build adds the interval tree of spans to en.tree and returns its root's
+// index (-1 when spans is empty). Its center is the median of the spans'
+// bounds, so each subtree holds at most half of the spans: the depth is
+// at most log2(spans) + 1.
+func (en *ctfEnum) build(spans []ctfSpan, bounds []uint64) int32 {
+	if len(spans) == 0 {
+		return -1
+	}
+	bounds = bounds[:0]
+	for _, sp := range spans {
+		bounds = append(bounds, sp.lo, sp.hi)
+	}
+	slices.Sort(bounds)
+	center := bounds[len(bounds)/2]
+	var below, above, here []ctfSpan
+	for _, sp := range spans {
+		switch {
+		case sp.hi < center:
+			below = append(below, sp)
+		case sp.lo > center:
+			above = append(above, sp)
+		default:
+			here = append(here, sp)
+		}
+	}
+	i := int32(len(en.tree))
+	en.tree = append(en.tree, ctfNode{center: center, byLo: here, byHi: slices.Clone(here)})
+	n := &en.tree[i]
+	slices.SortFunc(n.byLo, func(a, b ctfSpan) int { return cmp.Compare(a.lo, b.lo) })
+	slices.SortFunc(n.byHi, func(a, b ctfSpan) int { return cmp.Compare(b.hi, a.hi) })
+	left := en.build(below, bounds)
+	right := en.build(above, bounds)
+	en.tree[i].left, en.tree[i].right = left, right
+	return i
+}
+
+// matches appends to out the labels (indices in en.labels) holding v, in
+// en.labels order, each once.
+func (en *ctfEnum) matches(out []int32, v uint64) []int32 {
+	if en.bitMap {
+		for m := v; m != 0; m &= m - 1 {
+			out = append(out, en.byBit[bits.TrailingZeros64(m)]...)
+		}
+	} else {
+		v ^= en.flip
+		for i := int32(0); i >= 0 && int(i) < len(en.tree); {
+			n := &en.tree[i]
+			switch {
+			case v < n.center:
+				for _, sp := range n.byLo {
+					if sp.lo > v {
+						break
+					}
+					out = append(out, sp.label)
+				}
+				i = n.left
+			case v > n.center:
+				for _, sp := range n.byHi {
+					if sp.hi < v {
+						break
+					}
+					out = append(out, sp.label)
+				}
+				i = n.right
+			default:
+				for _, sp := range n.byLo {
+					out = append(out, sp.label)
+				}
+				i = -1
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // appendLabels appends the labels that contain v, joined by ctfLabelSep,
-// and returns how many there were.
+// and returns how many there were (scanning every label: what tabulating
+// a narrow enumeration runs, and the reference matches is checked by).
 func (en *ctfEnum) appendLabels(b []byte, v uint64) ([]byte, int) {
 	n := 0
 	for q := range en.labels {
@@ -594,11 +726,16 @@ func (s *ctfSource) label(en *ctfEnum, v uint64) Value {
 		}
 		return stringValue(en.combos[en.dense[x]-1])
 	}
-	k := len(s.text)
-	var n int
-	s.text, n = en.appendLabels(s.text, v)
-	if n == 0 {
+	s.matched = en.matches(s.matched[:0], v)
+	if len(s.matched) == 0 {
 		return Value{}
+	}
+	k := len(s.text)
+	for n, q := range s.matched {
+		if n > 0 {
+			s.text = append(s.text, ctfLabelSep)
+		}
+		s.text = append(s.text, en.labels[q].name...)
 	}
 	return stringValue(s.text[k:len(s.text):len(s.text)])
 }
