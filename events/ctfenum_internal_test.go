@@ -156,3 +156,58 @@ func BenchmarkCTFEnumLabelWide(b *testing.B) {
 		v = (v + 7919) % n
 	}
 }
+
+// FuzzCTFEnumTree: for any enumeration (mappings and ranges from the
+// input, signed or unsigned, bounds anywhere, inverted ranges too) and bit
+// map, the interval tree and per-bit lists find the labels the scan of
+// every mapping finds, in its order.
+func FuzzCTFEnumTree(f *testing.F) {
+	f.Add([]byte{0, 3, 1, 0, 5, 0, 2, 1, 2, 0, 2, 9, 7})
+	f.Add([]byte{1, 200, 10, 255, 255, 0, 0, 0, 128, 1, 2, 3, 4})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < 2 || len(b) > 4096 {
+			return
+		}
+		kind := []ctf.Kind{ctf.KindUint, ctf.KindSint}[b[0]&1]
+		fc := &ctf.FieldClass{Name: "x", Kind: kind}
+		if b[0]&2 != 0 {
+			fc.Model = &ctf2meta.FixedLengthBitMap{}
+			fc.Kind = ctf.KindUint
+		}
+		val := func(x, y byte) uint64 { return uint64(int64(int8(x))*int64(1+int(y)%64)) ^ uint64(y)<<40*uint64(x&1) }
+		rest := b[1:]
+		for len(rest) >= 4 {
+			m := ctf.Mapping{Name: "L" + strconv.Itoa(len(fc.Mappings))}
+			m.Ranges = append(m.Ranges, ctf.Range{Lo: val(rest[0], rest[1]), Hi: val(rest[2], rest[3])})
+			if fc.Model != nil {
+				m.Ranges[0] = ctf.Range{Lo: uint64(rest[0] % 64), Hi: uint64(rest[2] % 70)}
+			}
+			fc.Mappings = append(fc.Mappings, m)
+			rest = rest[4:]
+		}
+		if len(fc.Mappings) == 0 {
+			return
+		}
+		en := newCTFEnum(fc)
+		en.dense = nil
+		en.tree = nil
+		en.byBit = [64][]int32{}
+		en.index()
+		s := &ctfSource{}
+		check := func(v uint64) {
+			s.text = s.text[:0]
+			got := s.label(en, v)
+			want, n := en.appendLabels(nil, v)
+			if (n == 0) != (got.Kind() == ValueNull) || string(got.Bytes()) != string(want) {
+				t.Fatalf("value %#x: tree %q, scan %q", v, got.Bytes(), want)
+			}
+		}
+		for _, m := range fc.Mappings {
+			for _, r := range m.Ranges {
+				for _, v := range []uint64{r.Lo - 1, r.Lo, r.Lo + 1, r.Hi - 1, r.Hi, r.Hi + 1, 0, 1 << 63, ^uint64(0)} {
+					check(v)
+				}
+			}
+		}
+	})
+}
