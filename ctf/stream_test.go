@@ -206,39 +206,8 @@ func TestPacketUUIDMismatch(t *testing.T) {
 	for off := 0; off < len(bad); off += 1024 {
 		bad[off+4] ^= 0xff // every packet's UUID (after the magic)
 	}
-	for _, scan := range []bool{false, true} {
-		s := tr.AddStream("bad", bad)
-		next := s.Next
-		if scan {
-			next = s.Scan
-		}
-		if n := countAll(next); s.Err() != nil || n != want {
-			t.Fatalf("scan %v: %d events, %v; want %d", scan, n, s.Err(), want)
-		}
-		notes := s.Recovery().Notes
-		if len(notes) != 1 || !strings.HasPrefix(notes[0], fmt.Sprintf("%d packet headers hold a UUID other than the metadata's", packets)) ||
-			!strings.Contains(notes[0], "the first: packet 0, ") {
-			t.Errorf("scan %v: notes %q (%d packets)", scan, notes, packets)
-		}
-		s.Reset()
-		for s.Next() {
-		}
-		if notes2 := s.Recovery().Notes; len(notes2) != 1 || notes2[0] != notes[0] {
-			t.Errorf("after Reset: notes %q, want %q", notes2, notes)
-		}
-	}
-	strict := traceFromTSDL(t, genMetadata(40), WithStrictUUID())
-	for _, scan := range []bool{false, true} {
-		s := strict.AddStream("bad", bad)
-		next := s.Next
-		if scan {
-			next = s.Scan
-		}
-		countAll(next)
-		if !errors.Is(s.Err(), ErrUUID) || !strings.Contains(s.Err().Error(), "packet 0: UUID") {
-			t.Errorf("strict, scan %v: %v", scan, s.Err())
-		}
-	}
+	note := fmt.Sprintf("%d packet headers hold a UUID other than the metadata's %s (the first: packet 0, ", packets, tr.Meta.Preamble.UUID.String())
+	checkLenientHeaders(t, tr, traceFromTSDL(t, genMetadata(40), WithStrictUUID()), bad, want, note, ErrUUID, "packet 0: UUID")
 }
 
 // Packet headers whose magic number is not 0xc1fc1fc1 are read, as
@@ -256,6 +225,16 @@ func TestPacketMagicMismatch(t *testing.T) {
 	}
 	bad := append([]byte(nil), data...)
 	bad[1024], bad[3*1024+3] = 0, 0 // packets 1 and 3 (little-endian: c1 1f fc c1)
+	const note = "2 packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet 1, 0xc1fc1f00)"
+	checkLenientHeaders(t, tr, traceFromTSDL(t, genMetadata(40), WithStrictMagic()), bad, want, note, ErrBadMagic, "packet 1: magic 0xc1fc1f00")
+}
+
+// checkLenientHeaders reads data stream bad with tr (by Next and by Scan):
+// want events, no error, one Recovery note starting with note, the same
+// after Packets and Reset; with strict (tr with the strict option) Next
+// and Scan fail with sentinel, the error containing msg.
+func checkLenientHeaders(t *testing.T, tr, strict *Trace, bad []byte, want int, note string, sentinel error, msg string) {
+	t.Helper()
 	for _, scan := range []bool{false, true} {
 		s := tr.AddStream("bad", bad)
 		next := s.Next
@@ -265,7 +244,6 @@ func TestPacketMagicMismatch(t *testing.T) {
 		if n := countAll(next); s.Err() != nil || n != want {
 			t.Fatalf("scan %v: %d events, %v; want %d", scan, n, s.Err(), want)
 		}
-		const note = "2 packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet 1, 0xc1fc1f00)"
 		notes := s.Recovery().Notes
 		if len(notes) != 1 || !strings.HasPrefix(notes[0], note) {
 			t.Errorf("scan %v: notes %q, want %q…", scan, notes, note)
@@ -280,7 +258,6 @@ func TestPacketMagicMismatch(t *testing.T) {
 			t.Errorf("after Reset: notes %q, want %q", notes2, notes)
 		}
 	}
-	strict := traceFromTSDL(t, genMetadata(40), WithStrictMagic())
 	for _, scan := range []bool{false, true} {
 		s := strict.AddStream("bad", bad)
 		next := s.Next
@@ -288,7 +265,7 @@ func TestPacketMagicMismatch(t *testing.T) {
 			next = s.Scan
 		}
 		countAll(next)
-		if !errors.Is(s.Err(), ErrBadMagic) || !strings.Contains(s.Err().Error(), "packet 1: magic 0xc1fc1f00") {
+		if !errors.Is(s.Err(), sentinel) || !strings.Contains(s.Err().Error(), msg) {
 			t.Errorf("strict, scan %v: %v", scan, s.Err())
 		}
 	}

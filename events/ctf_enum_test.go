@@ -38,14 +38,7 @@ func TestCTFEnumLabels(t *testing.T) {
 	var got []string
 	for r.Next() {
 		e := r.Event()
-		var b strings.Builder
-		for name, v := range e.Args {
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(name + "=" + string(v.AppendJSON(nil)))
-		}
-		got = append(got, b.String())
+		got = append(got, argsJSON(e))
 		if v, ok := e.ArgByName("u_label"); ok && v.Kind() != events.ValueString && v.Kind() != events.ValueNull {
 			t.Errorf("u_label is a %v", v.Kind())
 		}
@@ -112,14 +105,7 @@ func TestCTFEnumLabelsNested(t *testing.T) {
 	defer r.Close()
 	var got []string
 	for r.Next() {
-		var b strings.Builder
-		for name, v := range r.Event().Args {
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(name + "=" + string(v.AppendJSON(nil)))
-		}
-		got = append(got, b.String())
+		got = append(got, argsJSON(r.Event()))
 	}
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
@@ -144,6 +130,18 @@ func TestCTFEnumLabelsNested(t *testing.T) {
 	if string(text) != string(bt) {
 		t.Errorf("text\n%s\nbabeltrace2\n%s", text, bt)
 	}
+}
+
+// argsJSON is e's arguments as "name=JSON" joined by spaces.
+func argsJSON(e *events.Event) string {
+	var b strings.Builder
+	for name, v := range e.Args {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name + "=" + string(v.AppendJSON(nil)))
+	}
+	return b.String()
 }
 
 func checkCTFLabels(t *testing.T, dir, bt string) int {
@@ -340,13 +338,9 @@ func TestCTFEnumLabelNameCollision(t *testing.T) {
 	if !r.Next() {
 		t.Fatal(r.Err())
 	}
-	var b strings.Builder
-	for name, v := range r.Event().Args {
-		b.WriteString(" " + name + "=" + string(v.AppendJSON(nil)))
-	}
-	const want = ` x=1 x_label_label="A" x_label=7 y=2 y_label_label="B" y_label=3 y_label_label_label="C" st={"m":4,"m_label_label":"D","m_label":8}`
-	if b.String() != want {
-		t.Errorf("args\n%s\nwant\n%s", b.String(), want)
+	const want = `x=1 x_label_label="A" x_label=7 y=2 y_label_label="B" y_label=3 y_label_label_label="C" st={"m":4,"m_label_label":"D","m_label":8}`
+	if got := argsJSON(r.Event()); got != want {
+		t.Errorf("args\n%s\nwant\n%s", got, want)
 	}
 	if v, ok := r.Event().ArgByName("x_label"); !ok || v.Kind() != events.ValueUint || v.Uint() != 7 {
 		t.Errorf("x_label: %v %v", v, ok)
