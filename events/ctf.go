@@ -56,6 +56,10 @@ type ctfSource struct {
 	// names holds the label names of a scope's fields (ctfLabelNames):
 	// an event record class's arguments, or a structure's members.
 	names map[ctfScope]map[*ctf.FieldClass]string
+	// last holds the names of the event record class and of the
+	// structure labelName looked up last (by scope, class then structure)
+	last      [2]ctfScope
+	lastNames [2]map[*ctf.FieldClass]string
 	// matched holds the labels a value matched (ctfEnum.matches)
 	matched []int32
 	// text holds the UTF-8 form of the current event's UTF-16/UTF-32
@@ -179,10 +183,11 @@ func (s *ctfSource) arg(i int) (string, Value) {
 	f := &ev.Fields[j]
 	fc := ev.FieldClass(j)
 	if a.label {
-		name := s.labelName(ctfScope{class: ev.Class}, fc)
 		if ctfLabelled(fc) {
-			return name, s.label(s.enum(fc), f.V)
+			en := s.enum(fc)
+			return s.enumName(en, ctfScope{class: ev.Class}, fc), s.label(en, f.V)
 		}
+		name := s.labelName(ctfScope{class: ev.Class}, fc)
 		if fc.Kind == ctf.KindArray {
 			return name, compositeValue(s, i)
 		}
@@ -300,6 +305,13 @@ type ctfScope struct {
 // class fc in scope sc: made for every field of the scope at its first
 // use (ctfLabelNames), read from s.names after.
 func (s *ctfSource) labelName(sc ctfScope, fc *ctf.FieldClass) string {
+	k := 0
+	if sc.st != nil {
+		k = 1
+	}
+	if sc == s.last[k] && s.lastNames[k] != nil {
+		return s.lastNames[k][fc]
+	}
 	names, ok := s.names[sc]
 	if !ok {
 		var fields [3][]*ctf.FieldClass
@@ -316,7 +328,19 @@ func (s *ctfSource) labelName(sc ctfScope, fc *ctf.FieldClass) string {
 		names = s.labelNames(fields)
 		s.names[sc] = names
 	}
+	s.last[k], s.lastNames[k] = sc, names
 	return names[fc]
+}
+
+// enumName is labelName for an enumeration or bit map class fc whose
+// labels are en: kept in en for the scope it was last named in (a class is
+// in one scope but for common contexts, shared by a data stream class's
+// event record classes), so that naming costs a comparison per event.
+func (s *ctfSource) enumName(en *ctfEnum, sc ctfScope, fc *ctf.FieldClass) string {
+	if en.scope != sc || en.name == "" {
+		en.scope, en.name = sc, s.labelName(sc, fc)
+	}
+	return en.name
 }
 
 // labelNames names the label arguments of a scope's fields (the members
@@ -395,7 +419,11 @@ func (s *ctfSource) appendJSON(b []byte, j int) []byte {
 			n++
 			if s.hasLabel(c) {
 				b = append(b, ',')
-				b = AppendJSONString(b, s.labelName(ctfScope{st: fc}, c))
+				if ctfLabelled(c) {
+					b = AppendJSONString(b, s.enumName(s.enum(c), ctfScope{st: fc}, c))
+				} else {
+					b = AppendJSONString(b, s.labelName(ctfScope{st: fc}, c))
+				}
 				b = append(b, ':')
 				b = s.appendLabelJSON(b, k)
 			}
@@ -467,6 +495,10 @@ func ctfLabelled(fc *ctf.FieldClass) bool {
 // class needs, made once per class so that finding a value's labels
 // allocates nothing.
 type ctfEnum struct {
+	// scope and name: the scope the label was last named in and its name
+	// there (ctfSource.enumName)
+	scope  ctfScope
+	name   string
 	bitMap bool
 	// flip is 1<<63 for signed classes: bounds and values with it flipped
 	// compare as unsigned numbers in the signed order.
@@ -486,6 +518,10 @@ type ctfEnum struct {
 	tree  []ctfNode
 	byBit [64][]int32
 }
+
+// ctfScanFlags: a bit map of at most this many flags has its flags tested
+// one by one (cheaper than byBit's sort for the few flags bit maps have).
+const ctfScanFlags = 16
 
 // ctfNode is a node of an enumeration's interval tree: the ranges holding
 // center, by lowest bound ascending and by highest bound descending, and
@@ -658,6 +694,14 @@ func (en *ctfEnum) build(spans []ctfSpan, bounds []uint64) int32 {
 // matches appends to out the labels (indices in en.labels) holding v, in
 // en.labels order, each once.
 func (en *ctfEnum) matches(out []int32, v uint64) []int32 {
+	if en.bitMap && len(en.labels) <= ctfScanFlags {
+		for q := range en.labels {
+			if v&en.labels[q].mask != 0 {
+				out = append(out, int32(q))
+			}
+		}
+		return out
+	}
 	if en.bitMap {
 		for m := v; m != 0; m &= m - 1 {
 			out = append(out, en.byBit[bits.TrailingZeros64(m)]...)
