@@ -24,10 +24,10 @@ func TestCTFEnumLabels(t *testing.T) {
 		}
 	}
 	want := []string{
-		`{"u":0,"u_label":"ZERO|LOW","s":-1,"s_label":"NEG|MINUS_ONE|SMALL","st":{"m":1,"m_label":"ON"},"bm":3,"bm_label":"A|B","arr":[0,1]}`,
-		`{"u":3,"u_label":"LOW|THREE","s":0,"s_label":"ZERO|SMALL","st":{"m":0,"m_label":"OFF"},"bm":0,"bm_label":null,"arr":[1,7]}`,
-		`{"u":7,"u_label":null,"s":-7,"s_label":null,"st":{"m":5,"m_label":null},"bm":4,"bm_label":"B","arr":[2,2]}`,
-		`{"u":15,"u_label":"HIGH","s":-3,"s_label":"NEG","st":{"m":1,"m_label":"ON"},"bm":1,"bm_label":"A","arr":[1,1]}`,
+		`{"u":0,"u_label":"ZERO|LOW","s":-1,"s_label":"NEG|MINUS_ONE|SMALL","st":{"m":1,"m_label":"ON"},"bm":3,"bm_label":"A|B","arr":[0,1],"arr_label":[null,"ON"]}`,
+		`{"u":3,"u_label":"LOW|THREE","s":0,"s_label":"ZERO|SMALL","st":{"m":0,"m_label":"OFF"},"bm":0,"bm_label":null,"arr":[1,7],"arr_label":["ON",null]}`,
+		`{"u":7,"u_label":null,"s":-7,"s_label":null,"st":{"m":5,"m_label":null},"bm":4,"bm_label":"B","arr":[2,2],"arr_label":[null,null]}`,
+		`{"u":15,"u_label":"HIGH","s":-3,"s_label":"NEG","st":{"m":1,"m_label":"ON"},"bm":1,"bm_label":"A","arr":[1,1],"arr_label":["ON","ON"]}`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

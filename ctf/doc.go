@@ -7,8 +7,8 @@
 // # Traces, streams, events
 //
 // OpenDir opens a trace folder: the metadata, every data stream file beside
-// it (sorted by name; text sidecars and, when packets start with a magic
-// number, files that do not are skipped and listed in Trace.Skipped) and the
+// it (sorted by name; text sidecars are skipped and listed in Trace.Skipped,
+// every other regular file is a data stream, as babeltrace2 reads it) and the
 // LTTng packet indexes (index/NAME.idx, Stream.Index). Data stream files are
 // read packet by packet into a buffer each stream reuses, as large as its
 // largest packet (bounded by the file), not whole: memory does not grow with
@@ -30,7 +30,7 @@
 // stream: Event.Bytes; classes: Event.FieldClass), with the roots of the
 // header, common context, specific context and payload scopes.
 //
-// What is decoded: packet headers (magic checked, metadata UUID compared,
+// What is decoded: packet headers (magic number and metadata UUID compared,
 // data stream class and id) and contexts (content and total sizes, begin
 // and end timestamps, discarded event record counter, sequence number),
 // event record headers (the class id and timestamp wherever they are, so
@@ -104,15 +104,20 @@
 // record counter that grew between two packets (Loss.Events) and a gap in
 // packet sequence numbers (Loss.Packets). A data stream file that ends
 // before its last packet's declared size is recovered: every complete event
-// record is read, and Stream.Recovery (a traceerr.Recovery) notes the cut
-// packet and counts the bytes of the incomplete record as lost. A file that
-// ends inside its first packet's header is ErrTruncated.
+// record is read, and Stream.Recovery (a traceerr.Recovery) gives the cut
+// packet as its Reason (an ErrTruncated error: which packet, how many bytes
+// the file lacks) and counts the bytes of the incomplete record as lost;
+// Trace.Recovery sums the streams' summaries. (babeltrace2 2.1 refuses such
+// a trace; tracecat validate fails it, its other commands recover it.) A
+// file that ends inside its first packet's header is ErrTruncated.
 //
 // A packet header whose UUID differs from the metadata's is read, as
 // babeltrace2 2.1 reads it (two of babeltrace's own test traces have such
 // packets), and Stream.Recovery notes it — how many packets, the first one
 // and its UUID — so that tracecat stats and validate report it; with the
-// WithStrictUUID option it is refused with ErrUUID.
+// WithStrictUUID option it is refused with ErrUUID. A packet header whose
+// magic number is not 0xc1fc1fc1 is read and noted the same way (babeltrace2
+// 2.1 never checks it); WithStrictMagic refuses it with ErrBadMagic.
 //
 // # Random access
 //

@@ -21,7 +21,8 @@ var (
 	// or boolean of more than 64 bits, a floating-point number of other
 	// than 32 or 64 bits. The error names the field.
 	ErrUnsupported = errors.New("ctf: unsupported field class")
-	// ErrBadMagic: a packet header's magic number is not 0xc1fc1fc1.
+	// ErrBadMagic: a packet header's magic number is not 0xc1fc1fc1 (with
+	// WithStrictMagic; without it such packets are read and noted).
 	ErrBadMagic = errors.New("ctf: bad packet magic")
 	// ErrUUID: a packet header's UUID differs from the metadata's (with
 	// WithStrictUUID; without it such packets are read and noted).
@@ -82,8 +83,9 @@ func (l Limits) withDefaults() Limits {
 type Option func(*options) error
 
 type options struct {
-	limits     Limits
-	strictUUID bool
+	limits      Limits
+	strictUUID  bool
+	strictMagic bool
 }
 
 // WithStrictUUID refuses a packet whose header holds a UUID other than the
@@ -92,6 +94,17 @@ type options struct {
 func WithStrictUUID() Option {
 	return func(o *options) error {
 		o.strictUUID = true
+		return nil
+	}
+}
+
+// WithStrictMagic refuses a packet whose header's magic number is not
+// 0xc1fc1fc1 with ErrBadMagic. By default such packets are read, as
+// babeltrace2 2.1 reads them (it does not check the magic number), and
+// Stream.Recovery notes how many there were.
+func WithStrictMagic() Option {
+	return func(o *options) error {
+		o.strictMagic = true
 		return nil
 	}
 }

@@ -222,6 +222,16 @@ type Stream struct {
 	uuidPkt  int
 	uuidLast int
 	uuidVal  [16]byte
+	// packet headers whose magic number is not 0xc1fc1fc1, counted as
+	// uuidBad is: how many, the first one's index and value, the last
+	// one's index
+	magicBad  int64
+	magicPkt  int
+	magicLast int
+	magicVal  uint64
+	// cut: why the stream stopped short, its last packet cut (Recovery's
+	// Reason when no error stands)
+	cut error
 }
 
 func newStream(t *Trace, name string, data []byte) *Stream {
@@ -245,17 +255,26 @@ func (s *Stream) Err() error { return s.err }
 // Losses returns the gaps reported so far.
 func (s *Stream) Losses() []Loss { return s.losses }
 
-// Recovery summarises what was read and what a cut last packet lost.
+// Recovery summarises what was read and what a cut last packet lost: its
+// Reason is the error that stopped the stream, else, for a cut last
+// packet, an ErrTruncated error saying which packet and how many bytes the
+// file lacks.
 func (s *Stream) Recovery() traceerr.Recovery {
 	r := s.rec
 	if s.uuidBad > 0 {
 		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%d packet headers hold a UUID other than the metadata's %s (the first: packet %d, %x); read as babeltrace2 2.1 does (WithStrictUUID refuses them)",
 			s.uuidBad, s.t.Meta.Preamble.UUID.String(), s.uuidPkt, s.uuidVal))
 	}
+	if s.magicBad > 0 {
+		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%d packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet %d, %#x); read as babeltrace2 2.1 does (WithStrictMagic refuses them)",
+			s.magicBad, s.magicPkt, s.magicVal))
+	}
 	r.Read = s.events
 	r.ReadBytes = min(s.next, s.size)
 	if s.err != nil {
 		r.Reason = s.err
+	} else if s.cut != nil {
+		r.Reason = s.cut
 	}
 	return r
 }
@@ -277,7 +296,8 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1
 	s.losses = s.losses[:0]
-	s.uuidBad = 0
+	s.uuidBad, s.magicBad = 0, 0
+	s.cut = nil
 }
 
 // All iterates over the event records (each a view valid until the next).
@@ -619,8 +639,8 @@ func (s *Stream) nextPacket() bool {
 		}
 		break
 	}
-	if p.Cut {
-		s.rec.Notes = append(s.rec.Notes, "packet "+itoa(p.Index)+" is cut: the file ends before its declared size")
+	if p.Cut && s.cut == nil {
+		s.cut = newErr(p.Offset, ErrTruncated, "packet %d is cut: the file ends %d bytes before its declared size of %d bytes", p.Index, p.Offset+int64(p.TotalBits/8)-s.size, p.TotalBits/8)
 	}
 	p.data = s.data
 	if prevClass != nil && prevClass != p.Class {
@@ -720,7 +740,9 @@ func (s *Stream) packetFailed() bool {
 			// The file ends inside the last packet's header or context.
 			s.rec.LostBytes += s.size - s.pkt.Offset
 			s.rec.StopOffset = s.pkt.Offset
-			s.rec.Notes = append(s.rec.Notes, "the file ends inside the header or context of packet "+itoa(s.pkt.Index))
+			if s.cut == nil {
+				s.cut = newErr(s.pkt.Offset, ErrTruncated, "packet %d is cut: the file ends inside its header or context", s.pkt.Index)
+			}
 			s.done = true
 			s.release()
 			return false
@@ -1165,6 +1187,26 @@ func (s *Stream) checkUUID(b []byte) bool {
 	return true
 }
 
+// badMagic notes a packet header whose magic number is v (not 0xc1fc1fc1),
+// or refuses it with WithStrictMagic. babeltrace2 2.1 never checks the
+// magic number (its message iterator skips the packet header's items), so
+// the packet is read as it reads it.
+func (s *Stream) badMagic(v uint64) bool {
+	p := &s.pkt
+	if s.t.o.strictMagic {
+		s.err = newErr(p.Offset, ErrBadMagic, "packet %d: magic %#x, expecting 0xc1fc1fc1", p.Index, v)
+		return false
+	}
+	if s.magicBad == 0 {
+		s.magicPkt, s.magicVal = p.Index, v
+	} else if s.magicLast == p.Index {
+		return true
+	}
+	s.magicLast = p.Index
+	s.magicBad++
+	return true
+}
+
 // updateClock sets the clock from a timestamp field of n bits: its low n
 // bits, plus 2^n when the value went back (wrap-around).
 func (s *Stream) updateClock(v uint64, n uint32) {
@@ -1198,8 +1240,7 @@ func (s *Stream) role(fc *FieldClass, v uint64) bool {
 	switch {
 	case r&roleMagic != 0:
 		if v != 0xc1fc1fc1 {
-			s.err = newErr(p.Offset, ErrBadMagic, "packet %d: magic %#x, expecting 0xc1fc1fc1", p.Index, v)
-			return false
+			return s.badMagic(v)
 		}
 	case r&roleDSCID != 0:
 		sc := s.t.dscs[v]

@@ -158,10 +158,10 @@ func TestCutLastPacket(t *testing.T) {
 }
 
 // A stream whose first packet is cut in its header is an error; bad
-// magic is refused.
+// magic is refused with WithStrictMagic.
 func TestPacketHeaderErrors(t *testing.T) {
 	data, _ := genStreamBytes(0, 100, 40, 4096)
-	tr := traceFromTSDL(t, genMetadata(40))
+	tr := traceFromTSDL(t, genMetadata(40), WithStrictMagic())
 	cases := []struct {
 		data []byte
 		want error
@@ -206,6 +206,35 @@ func TestPacketUUIDMismatch(t *testing.T) {
 	for off := 0; off < len(bad); off += 1024 {
 		bad[off+4] ^= 0xff // every packet's UUID (after the magic)
 	}
+	note := fmt.Sprintf("%d packet headers hold a UUID other than the metadata's %s (the first: packet 0, ", packets, tr.Meta.Preamble.UUID.String())
+	checkLenientHeaders(t, tr, traceFromTSDL(t, genMetadata(40), WithStrictUUID()), bad, want, note, ErrUUID, "packet 0: UUID")
+}
+
+// Packet headers whose magic number is not 0xc1fc1fc1 are read, as
+// babeltrace2 2.1 reads them (it never checks the magic number), and noted
+// in Stream.Recovery (the count, the first packet and its value), once per
+// packet however often its header is decoded; WithStrictMagic refuses them
+// with ErrBadMagic, in Next and in Scan alike.
+func TestPacketMagicMismatch(t *testing.T) {
+	data, _ := genStreamBytes(0, 300, 40, 1024)
+	tr := traceFromTSDL(t, genMetadata(40))
+	clean := tr.AddStream("clean", data)
+	want := countAll(clean.Next)
+	if clean.Err() != nil || len(clean.Recovery().Notes) != 0 || clean.Packet().Index < 3 {
+		t.Fatalf("clean stream: %v %v, %d packets", clean.Err(), clean.Recovery().Notes, clean.Packet().Index+1)
+	}
+	bad := append([]byte(nil), data...)
+	bad[1024], bad[3*1024+3] = 0, 0 // packets 1 and 3 (little-endian: c1 1f fc c1)
+	const note = "2 packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet 1, 0xc1fc1f00)"
+	checkLenientHeaders(t, tr, traceFromTSDL(t, genMetadata(40), WithStrictMagic()), bad, want, note, ErrBadMagic, "packet 1: magic 0xc1fc1f00")
+}
+
+// checkLenientHeaders reads data stream bad with tr (by Next and by Scan):
+// want events, no error, one Recovery note starting with note, the same
+// after Packets and Reset; with strict (tr with the strict option) Next
+// and Scan fail with sentinel, the error containing msg.
+func checkLenientHeaders(t *testing.T, tr, strict *Trace, bad []byte, want int, note string, sentinel error, msg string) {
+	t.Helper()
 	for _, scan := range []bool{false, true} {
 		s := tr.AddStream("bad", bad)
 		next := s.Next
@@ -216,9 +245,11 @@ func TestPacketUUIDMismatch(t *testing.T) {
 			t.Fatalf("scan %v: %d events, %v; want %d", scan, n, s.Err(), want)
 		}
 		notes := s.Recovery().Notes
-		if len(notes) != 1 || !strings.HasPrefix(notes[0], fmt.Sprintf("%d packet headers hold a UUID other than the metadata's", packets)) ||
-			!strings.Contains(notes[0], "the first: packet 0, ") {
-			t.Errorf("scan %v: notes %q (%d packets)", scan, notes, packets)
+		if len(notes) != 1 || !strings.HasPrefix(notes[0], note) {
+			t.Errorf("scan %v: notes %q, want %q…", scan, notes, note)
+		}
+		if _, err := s.Packets(); err != nil {
+			t.Fatal(err)
 		}
 		s.Reset()
 		for s.Next() {
@@ -227,7 +258,6 @@ func TestPacketUUIDMismatch(t *testing.T) {
 			t.Errorf("after Reset: notes %q, want %q", notes2, notes)
 		}
 	}
-	strict := traceFromTSDL(t, genMetadata(40), WithStrictUUID())
 	for _, scan := range []bool{false, true} {
 		s := strict.AddStream("bad", bad)
 		next := s.Next
@@ -235,7 +265,7 @@ func TestPacketUUIDMismatch(t *testing.T) {
 			next = s.Scan
 		}
 		countAll(next)
-		if !errors.Is(s.Err(), ErrUUID) || !strings.Contains(s.Err().Error(), "packet 0: UUID") {
+		if !errors.Is(s.Err(), sentinel) || !strings.Contains(s.Err().Error(), msg) {
 			t.Errorf("strict, scan %v: %v", scan, s.Err())
 		}
 	}
@@ -402,13 +432,14 @@ func TestPacketUUIDMismatchFileCountsOnce(t *testing.T) {
 
 // TestCutPacketNotedOnceAfterCheckIndex reads a data stream file whose last
 // packet is cut after CheckIndex (which walks the packets and seeks back),
-// twice: the Recovery summary is the same as that of one plain pass — one
-// note for the cut packet, the lost bytes and events read counted once.
+// twice: the Recovery summary is the same as that of one plain pass — the
+// cut packet as its Reason (ErrTruncated), the lost bytes and events read
+// counted once.
 func TestCutPacketNotedOnceAfterCheckIndex(t *testing.T) {
 	s := openDamagedStream(t, func(b []byte) []byte { return b[:len(b)-1000] }, true) // the last packet is cut (its index entry would disagree)
 	n := countAll(s.Scan)
 	want := s.Recovery()
-	if s.Err() != nil || len(want.Notes) != 1 || !strings.Contains(want.Notes[0], "is cut") || want.Read != int64(n) {
+	if s.Err() != nil || len(want.Notes) != 0 || !errors.Is(want.Reason, ErrTruncated) || !strings.Contains(want.Reason.Error(), "packet 3 is cut: the file ends 1000 bytes before its declared size of 131072 bytes") || want.Read != int64(n) {
 		t.Fatalf("one pass: %v, %d events, recovery %+v", s.Err(), n, want)
 	}
 	for _, scan := range []bool{false, true} {
@@ -423,7 +454,7 @@ func TestCutPacketNotedOnceAfterCheckIndex(t *testing.T) {
 			t.Fatalf("scan %v: %d events, want %d", scan, got, n)
 		}
 		got := s.Recovery()
-		if !slices.Equal(got.Notes, want.Notes) || got.LostBytes != want.LostBytes || got.Read != want.Read || got.StopOffset != want.StopOffset {
+		if !slices.Equal(got.Notes, want.Notes) || got.Reason.Error() != want.Reason.Error() || got.LostBytes != want.LostBytes || got.Read != want.Read || got.StopOffset != want.StopOffset {
 			t.Errorf("scan %v: recovery %+v, want %+v", scan, got, want)
 		}
 	}

@@ -2,6 +2,7 @@ package ctf
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/bits"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 // Trace is the compiled metadata of a CTF trace and its data streams. It is
@@ -24,8 +26,7 @@ type Trace struct {
 	// Streams are the data stream files added (OpenDir: sorted by name).
 	Streams []*Stream
 	// Skipped names the files OpenDir left out: files with the extension of
-	// a text sidecar (.txt, .md, .json, .idx, .tsdl, .sha256, .log), and,
-	// when packets start with a magic number, files that do not.
+	// a text sidecar (.txt, .md, .json, .idx, .tsdl, .sha256, .log).
 	Skipped []string
 
 	o      options
@@ -267,16 +268,11 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 		return nil, err
 	}
 	t.Skipped = append(t.Skipped, skipped...)
-	magic, hasMagic := t.magic()
 	for _, n := range names {
 		f := &lazyFile{path: filepath.Join(dir, n)}
-		size, first, err := f.open()
+		size, err := f.open()
 		if err != nil {
 			return nil, err
-		}
-		if hasMagic && size > 0 && (size < 4 || string(first[:]) != string(magic[:])) {
-			t.Skipped = append(t.Skipped, n)
-			continue
 		}
 		s := t.AddStreamReader(n, f, size)
 		if idx, err := os.ReadFile(filepath.Join(dir, "index", n+".idx")); err == nil {
@@ -293,9 +289,11 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 // DataStreamFiles lists, sorted, the files of trace folder dir that OpenDir
 // reads as data streams — the regular files other than "metadata", hidden
 // files and the text sidecars tools leave beside them (.txt, .md, .json, .idx,
-// .tsdl, .sha256, .log), which it returns as skipped. OpenDir also skips a
-// listed file whose first bytes are not the packet magic number. A folder
-// with none holds metadata only: no events.
+// .tsdl, .sha256, .log), which it returns as skipped. A listed file is read
+// as a data stream whatever its first bytes, as babeltrace2 2.1 reads it: a
+// packet whose magic number is wrong is read and noted (Stream.Recovery),
+// a file that is no data stream fails as it decodes. A folder with none
+// holds metadata only: no events.
 func DataStreamFiles(dir string) (streams, skipped []string, err error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -320,20 +318,48 @@ func DataStreamFiles(dir string) (streams, skipped []string, err error) {
 // data streams (logs, listings, checksums, metadata dumps).
 var sidecarExt = map[string]bool{".txt": true, ".md": true, ".json": true, ".idx": true, ".tsdl": true, ".sha256": true, ".log": true}
 
-// magic returns the packet magic number's bytes when the packet header
-// starts with a magic number field.
-func (t *Trace) magic() ([4]byte, bool) {
-	var b [4]byte
-	h := t.header
-	if h == nil || len(h.Members) == 0 || h.Members[0].roles&roleMagic == 0 || h.Members[0].Bits != 32 {
-		return b, false
+// Recovery summarises the Recovery of the trace's data streams once they
+// have been read (by a Reader or each Stream): nil when every one was read
+// cleanly. Read adds up the event records read, ReadBytes the bytes read
+// (a stream's lost bytes excepted), LostBytes the bytes lost (Lost, the
+// event records, is then unknown: -1); Reason is the first cut last
+// packet's ErrTruncated error after its stream's file name (an error that
+// stopped a stream is not recovered: Reader.Err and Stream.Err say it);
+// Notes are the streams' notes, each after its file's name, and where each
+// stream that lost bytes stopped. StopOffset is -1: offsets are per file.
+func (t *Trace) Recovery() *traceerr.Recovery {
+	var rec *traceerr.Recovery
+	for _, s := range t.Streams {
+		sr := s.Recovery()
+		sr.Reason = s.cut // an error that stopped a stream is Err's, not recovered
+		if len(sr.Notes) == 0 && sr.LostBytes == 0 && sr.Reason == nil {
+			continue
+		}
+		if rec == nil {
+			rec = &traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
+		}
+		rec.LostBytes += sr.LostBytes
+		if sr.Reason != nil && rec.Reason == nil {
+			rec.Reason = fmt.Errorf("%s: %w", s.Name, sr.Reason)
+		}
+		for _, n := range sr.Notes {
+			rec.Notes = append(rec.Notes, s.Name+": "+n)
+		}
+		if sr.LostBytes > 0 {
+			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: read up to offset %d", s.Name, sr.StopOffset))
+		}
 	}
-	if h.Members[0].BigEndian {
-		b = [4]byte{0xc1, 0xfc, 0x1f, 0xc1}
-	} else {
-		b = [4]byte{0xc1, 0x1f, 0xfc, 0xc1}
+	if rec != nil {
+		if rec.LostBytes > 0 {
+			rec.Lost = -1 // the bytes of an incomplete event record, if any
+		}
+		for _, s := range t.Streams {
+			sr := s.Recovery()
+			rec.Read += sr.Read
+			rec.ReadBytes += sr.ReadBytes - sr.LostBytes
+		}
 	}
-	return b, true
+	return rec
 }
 
 // AddStream adds a data stream held in data (not copied: the Stream's
@@ -378,22 +404,18 @@ type lazyFile struct {
 	f    *os.File
 }
 
-// open opens the file to return its size and first 4 bytes, and closes it.
-func (l *lazyFile) open() (int64, [4]byte, error) {
-	var b [4]byte
+// open opens the file to return its size, and closes it.
+func (l *lazyFile) open() (int64, error) {
 	f, err := os.Open(l.path)
 	if err != nil {
-		return 0, b, err
+		return 0, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return 0, b, err
+		return 0, err
 	}
-	if _, err := f.ReadAt(b[:], 0); err != nil && err != io.EOF {
-		return 0, b, err
-	}
-	return st.Size(), b, nil
+	return st.Size(), nil
 }
 
 func (l *lazyFile) ReadAt(p []byte, off int64) (int, error) {

@@ -1,6 +1,9 @@
 package events
 
 import (
+	"cmp"
+	"math/bits"
+	"slices"
 	"strconv"
 
 	"github.com/tracecodec/tracecodec/ctf"
@@ -26,8 +29,13 @@ import (
 // by "|" in the order babeltrace2 lists them, null when no label matches. A
 // bit map's argument is followed the same way by its active flags, in name
 // order. Inside composite values a structure member that is an enumeration
-// or a bit map is followed by such a member too; enumerations that are
-// array elements or a variant's selected option carry their integer only.
+// or a bit map is followed by such a member too. An array of enumerations
+// (or of arrays of them) is followed by its labels as an array of the same
+// shape, null where none matches; a variant or optional whose selected
+// option is an enumeration or such an array by that option's labels (null
+// when the option has none or the optional is absent), as babeltrace2
+// prints them. An enumeration inside a structure inside an array or variant
+// has its label member in that structure.
 type ctfSource struct {
 	tr     *ctf.Trace
 	r      *ctf.Reader
@@ -41,6 +49,19 @@ type ctfSource struct {
 	// enums holds the labels of the enumeration and bit map field
 	// classes seen, made at their first event.
 	enums map[*ctf.FieldClass]*ctfEnum
+	// nested says, for the array, variant and optional field classes
+	// seen, whether they have a label argument (an enumeration or bit map
+	// in them outside structures).
+	nested map[*ctf.FieldClass]bool
+	// names holds the label names of a scope's fields (ctfLabelNames):
+	// an event record class's arguments, or a structure's members.
+	names map[ctfScope]map[*ctf.FieldClass]string
+	// last holds the names of the event record class and of the
+	// structure labelName looked up last (by scope, class then structure)
+	last      [2]ctfScope
+	lastNames [2]map[*ctf.FieldClass]string
+	// matched holds the labels a value matched (ctfEnum.matches)
+	matched []int32
 	// text holds the UTF-8 form of the current event's UTF-16/UTF-32
 	// strings: appended to, reset at the next event (a value keeps the
 	// array it was cut from when text grows).
@@ -53,7 +74,8 @@ func openCTFDir(path string) (source, error) {
 		return nil, err
 	}
 	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}, groups: map[ctfStreamKey]int{},
-		enums: map[*ctf.FieldClass]*ctfEnum{}}
+		enums: map[*ctf.FieldClass]*ctfEnum{}, nested: map[*ctf.FieldClass]bool{},
+		names: map[ctfScope]map[*ctf.FieldClass]string{}}
 	s.tracks = make([]Track, len(tr.Streams))
 	for i, st := range tr.Streams {
 		s.byS[st] = -1 - i
@@ -126,7 +148,7 @@ func (s *ctfSource) next(e *Event) bool {
 				continue
 			}
 			s.args = append(s.args, ctfArg{j: j})
-			if ctfLabelled(fc) {
+			if s.hasLabel(fc) {
 				s.args = append(s.args, ctfArg{j: j, label: true})
 			}
 		}
@@ -161,8 +183,29 @@ func (s *ctfSource) arg(i int) (string, Value) {
 	f := &ev.Fields[j]
 	fc := ev.FieldClass(j)
 	if a.label {
-		en := s.enum(fc)
-		return en.name, s.label(en, f.V)
+		if ctfLabelled(fc) {
+			en := s.enum(fc)
+			return s.enumName(en, ctfScope{class: ev.Class}, fc), s.label(en, f.V)
+		}
+		name := s.labelName(ctfScope{class: ev.Class}, fc)
+		if fc.Kind == ctf.KindArray {
+			return name, compositeValue(s, i)
+		}
+		// a variant or optional: the label of its selected option (through
+		// variants and optionals selecting variants and optionals)
+		k := j
+		for c := fc; c.Kind == ctf.KindVariant || c.Kind == ctf.KindOptional; c = ev.FieldClass(k) {
+			if k+1 >= int(ev.Fields[k].End) {
+				return name, Value{}
+			}
+			k++
+		}
+		if c := ev.FieldClass(k); ctfLabelled(c) {
+			return name, s.label(s.enum(c), ev.Fields[k].V)
+		} else if c.Kind == ctf.KindArray && s.hasLabel(c) {
+			return name, compositeValue(s, i)
+		}
+		return name, Value{}
 	}
 	switch fc.Kind {
 	case ctf.KindSint, ctf.KindVarSint:
@@ -198,7 +241,160 @@ func (s *ctfSource) str(j int) []byte {
 // arrays as arrays, variants as their selected option, optionals as the
 // field or null.
 func (s *ctfSource) appendArgJSON(b []byte, i int) []byte {
+	if a := s.args[i]; a.label {
+		return s.appendLabelJSON(b, int(a.j))
+	}
 	return s.appendJSON(b, int(s.args[i].j))
+}
+
+// appendLabelJSON renders the labels of field j, one that hasLabel accepts
+// (or an option of one): an enumeration's or bit map's label (null when
+// none matches), an array's as an array, a variant's or optional's as its
+// selected option's (null when it has none).
+func (s *ctfSource) appendLabelJSON(b []byte, j int) []byte {
+	ev := s.ev
+	fc := ev.FieldClass(j)
+	f := &ev.Fields[j]
+	switch {
+	case ctfLabelled(fc):
+		return s.label(s.enum(fc), f.V).AppendJSON(b)
+	case fc.Kind == ctf.KindArray:
+		b = append(b, '[')
+		for k := j + 1; k < int(f.End); k = int(ev.Fields[k].End) {
+			if k > j+1 {
+				b = append(b, ',')
+			}
+			b = s.appendLabelJSON(b, k)
+		}
+		return append(b, ']')
+	case (fc.Kind == ctf.KindVariant || fc.Kind == ctf.KindOptional) && j+1 < int(f.End) && s.hasLabel(ev.FieldClass(j+1)):
+		return s.appendLabelJSON(b, j+1)
+	}
+	return append(b, "null"...)
+}
+
+// hasLabel reports whether a field of class fc has a label argument (or,
+// in a structure, a label member): an enumeration or a bit map
+// (ctfLabelled), an array of them — its labels, an array — and a variant
+// or optional one of whose options is one of these: its selected option's
+// labels. An enumeration in a structure has its label member in the
+// structure, not one of the array or variant holding it.
+func (s *ctfSource) hasLabel(fc *ctf.FieldClass) bool {
+	switch fc.Kind {
+	case ctf.KindArray, ctf.KindVariant, ctf.KindOptional:
+	default:
+		return ctfLabelled(fc)
+	}
+	has, ok := s.nested[fc]
+	if !ok {
+		has = ctfNestedLabels(fc, 0)
+		s.nested[fc] = has
+	}
+	return has
+}
+
+// ctfScope names where an argument or member is: the top-level arguments
+// of an event record class (class), or the members of a structure class
+// (st).
+type ctfScope struct {
+	class *ctf.EventClass
+	st    *ctf.FieldClass
+}
+
+// labelName returns the name of the label argument (or member) of field
+// class fc in scope sc: made for every field of the scope at its first
+// use (ctfLabelNames), read from s.names after.
+func (s *ctfSource) labelName(sc ctfScope, fc *ctf.FieldClass) string {
+	k := 0
+	if sc.st != nil {
+		k = 1
+	}
+	if sc == s.last[k] && s.lastNames[k] != nil {
+		return s.lastNames[k][fc]
+	}
+	names, ok := s.names[sc]
+	if !ok {
+		var fields [3][]*ctf.FieldClass
+		if sc.st != nil {
+			fields[0] = sc.st.Members
+		} else {
+			ev := s.ev
+			for k, c := range [3]*ctf.FieldClass{ev.Stream.Packet().Class.CommonContext, sc.class.SpecificContext, sc.class.Payload} {
+				if c != nil {
+					fields[k] = c.Members
+				}
+			}
+		}
+		names = s.labelNames(fields)
+		s.names[sc] = names
+	}
+	s.last[k], s.lastNames[k] = sc, names
+	return names[fc]
+}
+
+// enumName is labelName for an enumeration or bit map class fc whose
+// labels are en: kept in en for the scope it was last named in (a class is
+// in one scope but for common contexts, shared by a data stream class's
+// event record classes), so that naming costs a comparison per event.
+func (s *ctfSource) enumName(en *ctfEnum, sc ctfScope, fc *ctf.FieldClass) string {
+	if en.scope != sc || en.name == "" {
+		en.scope, en.name = sc, s.labelName(sc, fc)
+	}
+	return en.name
+}
+
+// labelNames names the label arguments of a scope's fields (the members
+// of up to three structures, in order; hidden ones are no arguments): a
+// field's name + "_label", with "_label" appended again while that name is
+// taken — by a field of the scope (a payload field literally named x_label
+// beside an enumeration x keeps its name; x's labels are x_label_label) or
+// by an earlier label.
+func (s *ctfSource) labelNames(fields [3][]*ctf.FieldClass) map[*ctf.FieldClass]string {
+	taken := map[string]bool{}
+	for _, ms := range fields {
+		for _, m := range ms {
+			if !ctf.Hidden(m) {
+				taken[m.Name] = true
+			}
+		}
+	}
+	names := map[*ctf.FieldClass]string{}
+	for _, ms := range fields {
+		for _, m := range ms {
+			if ctf.Hidden(m) || !s.hasLabel(m) {
+				continue
+			}
+			name := m.Name + "_label"
+			for taken[name] {
+				name += "_label"
+			}
+			taken[name] = true
+			names[m] = name
+		}
+	}
+	return names
+}
+
+// ctfNestedLabels reports whether the elements or options of fc (an
+// array, variant or optional class), depth levels down, hold an
+// enumeration or bit map outside structures.
+func ctfNestedLabels(fc *ctf.FieldClass, depth int) bool {
+	if depth > 64 { // compiled classes are bounded by ctf.Limits.MaxDepth
+		return false
+	}
+	for _, m := range fc.Members {
+		switch m.Kind {
+		case ctf.KindArray, ctf.KindVariant, ctf.KindOptional:
+			if ctfNestedLabels(m, depth+1) {
+				return true
+			}
+		default:
+			if ctfLabelled(m) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s *ctfSource) appendJSON(b []byte, j int) []byte {
@@ -221,12 +417,15 @@ func (s *ctfSource) appendJSON(b []byte, j int) []byte {
 			b = append(b, ':')
 			b = s.appendJSON(b, k)
 			n++
-			if ctfLabelled(c) {
-				en := s.enum(c)
+			if s.hasLabel(c) {
 				b = append(b, ',')
-				b = AppendJSONString(b, en.name)
+				if ctfLabelled(c) {
+					b = AppendJSONString(b, s.enumName(s.enum(c), ctfScope{st: fc}, c))
+				} else {
+					b = AppendJSONString(b, s.labelName(ctfScope{st: fc}, c))
+				}
 				b = append(b, ':')
-				b = s.label(en, ev.Fields[k].V).AppendJSON(b)
+				b = s.appendLabelJSON(b, k)
 			}
 		}
 		return append(b, '}')
@@ -296,7 +495,10 @@ func ctfLabelled(fc *ctf.FieldClass) bool {
 // class needs, made once per class so that finding a value's labels
 // allocates nothing.
 type ctfEnum struct {
-	name   string // the field's name + "_label"
+	// scope and name: the scope the label was last named in and its name
+	// there (ctfSource.enumName)
+	scope  ctfScope
+	name   string
 	bitMap bool
 	// flip is 1<<63 for signed classes: bounds and values with it flipped
 	// compare as unsigned numbers in the signed order.
@@ -308,6 +510,32 @@ type ctfEnum struct {
 	base   uint64
 	dense  []uint16
 	combos [][]byte
+	// Otherwise an enumeration's ranges are a centered interval tree
+	// (tree[0] the root, when any) and a bit map's flags are listed per
+	// bit (byBit): a value's labels are found in O(log ranges + matches),
+	// not by scanning every mapping (hostile metadata may hold huge
+	// enumerations).
+	tree  []ctfNode
+	byBit [64][]int32
+}
+
+// ctfScanFlags: a bit map of at most this many flags has its flags tested
+// one by one (cheaper than byBit's sort for the few flags bit maps have).
+const ctfScanFlags = 16
+
+// ctfNode is a node of an enumeration's interval tree: the ranges holding
+// center, by lowest bound ascending and by highest bound descending, and
+// the subtrees of the ranges below and above center (-1: none).
+type ctfNode struct {
+	center      uint64
+	byLo, byHi  []ctfSpan
+	left, right int32
+}
+
+// ctfSpan is a range of label (an index in ctfEnum.labels), bounds flipped.
+type ctfSpan struct {
+	lo, hi uint64
+	label  int32
 }
 
 type ctfLabel struct {
@@ -344,7 +572,7 @@ func (s *ctfSource) enum(fc *ctf.FieldClass) *ctfEnum {
 }
 
 func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
-	en := &ctfEnum{name: fc.Name + "_label", labels: make([]ctfLabel, len(fc.Mappings))}
+	en := &ctfEnum{labels: make([]ctfLabel, len(fc.Mappings))}
 	_, en.bitMap = fc.Model.(*ctf2meta.FixedLengthBitMap)
 	if fc.Kind == ctf.KindSint || fc.Kind == ctf.KindVarSint {
 		en.flip = 1 << 63
@@ -371,6 +599,7 @@ func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
 	}
 	if en.bitMap || lo > hi || hi-lo >= ctfDenseSpan || len(en.labels) > ctfDenseRanges ||
 		ranges > ctfDenseRanges || names > ctfDenseNames {
+		en.index()
 		return en
 	}
 	en.base = lo
@@ -388,6 +617,7 @@ func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
 		if !ok {
 			if size += len(text); size > ctfDenseBytes {
 				en.base, en.dense, en.combos = 0, nil, nil
+				en.index()
 				return en
 			}
 			en.combos = append(en.combos, append([]byte(nil), text...))
@@ -399,8 +629,119 @@ func newCTFEnum(fc *ctf.FieldClass) *ctfEnum {
 	return en
 }
 
+// index builds what label looks a value's labels up in when en is not
+// tabulated: the flags of each bit of a bit map, or the interval tree of
+// an enumeration's ranges.
+func (en *ctfEnum) index() {
+	if en.bitMap {
+		for q := range en.labels {
+			for b := range 64 {
+				if en.labels[q].mask&(1<<b) != 0 {
+					en.byBit[b] = append(en.byBit[b], int32(q))
+				}
+			}
+		}
+		return
+	}
+	var spans []ctfSpan
+	for q := range en.labels {
+		for _, r := range en.labels[q].ranges {
+			if r.Lo <= r.Hi {
+				spans = append(spans, ctfSpan{r.Lo, r.Hi, int32(q)})
+			}
+		}
+	}
+	en.tree = make([]ctfNode, 0, len(spans)/4+1)
+	en.build(spans, make([]uint64, 0, 2*len(spans)))
+}
+
+// build adds the interval tree of spans to en.tree and returns its root's
+// index (-1 when spans is empty). Its center is the median of the spans'
+// bounds, so each subtree holds at most half of the spans: the depth is
+// at most log2(spans) + 1.
+func (en *ctfEnum) build(spans []ctfSpan, bounds []uint64) int32 {
+	if len(spans) == 0 {
+		return -1
+	}
+	bounds = bounds[:0]
+	for _, sp := range spans {
+		bounds = append(bounds, sp.lo, sp.hi)
+	}
+	slices.Sort(bounds)
+	center := bounds[len(bounds)/2]
+	var below, above, here []ctfSpan
+	for _, sp := range spans {
+		switch {
+		case sp.hi < center:
+			below = append(below, sp)
+		case sp.lo > center:
+			above = append(above, sp)
+		default:
+			here = append(here, sp)
+		}
+	}
+	i := int32(len(en.tree))
+	en.tree = append(en.tree, ctfNode{center: center, byLo: here, byHi: slices.Clone(here)})
+	n := &en.tree[i]
+	slices.SortFunc(n.byLo, func(a, b ctfSpan) int { return cmp.Compare(a.lo, b.lo) })
+	slices.SortFunc(n.byHi, func(a, b ctfSpan) int { return cmp.Compare(b.hi, a.hi) })
+	left := en.build(below, bounds)
+	right := en.build(above, bounds)
+	en.tree[i].left, en.tree[i].right = left, right
+	return i
+}
+
+// matches appends to out the labels (indices in en.labels) holding v, in
+// en.labels order, each once.
+func (en *ctfEnum) matches(out []int32, v uint64) []int32 {
+	if en.bitMap && len(en.labels) <= ctfScanFlags {
+		for q := range en.labels {
+			if v&en.labels[q].mask != 0 {
+				out = append(out, int32(q))
+			}
+		}
+		return out
+	}
+	if en.bitMap {
+		for m := v; m != 0; m &= m - 1 {
+			out = append(out, en.byBit[bits.TrailingZeros64(m)]...)
+		}
+	} else {
+		v ^= en.flip
+		for i := int32(0); i >= 0 && int(i) < len(en.tree); {
+			n := &en.tree[i]
+			switch {
+			case v < n.center:
+				for _, sp := range n.byLo {
+					if sp.lo > v {
+						break
+					}
+					out = append(out, sp.label)
+				}
+				i = n.left
+			case v > n.center:
+				for _, sp := range n.byHi {
+					if sp.hi < v {
+						break
+					}
+					out = append(out, sp.label)
+				}
+				i = n.right
+			default:
+				for _, sp := range n.byLo {
+					out = append(out, sp.label)
+				}
+				i = -1
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // appendLabels appends the labels that contain v, joined by ctfLabelSep,
-// and returns how many there were.
+// and returns how many there were (scanning every label: what tabulating
+// a narrow enumeration runs, and the reference matches is checked by).
 func (en *ctfEnum) appendLabels(b []byte, v uint64) ([]byte, int) {
 	n := 0
 	for q := range en.labels {
@@ -429,11 +770,16 @@ func (s *ctfSource) label(en *ctfEnum, v uint64) Value {
 		}
 		return stringValue(en.combos[en.dense[x]-1])
 	}
-	k := len(s.text)
-	var n int
-	s.text, n = en.appendLabels(s.text, v)
-	if n == 0 {
+	s.matched = en.matches(s.matched[:0], v)
+	if len(s.matched) == 0 {
 		return Value{}
+	}
+	k := len(s.text)
+	for n, q := range s.matched {
+		if n > 0 {
+			s.text = append(s.text, ctfLabelSep)
+		}
+		s.text = append(s.text, en.labels[q].name...)
 	}
 	return stringValue(s.text[k:len(s.text):len(s.text)])
 }

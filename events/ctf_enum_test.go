@@ -19,15 +19,16 @@ const ctfEnumTrace = "testdata/ctf-enum/trace"
 // labels as "<field>_label" — one label, several joined by "|" in
 // babeltrace2's order, null when none matches, signed ranges compared as
 // signed (a range across zero too) — and so is a bit map's by its active flags; a structure member
-// gets its label member in the composite value, array elements keep their
-// integers. The labels are babeltrace2 2.1.2's (babeltrace2-2.1.2.txt
+// gets its label member in the composite value, an array of enumerations
+// its labels as an array (TestCTFEnumLabelsNested: variants, optionals,
+// nested arrays). The labels are babeltrace2 2.1.2's (babeltrace2-2.1.2.txt
 // beside the trace).
 func TestCTFEnumLabels(t *testing.T) {
 	want := []string{
-		`u=0 u_label="ZERO|LOW" s=-1 s_label="NEG|MINUS_ONE|SMALL" st={"m":1,"m_label":"ON"} bm=3 bm_label="A|B" arr=[0,1]`,
-		`u=3 u_label="LOW|THREE" s=0 s_label="ZERO|SMALL" st={"m":0,"m_label":"OFF"} bm=0 bm_label=null arr=[1,7]`,
-		`u=7 u_label=null s=-7 s_label=null st={"m":5,"m_label":null} bm=4 bm_label="B" arr=[2,2]`,
-		`u=15 u_label="HIGH" s=-3 s_label="NEG" st={"m":1,"m_label":"ON"} bm=1 bm_label="A" arr=[1,1]`,
+		`u=0 u_label="ZERO|LOW" s=-1 s_label="NEG|MINUS_ONE|SMALL" st={"m":1,"m_label":"ON"} bm=3 bm_label="A|B" arr=[0,1] arr_label=[null,"ON"]`,
+		`u=3 u_label="LOW|THREE" s=0 s_label="ZERO|SMALL" st={"m":0,"m_label":"OFF"} bm=0 bm_label=null arr=[1,7] arr_label=["ON",null]`,
+		`u=7 u_label=null s=-7 s_label=null st={"m":5,"m_label":null} bm=4 bm_label="B" arr=[2,2] arr_label=[null,null]`,
+		`u=15 u_label="HIGH" s=-3 s_label="NEG" st={"m":1,"m_label":"ON"} bm=1 bm_label="A" arr=[1,1] arr_label=["ON","ON"]`,
 	}
 	r, err := events.Open(ctfEnumTrace)
 	if err != nil {
@@ -37,14 +38,7 @@ func TestCTFEnumLabels(t *testing.T) {
 	var got []string
 	for r.Next() {
 		e := r.Event()
-		var b strings.Builder
-		for name, v := range e.Args {
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(name + "=" + string(v.AppendJSON(nil)))
-		}
-		got = append(got, b.String())
+		got = append(got, argsJSON(e))
 		if v, ok := e.ArgByName("u_label"); ok && v.Kind() != events.ValueString && v.Kind() != events.ValueNull {
 			t.Errorf("u_label is a %v", v.Kind())
 		}
@@ -90,6 +84,66 @@ func TestCTFEnumLabelsRealTraces(t *testing.T) {
 // (babeltrace2's text form), and, when bt is not "", that text against
 // babeltrace2's own lines in file bt (without their time columns). It
 // returns the number of label arguments checked.
+// TestCTFEnumLabelsNested: an array of enumerations has its labels as an
+// array argument (null where none matches), nested arrays as nested arrays,
+// in a structure as a member too; a variant or an optional whose selected
+// option is an enumeration, or an array of them, has that option's labels
+// (null when the option has none, or the optional is absent). They are
+// babeltrace2 2.1.2's (testdata/ctf-enum-nested/babeltrace2-2.1.2.txt);
+// these fields had no label.
+func TestCTFEnumLabelsNested(t *testing.T) {
+	const dir = "testdata/ctf-enum-nested/trace"
+	want := []string{
+		`sel=0 v=1 v_label="ON" o=9 o_label="Y" st={"arr":[5,6],"arr_label":["Z",null]} mat=[[1],[0]] mat_label=[["W"],[null]]`,
+		`sel=1 v=7 v_label=null o=null o_label=null st={"arr":[6,5],"arr_label":[null,"Z"]} mat=[[0],[1]] mat_label=[[null],["W"]]`,
+		`sel=2 v=[2,3] v_label=["X|TWO","TWO"] o=null o_label=null st={"arr":[5,5],"arr_label":["Z","Z"]} mat=[[1],[1]] mat_label=[["W"],["W"]]`,
+	}
+	r, err := events.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var got []string
+	for r.Next() {
+		got = append(got, argsJSON(r.Event()))
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The trace is the one babeltrace2 printed the labels above for.
+	bt, err := os.ReadFile(filepath.Join(dir, "..", "babeltrace2-2.1.2.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ctf.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p ctf.Pretty
+	var text []byte
+	for rd := tr.NewReader(); rd.Next(); {
+		text = p.Append(text, rd.Event())
+	}
+	if string(text) != string(bt) {
+		t.Errorf("text\n%s\nbabeltrace2\n%s", text, bt)
+	}
+}
+
+// argsJSON is e's arguments as "name=JSON" joined by spaces.
+func argsJSON(e *events.Event) string {
+	var b strings.Builder
+	for name, v := range e.Args {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name + "=" + string(v.AppendJSON(nil)))
+	}
+	return b.String()
+}
+
 func checkCTFLabels(t *testing.T, dir, bt string) int {
 	t.Helper()
 	var btLines []string
@@ -130,6 +184,10 @@ func checkCTFLabels(t *testing.T, dir, bt string) int {
 			}
 			checked++
 			var labels []string
+			if v.Kind() == events.ValueComposite {
+				checked-- // an array's or a variant's: TestCTFEnumLabelsNested
+				continue
+			}
 			if v.Kind() == events.ValueString {
 				labels = strings.Split(v.String(), "|")
 			} else if v.Kind() != events.ValueNull {
@@ -240,4 +298,51 @@ func repeatCTFEnum(tb testing.TB, n int) (string, int64) {
 		tb.Fatal(err)
 	}
 	return dir, int64(n * len(stream))
+}
+
+// TestCTFEnumLabelNameCollision: a label argument never takes the name of
+// a field of its scope or of an earlier label — "_label" is appended again
+// until the name is free — so a payload field literally named x_label
+// beside an enumeration x keeps its name and value (x's labels are
+// x_label_label), an enumeration y_label beside an enumeration y has its
+// own labels (y's are y_label_label, y_label's y_label_label_label), and
+// the same holds for a structure's members. They shared the name x_label
+// (two arguments of one name: JSON objects with duplicate keys, one
+// Parquet column for both).
+func TestCTFEnumLabelNameCollision(t *testing.T) {
+	u8 := func(mappings string) string {
+		if mappings != "" {
+			mappings = `,"mappings":` + mappings
+		}
+		return `{"type":"fixed-length-unsigned-integer","length":8,"byte-order":"little-endian"` + mappings + `}`
+	}
+	member := func(name, fc string) string { return `{"name":"` + name + `","field-class":` + fc + `}` }
+	payload := `{"type":"structure","member-classes":[` +
+		member("x", u8(`{"A":[[1,1]]}`)) + "," + member("x_label", u8("")) + "," +
+		member("y", u8(`{"B":[[2,2]]}`)) + "," + member("y_label", u8(`{"C":[[3,3]]}`)) + "," +
+		member("st", `{"type":"structure","member-classes":[`+member("m", u8(`{"D":[[4,4]]}`))+","+member("m_label", u8(""))+`]}`) + `]}`
+	meta := "\x1e" + `{"type":"preamble","version":2}` + "\n\x1e" + `{"type":"data-stream-class"}` + "\n\x1e" +
+		`{"type":"event-record-class","name":"ev","payload-field-class":` + payload + "}\n"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "metadata"), []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stream"), []byte{1, 7, 2, 3, 4, 8}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := events.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Next() {
+		t.Fatal(r.Err())
+	}
+	const want = `x=1 x_label_label="A" x_label=7 y=2 y_label_label="B" y_label=3 y_label_label_label="C" st={"m":4,"m_label_label":"D","m_label":8}`
+	if got := argsJSON(r.Event()); got != want {
+		t.Errorf("args\n%s\nwant\n%s", got, want)
+	}
+	if v, ok := r.Event().ArgByName("x_label"); !ok || v.Kind() != events.ValueUint || v.Uint() != 7 {
+		t.Errorf("x_label: %v %v", v, ok)
+	}
 }

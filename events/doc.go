@@ -67,8 +67,23 @@
 //     Tick is the tick_index; the time is elapsed_ms × 1 000 000 when the row
 //     has elapsed_ms. Arguments are the row's top-level entries (channels and
 //     phase_markers as composites).
-//   - CTF: the module reads CTF metadata, not data streams: Open returns an
-//     error wrapping ErrNoEvents that says so (as for a lone ATF detail.atf).
+//   - CTF: a trace folder (metadata and data streams, package ctf): one
+//     KindInstant event per event record, merged by time as babeltrace2
+//     merges them, named by its event record class, timed in ns from its
+//     clock's origin, on its data stream's track ("cpu N" when the packet
+//     context has a cpu_id; a stream's rotated files share it). Arguments
+//     are the top-level fields of the common context, specific context and
+//     payload (structures, arrays and variants as composites). An
+//     enumeration or bit map is followed by FIELD_label, its labels as
+//     babeltrace2 prints them (several joined by "|", null when none
+//     matches); an array of them by an array of labels, a variant or
+//     optional by its selected option's; a structure member by a member.
+//     A label's name never takes a field's: when the scope (the event's
+//     arguments, or the structure's members) has a field named FIELD_label,
+//     or an earlier label took it, "_label" is appended again (x_label_label
+//     beside a payload field x_label). A metadata file, data stream or
+//     packet index alone holds no events: Open returns an error wrapping
+//     ErrNoEvents that says so (as for a lone ATF detail.atf).
 //
 // The format's own record stays reachable: Event.Dial9, ATF, WTF, CDT and
 // Record return it, and Reader.Underlying the codec's reader.

@@ -25,6 +25,9 @@ import (
 //     once more. A session whose files are all finished but whose links
 //     disagree (corruption, not a crash) is found by Session.Check or
 //     tracecat validate, not here.
+//   - CTF: ctf.Trace.Recovery of a trace folder: the data streams' cut
+//     last packets (Reason: the first one), packet headers read leniently
+//     (a foreign UUID, a wrong magic number) as notes.
 //   - WTF: the torn last chunk of a binary file (wtfcff.Recovery): Read
 //     counts the events delivered, ReadBytes the complete chunks,
 //     LostBytes and Lost what the torn chunk lost (Lost -1 when only a
@@ -82,6 +85,8 @@ func (r *Reader) recovery() *traceerr.Recovery {
 		if err != nil {
 			s.Notes = append(s.Notes, "links not walked to the end: "+err.Error())
 		}
+	case *ctfSource:
+		return src.tr.Recovery()
 	case *wtfSource:
 		rep := src.chunks.Recovery()
 		if rep == nil || !rep.Torn {

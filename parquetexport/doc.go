@@ -83,7 +83,9 @@
 //	       context, specific context and payload (structures, arrays and
 //	       variants go to args_json); an enumeration or bit map also
 //	       ctf_FIELD_label (STRING: its label, several joined by "|", null
-//	       when none matches) beside its integer column
+//	       when none matches) beside its integer column (an array or
+//	       variant of them: its labels, in args_json; a name a field of the
+//	       event already has gets "_label" again: events' package doc)
 //	cdt    cdt_FIELD DOUBLE for each numeric field of WithCDTFields
 //	       (default DefaultCDTFields, the set tracecat convert --to chrome
 //	       draws), and the row's top-level scalars (cdt_tick_index,

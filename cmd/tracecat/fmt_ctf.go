@@ -157,36 +157,66 @@ func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	}
 	m.Plain = plain
 	if !ctfload.IsJSON(plain) {
+		// TSDL is parsed as stats and validate parse it (an error fails
+		// dump as it fails them), and listed as the CTF 2 fragments it
+		// translates to (babeltrace2 2.1's mapping): the same records as
+		// CTF 2 metadata, without byte offsets (TSDL has no fragments).
+		md, err := m.Model()
+		if err != nil {
+			return err
+		}
 		if want("tsdl", "") {
+			sig := ctf2meta.HasTSDLSignature(plain)
 			if o.JSON {
-				return ctfWriteJSON(w, map[string]any{"record": "tsdl", "bytes": len(plain), "signature": ctf2meta.HasTSDLSignature(plain)})
+				if err := ctfWriteJSON(w, map[string]any{"record": "tsdl", "bytes": len(plain), "signature": sig,
+					"data_stream_classes": len(md.DataStreamClasses), "event_record_classes": len(md.EventRecordClasses)}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(w, "tsdl: %d bytes, signature %v, %d data stream classes, %d event record classes\n", len(plain), sig, len(md.DataStreamClasses), len(md.EventRecordClasses))
 			}
-			fmt.Fprintf(w, "tsdl: %d bytes, signature %v (TSDL is not decoded)\n", len(plain), ctf2meta.HasTSDLSignature(plain))
+		}
+		for i, f := range md.Fragments {
+			if err := ctfDumpFragment(w, o, want, i+1, -1, f); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
 	d, _ := ctf2meta.NewFragmentReader(bytes.NewReader(plain))
 	defer func() { m.Meta, m.Leading = d.Metadata(), d.Source().LeadingWhitespace }()
 	for d.Next() {
-		f := d.Fragment()
-		if !want("fragment", f.FragmentType()) || !o.inIndex(int64(d.Index())) {
-			continue
+		if err := ctfDumpFragment(w, o, want, d.Index(), d.Offset(), d.Fragment()); err != nil {
+			return err
 		}
-		rec := ctfFragmentRecord(f)
-		if o.JSON {
-			rec["record"], rec["index"], rec["offset"], rec["type"] = "fragment", d.Index(), d.Offset(), f.FragmentType()
-			if err := ctfWriteJSON(w, rec); err != nil {
-				return err
-			}
-			continue
-		}
-		fmt.Fprintf(w, "fragment #%d offset %d: %s", d.Index(), d.Offset(), f.FragmentType())
-		for _, k := range sortedStatKeys(rec) {
-			fmt.Fprintf(w, " %s=%v", k, rec[k])
-		}
-		w.WriteByte('\n')
 	}
 	return d.Err()
+}
+
+// ctfDumpFragment writes fragment f, numbered index (from 1), at byte
+// offset off of the metadata (-1: none, a fragment translated from TSDL),
+// unless dump's --type or --index leaves it out.
+func ctfDumpFragment(w *bufio.Writer, o dumpOptions, want func(kind, typ string) bool, index int, off int64, f ctf2meta.Fragment) error {
+	if !want("fragment", f.FragmentType()) || !o.inIndex(int64(index)) {
+		return nil
+	}
+	rec := ctfFragmentRecord(f)
+	if o.JSON {
+		rec["record"], rec["index"], rec["type"] = "fragment", index, f.FragmentType()
+		if off >= 0 {
+			rec["offset"] = off
+		}
+		return ctfWriteJSON(w, rec)
+	}
+	if off >= 0 {
+		fmt.Fprintf(w, "fragment #%d offset %d: %s", index, off, f.FragmentType())
+	} else {
+		fmt.Fprintf(w, "fragment #%d: %s", index, f.FragmentType())
+	}
+	for _, k := range sortedStatKeys(rec) {
+		fmt.Fprintf(w, " %s=%v", k, rec[k])
+	}
+	return w.WriteByte('\n')
 }
 
 func sortedStatKeys(m map[string]any) []string {

@@ -38,6 +38,7 @@ func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
 		return err
 	}
 	defer tr.Close()
+	in.setRecovery(tr.Recovery)
 	r := tr.NewReader()
 	return ctfPrint(in, w, r.Next, r.Event, nil, r.Err)
 }

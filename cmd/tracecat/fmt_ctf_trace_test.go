@@ -11,6 +11,7 @@ import (
 	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/dial9"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
+	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
 
 // dump of a CTF trace folder prints its event records as babeltrace2 does;
@@ -240,18 +241,31 @@ func TestCTFErrorNamesStream(t *testing.T) {
 	}
 }
 
-// A file of a trace folder that does not start with the packet magic number
-// is left out of the trace (a stray file, or a data stream whose first
-// packet header is damaged): validate says so, and --strict fails. It said
-// "ok (… 0 event records in 1 data streams)" with the file's events gone.
-func TestCTFValidateMagicSkipped(t *testing.T) {
+// A data stream file whose packet magic number is wrong is read, as
+// babeltrace2 2.1.2 reads it (it never checks the magic number: the same 80
+// events as the undamaged trace, exit 0): dump prints its events, validate
+// warns and --strict fails. It was left out of the trace ("0 event records
+// in 1 data streams"). A stray file that is no data stream fails the trace,
+// as in babeltrace2 (exit 1, "no data stream class exists with ID …").
+func TestCTFValidateMagicRead(t *testing.T) {
 	dir := damagedCTFTrace(t, 0, 0) // packet 0's magic
-	const note = "channel0_1: not read as a data stream: it does not start with the packet magic number"
-	if code, out, errb := run(t, nil, "validate", dir); code != exitOK || !strings.HasPrefix(out, "ok (") || !strings.Contains(errb, dir+": warning: "+note) {
+	const note = "channel0_1: 1 packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet 0, 0xc1fc1f00); read as babeltrace2 2.1 does"
+	if code, out, errb := run(t, nil, "validate", dir); code != exitOK || !strings.HasPrefix(out, "ok (") || !strings.Contains(out, "80 event records in 2 data streams") || !strings.Contains(errb, dir+": warning: "+note) {
 		t.Errorf("validate: exit %d %q %q", code, out, errb)
 	}
 	if code, _, errb := run(t, nil, "validate", "--strict", dir); code != exitInvalid || !strings.Contains(errb, dir+": strict: "+note) {
 		t.Errorf("validate --strict: exit %d %q", code, errb)
+	}
+	orig := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	_, want, _ := run(t, nil, "dump", orig)
+	if code, got, errb := run(t, nil, "dump", dir); code != exitOK || got != want || strings.Count(got, "\n") != 80 {
+		t.Errorf("dump: exit %d, %d lines (want the undamaged trace's %d) %q", code, strings.Count(got, "\n"), strings.Count(want, "\n"), errb)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("not a data stream, but no sidecar extension\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errb := run(t, nil, "validate", dir); code != exitInvalid || !strings.HasPrefix(errb, dir+": README: offset 0: ") {
+		t.Errorf("stray file: exit %d %q", code, errb)
 	}
 }
 
@@ -325,11 +339,8 @@ func TestCTFStatsParsesTSDL(t *testing.T) {
 		t.Fatalf("validate: %q", want)
 	}
 	for _, c := range []string{"validate", "dump", "stats"} {
-		paths := []string{bad, filepath.Join(bad, "metadata")}
-		if c == "dump" {
-			paths = paths[:1] // dump of a metadata file lists it undecoded
-		}
-		for _, path := range paths {
+		// dump of a metadata file listed it undecoded, and exited 0
+		for _, path := range []string{bad, filepath.Join(bad, "metadata")} {
 			if code, out, errb := run(t, nil, c, path); code != exitInvalid || !strings.Contains(errb, "offset ") || !strings.HasSuffix(errb, want[len(bad):]) {
 				t.Errorf("%s %s: exit %d %q %q, want %d and %q", c, path, code, out, errb, exitInvalid, want)
 			}
@@ -342,6 +353,20 @@ func TestCTFStatsParsesTSDL(t *testing.T) {
 	}
 	if st["event_classes"] != float64(1) {
 		t.Errorf("event_classes %v, want 1 (the parsed model's): %s", st["event_classes"], out)
+	}
+	// dump lists the metadata as the CTF 2 fragments it translates to, as
+	// it lists CTF 2 metadata (without byte offsets), text and JSON alike.
+	const wantDump = "tsdl: 222 bytes, signature true, 1 data stream classes, 1 event record classes\n" +
+		"fragment #1: preamble\n" +
+		"fragment #2: trace-class\n" +
+		"fragment #3: data-stream-class id=0\n" +
+		"fragment #4: event-record-class data_stream_class_id=0 id=0 name=e\n"
+	if code, out, errb := run(t, nil, "dump", filepath.Join(good, "metadata")); code != exitOK || out != wantDump {
+		t.Errorf("dump: exit %d %q %q, want %q", code, out, errb, wantDump)
+	}
+	code, out, _ = run(t, nil, "dump", "--json", "--type", "event-record-class", filepath.Join(good, "metadata"))
+	if want := `{"data_stream_class_id":0,"id":0,"index":4,"name":"e","record":"fragment","type":"event-record-class"}` + "\n"; code != exitOK || out != want {
+		t.Errorf("dump --json: exit %d %q, want %q", code, out, want)
 	}
 }
 
@@ -395,5 +420,53 @@ func TestCTFTraceWithoutStreamsIsEmpty(t *testing.T) {
 	}
 	if code, _, errb := run(t, nil, "export", "--to", "parquet", md, filepath.Join(dir, "m.pq")); code != exitInvalid || !strings.Contains(errb, "no events") {
 		t.Errorf("export of the metadata file: exit %d %q", code, errb)
+	}
+}
+
+// A cut packet fails validate wherever it is, as in babeltrace2 2.1.2
+// (exit 1, "Invalid packet size reported in file" for both traces below):
+// inside a data stream — the rotated file (LTTng CHANNEL_CPU_N)
+// channel0_0_0 ends inside packet 3 while the stream goes on in
+// channel0_0_1 — or at its end (channel0_0_1 cut: what a tracer killed
+// while writing leaves). dump reads what they hold and says so on its
+// recovery line. validate said ok for both, with a warning.
+func TestCTFCutPacketInsideStream(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src")
+	if err := ctfgen.Write(src, 2000, 1, 10, 4096); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(src, "channel0_0"))
+	if err != nil || len(b) < 8*4096 {
+		t.Fatal(len(b), err)
+	}
+	meta, err := os.ReadFile(filepath.Join(src, "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const p = 4096
+	trace := func(name string, first, second []byte) string {
+		dir := filepath.Join(t.TempDir(), name)
+		for n, data := range map[string][]byte{"metadata": meta, "channel0_0_0": first, "channel0_0_1": second} {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, n), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	inside := trace("inside", b[:3*p+1500], b[4*p:])
+	last := trace("last", b[:4*p], b[4*p:len(b)-p/2])
+	for _, c := range []struct{ dir, want string }{
+		{inside, ": channel0_0_0: offset 12288: packet 3 is cut: the file ends 2596 bytes before its declared size of 4096 bytes (babeltrace2 refuses the trace; "},
+		{last, ": channel0_0_1: offset 24576: packet 6 is cut: the file ends 2048 bytes before its declared size of 4096 bytes (babeltrace2 refuses the trace; "},
+	} {
+		if code, out, errb := run(t, nil, "validate", c.dir); code != exitInvalid || !strings.HasPrefix(errb, c.dir+c.want) || !strings.Contains(errb, c.dir+": recovery: read ") {
+			t.Errorf("validate: exit %d %q %q, want %q…", code, out, errb, c.want)
+		}
+		if code, out, errb := run(t, nil, "dump", c.dir); code != exitOK || strings.Count(out, "\n") < 1800 || !strings.Contains(errb, c.dir+": recovery: read ") {
+			t.Errorf("dump: exit %d, %d lines, %q", code, strings.Count(out, "\n"), errb)
+		}
 	}
 }

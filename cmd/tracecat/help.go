@@ -69,7 +69,8 @@ B bytes; lost L bytes and M UNITS from offset O: why" (the UNITS are events, CDT
 ticks, CTF packets or fragments; "an unknown number" when the format cannot count
 them; notes on lenient readings follow). What a writer that did not finish left
 exits 1 in every format — a CDT trace without footer, a cut or corrupted dial9
-stream, a torn WTF file, an ATF file without footer — with what is recoverable
+stream, a torn WTF file, an ATF file without footer, a CTF data stream cut inside a
+packet (babeltrace2 refuses it too) — with what is recoverable
 (stats, dump and convert read it); what a killed writer never wrote leaves no trace
 (README: what a crash can lose). Lenient readings (CTF metadata, ATF warnings such
 as a session without manifest) exit 0. The ok line ends with what a killed writer of
@@ -88,8 +89,8 @@ events earlier than the one before them on their track. CDT ticks must not decre
 
 --strict fails (exit 1) on what the default reads leniently: files recovered
 without their footer, torn or truncated records, trailing bytes, and the other
-problems a format reports (a CTF trace: a cut packet, packet headers whose UUID
-differs from the metadata's); each "PATH: strict: …" line says what was lost.
+problems a format reports (a CTF trace: packet headers whose UUID differs from the
+metadata's or whose magic number is wrong); each "PATH: strict: …" line says what was lost.
 Losses a CTF tracer recorded (discarded events, packet_seq_num gaps) are
 warnings that --strict passes.
 
@@ -104,8 +105,9 @@ order, then "N inputs: X ok, Y invalid (formats)". Exit 1 if any input is invali
 			doc: `Prints counts, time range and sizes as "key: value" lines, or one JSON object.
 The keys depend on the format: cdt ticks, first_tick, last_tick, tick_chunks,
 schema_version; dial9 events, schemas, events_by_type, first_ns, last_ns; atf threads,
-events, detail_events, first_ns, last_ns, recovered; ctf packets, metadata_bytes,
-metadata_sha256, byte_order, version (a CTF trace folder adds data_streams,
+events, detail_events, first_ns, last_ns, recovered; ctf metadata_bytes,
+metadata_sha256, version (metadata in packets adds metadata_packets, byte_order,
+header_version, header_bytes, uuid; a CTF trace folder adds data_streams,
 data_packets, events_by_stream, events_by_name, events_discarded, packets_lost); wtf
 chunks, events, events_by_name, zones. Times are in the trace's own clock: ns for ATF,
 dial9 and CTF, µs for WTF, tick index for CDT. Every event format (cdt, dial9, atf,

@@ -11,12 +11,11 @@ package inspect
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf"
@@ -71,7 +70,7 @@ func (in *Input) ctfIndexBytes() ([]byte, error) {
 
 // validateCTF is validate of a CTF input: its summary, the problems of a
 // trace folder's data streams (what was read leniently: cut packets,
-// packet headers whose UUID differs from the metadata's; --strict fails on
+// packet headers whose UUID or magic number is wrong; --strict fails on
 // them), its notes (the losses the tracer reported; --strict passes them)
 // and the metadata reader's recovery summary (nil when clean or not read).
 func validateCTF(in *Input) (sum string, problems, notes []string, rec *traceerr.Recovery, err error) {
@@ -113,7 +112,9 @@ func validateCTF(in *Input) (sum string, problems, notes []string, rec *traceerr
 		parts = append(parts, "warning: "+w)
 	}
 	if in.isDir() {
-		sum, problems, notes, err = ctfTraceCheck(in)
+		var data *traceerr.Recovery
+		sum, problems, notes, data, err = ctfTraceCheck(in)
+		rec = mergeRecovery(rec, data)
 		if err != nil {
 			return "", nil, nil, rec, err
 		}
@@ -147,16 +148,18 @@ func statsCTF(in *Input) (StatList, *traceerr.Recovery, error) {
 		return nil, nil, err
 	}
 	sum := sha256.Sum256(m.Plain)
+	// The metadata's packets and their byte order are keys of packetized
+	// metadata only, as its header keys are: a plain file has no packets
+	// (it printed "packets: 0" and "byte_order: -", beside a trace
+	// folder's data_packets).
 	st := StatList{
-		{"packets", m.Info.Packets},
 		{"metadata_bytes", len(m.Plain)},
 		{"metadata_sha256", hex.EncodeToString(sum[:])},
-		{"byte_order", nil},
 		{"version", m.Version()},
 	}
 	if m.Packets {
-		st[3].Value = m.Info.ByteOrder.Short()
-		st = append(st, Stat{"header_version", m.Info.Layout.VersionString()}, Stat{"header_bytes", m.Info.Layout.HeaderSize()}, Stat{"uuid", m.Info.UUID.String()})
+		st = append(st, Stat{"metadata_packets", m.Info.Packets}, Stat{"byte_order", m.Info.ByteOrder.Short()},
+			Stat{"header_version", m.Info.Layout.VersionString()}, Stat{"header_bytes", m.Info.Layout.HeaderSize()}, Stat{"uuid", m.Info.UUID.String()})
 		if m.Info.TrailingBytes > 0 {
 			st = append(st, Stat{"trailing_bytes", m.Info.TrailingBytes})
 		}
@@ -227,7 +230,6 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 	st := EventKeys(s)
 	var packets, discarded, lost uint64
 	perStream := make(map[string]int64, len(tr.Streams))
-	var rec *traceerr.Recovery
 	for _, ds := range tr.Streams {
 		perStream[ds.Name] = byStream[ds]
 		if sr := ds.Recovery(); sr.ReadBytes > 0 {
@@ -237,34 +239,8 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 			discarded += l.Events
 			lost += l.Packets
 		}
-		if sr := ds.Recovery(); len(sr.Notes) > 0 || sr.LostBytes != 0 || sr.Reason != nil {
-			if rec == nil {
-				rec = &traceerr.Recovery{Format: "ctf", Unit: "events", StopOffset: -1}
-			}
-			rec.LostBytes += sr.LostBytes
-			if sr.Reason != nil && rec.Reason == nil {
-				rec.Reason = fmt.Errorf("%s: %w", ds.Name, sr.Reason)
-			}
-			for _, n := range sr.Notes {
-				rec.Notes = append(rec.Notes, ds.Name+": "+n)
-			}
-			if sr.LostBytes > 0 {
-				rec.Notes = append(rec.Notes, fmt.Sprintf("%s: read up to offset %d", ds.Name, sr.StopOffset))
-			}
-		}
 	}
-	if rec != nil {
-		rec.Read = s.Events
-		for _, ds := range tr.Streams {
-			// ctf.Stream's ReadBytes ends where its last packet is
-			// declared to end: count the bytes the file has.
-			n := ds.Recovery().ReadBytes - ds.Recovery().LostBytes
-			if fi, err := os.Stat(filepath.Join(in.Path, ds.Name)); err == nil {
-				n = min(n, fi.Size()-ds.Recovery().LostBytes)
-			}
-			rec.ReadBytes += n
-		}
-	}
+	rec := tr.Recovery()
 	st = append(st,
 		Stat{"data_streams", len(tr.Streams)},
 		Stat{"data_packets", packets},
@@ -356,25 +332,31 @@ func ctfStreamStats(in *Input) (StatList, error) {
 
 // ctfTraceCheck decodes every event record of every data stream of a trace
 // folder; it returns what it read, the problems of the streams (what the
-// reader read leniently, as babeltrace2 reads it: cut packets, packet
-// headers whose UUID differs from the metadata's) and the losses the tracer
-// reported as notes (discarded event records, packet_seq_num gaps: the
-// trace says them itself, so --strict passes them).
-func ctfTraceCheck(in *Input) (sum string, problems, notes []string, err error) {
+// reader read leniently, as babeltrace2 reads it: packet headers whose UUID
+// or magic number is wrong), the losses the tracer reported as notes
+// (discarded event records, packet_seq_num gaps: the trace says them
+// itself, so --strict passes them) and the streams' recovery summary (nil
+// when clean). A data stream file whose last packet is cut fails, as
+// babeltrace2 2.1.2 refuses it and as tracecat validate fails what an
+// unfinished writer left in every format (a CDT trace without footer, a
+// cut dial9 stream); the recovery summary says what stats, dump and
+// convert read of it.
+func ctfTraceCheck(in *Input) (sum string, problems, notes []string, rec *traceerr.Recovery, err error) {
 	tr, err := ctf.OpenDir(in.Path)
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, nil, nil, err
 	}
 	events := 0
+	var cut *ctf.Stream
 	for _, s := range tr.Streams {
 		if err := s.CheckIndex(); err != nil {
-			return "", nil, nil, err
+			return "", nil, nil, nil, err
 		}
 		for s.Scan() { // every check of Next, fields not materialised
 			events++
 		}
 		if err := s.Err(); err != nil {
-			return "", nil, nil, fmt.Errorf("%s: %w", s.Name, err)
+			return "", nil, nil, tr.Recovery(), fmt.Errorf("%s: %w", s.Name, err)
 		}
 		for _, l := range s.Losses() {
 			if l.Events > 0 {
@@ -387,25 +369,19 @@ func ctfTraceCheck(in *Input) (sum string, problems, notes []string, err error) 
 		for _, n := range s.Recovery().Notes {
 			problems = append(problems, s.Name+": "+n)
 		}
-	}
-	problems = append(problems, ctfMagicSkipped(in.Path, tr)...)
-	return fmt.Sprintf("%d event records in %d data streams", events, len(tr.Streams)), problems, notes, nil
-}
-
-// ctfMagicSkipped lists the files of trace folder dir that ctf.OpenDir left
-// out because they do not start with the packet magic number (sidecars such
-// as .txt files aside): a data stream whose first packet header is damaged,
-// or a stray file — babeltrace2 reads every file there as a data stream.
-func ctfMagicSkipped(dir string, tr *ctf.Trace) []string {
-	_, sidecars, err := ctf.DataStreamFiles(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, n := range tr.Skipped {
-		if !slices.Contains(sidecars, n) {
-			out = append(out, n+": not read as a data stream: it does not start with the packet magic number")
+		if cut == nil && s.Recovery().Reason != nil {
+			cut = s
 		}
 	}
-	return out
+	rec = tr.Recovery()
+	if cut != nil {
+		err := cut.Recovery().Reason
+		if fe, ok := errors.AsType[*traceerr.FormatError](err); ok {
+			c := *fe
+			c.Msg += " (babeltrace2 refuses the trace; stats, dump and convert read the event records before the cut)"
+			err = &c
+		}
+		return "", nil, nil, rec, fmt.Errorf("%s: %w", cut.Name, err)
+	}
+	return fmt.Sprintf("%d event records in %d data streams", events, len(tr.Streams)), problems, notes, rec, nil
 }
