@@ -105,9 +105,9 @@ order, then "N inputs: X ok, Y invalid (formats)". Exit 1 if any input is invali
 			doc: `Prints counts, time range and sizes as "key: value" lines, or one JSON object.
 The keys depend on the format: cdt ticks, first_tick, last_tick, tick_chunks,
 schema_version; dial9 events, schemas, events_by_type, first_ns, last_ns; atf threads,
-events, detail_events, first_ns, last_ns, recovered; ctf metadata_bytes,
-metadata_sha256, version (metadata in packets adds metadata_packets, byte_order,
-header_version, header_bytes, uuid; a CTF trace folder adds data_streams,
+events, detail_events, first_ns, last_ns, recovered; ctf packets, metadata_bytes,
+metadata_sha256, byte_order, version (packets and byte_order describe the metadata
+stream's packets: 0 and null for plain-text metadata; a CTF trace folder adds data_streams,
 data_packets, events_by_stream, events_by_name, events_discarded, packets_lost); wtf
 chunks, events, events_by_name, zones. Times are in the trace's own clock: ns for ATF,
 dial9 and CTF, µs for WTF, tick index for CDT. Every event format (cdt, dial9, atf,

@@ -148,18 +148,16 @@ func statsCTF(in *Input) (StatList, *traceerr.Recovery, error) {
 		return nil, nil, err
 	}
 	sum := sha256.Sum256(m.Plain)
-	// The metadata's packets and their byte order are keys of packetized
-	// metadata only, as its header keys are: a plain file has no packets
-	// (it printed "packets: 0" and "byte_order: -", beside a trace
-	// folder's data_packets).
 	st := StatList{
+		{"packets", m.Info.Packets},
 		{"metadata_bytes", len(m.Plain)},
 		{"metadata_sha256", hex.EncodeToString(sum[:])},
+		{"byte_order", nil},
 		{"version", m.Version()},
 	}
 	if m.Packets {
-		st = append(st, Stat{"metadata_packets", m.Info.Packets}, Stat{"byte_order", m.Info.ByteOrder.Short()},
-			Stat{"header_version", m.Info.Layout.VersionString()}, Stat{"header_bytes", m.Info.Layout.HeaderSize()}, Stat{"uuid", m.Info.UUID.String()})
+		st[3].Value = m.Info.ByteOrder.Short()
+		st = append(st, Stat{"header_version", m.Info.Layout.VersionString()}, Stat{"header_bytes", m.Info.Layout.HeaderSize()}, Stat{"uuid", m.Info.UUID.String()})
 		if m.Info.TrailingBytes > 0 {
 			st = append(st, Stat{"trailing_bytes", m.Info.TrailingBytes})
 		}
