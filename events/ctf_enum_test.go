@@ -223,9 +223,19 @@ func checkCTFLabels(t *testing.T, dir, bt string) int {
 }
 
 // TestCTFEnumLabelsZeroAllocs: label arguments, several labels joined
-// included, allocate nothing per event after warm-up.
+// included, allocate nothing per event after warm-up — on the flat trace and
+// on the nested one (labels of array elements, arrays of arrays, a variant's
+// selected option and an optional).
 func TestCTFEnumLabelsZeroAllocs(t *testing.T) {
-	dir, _ := repeatCTFEnum(t, 2000)
+	for _, src := range []string{ctfEnumTrace, "testdata/ctf-enum-nested/trace"} {
+		t.Run(filepath.Base(filepath.Dir(src)), func(t *testing.T) {
+			dir, _ := repeatCTFTrace(t, src, 2000)
+			zeroAllocsCTFLabels(t, dir)
+		})
+	}
+}
+
+func zeroAllocsCTFLabels(t *testing.T, dir string) {
 	r, err := events.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +264,7 @@ func TestCTFEnumLabelsZeroAllocs(t *testing.T) {
 // argument touched (readCTFEnum is the part instr.sh counts).
 func BenchmarkCTFEnumEvents(b *testing.B) {
 	const n = 25000 // ×4 events
-	dir, size := repeatCTFEnum(b, n)
+	dir, size := repeatCTFTrace(b, ctfEnumTrace, n)
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -278,15 +288,16 @@ func readCTFEnum(r *events.Reader) int {
 	return n
 }
 
-// repeatCTFEnum writes the enumeration trace with its four events repeated
-// n times into a temporary folder and returns it and its stream's size.
-func repeatCTFEnum(tb testing.TB, n int) (string, int64) {
+// repeatCTFTrace writes the trace folder src (metadata and one data stream
+// file "stream" without packet headers) with its stream repeated n times into
+// a temporary folder and returns it and its stream's size.
+func repeatCTFTrace(tb testing.TB, src string, n int) (string, int64) {
 	tb.Helper()
-	meta, err := os.ReadFile(filepath.Join(ctfEnumTrace, "metadata"))
+	meta, err := os.ReadFile(filepath.Join(src, "metadata"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	stream, err := os.ReadFile(filepath.Join(ctfEnumTrace, "stream"))
+	stream, err := os.ReadFile(filepath.Join(src, "stream"))
 	if err != nil {
 		tb.Fatal(err)
 	}
