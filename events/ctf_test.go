@@ -183,3 +183,36 @@ func TestCTFRotatedFilesOneTrack(t *testing.T) {
 		}
 	}
 }
+
+// A file beside CTF metadata whose first bytes are no known magic is
+// detected as a CTF data stream when ctf.OpenDir would read it as one (a
+// damaged packet magic number: babeltrace2 2.1 reads it), not when OpenDir
+// skips it as a text sidecar; a lone data stream holds no events.
+func TestDetectCTFDataStreamBadMagic(t *testing.T) {
+	meta, err := os.ReadFile(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string][]byte{"metadata": meta, "channel0_0": {0x00, 0x1f, 0xfc, 0xc1, 0, 0, 0, 0}, "notes.txt": []byte("a sidecar\n")}
+	for n, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n, want := range map[string]events.Detection{"channel0_0": {Format: events.FormatCTF, Variant: "data stream"}, "notes.txt": {Format: events.FormatUnknown}} {
+		if d, err := events.DetectFile(filepath.Join(dir, n)); err != nil || d.Format != want.Format || (want.Variant != "" && d.Variant != want.Variant) {
+			t.Errorf("%s: %+v %v, want %+v", n, d, err, want)
+		}
+	}
+	if _, err := events.Open(filepath.Join(dir, "channel0_0")); !errors.Is(err, events.ErrNoEvents) {
+		t.Errorf("Open of a lone data stream: %v, want ErrNoEvents", err)
+	}
+	other := t.TempDir() // the same bytes without metadata beside them
+	if err := os.WriteFile(filepath.Join(other, "channel0_0"), files["channel0_0"], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := events.DetectFile(filepath.Join(other, "channel0_0")); err != nil || d.Format != events.FormatUnknown {
+		t.Errorf("without metadata: %+v %v", d, err)
+	}
+}

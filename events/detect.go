@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/tracecodec/tracecodec/ctf"
 )
 
 // Format names, as Detection.Format and Reader.Format report them.
@@ -121,7 +124,9 @@ func Detect(path string) (Detection, error) {
 
 // DetectFile recognises a file by its first bytes, then by what surrounds
 // it: a file named metadata holding TSDL without the signature is CTF, a
-// file beside CTF metadata is a CTF data stream whatever its first bytes, and
+// file beside CTF metadata is a CTF data stream whatever its first bytes
+// (unless they are no known magic and ctf.OpenDir skips it as a text
+// sidecar such as .txt: ctf.DataStreamFiles), and
 // a damaged or empty file is named by its extension (.cdt, .atf, .wtf-trace)
 // with the variant "magic not recognised" or "empty file", so that a
 // validator can say what is wrong with it.
@@ -146,6 +151,12 @@ func detectNamed(path string, head []byte) Detection {
 	case d.Format == FormatUnknown && filepath.Base(path) == "metadata" && looksLikeTSDL(head):
 		// babeltrace accepts plain TSDL without the signature, with a warning.
 		d = Detection{FormatCTF, "TSDL metadata, no signature"}
+	case d.Format == FormatUnknown && ctfDataStreamFile(path):
+		// A file ctf.OpenDir reads as a data stream of its trace folder:
+		// its packet magic number may be damaged (read and noted, as
+		// babeltrace2 2.1 reads it) or the file no data stream at all
+		// (its decoding fails, as the folder's does).
+		d = Detection{FormatCTF, "data stream"}
 	case d.Format == FormatUnknown:
 		d = detectByName(path, len(head))
 	case filepath.Base(path) != "metadata" && besideCTFMetadata(path):
@@ -249,6 +260,18 @@ func isIdentByte(c byte) bool {
 
 // besideCTFMetadata reports whether a metadata file recognised as CTF sits in
 // the same folder as path.
+// ctfDataStreamFile reports whether the file at path is beside CTF metadata
+// and one ctf.OpenDir reads as a data stream of that trace folder
+// (ctf.DataStreamFiles: no text sidecar, hidden file or the metadata).
+func ctfDataStreamFile(path string) bool {
+	if !besideCTFMetadata(path) {
+		return false
+	}
+	names, _, err := ctf.DataStreamFiles(filepath.Dir(path))
+	_, found := slices.BinarySearch(names, filepath.Base(path))
+	return err == nil && found
+}
+
 func besideCTFMetadata(path string) bool {
 	meta := filepath.Join(filepath.Dir(path), "metadata")
 	f, err := openRegular(meta)

@@ -9,10 +9,15 @@ import (
 	"fmt"
 
 	"github.com/tracecodec/tracecodec/events/inspect/ctfload"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 func ctfStreamDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	ps, err := ctfload.StreamPackets(in.Path)
+	// packet headers whose magic number is wrong: read, and noted on the
+	// recovery line as a trace folder's are
+	rec := ctfload.MagicRecovery(ps)
+	in.setRecovery(func() *traceerr.Recovery { return rec })
 	for i, p := range ps {
 		if (o.Type != "" && o.Type != "packet") || !o.inIndex(int64(i)) {
 			continue

@@ -433,3 +433,46 @@ func TestCreateOutputDir(t *testing.T) {
 		t.Errorf("left beside the output: %v", entries)
 	}
 }
+
+// A lone data stream file (beside its CTF 2 metadata) whose packet magic
+// number is wrong is read as a trace folder's is (TestCTFValidateMagicRead)
+// and as babeltrace2 2.1.2 reads it: validate warns, --strict fails, stats
+// and dump read its packet and print the note on the recovery line. It
+// failed ("packet magic 0xc1fc1f00, want 0xc1fc1fc1").
+func TestCTFDataStreamMagicRead(t *testing.T) {
+	orig := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "channel0_0")
+	b, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 4 || string(b[:4]) != "\xc1\x1f\xfc\xc1" {
+		t.Fatalf("%s does not start with the little-endian packet magic number: % x", orig, b[:min(len(b), 4)])
+	}
+	meta, err := os.ReadFile(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "channel0_0")
+	b[0] = 0 // packet 0's magic: 0xc1fc1f00
+	if os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644) != nil || os.WriteFile(p, b, 0o644) != nil {
+		t.Fatal("write")
+	}
+	const note = "1 packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet 0, 0xc1fc1f00); read as babeltrace2 2.1 does"
+	if code, out, errb := run(t, nil, "validate", p); code != exitOK || !strings.HasPrefix(out, "ok (CTF data stream, 1 packet(s);") || !strings.Contains(errb, p+": warning: "+note) || !strings.Contains(errb, "recovery: ") {
+		t.Errorf("validate: exit %d %q %q", code, out, errb)
+	}
+	if code, _, errb := run(t, nil, "validate", "--strict", p); code != exitInvalid || !strings.Contains(errb, p+": strict: "+note) {
+		t.Errorf("validate --strict: exit %d %q", code, errb)
+	}
+	_, want, _ := run(t, nil, "dump", "--json", orig)
+	if code, got, errb := run(t, nil, "dump", "--json", p); code != exitOK || got != want || !strings.Contains(errb, note) {
+		t.Errorf("dump: exit %d %q (want the undamaged stream's %q) %q", code, got, want, errb)
+	}
+	if code, out, errb := run(t, nil, "stats", "--json", p); code != exitOK || !strings.Contains(out, `"packets":1,`) || !strings.Contains(out, note) || !strings.Contains(errb, note) {
+		t.Errorf("stats: exit %d %q %q", code, out, errb)
+	}
+	if code, out, errb := run(t, nil, "stats", "--json", orig); code != exitOK || strings.Contains(out, "magic") || errb != "" {
+		t.Errorf("stats of the undamaged stream: exit %d %q %q", code, out, errb)
+	}
+}

@@ -75,8 +75,7 @@ func (in *Input) ctfIndexBytes() ([]byte, error) {
 // and the metadata reader's recovery summary (nil when clean or not read).
 func validateCTF(in *Input) (sum string, problems, notes []string, rec *traceerr.Recovery, err error) {
 	if in.Variant == "data stream" && !in.isDir() {
-		sum, err := ctfStreamValidate(in)
-		return sum, nil, nil, nil, err
+		return ctfStreamValidate(in)
 	}
 	if b, err := in.ctfIndexBytes(); b != nil || err != nil {
 		if err != nil {
@@ -127,8 +126,7 @@ func validateCTF(in *Input) (sum string, problems, notes []string, rec *traceerr
 // recovery summary (nil when clean or not read).
 func statsCTF(in *Input) (StatList, *traceerr.Recovery, error) {
 	if in.Variant == "data stream" && !in.isDir() {
-		st, err := ctfStreamStats(in)
-		return st, nil, err
+		return ctfStreamStats(in)
 	}
 	if b, err := in.ctfIndexBytes(); b != nil || err != nil {
 		if err != nil {
@@ -296,18 +294,27 @@ func ctfIndexStats(b []byte) (StatList, error) {
 	return append(st, Stat{"packet_bytes", bytes}, Stat{"events_discarded", discarded}), nil
 }
 
-func ctfStreamValidate(in *Input) (string, error) {
+// ctfStreamValidate is validate of a lone data stream file: its packets,
+// and as problems (and in the recovery summary) the packet headers whose
+// magic number is wrong, read as a trace folder's are (ctfTraceCheck).
+func ctfStreamValidate(in *Input) (sum string, problems, notes []string, rec *traceerr.Recovery, err error) {
 	ps, err := ctfload.StreamPackets(in.Path)
 	if err != nil {
-		return "", err
+		return "", nil, nil, nil, err
 	}
-	return fmt.Sprintf("CTF data stream, %d packet(s); packet headers and contexts only, event records not decoded", len(ps)), nil
+	if rec = ctfload.MagicRecovery(ps); rec != nil {
+		problems = rec.Notes
+	}
+	return fmt.Sprintf("CTF data stream, %d packet(s); packet headers and contexts only, event records not decoded", len(ps)), problems, nil, rec, nil
 }
 
-func ctfStreamStats(in *Input) (StatList, error) {
+// ctfStreamStats is the stats keys of a lone data stream file and its
+// recovery summary (packet headers whose magic number is wrong; nil when
+// clean).
+func ctfStreamStats(in *Input) (StatList, *traceerr.Recovery, error) {
 	ps, err := ctfload.StreamPackets(in.Path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st := StatList{{"kind", "data-stream"}, {"packets", len(ps)}}
 	var content, discarded uint64
@@ -325,7 +332,7 @@ func ctfStreamStats(in *Input) (StatList, error) {
 			st = append(st, Stat{"data_stream_class_id", p.DSCID})
 		}
 	}
-	return append(st, Stat{"content_bytes", content}, Stat{"first_timestamp", first}, Stat{"last_timestamp", last}, Stat{"events_discarded", discarded}), nil
+	return append(st, Stat{"content_bytes", content}, Stat{"first_timestamp", first}, Stat{"last_timestamp", last}, Stat{"events_discarded", discarded}), ctfload.MagicRecovery(ps), nil
 }
 
 // ctfTraceCheck decodes every event record of every data stream of a trace

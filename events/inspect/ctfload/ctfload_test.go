@@ -1,12 +1,14 @@
 package ctfload_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect/ctfload"
@@ -97,5 +99,33 @@ func TestCTFLoadStreamedMatchesLoad(t *testing.T) {
 	}
 	if streamedAny == 0 {
 		t.Fatal("no plain CTF 2 metadata among the vectors")
+	}
+}
+
+// Packets whose magic number is not 0xc1fc1fc1 (StreamPackets reads them,
+// as babeltrace2 2.1 does) are counted by MagicRecovery — how many, the
+// first packet and its value — and refused by CheckMagic with
+// ctf.ErrBadMagic at the first one's offset; packets without a magic
+// number field, or with the right one, are clean.
+func TestMagicRecoveryAndCheck(t *testing.T) {
+	const good = 0xc1fc1fc1
+	ps := []ctfload.PacketInfo{
+		{Offset: 0, TotalBits: 4096 * 8, Magic: good, HasMagic: true},
+		{Offset: 4096, TotalBits: 4096 * 8, Magic: 0xc1fc1f00, HasMagic: true},
+		{Offset: 8192, TotalBits: 1024 * 8, Magic: 0, HasMagic: true},
+	}
+	rec := ctfload.MagicRecovery(ps)
+	const note = "2 packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet 1, 0xc1fc1f00); read as babeltrace2 2.1 does"
+	if rec == nil || len(rec.Notes) != 1 || rec.Notes[0] != note || rec.Read != 3 || rec.ReadBytes != 9216 || rec.Unit != "packets" || rec.Reason != nil || rec.Lossy() {
+		t.Errorf("MagicRecovery: %+v", rec)
+	}
+	err := ctfload.CheckMagic(ps)
+	if !errors.Is(err, ctf.ErrBadMagic) || !strings.Contains(err.Error(), "offset 4096: packet 1: magic 0xc1fc1f00, expecting 0xc1fc1fc1") {
+		t.Errorf("CheckMagic: %v", err)
+	}
+	for _, clean := range [][]ctfload.PacketInfo{nil, ps[:1], {{TotalBits: 8, Magic: 5}}} {
+		if r, err := ctfload.MagicRecovery(clean), ctfload.CheckMagic(clean); r != nil || err != nil {
+			t.Errorf("%+v: %+v %v", clean, r, err)
+		}
 	}
 }

@@ -16,16 +16,22 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/internal/ferr"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 // PacketInfo is what a data stream packet's header and context say: where
 // it starts, its total and content sizes in bits (when present), its data
 // stream class id and sequence number, and the other header and context
-// fields StreamPackets reads.
+// fields StreamPackets reads. Magic is the packet header's magic number
+// (HasMagic: the header has one); a packet whose magic number is not
+// 0xc1fc1fc1 is read all the same, as babeltrace2 2.1 reads it.
 type PacketInfo struct {
 	Offset         int64
+	Magic          uint64
+	HasMagic       bool
 	TotalBits      uint64
 	ContentBits    uint64
 	HasTotal       bool
@@ -227,9 +233,9 @@ func (d *streamDecoder) role(roles []string, v uint64, name string) {
 	for _, r := range roles {
 		switch r {
 		case ctf2meta.RolePacketMagicNumber:
-			if v != packetMagic {
-				d.fail("packet magic %#x, want 0xc1fc1fc1", v)
-			}
+			// Not checked here: babeltrace2 2.1 never checks the magic
+			// number (MagicRecovery notes it, CheckMagic refuses it).
+			p.Magic, p.HasMagic = v, true
 		case ctf2meta.RoleDataStreamClassID:
 			p.DSCID = v
 		case ctf2meta.RolePacketTotalLength:
@@ -249,7 +255,9 @@ func (d *streamDecoder) role(roles []string, v uint64, name string) {
 }
 
 // StreamPackets reads the packet headers and contexts of the data stream
-// file at path, with the CTF 2 metadata file beside it.
+// file at path, with the CTF 2 metadata file beside it. A packet header
+// whose magic number is not 0xc1fc1fc1 is read, as ctf.OpenDir and
+// babeltrace2 2.1 read it (MagicRecovery notes it; CheckMagic refuses it).
 func StreamPackets(path string) ([]PacketInfo, error) {
 	if path == "-" {
 		return nil, fmt.Errorf("data stream on standard input: %w", ErrNotMetadata)
@@ -263,4 +271,46 @@ func StreamPackets(path string) ([]PacketInfo, error) {
 		return nil, err
 	}
 	return readPackets(data, md)
+}
+
+// badMagic returns how many packets of ps have a magic number other than
+// 0xc1fc1fc1, and the index of the first.
+func badMagic(ps []PacketInfo) (n, first int) {
+	first = -1
+	for i, p := range ps {
+		if p.HasMagic && p.Magic != packetMagic {
+			if n == 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	return n, first
+}
+
+// MagicRecovery is the recovery summary of a data stream file's packets ps
+// (StreamPackets) whose packet headers hold a magic number other than
+// 0xc1fc1fc1 — read as babeltrace2 2.1 reads them, noted as ctf.OpenDir
+// notes them in Stream.Recovery — or nil when every magic number is right.
+func MagicRecovery(ps []PacketInfo) *traceerr.Recovery {
+	n, i := badMagic(ps)
+	if n == 0 {
+		return nil
+	}
+	var size int64
+	for _, p := range ps {
+		size += int64(p.TotalBits / 8)
+	}
+	return &traceerr.Recovery{Format: "ctf", Unit: "packets", Read: int64(len(ps)), ReadBytes: size, StopOffset: -1,
+		Notes: []string{fmt.Sprintf("%d packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet %d, %#x); read as babeltrace2 2.1 does", n, i, ps[i].Magic)}}
+}
+
+// CheckMagic refuses, as ctf.WithStrictMagic does, the first packet of ps
+// whose magic number is not 0xc1fc1fc1: an error wrapping ctf.ErrBadMagic
+// at its offset; nil when every magic number is right.
+func CheckMagic(ps []PacketInfo) error {
+	if n, i := badMagic(ps); n > 0 {
+		return ferr.New("ctf", ps[i].Offset, ctf.ErrBadMagic, "packet %d: magic %#x, expecting 0xc1fc1fc1", i, ps[i].Magic)
+	}
+	return nil
 }
