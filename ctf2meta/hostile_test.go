@@ -325,7 +325,7 @@ func TestErrorTexts(t *testing.T) {
 			"ctf2meta: offset 32: fragment #2 (data-stream-class): .packet-context-field-class.member-classes[0].field-class: property `length` must be > 0"},
 		{"\x1e{\"type\":\"preamble\",\"version\":2,}", "ctf2meta: offset 32: fragment #1: invalid JSON text: invalid character '}' looking for an object key"},
 		{"\x1e{\"type\":\"preamble\",\"version\":2}x", "ctf2meta: offset 32: fragment #1: invalid JSON text: data after the JSON text"},
-		{"/* CTF 1.8 */", "ctf2meta: offset 0: metadata stream does not start with RS (0x1E) but with byte 0x2f: not a CTF 2 JSON text sequence (CTF 1.8 TSDL text is not decoded)"},
+		{"/* CTF 1.8 */", "ctf2meta: offset 0: metadata stream does not start with RS (0x1E) but with byte 0x2f: not a CTF 2 JSON text sequence (CTF 1.8 TSDL text is read by ParseTSDL)"},
 	} {
 		_, err := Decode([]byte(c.in))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "::") {

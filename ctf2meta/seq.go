@@ -126,7 +126,7 @@ func (s *SeqReader) Next() bool {
 			return false
 		}
 		if c := s.buf[s.start]; c != RS {
-			s.err = newErr(s.off, ErrFraming, "metadata stream does not start with RS (0x1E) but with byte 0x%02x: not a CTF 2 JSON text sequence (CTF 1.8 TSDL text is not decoded)", c)
+			s.err = newErr(s.off, ErrFraming, "metadata stream does not start with RS (0x1E) but with byte 0x%02x: not a CTF 2 JSON text sequence (CTF 1.8 TSDL text is read by ParseTSDL)", c)
 			return false
 		}
 		s.started = true

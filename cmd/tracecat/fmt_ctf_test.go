@@ -75,7 +75,6 @@ func TestCTFValidateRejects(t *testing.T) {
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0-be_partial_data_nok/metadata", "offset 609: depacketized metadata: fragment #3: JSON text ends prematurely"},
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0_bad_major_nok/metadata", "unsupported metadata packet version 1.0"},
 		{"third-party/actf-testdata-CTF2-PMETA-1.0/CTF2-PMETA-1.0_bad_total_sz_nok/metadata", "total size 344 bits is less than the content size 352 bits"},
-		{"lttng-2.13.9-ust-ctf1.8-packetized-1pkt/trace/ch0_0", "packet information needs CTF 2 metadata"},
 	} {
 		p := vectortest.Path(t, "ctf", c.path)
 		code, _, errb := run(t, nil, "validate", p)
@@ -333,25 +332,13 @@ func TestCTFIndex(t *testing.T) {
 }
 
 // TestCTFDataStreamMatchesIndex decodes LTTng 2.15 data stream packet
-// headers with the CTF 2 metadata and compares them with LTTng's index.
+// headers, given as lone files, with the metadata beside them — CTF 2, and
+// CTF 1.8 TSDL translated into the same model — and compares them with
+// LTTng's index.
 func TestCTFDataStreamMatchesIndex(t *testing.T) {
-	for _, ch := range []string{"channel0_0", "channel0_1"} {
-		stream := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", ch)
-		index := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "index", ch+".idx")
-		code, out, errb := run(t, nil, "dump", "--json", stream)
-		if code != exitOK {
-			t.Fatal(errb)
-		}
-		_, iout, _ := run(t, nil, "dump", "--json", index)
-		var p, ix map[string]any
-		json.Unmarshal([]byte(out), &p)
-		json.Unmarshal([]byte(iout), &ix)
-		if p["offset"] != ix["offset"] || p["total_bits"] != ix["packet_bits"] || p["content_bits"] != ix["content_bits"] ||
-			p["timestamp_begin"] != ix["timestamp_begin"] || p["timestamp_end"] != ix["timestamp_end"] || p["seq_num"] != ix["packet_seq_num"] {
-			t.Errorf("%s: stream %s\nindex %s", ch, out, iout)
-		}
-		if code, out, _ := run(t, nil, "validate", stream); code != exitOK || !strings.Contains(out, "1 packet(s)") {
-			t.Errorf("%s: validate %q", ch, out)
+	for _, tr := range []string{"lttng-2.15.1-ust-ctf2-json", "lttng-2.15.1-ust-ctf1.8-plaintext"} {
+		for _, ch := range []string{"channel0_0", "channel0_1"} {
+			checkCTFStreamMatchesIndex(t, tr, ch)
 		}
 	}
 	// A cut data stream is reported with the packet's offset.
@@ -362,6 +349,26 @@ func TestCTFDataStreamMatchesIndex(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "channel0_0"), b[:1000], 0o644)
 	if code, _, errb := run(t, nil, "validate", filepath.Join(dir, "channel0_0")); code != exitInvalid || !strings.Contains(errb, "offset 0: packet 0: total size 4096 bytes, only 1000 remain") {
 		t.Errorf("cut stream: %d %q", code, errb)
+	}
+}
+
+func checkCTFStreamMatchesIndex(t *testing.T, tr, ch string) {
+	stream := vectortest.Path(t, "ctf", tr, "trace", ch)
+	index := vectortest.Path(t, "ctf", tr, "trace", "index", ch+".idx")
+	code, out, errb := run(t, nil, "dump", "--json", stream)
+	if code != exitOK {
+		t.Fatal(errb)
+	}
+	_, iout, _ := run(t, nil, "dump", "--json", index)
+	var p, ix map[string]any
+	json.Unmarshal([]byte(out), &p)
+	json.Unmarshal([]byte(iout), &ix)
+	if p["offset"] != ix["offset"] || p["total_bits"] != ix["packet_bits"] || p["content_bits"] != ix["content_bits"] ||
+		p["timestamp_begin"] != ix["timestamp_begin"] || p["timestamp_end"] != ix["timestamp_end"] || p["seq_num"] != ix["packet_seq_num"] {
+		t.Errorf("%s/%s: stream %s\nindex %s", tr, ch, out, iout)
+	}
+	if code, out, _ := run(t, nil, "validate", stream); code != exitOK || !strings.Contains(out, "1 packet(s)") {
+		t.Errorf("%s/%s: validate %q", tr, ch, out)
 	}
 }
 

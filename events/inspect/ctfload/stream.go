@@ -6,12 +6,11 @@ package ctfload
 // sequence number, discarded events). Only what real packet headers and
 // contexts use is supported: structures, byte-aligned fixed-length integers
 // and booleans of 8..64 bits, static-length BLOBs and variable-length
-// integers. Anything else stops with a clear message; TSDL metadata is not
-// parsed, so CTF 1.8 data streams are not decoded.
+// integers. Anything else stops with a clear message. CTF 1.8 TSDL metadata
+// is translated by ctf2meta.ParseTSDL into the same model first.
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,10 +67,15 @@ func streamMetadata(path string) (*ctf2meta.Metadata, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data stream: its metadata is invalid: %w", err)
 	}
-	if m.Meta == nil {
-		return nil, errors.New("data stream: packet information needs CTF 2 metadata, and this trace's metadata is CTF 1.8 TSDL, which this tool does not parse: validate the trace folder or its metadata file instead")
+	if m.Meta != nil {
+		return m.Meta, nil
 	}
-	return m.Meta, nil
+	// CTF 1.8 TSDL: translated into the same model, as ctf.ReadMetadata does.
+	md, err := ctf2meta.ParseTSDL(m.Plain)
+	if err != nil {
+		return nil, fmt.Errorf("data stream: its CTF 1.8 metadata is invalid: %w", err)
+	}
+	return md, nil
 }
 
 func readPackets(data []byte, md *ctf2meta.Metadata) ([]PacketInfo, error) {
