@@ -483,3 +483,36 @@ func TestCTFDataStreamMagicRead(t *testing.T) {
 		t.Errorf("stats of the undamaged stream: exit %d %q %q", code, out, errb)
 	}
 }
+
+// TestCTFDataStreamUUIDRead: a lone data stream file whose packet UUID
+// differs from its metadata's is read, as the trace folder reads it
+// (ctf.OpenDir, babeltrace2 2.1): validate warns, --strict fails, dump gives
+// the undamaged file's packets. It failed ("metadata stream UUID … differs").
+func TestCTFDataStreamUUIDRead(t *testing.T) {
+	orig := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "channel0_0")
+	b, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := os.ReadFile(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "channel0_0")
+	b[4] ^= 0xff // the first byte of packet 0's UUID, after the magic number
+	if os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644) != nil || os.WriteFile(p, b, 0o644) != nil {
+		t.Fatal("write")
+	}
+	const note = "1 packet headers hold a UUID other than the metadata's (the first: packet 0, "
+	if code, out, errb := run(t, nil, "validate", p); code != exitOK || !strings.HasPrefix(out, "ok (CTF data stream, 1 packet(s);") || !strings.Contains(errb, p+": warning: "+note) {
+		t.Errorf("validate: exit %d %q %q", code, out, errb)
+	}
+	if code, _, errb := run(t, nil, "validate", "--strict", p); code != exitInvalid || !strings.Contains(errb, p+": strict: "+note) {
+		t.Errorf("validate --strict: exit %d %q", code, errb)
+	}
+	_, want, _ := run(t, nil, "dump", "--json", orig)
+	if code, got, errb := run(t, nil, "dump", "--json", p); code != exitOK || got != want || !strings.Contains(errb, note) {
+		t.Errorf("dump: exit %d %q (want the undamaged stream's %q) %q", code, got, want, errb)
+	}
+}

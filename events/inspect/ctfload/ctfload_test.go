@@ -123,6 +123,17 @@ func TestMagicRecoveryAndCheck(t *testing.T) {
 	if !errors.Is(err, ctf.ErrBadMagic) || !strings.Contains(err.Error(), "offset 4096: packet 1: magic 0xc1fc1f00, expecting 0xc1fc1fc1") {
 		t.Errorf("CheckMagic: %v", err)
 	}
+	// A UUID other than the metadata's is noted too, after the magic numbers.
+	u := ctf2meta.UUID{1, 2, 3}
+	ps = append(ps, ctfload.PacketInfo{Offset: 9216, TotalBits: 8, UUID: u, UUIDDiffers: true})
+	rec = ctfload.MagicRecovery(ps)
+	if rec == nil || len(rec.Notes) != 2 || rec.Notes[0] != note || rec.Read != 4 ||
+		rec.Notes[1] != "1 packet headers hold a UUID other than the metadata's (the first: packet 3, "+u.String()+"); read as babeltrace2 2.1 does" {
+		t.Errorf("MagicRecovery with a UUID: %+v", rec)
+	}
+	if rec := ctfload.MagicRecovery(ps[3:]); rec == nil || len(rec.Notes) != 1 || !strings.Contains(rec.Notes[0], "UUID") {
+		t.Errorf("MagicRecovery, UUID only: %+v", rec)
+	}
 	for _, clean := range [][]ctfload.PacketInfo{nil, ps[:1], {{TotalBits: 8, Magic: 5}}} {
 		if r, err := ctfload.MagicRecovery(clean), ctfload.CheckMagic(clean); r != nil || err != nil {
 			t.Errorf("%+v: %+v %v", clean, r, err)

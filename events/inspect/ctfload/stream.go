@@ -26,11 +26,14 @@ import (
 // stream class id and sequence number, and the other header and context
 // fields StreamPackets reads. Magic is the packet header's magic number
 // (HasMagic: the header has one); a packet whose magic number is not
-// 0xc1fc1fc1 is read all the same, as babeltrace2 2.1 reads it.
+// 0xc1fc1fc1 is read all the same, as babeltrace2 2.1 reads it; so is one
+// whose UUID differs from the metadata's (UUIDDiffers, the packet's UUID).
 type PacketInfo struct {
 	Offset         int64
 	Magic          uint64
 	HasMagic       bool
+	UUID           ctf2meta.UUID
+	UUIDDiffers    bool
 	TotalBits      uint64
 	ContentBits    uint64
 	HasTotal       bool
@@ -181,8 +184,10 @@ func (d *streamDecoder) field(fc ctf2meta.FieldClass, name string) {
 		if len(f.Roles) > 0 && f.Length == 16 && d.md.Preamble.UUID != nil {
 			var u ctf2meta.UUID
 			copy(u[:], d.buf[d.pos/8:])
+			// Read all the same, as ctf.OpenDir and babeltrace2 2.1 read
+			// it (MagicRecovery notes it).
 			if u != *d.md.Preamble.UUID {
-				d.fail("field %q: metadata stream UUID %s differs from the metadata's %s", name, u, *d.md.Preamble.UUID)
+				d.p.UUID, d.p.UUIDDiffers = u, true
 			}
 		}
 		d.pos += f.Length * 8
@@ -294,19 +299,34 @@ func badMagic(ps []PacketInfo) (n, first int) {
 
 // MagicRecovery is the recovery summary of a data stream file's packets ps
 // (StreamPackets) whose packet headers hold a magic number other than
-// 0xc1fc1fc1 — read as babeltrace2 2.1 reads them, noted as ctf.OpenDir
-// notes them in Stream.Recovery — or nil when every magic number is right.
+// 0xc1fc1fc1, or a UUID other than the metadata's — read as babeltrace2 2.1
+// reads them, noted as ctf.OpenDir notes them in Stream.Recovery — or nil
+// when every header is right.
 func MagicRecovery(ps []PacketInfo) *traceerr.Recovery {
-	n, i := badMagic(ps)
-	if n == 0 {
+	var notes []string
+	if n, i := badMagic(ps); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet %d, %#x); read as babeltrace2 2.1 does", n, i, ps[i].Magic))
+	}
+	n, first := 0, -1
+	for i, p := range ps {
+		if p.UUIDDiffers {
+			if n == 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if n > 0 {
+		notes = append(notes, fmt.Sprintf("%d packet headers hold a UUID other than the metadata's (the first: packet %d, %s); read as babeltrace2 2.1 does", n, first, ps[first].UUID))
+	}
+	if notes == nil {
 		return nil
 	}
 	var size int64
 	for _, p := range ps {
 		size += int64(p.TotalBits / 8)
 	}
-	return &traceerr.Recovery{Format: "ctf", Unit: "packets", Read: int64(len(ps)), ReadBytes: size, StopOffset: -1,
-		Notes: []string{fmt.Sprintf("%d packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet %d, %#x); read as babeltrace2 2.1 does", n, i, ps[i].Magic)}}
+	return &traceerr.Recovery{Format: "ctf", Unit: "packets", Read: int64(len(ps)), ReadBytes: size, StopOffset: -1, Notes: notes}
 }
 
 // CheckMagic refuses, as ctf.WithStrictMagic does, the first packet of ps
