@@ -258,8 +258,6 @@ func isIdentByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// besideCTFMetadata reports whether a metadata file recognised as CTF sits in
-// the same folder as path.
 // ctfDataStreamFile reports whether the file at path is beside CTF metadata
 // and one ctf.OpenDir reads as a data stream of that trace folder
 // (ctf.DataStreamFiles: no text sidecar, hidden file or the metadata).
@@ -268,10 +266,15 @@ func ctfDataStreamFile(path string) bool {
 		return false
 	}
 	names, _, err := ctf.DataStreamFiles(filepath.Dir(path))
+	if err != nil {
+		return false
+	}
 	_, found := slices.BinarySearch(names, filepath.Base(path))
-	return err == nil && found
+	return found
 }
 
+// besideCTFMetadata reports whether a metadata file recognised as CTF sits in
+// the same folder as path.
 func besideCTFMetadata(path string) bool {
 	meta := filepath.Join(filepath.Dir(path), "metadata")
 	f, err := openRegular(meta)

@@ -447,24 +447,9 @@ func TestCreateOutputDir(t *testing.T) {
 // and dump read its packet and print the note on the recovery line. It
 // failed ("packet magic 0xc1fc1f00, want 0xc1fc1fc1").
 func TestCTFDataStreamMagicRead(t *testing.T) {
-	orig := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "channel0_0")
-	b, err := os.ReadFile(orig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) < 4 || string(b[:4]) != "\xc1\x1f\xfc\xc1" {
-		t.Fatalf("%s does not start with the little-endian packet magic number: % x", orig, b[:min(len(b), 4)])
-	}
-	meta, err := os.ReadFile(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "metadata"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	p := filepath.Join(dir, "channel0_0")
-	b[0] = 0 // packet 0's magic: 0xc1fc1f00
-	if os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644) != nil || os.WriteFile(p, b, 0o644) != nil {
-		t.Fatal("write")
-	}
+	orig, p := damagedCTFStream(t, func(b []byte) {
+		b[0] = 0 // packet 0's magic: 0xc1fc1f00
+	})
 	const note = "1 packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet 0, 0xc1fc1f00); read as babeltrace2 2.1 does"
 	if code, out, errb := run(t, nil, "validate", p); code != exitOK || !strings.HasPrefix(out, "ok (CTF data stream, 1 packet(s);") || !strings.Contains(errb, p+": warning: "+note) || !strings.Contains(errb, "recovery: ") {
 		t.Errorf("validate: exit %d %q %q", code, out, errb)
@@ -489,21 +474,9 @@ func TestCTFDataStreamMagicRead(t *testing.T) {
 // (ctf.OpenDir, babeltrace2 2.1): validate warns, --strict fails, dump gives
 // the undamaged file's packets. It failed ("metadata stream UUID … differs").
 func TestCTFDataStreamUUIDRead(t *testing.T) {
-	orig := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "channel0_0")
-	b, err := os.ReadFile(orig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta, err := os.ReadFile(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "metadata"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	p := filepath.Join(dir, "channel0_0")
-	b[4] ^= 0xff // the first byte of packet 0's UUID, after the magic number
-	if os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644) != nil || os.WriteFile(p, b, 0o644) != nil {
-		t.Fatal("write")
-	}
+	orig, p := damagedCTFStream(t, func(b []byte) {
+		b[4] ^= 0xff // the first byte of packet 0's UUID, after the magic number
+	})
 	const note = "1 packet headers hold a UUID other than the metadata's (the first: packet 0, "
 	if code, out, errb := run(t, nil, "validate", p); code != exitOK || !strings.HasPrefix(out, "ok (CTF data stream, 1 packet(s);") || !strings.Contains(errb, p+": warning: "+note) {
 		t.Errorf("validate: exit %d %q %q", code, out, errb)
@@ -515,4 +488,30 @@ func TestCTFDataStreamUUIDRead(t *testing.T) {
 	if code, got, errb := run(t, nil, "dump", "--json", p); code != exitOK || got != want || !strings.Contains(errb, note) {
 		t.Errorf("dump: exit %d %q (want the undamaged stream's %q) %q", code, got, want, errb)
 	}
+}
+
+// damagedCTFStream copies the LTTng 2.15 CTF 2 vector's channel0_0 and
+// metadata into a temporary folder, the stream's bytes changed by damage;
+// it returns the vector's stream path and the copy's.
+func damagedCTFStream(t *testing.T, damage func([]byte)) (orig, p string) {
+	t.Helper()
+	orig = vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "channel0_0")
+	b, err := os.ReadFile(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 4 || string(b[:4]) != "\xc1\x1f\xfc\xc1" {
+		t.Fatalf("%s does not start with the little-endian packet magic number: % x", orig, b[:min(len(b), 4)])
+	}
+	meta, err := os.ReadFile(vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace", "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p = filepath.Join(dir, "channel0_0")
+	damage(b)
+	if os.WriteFile(filepath.Join(dir, "metadata"), meta, 0o644) != nil || os.WriteFile(p, b, 0o644) != nil {
+		t.Fatal("write")
+	}
+	return orig, p
 }

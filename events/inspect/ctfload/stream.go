@@ -70,11 +70,8 @@ func streamMetadata(path string) (*ctf2meta.Metadata, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data stream: its metadata is invalid: %w", err)
 	}
-	if m.Meta != nil {
-		return m.Meta, nil
-	}
-	// CTF 1.8 TSDL: translated into the same model, as ctf.ReadMetadata does.
-	md, err := ctf2meta.ParseTSDL(m.Plain)
+	// CTF 2, or CTF 1.8 TSDL translated into the same model.
+	md, err := m.Model()
 	if err != nil {
 		return nil, fmt.Errorf("data stream: its CTF 1.8 metadata is invalid: %w", err)
 	}
@@ -264,8 +261,9 @@ func (d *streamDecoder) role(roles []string, v uint64, name string) {
 }
 
 // StreamPackets reads the packet headers and contexts of the data stream
-// file at path, with the CTF 2 metadata file beside it. A packet header
-// whose magic number is not 0xc1fc1fc1 is read, as ctf.OpenDir and
+// file at path, with the metadata file beside it (CTF 2, or CTF 1.8 TSDL
+// translated by Meta.Model). A packet header whose magic number is not
+// 0xc1fc1fc1 is read, as ctf.OpenDir and
 // babeltrace2 2.1 read it (MagicRecovery notes it; CheckMagic refuses it).
 func StreamPackets(path string) ([]PacketInfo, error) {
 	if path == "-" {
@@ -282,12 +280,12 @@ func StreamPackets(path string) ([]PacketInfo, error) {
 	return readPackets(data, md)
 }
 
-// badMagic returns how many packets of ps have a magic number other than
-// 0xc1fc1fc1, and the index of the first.
-func badMagic(ps []PacketInfo) (n, first int) {
+// countPackets returns how many packets of ps satisfy bad, and the index of
+// the first (-1 when none).
+func countPackets(ps []PacketInfo, bad func(*PacketInfo) bool) (n, first int) {
 	first = -1
-	for i, p := range ps {
-		if p.HasMagic && p.Magic != packetMagic {
+	for i := range ps {
+		if bad(&ps[i]) {
 			if n == 0 {
 				first = i
 			}
@@ -295,6 +293,12 @@ func badMagic(ps []PacketInfo) (n, first int) {
 		}
 	}
 	return n, first
+}
+
+// badMagic returns how many packets of ps have a magic number other than
+// 0xc1fc1fc1, and the index of the first.
+func badMagic(ps []PacketInfo) (n, first int) {
+	return countPackets(ps, func(p *PacketInfo) bool { return p.HasMagic && p.Magic != packetMagic })
 }
 
 // MagicRecovery is the recovery summary of a data stream file's packets ps
@@ -307,16 +311,7 @@ func MagicRecovery(ps []PacketInfo) *traceerr.Recovery {
 	if n, i := badMagic(ps); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet %d, %#x); read as babeltrace2 2.1 does", n, i, ps[i].Magic))
 	}
-	n, first := 0, -1
-	for i, p := range ps {
-		if p.UUIDDiffers {
-			if n == 0 {
-				first = i
-			}
-			n++
-		}
-	}
-	if n > 0 {
+	if n, first := countPackets(ps, func(p *PacketInfo) bool { return p.UUIDDiffers }); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d packet headers hold a UUID other than the metadata's (the first: packet %d, %s); read as babeltrace2 2.1 does", n, first, ps[first].UUID))
 	}
 	if notes == nil {
