@@ -220,23 +220,23 @@ func (s *ctfSource) plan(ev *ctf.Event) *ctfPlan {
 	}
 	p, ok := s.plans[c]
 	if !ok {
-		p = s.newPlan(ev)
+		p = s.newPlan(c, ev.Stream.Packet().Class.CommonContext)
 		s.plans[c] = p
 	}
 	*slot = p
 	return p
 }
 
-// newPlan makes the plan of the event record class of ev: the infos of
-// the members of its scopes (the common context of its data stream class,
-// its specific context and its payload) and the names of their label
-// arguments (labelNames).
-func (s *ctfSource) newPlan(ev *ctf.Event) *ctfPlan {
-	p := &ctfPlan{class: ev.Class}
+// newPlan makes the plan of event record class c, whose data stream
+// class's common context is common: the infos of the members of its scopes
+// (common, its specific context and its payload) and the names of their
+// label arguments (labelNames).
+func (s *ctfSource) newPlan(c *ctf.EventClass, common *ctf.FieldClass) *ctfPlan {
+	p := &ctfPlan{class: c}
 	var fields [3][]*ctf.FieldClass
-	for k, c := range [3]*ctf.FieldClass{ev.Stream.Packet().Class.CommonContext, ev.Class.SpecificContext, ev.Class.Payload} {
-		if c != nil {
-			fields[k] = c.Members
+	for k, fc := range [3]*ctf.FieldClass{common, c.SpecificContext, c.Payload} {
+		if fc != nil {
+			fields[k] = fc.Members
 		}
 	}
 	names := s.labelNames(fields)
