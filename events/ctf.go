@@ -47,7 +47,13 @@ type ctfSource struct {
 	byS        map[*ctf.Stream]int
 	streamSlot [ctfSlots]ctfStreamSlot
 	groups     map[ctfStreamKey]int // track of a data stream's files
-	args       []ctfArg             // the arguments of the current event
+	// args are the arguments of the current event: its plan's (a plan
+	// whose fields are at fixed places), else own's
+	args []ctfArg
+	own  []ctfArg
+	// roots are the current event's scope roots (common context, specific
+	// context, payload): an argument's field is roots[scope] + its j
+	roots [3]int32
 	// plans holds what reading an event of each event record class seen
 	// needs (ctfPlan), made at its first event; planSlot caches them by
 	// class id, so that an event's plan costs no map lookup.
@@ -80,10 +86,16 @@ type ctfStreamSlot struct {
 
 // ctfPlan is what reading an event of an event record class needs, made
 // at its first event: the field classes of the top-level fields of its
-// common context, specific context and payload, in member order.
+// common context, specific context and payload, in member order, and,
+// when every argument's field is at a fixed place from its scope's root
+// (no dynamic-length array, variant or optional before it in its scope),
+// the arguments (fixed) and the scopes they are in (a bit per scope).
 type ctfPlan struct {
-	class *ctf.EventClass
-	tops  [3][]ctfTop
+	class  *ctf.EventClass
+	tops   [3][]ctfTop
+	args   []ctfArg
+	fixed  bool
+	scopes uint8
 }
 
 // ctfTop is a top-level field of an event record class: its class and,
@@ -100,9 +112,12 @@ type ctfTop struct {
 // optionals, the same for its members (elements, options), and for a
 // structure the names of its members' label members.
 type ctfInfo struct {
-	fc      *ctf.FieldClass
-	hidden  bool
-	label   bool
+	fc     *ctf.FieldClass
+	hidden bool
+	label  bool
+	// fields is the number of event fields a field of the class takes
+	// (itself and those below it), -1 when it varies
+	fields  int32
 	en      *ctfEnum
 	members []*ctfInfo
 	names   []string // structures: by member, the label member's name ("": none)
@@ -189,8 +204,19 @@ func (s *ctfSource) next(e *Event) bool {
 	}
 	e.track = s.track(ev.Stream, p)
 	pl := s.plan(ev)
-	s.args = s.args[:0]
-	for r, root := range [3]int32{ev.CommonContext, ev.SpecificContext, ev.Payload} {
+	s.roots = [3]int32{ev.CommonContext, ev.SpecificContext, ev.Payload}
+	var present uint8
+	for r, root := range s.roots {
+		if root >= 0 {
+			present |= 1 << r
+		}
+	}
+	if pl.fixed && pl.scopes&^present == 0 {
+		s.args = pl.args
+		return true
+	}
+	s.own = s.own[:0]
+	for r, root := range s.roots {
 		if root < 0 {
 			continue
 		}
@@ -201,12 +227,13 @@ func (s *ctfSource) next(e *Event) bool {
 			if t.hidden {
 				continue
 			}
-			s.args = append(s.args, ctfArg{t: t, j: j})
+			s.own = append(s.own, ctfArg{t: t, j: j - root, scope: uint8(r)})
 			if t.label {
-				s.args = append(s.args, ctfArg{t: t, j: j, label: true})
+				s.own = append(s.own, ctfArg{t: t, j: j - root, scope: uint8(r), label: true})
 			}
 		}
 	}
+	s.args = s.own
 	return true
 }
 
@@ -240,13 +267,43 @@ func (s *ctfSource) newPlan(c *ctf.EventClass, common *ctf.FieldClass) *ctfPlan 
 		}
 	}
 	names := s.labelNames(fields)
+	p.fixed = true
 	for k, ms := range fields {
 		p.tops[k] = make([]ctfTop, len(ms))
+		j := int32(1) // from the scope's root
 		for q, m := range ms {
-			p.tops[k][q] = ctfTop{s.info(m), names[k][q]}
+			t := &p.tops[k][q]
+			*t = ctfTop{s.info(m), names[k][q]}
+			if t.hidden {
+				j = ctfAddFields(j, t.fields)
+				continue
+			}
+			p.fixed = p.fixed && j >= 0
+			p.scopes |= 1 << k
+			p.args = append(p.args, ctfArg{t: t, j: j, scope: uint8(k)})
+			if t.label {
+				p.args = append(p.args, ctfArg{t: t, j: j, scope: uint8(k), label: true})
+			}
+			j = ctfAddFields(j, t.fields)
 		}
 	}
+	if !p.fixed {
+		p.args = nil
+	}
 	return p
+}
+
+// ctfMaxFields bounds the fields counted at fixed places (ctf.Limits'
+// default MaxFieldsPerEvent).
+const ctfMaxFields = 1 << 20
+
+// ctfAddFields returns a + b, event field counts, -1 when either is (it
+// varies) or the sum exceeds ctfMaxFields.
+func ctfAddFields(a, b int32) int32 {
+	if a < 0 || b < 0 || a+b > ctfMaxFields {
+		return -1
+	}
+	return a + b
 }
 
 // info returns the ctfInfo of field class fc: made at its first use, with
@@ -256,13 +313,10 @@ func (s *ctfSource) info(fc *ctf.FieldClass) *ctfInfo {
 	if in, ok := s.infos[fc]; ok {
 		return in
 	}
-	in := &ctfInfo{fc: fc, hidden: ctf.Hidden(fc)}
+	in := &ctfInfo{fc: fc, hidden: ctf.Hidden(fc), fields: 1}
 	s.infos[fc] = in
 	if ctfLabelled(fc) {
 		in.label, in.en = true, s.enum(fc)
-	}
-	if len(fc.Members) == 0 {
-		return in
 	}
 	in.members = make([]*ctfInfo, len(fc.Members))
 	for k, m := range fc.Members {
@@ -276,8 +330,17 @@ func (s *ctfSource) info(fc *ctf.FieldClass) *ctfInfo {
 		for _, m := range in.members {
 			in.label = in.label || m.label
 		}
+		in.fields = -1
+		if _, static := fc.Model.(*ctf2meta.StaticLengthArray); static && len(in.members) == 1 {
+			if n := in.members[0].fields; n > 0 && fc.Length <= uint64(ctfMaxFields/n) {
+				in.fields = ctfAddFields(1, int32(fc.Length)*n)
+			}
+		}
 	case ctf.KindStruct:
 		in.names = s.labelNames([3][]*ctf.FieldClass{fc.Members})[0]
+		for _, m := range in.members {
+			in.fields = ctfAddFields(in.fields, m.fields)
+		}
 	}
 	return in
 }
@@ -326,7 +389,7 @@ func (s *ctfSource) numArgs() int    { return len(s.args) }
 
 func (s *ctfSource) arg(i int) (string, Value) {
 	a := s.args[i]
-	j := int(a.j)
+	j := int(a.j + s.roots[a.scope])
 	ev := s.ev
 	f := &ev.Fields[j]
 	fc := a.t.fc
@@ -387,10 +450,12 @@ func (s *ctfSource) str(fc *ctf.FieldClass, j int) []byte {
 // arrays as arrays, variants as their selected option, optionals as the
 // field or null.
 func (s *ctfSource) appendArgJSON(b []byte, i int) []byte {
-	if a := s.args[i]; a.label {
-		return s.appendLabelJSON(b, int(a.j), a.t.ctfInfo)
+	a := s.args[i]
+	if j := int(a.j + s.roots[a.scope]); a.label {
+		return s.appendLabelJSON(b, j, a.t.ctfInfo)
+	} else {
+		return s.appendJSON(b, j, a.t.ctfInfo)
 	}
-	return s.appendJSON(b, int(s.args[i].j), s.args[i].t.ctfInfo)
 }
 
 // appendLabelJSON renders the labels of field j, of class info in, one
@@ -528,12 +593,14 @@ func (s *ctfSource) appendRecord(b []byte) []byte {
 	return append(b, '}')
 }
 
-// ctfArg is an argument of a CTF event: field j, top-level field t of its
-// class, or its label.
+// ctfArg is an argument of a CTF event: field j from the root of its
+// scope (0: common context, 1: specific context, 2: payload), top-level
+// field t of its class, or its label.
 type ctfArg struct {
 	t     *ctfTop
 	j     int32
 	label bool
+	scope uint8
 }
 
 // ctfLabelled reports whether a field of class fc has a label argument:

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,9 +92,9 @@ func TestCTFPlanEqualsPerField(t *testing.T) {
 	if err := ctfgen.Write(gen, 4000, 2, 40, 4096); err != nil {
 		t.Fatal(err)
 	}
-	shapes := ctfPlanShapes(t)
-	dirs = append(dirs, gen, shapes)
-	want := []string{"v_label", "o_label", "vv_label", "x_label_label_label", "x_label_label_label_label", "mat_label"}
+	shapes, fixedShapes := ctfPlanShapes(t)
+	dirs = append(dirs, gen, shapes, fixedShapes)
+	want := []string{"v_label", "o_label", "vv_label", "x_label_label_label", "x_label_label_label_label", "mat_label", "aa_label", "d"}
 	if root, err := vectortest.Root(); err == nil {
 		dirs = append(dirs, traceDirs(t, filepath.Join(root, "ctf"))...)
 		want = append(want, "field_e_0_label") // the LTTng vectors' enumeration
@@ -103,12 +104,12 @@ func TestCTFPlanEqualsPerField(t *testing.T) {
 		dirs = append(dirs, traceDirs(t, filepath.Join(bt, "1", "succeed"))...)
 		dirs = append(dirs, traceDirs(t, filepath.Join(bt, "2", "succeed"))...)
 	}
-	var classes, events, labels, opened int
+	var classes, events, fixed, labels, opened int
 	names := map[string]bool{}
 	for _, dir := range dirs {
 		src, err := openCTFDir(dir)
 		if err != nil {
-			if !strings.HasPrefix(dir, "/") || dir == gen || dir == shapes {
+			if !strings.HasPrefix(dir, "/") || dir == gen || dir == shapes || dir == fixedShapes {
 				t.Fatalf("%s: %v", dir, err)
 			}
 			continue // metadata alone, or a trace the reader refuses
@@ -118,11 +119,14 @@ func TestCTFPlanEqualsPerField(t *testing.T) {
 		c, l := checkPlans(t, dir, s)
 		classes += c
 		labels += l
-		events += checkEventArgs(t, dir, s, names)
+		e, f := checkEventArgs(t, dir, s, names)
+		events += e
+		fixed += f
 		s.close()
 	}
-	t.Logf("%d traces, %d event record classes, %d label arguments or members, %d events", opened, classes, labels, events)
-	if classes < 40 || labels < 6 || events < 4000 {
+	t.Logf("%d traces, %d event record classes, %d label arguments or members, %d events (%d with their arguments at fixed places)",
+		opened, classes, labels, events, fixed)
+	if classes < 40 || labels < 6 || events < 4000 || fixed < 1000 || events-fixed < 1000 {
 		t.Errorf("checked too little: %d classes, %d labels, %d events", classes, labels, events)
 	}
 	for _, name := range want {
@@ -135,14 +139,17 @@ func TestCTFPlanEqualsPerField(t *testing.T) {
 	}
 }
 
-// ctfPlanShapes writes a CTF 2 trace of one event whose payload holds the
-// shapes the other traces lack: a variant whose only labelled option is
-// not its first, an optional of an array of enumerations, an array of
-// structures holding an enumeration (no label of its own), a variant of
-// a variant and of an array of variants, and three fields named x,
-// x_label and x_label_label, the first two enumerations (x's labels are
-// x_label_label_label, x_label's x_label_label_label_label).
-func ctfPlanShapes(t *testing.T) string {
+// ctfPlanShapes writes two CTF 2 traces of one event each whose payloads
+// hold the shapes the other traces lack. The first: a variant whose only
+// labelled option is not its first, an optional of an array of
+// enumerations, an array of structures holding an enumeration (no label of
+// its own), a variant of a variant and of an array of variants, and three
+// fields named x, x_label and x_label_label, the first two enumerations
+// (x's labels are x_label_label_label, x_label's x_label_label_label_label).
+// The second, whose arguments are at fixed places: static-length arrays of
+// enumerations, of structures holding arrays and of arrays before other
+// arguments.
+func ctfPlanShapes(t *testing.T) (string, string) {
 	u8 := func(mappings string) string {
 		if mappings != "" {
 			mappings = `,"mappings":` + mappings
@@ -150,8 +157,11 @@ func ctfPlanShapes(t *testing.T) string {
 		return `{"type":"fixed-length-unsigned-integer","length":8,"byte-order":"little-endian"` + mappings + `}`
 	}
 	member := func(name, fc string) string { return `{"name":"` + name + `","field-class":` + fc + `}` }
-	array := func(elem string) string {
-		return `{"type":"static-length-array","length":2,"element-field-class":` + elem + `}`
+	structure := func(members ...string) string {
+		return `{"type":"structure","member-classes":[` + strings.Join(members, ",") + `]}`
+	}
+	array := func(n int, elem string) string {
+		return `{"type":"static-length-array","length":` + strconv.Itoa(n) + `,"element-field-class":` + elem + `}`
 	}
 	const sel = `"selector-field-location":{"origin":"event-record-payload","path":["sel"]}`
 	variant := func(opts ...string) string {
@@ -160,29 +170,41 @@ func ctfPlanShapes(t *testing.T) string {
 			if k > 0 {
 				v += ","
 			}
-			v += `{"name":"o` + string(rune('0'+k)) + `","selector-field-ranges":[[` + string(rune('0'+k)) + `,` + string(rune('0'+k)) + `]],"field-class":` + o + `}`
+			v += `{"name":"o` + strconv.Itoa(k) + `","selector-field-ranges":[[` + strconv.Itoa(k) + `,` + strconv.Itoa(k) + `]],"field-class":` + o + `}`
 		}
 		return v + `]}`
 	}
+	write := func(payload string, stream []byte) string {
+		meta := "\x1e" + `{"type":"preamble","version":2}` + "\n\x1e" + `{"type":"data-stream-class"}` + "\n\x1e" +
+			`{"type":"event-record-class","name":"ev","payload-field-class":` + payload + "}\n"
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "metadata"), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "stream"), stream, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
 	enum := u8(`{"A":[[1,1]]}`)
-	payload := `{"type":"structure","member-classes":[` +
-		member("sel", u8("")) + "," +
-		member("v", variant(u8(""), enum)) + "," +
-		member("o", `{"type":"optional",`+sel+`,"selector-field-ranges":[[1,1]],"field-class":`+array(enum)+`}`) + "," +
-		member("as", array(`{"type":"structure","member-classes":[`+member("m", enum)+`]}`)) + "," +
-		member("vv", variant(variant(u8(""), u8("")), array(variant(u8(""), enum)))) + "," +
-		member("x", enum) + "," + member("x_label", enum) + "," + member("x_label_label", u8("")) + `]}`
-	meta := "\x1e" + `{"type":"preamble","version":2}` + "\n\x1e" + `{"type":"data-stream-class"}` + "\n\x1e" +
-		`{"type":"event-record-class","name":"ev","payload-field-class":` + payload + "}\n"
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "metadata"), []byte(meta), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// sel 1, v 1, o [1 2], as [1 0], vv [1 1], x 1, x_label 1, x_label_label 7
-	if err := os.WriteFile(filepath.Join(dir, "stream"), []byte{1, 1, 1, 2, 1, 0, 1, 1, 1, 1, 7}, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	shapes := write(structure(
+		member("sel", u8("")),
+		member("v", variant(u8(""), enum)),
+		member("o", `{"type":"optional",`+sel+`,"selector-field-ranges":[[1,1]],"field-class":`+array(2, enum)+`}`),
+		member("as", array(2, structure(member("m", enum)))),
+		member("vv", variant(variant(u8(""), u8("")), array(2, variant(u8(""), enum)))),
+		member("x", enum), member("x_label", enum), member("x_label_label", u8(""))),
+		// sel 1, v 1, o [1 2], as [1 0], vv [1 1], x 1, x_label 1, x_label_label 7
+		[]byte{1, 1, 1, 2, 1, 0, 1, 1, 1, 1, 7})
+	fixed := write(structure(
+		member("a", array(3, enum)),
+		member("b", u8("")),
+		member("sa", array(2, structure(member("m", enum), member("p", array(2, u8("")))))),
+		member("c", enum),
+		member("aa", array(2, array(3, enum))),
+		member("d", u8(""))),
+		[]byte{1, 0, 1, 9, 1, 2, 3, 0, 4, 5, 1, 0, 1, 0, 1, 0, 1, 8})
+	return shapes, fixed
 }
 
 // traceDirs lists the folders under root that hold a file named metadata.
@@ -274,16 +296,19 @@ func checkInfo(t *testing.T, dir string, s *ctfSource, in *ctfInfo, fc *ctf.Fiel
 
 // checkEventArgs reads every event of s and compares its arguments' names
 // with the per-field computation's, and the infos its arguments and their
-// composite values are read with with their fields' classes; it returns the
-// number of events read.
-func checkEventArgs(t *testing.T, dir string, s *ctfSource, seen map[string]bool) int {
+// composite values are read with with their fields' classes (for a plan
+// with its arguments at fixed places, that the places are the fields'); it
+// returns the number of events read and of those read with such a plan.
+func checkEventArgs(t *testing.T, dir string, s *ctfSource, seen map[string]bool) (n, fixed int) {
 	t.Helper()
 	names := map[*ctf.EventClass]map[*ctf.FieldClass]string{}
 	var e Event
-	n := 0
 	var want []string
 	for s.next(&e) {
 		ev := s.ev
+		if s.plan(ev).fixed {
+			fixed++
+		}
 		ns, ok := names[ev.Class]
 		if !ok {
 			var fields [3][]*ctf.FieldClass
@@ -315,10 +340,11 @@ func checkEventArgs(t *testing.T, dir string, s *ctfSource, seen map[string]bool
 		for i := range got {
 			got[i], _ = s.arg(i)
 			a := s.args[i]
-			if a.t.fc != ev.FieldClass(int(a.j)) {
-				t.Fatalf("%s: event %d: argument %d planned as %s, field is %s", dir, n, i, a.t.fc.Name, ev.FieldClass(int(a.j)).Name)
+			j := int(a.j + s.roots[a.scope])
+			if a.t.fc != ev.FieldClass(j) {
+				t.Fatalf("%s: event %d: argument %d planned as %s, field is %s", dir, n, i, a.t.fc.Name, ev.FieldClass(j).Name)
 			}
-			checkWalk(t, dir, s, int(a.j), a.t.ctfInfo)
+			checkWalk(t, dir, s, j, a.t.ctfInfo)
 		}
 		for _, name := range got {
 			seen[name] = true
@@ -328,7 +354,7 @@ func checkEventArgs(t *testing.T, dir string, s *ctfSource, seen map[string]bool
 		}
 		n++
 	}
-	return n
+	return n, fixed
 }
 
 // checkWalk walks field j of the current event with info in as appendJSON
