@@ -115,6 +115,7 @@ type ctfInfo struct {
 	fc     *ctf.FieldClass
 	hidden bool
 	label  bool
+	utf8   bool // a string in UTF-8: its bytes are its text
 	// fields is the number of event fields a field of the class takes
 	// (itself and those below it), -1 when it varies
 	fields  int32
@@ -313,7 +314,7 @@ func (s *ctfSource) info(fc *ctf.FieldClass) *ctfInfo {
 	if in, ok := s.infos[fc]; ok {
 		return in
 	}
-	in := &ctfInfo{fc: fc, hidden: ctf.Hidden(fc), fields: 1}
+	in := &ctfInfo{fc: fc, hidden: ctf.Hidden(fc), fields: 1, utf8: fc.Encoding() == "utf-8"}
 	s.infos[fc] = in
 	if ctfLabelled(fc) {
 		in.label, in.en = true, s.enum(fc)
@@ -426,7 +427,7 @@ func (s *ctfSource) arg(i int) (string, Value) {
 	case ctf.KindBool:
 		return fc.Name, boolValue(f.V != 0)
 	case ctf.KindString:
-		return fc.Name, stringValue(s.str(fc, j))
+		return fc.Name, stringValue(s.str(a.t.ctfInfo, j))
 	case ctf.KindBlob:
 		return fc.Name, bytesValue(ev.Bytes(j))
 	}
@@ -434,11 +435,11 @@ func (s *ctfSource) arg(i int) (string, Value) {
 }
 
 // str returns the UTF-8 text of the string field j of the current event,
-// of class fc: its bytes, or for UTF-16/UTF-32 their conversion, valid
+// of class info in: its bytes, or for UTF-16/UTF-32 their conversion, valid
 // until the next event.
-func (s *ctfSource) str(fc *ctf.FieldClass, j int) []byte {
+func (s *ctfSource) str(in *ctfInfo, j int) []byte {
 	ev := s.ev
-	if fc.Encoding() == "utf-8" {
+	if in.utf8 {
 		return ev.Bytes(j)
 	}
 	k := len(s.text)
@@ -573,7 +574,7 @@ func (s *ctfSource) appendJSON(b []byte, j int, in *ctfInfo) []byte {
 	case ctf.KindBool:
 		return boolValue(f.V != 0).AppendJSON(b)
 	case ctf.KindString:
-		return stringValue(s.str(fc, j)).AppendJSON(b)
+		return stringValue(s.str(in, j)).AppendJSON(b)
 	}
 	return bytesValue(ev.Bytes(j)).AppendJSON(b)
 }

@@ -264,7 +264,7 @@ func checkPlans(t *testing.T, dir string, s *ctfSource) (classes, labels int) {
 func checkInfo(t *testing.T, dir string, s *ctfSource, in *ctfInfo, fc *ctf.FieldClass) int {
 	t.Helper()
 	if in.fc != fc || in.hidden != ctf.Hidden(fc) || in.label != refHasLabel(fc) || (in.en != nil) != ctfLabelled(fc) ||
-		len(in.members) != len(fc.Members) {
+		len(in.members) != len(fc.Members) || in.utf8 != (fc.Encoding() == "utf-8") {
 		t.Fatalf("%s: %s (%v): info hidden %v label %v enum %v members %d, want %v %v %v %d", dir, fc.Name, fc.Kind,
 			in.hidden, in.label, in.en != nil, len(in.members), ctf.Hidden(fc), refHasLabel(fc), ctfLabelled(fc), len(fc.Members))
 	}
