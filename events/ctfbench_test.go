@@ -102,22 +102,7 @@ func eventsCTFJSONPass(r *events.Reader) int {
 // BenchmarkCTFEnumEventsJSON is BenchmarkCTFEnumEvents rendering each event
 // as JSON instead (AppendJSON: the labels of the structure's member and of
 // the array's elements too; readCTFEnumJSON is the part instr.sh counts).
-func BenchmarkCTFEnumEventsJSON(b *testing.B) {
-	const n = 25000 // ×4 events
-	dir, size := repeatCTFTrace(b, ctfEnumTrace, n)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	for b.Loop() {
-		r, err := events.Open(dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if got := readCTFEnumJSON(r); got != 4*n {
-			b.Fatalf("%d events", got)
-		}
-		r.Close()
-	}
-}
+func BenchmarkCTFEnumEventsJSON(b *testing.B) { benchCTFEnum(b, readCTFEnumJSON) }
 
 func readCTFEnumJSON(r *events.Reader) int {
 	n := 0
