@@ -107,10 +107,12 @@ type ctfTop struct {
 
 // ctfInfo is what the event layer derives from a field class, once per
 // class: whether it is an argument (hidden), whether it has a label
-// argument or member (label: hasLabel's answer), its labels (en: when it
-// is an enumeration or bit map) and, for structures, arrays, variants and
-// optionals, the same for its members (elements, options), and for a
-// structure the names of its members' label members.
+// argument or member (label: an enumeration or bit map, an array of them,
+// or a variant or optional one of whose options is one of these — an
+// enumeration in a structure has its label member in the structure, not
+// one of the array or variant holding it), its labels (en: when it is an
+// enumeration or bit map), the same for its members (elements, options),
+// and for a structure the names of its members' label members.
 type ctfInfo struct {
 	fc     *ctf.FieldClass
 	hidden bool
