@@ -336,6 +336,13 @@ func checkEventArgs(t *testing.T, dir string, s *ctfSource, seen map[string]bool
 				}
 			}
 		}
+		if n%2 == 1 && len(want) > 0 {
+			// an argument read before NumArgs (the arguments are made at
+			// their first use)
+			if name, _ := s.arg(len(want) - 1); name != want[len(want)-1] {
+				t.Fatalf("%s: event %d: last argument read first: %q, want %q", dir, n, name, want[len(want)-1])
+			}
+		}
 		got := make([]string, s.numArgs())
 		for i := range got {
 			got[i], _ = s.arg(i)
