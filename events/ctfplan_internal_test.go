@@ -78,14 +78,17 @@ func refLabelNames(fields [3][]*ctf.FieldClass) map[*ctf.FieldClass]string {
 }
 
 // TestCTFPlanEqualsPerField: over every event record class of the test
-// traces, the CTF vectors, a generated LTTng-shaped trace and (when
+// traces, the CTF vectors, a generated LTTng-shaped trace, two hand-made
+// traces of the shapes the others lack (ctfPlanShapes) and (when
 // CTF_BT_TRACES names babeltrace's tests/data/ctf-traces) every trace
 // babeltrace must read, the plans and infos answer what the per-field
 // computations answered — for each field class, whether it is hidden,
-// whether it has a label and its labels, the label names of each scope —
-// and on every event the arguments are the ones the per-field computation
-// made, each plan entry and each info the walk of a composite value reaches
-// being the class of its field (the walk never falls back to a lookup).
+// whether it has a label and its labels, whether it is UTF-8, the label
+// names of each scope — and on every event the arguments are the ones the
+// per-field computation made, at the places of their fields (fixed in the
+// plan or found by walking), each info the walk of a composite value
+// reaches being the class of its field (the walk never falls back to a
+// lookup).
 func TestCTFPlanEqualsPerField(t *testing.T) {
 	dirs := []string{"testdata/ctf-enum/trace", "testdata/ctf-enum-nested/trace"}
 	gen := t.TempDir()
