@@ -408,7 +408,7 @@ func (s *ctfSource) numArgs() int {
 }
 
 func (s *ctfSource) arg(i int) (string, Value) {
-	if s.lazy {
+	if uint(i) >= uint(len(s.args)) && s.lazy { // (a bounds check the index needs anyway)
 		s.walk()
 	}
 	a := s.args[i]
