@@ -48,12 +48,9 @@ type ctfSource struct {
 	streamSlot [ctfSlots]ctfStreamSlot
 	groups     map[ctfStreamKey]int // track of a data stream's files
 	// args are the arguments of the current event: its plan's (a plan
-	// whose fields are at fixed places), else own's, made by walk at the
-	// first use of an argument (lazy until then)
+	// whose fields are at fixed places), else own's
 	args []ctfArg
 	own  []ctfArg
-	lazy bool
-	pl   *ctfPlan // the current event's
 	// roots are the current event's scope roots (common context, specific
 	// context, payload): an argument's field is roots[scope] + its j
 	roots [3]int32
@@ -217,25 +214,16 @@ func (s *ctfSource) next(e *Event) bool {
 			present |= 1 << r
 		}
 	}
-	s.pl = pl
 	if pl.fixed && pl.scopes&^present == 0 {
-		s.args, s.lazy = pl.args, false
-	} else {
-		s.args, s.lazy = nil, true
+		s.args = pl.args
+		return true
 	}
-	return true
-}
-
-// walk makes the arguments of the current event, whose plan has them at
-// places that vary, from its fields.
-func (s *ctfSource) walk() {
-	ev := s.ev
 	s.own = s.own[:0]
 	for r, root := range s.roots {
 		if root < 0 {
 			continue
 		}
-		tops := s.pl.tops[r]
+		tops := pl.tops[r]
 		k := 0
 		for j := root + 1; j < ev.Fields[root].End && k < len(tops); j, k = ev.Fields[j].End, k+1 {
 			t := &tops[k]
@@ -248,7 +236,8 @@ func (s *ctfSource) walk() {
 			}
 		}
 	}
-	s.args, s.lazy = s.own, false
+	s.args = s.own
+	return true
 }
 
 // plan returns the plan of the event record class of ev: through
@@ -399,18 +388,9 @@ func ctfPacketUint(p *ctf.Packet, root int32, name string) (uint64, bool) {
 func (s *ctfSource) err() error      { return s.r.Err() }
 func (s *ctfSource) close() error    { return s.tr.Close() }
 func (s *ctfSource) underlying() any { return s.r }
-
-func (s *ctfSource) numArgs() int {
-	if s.lazy {
-		s.walk()
-	}
-	return len(s.args)
-}
+func (s *ctfSource) numArgs() int    { return len(s.args) }
 
 func (s *ctfSource) arg(i int) (string, Value) {
-	if uint(i) >= uint(len(s.args)) && s.lazy { // (a bounds check the index needs anyway)
-		s.walk()
-	}
 	a := s.args[i]
 	j := int(a.j + s.roots[a.scope])
 	ev := s.ev
