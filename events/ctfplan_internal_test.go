@@ -340,8 +340,8 @@ func checkEventArgs(t *testing.T, dir string, s *ctfSource, seen map[string]bool
 			}
 		}
 		if n%2 == 1 && len(want) > 0 {
-			// an argument read before NumArgs (the arguments are made at
-			// their first use)
+			// an argument read before NumArgs (Arg needs no NumArgs call;
+			// a variant that made the list at its first use was measured)
 			if name, _ := s.arg(len(want) - 1); name != want[len(want)-1] {
 				t.Fatalf("%s: event %d: last argument read first: %q, want %q", dir, n, name, want[len(want)-1])
 			}
