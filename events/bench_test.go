@@ -39,8 +39,19 @@ func TestMain(m *testing.M) {
 		benchInput["atf"] = genATF(benchATFEvents)
 		benchInput["wtf"] = genWTF(benchWTFEvents)
 		benchInput["cdt"] = genCDT(benchCDTTicks)
+		dir, err := writeBenchCTF()
+		if err != nil {
+			os.RemoveAll(dir)
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		benchCTFDir = dir
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if benchCTFDir != "" {
+		os.RemoveAll(benchCTFDir)
+	}
+	os.Exit(code)
 }
 
 func benchEvents(b *testing.B, format string) {

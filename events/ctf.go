@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/ctf2meta"
@@ -42,24 +43,28 @@ type ctfSource struct {
 	ev     *ctf.Event
 	tracks []Track // by the index in tr.Streams of a data stream's first file
 	// byS holds a stream's track once it had an event, else −1 − its
-	// index in tr.Streams
-	byS    map[*ctf.Stream]int
-	groups map[ctfStreamKey]int // track of a data stream's files
-	args   []ctfArg             // the arguments of the current event
+	// index in tr.Streams; streamSlot caches it by the stream's address
+	byS        map[*ctf.Stream]int
+	streamSlot [ctfSlots]ctfStreamSlot
+	groups     map[ctfStreamKey]int // track of a data stream's files
+	// args are the arguments of the current event: its plan's (a plan
+	// whose fields are at fixed places), else own's
+	args []ctfArg
+	own  []ctfArg
+	// roots are the current event's scope roots (common context, specific
+	// context, payload): an argument's field is roots[scope] + its j
+	roots [3]int32
+	// plans holds what reading an event of each event record class seen
+	// needs (ctfPlan), made at its first event; planSlot caches them by
+	// class id, so that an event's plan costs no map lookup.
+	plans    map[*ctf.EventClass]*ctfPlan
+	planSlot [ctfSlots]*ctfPlan
+	// infos holds the ctfInfo of every field class seen, made with the
+	// first plan holding it.
+	infos map[*ctf.FieldClass]*ctfInfo
 	// enums holds the labels of the enumeration and bit map field
-	// classes seen, made at their first event.
+	// classes seen.
 	enums map[*ctf.FieldClass]*ctfEnum
-	// nested says, for the array, variant and optional field classes
-	// seen, whether they have a label argument (an enumeration or bit map
-	// in them outside structures).
-	nested map[*ctf.FieldClass]bool
-	// names holds the label names of a scope's fields (ctfLabelNames):
-	// an event record class's arguments, or a structure's members.
-	names map[ctfScope]map[*ctf.FieldClass]string
-	// last holds the names of the event record class and of the
-	// structure labelName looked up last (by scope, class then structure)
-	last      [2]ctfScope
-	lastNames [2]map[*ctf.FieldClass]string
 	// matched holds the labels a value matched (ctfEnum.matches)
 	matched []int32
 	// text holds the UTF-8 form of the current event's UTF-16/UTF-32
@@ -68,14 +73,67 @@ type ctfSource struct {
 	text []byte
 }
 
+// ctfSlots is the size of ctfSource's direct-mapped caches of plans and
+// tracks: a class or stream whose slot another one holds costs a map
+// lookup.
+const ctfSlots = 256
+
+// ctfStreamSlot caches the track of a data stream file.
+type ctfStreamSlot struct {
+	st    *ctf.Stream
+	track int
+}
+
+// ctfPlan is what reading an event of an event record class needs, made
+// at its first event: the field classes of the top-level fields of its
+// common context, specific context and payload, in member order, and,
+// when every argument's field is at a fixed place from its scope's root
+// (no dynamic-length array, variant or optional before it in its scope),
+// the arguments (fixed) and the scopes they are in (a bit per scope).
+type ctfPlan struct {
+	class  *ctf.EventClass
+	tops   [3][]ctfTop
+	args   []ctfArg
+	fixed  bool
+	scopes uint8
+}
+
+// ctfTop is a top-level field of an event record class: its class and,
+// when it has a label argument, the argument's name (ctfSource.labelNames).
+type ctfTop struct {
+	*ctfInfo
+	name string
+}
+
+// ctfInfo is what the event layer derives from a field class, once per
+// class: whether it is an argument (hidden), whether it has a label
+// argument or member (label: an enumeration or bit map, an array of them,
+// or a variant or optional one of whose options is one of these — an
+// enumeration in a structure has its label member in the structure, not
+// one of the array or variant holding it), its labels (en: when it is an
+// enumeration or bit map), the same for its members (elements, options),
+// and for a structure the names of its members' label members.
+type ctfInfo struct {
+	fc     *ctf.FieldClass
+	hidden bool
+	label  bool
+	utf8   bool // a string in UTF-8: its bytes are its text
+	// fields is the number of event fields a field of the class takes
+	// (itself and those below it), -1 when it varies
+	fields  int32
+	en      *ctfEnum
+	members []*ctfInfo
+	names   []string // structures: by member, the label member's name ("": none)
+}
+
 func openCTFDir(path string) (source, error) {
 	tr, err := ctf.OpenDir(path)
 	if err != nil {
 		return nil, err
 	}
 	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}, groups: map[ctfStreamKey]int{},
-		enums: map[*ctf.FieldClass]*ctfEnum{}, nested: map[*ctf.FieldClass]bool{},
-		names: map[ctfScope]map[*ctf.FieldClass]string{}}
+		plans: map[*ctf.EventClass]*ctfPlan{}, infos: map[*ctf.FieldClass]*ctfInfo{},
+		enums: map[*ctf.FieldClass]*ctfEnum{}}
 	s.tracks = make([]Track, len(tr.Streams))
 	for i, st := range tr.Streams {
 		s.byS[st] = -1 - i
@@ -92,13 +150,24 @@ type ctfStreamKey struct {
 	id    uint64
 }
 
-// track returns the track of stream st, whose current packet is p: on the
-// stream's first event, the track of an earlier file of the same data
-// stream, or its own (named "cpu N" when p has a cpu_id).
+// track returns the track of stream st, whose current packet is p, through
+// streamSlot.
 func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) *Track {
+	h := uintptr(unsafe.Pointer(st))
+	slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]
+	if slot.st != st {
+		*slot = ctfStreamSlot{st, s.trackIndex(st, p)}
+	}
+	return &s.tracks[slot.track]
+}
+
+// trackIndex returns the index in s.tracks of the track of stream st: on
+// the stream's first event, the track of an earlier file of the same data
+// stream, or its own (named "cpu N" when p has a cpu_id).
+func (s *ctfSource) trackIndex(st *ctf.Stream, p *ctf.Packet) int {
 	i := s.byS[st]
 	if i >= 0 {
-		return &s.tracks[i]
+		return i
 	}
 	i = -1 - i
 	s.byS[st] = i
@@ -112,14 +181,14 @@ func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) *Track {
 	if key.by != 0 {
 		if g, ok := s.groups[key]; ok {
 			s.byS[st] = g
-			return &s.tracks[g]
+			return g
 		}
 		s.groups[key] = i
 	}
 	if hasCPU {
 		s.tracks[i].Name = "cpu " + strconv.FormatUint(cpu, 10)
 	}
-	return &s.tracks[i]
+	return i
 }
 
 func (s *ctfSource) next(e *Event) bool {
@@ -132,28 +201,173 @@ func (s *ctfSource) next(e *Event) bool {
 	e.reset()
 	e.kind = KindInstant
 	e.name = ev.Class.Name
-	if ev.Stream.Packet().Class.Clock != nil {
+	p := ev.Stream.Packet()
+	if p.Class.Clock != nil {
 		e.time, e.hasTime = ev.NS(), true
 	}
-	e.track = s.track(ev.Stream, ev.Stream.Packet())
-	s.args = s.args[:0]
-	for _, root := range [3]int32{ev.CommonContext, ev.SpecificContext, ev.Payload} {
+	e.track = s.track(ev.Stream, p)
+	pl := s.plan(ev)
+	s.roots = [3]int32{ev.CommonContext, ev.SpecificContext, ev.Payload}
+	var present uint8
+	for r, root := range s.roots {
+		if root >= 0 {
+			present |= 1 << r
+		}
+	}
+	if pl.fixed && pl.scopes&^present == 0 {
+		s.args = pl.args
+		return true
+	}
+	s.own = s.own[:0]
+	for r, root := range s.roots {
 		if root < 0 {
 			continue
 		}
-		f := &ev.Fields[root]
-		for j := root + 1; j < f.End; j = ev.Fields[j].End {
-			fc := ev.FieldClass(int(j))
-			if ctf.Hidden(fc) {
+		tops := pl.tops[r]
+		k := 0
+		for j := root + 1; j < ev.Fields[root].End && k < len(tops); j, k = ev.Fields[j].End, k+1 {
+			t := &tops[k]
+			if t.hidden {
 				continue
 			}
-			s.args = append(s.args, ctfArg{j: j})
-			if s.hasLabel(fc) {
-				s.args = append(s.args, ctfArg{j: j, label: true})
+			s.own = append(s.own, ctfArg{t: t, j: j - root, scope: uint8(r)})
+			if t.label {
+				s.own = append(s.own, ctfArg{t: t, j: j - root, scope: uint8(r), label: true})
 			}
 		}
 	}
+	s.args = s.own
 	return true
+}
+
+// plan returns the plan of the event record class of ev: through
+// planSlot, else from s.plans, else made (newPlan).
+func (s *ctfSource) plan(ev *ctf.Event) *ctfPlan {
+	c := ev.Class
+	slot := &s.planSlot[(c.ID+c.StreamClassID*97)%ctfSlots]
+	if p := *slot; p != nil && p.class == c {
+		return p
+	}
+	p, ok := s.plans[c]
+	if !ok {
+		p = s.newPlan(c, ev.Stream.Packet().Class.CommonContext)
+		s.plans[c] = p
+	}
+	*slot = p
+	return p
+}
+
+// newPlan makes the plan of event record class c, whose data stream
+// class's common context is common: the infos of the members of its scopes
+// (common, its specific context and its payload) and the names of their
+// label arguments (labelNames).
+func (s *ctfSource) newPlan(c *ctf.EventClass, common *ctf.FieldClass) *ctfPlan {
+	p := &ctfPlan{class: c}
+	var fields [3][]*ctf.FieldClass
+	for k, fc := range [3]*ctf.FieldClass{common, c.SpecificContext, c.Payload} {
+		if fc != nil {
+			fields[k] = fc.Members
+		}
+	}
+	names := s.labelNames(fields)
+	p.fixed = true
+	for k, ms := range fields {
+		p.tops[k] = make([]ctfTop, len(ms))
+		j := int32(1) // from the scope's root
+		for q, m := range ms {
+			t := &p.tops[k][q]
+			*t = ctfTop{s.info(m), names[k][q]}
+			if t.hidden {
+				j = ctfAddFields(j, t.fields)
+				continue
+			}
+			p.fixed = p.fixed && j >= 0
+			p.scopes |= 1 << k
+			p.args = append(p.args, ctfArg{t: t, j: j, scope: uint8(k)})
+			if t.label {
+				p.args = append(p.args, ctfArg{t: t, j: j, scope: uint8(k), label: true})
+			}
+			j = ctfAddFields(j, t.fields)
+		}
+	}
+	if !p.fixed {
+		p.args = nil
+	}
+	return p
+}
+
+// ctfMaxFields bounds the fields counted at fixed places (ctf.Limits'
+// default MaxFieldsPerEvent).
+const ctfMaxFields = 1 << 20
+
+// ctfAddFields returns a + b, event field counts, -1 when either is (it
+// varies) or the sum exceeds ctfMaxFields.
+func ctfAddFields(a, b int32) int32 {
+	if a < 0 || b < 0 || a+b > ctfMaxFields {
+		return -1
+	}
+	return a + b
+}
+
+// info returns the ctfInfo of field class fc: made at its first use, with
+// its members' (as deep as compiled classes nest: ctf.Limits.MaxDepth),
+// read from s.infos after.
+func (s *ctfSource) info(fc *ctf.FieldClass) *ctfInfo {
+	if in, ok := s.infos[fc]; ok {
+		return in
+	}
+	in := &ctfInfo{fc: fc, hidden: ctf.Hidden(fc), fields: 1, utf8: fc.Encoding() == "utf-8"}
+	s.infos[fc] = in
+	if ctfLabelled(fc) {
+		in.label, in.en = true, s.enum(fc)
+	}
+	in.members = make([]*ctfInfo, len(fc.Members))
+	for k, m := range fc.Members {
+		in.members[k] = s.info(m)
+	}
+	switch fc.Kind {
+	case ctf.KindArray, ctf.KindVariant, ctf.KindOptional:
+		// an enumeration or bit map in its elements or options outside
+		// structures (a structure's label is never set), through arrays,
+		// variants and optionals
+		for _, m := range in.members {
+			in.label = in.label || m.label
+		}
+		in.fields = -1
+		if _, static := fc.Model.(*ctf2meta.StaticLengthArray); static && len(in.members) == 1 {
+			if n := in.members[0].fields; n > 0 && fc.Length <= uint64(ctfMaxFields/n) {
+				in.fields = ctfAddFields(1, int32(fc.Length)*n)
+			}
+		}
+	case ctf.KindStruct:
+		in.names = s.labelNames([3][]*ctf.FieldClass{fc.Members})[0]
+		for _, m := range in.members {
+			in.fields = ctfAddFields(in.fields, m.fields)
+		}
+	}
+	return in
+}
+
+// option returns the info of the option that field j (a variant or an
+// optional of class info in, present: j+1 < its End) holds.
+func (s *ctfSource) option(in *ctfInfo, j int) *ctfInfo {
+	v := s.ev.Fields[j].V
+	if in.fc.Kind == ctf.KindOptional {
+		v = 0
+	}
+	if v < uint64(len(in.members)) {
+		return in.members[v]
+	}
+	return s.info(s.ev.FieldClass(j + 1))
+}
+
+// member returns the info of the k-th member (element) of a field of
+// class info in whose k-th member field is field i.
+func (s *ctfSource) member(in *ctfInfo, k, i int) *ctfInfo {
+	if k < len(in.members) {
+		return in.members[k]
+	}
+	return s.info(s.ev.FieldClass(i))
 }
 
 // ctfPacketUint returns the unsigned integer field name at the top of the
@@ -178,34 +392,32 @@ func (s *ctfSource) numArgs() int    { return len(s.args) }
 
 func (s *ctfSource) arg(i int) (string, Value) {
 	a := s.args[i]
-	j := int(a.j)
+	j := int(a.j + s.roots[a.scope])
 	ev := s.ev
 	f := &ev.Fields[j]
-	fc := ev.FieldClass(j)
+	fc := a.t.fc
 	if a.label {
-		if ctfLabelled(fc) {
-			en := s.enum(fc)
-			return s.enumName(en, ctfScope{class: ev.Class}, fc), s.label(en, f.V)
+		if en := a.t.en; en != nil {
+			return a.t.name, s.label(en, f.V)
 		}
-		name := s.labelName(ctfScope{class: ev.Class}, fc)
 		if fc.Kind == ctf.KindArray {
-			return name, compositeValue(s, i)
+			return a.t.name, compositeValue(s, i)
 		}
 		// a variant or optional: the label of its selected option (through
 		// variants and optionals selecting variants and optionals)
-		k := j
-		for c := fc; c.Kind == ctf.KindVariant || c.Kind == ctf.KindOptional; c = ev.FieldClass(k) {
+		in := a.t.ctfInfo
+		for k := j; in.fc.Kind == ctf.KindVariant || in.fc.Kind == ctf.KindOptional; k++ {
 			if k+1 >= int(ev.Fields[k].End) {
-				return name, Value{}
+				return a.t.name, Value{}
 			}
-			k++
+			in = s.option(in, k)
+			if in.en != nil {
+				return a.t.name, s.label(in.en, ev.Fields[k+1].V)
+			} else if in.fc.Kind == ctf.KindArray && in.label {
+				return a.t.name, compositeValue(s, i)
+			}
 		}
-		if c := ev.FieldClass(k); ctfLabelled(c) {
-			return name, s.label(s.enum(c), ev.Fields[k].V)
-		} else if c.Kind == ctf.KindArray && s.hasLabel(c) {
-			return name, compositeValue(s, i)
-		}
-		return name, Value{}
+		return a.t.name, Value{}
 	}
 	switch fc.Kind {
 	case ctf.KindSint, ctf.KindVarSint:
@@ -217,19 +429,19 @@ func (s *ctfSource) arg(i int) (string, Value) {
 	case ctf.KindBool:
 		return fc.Name, boolValue(f.V != 0)
 	case ctf.KindString:
-		return fc.Name, stringValue(s.str(j))
+		return fc.Name, stringValue(s.str(a.t.ctfInfo, j))
 	case ctf.KindBlob:
 		return fc.Name, bytesValue(ev.Bytes(j))
 	}
 	return fc.Name, compositeValue(s, i)
 }
 
-// str returns the UTF-8 text of the string field j of the current event:
-// its bytes, or for UTF-16/UTF-32 their conversion, valid until the next
-// event.
-func (s *ctfSource) str(j int) []byte {
+// str returns the UTF-8 text of the string field j of the current event,
+// of class info in: its bytes, or for UTF-16/UTF-32 their conversion, valid
+// until the next event.
+func (s *ctfSource) str(in *ctfInfo, j int) []byte {
 	ev := s.ev
-	if ev.FieldClass(j).Encoding() == "utf-8" {
+	if in.utf8 {
 		return ev.Bytes(j)
 	}
 	k := len(s.text)
@@ -241,115 +453,48 @@ func (s *ctfSource) str(j int) []byte {
 // arrays as arrays, variants as their selected option, optionals as the
 // field or null.
 func (s *ctfSource) appendArgJSON(b []byte, i int) []byte {
-	if a := s.args[i]; a.label {
-		return s.appendLabelJSON(b, int(a.j))
+	a := s.args[i]
+	if j := int(a.j + s.roots[a.scope]); a.label {
+		return s.appendLabelJSON(b, j, a.t.ctfInfo)
+	} else {
+		return s.appendJSON(b, j, a.t.ctfInfo)
 	}
-	return s.appendJSON(b, int(s.args[i].j))
 }
 
-// appendLabelJSON renders the labels of field j, one that hasLabel accepts
-// (or an option of one): an enumeration's or bit map's label (null when
-// none matches), an array's as an array, a variant's or optional's as its
-// selected option's (null when it has none).
-func (s *ctfSource) appendLabelJSON(b []byte, j int) []byte {
+// appendLabelJSON renders the labels of field j, of class info in, one
+// with a label (or an option of one): an enumeration's or bit map's label
+// (null when none matches), an array's as an array, a variant's or
+// optional's as its selected option's (null when it has none).
+func (s *ctfSource) appendLabelJSON(b []byte, j int, in *ctfInfo) []byte {
 	ev := s.ev
-	fc := ev.FieldClass(j)
 	f := &ev.Fields[j]
 	switch {
-	case ctfLabelled(fc):
-		return s.label(s.enum(fc), f.V).AppendJSON(b)
-	case fc.Kind == ctf.KindArray:
+	case in.en != nil:
+		return s.label(in.en, f.V).AppendJSON(b)
+	case in.fc.Kind == ctf.KindArray:
 		b = append(b, '[')
 		for k := j + 1; k < int(f.End); k = int(ev.Fields[k].End) {
 			if k > j+1 {
 				b = append(b, ',')
 			}
-			b = s.appendLabelJSON(b, k)
+			b = s.appendLabelJSON(b, k, s.member(in, 0, k))
 		}
 		return append(b, ']')
-	case (fc.Kind == ctf.KindVariant || fc.Kind == ctf.KindOptional) && j+1 < int(f.End) && s.hasLabel(ev.FieldClass(j+1)):
-		return s.appendLabelJSON(b, j+1)
+	case (in.fc.Kind == ctf.KindVariant || in.fc.Kind == ctf.KindOptional) && j+1 < int(f.End):
+		if o := s.option(in, j); o.label {
+			return s.appendLabelJSON(b, j+1, o)
+		}
 	}
 	return append(b, "null"...)
 }
 
-// hasLabel reports whether a field of class fc has a label argument (or,
-// in a structure, a label member): an enumeration or a bit map
-// (ctfLabelled), an array of them — its labels, an array — and a variant
-// or optional one of whose options is one of these: its selected option's
-// labels. An enumeration in a structure has its label member in the
-// structure, not one of the array or variant holding it.
-func (s *ctfSource) hasLabel(fc *ctf.FieldClass) bool {
-	switch fc.Kind {
-	case ctf.KindArray, ctf.KindVariant, ctf.KindOptional:
-	default:
-		return ctfLabelled(fc)
-	}
-	has, ok := s.nested[fc]
-	if !ok {
-		has = ctfNestedLabels(fc, 0)
-		s.nested[fc] = has
-	}
-	return has
-}
-
-// ctfScope names where an argument or member is: the top-level arguments
-// of an event record class (class), or the members of a structure class
-// (st).
-type ctfScope struct {
-	class *ctf.EventClass
-	st    *ctf.FieldClass
-}
-
-// labelName returns the name of the label argument (or member) of field
-// class fc in scope sc: made for every field of the scope at its first
-// use (ctfLabelNames), read from s.names after.
-func (s *ctfSource) labelName(sc ctfScope, fc *ctf.FieldClass) string {
-	k := 0
-	if sc.st != nil {
-		k = 1
-	}
-	if sc == s.last[k] && s.lastNames[k] != nil {
-		return s.lastNames[k][fc]
-	}
-	names, ok := s.names[sc]
-	if !ok {
-		var fields [3][]*ctf.FieldClass
-		if sc.st != nil {
-			fields[0] = sc.st.Members
-		} else {
-			ev := s.ev
-			for k, c := range [3]*ctf.FieldClass{ev.Stream.Packet().Class.CommonContext, sc.class.SpecificContext, sc.class.Payload} {
-				if c != nil {
-					fields[k] = c.Members
-				}
-			}
-		}
-		names = s.labelNames(fields)
-		s.names[sc] = names
-	}
-	s.last[k], s.lastNames[k] = sc, names
-	return names[fc]
-}
-
-// enumName is labelName for an enumeration or bit map class fc whose
-// labels are en: kept in en for the scope it was last named in (a class is
-// in one scope but for common contexts, shared by a data stream class's
-// event record classes), so that naming costs a comparison per event.
-func (s *ctfSource) enumName(en *ctfEnum, sc ctfScope, fc *ctf.FieldClass) string {
-	if en.scope != sc || en.name == "" {
-		en.scope, en.name = sc, s.labelName(sc, fc)
-	}
-	return en.name
-}
-
 // labelNames names the label arguments of a scope's fields (the members
-// of up to three structures, in order; hidden ones are no arguments): a
-// field's name + "_label", with "_label" appended again while that name is
-// taken — by a field of the scope (a payload field literally named x_label
-// beside an enumeration x keeps its name; x's labels are x_label_label) or
-// by an earlier label.
-func (s *ctfSource) labelNames(fields [3][]*ctf.FieldClass) map[*ctf.FieldClass]string {
+// of up to three structures, in order; hidden ones are no arguments), by
+// structure and member ("": none): a field's name + "_label", with
+// "_label" appended again while that name is taken — by a field of the
+// scope (a payload field literally named x_label beside an enumeration x
+// keeps its name; x's labels are x_label_label) or by an earlier label.
+func (s *ctfSource) labelNames(fields [3][]*ctf.FieldClass) [3][]string {
 	taken := map[string]bool{}
 	for _, ms := range fields {
 		for _, m := range ms {
@@ -358,10 +503,11 @@ func (s *ctfSource) labelNames(fields [3][]*ctf.FieldClass) map[*ctf.FieldClass]
 			}
 		}
 	}
-	names := map[*ctf.FieldClass]string{}
-	for _, ms := range fields {
-		for _, m := range ms {
-			if ctf.Hidden(m) || !s.hasLabel(m) {
+	var names [3][]string
+	for k, ms := range fields {
+		names[k] = make([]string, len(ms))
+		for q, m := range ms {
+			if in := s.info(m); in.hidden || !in.label {
 				continue
 			}
 			name := m.Name + "_label"
@@ -369,63 +515,41 @@ func (s *ctfSource) labelNames(fields [3][]*ctf.FieldClass) map[*ctf.FieldClass]
 				name += "_label"
 			}
 			taken[name] = true
-			names[m] = name
+			names[k][q] = name
 		}
 	}
 	return names
 }
 
-// ctfNestedLabels reports whether the elements or options of fc (an
-// array, variant or optional class), depth levels down, hold an
-// enumeration or bit map outside structures.
-func ctfNestedLabels(fc *ctf.FieldClass, depth int) bool {
-	if depth > 64 { // compiled classes are bounded by ctf.Limits.MaxDepth
-		return false
-	}
-	for _, m := range fc.Members {
-		switch m.Kind {
-		case ctf.KindArray, ctf.KindVariant, ctf.KindOptional:
-			if ctfNestedLabels(m, depth+1) {
-				return true
-			}
-		default:
-			if ctfLabelled(m) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func (s *ctfSource) appendJSON(b []byte, j int) []byte {
+func (s *ctfSource) appendJSON(b []byte, j int, in *ctfInfo) []byte {
 	ev := s.ev
-	fc := ev.FieldClass(j)
+	fc := in.fc
 	f := &ev.Fields[j]
 	switch fc.Kind {
 	case ctf.KindStruct:
 		b = append(b, '{')
 		n := 0
-		for k := j + 1; k < int(f.End); k = int(ev.Fields[k].End) {
-			c := ev.FieldClass(k)
-			if ctf.Hidden(c) {
+		for k, q := j+1, 0; k < int(f.End); k, q = int(ev.Fields[k].End), q+1 {
+			c := s.member(in, q, k)
+			if c.hidden {
 				continue
 			}
 			if n > 0 {
 				b = append(b, ',')
 			}
-			b = AppendJSONString(b, c.Name)
+			b = AppendJSONString(b, c.fc.Name)
 			b = append(b, ':')
-			b = s.appendJSON(b, k)
+			b = s.appendJSON(b, k, c)
 			n++
-			if s.hasLabel(c) {
+			if c.label {
 				b = append(b, ',')
-				if ctfLabelled(c) {
-					b = AppendJSONString(b, s.enumName(s.enum(c), ctfScope{st: fc}, c))
-				} else {
-					b = AppendJSONString(b, s.labelName(ctfScope{st: fc}, c))
+				if q < len(in.names) {
+					b = AppendJSONString(b, in.names[q])
+				} else { // not reached: a structure field has its class's members
+					b = AppendJSONString(b, c.fc.Name+"_label")
 				}
 				b = append(b, ':')
-				b = s.appendLabelJSON(b, k)
+				b = s.appendLabelJSON(b, k, c)
 			}
 		}
 		return append(b, '}')
@@ -435,12 +559,12 @@ func (s *ctfSource) appendJSON(b []byte, j int) []byte {
 			if k > j+1 {
 				b = append(b, ',')
 			}
-			b = s.appendJSON(b, k)
+			b = s.appendJSON(b, k, s.member(in, 0, k))
 		}
 		return append(b, ']')
 	case ctf.KindVariant, ctf.KindOptional:
 		if j+1 < int(f.End) {
-			return s.appendJSON(b, j+1)
+			return s.appendJSON(b, j+1, s.option(in, j))
 		}
 		return append(b, "null"...)
 	case ctf.KindSint, ctf.KindVarSint:
@@ -452,7 +576,7 @@ func (s *ctfSource) appendJSON(b []byte, j int) []byte {
 	case ctf.KindBool:
 		return boolValue(f.V != 0).AppendJSON(b)
 	case ctf.KindString:
-		return stringValue(s.str(j)).AppendJSON(b)
+		return stringValue(s.str(in, j)).AppendJSON(b)
 	}
 	return bytesValue(ev.Bytes(j)).AppendJSON(b)
 }
@@ -472,10 +596,14 @@ func (s *ctfSource) appendRecord(b []byte) []byte {
 	return append(b, '}')
 }
 
-// ctfArg is an argument of a CTF event: field j, or its label.
+// ctfArg is an argument of a CTF event: field j from the root of its
+// scope (0: common context, 1: specific context, 2: payload), top-level
+// field t of its class, or its label.
 type ctfArg struct {
+	t     *ctfTop
 	j     int32
 	label bool
+	scope uint8
 }
 
 // ctfLabelled reports whether a field of class fc has a label argument:
@@ -495,10 +623,6 @@ func ctfLabelled(fc *ctf.FieldClass) bool {
 // class needs, made once per class so that finding a value's labels
 // allocates nothing.
 type ctfEnum struct {
-	// scope and name: the scope the label was last named in and its name
-	// there (ctfSource.enumName)
-	scope  ctfScope
-	name   string
 	bitMap bool
 	// flip is 1<<63 for signed classes: bounds and values with it flipped
 	// compare as unsigned numbers in the signed order.

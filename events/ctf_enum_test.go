@@ -262,7 +262,11 @@ func zeroAllocsCTFLabels(t *testing.T, dir string) {
 // BenchmarkCTFEnumEvents reads a CTF trace of 100 000 events with
 // enumerations, a bit map and a structure through the event layer, every
 // argument touched (readCTFEnum is the part instr.sh counts).
-func BenchmarkCTFEnumEvents(b *testing.B) {
+func BenchmarkCTFEnumEvents(b *testing.B) { benchCTFEnum(b, readCTFEnum) }
+
+// benchCTFEnum reads the enumeration trace repeated to 100 000 events with
+// read.
+func benchCTFEnum(b *testing.B, read func(*events.Reader) int) {
 	const n = 25000 // ×4 events
 	dir, size := repeatCTFTrace(b, ctfEnumTrace, n)
 	b.SetBytes(size)
@@ -272,7 +276,7 @@ func BenchmarkCTFEnumEvents(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if got := readCTFEnum(r); got != 4*n {
+		if got := read(r); got != 4*n {
 			b.Fatalf("%d events", got)
 		}
 		r.Close()
