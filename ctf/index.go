@@ -93,7 +93,10 @@ func (s *Stream) Packets() ([]Packet, error) {
 }
 
 // CheckIndex compares the stream's packets with its LTTng index: same
-// offsets, sizes, begin/end clock values, discarded counters.
+// offsets, sizes, begin/end clock values, discarded counters. An error
+// wrapping ErrIndex names the index file (index/NAME.idx), the entry and
+// what differs, at the entry's offset in the index file; other errors are
+// the stream's own (its packets cannot be read).
 func (s *Stream) CheckIndex() error {
 	if s.Index == nil {
 		return nil
@@ -102,15 +105,45 @@ func (s *Stream) CheckIndex() error {
 	if err != nil {
 		return err
 	}
-	if len(ps) != len(s.Index) {
-		return newErr(0, ErrIndex, "index of %s: %d entries for %d packets", s.Name, len(s.Index), len(ps))
+	// entry i's offset in the index file (72-byte entries from 1.1)
+	entry := func(i int) int64 {
+		if s.Index[0].HasStreamSeqNum {
+			return int64(16 + i*72)
+		}
+		return int64(16 + i*56)
 	}
 	for i, e := range s.Index {
-		p := ps[i]
-		if e.Offset != p.Offset || e.TotalBits != p.TotalBits || e.ContentBits != p.ContentBit ||
-			p.HasBegin && e.Begin != p.Begin || p.HasEnd && e.End != p.End || p.HasDiscarded && e.Discarded != p.Discarded {
-			return newErr(int64(16+i*72), ErrIndex, "index of %s: entry %d disagrees with packet %d at offset %d", s.Name, i, i, p.Offset)
+		off := entry(i)
+		if i >= len(ps) {
+			return newErr(off, ErrIndex, "%s lists %d packets, %s holds %d: entry %d (packet at offset %d) has no packet in the data stream file",
+				s.indexName(), len(s.Index), s.Name, len(ps), i, e.Offset)
 		}
+		p := ps[i]
+		var what string
+		var idx, got uint64
+		switch {
+		case e.Offset != p.Offset:
+			what, idx, got = "offset", uint64(e.Offset), uint64(p.Offset)
+		case e.TotalBits != p.TotalBits:
+			what, idx, got = "packet size (bits)", e.TotalBits, p.TotalBits
+		case e.ContentBits != p.ContentBit:
+			what, idx, got = "content size (bits)", e.ContentBits, p.ContentBit
+		case p.HasBegin && e.Begin != p.Begin:
+			what, idx, got = "timestamp_begin", e.Begin, p.Begin
+		case p.HasEnd && e.End != p.End:
+			what, idx, got = "timestamp_end", e.End, p.End
+		case p.HasDiscarded && e.Discarded != p.Discarded:
+			what, idx, got = "events_discarded", e.Discarded, p.Discarded
+		default:
+			continue
+		}
+		return newErr(off, ErrIndex, "%s entry %d says %s %d, packet %d of %s (offset %d) has %d", s.indexName(), i, what, idx, i, s.Name, p.Offset, got)
+	}
+	if len(ps) > len(s.Index) {
+		return newErr(entry(len(s.Index)), ErrIndex, "%s lists %d packets, %s holds %d", s.indexName(), len(s.Index), s.Name, len(ps))
 	}
 	return nil
 }
+
+// indexName is the path of the stream's LTTng index in its trace folder.
+func (s *Stream) indexName() string { return "index/" + s.Name + ".idx" }

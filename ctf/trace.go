@@ -2,8 +2,10 @@ package ctf
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -249,7 +251,9 @@ func ReadMetadata(raw []byte) (*ctf2meta.Metadata, error) {
 // OpenDir opens a CTF trace directory: its `metadata` file and every other
 // regular file beside it as a data stream (hidden files, directories such as
 // `index`, and the files Trace.Skipped lists excepted), sorted by name. LTTng packet indexes
-// (index/NAME.idx) are read when present: Stream.Index holds them.
+// (index/NAME.idx) are read when present: Stream.Index holds them; one that
+// cannot be read or parsed is left out and noted in Stream.Recovery, as
+// babeltrace2 2.1 reads the stream without it.
 func OpenDir(dir string, opts ...Option) (*Trace, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "metadata"))
 	if err != nil {
@@ -275,12 +279,17 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 			return nil, err
 		}
 		s := t.AddStreamReader(n, f, size)
-		if idx, err := os.ReadFile(filepath.Join(dir, "index", n+".idx")); err == nil {
-			ix, err := ParseIndex(idx)
-			if err != nil {
-				return nil, err
+		idx, err := os.ReadFile(filepath.Join(dir, "index", n+".idx"))
+		switch {
+		case err == nil:
+			// An index is a sidecar: a damaged one leaves the stream
+			// readable, as babeltrace2 2.1 reads it (it warns and indexes
+			// the stream itself). Stream.Recovery notes it.
+			if s.Index, err = ParseIndex(idx); err != nil {
+				s.Index, s.indexErr = nil, err
 			}
-			s.Index = ix
+		case !errors.Is(err, fs.ErrNotExist):
+			s.indexErr = err
 		}
 	}
 	return t, nil

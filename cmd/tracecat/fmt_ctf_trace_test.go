@@ -470,3 +470,44 @@ func TestCTFCutPacketInsideStream(t *testing.T) {
 		}
 	}
 }
+
+// A damaged LTTng index (index/NAME.idx, a sidecar) or one that disagrees
+// with its data stream is a warning naming the index file and what is
+// wrong, --strict fails it, and stats and dump read the trace, as
+// babeltrace2 2.1 reads it (it warns and indexes the stream itself): every
+// command failed on a cut index ("offset 16: index: …", no file named), and
+// validate failed on a disagreeing one.
+func TestCTFDamagedIndex(t *testing.T) {
+	for _, c := range []struct {
+		name, warn string
+		damage     func(dir string) error
+		events     string
+	}{
+		{"cut index", "channel0_1: index/channel0_1.idx cannot be used (ctf: offset 16: index: 4 bytes of entries is not a multiple of the entry length 72): the stream is read without it",
+			func(dir string) error { return os.Truncate(filepath.Join(dir, "index", "channel0_1.idx"), 20) }, "300 event records"},
+		{"emptied stream", "channel0_1: ctf: offset 16: index/channel0_1.idx lists 4 packets, channel0_1 holds 0: entry 0 (packet at offset 0) has no packet in the data stream file",
+			func(dir string) error { return os.Truncate(filepath.Join(dir, "channel0_1"), 0) }, "150 event records"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "trace")
+			if err := ctfgen.Write(dir, 300, 2, 4, 1024); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.damage(dir); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errb := run(t, nil, "validate", dir)
+			if code != exitOK || !strings.Contains(out, c.events) || !strings.Contains(errb, dir+": warning: "+c.warn) {
+				t.Errorf("validate: exit %d %q %q", code, out, errb)
+			}
+			if code, _, errb := run(t, nil, "validate", "--strict", dir); code != exitInvalid || !strings.Contains(errb, dir+": strict: "+c.warn) {
+				t.Errorf("validate --strict: exit %d %q", code, errb)
+			}
+			for _, cmd := range []string{"stats", "dump"} {
+				if code, _, errb := run(t, nil, cmd, dir); code != exitOK {
+					t.Errorf("%s: exit %d %q", cmd, code, errb)
+				}
+			}
+		})
+	}
+}
