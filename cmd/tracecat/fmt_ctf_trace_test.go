@@ -511,3 +511,28 @@ func TestCTFDamagedIndex(t *testing.T) {
 		})
 	}
 }
+
+// A trace folder whose metadata file is empty (or holds TSDL without a
+// trace block) describes no trace: babeltrace2 2.1 refuses it, and so do
+// validate, stats and dump of the folder and of a data stream file in it.
+// validate called every data stream "ok" (an empty TSDL text read as an
+// implicit trace), with all the trace's events unreadable.
+func TestCTFEmptyMetadataRefused(t *testing.T) {
+	for _, meta := range []string{"", "/* CTF 1.8 */\n"} {
+		dir := filepath.Join(t.TempDir(), "trace")
+		if err := ctfgen.Write(dir, 300, 2, 4, 1024); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "metadata"), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, out, errb := run(t, nil, "validate", dir); code != exitInvalid || strings.Contains(out, "channel0_0: ok") || !strings.Contains(out+errb, "no trace block") {
+			t.Errorf("%q: validate: exit %d %q %q", meta, code, out, errb)
+		}
+		for _, cmd := range []string{"validate", "stats", "dump"} {
+			if code, _, errb := run(t, nil, cmd, filepath.Join(dir, "channel0_0")); code != exitInvalid || !strings.Contains(errb, "no trace block") {
+				t.Errorf("%q: %s channel0_0: exit %d %q", meta, cmd, code, errb)
+			}
+		}
+	}
+}
