@@ -259,13 +259,14 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
+	// errors name the file, as the data streams' do
 	m, err := ReadMetadata(raw)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("metadata: %w", err)
 	}
 	t, err := NewTrace(m, opts...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("metadata: %w", err)
 	}
 	names, skipped, err := DataStreamFiles(dir)
 	if err != nil {

@@ -335,13 +335,15 @@ func TestCTFStatsParsesTSDL(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, want := run(t, nil, "validate", bad)
-	if !strings.Contains(want, "major version 0") {
+	// the folder's error names its metadata file
+	if !strings.Contains(want, "major version 0") || !strings.HasPrefix(want, bad+": metadata: offset ") {
 		t.Fatalf("validate: %q", want)
 	}
+	want = want[len(bad+": metadata: "):]
 	for _, c := range []string{"validate", "dump", "stats"} {
 		// dump of a metadata file listed it undecoded, and exited 0
 		for _, path := range []string{bad, filepath.Join(bad, "metadata")} {
-			if code, out, errb := run(t, nil, c, path); code != exitInvalid || !strings.Contains(errb, "offset ") || !strings.HasSuffix(errb, want[len(bad):]) {
+			if code, out, errb := run(t, nil, c, path); code != exitInvalid || !strings.HasSuffix(errb, "metadata: "+want) {
 				t.Errorf("%s %s: exit %d %q %q, want %d and %q", c, path, code, out, errb, exitInvalid, want)
 			}
 		}
@@ -532,6 +534,44 @@ func TestCTFEmptyMetadataRefused(t *testing.T) {
 		for _, cmd := range []string{"validate", "stats", "dump"} {
 			if code, _, errb := run(t, nil, cmd, filepath.Join(dir, "channel0_0")); code != exitInvalid || !strings.Contains(errb, "no trace block") {
 				t.Errorf("%q: %s channel0_0: exit %d %q", meta, cmd, code, errb)
+			}
+		}
+	}
+}
+
+// With many inputs, validate and stats name the file inside a trace folder
+// that an error is about — its metadata, a data stream — as they do for
+// one input: the many-input lines dropped it ("trace: offset 0: packet 2
+// is cut", no file named).
+func TestCTFManyInputsErrorsNameFile(t *testing.T) {
+	root := t.TempDir()
+	badMeta, cut := filepath.Join(root, "a"), filepath.Join(root, "b")
+	for _, d := range []string{badMeta, cut} {
+		if err := ctfgen.Write(d, 300, 2, 4, 1024); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mp := filepath.Join(badMeta, "metadata")
+	b, err := os.ReadFile(mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mp, bytes.Replace(b, []byte("major = 1;"), []byte("major = 0;"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(cut, "channel0_1"), 1500); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"validate"}, {"stats"}, {"stats", "--json"}} {
+		for _, in := range [][]string{{badMeta}, {badMeta, cut}} {
+			_, out, errb := run(t, nil, append(args, in...)...)
+			for _, w := range []string{"metadata: offset ", "trace: major version 0"} {
+				if !strings.Contains(out+errb, w) {
+					t.Errorf("%s %d inputs: lacks %q: %q %q", args, len(in), w, out, errb)
+				}
+			}
+			if len(in) == 2 && args[0] == "validate" && !strings.Contains(out+errb, cut+": channel0_1: offset 1024: packet 1 is cut") {
+				t.Errorf("%s: lacks the cut stream's name: %q %q", args, out, errb)
 			}
 		}
 	}

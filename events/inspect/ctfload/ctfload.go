@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -49,6 +50,7 @@ type Meta struct {
 	Packets bool
 	Meta    *ctf2meta.Metadata // CTF 2 only
 	Leading int                // whitespace before the first RS
+	dir     bool               // read from a trace folder (Model's errors name the file)
 }
 
 // ErrNotMetadata is returned for a CTF input that is neither metadata nor
@@ -77,8 +79,28 @@ func Read(s Source) ([]byte, error) {
 	return s.Bytes()
 }
 
-// Load reads, depacketizes and (for CTF 2) decodes the metadata of s.
+// Load reads, depacketizes and (for CTF 2) decodes the metadata of s. The
+// errors of a trace folder's metadata start with "metadata: ", naming the
+// file in the folder as a data stream's errors name theirs.
 func Load(s Source) (*Meta, error) {
+	m, err := load(s)
+	if m != nil {
+		m.dir = s.IsDir
+	}
+	return m, s.named(err)
+}
+
+// named is err after the name of the metadata file when s is a trace
+// folder (nil stays nil; the errors of reading the file name its path).
+func (s Source) named(err error) error {
+	var pe *fs.PathError
+	if err == nil || !s.IsDir || errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("metadata: %w", err)
+}
+
+func load(s Source) (*Meta, error) {
 	raw, err := Read(s)
 	if err != nil {
 		return nil, err
@@ -151,9 +173,9 @@ func LoadStreamed(s Source) (m *Meta, streamed bool, err error) {
 	for d.Next() {
 	}
 	if err := d.Err(); err != nil {
-		return nil, true, err
+		return nil, true, s.named(err)
 	}
-	m = &Meta{Size: cr.N, Meta: d.Metadata(), Leading: d.Source().LeadingWhitespace}
+	m = &Meta{Size: cr.N, Meta: d.Metadata(), Leading: d.Source().LeadingWhitespace, dir: s.IsDir}
 	return m, true, nil
 }
 
@@ -204,7 +226,8 @@ func (m *Meta) Model() (*ctf2meta.Metadata, error) {
 	if m.Meta != nil {
 		return m.Meta, nil
 	}
-	return ctf2meta.ParseTSDL(m.Plain)
+	md, err := ctf2meta.ParseTSDL(m.Plain)
+	return md, Source{IsDir: m.dir}.named(err)
 }
 
 // Warnings lists what the metadata reader accepted without loss (the
