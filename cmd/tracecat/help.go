@@ -90,8 +90,7 @@ events earlier than the one before them on their track. CDT ticks must not decre
 --strict fails (exit 1) on what the default reads leniently: files recovered
 without their footer, torn or truncated records, trailing bytes, and the other
 problems a format reports (a CTF trace: packet headers whose UUID differs from the
-metadata's or whose magic number is wrong, an LTTng index that is damaged or disagrees
-with its stream); each "PATH: strict: …" line says what was lost.
+metadata's or whose magic number is wrong, an LTTng index that cannot be parsed); each "PATH: strict: …" line says what was lost.
 Losses a CTF tracer recorded (discarded events, packet_seq_num gaps) are
 warnings that --strict passes.
 
