@@ -1,6 +1,9 @@
 package ctf
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // IndexEntry is one packet of an LTTng packet index (index/NAME.idx):
 // where the packet is and what its context says, so a reader can seek to a
@@ -143,6 +146,31 @@ func (s *Stream) CheckIndex() error {
 		return newErr(entry(len(s.Index)), ErrIndex, "%s lists %d packets, %s holds %d", s.indexName(), len(s.Index), s.Name, len(ps))
 	}
 	return nil
+}
+
+// notePacketsPastEnd counts the packets of the stream's index that start
+// at or past the end of its file: packets the file lost (cut at a packet
+// boundary, which the data alone cannot show; a packet cut inside is the
+// stream's own recovery). Trace.Recovery counts them lost.
+func (s *Stream) notePacketsPastEnd() {
+	s.indexPast, s.pastBytes = 0, 0
+	if len(s.Index) == 0 {
+		return
+	}
+	last := &s.Index[len(s.Index)-1]
+	end := uint64(last.Offset) + last.TotalBits/8
+	for i := len(s.Index) - 1; i >= 0 && s.Index[i].Offset >= s.size; i-- {
+		s.indexPast, s.indexPastAt = s.indexPast+1, i
+	}
+	if s.indexPast > 0 {
+		s.pastBytes = int64(min(end-uint64(s.Index[s.indexPastAt].Offset), 1<<62))
+	}
+}
+
+// pastEndNote says what notePacketsPastEnd found.
+func (s *Stream) pastEndNote() string {
+	return fmt.Sprintf("%s lists %d packets past the end of the file, which ends at byte %d (the first: entry %d, packet at offset %d): %d bytes lost",
+		s.indexName(), s.indexPast, s.size, s.indexPastAt, s.Index[s.indexPastAt].Offset, s.pastBytes)
 }
 
 // indexName is the path of the stream's LTTng index in its trace folder.

@@ -114,3 +114,49 @@ func TestCheckIndexNamesWhatDiffers(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A data stream file cut at a packet boundary reads as complete; its index
+// lists the packets it lost, and Trace.Recovery counts their bytes lost
+// (events unknown) with a note naming the index file.
+func TestRecoveryPacketsPastEnd(t *testing.T) {
+	dir := t.TempDir()
+	genTrace(t, dir, 3000, 2, 10, 4096)
+	p := filepath.Join(dir, "channel0_1")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() < 3*4096 {
+		t.Fatalf("%d bytes", fi.Size())
+	}
+	if err := os.Truncate(p, fi.Size()-2*4096); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := countEvents(t, tr)
+	rec := tr.Recovery()
+	if rec == nil || rec.LostBytes != 2*4096 || rec.Lost != -1 || rec.Read != int64(n) || len(rec.Notes) != 1 ||
+		!strings.HasPrefix(rec.Notes[0], "channel0_1: index/channel0_1.idx lists 2 packets past the end of the file") {
+		t.Fatalf("recovery %+v", rec)
+	}
+	if err := tr.Streams[1].CheckIndex(); !errors.Is(err, ErrIndex) {
+		t.Errorf("CheckIndex: %v", err)
+	}
+	// the intact stream and an intact trace: nothing noted
+	if tr.Streams[0].indexPast != 0 {
+		t.Errorf("channel0_0: %d packets past the end", tr.Streams[0].indexPast)
+	}
+	dir2 := t.TempDir()
+	genTrace(t, dir2, 3000, 2, 10, 4096)
+	tr2, err := OpenDir(dir2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	countEvents(t, tr2)
+	if rec := tr2.Recovery(); rec != nil {
+		t.Errorf("intact trace: %+v", rec)
+	}
+}

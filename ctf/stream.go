@@ -149,6 +149,11 @@ type Stream struct {
 	// indexErr: OpenDir found index/NAME.idx but could not read or parse
 	// it (Index is then nil; Recovery notes it)
 	indexErr error
+	// indexPast index entries, from entry indexPastAt, end past the end
+	// of the file, pastBytes after it (notePacketsPastEnd; Trace.Recovery
+	// counts them lost)
+	indexPast, indexPastAt int
+	pastBytes              int64
 
 	t    *Trace
 	data []byte // the bytes loaded: the whole stream (AddStream) or a window of it

@@ -289,6 +289,7 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 			if s.Index, err = ParseIndex(idx); err != nil {
 				s.Index, s.indexErr = nil, err
 			}
+			s.notePacketsPastEnd()
 		case !errors.Is(err, fs.ErrNotExist):
 			s.indexErr = err
 		}
@@ -357,6 +358,17 @@ func (t *Trace) Recovery() *traceerr.Recovery {
 		}
 		if sr.LostBytes > 0 {
 			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: read up to offset %d", s.Name, sr.StopOffset))
+		}
+	}
+	// packets the index lists past the end of a file: lost (the file was
+	// cut at a packet boundary), events unknown
+	for _, s := range t.Streams {
+		if s.indexPast > 0 {
+			if rec == nil {
+				rec = &traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
+			}
+			rec.LostBytes += s.pastBytes
+			rec.Notes = append(rec.Notes, s.Name+": "+s.pastEndNote())
 		}
 	}
 	if rec != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -491,7 +492,8 @@ func TestCTFDamagedIndex(t *testing.T) {
 			func(dir string) error { return os.Truncate(filepath.Join(dir, "index", "channel0_1.idx"), 20) }, exitOK},
 		{"emptied stream", ": offset 16: index/channel0_1.idx lists 4 packets, channel0_1 holds 0: entry 0 (packet at offset 0) has no packet in the data stream file",
 			func(dir string) error { return os.Truncate(filepath.Join(dir, "channel0_1"), 0) }, exitInvalid},
-		{"stream cut at a packet boundary", ": offset 160: index/channel0_1.idx lists 4 packets, channel0_1 holds 2: entry 2 (packet at offset 2048) has no packet in the data stream file",
+		{"stream cut at a packet boundary", ": offset 160: index/channel0_1.idx lists 4 packets, channel0_1 holds 2: entry 2 (packet at offset 2048) has no packet in the data stream file\n" +
+			"%s: recovery: read 242 events in 6144 bytes; lost 2048 bytes and an unknown number of events; note: channel0_1: index/channel0_1.idx lists 2 packets past the end of the file, which ends at byte 2048 (the first: entry 2, packet at offset 2048): 2048 bytes lost",
 			func(dir string) error { return os.Truncate(filepath.Join(dir, "channel0_1"), 2048) }, exitInvalid},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -503,7 +505,11 @@ func TestCTFDamagedIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			code, out, errb := run(t, nil, "validate", dir)
-			if code != c.code || !strings.Contains(errb, dir+c.msg) || c.code == exitOK && !strings.Contains(out, "300 event records") {
+			msg := c.msg
+			if strings.Contains(msg, "%s") {
+				msg = fmt.Sprintf(msg, dir)
+			}
+			if code != c.code || !strings.Contains(errb, dir+msg) || c.code == exitOK && !strings.Contains(out, "300 event records") {
 				t.Errorf("validate: exit %d %q %q", code, out, errb)
 			}
 			if c.code == exitOK {
@@ -511,8 +517,16 @@ func TestCTFDamagedIndex(t *testing.T) {
 					t.Errorf("validate --strict: exit %d %q", code, errb)
 				}
 			}
+			// the packets the index lists past the end of the file are lost,
+			// and every command's recovery line says so
+			lost := "bytes lost"
+			if c.code == exitOK {
+				lost = dir + ": recovery: read 300 events in "
+			} else if !strings.Contains(errb, dir+": recovery: read ") || !strings.Contains(errb, lost) {
+				t.Errorf("validate: no recovery line %q", errb)
+			}
 			for _, cmd := range []string{"stats", "dump"} {
-				if code, _, errb := run(t, nil, cmd, dir); code != exitOK {
+				if code, _, errb := run(t, nil, cmd, dir); code != exitOK || !strings.Contains(errb, dir+": recovery: read ") || !strings.Contains(errb, lost) {
 					t.Errorf("%s: exit %d %q", cmd, code, errb)
 				}
 			}
