@@ -165,3 +165,39 @@ func TestFolderOfTracesNamesThem(t *testing.T) {
 		t.Errorf("dump ust: exit %d %q", code, errb)
 	}
 }
+
+// convert (every format) and sample refuse an OUT that is a folder before
+// any work, as a usage error naming it: convert wrote its output, then
+// failed to rename it ("rename .out.tmpNNN out: file exists", after the
+// input's path), and OUT "/tmp" put the temporary file in "/".
+func TestConvertOutIsAFolder(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d9 := filepath.Join(dir, "s.dial9.bin")
+	ctf := filepath.Join(dir, "ctf")
+	run(t, nil, "sample", "dial9", d9)
+	run(t, nil, "sample", "ctf", ctf)
+	for _, args := range [][]string{
+		{"convert", "--to", "chrome", d9, out},
+		{"convert", "--to", "chrome", ctf, out},
+		{"convert", "--to", "plain", filepath.Join(ctf, "metadata"), out},
+		{"sample", "wtf", out},
+	} {
+		code, _, errb := run(t, nil, args...)
+		if code != exitUsage || !strings.Contains(errb, out+" is a folder: OUT names the file to write") {
+			t.Errorf("%v: exit %d %q", args, code, errb)
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if strings.Contains(e.Name(), ".tmp") {
+				t.Errorf("%v: left %s", args, e.Name())
+			}
+		}
+	}
+}

@@ -777,6 +777,9 @@ func (c *cli) cmdConvert(args []string) int {
 		o.Fields = strings.Split(*fields, ",")
 	}
 	out, commit, err := c.createOutput(pos[1])
+	if isUsage(err) {
+		return c.usageError("convert", "%s", usageText(err))
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
 		return exitInvalid
@@ -841,7 +844,10 @@ func (c *cli) cmdSample(args []string) int {
 			return err
 		}
 	}
-	if err := write(); err != nil {
+	if err := write(); isUsage(err) {
+		fmt.Fprintf(c.stderr, "tracecat: %s\n", usageText(err))
+		return exitUsage
+	} else if err != nil {
 		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
 		return exitInvalid
 	}
