@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -83,7 +82,11 @@ func Read(s Source) ([]byte, error) {
 // errors of a trace folder's metadata start with "metadata: ", naming the
 // file in the folder as a data stream's errors name theirs.
 func Load(s Source) (*Meta, error) {
-	m, err := load(s)
+	raw, err := Read(s) // its errors name the file
+	if err != nil {
+		return nil, err
+	}
+	m, err := decode(raw)
 	if m != nil {
 		m.dir = s.IsDir
 	}
@@ -91,22 +94,19 @@ func Load(s Source) (*Meta, error) {
 }
 
 // named is err after the name of the metadata file when s is a trace
-// folder (nil stays nil; the errors of reading the file name its path).
+// folder (nil stays nil).
 func (s Source) named(err error) error {
-	var pe *fs.PathError
-	if err == nil || !s.IsDir || errors.As(err, &pe) {
+	if err == nil || !s.IsDir {
 		return err
 	}
 	return fmt.Errorf("metadata: %w", err)
 }
 
-func load(s Source) (*Meta, error) {
-	raw, err := Read(s)
-	if err != nil {
-		return nil, err
-	}
+// decode depacketizes and (for CTF 2) decodes the metadata bytes raw.
+func decode(raw []byte) (*Meta, error) {
 	m := &Meta{Raw: raw, Size: int64(len(raw)), Plain: raw}
 	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
+		var err error
 		m.Packets = true
 		// The content is at most the packets' size: one allocation, no
 		// regrowing copies.
