@@ -28,7 +28,8 @@ type Trace struct {
 	// Streams are the data stream files added (OpenDir: sorted by name).
 	Streams []*Stream
 	// Skipped names the files OpenDir left out: files with the extension of
-	// a text sidecar (.txt, .md, .json, .idx, .tsdl, .sha256, .log).
+	// a text sidecar (.txt, .md, .json, .idx, .tsdl, .sha256, .log), and
+	// symbolic links that lead to no regular file.
 	Skipped []string
 
 	o      options
@@ -298,9 +299,10 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 }
 
 // DataStreamFiles lists, sorted, the files of trace folder dir that OpenDir
-// reads as data streams — the regular files other than "metadata", hidden
-// files and the text sidecars tools leave beside them (.txt, .md, .json, .idx,
-// .tsdl, .sha256, .log), which it returns as skipped. A listed file is read
+// reads as data streams — the regular files (and symbolic links to regular
+// files) other than "metadata", hidden files and the text sidecars tools
+// leave beside them (.txt, .md, .json, .idx, .tsdl, .sha256, .log), which it
+// returns as skipped with the links that lead to no regular file. A listed file is read
 // as a data stream whatever its first bytes, as babeltrace2 2.1 reads it: a
 // packet whose magic number is wrong is read and noted (Stream.Recovery),
 // a file that is no data stream fails as it decodes. A folder with none
@@ -312,7 +314,18 @@ func DataStreamFiles(dir string) (streams, skipped []string, err error) {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if n == "metadata" || strings.HasPrefix(n, ".") || !e.Type().IsRegular() {
+		if n == "metadata" || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			// A link to a regular file is read as one, as babeltrace2 2.1
+			// reads it; any other link (dangling, to a folder or a
+			// device) is skipped, and said so.
+			if fi, err := os.Stat(filepath.Join(dir, n)); err != nil || !fi.Mode().IsRegular() {
+				skipped = append(skipped, n)
+				continue
+			}
+		} else if !e.Type().IsRegular() {
 			continue
 		}
 		if ext := filepath.Ext(n); sidecarExt[ext] {
@@ -436,6 +449,9 @@ func (l *lazyFile) open() (int64, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return 0, fmt.Errorf("%s: not a regular file (%s)", l.path, st.Mode().Type())
 	}
 	return st.Size(), nil
 }
