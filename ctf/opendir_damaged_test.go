@@ -2,6 +2,7 @@ package ctf
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,5 +194,24 @@ func TestOpenDirSymlinkedStream(t *testing.T) {
 	}
 	if strings.Join(tr.Skipped, ",") != "dangling,folder" {
 		t.Errorf("Skipped %q", tr.Skipped)
+	}
+}
+
+// An index whose entries claim packets of 2^61 bytes past the end of every
+// file: the lost bytes saturate instead of wrapping negative.
+func TestRecoveryPacketsPastEndSaturates(t *testing.T) {
+	dir := t.TempDir()
+	genTrace(t, dir, 600, 6, 10, 4096) // 6 × 2^61 bytes > 2^63
+	tr, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range tr.Streams {
+		s.Index = append(s.Index, IndexEntry{Offset: 1 << 40, TotalBits: 1<<64 - 8, HasStreamSeqNum: true})
+		s.notePacketsPastEnd()
+	}
+	countEvents(t, tr)
+	if rec := tr.Recovery(); rec == nil || rec.LostBytes != math.MaxInt64 || len(rec.Notes) != 6 {
+		t.Fatalf("recovery %+v", rec)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -380,7 +381,8 @@ func (t *Trace) Recovery() *traceerr.Recovery {
 			if rec == nil {
 				rec = &traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 			}
-			rec.LostBytes += s.pastBytes
+			// saturating: a hostile index may claim 2^62 bytes per stream
+			rec.LostBytes += min(s.pastBytes, math.MaxInt64-rec.LostBytes)
 			rec.Notes = append(rec.Notes, s.Name+": "+s.pastEndNote())
 		}
 	}
