@@ -125,7 +125,10 @@
 // by reading only packet headers and contexts; SeekPacket restarts decoding
 // at any of them. With an LTTng index (ParseIndex: CTF_INDEX 1.0 and 1.1),
 // Stream.Index gives the same without reading the data, and CheckIndex
-// compares the two.
+// compares the two (an error naming the index file, the entry and what
+// differs). An index is a sidecar: OpenDir leaves out one it cannot read
+// or parse and notes it in Stream.Recovery, reading the stream without it
+// as babeltrace2 2.1 does.
 //
 // # Text
 //

@@ -1,6 +1,9 @@
 package ctf
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // IndexEntry is one packet of an LTTng packet index (index/NAME.idx):
 // where the packet is and what its context says, so a reader can seek to a
@@ -93,7 +96,10 @@ func (s *Stream) Packets() ([]Packet, error) {
 }
 
 // CheckIndex compares the stream's packets with its LTTng index: same
-// offsets, sizes, begin/end clock values, discarded counters.
+// offsets, sizes, begin/end clock values, discarded counters. An error
+// wrapping ErrIndex names the index file (index/NAME.idx), the entry and
+// what differs, at the entry's offset in the index file; other errors are
+// the stream's own (its packets cannot be read).
 func (s *Stream) CheckIndex() error {
 	if s.Index == nil {
 		return nil
@@ -102,15 +108,70 @@ func (s *Stream) CheckIndex() error {
 	if err != nil {
 		return err
 	}
-	if len(ps) != len(s.Index) {
-		return newErr(0, ErrIndex, "index of %s: %d entries for %d packets", s.Name, len(s.Index), len(ps))
+	// entry i's offset in the index file (72-byte entries from 1.1)
+	entry := func(i int) int64 {
+		if s.Index[0].HasStreamSeqNum {
+			return int64(16 + i*72)
+		}
+		return int64(16 + i*56)
 	}
 	for i, e := range s.Index {
-		p := ps[i]
-		if e.Offset != p.Offset || e.TotalBits != p.TotalBits || e.ContentBits != p.ContentBit ||
-			p.HasBegin && e.Begin != p.Begin || p.HasEnd && e.End != p.End || p.HasDiscarded && e.Discarded != p.Discarded {
-			return newErr(int64(16+i*72), ErrIndex, "index of %s: entry %d disagrees with packet %d at offset %d", s.Name, i, i, p.Offset)
+		off := entry(i)
+		if i >= len(ps) {
+			return newErr(off, ErrIndex, "%s lists %d packets, %s holds %d: entry %d (packet at offset %d) has no packet in the data stream file",
+				s.indexName(), len(s.Index), s.Name, len(ps), i, e.Offset)
 		}
+		p := ps[i]
+		var what string
+		var idx, got uint64
+		switch {
+		case e.Offset != p.Offset:
+			what, idx, got = "offset", uint64(e.Offset), uint64(p.Offset)
+		case e.TotalBits != p.TotalBits:
+			what, idx, got = "packet size (bits)", e.TotalBits, p.TotalBits
+		case e.ContentBits != p.ContentBit:
+			what, idx, got = "content size (bits)", e.ContentBits, p.ContentBit
+		case p.HasBegin && e.Begin != p.Begin:
+			what, idx, got = "timestamp_begin", e.Begin, p.Begin
+		case p.HasEnd && e.End != p.End:
+			what, idx, got = "timestamp_end", e.End, p.End
+		case p.HasDiscarded && e.Discarded != p.Discarded:
+			what, idx, got = "events_discarded", e.Discarded, p.Discarded
+		default:
+			continue
+		}
+		return newErr(off, ErrIndex, "%s entry %d says %s %d, packet %d of %s (offset %d) has %d", s.indexName(), i, what, idx, i, s.Name, p.Offset, got)
+	}
+	if len(ps) > len(s.Index) {
+		return newErr(entry(len(s.Index)), ErrIndex, "%s lists %d packets, %s holds %d", s.indexName(), len(s.Index), s.Name, len(ps))
 	}
 	return nil
 }
+
+// notePacketsPastEnd counts the packets of the stream's index that start
+// at or past the end of its file: packets the file lost (cut at a packet
+// boundary, which the data alone cannot show; a packet cut inside is the
+// stream's own recovery). Trace.Recovery counts them lost.
+func (s *Stream) notePacketsPastEnd() {
+	s.indexPast, s.pastBytes = 0, 0
+	if len(s.Index) == 0 {
+		return
+	}
+	last := &s.Index[len(s.Index)-1]
+	end := uint64(last.Offset) + last.TotalBits/8
+	for i := len(s.Index) - 1; i >= 0 && s.Index[i].Offset >= s.size; i-- {
+		s.indexPast, s.indexPastAt = s.indexPast+1, i
+	}
+	if s.indexPast > 0 {
+		s.pastBytes = int64(min(end-uint64(s.Index[s.indexPastAt].Offset), 1<<62))
+	}
+}
+
+// pastEndNote says what notePacketsPastEnd found.
+func (s *Stream) pastEndNote() string {
+	return fmt.Sprintf("%s lists %d packets past the end of the file, which ends at byte %d (the first: entry %d, packet at offset %d): %d bytes lost",
+		s.indexName(), s.indexPast, s.size, s.indexPastAt, s.Index[s.indexPastAt].Offset, s.pastBytes)
+}
+
+// indexName is the path of the stream's LTTng index in its trace folder.
+func (s *Stream) indexName() string { return "index/" + s.Name + ".idx" }

@@ -146,6 +146,14 @@ type Stream struct {
 	Name string
 	// Index is the LTTng packet index of the stream (nil when none).
 	Index []IndexEntry
+	// indexErr: OpenDir found index/NAME.idx but could not read or parse
+	// it (Index is then nil; Recovery notes it)
+	indexErr error
+	// indexPast index entries, from entry indexPastAt, end past the end
+	// of the file, pastBytes after it (notePacketsPastEnd; Trace.Recovery
+	// counts them lost)
+	indexPast, indexPastAt int
+	pastBytes              int64
 
 	t    *Trace
 	data []byte // the bytes loaded: the whole stream (AddStream) or a window of it
@@ -268,6 +276,10 @@ func (s *Stream) Recovery() traceerr.Recovery {
 	if s.magicBad > 0 {
 		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%d packet headers hold a magic number other than 0xc1fc1fc1 (the first: packet %d, %#x); read as babeltrace2 2.1 does (WithStrictMagic refuses them)",
 			s.magicBad, s.magicPkt, s.magicVal))
+	}
+	if s.indexErr != nil {
+		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%s cannot be used (%v): the stream is read without it, as babeltrace2 2.1 reads it",
+			s.indexName(), s.indexErr))
 	}
 	r.Read = s.events
 	r.ReadBytes = min(s.next, s.size)

@@ -2,8 +2,11 @@ package ctf
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -26,7 +29,8 @@ type Trace struct {
 	// Streams are the data stream files added (OpenDir: sorted by name).
 	Streams []*Stream
 	// Skipped names the files OpenDir left out: files with the extension of
-	// a text sidecar (.txt, .md, .json, .idx, .tsdl, .sha256, .log).
+	// a text sidecar (.txt, .md, .json, .idx, .tsdl, .sha256, .log), and
+	// symbolic links that lead to no regular file.
 	Skipped []string
 
 	o      options
@@ -249,19 +253,22 @@ func ReadMetadata(raw []byte) (*ctf2meta.Metadata, error) {
 // OpenDir opens a CTF trace directory: its `metadata` file and every other
 // regular file beside it as a data stream (hidden files, directories such as
 // `index`, and the files Trace.Skipped lists excepted), sorted by name. LTTng packet indexes
-// (index/NAME.idx) are read when present: Stream.Index holds them.
+// (index/NAME.idx) are read when present: Stream.Index holds them; one that
+// cannot be read or parsed is left out and noted in Stream.Recovery, as
+// babeltrace2 2.1 reads the stream without it.
 func OpenDir(dir string, opts ...Option) (*Trace, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "metadata"))
 	if err != nil {
 		return nil, err
 	}
+	// errors name the file, as the data streams' do
 	m, err := ReadMetadata(raw)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("metadata: %w", err)
 	}
 	t, err := NewTrace(m, opts...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("metadata: %w", err)
 	}
 	names, skipped, err := DataStreamFiles(dir)
 	if err != nil {
@@ -275,21 +282,28 @@ func OpenDir(dir string, opts ...Option) (*Trace, error) {
 			return nil, err
 		}
 		s := t.AddStreamReader(n, f, size)
-		if idx, err := os.ReadFile(filepath.Join(dir, "index", n+".idx")); err == nil {
-			ix, err := ParseIndex(idx)
-			if err != nil {
-				return nil, err
+		idx, err := os.ReadFile(filepath.Join(dir, "index", n+".idx"))
+		switch {
+		case err == nil:
+			// An index is a sidecar: a damaged one leaves the stream
+			// readable, as babeltrace2 2.1 reads it (it warns and indexes
+			// the stream itself). Stream.Recovery notes it.
+			if s.Index, err = ParseIndex(idx); err != nil {
+				s.Index, s.indexErr = nil, err
 			}
-			s.Index = ix
+			s.notePacketsPastEnd()
+		case !errors.Is(err, fs.ErrNotExist):
+			s.indexErr = err
 		}
 	}
 	return t, nil
 }
 
 // DataStreamFiles lists, sorted, the files of trace folder dir that OpenDir
-// reads as data streams — the regular files other than "metadata", hidden
-// files and the text sidecars tools leave beside them (.txt, .md, .json, .idx,
-// .tsdl, .sha256, .log), which it returns as skipped. A listed file is read
+// reads as data streams — the regular files (and symbolic links to regular
+// files) other than "metadata", hidden files and the text sidecars tools
+// leave beside them (.txt, .md, .json, .idx, .tsdl, .sha256, .log), which it
+// returns as skipped with the links that lead to no regular file. A listed file is read
 // as a data stream whatever its first bytes, as babeltrace2 2.1 reads it: a
 // packet whose magic number is wrong is read and noted (Stream.Recovery),
 // a file that is no data stream fails as it decodes. A folder with none
@@ -301,7 +315,18 @@ func DataStreamFiles(dir string) (streams, skipped []string, err error) {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if n == "metadata" || strings.HasPrefix(n, ".") || !e.Type().IsRegular() {
+		if n == "metadata" || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			// A link to a regular file is read as one, as babeltrace2 2.1
+			// reads it; any other link (dangling, to a folder or a
+			// device) is skipped, and said so.
+			if fi, err := os.Stat(filepath.Join(dir, n)); err != nil || !fi.Mode().IsRegular() {
+				skipped = append(skipped, n)
+				continue
+			}
+		} else if !e.Type().IsRegular() {
 			continue
 		}
 		if ext := filepath.Ext(n); sidecarExt[ext] {
@@ -347,6 +372,18 @@ func (t *Trace) Recovery() *traceerr.Recovery {
 		}
 		if sr.LostBytes > 0 {
 			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: read up to offset %d", s.Name, sr.StopOffset))
+		}
+	}
+	// packets the index lists past the end of a file: lost (the file was
+	// cut at a packet boundary), events unknown
+	for _, s := range t.Streams {
+		if s.indexPast > 0 {
+			if rec == nil {
+				rec = &traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
+			}
+			// saturating: a hostile index may claim 2^62 bytes per stream
+			rec.LostBytes += min(s.pastBytes, math.MaxInt64-rec.LostBytes)
+			rec.Notes = append(rec.Notes, s.Name+": "+s.pastEndNote())
 		}
 	}
 	if rec != nil {
@@ -414,6 +451,9 @@ func (l *lazyFile) open() (int64, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return 0, fmt.Errorf("%s: not a regular file (%s)", l.path, st.Mode().Type())
 	}
 	return st.Size(), nil
 }

@@ -38,7 +38,7 @@ func TestMappingOrder(t *testing.T) {
 			t.Errorf("%s: %v %s", f.FragmentType(), err, out)
 		}
 	}
-	m, err := ParseTSDL([]byte(`trace { byte_order = le; }; event { name = "e"; fields := struct { enum : integer { size = 8; } { b, a, c, b = 7 } x; }; };`))
+	m, err := ParseTSDL([]byte(`trace { major = 1; minor = 8; byte_order = le; }; event { name = "e"; fields := struct { enum : integer { size = 8; } { b, a, c, b = 7 } x; }; };`))
 	if err != nil {
 		t.Fatal(err)
 	}

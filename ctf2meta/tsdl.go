@@ -99,7 +99,9 @@ type tsdlParser struct {
 
 // ParseTSDL parses CTF 1.8 TSDL metadata text (plain: depacketize packetized
 // metadata first) into the typed model. Errors wrap ErrTSDL (syntax, names,
-// unsupported constructs, with line and column), ErrLimit (nesting deeper
+// unsupported constructs, a text without a trace block or a trace block
+// without major, minor or byte_order — babeltrace2 2.1 refuses both — with
+// line and column), ErrLimit (nesting deeper
 // than Limits.MaxDepth, or more field class nodes than 64 per input byte
 // plus 4096: an alias used many times is instantiated each time), or
 // ErrSchema when the translated metadata breaks a CTF 2 rule. The returned

@@ -248,6 +248,20 @@ func (p *tsdlParser) build() (*Metadata, error) {
 			return nil, err
 		}
 	}
+	// Checked last, so that the other errors of such text show first.
+	// babeltrace2 2.1 refuses TSDL without a trace block ("Incomplete
+	// metadata stream section") and a trace block without major, minor or
+	// byte_order ("Missing `major` attribute in trace (`trace` block)"):
+	// such text describes no trace a reader can decode (an empty metadata
+	// file among them).
+	if trace == nil {
+		return nil, p.errAt(len(p.lx.src), "no trace block: the metadata describes no trace (babeltrace2 refuses it too)")
+	}
+	for _, k := range [...]string{"major", "minor", "byte_order"} {
+		if _, ok := trace.attrs[k]; !ok {
+			return nil, p.errAt(trace.off, "trace block without the %s attribute (babeltrace2 refuses it too)", k)
+		}
+	}
 	return m, nil
 }
 

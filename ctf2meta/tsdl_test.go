@@ -122,6 +122,17 @@ func TestParseTSDLErrors(t *testing.T) {
 		{"trace { byte_order = le; }; @", "invalid character"},
 		{"typealias floating_point { exp_dig = 5; mant_dig = 11; } := half;", "only binary32"},
 		{"stream { event.header := struct { integer { size = 8; } x; variant <x> { integer { size = 8; } a; } v; }; };", "not an enumeration"},
+		// babeltrace2 2.1 refuses metadata without a trace block (an
+		// empty metadata file, a signature alone) and a trace block
+		// without major, minor or byte_order; they were read as an
+		// implicit trace, and a trace folder with an empty metadata file
+		// validated "ok".
+		{"", "line 1, column 1: no trace block"},
+		{"/* CTF 1.8 */\n", "line 2, column 1: no trace block"},
+		{"/* CTF 1.8 */\ntypealias integer { size = 8; } := u8;\nevent { name = \"e\"; fields := struct { u8 a; }; };\n", "line 4, column 1: no trace block"},
+		{"/* CTF 1.8 */\n\ntrace {\n\tminor = 8;\n\tbyte_order = le;\n};", "line 3, column 1: trace block without the major attribute"},
+		{"trace { major = 1; byte_order = le; };", "trace block without the minor attribute"},
+		{"trace { major = 1; minor = 8; };", "trace block without the byte_order attribute"},
 	}
 	for _, c := range cases {
 		_, err := ParseTSDL([]byte(c.text))

@@ -38,13 +38,16 @@
 // format column is the folder's, not the file's — Spark refuses a column
 // that is also a partition column — and engines add it from the path):
 //
-//	format      STRING  "dial9", "atf", "wtf", "cdt" (dictionary-encoded)
-//	source      STRING  the input path (file, or folder for ATF)
-//	track_kind  STRING  "trace", "thread", "worker" or "zone"
+//	format      STRING  "dial9", "atf", "wtf", "cdt", "ctf" (dictionary-encoded)
+//	source      STRING  the input path (file, or folder for ATF and CTF)
+//	track_kind  STRING  "trace", "thread", "worker", "zone" or "stream"
 //	track       UINT64  track id within the input (ATF thread id, dial9
-//	                    worker id, WTF zone number, …): INT64 annotated
+//	                    worker id, WTF zone number, for a CTF data stream
+//	                    the position, in name order, of its first file
+//	                    read): INT64 annotated
 //	                    UINT(64), DuckDB UBIGINT
-//	track_name  STRING  "thread_7", "worker 3", the zone's name, …
+//	track_name  STRING  "thread_7", "worker 3", the zone's name, "cpu 3"
+//	                    (a CTF stream with a cpu_id, else its file name), …
 //	ts_ns       INT64   nanoseconds on the trace's own clock (ATF and dial9
 //	                    timestamps, WTF µs × 1000, CDT elapsed_ms × 10⁶);
 //	                    null when the record has no time. For a complete
@@ -57,7 +60,8 @@
 //	dur_ns      INT64   end − begin for complete rows, else null
 //	name        STRING  the event layer's name (dial9 schema name, "poll"
 //	                    for PollStart/PollEnd, ATF symbol or 0x function id,
-//	                    WTF event or scope name, "tick")
+//	                    WTF event or scope name, "tick", the CTF event
+//	                    record class name)
 //	kind        STRING  "instant", "begin", "end", "complete", "counter",
 //	                    "metadata"
 //	args_json   STRING  JSON object of the arguments without a typed column

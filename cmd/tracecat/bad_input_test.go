@@ -136,3 +136,68 @@ func TestOneFormatName(t *testing.T) {
 		t.Errorf("exit %d %s %s", code, out, errOut)
 	}
 }
+
+// dump and convert of a folder that holds trace folders — an LTTng session
+// folder (kernel/, ust/uid/1000/64-bit/), which babeltrace2 is given — name
+// the trace folders inside it (the first three, and how many), instead of
+// "give a file inside it" (a CTF channel file alone holds packet headers
+// only).
+func TestFolderOfTracesNamesThem(t *testing.T) {
+	session := t.TempDir()
+	for _, d := range []string{"kernel", "ust/uid/1000/64-bit", "ust/uid/1001/64-bit", "ust/uid/1002/64-bit"} {
+		p := filepath.Join(session, d)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errb := run(t, nil, "sample", "ctf", p); code != exitOK {
+			t.Fatalf("sample: %s", errb)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "o.json")
+	for _, args := range [][]string{{"dump", session}, {"convert", "--to", "chrome", session, out}} {
+		code, _, errb := run(t, nil, args...)
+		if code != exitUsage || !strings.Contains(errb, "give one of the 4 trace folders inside it (kernel, ust/uid/1000/64-bit, ust/uid/1001/64-bit, …)") {
+			t.Errorf("%s: exit %d %q", args[0], code, errb)
+		}
+	}
+	code, _, errb := run(t, nil, "dump", filepath.Join(session, "ust"))
+	if code != exitUsage || !strings.Contains(errb, "give one of the 3 trace folders inside it (uid/1000/64-bit, uid/1001/64-bit, uid/1002/64-bit)") {
+		t.Errorf("dump ust: exit %d %q", code, errb)
+	}
+}
+
+// convert (every format) and sample refuse an OUT that is a folder before
+// any work, as a usage error naming it: convert wrote its output, then
+// failed to rename it ("rename .out.tmpNNN out: file exists", after the
+// input's path), and OUT "/tmp" put the temporary file in "/".
+func TestConvertOutIsAFolder(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d9 := filepath.Join(dir, "s.dial9.bin")
+	ctf := filepath.Join(dir, "ctf")
+	run(t, nil, "sample", "dial9", d9)
+	run(t, nil, "sample", "ctf", ctf)
+	for _, args := range [][]string{
+		{"convert", "--to", "chrome", d9, out},
+		{"convert", "--to", "chrome", ctf, out},
+		{"convert", "--to", "plain", filepath.Join(ctf, "metadata"), out},
+		{"sample", "wtf", out},
+	} {
+		code, _, errb := run(t, nil, args...)
+		if code != exitUsage || !strings.Contains(errb, out+" is a folder: OUT names the file to write") {
+			t.Errorf("%v: exit %d %q", args, code, errb)
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if strings.Contains(e.Name(), ".tmp") {
+				t.Errorf("%v: left %s", args, e.Name())
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -335,13 +336,15 @@ func TestCTFStatsParsesTSDL(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, want := run(t, nil, "validate", bad)
-	if !strings.Contains(want, "major version 0") {
+	// the folder's error names its metadata file
+	if !strings.Contains(want, "major version 0") || !strings.HasPrefix(want, bad+": metadata: offset ") {
 		t.Fatalf("validate: %q", want)
 	}
+	want = want[len(bad+": metadata: "):]
 	for _, c := range []string{"validate", "dump", "stats"} {
 		// dump of a metadata file listed it undecoded, and exited 0
 		for _, path := range []string{bad, filepath.Join(bad, "metadata")} {
-			if code, out, errb := run(t, nil, c, path); code != exitInvalid || !strings.Contains(errb, "offset ") || !strings.HasSuffix(errb, want[len(bad):]) {
+			if code, out, errb := run(t, nil, c, path); code != exitInvalid || !strings.HasSuffix(errb, "metadata: "+want) {
 				t.Errorf("%s %s: exit %d %q %q, want %d and %q", c, path, code, out, errb, exitInvalid, want)
 			}
 		}
@@ -467,6 +470,133 @@ func TestCTFCutPacketInsideStream(t *testing.T) {
 		}
 		if code, out, errb := run(t, nil, "dump", c.dir); code != exitOK || strings.Count(out, "\n") < 1800 || !strings.Contains(errb, c.dir+": recovery: read ") {
 			t.Errorf("dump: exit %d, %d lines, %q", code, strings.Count(out, "\n"), errb)
+		}
+	}
+}
+
+// A damaged LTTng index (index/NAME.idx, a sidecar) is a warning naming
+// the index file and what is wrong, --strict fails it, and stats and dump
+// read the trace, as babeltrace2 2.1 reads it (it warns and indexes the
+// stream itself): every command failed on it ("offset 16: index: …", no
+// file named). An index that disagrees with its stream — it lists packets
+// the file lost — still fails validate, with a message naming the index
+// file and what differs (it said "index of channel0_1: 4 entries for 0
+// packets"); stats and dump read the stream.
+func TestCTFDamagedIndex(t *testing.T) {
+	for _, c := range []struct {
+		name, msg string
+		damage    func(dir string) error
+		code      int
+	}{
+		{"cut index", ": warning: channel0_1: index/channel0_1.idx cannot be used (ctf: offset 16: index: 4 bytes of entries is not a multiple of the entry length 72): the stream is read without it",
+			func(dir string) error { return os.Truncate(filepath.Join(dir, "index", "channel0_1.idx"), 20) }, exitOK},
+		{"emptied stream", ": offset 16: index/channel0_1.idx lists 4 packets, channel0_1 holds 0: entry 0 (packet at offset 0) has no packet in the data stream file",
+			func(dir string) error { return os.Truncate(filepath.Join(dir, "channel0_1"), 0) }, exitInvalid},
+		{"stream cut at a packet boundary", ": offset 160: index/channel0_1.idx lists 4 packets, channel0_1 holds 2: entry 2 (packet at offset 2048) has no packet in the data stream file\n" +
+			"%s: recovery: read 242 events in 6144 bytes; lost 2048 bytes and an unknown number of events; note: channel0_1: index/channel0_1.idx lists 2 packets past the end of the file, which ends at byte 2048 (the first: entry 2, packet at offset 2048): 2048 bytes lost",
+			func(dir string) error { return os.Truncate(filepath.Join(dir, "channel0_1"), 2048) }, exitInvalid},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "trace")
+			if err := ctfgen.Write(dir, 300, 2, 4, 1024); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.damage(dir); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errb := run(t, nil, "validate", dir)
+			msg := c.msg
+			if strings.Contains(msg, "%s") {
+				msg = fmt.Sprintf(msg, dir)
+			}
+			if code != c.code || !strings.Contains(errb, dir+msg) || c.code == exitOK && !strings.Contains(out, "300 event records") {
+				t.Errorf("validate: exit %d %q %q", code, out, errb)
+			}
+			if c.code == exitOK {
+				if code, _, errb := run(t, nil, "validate", "--strict", dir); code != exitInvalid || !strings.Contains(errb, dir+": strict: channel0_1: index/channel0_1.idx cannot be used") {
+					t.Errorf("validate --strict: exit %d %q", code, errb)
+				}
+			}
+			// the packets the index lists past the end of the file are lost,
+			// and every command's recovery line says so
+			lost := "bytes lost"
+			if c.code == exitOK {
+				lost = dir + ": recovery: read 300 events in "
+			} else if !strings.Contains(errb, dir+": recovery: read ") || !strings.Contains(errb, lost) {
+				t.Errorf("validate: no recovery line %q", errb)
+			}
+			for _, cmd := range []string{"stats", "dump"} {
+				if code, _, errb := run(t, nil, cmd, dir); code != exitOK || !strings.Contains(errb, dir+": recovery: read ") || !strings.Contains(errb, lost) {
+					t.Errorf("%s: exit %d %q", cmd, code, errb)
+				}
+			}
+		})
+	}
+}
+
+// A trace folder whose metadata file is empty (or holds TSDL without a
+// trace block) describes no trace: babeltrace2 2.1 refuses it, and so do
+// validate, stats and dump of the folder and of a data stream file in it.
+// validate called every data stream "ok" (an empty TSDL text read as an
+// implicit trace), with all the trace's events unreadable.
+func TestCTFEmptyMetadataRefused(t *testing.T) {
+	for _, meta := range []string{"", "/* CTF 1.8 */\n"} {
+		dir := filepath.Join(t.TempDir(), "trace")
+		if err := ctfgen.Write(dir, 300, 2, 4, 1024); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "metadata"), []byte(meta), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, out, errb := run(t, nil, "validate", dir); code != exitInvalid || strings.Contains(out, "channel0_0: ok") || !strings.Contains(out+errb, "no trace block") {
+			t.Errorf("%q: validate: exit %d %q %q", meta, code, out, errb)
+		}
+		for _, cmd := range []string{"validate", "stats", "dump"} {
+			if code, _, errb := run(t, nil, cmd, filepath.Join(dir, "channel0_0")); code != exitInvalid || !strings.Contains(errb, "no trace block") {
+				t.Errorf("%q: %s channel0_0: exit %d %q", meta, cmd, code, errb)
+			}
+		}
+	}
+}
+
+// With many inputs, validate and stats name the file inside a trace folder
+// that an error is about — its metadata, a data stream — as they do for
+// one input: the many-input lines dropped it ("trace: offset 0: packet 2
+// is cut", no file named).
+func TestCTFManyInputsErrorsNameFile(t *testing.T) {
+	root := t.TempDir()
+	badMeta, cut := filepath.Join(root, "a"), filepath.Join(root, "b")
+	for _, d := range []string{badMeta, cut} {
+		if err := ctfgen.Write(d, 300, 2, 4, 1024); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mp := filepath.Join(badMeta, "metadata")
+	b, err := os.ReadFile(mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mp, bytes.Replace(b, []byte("major = 1;"), []byte("major = 0;"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(cut, "channel0_1"), 1500); err != nil {
+		t.Fatal(err)
+	}
+	// without its index, which would fail first (it lists the lost packets)
+	if err := os.RemoveAll(filepath.Join(cut, "index")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"validate"}, {"stats"}, {"stats", "--json"}} {
+		for _, in := range [][]string{{badMeta}, {badMeta, cut}} {
+			_, out, errb := run(t, nil, append(args, in...)...)
+			for _, w := range []string{"metadata: offset ", "trace: major version 0"} {
+				if !strings.Contains(out+errb, w) {
+					t.Errorf("%s %d inputs: lacks %q: %q %q", args, len(in), w, out, errb)
+				}
+			}
+			if len(in) == 2 && args[0] == "validate" && !strings.Contains(out+errb, cut+": channel0_1: offset 1024: packet 1 is cut") {
+				t.Errorf("%s: lacks the cut stream's name: %q %q", args, out, errb)
+			}
 		}
 	}
 }

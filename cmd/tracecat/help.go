@@ -90,7 +90,7 @@ events earlier than the one before them on their track. CDT ticks must not decre
 --strict fails (exit 1) on what the default reads leniently: files recovered
 without their footer, torn or truncated records, trailing bytes, and the other
 problems a format reports (a CTF trace: packet headers whose UUID differs from the
-metadata's or whose magic number is wrong); each "PATH: strict: …" line says what was lost.
+metadata's or whose magic number is wrong, an LTTng index that cannot be parsed); each "PATH: strict: …" line says what was lost.
 Losses a CTF tracer recorded (discarded events, packet_seq_num gaps) are
 warnings that --strict passes.
 
@@ -138,7 +138,9 @@ the filters mean the same in both. --json writes one schema (see the README):
 format, record, kind, name, ts_ns, dur_ns, track_kind, track, track_name, args. A text
 line carries the same fields: TS KIND NAME [TRACK] record keys | args, values as JSON
 writes them. CDT's --type views (a channel, chunks, meta, footer) keep their own form,
-and so does a CTF trace's text (babeltrace2's), with the same records and filters.
+and so does a CTF trace's text (babeltrace2's), with the same records and filters;
+its wall-clock times are UTC, where babeltrace2 prints local time (TZ=UTC babeltrace2
+TRACE prints the same lines).
 
 Times are ns on the trace's clock, as ts_ns prints them, for every format: a bare
 number is ns, or give a unit — 1200ns, 250us (or µs), 3ms, 1.5s. tick:N selects CDT

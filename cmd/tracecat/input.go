@@ -160,6 +160,12 @@ func (c *cli) createOutput(path string) (io.Writer, func(ok bool) error, error) 
 	if path == "-" {
 		return ctxWriter{newStopCheck(c.context()), c.stdout}, func(bool) error { return nil }, nil
 	}
+	// A folder cannot be replaced by the file: say so before the work (the
+	// final rename failed after it, with the temporary file's name, and for
+	// "/tmp" the temporary file went to "/").
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, nil, usageErrorf("%s is a folder: OUT names the file to write", path)
+	}
 	f, err := createTemp(path)
 	if err != nil {
 		return nil, nil, err

@@ -377,9 +377,45 @@ func notATrace(in *input) error {
 	case !in.isDir && in.size == 0:
 		return errEmpty
 	case in.isDir:
-		return usageErrorf("a folder, not a trace folder (ATF session or thread folder, CTF trace): this command reads one trace — give a file inside it; validate, stats, detect and export walk folders")
+		give := "give a file inside it"
+		if found, n := traceFoldersIn(in.Path, 3); n > 0 {
+			// An LTTng session folder (kernel/, ust/uid/1000/64-bit/)
+			// is what babeltrace2 is given: name the traces in it.
+			give = fmt.Sprintf("give one of the %d trace folders inside it (%s", n, strings.Join(found, ", "))
+			if n > len(found) {
+				give += ", …"
+			}
+			give += ")"
+		}
+		return usageErrorf("a folder, not a trace folder (ATF session or thread folder, CTF trace): this command reads one trace — %s; validate, stats, detect and export walk folders", give)
 	}
 	return errors.New("unrecognised format")
+}
+
+// traceFoldersIn returns the first max trace folders below root (paths
+// relative to it, in walk order) and how many there are, looking at no
+// more than 10 000 entries: enough for an LTTng session folder, bounded on
+// a home folder.
+func traceFoldersIn(root string, max int) (found []string, n int) {
+	seen := 0
+	errStop := errors.New("stop")
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if seen++; seen > 10000 {
+			return errStop
+		}
+		if err != nil || !d.IsDir() || p == root {
+			return nil
+		}
+		if !detectDir(p).Known() {
+			return nil
+		}
+		if n++; len(found) < max {
+			rel, _ := filepath.Rel(root, p)
+			found = append(found, rel)
+		}
+		return fs.SkipDir
+	})
+	return found, n
 }
 
 func (c *cli) cmdDetect(args []string) int {
@@ -741,6 +777,9 @@ func (c *cli) cmdConvert(args []string) int {
 		o.Fields = strings.Split(*fields, ",")
 	}
 	out, commit, err := c.createOutput(pos[1])
+	if isUsage(err) {
+		return c.usageError("convert", "%s", usageText(err))
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
 		return exitInvalid
@@ -805,7 +844,10 @@ func (c *cli) cmdSample(args []string) int {
 			return err
 		}
 	}
-	if err := write(); err != nil {
+	if err := write(); isUsage(err) {
+		fmt.Fprintf(c.stderr, "tracecat: %s\n", usageText(err))
+		return exitUsage
+	} else if err != nil {
 		fmt.Fprintf(c.stderr, "tracecat: %v\n", err)
 		return exitInvalid
 	}

@@ -139,11 +139,13 @@ func runJobs(jobs []job, fn func(job) result, emit func(job, result)) {
 	wg.Wait()
 }
 
-// errText renders an input error as "offset N: what is wrong".
+// errText renders an input error as "offset N: what is wrong", after what
+// its wrappers say first (the file inside a folder: "channel0_3: ",
+// "metadata: "), as a single input's error is printed (cli.fail).
 func errText(err error) string {
 	var fe *ferr.Error
 	if errors.As(err, &fe) {
-		return fe.Detail()
+		return errContext(err, fe) + fe.Detail()
 	}
 	return err.Error()
 }

@@ -94,7 +94,7 @@ func runTracecatErr(args ...string) (string, error) {
 func sampleInputs(t *testing.T, dir string) []string {
 	t.Helper()
 	var ins []string
-	for _, f := range []string{"dial9", "atf", "wtf", "cdt"} {
+	for _, f := range []string{"dial9", "atf", "wtf", "cdt", "ctf"} {
 		p := filepath.Join(dir, "samples", "sample."+f)
 		os.MkdirAll(filepath.Dir(p), 0o777)
 		runTracecat(t, "sample", f, p)

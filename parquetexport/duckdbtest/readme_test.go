@@ -44,6 +44,17 @@ Worker | wtf.trace#timeStamp | instant | 1 | NULL`},
 FROM read_parquet('out/**/*.parquet', union_by_name = true, hive_partitioning = true)
 WHERE format = 'cdt'`, `ticks | last_ns | score_xp | kills | creatures
 40 | 650000000 | 117 | 0 | 2`},
+	{"ctf", `SELECT track_name, name, ctf_e, ctf_e_label, count(*) AS n, min(ts_ns) AS first_ns
+FROM read_parquet('out/**/*.parquet', union_by_name = true, hive_partitioning = true)
+WHERE format = 'ctf' AND ctf_e IS NOT NULL GROUP BY ALL ORDER BY ALL`, `track_name | name | ctf_e | ctf_e_label | n | first_ns
+cpu 0 | gen:str_1 | 1 | GREEN | 17 | 1700000000000003318
+cpu 0 | gen:str_1 | 7 | BLUE | 17 | 1700000000000010101
+cpu 0 | gen:str_4 | 4 | BLUE | 17 | 1700000000000006561
+cpu 0 | gen:str_4 | 10 | BLUE | 16 | 1700000000000014063
+cpu 1 | gen:str_1 | 1 | GREEN | 17 | 1700000000000002683
+cpu 1 | gen:str_1 | 7 | BLUE | 17 | 1700000000000007831
+cpu 1 | gen:str_4 | 4 | BLUE | 17 | 1700000000000005068
+cpu 1 | gen:str_4 | 10 | BLUE | 16 | 1700000000000010063`},
 }
 
 // TestReadmeQueries runs the README's queries on the export of the sample
@@ -162,9 +173,9 @@ func TestReadmeColumnTable(t *testing.T) {
 		}
 		want, ok := documented[name]
 		if !ok {
-			for _, p := range []string{"dial9_", "wtf_", "cdt_"} {
+			for _, p := range []string{"dial9_", "wtf_", "cdt_", "ctf_"} {
 				if strings.HasPrefix(name, p) {
-					want, ok = documented[p+map[string]string{"dial9_": "<field>", "wtf_": "<arg>", "cdt_": "<field>"}[p]], true
+					want, ok = documented[p+map[string]string{"dial9_": "<field>", "wtf_": "<arg>", "cdt_": "<field>", "ctf_": "<field>"}[p]], true
 				}
 			}
 		}

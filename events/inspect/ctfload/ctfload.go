@@ -49,6 +49,7 @@ type Meta struct {
 	Packets bool
 	Meta    *ctf2meta.Metadata // CTF 2 only
 	Leading int                // whitespace before the first RS
+	dir     bool               // read from a trace folder (Model's errors name the file)
 }
 
 // ErrNotMetadata is returned for a CTF input that is neither metadata nor
@@ -77,14 +78,35 @@ func Read(s Source) ([]byte, error) {
 	return s.Bytes()
 }
 
-// Load reads, depacketizes and (for CTF 2) decodes the metadata of s.
+// Load reads, depacketizes and (for CTF 2) decodes the metadata of s. The
+// errors of a trace folder's metadata start with "metadata: ", naming the
+// file in the folder as a data stream's errors name theirs.
 func Load(s Source) (*Meta, error) {
-	raw, err := Read(s)
+	raw, err := Read(s) // its errors name the file
 	if err != nil {
 		return nil, err
 	}
+	m, err := decode(raw)
+	if m != nil {
+		m.dir = s.IsDir
+	}
+	return m, s.named(err)
+}
+
+// named is err after the name of the metadata file when s is a trace
+// folder (nil stays nil).
+func (s Source) named(err error) error {
+	if err == nil || !s.IsDir {
+		return err
+	}
+	return fmt.Errorf("metadata: %w", err)
+}
+
+// decode depacketizes and (for CTF 2) decodes the metadata bytes raw.
+func decode(raw []byte) (*Meta, error) {
 	m := &Meta{Raw: raw, Size: int64(len(raw)), Plain: raw}
 	if ctf2meta.Detect(raw) == ctf2meta.KindPacketized {
+		var err error
 		m.Packets = true
 		// The content is at most the packets' size: one allocation, no
 		// regrowing copies.
@@ -151,9 +173,9 @@ func LoadStreamed(s Source) (m *Meta, streamed bool, err error) {
 	for d.Next() {
 	}
 	if err := d.Err(); err != nil {
-		return nil, true, err
+		return nil, true, s.named(err)
 	}
-	m = &Meta{Size: cr.N, Meta: d.Metadata(), Leading: d.Source().LeadingWhitespace}
+	m = &Meta{Size: cr.N, Meta: d.Metadata(), Leading: d.Source().LeadingWhitespace, dir: s.IsDir}
 	return m, true, nil
 }
 
@@ -204,7 +226,8 @@ func (m *Meta) Model() (*ctf2meta.Metadata, error) {
 	if m.Meta != nil {
 		return m.Meta, nil
 	}
-	return ctf2meta.ParseTSDL(m.Plain)
+	md, err := ctf2meta.ParseTSDL(m.Plain)
+	return md, Source{IsDir: m.dir}.named(err)
 }
 
 // Warnings lists what the metadata reader accepted without loss (the
