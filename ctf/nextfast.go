@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // Next's fast path. When the event record header has a selID shape with
@@ -73,6 +74,7 @@ type nxProg struct {
 	// indices, -1: none), whose values Next reads anyway
 	hSel, hID, hClk int32
 	segs            []nxSeg
+	ops             []fxOp // segs as one flat program (nxRun)
 	// fix are the structures that hold an array: their End moves with
 	// its length
 	fix []nxRef
@@ -155,7 +157,9 @@ type nxDyn struct {
 	// length of at most 8 bytes)
 	word   uint8
 	zmask  uint64 // the high bit of each byte (0: a BLOB, no null byte ends it)
-	esx    uint8
+	esx    uint8  // nxArray: 64 - element size of signed elements (else 0)
+	elog   uint8  // nxArray: log2 of the element size
+	esgn   uint64 // nxArray: the sign bit of signed elements (else 0)
 	idx    int32  // its template field
 	src    int32  // slot of a dynamic length, -1: static
 	am     uint64 // its alignment minus 1
@@ -278,6 +282,7 @@ func (p *nxProg) after(ht *hdrTmpl, sel *hdrField, o *hdrPart) nxProg {
 	if len(q.segs) > 0 {
 		q.segs[0].from = 0 // with the header's fields
 	}
+	q.ops = flat(q.segs)
 	q.rootStatic = q.roots[0].ai == 0 && q.roots[1].ai == 0 && q.roots[2].ai == 0
 	q.rootCC, q.rootSC, q.rootPL = q.roots[0].i, q.roots[1].i, q.roots[2].i
 	return q
@@ -406,8 +411,10 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 			break // the decoding program's fast arrays only
 		}
 		d := nxDyn{code: nxArray, eam: uint64(el.Align) - 1, ebits: el.Bits, ecls: el.id}
+		d.elog = uint8(bits.TrailingZeros32(el.Bits))
 		if el.Kind == KindSint && el.Bits < 64 {
 			d.esx = uint8(64 - el.Bits)
+			d.esgn = 1 << (el.Bits - 1)
 		}
 		b.item(fc, d, idx)
 		b.arrays++
@@ -475,20 +482,24 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 		return false
 	}
 	t := &ec.nx[k]
+	// the fields of t with their structure in place (the stream's copy;
+	// of a template with arrays, the last event with the same counts):
+	// nxRun writes the values; nxSlow does the rest
 	var fs []Field
-	if !t.arrays {
-		// the fields of t with their structure: the stream's copy
-		if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
-			fs = s.nxKept[j]
-		} else {
-			fs = s.nxKeep(t)
+	var at nxAt
+	r, p0 := sameDiff, pos
+	if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
+		fs = s.nxKept[j]
+		if !t.arrays {
+			pos, r = s.nxRun(t, fs, pos, nil, &at)
+		} else if lens := s.nxLensOf(t); len(lens) > 0 && lens[0] != 0 {
+			pos, r = s.nxRun(t, fs, pos, lens, &at)
 		}
-		pos, ok = s.nxStatic(t, fs, pos)
-	} else {
-		fs, pos, ok = s.nxArrays(t, pos)
 	}
-	if !ok {
-		return false
+	if r != sameOK || !t.rootStatic {
+		if fs, pos, ok = s.nxSlow(t, fs, p0, pos, r, &at); !ok {
+			return false
+		}
 	}
 	if t.hSel >= 0 {
 		fs[t.hSel].V = sel
@@ -529,6 +540,104 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	return true
 }
 
+// nextFlat is nextFast for the common case, in one pass with no call
+// but nxRun's: the template's structure in place (kept by the stream; of
+// a template with arrays, the last event, whose counts this one repeats)
+// and its scope roots static. The header's values, the clock and the
+// event are written before nxRun runs (nothing lives across the call but
+// s, t and the position); the stream's clock, position and counters
+// only once the record is read whole. Wherever nxRun stops short (a
+// string for nxText, counts that differ, a bound in doubt) it returns
+// false and nextFast decodes the record again from its start, writing
+// again everything this wrote.
+func (s *Stream) nextFlat(h *hdrShape) bool {
+	start, base := s.pos, s.base
+	hs, w0, w1, ok := h.words(s.data, base, start)
+	if !ok {
+		return false
+	}
+	f := &h.pre.slot
+	sel := f.get(w0, w1)
+	k := h.option(sel)
+	if k < 0 {
+		return false
+	}
+	p := &h.opts[k]
+	pos := hs + p.bits
+	if pos > s.end {
+		return false
+	}
+	id := sel
+	if p.id.mask != 0 {
+		id = p.id.get(w0, w1)
+	}
+	sc := s.pkt.Class
+	var ec *EventClass
+	if id < uint64(len(sc.small)) {
+		ec = sc.small[id]
+	} else {
+		ec = sc.events[id]
+	}
+	if ec == nil || k >= len(ec.nx) {
+		return false
+	}
+	t := &ec.nx[k]
+	j := uint32(t.num)
+	if j >= uint32(len(s.nxKept)) || !t.rootStatic {
+		return false
+	}
+	fs := s.nxKept[j]
+	var lens []uint32
+	if t.arrays {
+		if lens = s.nxLensOf(t); len(lens) == 0 || lens[0] == 0 {
+			return false
+		}
+	}
+	if len(fs) < len(t.fields) {
+		return false // not kept yet (or copied per event: nxNoKeep)
+	}
+	s.slots[f.slot] = sel
+	if t.hSel >= 0 {
+		fs[t.hSel].V = sel
+	}
+	if t.hID >= 0 {
+		fs[t.hID].V = id
+	}
+	clock := s.clock
+	if m := p.clk.mask; m != 0 {
+		// hdrPart.clock, with the field's value kept
+		v := p.clk.get(w0, w1)
+		if v < clock&m {
+			clock += m + 1
+		}
+		clock = clock&^m | v
+		if t.hClk >= 0 {
+			fs[t.hClk].V = v
+		}
+	}
+	if len(t.hvals) > 0 {
+		for i := range t.hvals {
+			v := &t.hvals[i]
+			fs[v.idx].V = v.f.get(w0, w1)
+		}
+	}
+	ev := &s.ev
+	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = 0, t.rootCC, t.rootSC, t.rootPL
+	ev.Fields = fs
+	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
+	s.ercID, s.haveERCID = id, true // (decodeEvent clears them)
+	var at nxAt
+	pos, r := s.nxRun(t, fs, pos, lens, &at)
+	if r != sameOK {
+		return false
+	}
+	s.clock = ev.Cycles
+	s.pos = pos
+	s.events++
+	s.nxEvents++
+	return true
+}
+
 // nextBare decodes the event record at s.pos of a packet without event
 // record headers, whose records are all of class ec (with a template), from
 // its template; false where the decoding program might fail (Next then
@@ -538,18 +647,20 @@ func (s *Stream) nextBare(ec *EventClass) bool {
 	start := s.pos
 	t := &ec.nx[0]
 	var fs []Field
-	var pos uint64
-	var ok bool
-	if !t.arrays {
-		// the fields of t with their structure: the stream's copy
-		if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
-			fs = s.nxKept[j]
-		} else {
-			fs = s.nxKeep(t)
+	var at nxAt
+	// (nextFast's steps)
+	r, pos := sameDiff, start
+	if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
+		fs = s.nxKept[j]
+		if !t.arrays {
+			pos, r = s.nxRun(t, fs, pos, nil, &at)
+		} else if lens := s.nxLensOf(t); len(lens) > 0 && lens[0] != 0 {
+			pos, r = s.nxRun(t, fs, pos, lens, &at)
 		}
-		pos, ok = s.nxStatic(t, fs, start)
-	} else {
-		fs, pos, ok = s.nxArrays(t, start)
+	}
+	ok := true
+	if r != sameOK || !t.rootStatic {
+		fs, pos, ok = s.nxSlow(t, fs, start, pos, r, &at)
 	}
 	// (an empty record is an error the decoding program reports)
 	if !ok || pos == start || pos > s.end {
@@ -627,84 +738,49 @@ func (s *Stream) nxRoots(t *nxProg, cum *[maxNxArrays + 1]int32) {
 	s.ev.CommonContext, s.ev.SpecificContext, s.ev.Payload = roots[0], roots[1], roots[2]
 }
 
-// nxStatic fills the fields fs (copied from template t, which has no
-// arrays) from the class's bytes at bit pos, returning the position after
-// them; false where the decoding program might fail. nextFast's loop
-// without what arrays need: fewer values live, fewer spilled.
-func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
-	data, base, end := s.data, s.base, s.end
-	// (segs and vals in locals: read through t and g, the compiler
-	// reloads them after every store to fs, which might alias them:
-	// 17 instructions per event)
-	segs := t.segs
-	for si := range segs {
-		g := &segs[si]
-		st := base + (pos-base+g.am)&^g.am
-		// st+g.bits ≤ end puts st>>3 within data
-		if st+g.bits > end || (st>>3)+g.need > uint64(len(data)) {
-			return 0, false
-		}
-		vals := g.vals
-		for i := range vals {
-			v := &vals[i]
-			fs[v.idx].V = v.at(data, st)
-		}
-		for i := range g.slots {
-			sl := &g.slots[i]
-			s.slots[sl.slot] = fs[sl.idx].V
-		}
-		pos = st + g.bits
-		if d := &g.dyn; d.code != 0 {
-			// (a short string, without a call)
-			f := &fs[d.idx]
-			if q, ok := nulWord(d, data, pos, end); ok {
-				f.V, f.N = pos>>3, uint32(q-pos)>>3
-				pos = q + 8
-				continue
-			}
-			if n, ok := fixWord(d, data, pos, end); ok {
-				f.V, f.N = pos>>3, n
-				pos += d.length * 8
-				continue
-			}
-			var ok bool
-			if pos, ok = s.nxText(d, f, pos); !ok {
-				return 0, false
-			}
-		}
+// nxSlow ends what nextFast's (or nextBare's) call of nxRun on the
+// fields fs of template t, from bit p0, left with outcome r at pos (r
+// sameDiff: t's structure was not in place, nxRun did not run): a string
+// it leaves is read by nxText here, outside its loop (a call inside the
+// loop would spill every value the loop keeps), and nxRun resumes; a
+// template without arrays not kept yet is kept (or copied) and run; one
+// with arrays whose counts differ from the kept event's, or not kept yet,
+// is decoded by nxArrays; the scope roots after arrays are set. It
+// returns the fields and the position after them, false where the
+// decoding program might fail.
+func (s *Stream) nxSlow(t *nxProg, fs []Field, p0, pos uint64, r int, at *nxAt) ([]Field, uint64, bool) {
+	var lens []uint32
+	if t.arrays {
+		lens = s.nxLensOf(t)
 	}
-	return pos, true
-}
-
-// nulWord returns the bit position of the null byte that ends the
-// null-terminated string d (wordNul) at bit pos when it lies within the
-// eight bytes from pos on and before end; false otherwise (nxText then
-// reads it). An 8-bit aligned string at a byte-aligned pos needs no
-// padding (a packet starts at a byte). Small enough to be inlined: no
-// call, no spills around one, for most strings.
-func nulWord(d *nxDyn, data []byte, pos, end uint64) (uint64, bool) {
-	i := pos >> 3
-	if d.word != wordNul || pos&7 != 0 || pos+64 > end || i+8 > uint64(len(data)) {
-		return 0, false
+	if r == sameDiff && !t.arrays {
+		fs = s.nxKeep(t)
+		*at = nxAt{}
+		pos, r = s.nxRun(t, fs, p0, nil, at)
 	}
-	w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
-	m := (w - 0x0101010101010101) &^ w & 0x8080808080808080
-	return pos + uint64(bits.TrailingZeros64(m)&^7), m != 0
-}
-
-// fixWord returns the length N of the string or BLOB d (wordFix: of a
-// static length of at most 8 bytes, d.length) at bit pos when the eight
-// bytes from pos on lie before end: for a string, up to its first null
-// byte; false otherwise (nxText then reads it). As nulWord, inlined.
-func fixWord(d *nxDyn, data []byte, pos, end uint64) (uint32, bool) {
-	i := pos >> 3
-	if d.word != wordFix || pos&7 != 0 || pos+64 > end || i+8 > uint64(len(data)) {
-		return 0, false
+	for r == sameText {
+		d := &t.segs[at.si].dyn
+		var ok bool
+		if pos, ok = s.nxText(d, &fs[int(at.delta)+int(d.idx)], pos); !ok {
+			return fs, 0, false
+		}
+		pos, r = s.nxRun(t, fs, pos, lens, at)
 	}
-	w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
-	// the first null byte's index, 8 when none (or a BLOB: zmask 0)
-	z := uint64(bits.TrailingZeros64((w-0x0101010101010101)&^w&d.zmask) >> 3)
-	return uint32(min(z, d.length)), true
+	switch r {
+	case sameOK:
+		if !t.rootStatic {
+			s.nxRootsOf(t, lens)
+		}
+		return fs, pos, true
+	case sameFail:
+		return fs, 0, false
+	}
+	// sameDiff: the counts differ (the structure is rewritten, kept again
+	// if it all goes well), or t is not kept yet
+	if len(lens) > 0 {
+		lens[0] = 0
+	}
+	return s.nxArrays(t, p0)
 }
 
 // nulAt returns the index of the first null byte of data[i:e] (i ≤ e ≤
@@ -817,33 +893,6 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	if j := uint32(t.num); j < uint32(len(s.nxKept)) && cap(s.nxKept[j]) > 0 {
 		kept = s.nxKept[j]
 		lens = s.nxLensOf(t)
-		if len(lens) > 0 && lens[0] != 0 {
-			var at nxAt
-			p, r := s.nxSame(t, kept, pos, lens, &at)
-			for r == sameText {
-				// a string nxSame leaves to nxText (outside its
-				// loop: no values spilled around a call there)
-				d := &t.segs[at.si].dyn
-				var ok bool
-				if p, ok = s.nxText(d, &kept[at.delta+d.idx], p); !ok {
-					return kept, 0, false
-				}
-				at.si++
-				p, r = s.nxSame(t, kept, p, lens, &at)
-			}
-			switch r {
-			case sameOK:
-				if !t.rootStatic {
-					s.nxRootsOf(t, lens)
-				}
-				return kept, p, true
-			case sameFail:
-				return kept, 0, false
-			}
-			// the counts differ: the structure is rewritten
-			// (kept again if it all goes well)
-			lens[0] = 0
-		}
 		fs = kept[:t.segs[0].to]
 	} else {
 		fs = s.fields[:0]
@@ -960,91 +1009,282 @@ const (
 	sameText // the item of segment nxAt.si is for nxText
 )
 
-// nxAt is where nxSame stops for nxText and resumes: the segment, the
-// elements and the arrays before it.
+// nxAt is where nxRun stops for nxText and resumes: the op after the
+// string's, the string's segment, the elements and the arrays before it.
 type nxAt struct {
-	si    int
-	delta int32
-	na    int
+	oi, si int
+	delta  int32
+	na     int
 }
 
-// nxSame fills the fields fs of template t (with arrays), which hold the
-// whole kept event of t whose element counts are lens, from the class's
-// bytes at bit pos while this event's counts are the same: its values and
-// elements only (the structure, End values and the field limit are the
-// kept event's), from segment at.si on. It returns the position after
-// the fields and sameOK, or sameFail or sameDiff (nxArrays then rewrites
-// the structure: it writes every field this wrote), or sameText and the
-// position of a string or BLOB for nxText, where it stops (at: its
-// segment, then nxSame resumes after it).
-func (s *Stream) nxSame(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxAt) (uint64, int) {
-	data, base, end := s.data, s.base, s.end
-	segs := t.segs // (a local: see nxStatic)
-	delta, na := at.delta, at.na
-	for si := at.si; si < len(segs); si++ {
+// fxOp is one step of a template's flat program (nxProg.ops), which nxRun
+// runs: a segment's start, then its integers, the slots they fill and its
+// item of variable size, segment after segment.
+type fxOp struct {
+	// fxInt, fxIntB: the value's mask and sign bit (its value is 8 bytes
+	// from its byte on, >> its bit, & mask, sign-extended as (x^sgn)-sgn);
+	// fxSeg: the segment's alignment minus 1 and its bits; fxSlot: the slot
+	mask, sgn uint64
+	// fxInt: the value's byte offset from the segment's start byte;
+	// fxIntB: its bit offset from the segment's start; fxSeg: the bytes
+	// read from the start's byte on (nxSeg.need); fxDyn: the segment
+	off uint32
+	// the template field (fxSeg: the end of the segment's fields)
+	idx  int32
+	code uint8
+	sh   uint8 // fxInt: the value's bit in its byte
+}
+
+// fxOp codes
+const (
+	fxInt  = iota // an integer of a byte-aligned segment
+	fxIntB        // an integer of a segment whose start may lie inside a byte
+	fxSlot        // the value of field idx goes to slot mask
+	fxSeg         // a segment's start
+	fxNul         // the segment's item: a null-terminated string nxRun may find in one word (nxDyn.word wordNul)
+	fxFix         // the segment's item: a string (zmask mask) or BLOB of static length sgn ≤ 8 (wordFix)
+	fxDyn         // the segment's other item of variable size (off: the segment)
+)
+
+// flat returns the flat program of the segments segs.
+func flat(segs []nxSeg) []fxOp {
+	var ops []fxOp
+	for si := range segs {
 		g := &segs[si]
-		st := base + (pos-base+g.am)&^g.am
-		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
-			return 0, sameFail
+		ops = append(ops, fxOp{code: fxSeg, mask: g.am, sgn: g.bits, off: uint32(g.need), idx: g.to})
+		for _, v := range g.vals {
+			if g.bytewise {
+				ops = append(ops, fxOp{code: fxInt, mask: v.mask, sgn: v.sgn, off: v.off >> 3, sh: uint8(v.off & 7), idx: v.idx})
+			} else {
+				ops = append(ops, fxOp{code: fxIntB, mask: v.mask, sgn: v.sgn, off: v.off, idx: v.idx})
+			}
 		}
-		vals := g.vals
-		for i := range vals {
-			v := &vals[i]
-			fs[delta+v.idx].V = v.at(data, st)
+		for _, sl := range g.slots {
+			ops = append(ops, fxOp{code: fxSlot, mask: uint64(sl.slot), idx: sl.idx})
 		}
-		for i := range g.slots {
-			sl := &g.slots[i]
-			s.slots[sl.slot] = fs[delta+sl.idx].V
+		switch d := &g.dyn; {
+		case d.code == 0:
+		case d.word == wordNul:
+			ops = append(ops, fxOp{code: fxNul, off: uint32(si), idx: d.idx})
+		case d.word == wordFix:
+			ops = append(ops, fxOp{code: fxFix, mask: d.zmask, sgn: d.length, off: uint32(si), idx: d.idx})
+		default:
+			ops = append(ops, fxOp{code: fxDyn, off: uint32(si), idx: d.idx})
 		}
-		pos = st + g.bits
-		d := &g.dyn
-		if d.code == 0 {
+	}
+	return ops
+}
+
+// nxRun fills the fields fs of template t, which hold t's structure
+// (the stream's copy of a template without arrays, lens nil; or, for a
+// template with arrays, the whole kept event of t whose element counts are
+// lens), from the class's bytes at bit pos: values, string and BLOB
+// offsets and lengths, array lengths and elements only (the structure,
+// End values and the field limit are in place), running t's flat program
+// from op at.oi on, while this event's counts are the kept event's. It
+// returns the position after the fields and sameOK, or sameFail (where
+// the decoding program might fail) or sameDiff (an array's count
+// differs: nxArrays then rewrites the structure, and every field this
+// wrote), or sameText and the position of a string or BLOB for nxText,
+// where it stops (at: its segment, and the op after it, where nxRun
+// resumes).
+//
+// One loop over the ops, an integer at the head of it (the common op):
+// few values live in it, so the compiler keeps them in registers. It
+// reads the bytes and writes the fields through unsafe pointers, each
+// access covered by a check made once for all the accesses it covers:
+//   - sp is the byte of the current segment's start st (dp + st>>3, dp
+//     data's first byte); its integers are read as 8 bytes from byte
+//     sp + off on (fxInt; fxIntB: from (st&7 + off)>>3 on); the segment's
+//     check (st>>3)+need ≤ len(data), need being the largest off/8 + 8
+//     (+ 1 when st may lie inside a byte), covers them all;
+//   - a short string or BLOB is read as 8 bytes at byte pos>>3, after
+//     the check (pos>>3)+8 ≤ len(data) (pos is byte-aligned there);
+//   - the elements of an array, each of ebits/8 bytes from byte q>>3
+//     (q byte-aligned: its class is byte-aligned and so is every packet's
+//     start), lie within q + n·ebits ≤ end ≤ 8·len(data), end checked
+//     against len(data) on entry;
+//   - fd is fs's field delta (fp + delta, fp its first field, delta the
+//     elements of the arrays so far); a segment's fields are template
+//     indices below its end idx (every value, slot and item of the
+//     segment lies there), written at fd + index: the segment's check
+//     delta+idx ≤ len(fs) covers them; an array's elements, fields
+//     cur … cur+n-1, are checked cur+n ≤ len(fs).
+func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxAt) (uint64, int) {
+	ops := t.ops
+	oi := at.oi
+	if oi >= len(ops) {
+		return pos, sameOK
+	}
+	// (not reached: end lies within the loaded bytes; every segment's
+	// ops, and so the program, start with fxSeg, which sets sp, and
+	// nxRun resumes only after a segment's item; fs holds t's fields
+	// after the arrays so far)
+	nfs := uint64(len(fs))
+	if s.end > uint64(len(s.data))*8 || ops[oi].code != fxSeg || uint64(at.delta)+uint64(len(t.fields)) > nfs {
+		return 0, sameFail
+	}
+	// the loop's state but for the op, sp and fd, in memory (r: a
+	// structure too large to live in registers): the ops other than
+	// fxInt read and write it, the loop over fxInt keeps its few values
+	// in registers
+	var r fxRun
+	r.pos, r.delta, r.na, r.lens = pos, uint64(at.delta), at.na, lens
+	r.dp, r.fp, r.nfs = unsafe.Pointer(unsafe.SliceData(s.data)), unsafe.Pointer(unsafe.SliceData(fs)), nfs
+	fd := unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
+	var sp unsafe.Pointer // the current segment's start byte
+	for ; oi < len(ops); oi++ {
+		o := &ops[oi]
+		if o.code == fxInt {
+			x := le64(sp, uint64(o.off)) >> (o.sh & 63) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.idx)*fieldSize)).V = x ^ o.sgn - o.sgn
 			continue
 		}
-		if d.code != nxArray {
-			// (a short string without a call, as in nxStatic)
-			f := &fs[delta+d.idx]
-			if q, ok := nulWord(d, data, pos, end); ok {
-				f.V, f.N = pos>>3, uint32(q-pos)>>3
-				pos = q + 8
-				continue
-			}
-			if n, ok := fixWord(d, data, pos, end); ok {
-				f.V, f.N = pos>>3, n
-				pos += d.length * 8
-				continue
-			}
-			at.si, at.delta, at.na = si, delta, na
-			return pos, sameText
-		}
-		pos = base + (pos-base+d.am)&^d.am
-		n := d.length
-		if d.src >= 0 {
-			n = s.slots[d.src]
-		}
-		if lens[na] != uint32(n)+1 {
-			return 0, sameDiff
-		}
-		cur := int(delta + d.idx + 1)
-		fs[cur-1].V = n
-		if n > 0 {
-			q := base + (pos-base+d.eam)&^d.eam
-			eb := uint64(d.ebits)
-			if q > end || n > (end-q)/eb {
+		switch o.code {
+		case fxIntB:
+			q := r.stb + uint64(o.off)
+			x := le64(sp, q>>3) >> (q & 7) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.idx)*fieldSize)).V = x ^ o.sgn - o.sgn
+			continue
+		case fxSeg:
+			base := s.base
+			st := base + (r.pos-base+o.mask)&^o.mask
+			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
 				return 0, sameFail
 			}
-			el := fs[cur : cur+int(n)]
-			for i := range el {
-				x := loadLE(data, q>>3, d.ebits)
-				el[i].V = uint64(int64(x<<d.esx) >> d.esx)
-				q += eb
+			sp, r.stb = unsafe.Add(r.dp, st>>3), st&7
+			r.pos = st + o.sgn
+			continue
+		case fxSlot:
+			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.idx)*fieldSize)).V
+			continue
+		case fxNul, fxFix:
+			// a short string or BLOB from one word, without a call
+			pos := r.pos
+			i := pos >> 3
+			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
+				f := (*Field)(unsafe.Add(fd, uintptr(o.idx)*fieldSize))
+				w := le64(r.dp, i)
+				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+				if o.code == fxNul {
+					// the first null byte (z's lowest flag), within
+					// the content: what nulAt finds there
+					q := pos + uint64(bits.TrailingZeros64(z)&^7)
+					if z != 0 && q+8 <= s.end {
+						f.V, f.N = i, uint32(q-pos)>>3
+						r.pos = q + 8
+						continue
+					}
+				} else if pos+o.sgn*8 <= s.end {
+					// up to its first null byte (a string), 8 when
+					// none (or a BLOB: zmask 0)
+					n := uint64(bits.TrailingZeros64(z&o.mask) >> 3)
+					f.V, f.N = i, uint32(min(n, o.sgn))
+					r.pos = pos + o.sgn*8
+					continue
+				}
 			}
-			pos = q
 		}
-		na++
-		delta += int32(n)
+		d := &t.segs[o.off].dyn
+		if d.code != nxArray {
+			at.oi, at.si, at.delta, at.na = oi+1, int(o.off), int32(r.delta), r.na
+			return r.pos, sameText
+		}
+		if !s.fxArray(d, &r, uint64(len(t.fields))) {
+			return 0, r.fail
+		}
+		fd = unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
 	}
-	return pos, sameOK
+	return r.pos, sameOK
+}
+
+// fxRun is nxRun's state: the position, the elements of the arrays so
+// far (delta) and the arrays (na), the kept counts, data's first byte,
+// fs's first field and length, the bit of the current segment's start in
+// its byte, and fxArray's outcome when it fails.
+type fxRun struct {
+	pos, delta uint64
+	na         int
+	lens       []uint32
+	dp, fp     unsafe.Pointer
+	nfs, stb   uint64
+	fail       int
+}
+
+// fxArray reads the array d (its kept count in r.lens) at r.pos for
+// nxRun: its length and elements (within the checks nxRun's comment
+// proves), moving r.pos, r.delta and r.na; false (r.fail: sameDiff or
+// sameFail) where its count differs from the kept event's or the
+// decoding program might fail.
+func (s *Stream) fxArray(d *nxDyn, r *fxRun, nt uint64) bool {
+	base, end := s.base, s.end
+	pos := base + (r.pos-base+d.am)&^d.am
+	n := d.length
+	if d.src >= 0 {
+		n = s.slots[d.src]
+	}
+	if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
+		r.fail = sameDiff
+		return false
+	}
+	cur := r.delta + uint64(d.idx) + 1
+	fieldAt(r.fp, cur-1).V = n
+	if n > 0 {
+		q := base + (pos-base+d.eam)&^d.eam
+		// (with the fields of the template after them: nxRun's
+		// invariant delta + len(t.fields) ≤ len(fs))
+		if q > end || n > (end-q)>>d.elog || r.delta+n+nt > r.nfs {
+			r.fail = sameFail
+			return false
+		}
+		pos = q + n<<d.elog
+		p := unsafe.Add(r.dp, q>>3)
+		el := unsafe.Slice(fieldAt(r.fp, cur), n)
+		switch d.ebits {
+		case 8:
+			for i := range el {
+				x := uint64(*(*uint8)(p))
+				el[i].V = x ^ d.esgn - d.esgn
+				p = unsafe.Add(p, 1)
+			}
+		case 16:
+			for i := range el {
+				x := uint64(binary.LittleEndian.Uint16((*[2]byte)(p)[:]))
+				el[i].V = x ^ d.esgn - d.esgn
+				p = unsafe.Add(p, 2)
+			}
+		case 32:
+			for i := range el {
+				x := uint64(binary.LittleEndian.Uint32((*[4]byte)(p)[:]))
+				el[i].V = x ^ d.esgn - d.esgn
+				p = unsafe.Add(p, 4)
+			}
+		default:
+			for i := range el {
+				el[i].V = binary.LittleEndian.Uint64((*[8]byte)(p)[:])
+				p = unsafe.Add(p, 8)
+			}
+		}
+		r.delta += n
+	}
+	r.pos = pos
+	r.na++
+	return true
+}
+
+// fieldSize is the size of a Field.
+const fieldSize = unsafe.Sizeof(Field{})
+
+// le64 returns the little-endian 8 bytes from byte i of the memory p
+// points to (the caller checked they lie within it).
+func le64(p unsafe.Pointer, i uint64) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, i))[:])
+}
+
+// fieldAt returns field i of the fields p points to (the caller checked i
+// is within them).
+func fieldAt(p unsafe.Pointer, i uint64) *Field {
+	return (*Field)(unsafe.Add(p, uintptr(i)*fieldSize))
 }
 
 // nxRootsOf sets the scope roots of the event from template t, whose

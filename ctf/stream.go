@@ -319,7 +319,7 @@ func (s *Stream) All() iter.Seq2[*Event, error] {
 func (s *Stream) Next() bool {
 	if h := s.sel; h != nil && s.pos < s.end && h.tmpl != nil {
 		s.scanned = false
-		if s.nextFast(h) {
+		if s.nextFlat(h) || s.nextFast(h) {
 			return true
 		}
 	} else if ec := s.bare; ec != nil && s.pos < s.end {
