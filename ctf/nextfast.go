@@ -1021,58 +1021,69 @@ type nxAt struct {
 // runs: a segment's start, then its integers, the slots they fill and its
 // item of variable size, segment after segment.
 type fxOp struct {
-	// fxInt, fxIntB: the value's mask and sign bit (its value is 8 bytes
-	// from its byte on, >> its bit, & mask, sign-extended as (x^sgn)-sgn);
-	// fxSeg: the segment's alignment minus 1 and its bits; fxSlot: the slot
+	// fxInt, fxIntS, fxIntB: the value's mask and sign bit (its value is
+	// 8 bytes from its byte on, >> its bit, & mask, sign-extended as
+	// (x^sgn)-sgn); fxSeg: the segment's alignment minus 1 and its bits;
+	// fxSlot: the slot; fxFix: zmask and the length
 	mask, sgn uint64
-	// fxInt: the value's byte offset from the segment's start byte;
-	// fxIntB: its bit offset from the segment's start; fxSeg: the bytes
-	// read from the start's byte on (nxSeg.need); fxDyn: the segment
+	// fxInt, fxIntS: the value's byte offset from the segment's start
+	// byte; fxIntB: its bit offset from the segment's start; fxSeg: the
+	// bytes read from the start's byte on (nxSeg.need); items: the segment
 	off uint32
-	// the template field (fxSeg: the end of the segment's fields)
-	idx  int32
+	// fo is the byte offset of the template field from the first (its
+	// index times the size of a Field: no multiplication per value)
+	fo   uint32
 	code uint8
-	sh   uint8 // fxInt: the value's bit in its byte
+	sh   uint8 // fxIntS: the value's bit in its byte
 }
 
 // fxOp codes
 const (
-	fxInt  = iota // an integer of a byte-aligned segment
+	fxInt  = iota // an integer of a byte-aligned segment at a byte
+	fxIntS        // an integer of a byte-aligned segment inside a byte (sh)
 	fxIntB        // an integer of a segment whose start may lie inside a byte
-	fxSlot        // the value of field idx goes to slot mask
+	fxSlot        // the value of field fo goes to slot mask
 	fxSeg         // a segment's start
 	fxNul         // the segment's item: a null-terminated string nxRun may find in one word (nxDyn.word wordNul)
 	fxFix         // the segment's item: a string (zmask mask) or BLOB of static length sgn ≤ 8 (wordFix)
 	fxDyn         // the segment's other item of variable size (off: the segment)
+	fxEnd         // the program's end (its last op, where nxRun's walk stops)
 )
+
+// fxOpSize is the size of an fxOp.
+const fxOpSize = unsafe.Sizeof(fxOp{})
 
 // flat returns the flat program of the segments segs.
 func flat(segs []nxSeg) []fxOp {
 	var ops []fxOp
+	fo := func(idx int32) uint32 { return uint32(idx) * uint32(fieldSize) } // (idx < maxNxFields)
 	for si := range segs {
 		g := &segs[si]
-		ops = append(ops, fxOp{code: fxSeg, mask: g.am, sgn: g.bits, off: uint32(g.need), idx: g.to})
+		ops = append(ops, fxOp{code: fxSeg, mask: g.am, sgn: g.bits, off: uint32(g.need)})
 		for _, v := range g.vals {
-			if g.bytewise {
-				ops = append(ops, fxOp{code: fxInt, mask: v.mask, sgn: v.sgn, off: v.off >> 3, sh: uint8(v.off & 7), idx: v.idx})
-			} else {
-				ops = append(ops, fxOp{code: fxIntB, mask: v.mask, sgn: v.sgn, off: v.off, idx: v.idx})
+			switch {
+			case !g.bytewise:
+				ops = append(ops, fxOp{code: fxIntB, mask: v.mask, sgn: v.sgn, off: v.off, fo: fo(v.idx)})
+			case v.off&7 != 0:
+				ops = append(ops, fxOp{code: fxIntS, mask: v.mask, sgn: v.sgn, off: v.off >> 3, sh: uint8(v.off & 7), fo: fo(v.idx)})
+			default:
+				ops = append(ops, fxOp{code: fxInt, mask: v.mask, sgn: v.sgn, off: v.off >> 3, fo: fo(v.idx)})
 			}
 		}
 		for _, sl := range g.slots {
-			ops = append(ops, fxOp{code: fxSlot, mask: uint64(sl.slot), idx: sl.idx})
+			ops = append(ops, fxOp{code: fxSlot, mask: uint64(sl.slot), fo: fo(sl.idx)})
 		}
 		switch d := &g.dyn; {
 		case d.code == 0:
 		case d.word == wordNul:
-			ops = append(ops, fxOp{code: fxNul, off: uint32(si), idx: d.idx})
+			ops = append(ops, fxOp{code: fxNul, off: uint32(si), fo: fo(d.idx)})
 		case d.word == wordFix:
-			ops = append(ops, fxOp{code: fxFix, mask: d.zmask, sgn: d.length, off: uint32(si), idx: d.idx})
+			ops = append(ops, fxOp{code: fxFix, mask: d.zmask, sgn: d.length, off: uint32(si), fo: fo(d.idx)})
 		default:
-			ops = append(ops, fxOp{code: fxDyn, off: uint32(si), idx: d.idx})
+			ops = append(ops, fxOp{code: fxDyn, off: uint32(si), fo: fo(d.idx)})
 		}
 	}
-	return ops
+	return append(ops, fxOp{code: fxEnd})
 }
 
 // nxRun fills the fields fs of template t, which hold t's structure
@@ -1113,8 +1124,8 @@ func flat(segs []nxSeg) []fxOp {
 func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxAt) (uint64, int) {
 	ops := t.ops
 	oi := at.oi
-	if oi >= len(ops) {
-		return pos, sameOK
+	if oi >= len(ops)-1 {
+		return pos, sameOK // (at fxEnd)
 	}
 	// (not reached: end lies within the loaded bytes; every segment's
 	// ops, and so the program, start with fxSeg, which sets sp, and
@@ -1133,18 +1144,26 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 	r.dp, r.fp, r.nfs = unsafe.Pointer(unsafe.SliceData(s.data)), unsafe.Pointer(unsafe.SliceData(fs)), nfs
 	fd := unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
 	var sp unsafe.Pointer // the current segment's start byte
-	for ; oi < len(ops); oi++ {
-		o := &ops[oi]
+	// op walks the ops from op oi to the last, fxEnd, at oe (a pointer:
+	// no index and no bounds check per op; never past the ops)
+	o0 := unsafe.Pointer(unsafe.SliceData(ops))
+	oe := unsafe.Add(o0, uintptr(len(ops)-1)*fxOpSize)
+	for op := unsafe.Add(o0, uintptr(oi)*fxOpSize); op != oe; op = unsafe.Add(op, fxOpSize) {
+		o := (*fxOp)(op)
 		if o.code == fxInt {
-			x := le64(sp, uint64(o.off)) >> (o.sh & 63) & o.mask
-			(*Field)(unsafe.Add(fd, uintptr(o.idx)*fieldSize)).V = x ^ o.sgn - o.sgn
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 			continue
 		}
 		switch o.code {
+		case fxIntS:
+			x := le64(sp, uint64(o.off)) >> (o.sh & 63) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			continue
 		case fxIntB:
 			q := r.stb + uint64(o.off)
 			x := le64(sp, q>>3) >> (q & 7) & o.mask
-			(*Field)(unsafe.Add(fd, uintptr(o.idx)*fieldSize)).V = x ^ o.sgn - o.sgn
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 			continue
 		case fxSeg:
 			base := s.base
@@ -1156,14 +1175,14 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 			r.pos = st + o.sgn
 			continue
 		case fxSlot:
-			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.idx)*fieldSize)).V
+			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
 			continue
 		case fxNul, fxFix:
 			// a short string or BLOB from one word, without a call
 			pos := r.pos
 			i := pos >> 3
 			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
-				f := (*Field)(unsafe.Add(fd, uintptr(o.idx)*fieldSize))
+				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
 				w := le64(r.dp, i)
 				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 				if o.code == fxNul {
@@ -1187,7 +1206,7 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 		}
 		d := &t.segs[o.off].dyn
 		if d.code != nxArray {
-			at.oi, at.si, at.delta, at.na = oi+1, int(o.off), int32(r.delta), r.na
+			at.oi, at.si, at.delta, at.na = int((uintptr(op)-uintptr(o0))/fxOpSize)+1, int(o.off), int32(r.delta), r.na
 			return r.pos, sameText
 		}
 		if !s.fxArray(d, &r, uint64(len(t.fields))) {
