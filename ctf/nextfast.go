@@ -217,7 +217,40 @@ func (t *Trace) compileNext() {
 				ec.nx[k] = t.numbered(p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k]))
 			}
 		}
+		sc.fxSel = selTable(sc, h)
 	}
+}
+
+// fxHead is what a selector value of an LTTng-shaped header names when
+// its option has no class id field (the selector is the class id): the
+// option, the class and its template after the option (t nil: none).
+type fxHead struct {
+	p  *hdrPart
+	ec *EventClass
+	t  *nxProg
+}
+
+// selTable returns the fxHead of each selector value of header shape h
+// of stream class sc below the end of its selector table (nil when none
+// names a template).
+func selTable(sc *StreamClass, h *hdrShape) []fxHead {
+	tab := make([]fxHead, len(h.tab))
+	named := false
+	for sel, k := range h.tab {
+		if k < 0 || h.opts[k].id.mask != 0 {
+			continue
+		}
+		ec := sc.EventClass(uint64(sel))
+		if ec == nil || int(k) >= len(ec.nx) {
+			continue
+		}
+		tab[sel] = fxHead{p: &h.opts[k], ec: ec, t: &ec.nx[k]}
+		named = true
+	}
+	if !named {
+		return nil
+	}
+	return tab
 }
 
 // numbered returns q with its number among the templates a stream may
@@ -558,30 +591,39 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 	}
 	f := &h.pre.slot
 	sel := f.get(w0, w1)
-	k := h.option(sel)
-	if k < 0 {
-		return false
+	sc := s.pkt.Class
+	var p *hdrPart
+	var ec *EventClass
+	var t *nxProg
+	id := sel
+	if sel < uint64(len(sc.fxSel)) && sc.fxSel[sel].t != nil {
+		// the selector names the option and the class (LTTng's compact
+		// header): one look-up
+		e := &sc.fxSel[sel]
+		p, ec, t = e.p, e.ec, e.t
+	} else {
+		k := h.option(sel)
+		if k < 0 {
+			return false
+		}
+		p = &h.opts[k]
+		if p.id.mask != 0 {
+			id = p.id.get(w0, w1)
+		}
+		if id < uint64(len(sc.small)) {
+			ec = sc.small[id]
+		} else {
+			ec = sc.events[id]
+		}
+		if ec == nil || k >= len(ec.nx) {
+			return false
+		}
+		t = &ec.nx[k]
 	}
-	p := &h.opts[k]
 	pos := hs + p.bits
 	if pos > s.end {
 		return false
 	}
-	id := sel
-	if p.id.mask != 0 {
-		id = p.id.get(w0, w1)
-	}
-	sc := s.pkt.Class
-	var ec *EventClass
-	if id < uint64(len(sc.small)) {
-		ec = sc.small[id]
-	} else {
-		ec = sc.events[id]
-	}
-	if ec == nil || k >= len(ec.nx) {
-		return false
-	}
-	t := &ec.nx[k]
 	j := uint32(t.num)
 	if j >= uint32(len(s.nxKept)) || !t.rootStatic {
 		return false
@@ -1209,10 +1251,34 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 			at.oi, at.si, at.delta, at.na = int((uintptr(op)-uintptr(o0))/fxOpSize)+1, int(o.off), int32(r.delta), r.na
 			return r.pos, sameText
 		}
-		if !s.fxArray(d, &r, uint64(len(t.fields))) {
-			return 0, r.fail
+		// the array: its length and elements (within the checks the
+		// comment above proves)
+		base := s.base
+		pos := base + (r.pos-base+d.am)&^d.am
+		n := d.length
+		if d.src >= 0 {
+			n = s.slots[d.src]
 		}
-		fd = unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
+		if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
+			return 0, sameDiff
+		}
+		cur := r.delta + uint64(d.idx) + 1
+		fieldAt(r.fp, cur-1).V = n
+		if n > 0 {
+			end := s.end
+			q := base + (pos-base+d.eam)&^d.eam
+			// (with the fields of the template after them: the
+			// invariant delta + len(t.fields) ≤ len(fs) holds on)
+			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > r.nfs {
+				return 0, sameFail
+			}
+			pos = q + n<<d.elog
+			fxElems(unsafe.Slice(fieldAt(r.fp, cur), n), unsafe.Add(r.dp, q>>3), d)
+			r.delta += n
+			fd = unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
+		}
+		r.pos = pos
+		r.na++
 	}
 	return r.pos, sameOK
 }
@@ -1220,75 +1286,43 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 // fxRun is nxRun's state: the position, the elements of the arrays so
 // far (delta) and the arrays (na), the kept counts, data's first byte,
 // fs's first field and length, the bit of the current segment's start in
-// its byte, and fxArray's outcome when it fails.
+// its byte.
 type fxRun struct {
 	pos, delta uint64
 	na         int
 	lens       []uint32
 	dp, fp     unsafe.Pointer
 	nfs, stb   uint64
-	fail       int
 }
 
-// fxArray reads the array d (its kept count in r.lens) at r.pos for
-// nxRun: its length and elements (within the checks nxRun's comment
-// proves), moving r.pos, r.delta and r.na; false (r.fail: sameDiff or
-// sameFail) where its count differs from the kept event's or the
-// decoding program might fail.
-func (s *Stream) fxArray(d *nxDyn, r *fxRun, nt uint64) bool {
-	base, end := s.base, s.end
-	pos := base + (r.pos-base+d.am)&^d.am
-	n := d.length
-	if d.src >= 0 {
-		n = s.slots[d.src]
-	}
-	if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
-		r.fail = sameDiff
-		return false
-	}
-	cur := r.delta + uint64(d.idx) + 1
-	fieldAt(r.fp, cur-1).V = n
-	if n > 0 {
-		q := base + (pos-base+d.eam)&^d.eam
-		// (with the fields of the template after them: nxRun's
-		// invariant delta + len(t.fields) ≤ len(fs))
-		if q > end || n > (end-q)>>d.elog || r.delta+n+nt > r.nfs {
-			r.fail = sameFail
-			return false
+// fxElems writes the elements el of array d from p on (len(el) elements
+// of d.ebits bits, which nxRun checked lie within the data).
+func fxElems(el []Field, p unsafe.Pointer, d *nxDyn) {
+	switch d.ebits {
+	case 8:
+		for i := range el {
+			x := uint64(*(*uint8)(p))
+			el[i].V = x ^ d.esgn - d.esgn
+			p = unsafe.Add(p, 1)
 		}
-		pos = q + n<<d.elog
-		p := unsafe.Add(r.dp, q>>3)
-		el := unsafe.Slice(fieldAt(r.fp, cur), n)
-		switch d.ebits {
-		case 8:
-			for i := range el {
-				x := uint64(*(*uint8)(p))
-				el[i].V = x ^ d.esgn - d.esgn
-				p = unsafe.Add(p, 1)
-			}
-		case 16:
-			for i := range el {
-				x := uint64(binary.LittleEndian.Uint16((*[2]byte)(p)[:]))
-				el[i].V = x ^ d.esgn - d.esgn
-				p = unsafe.Add(p, 2)
-			}
-		case 32:
-			for i := range el {
-				x := uint64(binary.LittleEndian.Uint32((*[4]byte)(p)[:]))
-				el[i].V = x ^ d.esgn - d.esgn
-				p = unsafe.Add(p, 4)
-			}
-		default:
-			for i := range el {
-				el[i].V = binary.LittleEndian.Uint64((*[8]byte)(p)[:])
-				p = unsafe.Add(p, 8)
-			}
+	case 16:
+		for i := range el {
+			x := uint64(binary.LittleEndian.Uint16((*[2]byte)(p)[:]))
+			el[i].V = x ^ d.esgn - d.esgn
+			p = unsafe.Add(p, 2)
 		}
-		r.delta += n
+	case 32:
+		for i := range el {
+			x := uint64(binary.LittleEndian.Uint32((*[4]byte)(p)[:]))
+			el[i].V = x ^ d.esgn - d.esgn
+			p = unsafe.Add(p, 4)
+		}
+	default:
+		for i := range el {
+			el[i].V = binary.LittleEndian.Uint64((*[8]byte)(p)[:])
+			p = unsafe.Add(p, 8)
+		}
 	}
-	r.pos = pos
-	r.na++
-	return true
 }
 
 // fieldSize is the size of a Field.
