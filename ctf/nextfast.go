@@ -21,21 +21,30 @@ import (
 // offsets and lengths, the array lengths and elements are written; of a
 // class with arrays the stream keeps the last event whole with its
 // element counts (nxLens): an event with the same counts writes only
-// values and elements (nxSame), one whose counts differ the End values
-// that arrays move and the fields after the first array (nxArrays). Short
-// strings and BLOBs are read from one 8-byte word inline (nulWord,
-// fixWord), the others by nxText (outside nxSame's loop: a call inside a
-// loop spills every value the loop keeps). The class is
+// values and elements, one whose counts differ the End values that arrays
+// move and the fields after the first array (nxArrays). The class is
 // cut into segments: fixed-size integers at fixed offsets from the
 // segment's aligned start, ending with at most one item of variable size
 // (a null-terminated string, a string or BLOB of a static or dynamic
-// length, an array of plain little-endian integers). Classes with anything
-// else (variants, optionals, floats, booleans, big-endian or
-// variable-length integers, fields with roles, UTF-16/32 text, arrays of
-// other elements) have no template, and wherever the fast path is unsure
-// (a bound, the field limit, an 8-byte read past the loaded bytes) Next
-// decodes the record with the decoding program, which reports exactly what
-// it reports (TestNextFastMatchesWalk checks both give the same fields).
+// length, an array of plain little-endian integers). The segments are
+// compiled into one flat program per template (fxOp: a segment's start,
+// its integers, the slots they fill, its item), which nxRun runs in one
+// loop with an integer at its head, reading the bytes and writing the
+// fields through unsafe pointers that one check per segment covers (its
+// comment holds the proof). nextFlat, the common case (the structure in
+// place, the scope roots static), reads the header, finds option, class
+// and template in one look-up for a compact header's selector
+// (StreamClass.fxSel) and runs nxRun with no other call; anything else
+// goes to nextFast, which ends what nxRun leaves with nxSlow (a string
+// not found in one word read by nxText outside the loop: a call inside a
+// loop spills every value the loop keeps; counts that differ, a template
+// not kept yet). Classes with anything else (variants, optionals,
+// floats, booleans, big-endian or variable-length integers, fields with
+// roles, UTF-16/32 text, arrays of other elements) have no template, and
+// wherever the fast path is unsure (a bound, the field limit, an 8-byte
+// read past the loaded bytes) Next decodes the record with the decoding
+// program, which reports exactly what it reports (TestNextFastMatchesWalk
+// checks both give the same fields).
 
 // maxNxArrays bounds the arrays of a class with a template (the element
 // counts before each are kept on the stack).
@@ -152,7 +161,7 @@ const (
 type nxDyn struct {
 	code uint8
 	text bool // nxBytes: a string (N stops at the first null byte)
-	// word: nulWord or fixWord may read it (aligned to 8 bits; wordNul:
+	// word: nxRun may read it from one word (aligned to 8 bits; wordNul:
 	// a null-terminated string; wordFix: a string or BLOB of a static
 	// length of at most 8 bytes)
 	word   uint8
@@ -197,8 +206,12 @@ func (t *Trace) compileNext() {
 			if p == nil || total+len(p.fields) > budget {
 				continue
 			}
+			q := p.after(&hdrTmpl{}, &hdrField{}, &hdrPart{})
+			if q.ops == nil {
+				continue
+			}
 			total += len(p.fields)
-			ec.nx = []nxProg{t.numbered(p.after(&hdrTmpl{}, &hdrField{}, &hdrPart{}))}
+			ec.nx = []nxProg{t.numbered(q)}
 			sc.bare = ec
 			continue
 		}
@@ -211,11 +224,21 @@ func (t *Trace) compileNext() {
 			if p == nil || total+len(h.tmpl)*len(p.fields) > budget {
 				continue
 			}
-			total += len(h.tmpl) * len(p.fields)
-			ec.nx = make([]nxProg, len(h.tmpl))
+			nx := make([]nxProg, len(h.tmpl))
 			for k := range h.tmpl {
-				ec.nx[k] = t.numbered(p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k]))
+				if nx[k] = p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k]); nx[k].ops == nil {
+					nx = nil
+					break
+				}
 			}
+			if nx == nil {
+				continue
+			}
+			total += len(h.tmpl) * len(p.fields)
+			for k := range nx {
+				nx[k] = t.numbered(nx[k])
+			}
+			ec.nx = nx
 		}
 		sc.fxSel = selTable(sc, h)
 	}
@@ -315,7 +338,7 @@ func (p *nxProg) after(ht *hdrTmpl, sel *hdrField, o *hdrPart) nxProg {
 	if len(q.segs) > 0 {
 		q.segs[0].from = 0 // with the header's fields
 	}
-	q.ops = flat(q.segs)
+	q.ops = flat(q.segs, len(q.fields))
 	q.rootStatic = q.roots[0].ai == 0 && q.roots[1].ai == 0 && q.roots[2].ai == 0
 	q.rootCC, q.rootSC, q.rootPL = q.roots[0].i, q.roots[1].i, q.roots[2].i
 	return q
@@ -677,6 +700,7 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 	s.pos = pos
 	s.events++
 	s.nxEvents++
+	s.fxEvents++
 	return true
 }
 
@@ -925,8 +949,8 @@ func (s *Stream) nxArrKeep(t *nxProg) []Field {
 // header's fields and the class's before its first array) from the
 // previous events, and the whole previous event of t with its element
 // counts (s.nxLens): when this event's arrays have the same counts, their
-// structure is in place and only values are written (nxSame); else the
-// fields after the first segment are copied from t.
+// structure is in place and only values are written (nxRun, before this
+// is called); else the fields after the first segment are copied from t.
 func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	// the fields: the stream's own buffer of t, its first segment in
 	// place (nxArrKeep makes it), or s.fields, empty
@@ -962,7 +986,7 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 				fs[i].End += delta
 			}
 		}
-		vals := g.vals // (a local: see nxStatic)
+		vals := g.vals // (a local: read through g, the compiler reloads it after every store to fs)
 		for i := range vals {
 			v := &vals[i]
 			fs[delta+v.idx].V = v.at(data, st)
@@ -1043,7 +1067,7 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	return fs, pos, true
 }
 
-// nxSame outcomes
+// nxRun outcomes
 const (
 	sameOK   = iota
 	sameFail // where the decoding program might fail
@@ -1095,10 +1119,16 @@ const (
 // fxOpSize is the size of an fxOp.
 const fxOpSize = unsafe.Sizeof(fxOp{})
 
-// flat returns the flat program of the segments segs.
-func flat(segs []nxSeg) []fxOp {
+// flat returns the flat program of the segments segs of a template of n
+// fields, or nil when a field index is not below n (nxRun's proof needs
+// them below: not reached, after makes them so).
+func flat(segs []nxSeg, n int) []fxOp {
 	var ops []fxOp
-	fo := func(idx int32) uint32 { return uint32(idx) * uint32(fieldSize) } // (idx < maxNxFields)
+	ok := true
+	fo := func(idx int32) uint32 {
+		ok = ok && idx >= 0 && int(idx) < n && uint64(idx)*uint64(fieldSize) <= math.MaxUint32
+		return uint32(idx) * uint32(fieldSize)
+	}
 	for si := range segs {
 		g := &segs[si]
 		ops = append(ops, fxOp{code: fxSeg, mask: g.am, sgn: g.bits, off: uint32(g.need)})
@@ -1124,6 +1154,9 @@ func flat(segs []nxSeg) []fxOp {
 		default:
 			ops = append(ops, fxOp{code: fxDyn, off: uint32(si), fo: fo(d.idx)})
 		}
+	}
+	if !ok {
+		return nil
 	}
 	return append(ops, fxOp{code: fxEnd})
 }
@@ -1155,26 +1188,25 @@ func flat(segs []nxSeg) []fxOp {
 //     the check (pos>>3)+8 ≤ len(data) (pos is byte-aligned there);
 //   - the elements of an array, each of ebits/8 bytes from byte q>>3
 //     (q byte-aligned: its class is byte-aligned and so is every packet's
-//     start), lie within q + n·ebits ≤ end ≤ 8·len(data), end checked
-//     against len(data) on entry;
-//   - fd is fs's field delta (fp + delta, fp its first field, delta the
-//     elements of the arrays so far); a segment's fields are template
-//     indices below its end idx (every value, slot and item of the
-//     segment lies there), written at fd + index: the segment's check
-//     delta+idx ≤ len(fs) covers them; an array's elements, fields
-//     cur … cur+n-1, are checked cur+n ≤ len(fs).
+//     start), lie within q + n·ebits ≤ end ≤ 8·len(data), both checked
+//     there;
+//   - fd is fs's field delta (fp + delta·size, fp its first field, delta
+//     the elements of the arrays so far); every op's field is a template
+//     index below len(t.fields) (flat makes no program otherwise), written
+//     at fd + index·size (fo): delta + len(t.fields) ≤ len(fs), checked on
+//     entry and again after each array's elements (fields cur … cur+n-1,
+//     cur ≤ delta + len(t.fields)), covers them all.
 func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxAt) (uint64, int) {
 	ops := t.ops
 	oi := at.oi
 	if oi >= len(ops)-1 {
 		return pos, sameOK // (at fxEnd)
 	}
-	// (not reached: end lies within the loaded bytes; every segment's
-	// ops, and so the program, start with fxSeg, which sets sp, and
-	// nxRun resumes only after a segment's item; fs holds t's fields
-	// after the arrays so far)
+	// (not reached: every segment's ops, and so the program, start with
+	// fxSeg, which sets sp, and nxRun resumes only after a segment's
+	// item; fs holds t's fields after the arrays so far)
 	nfs := uint64(len(fs))
-	if s.end > uint64(len(s.data))*8 || ops[oi].code != fxSeg || uint64(at.delta)+uint64(len(t.fields)) > nfs {
+	if ops[oi].code != fxSeg || uint64(at.delta)+uint64(len(t.fields)) > nfs {
 		return 0, sameFail
 	}
 	// the loop's state but for the op, sp and fd, in memory (r: a
@@ -1269,7 +1301,7 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 			q := base + (pos-base+d.eam)&^d.eam
 			// (with the fields of the template after them: the
 			// invariant delta + len(t.fields) ≤ len(fs) holds on)
-			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > r.nfs {
+			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > r.nfs || end > uint64(len(s.data))*8 {
 				return 0, sameFail
 			}
 			pos = q + n<<d.elog

@@ -14,6 +14,7 @@ import (
 // nextFastStats counts what compareNextFast saw.
 type nextFastStats struct {
 	events, fast, templated int64 // events; those Next built from templates; those whose class has one
+	flat                    int64 // those of fast nextFlat built (the rest: nextFast, after it gave up or where it does not run)
 	classes                 map[*EventClass]bool
 }
 
@@ -72,6 +73,7 @@ func compareNextFastRoom(t testing.TB, tr *Trace, name string, data []byte, st *
 		t.Fatalf("%s: losses %v / %v, recovery %v / %v", name, fast.Losses(), walk.Losses(), fast.Recovery(), walk.Recovery())
 	}
 	st.fast += fast.nxEvents
+	st.flat += fast.fxEvents
 	return fast
 }
 
@@ -122,6 +124,11 @@ func TestNextFastMatchesWalk(t *testing.T) {
 	}
 	if st.fast < st.templated*9/10 || len(st.classes) != 40 {
 		t.Fatalf("generated streams: %d of %d records of templated classes (%d classes) from the fast path", st.fast, st.templated, len(st.classes))
+	}
+	// nextFlat builds most of them (and nextFast the rest: a class's
+	// first record, a sequence count that changed, a cut)
+	if st.flat < st.fast*3/4 || st.flat == st.fast {
+		t.Fatalf("generated streams: %d of %d fast-path records from nextFlat", st.flat, st.fast)
 	}
 	dirs := realTraceDirs()
 	if len(dirs) == 0 {

@@ -199,6 +199,7 @@ type Stream struct {
 	rec                        traceerr.Recovery
 	events                     int64
 	nxEvents                   int64 // the records Next decoded from templates (nextfast.go)
+	fxEvents                   int64 // those of them nextFlat decoded (tests)
 	// the fields of the templates this stream has used, by their num,
 	// kept with their structure (nil: not yet; nxNoKeep: copied per
 	// event), in chunks (nxChunk, the last) that never move: without
