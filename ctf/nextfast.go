@@ -84,6 +84,9 @@ type nxProg struct {
 	hSel, hID, hClk int32
 	segs            []nxSeg
 	ops             []fxOp // segs as one flat program (nxRun)
+	// flat: nextFlat may run t (its scope roots static, ops starting with
+	// fxSeg and ending with fxEnd)
+	flat bool
 	// fix are the structures that hold an array: their End moves with
 	// its length
 	fix []nxRef
@@ -340,6 +343,7 @@ func (p *nxProg) after(ht *hdrTmpl, sel *hdrField, o *hdrPart) nxProg {
 	}
 	q.ops = flat(q.segs, len(q.fields))
 	q.rootStatic = q.roots[0].ai == 0 && q.roots[1].ai == 0 && q.roots[2].ai == 0
+	q.flat = q.rootStatic && len(q.ops) >= 2 && q.ops[0].code == fxSeg
 	q.rootCC, q.rootSC, q.rootPL = q.roots[0].i, q.roots[1].i, q.roots[2].i
 	return q
 }
@@ -648,7 +652,7 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 		return false
 	}
 	j := uint32(t.num)
-	if j >= uint32(len(s.nxKept)) || !t.rootStatic {
+	if j >= uint32(len(s.nxKept)) || !t.flat {
 		return false
 	}
 	fs := s.nxKept[j]
@@ -691,13 +695,111 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 	ev.Fields = fs
 	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
 	s.ercID, s.haveERCID = id, true // (decodeEvent clears them)
-	var at nxAt
-	pos, r := s.nxRun(t, fs, pos, lens, &at)
-	if r != sameOK {
-		return false
+	// nxRun's loop from the first op, inline (a call would cost ≈ 50
+	// instructions per event: its entry's checks and state; here they
+	// are proven above: t's program starts with fxSeg, and fs holds
+	// t's fields, delta being 0)
+	ops, oi := t.ops, 0 // (t.flat: ops[0] is fxSeg, fxEnd follows)
+	var r fxRun
+	r.pos, r.lens = pos, lens
+	r.dp, r.fp, r.nfs = unsafe.Pointer(unsafe.SliceData(s.data)), unsafe.Pointer(unsafe.SliceData(fs)), uint64(len(fs))
+	fd := r.fp
+	var sp unsafe.Pointer // the current segment's start byte
+	// op walks the ops from op oi to the last, fxEnd, at oe (a pointer:
+	// no index and no bounds check per op; never past the ops)
+	o0 := unsafe.Pointer(unsafe.SliceData(ops))
+	oe := unsafe.Add(o0, uintptr(len(ops)-1)*fxOpSize)
+	for op := unsafe.Add(o0, uintptr(oi)*fxOpSize); op != oe; op = unsafe.Add(op, fxOpSize) {
+		o := (*fxOp)(op)
+		if o.code == fxInt {
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			continue
+		}
+		switch o.code {
+		case fxIntS:
+			x := le64(sp, uint64(o.off)) >> (o.sh & 63) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			continue
+		case fxIntB:
+			q := r.stb + uint64(o.off)
+			x := le64(sp, q>>3) >> (q & 7) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			continue
+		case fxSeg:
+			base := s.base
+			st := base + (r.pos-base+o.mask)&^o.mask
+			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
+				return false
+			}
+			sp, r.stb = unsafe.Add(r.dp, st>>3), st&7
+			r.pos = st + o.sgn
+			continue
+		case fxSlot:
+			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
+			continue
+		case fxNul, fxFix:
+			// a short string or BLOB from one word, without a call
+			pos := r.pos
+			i := pos >> 3
+			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
+				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+				w := le64(r.dp, i)
+				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+				if o.code == fxNul {
+					// the first null byte (z's lowest flag), within
+					// the content: what nulAt finds there
+					q := pos + uint64(bits.TrailingZeros64(z)&^7)
+					if z != 0 && q+8 <= s.end {
+						f.V, f.N = i, uint32(q-pos)>>3
+						r.pos = q + 8
+						continue
+					}
+				} else if pos+o.sgn*8 <= s.end {
+					// up to its first null byte (a string), 8 when
+					// none (or a BLOB: zmask 0)
+					n := uint64(bits.TrailingZeros64(z&o.mask) >> 3)
+					f.V, f.N = i, uint32(min(n, o.sgn))
+					r.pos = pos + o.sgn*8
+					continue
+				}
+			}
+		}
+		d := &t.segs[o.off].dyn
+		if d.code != nxArray {
+			return false
+		}
+		// the array: its length and elements (within the checks the
+		// comment above proves)
+		base := s.base
+		pos := base + (r.pos-base+d.am)&^d.am
+		n := d.length
+		if d.src >= 0 {
+			n = s.slots[d.src]
+		}
+		if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
+			return false
+		}
+		cur := r.delta + uint64(d.idx) + 1
+		fieldAt(r.fp, cur-1).V = n
+		if n > 0 {
+			end := s.end
+			q := base + (pos-base+d.eam)&^d.eam
+			// (with the fields of the template after them: the
+			// invariant delta + len(t.fields) ≤ len(fs) holds on)
+			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > r.nfs || end > uint64(len(s.data))*8 {
+				return false
+			}
+			pos = q + n<<d.elog
+			fxElems(unsafe.Slice(fieldAt(r.fp, cur), n), unsafe.Add(r.dp, q>>3), d)
+			r.delta += n
+			fd = unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
+		}
+		r.pos = pos
+		r.na++
 	}
 	s.clock = ev.Cycles
-	s.pos = pos
+	s.pos = r.pos
 	s.events++
 	s.nxEvents++
 	s.fxEvents++
@@ -1199,6 +1301,9 @@ func flat(segs []nxSeg, n int) []fxOp {
 func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxAt) (uint64, int) {
 	ops := t.ops
 	oi := at.oi
+	if len(ops) == 0 {
+		return 0, sameFail // (not reached: see flat)
+	}
 	if oi >= len(ops)-1 {
 		return pos, sameOK // (at fxEnd)
 	}
