@@ -257,11 +257,10 @@ type fxHead struct {
 }
 
 // selTable returns the fxHead of each selector value of header shape h
-// of stream class sc below the end of its selector table (nil when none
-// names a template).
+// of stream class sc up to the last that names a template (nil when none
+// does; at most the 256 of its selector table).
 func selTable(sc *StreamClass, h *hdrShape) []fxHead {
-	tab := make([]fxHead, len(h.tab))
-	named := false
+	var tab []fxHead
 	for sel, k := range h.tab {
 		if k < 0 || h.opts[k].id.mask != 0 {
 			continue
@@ -270,11 +269,13 @@ func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 		if ec == nil || int(k) >= len(ec.nx) {
 			continue
 		}
+		if tab == nil {
+			tab = make([]fxHead, len(h.tab))
+		}
 		tab[sel] = fxHead{p: &h.opts[k], ec: ec, t: &ec.nx[k]}
-		named = true
 	}
-	if !named {
-		return nil
+	for len(tab) > 0 && tab[len(tab)-1].t == nil {
+		tab = tab[:len(tab)-1]
 	}
 	return tab
 }

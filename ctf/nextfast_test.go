@@ -400,3 +400,40 @@ func TestNextFastKeptArrays(t *testing.T) {
 		}
 	}
 }
+
+// The compact header's selector table (StreamClass.fxSel) names, for each
+// selector value whose option has no class id field, the class of that id
+// and its template after that option, up to the last such value; the
+// extended option (31: its id field names the class) is not in it.
+func TestNextFlatSelectorTable(t *testing.T) {
+	tr := traceFromTSDL(t, genMetadata(40))
+	sc := tr.dscs[0]
+	h := sc.selShape
+	if h == nil || len(h.tab) != 32 {
+		t.Fatalf("selector shape %v", h)
+	}
+	if len(sc.fxSel) != 31 {
+		t.Fatalf("%d selector entries, want 31 (0 … 30)", len(sc.fxSel))
+	}
+	for sel, e := range sc.fxSel {
+		k := h.tab[sel]
+		ec := sc.EventClass(uint64(sel))
+		if e.ec != ec || e.p != &h.opts[k] || e.t != &ec.nx[k] || !e.t.flat {
+			t.Fatalf("selector %d: %+v, want class %v option %d", sel, e, ec.Name, k)
+		}
+	}
+	// a class without a template leaves its selector empty, and the
+	// table ends at the last one that names a template
+	for _, ec := range sc.events {
+		if ec.ID >= 20 {
+			ec.nx = nil
+		}
+	}
+	if tab := selTable(sc, h); len(tab) != 20 || tab[19].t == nil {
+		t.Fatalf("%d entries without the classes from 20 on", len(tab))
+	}
+	sc.events[5].nx = nil
+	if tab := selTable(sc, h); len(tab) != 20 || tab[5].t != nil {
+		t.Fatalf("class 5 without a template: %+v", tab[5])
+	}
+}
