@@ -85,7 +85,8 @@ type nxProg struct {
 	segs            []nxSeg
 	ops             []fxOp // segs as one flat program (nxRun)
 	// flat: nextFlat may run t (its scope roots static, ops starting with
-	// fxSeg and ending with fxEnd)
+	// fxSeg and ending with fxEnd; a header of the selector, a clock field
+	// and at most a class id: hSel, hClk ≥ 0, no hvals)
 	flat bool
 	// fix are the structures that hold an array: their End moves with
 	// its length
@@ -344,7 +345,7 @@ func (p *nxProg) after(ht *hdrTmpl, sel *hdrField, o *hdrPart) nxProg {
 	}
 	q.ops = flat(q.segs, len(q.fields))
 	q.rootStatic = q.roots[0].ai == 0 && q.roots[1].ai == 0 && q.roots[2].ai == 0
-	q.flat = q.rootStatic && len(q.ops) >= 2 && q.ops[0].code == fxSeg
+	q.flat = q.rootStatic && len(q.ops) >= 2 && q.ops[0].code == fxSeg && q.hSel >= 0 && q.hClk >= 0 && len(q.hvals) == 0
 	q.rootCC, q.rootSC, q.rootPL = q.roots[0].i, q.roots[1].i, q.roots[2].i
 	return q
 }
@@ -666,31 +667,20 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 	if len(fs) < len(t.fields) {
 		return false // not kept yet (or copied per event: nxNoKeep)
 	}
+	// (t.flat: the header holds the selector and p's clock field, and
+	// no other value but the class id)
 	s.slots[f.slot] = sel
-	if t.hSel >= 0 {
-		fs[t.hSel].V = sel
-	}
+	fs[t.hSel].V = sel
 	if t.hID >= 0 {
 		fs[t.hID].V = id
 	}
-	clock := s.clock
-	if m := p.clk.mask; m != 0 {
-		// hdrPart.clock, with the field's value kept
-		v := p.clk.get(w0, w1)
-		if v < clock&m {
-			clock += m + 1
-		}
-		clock = clock&^m | v
-		if t.hClk >= 0 {
-			fs[t.hClk].V = v
-		}
+	// hdrPart.clock, with the field's value kept
+	m, v, clock := p.clk.mask, p.clk.get(w0, w1), s.clock
+	if v < clock&m {
+		clock += m + 1
 	}
-	if len(t.hvals) > 0 {
-		for i := range t.hvals {
-			v := &t.hvals[i]
-			fs[v.idx].V = v.f.get(w0, w1)
-		}
-	}
+	clock = clock&^m | v
+	fs[t.hClk].V = v
 	ev := &s.ev
 	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = 0, t.rootCC, t.rootSC, t.rootPL
 	ev.Fields = fs
