@@ -602,16 +602,18 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	return true
 }
 
-// nextFlat is nextFast for the common case, in one pass with no call
-// but nxRun's: the template's structure in place (kept by the stream; of
-// a template with arrays, the last event, whose counts this one repeats)
-// and its scope roots static. The header's values, the clock and the
-// event are written before nxRun runs (nothing lives across the call but
-// s, t and the position); the stream's clock, position and counters
-// only once the record is read whole. Wherever nxRun stops short (a
-// string for nxText, counts that differ, a bound in doubt) it returns
-// false and nextFast decodes the record again from its start, writing
-// again everything this wrote.
+// nextFlat is nextFast for the common case, in one pass with no call but
+// for an array's elements (fxElems): the template flat (its scope roots
+// static; LTTng's header: the selector, a clock field, at most a class
+// id), its structure in place (kept by the stream; of a template with
+// arrays, the last event, whose counts this one repeats). The header's
+// values, the clock and the event are written first (their values dead
+// before the loop, which keeps few in registers), then t's flat program
+// runs inline, as nxRun runs it; the stream's clock, position and
+// counters are written only once the record is read whole. Wherever the
+// program stops short (a string not in one word, counts that differ, a
+// bound in doubt) it returns false and nextFast decodes the record again
+// from its start, writing again everything this wrote.
 func (s *Stream) nextFlat(h *hdrShape) bool {
 	start, base := s.pos, s.base
 	hs, w0, w1, ok := h.words(s.data, base, start)
