@@ -84,12 +84,23 @@
 // count and End. A stream keeps its own copy of each template it uses
 // (within a budget of 2^16 fields), so per event Next writes only the
 // values, string offsets and lengths, and array elements it reads at fixed
-// offsets of segments that end at each field of variable size (short
-// strings found in one 8-byte word); of a class with arrays it keeps the
-// last event whole with its element counts, so an event with the same
-// counts is written in place too, and one whose counts differ copies the
-// fields after the first array (Event.Fields is therefore read-only: see
-// Event). Where a
+// offsets of segments that end at each field of variable size; of a class
+// with arrays it keeps the last event whole with its element counts, so an
+// event with the same counts is written in place too, and one whose counts
+// differ copies the fields after the first array (Event.Fields is
+// therefore read-only: see Event). A template's segments are one flat
+// program of ops run by one loop: a segment's start (one check that its
+// bits lie within the packet content and that an 8-byte read at each of its
+// integers lies within the loaded bytes), then its integers, each one
+// unaligned 8-byte load at a fixed byte offset, a mask and a branch-free
+// sign extension written into the field's value (bytes and fields reached
+// through unsafe pointers that the segment's check covers), then its item
+// of variable size (a string or BLOB of up to 8 bytes found in one word,
+// an array's elements after one check). For an LTTng compact header the
+// selector names the option, the class and the template in one look-up,
+// and the header, the clock and the class's program run in one function
+// with no call; a longer string, an array whose count changed or a
+// template not kept yet takes the general path. Where a
 // skimming program or a template is unsure it hands the record to the
 // decoding program, so Scan and Next fail on the same records with the
 // same errors. The recursive field walk these replace stays as the

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // Next's fast path. When the event record header has a selID shape with
@@ -20,21 +21,30 @@ import (
 // offsets and lengths, the array lengths and elements are written; of a
 // class with arrays the stream keeps the last event whole with its
 // element counts (nxLens): an event with the same counts writes only
-// values and elements (nxSame), one whose counts differ the End values
-// that arrays move and the fields after the first array (nxArrays). Short
-// strings and BLOBs are read from one 8-byte word inline (nulWord,
-// fixWord), the others by nxText (outside nxSame's loop: a call inside a
-// loop spills every value the loop keeps). The class is
+// values and elements, one whose counts differ the End values that arrays
+// move and the fields after the first array (nxArrays). The class is
 // cut into segments: fixed-size integers at fixed offsets from the
 // segment's aligned start, ending with at most one item of variable size
 // (a null-terminated string, a string or BLOB of a static or dynamic
-// length, an array of plain little-endian integers). Classes with anything
-// else (variants, optionals, floats, booleans, big-endian or
-// variable-length integers, fields with roles, UTF-16/32 text, arrays of
-// other elements) have no template, and wherever the fast path is unsure
-// (a bound, the field limit, an 8-byte read past the loaded bytes) Next
-// decodes the record with the decoding program, which reports exactly what
-// it reports (TestNextFastMatchesWalk checks both give the same fields).
+// length, an array of plain little-endian integers). The segments are
+// compiled into one flat program per template (fxOp: a segment's start,
+// its integers, the slots they fill, its item), which nxRun runs in one
+// loop with an integer at its head, reading the bytes and writing the
+// fields through unsafe pointers that one check per segment covers (its
+// comment holds the proof). nextFlat, the common case (the structure in
+// place, the scope roots static), reads the header, finds option, class
+// and template in one look-up for a compact header's selector
+// (StreamClass.fxSel) and runs nxRun with no other call; anything else
+// goes to nextFast, which ends what nxRun leaves with nxSlow (a string
+// not found in one word read by nxText outside the loop: a call inside a
+// loop spills every value the loop keeps; counts that differ, a template
+// not kept yet). Classes with anything else (variants, optionals,
+// floats, booleans, big-endian or variable-length integers, fields with
+// roles, UTF-16/32 text, arrays of other elements) have no template, and
+// wherever the fast path is unsure (a bound, the field limit, an 8-byte
+// read past the loaded bytes) Next decodes the record with the decoding
+// program, which reports exactly what it reports (TestNextFastMatchesWalk
+// checks both give the same fields).
 
 // maxNxArrays bounds the arrays of a class with a template (the element
 // counts before each are kept on the stack).
@@ -73,6 +83,11 @@ type nxProg struct {
 	// indices, -1: none), whose values Next reads anyway
 	hSel, hID, hClk int32
 	segs            []nxSeg
+	ops             []fxOp // segs as one flat program (nxRun)
+	// flat: nextFlat may run t (its scope roots static, ops starting with
+	// fxSeg and ending with fxEnd; a header of the selector, a clock field
+	// and at most a class id: hSel, hClk ≥ 0, no hvals)
+	flat bool
 	// fix are the structures that hold an array: their End moves with
 	// its length
 	fix []nxRef
@@ -150,12 +165,14 @@ const (
 type nxDyn struct {
 	code uint8
 	text bool // nxBytes: a string (N stops at the first null byte)
-	// word: nulWord or fixWord may read it (aligned to 8 bits; wordNul:
+	// word: nxRun may read it from one word (aligned to 8 bits; wordNul:
 	// a null-terminated string; wordFix: a string or BLOB of a static
 	// length of at most 8 bytes)
 	word   uint8
 	zmask  uint64 // the high bit of each byte (0: a BLOB, no null byte ends it)
-	esx    uint8
+	esx    uint8  // nxArray: 64 - element size of signed elements (else 0)
+	elog   uint8  // nxArray: log2 of the element size
+	esgn   uint64 // nxArray: the sign bit of signed elements (else 0)
 	idx    int32  // its template field
 	src    int32  // slot of a dynamic length, -1: static
 	am     uint64 // its alignment minus 1
@@ -193,8 +210,12 @@ func (t *Trace) compileNext() {
 			if p == nil || total+len(p.fields) > budget {
 				continue
 			}
+			q := p.after(&hdrTmpl{}, &hdrField{}, &hdrPart{})
+			if q.ops == nil {
+				continue
+			}
 			total += len(p.fields)
-			ec.nx = []nxProg{t.numbered(p.after(&hdrTmpl{}, &hdrField{}, &hdrPart{}))}
+			ec.nx = []nxProg{t.numbered(q)}
 			sc.bare = ec
 			continue
 		}
@@ -207,13 +228,57 @@ func (t *Trace) compileNext() {
 			if p == nil || total+len(h.tmpl)*len(p.fields) > budget {
 				continue
 			}
-			total += len(h.tmpl) * len(p.fields)
-			ec.nx = make([]nxProg, len(h.tmpl))
+			nx := make([]nxProg, len(h.tmpl))
 			for k := range h.tmpl {
-				ec.nx[k] = t.numbered(p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k]))
+				if nx[k] = p.after(&h.tmpl[k], &h.pre.slot, &h.opts[k]); nx[k].ops == nil {
+					nx = nil
+					break
+				}
 			}
+			if nx == nil {
+				continue
+			}
+			total += len(h.tmpl) * len(p.fields)
+			for k := range nx {
+				nx[k] = t.numbered(nx[k])
+			}
+			ec.nx = nx
 		}
+		sc.fxSel = selTable(sc, h)
 	}
+}
+
+// fxHead is what a selector value of an LTTng-shaped header names when
+// its option has no class id field (the selector is the class id): the
+// option, the class and its template after the option (t nil: none).
+type fxHead struct {
+	p  *hdrPart
+	ec *EventClass
+	t  *nxProg
+}
+
+// selTable returns the fxHead of each selector value of header shape h
+// of stream class sc up to the last that names a template (nil when none
+// does; at most the 256 of its selector table).
+func selTable(sc *StreamClass, h *hdrShape) []fxHead {
+	var tab []fxHead
+	for sel, k := range h.tab {
+		if k < 0 || h.opts[k].id.mask != 0 {
+			continue
+		}
+		ec := sc.EventClass(uint64(sel))
+		if ec == nil || int(k) >= len(ec.nx) {
+			continue
+		}
+		if tab == nil {
+			tab = make([]fxHead, len(h.tab))
+		}
+		tab[sel] = fxHead{p: &h.opts[k], ec: ec, t: &ec.nx[k]}
+	}
+	for len(tab) > 0 && tab[len(tab)-1].t == nil {
+		tab = tab[:len(tab)-1]
+	}
+	return tab
 }
 
 // numbered returns q with its number among the templates a stream may
@@ -278,7 +343,9 @@ func (p *nxProg) after(ht *hdrTmpl, sel *hdrField, o *hdrPart) nxProg {
 	if len(q.segs) > 0 {
 		q.segs[0].from = 0 // with the header's fields
 	}
+	q.ops = flat(q.segs, len(q.fields))
 	q.rootStatic = q.roots[0].ai == 0 && q.roots[1].ai == 0 && q.roots[2].ai == 0
+	q.flat = q.rootStatic && len(q.ops) >= 2 && q.ops[0].code == fxSeg && q.hSel >= 0 && q.hClk >= 0 && len(q.hvals) == 0
 	q.rootCC, q.rootSC, q.rootPL = q.roots[0].i, q.roots[1].i, q.roots[2].i
 	return q
 }
@@ -406,8 +473,10 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 			break // the decoding program's fast arrays only
 		}
 		d := nxDyn{code: nxArray, eam: uint64(el.Align) - 1, ebits: el.Bits, ecls: el.id}
+		d.elog = uint8(bits.TrailingZeros32(el.Bits))
 		if el.Kind == KindSint && el.Bits < 64 {
 			d.esx = uint8(64 - el.Bits)
+			d.esgn = 1 << (el.Bits - 1)
 		}
 		b.item(fc, d, idx)
 		b.arrays++
@@ -475,20 +544,24 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 		return false
 	}
 	t := &ec.nx[k]
+	// the fields of t with their structure in place (the stream's copy;
+	// of a template with arrays, the last event with the same counts):
+	// nxRun writes the values; nxSlow does the rest
 	var fs []Field
-	if !t.arrays {
-		// the fields of t with their structure: the stream's copy
-		if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
-			fs = s.nxKept[j]
-		} else {
-			fs = s.nxKeep(t)
+	var at nxAt
+	r, p0 := sameDiff, pos
+	if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
+		fs = s.nxKept[j]
+		if !t.arrays {
+			pos, r = s.nxRun(t, fs, pos, nil, &at)
+		} else if lens := s.nxLensOf(t); len(lens) > 0 && lens[0] != 0 {
+			pos, r = s.nxRun(t, fs, pos, lens, &at)
 		}
-		pos, ok = s.nxStatic(t, fs, pos)
-	} else {
-		fs, pos, ok = s.nxArrays(t, pos)
 	}
-	if !ok {
-		return false
+	if r != sameOK || !t.rootStatic {
+		if fs, pos, ok = s.nxSlow(t, fs, p0, pos, r, &at); !ok {
+			return false
+		}
 	}
 	if t.hSel >= 0 {
 		fs[t.hSel].V = sel
@@ -529,6 +602,203 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	return true
 }
 
+// nextFlat is nextFast for the common case, in one pass with no call but
+// for an array's elements (fxElems): the template flat (its scope roots
+// static; LTTng's header: the selector, a clock field, at most a class
+// id), its structure in place (kept by the stream; of a template with
+// arrays, the last event, whose counts this one repeats). The header's
+// values, the clock and the event are written first (their values dead
+// before the loop, which keeps few in registers), then t's flat program
+// runs inline, as nxRun runs it; the stream's clock, position and
+// counters are written only once the record is read whole. Wherever the
+// program stops short (a string not in one word, counts that differ, a
+// bound in doubt) it returns false and nextFast decodes the record again
+// from its start, writing again everything this wrote.
+func (s *Stream) nextFlat(h *hdrShape) bool {
+	start, base := s.pos, s.base
+	hs, w0, w1, ok := h.words(s.data, base, start)
+	if !ok {
+		return false
+	}
+	f := &h.pre.slot
+	sel := f.get(w0, w1)
+	sc := s.pkt.Class
+	var p *hdrPart
+	var ec *EventClass
+	var t *nxProg
+	id := sel
+	if sel < uint64(len(sc.fxSel)) && sc.fxSel[sel].t != nil {
+		// the selector names the option and the class (LTTng's compact
+		// header): one look-up
+		e := &sc.fxSel[sel]
+		p, ec, t = e.p, e.ec, e.t
+	} else {
+		k := h.option(sel)
+		if k < 0 {
+			return false
+		}
+		p = &h.opts[k]
+		if p.id.mask != 0 {
+			id = p.id.get(w0, w1)
+		}
+		if id < uint64(len(sc.small)) {
+			ec = sc.small[id]
+		} else {
+			ec = sc.events[id]
+		}
+		if ec == nil || k >= len(ec.nx) {
+			return false
+		}
+		t = &ec.nx[k]
+	}
+	pos := hs + p.bits
+	if pos > s.end {
+		return false
+	}
+	j := uint32(t.num)
+	if j >= uint32(len(s.nxKept)) || !t.flat {
+		return false
+	}
+	fs := s.nxKept[j]
+	var lens []uint32
+	if t.arrays {
+		if lens = s.nxLensOf(t); len(lens) == 0 || lens[0] == 0 {
+			return false
+		}
+	}
+	if len(fs) < len(t.fields) {
+		return false // not kept yet (or copied per event: nxNoKeep)
+	}
+	// (t.flat: the header holds the selector and p's clock field, and
+	// no other value but the class id)
+	s.slots[f.slot] = sel
+	fs[t.hSel].V = sel
+	if t.hID >= 0 {
+		fs[t.hID].V = id
+	}
+	// hdrPart.clock, with the field's value kept
+	m, v, clock := p.clk.mask, p.clk.get(w0, w1), s.clock
+	if v < clock&m {
+		clock += m + 1
+	}
+	clock = clock&^m | v
+	fs[t.hClk].V = v
+	ev := &s.ev
+	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = 0, t.rootCC, t.rootSC, t.rootPL
+	ev.Fields = fs
+	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
+	s.ercID, s.haveERCID = id, true // (decodeEvent clears them)
+	// nxRun's loop from the first op, inline (a call would cost ≈ 50
+	// instructions per event: its entry's checks and state; here they
+	// are proven above: t's program starts with fxSeg, and fs holds
+	// t's fields, delta being 0)
+	ops, oi := t.ops, 0 // (t.flat: ops[0] is fxSeg, fxEnd follows)
+	var r fxRun
+	r.pos, r.lens = pos, lens
+	r.dp, r.fp, r.nfs = unsafe.Pointer(unsafe.SliceData(s.data)), unsafe.Pointer(unsafe.SliceData(fs)), uint64(len(fs))
+	fd := r.fp
+	var sp unsafe.Pointer // the current segment's start byte
+	// op walks the ops from op oi to the last, fxEnd, at oe (a pointer:
+	// no index and no bounds check per op; never past the ops)
+	o0 := unsafe.Pointer(unsafe.SliceData(ops))
+	oe := unsafe.Add(o0, uintptr(len(ops)-1)*fxOpSize)
+	for op := unsafe.Add(o0, uintptr(oi)*fxOpSize); op != oe; op = unsafe.Add(op, fxOpSize) {
+		o := (*fxOp)(op)
+		if o.code == fxInt {
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			continue
+		}
+		switch o.code {
+		case fxIntS:
+			x := le64(sp, uint64(o.off)) >> (o.sh & 63) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			continue
+		case fxIntB:
+			q := r.stb + uint64(o.off)
+			x := le64(sp, q>>3) >> (q & 7) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			continue
+		case fxSeg:
+			base := s.base
+			st := base + (r.pos-base+o.mask)&^o.mask
+			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
+				return false
+			}
+			sp, r.stb = unsafe.Add(r.dp, st>>3), st&7
+			r.pos = st + o.sgn
+			continue
+		case fxSlot:
+			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
+			continue
+		case fxNul, fxFix:
+			// a short string or BLOB from one word, without a call
+			pos := r.pos
+			i := pos >> 3
+			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
+				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+				w := le64(r.dp, i)
+				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+				if o.code == fxNul {
+					// the first null byte (z's lowest flag), within
+					// the content: what nulAt finds there
+					q := pos + uint64(bits.TrailingZeros64(z)&^7)
+					if z != 0 && q+8 <= s.end {
+						f.V, f.N = i, uint32(q-pos)>>3
+						r.pos = q + 8
+						continue
+					}
+				} else if pos+o.sgn*8 <= s.end {
+					// up to its first null byte (a string), 8 when
+					// none (or a BLOB: zmask 0)
+					n := uint64(bits.TrailingZeros64(z&o.mask) >> 3)
+					f.V, f.N = i, uint32(min(n, o.sgn))
+					r.pos = pos + o.sgn*8
+					continue
+				}
+			}
+		}
+		d := &t.segs[o.off].dyn
+		if d.code != nxArray {
+			return false
+		}
+		// the array: its length and elements (within the checks the
+		// comment above proves)
+		base := s.base
+		pos := base + (r.pos-base+d.am)&^d.am
+		n := d.length
+		if d.src >= 0 {
+			n = s.slots[d.src]
+		}
+		if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
+			return false
+		}
+		cur := r.delta + uint64(d.idx) + 1
+		fieldAt(r.fp, cur-1).V = n
+		if n > 0 {
+			end := s.end
+			q := base + (pos-base+d.eam)&^d.eam
+			// (with the fields of the template after them: the
+			// invariant delta + len(t.fields) ≤ len(fs) holds on)
+			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > r.nfs || end > uint64(len(s.data))*8 {
+				return false
+			}
+			pos = q + n<<d.elog
+			fxElems(unsafe.Slice(fieldAt(r.fp, cur), n), unsafe.Add(r.dp, q>>3), d)
+			r.delta += n
+			fd = unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
+		}
+		r.pos = pos
+		r.na++
+	}
+	s.clock = ev.Cycles
+	s.pos = r.pos
+	s.events++
+	s.nxEvents++
+	s.fxEvents++
+	return true
+}
+
 // nextBare decodes the event record at s.pos of a packet without event
 // record headers, whose records are all of class ec (with a template), from
 // its template; false where the decoding program might fail (Next then
@@ -538,18 +808,20 @@ func (s *Stream) nextBare(ec *EventClass) bool {
 	start := s.pos
 	t := &ec.nx[0]
 	var fs []Field
-	var pos uint64
-	var ok bool
-	if !t.arrays {
-		// the fields of t with their structure: the stream's copy
-		if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
-			fs = s.nxKept[j]
-		} else {
-			fs = s.nxKeep(t)
+	var at nxAt
+	// (nextFast's steps)
+	r, pos := sameDiff, start
+	if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
+		fs = s.nxKept[j]
+		if !t.arrays {
+			pos, r = s.nxRun(t, fs, pos, nil, &at)
+		} else if lens := s.nxLensOf(t); len(lens) > 0 && lens[0] != 0 {
+			pos, r = s.nxRun(t, fs, pos, lens, &at)
 		}
-		pos, ok = s.nxStatic(t, fs, start)
-	} else {
-		fs, pos, ok = s.nxArrays(t, start)
+	}
+	ok := true
+	if r != sameOK || !t.rootStatic {
+		fs, pos, ok = s.nxSlow(t, fs, start, pos, r, &at)
 	}
 	// (an empty record is an error the decoding program reports)
 	if !ok || pos == start || pos > s.end {
@@ -627,84 +899,49 @@ func (s *Stream) nxRoots(t *nxProg, cum *[maxNxArrays + 1]int32) {
 	s.ev.CommonContext, s.ev.SpecificContext, s.ev.Payload = roots[0], roots[1], roots[2]
 }
 
-// nxStatic fills the fields fs (copied from template t, which has no
-// arrays) from the class's bytes at bit pos, returning the position after
-// them; false where the decoding program might fail. nextFast's loop
-// without what arrays need: fewer values live, fewer spilled.
-func (s *Stream) nxStatic(t *nxProg, fs []Field, pos uint64) (uint64, bool) {
-	data, base, end := s.data, s.base, s.end
-	// (segs and vals in locals: read through t and g, the compiler
-	// reloads them after every store to fs, which might alias them:
-	// 17 instructions per event)
-	segs := t.segs
-	for si := range segs {
-		g := &segs[si]
-		st := base + (pos-base+g.am)&^g.am
-		// st+g.bits ≤ end puts st>>3 within data
-		if st+g.bits > end || (st>>3)+g.need > uint64(len(data)) {
-			return 0, false
-		}
-		vals := g.vals
-		for i := range vals {
-			v := &vals[i]
-			fs[v.idx].V = v.at(data, st)
-		}
-		for i := range g.slots {
-			sl := &g.slots[i]
-			s.slots[sl.slot] = fs[sl.idx].V
-		}
-		pos = st + g.bits
-		if d := &g.dyn; d.code != 0 {
-			// (a short string, without a call)
-			f := &fs[d.idx]
-			if q, ok := nulWord(d, data, pos, end); ok {
-				f.V, f.N = pos>>3, uint32(q-pos)>>3
-				pos = q + 8
-				continue
-			}
-			if n, ok := fixWord(d, data, pos, end); ok {
-				f.V, f.N = pos>>3, n
-				pos += d.length * 8
-				continue
-			}
-			var ok bool
-			if pos, ok = s.nxText(d, f, pos); !ok {
-				return 0, false
-			}
-		}
+// nxSlow ends what nextFast's (or nextBare's) call of nxRun on the
+// fields fs of template t, from bit p0, left with outcome r at pos (r
+// sameDiff: t's structure was not in place, nxRun did not run): a string
+// it leaves is read by nxText here, outside its loop (a call inside the
+// loop would spill every value the loop keeps), and nxRun resumes; a
+// template without arrays not kept yet is kept (or copied) and run; one
+// with arrays whose counts differ from the kept event's, or not kept yet,
+// is decoded by nxArrays; the scope roots after arrays are set. It
+// returns the fields and the position after them, false where the
+// decoding program might fail.
+func (s *Stream) nxSlow(t *nxProg, fs []Field, p0, pos uint64, r int, at *nxAt) ([]Field, uint64, bool) {
+	var lens []uint32
+	if t.arrays {
+		lens = s.nxLensOf(t)
 	}
-	return pos, true
-}
-
-// nulWord returns the bit position of the null byte that ends the
-// null-terminated string d (wordNul) at bit pos when it lies within the
-// eight bytes from pos on and before end; false otherwise (nxText then
-// reads it). An 8-bit aligned string at a byte-aligned pos needs no
-// padding (a packet starts at a byte). Small enough to be inlined: no
-// call, no spills around one, for most strings.
-func nulWord(d *nxDyn, data []byte, pos, end uint64) (uint64, bool) {
-	i := pos >> 3
-	if d.word != wordNul || pos&7 != 0 || pos+64 > end || i+8 > uint64(len(data)) {
-		return 0, false
+	if r == sameDiff && !t.arrays {
+		fs = s.nxKeep(t)
+		*at = nxAt{}
+		pos, r = s.nxRun(t, fs, p0, nil, at)
 	}
-	w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
-	m := (w - 0x0101010101010101) &^ w & 0x8080808080808080
-	return pos + uint64(bits.TrailingZeros64(m)&^7), m != 0
-}
-
-// fixWord returns the length N of the string or BLOB d (wordFix: of a
-// static length of at most 8 bytes, d.length) at bit pos when the eight
-// bytes from pos on lie before end: for a string, up to its first null
-// byte; false otherwise (nxText then reads it). As nulWord, inlined.
-func fixWord(d *nxDyn, data []byte, pos, end uint64) (uint32, bool) {
-	i := pos >> 3
-	if d.word != wordFix || pos&7 != 0 || pos+64 > end || i+8 > uint64(len(data)) {
-		return 0, false
+	for r == sameText {
+		d := &t.segs[at.si].dyn
+		var ok bool
+		if pos, ok = s.nxText(d, &fs[int(at.delta)+int(d.idx)], pos); !ok {
+			return fs, 0, false
+		}
+		pos, r = s.nxRun(t, fs, pos, lens, at)
 	}
-	w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
-	// the first null byte's index, 8 when none (or a BLOB: zmask 0)
-	z := uint64(bits.TrailingZeros64((w-0x0101010101010101)&^w&d.zmask) >> 3)
-	return uint32(min(z, d.length)), true
+	switch r {
+	case sameOK:
+		if !t.rootStatic {
+			s.nxRootsOf(t, lens)
+		}
+		return fs, pos, true
+	case sameFail:
+		return fs, 0, false
+	}
+	// sameDiff: the counts differ (the structure is rewritten, kept again
+	// if it all goes well), or t is not kept yet
+	if len(lens) > 0 {
+		lens[0] = 0
+	}
+	return s.nxArrays(t, p0)
 }
 
 // nulAt returns the index of the first null byte of data[i:e] (i ≤ e ≤
@@ -807,8 +1044,8 @@ func (s *Stream) nxArrKeep(t *nxProg) []Field {
 // header's fields and the class's before its first array) from the
 // previous events, and the whole previous event of t with its element
 // counts (s.nxLens): when this event's arrays have the same counts, their
-// structure is in place and only values are written (nxSame); else the
-// fields after the first segment are copied from t.
+// structure is in place and only values are written (nxRun, before this
+// is called); else the fields after the first segment are copied from t.
 func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	// the fields: the stream's own buffer of t, its first segment in
 	// place (nxArrKeep makes it), or s.fields, empty
@@ -817,33 +1054,6 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	if j := uint32(t.num); j < uint32(len(s.nxKept)) && cap(s.nxKept[j]) > 0 {
 		kept = s.nxKept[j]
 		lens = s.nxLensOf(t)
-		if len(lens) > 0 && lens[0] != 0 {
-			var at nxAt
-			p, r := s.nxSame(t, kept, pos, lens, &at)
-			for r == sameText {
-				// a string nxSame leaves to nxText (outside its
-				// loop: no values spilled around a call there)
-				d := &t.segs[at.si].dyn
-				var ok bool
-				if p, ok = s.nxText(d, &kept[at.delta+d.idx], p); !ok {
-					return kept, 0, false
-				}
-				at.si++
-				p, r = s.nxSame(t, kept, p, lens, &at)
-			}
-			switch r {
-			case sameOK:
-				if !t.rootStatic {
-					s.nxRootsOf(t, lens)
-				}
-				return kept, p, true
-			case sameFail:
-				return kept, 0, false
-			}
-			// the counts differ: the structure is rewritten
-			// (kept again if it all goes well)
-			lens[0] = 0
-		}
 		fs = kept[:t.segs[0].to]
 	} else {
 		fs = s.fields[:0]
@@ -871,7 +1081,7 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 				fs[i].End += delta
 			}
 		}
-		vals := g.vals // (a local: see nxStatic)
+		vals := g.vals // (a local: read through g, the compiler reloads it after every store to fs)
 		for i := range vals {
 			v := &vals[i]
 			fs[delta+v.idx].V = v.at(data, st)
@@ -952,7 +1162,7 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	return fs, pos, true
 }
 
-// nxSame outcomes
+// nxRun outcomes
 const (
 	sameOK   = iota
 	sameFail // where the decoding program might fail
@@ -960,91 +1170,304 @@ const (
 	sameText // the item of segment nxAt.si is for nxText
 )
 
-// nxAt is where nxSame stops for nxText and resumes: the segment, the
-// elements and the arrays before it.
+// nxAt is where nxRun stops for nxText and resumes: the op after the
+// string's, the string's segment, the elements and the arrays before it.
 type nxAt struct {
-	si    int
-	delta int32
-	na    int
+	oi, si int
+	delta  int32
+	na     int
 }
 
-// nxSame fills the fields fs of template t (with arrays), which hold the
-// whole kept event of t whose element counts are lens, from the class's
-// bytes at bit pos while this event's counts are the same: its values and
-// elements only (the structure, End values and the field limit are the
-// kept event's), from segment at.si on. It returns the position after
-// the fields and sameOK, or sameFail or sameDiff (nxArrays then rewrites
-// the structure: it writes every field this wrote), or sameText and the
-// position of a string or BLOB for nxText, where it stops (at: its
-// segment, then nxSame resumes after it).
-func (s *Stream) nxSame(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxAt) (uint64, int) {
-	data, base, end := s.data, s.base, s.end
-	segs := t.segs // (a local: see nxStatic)
-	delta, na := at.delta, at.na
-	for si := at.si; si < len(segs); si++ {
+// fxOp is one step of a template's flat program (nxProg.ops), which nxRun
+// runs: a segment's start, then its integers, the slots they fill and its
+// item of variable size, segment after segment.
+type fxOp struct {
+	// fxInt, fxIntS, fxIntB: the value's mask and sign bit (its value is
+	// 8 bytes from its byte on, >> its bit, & mask, sign-extended as
+	// (x^sgn)-sgn); fxSeg: the segment's alignment minus 1 and its bits;
+	// fxSlot: the slot; fxFix: zmask and the length
+	mask, sgn uint64
+	// fxInt, fxIntS: the value's byte offset from the segment's start
+	// byte; fxIntB: its bit offset from the segment's start; fxSeg: the
+	// bytes read from the start's byte on (nxSeg.need); items: the segment
+	off uint32
+	// fo is the byte offset of the template field from the first (its
+	// index times the size of a Field: no multiplication per value)
+	fo   uint32
+	code uint8
+	sh   uint8 // fxIntS: the value's bit in its byte
+}
+
+// fxOp codes
+const (
+	fxInt  = iota // an integer of a byte-aligned segment at a byte
+	fxIntS        // an integer of a byte-aligned segment inside a byte (sh)
+	fxIntB        // an integer of a segment whose start may lie inside a byte
+	fxSlot        // the value of field fo goes to slot mask
+	fxSeg         // a segment's start
+	fxNul         // the segment's item: a null-terminated string nxRun may find in one word (nxDyn.word wordNul)
+	fxFix         // the segment's item: a string (zmask mask) or BLOB of static length sgn ≤ 8 (wordFix)
+	fxDyn         // the segment's other item of variable size (off: the segment)
+	fxEnd         // the program's end (its last op, where nxRun's walk stops)
+)
+
+// fxOpSize is the size of an fxOp.
+const fxOpSize = unsafe.Sizeof(fxOp{})
+
+// flat returns the flat program of the segments segs of a template of n
+// fields, or nil when a field index is not below n (nxRun's proof needs
+// them below: not reached, after makes them so).
+func flat(segs []nxSeg, n int) []fxOp {
+	var ops []fxOp
+	ok := true
+	fo := func(idx int32) uint32 {
+		ok = ok && idx >= 0 && int(idx) < n && uint64(idx)*uint64(fieldSize) <= math.MaxUint32
+		return uint32(idx) * uint32(fieldSize)
+	}
+	for si := range segs {
 		g := &segs[si]
-		st := base + (pos-base+g.am)&^g.am
-		if st+g.bits > end || g.need != 0 && (st>>3)+g.need > uint64(len(data)) {
-			return 0, sameFail
+		ops = append(ops, fxOp{code: fxSeg, mask: g.am, sgn: g.bits, off: uint32(g.need)})
+		for _, v := range g.vals {
+			switch {
+			case !g.bytewise:
+				ops = append(ops, fxOp{code: fxIntB, mask: v.mask, sgn: v.sgn, off: v.off, fo: fo(v.idx)})
+			case v.off&7 != 0:
+				ops = append(ops, fxOp{code: fxIntS, mask: v.mask, sgn: v.sgn, off: v.off >> 3, sh: uint8(v.off & 7), fo: fo(v.idx)})
+			default:
+				ops = append(ops, fxOp{code: fxInt, mask: v.mask, sgn: v.sgn, off: v.off >> 3, fo: fo(v.idx)})
+			}
 		}
-		vals := g.vals
-		for i := range vals {
-			v := &vals[i]
-			fs[delta+v.idx].V = v.at(data, st)
+		for _, sl := range g.slots {
+			ops = append(ops, fxOp{code: fxSlot, mask: uint64(sl.slot), fo: fo(sl.idx)})
 		}
-		for i := range g.slots {
-			sl := &g.slots[i]
-			s.slots[sl.slot] = fs[delta+sl.idx].V
+		switch d := &g.dyn; {
+		case d.code == 0:
+		case d.word == wordNul:
+			ops = append(ops, fxOp{code: fxNul, off: uint32(si), fo: fo(d.idx)})
+		case d.word == wordFix:
+			ops = append(ops, fxOp{code: fxFix, mask: d.zmask, sgn: d.length, off: uint32(si), fo: fo(d.idx)})
+		default:
+			ops = append(ops, fxOp{code: fxDyn, off: uint32(si), fo: fo(d.idx)})
 		}
-		pos = st + g.bits
-		d := &g.dyn
-		if d.code == 0 {
+	}
+	if !ok {
+		return nil
+	}
+	return append(ops, fxOp{code: fxEnd})
+}
+
+// nxRun fills the fields fs of template t, which hold t's structure
+// (the stream's copy of a template without arrays, lens nil; or, for a
+// template with arrays, the whole kept event of t whose element counts are
+// lens), from the class's bytes at bit pos: values, string and BLOB
+// offsets and lengths, array lengths and elements only (the structure,
+// End values and the field limit are in place), running t's flat program
+// from op at.oi on, while this event's counts are the kept event's. It
+// returns the position after the fields and sameOK, or sameFail (where
+// the decoding program might fail) or sameDiff (an array's count
+// differs: nxArrays then rewrites the structure, and every field this
+// wrote), or sameText and the position of a string or BLOB for nxText,
+// where it stops (at: its segment, and the op after it, where nxRun
+// resumes).
+//
+// One loop over the ops, an integer at the head of it (the common op):
+// few values live in it, so the compiler keeps them in registers. It
+// reads the bytes and writes the fields through unsafe pointers, each
+// access covered by a check made once for all the accesses it covers:
+//   - sp is the byte of the current segment's start st (dp + st>>3, dp
+//     data's first byte); its integers are read as 8 bytes from byte
+//     sp + off on (fxInt; fxIntB: from (st&7 + off)>>3 on); the segment's
+//     check (st>>3)+need ≤ len(data), need being the largest off/8 + 8
+//     (+ 1 when st may lie inside a byte), covers them all;
+//   - a short string or BLOB is read as 8 bytes at byte pos>>3, after
+//     the check (pos>>3)+8 ≤ len(data) (pos is byte-aligned there);
+//   - the elements of an array, each of ebits/8 bytes from byte q>>3
+//     (q byte-aligned: its class is byte-aligned and so is every packet's
+//     start), lie within q + n·ebits ≤ end ≤ 8·len(data), both checked
+//     there;
+//   - fd is fs's field delta (fp + delta·size, fp its first field, delta
+//     the elements of the arrays so far); every op's field is a template
+//     index below len(t.fields) (flat makes no program otherwise), written
+//     at fd + index·size (fo): delta + len(t.fields) ≤ len(fs), checked on
+//     entry and again after each array's elements (fields cur … cur+n-1,
+//     cur ≤ delta + len(t.fields)), covers them all.
+func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxAt) (uint64, int) {
+	ops := t.ops
+	oi := at.oi
+	if len(ops) == 0 {
+		return 0, sameFail // (not reached: see flat)
+	}
+	if oi >= len(ops)-1 {
+		return pos, sameOK // (at fxEnd)
+	}
+	// (not reached: every segment's ops, and so the program, start with
+	// fxSeg, which sets sp, and nxRun resumes only after a segment's
+	// item; fs holds t's fields after the arrays so far)
+	nfs := uint64(len(fs))
+	if ops[oi].code != fxSeg || uint64(at.delta)+uint64(len(t.fields)) > nfs {
+		return 0, sameFail
+	}
+	// the loop's state but for the op, sp and fd, in memory (r: a
+	// structure too large to live in registers): the ops other than
+	// fxInt read and write it, the loop over fxInt keeps its few values
+	// in registers
+	var r fxRun
+	r.pos, r.delta, r.na, r.lens = pos, uint64(at.delta), at.na, lens
+	r.dp, r.fp, r.nfs = unsafe.Pointer(unsafe.SliceData(s.data)), unsafe.Pointer(unsafe.SliceData(fs)), nfs
+	fd := unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
+	var sp unsafe.Pointer // the current segment's start byte
+	// op walks the ops from op oi to the last, fxEnd, at oe (a pointer:
+	// no index and no bounds check per op; never past the ops)
+	o0 := unsafe.Pointer(unsafe.SliceData(ops))
+	oe := unsafe.Add(o0, uintptr(len(ops)-1)*fxOpSize)
+	for op := unsafe.Add(o0, uintptr(oi)*fxOpSize); op != oe; op = unsafe.Add(op, fxOpSize) {
+		o := (*fxOp)(op)
+		if o.code == fxInt {
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 			continue
 		}
-		if d.code != nxArray {
-			// (a short string without a call, as in nxStatic)
-			f := &fs[delta+d.idx]
-			if q, ok := nulWord(d, data, pos, end); ok {
-				f.V, f.N = pos>>3, uint32(q-pos)>>3
-				pos = q + 8
-				continue
+		switch o.code {
+		case fxIntS:
+			x := le64(sp, uint64(o.off)) >> (o.sh & 63) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			continue
+		case fxIntB:
+			q := r.stb + uint64(o.off)
+			x := le64(sp, q>>3) >> (q & 7) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			continue
+		case fxSeg:
+			base := s.base
+			st := base + (r.pos-base+o.mask)&^o.mask
+			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
+				return 0, sameFail
 			}
-			if n, ok := fixWord(d, data, pos, end); ok {
-				f.V, f.N = pos>>3, n
-				pos += d.length * 8
-				continue
+			sp, r.stb = unsafe.Add(r.dp, st>>3), st&7
+			r.pos = st + o.sgn
+			continue
+		case fxSlot:
+			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
+			continue
+		case fxNul, fxFix:
+			// a short string or BLOB from one word, without a call
+			pos := r.pos
+			i := pos >> 3
+			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
+				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+				w := le64(r.dp, i)
+				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+				if o.code == fxNul {
+					// the first null byte (z's lowest flag), within
+					// the content: what nulAt finds there
+					q := pos + uint64(bits.TrailingZeros64(z)&^7)
+					if z != 0 && q+8 <= s.end {
+						f.V, f.N = i, uint32(q-pos)>>3
+						r.pos = q + 8
+						continue
+					}
+				} else if pos+o.sgn*8 <= s.end {
+					// up to its first null byte (a string), 8 when
+					// none (or a BLOB: zmask 0)
+					n := uint64(bits.TrailingZeros64(z&o.mask) >> 3)
+					f.V, f.N = i, uint32(min(n, o.sgn))
+					r.pos = pos + o.sgn*8
+					continue
+				}
 			}
-			at.si, at.delta, at.na = si, delta, na
-			return pos, sameText
 		}
-		pos = base + (pos-base+d.am)&^d.am
+		d := &t.segs[o.off].dyn
+		if d.code != nxArray {
+			at.oi, at.si, at.delta, at.na = int((uintptr(op)-uintptr(o0))/fxOpSize)+1, int(o.off), int32(r.delta), r.na
+			return r.pos, sameText
+		}
+		// the array: its length and elements (within the checks the
+		// comment above proves)
+		base := s.base
+		pos := base + (r.pos-base+d.am)&^d.am
 		n := d.length
 		if d.src >= 0 {
 			n = s.slots[d.src]
 		}
-		if lens[na] != uint32(n)+1 {
+		if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
 			return 0, sameDiff
 		}
-		cur := int(delta + d.idx + 1)
-		fs[cur-1].V = n
+		cur := r.delta + uint64(d.idx) + 1
+		fieldAt(r.fp, cur-1).V = n
 		if n > 0 {
+			end := s.end
 			q := base + (pos-base+d.eam)&^d.eam
-			eb := uint64(d.ebits)
-			if q > end || n > (end-q)/eb {
+			// (with the fields of the template after them: the
+			// invariant delta + len(t.fields) ≤ len(fs) holds on)
+			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > r.nfs || end > uint64(len(s.data))*8 {
 				return 0, sameFail
 			}
-			el := fs[cur : cur+int(n)]
-			for i := range el {
-				x := loadLE(data, q>>3, d.ebits)
-				el[i].V = uint64(int64(x<<d.esx) >> d.esx)
-				q += eb
-			}
-			pos = q
+			pos = q + n<<d.elog
+			fxElems(unsafe.Slice(fieldAt(r.fp, cur), n), unsafe.Add(r.dp, q>>3), d)
+			r.delta += n
+			fd = unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
 		}
-		na++
-		delta += int32(n)
+		r.pos = pos
+		r.na++
 	}
-	return pos, sameOK
+	return r.pos, sameOK
+}
+
+// fxRun is nxRun's state: the position, the elements of the arrays so
+// far (delta) and the arrays (na), the kept counts, data's first byte,
+// fs's first field and length, the bit of the current segment's start in
+// its byte.
+type fxRun struct {
+	pos, delta uint64
+	na         int
+	lens       []uint32
+	dp, fp     unsafe.Pointer
+	nfs, stb   uint64
+}
+
+// fxElems writes the elements el of array d from p on (len(el) elements
+// of d.ebits bits, which nxRun checked lie within the data).
+func fxElems(el []Field, p unsafe.Pointer, d *nxDyn) {
+	switch d.ebits {
+	case 8:
+		for i := range el {
+			x := uint64(*(*uint8)(p))
+			el[i].V = x ^ d.esgn - d.esgn
+			p = unsafe.Add(p, 1)
+		}
+	case 16:
+		for i := range el {
+			x := uint64(binary.LittleEndian.Uint16((*[2]byte)(p)[:]))
+			el[i].V = x ^ d.esgn - d.esgn
+			p = unsafe.Add(p, 2)
+		}
+	case 32:
+		for i := range el {
+			x := uint64(binary.LittleEndian.Uint32((*[4]byte)(p)[:]))
+			el[i].V = x ^ d.esgn - d.esgn
+			p = unsafe.Add(p, 4)
+		}
+	default:
+		for i := range el {
+			el[i].V = binary.LittleEndian.Uint64((*[8]byte)(p)[:])
+			p = unsafe.Add(p, 8)
+		}
+	}
+}
+
+// fieldSize is the size of a Field.
+const fieldSize = unsafe.Sizeof(Field{})
+
+// le64 returns the little-endian 8 bytes from byte i of the memory p
+// points to (the caller checked they lie within it).
+func le64(p unsafe.Pointer, i uint64) uint64 {
+	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, i))[:])
+}
+
+// fieldAt returns field i of the fields p points to (the caller checked i
+// is within them).
+func fieldAt(p unsafe.Pointer, i uint64) *Field {
+	return (*Field)(unsafe.Add(p, uintptr(i)*fieldSize))
 }
 
 // nxRootsOf sets the scope roots of the event from template t, whose

@@ -14,6 +14,7 @@ import (
 // nextFastStats counts what compareNextFast saw.
 type nextFastStats struct {
 	events, fast, templated int64 // events; those Next built from templates; those whose class has one
+	flat                    int64 // those of fast nextFlat built (the rest: nextFast, after it gave up or where it does not run)
 	classes                 map[*EventClass]bool
 }
 
@@ -72,6 +73,7 @@ func compareNextFastRoom(t testing.TB, tr *Trace, name string, data []byte, st *
 		t.Fatalf("%s: losses %v / %v, recovery %v / %v", name, fast.Losses(), walk.Losses(), fast.Recovery(), walk.Recovery())
 	}
 	st.fast += fast.nxEvents
+	st.flat += fast.fxEvents
 	return fast
 }
 
@@ -122,6 +124,11 @@ func TestNextFastMatchesWalk(t *testing.T) {
 	}
 	if st.fast < st.templated*9/10 || len(st.classes) != 40 {
 		t.Fatalf("generated streams: %d of %d records of templated classes (%d classes) from the fast path", st.fast, st.templated, len(st.classes))
+	}
+	// nextFlat builds most of them (and nextFast the rest: a class's
+	// first record, a sequence count that changed, a cut)
+	if st.flat < st.fast*3/4 || st.flat == st.fast {
+		t.Fatalf("generated streams: %d of %d fast-path records from nextFlat", st.flat, st.fast)
 	}
 	dirs := realTraceDirs()
 	if len(dirs) == 0 {
@@ -391,5 +398,42 @@ func TestNextFastKeptArrays(t *testing.T) {
 		if c.room == 40 && b == nil {
 			t.Errorf("room 40: the buffer was never made")
 		}
+	}
+}
+
+// The compact header's selector table (StreamClass.fxSel) names, for each
+// selector value whose option has no class id field, the class of that id
+// and its template after that option, up to the last such value; the
+// extended option (31: its id field names the class) is not in it.
+func TestNextFlatSelectorTable(t *testing.T) {
+	tr := traceFromTSDL(t, genMetadata(40))
+	sc := tr.dscs[0]
+	h := sc.selShape
+	if h == nil || len(h.tab) != 32 {
+		t.Fatalf("selector shape %v", h)
+	}
+	if len(sc.fxSel) != 31 {
+		t.Fatalf("%d selector entries, want 31 (0 … 30)", len(sc.fxSel))
+	}
+	for sel, e := range sc.fxSel {
+		k := h.tab[sel]
+		ec := sc.EventClass(uint64(sel))
+		if e.ec != ec || e.p != &h.opts[k] || e.t != &ec.nx[k] || !e.t.flat {
+			t.Fatalf("selector %d: %+v, want class %v option %d", sel, e, ec.Name, k)
+		}
+	}
+	// a class without a template leaves its selector empty, and the
+	// table ends at the last one that names a template
+	for _, ec := range sc.events {
+		if ec.ID >= 20 {
+			ec.nx = nil
+		}
+	}
+	if tab := selTable(sc, h); len(tab) != 20 || tab[19].t == nil {
+		t.Fatalf("%d entries without the classes from 20 on", len(tab))
+	}
+	sc.events[5].nx = nil
+	if tab := selTable(sc, h); len(tab) != 20 || tab[5].t != nil {
+		t.Fatalf("class 5 without a template: %+v", tab[5])
 	}
 }

@@ -142,8 +142,8 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 		}
 	}
 	t.Logf("%d events, %d of %d classes with a template (%d with arrays), %d from the fast path", all.events, len(all.classes), 24*14, arrays, all.fast)
-	if all.fast < all.templated*9/10 || len(all.classes) < 24*14/2 || arrays < 20 {
-		t.Fatalf("%d of %d records of templated classes from the fast path, %d classes with a template, %d with arrays", all.fast, all.templated, len(all.classes), arrays)
+	if all.fast < all.templated*9/10 || len(all.classes) < 24*14/2 || arrays < 20 || all.flat < all.fast/10 || all.flat == all.fast {
+		t.Fatalf("%d of %d records of templated classes from the fast path (%d from nextFlat), %d classes with a template, %d with arrays", all.fast, all.templated, all.flat, len(all.classes), arrays)
 	}
 }
 

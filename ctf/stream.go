@@ -207,6 +207,7 @@ type Stream struct {
 	rec                        traceerr.Recovery
 	events                     int64
 	nxEvents                   int64 // the records Next decoded from templates (nextfast.go)
+	fxEvents                   int64 // those of them nextFlat decoded (tests)
 	// the fields of the templates this stream has used, by their num,
 	// kept with their structure (nil: not yet; nxNoKeep: copied per
 	// event), in chunks (nxChunk, the last) that never move: without
@@ -331,7 +332,7 @@ func (s *Stream) All() iter.Seq2[*Event, error] {
 func (s *Stream) Next() bool {
 	if h := s.sel; h != nil && s.pos < s.end && h.tmpl != nil {
 		s.scanned = false
-		if s.nextFast(h) {
+		if s.nextFlat(h) || s.nextFast(h) {
 			return true
 		}
 	} else if ec := s.bare; ec != nil && s.pos < s.end {

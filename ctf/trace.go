@@ -56,6 +56,7 @@ type StreamClass struct {
 	CommonContext          *FieldClass
 	events                 map[uint64]*EventClass
 	small                  []*EventClass // by id, ids < 4096
+	fxSel                  []fxHead      // by selector value: nextFlat's class and template (nextfast.go)
 	only                   *EventClass
 	clockOffNS, clockOffCy uint64    // offset from origin: ns of the seconds, and cycles
 	clockNeg               int64     // seconds when negative
