@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// countEvents reads every event of the trace in dir.
+// countEvents reads every event of trace tr through its Reader.
 func countEvents(t *testing.T, tr *Trace) int {
 	t.Helper()
 	r := tr.NewReader()
