@@ -228,8 +228,8 @@ func traceDirs(t *testing.T, root string) []string {
 // classes and of label arguments or members checked.
 func checkPlans(t *testing.T, dir string, s *ctfSource) (classes, labels int) {
 	t.Helper()
-	for _, erc := range s.tr.Meta.EventRecordClasses {
-		sc := s.tr.StreamClass(erc.DataStreamClassID)
+	for _, erc := range s.traces[0].Meta.EventRecordClasses {
+		sc := s.traces[0].StreamClass(erc.DataStreamClassID)
 		if sc == nil {
 			continue
 		}

@@ -131,6 +131,13 @@ ATF, dial9, WTF, CDT (one per tick) and a CTF trace folder (its event records me
 time, as babeltrace2's text output prints them), packets and fragments for CTF
 metadata. The output is streamed: memory stays constant on multi-gigabyte traces.
 
+A folder whose only traces are CTF trace folders (an LTTng session folder: kernel/
+beside ust/uid/1000/64-bit/) is one trace, as babeltrace2 reads it: the events of all
+its traces merged by time, equal times in babeltrace2's order; errors name the trace
+folder and the file. --thread selects a CTF track by id — a CPU (3 or "cpu 3": every
+stream of that CPU, in every trace), or 2^32 + N for the stream without cpu_id whose
+first file is the N-th (the track --json prints) — or by a stream file's name.
+
 The event formats go through the event layer (the Go package events/inspect
 prints the same): text and --json give the same records in the same order — an ATF
 session in the cross-thread merged order (time, thread position, sequence) — and

@@ -772,6 +772,9 @@ func (c *cli) cmdConvert(args []string) int {
 		// the other formats does (babeltrace2 reads it, printing nothing).
 		return c.fail(pos[0], usageErrorf("a CTF metadata file, data stream or packet index alone holds no events, so it has no Chrome trace form: ctf converts to plain or packetized (a trace folder converts to chrome)"))
 	}
+	if f.name == "ctf" && *to != "chrome" && in.Variant() == "session" {
+		return c.fail(pos[0], usageErrorf("a folder of CTF traces (an LTTng session) converts to chrome; plain, packetized and tsdl convert the metadata of one trace: give one of the trace folders inside it"))
+	}
 	o := convertOptions{Force: *force, Warn: func(w string) { fmt.Fprintf(c.stderr, "%s: warning: %s\n", pos[0], w) }}
 	if *fields != "" {
 		o.Fields = strings.Split(*fields, ",")

@@ -8,7 +8,8 @@
 #
 # TRACES is tests/data/ctf-traces of a babeltrace v2.1.2 checkout (upstream
 # data: never copy it into this repository); OUT receives one file per trace
-# folder (a folder holding a metadata file), named by its path under TRACES
+# folder (a folder holding a metadata file) and per session folder
+# (multi-domains, session-rotation: several trace folders), named by its path under TRACES
 # with '/' replaced by '_' plus ".txt", holding `TZ=UTC babeltrace2 FOLDER`
 # (the default text.pretty sink). A trace babeltrace2 refuses gets a .err
 # file (its stderr) and no .txt. BT defaults to the babeltrace2 2.1.2 that
@@ -39,4 +40,21 @@ while IFS= read -r meta; do
     echo "gen.sh: babeltrace2 refuses $rel (see $out/$name.err)" >&2
   fi
 done < <(find "$traces" -name metadata -type f -not -path '*/fail/*' | sort)
+# The folders of several traces (LTTng session folders: babeltrace2 merges
+# every trace below them by time), named the same way; ctf's
+# TestBabeltraceSessionsText compares them.
+for rel in 1/succeed/multi-domains 1/succeed/session-rotation; do
+  [ -d "$traces/$rel" ] || continue
+  name=${rel//\//_}
+  rm -f "$out/$name.txt" "$out/$name.err"
+  if TZ=UTC "$bt" "$traces/$rel" > "$out/$name.txt.tmp" 2> "$out/$name.err"; then
+    mv "$out/$name.txt.tmp" "$out/$name.txt"
+    rm -f "$out/$name.err"
+    ok=$((ok + 1))
+  else
+    rm -f "$out/$name.txt.tmp"
+    refused=$((refused + 1))
+    echo "gen.sh: babeltrace2 refuses $rel (see $out/$name.err)" >&2
+  fi
+done
 echo "gen.sh: $ok outputs in $out, $refused traces refused" >&2
