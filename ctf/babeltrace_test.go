@@ -167,7 +167,12 @@ func prettyTrace(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := t.NewReader()
+	return prettyReader(t.NewReader())
+}
+
+// prettyReader renders every event of r in babeltrace2's pretty text; it
+// returns the lines before an error too.
+func prettyReader(r *Reader) ([]string, error) {
 	var p Pretty
 	var out []string
 	var line []byte
@@ -250,13 +255,5 @@ func prettySession(root string) ([]string, error) {
 		return nil, err
 	}
 	defer s.Close()
-	r := s.NewReader()
-	var p Pretty
-	var out []string
-	var line []byte
-	for r.Next() {
-		line = p.Append(line[:0], r.Event())
-		out = append(out, strings.TrimSuffix(string(line), "\n"))
-	}
-	return out, r.Err()
+	return prettyReader(s.NewReader())
 }

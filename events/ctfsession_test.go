@@ -160,26 +160,5 @@ func TestCTFSessionErrorsNameTrace(t *testing.T) {
 // TestCTFSessionZeroAllocs: reading a session allocates nothing per event
 // after warm-up, arguments and JSON included.
 func TestCTFSessionZeroAllocs(t *testing.T) {
-	root := writeCTFSession(t, 20000)
-	r, err := events.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	for i := 0; i < 1000 && r.Next(); i++ {
-		touch(r.Event())
-	}
-	json := r.Event().AppendJSON(make([]byte, 0, 1<<16))
-	allocs := testing.AllocsPerRun(100, func() {
-		for range 16 {
-			if !r.Next() {
-				t.Fatalf("ran out of events: %v", r.Err())
-			}
-			touch(r.Event())
-			json = r.Event().AppendJSON(json[:0])
-		}
-	})
-	if allocs != 0 {
-		t.Errorf("%.2f allocations per 16 events", allocs)
-	}
+	zeroAllocsCTFLabels(t, writeCTFSession(t, 20000))
 }
