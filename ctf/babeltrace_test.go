@@ -3,24 +3,15 @@ package ctf
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
 // traceDirs lists the CTF trace folders under root (folders holding a
 // metadata file), sorted.
-func traceDirs(root string) []string {
-	var out []string
-	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() && fi.Name() == "metadata" {
-			out = append(out, filepath.Dir(p))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
-}
+func traceDirs(root string) []string { return vectortest.CTFTraceDirs(root) }
 
 // decodeDir decodes every event of a trace folder; it returns the count.
 func decodeDir(dir string) (int, error) {

@@ -3,7 +3,6 @@ package inspect_test
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"testing"
 
@@ -12,31 +11,17 @@ import (
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
-// ctfTraceFolders lists the CTF trace folders (holding a metadata file
-// beside data streams) under root, sorted.
-func ctfTraceFolders(root string) []string {
-	var out []string
-	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() && fi.Name() == "metadata" {
-			out = append(out, filepath.Dir(p))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
-}
-
 // TestCTFThreadSelectsTrack: for every CTF test trace (the vectors, the
 // event layer's testdata, babeltrace's own when CTF_BT_TRACES names them),
 // Thread set to the track ID of any event — a CPU number, or for a stream
 // without cpu_id 2^32 + its position — selects exactly the events of that
 // track; "cpu N" selects CPU N's as N does, and a track's name selects it.
 func TestCTFThreadSelectsTrack(t *testing.T) {
-	dirs := ctfTraceFolders(vectortest.Dir(t, "ctf"))
-	dirs = append(dirs, ctfTraceFolders("../testdata")...)
+	dirs := vectortest.CTFTraceDirs(vectortest.Dir(t, "ctf"))
+	dirs = append(dirs, vectortest.CTFTraceDirs("../testdata")...)
 	if bt := os.Getenv("CTF_BT_TRACES"); bt != "" {
 		for _, v := range []string{"1/succeed", "2/succeed"} {
-			dirs = append(dirs, ctfTraceFolders(filepath.Join(bt, v))...)
+			dirs = append(dirs, vectortest.CTFTraceDirs(filepath.Join(bt, v))...)
 		}
 	}
 	traces, tracks := 0, 0
