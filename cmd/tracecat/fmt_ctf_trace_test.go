@@ -625,7 +625,7 @@ func writeSession(t *testing.T, n int) string {
 	return root
 }
 
-// dump, dump --json and convert --to chrome read a folder of CTF trace
+// dump, dump --json, stats and convert --to chrome read a folder of CTF trace
 // folders (an LTTng session folder) as one trace: every event of both
 // traces, merged by time (babeltrace2's text: the lines of both dumps, in
 // time order); its metadata records and metadata conversions are refused,
@@ -669,6 +669,12 @@ func TestCTFSessionDump(t *testing.T) {
 	code, out, errb = run(t, nil, "dump", "--json", root)
 	if code != exitOK || strings.Count(out, "\n") != 600 || strings.Count(out, `"stream":"ust/uid/1000/64-bit/channel0_`) != 300 {
 		t.Errorf("dump --json: exit %d %q, %d lines", code, errb, strings.Count(out, "\n"))
+	}
+	code, out, errb = run(t, nil, "stats", "--json", root)
+	for _, w := range []string{`"format":"ctf","traces":["kernel","ust/uid/1000/64-bit"],"events":600,`, `"data_streams":4,`, `"ust/uid/1000/64-bit/channel0_1":150`} {
+		if code != exitOK || !strings.Contains(out, w) {
+			t.Errorf("stats --json: exit %d %q, lacks %s: %s", code, errb, w, out)
+		}
 	}
 	code, out, errb = run(t, nil, "convert", "--to", "chrome", root, "-")
 	if code != exitOK || !json.Valid([]byte(out)) {

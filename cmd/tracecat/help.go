@@ -108,7 +108,9 @@ schema_version; dial9 events, schemas, events_by_type, first_ns, last_ns; atf th
 events, detail_events, first_ns, last_ns, recovered; ctf packets, metadata_bytes,
 metadata_sha256, byte_order, version (packets and byte_order describe the metadata
 stream's packets: 0 and null for plain-text metadata; a CTF trace folder adds data_streams,
-data_packets, events_by_stream, events_by_name, events_discarded, packets_lost); wtf
+data_packets, events_by_stream, events_by_name, events_discarded, packets_lost; a folder
+of CTF trace folders alone — an LTTng session — has traces and those keys, its streams
+named by trace folder and file, all its traces read as one); wtf
 chunks, events, events_by_name, zones. Times are in the trace's own clock: ns for ATF,
 dial9 and CTF, µs for WTF, tick index for CDT. Every event format (cdt, dial9, atf,
 wtf, a ctf trace folder) also has events, first_ns and last_ns (the first and last

@@ -49,6 +49,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/ferr"
 	"golang.org/x/term"
@@ -539,6 +540,9 @@ func (c *cli) cmdStats(args []string) int {
 		return code
 	}
 	jobs, many := expandInputs(pos)
+	if len(pos) == 1 && pos[0] != "-" && events.CTFSession(pos[0]) != nil {
+		many = false // a folder of CTF traces is one trace (events.Open)
+	}
 	if !many {
 		in, f, err := c.open(pos[0])
 		if err != nil {
