@@ -3,24 +3,15 @@ package ctf
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tracecodec/tracecodec/internal/vectortest"
 )
 
 // traceDirs lists the CTF trace folders under root (folders holding a
 // metadata file), sorted.
-func traceDirs(root string) []string {
-	var out []string
-	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() && fi.Name() == "metadata" {
-			out = append(out, filepath.Dir(p))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
-}
+func traceDirs(root string) []string { return vectortest.CTFTraceDirs(root) }
 
 // decodeDir decodes every event of a trace folder; it returns the count.
 func decodeDir(dir string) (int, error) {
@@ -167,7 +158,12 @@ func prettyTrace(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := t.NewReader()
+	return prettyReader(t.NewReader())
+}
+
+// prettyReader renders every event of r in babeltrace2's pretty text; it
+// returns the lines before an error too.
+func prettyReader(r *Reader) ([]string, error) {
 	var p Pretty
 	var out []string
 	var line []byte
@@ -191,4 +187,64 @@ func textLines(tb testing.TB, path string) []string {
 		return nil
 	}
 	return strings.Split(s, "\n")
+}
+
+// babeltraceSessions are babeltrace's test folders of several traces
+// (LTTng session folders) that babeltrace2 reads as one, merging all their
+// events by time: kernel/ beside ust/, and the chunks of a session
+// rotation (3/, a/1/, a/2/, each with two user-space traces whose chunks
+// share a UUID).
+var babeltraceSessions = []string{"1/succeed/multi-domains", "1/succeed/session-rotation"}
+
+// TestBabeltraceSessionsText compares our text of each folder of
+// babeltraceSessions, read as a Session of the trace folders below it,
+// with babeltrace2's output for the folder (tools/ctfbt/gen.sh writes it,
+// named as TestBabeltraceTracesText's references), line for line.
+func TestBabeltraceSessionsText(t *testing.T) {
+	root, refs := os.Getenv("CTF_BT_TRACES"), os.Getenv("CTF_BT_REFS")
+	if root == "" || refs == "" {
+		t.Skip("CTF_BT_TRACES or CTF_BT_REFS not set")
+	}
+	compared := 0
+	for _, rel := range babeltraceSessions {
+		ref := filepath.Join(refs, strings.ReplaceAll(rel, "/", "_")+".txt")
+		if _, err := os.Stat(ref); err != nil {
+			continue
+		}
+		compared++
+		want := textLines(t, ref)
+		got, err := prettySession(filepath.Join(root, rel))
+		if err != nil {
+			t.Errorf("%s: after %d events: %v", rel, len(got), err)
+			continue
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: %d events, babeltrace2 printed %d", rel, len(got), len(want))
+		}
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Errorf("%s: event %d:\n got  %s\n want %s", rel, i, got[i], want[i])
+				break
+			}
+		}
+	}
+	if compared == 0 {
+		t.Skipf("no session reference in %s (tools/ctfbt/gen.sh writes them)", refs)
+	}
+}
+
+// prettySession renders every event of the traces below folder root, read
+// as one Session, in babeltrace2's pretty text.
+func prettySession(root string) ([]string, error) {
+	var dirs []string
+	for _, d := range traceDirs(root) {
+		rel, _ := filepath.Rel(root, d)
+		dirs = append(dirs, rel)
+	}
+	s, err := OpenSession(root, dirs)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return prettyReader(s.NewReader())
 }

@@ -22,7 +22,12 @@
 // tracecat validate runs. A Reader (Trace.NewReader, or NewScanner with
 // Scan) merges the streams of a trace by time as babeltrace2's muxer does:
 // the smallest time in nanoseconds from the clock's origin first, equal
-// times in stream order (a heap: O(log N) per event for N streams). An Event is a view valid until the
+// times in stream order (a heap: O(log N) per event for N streams).
+// OpenSession opens several trace folders as one Session (an LTTng
+// session folder: kernel/ beside ust/uid/1000/64-bit/, as babeltrace2
+// reads it), whose Reader merges the streams of all its traces the same
+// way, equal times in babeltrace2's muxer order (by trace, then stream
+// order). An Event is a view valid until the
 // next Next: its event record class, the default clock value after its
 // header (Cycles; NS converts to ns from the origin, with the clock class's
 // frequency and offset) and its fields as a flat pre-order slice of Field

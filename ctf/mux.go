@@ -5,10 +5,11 @@ import (
 	"iter"
 )
 
-// Reader merges the event records of all the streams of a trace by time,
-// as babeltrace2's muxer does: the next event is the one with the smallest
-// time in nanoseconds from its clock's origin; equal times go in stream
-// order (Trace.Streams, sorted by file name for OpenDir). Events are views
+// Reader merges the event records of all the streams of a trace (or of a
+// Session's traces) by time, as babeltrace2's muxer does: the next event is
+// the one with the smallest time in nanoseconds from its clock's origin;
+// equal times go in stream order (Trace.Streams, sorted by file name for
+// OpenDir; a Session's traces in their order). Events are views
 // valid until the next Next. A stream that fails stops the Reader with its
 // error (Err); a cut last packet ends its stream with a Recovery note.
 //
@@ -16,12 +17,15 @@ import (
 // stream order): each Next costs O(log N) for N streams and allocates
 // nothing.
 type Reader struct {
-	t     *Trace
-	heap  []head
-	cur   bool // heap[0] is the event last returned
-	err   error
-	init  bool
-	fills bool // Next decodes fields (Scan: not)
+	// streams are the streams merged, in stream order; dirs, for a
+	// Session's Reader, the trace folder of each (for errors)
+	streams []*Stream
+	dirs    []string
+	heap    []head
+	cur     bool // heap[0] is the event last returned
+	err     error
+	init    bool
+	fills   bool // Next decodes fields (Scan: not)
 }
 
 type head struct {
@@ -35,14 +39,14 @@ func (a *head) less(b *head) bool { return a.ns < b.ns || a.ns == b.ns && a.ord 
 // NewReader returns a Reader over the trace's streams from their first
 // packets.
 func (t *Trace) NewReader() *Reader {
-	return &Reader{t: t, fills: true}
+	return &Reader{streams: t.Streams, fills: true}
 }
 
 // NewScanner returns a Reader whose streams advance with Stream.Scan: every
 // event record is checked as fully as by Next, but its fields are decoded
 // only on Event.Decode.
 func (t *Trace) NewScanner() *Reader {
-	return &Reader{t: t}
+	return &Reader{streams: t.Streams}
 }
 
 func (r *Reader) advance(s *Stream) bool {
@@ -60,13 +64,13 @@ func (r *Reader) Next() bool {
 	if !r.init {
 		r.init = true
 		r.heap = r.heap[:0]
-		for i, s := range r.t.Streams {
+		for i, s := range r.streams {
 			s.Reset()
 			if r.advance(s) {
 				r.heap = append(r.heap, head{s.ev.NS(), i, s})
 				r.up(len(r.heap) - 1)
 			} else if s.err != nil {
-				r.err = streamErr(s)
+				r.err = r.streamErr(i, s)
 				return false
 			}
 		}
@@ -76,7 +80,7 @@ func (r *Reader) Next() bool {
 			h.ns = h.s.ev.NS()
 		} else {
 			if h.s.err != nil {
-				r.err = streamErr(h.s)
+				r.err = r.streamErr(h.ord, h.s)
 				return false
 			}
 			last := len(r.heap) - 1
@@ -129,9 +133,15 @@ func (r *Reader) Event() *Event { return &r.heap[0].s.ev }
 // the stream's file name.
 func (r *Reader) Err() error { return r.err }
 
-// streamErr is the error of stream s prefixed with its file name: the
-// offset of a *FormatError is in that file, one of the trace's many.
-func streamErr(s *Stream) error { return fmt.Errorf("%s: %w", s.Name, s.err) }
+// streamErr is the error of stream s, the i-th, prefixed with its file
+// name (after its trace's folder in a Session): the offset of a
+// *FormatError is in that file, one of the trace's many.
+func (r *Reader) streamErr(i int, s *Stream) error {
+	if i < len(r.dirs) {
+		return fmt.Errorf("%s/%s: %w", r.dirs[i], s.Name, s.err)
+	}
+	return fmt.Errorf("%s: %w", s.Name, s.err)
+}
 
 // All iterates over the merged events.
 func (r *Reader) All() iter.Seq2[*Event, error] {

@@ -9,20 +9,29 @@ import (
 
 	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/ctf2meta"
+	"github.com/tracecodec/tracecodec/traceerr"
 )
 
 // ctfSource adapts a CTF trace folder (ctf.Reader: the data streams merged
-// by time) to the event layer. Each event record is a KindInstant event
-// named by its event record class, timed in ns from its clock's origin, on
-// the track of its data stream (named "cpu N" when the packet context has a
-// cpu_id, else by the stream's file name). The files of one data stream —
-// LTTng's tracefile rotation splits a CPU's stream into CHANNEL_CPU_0,
-// CHANNEL_CPU_1, … — share one track: files of the same data stream class
-// whose packet headers hold the same stream_instance_id (else whose packet
-// contexts hold the same cpu_id), as babeltrace2 groups them. Its arguments are the top-level
-// fields of the common context, the specific context and the payload, in
-// that order, without the fields the CTF reader consumes (unsigned integers
-// with a role); structures, arrays and variants are composite values.
+// by time), or the CTF trace folders below a folder (ctf.Session: an LTTng
+// session folder, all their data streams merged by time), to the event
+// layer. Each event record is a KindInstant event named by its event
+// record class, timed in ns from its clock's origin, on the track of its
+// data stream: a stream whose packet context has a cpu_id is on the track
+// of that CPU (ID the cpu_id, named "cpu N"), which the streams of that
+// CPU share — several channels, several traces of a session, the files
+// LTTng's tracefile rotation splits a CPU's stream into (CHANNEL_CPU_0,
+// CHANNEL_CPU_1, …); a stream without one is on its own track (ID
+// ctfFileTrack + the position of its first file among the data stream
+// files, sorted by name per trace, traces in session order: never a CPU
+// number; named by its file name, after its trace's folder in a session),
+// which the files of the same data stream class and stream_instance_id of
+// its trace share, as babeltrace2 groups them. A cpu_id of 2^32 or more is
+// no CPU number: its stream is on a track of its own. Its arguments are the
+// top-level fields of the common context, the specific context and the
+// payload, in that order, without the fields the CTF reader consumes
+// (unsigned integers with a role); structures, arrays and variants are
+// composite values.
 //
 // An enumeration (an integer field class with mappings) keeps its integer
 // argument and is followed by a string argument named after it plus
@@ -38,15 +47,28 @@ import (
 // prints them. An enumeration inside a structure inside an array or variant
 // has its label member in that structure.
 type ctfSource struct {
-	tr     *ctf.Trace
-	r      *ctf.Reader
-	ev     *ctf.Event
-	tracks []Track // by the index in tr.Streams of a data stream's first file
-	// byS holds a stream's track once it had an event, else −1 − its
-	// index in tr.Streams; streamSlot caches it by the stream's address
+	r  *ctf.Reader
+	ev *ctf.Event
+	// traces are the trace or the session's traces; recovery and closer
+	// the trace's or the session's
+	traces   []*ctf.Trace
+	recovery func() *traceerr.Recovery
+	closer   func() error
+	// tracks are the tracks of the streams that had an event, in the
+	// order met (at most one per stream: the array is never reallocated,
+	// so a *Track stays valid)
+	tracks []Track
+	// byS holds a stream's track (an index in tracks) once it had an
+	// event, else −1 − its position; streamSlot caches it by the stream's
+	// address
 	byS        map[*ctf.Stream]int
 	streamSlot [ctfSlots]ctfStreamSlot
-	groups     map[ctfStreamKey]int // track of a data stream's files
+	groups     map[ctfStreamKey]int // track of a CPU or of a data stream's files
+	names      []string             // by position: the track name of a stream without cpu_id
+	traceOf    []int                // by position: the stream's trace (its index in the session)
+	// paths holds, in a session, each stream's file name after its
+	// trace's folder (its record's "stream")
+	paths map[*ctf.Stream]string
 	// args are the arguments of the current event: its plan's (a plan
 	// whose fields are at fixed places), else own's
 	args []ctfArg
@@ -126,25 +148,65 @@ type ctfInfo struct {
 	names   []string // structures: by member, the label member's name ("": none)
 }
 
+// ctfFileTrack is added to the position of a data stream without cpu_id to
+// make its track ID: above every CPU number (LTTng's cpu_id has 32 bits; a
+// wider value is not taken as one), so --thread N selects CPU N or that
+// stream, never both.
+const ctfFileTrack = 1 << 32
+
 func openCTFDir(path string) (source, error) {
 	tr, err := ctf.OpenDir(path)
 	if err != nil {
 		return nil, err
 	}
-	s := &ctfSource{tr: tr, r: tr.NewReader(), byS: map[*ctf.Stream]int{}, groups: map[ctfStreamKey]int{},
-		plans: map[*ctf.EventClass]*ctfPlan{}, infos: map[*ctf.FieldClass]*ctfInfo{},
-		enums: map[*ctf.FieldClass]*ctfEnum{}}
-	s.tracks = make([]Track, len(tr.Streams))
-	for i, st := range tr.Streams {
-		s.byS[st] = -1 - i
-		s.tracks[i] = Track{Kind: TrackStream, ID: uint64(i), Name: st.Name}
+	s := newCTFSource(tr.NewReader(), tr.Recovery, tr.Close)
+	s.traces = []*ctf.Trace{tr}
+	for _, st := range tr.Streams {
+		s.addStream(st, st.Name, 0)
 	}
+	s.tracks = make([]Track, 0, len(s.names))
 	return s, nil
 }
 
-// ctfStreamKey identifies a data stream across its files: its class and its
-// stream_instance_id (by 'i') or cpu_id (by 'c').
+// openCTFSession opens the CTF trace folders dirs below folder path (see
+// CTFSession) as one trace.
+func openCTFSession(path string, dirs []string) (source, error) {
+	ss, err := ctf.OpenSession(path, dirs)
+	if err != nil {
+		return nil, err
+	}
+	s := newCTFSource(ss.NewReader(), ss.Recovery, ss.Close)
+	s.traces = ss.Traces
+	s.paths = map[*ctf.Stream]string{}
+	for i, tr := range ss.Traces {
+		for _, st := range tr.Streams {
+			s.paths[st] = ss.Dirs[i] + "/" + st.Name
+			s.addStream(st, s.paths[st], i)
+		}
+	}
+	s.tracks = make([]Track, 0, len(s.names))
+	return s, nil
+}
+
+func newCTFSource(r *ctf.Reader, recovery func() *traceerr.Recovery, closer func() error) *ctfSource {
+	return &ctfSource{r: r, recovery: recovery, closer: closer, byS: map[*ctf.Stream]int{}, groups: map[ctfStreamKey]int{},
+		plans: map[*ctf.EventClass]*ctfPlan{}, infos: map[*ctf.FieldClass]*ctfInfo{},
+		enums: map[*ctf.FieldClass]*ctfEnum{}}
+}
+
+// addStream adds the data stream file st, whose track name is name, of
+// trace k, at the next position.
+func (s *ctfSource) addStream(st *ctf.Stream, name string, k int) {
+	s.byS[st] = -1 - len(s.names)
+	s.names = append(s.names, name)
+	s.traceOf = append(s.traceOf, k)
+}
+
+// ctfStreamKey identifies the track of a CPU (by 'c': id is the cpu_id),
+// or a data stream across its files (by 'i': its trace, class and
+// stream_instance_id).
 type ctfStreamKey struct {
+	trace int
 	class uint64
 	by    byte
 	id    uint64
@@ -162,31 +224,37 @@ func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) *Track {
 }
 
 // trackIndex returns the index in s.tracks of the track of stream st: on
-// the stream's first event, the track of an earlier file of the same data
-// stream, or its own (named "cpu N" when p has a cpu_id).
+// the stream's first event, the track of its CPU (p's cpu_id) or of an
+// earlier file of the same data stream, else a new one.
 func (s *ctfSource) trackIndex(st *ctf.Stream, p *ctf.Packet) int {
 	i := s.byS[st]
 	if i >= 0 {
 		return i
 	}
-	i = -1 - i
-	s.byS[st] = i
-	cpu, hasCPU := ctfPacketUint(p, p.ContextRoot, "cpu_id")
+	pos := -1 - i
 	var key ctfStreamKey
-	if id, ok := ctfPacketUint(p, p.HeaderRoot, "stream_instance_id"); ok {
-		key = ctfStreamKey{p.Class.ID, 'i', id}
-	} else if hasCPU {
-		key = ctfStreamKey{p.Class.ID, 'c', cpu}
+	cpu, hasCPU := ctfPacketUint(p, p.ContextRoot, "cpu_id")
+	hasCPU = hasCPU && cpu < ctfFileTrack // a wider one is no CPU number
+	if hasCPU {
+		key = ctfStreamKey{by: 'c', id: cpu}
+	} else if id, ok := ctfPacketUint(p, p.HeaderRoot, "stream_instance_id"); ok {
+		key = ctfStreamKey{s.traceOf[pos], p.Class.ID, 'i', id}
 	}
 	if key.by != 0 {
 		if g, ok := s.groups[key]; ok {
 			s.byS[st] = g
 			return g
 		}
-		s.groups[key] = i
 	}
+	tk := Track{Kind: TrackStream, ID: ctfFileTrack + uint64(pos), Name: s.names[pos]}
 	if hasCPU {
-		s.tracks[i].Name = "cpu " + strconv.FormatUint(cpu, 10)
+		tk.ID, tk.Name = cpu, "cpu "+strconv.FormatUint(cpu, 10)
+	}
+	i = len(s.tracks)
+	s.tracks = append(s.tracks, tk) // within its capacity: a track per stream at most
+	s.byS[st] = i
+	if key.by != 0 {
+		s.groups[key] = i
 	}
 	return i
 }
@@ -386,7 +454,7 @@ func ctfPacketUint(p *ctf.Packet, root int32, name string) (uint64, bool) {
 }
 
 func (s *ctfSource) err() error      { return s.r.Err() }
-func (s *ctfSource) close() error    { return s.tr.Close() }
+func (s *ctfSource) close() error    { return s.closer() }
 func (s *ctfSource) underlying() any { return s.r }
 func (s *ctfSource) numArgs() int    { return len(s.args) }
 
@@ -581,12 +649,17 @@ func (s *ctfSource) appendJSON(b []byte, j int, in *ctfInfo) []byte {
 	return bytesValue(ev.Bytes(j)).AppendJSON(b)
 }
 
-// appendRecord locates the event record: its stream file, packet index,
+// appendRecord locates the event record: its stream file (after its
+// trace's folder in a session), packet index,
 // byte offset and event record class id.
 func (s *ctfSource) appendRecord(b []byte) []byte {
 	ev := s.ev
 	b = append(b, `{"stream":`...)
-	b = AppendJSONString(b, ev.Stream.Name)
+	if name, ok := s.paths[ev.Stream]; ok {
+		b = AppendJSONString(b, name)
+	} else {
+		b = AppendJSONString(b, ev.Stream.Name)
+	}
 	b = append(b, `,"packet":`...)
 	b = strconv.AppendInt(b, int64(ev.Stream.Packet().Index), 10)
 	b = append(b, `,"offset":`...)

@@ -170,7 +170,7 @@ func TestCTFRotatedFilesOneTrack(t *testing.T) {
 	}
 	want := map[events.Track]map[string]int{
 		{Kind: events.TrackStream, ID: 1, Name: "cpu 1"}: {"channel0_1_0": 80, "channel0_1_1": 80},
-		{Kind: events.TrackStream, ID: 3, Name: "cpu 5"}: {"channel0_5": 80},
+		{Kind: events.TrackStream, ID: 5, Name: "cpu 5"}: {"channel0_5": 80},
 	}
 	if len(tracks) != len(want) {
 		t.Fatalf("tracks %v, want %v", tracks, want)

@@ -1,7 +1,6 @@
 package events
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -211,25 +210,15 @@ func ctfPlanShapes(t *testing.T) (string, string) {
 }
 
 // traceDirs lists the folders under root that hold a file named metadata.
-func traceDirs(t *testing.T, root string) []string {
-	var dirs []string
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && d.Name() == "metadata" {
-			dirs = append(dirs, filepath.Dir(p))
-		}
-		return nil
-	})
-	slices.Sort(dirs)
-	return dirs
-}
+func traceDirs(t *testing.T, root string) []string { return vectortest.CTFTraceDirs(root) }
 
 // checkPlans makes the plan of every event record class of s's trace and
 // compares it with the per-field computations; it returns the number of
 // classes and of label arguments or members checked.
 func checkPlans(t *testing.T, dir string, s *ctfSource) (classes, labels int) {
 	t.Helper()
-	for _, erc := range s.tr.Meta.EventRecordClasses {
-		sc := s.tr.StreamClass(erc.DataStreamClassID)
+	for _, erc := range s.traces[0].Meta.EventRecordClasses {
+		sc := s.traces[0].StreamClass(erc.DataStreamClassID)
 		if sc == nil {
 			continue
 		}

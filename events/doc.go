@@ -14,7 +14,8 @@
 // and detail, CTF packetized/JSON/TSDL metadata, data streams and packet
 // indexes, WTF binary/JSON/legacy). Folders are recognised by their layout (ATF
 // session, pid and thread folders; CTF trace folders with a metadata file),
-// damaged files by their extension.
+// damaged files by their extension; CTFSession recognises a folder whose
+// only traces are CTF trace folders (an LTTng session folder).
 //
 // # Reading
 //
@@ -67,11 +68,17 @@
 //     Tick is the tick_index; the time is elapsed_ms × 1 000 000 when the row
 //     has elapsed_ms. Arguments are the row's top-level entries (channels and
 //     phase_markers as composites).
-//   - CTF: a trace folder (metadata and data streams, package ctf): one
-//     KindInstant event per event record, merged by time as babeltrace2
-//     merges them, named by its event record class, timed in ns from its
-//     clock's origin, on its data stream's track ("cpu N" when the packet
-//     context has a cpu_id; a stream's rotated files share it). Arguments
+//   - CTF: a trace folder (metadata and data streams, package ctf), or a
+//     folder whose only traces are CTF trace folders (CTFSession: an LTTng
+//     session folder, read as one trace as babeltrace2 reads it; errors
+//     name the trace folder before the file): one KindInstant event per
+//     event record, merged by time as babeltrace2 merges them, named by
+//     its event record class, timed in ns from its clock's origin, on its
+//     data stream's track: a stream whose packet context has a cpu_id is
+//     on its CPU's track (ID the cpu_id, named "cpu N"; every stream of
+//     that CPU shares it), another on its own (ID 2^32 + the position of
+//     its first file, never a CPU number; named by the file; a stream's
+//     rotated files share it). Arguments
 //     are the top-level fields of the common context, specific context and
 //     payload (structures, arrays and variants as composites). An
 //     enumeration or bit map is followed by FIELD_label, its labels as

@@ -139,7 +139,10 @@ type Reader struct {
 // file (with its detail.atf beside it when there is one), thread folder or
 // session folder (merged across threads in timestamp order), a WTF trace
 // (binary, JSON or legacy), a CTF trace folder (its data streams decoded
-// with the metadata beside them, merged by time). A CTF metadata file, data
+// with the metadata beside them, merged by time), a folder whose only
+// traces are CTF trace folders (CTFSession: an LTTng session folder; all
+// their data streams merged by time, as babeltrace2 reads it; Detection
+// {FormatCTF, "session"}). A CTF metadata file, data
 // stream or index file alone and a lone ATF detail.atf are recognised but
 // hold no events: Open returns an error
 // wrapping ErrNoEvents that says so (Detect still names them). An unknown
@@ -164,6 +167,11 @@ func Open(path string, opts ...Option) (*Reader, error) {
 			return newReader(d, src, err, &o)
 		case FormatCTF:
 			src, err := openCTFDir(path)
+			return newReader(d, src, err, &o)
+		}
+		if dirs := CTFSession(path); dirs != nil {
+			d = Detection{FormatCTF, "session"}
+			src, err := openCTFSession(path, dirs)
 			return newReader(d, src, err, &o)
 		}
 		return nil, fmt.Errorf("%w: %s is not a trace folder", ErrUnknownFormat, path)

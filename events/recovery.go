@@ -86,7 +86,7 @@ func (r *Reader) recovery() *traceerr.Recovery {
 			s.Notes = append(s.Notes, "links not walked to the end: "+err.Error())
 		}
 	case *ctfSource:
-		return src.tr.Recovery()
+		return src.recovery()
 	case *wtfSource:
 		rep := src.chunks.Recovery()
 		if rep == nil || !rep.Torn {

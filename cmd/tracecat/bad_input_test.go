@@ -137,11 +137,11 @@ func TestOneFormatName(t *testing.T) {
 	}
 }
 
-// dump and convert of a folder that holds trace folders — an LTTng session
-// folder (kernel/, ust/uid/1000/64-bit/), which babeltrace2 is given — name
-// the trace folders inside it (the first three, and how many), instead of
-// "give a file inside it" (a CTF channel file alone holds packet headers
-// only).
+// dump and convert of a folder that holds trace folders of several formats
+// (CTF trace folders beside a trace of another format: not an LTTng
+// session folder, which is read as one trace) name the trace folders
+// inside it (the first three, and how many), instead of "give a file
+// inside it" (a CTF channel file alone holds packet headers only).
 func TestFolderOfTracesNamesThem(t *testing.T) {
 	session := t.TempDir()
 	for _, d := range []string{"kernel", "ust/uid/1000/64-bit", "ust/uid/1001/64-bit", "ust/uid/1002/64-bit"} {
@@ -152,6 +152,9 @@ func TestFolderOfTracesNamesThem(t *testing.T) {
 		if code, _, errb := run(t, nil, "sample", "ctf", p); code != exitOK {
 			t.Fatalf("sample: %s", errb)
 		}
+	}
+	if code, _, errb := run(t, nil, "sample", "dial9", filepath.Join(session, "ust", "app.dial9.bin")); code != exitOK {
+		t.Fatalf("sample: %s", errb)
 	}
 	out := filepath.Join(t.TempDir(), "o.json")
 	for _, args := range [][]string{{"dump", session}, {"convert", "--to", "chrome", session, out}} {

@@ -90,6 +90,9 @@ func ctfIndexBytes(in *input) ([]byte, error) {
 }
 
 func ctfDump(in *input, w *bufio.Writer, o dumpOptions) error {
+	if in.Variant() == "session" && ctfMetadataRecord[o.Type] {
+		return usageErrorf("--type %s lists the metadata of one trace, and this folder holds several CTF traces: give one of the trace folders inside it", o.Type)
+	}
 	if in.IsDir() && !ctfMetadataRecord[o.Type] {
 		return ctfTraceDump(in, w, o)
 	}

@@ -18,7 +18,8 @@ import (
 var ctfMetadataRecord = map[string]bool{"packet": true, "fragment": true, "tsdl": true, "preamble": true, "field-class-alias": true,
 	"trace-class": true, "clock-class": true, "data-stream-class": true, "event-record-class": true}
 
-// ctfTraceDump writes the events of a trace folder, merged by time: with
+// ctfTraceDump writes the events of a trace folder (or of the CTF trace
+// folders below a folder: an LTTng session), merged by time: with
 // --json the event layer's JSON Lines, else one line per event record as
 // babeltrace2's text.pretty sink prints it (times in UTC). With a filter
 // the events are read through the event layer, whose matcher --json uses,
@@ -30,7 +31,8 @@ func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	if o.JSON {
 		return dumpEvents(in, w, o)
 	}
-	if o.Type != "" || o.Thread != "" || o.From != nil || o.To != nil {
+	if o.Type != "" || o.Thread != "" || o.From != nil || o.To != nil || in.Variant() == "session" {
+		// a folder of CTF traces is opened as one by the event layer
 		return ctfFilteredDump(in, w, o)
 	}
 	tr, err := ctf.OpenDir(in.Path)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -182,7 +183,14 @@ func TestCTFDumpThread(t *testing.T) {
 			t.Errorf("dump --json --thread %q: exit %d %q, %d lines", sel, code, errb, strings.Count(out, "\n"))
 		}
 	}
-	for _, sel := range []string{"0", "cpu 0", "channel0_1"} {
+	// the track id is the CPU number: in --json and the Chrome tid
+	if _, out, _ := run(t, nil, "dump", "--json", dir); strings.Count(out, `"track":1,"track_name":"cpu 1"`) != 80 {
+		t.Errorf("dump --json: not 80 events on track 1 (cpu 1): %.300s", out)
+	}
+	if _, out, _ := run(t, nil, "convert", "--to", "chrome", dir, "-"); strings.Count(out, `"tid":1,`) < 80 || strings.Contains(out, `"tid":0,`) {
+		t.Errorf("convert --to chrome: tids %.300s", out)
+	}
+	for _, sel := range []string{"0", "cpu 0", "channel0_1", "4294967296"} {
 		for _, args := range [][]string{{"dump", "--thread", sel, dir}, {"dump", "--json", "--thread", sel, dir}} {
 			if code, out, errb := run(t, nil, args...); code != exitOK || out != "" {
 				t.Errorf("%q: exit %d %q %q", args, code, out, errb)
@@ -221,7 +229,11 @@ func TestCTFDumpFiltersTextAsJSON(t *testing.T) {
 	if code, _, errb := run(t, nil, "dump", "--from", "index:0", dir); code != exitUsage || !strings.Contains(errb, "--from index:0: a CTF trace folder is selected by time in ns") {
 		t.Errorf("dump --from index:0: exit %d %q", code, errb)
 	}
-	for _, f := range [][]string{{"--type", "e"}, {"--thread", "s0"}} {
+	// a stream without cpu_id: track 2^32 + its position, named by its file
+	if _, js, _ := run(t, nil, "dump", "--json", dir); strings.Count(js, `"track":4294967296,"track_name":"s0"`) != 3 {
+		t.Errorf("dump --json: tracks %q", js)
+	}
+	for _, f := range [][]string{{"--type", "e"}, {"--thread", "s0"}, {"--thread", "4294967296"}} {
 		code, text, _ := run(t, nil, append(append([]string{"dump"}, f...), dir)...)
 		_, js, _ := run(t, nil, append(append([]string{"dump", "--json"}, f...), dir)...)
 		if code != exitOK || strings.Count(text, "\n") != 3 || strings.Count(js, "\n") != 3 {
@@ -598,5 +610,106 @@ func TestCTFManyInputsErrorsNameFile(t *testing.T) {
 				t.Errorf("%s: lacks the cut stream's name: %q %q", args, out, errb)
 			}
 		}
+	}
+}
+
+// writeSession writes an LTTng-shaped session folder: kernel/ and
+// ust/uid/1000/64-bit/, each a CTF trace of n events (ctfgen).
+func writeSession(t *testing.T, n int) string {
+	root := t.TempDir()
+	for _, d := range []string{"kernel", "ust/uid/1000/64-bit"} {
+		if err := ctfgen.Write(filepath.Join(root, d), n, 2, 6, 4096); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// dump, dump --json, stats and convert --to chrome read a folder of CTF trace
+// folders (an LTTng session folder) as one trace: every event of both
+// traces, merged by time (babeltrace2's text: the lines of both dumps, in
+// time order); its metadata records and metadata conversions are refused,
+// naming the trace folders.
+func TestCTFSessionDump(t *testing.T) {
+	root := writeSession(t, 300)
+	code, out, errb := run(t, nil, "dump", root)
+	if code != exitOK || errb != "" {
+		t.Fatalf("dump: exit %d %q", code, errb)
+	}
+	var want []string
+	for _, d := range []string{"kernel", "ust/uid/1000/64-bit"} {
+		_, o, _ := run(t, nil, "dump", filepath.Join(root, d))
+		want = append(want, strings.Split(strings.TrimSuffix(o, "\n"), "\n")...)
+	}
+	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(got) != 600 || len(want) != 600 {
+		t.Fatalf("dump: %d lines, the traces %d (600)", len(got), len(want))
+	}
+	// the session's lines are the traces' lines, in time order (each
+	// starts with its time)
+	for i := 1; i < len(got); i++ {
+		if got[i][:20] < got[i-1][:20] {
+			t.Fatalf("line %d before line %d in time:\n%s\n%s", i, i-1, got[i-1], got[i])
+		}
+	}
+	// the same lines but for the time since the previous line printed
+	delta := regexp.MustCompile(`^(\[[^]]*\]) \(\+[^)]*\)`)
+	count := map[string]int{}
+	for _, l := range want {
+		count[delta.ReplaceAllString(l, "$1")]++
+	}
+	for _, l := range got {
+		count[delta.ReplaceAllString(l, "$1")]--
+	}
+	for l, n := range count {
+		if n != 0 {
+			t.Fatalf("line %q: %+d in the traces' dumps against the session's", l, n)
+		}
+	}
+	code, out, errb = run(t, nil, "dump", "--json", root)
+	if code != exitOK || strings.Count(out, "\n") != 600 || strings.Count(out, `"stream":"ust/uid/1000/64-bit/channel0_`) != 300 {
+		t.Errorf("dump --json: exit %d %q, %d lines", code, errb, strings.Count(out, "\n"))
+	}
+	code, out, errb = run(t, nil, "stats", "--json", root)
+	for _, w := range []string{`"format":"ctf","traces":["kernel","ust/uid/1000/64-bit"],"events":600,`, `"data_streams":4,`, `"ust/uid/1000/64-bit/channel0_1":150`} {
+		if code != exitOK || !strings.Contains(out, w) {
+			t.Errorf("stats --json: exit %d %q, lacks %s: %s", code, errb, w, out)
+		}
+	}
+	code, out, errb = run(t, nil, "convert", "--to", "chrome", root, "-")
+	if code != exitOK || !json.Valid([]byte(out)) {
+		t.Errorf("convert --to chrome: exit %d %q %.200s", code, errb, out)
+	}
+	if code, _, errb := run(t, nil, "dump", "--type", "tsdl", root); code != exitUsage || !strings.Contains(errb, "give one of the trace folders") {
+		t.Errorf("dump --type tsdl: exit %d %q", code, errb)
+	}
+	if code, _, errb := run(t, nil, "convert", "--to", "plain", root, filepath.Join(t.TempDir(), "m")); code != exitUsage || !strings.Contains(errb, "converts to chrome") {
+		t.Errorf("convert --to plain: exit %d %q", code, errb)
+	}
+}
+
+// TestCTFSessionBabeltrace: dump of babeltrace's session test folders
+// (multi-domains: kernel/ beside ust/; session-rotation: the chunks of two
+// user-space traces) prints what babeltrace2 prints, byte for byte, when
+// CTF_BT_TRACES and CTF_BT_REFS name them (tools/ctfbt/gen.sh).
+func TestCTFSessionBabeltrace(t *testing.T) {
+	root, refs := os.Getenv("CTF_BT_TRACES"), os.Getenv("CTF_BT_REFS")
+	if root == "" || refs == "" {
+		t.Skip("CTF_BT_TRACES or CTF_BT_REFS not set")
+	}
+	n := 0
+	for _, rel := range []string{"1/succeed/multi-domains", "1/succeed/session-rotation"} {
+		want, err := os.ReadFile(filepath.Join(refs, strings.ReplaceAll(rel, "/", "_")+".txt"))
+		if err != nil {
+			continue
+		}
+		n++
+		code, out, errb := run(t, nil, "dump", filepath.Join(root, rel))
+		if code != exitOK || out != string(want) {
+			t.Errorf("%s: exit %d %q; %d bytes, babeltrace2 %d", rel, code, errb, len(out), len(want))
+		}
+	}
+	if n == 0 {
+		t.Skip("no session reference (tools/ctfbt/gen.sh writes them)")
 	}
 }

@@ -108,7 +108,9 @@ schema_version; dial9 events, schemas, events_by_type, first_ns, last_ns; atf th
 events, detail_events, first_ns, last_ns, recovered; ctf packets, metadata_bytes,
 metadata_sha256, byte_order, version (packets and byte_order describe the metadata
 stream's packets: 0 and null for plain-text metadata; a CTF trace folder adds data_streams,
-data_packets, events_by_stream, events_by_name, events_discarded, packets_lost); wtf
+data_packets, events_by_stream, events_by_name, events_discarded, packets_lost; a folder
+of CTF trace folders alone — an LTTng session — has traces and those keys, its streams
+named by trace folder and file, all its traces read as one); wtf
 chunks, events, events_by_name, zones. Times are in the trace's own clock: ns for ATF,
 dial9 and CTF, µs for WTF, tick index for CDT. Every event format (cdt, dial9, atf,
 wtf, a ctf trace folder) also has events, first_ns and last_ns (the first and last
@@ -130,6 +132,13 @@ with --json, one object with "path" first) per input, then a summary
 ATF, dial9, WTF, CDT (one per tick) and a CTF trace folder (its event records merged by
 time, as babeltrace2's text output prints them), packets and fragments for CTF
 metadata. The output is streamed: memory stays constant on multi-gigabyte traces.
+
+A folder whose only traces are CTF trace folders (an LTTng session folder: kernel/
+beside ust/uid/1000/64-bit/) is one trace, as babeltrace2 reads it: the events of all
+its traces merged by time, equal times in babeltrace2's order; errors name the trace
+folder and the file. --thread selects a CTF track by id — a CPU (3 or "cpu 3": every
+stream of that CPU, in every trace), or 2^32 + N for the stream without cpu_id whose
+first file is the N-th (the track --json prints) — or by a stream file's name.
 
 The event formats go through the event layer (the Go package events/inspect
 prints the same): text and --json give the same records in the same order — an ATF

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
 
@@ -62,6 +63,11 @@ func newInput(path string, stdin io.Reader) (*input, error) {
 	if fi.IsDir() {
 		in.isDir = true
 		in.det = detectDir(path)
+		if !in.det.Known() && events.CTFSession(path) != nil {
+			// CTF trace folders only (an LTTng session folder): one
+			// trace, all their events merged by time (events.Open)
+			in.det = detection{Format: events.FormatCTF, Variant: "session"}
+		}
 		return in, nil
 	}
 	in.size = fi.Size()

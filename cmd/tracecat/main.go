@@ -49,6 +49,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/ferr"
 	"golang.org/x/term"
@@ -539,6 +540,9 @@ func (c *cli) cmdStats(args []string) int {
 		return code
 	}
 	jobs, many := expandInputs(pos)
+	if len(pos) == 1 && pos[0] != "-" && events.CTFSession(pos[0]) != nil {
+		many = false // a folder of CTF traces is one trace (events.Open)
+	}
 	if !many {
 		in, f, err := c.open(pos[0])
 		if err != nil {
@@ -771,6 +775,9 @@ func (c *cli) cmdConvert(args []string) int {
 		// streams converts to a trace without events, as an empty trace of
 		// the other formats does (babeltrace2 reads it, printing nothing).
 		return c.fail(pos[0], usageErrorf("a CTF metadata file, data stream or packet index alone holds no events, so it has no Chrome trace form: ctf converts to plain or packetized (a trace folder converts to chrome)"))
+	}
+	if f.name == "ctf" && *to != "chrome" && in.Variant() == "session" {
+		return c.fail(pos[0], usageErrorf("a folder of CTF traces (an LTTng session) converts to chrome; plain, packetized and tsdl convert the metadata of one trace: give one of the trace folders inside it"))
 	}
 	o := convertOptions{Force: *force, Warn: func(w string) { fmt.Fprintf(c.stderr, "%s: warning: %s\n", pos[0], w) }}
 	if *fields != "" {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/ctf2meta"
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect/ctfload"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
@@ -125,6 +126,9 @@ func validateCTF(in *Input) (sum string, problems, notes []string, rec *traceerr
 // statsCTF is the stats keys of a CTF input and the metadata reader's
 // recovery summary (nil when clean or not read).
 func statsCTF(in *Input) (StatList, *traceerr.Recovery, error) {
+	if in.Variant == "session" && in.isDir() {
+		return ctfSessionStats(in)
+	}
 	if in.Variant == "data stream" && !in.isDir() {
 		return ctfStreamStats(in)
 	}
@@ -197,15 +201,64 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	defer tr.Close()
+	st, err := ctfReaderStats(in, tr.NewReader(), tr.Streams, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(tr.Skipped) > 0 {
+		st = append(st, Stat{"skipped_files", tr.Skipped})
+	}
+	return st, tr.Recovery(), nil
+}
+
+// ctfSessionStats is ctfTraceStats for a folder of CTF trace folders (an
+// LTTng session folder, events.CTFSession) read as one trace: "traces"
+// lists the trace folders first; data streams and skipped files are named
+// by their trace folder and file name.
+func ctfSessionStats(in *Input) (StatList, *traceerr.Recovery, error) {
+	dirs := events.CTFSession(in.Path)
+	if dirs == nil {
+		return nil, nil, fmt.Errorf("%s holds no CTF trace folder", in.Path)
+	}
+	ss, err := ctf.OpenSession(in.Path, dirs)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer ss.Close()
+	var streams []*ctf.Stream
+	var names, skipped []string
+	for i, tr := range ss.Traces {
+		for _, s := range tr.Streams {
+			streams = append(streams, s)
+			names = append(names, ss.Dirs[i]+"/"+s.Name)
+		}
+		for _, f := range tr.Skipped {
+			skipped = append(skipped, ss.Dirs[i]+"/"+f)
+		}
+	}
+	st, err := ctfReaderStats(in, ss.NewReader(), streams, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	st = append(StatList{{"traces", ss.Dirs}}, st...)
+	if len(skipped) > 0 {
+		st = append(st, Stat{"skipped_files", skipped})
+	}
+	return st, ss.Recovery(), nil
+}
+
+// ctfReaderStats reads every event record r yields, of streams (named by
+// names, else by their file names), for ctfTraceStats.
+func ctfReaderStats(in *Input, r *ctf.Reader, streams []*ctf.Stream, names []string) (StatList, error) {
 	s := Stats{Min: math.MaxInt64, Max: math.MinInt64}
-	byStream := make(map[*ctf.Stream]int64, len(tr.Streams))
+	byStream := make(map[*ctf.Stream]int64, len(streams))
 	byClass := map[*ctf.EventClass]int64{} // names summed at the end: pointer keys hash faster
-	r := tr.NewReader()
 	for r.Next() {
 		s.Events++
 		if s.Events%ProgressEvery == 0 {
 			if err := in.interrupted(); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 		e := r.Event()
@@ -217,7 +270,7 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 		s.see(e.NS())
 	}
 	if err := r.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	byName := make(map[string]int64, len(byClass))
 	for c, n := range byClass {
@@ -225,9 +278,13 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 	}
 	st := EventKeys(s)
 	var packets, discarded, lost uint64
-	perStream := make(map[string]int64, len(tr.Streams))
-	for _, ds := range tr.Streams {
-		perStream[ds.Name] = byStream[ds]
+	perStream := make(map[string]int64, len(streams))
+	for i, ds := range streams {
+		if names != nil {
+			perStream[names[i]] = byStream[ds]
+		} else {
+			perStream[ds.Name] = byStream[ds]
+		}
 		if sr := ds.Recovery(); sr.ReadBytes > 0 {
 			packets += uint64(ds.Packet().Index) + 1
 		}
@@ -236,19 +293,15 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 			lost += l.Packets
 		}
 	}
-	rec := tr.Recovery()
 	st = append(st,
-		Stat{"data_streams", len(tr.Streams)},
+		Stat{"data_streams", len(streams)},
 		Stat{"data_packets", packets},
 		Stat{"events_by_stream", perStream},
 		Stat{"events_by_name", byName},
 		Stat{"events_discarded", discarded},
 		Stat{"packets_lost", lost},
 	)
-	if len(tr.Skipped) > 0 {
-		st = append(st, Stat{"skipped_files", tr.Skipped})
-	}
-	return st, rec, nil
+	return st, nil
 }
 
 // mergeRecovery adds the data streams' recovery summary to the metadata's

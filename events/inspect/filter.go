@@ -29,8 +29,10 @@ type Filter struct {
 	Type string
 	// Thread keeps events of one thread, worker or zone: the ATF thread id
 	// ("7" or "thread_7"), the dial9 worker id ("3", or the track name
-	// "worker 3", "blocking"), the WTF zone name, the CTF track (a CPU:
-	// "3" or "cpu 3"; the stream file's name for a stream without cpu_id).
+	// "worker 3", "blocking"), the WTF zone name, the CTF track: its ID
+	// ("3" or "cpu 3" for CPU 3; 4294967296 + N for the stream without
+	// cpu_id whose first file is the N-th) or its name (a stream without
+	// cpu_id: its file name, after its trace's folder in a session).
 	// CDT traces have one track: a Thread is refused for them. "" keeps
 	// all.
 	Thread string
@@ -49,8 +51,7 @@ type Matcher struct {
 	atfKind   atf.EventKind
 	hasKind   bool
 	threadID  uint64
-	hasThread bool   // Thread parsed as a number
-	track     string // the track name Thread selects (CTF: "cpu N")
+	hasThread bool // Thread parsed as a number (CTF: a track ID)
 }
 
 // Compile checks f against a format (events.FormatDial9, FormatATF,
@@ -94,9 +95,8 @@ func (f Filter) Compile(format string) (*Matcher, error) {
 				m.threadID, m.hasThread = id, true
 			}
 		case events.FormatCTF:
-			m.track = f.Thread
-			if id, err := strconv.ParseUint(f.Thread, 10, 64); err == nil {
-				m.track = "cpu " + strconv.FormatUint(id, 10)
+			if id, err := strconv.ParseUint(strings.TrimPrefix(f.Thread, "cpu "), 10, 64); err == nil {
+				m.threadID, m.hasThread = id, true
 			}
 		}
 	}
@@ -173,7 +173,9 @@ func (m *Matcher) matchThread(ev *events.Event) bool {
 		}
 		return false
 	case events.FormatCTF:
-		return ev.Track().Name == m.track
+		if m.hasThread {
+			return ev.Track().ID == m.threadID
+		}
 	}
 	return ev.Track().Name == m.f.Thread
 }

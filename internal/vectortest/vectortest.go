@@ -11,6 +11,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 )
 
@@ -86,4 +87,18 @@ func Read(tb testing.TB, format string, elem ...string) []byte {
 		tb.Fatalf("reading %s: %v", p, err)
 	}
 	return b
+}
+
+// CTFTraceDirs lists, sorted, the folders under root that hold a file named
+// metadata: the CTF trace folders (and folders of metadata alone).
+func CTFTraceDirs(root string) []string {
+	var dirs []string
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() && fi.Name() == "metadata" {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return nil
+	})
+	sort.Strings(dirs)
+	return dirs
 }

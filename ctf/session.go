@@ -1,0 +1,203 @@
+package ctf
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tracecodec/tracecodec/ctf2meta"
+	"github.com/tracecodec/tracecodec/traceerr"
+)
+
+// Session is several CTF traces read as one, as babeltrace2 reads a folder
+// holding them (an LTTng session folder: kernel/ beside
+// ust/uid/1000/64-bit/, each a trace folder with its own metadata): its
+// Reader merges the events of all their data streams by time.
+type Session struct {
+	// Traces are the traces in babeltrace2's muxer order (see
+	// OpenSession); Dirs their folders, by trace, as given.
+	Traces []*Trace
+	Dirs   []string
+}
+
+// OpenSession opens the trace folders dirs (OpenDir each, with opts) below
+// folder root (dirs are relative to root, as they name the traces in
+// errors, notes and Reader errors) as one Session.
+//
+// Events of equal time go in babeltrace2's muxer order: by trace — its
+// trace class's identity (namespace, name, UID: for CTF 1.8 the trace
+// UUID; a trace with one before a trace without) and then its name
+// (babeltrace2's: the environment's hostname, "/", the folder) — and
+// within a trace in stream order, as Trace.NewReader orders them. Traces
+// of equal identity and name (LTTng rotation chunks of one trace) go in
+// folder order. An error opening a trace names its folder.
+func OpenSession(root string, dirs []string, opts ...Option) (*Session, error) {
+	type entry struct {
+		t   *Trace
+		dir string
+	}
+	es := make([]entry, 0, len(dirs))
+	s := &Session{}
+	for _, d := range dirs {
+		t, err := OpenDir(filepath.Join(root, d), opts...)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+		es = append(es, entry{t, d})
+		s.Traces = append(s.Traces, t)
+	}
+	slices.SortStableFunc(es, func(a, b entry) int {
+		if c := compareTraces(a.t, b.t); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(traceName(a.t, a.dir), traceName(b.t, b.dir)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.dir, b.dir)
+	})
+	s.Dirs = make([]string, len(es))
+	for i, e := range es {
+		s.Traces[i], s.Dirs[i] = e.t, e.dir
+	}
+	return s, nil
+}
+
+// compareTraces orders traces by their trace class's identity as
+// babeltrace2's muxer does: namespace, name and UID in turn, each present
+// one before an absent one, present ones in byte order. A CTF 1.8 trace's
+// identity is its UUID (babeltrace2 gives it the name "" then).
+func compareTraces(a, b *Trace) int {
+	ai, bi := identity(a), identity(b)
+	for k := range ai {
+		switch {
+		case ai[k] != nil && bi[k] == nil:
+			return -1
+		case ai[k] == nil && bi[k] != nil:
+			return 1
+		case ai[k] != nil:
+			if c := cmp.Compare(*ai[k], *bi[k]); c != 0 {
+				return c
+			}
+		}
+	}
+	return 0
+}
+
+// identity returns the namespace, name and UID of t's trace class (nil:
+// absent), as babeltrace2 2.1 gives them to a CTF 1.8 trace too.
+func identity(t *Trace) [3]*string {
+	var id [3]*string
+	tc := t.Meta.TraceClass
+	if tc == nil {
+		return id
+	}
+	for k, v := range [3]string{tc.Namespace, tc.Name, tc.UID} {
+		if v != "" {
+			id[k] = &v
+		}
+	}
+	if t.TSDL {
+		// babeltrace2's translation of CTF 1.8: the LTTng namespace when
+		// the environment's tracer_name starts with "lttng", the name ""
+		// beside a UUID
+		if n, ok := tc.Environment["tracer_name"].(string); ok && strings.HasPrefix(n, "lttng") && id[0] == nil {
+			ns := ctf2meta.LTTngNamespace
+			id[0] = &ns
+		}
+		if id[2] != nil && id[1] == nil {
+			empty := ""
+			id[1] = &empty
+		}
+	}
+	return id
+}
+
+// traceName is babeltrace2's name of the trace in folder dir: the
+// environment's hostname, "/", and dir.
+func traceName(t *Trace, dir string) string {
+	if tc := t.Meta.TraceClass; tc != nil {
+		if h, ok := tc.Environment["hostname"].(string); ok {
+			return h + "/" + dir
+		}
+	}
+	return dir
+}
+
+// NewReader returns a Reader over the data streams of all the session's
+// traces, merged by time (see OpenSession for equal times). A stream's
+// error is wrapped with its trace's folder and its file name.
+func (s *Session) NewReader() *Reader {
+	r := &Reader{fills: true}
+	r.addSession(s)
+	return r
+}
+
+// NewScanner is NewReader with streams advancing by Stream.Scan (see
+// Trace.NewScanner).
+func (s *Session) NewScanner() *Reader {
+	r := &Reader{}
+	r.addSession(s)
+	return r
+}
+
+func (r *Reader) addSession(s *Session) {
+	for i, t := range s.Traces {
+		for _, st := range t.Streams {
+			r.streams = append(r.streams, st)
+			r.dirs = append(r.dirs, s.Dirs[i])
+		}
+	}
+}
+
+// Recovery sums the traces' Trace.Recovery summaries, nil when none has
+// one: notes and the Reason name the trace folder before the file.
+func (s *Session) Recovery() *traceerr.Recovery {
+	var rec *traceerr.Recovery
+	var clean []*Trace // read cleanly: their reads count too
+	for i, t := range s.Traces {
+		tr := t.Recovery()
+		if tr == nil {
+			clean = append(clean, t)
+			continue
+		}
+		if rec == nil {
+			rec = &traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
+		}
+		rec.Read += tr.Read
+		rec.ReadBytes += tr.ReadBytes
+		rec.LostBytes += tr.LostBytes
+		if tr.Lost < 0 {
+			rec.Lost = -1
+		}
+		if tr.Reason != nil && rec.Reason == nil {
+			rec.Reason = fmt.Errorf("%s/%w", s.Dirs[i], tr.Reason)
+		}
+		for _, n := range tr.Notes {
+			rec.Notes = append(rec.Notes, s.Dirs[i]+"/"+n)
+		}
+	}
+	if rec != nil {
+		for _, t := range clean {
+			for _, st := range t.Streams {
+				sr := st.Recovery()
+				rec.Read += sr.Read
+				rec.ReadBytes += sr.ReadBytes
+			}
+		}
+	}
+	return rec
+}
+
+// Close closes every trace (Trace.Close); it returns the first error.
+func (s *Session) Close() error {
+	var first error
+	for _, t := range s.Traces {
+		if err := t.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
