@@ -2,8 +2,10 @@ package parquetexport_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/internal/vectortest"
@@ -87,5 +89,50 @@ func copyDir(t *testing.T, src, dst string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A walked folder whose CTF data stream files lie beside no CTF metadata
+// (missing, empty, not CTF) holds events no one can read: the export names
+// it (ErrInput) instead of leaving it out in silence, and with
+// WithKeepGoing lists it in Skipped, once per folder, and exports the rest.
+func TestExportNamesCTFStreamsWithoutMetadata(t *testing.T) {
+	plain := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
+	root := t.TempDir()
+	for _, d := range []string{"good", "emptymeta", "nometa", "notctf"} {
+		copyDir(t, plain, filepath.Join(root, d))
+	}
+	if err := os.WriteFile(filepath.Join(root, "emptymeta", "metadata"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "nometa", "metadata")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "notctf", "metadata"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := parquetexport.ExpandInputs(root)
+	if !errors.Is(err, parquetexport.ErrInput) || !strings.Contains(err.Error(), filepath.Join(root, "emptymeta")+": CTF data stream files") {
+		t.Fatalf("ExpandInputs: %v, want ErrInput naming emptymeta", err)
+	}
+	if _, err := parquetexport.Export(context.Background(), filepath.Join(t.TempDir(), "out"), []string{root}); !errors.Is(err, parquetexport.ErrInput) {
+		t.Fatalf("Export: %v, want ErrInput", err)
+	}
+	res, err := parquetexport.Export(context.Background(), filepath.Join(t.TempDir(), "out"), []string{root}, parquetexport.WithKeepGoing(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rows != 80 || len(res.Inputs) != 1 || res.Inputs[0].Path != filepath.Join(root, "good") {
+		t.Fatalf("%d rows from %+v, want 80 from good", res.Rows, res.Inputs)
+	}
+	want := map[string]string{"emptymeta": "an empty metadata file", "nometa": "no metadata file", "notctf": "a metadata file that is no CTF metadata"}
+	if len(res.Skipped) != len(want) {
+		t.Fatalf("skipped %v, want %d folders", res.Skipped, len(want))
+	}
+	for _, s := range res.Skipped {
+		w, ok := want[filepath.Base(s.Path)]
+		if !ok || !strings.Contains(s.Err.Error(), "beside "+w) {
+			t.Errorf("skipped %s: %v, want one of %v", s.Path, s.Err, want)
+		}
 	}
 }

@@ -53,8 +53,9 @@ type Result struct {
 	// it the first failure is Export's error), in path order.
 	Failed []InputError
 	// Skipped lists the named paths that hold no events (a folder of CTF
-	// metadata, a detail.atf file; only with WithKeepGoing, without it they
-	// are Export's error).
+	// metadata, a detail.atf file), and the folders found inside walked
+	// ones whose CTF data stream files lie beside no CTF metadata (only
+	// with WithKeepGoing; without it they are Export's error).
 	Skipped []InputError
 	// Recovered lists the inputs that were read only in part or leniently,
 	// in path order, with what their codec says was lost.

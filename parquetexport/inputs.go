@@ -27,7 +27,11 @@ type Input struct {
 // another folder is walked, and each trace folder and each file holding
 // events inside it becomes an input (files of other kinds — CTF metadata files,
 // sidecars, unknown files — are skipped there, but are an error when named
-// directly). Inputs are returned in path order, each once.
+// directly). A folder met there whose CTF data stream files lie beside no
+// CTF metadata (missing, empty or not CTF) holds events no one can read: it
+// is an ErrInput error naming the folder, as tracecat validate reports its
+// files, never left out in silence (WithKeepGoing lists it in
+// Result.Skipped). Inputs are returned in path order, each once.
 func ExpandInputs(paths ...string) ([]Input, error) {
 	in, _, err := expandInputs(paths, false)
 	return in, err
@@ -62,7 +66,7 @@ func expandInputs(paths []string, keepGoing bool) (out []Input, skipped []InputE
 			matches = m
 		}
 		for _, m := range matches {
-			found, err := pathInputs(m)
+			found, unread, err := pathInputs(m)
 			if err != nil {
 				if !keepGoing || !errors.Is(err, errNoEvents) {
 					return nil, nil, err
@@ -70,6 +74,10 @@ func expandInputs(paths []string, keepGoing bool) (out []Input, skipped []InputE
 				skipped = append(skipped, InputError{m, err})
 				continue
 			}
+			if len(unread) > 0 && !keepGoing {
+				return nil, nil, unread[0].Err
+			}
+			skipped = append(skipped, unread...)
 			for _, in := range found {
 				add(in)
 			}
@@ -89,34 +97,35 @@ func expandInputs(paths []string, keepGoing bool) (out []Input, skipped []InputE
 // skips it).
 var errNoEvents = errors.New("holds no events to export")
 
-// pathInputs returns the inputs of one path (no glob).
-func pathInputs(m string) ([]Input, error) {
+// pathInputs returns the inputs of one path (no glob), and the folders
+// inside it whose CTF data streams cannot be read (walkInputs).
+func pathInputs(m string) ([]Input, []InputError, error) {
 	fi, err := os.Stat(m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.IsDir() {
 		in, err := fileInput(m, fi)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return []Input{in}, nil
+		return []Input{in}, nil, nil
 	}
 	if d := events.DetectDir(m); d.Known() {
 		in, err := dirInput(m, d)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return []Input{in}, nil
+		return []Input{in}, nil, nil
 	}
-	found, err := walkInputs(m)
+	found, unread, err := walkInputs(m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(found) == 0 {
-		return nil, fmt.Errorf("%w: no trace in folder %s: %w", ErrNoInputs, m, errNoEvents)
+	if len(found) == 0 && len(unread) == 0 {
+		return nil, nil, fmt.Errorf("%w: no trace in folder %s: %w", ErrNoInputs, m, errNoEvents)
 	}
-	return found, nil
+	return found, unread, nil
 }
 
 // eventFormat reports whether the events layer yields events for format.
@@ -158,10 +167,12 @@ func dirInput(path string, d events.Detection) (Input, error) {
 	return Input{Path: path, Format: d.Format, Size: size}, err
 }
 
-// walkInputs finds the traces inside a folder that is not one itself.
-func walkInputs(root string) ([]Input, error) {
-	var out []Input
-	err := filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+// walkInputs finds the traces inside a folder that is not one itself, and
+// the folders there holding CTF data stream files beside no CTF metadata
+// (unread: once per folder, in walk order).
+func walkInputs(root string) (out []Input, unread []InputError, err error) {
+	seen := map[string]bool{} // folders in unread
+	err = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -185,8 +196,16 @@ func walkInputs(root string) ([]Input, error) {
 			return nil
 		}
 		d, err := events.DetectFile(p)
+		if err == nil && d.Format == events.FormatCTF && d.Variant == "data stream" {
+			// (its folder is no CTF trace, or the walk would not be in it)
+			if dir := filepath.Dir(p); !seen[dir] {
+				seen[dir] = true
+				unread = append(unread, InputError{dir, fmt.Errorf("%w: %s: CTF data stream files (%s, …) beside %s: the folder %w", ErrInput, dir, filepath.Base(p), ctfMetadataState(dir), errNoEvents)})
+			}
+			return nil
+		}
 		if err != nil || !eventFormat(d.Format) || d.Format == events.FormatATF && d.Variant != "index" {
-			return nil // not a trace of events (CTF, sidecars, detail.atf)
+			return nil // not a trace of events (CTF metadata, sidecars, detail.atf)
 		}
 		fi, err := de.Info()
 		if err != nil {
@@ -195,5 +214,20 @@ func walkInputs(root string) ([]Input, error) {
 		out = append(out, Input{Path: p, Format: d.Format, Size: fi.Size()})
 		return nil
 	})
-	return out, err
+	return out, unread, err
+}
+
+// ctfMetadataState says what is wrong with the metadata of folder dir,
+// which holds CTF data streams but is no CTF trace folder.
+func ctfMetadataState(dir string) string {
+	fi, err := os.Stat(filepath.Join(dir, "metadata"))
+	switch {
+	case err != nil:
+		return "no metadata file"
+	case !fi.Mode().IsRegular():
+		return "a metadata entry that is no file"
+	case fi.Size() == 0:
+		return "an empty metadata file"
+	}
+	return "a metadata file that is no CTF metadata"
 }
