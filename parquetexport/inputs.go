@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tracecodec/tracecodec/events"
+	"github.com/tracecodec/tracecodec/events/inspect/ctfload"
 )
 
 // Input is one trace the export reads: a file or a trace folder (an ATF
@@ -200,7 +201,7 @@ func walkInputs(root string) (out []Input, unread []InputError, err error) {
 			// (its folder is no CTF trace, or the walk would not be in it)
 			if dir := filepath.Dir(p); !seen[dir] {
 				seen[dir] = true
-				unread = append(unread, InputError{dir, fmt.Errorf("%w: %s: CTF data stream files (%s, …) beside %s: the folder %w", ErrInput, dir, filepath.Base(p), ctfMetadataState(dir), errNoEvents)})
+				unread = append(unread, InputError{dir, fmt.Errorf("%w: %s: CTF data stream files (%s, …) whose metadata cannot be used (%v): the folder %w", ErrInput, dir, filepath.Base(p), ctfload.MetadataProblem(dir), errNoEvents)})
 			}
 			return nil
 		}
@@ -215,19 +216,4 @@ func walkInputs(root string) (out []Input, unread []InputError, err error) {
 		return nil
 	})
 	return out, unread, err
-}
-
-// ctfMetadataState says what is wrong with the metadata of folder dir,
-// which holds CTF data streams but is no CTF trace folder.
-func ctfMetadataState(dir string) string {
-	fi, err := os.Stat(filepath.Join(dir, "metadata"))
-	switch {
-	case err != nil:
-		return "no metadata file"
-	case !fi.Mode().IsRegular():
-		return "a metadata entry that is no file"
-	case fi.Size() == 0:
-		return "an empty metadata file"
-	}
-	return "a metadata file that is no CTF metadata"
 }

@@ -204,3 +204,54 @@ func TestConvertOutIsAFolder(t *testing.T) {
 		}
 	}
 }
+
+// A CTF trace folder but for its metadata (missing, empty, not CTF, a
+// folder): dump and convert say what is wrong with the metadata (exit 1)
+// instead of "a folder, not a trace folder … give a file inside it", and a
+// data stream file given alone says the same; a folder named metadata was
+// read as a trace folder ("stat …/metadata/metadata").
+func TestCTFFolderWithoutUsableMetadata(t *testing.T) {
+	for name, spoil := range map[string]func(string) error{
+		"missing": os.Remove,
+		"empty":   func(p string) error { return os.WriteFile(p, nil, 0o644) },
+		"not ctf": func(p string) error { return os.WriteFile(p, []byte("hello\n"), 0o644) },
+		"folder": func(p string) error {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			return os.Mkdir(p, 0o755)
+		},
+	} {
+		want := map[string]string{
+			"missing": "no metadata beside it",
+			"empty":   "no trace block",
+			"not ctf": "unexpected `hello`",
+			"folder":  "is a folder, not a file",
+		}[name]
+		dir := filepath.Join(t.TempDir(), "trace")
+		if code, _, errb := run(t, nil, "sample", "ctf", dir); code != exitOK {
+			t.Fatalf("sample: %s", errb)
+		}
+		if err := spoil(filepath.Join(dir, "metadata")); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errb := run(t, nil, "dump", dir)
+		if code != exitInvalid || !strings.Contains(errb, "a CTF trace folder whose metadata cannot be used (") || !strings.Contains(errb, want) {
+			t.Errorf("%s: dump: exit %d %q, want %q", name, code, errb, want)
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if e.Name() == "metadata" || e.IsDir() {
+				continue
+			}
+			code, out, errb := run(t, nil, "validate", filepath.Join(dir, e.Name()))
+			if out += errb; code != exitInvalid || !strings.Contains(out, want) {
+				t.Errorf("%s: validate %s: exit %d %q, want %q", name, e.Name(), code, out, want)
+			}
+			break
+		}
+	}
+}

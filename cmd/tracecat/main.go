@@ -51,6 +51,7 @@ import (
 
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect"
+	"github.com/tracecodec/tracecodec/events/inspect/ctfload"
 	"github.com/tracecodec/tracecodec/internal/ferr"
 	"golang.org/x/term"
 )
@@ -378,6 +379,11 @@ func notATrace(in *input) error {
 	case !in.isDir && in.size == 0:
 		return errEmpty
 	case in.isDir:
+		if name := ctfStreamIn(in.Path); name != "" {
+			// a CTF trace folder but for its metadata: say what is wrong
+			// with it (what validate says of each data stream file)
+			return fmt.Errorf("a CTF trace folder whose metadata cannot be used (%v): its data stream files (%s, …) cannot be read", ctfload.MetadataProblem(in.Path), name)
+		}
 		give := "give a file inside it"
 		if found, n := traceFoldersIn(in.Path, 3); n > 0 {
 			// An LTTng session folder (kernel/, ust/uid/1000/64-bit/)
@@ -391,6 +397,27 @@ func notATrace(in *input) error {
 		return usageErrorf("a folder, not a trace folder (ATF session or thread folder, CTF trace): this command reads one trace — %s; validate, stats, detect and export walk folders", give)
 	}
 	return errors.New("unrecognised format")
+}
+
+// ctfStreamIn returns the name of the first CTF data stream file directly
+// in folder dir (of its first 1 000 entries), "" when there is none.
+func ctfStreamIn(dir string) string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	ents, _ := f.ReadDir(1000)
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if d, err := events.DetectFile(filepath.Join(dir, e.Name())); err == nil && d.Format == events.FormatCTF && d.Variant == "data stream" {
+			return e.Name()
+		}
+	}
+	return ""
 }
 
 // traceFoldersIn returns the first max trace folders below root (paths

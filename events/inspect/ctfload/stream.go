@@ -60,13 +60,38 @@ type streamDecoder struct {
 
 const packetMagic = 0xC1FC1FC1
 
+// MetadataProblem returns why the metadata of trace folder dir cannot
+// describe the data stream files in it — no metadata file, or one that
+// does not load or parse (what such a file given alone reports) — or nil
+// when it can.
+func MetadataProblem(dir string) error {
+	_, err := dirMetadata(dir)
+	return err
+}
+
+// streamMetadata returns the metadata model of the data stream file path:
+// its folder's.
 func streamMetadata(path string) (*ctf2meta.Metadata, error) {
-	mp := filepath.Join(filepath.Dir(path), "metadata")
+	return dirMetadata(filepath.Dir(path))
+}
+
+// dirMetadata returns the metadata model of trace folder dir.
+func dirMetadata(dir string) (*ctf2meta.Metadata, error) {
+	mp := filepath.Join(dir, "metadata")
 	fi, err := os.Stat(mp)
 	if err != nil {
 		return nil, fmt.Errorf("data stream: no metadata beside it: %w", err)
 	}
-	m, err := Load(Source{Path: mp, IsDir: fi.IsDir(), Bytes: func() ([]byte, error) { return os.ReadFile(mp) }})
+	if !fi.Mode().IsRegular() {
+		// (a folder named metadata would be read as a trace folder,
+		// and its own metadata looked for inside it)
+		what := "not a regular file"
+		if fi.IsDir() {
+			what = "a folder, not a file"
+		}
+		return nil, fmt.Errorf("data stream: the metadata beside it, %s, is %s", mp, what)
+	}
+	m, err := Load(Source{Path: mp, Bytes: func() ([]byte, error) { return os.ReadFile(mp) }})
 	if err != nil {
 		return nil, fmt.Errorf("data stream: its metadata is invalid: %w", err)
 	}
