@@ -87,7 +87,9 @@
 // same typed model as CTF 2, the way babeltrace2 2.1 translates CTF 1.8:
 // enumerations become integers with mappings, arrays and sequences of 8-bit
 // integers with an encoding become strings, the packet header's uuid a
-// BLOB, sequence lengths and variant tags absolute field locations, variant
+// BLOB with the metadata-stream-uuid role when the trace block declares a
+// uuid (else an array of 16 integers: CTF 2 allows the role only with a
+// preamble uuid, and babeltrace2 reads such traces), sequence lengths and variant tags absolute field locations, variant
 // options the ranges of their tag's labels, and the special field names
 // (magic, uuid, stream_id, stream_instance_id, timestamp_begin,
 // timestamp_end, content_size, packet_size, events_discarded,

@@ -24,6 +24,7 @@ type tsdlBuild struct {
 	top    bool   // building a direct member of the scope root
 	elemOf string // the array whose element is being built
 	first  bool   // the first member of the packet header
+	uuid   bool   // the trace block has a uuid
 }
 
 func (p *tsdlParser) build() (*Metadata, error) {
@@ -77,6 +78,7 @@ func (p *tsdlParser) build() (*Metadata, error) {
 				}
 				pre.UUID = &u
 				tc.UID = u.String()
+				b.uuid = true
 			case "major", "minor":
 				n, err := p.uintAttr("trace", k, v)
 				if err != nil {
@@ -600,7 +602,10 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 		}
 		text := e.kind == tyInt && e.text && e.size == 8 && e.align%8 == 0
 		if t.kind == tyArray {
-			if b.origin == OriginPacketHeader && top && name == "uuid" && t.length == 16 && e.kind == tyInt && e.size == 8 && e.align%8 == 0 {
+			// (without a trace uuid to compare it with, a plain array,
+			// as babeltrace2 2.1 reads such a trace: CTF 2 allows the
+			// role only with a preamble uuid)
+			if b.uuid && b.origin == OriginPacketHeader && top && name == "uuid" && t.length == 16 && e.kind == tyInt && e.size == 8 && e.align%8 == 0 {
 				return &StaticLengthBlob{Length: 16, MediaType: "application/octet-stream", Roles: []string{RoleMetadataStreamUUID}}, nil
 			}
 			if text {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -250,6 +251,54 @@ func TestWriteCheck(t *testing.T) {
 	for _, s := range []string{"/* CTF 1.8 */ x", "\x1e{}", "\n\x1e{}", ""} {
 		if got := string(AppendPlainForReaders(nil, []byte(s))); got != s {
 			t.Errorf("%q became %q", s, got)
+		}
+	}
+}
+
+// A packet header's uuid[16] takes the metadata-stream-uuid role (a BLOB)
+// only when the trace block has a uuid to compare it with: CTF 2 allows the
+// role only with a preamble uuid, and babeltrace2 2.1 reads a trace whose
+// packets hold a UUID its metadata does not declare (ParseTSDL refused it:
+// "role metadata-stream-uuid needs a preamble `uuid`").
+func TestParseTSDLPacketUUIDWithoutTraceUUID(t *testing.T) {
+	const tsdl = `/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+trace {
+	major = 1; minor = 8; byte_order = le;%s
+	packet.header := struct { uint32_t magic; uint8_t uuid[16]; uint32_t stream_id; };
+};
+stream { packet.context := struct { uint32_t content_size; uint32_t packet_size; }; };
+event { name = "e"; fields := struct { uint32_t x; }; };
+`
+	for _, c := range []struct {
+		uuid string
+		blob bool
+	}{{"", false}, {"\n\tuuid = \"5fce9cb8-7b77-4e3b-a0f4-55d4d1e7b0a1\";", true}} {
+		m, err := ParseTSDL([]byte(fmt.Sprintf(tsdl, c.uuid)))
+		if err != nil {
+			t.Fatalf("uuid %q: %v", c.uuid, err)
+		}
+		st, ok := m.Resolve(m.TraceClass.PacketHeaderFieldClass).(*Structure)
+		if !ok || len(st.MemberClasses) != 3 || st.MemberClasses[1].Name != "uuid" {
+			t.Fatalf("uuid %q: packet header %#v", c.uuid, m.TraceClass.PacketHeaderFieldClass)
+		}
+		switch fc := m.Resolve(st.MemberClasses[1].FieldClass).(type) {
+		case *StaticLengthBlob:
+			if !c.blob || len(fc.Roles) != 1 || fc.Roles[0] != RoleMetadataStreamUUID {
+				t.Errorf("uuid %q: the packet's uuid is a BLOB with roles %v", c.uuid, fc.Roles)
+			}
+		case *StaticLengthArray:
+			if c.blob || fc.Length != 16 {
+				t.Errorf("uuid %q: the packet's uuid is an array of %d", c.uuid, fc.Length)
+			}
+		default:
+			t.Errorf("uuid %q: the packet's uuid is %T", c.uuid, fc)
+		}
+		for _, fr := range m.Fragments {
+			if _, err := MarshalFragment(fr); err != nil {
+				t.Fatalf("uuid %q: marshal %s: %v", c.uuid, fr.FragmentType(), err)
+			}
 		}
 	}
 }
