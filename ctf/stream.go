@@ -697,6 +697,10 @@ func (s *Stream) packetHeader() bool {
 		return false
 	}
 	p.Class = sc
+	if sc.clockErr != "" {
+		s.err = newErr(p.Offset, ErrMetadata, "packet %d: %s", p.Index, sc.clockErr)
+		return false
+	}
 	if sc.PacketContext != nil {
 		p.ContextRoot = int32(len(s.fields))
 		if !s.scope(sc.PacketContext, sc.ctxProg) {
