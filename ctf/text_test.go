@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/tracecodec/tracecodec/ctf2meta"
 )
 
 // prettyLines renders every event of one stream.
@@ -218,5 +220,38 @@ event { name = "e"; fields := struct { }; };`
 		if !s.Next() || s.Event().NS() != c.want {
 			t.Errorf("offset_s %s offset %s: err %v; want one event at %d", c.offS, c.off, s.Err(), c.want)
 		}
+	}
+}
+
+// A packet context variant whose options are all hidden (unsigned integers
+// with a role) is left out of the text as babeltrace2 2.1 leaves such
+// fields out of its trace IR; the members around it stay. (babeltrace2
+// 2.1.2 itself crashes on this trace, SIGSEGV, so the line is not its
+// output but its rule.)
+func TestPrettyAllHiddenVariant(t *testing.T) {
+	u8 := func(role string) string {
+		if role != "" {
+			role = `,"roles":["` + role + `"]`
+		}
+		return `{"type":"fixed-length-unsigned-integer","length":8,"byte-order":"little-endian"` + role + `}`
+	}
+	variant := `{"type":"variant","selector-field-location":{"origin":"packet-context","path":["sel"]},"options":[` +
+		`{"name":"o0","selector-field-ranges":[[0,0]],"field-class":` + u8("packet-sequence-number") + `},` +
+		`{"name":"o1","selector-field-ranges":[[1,1]],"field-class":` + u8("packet-sequence-number") + `}]}`
+	pc := `{"type":"structure","member-classes":[{"name":"sel","field-class":` + u8("") + `},{"name":"v","field-class":` + variant +
+		`},{"name":"x","field-class":` + u8("") + `}]}`
+	meta := "\x1e" + `{"type":"preamble","version":2}` + "\n\x1e" + `{"type":"data-stream-class","packet-context-field-class":` + pc + "}\n\x1e" +
+		`{"type":"event-record-class","name":"ev","payload-field-class":{"type":"structure","member-classes":[{"name":"p","field-class":` + u8("") + `}]}}` + "\n"
+	m, err := ctf2meta.Decode([]byte(meta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTrace(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := prettyLines(t, tr, []byte{1, 5, 7, 42})
+	if want := "ev: { sel = 1, x = 7 }, { p = 42 }"; len(got) != 1 || got[0] != want {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }
