@@ -86,6 +86,21 @@ type options struct {
 	limits      Limits
 	strictUUID  bool
 	strictMagic bool
+	skipDamaged bool
+}
+
+// WithSkipDamagedPackets reads on past an event record that cannot be
+// decoded in a packet whose size is known: the rest of that packet is
+// skipped, Stream.Recovery counts its bytes lost and notes the first
+// error, and the stream goes on at the next packet (a packet whose header
+// or context cannot be decoded still stops it: the next packet's place is
+// unknown). By default such a record stops its stream with its error, as
+// babeltrace2 2.1 stops.
+func WithSkipDamagedPackets() Option {
+	return func(o *options) error {
+		o.skipDamaged = true
+		return nil
+	}
 }
 
 // WithStrictUUID refuses a packet whose header holds a UUID other than the

@@ -177,6 +177,12 @@ type Stream struct {
 	// replays counts the records Scan decoded with Next's decoder after
 	// its skimming failed (tests: valid records never need it)
 	replays int
+	// skipped counts the packets WithSkipDamagedPackets cut short at an
+	// undecodable event record, skipBytes their bytes from it on, skipErr
+	// the first record's error.
+	skipped   int
+	skipBytes int64
+	skipErr   error
 	// Scan: the current event record was skimmed, from bit evStart with
 	// the clock at evClock before it
 	scanned                    bool
@@ -282,6 +288,14 @@ func (s *Stream) Recovery() traceerr.Recovery {
 		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%s cannot be used (%v): the stream is read without it, as babeltrace2 2.1 reads it",
 			s.indexName(), s.indexErr))
 	}
+	if s.skipped > 0 {
+		r.LostBytes += s.skipBytes
+		what := "1 damaged packet read up to its first undecodable event record, its rest"
+		if s.skipped > 1 {
+			what = itoa(s.skipped) + " damaged packets read up to their first undecodable event record, the rest of each"
+		}
+		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%s (%d bytes in all) skipped (the first: %v)", what, s.skipBytes, s.skipErr))
+	}
 	r.Read = s.events
 	r.ReadBytes = min(s.next, s.size)
 	if s.err != nil {
@@ -304,6 +318,7 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.err, s.done, s.started, s.havePrev = nil, false, true, false
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	s.events = 0
+	s.skipped, s.skipBytes, s.skipErr = 0, 0, nil
 	s.sel, s.bare = nil, nil
 	s.next = off
 	s.pos, s.end = 0, 0
@@ -431,7 +446,7 @@ func (e *Event) Decode() {
 	}
 	pos, clock, events := s.pos, s.clock, s.events
 	s.pos, s.clock = s.evStart, s.evClock
-	if !s.decodeEvent(s.evStart) && e.Fields == nil {
+	if !s.decodeRecord(s.evStart) && e.Fields == nil {
 		e.Fields = s.fields[:0] // not reached: Scan checked the record
 	}
 	s.pos, s.clock, s.events, s.err = pos, clock, events, nil
@@ -464,6 +479,35 @@ func (s *Stream) begin() bool {
 
 // decodeEvent decodes the event record at start, filling its fields.
 func (s *Stream) decodeEvent(start uint64) bool {
+	for !s.decodeRecord(start) {
+		if !s.skipDamaged(start) || !s.begin() {
+			return false
+		}
+		start = s.pos
+	}
+	return true
+}
+
+// skipDamaged, with WithSkipDamagedPackets, turns the error of the event
+// record at start, in a packet whose size is known, into lost bytes: the
+// rest of the packet is skipped and the stream goes on at the next packet
+// (Recovery counts and notes them). It reports whether it did.
+func (s *Stream) skipDamaged(start uint64) bool {
+	if !s.t.o.skipDamaged || s.err == nil || s.done || s.pkt.Cut || s.next <= s.at(start) {
+		return false
+	}
+	if s.skipped == 0 {
+		s.skipErr = s.err
+	}
+	s.skipped++
+	s.skipBytes += s.next - s.at(start)
+	s.err = nil
+	s.pos = s.end
+	return true
+}
+
+// decodeRecord decodes the event record at start, filling its fields.
+func (s *Stream) decodeRecord(start uint64) bool {
 	sc := s.pkt.Class
 	s.fields = s.fields[:0]
 	s.haveERCID, s.ercID = false, 0

@@ -396,7 +396,7 @@ func (t *Trace) Recovery() *traceerr.Recovery {
 		for _, n := range sr.Notes {
 			rec.Notes = append(rec.Notes, s.Name+": "+n)
 		}
-		if sr.LostBytes > 0 {
+		if sr.LostBytes > 0 && sr.StopOffset >= 0 {
 			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: read up to offset %d", s.Name, sr.StopOffset))
 		}
 	}

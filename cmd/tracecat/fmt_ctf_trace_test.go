@@ -713,3 +713,62 @@ func TestCTFSessionBabeltrace(t *testing.T) {
 		t.Skip("no session reference (tools/ctfbt/gen.sh writes them)")
 	}
 }
+
+// TestCTFStatsPastDamagedPacket: an event record of an unknown class in
+// the middle of a packet (record 100 of channel0_0's first packet of 197)
+// stops dump and validate at that record with its offset, as babeltrace2
+// 2.1 stops; stats counts the records before it and the other packets'
+// (303 of 400), exit 0, its recovery saying that packet's rest was skipped.
+func TestCTFStatsPastDamagedPacket(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "trace")
+	if code, _, errb := run(t, nil, "sample", "ctf", p); code != exitOK {
+		t.Fatal(errb)
+	}
+	code, out, errb := run(t, nil, "dump", "--json", "--thread", "0", p)
+	if code != exitOK {
+		t.Fatal(errb)
+	}
+	var off int64 = -1
+	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev struct {
+			Record struct {
+				Packet int   `json:"packet"`
+				Offset int64 `json:"offset"`
+			} `json:"record"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.Record.Packet != 0 && i < 197 {
+			t.Fatalf("line %d: %v %s", i, err, line)
+		}
+		if i == 100 {
+			off = ev.Record.Offset
+		}
+	}
+	f := filepath.Join(p, "channel0_0")
+	b, err := os.ReadFile(f)
+	if err != nil || off < 0 {
+		t.Fatal(err, off)
+	}
+	b[off] = b[off]&^0x1f | 30 // the compact header's class id: 30 of 6
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("channel0_0: offset %d: packet 0: no event record class 30", off)
+	if code, _, errb := run(t, nil, "dump", p); code != exitInvalid || !strings.Contains(errb, want) {
+		t.Errorf("dump: exit %d %q, want %q", code, errb, want)
+	}
+	if code, _, errb := run(t, nil, "validate", p); code != exitInvalid || !strings.Contains(errb, want) {
+		t.Errorf("validate: exit %d %q, want %q", code, errb, want)
+	}
+	code, out, errb = run(t, nil, "stats", "--json", p)
+	var st struct {
+		Events   int            `json:"events"`
+		ByStream map[string]int `json:"events_by_stream"`
+		Recovery *struct {
+			Notes []string `json:"notes"`
+		} `json:"recovery"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &st) != nil || st.Events != 303 || st.ByStream["channel0_0"] != 103 || st.ByStream["channel0_1"] != 200 ||
+		st.Recovery == nil || !strings.Contains(strings.Join(st.Recovery.Notes, ";"), "channel0_0: 1 damaged packet read up to its first undecodable event record, its rest") {
+		t.Errorf("stats: exit %d %s %s", code, out, errb)
+	}
+}

@@ -117,7 +117,9 @@ wtf, a ctf trace folder) also has events, first_ns and last_ns (the first and la
 timed event in stream order), min_ns and max_ns, time_backwards, read through the
 event layer (ns on the trace's clock); ratios are rounded to two decimals.
 Every format has "recovery": what a damaged input lost (see validate), null (or
-"-") for a clean one.
+"-") for a clean one. Stats reads on past damage where the format allows: a CTF packet
+holding an event record that cannot be decoded is counted up to it and its rest lost,
+the next packet read (dump and validate stop at that record, as babeltrace2 does).
 
 Many paths and folders (walked as for detect) are read in parallel: one block (or,
 with --json, one object with "path" first) per input, then a summary

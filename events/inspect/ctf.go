@@ -195,9 +195,13 @@ func statsCTF(in *Input) (StatList, *traceerr.Recovery, error) {
 // tracer reported (events_discarded: the growth of the packet contexts'
 // discarded counters; packets_lost: packet_seq_num gaps), skipped_files
 // when some files beside the metadata are not data streams, and the
-// streams' recovery summary (a cut last packet; nil when clean).
+// streams' recovery summary (a cut last packet, damaged packets; nil when
+// clean). A packet holding an event record that cannot be decoded is
+// counted up to it and its rest lost (ctf.WithSkipDamagedPackets), as
+// stats reads the other formats past damage; dump and validate stop there,
+// as babeltrace2 does.
 func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
-	tr, err := ctf.OpenDir(in.Path)
+	tr, err := ctf.OpenDir(in.Path, ctf.WithSkipDamagedPackets())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -221,7 +225,7 @@ func ctfSessionStats(in *Input) (StatList, *traceerr.Recovery, error) {
 	if dirs == nil {
 		return nil, nil, fmt.Errorf("%s holds no CTF trace folder", in.Path)
 	}
-	ss, err := ctf.OpenSession(in.Path, dirs)
+	ss, err := ctf.OpenSession(in.Path, dirs, ctf.WithSkipDamagedPackets())
 	if err != nil {
 		return nil, nil, err
 	}
