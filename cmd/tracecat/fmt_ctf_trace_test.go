@@ -772,3 +772,19 @@ func TestCTFStatsPastDamagedPacket(t *testing.T) {
 		t.Errorf("stats: exit %d %s %s", code, out, errb)
 	}
 }
+
+// TestCTFChromeWarnsSpeedscope: convert --to chrome of a CTF trace folder
+// writes its event records as instants, which speedscope (it reads only
+// slices) does not draw; convert says so, naming the viewers that do.
+func TestCTFChromeWarnsSpeedscope(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "trace")
+	if code, _, errb := run(t, nil, "sample", "ctf", p); code != exitOK {
+		t.Fatal(errb)
+	}
+	code, _, errb := run(t, nil, "convert", "--to", "chrome", p, filepath.Join(dir, "out.json"))
+	want := p + ": warning: the 400 event records are instants (a CTF event record has no duration): Perfetto UI and chrome://tracing show them; speedscope, which reads only slices, shows nothing\n"
+	if code != exitOK || errb != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, errb, want)
+	}
+}

@@ -211,7 +211,9 @@ ticks counter tracks (--fields) and "tick" slices. A slice's fields are on its E
 or zone, with ns kept (otherData.time_base_ns is the start). CDT counters show in
 Perfetto UI and chrome://tracing; speedscope draws no counters, only the tick slices.
 A CTF trace folder (metadata and data streams) becomes instants, one row per CPU (a
-data stream, its rotated files together); one without data streams, an empty trace. A
+data stream, its rotated files together), which Perfetto UI and chrome://tracing show
+and speedscope (slices only) does not: convert warns; one without data streams, an
+empty trace. A
 CTF metadata file alone holds no events and has no Chrome form: convert it to plain or
 packetized metadata instead. --to tsdl writes
 CTF 1.8 TSDL text: CTF 2 metadata converts where TSDL can express it (refused otherwise, saying what and where; what
