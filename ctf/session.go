@@ -180,6 +180,7 @@ func (s *Session) Recovery() *traceerr.Recovery {
 		}
 	}
 	if rec != nil {
+		rec.Notes = groupNotes(rec.Notes)
 		for _, t := range clean {
 			for _, st := range t.Streams {
 				sr := st.Recovery()

@@ -413,6 +413,7 @@ func (t *Trace) Recovery() *traceerr.Recovery {
 		}
 	}
 	if rec != nil {
+		rec.Notes = groupNotes(rec.Notes)
 		if rec.LostBytes > 0 {
 			rec.Lost = -1 // the bytes of an incomplete event record, if any
 		}
