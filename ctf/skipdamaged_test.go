@@ -4,8 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/tracecodec/tracecodec/ctf2meta"
 )
 
 // WithSkipDamagedPackets: an event record of an unknown class in the
@@ -16,14 +14,7 @@ import (
 // with its error, as babeltrace2 2.1 stops.
 func TestSkipDamagedPackets(t *testing.T) {
 	data, _ := genStreamBytes(0, 3000, 20, 4096)
-	m, err := ctf2meta.ParseTSDL([]byte(genMetadata(20)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clean, err := NewTrace(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	clean := traceFromTSDL(t, genMetadata(20))
 	// the offsets of each packet's records
 	var recs [][]int64
 	s := clean.AddStream("s", data)
@@ -57,10 +48,7 @@ func TestSkipDamagedPackets(t *testing.T) {
 				if skip {
 					opts = append(opts, WithSkipDamagedPackets())
 				}
-				tr, err := NewTrace(m, opts...)
-				if err != nil {
-					t.Fatal(err)
-				}
+				tr := traceFromTSDL(t, genMetadata(20), opts...)
 				s := tr.AddStream("s", bad)
 				n := 0
 				for scan && s.Scan() || !scan && s.Next() {
