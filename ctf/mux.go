@@ -21,17 +21,21 @@ type Reader struct {
 	// Session's Reader, the trace folder of each (for errors)
 	streams []*Stream
 	dirs    []string
-	heap    []head
-	cur     bool // heap[0] is the event last returned
-	err     error
-	init    bool
-	fills   bool // Next decodes fields (Scan: not)
+	// tgroup, for a Session's Reader, the trace group of each stream
+	// (traceGroup)
+	tgroup []int
+	heap   []head
+	cur    bool // heap[0] is the event last returned
+	err    error
+	init   bool
+	fills  bool // Next decodes fields (Scan: not)
 }
 
 type head struct {
 	ns  int64
 	ord int
 	s   *Stream
+	c   *chain // the group s reads in (group.go), nil: s alone
 }
 
 func (a *head) less(b *head) bool { return a.ns < b.ns || a.ns == b.ns && a.ord < b.ord }
@@ -64,10 +68,29 @@ func (r *Reader) Next() bool {
 	if !r.init {
 		r.init = true
 		r.heap = r.heap[:0]
+		chains, lead, err := r.planGroups()
+		if err != nil {
+			r.err = err
+			return false
+		}
 		for i, s := range r.streams {
+			if chains != nil && chains[i] != nil {
+				if !lead[i] {
+					continue
+				}
+				h := head{ord: i, c: chains[i]}
+				if r.chainNext(&h, true) {
+					h.ns = h.s.ev.NS()
+					r.heap = append(r.heap, h)
+					r.up(len(r.heap) - 1)
+				} else if r.err != nil {
+					return false
+				}
+				continue
+			}
 			s.Reset()
 			if r.advance(s) {
-				r.heap = append(r.heap, head{s.ev.NS(), i, s})
+				r.heap = append(r.heap, head{s.ev.NS(), i, s, nil})
 				r.up(len(r.heap) - 1)
 			} else if s.err != nil {
 				r.err = r.streamErr(i, s)
@@ -76,13 +99,19 @@ func (r *Reader) Next() bool {
 		}
 	} else if r.cur {
 		h := &r.heap[0]
-		if r.advance(h.s) {
-			h.ns = h.s.ev.NS()
-		} else {
-			if h.s.err != nil {
+		var ok bool
+		if h.c == nil {
+			ok = r.advance(h.s)
+			if !ok && h.s.err != nil {
 				r.err = r.streamErr(h.ord, h.s)
 				return false
 			}
+		} else if ok = r.chainNext(h, false); !ok && r.err != nil {
+			return false
+		}
+		if ok {
+			h.ns = h.s.ev.NS()
+		} else {
 			last := len(r.heap) - 1
 			r.heap[0] = r.heap[last]
 			r.heap = r.heap[:last]
@@ -123,6 +152,59 @@ func (r *Reader) down(i int) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+}
+
+// chainNext advances h, which reads group h.c, to the group's next event
+// (first: its first): in the current packet, else from the group's next
+// packet on, which may be in another of its files. A stream's error stops
+// the Reader (r.err).
+func (r *Reader) chainNext(h *head, first bool) bool {
+	c := h.c
+	if !first {
+		s := h.s
+		ok := r.advance(s)
+		if ok && s.pkt.Offset == c.segs[c.i].off {
+			return true
+		}
+		if !ok && s.err != nil {
+			r.err = r.streamErr(c.segs[c.i].st, s)
+			return false
+		}
+		c.i++
+		if ok && r.follows(c, c.i, s) {
+			return true
+		}
+	}
+	for ; c.i < len(c.segs); c.i++ {
+		sg := c.segs[c.i]
+		s := r.streams[sg.st]
+		h.s = s
+		s.resume(sg.idx, sg.off)
+		ok := r.advance(s)
+		if ok && s.pkt.Offset == sg.off {
+			return true
+		}
+		if !ok && s.err != nil {
+			r.err = r.streamErr(sg.st, s)
+			return false
+		}
+		// the packet holds no event record: s read on past it
+		if ok && r.follows(c, c.i+1, s) {
+			c.i++
+			return true
+		}
+	}
+	return false
+}
+
+// follows says stream s, read on past the group's packet before
+// c.segs[i], is at that packet: it goes on without a seek.
+func (r *Reader) follows(c *chain, i int, s *Stream) bool {
+	if i >= len(c.segs) {
+		return false
+	}
+	sg := c.segs[i]
+	return r.streams[sg.st] == s && s.pkt.Offset == sg.off
 }
 
 // Event returns the current event (valid until the next Next).

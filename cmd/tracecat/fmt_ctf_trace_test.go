@@ -614,11 +614,14 @@ func TestCTFManyInputsErrorsNameFile(t *testing.T) {
 }
 
 // writeSession writes an LTTng-shaped session folder: kernel/ and
-// ust/uid/1000/64-bit/, each a CTF trace of n events (ctfgen).
+// ust/uid/1000/64-bit/, each a CTF trace of n events (ctfgen), of two
+// UUIDs, as LTTng's (traces sharing one are one trace, their equal
+// packets read once).
 func writeSession(t *testing.T, n int) string {
 	root := t.TempDir()
-	for _, d := range []string{"kernel", "ust/uid/1000/64-bit"} {
-		if err := ctfgen.Write(filepath.Join(root, d), n, 2, 6, 4096); err != nil {
+	for i, d := range []string{"kernel", "ust/uid/1000/64-bit"} {
+		uuid := []string{ctfgen.UUID, "5fce9cb8-7b77-4e3b-a0f4-55d4d1e7b0a2"}[i]
+		if err := ctfgen.WriteUUID(filepath.Join(root, d), uuid, n, 2, 6, 4096); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -21,6 +21,7 @@ package ctfgen
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -301,6 +302,42 @@ func Write(dir string, n, cpus, classes, pktSize int) error {
 			return err
 		}
 		if err := os.WriteFile(filepath.Join(dir, "index", name+".idx"), idx, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteUUID is Write with the trace UUID uuid (in the metadata and every
+// packet header) instead of UUID: traces babeltrace2 reads as distinct
+// traces when they sit in one folder (it reads traces sharing a UUID as
+// one, their equal packets once).
+func WriteUUID(dir, uuid string, n, cpus, classes, pktSize int) error {
+	u, err := hex.DecodeString(strings.ReplaceAll(uuid, "-", ""))
+	if err != nil || len(u) != 16 {
+		return fmt.Errorf("ctfgen: bad UUID %q", uuid)
+	}
+	if err := Write(dir, n, cpus, classes, pktSize); err != nil {
+		return err
+	}
+	p := filepath.Join(dir, "metadata")
+	m, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(m), UUID, uuid, 1)), 0o644); err != nil {
+		return err
+	}
+	for c := 0; c < cpus; c++ {
+		p := filepath.Join(dir, "channel0_"+strconv.Itoa(c))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for off := 0; off+20 <= len(b); off += pktSize {
+			copy(b[off+4:off+20], u)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
 			return err
 		}
 	}
