@@ -242,8 +242,12 @@ func TestSessionCopies(t *testing.T) {
 		t.Fatalf("%d packets per stream: too few", npk)
 	}
 	cases := map[string]func(root string){
-		"two-copies":   func(root string) { put(filepath.Join(root, "a"), 0, -1); put(filepath.Join(root, "b"), 0, -1) },
-		"three-copies": func(root string) { put(filepath.Join(root, "a"), 0, -1); put(filepath.Join(root, "b"), 0, -1); put(filepath.Join(root, "c/d"), 0, -1) },
+		"two-copies": func(root string) { put(filepath.Join(root, "a"), 0, -1); put(filepath.Join(root, "b"), 0, -1) },
+		"three-copies": func(root string) {
+			put(filepath.Join(root, "a"), 0, -1)
+			put(filepath.Join(root, "b"), 0, -1)
+			put(filepath.Join(root, "c/d"), 0, -1)
+		},
 		"overlapping": func(root string) {
 			put(filepath.Join(root, "a"), 0, npk-1)
 			put(filepath.Join(root, "b"), 1, -1)
