@@ -148,8 +148,8 @@ type dsGroup struct {
 // their clock classes (checkClocks) and finds the groups of files holding
 // one data stream (in a trace, and across the traces of a Session sharing
 // an identity), making a chain of each group of several files. It returns
-// by stream the chain it belongs to (nil: read alone), and whether the
-// stream leads its chain (its first member: the chain goes in the heap in
+// by stream the chain it belongs to (nil: read alone; chains is nil when
+// no stream is in one), and whether the stream leads its chain (its first member: the chain goes in the heap in
 // its place).
 func (r *Reader) planGroups() (chains []*chain, lead []bool, err error) {
 	n := len(r.streams)
@@ -260,11 +260,12 @@ func (r *Reader) planGroups() (chains []*chain, lead []bool, err error) {
 		}
 		final = append(final, dest...)
 	}
-	chains = make([]*chain, n)
-	lead = make([]bool, n)
 	for _, g := range final {
 		if len(g.members) < 2 {
 			continue
+		}
+		if chains == nil {
+			chains, lead = make([]*chain, n), make([]bool, n)
 		}
 		c := &chain{segs: make([]seg, len(g.pkts))}
 		for k, p := range g.pkts {

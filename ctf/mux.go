@@ -24,6 +24,10 @@ type Reader struct {
 	// tgroup, for a Session's Reader, the trace group of each stream
 	// (traceGroup)
 	tgroup []int
+	// chains holds, by stream, the group it is read in (group.go; the
+	// group's first stream's head reads it), nil: read alone; nil when
+	// there is no group
+	chains []*chain
 	heap   []head
 	cur    bool // heap[0] is the event last returned
 	err    error
@@ -35,7 +39,6 @@ type head struct {
 	ns  int64
 	ord int
 	s   *Stream
-	c   *chain // the group s reads in (group.go), nil: s alone
 }
 
 func (a *head) less(b *head) bool { return a.ns < b.ns || a.ns == b.ns && a.ord < b.ord }
@@ -73,12 +76,13 @@ func (r *Reader) Next() bool {
 			r.err = err
 			return false
 		}
+		r.chains = chains
 		for i, s := range r.streams {
 			if chains != nil && chains[i] != nil {
 				if !lead[i] {
 					continue
 				}
-				h := head{ord: i, c: chains[i]}
+				h := head{ord: i}
 				if r.chainNext(&h, true) {
 					h.ns = h.s.ev.NS()
 					r.heap = append(r.heap, h)
@@ -90,7 +94,7 @@ func (r *Reader) Next() bool {
 			}
 			s.Reset()
 			if r.advance(s) {
-				r.heap = append(r.heap, head{s.ev.NS(), i, s, nil})
+				r.heap = append(r.heap, head{s.ev.NS(), i, s})
 				r.up(len(r.heap) - 1)
 			} else if s.err != nil {
 				r.err = r.streamErr(i, s)
@@ -100,18 +104,20 @@ func (r *Reader) Next() bool {
 	} else if r.cur {
 		h := &r.heap[0]
 		var ok bool
-		if h.c == nil {
+		if r.chains == nil || r.chains[h.ord] == nil {
 			ok = r.advance(h.s)
-			if !ok && h.s.err != nil {
-				r.err = r.streamErr(h.ord, h.s)
-				return false
-			}
-		} else if ok = r.chainNext(h, false); !ok && r.err != nil {
-			return false
+		} else {
+			ok = r.chainNext(h, false)
 		}
 		if ok {
 			h.ns = h.s.ev.NS()
 		} else {
+			if r.err == nil && h.s.err != nil {
+				r.err = r.streamErr(h.ord, h.s)
+			}
+			if r.err != nil {
+				return false
+			}
 			last := len(r.heap) - 1
 			r.heap[0] = r.heap[last]
 			r.heap = r.heap[:last]
@@ -154,12 +160,12 @@ func (r *Reader) down(i int) {
 	}
 }
 
-// chainNext advances h, which reads group h.c, to the group's next event
+// chainNext advances h, which reads group r.chains[h.ord], to the group's next event
 // (first: its first): in the current packet, else from the group's next
 // packet on, which may be in another of its files. A stream's error stops
 // the Reader (r.err).
 func (r *Reader) chainNext(h *head, first bool) bool {
-	c := h.c
+	c := r.chains[h.ord]
 	if !first {
 		s := h.s
 		ok := r.advance(s)
