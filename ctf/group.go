@@ -305,6 +305,7 @@ func (r *Reader) firstPackets() (firsts []Packet, have []bool, err error) {
 func (r *Reader) packetsOf(i int) []gpkt {
 	s := r.streams[i]
 	ps, _ := s.Packets()
+	s.release() // the group reads it later, if at all
 	out := make([]gpkt, len(ps))
 	for k := range ps {
 		out[k] = gpkt{keyOf(s, &ps[k]), seg{i, ps[k].Index, ps[k].Offset}}
@@ -348,13 +349,17 @@ func (s *Stream) firstPacket() (Packet, bool) {
 	return p, ok && p.Class != nil
 }
 
-// resume makes the stream read on from the packet at byte offset off,
-// numbered index, keeping what it read so far (its Recovery, losses,
-// notes): a chain moves from packet to packet of its files.
+// resume makes the stream read the packet at byte offset off, numbered
+// index, and stop after it (a group reads its packets one at a time, in
+// its order), keeping what it read so far (its Recovery, losses, notes;
+// the loss tracking too when the packet follows the one it read last).
 func (s *Stream) resume(index int, off int64) {
-	s.err, s.done, s.started, s.havePrev = nil, false, true, false
+	if s.next != off || s.pkt.Index != index-1 {
+		s.havePrev = false
+	}
+	s.err, s.done, s.started = nil, false, true
 	s.sel, s.bare = nil, nil
-	s.next = off
+	s.next, s.stop = off, off+1
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1
 }

@@ -1,6 +1,7 @@
 package ctf
 
 import (
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -325,5 +326,48 @@ func TestInsertPackets(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("case %d:\n got  %v\n want %v", i, got, want)
 		}
+	}
+}
+
+// A group of files whose packets hold no event record (hostile, or a
+// quiet CPU) is read in linear time: each packet is started a bounded
+// number of times (listing, then reading), not once per later packet; a
+// group's files but the current one give back their buffers.
+func TestGroupEmptyPacketsLinear(t *testing.T) {
+	const pkt, n = 128, 4000
+	data, _ := genStreamBytes(0, n, 4, pkt)
+	for off := 0; off+pkt <= len(data); off += pkt {
+		binary.LittleEndian.PutUint64(data[off+48:], 84*8) // content: header and context only
+	}
+	packets := len(data) / pkt
+	if packets < 1000 {
+		t.Fatalf("%d packets", packets)
+	}
+	tr := traceFromTSDL(t, genMetadata(4))
+	a := tr.AddStreamReader("a", &countingReader{b: data}, int64(len(data)))
+	b := tr.AddStreamReader("b", &countingReader{b: slices.Clone(data)}, int64(len(data)))
+	// a third file of the group with events, after the empty ones
+	full, _ := genStreamBytes(0, 50, 4, 4096)
+	last := binary.LittleEndian.Uint64(data[len(data)-pkt+40:])
+	for off := 0; off+4096 <= len(full); off += 4096 {
+		binary.LittleEndian.PutUint64(full[off+32:], last+1+binary.LittleEndian.Uint64(full[off+32:]))
+	}
+	c := tr.AddStreamReader("c", &countingReader{b: full}, int64(len(full)))
+	r := tr.NewReader()
+	events := 0
+	for r.Next() {
+		events++
+		if r.Event().Stream != c {
+			t.Fatalf("event of %s", r.Event().Stream.Name)
+		}
+	}
+	if r.Err() != nil || events != 50 {
+		t.Fatalf("%d events, %v", events, r.Err())
+	}
+	if starts := a.starts + b.starts; starts > 4*packets {
+		t.Errorf("%d packet starts for two files of %d packets", starts, packets)
+	}
+	if a.buf != nil || b.buf != nil {
+		t.Errorf("the files left keep their buffers")
 	}
 }

@@ -160,57 +160,44 @@ func (r *Reader) down(i int) {
 	}
 }
 
-// chainNext advances h, which reads group r.chains[h.ord], to the group's next event
-// (first: its first): in the current packet, else from the group's next
-// packet on, which may be in another of its files. A stream's error stops
-// the Reader (r.err).
+// chainNext advances h, which reads group r.chains[h.ord], to the group's
+// next event (first: its first): in the current packet, else in the
+// group's next packet that holds one, which may be in another of its
+// files (each packet is read alone: Stream.resume). A stream's error
+// stops the Reader (r.err).
 func (r *Reader) chainNext(h *head, first bool) bool {
 	c := r.chains[h.ord]
 	if !first {
 		s := h.s
-		ok := r.advance(s)
-		if ok && s.pkt.Offset == c.segs[c.i].off {
+		if r.advance(s) {
 			return true
 		}
-		if !ok && s.err != nil {
+		if s.err != nil {
 			r.err = r.streamErr(c.segs[c.i].st, s)
 			return false
 		}
 		c.i++
-		if ok && r.follows(c, c.i, s) {
-			return true
-		}
 	}
 	for ; c.i < len(c.segs); c.i++ {
 		sg := c.segs[c.i]
 		s := r.streams[sg.st]
+		if h.s != nil && h.s != s {
+			// the group moves to another file: the one it leaves gives
+			// back its buffer and closes (a group of many files, as
+			// LTTng's tracefile rotation makes, keeps one open)
+			h.s.release()
+		}
 		h.s = s
 		s.resume(sg.idx, sg.off)
-		ok := r.advance(s)
-		if ok && s.pkt.Offset == sg.off {
+		if r.advance(s) {
 			return true
 		}
-		if !ok && s.err != nil {
+		if s.err != nil {
 			r.err = r.streamErr(sg.st, s)
 			return false
 		}
-		// the packet holds no event record: s read on past it
-		if ok && r.follows(c, c.i+1, s) {
-			c.i++
-			return true
-		}
 	}
 	return false
-}
-
-// follows says stream s, read on past the group's packet before
-// c.segs[i], is at that packet: it goes on without a seek.
-func (r *Reader) follows(c *chain, i int, s *Stream) bool {
-	if i >= len(c.segs) {
-		return false
-	}
-	sg := c.segs[i]
-	return r.streams[sg.st] == s && s.pkt.Offset == sg.off
 }
 
 // Event returns the current event (valid until the next Next).

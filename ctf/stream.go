@@ -177,12 +177,19 @@ type Stream struct {
 	// replays counts the records Scan decoded with Next's decoder after
 	// its skimming failed (tests: valid records never need it)
 	replays int
+	// starts counts the packets nextPacket started (tests: a group reads
+	// each of its packets once)
+	starts int
 	// Scan: the current event record was skimmed, from bit evStart with
 	// the clock at evClock before it
 	scanned                    bool
 	evStart, evClock, evCycles uint64
 	regs                       []int32
 	next                       int64 // byte offset of the next packet
+	// stop, when > 0: no packet at or past this byte offset is started
+	// (the stream is done there): a Reader's group reads one packet of
+	// the stream at a time (resume)
+	stop int64
 	pos                        uint64
 	base                       uint64 // bit offset of the current packet
 	end                        uint64 // end of the packet content (bits)
@@ -302,6 +309,7 @@ func (s *Stream) Reset() { s.SeekPacket(0, 0) }
 // and seek back — reports each cut packet once.
 func (s *Stream) SeekPacket(index int, off int64) {
 	s.err, s.done, s.started, s.havePrev = nil, false, true, false
+	s.stop = 0
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	s.events = 0
 	s.sel, s.bare = nil, nil
@@ -614,6 +622,11 @@ func (s *Stream) nextPacket() bool {
 		s.release()
 		return false
 	}
+	if s.stop > 0 && off >= s.stop {
+		s.done = true
+		return false
+	}
+	s.starts++
 	t := s.t
 	p := &s.pkt
 	prevClass := p.Class
