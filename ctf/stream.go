@@ -190,10 +190,10 @@ type Stream struct {
 	// (the stream is done there): a Reader's group reads one packet of
 	// the stream at a time (resume)
 	stop int64
-	pos                        uint64
-	base                       uint64 // bit offset of the current packet
-	end                        uint64 // end of the packet content (bits)
-	lim                        uint64 // end of the readable bytes of the packet (bits)
+	pos  uint64
+	base uint64 // bit offset of the current packet
+	end  uint64 // end of the packet content (bits)
+	lim  uint64 // end of the readable bytes of the packet (bits)
 
 	clock     uint64
 	slots     []uint64
