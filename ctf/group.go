@@ -79,16 +79,7 @@ func insertPackets(l, b []gpkt) []gpkt {
 	}
 	sorted := slices.IsSortedFunc(l, func(x, y gpkt) int { return cmp.Compare(x.k.begin, y.k.begin) })
 	if !sorted && len(l)*len(b) <= 1<<20 {
-		for _, e := range b {
-			j := 0
-			for j < len(l) && e.k.begin > l[j].k.begin {
-				j++
-			}
-			if j == len(l) || l[j].k != e.k {
-				l = slices.Insert(l, j, e)
-			}
-		}
-		return l
+		return insertOneByOne(l, b)
 	}
 	if !sorted {
 		slices.SortStableFunc(l, func(x, y gpkt) int { return cmp.Compare(x.k.begin, y.k.begin) })
@@ -133,6 +124,21 @@ func insertPackets(l, b []gpkt) []gpkt {
 		out = append(out, l[i0:i]...)
 	}
 	return out
+}
+
+// insertOneByOne is babeltrace2 2.1's insertion of the index entries b
+// into l, one by one (O(len(l)·len(b))): what insertPackets computes.
+func insertOneByOne(l, b []gpkt) []gpkt {
+	for _, e := range b {
+		j := 0
+		for j < len(l) && e.k.begin > l[j].k.begin {
+			j++
+		}
+		if j == len(l) || l[j].k != e.k {
+			l = slices.Insert(l, j, e)
+		}
+	}
+	return l
 }
 
 // dsGroup is a data stream group being built: its key, its packets, the

@@ -24,22 +24,12 @@ func writeSessionTrace(tb testing.TB, root, dir, uuid, tracer, clock string) str
 	if err := ctfgen.Write(p, 200, 2, 4, 512); err != nil {
 		tb.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(p, "metadata"))
-	if err != nil {
-		tb.Fatal(err)
+	uuidOld, uuidNew := `uuid = "`+ctfgen.UUID+`";`, `uuid = "`+uuid+`";`
+	if uuid == "" {
+		uuidNew = ""
 	}
-	m := string(b)
-	for _, r := range [][2]string{
-		{`uuid = "` + ctfgen.UUID + `";`, map[bool]string{true: "", false: `uuid = "` + uuid + `";`}[uuid == ""]},
-		{`tracer_name = "lttng-ust"`, `tracer_name = "` + tracer + `"`},
-		{"offset = 1700000000000000000;", "offset = 1700000000000000000;\n\t" + clock},
-	} {
-		if !strings.Contains(m, r[0]) {
-			tb.Fatalf("no %s in the metadata", r[0])
-		}
-		m = strings.Replace(m, r[0], r[1], 1)
-	}
-	if err := os.WriteFile(filepath.Join(p, "metadata"), []byte(m), 0o644); err != nil {
+	if err := ctfgen.EditMetadata(p, uuidOld, uuidNew, `tracer_name = "lttng-ust"`, `tracer_name = "`+tracer+`"`,
+		"offset = 1700000000000000000;", "offset = 1700000000000000000;\n\t"+clock); err != nil {
 		tb.Fatal(err)
 	}
 	return p
@@ -286,23 +276,12 @@ func TestSessionCopies(t *testing.T) {
 }
 
 // TestInsertPackets: insertPackets gives what babeltrace2's insertion of
-// packet index entries one by one gives (the reference here), on random
-// packet lists with equal beginning times and equal packets, the first
-// list sorted or not.
+// packet index entries one by one gives (insertOneByOne, the reference),
+// on random packet lists with equal beginning times and equal packets,
+// the first list sorted (the merge insertPackets computes) or not (a
+// small unsorted one is inserted into one by one).
 func TestInsertPackets(t *testing.T) {
-	naive := func(l, b []gpkt) []gpkt {
-		l = slices.Clone(l)
-		for _, e := range b {
-			j := 0
-			for j < len(l) && e.k.begin > l[j].k.begin {
-				j++
-			}
-			if j == len(l) || l[j].k != e.k {
-				l = slices.Insert(l, j, e)
-			}
-		}
-		return l
-	}
+	naive := func(l, b []gpkt) []gpkt { return insertOneByOne(slices.Clone(l), b) }
 	rnd := rand.New(rand.NewPCG(1, 2))
 	list := func(n, st int, sorted bool) []gpkt {
 		out := make([]gpkt, n)

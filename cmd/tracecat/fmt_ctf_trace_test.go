@@ -790,12 +790,7 @@ func TestCTFSessionValidateStats(t *testing.T) {
 		if err := ctfgen.WriteUUID(p, []string{ctfgen.UUID, "5fce9cb8-7b77-4e3b-a0f4-55d4d1e7b0a2"}[i], 60, 1, 2, 1024); err != nil {
 			t.Fatal(err)
 		}
-		m, err := os.ReadFile(filepath.Join(p, "metadata"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m = bytes.Replace(m, []byte(`tracer_name = "lttng-ust"`), []byte(`tracer_name = "gen"`), 1)
-		if err := os.WriteFile(filepath.Join(p, "metadata"), m, 0o644); err != nil {
+		if err := ctfgen.EditMetadata(p, `tracer_name = "lttng-ust"`, `tracer_name = "gen"`); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -320,12 +320,7 @@ func WriteUUID(dir, uuid string, n, cpus, classes, pktSize int) error {
 	if err := Write(dir, n, cpus, classes, pktSize); err != nil {
 		return err
 	}
-	p := filepath.Join(dir, "metadata")
-	m, err := os.ReadFile(p)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(p, []byte(strings.Replace(string(m), UUID, uuid, 1)), 0o644); err != nil {
+	if err := EditMetadata(dir, UUID, uuid); err != nil {
 		return err
 	}
 	for c := 0; c < cpus; c++ {
@@ -342,4 +337,27 @@ func WriteUUID(dir, uuid string, n, cpus, classes, pktSize int) error {
 		}
 	}
 	return nil
+}
+
+// EditMetadata replaces, in the metadata file of trace folder dir, the
+// first occurrence of each old text by its new text (pairs: old, new, …),
+// failing when one is absent: tests make traces of other clocks, tracers
+// or UUIDs from Write's.
+func EditMetadata(dir string, pairs ...string) error {
+	if len(pairs)%2 != 0 {
+		return fmt.Errorf("ctfgen: EditMetadata: %d texts, not pairs", len(pairs))
+	}
+	p := filepath.Join(dir, "metadata")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	m := string(b)
+	for i := 0; i < len(pairs); i += 2 {
+		if !strings.Contains(m, pairs[i]) {
+			return fmt.Errorf("ctfgen: no %q in %s", pairs[i], p)
+		}
+		m = strings.Replace(m, pairs[i], pairs[i+1], 1)
+	}
+	return os.WriteFile(p, []byte(m), 0o644)
 }
