@@ -144,10 +144,25 @@ func insertOneByOne(l, b []gpkt) []gpkt {
 // dsGroup is a data stream group being built: its key, its packets, the
 // streams whose packets it holds (in Reader.streams order of joining).
 type dsGroup struct {
-	class   uint64
-	id      int64 // stream_instance_id, -1: none
+	class  uint64
+	id     int64 // stream_instance_id, -1: none
+	alone  bool  // a file without stream_instance_id or beginning time
+	listed bool  // pkts holds the group's packets (list)
+	// made, for a group a merge made (its packets inserted into none):
+	// the number of packets of its first file, which insertion may
+	// reorder (equal beginning times) or thin (equal packets)
+	made    int
 	pkts    []gpkt
 	members []int
+}
+
+// list makes g.pkts hold its first file's packets as they are, when they
+// are not listed yet: a group's packets are listed once a second file
+// joins it (a file alone is read as it is, its packets never listed).
+func (r *Reader) list(g *dsGroup) {
+	if !g.listed {
+		g.pkts, g.listed = r.packetsOf(g.members[0]), true
+	}
 }
 
 // planGroups reads the first packet of each of the Reader's streams, checks
@@ -155,8 +170,9 @@ type dsGroup struct {
 // one data stream (in a trace, and across the traces of a Session sharing
 // an identity), making a chain of each group of several files. It returns
 // by stream the chain it belongs to (nil: read alone; chains is nil when
-// no stream is in one), and whether the stream leads its chain (its first member: the chain goes in the heap in
-// its place).
+// no stream is in one), and whether the stream leads its chain (its first
+// member: the chain goes in the heap in its place). Only the files of a
+// group of several have their packets listed (Stream.Packets).
 func (r *Reader) planGroups() (chains []*chain, lead []bool, err error) {
 	n := len(r.streams)
 	if n < 2 {
@@ -190,23 +206,20 @@ func (r *Reader) planGroups() (chains []*chain, lead []bool, err error) {
 			traces = append(traces, tr)
 		}
 		p := &firsts[i]
-		if p.StreamID < 0 || !p.HasBegin {
-			tr.groups = append(tr.groups, &dsGroup{class: p.Class.ID, id: p.StreamID, members: []int{i}})
-			continue
-		}
+		alone := p.StreamID < 0 || !p.HasBegin
 		var g *dsGroup
 		for _, c := range tr.groups {
-			if c.class == p.Class.ID && c.id == p.StreamID && c.pkts != nil {
+			if !alone && !c.alone && c.class == p.Class.ID && c.id == p.StreamID {
 				g = c
 				break
 			}
 		}
-		pk := r.packetsOf(i)
 		if g == nil {
-			tr.groups = append(tr.groups, &dsGroup{class: p.Class.ID, id: p.StreamID, pkts: pk, members: []int{i}})
+			tr.groups = append(tr.groups, &dsGroup{class: p.Class.ID, id: p.StreamID, alone: alone, members: []int{i}})
 			continue
 		}
-		g.pkts = insertPackets(g.pkts, pk)
+		r.list(g)
+		g.pkts = insertPackets(g.pkts, r.packetsOf(i))
 		g.members = append(g.members, i)
 	}
 	// traces sharing an identity: merged into the one of the most data
@@ -233,11 +246,14 @@ func (r *Reader) planGroups() (chains []*chain, lead []bool, err error) {
 			}
 		}
 		dest := win.groups
-		nDest := len(dest)
 		for _, o := range same {
 			if o == win {
 				continue
 			}
+			// o's groups join those dest had before them (a stream of
+			// o not in dest is a new group, which a later trace's
+			// joins)
+			nDest := len(dest)
 			for _, g := range o.groups {
 				var d *dsGroup
 				if g.id >= 0 {
@@ -248,18 +264,13 @@ func (r *Reader) planGroups() (chains []*chain, lead []bool, err error) {
 						}
 					}
 				}
+				r.list(g)
 				if d == nil {
-					d = &dsGroup{class: g.class, id: g.id}
+					// a new group, its packets inserted into none
+					d = &dsGroup{class: g.class, id: g.id, listed: true}
 					dest = append(dest, d)
 				}
-				// a file read alone (no beginning time): all its
-				// packets, as they are
-				if g.pkts == nil {
-					g.pkts = r.packetsOf(g.members[0])
-				}
-				if d.pkts == nil && len(d.members) > 0 {
-					d.pkts = r.packetsOf(d.members[0])
-				}
+				r.list(d)
 				d.members = append(d.members, g.members...)
 				d.pkts = insertPackets(d.pkts, g.pkts)
 			}
@@ -268,6 +279,10 @@ func (r *Reader) planGroups() (chains []*chain, lead []bool, err error) {
 	}
 	for _, g := range final {
 		if len(g.members) < 2 {
+			// a file read as it is (babeltrace2 2.1 orders the packets of
+			// a file that a merge inserts into a new group by beginning
+			// time, and then fails to read them when that reorders them:
+			// "Insufficient data in file")
 			continue
 		}
 		if chains == nil {

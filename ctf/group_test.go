@@ -253,6 +253,19 @@ func TestSessionCopies(t *testing.T) {
 			put(filepath.Join(root, "3"), 2, -1)
 		},
 		"file-copy": func(root string) { put(filepath.Join(root, "a"), 0, -1, "channel0_0_copy") },
+		// a stream that the trace babeltrace2 merges into (a, of the most
+		// classes, the first of equal ones) lacks: b's makes a new group,
+		// which c's (a copy) joins
+		"stream-in-later-traces": func(root string) {
+			for _, d := range []string{"a", "b", "c"} {
+				put(filepath.Join(root, d), 0, -1)
+			}
+			for _, f := range []string{"a/channel0_1", "b/channel0_0", "c/channel0_0"} {
+				if err := os.Remove(filepath.Join(root, f)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		},
 	}
 	for name, mk := range cases {
 		t.Run(name, func(t *testing.T) {
