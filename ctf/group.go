@@ -144,14 +144,10 @@ func insertOneByOne(l, b []gpkt) []gpkt {
 // dsGroup is a data stream group being built: its key, its packets, the
 // streams whose packets it holds (in Reader.streams order of joining).
 type dsGroup struct {
-	class  uint64
-	id     int64 // stream_instance_id, -1: none
-	alone  bool  // a file without stream_instance_id or beginning time
-	listed bool  // pkts holds the group's packets (list)
-	// made, for a group a merge made (its packets inserted into none):
-	// the number of packets of its first file, which insertion may
-	// reorder (equal beginning times) or thin (equal packets)
-	made    int
+	class   uint64
+	id      int64 // stream_instance_id, -1: none
+	alone   bool  // a file without stream_instance_id or beginning time
+	listed  bool  // pkts holds the group's packets (list)
 	pkts    []gpkt
 	members []int
 }
