@@ -159,13 +159,13 @@ trace { major = 1; minor = 8; byte_order = le;
 	packet.header := struct { uint32_t magic; uint8_t stream_id; }; };
 clock { name = "c"; freq = 1000; };
 typealias integer { size = 32; align = 8; signed = false; map = clock.c.value; } := clk_t;
-stream { id = 0; event.header := struct { clk_t timestamp; }; };
+stream { id = 0; packet.context := struct { clk_t timestamp_begin; clk_t timestamp_end; }; event.header := struct { clk_t timestamp; }; };
 stream { id = 1; };
 event { stream_id = 0; name = "a"; fields := struct { uint8_t v; }; };
 event { stream_id = 1; name = "b"; fields := struct { uint8_t v; }; };
 `
 	tr := traceFromTSDL(t, meta)
-	s0 := []byte{0xc1, 0x1f, 0xfc, 0xc1, 0, 5, 0, 0, 0, 1}
+	s0 := []byte{0xc1, 0x1f, 0xfc, 0xc1, 0, 5, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 1}
 	s1 := []byte{0xc1, 0x1f, 0xfc, 0xc1, 1, 2}
 	tr.AddStream("with_clock", s0)
 	tr.AddStream("without_clock", s1)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -806,6 +807,53 @@ func TestCTFSessionValidateStats(t *testing.T) {
 		}
 		if code, _, errb := run(t, nil, args...); code == exitOK || !strings.Contains(errb, "clock classes cannot be correlated") {
 			t.Errorf("%s: exit %d %q", cmd[0], code, errb)
+		}
+	}
+}
+
+// A trace folder whose data streams' clock classes babeltrace2 cannot
+// correlate (a stream class without a clock beside one with) cannot be
+// merged: validate fails saying so (each stream alone reads), dump and
+// stats refuse it, as babeltrace2 2.1 refuses it (checked with
+// BABELTRACE2 set).
+func TestCTFTraceClocksNotCorrelated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := `/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+trace { major = 1; minor = 8; byte_order = le;
+	packet.header := struct { uint32_t magic; uint8_t stream_id; }; };
+clock { name = "c"; freq = 1000; };
+typealias integer { size = 32; align = 8; signed = false; map = clock.c.value; } := clk_t;
+stream { id = 0; packet.context := struct { clk_t timestamp_begin; clk_t timestamp_end; }; event.header := struct { clk_t timestamp; }; };
+stream { id = 1; };
+event { stream_id = 0; name = "a"; fields := struct { uint8_t v; }; };
+event { stream_id = 1; name = "b"; fields := struct { uint8_t v; }; };
+`
+	for name, b := range map[string][]byte{
+		"metadata":      []byte(meta),
+		"with_clock":    {0xc1, 0x1f, 0xfc, 0xc1, 0, 5, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 1},
+		"without_clock": {0xc1, 0x1f, 0xfc, 0xc1, 1, 2},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cmd := range []string{"validate", "dump", "stats"} {
+		code, _, errb := run(t, nil, cmd, dir)
+		if code != exitInvalid || !strings.Contains(errb, "clock classes cannot be correlated: with_clock (data stream class 0) has clock class \"c\"") ||
+			!strings.Contains(errb, "without_clock (data stream class 1) has no clock class") {
+			t.Errorf("%s: exit %d %q", cmd, code, errb)
+		}
+	}
+	if bt := os.Getenv("BABELTRACE2"); bt != "" {
+		c := exec.Command(bt, dir)
+		c.Env = append(os.Environ(), "TZ=UTC")
+		if out, err := c.CombinedOutput(); err == nil || !strings.Contains(string(out), "Expecting a clock class, got none") {
+			t.Errorf("babeltrace2 reads it: %v\n%.300s", err, out)
 		}
 	}
 }

@@ -504,10 +504,17 @@ func ctfTraceCheck(in *Input) (sum string, problems, notes []string, rec *tracee
 	if err != nil {
 		return "", nil, nil, nil, err
 	}
+	// streams whose clock classes babeltrace2 cannot correlate: their
+	// events cannot be merged (dump, stats and export refuse the trace),
+	// as babeltrace2 refuses it
+	if r := tr.NewScanner(); !r.Next() && errors.Is(r.Err(), ctf.ErrClockCorrelation) {
+		return "", nil, nil, nil, r.Err()
+	}
 	events := 0
 	var cut *ctf.Stream
 	var idxErr error
 	for _, s := range tr.Streams {
+		s.Reset()
 		// An index that disagrees with its stream fails, after every
 		// stream is read (for the recovery line): it lists packets the
 		// file has lost, or the file was changed after it was written
