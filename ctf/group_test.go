@@ -152,23 +152,15 @@ func TestClockCorrelation(t *testing.T) {
 // babeltrace2's muxer checks them: a stream class without a clock beside
 // one with, in one trace, stops its Reader with ErrClockCorrelation.
 func TestTraceClockCorrelation(t *testing.T) {
-	meta := `/* CTF 1.8 */
-typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
-typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-trace { major = 1; minor = 8; byte_order = le;
-	packet.header := struct { uint32_t magic; uint8_t stream_id; }; };
-clock { name = "c"; freq = 1000; };
-typealias integer { size = 32; align = 8; signed = false; map = clock.c.value; } := clk_t;
-stream { id = 0; packet.context := struct { clk_t timestamp_begin; clk_t timestamp_end; }; event.header := struct { clk_t timestamp; }; };
-stream { id = 1; };
-event { stream_id = 0; name = "a"; fields := struct { uint8_t v; }; };
-event { stream_id = 1; name = "b"; fields := struct { uint8_t v; }; };
-`
-	tr := traceFromTSDL(t, meta)
-	s0 := []byte{0xc1, 0x1f, 0xfc, 0xc1, 0, 5, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 1}
-	s1 := []byte{0xc1, 0x1f, 0xfc, 0xc1, 1, 2}
-	tr.AddStream("with_clock", s0)
-	tr.AddStream("without_clock", s1)
+	dir := t.TempDir()
+	if err := ctfgen.WriteMixedClocks(dir); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
 	r := tr.NewReader()
 	if r.Next() || !errors.Is(r.Err(), ErrClockCorrelation) || !strings.Contains(r.Err().Error(), "without_clock (data stream class 1) has no clock class") {
 		t.Fatalf("Reader: %v, want ErrClockCorrelation naming without_clock", r.Err())

@@ -74,14 +74,8 @@ func TestExportCTFSessionOneInput(t *testing.T) {
 	// clock classes babeltrace2 cannot correlate (not LTTng's, of
 	// unknown origin, without UUID, of two traces): refused, saying why
 	bad := filepath.Join(t.TempDir(), "bad")
-	for i, d := range []string{"x", "y"} {
-		p := filepath.Join(bad, d)
-		if err := ctfgen.WriteUUID(p, []string{ctfgen.UUID, "5fce9cb8-7b77-4e3b-a0f4-55d4d1e7b0a2"}[i], 60, 1, 2, 1024); err != nil {
-			t.Fatal(err)
-		}
-		if err := ctfgen.EditMetadata(p, `tracer_name = "lttng-ust"`, `tracer_name = "gen"`); err != nil {
-			t.Fatal(err)
-		}
+	if err := ctfgen.WriteUncorrelated(bad, 60); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := Export(context.Background(), filepath.Join(t.TempDir(), "o2"), []string{bad}); !errors.Is(err, ctf.ErrClockCorrelation) {
 		t.Errorf("Export of a session of clocks that do not correlate: %v, want ctf.ErrClockCorrelation", err)

@@ -786,14 +786,8 @@ func TestCTFSessionValidateStats(t *testing.T) {
 	// clock classes babeltrace2 cannot correlate: the session cannot be
 	// read as one; each trace is valid alone
 	bad := t.TempDir()
-	for i, d := range []string{"x", "y"} {
-		p := filepath.Join(bad, d)
-		if err := ctfgen.WriteUUID(p, []string{ctfgen.UUID, "5fce9cb8-7b77-4e3b-a0f4-55d4d1e7b0a2"}[i], 60, 1, 2, 1024); err != nil {
-			t.Fatal(err)
-		}
-		if err := ctfgen.EditMetadata(p, `tracer_name = "lttng-ust"`, `tracer_name = "gen"`); err != nil {
-			t.Fatal(err)
-		}
+	if err := ctfgen.WriteUncorrelated(bad, 60); err != nil {
+		t.Fatal(err)
 	}
 	code, out, _ = run(t, nil, "validate", bad)
 	if code != exitInvalid || !strings.Contains(out, bad+"/x: ok (") || !strings.Contains(out, bad+": session: ctf: clock classes cannot be correlated: x/channel0_0") ||
@@ -818,29 +812,8 @@ func TestCTFSessionValidateStats(t *testing.T) {
 // BABELTRACE2 set).
 func TestCTFTraceClocksNotCorrelated(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "trace")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := ctfgen.WriteMixedClocks(dir); err != nil {
 		t.Fatal(err)
-	}
-	meta := `/* CTF 1.8 */
-typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
-typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-trace { major = 1; minor = 8; byte_order = le;
-	packet.header := struct { uint32_t magic; uint8_t stream_id; }; };
-clock { name = "c"; freq = 1000; };
-typealias integer { size = 32; align = 8; signed = false; map = clock.c.value; } := clk_t;
-stream { id = 0; packet.context := struct { clk_t timestamp_begin; clk_t timestamp_end; }; event.header := struct { clk_t timestamp; }; };
-stream { id = 1; };
-event { stream_id = 0; name = "a"; fields := struct { uint8_t v; }; };
-event { stream_id = 1; name = "b"; fields := struct { uint8_t v; }; };
-`
-	for name, b := range map[string][]byte{
-		"metadata":      []byte(meta),
-		"with_clock":    {0xc1, 0x1f, 0xfc, 0xc1, 0, 5, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 1},
-		"without_clock": {0xc1, 0x1f, 0xfc, 0xc1, 1, 2},
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	for _, cmd := range []string{"validate", "dump", "stats"} {
 		code, _, errb := run(t, nil, cmd, dir)

@@ -361,3 +361,53 @@ func EditMetadata(dir string, pairs ...string) error {
 	}
 	return os.WriteFile(p, []byte(m), 0o644)
 }
+
+// WriteMixedClocks writes to dir a CTF 1.8 trace of two data streams,
+// "with_clock" (data stream class 0, clock "c", one event "a" at cycle 5)
+// and "without_clock" (class 1, no clock, one event "b"): each reads
+// alone, but babeltrace2 2.1 refuses to merge them ("Expecting a clock
+// class, got none").
+func WriteMixedClocks(dir string) error {
+	const meta = `/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+trace { major = 1; minor = 8; byte_order = le;
+	packet.header := struct { uint32_t magic; uint8_t stream_id; }; };
+clock { name = "c"; freq = 1000; };
+typealias integer { size = 32; align = 8; signed = false; map = clock.c.value; } := clk_t;
+stream { id = 0; packet.context := struct { clk_t timestamp_begin; clk_t timestamp_end; }; event.header := struct { clk_t timestamp; }; };
+stream { id = 1; };
+event { stream_id = 0; name = "a"; fields := struct { uint8_t v; }; };
+event { stream_id = 1; name = "b"; fields := struct { uint8_t v; }; };
+`
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, b := range map[string][]byte{
+		"metadata":      []byte(meta),
+		"with_clock":    {0xc1, 0x1f, 0xfc, 0xc1, 0, 5, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 1},
+		"without_clock": {0xc1, 0x1f, 0xfc, 0xc1, 1, 2},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteUncorrelated writes to root two traces, x and y (Write's of n
+// events, one CPU, two UUIDs), whose clocks babeltrace2 2.1 cannot
+// correlate: tracer "gen" (not LTTng's: its "monotonic" clock is not taken
+// to be of the Unix epoch), no absolute attribute, no clock uuid.
+func WriteUncorrelated(root string, n int) error {
+	for i, d := range []string{"x", "y"} {
+		p := filepath.Join(root, d)
+		if err := WriteUUID(p, []string{UUID, "5fce9cb8-7b77-4e3b-a0f4-55d4d1e7b0a2"}[i], n, 1, 2, 1024); err != nil {
+			return err
+		}
+		if err := EditMetadata(p, `tracer_name = "lttng-ust"`, `tracer_name = "gen"`); err != nil {
+			return err
+		}
+	}
+	return nil
+}
