@@ -702,7 +702,7 @@ func TestCTFSessionBabeltrace(t *testing.T) {
 		t.Skip("CTF_BT_TRACES or CTF_BT_REFS not set")
 	}
 	n := 0
-	for _, rel := range []string{"1/succeed/multi-domains", "1/succeed/session-rotation"} {
+	for _, rel := range []string{"1/succeed/multi-domains", "1/succeed/session-rotation", "2/succeed/multi-domains", "2/succeed/session-rotation"} {
 		want, err := os.ReadFile(filepath.Join(refs, strings.ReplaceAll(rel, "/", "_")+".txt"))
 		if err != nil {
 			continue
