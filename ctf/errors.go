@@ -40,6 +40,14 @@ var (
 	// ErrIndex: an LTTng index file is malformed or disagrees with its data
 	// stream.
 	ErrIndex = errors.New("ctf: bad packet index")
+	// ErrClockCorrelation: the default clock classes of the data streams
+	// a Reader merges (one trace's, or a Session's traces') cannot be put
+	// on one time line, and babeltrace2 2.1 refuses to merge them too:
+	// clock classes of unknown origin without the same identity, one of a
+	// known origin beside one of an unknown origin, a stream without a
+	// clock class beside one with (see OpenSession). The error names the
+	// two streams, their traces and clock classes.
+	ErrClockCorrelation = errors.New("ctf: clock classes cannot be correlated")
 )
 
 const formatName = "ctf"

@@ -183,16 +183,23 @@ type Stream struct {
 	skipped   int
 	skipBytes int64
 	skipErr   error
+	// starts counts the packets nextPacket started (tests: a group reads
+	// each of its packets once)
+	starts int
 	// Scan: the current event record was skimmed, from bit evStart with
 	// the clock at evClock before it
 	scanned                    bool
 	evStart, evClock, evCycles uint64
 	regs                       []int32
 	next                       int64 // byte offset of the next packet
-	pos                        uint64
-	base                       uint64 // bit offset of the current packet
-	end                        uint64 // end of the packet content (bits)
-	lim                        uint64 // end of the readable bytes of the packet (bits)
+	// stop, when > 0: no packet at or past this byte offset is started
+	// (the stream is done there): a Reader's group reads one packet of
+	// the stream at a time (resume)
+	stop int64
+	pos  uint64
+	base uint64 // bit offset of the current packet
+	end  uint64 // end of the packet content (bits)
+	lim  uint64 // end of the readable bytes of the packet (bits)
 
 	clock     uint64
 	slots     []uint64
@@ -316,6 +323,7 @@ func (s *Stream) Reset() { s.SeekPacket(0, 0) }
 // and seek back — reports each cut packet once.
 func (s *Stream) SeekPacket(index int, off int64) {
 	s.err, s.done, s.started, s.havePrev = nil, false, true, false
+	s.stop = 0
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	s.events = 0
 	s.skipped, s.skipBytes, s.skipErr = 0, 0, nil
@@ -658,6 +666,11 @@ func (s *Stream) nextPacket() bool {
 		s.release()
 		return false
 	}
+	if s.stop > 0 && off >= s.stop {
+		s.done = true
+		return false
+	}
+	s.starts++
 	t := s.t
 	p := &s.pkt
 	prevClass := p.Class
