@@ -3,6 +3,7 @@ package ctf
 import (
 	"fmt"
 	"iter"
+	"math"
 )
 
 // Reader merges the event records of all the streams of a trace (or of a
@@ -230,4 +231,46 @@ func (r *Reader) All() iter.Seq2[*Event, error] {
 			yield(nil, r.err)
 		}
 	}
+}
+
+// LossTotals sums the gaps the tracer reported (Stream.Losses) in a
+// Reader's streams.
+type LossTotals struct {
+	// Events is the event records the tracer discarded, Packets the
+	// packets it lost (both saturate at the largest uint64).
+	Events, Packets uint64
+	// EventGaps and PacketGaps count the gaps that reported them (babeltrace2
+	// prints one warning per gap), Streams the streams with a gap.
+	EventGaps, PacketGaps, Streams int
+}
+
+// Losses totals the gaps the tracer reported in the streams the Reader
+// merges, as far as it has read them (after Next returned false: all of
+// them, up to an error).
+func (r *Reader) Losses() LossTotals {
+	var t LossTotals
+	for _, s := range r.streams {
+		if len(s.losses) > 0 {
+			t.Streams++
+		}
+		for _, l := range s.losses {
+			if l.Events > 0 {
+				t.EventGaps++
+				t.Events = satAdd(t.Events, l.Events)
+			}
+			if l.Packets > 0 {
+				t.PacketGaps++
+				t.Packets = satAdd(t.Packets, l.Packets)
+			}
+		}
+	}
+	return t
+}
+
+// satAdd is a+b, or the largest uint64 when that overflows.
+func satAdd(a, b uint64) uint64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxUint64
 }

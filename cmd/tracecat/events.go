@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"runtime"
 
+	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect"
 )
@@ -32,6 +33,9 @@ func openEvents(in *input, opts ...events.Option) (*events.Reader, error) {
 		atfRecovery(in) // with the links walked, as validate reports them
 	} else {
 		in.setRecovery(r.Recovery)
+	}
+	if cr, ok := r.Underlying().(*ctf.Reader); ok {
+		in.ctfLosses = cr.Losses
 	}
 	return r, nil
 }

@@ -8,6 +8,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf"
@@ -44,6 +45,7 @@ func ctfTraceDump(in *input, w *bufio.Writer, o dumpOptions) error {
 	defer tr.Close()
 	in.setRecovery(tr.Recovery)
 	r := tr.NewReader()
+	in.ctfLosses = r.Losses
 	return ctfPrint(in, w, r.Next, r.Event, nil, r.Err)
 }
 
@@ -89,6 +91,33 @@ func ctfPrint(in *input, w *bufio.Writer, next func() bool, event func() *ctf.Ev
 		}
 	}
 	return err()
+}
+
+// ctfLossLine is dump's warning about the gaps the tracer of a CTF trace
+// reported (discarded event records, lost packets), "" when none: one
+// line with the totals where babeltrace2 prints a warning per gap;
+// validate lists each gap, stats counts them.
+func ctfLossLine(t ctf.LossTotals) string {
+	var parts []string
+	if t.EventGaps > 0 {
+		parts = append(parts, "discarded "+nouns(t.Events, "event record")+" ("+nouns(uint64(t.EventGaps), "gap")+")")
+	}
+	if t.PacketGaps > 0 {
+		parts = append(parts, "lost "+nouns(t.Packets, "packet")+" ("+nouns(uint64(t.PacketGaps), "gap")+")")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "the tracer " + strings.Join(parts, " and ") + " in " + nouns(uint64(t.Streams), "data stream") +
+		": the events printed have holes there (validate lists each gap, stats counts them)"
+}
+
+// nouns is "N noun", with an s unless N is 1.
+func nouns(n uint64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatUint(n, 10) + " " + noun + "s"
 }
 
 // ctfSessionLine is validate's line for a folder of CTF trace folders (an

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -903,5 +905,95 @@ func TestCTFTraceClocksNotCorrelated(t *testing.T) {
 		if out, err := c.CombinedOutput(); err == nil || !strings.Contains(string(out), "Expecting a clock class, got none") {
 			t.Errorf("babeltrace2 reads it: %v\n%.300s", err, out)
 		}
+	}
+}
+
+// dump of a CTF trace whose tracer discarded event records and lost
+// packets prints the events as babeltrace2 does and, on standard error,
+// one warning with the totals (babeltrace2 prints one per gap: with
+// BABELTRACE2 set, its warnings are counted and summed beside ours); a
+// trace without gaps gets none.
+func TestCTFDumpWarnsTracerLosses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := ctfgen.Write(dir, 300, 1, 4, 1024); err != nil {
+		t.Fatal(err)
+	}
+	clean := filepath.Join(t.TempDir(), "clean")
+	if err := ctfgen.Write(clean, 300, 1, 4, 1024); err != nil {
+		t.Fatal(err)
+	}
+	// the index would disagree with the patched packets
+	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "channel0_0")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pkt = 1024
+	if len(data) < 6*pkt {
+		t.Fatalf("%d bytes: want at least 6 packets", len(data))
+	}
+	// packet context (ctfgen): seq at 64, events_discarded (a running
+	// counter) at 72; gaps: 5 records before packet 1, 7 before packet 3;
+	// 3 packets lost before packet 4 (its seq 4+3)
+	for i := 0; i < len(data)/pkt; i++ {
+		b := data[i*pkt:]
+		var disc, seq uint64 = 0, uint64(i)
+		switch {
+		case i >= 3:
+			disc = 12
+		case i >= 1:
+			disc = 5
+		}
+		if i >= 4 {
+			seq += 3
+		}
+		binary.LittleEndian.PutUint64(b[64:], seq)
+		binary.LittleEndian.PutUint64(b[72:], disc)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := dir + ": warning: the tracer discarded 12 event records (2 gaps) and lost 3 packets (1 gap) in 1 data stream: the events printed have holes there (validate lists each gap, stats counts them)\n"
+	_, cleanOut, _ := run(t, nil, "dump", clean)
+	for _, args := range [][]string{{"dump", dir}, {"dump", "--json", dir}, {"dump", "--type", "anchors:my_event", dir}} {
+		code, out, errb := run(t, nil, args...)
+		if code != exitOK || errb != want {
+			t.Errorf("%v: exit %d, stderr %q, want %q", args[:len(args)-1], code, errb, want)
+		}
+		if len(args) == 2 && out != cleanOut {
+			t.Errorf("dump: the events differ from the unpatched trace's")
+		}
+	}
+	if code, _, errb := run(t, nil, "dump", clean); code != exitOK || errb != "" {
+		t.Errorf("clean trace: exit %d, stderr %q", code, errb)
+	}
+	bt := os.Getenv("BABELTRACE2")
+	if bt == "" {
+		return
+	}
+	c := exec.Command(bt, dir)
+	c.Env = append(os.Environ(), "TZ=UTC")
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("babeltrace2: %v\n%.300s", err, stderr.String())
+	}
+	if stdout.String() != cleanOut {
+		t.Errorf("babeltrace2 prints other events than dump")
+	}
+	var events, gaps, lost, lostGaps int
+	for _, m := range regexp.MustCompile(`Tracer discarded (\d+) events`).FindAllStringSubmatch(stderr.String(), -1) {
+		n, _ := strconv.Atoi(m[1])
+		events, gaps = events+n, gaps+1
+	}
+	for _, m := range regexp.MustCompile(`Tracer discarded (\d+) packets`).FindAllStringSubmatch(stderr.String(), -1) {
+		n, _ := strconv.Atoi(m[1])
+		lost, lostGaps = lost+n, lostGaps+1
+	}
+	if events != 12 || gaps != 2 || lost != 3 || lostGaps != 1 {
+		t.Errorf("babeltrace2 warns of %d records in %d gaps, %d packets in %d gaps; want 12, 2, 3, 1:\n%s", events, gaps, lost, lostGaps, stderr.String())
 	}
 }

@@ -160,7 +160,9 @@ line carries the same fields: TS KIND NAME [TRACK] record keys | args, values as
 writes them. CDT's --type views (a channel, chunks, meta, footer) keep their own form,
 and so does a CTF trace's text (babeltrace2's), with the same records and filters;
 its wall-clock times are UTC, where babeltrace2 prints local time (TZ=UTC babeltrace2
-TRACE prints the same lines).
+TRACE prints the same lines). Where the tracer of a CTF trace discarded event records
+or lost packets, dump says so on standard error in one line with the totals
+(babeltrace2 warns once per gap; validate lists each gap, stats counts them).
 
 Times are ns on the trace's clock, as ts_ns prints them, for every format: a bare
 number is ns, or give a unit — 1200ns, 250us (or µs), 3ms, 1.5s. tick:N selects CDT

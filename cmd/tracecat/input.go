@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/traceerr"
 )
@@ -36,6 +37,9 @@ type input struct {
 	// recovery gives the summary of what the input's last reader recovered
 	// (see setRecovery).
 	recovery func() *traceerr.Recovery
+	// ctfLosses, set by the readers of a CTF trace, totals the gaps its
+	// tracer reported (dump's warning line, ctfLossLine)
+	ctfLosses func() ctf.LossTotals
 	// wtfEvents counts the events a WTF reader of this input decoded, for
 	// its recovery summary.
 	wtfEvents int64

@@ -722,6 +722,11 @@ func (c *cli) cmdDump(args []string, merge bool) int {
 		return c.usageError(name, "%s", usageText(err))
 	}
 	printRecovery(c.stderr, pos[0], in)
+	if in.ctfLosses != nil {
+		if l := ctfLossLine(in.ctfLosses()); l != "" {
+			fmt.Fprintf(c.stderr, "%s: warning: %s\n", pos[0], l)
+		}
+	}
 	if err != nil {
 		return c.fail(pos[0], err)
 	}
