@@ -29,12 +29,13 @@ type Session struct {
 // errors, notes and Reader errors) as one Session.
 //
 // Events of equal time go in babeltrace2's muxer order: by trace — its
-// trace class's identity (namespace, name, UID: for CTF 1.8 the trace
-// UUID; a trace with one before a trace without) and then its name
-// (babeltrace2's: the environment's hostname, "/", the folder) — and
-// within a trace in stream order, as Trace.NewReader orders them. Traces
-// of equal identity and name (LTTng rotation chunks of one trace) go in
-// folder order. An error opening a trace names its folder.
+// trace class's namespace, then the name babeltrace2 gives the trace
+// (the environment's hostname, "/" and its folder; the hostname alone for
+// traces sharing an identity), then its trace class's UID (for CTF 1.8 the
+// trace UUID; present before absent) — and within a trace in stream
+// order, as Trace.NewReader orders them. Traces of equal namespace, name
+// and UID (LTTng rotation chunks of one trace) go in folder order. An
+// error opening a trace names its folder.
 //
 // Traces sharing a trace identity (a name and a UID; for CTF 1.8 the
 // UUID) are read as one trace, as babeltrace2 2.1 reads them: the files
@@ -55,8 +56,9 @@ type Session struct {
 // same when it starts.
 func OpenSession(root string, dirs []string, opts ...Option) (*Session, error) {
 	type entry struct {
-		t   *Trace
-		dir string
+		t    *Trace
+		dir  string
+		name string // babeltrace2's name of the trace (btTraceName)
 	}
 	es := make([]entry, 0, len(dirs))
 	s := &Session{}
@@ -66,14 +68,21 @@ func OpenSession(root string, dirs []string, opts ...Option) (*Session, error) {
 			s.Close()
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}
-		es = append(es, entry{t, d})
+		es = append(es, entry{t: t, dir: d})
 		s.Traces = append(s.Traces, t)
 	}
-	slices.SortStableFunc(es, func(a, b entry) int {
-		if c := compareTraces(a.t, b.t); c != 0 {
-			return c
+	for i := range es {
+		alone := true
+		for j := range es {
+			if j != i && sameTrace(es[i].t, es[j].t) {
+				alone = false
+				break
+			}
 		}
-		if c := cmp.Compare(traceName(a.t, a.dir), traceName(b.t, b.dir)); c != 0 {
+		es[i].name = btTraceName(es[i].t, es[i].dir, alone)
+	}
+	slices.SortStableFunc(es, func(a, b entry) int {
+		if c := compareTraces(a.t, b.t, a.name, b.name); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.dir, b.dir)
@@ -91,12 +100,32 @@ func OpenSession(root string, dirs []string, opts ...Option) (*Session, error) {
 	return s, nil
 }
 
-// compareTraces orders traces by their trace class's identity as
-// babeltrace2's muxer does: namespace, name and UID in turn, each present
-// one before an absent one, present ones in byte order. A CTF 1.8 trace's
-// identity is its UUID (babeltrace2 gives it the name "" then).
-func compareTraces(a, b *Trace) int {
+// compareTraces orders traces a and b, named an and bn (btTraceName), as
+// babeltrace2 2.1's muxer orders their messages of equal time (MIP 1):
+// by the identity of the trace — its trace class's namespace, then the
+// trace's name, then its trace class's UID — each present one before an
+// absent one, present ones in byte order. A trace's name is not its
+// class's but the one src.ctf.fs gives it (btTraceName), so traces of a
+// folder order by name (their folders) before UUID; given as separate
+// paths (or sharing an identity) they share the hostname and order by
+// UUID.
+func compareTraces(a, b *Trace, an, bn string) int {
 	ai, bi := identity(a), identity(b)
+	ai[1], bi[1] = &an, &bn
+	return compareIdentities(ai, bi)
+}
+
+// sameTrace reports whether a and b share a trace identity that makes
+// babeltrace2 read them as one trace (Session.Group): a name and a UID,
+// and equal namespaces, names and UIDs.
+func sameTrace(a, b *Trace) bool {
+	ai, bi := identity(a), identity(b)
+	return ai[1] != nil && ai[2] != nil && bi[1] != nil && bi[2] != nil && compareIdentities(ai, bi) == 0
+}
+
+// compareIdentities compares namespaces, names and UIDs in turn, each
+// present one before an absent one, present ones in byte order.
+func compareIdentities(ai, bi [3]*string) int {
 	for k := range ai {
 		switch {
 		case ai[k] != nil && bi[k] == nil:
@@ -141,15 +170,26 @@ func identity(t *Trace) [3]*string {
 	return id
 }
 
-// traceName is babeltrace2's name of the trace in folder dir: the
-// environment's hostname, "/", and dir.
-func traceName(t *Trace, dir string) string {
+// btTraceName is the name babeltrace2 2.1's src.ctf.fs gives the trace in
+// folder dir of a session folder: the environment's hostname, then, for a
+// trace alone in its component (no other trace shares its identity:
+// Session.Group), "/" and dir (the path from the folder given to the
+// trace, which the babeltrace2 command passes as trace-name); without a
+// hostname, dir alone.
+func btTraceName(t *Trace, dir string, alone bool) string {
+	var name string
 	if tc := t.Meta.TraceClass; tc != nil {
 		if h, ok := tc.Environment["hostname"].(string); ok {
-			return h + "/" + dir
+			name = h
+			if alone {
+				name += "/"
+			}
 		}
 	}
-	return dir
+	if alone {
+		name += dir
+	}
+	return name
 }
 
 // NewReader returns a Reader over the data streams of all the session's
@@ -196,11 +236,8 @@ func (s *Session) traceGroups() []int {
 	out := make([]int, len(s.Traces))
 	for i, t := range s.Traces {
 		out[i] = i
-		if id := identity(t); id[1] == nil || id[2] == nil {
-			continue
-		}
 		for j := range i {
-			if id := identity(s.Traces[j]); id[1] != nil && id[2] != nil && compareTraces(s.Traces[j], t) == 0 {
+			if sameTrace(s.Traces[j], t) {
 				out[i] = j
 				break
 			}
