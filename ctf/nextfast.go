@@ -106,6 +106,24 @@ type nxProg struct {
 	// stream keeps of it in nxKept; -1:
 	// beyond maxNxKept
 	num int32
+	// nextFlat's constants (heat): hot, nextFlat may run t (flat, num ≥
+	// 0); ec its class; the header's clock field (clkSh, clkMask: the
+	// option's); selSlot the selector's slot when t's program reads it
+	// (-1: none, nextFlat does not write it). When the class's first
+	// segment starts right after the option's fields at a fixed place
+	// (fused: hop 1), one check covers both: hbits is the option's bits
+	// plus the segment's, hneed the bytes read from the header's first
+	// byte on (≥ 16), hoff the segment's first byte from the header's,
+	// and nextFlat runs t's program from op hop 1 on; else hbits is the
+	// option's bits, hneed 16, hop 0.
+	hot          bool
+	hop          int32
+	selSlot      int32
+	clkSh        uint8
+	clkMask      uint64
+	hbits, hneed uint64
+	hoff         uint64
+	ec           *EventClass
 }
 
 // nxRef is a template field index i (preceded by ai arrays) and, for a
@@ -241,6 +259,7 @@ func (t *Trace) compileNext() {
 			total += len(h.tmpl) * len(p.fields)
 			for k := range nx {
 				nx[k] = t.numbered(nx[k])
+				nx[k].heat(h, &h.opts[k], ec)
 			}
 			ec.nx = nx
 		}
@@ -248,37 +267,106 @@ func (t *Trace) compileNext() {
 	}
 }
 
-// fxHead is what a selector value of an LTTng-shaped header names when
-// its option has no class id field (the selector is the class id): the
-// option, the class and its template after the option (t nil: none).
+// fxHead is what a selector value of an LTTng-shaped header names: the
+// template (hot) of the class it names after its option, when the option
+// has no class id field (the selector is the class id: LTTng's compact
+// header); else, for an option with a class id field at bit idSh of the
+// header's first 16 bytes (idMask: hdrField's), the hot template of each
+// class id (ids, nil entries: none). t nil and ids nil: none.
 type fxHead struct {
-	p  *hdrPart
-	ec *EventClass
-	t  *nxProg
+	t      *nxProg
+	ids    []*nxProg
+	idMask uint64
+	idSh   uint8
 }
+
+// maxFxIDs bounds the class ids of a selector table's ids (larger ids go
+// to nextFast).
+const maxFxIDs = 1 << 12
 
 // selTable returns the fxHead of each selector value of header shape h
 // of stream class sc up to the last that names a template (nil when none
 // does; at most the 256 of its selector table).
 func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 	var tab []fxHead
+	byOpt := make([][]*nxProg, len(h.opts)) // the ids table of each option with an id field
 	for sel, k := range h.tab {
-		if k < 0 || h.opts[k].id.mask != 0 {
+		if k < 0 {
 			continue
 		}
-		ec := sc.EventClass(uint64(sel))
-		if ec == nil || int(k) >= len(ec.nx) {
+		var e fxHead
+		if o := &h.opts[k]; o.id.mask == 0 {
+			if ec := sc.EventClass(uint64(sel)); ec != nil && int(k) < len(ec.nx) && ec.nx[k].hot {
+				e.t = &ec.nx[k]
+			}
+		} else {
+			if byOpt[k] == nil {
+				byOpt[k] = idTable(sc, int(k))
+			}
+			if e.ids = byOpt[k]; e.ids != nil {
+				e.idMask, e.idSh = o.id.mask, o.id.sh
+			}
+		}
+		if e.t == nil && e.ids == nil {
 			continue
 		}
 		if tab == nil {
 			tab = make([]fxHead, len(h.tab))
 		}
-		tab[sel] = fxHead{p: &h.opts[k], ec: ec, t: &ec.nx[k]}
+		tab[sel] = e
 	}
-	for len(tab) > 0 && tab[len(tab)-1].t == nil {
+	for len(tab) > 0 && tab[len(tab)-1].t == nil && tab[len(tab)-1].ids == nil {
 		tab = tab[:len(tab)-1]
 	}
 	return tab
+}
+
+// idTable returns the hot template after option k of each class id of sc
+// up to the last that has one (below maxFxIDs; nil when none has).
+func idTable(sc *StreamClass, k int) []*nxProg {
+	var ids []*nxProg
+	for id, ec := range sc.small {
+		if id >= maxFxIDs {
+			break
+		}
+		if ec == nil || k >= len(ec.nx) || !ec.nx[k].hot {
+			continue
+		}
+		for len(ids) <= id {
+			ids = append(ids, nil)
+		}
+		ids[id] = &ec.nx[k]
+	}
+	return ids
+}
+
+// heat sets the constants of q, the template of class ec after option o
+// of header shape h, by which nextFlat runs it (nxProg.hot).
+func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
+	if !q.flat || q.num < 0 || o.clk.mask == 0 || h.am%8 != 7 {
+		return
+	}
+	q.hot, q.ec = true, ec
+	q.clkSh, q.clkMask = o.clk.sh, o.clk.mask
+	q.selSlot = -1
+	for _, g := range q.segs {
+		if g.dyn.code != 0 && g.dyn.src >= 0 && g.dyn.src == h.pre.slot.slot {
+			q.selSlot = h.pre.slot.slot
+		}
+	}
+	q.hbits, q.hneed, q.hop = o.bits, 16, 0
+	// the first segment's start, base + (hs + o.bits - base + am) &^ am
+	// (ops[0] is its fxSeg: am in mask), is hs + o.bits when am is 2^k-1
+	// with its bits within the header's alignment (hs - base is a
+	// multiple of it) and o.bits a multiple of am+1; and o.bits a whole
+	// number of bytes (the start byte-aligned: the header's start is)
+	g := &q.ops[0]
+	if am := g.mask; am&(am+1) == 0 && am&^h.am == 0 && o.bits&am == 0 && o.bits%8 == 0 {
+		q.hop = 1
+		q.hoff = o.bits / 8
+		q.hbits = o.bits + g.sgn
+		q.hneed = max(16, o.bits/8+uint64(g.off))
+	}
 }
 
 // numbered returns q with its number among the templates a stream may
@@ -603,63 +691,58 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 }
 
 // nextFlat is nextFast for the common case, in one pass with no call but
-// for an array's elements (fxElems): the template flat (its scope roots
-// static; LTTng's header: the selector, a clock field, at most a class
-// id), its structure in place (kept by the stream; of a template with
-// arrays, the last event, whose counts this one repeats). The header's
-// values, the clock and the event are written first (their values dead
-// before the loop, which keeps few in registers), then t's flat program
-// runs inline, as nxRun runs it; the stream's clock, position and
-// counters are written only once the record is read whole. Wherever the
-// program stops short (a string not in one word, counts that differ, a
+// for an array's elements (fxElems): a hot template (nxProg.hot: flat, its
+// scope roots static; LTTng's header: the selector, a clock field, at most
+// a class id) found from the selector (and the class id) in one or two
+// look-ups (StreamClass.fxSel), its structure in place (kept by the
+// stream; of a template with arrays, the last event, whose counts this
+// one repeats). One check covers the header and the class's first
+// segment (fused: nxProg.heat); the header's values, the clock and the
+// event are written first (their values dead before the loop, which keeps
+// few in registers), then t's flat program runs inline, as nxRun runs it,
+// from its first op after the fused segment; the stream's clock, position
+// and counters are written only once the record is read whole. Wherever
+// the program stops short (a string not in one word, counts that differ, a
 // bound in doubt) it returns false and nextFast decodes the record again
 // from its start, writing again everything this wrote.
 func (s *Stream) nextFlat(h *hdrShape) bool {
-	start, base := s.pos, s.base
-	hs, w0, w1, ok := h.words(s.data, base, start)
-	if !ok {
+	start, base, data := s.pos, s.base, s.data
+	hs := base + (start-base+h.am)&^h.am
+	j := hs >> 3
+	if j+16 > uint64(len(data)) || j+16 < j {
 		return false
 	}
-	f := &h.pre.slot
-	sel := f.get(w0, w1)
-	sc := s.pkt.Class
-	var p *hdrPart
-	var ec *EventClass
-	var t *nxProg
-	id := sel
-	if sel < uint64(len(sc.fxSel)) && sc.fxSel[sel].t != nil {
-		// the selector names the option and the class (LTTng's compact
-		// header): one look-up
-		e := &sc.fxSel[sel]
-		p, ec, t = e.p, e.ec, e.t
-	} else {
-		k := h.option(sel)
-		if k < 0 {
+	dp := unsafe.Pointer(unsafe.SliceData(data))
+	w0, w1 := le64(dp, j), le64(dp, j+8) // (j+16 ≤ len(data))
+	sel := h.pre.slot.get(w0, w1)
+	tab := s.pkt.Class.fxSel
+	if sel >= uint64(len(tab)) {
+		return false
+	}
+	e := &tab[sel]
+	t, id := e.t, sel
+	if e.ids != nil {
+		// the option's class id field names the class
+		id = (w0>>(e.idSh&63) | w1<<1<<(^e.idSh&63)) & e.idMask
+		if id >= uint64(len(e.ids)) {
 			return false
 		}
-		p = &h.opts[k]
-		if p.id.mask != 0 {
-			id = p.id.get(w0, w1)
-		}
-		if id < uint64(len(sc.small)) {
-			ec = sc.small[id]
-		} else {
-			ec = sc.events[id]
-		}
-		if ec == nil || k >= len(ec.nx) {
-			return false
-		}
-		t = &ec.nx[k]
+		t = e.ids[id]
 	}
-	pos := hs + p.bits
-	if pos > s.end {
+	if t == nil {
 		return false
 	}
-	j := uint32(t.num)
-	if j >= uint32(len(s.nxKept)) || !t.flat {
+	// the header and (fused) the first segment: their bits within the
+	// content, their bytes (8 read from each value's on) within data
+	pos := hs + t.hbits
+	if pos > s.end || j+t.hneed > uint64(len(data)) {
 		return false
 	}
-	fs := s.nxKept[j]
+	k := uint32(t.num)
+	if k >= uint32(len(s.nxKept)) {
+		return false
+	}
+	fs := s.nxKept[k]
 	var lens []uint32
 	if t.arrays {
 		if lens = s.nxLensOf(t); len(lens) == 0 || lens[0] == 0 {
@@ -669,40 +752,46 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 	if len(fs) < len(t.fields) {
 		return false // not kept yet (or copied per event: nxNoKeep)
 	}
-	// (t.flat: the header holds the selector and p's clock field, and
-	// no other value but the class id)
-	s.slots[f.slot] = sel
-	fs[t.hSel].V = sel
+	fp := unsafe.Pointer(unsafe.SliceData(fs))
+	// (hot: the header holds the selector and the option's clock field,
+	// and no other value but the class id; their template indices are
+	// below len(t.fields) ≤ len(fs))
+	if t.selSlot >= 0 {
+		s.slots[t.selSlot] = sel
+	}
+	fieldAt(fp, uint64(t.hSel)).V = sel
 	if t.hID >= 0 {
-		fs[t.hID].V = id
+		fieldAt(fp, uint64(t.hID)).V = id
 	}
 	// hdrPart.clock, with the field's value kept
-	m, v, clock := p.clk.mask, p.clk.get(w0, w1), s.clock
+	m, clock := t.clkMask, s.clock
+	v := (w0>>(t.clkSh&63) | w1<<1<<(^t.clkSh&63)) & m
 	if v < clock&m {
 		clock += m + 1
 	}
 	clock = clock&^m | v
-	fs[t.hClk].V = v
+	fieldAt(fp, uint64(t.hClk)).V = v
 	ev := &s.ev
 	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = 0, t.rootCC, t.rootSC, t.rootPL
 	ev.Fields = fs
-	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
+	ev.Class, ev.Cycles, ev.Offset = t.ec, clock, start+uint64(s.dataOff)*8
 	s.ercID, s.haveERCID = id, true // (decodeEvent clears them)
-	// nxRun's loop from the first op, inline (a call would cost ≈ 50
+	// nxRun's loop from op hop, inline (a call would cost ≈ 50
 	// instructions per event: its entry's checks and state; here they
-	// are proven above: t's program starts with fxSeg, and fs holds
+	// are proven above: t's program starts with fxSeg, which op hop 1
+	// (fused) follows, its start sp checked with the header; fs holds
 	// t's fields, delta being 0)
-	ops, oi := t.ops, 0 // (t.flat: ops[0] is fxSeg, fxEnd follows)
+	ops := t.ops // (t.flat: ops[0] is fxSeg, fxEnd follows)
 	var r fxRun
 	r.pos, r.lens = pos, lens
-	r.dp, r.fp, r.nfs = unsafe.Pointer(unsafe.SliceData(s.data)), unsafe.Pointer(unsafe.SliceData(fs)), uint64(len(fs))
-	fd := r.fp
-	var sp unsafe.Pointer // the current segment's start byte
-	// op walks the ops from op oi to the last, fxEnd, at oe (a pointer:
+	r.dp, r.fp, r.nfs = dp, fp, uint64(len(fs))
+	fd := fp
+	sp := unsafe.Add(dp, j+t.hoff) // the current segment's start byte (fused; else op 0 sets it)
+	// op walks the ops from op hop to the last, fxEnd, at oe (a pointer:
 	// no index and no bounds check per op; never past the ops)
 	o0 := unsafe.Pointer(unsafe.SliceData(ops))
 	oe := unsafe.Add(o0, uintptr(len(ops)-1)*fxOpSize)
-	for op := unsafe.Add(o0, uintptr(oi)*fxOpSize); op != oe; op = unsafe.Add(op, fxOpSize) {
+	for op := unsafe.Add(o0, uintptr(t.hop)*fxOpSize); op != oe; op = unsafe.Add(op, fxOpSize) {
 		o := (*fxOp)(op)
 		if o.code == fxInt {
 			x := le64(sp, uint64(o.off)) & o.mask

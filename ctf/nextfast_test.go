@@ -412,28 +412,50 @@ func TestNextFlatSelectorTable(t *testing.T) {
 	if h == nil || len(h.tab) != 32 {
 		t.Fatalf("selector shape %v", h)
 	}
-	if len(sc.fxSel) != 31 {
-		t.Fatalf("%d selector entries, want 31 (0 … 30)", len(sc.fxSel))
+	if len(sc.fxSel) != 32 {
+		t.Fatalf("%d selector entries, want 32 (0 … 31)", len(sc.fxSel))
 	}
 	for sel, e := range sc.fxSel {
 		k := h.tab[sel]
+		if sel == 31 {
+			// the extended option: its class id field names the class
+			if e.t != nil || len(e.ids) != 40 || e.idMask != h.opts[k].id.mask || e.idSh != h.opts[k].id.sh {
+				t.Fatalf("selector 31: %+v, want 40 ids", e)
+			}
+			for id, x := range e.ids {
+				ec := sc.EventClass(uint64(id))
+				if x != &ec.nx[k] || !x.hot || x.ec != ec {
+					t.Fatalf("selector 31, id %d: %+v, want class %v option %d", id, x, ec.Name, k)
+				}
+			}
+			continue
+		}
 		ec := sc.EventClass(uint64(sel))
-		if e.ec != ec || e.p != &h.opts[k] || e.t != &ec.nx[k] || !e.t.flat {
+		if e.ids != nil || e.t != &ec.nx[k] || !e.t.hot || !e.t.flat || e.t.ec != ec {
 			t.Fatalf("selector %d: %+v, want class %v option %d", sel, e, ec.Name, k)
 		}
 	}
-	// a class without a template leaves its selector empty, and the
-	// table ends at the last one that names a template
+	// a class without a template leaves its selector and id empty, and
+	// the tables end at the last one that names a template
 	for _, ec := range sc.events {
 		if ec.ID >= 20 {
 			ec.nx = nil
 		}
 	}
-	if tab := selTable(sc, h); len(tab) != 20 || tab[19].t == nil {
+	if tab := selTable(sc, h); len(tab) != 32 || tab[19].t == nil || tab[20].t != nil || len(tab[31].ids) != 20 {
 		t.Fatalf("%d entries without the classes from 20 on", len(tab))
 	}
 	sc.events[5].nx = nil
-	if tab := selTable(sc, h); len(tab) != 20 || tab[5].t != nil {
+	if tab := selTable(sc, h); len(tab) != 32 || tab[5].t != nil || tab[31].ids[5] != nil || tab[31].ids[4] == nil {
 		t.Fatalf("class 5 without a template: %+v", tab[5])
+	}
+	// without the extended option's templates, the table ends at 19
+	for _, ec := range sc.events {
+		if k := h.tab[31]; int(k) < len(ec.nx) {
+			ec.nx[k].hot = false
+		}
+	}
+	if tab := selTable(sc, h); len(tab) != 20 {
+		t.Fatalf("%d entries without the extended option's templates", len(tab))
 	}
 }
