@@ -690,7 +690,10 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	return true
 }
 
-// nextFlat is nextFast for the common case, in one pass with no call but
+// Next decodes the next event record; it returns false at the end of the
+// stream or at an error (Err).
+//
+// Its body is nextFast for the common case (nextFlat), in one pass with no call but
 // for an array's elements (fxElems): a hot template (nxProg.hot: flat, its
 // scope roots static; LTTng's header: the selector, a clock field, at most
 // a class id) found from the selector (and the class id) in one or two
@@ -705,19 +708,24 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // the program stops short (a string not in one word, counts that differ, a
 // bound in doubt) it returns false and nextFast decodes the record again
 // from its start, writing again everything this wrote.
-func (s *Stream) nextFlat(h *hdrShape) bool {
+func (s *Stream) Next() bool {
+	h := s.sel
+	if h == nil || s.pos >= s.end || h.tmpl == nil {
+		return s.nextOther()
+	}
+	s.scanned = false
 	start, base, data := s.pos, s.base, s.data
 	hs := base + (start-base+h.am)&^h.am
 	j := hs >> 3
 	if j+16 > uint64(len(data)) || j+16 < j {
-		return false
+		return s.nextMiss(h)
 	}
 	dp := unsafe.Pointer(unsafe.SliceData(data))
 	w0, w1 := le64(dp, j), le64(dp, j+8) // (j+16 ≤ len(data))
 	sel := h.pre.slot.get(w0, w1)
 	tab := s.pkt.Class.fxSel
 	if sel >= uint64(len(tab)) {
-		return false
+		return s.nextMiss(h)
 	}
 	e := &tab[sel]
 	t, id := e.t, sel
@@ -725,32 +733,32 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 		// the option's class id field names the class
 		id = (w0>>(e.idSh&63) | w1<<1<<(^e.idSh&63)) & e.idMask
 		if id >= uint64(len(e.ids)) {
-			return false
+			return s.nextMiss(h)
 		}
 		t = e.ids[id]
 	}
 	if t == nil {
-		return false
+		return s.nextMiss(h)
 	}
 	// the header and (fused) the first segment: their bits within the
 	// content, their bytes (8 read from each value's on) within data
 	pos := hs + t.hbits
 	if pos > s.end || j+t.hneed > uint64(len(data)) {
-		return false
+		return s.nextMiss(h)
 	}
 	k := uint32(t.num)
 	if k >= uint32(len(s.nxKept)) {
-		return false
+		return s.nextMiss(h)
 	}
 	fs := s.nxKept[k]
 	var lens []uint32
 	if t.arrays {
 		if lens = s.nxLensOf(t); len(lens) == 0 || lens[0] == 0 {
-			return false
+			return s.nextMiss(h)
 		}
 	}
 	if len(fs) < len(t.fields) {
-		return false // not kept yet (or copied per event: nxNoKeep)
+		return s.nextMiss(h) // not kept yet (or copied per event: nxNoKeep)
 	}
 	fp := unsafe.Pointer(unsafe.SliceData(fs))
 	// (hot: the header holds the selector and the option's clock field,
@@ -812,7 +820,7 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 			base := s.base
 			st := base + (r.pos-base+o.mask)&^o.mask
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
-				return false
+				return s.nextMiss(h)
 			}
 			sp, r.stb = unsafe.Add(r.dp, st>>3), st&7
 			r.pos = st + o.sgn
@@ -849,7 +857,7 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 		}
 		d := &t.segs[o.off].dyn
 		if d.code != nxArray {
-			return false
+			return s.nextMiss(h)
 		}
 		// the array: its length and elements (within the checks the
 		// comment above proves)
@@ -860,7 +868,7 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 			n = s.slots[d.src]
 		}
 		if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
-			return false
+			return s.nextMiss(h)
 		}
 		cur := r.delta + uint64(d.idx) + 1
 		fieldAt(r.fp, cur-1).V = n
@@ -870,7 +878,7 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 			// (with the fields of the template after them: the
 			// invariant delta + len(t.fields) ≤ len(fs) holds on)
 			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > r.nfs || end > uint64(len(s.data))*8 {
-				return false
+				return s.nextMiss(h)
 			}
 			pos = q + n<<d.elog
 			fxElems(unsafe.Slice(fieldAt(r.fp, cur), n), unsafe.Add(r.dp, q>>3), d)

@@ -327,20 +327,30 @@ func (s *Stream) All() iter.Seq2[*Event, error] {
 	}
 }
 
-// Next decodes the next event record; it returns false at the end of the
-// stream or at an error (Err).
-func (s *Stream) Next() bool {
-	if h := s.sel; h != nil && s.pos < s.end && h.tmpl != nil {
-		s.scanned = false
-		if s.nextFlat(h) || s.nextFast(h) {
-			return true
-		}
-	} else if ec := s.bare; ec != nil && s.pos < s.end {
+// nextMiss is Next where its body (nextFlat) does not decode the record:
+// nextFast, else the decoding program.
+func (s *Stream) nextMiss(h *hdrShape) bool {
+	if s.nextFast(h) {
+		return true
+	}
+	return s.nextProgram()
+}
+
+// nextOther is Next but for LTTng's headers with templates: a packet
+// without event record headers (nextBare), else the decoding program.
+func (s *Stream) nextOther() bool {
+	if ec := s.bare; ec != nil && s.pos < s.end {
 		s.scanned = false
 		if s.nextBare(ec) {
 			return true
 		}
 	}
+	return s.nextProgram()
+}
+
+// nextProgram decodes the next event record with the decoding program,
+// starting packets as needed.
+func (s *Stream) nextProgram() bool {
 	if !s.begin() {
 		return false
 	}
