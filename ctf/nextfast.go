@@ -107,24 +107,64 @@ type nxProg struct {
 	// beyond maxNxKept
 	num int32
 	// nextFlat's constants (heat): hot, nextFlat may run t (flat, num ≥
-	// 0); ec its class; the header's clock field (clkSh, clkMask: the
+	// 0); ec its class; the header's clock field (clk: the
 	// option's); selSlot the selector's slot when t's program reads it
 	// (-1: none, nextFlat does not write it). When the class's first
 	// segment starts right after the option's fields at a fixed place
-	// (fused: hop 1), one check covers both: hbits is the option's bits
+	// (fused: from op 1 on), one check covers both: hbits is the option's bits
 	// plus the segment's, hneed the bytes read from the header's first
 	// byte on (≥ 16), hoff the segment's first byte from the header's,
-	// and nextFlat runs t's program from op hop 1 on; else hbits is the
-	// option's bits, hneed 16, hop 0.
+	// and nextFlat runs t's program from op 1 on; else hbits is the
+	// option's bits, hneed 16, and it runs from op 0.
 	hot          bool
-	hop          int32
 	selSlot      int32
-	clkSh        uint8
-	clkMask      uint64
+	clk          hdrAt
 	hbits, hneed uint64
 	hoff         uint64
 	ec           *EventClass
+	// op0 is t's op 1 (fused) or 0, opEnd its last (fxEnd): pointers
+	// into ops
+	op0, opEnd unsafe.Pointer
+	// fo: the byte offsets of the fields hSel, hClk and hID (hID ≥ 0)
+	// from the first (index times the size of a Field)
+	hSelFo, hClkFo, hIDFo uintptr
+	// eroots are the event's scope roots: the header's (0), then
+	// rootCC, rootSC, rootPL
+	eroots [4]int32
 }
+
+// hdrAt is a field of the header's first 16 bytes read with one 8-byte
+// load: its value is the 8 bytes from the header's byte b (≤ 7) on, >> s,
+// & mask.
+type hdrAt struct {
+	mask uint64
+	b, s uint8
+}
+
+// at returns f as an hdrAt, false when its bits do not fit in the 8 bytes
+// from its byte on.
+func (f *hdrField) at() (hdrAt, bool) {
+	a := hdrAt{mask: f.mask, b: f.sh >> 3, s: f.sh & 7}
+	return a, f.sh < 64 && uint64(a.s)+uint64(bits.Len64(f.mask)) <= 64
+}
+
+// get returns a's value in the header whose first byte hp points to (the
+// caller checked 16 bytes from it lie within the data: b ≤ 7, b + 8 ≤ 16);
+// what hdrField.get returns from the two words: the 8 bytes from byte b
+// on, >> s, hold the 128-bit value's bits from sh = 8b + s on, the mask's
+// bits within them.
+func (a *hdrAt) get(hp unsafe.Pointer) uint64 {
+	return le64(hp, uint64(a.b)) >> (a.s & 63) & a.mask
+}
+
+// Event's scope roots are 4 consecutive int32 (Next copies them at once):
+// these arrays have a negative length otherwise.
+var (
+	_ [unsafe.Offsetof(Event{}.Payload) - unsafe.Offsetof(Event{}.Header) - 12]struct{}
+	_ [12 - (unsafe.Offsetof(Event{}.Payload) - unsafe.Offsetof(Event{}.Header))]struct{}
+	_ [unsafe.Offsetof(Event{}.CommonContext) - unsafe.Offsetof(Event{}.Header) - 4]struct{}
+	_ [unsafe.Offsetof(Event{}.SpecificContext) - unsafe.Offsetof(Event{}.Header) - 8]struct{}
+)
 
 // nxRef is a template field index i (preceded by ai arrays) and, for a
 // structure of fix, its template End e (preceded by ae arrays).
@@ -270,14 +310,13 @@ func (t *Trace) compileNext() {
 // fxHead is what a selector value of an LTTng-shaped header names: the
 // template (hot) of the class it names after its option, when the option
 // has no class id field (the selector is the class id: LTTng's compact
-// header); else, for an option with a class id field at bit idSh of the
-// header's first 16 bytes (idMask: hdrField's), the hot template of each
-// class id (ids, nil entries: none). t nil and ids nil: none.
+// header); else, for an option with a class id field (id), the hot
+// template of each class id (ids, nil entries: none). t nil and ids nil:
+// none.
 type fxHead struct {
-	t      *nxProg
-	ids    []*nxProg
-	idMask uint64
-	idSh   uint8
+	t   *nxProg
+	ids []*nxProg
+	id  hdrAt
 }
 
 // maxFxIDs bounds the class ids of a selector table's ids (larger ids go
@@ -289,6 +328,10 @@ const maxFxIDs = 1 << 12
 // does; at most the 256 of its selector table).
 func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 	var tab []fxHead
+	var ok bool
+	if h.selAt, ok = h.pre.slot.at(); !ok {
+		return nil
+	}
 	byOpt := make([][]*nxProg, len(h.opts)) // the ids table of each option with an id field
 	for sel, k := range h.tab {
 		if k < 0 {
@@ -303,8 +346,11 @@ func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 			if byOpt[k] == nil {
 				byOpt[k] = idTable(sc, int(k))
 			}
-			if e.ids = byOpt[k]; e.ids != nil {
-				e.idMask, e.idSh = o.id.mask, o.id.sh
+			id, ok := o.id.at()
+			if e.ids = byOpt[k]; e.ids != nil && ok {
+				e.id = id
+			} else {
+				e.ids = nil
 			}
 		}
 		if e.t == nil && e.ids == nil {
@@ -343,18 +389,24 @@ func idTable(sc *StreamClass, k int) []*nxProg {
 // heat sets the constants of q, the template of class ec after option o
 // of header shape h, by which nextFlat runs it (nxProg.hot).
 func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
-	if !q.flat || q.num < 0 || o.clk.mask == 0 || h.am%8 != 7 {
+	clk, ok := o.clk.at()
+	if !q.flat || q.num < 0 || o.clk.mask == 0 || !ok || h.am%8 != 7 {
 		return
 	}
-	q.hot, q.ec = true, ec
-	q.clkSh, q.clkMask = o.clk.sh, o.clk.mask
+	q.hot, q.ec, q.clk = true, ec, clk
+	q.hSelFo, q.hClkFo = uintptr(q.hSel)*fieldSize, uintptr(q.hClk)*fieldSize
+	if q.hID >= 0 {
+		q.hIDFo = uintptr(q.hID) * fieldSize
+	}
+	q.eroots = [4]int32{0, q.rootCC, q.rootSC, q.rootPL}
 	q.selSlot = -1
 	for _, g := range q.segs {
 		if g.dyn.code != 0 && g.dyn.src >= 0 && g.dyn.src == h.pre.slot.slot {
 			q.selSlot = h.pre.slot.slot
 		}
 	}
-	q.hbits, q.hneed, q.hop = o.bits, 16, 0
+	q.hbits, q.hneed = o.bits, 16
+	hop := 0
 	// the first segment's start, base + (hs + o.bits - base + am) &^ am
 	// (ops[0] is its fxSeg: am in mask), is hs + o.bits when am is 2^k-1
 	// with its bits within the header's alignment (hs - base is a
@@ -362,11 +414,13 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	// number of bytes (the start byte-aligned: the header's start is)
 	g := &q.ops[0]
 	if am := g.mask; am&(am+1) == 0 && am&^h.am == 0 && o.bits&am == 0 && o.bits%8 == 0 {
-		q.hop = 1
+		hop = 1
 		q.hoff = o.bits / 8
 		q.hbits = o.bits + g.sgn
 		q.hneed = max(16, o.bits/8+uint64(g.off))
 	}
+	o0 := unsafe.Pointer(unsafe.SliceData(q.ops))
+	q.op0, q.opEnd = unsafe.Add(o0, uintptr(hop)*fxOpSize), unsafe.Add(o0, uintptr(len(q.ops)-1)*fxOpSize)
 }
 
 // numbered returns q with its number among the templates a stream may
@@ -721,8 +775,8 @@ func (s *Stream) Next() bool {
 		return s.nextMiss(h)
 	}
 	dp := unsafe.Pointer(unsafe.SliceData(data))
-	w0, w1 := le64(dp, j), le64(dp, j+8) // (j+16 ≤ len(data))
-	sel := h.pre.slot.get(w0, w1)
+	hp := unsafe.Add(dp, j) // (the header's 16 bytes: j+16 ≤ len(data))
+	sel := h.selAt.get(hp)
 	tab := s.pkt.Class.fxSel
 	if sel >= uint64(len(tab)) {
 		return s.nextMiss(h)
@@ -731,7 +785,7 @@ func (s *Stream) Next() bool {
 	t, id := e.t, sel
 	if e.ids != nil {
 		// the option's class id field names the class
-		id = (w0>>(e.idSh&63) | w1<<1<<(^e.idSh&63)) & e.idMask
+		id = e.id.get(hp)
 		if id >= uint64(len(e.ids)) {
 			return s.nextMiss(h)
 		}
@@ -763,43 +817,41 @@ func (s *Stream) Next() bool {
 	fp := unsafe.Pointer(unsafe.SliceData(fs))
 	// (hot: the header holds the selector and the option's clock field,
 	// and no other value but the class id; their template indices are
-	// below len(t.fields) ≤ len(fs))
+	// below len(t.fields) ≤ len(fs): byte offsets hSelFo, hClkFo, hIDFo)
 	if t.selSlot >= 0 {
 		s.slots[t.selSlot] = sel
 	}
-	fieldAt(fp, uint64(t.hSel)).V = sel
+	(*Field)(unsafe.Add(fp, t.hSelFo)).V = sel
 	if t.hID >= 0 {
-		fieldAt(fp, uint64(t.hID)).V = id
+		(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
 	}
 	// hdrPart.clock, with the field's value kept
-	m, clock := t.clkMask, s.clock
-	v := (w0>>(t.clkSh&63) | w1<<1<<(^t.clkSh&63)) & m
+	m, clock := t.clk.mask, s.clock
+	v := t.clk.get(hp)
 	if v < clock&m {
 		clock += m + 1
 	}
 	clock = clock&^m | v
-	fieldAt(fp, uint64(t.hClk)).V = v
+	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 	ev := &s.ev
-	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = 0, t.rootCC, t.rootSC, t.rootPL
+	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
 	ev.Fields = fs
 	ev.Class, ev.Cycles, ev.Offset = t.ec, clock, start+uint64(s.dataOff)*8
 	s.ercID, s.haveERCID = id, true // (decodeEvent clears them)
-	// nxRun's loop from op hop, inline (a call would cost ≈ 50
+	// nxRun's loop from op0, inline (a call would cost ≈ 50
 	// instructions per event: its entry's checks and state; here they
-	// are proven above: t's program starts with fxSeg, which op hop 1
+	// are proven above: t's program starts with fxSeg, which op 1
 	// (fused) follows, its start sp checked with the header; fs holds
 	// t's fields, delta being 0)
-	ops := t.ops // (t.flat: ops[0] is fxSeg, fxEnd follows)
 	var r fxRun
 	r.pos, r.lens = pos, lens
 	r.dp, r.fp, r.nfs = dp, fp, uint64(len(fs))
 	fd := fp
-	sp := unsafe.Add(dp, j+t.hoff) // the current segment's start byte (fused; else op 0 sets it)
-	// op walks the ops from op hop to the last, fxEnd, at oe (a pointer:
-	// no index and no bounds check per op; never past the ops)
-	o0 := unsafe.Pointer(unsafe.SliceData(ops))
-	oe := unsafe.Add(o0, uintptr(len(ops)-1)*fxOpSize)
-	for op := unsafe.Add(o0, uintptr(t.hop)*fxOpSize); op != oe; op = unsafe.Add(op, fxOpSize) {
+	sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
+	// op walks the ops from op0 to the last, fxEnd, at opEnd (a
+	// pointer: no index and no bounds check per op; never past the ops)
+	oe := t.opEnd
+	for op := t.op0; op != oe; op = unsafe.Add(op, fxOpSize) {
 		o := (*fxOp)(op)
 		if o.code == fxInt {
 			x := le64(sp, uint64(o.off)) & o.mask

@@ -1,12 +1,14 @@
 package ctf
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
@@ -419,7 +421,7 @@ func TestNextFlatSelectorTable(t *testing.T) {
 		k := h.tab[sel]
 		if sel == 31 {
 			// the extended option: its class id field names the class
-			if e.t != nil || len(e.ids) != 40 || e.idMask != h.opts[k].id.mask || e.idSh != h.opts[k].id.sh {
+			if e.t != nil || len(e.ids) != 40 || e.id.mask != h.opts[k].id.mask || 8*uint64(e.id.b)+uint64(e.id.s) != uint64(h.opts[k].id.sh) {
 				t.Fatalf("selector 31: %+v, want 40 ids", e)
 			}
 			for id, x := range e.ids {
@@ -457,5 +459,38 @@ func TestNextFlatSelectorTable(t *testing.T) {
 	}
 	if tab := selTable(sc, h); len(tab) != 20 {
 		t.Fatalf("%d entries without the extended option's templates", len(tab))
+	}
+}
+
+// hdrAt reads a header field with one 8-byte load: the value hdrField.get
+// gives from the two words, for every bit position and width that fits
+// (and at refuses those that do not).
+func TestHdrAtMatchesGet(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var b [16]byte
+	for sh := 0; sh < 64; sh++ {
+		for w := 1; w <= 64; w++ {
+			mask := uint64(1)<<w - 1
+			if w == 64 {
+				mask = ^uint64(0)
+			}
+			f := hdrField{sh: uint8(sh), mask: mask}
+			a, ok := f.at()
+			if want := sh%8+w <= 64; ok != want {
+				t.Fatalf("sh %d width %d: at says %v", sh, w, ok)
+			}
+			if !ok {
+				continue
+			}
+			for range 8 {
+				for i := range b {
+					b[i] = byte(r.Uint32())
+				}
+				w0, w1 := binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[8:])
+				if got, want := a.get(unsafe.Pointer(&b[0])), f.get(w0, w1); got != want {
+					t.Fatalf("sh %d width %d: %#x, get %#x", sh, w, got, want)
+				}
+			}
+		}
 	}
 }
