@@ -843,15 +843,28 @@ func (s *Stream) Next() bool {
 	// are proven above: t's program starts with fxSeg, which op 1
 	// (fused) follows, its start sp checked with the header; fs holds
 	// t's fields, delta being 0)
-	var r fxRun
-	r.pos, r.lens = pos, lens
-	r.dp, r.fp, r.nfs = dp, fp, uint64(len(fs))
-	fd := fp
 	sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
 	// op walks the ops from op0 to the last, fxEnd, at opEnd (a
-	// pointer: no index and no bounds check per op; never past the ops)
-	oe := t.opEnd
-	for op := t.op0; op != oe; op = unsafe.Add(op, fxOpSize) {
+	// pointer: no index and no bounds check per op; never past the ops):
+	// first the integers at its head (the fused segment's: every value
+	// of a class of integers only, without the loop's state), then the
+	// rest
+	op, oe := t.op0, t.opEnd
+	for ; op != oe && (*fxOp)(op).code == fxInt; op = unsafe.Add(op, fxOpSize) {
+		o := (*fxOp)(op)
+		x := le64(sp, uint64(o.off)) & o.mask
+		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+	}
+	if op == oe {
+		s.clock, s.pos = clock, pos
+		s.events++
+		s.nxEvents++
+		s.fxEvents++
+		return true
+	}
+	r := fxRun{pos: pos, lens: lens, dp: dp, fp: fp, nfs: uint64(len(fs))}
+	fd := fp
+	for ; op != oe; op = unsafe.Add(op, fxOpSize) {
 		o := (*fxOp)(op)
 		if o.code == fxInt {
 			x := le64(sp, uint64(o.off)) & o.mask
