@@ -768,7 +768,11 @@ func (s *Stream) Next() bool {
 		return s.nextOther()
 	}
 	s.scanned = false
+	// (the event's values are written as soon as they are known, fewer
+	// live on; where this returns to nextMiss, they are written again)
+	ev := &s.ev
 	start, base, data := s.pos, s.base, s.data
+	ev.Offset = start + uint64(s.dataOff)*8
 	hs := base + (start-base+h.am)&^h.am
 	j := hs >> 3
 	if j+16 > uint64(len(data)) || j+16 < j {
@@ -805,15 +809,10 @@ func (s *Stream) Next() bool {
 		return s.nextMiss(h)
 	}
 	fs := s.nxKept[k]
-	var lens []uint32
-	if t.arrays {
-		if lens = s.nxLensOf(t); len(lens) == 0 || lens[0] == 0 {
-			return s.nextMiss(h)
-		}
-	}
 	if len(fs) < len(t.fields) {
 		return s.nextMiss(h) // not kept yet (or copied per event: nxNoKeep)
 	}
+	ev.Fields = fs
 	fp := unsafe.Pointer(unsafe.SliceData(fs))
 	// (hot: the header holds the selector and the option's clock field,
 	// and no other value but the class id; their template indices are
@@ -833,10 +832,8 @@ func (s *Stream) Next() bool {
 	}
 	clock = clock&^m | v
 	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
-	ev := &s.ev
 	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
-	ev.Fields = fs
-	ev.Class, ev.Cycles, ev.Offset = t.ec, clock, start+uint64(s.dataOff)*8
+	ev.Class, ev.Cycles = t.ec, clock
 	s.ercID, s.haveERCID = id, true // (decodeEvent clears them)
 	// nxRun's loop from op0, inline (a call would cost ≈ 50
 	// instructions per event: its entry's checks and state; here they
@@ -862,7 +859,14 @@ func (s *Stream) Next() bool {
 		s.fxEvents++
 		return true
 	}
-	r := fxRun{pos: pos, lens: lens, dp: dp, fp: fp, nfs: uint64(len(fs))}
+	r := fxRun{pos: pos, dp: dp, fp: fp, nfs: uint64(len(fs))}
+	if t.arrays {
+		// the kept counts (the first array's 0, when the kept event is
+		// not whole, matches no count: its op returns to nextMiss; a
+		// count n with uint32(n)+1 = 0 is ≥ 2^32-1, more elements than
+		// the fields fs holds, where its op returns too)
+		r.lens = s.nxLensOf(t)
+	}
 	fd := fp
 	for ; op != oe; op = unsafe.Add(op, fxOpSize) {
 		o := (*fxOp)(op)
