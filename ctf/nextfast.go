@@ -122,9 +122,9 @@ type nxProg struct {
 	hbits, hneed uint64
 	hoff         uint64
 	ec           *EventClass
-	// op0 is t's op 1 (fused) or 0, opEnd its last (fxEnd): pointers
-	// into ops
-	op0, opEnd unsafe.Pointer
+	// op0 is t's op 1 (fused) or 0, opEnd its last (fxEnd), opInts the
+	// first op from op0 on that is not an fxInt: pointers into ops
+	op0, opEnd, opInts unsafe.Pointer
 	// fo: the byte offsets of the fields hSel, hClk and hID (hID ≥ 0)
 	// from the first (index times the size of a Field)
 	hSelFo, hClkFo, hIDFo uintptr
@@ -421,6 +421,11 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	}
 	o0 := unsafe.Pointer(unsafe.SliceData(q.ops))
 	q.op0, q.opEnd = unsafe.Add(o0, uintptr(hop)*fxOpSize), unsafe.Add(o0, uintptr(len(q.ops)-1)*fxOpSize)
+	n := hop
+	for n < len(q.ops)-1 && q.ops[n].code == fxInt {
+		n++
+	}
+	q.opInts = unsafe.Add(o0, uintptr(n)*fxOpSize)
 }
 
 // numbered returns q with its number among the templates a stream may
@@ -846,8 +851,8 @@ func (s *Stream) Next() bool {
 	// first the integers at its head (the fused segment's: every value
 	// of a class of integers only, without the loop's state), then the
 	// rest
-	op, oe := t.op0, t.opEnd
-	for ; op != oe && (*fxOp)(op).code == fxInt; op = unsafe.Add(op, fxOpSize) {
+	op, oi, oe := t.op0, t.opInts, t.opEnd
+	for ; op != oi; op = unsafe.Add(op, fxOpSize) {
 		o := (*fxOp)(op)
 		x := le64(sp, uint64(o.off)) & o.mask
 		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
