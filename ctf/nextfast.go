@@ -768,8 +768,8 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // bound in doubt) it returns false and nextFast decodes the record again
 // from its start, writing again everything this wrote.
 func (s *Stream) Next() bool {
-	h := s.sel
-	if h == nil || s.pos >= s.end || h.tmpl == nil {
+	h, tab := s.sel, s.fxTab // (fxTab non-empty: sel is set, with templates)
+	if len(tab) == 0 || s.pos >= s.end {
 		return s.nextOther()
 	}
 	s.scanned = false
@@ -786,7 +786,6 @@ func (s *Stream) Next() bool {
 	dp := unsafe.Pointer(unsafe.SliceData(data))
 	hp := unsafe.Add(dp, j) // (the header's 16 bytes: j+16 ≤ len(data))
 	sel := h.selAt.get(hp)
-	tab := s.pkt.Class.fxSel
 	if sel >= uint64(len(tab)) {
 		return s.nextMiss(h)
 	}

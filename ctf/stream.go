@@ -171,6 +171,9 @@ type Stream struct {
 	// record fails or the stream is moved: while it is set and pos < end,
 	// no error stands, the stream is started and not done
 	sel *hdrShape
+	// Next's body: the current packet's class's fxSel (nextFlat's
+	// templates) while sel is set
+	fxTab []fxHead
 	// Next's fast path without an event record header: the current
 	// packet's class's bare (not generic), set and cleared as sel is
 	bare *EventClass
@@ -304,7 +307,7 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.err, s.done, s.started, s.havePrev = nil, false, true, false
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	s.events = 0
-	s.sel, s.bare = nil, nil
+	s.sel, s.fxTab, s.bare = nil, nil, nil
 	s.next = off
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1
@@ -336,9 +339,15 @@ func (s *Stream) nextMiss(h *hdrShape) bool {
 	return s.nextProgram()
 }
 
-// nextOther is Next but for LTTng's headers with templates: a packet
-// without event record headers (nextBare), else the decoding program.
+// nextOther is Next where its body does not run (no hot template for
+// the packet's header, or the packet's end): nextFast for LTTng's headers
+// with templates, nextBare for a packet without event record headers,
+// else the decoding program.
 func (s *Stream) nextOther() bool {
+	if h := s.sel; h != nil && s.pos < s.end && h.tmpl != nil {
+		s.scanned = false
+		return s.nextMiss(h)
+	}
 	if ec := s.bare; ec != nil && s.pos < s.end {
 		s.scanned = false
 		if s.nextBare(ec) {
@@ -355,7 +364,7 @@ func (s *Stream) nextProgram() bool {
 		return false
 	}
 	if !s.decodeEvent(s.pos) {
-		s.sel, s.bare = nil, nil
+		s.sel, s.fxTab, s.bare = nil, nil, nil
 		return false
 	}
 	return true
@@ -425,7 +434,7 @@ func (s *Stream) replay(start, clock0 uint64) bool {
 	s.pos, s.clock, s.scanned = start, clock0, false
 	s.replays++
 	if !s.decodeEvent(start) {
-		s.sel, s.bare = nil, nil
+		s.sel, s.fxTab, s.bare = nil, nil, nil
 		return false
 	}
 	return true
@@ -457,12 +466,12 @@ func (s *Stream) begin() bool {
 		s.pkt.Index = -1
 	}
 	for s.pos >= s.end {
-		s.sel, s.bare = nil, nil
+		s.sel, s.fxTab, s.bare = nil, nil, nil
 		if !s.nextPacket() {
 			return false
 		}
 		if h := s.pkt.Class.selShape; h != nil && !s.generic {
-			s.sel = h
+			s.sel, s.fxTab = h, s.pkt.Class.fxSel
 		}
 		if sc := s.pkt.Class; sc.Header == nil && sc.bare != nil && !s.generic {
 			s.bare = sc.bare
