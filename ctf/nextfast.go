@@ -893,6 +893,15 @@ func (s *Stream) Next() bool {
 			x := le64(sp, q>>3) >> (q & 7) & o.mask
 			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 			continue
+		case fxSegB:
+			// (the position is on a byte: the segment starts there)
+			st := r.pos
+			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
+				return s.nextMiss(h)
+			}
+			sp, r.stb = unsafe.Add(r.dp, st>>3), 0
+			r.pos = st + o.sgn
+			continue
 		case fxSeg:
 			base := s.base
 			st := base + (r.pos-base+o.mask)&^o.mask
@@ -1379,6 +1388,7 @@ const (
 	fxIntB        // an integer of a segment whose start may lie inside a byte
 	fxSlot        // the value of field fo goes to slot mask
 	fxSeg         // a segment's start
+	fxSegB        // a segment's start aligned to at most 8 bits after an item that ends on a byte: at the position (nxRun takes it as fxSeg)
 	fxNul         // the segment's item: a null-terminated string nxRun may find in one word (nxDyn.word wordNul)
 	fxFix         // the segment's item: a string (zmask mask) or BLOB of static length sgn ≤ 8 (wordFix)
 	fxDyn         // the segment's other item of variable size (off: the segment)
@@ -1400,7 +1410,15 @@ func flat(segs []nxSeg, n int) []fxOp {
 	}
 	for si := range segs {
 		g := &segs[si]
-		ops = append(ops, fxOp{code: fxSeg, mask: g.am, sgn: g.bits, off: uint32(g.need)})
+		code := uint8(fxSeg)
+		// (after a string or BLOB, aligned to bytes, or an array of
+		// elements of 8 to 64 bits aligned to bytes, the position is on a
+		// byte: (pos - base) is a multiple of 8, which an alignment of
+		// at most 8 bits, base + (pos - base + am) &^ am, leaves as is)
+		if d := &segs[max(si, 1)-1].dyn; si > 0 && g.am < 8 && d.code != 0 && d.am&7 == 7 && (d.code != nxArray || d.eam&7 == 7) {
+			code = fxSegB
+		}
+		ops = append(ops, fxOp{code: code, mask: g.am, sgn: g.bits, off: uint32(g.need)})
 		for _, v := range g.vals {
 			switch {
 			case !g.bytewise:
@@ -1478,7 +1496,7 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 	// fxSeg, which sets sp, and nxRun resumes only after a segment's
 	// item; fs holds t's fields after the arrays so far)
 	nfs := uint64(len(fs))
-	if ops[oi].code != fxSeg || uint64(at.delta)+uint64(len(t.fields)) > nfs {
+	if c := ops[oi].code; c != fxSeg && c != fxSegB || uint64(at.delta)+uint64(len(t.fields)) > nfs {
 		return 0, sameFail
 	}
 	// the loop's state but for the op, sp and fd, in memory (r: a
@@ -1511,7 +1529,7 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 			x := le64(sp, q>>3) >> (q & 7) & o.mask
 			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 			continue
-		case fxSeg:
+		case fxSeg, fxSegB:
 			base := s.base
 			st := base + (r.pos-base+o.mask)&^o.mask
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
