@@ -33,3 +33,32 @@ func TestCTFEnumLabels(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestResultSlicesInstants: Result counts the slice events (B, X: what
+// speedscope draws) and the instants (i) written — a CTF trace's event
+// records are instants only, a dial9 trace's polls slices beside instants.
+func TestResultSlicesInstants(t *testing.T) {
+	count := func(b []byte) (slices, instants int64) {
+		for _, e := range parseDoc(t, b).TraceEvents {
+			switch e.Ph {
+			case "B", "X":
+				slices++
+			case "i":
+				instants++
+			}
+		}
+		return slices, instants
+	}
+	var buf bytes.Buffer
+	res, err := Convert(context.Background(), &buf, "../events/testdata/ctf-enum/trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, i := count(buf.Bytes()); res.Slices != s || res.Instants != i || s != 0 || i == 0 {
+		t.Errorf("CTF: Result %d slices, %d instants; the document %d, %d", res.Slices, res.Instants, s, i)
+	}
+	b, res := convertBytes(t, dial9Trace(t, 20))
+	if s, i := count(b); res.Slices != s || res.Instants != i || s == 0 || i == 0 {
+		t.Errorf("dial9: Result %d slices, %d instants; the document %d, %d", res.Slices, res.Instants, s, i)
+	}
+}

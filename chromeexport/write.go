@@ -36,6 +36,11 @@ type Result struct {
 	// otherwise).
 	TimeBase    int64
 	HasTimeBase bool
+	// Slices counts the slice events written ("B" and "X": what
+	// speedscope, which reads only slices, draws), Instants the instant
+	// events ("i": Perfetto UI and chrome://tracing draw them, speedscope
+	// does not).
+	Slices, Instants int64
 }
 
 // Convert opens the trace at path (events.Open, with events.WithScopeData so
@@ -161,24 +166,26 @@ func (t *thread) openIndex(name string) int {
 }
 
 type writer struct {
-	w       *bufio.Writer
-	o       options
-	pid     uint64
-	cat     string
-	base    int64
-	hasBase bool
-	threads map[trackKey]*thread
-	order   []*thread
-	tids    map[uint64]struct{}
-	nextTid uint64
-	ranges  map[uint64]string // open WTF time ranges by id
-	open    int               // open slices of all threads
-	n       int64             // events written
-	b       []byte            // the event being written
-	args    []byte            // a slice's merged arguments
-	extra   []byte            // members the closing adds (closed_at_end, WTF scope data)
-	scratch []byte
-	rec     schema7.TickRecord
+	w        *bufio.Writer
+	o        options
+	pid      uint64
+	cat      string
+	base     int64
+	hasBase  bool
+	threads  map[trackKey]*thread
+	order    []*thread
+	tids     map[uint64]struct{}
+	nextTid  uint64
+	ranges   map[uint64]string // open WTF time ranges by id
+	open     int               // open slices of all threads
+	slices   int64             // B and X events written (Result.Slices)
+	instants int64             // i events written (Result.Instants)
+	n        int64             // events written
+	b        []byte            // the event being written
+	args     []byte            // a slice's merged arguments
+	extra    []byte            // members the closing adds (closed_at_end, WTF scope data)
+	scratch  []byte
+	rec      schema7.TickRecord
 
 	timed     bool  // x.b is an event started by head, at x.ts
 	ts        int64 // ns, absolute
@@ -203,7 +210,7 @@ const (
 )
 
 func (x *writer) result() Result {
-	return Result{Events: x.n, Threads: len(x.order), TimeBase: x.base, HasTimeBase: x.hasBase}
+	return Result{Events: x.n, Threads: len(x.order), TimeBase: x.base, HasTimeBase: x.hasBase, Slices: x.slices, Instants: x.instants}
 }
 
 // emit writes x.b as the next trace event. An event started by head gets its
@@ -634,8 +641,12 @@ func (x *writer) head(b []byte, name, ph string, tid uint64, ts int64) []byte {
 	b = append(b, `","ph":"`...)
 	b = append(b, ph...)
 	b = append(b, '"')
-	if ph == "i" {
+	switch ph {
+	case "i":
 		b = append(b, `,"s":"t"`...)
+		x.instants++
+	case "B", "X":
+		x.slices++
 	}
 	b = append(b, `,"pid":`...)
 	b = strconv.AppendUint(b, x.pid, 10)

@@ -193,8 +193,9 @@ func textLines(tb testing.TB, path string) []string {
 // (LTTng session folders) that babeltrace2 reads as one, merging all their
 // events by time: kernel/ beside ust/, and the chunks of a session
 // rotation (3/, a/1/, a/2/, each with two user-space traces whose chunks
-// share a UUID).
-var babeltraceSessions = []string{"1/succeed/multi-domains", "1/succeed/session-rotation"}
+// share a UUID), in CTF 1.8 (1/) and CTF 2 (2/: chunks sharing a trace
+// class identity).
+var babeltraceSessions = []string{"1/succeed/multi-domains", "1/succeed/session-rotation", "2/succeed/multi-domains", "2/succeed/session-rotation"}
 
 // TestBabeltraceSessionsText compares our text of each folder of
 // babeltraceSessions, read as a Session of the trace folders below it,

@@ -27,7 +27,12 @@
 // session folder: kernel/ beside ust/uid/1000/64-bit/, as babeltrace2
 // reads it), whose Reader merges the streams of all its traces the same
 // way, equal times in babeltrace2's muxer order (by trace, then stream
-// order). An Event is a view valid until the
+// order). As babeltrace2 2.1 does, a Reader reads the files of one data
+// stream (same class and stream_instance_id; of one trace, or of a
+// Session's traces sharing a UUID, which are one trace) as one stream,
+// packets equal to one already read left out, and refuses streams whose
+// clock classes babeltrace2's muxer cannot correlate
+// (ErrClockCorrelation). An Event is a view valid until the
 // next Next: its event record class, the default clock value after its
 // header (Cycles; NS converts to ns from the origin, with the clock class's
 // frequency and offset) and its fields as a flat pre-order slice of Field

@@ -40,6 +40,14 @@ var (
 	// ErrIndex: an LTTng index file is malformed or disagrees with its data
 	// stream.
 	ErrIndex = errors.New("ctf: bad packet index")
+	// ErrClockCorrelation: the default clock classes of the data streams
+	// a Reader merges (one trace's, or a Session's traces') cannot be put
+	// on one time line, and babeltrace2 2.1 refuses to merge them too:
+	// clock classes of unknown origin without the same identity, one of a
+	// known origin beside one of an unknown origin, a stream without a
+	// clock class beside one with (see OpenSession). The error names the
+	// two streams, their traces and clock classes.
+	ErrClockCorrelation = errors.New("ctf: clock classes cannot be correlated")
 )
 
 const formatName = "ctf"
@@ -86,6 +94,21 @@ type options struct {
 	limits      Limits
 	strictUUID  bool
 	strictMagic bool
+	skipDamaged bool
+}
+
+// WithSkipDamagedPackets reads on past an event record that cannot be
+// decoded in a packet whose size is known: the rest of that packet is
+// skipped, Stream.Recovery counts its bytes lost and notes the first
+// error, and the stream goes on at the next packet (a packet whose header
+// or context cannot be decoded still stops it: the next packet's place is
+// unknown). By default such a record stops its stream with its error, as
+// babeltrace2 2.1 stops.
+func WithSkipDamagedPackets() Option {
+	return func(o *options) error {
+		o.skipDamaged = true
+		return nil
+	}
 }
 
 // WithStrictUUID refuses a packet whose header holds a UUID other than the

@@ -1,6 +1,7 @@
 package ctf
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"sort"
@@ -79,6 +80,14 @@ func TestReaderBufferBounded(t *testing.T) {
 	}
 }
 
+// setInstanceID sets the stream_instance_id of every packet of a ctfgen
+// stream of packets of pktSize bytes.
+func setInstanceID(data []byte, pktSize int, id uint64) {
+	for off := 0; off+32 <= len(data); off += pktSize {
+		binary.LittleEndian.PutUint64(data[off+24:], id)
+	}
+}
+
 // A failing reader stops the stream with a FormatError naming the error.
 func TestReaderError(t *testing.T) {
 	data, _ := genStreamBytes(0, 20000, 40, 4096)
@@ -110,6 +119,10 @@ func TestMergeManyStreams(t *testing.T) {
 	var want []ev
 	for c := 0; c < 9; c++ {
 		data, _ := genStreamBytes(c%3, 3000+c*100, 40, 8192) // streams 0, 3, 6 share their first times
+		// and their CPU: their own stream_instance_id keeps them apart
+		// (with the same one they would be one data stream, whose equal
+		// packets babeltrace2 reads once)
+		setInstanceID(data, 8192, uint64(c))
 		s := tr.AddStream("s"+itoa(c), data)
 		for s.Next() {
 			want = append(want, ev{s.Event().NS(), c, s.Event().Cycles, s.Event().Class.ID})

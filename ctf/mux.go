@@ -21,11 +21,18 @@ type Reader struct {
 	// Session's Reader, the trace folder of each (for errors)
 	streams []*Stream
 	dirs    []string
-	heap    []head
-	cur     bool // heap[0] is the event last returned
-	err     error
-	init    bool
-	fills   bool // Next decodes fields (Scan: not)
+	// tgroup, for a Session's Reader, the trace group of each stream
+	// (traceGroup)
+	tgroup []int
+	// chains holds, by stream, the group it is read in (group.go; the
+	// group's first stream's head reads it), nil: read alone; nil when
+	// there is no group
+	chains []*chain
+	heap   []head
+	cur    bool // heap[0] is the event last returned
+	err    error
+	init   bool
+	fills  bool // Next decodes fields (Scan: not)
 }
 
 type head struct {
@@ -64,7 +71,27 @@ func (r *Reader) Next() bool {
 	if !r.init {
 		r.init = true
 		r.heap = r.heap[:0]
+		chains, lead, err := r.planGroups()
+		if err != nil {
+			r.err = err
+			return false
+		}
+		r.chains = chains
 		for i, s := range r.streams {
+			if chains != nil && chains[i] != nil {
+				if !lead[i] {
+					continue
+				}
+				h := head{ord: i}
+				if r.chainNext(&h, true) {
+					h.ns = h.s.ev.NS()
+					r.heap = append(r.heap, h)
+					r.up(len(r.heap) - 1)
+				} else if r.err != nil {
+					return false
+				}
+				continue
+			}
 			s.Reset()
 			if r.advance(s) {
 				r.heap = append(r.heap, head{s.ev.NS(), i, s})
@@ -76,11 +103,19 @@ func (r *Reader) Next() bool {
 		}
 	} else if r.cur {
 		h := &r.heap[0]
-		if r.advance(h.s) {
+		var ok bool
+		if r.chains == nil || r.chains[h.ord] == nil {
+			ok = r.advance(h.s)
+		} else {
+			ok = r.chainNext(h, false)
+		}
+		if ok {
 			h.ns = h.s.ev.NS()
 		} else {
-			if h.s.err != nil {
+			if r.err == nil && h.s.err != nil {
 				r.err = r.streamErr(h.ord, h.s)
+			}
+			if r.err != nil {
 				return false
 			}
 			last := len(r.heap) - 1
@@ -123,6 +158,46 @@ func (r *Reader) down(i int) {
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+}
+
+// chainNext advances h, which reads group r.chains[h.ord], to the group's
+// next event (first: its first): in the current packet, else in the
+// group's next packet that holds one, which may be in another of its
+// files (each packet is read alone: Stream.resume). A stream's error
+// stops the Reader (r.err).
+func (r *Reader) chainNext(h *head, first bool) bool {
+	c := r.chains[h.ord]
+	if !first {
+		s := h.s
+		if r.advance(s) {
+			return true
+		}
+		if s.err != nil {
+			r.err = r.streamErr(c.segs[c.i].st, s)
+			return false
+		}
+		c.i++
+	}
+	for ; c.i < len(c.segs); c.i++ {
+		sg := c.segs[c.i]
+		s := r.streams[sg.st]
+		if h.s != nil && h.s != s {
+			// the group moves to another file: the one it leaves gives
+			// back its buffer and closes (a group of many files, as
+			// LTTng's tracefile rotation makes, keeps one open)
+			h.s.release()
+		}
+		h.s = s
+		s.resume(sg.idx, sg.off)
+		if r.advance(s) {
+			return true
+		}
+		if s.err != nil {
+			r.err = r.streamErr(sg.st, s)
+			return false
+		}
+	}
+	return false
 }
 
 // Event returns the current event (valid until the next Next).

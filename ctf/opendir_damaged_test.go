@@ -75,6 +75,34 @@ func TestOpenDirDamagedIndex(t *testing.T) {
 	}
 }
 
+// Every stream's index of one older layout (LTTng 2.3's "CTFIDX" files in
+// Trace Compass's exp traces): the trace's recovery says it once for all
+// streams (it said it per stream, four 200-byte notes per trace), each
+// stream's own recovery still names its file.
+func TestOpenDirIndexNotesGrouped(t *testing.T) {
+	dir := t.TempDir()
+	genTrace(t, dir, 3000, 3, 10, 4096)
+	for _, n := range []string{"channel0_0", "channel0_1", "channel0_2"} {
+		if err := os.WriteFile(filepath.Join(dir, "index", n+".idx"), []byte("CTFIDX\x00\x00\x00\x01"+strings.Repeat("\x00", 60)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countEvents(t, tr); n != 3000 {
+		t.Errorf("%d events, want 3000", n)
+	}
+	if notes := tr.Streams[2].Recovery().Notes; len(notes) != 1 || !strings.HasPrefix(notes[0], "index/channel0_2.idx cannot be used (") {
+		t.Errorf("stream notes %q", notes)
+	}
+	rec := tr.Recovery()
+	if rec == nil || len(rec.Notes) != 1 || !strings.HasPrefix(rec.Notes[0], "channel0_0, channel0_1, channel0_2: index/*.idx cannot be used (ctf: offset 0: index: magic 0x43544649, expecting 0xc1f1dcc1)") {
+		t.Errorf("trace recovery %+v", rec)
+	}
+}
+
 // CheckIndex says which index file, which entry and what differs, at the
 // entry's offset in the index file.
 func TestCheckIndexNamesWhatDiffers(t *testing.T) {
@@ -198,7 +226,8 @@ func TestOpenDirSymlinkedStream(t *testing.T) {
 }
 
 // An index whose entries claim packets of 2^61 bytes past the end of every
-// file: the lost bytes saturate instead of wrapping negative.
+// file: the lost bytes saturate instead of wrapping negative (the six
+// streams' notes, the same, are one).
 func TestRecoveryPacketsPastEndSaturates(t *testing.T) {
 	dir := t.TempDir()
 	genTrace(t, dir, 600, 6, 10, 4096) // 6 × 2^61 bytes > 2^63
@@ -211,7 +240,8 @@ func TestRecoveryPacketsPastEndSaturates(t *testing.T) {
 		s.notePacketsPastEnd()
 	}
 	countEvents(t, tr)
-	if rec := tr.Recovery(); rec == nil || rec.LostBytes != math.MaxInt64 || len(rec.Notes) != 6 {
+	if rec := tr.Recovery(); rec == nil || rec.LostBytes != math.MaxInt64 || len(rec.Notes) != 1 ||
+		!strings.HasPrefix(rec.Notes[0], "channel0_0, channel0_1, channel0_2 and 3 more: index/*.idx lists 1 packets past the end") {
 		t.Fatalf("recovery %+v", rec)
 	}
 }

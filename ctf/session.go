@@ -20,6 +20,8 @@ type Session struct {
 	// OpenSession); Dirs their folders, by trace, as given.
 	Traces []*Trace
 	Dirs   []string
+
+	groups []int // by trace, its Group
 }
 
 // OpenSession opens the trace folders dirs (OpenDir each, with opts) below
@@ -33,6 +35,24 @@ type Session struct {
 // within a trace in stream order, as Trace.NewReader orders them. Traces
 // of equal identity and name (LTTng rotation chunks of one trace) go in
 // folder order. An error opening a trace names its folder.
+//
+// Traces sharing a trace identity (a name and a UID; for CTF 1.8 the
+// UUID) are read as one trace, as babeltrace2 2.1 reads them: the files
+// of one data stream (same data stream class and stream_instance_id) in
+// them are read as one stream, in babeltrace2's packet order, packets
+// equal to one already read (same size, beginning and end times and
+// sequence number: a copy, as overlapping snapshots hold) left out
+// (group.go says how; a Trace's Reader does the same with its files).
+//
+// OpenSession reads the first packet of every data stream file and
+// refuses, with an error wrapping ErrClockCorrelation that names two
+// files, their traces' folders and their clock classes, traces whose
+// clock classes babeltrace2 2.1's muxer cannot correlate (clocks.go says
+// the rule): a clock of an unknown origin beside one of the Unix epoch,
+// clocks of unknown origin whose identities (name and UUID) differ or
+// that have none (unless the very same clock class), a stream without a
+// clock beside one with. A Reader (of a Session or of a Trace) checks the
+// same when it starts.
 func OpenSession(root string, dirs []string, opts ...Option) (*Session, error) {
 	type entry struct {
 		t   *Trace
@@ -61,6 +81,12 @@ func OpenSession(root string, dirs []string, opts ...Option) (*Session, error) {
 	s.Dirs = make([]string, len(es))
 	for i, e := range es {
 		s.Traces[i], s.Dirs[i] = e.t, e.dir
+	}
+	r := &Reader{}
+	r.addSession(s)
+	if _, _, err := r.firstPackets(); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -148,8 +174,39 @@ func (r *Reader) addSession(s *Session) {
 		for _, st := range t.Streams {
 			r.streams = append(r.streams, st)
 			r.dirs = append(r.dirs, s.Dirs[i])
+			r.tgroup = append(r.tgroup, s.Group(i))
 		}
 	}
+}
+
+// Group returns the group of trace i (an index in Traces): the index of
+// the first trace whose trace class has the same identity, with a name
+// and a UID (for CTF 1.8 the UUID) — traces that babeltrace2 2.1 reads as
+// one (LTTng rotation chunks, snapshots), their data streams joined (see
+// OpenSession) — or i for a trace without such an identity or alone with
+// it.
+func (s *Session) Group(i int) int {
+	if len(s.groups) != len(s.Traces) {
+		s.groups = s.traceGroups()
+	}
+	return s.groups[i]
+}
+
+func (s *Session) traceGroups() []int {
+	out := make([]int, len(s.Traces))
+	for i, t := range s.Traces {
+		out[i] = i
+		if id := identity(t); id[1] == nil || id[2] == nil {
+			continue
+		}
+		for j := range i {
+			if id := identity(s.Traces[j]); id[1] != nil && id[2] != nil && compareTraces(s.Traces[j], t) == 0 {
+				out[i] = j
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Recovery sums the traces' Trace.Recovery summaries, nil when none has
@@ -180,6 +237,7 @@ func (s *Session) Recovery() *traceerr.Recovery {
 		}
 	}
 	if rec != nil {
+		rec.Notes = groupNotes(rec.Notes)
 		for _, t := range clean {
 			for _, st := range t.Streams {
 				sr := st.Recovery()

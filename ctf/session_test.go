@@ -50,20 +50,23 @@ func TestSessionOrder(t *testing.T) {
 	if want := []string{"b", "d/sub", "a", "0"}; !slices.Equal(s.Dirs, want) {
 		t.Fatalf("order %q, want %q", s.Dirs, want)
 	}
-	// the four traces are the same events at the same times: each time
-	// yields them in trace order
+	// the four traces are the same events at the same times; b and d/sub
+	// share their UUID: one trace, as babeltrace2 reads them, whose equal
+	// packets are read once (b's). Each time yields the events of b, a
+	// and 0, in that order.
 	r := s.NewReader()
 	var order []*Trace
-	for n := 0; r.Next(); n++ {
-		if n < 4 {
+	n := 0
+	for ; r.Next(); n++ {
+		if n < 3 {
 			order = append(order, r.Event().Stream.t)
 		}
 	}
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(order, s.Traces) {
-		t.Errorf("first four events not in trace order")
+	if want := []*Trace{s.Traces[0], s.Traces[2], s.Traces[3]}; !slices.Equal(order, want) || n != 3*40 {
+		t.Errorf("%d events, the first three not of b, a, 0", n)
 	}
 	if _, err := OpenSession(root, []string{"a", "nowhere"}); err == nil || !strings.HasPrefix(err.Error(), "nowhere: ") {
 		t.Errorf("OpenSession of a missing folder: %v", err)

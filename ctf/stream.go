@@ -180,16 +180,29 @@ type Stream struct {
 	// replays counts the records Scan decoded with Next's decoder after
 	// its skimming failed (tests: valid records never need it)
 	replays int
+	// skipped counts the packets WithSkipDamagedPackets cut short at an
+	// undecodable event record, skipBytes their bytes from it on, skipErr
+	// the first record's error.
+	skipped   int
+	skipBytes int64
+	skipErr   error
+	// starts counts the packets nextPacket started (tests: a group reads
+	// each of its packets once)
+	starts int
 	// Scan: the current event record was skimmed, from bit evStart with
 	// the clock at evClock before it
 	scanned                    bool
 	evStart, evClock, evCycles uint64
 	regs                       []int32
 	next                       int64 // byte offset of the next packet
-	pos                        uint64
-	base                       uint64 // bit offset of the current packet
-	end                        uint64 // end of the packet content (bits)
-	lim                        uint64 // end of the readable bytes of the packet (bits)
+	// stop, when > 0: no packet at or past this byte offset is started
+	// (the stream is done there): a Reader's group reads one packet of
+	// the stream at a time (resume)
+	stop int64
+	pos  uint64
+	base uint64 // bit offset of the current packet
+	end  uint64 // end of the packet content (bits)
+	lim  uint64 // end of the readable bytes of the packet (bits)
 
 	clock     uint64
 	slots     []uint64
@@ -285,6 +298,14 @@ func (s *Stream) Recovery() traceerr.Recovery {
 		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%s cannot be used (%v): the stream is read without it, as babeltrace2 2.1 reads it",
 			s.indexName(), s.indexErr))
 	}
+	if s.skipped > 0 {
+		r.LostBytes += s.skipBytes
+		what := "1 damaged packet read up to its first undecodable event record, its rest"
+		if s.skipped > 1 {
+			what = itoa(s.skipped) + " damaged packets read up to their first undecodable event record, the rest of each"
+		}
+		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%s (%d bytes in all) skipped (the first: %v)", what, s.skipBytes, s.skipErr))
+	}
 	r.Read = s.events
 	r.ReadBytes = min(s.next, s.size)
 	if s.err != nil {
@@ -305,8 +326,10 @@ func (s *Stream) Reset() { s.SeekPacket(0, 0) }
 // and seek back — reports each cut packet once.
 func (s *Stream) SeekPacket(index int, off int64) {
 	s.err, s.done, s.started, s.havePrev = nil, false, true, false
+	s.stop = 0
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	s.events = 0
+	s.skipped, s.skipBytes, s.skipErr = 0, 0, nil
 	s.sel, s.fxTab, s.bare = nil, nil, nil
 	s.next = off
 	s.pos, s.end = 0, 0
@@ -450,7 +473,7 @@ func (e *Event) Decode() {
 	}
 	pos, clock, events := s.pos, s.clock, s.events
 	s.pos, s.clock = s.evStart, s.evClock
-	if !s.decodeEvent(s.evStart) && e.Fields == nil {
+	if !s.decodeRecord(s.evStart) && e.Fields == nil {
 		e.Fields = s.fields[:0] // not reached: Scan checked the record
 	}
 	s.pos, s.clock, s.events, s.err = pos, clock, events, nil
@@ -483,6 +506,35 @@ func (s *Stream) begin() bool {
 
 // decodeEvent decodes the event record at start, filling its fields.
 func (s *Stream) decodeEvent(start uint64) bool {
+	for !s.decodeRecord(start) {
+		if !s.skipDamaged(start) || !s.begin() {
+			return false
+		}
+		start = s.pos
+	}
+	return true
+}
+
+// skipDamaged, with WithSkipDamagedPackets, turns the error of the event
+// record at start, in a packet whose size is known, into lost bytes: the
+// rest of the packet is skipped and the stream goes on at the next packet
+// (Recovery counts and notes them). It reports whether it did.
+func (s *Stream) skipDamaged(start uint64) bool {
+	if !s.t.o.skipDamaged || s.err == nil || s.done || s.pkt.Cut || s.next <= s.at(start) {
+		return false
+	}
+	if s.skipped == 0 {
+		s.skipErr = s.err
+	}
+	s.skipped++
+	s.skipBytes += s.next - s.at(start)
+	s.err = nil
+	s.pos = s.end
+	return true
+}
+
+// decodeRecord decodes the event record at start, filling its fields.
+func (s *Stream) decodeRecord(start uint64) bool {
 	sc := s.pkt.Class
 	s.fields = s.fields[:0]
 	s.haveERCID, s.ercID = false, 0
@@ -633,6 +685,11 @@ func (s *Stream) nextPacket() bool {
 		s.release()
 		return false
 	}
+	if s.stop > 0 && off >= s.stop {
+		s.done = true
+		return false
+	}
+	s.starts++
 	t := s.t
 	p := &s.pkt
 	prevClass := p.Class
@@ -716,6 +773,10 @@ func (s *Stream) packetHeader() bool {
 		return false
 	}
 	p.Class = sc
+	if sc.clockErr != "" {
+		s.err = newErr(p.Offset, ErrMetadata, "packet %d: %s", p.Index, sc.clockErr)
+		return false
+	}
 	if sc.PacketContext != nil {
 		p.ContextRoot = int32(len(s.fields))
 		if !s.scope(sc.PacketContext, sc.ctxProg) {

@@ -60,6 +60,7 @@ type StreamClass struct {
 	only                   *EventClass
 	clockOffNS, clockOffCy uint64    // offset from origin: ns of the seconds, and cycles
 	clockNeg               int64     // seconds when negative
+	clockErr               string    // why the clock's offset has no int64 ns from origin ("" when it has)
 	ctxProg, hdrProg       []op      // packet context, event record header programs
 	hdrSkip                []op      // event record header skimming program (skim.go)
 	hdrShape               *hdrShape // event record header at fixed offsets, when it is (skim.go)
@@ -133,6 +134,10 @@ func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
 				sc.clockOffNS = uint64(off.Seconds) * 1e9
 			}
 			sc.clockOffCy = off.Cycles
+			if !offsetFits(off, sc.Clock.Frequency) {
+				sc.clockErr = fmt.Sprintf("clock %q's offset from origin (%d s and %d cycles at %d Hz) is beyond the int64 nanoseconds from origin (±292 years) that times are counted in; babeltrace2 2.1 refuses such a trace too",
+					sc.Clock.Name, off.Seconds, off.Cycles, sc.Clock.Frequency)
+			}
 		}
 		r := roots
 		for i, fc := range []ctf2meta.FieldClass{d.PacketContextFieldClass, d.EventRecordHeaderFieldClass, d.EventRecordCommonContextFieldClass} {
@@ -195,6 +200,26 @@ func (sc *StreamClass) EventClass(id uint64) *EventClass {
 		return sc.small[id]
 	}
 	return sc.events[id]
+}
+
+// offsetFits reports whether a clock's offset from origin, seconds·10⁹ +
+// cycles·10⁹/freq, is an int64 count of nanoseconds (babeltrace2 2.1
+// refuses to convert any value of a clock whose offset is not).
+func offsetFits(off ctf2meta.ClockOffset, freq uint64) bool {
+	const maxS = math.MaxInt64 / 1_000_000_000
+	if off.Seconds > maxS || off.Seconds < -maxS || freq == 0 {
+		return false
+	}
+	hi, lo := bits.Mul64(off.Cycles, 1e9)
+	if hi >= freq {
+		return false
+	}
+	cyNS, _ := bits.Div64(hi, lo, freq)
+	if cyNS > math.MaxInt64 {
+		return false
+	}
+	sum := off.Seconds*1e9 + int64(cyNS)
+	return !(off.Seconds > 0 && sum < 0) // the seconds' ns plus the cycles' may overflow
 }
 
 // NS converts a value of the stream class's default clock to nanoseconds
@@ -371,7 +396,7 @@ func (t *Trace) Recovery() *traceerr.Recovery {
 		for _, n := range sr.Notes {
 			rec.Notes = append(rec.Notes, s.Name+": "+n)
 		}
-		if sr.LostBytes > 0 {
+		if sr.LostBytes > 0 && sr.StopOffset >= 0 {
 			rec.Notes = append(rec.Notes, fmt.Sprintf("%s: read up to offset %d", s.Name, sr.StopOffset))
 		}
 	}
@@ -388,6 +413,7 @@ func (t *Trace) Recovery() *traceerr.Recovery {
 		}
 	}
 	if rec != nil {
+		rec.Notes = groupNotes(rec.Notes)
 		if rec.LostBytes > 0 {
 			rec.Lost = -1 // the bytes of an incomplete event record, if any
 		}

@@ -26,7 +26,8 @@ import (
 // files, sorted by name per trace, traces in session order: never a CPU
 // number; named by its file name, after its trace's folder in a session),
 // which the files of the same data stream class and stream_instance_id of
-// its trace share, as babeltrace2 groups them. A cpu_id of 2^32 or more is
+// its trace share (of the traces of its identity in a session, which
+// babeltrace2 reads as one), as babeltrace2 groups them. A cpu_id of 2^32 or more is
 // no CPU number: its stream is on a track of its own. Its arguments are the
 // top-level fields of the common context, the specific context and the
 // payload, in that order, without the fields the CTF reader consumes
@@ -65,7 +66,7 @@ type ctfSource struct {
 	streamSlot [ctfSlots]ctfStreamSlot
 	groups     map[ctfStreamKey]int // track of a CPU or of a data stream's files
 	names      []string             // by position: the track name of a stream without cpu_id
-	traceOf    []int                // by position: the stream's trace (its index in the session)
+	traceOf    []int                // by position: the stream's trace group (ctf.Session.Group: traces read as one share it)
 	// paths holds, in a session, each stream's file name after its
 	// trace's folder (its record's "stream")
 	paths map[*ctf.Stream]string
@@ -181,7 +182,7 @@ func openCTFSession(path string, dirs []string) (source, error) {
 	for i, tr := range ss.Traces {
 		for _, st := range tr.Streams {
 			s.paths[st] = ss.Dirs[i] + "/" + st.Name
-			s.addStream(st, s.paths[st], i)
+			s.addStream(st, s.paths[st], ss.Group(i))
 		}
 	}
 	s.tracks = make([]Track, 0, len(s.names))

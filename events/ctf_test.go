@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecodec/tracecodec/ctf"
 	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
+	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
 
 // TestCTFTrace: events.Open on a CTF trace folder yields its event records
@@ -120,22 +122,41 @@ func TestCTFUnicodeStrings(t *testing.T) {
 // CHANNEL_CPU_1, … with the same stream_instance_id) are one track, as
 // babeltrace2 reads them as one stream; another data stream keeps its own.
 func TestCTFRotatedFilesOneTrack(t *testing.T) {
-	src := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
 	dir := filepath.Join(t.TempDir(), "trace")
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+	const pkt = 1024
+	if err := ctfgen.Write(dir, 320, 2, 4, pkt); err != nil {
 		t.Fatal(err)
 	}
 	os.RemoveAll(filepath.Join(dir, "index"))
-	// channel0_1 rotated: its packets again in a second file of the same
-	// stream, and a third file that is another stream (instance 7, cpu 5).
+	// channel0_1 rotated: its packets split between two files of the
+	// same stream, and a third file that is another stream (instance 7,
+	// cpu 5).
 	b, err := os.ReadFile(filepath.Join(dir, "channel0_1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(filepath.Join(dir, "channel0_1"), filepath.Join(dir, "channel0_1_0")); err != nil {
+	tr, err := ctf.OpenDir(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "channel0_1_1"), b, 0o644); err != nil {
+	var pkts []ctf.Packet
+	for _, st := range tr.Streams {
+		if st.Name == "channel0_1" {
+			pkts, err = st.Packets()
+		}
+	}
+	tr.Close()
+	if err != nil || len(pkts) < 2 {
+		t.Fatalf("channel0_1: %d packets, %v", len(pkts), err)
+	}
+	cut := pkts[len(pkts)/2].Offset
+	if err := os.Remove(filepath.Join(dir, "channel0_1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "channel0_1_0"), b[:cut], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "channel0_1_1"), b[cut:], 0o644); err != nil {
 		t.Fatal(err)
 	}
 	other := append([]byte(nil), b...)
@@ -143,8 +164,10 @@ func TestCTFRotatedFilesOneTrack(t *testing.T) {
 	// stream_instance_id (u64) at byte 24; the context's cpu_id (u32) at
 	// byte 80, after two timestamps, two sizes, the sequence number and the
 	// discarded count (u64 each).
-	other[24] = 7
-	other[80] = 5
+	for off := 0; off+84 <= len(other); off += pkt {
+		other[off+24] = 7
+		other[off+80] = 5
+	}
 	if err := os.WriteFile(filepath.Join(dir, "channel0_5"), other, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -168,19 +191,13 @@ func TestCTFRotatedFilesOneTrack(t *testing.T) {
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := map[events.Track]map[string]int{
-		{Kind: events.TrackStream, ID: 1, Name: "cpu 1"}: {"channel0_1_0": 80, "channel0_1_1": 80},
-		{Kind: events.TrackStream, ID: 5, Name: "cpu 5"}: {"channel0_5": 80},
-	}
-	if len(tracks) != len(want) {
-		t.Fatalf("tracks %v, want %v", tracks, want)
-	}
-	for tk, files := range want {
-		for f, n := range files {
-			if tracks[tk][f] != n {
-				t.Errorf("track %+v: %v, want %v", tk, tracks[tk], files)
-			}
-		}
+	cpu0 := events.Track{Kind: events.TrackStream, ID: 0, Name: "cpu 0"}
+	cpu1 := events.Track{Kind: events.TrackStream, ID: 1, Name: "cpu 1"}
+	cpu5 := events.Track{Kind: events.TrackStream, ID: 5, Name: "cpu 5"}
+	if len(tracks) != 3 || tracks[cpu1]["channel0_1_0"] == 0 || tracks[cpu1]["channel0_1_1"] == 0 ||
+		tracks[cpu1]["channel0_1_0"]+tracks[cpu1]["channel0_1_1"] != 160 || len(tracks[cpu1]) != 2 ||
+		len(tracks[cpu5]) != 1 || tracks[cpu5]["channel0_5"] != 160 || len(tracks[cpu0]) != 1 || tracks[cpu0]["channel0_0"] != 160 {
+		t.Fatalf("tracks %v, want cpu 1 holding channel0_1_0 and channel0_1_1 (160 events), cpu 5 channel0_5 (160), cpu 0 channel0_0 (160)", tracks)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracecodec/tracecodec/ctf"
+	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
@@ -419,5 +420,82 @@ func TestCTFSlotsCollide(t *testing.T) {
 				t.Fatalf("stream %d: another's track", i)
 			}
 		}
+	}
+}
+
+// TestCTFPlanAllHiddenVariant: a variant whose options are all hidden
+// (unsigned integers with a role) is no argument, and the members after it
+// are found by walking (its length depends on the option). No CTF metadata
+// puts a role where the event layer takes arguments from — ctf2meta
+// refuses roles outside packet headers, packet contexts and event record
+// headers, as babeltrace2 does — so the trace's model is given the roles
+// after decoding; over the same bytes, the variant with role-free options
+// is an argument. Before this test no trace had such a variant in these
+// scopes and a wrong "hidden" for it went unseen (TestCTFPlanEqualsPerField
+// compares with ctf.Hidden, which it shares).
+func TestCTFPlanAllHiddenVariant(t *testing.T) {
+	u := func(n int) string {
+		return `{"type":"fixed-length-unsigned-integer","length":` + strconv.Itoa(n) + `,"byte-order":"little-endian"}`
+	}
+	variant := `{"type":"variant","selector-field-location":{"origin":"event-record-payload","path":["sel"]},"options":[` +
+		`{"name":"o0","selector-field-ranges":[[0,0]],"field-class":` + u(8) + `},` +
+		`{"name":"o1","selector-field-ranges":[[1,1]],"field-class":` + u(16) + `}]}`
+	payload := `{"type":"structure","member-classes":[{"name":"sel","field-class":` + u(8) + `},{"name":"v","field-class":` + variant +
+		`},{"name":"x","field-class":` + u(8) + `}]}`
+	meta := "\x1e" + `{"type":"preamble","version":2}` + "\n\x1e" + `{"type":"data-stream-class"}` + "\n\x1e" +
+		`{"type":"event-record-class","name":"ev","payload-field-class":` + payload + "}\n"
+	// sel 0, v 5 (8 bits), x 7; sel 1, v 6 (16 bits), x 8
+	data := []byte{0, 5, 7, 1, 6, 0, 8}
+	for _, hide := range []bool{false, true} {
+		m, err := ctf2meta.Decode([]byte(meta))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hide {
+			v := m.EventRecordClasses[0].PayloadFieldClass.(*ctf2meta.Structure).MemberClasses[1].FieldClass.(*ctf2meta.Variant)
+			for k := range v.Options {
+				v.Options[k].FieldClass.(*ctf2meta.FixedLengthUnsignedInteger).Roles = []string{ctf2meta.RoleMetadataStreamUUID}
+			}
+		}
+		tr, err := ctf.NewTrace(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := tr.AddStream("s", data)
+		s := newCTFSource(tr.NewReader(), tr.Recovery, tr.Close)
+		s.traces = []*ctf.Trace{tr}
+		s.addStream(st, st.Name, 0)
+		s.tracks = make([]Track, 0, 1)
+		if c, _ := checkPlans(t, "hand-made", s); c != 1 {
+			t.Fatalf("hide %v: %d classes planned", hide, c)
+		}
+		pl := s.newPlan(tr.StreamClass(0).EventClass(0), nil)
+		if got := pl.tops[2][1].hidden; got != hide || ctf.Hidden(pl.tops[2][1].fc) != hide {
+			t.Errorf("hide %v: the variant's info says hidden %v", hide, got)
+		}
+		if pl.fixed {
+			t.Errorf("hide %v: plan fixed; x follows a variant of varying length", hide)
+		}
+		var got [][]string
+		var e Event
+		for s.next(&e) {
+			var args []string
+			for i := range s.numArgs() {
+				name, v := s.arg(i)
+				args = append(args, name+"="+v.String())
+			}
+			got = append(got, args)
+		}
+		if err := s.r.Err(); err != nil {
+			t.Fatal(err)
+		}
+		want := [][]string{{"sel=0", "v=5", "x=7"}, {"sel=1", "v=6", "x=8"}}
+		if hide {
+			want = [][]string{{"sel=0", "x=7"}, {"sel=1", "x=8"}}
+		}
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("hide %v: arguments %q, want %q", hide, got, want)
+		}
+		s.close()
 	}
 }

@@ -13,15 +13,20 @@ import (
 )
 
 // ctfSessionDirs are the trace folders of the session writeCTFSession
-// writes, in babeltrace2's order on equal times (same UUID: trace name).
-var ctfSessionDirs = []string{"kernel", "ust/uid/1000/64-bit"}
+// writes, in babeltrace2's order on equal times (by UUID), and their
+// UUIDs (distinct, as LTTng's kernel and user-space traces': traces
+// sharing one are read as one trace, their equal packets once).
+var (
+	ctfSessionDirs  = []string{"kernel", "ust/uid/1000/64-bit"}
+	ctfSessionUUIDs = []string{ctfgen.UUID, "5fce9cb8-7b77-4e3b-a0f4-55d4d1e7b0a2"}
+)
 
 // writeCTFSession writes an LTTng-shaped session folder: two traces of n
 // events over 2 streams each (ctfgen), and returns it.
 func writeCTFSession(t testing.TB, n int) string {
 	root := t.TempDir()
-	for _, d := range ctfSessionDirs {
-		if err := ctfgen.Write(filepath.Join(root, d), n, 2, 6, 4096); err != nil {
+	for i, d := range ctfSessionDirs {
+		if err := ctfgen.WriteUUID(filepath.Join(root, d), ctfSessionUUIDs[i], n, 2, 6, 4096); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracecodec/tracecodec/internal/vectortest"
 	"github.com/tracecodec/tracecodec/parquetexport"
+	"github.com/tracecodec/tracecodec/testgen/tracegen"
 )
 
 // A CTF trace folder exports its event records, one row each.
@@ -24,10 +25,11 @@ func TestExportCTFTrace(t *testing.T) {
 	}
 }
 
-// A folder holding CTF trace folders (an LTTng session: kernel/ and
-// ust/uid/…/64-bit/) is walked, as for the other formats: each trace folder
-// is one input, a folder of metadata alone too (a trace without events, as
-// an ATF session without threads is).
+// A folder holding CTF trace folders only (an LTTng session: kernel/ and
+// ust/uid/…/64-bit/, and a folder of metadata alone, a trace without
+// events) is one input, read as one trace; walked inside a folder holding
+// another trace (a dial9 file), each trace folder is one input, as for the
+// other formats.
 func TestExpandInputsWalksCTFTraces(t *testing.T) {
 	plain := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf1.8-plaintext", "trace")
 	ctf2 := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json", "trace")
@@ -50,22 +52,33 @@ func TestExpandInputsWalksCTFTraces(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(meta, "metadata"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := parquetexport.ExpandInputs(filepath.Join(root, "session"))
+	session := filepath.Join(root, "session")
+	in, err := parquetexport.ExpandInputs(session)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in) != 3 || in[0].Format != "ctf" || in[1].Format != "ctf" || in[2].Format != "ctf" ||
-		in[0].Path != filepath.Join(root, "session", "kernel") ||
-		in[1].Path != meta ||
-		in[2].Path != filepath.Join(root, "session", "ust", "uid", "1000", "64-bit") {
+	if len(in) != 1 || in[0].Format != "ctf" || in[0].Path != session {
 		t.Fatalf("inputs %+v", in)
 	}
-	res, err := parquetexport.Export(context.Background(), filepath.Join(t.TempDir(), "out"), []string{filepath.Join(root, "session")})
+	res, err := parquetexport.Export(context.Background(), filepath.Join(t.TempDir(), "out"), []string{session})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Rows != 160 {
-		t.Fatalf("%d rows, want 80 + 0 + 80", res.Rows)
+	if res.Rows != 160 || len(res.Inputs) != 1 {
+		t.Fatalf("%d rows of %d inputs, want 80 + 0 + 80 of 1", res.Rows, len(res.Inputs))
+	}
+	if err := tracegen.Dial9GzipFile(filepath.Join(root, "seg.bin.gz"), 1_000_000, 10); err != nil {
+		t.Fatal(err)
+	}
+	in, err = parquetexport.ExpandInputs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in) != 4 || in[0].Format != "dial9" || in[1].Format != "ctf" || in[2].Format != "ctf" || in[3].Format != "ctf" ||
+		in[1].Path != filepath.Join(root, "session", "kernel") ||
+		in[2].Path != meta ||
+		in[3].Path != filepath.Join(root, "session", "ust", "uid", "1000", "64-bit") {
+		t.Fatalf("inputs %+v", in)
 	}
 }
 

@@ -12,8 +12,10 @@
 //
 // Files, folders and globs (see ExpandInputs): an ATF session, pid or thread
 // folder and a CTF trace folder (an LTTng session's ust/uid/1000/64-bit or
-// kernel folder; one without data streams has no events) are one input each; other folders are
-// walked for traces; dial9 plain and gzip (.bin.gz) streams, WTF
+// kernel folder; one without data streams has no events) are one input each,
+// and so is a folder given whose only traces are CTF trace folders (an LTTng
+// session folder: its traces read as one, as tracecat dump reads them);
+// other folders are walked for traces; dial9 plain and gzip (.bin.gz) streams, WTF
 // binary/JSON/legacy and CDT v1 files are read by their magic bytes.
 // Inputs are decoded in parallel (WithConcurrency, default every core),
 // shard by shard (see below).

@@ -24,8 +24,11 @@ type Input struct {
 // ExpandInputs resolves paths the way Export does: a glob (*, ?, [) is
 // expanded; a trace folder (ATF session, pid or thread folder, CTF trace
 // folder: one without data streams is an input without events, as an ATF
-// session without threads is) is one input;
-// another folder is walked, and each trace folder and each file holding
+// session without threads is) is one input; so is a folder whose only
+// traces are CTF trace folders (events.CTFSession: an LTTng session
+// folder) and that holds no unreadable CTF data streams (below), read as
+// one trace as events.Open reads it (its events merged by time, on the
+// tracks tracecat dump shows); another folder is walked, and each trace folder and each file holding
 // events inside it becomes an input (files of other kinds — CTF metadata files,
 // sidecars, unknown files — are skipped there, but are an error when named
 // directly). A folder met there whose CTF data stream files lie beside no
@@ -122,6 +125,15 @@ func pathInputs(m string) ([]Input, []InputError, error) {
 	found, unread, err := walkInputs(m)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(found) > 0 && len(unread) == 0 && events.CTFSession(m) != nil {
+		// CTF trace folders only (an LTTng session folder): one input,
+		// read as one trace as events.Open and tracecat dump read it
+		in, err := dirInput(m, events.Detection{Format: events.FormatCTF, Variant: "session"})
+		if err != nil {
+			return nil, nil, err
+		}
+		return []Input{in}, nil, nil
 	}
 	if len(found) == 0 && len(unread) == 0 {
 		return nil, nil, fmt.Errorf("%w: no trace in folder %s: %w", ErrNoInputs, m, errNoEvents)

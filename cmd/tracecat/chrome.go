@@ -13,15 +13,20 @@ import (
 
 // writeChrome streams the input's events as Chrome trace-event JSON.
 func writeChrome(in *input, out io.Writer, opts ...chromeexport.Option) error {
+	_, err := writeChromeResult(in, out, opts...)
+	return err
+}
+
+// writeChromeResult is writeChrome returning what was written.
+func writeChromeResult(in *input, out io.Writer, opts ...chromeexport.Option) (chromeexport.Result, error) {
 	r, err := openEvents(in, events.WithScopeData()) // WTF: scope data for the slices
 	if err != nil {
-		return err
+		return chromeexport.Result{}, err
 	}
 	defer r.Close()
 	ctx := in.ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	_, err = chromeexport.Write(ctx, out, r, opts...)
-	return err
+	return chromeexport.Write(ctx, out, r, opts...)
 }

@@ -323,7 +323,13 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 		return ctfToTSDL(in, out, co)
 	case "packetized":
 	case "chrome":
-		return writeChrome(in, out) // a trace folder (main refuses a metadata file)
+		// a trace folder (main refuses a metadata file): CTF event
+		// records have no duration, so all are instants
+		res, err := writeChromeResult(in, out)
+		if err == nil && res.Slices == 0 && res.Instants > 0 && co.Warn != nil {
+			co.Warn(fmt.Sprintf("the %d event records are instants (a CTF event record has no duration): Perfetto UI and chrome://tracing show them; speedscope, which reads only slices, shows nothing", res.Instants))
+		}
+		return err
 	default:
 		return usageErrorf("ctf converts to plain, tsdl or packetized[,le|be][,1.8|2.0|2.0-37][,size=N], not %q", to)
 	}

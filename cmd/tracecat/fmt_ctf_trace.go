@@ -8,8 +8,10 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf"
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect"
 )
 
@@ -87,4 +89,32 @@ func ctfPrint(in *input, w *bufio.Writer, next func() bool, event func() *ctf.Ev
 		}
 	}
 	return err()
+}
+
+// ctfSessionLine is validate's line for a folder of CTF trace folders (an
+// LTTng session folder, events.CTFSession), after its traces' lines: that
+// dump, stats and export read them as one trace, which traces share a
+// trace identity (one trace, their equal packets read once, as babeltrace2
+// 2.1 reads them); or, bad, why they cannot be read as one (clock classes
+// babeltrace2 cannot correlate, ctf.ErrClockCorrelation).
+func ctfSessionLine(path string) (line string, bad bool) {
+	dirs := events.CTFSession(path)
+	ss, err := ctf.OpenSession(path, dirs)
+	if err != nil {
+		return fmt.Sprintf("%s: session: %s", path, errText(err)), true
+	}
+	defer ss.Close()
+	line = fmt.Sprintf("%s: session: ok (%d CTF traces, read as one by dump, stats and export: %s", path, len(ss.Dirs), strings.Join(ss.Dirs, ", "))
+	same := map[int][]string{}
+	for i := range ss.Traces {
+		if g := ss.Group(i); g != i {
+			same[g] = append(same[g], ss.Dirs[i])
+		}
+	}
+	for i, d := range ss.Dirs {
+		if o := same[i]; len(o) > 0 {
+			line += fmt.Sprintf("; %s and %s share their trace's UUID: one trace, equal packets read once", d, strings.Join(o, ", "))
+		}
+	}
+	return line + ")", false
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -614,11 +615,14 @@ func TestCTFManyInputsErrorsNameFile(t *testing.T) {
 }
 
 // writeSession writes an LTTng-shaped session folder: kernel/ and
-// ust/uid/1000/64-bit/, each a CTF trace of n events (ctfgen).
+// ust/uid/1000/64-bit/, each a CTF trace of n events (ctfgen), of two
+// UUIDs, as LTTng's (traces sharing one are one trace, their equal
+// packets read once).
 func writeSession(t *testing.T, n int) string {
 	root := t.TempDir()
-	for _, d := range []string{"kernel", "ust/uid/1000/64-bit"} {
-		if err := ctfgen.Write(filepath.Join(root, d), n, 2, 6, 4096); err != nil {
+	for i, d := range []string{"kernel", "ust/uid/1000/64-bit"} {
+		uuid := []string{ctfgen.UUID, "5fce9cb8-7b77-4e3b-a0f4-55d4d1e7b0a2"}[i]
+		if err := ctfgen.WriteUUID(filepath.Join(root, d), uuid, n, 2, 6, 4096); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -671,7 +675,7 @@ func TestCTFSessionDump(t *testing.T) {
 		t.Errorf("dump --json: exit %d %q, %d lines", code, errb, strings.Count(out, "\n"))
 	}
 	code, out, errb = run(t, nil, "stats", "--json", root)
-	for _, w := range []string{`"format":"ctf","traces":["kernel","ust/uid/1000/64-bit"],"events":600,`, `"data_streams":4,`, `"ust/uid/1000/64-bit/channel0_1":150`} {
+	for _, w := range []string{`"format":"ctf","traces":["kernel","ust/uid/1000/64-bit"],"packets":0,"metadata_bytes":6154,"metadata_sha256":null,"byte_order":null,"version":"1.8","events":600,`, `"data_streams":4,`, `"ust/uid/1000/64-bit/channel0_1":150`} {
 		if code != exitOK || !strings.Contains(out, w) {
 			t.Errorf("stats --json: exit %d %q, lacks %s: %s", code, errb, w, out)
 		}
@@ -698,7 +702,7 @@ func TestCTFSessionBabeltrace(t *testing.T) {
 		t.Skip("CTF_BT_TRACES or CTF_BT_REFS not set")
 	}
 	n := 0
-	for _, rel := range []string{"1/succeed/multi-domains", "1/succeed/session-rotation"} {
+	for _, rel := range []string{"1/succeed/multi-domains", "1/succeed/session-rotation", "2/succeed/multi-domains", "2/succeed/session-rotation"} {
 		want, err := os.ReadFile(filepath.Join(refs, strings.ReplaceAll(rel, "/", "_")+".txt"))
 		if err != nil {
 			continue
@@ -711,5 +715,193 @@ func TestCTFSessionBabeltrace(t *testing.T) {
 	}
 	if n == 0 {
 		t.Skip("no session reference (tools/ctfbt/gen.sh writes them)")
+	}
+}
+
+// TestCTFStatsPastDamagedPacket: an event record of an unknown class in
+// the middle of a packet (record 100 of channel0_0's first packet of 197)
+// stops dump and validate at that record with its offset, as babeltrace2
+// 2.1 stops; stats counts the records before it and the other packets'
+// (303 of 400), exit 0, its recovery saying that packet's rest was skipped.
+func TestCTFStatsPastDamagedPacket(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "trace")
+	if code, _, errb := run(t, nil, "sample", "ctf", p); code != exitOK {
+		t.Fatal(errb)
+	}
+	code, out, errb := run(t, nil, "dump", "--json", "--thread", "0", p)
+	if code != exitOK {
+		t.Fatal(errb)
+	}
+	var off int64 = -1
+	for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev struct {
+			Record struct {
+				Packet int   `json:"packet"`
+				Offset int64 `json:"offset"`
+			} `json:"record"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.Record.Packet != 0 && i < 197 {
+			t.Fatalf("line %d: %v %s", i, err, line)
+		}
+		if i == 100 {
+			off = ev.Record.Offset
+		}
+	}
+	f := filepath.Join(p, "channel0_0")
+	b, err := os.ReadFile(f)
+	if err != nil || off < 0 {
+		t.Fatal(err, off)
+	}
+	b[off] = b[off]&^0x1f | 30 // the compact header's class id: 30 of 6
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("channel0_0: offset %d: packet 0: no event record class 30", off)
+	if code, _, errb := run(t, nil, "dump", p); code != exitInvalid || !strings.Contains(errb, want) {
+		t.Errorf("dump: exit %d %q, want %q", code, errb, want)
+	}
+	if code, _, errb := run(t, nil, "validate", p); code != exitInvalid || !strings.Contains(errb, want) {
+		t.Errorf("validate: exit %d %q, want %q", code, errb, want)
+	}
+	code, out, errb = run(t, nil, "stats", "--json", p)
+	var st struct {
+		Events   int            `json:"events"`
+		ByStream map[string]int `json:"events_by_stream"`
+		Recovery *struct {
+			Notes []string `json:"notes"`
+		} `json:"recovery"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &st) != nil || st.Events != 303 || st.ByStream["channel0_0"] != 103 || st.ByStream["channel0_1"] != 200 ||
+		st.Recovery == nil || !strings.Contains(strings.Join(st.Recovery.Notes, ";"), "channel0_0: 1 damaged packet read up to its first undecodable event record, its rest") {
+		t.Errorf("stats: exit %d %s %s", code, out, errb)
+	}
+}
+
+// TestCTFChromeWarnsSpeedscope: convert --to chrome of a CTF trace folder
+// writes its event records as instants, which speedscope (it reads only
+// slices) does not draw; convert says so, naming the viewers that do.
+func TestCTFChromeWarnsSpeedscope(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "trace")
+	if code, _, errb := run(t, nil, "sample", "ctf", p); code != exitOK {
+		t.Fatal(errb)
+	}
+	code, _, errb := run(t, nil, "convert", "--to", "chrome", p, filepath.Join(dir, "out.json"))
+	want := p + ": warning: the 400 event records are instants (a CTF event record has no duration): Perfetto UI and chrome://tracing show them; speedscope, which reads only slices, shows nothing\n"
+	if code != exitOK || errb != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, errb, want)
+	}
+}
+
+// A session folder given to validate, stats (with other inputs too) and
+// export: validate checks each trace, then says the folder is one trace
+// (naming the traces that share a UUID: one trace, equal packets read
+// once) or why it cannot be (clock classes babeltrace2 cannot correlate:
+// exit 1); stats is one input, the session's counts (a copy of a trace
+// adds no event), the metadata keys of every CTF input (summed, or the
+// traces' common value, else null) and by trace its own (as stats of the
+// trace folder alone gives them); export writes the session's events once.
+func TestCTFSessionValidateStats(t *testing.T) {
+	root := writeSession(t, 300)
+	if err := os.CopyFS(filepath.Join(root, "kernel-copy"), os.DirFS(filepath.Join(root, "kernel"))); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := run(t, nil, "validate", root)
+	for _, w := range []string{
+		root + "/kernel: ok (", root + "/kernel-copy: ok (", root + "/ust/uid/1000/64-bit: ok (",
+		root + ": session: ok (3 CTF traces, read as one by dump, stats and export: kernel, kernel-copy, ust/uid/1000/64-bit; kernel and kernel-copy share their trace's UUID: one trace, equal packets read once)",
+		"3 inputs: 3 ok, 0 invalid (ctf 3)\n",
+	} {
+		if code != exitOK || !strings.Contains(out, w) {
+			t.Errorf("validate: exit %d %q %q, lacks %q", code, out, errb, w)
+		}
+	}
+	code, out, errb = run(t, nil, "stats", "--json", root)
+	var st map[string]any
+	if code != exitOK || json.Unmarshal([]byte(out), &st) != nil {
+		t.Fatalf("stats --json: exit %d %q %q", code, out, errb)
+	}
+	byTrace, _ := st["by_trace"].(map[string]any)
+	if st["events"] != 600.0 || st["packets"] != 0.0 || st["metadata_bytes"] != 3*3077.0 || st["metadata_sha256"] != nil || st["version"] != "1.8" || len(byTrace) != 3 {
+		t.Errorf("stats --json: %s", out)
+	}
+	for _, d := range []string{"kernel", "kernel-copy", "ust/uid/1000/64-bit"} {
+		_, o, _ := run(t, nil, "stats", "--json", filepath.Join(root, d))
+		var alone map[string]any
+		if err := json.Unmarshal([]byte(o), &alone); err != nil {
+			t.Fatal(err)
+		}
+		tr, _ := byTrace[d].(map[string]any)
+		for _, k := range []string{"packets", "metadata_bytes", "metadata_sha256", "byte_order", "version", "event_classes"} {
+			if tr[k] != alone[k] {
+				t.Errorf("by_trace %s %s: %v, the trace alone %v", d, k, tr[k], alone[k])
+			}
+		}
+		if want := map[string]any{"kernel": 300.0, "kernel-copy": 0.0, "ust/uid/1000/64-bit": 300.0}[d]; tr["events"] != want {
+			t.Errorf("by_trace %s events: %v, want %v", d, tr["events"], want)
+		}
+	}
+	if tr, _ := byTrace["kernel-copy"].(map[string]any); tr["same_trace_as"] != "kernel" {
+		t.Errorf("by_trace kernel-copy: %v, want same_trace_as kernel", tr)
+	}
+	// with another input: the session is one input still
+	other := filepath.Join(t.TempDir(), "other")
+	if err := ctfgen.Write(other, 30, 1, 2, 4096); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb = run(t, nil, "stats", "--json", root, other)
+	if code != exitOK || strings.Count(out, "\n") != 3 || !strings.Contains(out, `{"path":"`+root+`","format":"ctf","traces":["kernel","kernel-copy","ust/uid/1000/64-bit"],`) ||
+		!strings.Contains(out, `"inputs":2,"ok":2`) {
+		t.Errorf("stats --json SESSION OTHER: exit %d %q %q", code, out, errb)
+	}
+	code, out, errb = run(t, nil, "export", "--to", "parquet", root, filepath.Join(t.TempDir(), "out"))
+	if code != exitOK || !strings.Contains(out+errb, "600 rows from 600 events of 1 inputs") {
+		t.Errorf("export: exit %d %q %q", code, out, errb)
+	}
+	// clock classes babeltrace2 cannot correlate: the session cannot be
+	// read as one; each trace is valid alone
+	bad := t.TempDir()
+	if err := ctfgen.WriteUncorrelated(bad, 60); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, nil, "validate", bad)
+	if code != exitInvalid || !strings.Contains(out, bad+"/x: ok (") || !strings.Contains(out, bad+": session: ctf: clock classes cannot be correlated: x/channel0_0") ||
+		!strings.Contains(out, "1 session folders cannot be read as one trace (exit 1)") {
+		t.Errorf("validate of clocks that do not correlate: exit %d %q", code, out)
+	}
+	for _, cmd := range [][]string{{"stats"}, {"dump"}, {"export", "--to", "parquet"}} {
+		args := append(cmd, bad)
+		if cmd[0] == "export" {
+			args = append(args, filepath.Join(t.TempDir(), "o"))
+		}
+		if code, _, errb := run(t, nil, args...); code == exitOK || !strings.Contains(errb, "clock classes cannot be correlated") {
+			t.Errorf("%s: exit %d %q", cmd[0], code, errb)
+		}
+	}
+}
+
+// A trace folder whose data streams' clock classes babeltrace2 cannot
+// correlate (a stream class without a clock beside one with) cannot be
+// merged: validate fails saying so (each stream alone reads), dump and
+// stats refuse it, as babeltrace2 2.1 refuses it (checked with
+// BABELTRACE2 set).
+func TestCTFTraceClocksNotCorrelated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := ctfgen.WriteMixedClocks(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"validate", "dump", "stats"} {
+		code, _, errb := run(t, nil, cmd, dir)
+		if code != exitInvalid || !strings.Contains(errb, "clock classes cannot be correlated: with_clock (data stream class 0) has clock class \"c\"") ||
+			!strings.Contains(errb, "without_clock (data stream class 1) has no clock class") {
+			t.Errorf("%s: exit %d %q", cmd, code, errb)
+		}
+	}
+	if bt := os.Getenv("BABELTRACE2"); bt != "" {
+		c := exec.Command(bt, dir)
+		c.Env = append(os.Environ(), "TZ=UTC")
+		if out, err := c.CombinedOutput(); err == nil || !strings.Contains(string(out), "Expecting a clock class, got none") {
+			t.Errorf("babeltrace2 reads it: %v\n%.300s", err, out)
+		}
 	}
 }

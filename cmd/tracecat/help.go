@@ -96,7 +96,12 @@ warnings that --strict passes.
 
 Many paths and folders (walked as for detect) are validated in parallel on every
 core: one "PATH: ok (…)" or "PATH: what is wrong" line per input, in argument
-order, then "N inputs: X ok, Y invalid (formats)". Exit 1 if any input is invalid.`,
+order, then "N inputs: X ok, Y invalid (formats)". Exit 1 if any input is invalid.
+A folder given whose only traces are CTF trace folders (an LTTng session folder)
+gets one line per trace, then "FOLDER: session: ok (…)" — the traces dump, stats
+and export read as one, those sharing a UUID (one trace, equal packets read once) —
+or "FOLDER: session: …" saying why they cannot be read as one (clock classes
+babeltrace2 cannot correlate: exit 1).`,
 			examples: []string{"tracecat validate trace.wtf-trace", "tracecat validate --strict traces/  # every trace below traces/"},
 			run:      (*cli).cmdValidate,
 		},
@@ -109,15 +114,21 @@ events, detail_events, first_ns, last_ns, recovered; ctf packets, metadata_bytes
 metadata_sha256, byte_order, version (packets and byte_order describe the metadata
 stream's packets: 0 and null for plain-text metadata; a CTF trace folder adds data_streams,
 data_packets, events_by_stream, events_by_name, events_discarded, packets_lost; a folder
-of CTF trace folders alone — an LTTng session — has traces and those keys, its streams
-named by trace folder and file, all its traces read as one); wtf
+of CTF trace folders — an LTTng session, one input among many too — has traces, the
+metadata keys for all its traces (packets and metadata_bytes summed; metadata_sha256,
+byte_order and version their common value, else null), those keys (its streams named
+by trace folder and file, all its traces read as one: a trace sharing another's UUID
+adds no event) and by_trace, each trace's metadata keys, events, data_streams and
+same_trace_as); wtf
 chunks, events, events_by_name, zones. Times are in the trace's own clock: ns for ATF,
 dial9 and CTF, µs for WTF, tick index for CDT. Every event format (cdt, dial9, atf,
 wtf, a ctf trace folder) also has events, first_ns and last_ns (the first and last
 timed event in stream order), min_ns and max_ns, time_backwards, read through the
 event layer (ns on the trace's clock); ratios are rounded to two decimals.
 Every format has "recovery": what a damaged input lost (see validate), null (or
-"-") for a clean one.
+"-") for a clean one. Stats reads on past damage where the format allows: a CTF packet
+holding an event record that cannot be decoded is counted up to it and its rest lost,
+the next packet read (dump and validate stop at that record, as babeltrace2 does).
 
 Many paths and folders (walked as for detect) are read in parallel: one block (or,
 with --json, one object with "path" first) per input, then a summary
@@ -209,7 +220,9 @@ ticks counter tracks (--fields) and "tick" slices. A slice's fields are on its E
 or zone, with ns kept (otherData.time_base_ns is the start). CDT counters show in
 Perfetto UI and chrome://tracing; speedscope draws no counters, only the tick slices.
 A CTF trace folder (metadata and data streams) becomes instants, one row per CPU (a
-data stream, its rotated files together); one without data streams, an empty trace. A
+data stream, its rotated files together), which Perfetto UI and chrome://tracing show
+and speedscope (slices only) does not: convert warns; one without data streams, an
+empty trace. A
 CTF metadata file alone holds no events and has no Chrome form: convert it to plain or
 packetized metadata instead. --to tsdl writes
 CTF 1.8 TSDL text: CTF 2 metadata converts where TSDL can express it (refused otherwise, saying what and where; what

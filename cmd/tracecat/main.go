@@ -528,6 +528,18 @@ func (c *cli) cmdValidate(args []string) int {
 			fmt.Fprintln(c.stdout, r.out)
 		}
 	})
+	// a folder of CTF trace folders (an LTTng session folder) is read as
+	// one trace by dump, stats and export: say so, or why it cannot be
+	for _, p := range pos {
+		if p == "-" || events.CTFSession(p) == nil {
+			continue
+		}
+		line, bad := ctfSessionLine(p)
+		fmt.Fprintln(c.stdout, line)
+		if bad {
+			sum.sessions++
+		}
+	}
 	fmt.Fprintln(c.stdout, sum.text("ok", "invalid"))
 	return sum.code()
 }
@@ -570,6 +582,7 @@ func (c *cli) cmdStats(args []string) int {
 	if len(pos) == 1 && pos[0] != "-" && events.CTFSession(pos[0]) != nil {
 		many = false // a folder of CTF traces is one trace (events.Open)
 	}
+	jobs = ctfSessionJobs(pos, jobs)
 	if !many {
 		in, f, err := c.open(pos[0])
 		if err != nil {

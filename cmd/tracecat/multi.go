@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tracecodec/tracecodec/events"
 	"github.com/tracecodec/tracecodec/events/inspect"
 	"github.com/tracecodec/tracecodec/internal/ferr"
 )
@@ -54,6 +55,33 @@ func expandInputs(args []string) (jobs []job, many bool) {
 		}
 	}
 	return jobs, many
+}
+
+// ctfSessionJobs replaces, for stats, the jobs walked in each folder of
+// paths whose only traces are CTF trace folders (an LTTng session folder,
+// events.CTFSession) by one job for the folder: one input, its traces read
+// as one, as stats of the folder alone and dump read it.
+func ctfSessionJobs(paths []string, jobs []job) []job {
+	for _, p := range paths {
+		if p == "-" || events.CTFSession(p) == nil {
+			continue
+		}
+		prefix := filepath.Clean(p) + string(filepath.Separator)
+		kept := jobs[:0:0]
+		placed := false
+		for _, j := range jobs {
+			if !j.walked || !strings.HasPrefix(filepath.Clean(j.path), prefix) {
+				kept = append(kept, j)
+				continue
+			}
+			if !placed {
+				kept = append(kept, job{path: p})
+				placed = true
+			}
+		}
+		jobs = kept
+	}
+	return jobs
 }
 
 // walkInputs walks a folder that is no trace itself: trace folders inside it
@@ -154,6 +182,9 @@ func errText(err error) string {
 type summary struct {
 	inputs, ok, invalid, skipped int
 	formats                      map[string]int
+	// sessions counts the CTF session folders given that cannot be read
+	// as one trace (validate: ctfSessionLine)
+	sessions int
 }
 
 func (s *summary) add(r result) {
@@ -201,11 +232,14 @@ func (s *summary) text(okWord, badWord string) string {
 	if s.inputs == 0 {
 		line += "; no inputs: no trace found (exit 1)"
 	}
+	if s.sessions > 0 {
+		line += fmt.Sprintf("; %d session folders cannot be read as one trace (exit 1)", s.sessions)
+	}
 	return line
 }
 
 func (s *summary) code() int {
-	if s.invalid > 0 || s.inputs == 0 {
+	if s.invalid > 0 || s.inputs == 0 || s.sessions > 0 {
 		return exitInvalid
 	}
 	return exitOK

@@ -16,6 +16,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tracecodec/tracecodec/ctf"
@@ -139,7 +140,28 @@ func statsCTF(in *Input) (StatList, *traceerr.Recovery, error) {
 		st, err := ctfIndexStats(b)
 		return st, nil, err
 	}
-	m, err := ctfload.Load(in.ctfSource())
+	st, rec, err := ctfMetadataStats(in.ctfSource())
+	if err != nil {
+		return nil, rec, err
+	}
+	if in.isDir() {
+		if names, _, err := ctf.DataStreamFiles(in.Path); err == nil && len(names) > 0 {
+			tst, trec, err := ctfTraceStats(in)
+			if err != nil {
+				return nil, rec, err
+			}
+			st = append(st, tst...)
+			rec = mergeRecovery(rec, trec)
+		}
+	}
+	return st, rec, nil
+}
+
+// ctfMetadataStats is the stats keys of the CTF metadata of src (a file,
+// or a trace folder's metadata file), from packets to event_classes, and
+// the metadata reader's recovery summary (nil when clean).
+func ctfMetadataStats(src ctfload.Source) (StatList, *traceerr.Recovery, error) {
+	m, err := ctfload.Load(src)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -173,18 +195,7 @@ func statsCTF(in *Input) (StatList, *traceerr.Recovery, error) {
 		st = append(st, Stat{"tsdl_signature", ctf2meta.HasTSDLSignature(m.Plain)})
 	}
 	st = append(st, Stat{"event_classes", len(md.EventRecordClasses)})
-	rec := cleanRecovery(m.Recovery())
-	if in.isDir() {
-		if names, _, err := ctf.DataStreamFiles(in.Path); err == nil && len(names) > 0 {
-			tst, trec, err := ctfTraceStats(in)
-			if err != nil {
-				return nil, rec, err
-			}
-			st = append(st, tst...)
-			rec = mergeRecovery(rec, trec)
-		}
-	}
-	return st, rec, nil
+	return st, cleanRecovery(m.Recovery()), nil
 }
 
 // ctfTraceStats reads every event record of a trace folder's data streams,
@@ -195,9 +206,13 @@ func statsCTF(in *Input) (StatList, *traceerr.Recovery, error) {
 // tracer reported (events_discarded: the growth of the packet contexts'
 // discarded counters; packets_lost: packet_seq_num gaps), skipped_files
 // when some files beside the metadata are not data streams, and the
-// streams' recovery summary (a cut last packet; nil when clean).
+// streams' recovery summary (a cut last packet, damaged packets; nil when
+// clean). A packet holding an event record that cannot be decoded is
+// counted up to it and its rest lost (ctf.WithSkipDamagedPackets), as
+// stats reads the other formats past damage; dump and validate stop there,
+// as babeltrace2 does.
 func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
-	tr, err := ctf.OpenDir(in.Path)
+	tr, err := ctf.OpenDir(in.Path, ctf.WithSkipDamagedPackets())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,19 +228,44 @@ func ctfTraceStats(in *Input) (StatList, *traceerr.Recovery, error) {
 }
 
 // ctfSessionStats is ctfTraceStats for a folder of CTF trace folders (an
-// LTTng session folder, events.CTFSession) read as one trace: "traces"
-// lists the trace folders first; data streams and skipped files are named
-// by their trace folder and file name.
+// LTTng session folder, events.CTFSession) read as one trace, as dump reads
+// it: "traces" lists the trace folders first; then the metadata keys of
+// every CTF input, for the session (sessionMetadataStats); the event keys
+// count the events of the session (traces sharing a UUID are one trace,
+// their equal packets read once); data streams and skipped files are
+// named by their trace folder and file name; "by_trace" holds, by trace
+// folder, its metadata keys, its events and data streams, and the folder
+// of the trace it is read as one with ("same_trace_as") when it shares a
+// UUID with an earlier one.
 func ctfSessionStats(in *Input) (StatList, *traceerr.Recovery, error) {
 	dirs := events.CTFSession(in.Path)
 	if dirs == nil {
 		return nil, nil, fmt.Errorf("%s holds no CTF trace folder", in.Path)
 	}
-	ss, err := ctf.OpenSession(in.Path, dirs)
+	ss, err := ctf.OpenSession(in.Path, dirs, ctf.WithSkipDamagedPackets())
 	if err != nil {
 		return nil, nil, err
 	}
 	defer ss.Close()
+	var rec *traceerr.Recovery
+	metas := make([]StatList, len(ss.Traces))
+	for i, d := range ss.Dirs {
+		src := ctfload.Source{Path: filepath.Join(in.Path, d), IsDir: true, Wrap: in.stopping}
+		m, mrec, err := ctfMetadataStats(src)
+		if err != nil {
+			return nil, rec, fmt.Errorf("%s/%w", d, err)
+		}
+		if mrec != nil {
+			c := *mrec
+			c.Notes = make([]string, len(mrec.Notes))
+			for k, n := range mrec.Notes {
+				c.Notes[k] = d + "/metadata: " + n
+			}
+			mrec = &c
+		}
+		rec = mergeRecovery(rec, mrec)
+		metas[i] = m
+	}
 	var streams []*ctf.Stream
 	var names, skipped []string
 	for i, tr := range ss.Traces {
@@ -239,13 +279,77 @@ func ctfSessionStats(in *Input) (StatList, *traceerr.Recovery, error) {
 	}
 	st, err := ctfReaderStats(in, ss.NewReader(), streams, names)
 	if err != nil {
-		return nil, nil, err
+		return nil, rec, err
 	}
-	st = append(StatList{{"traces", ss.Dirs}}, st...)
+	byTrace := make(StatList, len(ss.Traces))
+	for i, tr := range ss.Traces {
+		var n int64
+		for _, s := range tr.Streams {
+			n += s.Recovery().Read
+		}
+		t := append(metas[i][:len(metas[i]):len(metas[i])], Stat{"events", n}, Stat{"data_streams", len(tr.Streams)})
+		if g := ss.Group(i); g != i {
+			t = append(t, Stat{"same_trace_as", ss.Dirs[g]})
+		}
+		byTrace[i] = Stat{ss.Dirs[i], t}
+	}
+	head := append(StatList{{"traces", ss.Dirs}}, sessionMetadataStats(metas)...)
+	st = append(head, st...)
+	st = append(st, Stat{"by_trace", byTrace})
 	if len(skipped) > 0 {
 		st = append(st, Stat{"skipped_files", skipped})
 	}
-	return st, ss.Recovery(), nil
+	return st, mergeRecovery(rec, ss.Recovery()), nil
+}
+
+// sessionMetadataStats is the metadata keys of a session of traces whose
+// metadata keys are metas: packets, metadata_bytes and fragments (when
+// some trace's metadata is CTF 2) summed; metadata_sha256, byte_order and
+// version the traces' value when they all have the same one, else null
+// (by_trace gives each).
+func sessionMetadataStats(metas []StatList) StatList {
+	st := StatList{{"packets", 0}, {"metadata_bytes", 0}, {"metadata_sha256", nil}, {"byte_order", nil}, {"version", nil}}
+	var packets, size, fragments int
+	ctf2 := false
+	for i, m := range metas {
+		for _, kv := range m {
+			switch kv.Key {
+			case "packets":
+				packets += toInt(kv.Value)
+			case "metadata_bytes":
+				size += toInt(kv.Value)
+			case "fragments":
+				fragments += toInt(kv.Value)
+				ctf2 = true
+			}
+		}
+		for k := 2; k < 5; k++ {
+			v, _ := m.Get(st[k].Key)
+			if i == 0 {
+				st[k].Value = v
+			} else if st[k].Value != v {
+				st[k].Value = nil
+			}
+		}
+	}
+	st[0].Value, st[1].Value = packets, size
+	if ctf2 {
+		st = append(st, Stat{"fragments", fragments})
+	}
+	return st
+}
+
+// toInt is an int stat value (0 for another type).
+func toInt(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case int64:
+		return int(n)
+	case uint64:
+		return int(n)
+	}
+	return 0
 }
 
 // ctfReaderStats reads every event record r yields, of streams (named by
@@ -404,10 +508,17 @@ func ctfTraceCheck(in *Input) (sum string, problems, notes []string, rec *tracee
 	if err != nil {
 		return "", nil, nil, nil, err
 	}
+	// streams whose clock classes babeltrace2 cannot correlate: their
+	// events cannot be merged (dump, stats and export refuse the trace),
+	// as babeltrace2 refuses it
+	if r := tr.NewScanner(); !r.Next() && errors.Is(r.Err(), ctf.ErrClockCorrelation) {
+		return "", nil, nil, nil, r.Err()
+	}
 	events := 0
 	var cut *ctf.Stream
 	var idxErr error
 	for _, s := range tr.Streams {
+		s.Reset()
 		// An index that disagrees with its stream fails, after every
 		// stream is read (for the recovery line): it lists packets the
 		// file has lost, or the file was changed after it was written

@@ -21,6 +21,7 @@ package ctfgen
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -301,6 +302,110 @@ func Write(dir string, n, cpus, classes, pktSize int) error {
 			return err
 		}
 		if err := os.WriteFile(filepath.Join(dir, "index", name+".idx"), idx, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteUUID is Write with the trace UUID uuid (in the metadata and every
+// packet header) instead of UUID: traces babeltrace2 reads as distinct
+// traces when they sit in one folder (it reads traces sharing a UUID as
+// one, their equal packets once).
+func WriteUUID(dir, uuid string, n, cpus, classes, pktSize int) error {
+	u, err := hex.DecodeString(strings.ReplaceAll(uuid, "-", ""))
+	if err != nil || len(u) != 16 {
+		return fmt.Errorf("ctfgen: bad UUID %q", uuid)
+	}
+	if err := Write(dir, n, cpus, classes, pktSize); err != nil {
+		return err
+	}
+	if err := EditMetadata(dir, UUID, uuid); err != nil {
+		return err
+	}
+	for c := 0; c < cpus; c++ {
+		p := filepath.Join(dir, "channel0_"+strconv.Itoa(c))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for off := 0; off+20 <= len(b); off += pktSize {
+			copy(b[off+4:off+20], u)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EditMetadata replaces, in the metadata file of trace folder dir, the
+// first occurrence of each old text by its new text (pairs: old, new, …),
+// failing when one is absent: tests make traces of other clocks, tracers
+// or UUIDs from Write's.
+func EditMetadata(dir string, pairs ...string) error {
+	if len(pairs)%2 != 0 {
+		return fmt.Errorf("ctfgen: EditMetadata: %d texts, not pairs", len(pairs))
+	}
+	p := filepath.Join(dir, "metadata")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	m := string(b)
+	for i := 0; i < len(pairs); i += 2 {
+		if !strings.Contains(m, pairs[i]) {
+			return fmt.Errorf("ctfgen: no %q in %s", pairs[i], p)
+		}
+		m = strings.Replace(m, pairs[i], pairs[i+1], 1)
+	}
+	return os.WriteFile(p, []byte(m), 0o644)
+}
+
+// WriteMixedClocks writes to dir a CTF 1.8 trace of two data streams,
+// "with_clock" (data stream class 0, clock "c", one event "a" at cycle 5)
+// and "without_clock" (class 1, no clock, one event "b"): each reads
+// alone, but babeltrace2 2.1 refuses to merge them ("Expecting a clock
+// class, got none").
+func WriteMixedClocks(dir string) error {
+	const meta = `/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+trace { major = 1; minor = 8; byte_order = le;
+	packet.header := struct { uint32_t magic; uint8_t stream_id; }; };
+clock { name = "c"; freq = 1000; };
+typealias integer { size = 32; align = 8; signed = false; map = clock.c.value; } := clk_t;
+stream { id = 0; packet.context := struct { clk_t timestamp_begin; clk_t timestamp_end; }; event.header := struct { clk_t timestamp; }; };
+stream { id = 1; };
+event { stream_id = 0; name = "a"; fields := struct { uint8_t v; }; };
+event { stream_id = 1; name = "b"; fields := struct { uint8_t v; }; };
+`
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, b := range map[string][]byte{
+		"metadata":      []byte(meta),
+		"with_clock":    {0xc1, 0x1f, 0xfc, 0xc1, 0, 5, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 1},
+		"without_clock": {0xc1, 0x1f, 0xfc, 0xc1, 1, 2},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteUncorrelated writes to root two traces, x and y (Write's of n
+// events, one CPU, two UUIDs), whose clocks babeltrace2 2.1 cannot
+// correlate: tracer "gen" (not LTTng's: its "monotonic" clock is not taken
+// to be of the Unix epoch), no absolute attribute, no clock uuid.
+func WriteUncorrelated(root string, n int) error {
+	for i, d := range []string{"x", "y"} {
+		p := filepath.Join(root, d)
+		if err := WriteUUID(p, []string{UUID, "5fce9cb8-7b77-4e3b-a0f4-55d4d1e7b0a2"}[i], n, 1, 2, 1024); err != nil {
+			return err
+		}
+		if err := EditMetadata(p, `tracer_name = "lttng-ust"`, `tracer_name = "gen"`); err != nil {
 			return err
 		}
 	}

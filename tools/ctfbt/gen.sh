@@ -9,7 +9,7 @@
 # TRACES is tests/data/ctf-traces of a babeltrace v2.1.2 checkout (upstream
 # data: never copy it into this repository); OUT receives one file per trace
 # folder (a folder holding a metadata file) and per session folder
-# (multi-domains, session-rotation: several trace folders), named by its path under TRACES
+# (multi-domains, session-rotation of CTF 1.8 and CTF 2: several trace folders), named by its path under TRACES
 # with '/' replaced by '_' plus ".txt", holding `TZ=UTC babeltrace2 FOLDER`
 # (the default text.pretty sink). A trace babeltrace2 refuses gets a .err
 # file (its stderr) and no .txt. BT defaults to the babeltrace2 2.1.2 that
@@ -46,7 +46,7 @@ done < <(find "$traces" -name metadata -type f -not -path '*/fail/*' | sort)
 # The folders of several traces (LTTng session folders: babeltrace2 merges
 # every trace below them by time), named the same way; ctf's
 # TestBabeltraceSessionsText compares them.
-for rel in 1/succeed/multi-domains 1/succeed/session-rotation; do
+for rel in {1,2}/succeed/multi-domains {1,2}/succeed/session-rotation; do
   if [ -d "$traces/$rel" ]; then gen "$rel"; fi
 done
 echo "gen.sh: $ok outputs in $out, $refused traces refused" >&2

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTraceCompassTraces: Trace Compass's CTF test traces
+// (tracecompass-test-traces, ctf/src/main/resources, 262 trace folders of
+// LTTng 2.1–2.8 kernel and user-space traces, perf's CTF output and
+// babeltrace's CTF writer tests) beside babeltrace2 2.1: CTF_TC_TRACES names
+// the resources folder, BABELTRACE2 the babeltrace2 program. Where
+// babeltrace2 prints a trace, dump prints the same text byte for byte and
+// validate calls it valid; where babeltrace2 refuses it (the CTF writer
+// tests' clock offset of 1.35·10¹⁸ s), dump and validate refuse it too.
+func TestTraceCompassTraces(t *testing.T) {
+	root, bt := os.Getenv("CTF_TC_TRACES"), os.Getenv("BABELTRACE2")
+	if root == "" || bt == "" {
+		t.Skip("CTF_TC_TRACES or BABELTRACE2 not set")
+	}
+	var dirs []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "metadata" {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+		return err
+	})
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("%s: %v, %d trace folders", root, err, len(dirs))
+	}
+	refused := 0
+	for _, dir := range dirs {
+		cmd := exec.Command(bt, dir)
+		cmd.Env = append(os.Environ(), "TZ=UTC")
+		ref, btErr := cmd.Output()
+		code, dump, errb := run(t, nil, "dump", dir)
+		vcode, vout, verr := run(t, nil, "validate", dir)
+		if btErr != nil {
+			refused++
+			if code == exitOK || vcode == exitOK {
+				t.Errorf("%s: babeltrace2 refuses it (%v); dump exit %d, validate exit %d %q", dir, btErr, code, vcode, vout)
+			}
+			continue
+		}
+		if code != exitOK || dump != string(ref) {
+			t.Errorf("%s: dump exit %d %.300s; its %d lines differ from babeltrace2's %d", dir, code, errb, strings.Count(dump, "\n"), strings.Count(string(ref), "\n"))
+		}
+		if vcode != exitOK {
+			t.Errorf("%s: validate exit %d %q %q", dir, vcode, vout, verr)
+		}
+	}
+	t.Logf("%d trace folders, %d refused by babeltrace2 and by tracecat", len(dirs), refused)
+}
