@@ -106,10 +106,12 @@
 // sign extension written into the field's value (bytes and fields reached
 // through unsafe pointers that the segment's check covers), then its item
 // of variable size (a string or BLOB of up to 8 bytes found in one word,
-// an array's elements after one check). For an LTTng compact header the
-// selector names the option, the class and the template in one look-up,
-// and the header, the clock and the class's program run in one function
-// with no call; a longer string, an array whose count changed or a
+// an array's elements after one check). For LTTng's headers the selector
+// names the template in one look-up (the extended header's class id in a
+// second), and the header, the clock and the class's program run in
+// Next's own body with no call, one check covering the header and the
+// class's first segment when that segment starts at a fixed place after
+// the header; a longer string, an array whose count changed or a
 // template not kept yet takes the general path. Where a
 // skimming program or a template is unsure it hands the record to the
 // decoding program, so Scan and Next fail on the same records with the

@@ -32,10 +32,13 @@ import (
 // loop with an integer at its head, reading the bytes and writing the
 // fields through unsafe pointers that one check per segment covers (its
 // comment holds the proof). nextFlat, the common case (the structure in
-// place, the scope roots static), reads the header, finds option, class
-// and template in one look-up for a compact header's selector
-// (StreamClass.fxSel) and runs nxRun with no other call; anything else
-// goes to nextFast, which ends what nxRun leaves with nxSlow (a string
+// place, the scope roots static: a hot template, nxProg.heat), is Next's
+// own body: it reads the header, finds the template in one look-up of
+// the selector (StreamClass.fxSel; a second of the class id for LTTng's
+// extended header), checks the header and the class's first segment at
+// once and runs the template's program inline with no call; anything
+// else goes to nextFast (nextMiss), which ends what nxRun leaves with
+// nxSlow (a string
 // not found in one word read by nxText outside the loop: a call inside a
 // loop spills every value the loop keeps; counts that differ, a template
 // not kept yet). Classes with anything else (variants, optionals,
@@ -106,7 +109,65 @@ type nxProg struct {
 	// stream keeps of it in nxKept; -1:
 	// beyond maxNxKept
 	num int32
+	// nextFlat's constants (heat): hot, nextFlat may run t (flat, num ≥
+	// 0); ec its class; the header's clock field (clk: the
+	// option's); selSlot the selector's slot when t's program reads it
+	// (-1: none, nextFlat does not write it). When the class's first
+	// segment starts right after the option's fields at a fixed place
+	// (fused: from op 1 on), one check covers both: hbits is the option's bits
+	// plus the segment's, hneed the bytes read from the header's first
+	// byte on (≥ 16), hoff the segment's first byte from the header's,
+	// and nextFlat runs t's program from op 1 on; else hbits is the
+	// option's bits, hneed 16, and it runs from op 0.
+	hot          bool
+	selSlot      int32
+	clk          hdrAt
+	hbits, hneed uint64
+	hoff         uint64
+	ec           *EventClass
+	// op0 is t's op 1 (fused) or 0, opEnd its last (fxEnd), opInts the
+	// first op from op0 on that is not an fxInt: pointers into ops
+	op0, opEnd, opInts unsafe.Pointer
+	// fo: the byte offsets of the fields hSel, hClk and hID (hID ≥ 0)
+	// from the first (index times the size of a Field)
+	hSelFo, hClkFo, hIDFo uintptr
+	// eroots are the event's scope roots: the header's (0), then
+	// rootCC, rootSC, rootPL
+	eroots [4]int32
 }
+
+// hdrAt is a field of the header's first 16 bytes read with one 8-byte
+// load: its value is the 8 bytes from the header's byte b (≤ 7) on, >> s,
+// & mask.
+type hdrAt struct {
+	mask uint64
+	b, s uint8
+}
+
+// at returns f as an hdrAt, false when its bits do not fit in the 8 bytes
+// from its byte on.
+func (f *hdrField) at() (hdrAt, bool) {
+	a := hdrAt{mask: f.mask, b: f.sh >> 3, s: f.sh & 7}
+	return a, f.sh < 64 && uint64(a.s)+uint64(bits.Len64(f.mask)) <= 64
+}
+
+// get returns a's value in the header whose first byte hp points to (the
+// caller checked 16 bytes from it lie within the data: b ≤ 7, b + 8 ≤ 16);
+// what hdrField.get returns from the two words: the 8 bytes from byte b
+// on, >> s, hold the 128-bit value's bits from sh = 8b + s on, the mask's
+// bits within them.
+func (a *hdrAt) get(hp unsafe.Pointer) uint64 {
+	return le64(hp, uint64(a.b)) >> (a.s & 63) & a.mask
+}
+
+// Event's scope roots are 4 consecutive int32 (Next copies them at once):
+// these arrays have a negative length otherwise.
+var (
+	_ [unsafe.Offsetof(Event{}.Payload) - unsafe.Offsetof(Event{}.Header) - 12]struct{}
+	_ [12 - (unsafe.Offsetof(Event{}.Payload) - unsafe.Offsetof(Event{}.Header))]struct{}
+	_ [unsafe.Offsetof(Event{}.CommonContext) - unsafe.Offsetof(Event{}.Header) - 4]struct{}
+	_ [unsafe.Offsetof(Event{}.SpecificContext) - unsafe.Offsetof(Event{}.Header) - 8]struct{}
+)
 
 // nxRef is a template field index i (preceded by ai arrays) and, for a
 // structure of fix, its template End e (preceded by ae arrays).
@@ -241,6 +302,7 @@ func (t *Trace) compileNext() {
 			total += len(h.tmpl) * len(p.fields)
 			for k := range nx {
 				nx[k] = t.numbered(nx[k])
+				nx[k].heat(h, &h.opts[k], ec)
 			}
 			ec.nx = nx
 		}
@@ -248,37 +310,125 @@ func (t *Trace) compileNext() {
 	}
 }
 
-// fxHead is what a selector value of an LTTng-shaped header names when
-// its option has no class id field (the selector is the class id): the
-// option, the class and its template after the option (t nil: none).
+// fxHead is what a selector value of an LTTng-shaped header names: the
+// template (hot) of the class it names after its option, when the option
+// has no class id field (the selector is the class id: LTTng's compact
+// header); else, for an option with a class id field (id), the hot
+// template of each class id (ids, nil entries: none). t nil and ids nil:
+// none.
 type fxHead struct {
-	p  *hdrPart
-	ec *EventClass
-	t  *nxProg
+	t   *nxProg
+	ids []*nxProg
+	id  hdrAt
 }
+
+// maxFxIDs bounds the class ids of a selector table's ids (larger ids go
+// to nextFast).
+const maxFxIDs = 1 << 12
 
 // selTable returns the fxHead of each selector value of header shape h
 // of stream class sc up to the last that names a template (nil when none
 // does; at most the 256 of its selector table).
 func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 	var tab []fxHead
+	var ok bool
+	if h.selAt, ok = h.pre.slot.at(); !ok {
+		return nil
+	}
+	byOpt := make([][]*nxProg, len(h.opts)) // the ids table of each option with an id field
 	for sel, k := range h.tab {
-		if k < 0 || h.opts[k].id.mask != 0 {
+		if k < 0 {
 			continue
 		}
-		ec := sc.EventClass(uint64(sel))
-		if ec == nil || int(k) >= len(ec.nx) {
+		var e fxHead
+		if o := &h.opts[k]; o.id.mask == 0 {
+			if ec := sc.EventClass(uint64(sel)); ec != nil && int(k) < len(ec.nx) && ec.nx[k].hot {
+				e.t = &ec.nx[k]
+			}
+		} else {
+			if byOpt[k] == nil {
+				byOpt[k] = idTable(sc, int(k))
+			}
+			id, ok := o.id.at()
+			if e.ids = byOpt[k]; e.ids != nil && ok {
+				e.id = id
+			} else {
+				e.ids = nil
+			}
+		}
+		if e.t == nil && e.ids == nil {
 			continue
 		}
 		if tab == nil {
 			tab = make([]fxHead, len(h.tab))
 		}
-		tab[sel] = fxHead{p: &h.opts[k], ec: ec, t: &ec.nx[k]}
+		tab[sel] = e
 	}
-	for len(tab) > 0 && tab[len(tab)-1].t == nil {
+	for len(tab) > 0 && tab[len(tab)-1].t == nil && tab[len(tab)-1].ids == nil {
 		tab = tab[:len(tab)-1]
 	}
 	return tab
+}
+
+// idTable returns the hot template after option k of each class id of sc
+// up to the last that has one (below maxFxIDs; nil when none has).
+func idTable(sc *StreamClass, k int) []*nxProg {
+	var ids []*nxProg
+	for id, ec := range sc.small {
+		if id >= maxFxIDs {
+			break
+		}
+		if ec == nil || k >= len(ec.nx) || !ec.nx[k].hot {
+			continue
+		}
+		for len(ids) <= id {
+			ids = append(ids, nil)
+		}
+		ids[id] = &ec.nx[k]
+	}
+	return ids
+}
+
+// heat sets the constants of q, the template of class ec after option o
+// of header shape h, by which nextFlat runs it (nxProg.hot).
+func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
+	clk, ok := o.clk.at()
+	if !q.flat || q.num < 0 || o.clk.mask == 0 || !ok || h.am%8 != 7 {
+		return
+	}
+	q.hot, q.ec, q.clk = true, ec, clk
+	q.hSelFo, q.hClkFo = uintptr(q.hSel)*fieldSize, uintptr(q.hClk)*fieldSize
+	if q.hID >= 0 {
+		q.hIDFo = uintptr(q.hID) * fieldSize
+	}
+	q.eroots = [4]int32{0, q.rootCC, q.rootSC, q.rootPL}
+	q.selSlot = -1
+	for _, g := range q.segs {
+		if g.dyn.code != 0 && g.dyn.src >= 0 && g.dyn.src == h.pre.slot.slot {
+			q.selSlot = h.pre.slot.slot
+		}
+	}
+	q.hbits, q.hneed = o.bits, 16
+	hop := 0
+	// the first segment's start, base + (hs + o.bits - base + am) &^ am
+	// (ops[0] is its fxSeg: am in mask), is hs + o.bits when am is 2^k-1
+	// with its bits within the header's alignment (hs - base is a
+	// multiple of it) and o.bits a multiple of am+1; and o.bits a whole
+	// number of bytes (the start byte-aligned: the header's start is)
+	g := &q.ops[0]
+	if am := g.mask; am&(am+1) == 0 && am&^h.am == 0 && o.bits&am == 0 && o.bits%8 == 0 {
+		hop = 1
+		q.hoff = o.bits / 8
+		q.hbits = o.bits + g.sgn
+		q.hneed = max(16, o.bits/8+uint64(g.off))
+	}
+	o0 := unsafe.Pointer(unsafe.SliceData(q.ops))
+	q.op0, q.opEnd = unsafe.Add(o0, uintptr(hop)*fxOpSize), unsafe.Add(o0, uintptr(len(q.ops)-1)*fxOpSize)
+	n := hop
+	for n < len(q.ops)-1 && q.ops[n].code == fxInt {
+		n++
+	}
+	q.opInts = unsafe.Add(o0, uintptr(n)*fxOpSize)
 }
 
 // numbered returns q with its number among the templates a stream may
@@ -602,107 +752,131 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	return true
 }
 
-// nextFlat is nextFast for the common case, in one pass with no call but
-// for an array's elements (fxElems): the template flat (its scope roots
-// static; LTTng's header: the selector, a clock field, at most a class
-// id), its structure in place (kept by the stream; of a template with
-// arrays, the last event, whose counts this one repeats). The header's
-// values, the clock and the event are written first (their values dead
-// before the loop, which keeps few in registers), then t's flat program
-// runs inline, as nxRun runs it; the stream's clock, position and
-// counters are written only once the record is read whole. Wherever the
-// program stops short (a string not in one word, counts that differ, a
-// bound in doubt) it returns false and nextFast decodes the record again
-// from its start, writing again everything this wrote.
-func (s *Stream) nextFlat(h *hdrShape) bool {
-	start, base := s.pos, s.base
-	hs, w0, w1, ok := h.words(s.data, base, start)
-	if !ok {
-		return false
+// Next decodes the next event record; it returns false at the end of the
+// stream or at an error (Err).
+//
+// Its body, nextFlat, is nextFast for the common case, in one pass with
+// no call but for an array's elements (fxElems): a hot template (nxProg.hot: flat, its
+// scope roots static; LTTng's header: the selector, a clock field, at most
+// a class id) found from the selector (and the class id) in one or two
+// look-ups (StreamClass.fxSel), its structure in place (kept by the
+// stream; of a template with arrays, the last event, whose counts this
+// one repeats). One check covers the header and the class's first
+// segment (fused: nxProg.heat); the header's values, the clock and the
+// event are written first (their values dead before the loop, which keeps
+// few in registers), then t's flat program runs inline, as nxRun runs it,
+// from its first op after the fused segment; the stream's clock, position
+// and counters are written only once the record is read whole. Wherever
+// the program stops short (a string not in one word, counts that differ, a
+// bound in doubt) it returns nextMiss: nextFast decodes the record again
+// from its start, writing again everything this wrote. (The body is not a
+// function of its own: the call cost ≈ 18 instructions per record.)
+func (s *Stream) Next() bool {
+	h, tab := s.sel, s.fxTab // (fxTab non-empty: sel is set, with templates)
+	if len(tab) == 0 || s.pos >= s.end {
+		return s.nextOther()
 	}
-	f := &h.pre.slot
-	sel := f.get(w0, w1)
-	sc := s.pkt.Class
-	var p *hdrPart
-	var ec *EventClass
-	var t *nxProg
-	id := sel
-	if sel < uint64(len(sc.fxSel)) && sc.fxSel[sel].t != nil {
-		// the selector names the option and the class (LTTng's compact
-		// header): one look-up
-		e := &sc.fxSel[sel]
-		p, ec, t = e.p, e.ec, e.t
-	} else {
-		k := h.option(sel)
-		if k < 0 {
-			return false
-		}
-		p = &h.opts[k]
-		if p.id.mask != 0 {
-			id = p.id.get(w0, w1)
-		}
-		if id < uint64(len(sc.small)) {
-			ec = sc.small[id]
-		} else {
-			ec = sc.events[id]
-		}
-		if ec == nil || k >= len(ec.nx) {
-			return false
-		}
-		t = &ec.nx[k]
+	s.scanned = false
+	// (the event's values are written as soon as they are known, fewer
+	// live on; where this returns to nextMiss, they are written again)
+	ev := &s.ev
+	start, base, data := s.pos, s.base, s.data
+	ev.Offset = start + uint64(s.dataOff)*8
+	hs := base + (start-base+h.am)&^h.am
+	j := hs >> 3
+	if j+16 > uint64(len(data)) || j+16 < j {
+		return s.nextMiss(h)
 	}
-	pos := hs + p.bits
-	if pos > s.end {
-		return false
+	dp := unsafe.Pointer(unsafe.SliceData(data))
+	hp := unsafe.Add(dp, j) // (the header's 16 bytes: j+16 ≤ len(data))
+	sel := h.selAt.get(hp)
+	if sel >= uint64(len(tab)) {
+		return s.nextMiss(h)
 	}
-	j := uint32(t.num)
-	if j >= uint32(len(s.nxKept)) || !t.flat {
-		return false
-	}
-	fs := s.nxKept[j]
-	var lens []uint32
-	if t.arrays {
-		if lens = s.nxLensOf(t); len(lens) == 0 || lens[0] == 0 {
-			return false
+	e := &tab[sel]
+	t, id := e.t, sel
+	if e.ids != nil {
+		// the option's class id field names the class
+		id = e.id.get(hp)
+		if id >= uint64(len(e.ids)) {
+			return s.nextMiss(h)
 		}
+		t = e.ids[id]
 	}
+	if t == nil {
+		return s.nextMiss(h)
+	}
+	// the header and (fused) the first segment: their bits within the
+	// content, their bytes (8 read from each value's on) within data
+	pos := hs + t.hbits
+	if pos > s.end || j+t.hneed > uint64(len(data)) {
+		return s.nextMiss(h)
+	}
+	k := uint32(t.num)
+	if k >= uint32(len(s.nxKept)) {
+		return s.nextMiss(h)
+	}
+	fs := s.nxKept[k]
 	if len(fs) < len(t.fields) {
-		return false // not kept yet (or copied per event: nxNoKeep)
+		return s.nextMiss(h) // not kept yet (or copied per event: nxNoKeep)
 	}
-	// (t.flat: the header holds the selector and p's clock field, and
-	// no other value but the class id)
-	s.slots[f.slot] = sel
-	fs[t.hSel].V = sel
+	ev.Fields = fs
+	fp := unsafe.Pointer(unsafe.SliceData(fs))
+	// (hot: the header holds the selector and the option's clock field,
+	// and no other value but the class id; their template indices are
+	// below len(t.fields) ≤ len(fs): byte offsets hSelFo, hClkFo, hIDFo)
+	if t.selSlot >= 0 {
+		s.slots[t.selSlot] = sel
+	}
+	(*Field)(unsafe.Add(fp, t.hSelFo)).V = sel
 	if t.hID >= 0 {
-		fs[t.hID].V = id
+		(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
 	}
 	// hdrPart.clock, with the field's value kept
-	m, v, clock := p.clk.mask, p.clk.get(w0, w1), s.clock
+	m, clock := t.clk.mask, s.clock
+	v := t.clk.get(hp)
 	if v < clock&m {
 		clock += m + 1
 	}
 	clock = clock&^m | v
-	fs[t.hClk].V = v
-	ev := &s.ev
-	ev.Header, ev.CommonContext, ev.SpecificContext, ev.Payload = 0, t.rootCC, t.rootSC, t.rootPL
-	ev.Fields = fs
-	ev.Class, ev.Cycles, ev.Offset = ec, clock, start+uint64(s.dataOff)*8
+	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
+	ev.Class, ev.Cycles = t.ec, clock
 	s.ercID, s.haveERCID = id, true // (decodeEvent clears them)
-	// nxRun's loop from the first op, inline (a call would cost ≈ 50
+	// nxRun's loop from op0, inline (a call would cost ≈ 50
 	// instructions per event: its entry's checks and state; here they
-	// are proven above: t's program starts with fxSeg, and fs holds
+	// are proven above: t's program starts with fxSeg, which op 1
+	// (fused) follows, its start sp checked with the header; fs holds
 	// t's fields, delta being 0)
-	ops, oi := t.ops, 0 // (t.flat: ops[0] is fxSeg, fxEnd follows)
-	var r fxRun
-	r.pos, r.lens = pos, lens
-	r.dp, r.fp, r.nfs = unsafe.Pointer(unsafe.SliceData(s.data)), unsafe.Pointer(unsafe.SliceData(fs)), uint64(len(fs))
-	fd := r.fp
-	var sp unsafe.Pointer // the current segment's start byte
-	// op walks the ops from op oi to the last, fxEnd, at oe (a pointer:
-	// no index and no bounds check per op; never past the ops)
-	o0 := unsafe.Pointer(unsafe.SliceData(ops))
-	oe := unsafe.Add(o0, uintptr(len(ops)-1)*fxOpSize)
-	for op := unsafe.Add(o0, uintptr(oi)*fxOpSize); op != oe; op = unsafe.Add(op, fxOpSize) {
+	sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
+	// op walks the ops from op0 to the last, fxEnd, at opEnd (a
+	// pointer: no index and no bounds check per op; never past the ops):
+	// first the integers at its head (the fused segment's: every value
+	// of a class of integers only, without the loop's state), then the
+	// rest
+	op, oi, oe := t.op0, t.opInts, t.opEnd
+	for ; op != oi; op = unsafe.Add(op, fxOpSize) {
+		o := (*fxOp)(op)
+		x := le64(sp, uint64(o.off)) & o.mask
+		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+	}
+	if op == oe {
+		s.clock, s.pos = clock, pos
+		s.events++
+		s.nxEvents++
+		s.fxEvents++
+		return true
+	}
+	r := fxRun{pos: pos, dp: dp, fp: fp, nfs: uint64(len(fs))}
+	if t.arrays {
+		// the kept counts (the first array's 0, when the kept event is
+		// not whole, matches no count: its op returns to nextMiss; a
+		// count n with uint32(n)+1 = 0 is ≥ 2^32-1, more elements than
+		// the fields fs holds, where its op returns too)
+		r.lens = s.nxLensOf(t)
+	}
+	fd := fp
+	for ; op != oe; op = unsafe.Add(op, fxOpSize) {
 		o := (*fxOp)(op)
 		if o.code == fxInt {
 			x := le64(sp, uint64(o.off)) & o.mask
@@ -719,11 +893,20 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 			x := le64(sp, q>>3) >> (q & 7) & o.mask
 			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 			continue
+		case fxSegB:
+			// (the position is on a byte: the segment starts there)
+			st := r.pos
+			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
+				return s.nextMiss(h)
+			}
+			sp, r.stb = unsafe.Add(r.dp, st>>3), 0
+			r.pos = st + o.sgn
+			continue
 		case fxSeg:
 			base := s.base
 			st := base + (r.pos-base+o.mask)&^o.mask
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
-				return false
+				return s.nextMiss(h)
 			}
 			sp, r.stb = unsafe.Add(r.dp, st>>3), st&7
 			r.pos = st + o.sgn
@@ -760,7 +943,7 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 		}
 		d := &t.segs[o.off].dyn
 		if d.code != nxArray {
-			return false
+			return s.nextMiss(h)
 		}
 		// the array: its length and elements (within the checks the
 		// comment above proves)
@@ -771,7 +954,7 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 			n = s.slots[d.src]
 		}
 		if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
-			return false
+			return s.nextMiss(h)
 		}
 		cur := r.delta + uint64(d.idx) + 1
 		fieldAt(r.fp, cur-1).V = n
@@ -781,7 +964,7 @@ func (s *Stream) nextFlat(h *hdrShape) bool {
 			// (with the fields of the template after them: the
 			// invariant delta + len(t.fields) ≤ len(fs) holds on)
 			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > r.nfs || end > uint64(len(s.data))*8 {
-				return false
+				return s.nextMiss(h)
 			}
 			pos = q + n<<d.elog
 			fxElems(unsafe.Slice(fieldAt(r.fp, cur), n), unsafe.Add(r.dp, q>>3), d)
@@ -1205,6 +1388,7 @@ const (
 	fxIntB        // an integer of a segment whose start may lie inside a byte
 	fxSlot        // the value of field fo goes to slot mask
 	fxSeg         // a segment's start
+	fxSegB        // a segment's start aligned to at most 8 bits after an item that ends on a byte: at the position (nxRun takes it as fxSeg)
 	fxNul         // the segment's item: a null-terminated string nxRun may find in one word (nxDyn.word wordNul)
 	fxFix         // the segment's item: a string (zmask mask) or BLOB of static length sgn ≤ 8 (wordFix)
 	fxDyn         // the segment's other item of variable size (off: the segment)
@@ -1226,7 +1410,15 @@ func flat(segs []nxSeg, n int) []fxOp {
 	}
 	for si := range segs {
 		g := &segs[si]
-		ops = append(ops, fxOp{code: fxSeg, mask: g.am, sgn: g.bits, off: uint32(g.need)})
+		code := uint8(fxSeg)
+		// (after a string or BLOB, aligned to bytes, or an array of
+		// elements of 8 to 64 bits aligned to bytes, the position is on a
+		// byte: (pos - base) is a multiple of 8, which an alignment of
+		// at most 8 bits, base + (pos - base + am) &^ am, leaves as is)
+		if d := &segs[max(si, 1)-1].dyn; si > 0 && g.am < 8 && d.code != 0 && d.am&7 == 7 && (d.code != nxArray || d.eam&7 == 7) {
+			code = fxSegB
+		}
+		ops = append(ops, fxOp{code: code, mask: g.am, sgn: g.bits, off: uint32(g.need)})
 		for _, v := range g.vals {
 			switch {
 			case !g.bytewise:
@@ -1304,7 +1496,7 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 	// fxSeg, which sets sp, and nxRun resumes only after a segment's
 	// item; fs holds t's fields after the arrays so far)
 	nfs := uint64(len(fs))
-	if ops[oi].code != fxSeg || uint64(at.delta)+uint64(len(t.fields)) > nfs {
+	if c := ops[oi].code; c != fxSeg && c != fxSegB || uint64(at.delta)+uint64(len(t.fields)) > nfs {
 		return 0, sameFail
 	}
 	// the loop's state but for the op, sp and fd, in memory (r: a
@@ -1337,7 +1529,7 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 			x := le64(sp, q>>3) >> (q & 7) & o.mask
 			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 			continue
-		case fxSeg:
+		case fxSeg, fxSegB:
 			base := s.base
 			st := base + (r.pos-base+o.mask)&^o.mask
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {

@@ -1,12 +1,14 @@
 package ctf
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
@@ -412,28 +414,83 @@ func TestNextFlatSelectorTable(t *testing.T) {
 	if h == nil || len(h.tab) != 32 {
 		t.Fatalf("selector shape %v", h)
 	}
-	if len(sc.fxSel) != 31 {
-		t.Fatalf("%d selector entries, want 31 (0 … 30)", len(sc.fxSel))
+	if len(sc.fxSel) != 32 {
+		t.Fatalf("%d selector entries, want 32 (0 … 31)", len(sc.fxSel))
 	}
 	for sel, e := range sc.fxSel {
 		k := h.tab[sel]
+		if sel == 31 {
+			// the extended option: its class id field names the class
+			if e.t != nil || len(e.ids) != 40 || e.id.mask != h.opts[k].id.mask || 8*uint64(e.id.b)+uint64(e.id.s) != uint64(h.opts[k].id.sh) {
+				t.Fatalf("selector 31: %+v, want 40 ids", e)
+			}
+			for id, x := range e.ids {
+				ec := sc.EventClass(uint64(id))
+				if x != &ec.nx[k] || !x.hot || x.ec != ec {
+					t.Fatalf("selector 31, id %d: %+v, want class %v option %d", id, x, ec.Name, k)
+				}
+			}
+			continue
+		}
 		ec := sc.EventClass(uint64(sel))
-		if e.ec != ec || e.p != &h.opts[k] || e.t != &ec.nx[k] || !e.t.flat {
+		if e.ids != nil || e.t != &ec.nx[k] || !e.t.hot || !e.t.flat || e.t.ec != ec {
 			t.Fatalf("selector %d: %+v, want class %v option %d", sel, e, ec.Name, k)
 		}
 	}
-	// a class without a template leaves its selector empty, and the
-	// table ends at the last one that names a template
+	// a class without a template leaves its selector and id empty, and
+	// the tables end at the last one that names a template
 	for _, ec := range sc.events {
 		if ec.ID >= 20 {
 			ec.nx = nil
 		}
 	}
-	if tab := selTable(sc, h); len(tab) != 20 || tab[19].t == nil {
+	if tab := selTable(sc, h); len(tab) != 32 || tab[19].t == nil || tab[20].t != nil || len(tab[31].ids) != 20 {
 		t.Fatalf("%d entries without the classes from 20 on", len(tab))
 	}
 	sc.events[5].nx = nil
-	if tab := selTable(sc, h); len(tab) != 20 || tab[5].t != nil {
+	if tab := selTable(sc, h); len(tab) != 32 || tab[5].t != nil || tab[31].ids[5] != nil || tab[31].ids[4] == nil {
 		t.Fatalf("class 5 without a template: %+v", tab[5])
+	}
+	// without the extended option's templates, the table ends at 19
+	for _, ec := range sc.events {
+		if k := h.tab[31]; int(k) < len(ec.nx) {
+			ec.nx[k].hot = false
+		}
+	}
+	if tab := selTable(sc, h); len(tab) != 20 {
+		t.Fatalf("%d entries without the extended option's templates", len(tab))
+	}
+}
+
+// hdrAt reads a header field with one 8-byte load: the value hdrField.get
+// gives from the two words, for every bit position and width that fits
+// (and at refuses those that do not).
+func TestHdrAtMatchesGet(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var b [16]byte
+	for sh := 0; sh < 64; sh++ {
+		for w := 1; w <= 64; w++ {
+			mask := uint64(1)<<w - 1
+			if w == 64 {
+				mask = ^uint64(0)
+			}
+			f := hdrField{sh: uint8(sh), mask: mask}
+			a, ok := f.at()
+			if want := sh%8+w <= 64; ok != want {
+				t.Fatalf("sh %d width %d: at says %v", sh, w, ok)
+			}
+			if !ok {
+				continue
+			}
+			for range 8 {
+				for i := range b {
+					b[i] = byte(r.Uint32())
+				}
+				w0, w1 := binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[8:])
+				if got, want := a.get(unsafe.Pointer(&b[0])), f.get(w0, w1); got != want {
+					t.Fatalf("sh %d width %d: %#x, get %#x", sh, w, got, want)
+				}
+			}
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // nxShapesTSDL returns a trace with LTTng's compact/extended event record
@@ -16,7 +17,8 @@ import (
 // big-endian; null-terminated and static-length strings; sequences of
 // integers of 8 to 64 bits, static arrays, sequences inside structures,
 // several arrays in one class; for odd seeds a sequence in the event
-// record common context. Class 31 takes the extended header. With
+// record common context; for seeds 2 mod 3 a common context aligned to 64
+// bits. Class 31 takes the extended header. With
 // packets, everyStream's packet header and context.
 func nxShapesTSDL(seed uint64, classes int, packets bool) string {
 	r := rand.New(rand.NewPCG(seed, 11))
@@ -42,6 +44,12 @@ stream {%s
 };
 `)
 	h := b.String()
+	if seed%3 == 2 {
+		// the context aligned beyond the header: its start is not at a
+		// fixed place after the header's fields (Next checks the first
+		// segment apart)
+		h = strings.Replace(h, "size = 32; align = 8; signed = 1; } _vtid", "size = 32; align = 64; signed = 1; } _vtid", 1)
+	}
 	b.Reset()
 	ctx := "" // odd seeds: an array before the payload (its root moves)
 	if seed%2 == 1 {
@@ -108,12 +116,24 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	all := &nextFastStats{classes: map[*EventClass]bool{}}
 	arrays := 0
+	var fused, unfused int // hot templates whose first segment Next checks with the header, and the others
 	for seed := uint64(0); seed < 12; seed++ {
 		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false))
 		for _, sc := range tr.dscs {
 			for _, ec := range sc.events {
 				if len(ec.nx) > 0 && ec.nx[0].arrays {
 					arrays++
+				}
+				for k := range ec.nx {
+					switch x := &ec.nx[k]; {
+					case !x.hot:
+					case x.op0 == unsafe.Pointer(&x.ops[1]):
+						fused++
+					case x.op0 == unsafe.Pointer(&x.ops[0]):
+						unfused++
+					default:
+						t.Fatalf("%s: template %d starts at no first op", ec.Name, k)
+					}
 				}
 			}
 		}
@@ -141,7 +161,10 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 			off += int(binary.LittleEndian.Uint64(data[off+12:]) / 8)
 		}
 	}
-	t.Logf("%d events, %d of %d classes with a template (%d with arrays), %d from the fast path", all.events, len(all.classes), 24*14, arrays, all.fast)
+	t.Logf("%d events, %d of %d classes with a template (%d with arrays), %d from the fast path; %d hot templates fused, %d not", all.events, len(all.classes), 24*14, arrays, all.fast, fused, unfused)
+	if fused < 20 || unfused < 20 {
+		t.Fatalf("%d hot templates fused, %d not: both kinds are to be compared", fused, unfused)
+	}
 	if all.fast < all.templated*9/10 || len(all.classes) < 24*14/2 || arrays < 20 || all.flat < all.fast/10 || all.flat == all.fast {
 		t.Fatalf("%d of %d records of templated classes from the fast path (%d from nextFlat), %d classes with a template, %d with arrays", all.fast, all.templated, all.flat, len(all.classes), arrays)
 	}

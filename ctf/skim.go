@@ -508,6 +508,7 @@ type hdrShape struct {
 	// no option's field has a slot
 	selID bool
 	tmpl  []hdrTmpl // selID: each option's decoded header (Next), when templates made them
+	selAt hdrAt     // the selector (pre.slot) read with one load (Next; selTable sets it)
 }
 
 // option returns the variant's option for selector value sel, or -1.

@@ -171,6 +171,9 @@ type Stream struct {
 	// record fails or the stream is moved: while it is set and pos < end,
 	// no error stands, the stream is started and not done
 	sel *hdrShape
+	// Next's body: the current packet's class's fxSel (nextFlat's
+	// templates) while sel is set
+	fxTab []fxHead
 	// Next's fast path without an event record header: the current
 	// packet's class's bare (not generic), set and cleared as sel is
 	bare *EventClass
@@ -327,7 +330,7 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	s.events = 0
 	s.skipped, s.skipBytes, s.skipErr = 0, 0, nil
-	s.sel, s.bare = nil, nil
+	s.sel, s.fxTab, s.bare = nil, nil, nil
 	s.next = off
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1
@@ -350,25 +353,41 @@ func (s *Stream) All() iter.Seq2[*Event, error] {
 	}
 }
 
-// Next decodes the next event record; it returns false at the end of the
-// stream or at an error (Err).
-func (s *Stream) Next() bool {
+// nextMiss is Next where its body (nextFlat) does not decode the record:
+// nextFast, else the decoding program.
+func (s *Stream) nextMiss(h *hdrShape) bool {
+	if s.nextFast(h) {
+		return true
+	}
+	return s.nextProgram()
+}
+
+// nextOther is Next where its body does not run (no hot template for
+// the packet's header, or the packet's end): nextFast for LTTng's headers
+// with templates, nextBare for a packet without event record headers,
+// else the decoding program.
+func (s *Stream) nextOther() bool {
 	if h := s.sel; h != nil && s.pos < s.end && h.tmpl != nil {
 		s.scanned = false
-		if s.nextFlat(h) || s.nextFast(h) {
-			return true
-		}
-	} else if ec := s.bare; ec != nil && s.pos < s.end {
+		return s.nextMiss(h)
+	}
+	if ec := s.bare; ec != nil && s.pos < s.end {
 		s.scanned = false
 		if s.nextBare(ec) {
 			return true
 		}
 	}
+	return s.nextProgram()
+}
+
+// nextProgram decodes the next event record with the decoding program,
+// starting packets as needed.
+func (s *Stream) nextProgram() bool {
 	if !s.begin() {
 		return false
 	}
 	if !s.decodeEvent(s.pos) {
-		s.sel, s.bare = nil, nil
+		s.sel, s.fxTab, s.bare = nil, nil, nil
 		return false
 	}
 	return true
@@ -438,7 +457,7 @@ func (s *Stream) replay(start, clock0 uint64) bool {
 	s.pos, s.clock, s.scanned = start, clock0, false
 	s.replays++
 	if !s.decodeEvent(start) {
-		s.sel, s.bare = nil, nil
+		s.sel, s.fxTab, s.bare = nil, nil, nil
 		return false
 	}
 	return true
@@ -470,12 +489,12 @@ func (s *Stream) begin() bool {
 		s.pkt.Index = -1
 	}
 	for s.pos >= s.end {
-		s.sel, s.bare = nil, nil
+		s.sel, s.fxTab, s.bare = nil, nil, nil
 		if !s.nextPacket() {
 			return false
 		}
 		if h := s.pkt.Class.selShape; h != nil && !s.generic {
-			s.sel = h
+			s.sel, s.fxTab = h, s.pkt.Class.fxSel
 		}
 		if sc := s.pkt.Class; sc.Header == nil && sc.bare != nil && !s.generic {
 			s.bare = sc.bare
