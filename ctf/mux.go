@@ -85,7 +85,7 @@ func (r *Reader) Next() bool {
 				}
 				h := head{ord: i}
 				if r.chainNext(&h, true) {
-					h.ns = h.s.ev.NS()
+					h.ns = h.s.held(h.s.ev.NS())
 					r.heap = append(r.heap, h)
 					r.up(len(r.heap) - 1)
 				} else if r.err != nil {
@@ -95,7 +95,7 @@ func (r *Reader) Next() bool {
 			}
 			s.Reset()
 			if r.advance(s) {
-				r.heap = append(r.heap, head{s.ev.NS(), i, s})
+				r.heap = append(r.heap, head{s.held(s.ev.NS()), i, s})
 				r.up(len(r.heap) - 1)
 			} else if s.err != nil {
 				r.err = r.streamErr(i, s)
@@ -111,7 +111,7 @@ func (r *Reader) Next() bool {
 			ok = r.chainNext(h, false)
 		}
 		if ok {
-			h.ns = h.s.ev.NS()
+			h.ns = h.s.held(h.s.ev.NS())
 		} else {
 			if r.err == nil && h.s.err != nil {
 				r.err = r.streamErr(h.ord, h.s)
@@ -185,7 +185,10 @@ func (r *Reader) chainNext(h *head, first bool) bool {
 		if h.s != nil && h.s != s {
 			// the group moves to another file: the one it leaves gives
 			// back its buffer and closes (a group of many files, as
-			// LTTng's tracefile rotation makes, keeps one open)
+			// LTTng's tracefile rotation makes, keeps one open); the
+			// group is one stream to babeltrace2's muxer: the hold after
+			// the last packet read goes on in the next file (held)
+			s.hold, s.holding, s.lastEnd, s.hasLastEnd = h.s.hold, h.s.holding, h.s.lastEnd, h.s.hasLastEnd
 			h.s.release()
 		}
 		h.s = s

@@ -219,11 +219,20 @@ type Stream struct {
 
 	prevDisc, prevSeq, prevEnd uint64
 	havePrev                   bool
-	losses                     []Loss
-	rec                        traceerr.Recovery
-	events                     int64
-	nxEvents                   int64 // the records Next decoded from templates (nextfast.go)
-	fxEvents                   int64 // those of them nextFlat decoded (tests)
+	// hold is, while holding, the time (ns) from which babeltrace2's
+	// muxer lets the stream's next event through after a packet boundary:
+	// the previous packet's end and this packet's beginning are messages
+	// of their own, merged at those times, that the stream's later
+	// messages wait behind (held; Reader). lastEnd (hasLastEnd) is the
+	// end of the packet read before, in ns.
+	hold                int64
+	lastEnd             int64
+	holding, hasLastEnd bool
+	losses              []Loss
+	rec                 traceerr.Recovery
+	events              int64
+	nxEvents            int64 // the records Next decoded from templates (nextfast.go)
+	fxEvents            int64 // those of them nextFlat decoded (tests)
 	// the fields of the templates this stream has used, by their num,
 	// kept with their structure (nil: not yet; nxNoKeep: copied per
 	// event), in chunks (nxChunk, the last) that never move: without
@@ -326,6 +335,7 @@ func (s *Stream) Reset() { s.SeekPacket(0, 0) }
 // and seek back — reports each cut packet once.
 func (s *Stream) SeekPacket(index int, off int64) {
 	s.err, s.done, s.started, s.havePrev = nil, false, true, false
+	s.holding, s.hasLastEnd = false, false
 	s.stop = 0
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	s.events = 0
@@ -736,7 +746,45 @@ func (s *Stream) nextPacket() bool {
 		s.havePrev = false
 	}
 	s.losses_(p)
+	s.holdAt(p)
 	return true
+}
+
+// holdAt sets the hold for packet p, just started: the latest of the
+// previous packet's end, p's beginning and a hold still unused (packets
+// without event records between).
+func (s *Stream) holdAt(p *Packet) {
+	h, ok := s.hold, s.holding
+	if s.hasLastEnd && (!ok || s.lastEnd > h) {
+		h, ok = s.lastEnd, true
+	}
+	if p.HasBegin && p.Class != nil {
+		if b := p.Class.NS(p.Begin); !ok || b > h {
+			h, ok = b, true
+		}
+	}
+	s.hold, s.holding = h, ok
+	s.hasLastEnd = p.HasEnd && p.Class != nil
+	if s.hasLastEnd {
+		s.lastEnd = p.Class.NS(p.End)
+	}
+}
+
+// held is ns, the time of the event record just read, or, for the first
+// after a packet boundary, the hold when it is later: babeltrace2's muxer
+// lets that record through only once the packet end and beginning
+// messages before it went, at their times (a packet whose beginning, or
+// whose previous packet's end, is later than its first record's time —
+// overlapping packets, as LTTng 2.3 wrote some — puts it there, its
+// time going back in the text).
+func (s *Stream) held(ns int64) int64 {
+	if s.holding {
+		s.holding = false
+		if s.hold > ns {
+			return s.hold
+		}
+	}
+	return ns
 }
 
 // scope decodes the scope rooted at fc (compiled to prog) at s.pos.
