@@ -24,24 +24,17 @@ func TestReaderHoldsAfterPacketBoundary(t *testing.T) {
 	if err := ctfgen.Write(dir, 400, 2, 4, 1024); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil { // it would disagree
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "channel0_0")
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// packet 1's timestamp_end moved past packet 2's beginning, by 20 µs
+	// (ctfgen's clock counts ns)
 	const pkt = 1024
-	if len(data) < 4*pkt {
-		t.Fatalf("%d bytes: want at least 4 packets", len(data))
-	}
-	// packet 1's timestamp_end (packet context at 40) moved past packet 2's
-	// beginning, by 20 µs (ctfgen's clock counts ns)
-	end1 := binary.LittleEndian.Uint64(data[pkt+40:])
-	hold := end1 + 20000
-	binary.LittleEndian.PutUint64(data[pkt+40:], hold)
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+	var hold uint64
+	data, err := ctfgen.EditPackets(dir, "channel0_0", pkt, 4, func(i int, b []byte) {
+		if i == 1 {
+			hold = binary.LittleEndian.Uint64(b[ctfgen.OffEnd:]) + 20000
+			binary.LittleEndian.PutUint64(b[ctfgen.OffEnd:], hold)
+		}
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	tr, err := OpenDir(dir)

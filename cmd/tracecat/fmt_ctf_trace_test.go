@@ -922,24 +922,10 @@ func TestCTFDumpWarnsTracerLosses(t *testing.T) {
 	if err := ctfgen.Write(clean, 300, 1, 4, 1024); err != nil {
 		t.Fatal(err)
 	}
-	// the index would disagree with the patched packets
-	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "channel0_0")
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const pkt = 1024
-	if len(data) < 6*pkt {
-		t.Fatalf("%d bytes: want at least 6 packets", len(data))
-	}
-	// packet context (ctfgen): seq at 64, events_discarded (a running
-	// counter) at 72; gaps: 5 records before packet 1, 7 before packet 3;
-	// 3 packets lost before packet 4 (its seq 4+3)
-	for i := 0; i < len(data)/pkt; i++ {
-		b := data[i*pkt:]
+	// events_discarded (a running counter) gaps: 5 records before packet 1,
+	// 7 before packet 3; packet_seq_num: 3 packets lost before packet 4
+	// (its seq 4+3)
+	_, err := ctfgen.EditPackets(dir, "channel0_0", 1024, 6, func(i int, b []byte) {
 		var disc, seq uint64 = 0, uint64(i)
 		switch {
 		case i >= 3:
@@ -950,10 +936,10 @@ func TestCTFDumpWarnsTracerLosses(t *testing.T) {
 		if i >= 4 {
 			seq += 3
 		}
-		binary.LittleEndian.PutUint64(b[64:], seq)
-		binary.LittleEndian.PutUint64(b[72:], disc)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
+		binary.LittleEndian.PutUint64(b[ctfgen.OffSeq:], seq)
+		binary.LittleEndian.PutUint64(b[ctfgen.OffDiscarded:], disc)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	want := dir + ": warning: the tracer discarded 12 event records (2 gaps) and lost 3 packets (1 gap) in 1 data stream: the events printed have holes there (validate lists each gap, stats counts them)\n"

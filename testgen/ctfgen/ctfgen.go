@@ -362,6 +362,38 @@ func EditMetadata(dir string, pairs ...string) error {
 	return os.WriteFile(p, []byte(m), 0o644)
 }
 
+// Packet context offsets of Write's packets (bytes from the packet's
+// start, little-endian 64-bit values).
+const (
+	OffBegin     = 32 // timestamp_begin
+	OffEnd       = 40 // timestamp_end
+	OffSeq       = 64 // packet_seq_num
+	OffDiscarded = 72 // events_discarded (a running counter)
+)
+
+// EditPackets rewrites data stream file name of the trace Write wrote to
+// dir with packets of pktSize bytes, calling edit with each packet's
+// position and bytes, and returns the file's new bytes. The trace's index
+// folder, which would disagree, is removed. It fails when the file holds
+// fewer than min packets.
+func EditPackets(dir, name string, pktSize, min int, edit func(i int, pkt []byte)) ([]byte, error) {
+	if err := os.RemoveAll(filepath.Join(dir, "index")); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, name)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	if pktSize <= 0 || len(data)%pktSize != 0 || len(data)/pktSize < min {
+		return nil, fmt.Errorf("ctfgen: %s: %d bytes, not %d packets of %d bytes or more", p, len(data), min, pktSize)
+	}
+	for i := 0; i < len(data)/pktSize; i++ {
+		edit(i, data[i*pktSize:(i+1)*pktSize])
+	}
+	return data, os.WriteFile(p, data, 0o644)
+}
+
 // WriteMixedClocks writes to dir a CTF 1.8 trace of two data streams,
 // "with_clock" (data stream class 0, clock "c", one event "a" at cycle 5)
 // and "without_clock" (class 1, no clock, one event "b"): each reads
