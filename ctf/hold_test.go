@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tracecodec/tracecodec/internal/vectortest"
 	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
 
@@ -110,5 +111,46 @@ func TestReaderHoldsAfterPacketBoundary(t *testing.T) {
 	}
 	if bt, ok, ran := babeltrace2Text(t, split); ran && (!ok || !slices.Equal(bt, got)) {
 		t.Errorf("split stream: babeltrace2 (ok %v) prints other lines", ok)
+	}
+}
+
+// TestSessionCTF2Copies: two copies of LTTng 2.15's CTF 2 trace (trace
+// class name "" and a UID: one identity) in a folder are one trace, as
+// babeltrace2 2.1 reads them — its equal packets read once — not two
+// traces of twice the events (a name "" was taken for an absent one).
+func TestSessionCTF2Copies(t *testing.T) {
+	src := vectortest.Path(t, "ctf", "lttng-2.15.1-ust-ctf2-json/trace")
+	root := t.TempDir()
+	for _, d := range []string{"a", "b"} {
+		if err := os.CopyFS(filepath.Join(root, d), os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, err := OpenDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	want, err := prettyReader(one.NewReader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenSession(root, []string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Group(1) != s.Group(0) {
+		t.Errorf("groups %d, %d: want one trace", s.Group(0), s.Group(1))
+	}
+	got, err := prettyReader(s.NewReader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%d lines, want the %d of one copy", len(got), len(want))
+	}
+	if bt, ok, ran := babeltrace2Text(t, root); ran && (!ok || !slices.Equal(bt, got)) {
+		t.Errorf("babeltrace2 (ok %v) prints other lines: %d vs our %d", ok, len(bt), len(got))
 	}
 }

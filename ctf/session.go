@@ -142,7 +142,9 @@ func compareIdentities(ai, bi [3]*string) int {
 }
 
 // identity returns the namespace, name and UID of t's trace class (nil:
-// absent), as babeltrace2 2.1 gives them to a CTF 1.8 trace too.
+// absent; a CTF 2 name "" is present when the fragment has it:
+// TraceClass.NameSet), as babeltrace2 2.1 gives them to a CTF 1.8 trace
+// too.
 func identity(t *Trace) [3]*string {
 	var id [3]*string
 	tc := t.Meta.TraceClass
@@ -150,7 +152,7 @@ func identity(t *Trace) [3]*string {
 		return id
 	}
 	for k, v := range [3]string{tc.Namespace, tc.Name, tc.UID} {
-		if v != "" {
+		if v != "" || k == 1 && tc.NameSet {
 			id[k] = &v
 		}
 	}

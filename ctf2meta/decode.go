@@ -363,6 +363,7 @@ func (d *decoder) fragment(v any) Fragment {
 			return nil
 		}
 		tc := &TraceClass{Common: d.common(m), Namespace: d.str(m, "namespace", false), Name: d.str(m, "name", false), UID: d.str(m, "uid", false)}
+		_, tc.NameSet = m["name"]
 		if env, ok := m["environment"]; ok {
 			d.push("environment")
 			em, ok := env.(map[string]any)

@@ -255,7 +255,11 @@ func fragmentValue(f Fragment) (obj, error) {
 	case *TraceClass:
 		putCommon(o, &f.Common)
 		putStr(o, "namespace", f.Namespace)
-		putStr(o, "name", f.Name)
+		if f.NameSet {
+			o["name"] = f.Name
+		} else {
+			putStr(o, "name", f.Name)
+		}
 		putStr(o, "uid", f.UID)
 		if len(f.Environment) > 0 {
 			o["environment"] = f.Environment

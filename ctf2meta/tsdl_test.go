@@ -106,7 +106,7 @@ func TestParseTSDLMatchesLTTngCTF2(t *testing.T) {
 		}
 	}
 	ta, tb := *a.TraceClass, *b.TraceClass
-	ta.Environment, tb.Environment, ta.UID, tb.UID, tb.Namespace = nil, nil, "", "", ""
+	ta.Environment, tb.Environment, ta.UID, tb.UID, tb.Namespace, tb.NameSet = nil, nil, "", "", "", false
 	ta.Common, tb.Common = Common{}, Common{}
 	if x, y := enc(&ta), enc(&tb); x != y {
 		t.Errorf("packet header differs:\nTSDL: %s\nCTF2: %s", x, y)

@@ -184,6 +184,11 @@ type FieldClassAlias struct {
 type TraceClass struct {
 	Common
 	Namespace, Name, UID string // "" when absent
+	// NameSet says the fragment has a name, possibly "" (LTTng 2.15 writes
+	// "name": "" beside its UID): babeltrace2 2.1 reads traces whose trace
+	// classes have a name and a UID, equal, as one trace (ctf.Session).
+	// Decoding sets it; encoding writes the name when it is set or not "".
+	NameSet bool
 	// Environment values are string or Integer; nil when absent or empty.
 	Environment            map[string]any
 	PacketHeaderFieldClass FieldClass // nil when absent
