@@ -87,6 +87,9 @@ type nxProg struct {
 	hSel, hID, hClk int32
 	segs            []nxSeg
 	ops             []fxOp // segs as one flat program (nxRun)
+	// hops: ops as Next's body runs them (hotOps: some joined, some left
+	// out; hot templates only)
+	hops []fxOp
 	// flat: nextFlat may run t (its scope roots static, ops starting with
 	// fxSeg and ending with fxEnd; a header of the selector, a clock field
 	// and at most a class id: hSel, hClk ≥ 0, no hvals)
@@ -126,7 +129,7 @@ type nxProg struct {
 	hoff         uint64
 	ec           *EventClass
 	// op0 is t's op 1 (fused) or 0, opEnd its last (fxEnd), opInts the
-	// first op from op0 on that is not an fxInt: pointers into ops
+	// first op from op0 on that is not an fxInt: pointers into hops
 	op0, opEnd, opInts unsafe.Pointer
 	// fo: the byte offsets of the fields hSel, hClk and hID (hID ≥ 0)
 	// from the first (index times the size of a Field)
@@ -422,13 +425,50 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		q.hbits = o.bits + g.sgn
 		q.hneed = max(16, o.bits/8+uint64(g.off))
 	}
-	o0 := unsafe.Pointer(unsafe.SliceData(q.ops))
-	q.op0, q.opEnd = unsafe.Add(o0, uintptr(hop)*fxOpSize), unsafe.Add(o0, uintptr(len(q.ops)-1)*fxOpSize)
+	q.hops = hotOps(q.ops)
+	o0 := unsafe.Pointer(unsafe.SliceData(q.hops))
+	q.op0, q.opEnd = unsafe.Add(o0, uintptr(hop)*fxOpSize), unsafe.Add(o0, uintptr(len(q.hops)-1)*fxOpSize)
 	n := hop
-	for n < len(q.ops)-1 && q.ops[n].code == fxInt {
+	for n < len(q.hops)-1 && q.hops[n].code == fxInt {
 		n++
 	}
 	q.opInts = unsafe.Add(o0, uintptr(n)*fxOpSize)
+}
+
+// hotOps returns flat program ops (ops[0] an fxSeg, the last fxEnd) as
+// Next's body runs it (nxProg.hops), with fewer ops to dispatch: an fxInt
+// and the fxSlot right after it of the same field are one fxIntSl; an
+// fxNul and the fxSegB right after it one fxNulB; and an fxSegB of a
+// segment without integers (no bits, nothing read: need 0) before its
+// item (fxNul, fxFix or fxDyn) is left out. Such an fxSegB only checks
+// its start st (the position: after an item, which checked it lies
+// within the content) with st ≤ end and st>>3 ≤ len(data), and sets sp
+// and the start's bit for integers it has none of; its item checks
+// again every byte it reads from the position on, and leaves the
+// position within the content. ops[0] and the first op after it stay
+// where they are (nxProg.heat's op 1 and the integers after it).
+func hotOps(ops []fxOp) []fxOp {
+	out := make([]fxOp, 0, len(ops))
+	for i := 0; i < len(ops); i++ {
+		o := ops[i]
+		var nx *fxOp
+		if i+1 < len(ops) {
+			nx = &ops[i+1]
+		}
+		switch {
+		case nx == nil:
+		case o.code == fxInt && nx.code == fxSlot && nx.fo == o.fo && nx.mask <= math.MaxUint32:
+			o.code, o.sl = fxIntSl, uint32(nx.mask)
+			i++
+		case o.code == fxNul && nx.code == fxSegB:
+			o.code, o.mask, o.sgn = fxNulB, uint64(nx.off), nx.sgn
+			i++
+		case o.code == fxSegB && o.sgn == 0 && o.off == 0 && (nx.code == fxNul || nx.code == fxFix || nx.code == fxDyn):
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // numbered returns q with its number among the templates a stream may
@@ -764,7 +804,8 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // one repeats). One check covers the header and the class's first
 // segment (fused: nxProg.heat); the header's values, the clock and the
 // event are written first (their values dead before the loop, which keeps
-// few in registers), then t's flat program runs inline, as nxRun runs it,
+// few in registers), then t's flat program runs inline, as nxRun runs it (its hot form,
+// nxProg.hops: hotOps joins and leaves out a few ops),
 // from its first op after the fused segment; the stream's clock, position
 // and counters are written only once the record is read whole. Wherever
 // the program stops short (a string not in one word, counts that differ, a
@@ -849,7 +890,7 @@ func (s *Stream) Next() bool {
 	// (fused) follows, its start sp checked with the header; fs holds
 	// t's fields, delta being 0)
 	sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
-	// op walks the ops from op0 to the last, fxEnd, at opEnd (a
+	// op walks the hot ops (t.hops) from op0 to the last, fxEnd, at opEnd (a
 	// pointer: no index and no bounds check per op; never past the ops):
 	// first the integers at its head (the fused segment's: every value
 	// of a class of integers only, without the loop's state), then the
@@ -914,6 +955,30 @@ func (s *Stream) Next() bool {
 		case fxSlot:
 			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
 			continue
+		case fxIntSl:
+			// fxInt, then fxSlot
+			x := le64(sp, uint64(o.off))&o.mask ^ o.sgn - o.sgn
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x
+			s.slots[o.sl] = x
+			continue
+		case fxNulB:
+			// fxNul, then fxSegB (need in mask, bits in sgn): their
+			// checks, one after the other
+			pos := r.pos
+			i := pos >> 3
+			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
+				w := le64(r.dp, i)
+				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+				q := pos + uint64(bits.TrailingZeros64(z)&^7)
+				if st := q + 8; z != 0 && st <= s.end && st+o.sgn <= s.end && (st>>3)+o.mask <= uint64(len(s.data)) {
+					f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+					f.V, f.N = i, uint32(q-pos)>>3
+					sp, r.stb = unsafe.Add(r.dp, st>>3), 0
+					r.pos = st + o.sgn
+					continue
+				}
+			}
+			return s.nextMiss(h) // (fxNul's item is no array: nextMiss below)
 		case fxNul, fxFix:
 			// a short string or BLOB from one word, without a call
 			pos := r.pos
@@ -1379,6 +1444,8 @@ type fxOp struct {
 	fo   uint32
 	code uint8
 	sh   uint8 // fxIntS: the value's bit in its byte
+	// fxIntSl: the slot (in the padding: fxOp stays 32 bytes)
+	sl uint32
 }
 
 // fxOp codes
@@ -1393,6 +1460,9 @@ const (
 	fxFix         // the segment's item: a string (zmask mask) or BLOB of static length sgn ≤ 8 (wordFix)
 	fxDyn         // the segment's other item of variable size (off: the segment)
 	fxEnd         // the program's end (its last op, where nxRun's walk stops)
+	// a hot program's joined ops (nxProg.hops, which only Next runs):
+	fxIntSl // an fxInt and the fxSlot after it that takes its value (slot sl)
+	fxNulB  // an fxNul and the fxSegB after it (the segment's need in mask, its bits in sgn)
 )
 
 // fxOpSize is the size of an fxOp.
