@@ -853,11 +853,11 @@ func (s *Stream) Next() bool {
 	if pos > s.end || j+t.hneed > uint64(len(data)) {
 		return s.nextMiss(h)
 	}
-	k := uint32(t.num)
-	if k >= uint32(len(s.nxKept)) {
+	kept, k := s.nxKept, int(t.num) // (num -1: not kept, uint(k) beyond any length)
+	if uint(k) >= uint(len(kept)) {
 		return s.nextMiss(h)
 	}
-	fs := s.nxKept[k]
+	fs := kept[k]
 	if len(fs) < len(t.fields) {
 		return s.nextMiss(h) // not kept yet (or copied per event: nxNoKeep)
 	}
