@@ -425,7 +425,7 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		q.hbits = o.bits + g.sgn
 		q.hneed = max(16, o.bits/8+uint64(g.off))
 	}
-	q.hops = hotOps(q.ops)
+	q.hops = hotOps(q.ops, q.segs)
 	o0 := unsafe.Pointer(unsafe.SliceData(q.hops))
 	q.op0, q.opEnd = unsafe.Add(o0, uintptr(hop)*fxOpSize), unsafe.Add(o0, uintptr(len(q.hops)-1)*fxOpSize)
 	n := hop
@@ -447,18 +447,46 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 // again every byte it reads from the position on, and leaves the
 // position within the content. ops[0] and the first op after it stay
 // where they are (nxProg.heat's op 1 and the integers after it).
-func hotOps(ops []fxOp) []fxOp {
+//
+// An fxInt whose slot only the array of its segment reads (its length:
+// LTTng's sequences) keeps no fxSlot: that array's op is an fxArrF, which
+// reads the length from the integer's field (written by the same
+// segment, before the array: the same field delta, and the value the
+// slot would hold). Slots hold values for the event being decoded only
+// (what reads them, a dynamic length or a selector, reads the event's own
+// fields; where Next misses, nextFast decodes the record again, slots
+// and all).
+func hotOps(ops []fxOp, segs []nxSeg) []fxOp {
+	// (a slot's readers: the segments whose item's length it holds)
+	reader := func(slot uint64) (n, at int) {
+		for k := range segs {
+			if d := &segs[k].dyn; d.code != 0 && d.src >= 0 && uint64(d.src) == slot {
+				n, at = n+1, k
+			}
+		}
+		return n, at
+	}
 	out := make([]fxOp, 0, len(ops))
+	si, arrF, arrFo := -1, -1, uint32(0) // the segment; the one whose array reads its length from field arrFo
 	for i := 0; i < len(ops); i++ {
 		o := ops[i]
+		if o.code == fxSeg || o.code == fxSegB {
+			si++
+		}
 		var nx *fxOp
 		if i+1 < len(ops) {
 			nx = &ops[i+1]
 		}
 		switch {
+		case o.code == fxDyn && int(o.off) == arrF && si == arrF:
+			o.code, o.mask = fxArrF, uint64(arrFo)
 		case nx == nil:
 		case o.code == fxInt && nx.code == fxSlot && nx.fo == o.fo && nx.mask <= math.MaxUint32:
-			o.code, o.sl = fxIntSl, uint32(nx.mask)
+			if n, at := reader(nx.mask); n == 1 && at == si && segs[at].dyn.code == nxArray {
+				arrF, arrFo = si, o.fo
+			} else {
+				o.code, o.sl = fxIntSl, uint32(nx.mask)
+			}
 			i++
 		case o.code == fxNul && nx.code == fxSegB:
 			o.code, o.mask, o.sgn = fxNulB, uint64(nx.off), nx.sgn
@@ -1015,7 +1043,9 @@ func (s *Stream) Next() bool {
 		base := s.base
 		pos := base + (r.pos-base+d.am)&^d.am
 		n := d.length
-		if d.src >= 0 {
+		if o.code == fxArrF {
+			n = (*Field)(unsafe.Add(fd, uintptr(o.mask))).V // (the length's field, below len(t.fields): hotOps)
+		} else if d.src >= 0 {
 			n = s.slots[d.src]
 		}
 		if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
@@ -1463,6 +1493,7 @@ const (
 	// a hot program's joined ops (nxProg.hops, which only Next runs):
 	fxIntSl // an fxInt and the fxSlot after it that takes its value (slot sl)
 	fxNulB  // an fxNul and the fxSegB after it (the segment's need in mask, its bits in sgn)
+	fxArrF  // an fxDyn, an array whose length is the value of the field at fo mask from the segment's fields (an fxInt of its segment, whose slot no other op reads)
 )
 
 // fxOpSize is the size of an fxOp.

@@ -116,8 +116,8 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	all := &nextFastStats{classes: map[*EventClass]bool{}}
 	arrays := 0
-	var fused, unfused int       // hot templates whose first segment Next checks with the header, and the others
-	var intSl, nulB, skipped int // the joined ops of hot programs (hotOps) and the fxSegB left out
+	var fused, unfused int             // hot templates whose first segment Next checks with the header, and the others
+	var intSl, nulB, arrF, skipped int // the joined ops of hot programs (hotOps) and the fxSegB left out
 	for seed := uint64(0); seed < 12; seed++ {
 		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false))
 		for _, sc := range tr.dscs {
@@ -136,6 +136,9 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 							case fxNulB:
 								nulB++
 								joins++
+							case fxArrF:
+								arrF++
+								joins++ // (its fxSlot left out)
 							}
 						}
 						skipped += len(x.ops) - len(x.hops) - joins
@@ -180,9 +183,9 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	if fused < 20 || unfused < 20 {
 		t.Fatalf("%d hot templates fused, %d not: both kinds are to be compared", fused, unfused)
 	}
-	t.Logf("hot programs: %d fxIntSl, %d fxNulB, %d fxSegB left out", intSl, nulB, skipped)
-	if intSl < 10 || nulB < 10 || skipped < 10 {
-		t.Fatalf("hot programs: %d fxIntSl, %d fxNulB, %d fxSegB left out: each is to be compared", intSl, nulB, skipped)
+	t.Logf("hot programs: %d fxIntSl, %d fxNulB, %d fxArrF, %d fxSegB left out", intSl, nulB, arrF, skipped)
+	if intSl < 10 || nulB < 10 || arrF < 10 || skipped < 10 {
+		t.Fatalf("hot programs: %d fxIntSl, %d fxNulB, %d fxArrF, %d fxSegB left out: each is to be compared", intSl, nulB, arrF, skipped)
 	}
 	if all.fast < all.templated*9/10 || len(all.classes) < 24*14/2 || arrays < 20 || all.flat < all.fast/10 || all.flat == all.fast {
 		t.Fatalf("%d of %d records of templated classes from the fast path (%d from nextFlat), %d classes with a template, %d with arrays", all.fast, all.templated, all.flat, len(all.classes), arrays)
