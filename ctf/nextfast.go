@@ -1062,7 +1062,17 @@ func (s *Stream) Next() bool {
 				return s.nextMiss(h)
 			}
 			pos = q + n<<d.elog
-			fxElems(unsafe.Slice(fieldAt(r.fp, cur), n), unsafe.Add(r.dp, q>>3), d)
+			if ep := unsafe.Add(r.dp, q>>3); d.ebits == 8 {
+				// fxElems' bytes, without the call (the elements
+				// fields cur … cur+n-1, the bytes q>>3 … (q>>3)+n-1:
+				// within fs and data, checked above)
+				el, sgn := fieldAt(r.fp, cur), d.esgn
+				for i := uintptr(0); i < uintptr(n); i++ {
+					(*Field)(unsafe.Add(unsafe.Pointer(el), i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i)))^sgn - sgn
+				}
+			} else {
+				fxElems(unsafe.Slice(fieldAt(r.fp, cur), n), ep, d)
+			}
 			r.delta += n
 			fd = unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
 		}
