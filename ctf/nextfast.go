@@ -131,6 +131,10 @@ type nxProg struct {
 	// op0 is t's op 1 (fused) or 0, opEnd its last (fxEnd), opInts the
 	// first op from op0 on that is not an fxInt: pointers into hops
 	op0, opEnd, opInts unsafe.Pointer
+	// opPair: op0 + an even number of ops, the last of them before
+	// opInts or opInts itself (Next runs the integers up to it two at a
+	// time)
+	opPair unsafe.Pointer
 	// fo: the byte offsets of the fields hSel, hClk and hID (hID ≥ 0)
 	// from the first (index times the size of a Field)
 	hSelFo, hClkFo, hIDFo uintptr
@@ -433,6 +437,7 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		n++
 	}
 	q.opInts = unsafe.Add(o0, uintptr(n)*fxOpSize)
+	q.opPair = unsafe.Add(q.op0, uintptr((n-hop)&^1)*fxOpSize)
 }
 
 // hotOps returns flat program ops (ops[0] an fxSeg, the last fxEnd) as
@@ -923,11 +928,21 @@ func (s *Stream) Next() bool {
 	// first the integers at its head (the fused segment's: every value
 	// of a class of integers only, without the loop's state), then the
 	// rest
+	// (two at a time up to opPair, an even number of them from op0
+	// on, then the odd one before opInts)
 	op, oi, oe := t.op0, t.opInts, t.opEnd
-	for ; op != oi; op = unsafe.Add(op, fxOpSize) {
+	for o2 := t.opPair; op != o2; op = unsafe.Add(op, 2*fxOpSize) {
+		o, o1 := (*fxOp)(op), (*fxOp)(unsafe.Add(op, fxOpSize))
+		x := le64(sp, uint64(o.off)) & o.mask
+		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+		x1 := le64(sp, uint64(o1.off)) & o1.mask
+		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
+	}
+	if op != oi {
 		o := (*fxOp)(op)
 		x := le64(sp, uint64(o.off)) & o.mask
 		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+		op = oi
 	}
 	if op == oe {
 		s.clock, s.pos = clock, pos
