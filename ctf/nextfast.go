@@ -951,7 +951,10 @@ func (s *Stream) Next() bool {
 		s.fxEvents++
 		return true
 	}
-	r := fxRun{pos: pos, dp: dp, fp: fp, nfs: uint64(len(fs))}
+	// (fxRun but for dp, fp and nfs, which live on in locals: less to
+	// clear)
+	nfs := uint64(len(fs))
+	r := fxHot{pos: pos}
 	if t.arrays {
 		// the kept counts (the first array's 0, when the kept event is
 		// not whole, matches no count: its op returns to nextMiss; a
@@ -983,7 +986,7 @@ func (s *Stream) Next() bool {
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
 				return s.nextMiss(h)
 			}
-			sp, r.stb = unsafe.Add(r.dp, st>>3), 0
+			sp, r.stb = unsafe.Add(dp, st>>3), 0
 			r.pos = st + o.sgn
 			continue
 		case fxSeg:
@@ -992,7 +995,7 @@ func (s *Stream) Next() bool {
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
 				return s.nextMiss(h)
 			}
-			sp, r.stb = unsafe.Add(r.dp, st>>3), st&7
+			sp, r.stb = unsafe.Add(dp, st>>3), st&7
 			r.pos = st + o.sgn
 			continue
 		case fxSlot:
@@ -1010,13 +1013,13 @@ func (s *Stream) Next() bool {
 			pos := r.pos
 			i := pos >> 3
 			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
-				w := le64(r.dp, i)
+				w := le64(dp, i)
 				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 				q := pos + uint64(bits.TrailingZeros64(z)&^7)
 				if st := q + 8; z != 0 && st <= s.end && st+o.sgn <= s.end && (st>>3)+o.mask <= uint64(len(s.data)) {
 					f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
 					f.V, f.N = i, uint32(q-pos)>>3
-					sp, r.stb = unsafe.Add(r.dp, st>>3), 0
+					sp, r.stb = unsafe.Add(dp, st>>3), 0
 					r.pos = st + o.sgn
 					continue
 				}
@@ -1028,7 +1031,7 @@ func (s *Stream) Next() bool {
 			i := pos >> 3
 			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
 				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-				w := le64(r.dp, i)
+				w := le64(dp, i)
 				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 				if o.code == fxNul {
 					// the first null byte (z's lowest flag), within
@@ -1067,29 +1070,29 @@ func (s *Stream) Next() bool {
 			return s.nextMiss(h)
 		}
 		cur := r.delta + uint64(d.idx) + 1
-		fieldAt(r.fp, cur-1).V = n
+		fieldAt(fp, cur-1).V = n
 		if n > 0 {
 			end := s.end
 			q := base + (pos-base+d.eam)&^d.eam
 			// (with the fields of the template after them: the
 			// invariant delta + len(t.fields) ≤ len(fs) holds on)
-			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > r.nfs || end > uint64(len(s.data))*8 {
+			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
 				return s.nextMiss(h)
 			}
 			pos = q + n<<d.elog
-			if ep := unsafe.Add(r.dp, q>>3); d.ebits == 8 {
+			if ep := unsafe.Add(dp, q>>3); d.ebits == 8 {
 				// fxElems' bytes, without the call (the elements
 				// fields cur … cur+n-1, the bytes q>>3 … (q>>3)+n-1:
 				// within fs and data, checked above)
-				el, sgn := fieldAt(r.fp, cur), d.esgn
+				el, sgn := fieldAt(fp, cur), d.esgn
 				for i := uintptr(0); i < uintptr(n); i++ {
 					(*Field)(unsafe.Add(unsafe.Pointer(el), i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i)))^sgn - sgn
 				}
 			} else {
-				fxElems(unsafe.Slice(fieldAt(r.fp, cur), n), ep, d)
+				fxElems(unsafe.Slice(fieldAt(fp, cur), n), ep, d)
 			}
 			r.delta += n
-			fd = unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
+			fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
 		}
 		r.pos = pos
 		r.na++
@@ -1741,6 +1744,16 @@ type fxRun struct {
 	lens       []uint32
 	dp, fp     unsafe.Pointer
 	nfs, stb   uint64
+}
+
+// fxHot is Next's fxRun: the position, the elements of the arrays so
+// far (delta) and the arrays (na), the kept counts, the bit of the
+// current segment's start in its byte.
+type fxHot struct {
+	pos, delta uint64
+	na         int
+	lens       []uint32
+	stb        uint64
 }
 
 // fxElems writes the elements el of array d from p on (len(el) elements
