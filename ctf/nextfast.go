@@ -1086,7 +1086,7 @@ func (s *Stream) Next() bool {
 				// within fs and data, checked above)
 				el, sgn := fieldAt(fp, cur), d.esgn
 				for i := uintptr(0); i < uintptr(n); i++ {
-					(*Field)(unsafe.Add(unsafe.Pointer(el), i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i)))^sgn - sgn
+					(*Field)(unsafe.Add(unsafe.Pointer(el), i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
 				}
 			} else {
 				fxElems(unsafe.Slice(fieldAt(fp, cur), n), ep, d)
