@@ -36,7 +36,8 @@ import (
 // own body: it reads the header, finds the template in one look-up of
 // the selector (StreamClass.fxSel; a second of the class id for LTTng's
 // extended header), checks the header and the class's first segment at
-// once and runs the template's program inline with no call; anything
+// once and runs the template's program inline with no call (in its hot
+// form, nxProg.hops: hotOps joins and leaves out a few ops); anything
 // else goes to nextFast (nextMiss), which ends what nxRun leaves with
 // nxSlow (a string
 // not found in one word read by nxText outside the loop: a call inside a
@@ -829,7 +830,7 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // stream or at an error (Err).
 //
 // Its body, nextFlat, is nextFast for the common case, in one pass with
-// no call but for an array's elements (fxElems): a hot template (nxProg.hot: flat, its
+// no call but for an array's elements of 16 to 64 bits (fxElems): a hot template (nxProg.hot: flat, its
 // scope roots static; LTTng's header: the selector, a clock field, at most
 // a class id) found from the selector (and the class id) in one or two
 // look-ups (StreamClass.fxSel), its structure in place (kept by the
