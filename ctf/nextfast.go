@@ -36,7 +36,8 @@ import (
 // own body: it reads the header, finds the template in one look-up of
 // the selector (StreamClass.fxSel; a second of the class id for LTTng's
 // extended header), checks the header and the class's first segment at
-// once and runs the template's program inline with no call; anything
+// once and runs the template's program inline with no call (in its hot
+// form, nxProg.hops: hotOps joins and leaves out a few ops); anything
 // else goes to nextFast (nextMiss), which ends what nxRun leaves with
 // nxSlow (a string
 // not found in one word read by nxText outside the loop: a call inside a
@@ -87,6 +88,9 @@ type nxProg struct {
 	hSel, hID, hClk int32
 	segs            []nxSeg
 	ops             []fxOp // segs as one flat program (nxRun)
+	// hops: ops as Next's body runs them (hotOps: some joined, some left
+	// out; hot templates only)
+	hops []fxOp
 	// flat: nextFlat may run t (its scope roots static, ops starting with
 	// fxSeg and ending with fxEnd; a header of the selector, a clock field
 	// and at most a class id: hSel, hClk ≥ 0, no hvals)
@@ -126,8 +130,12 @@ type nxProg struct {
 	hoff         uint64
 	ec           *EventClass
 	// op0 is t's op 1 (fused) or 0, opEnd its last (fxEnd), opInts the
-	// first op from op0 on that is not an fxInt: pointers into ops
+	// first op from op0 on that is not an fxInt: pointers into hops
 	op0, opEnd, opInts unsafe.Pointer
+	// opPair: op0 + an even number of ops, the last of them before
+	// opInts or opInts itself (Next runs the integers up to it two at a
+	// time)
+	opPair unsafe.Pointer
 	// fo: the byte offsets of the fields hSel, hClk and hID (hID ≥ 0)
 	// from the first (index times the size of a Field)
 	hSelFo, hClkFo, hIDFo uintptr
@@ -422,13 +430,79 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		q.hbits = o.bits + g.sgn
 		q.hneed = max(16, o.bits/8+uint64(g.off))
 	}
-	o0 := unsafe.Pointer(unsafe.SliceData(q.ops))
-	q.op0, q.opEnd = unsafe.Add(o0, uintptr(hop)*fxOpSize), unsafe.Add(o0, uintptr(len(q.ops)-1)*fxOpSize)
+	q.hops = hotOps(q.ops, q.segs)
+	o0 := unsafe.Pointer(unsafe.SliceData(q.hops))
+	q.op0, q.opEnd = unsafe.Add(o0, uintptr(hop)*fxOpSize), unsafe.Add(o0, uintptr(len(q.hops)-1)*fxOpSize)
 	n := hop
-	for n < len(q.ops)-1 && q.ops[n].code == fxInt {
+	for n < len(q.hops)-1 && q.hops[n].code == fxInt {
 		n++
 	}
 	q.opInts = unsafe.Add(o0, uintptr(n)*fxOpSize)
+	q.opPair = unsafe.Add(q.op0, uintptr((n-hop)&^1)*fxOpSize)
+}
+
+// hotOps returns flat program ops (ops[0] an fxSeg, the last fxEnd) as
+// Next's body runs it (nxProg.hops), with fewer ops to dispatch: an fxInt
+// and the fxSlot right after it of the same field are one fxIntSl; an
+// fxNul and the fxSegB right after it one fxNulB; and an fxSegB of a
+// segment without integers (no bits, nothing read: need 0) before its
+// item (fxNul, fxFix or fxDyn) is left out. Such an fxSegB only checks
+// its start st (the position: after an item, which checked it lies
+// within the content) with st ≤ end and st>>3 ≤ len(data), and sets sp
+// and the start's bit for integers it has none of; its item checks
+// again every byte it reads from the position on, and leaves the
+// position within the content. ops[0] and the first op after it stay
+// where they are (nxProg.heat's op 1 and the integers after it).
+//
+// An fxInt whose slot only the array of its segment reads (its length:
+// LTTng's sequences) keeps no fxSlot: that array's op is an fxArrF, which
+// reads the length from the integer's field (written by the same
+// segment, before the array: the same field delta, and the value the
+// slot would hold). Slots hold values for the event being decoded only
+// (what reads them, a dynamic length or a selector, reads the event's own
+// fields; where Next misses, nextFast decodes the record again, slots
+// and all).
+func hotOps(ops []fxOp, segs []nxSeg) []fxOp {
+	// (a slot's readers: the segments whose item's length it holds)
+	reader := func(slot uint64) (n, at int) {
+		for k := range segs {
+			if d := &segs[k].dyn; d.code != 0 && d.src >= 0 && uint64(d.src) == slot {
+				n, at = n+1, k
+			}
+		}
+		return n, at
+	}
+	out := make([]fxOp, 0, len(ops))
+	si, arrF, arrFo := -1, -1, uint32(0) // the segment; the one whose array reads its length from field arrFo
+	for i := 0; i < len(ops); i++ {
+		o := ops[i]
+		if o.code == fxSeg || o.code == fxSegB {
+			si++
+		}
+		var nx *fxOp
+		if i+1 < len(ops) {
+			nx = &ops[i+1]
+		}
+		switch {
+		case o.code == fxDyn && int(o.off) == arrF && si == arrF:
+			o.code, o.mask = fxArrF, uint64(arrFo)
+		case nx == nil:
+		case o.code == fxInt && nx.code == fxSlot && nx.fo == o.fo && nx.mask <= math.MaxUint32:
+			if n, at := reader(nx.mask); n == 1 && at == si && segs[at].dyn.code == nxArray {
+				arrF, arrFo = si, o.fo
+			} else {
+				o.code, o.sl = fxIntSl, uint32(nx.mask)
+			}
+			i++
+		case o.code == fxNul && nx.code == fxSegB:
+			o.code, o.mask, o.sgn = fxNulB, uint64(nx.off), nx.sgn
+			i++
+		case o.code == fxSegB && o.sgn == 0 && o.off == 0 && (nx.code == fxNul || nx.code == fxFix || nx.code == fxDyn):
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // numbered returns q with its number among the templates a stream may
@@ -756,7 +830,7 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // stream or at an error (Err).
 //
 // Its body, nextFlat, is nextFast for the common case, in one pass with
-// no call but for an array's elements (fxElems): a hot template (nxProg.hot: flat, its
+// no call but for an array's elements of 16 to 64 bits (fxElems): a hot template (nxProg.hot: flat, its
 // scope roots static; LTTng's header: the selector, a clock field, at most
 // a class id) found from the selector (and the class id) in one or two
 // look-ups (StreamClass.fxSel), its structure in place (kept by the
@@ -764,7 +838,8 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // one repeats). One check covers the header and the class's first
 // segment (fused: nxProg.heat); the header's values, the clock and the
 // event are written first (their values dead before the loop, which keeps
-// few in registers), then t's flat program runs inline, as nxRun runs it,
+// few in registers), then t's flat program runs inline, as nxRun runs it (its hot form,
+// nxProg.hops: hotOps joins and leaves out a few ops),
 // from its first op after the fused segment; the stream's clock, position
 // and counters are written only once the record is read whole. Wherever
 // the program stops short (a string not in one word, counts that differ, a
@@ -812,11 +887,11 @@ func (s *Stream) Next() bool {
 	if pos > s.end || j+t.hneed > uint64(len(data)) {
 		return s.nextMiss(h)
 	}
-	k := uint32(t.num)
-	if k >= uint32(len(s.nxKept)) {
+	kept, k := s.nxKept, int(t.num) // (num -1: not kept, uint(k) beyond any length)
+	if uint(k) >= uint(len(kept)) {
 		return s.nextMiss(h)
 	}
-	fs := s.nxKept[k]
+	fs := kept[k]
 	if len(fs) < len(t.fields) {
 		return s.nextMiss(h) // not kept yet (or copied per event: nxNoKeep)
 	}
@@ -849,16 +924,26 @@ func (s *Stream) Next() bool {
 	// (fused) follows, its start sp checked with the header; fs holds
 	// t's fields, delta being 0)
 	sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
-	// op walks the ops from op0 to the last, fxEnd, at opEnd (a
+	// op walks the hot ops (t.hops) from op0 to the last, fxEnd, at opEnd (a
 	// pointer: no index and no bounds check per op; never past the ops):
 	// first the integers at its head (the fused segment's: every value
 	// of a class of integers only, without the loop's state), then the
 	// rest
+	// (two at a time up to opPair, an even number of them from op0
+	// on, then the odd one before opInts)
 	op, oi, oe := t.op0, t.opInts, t.opEnd
-	for ; op != oi; op = unsafe.Add(op, fxOpSize) {
+	for o2 := t.opPair; op != o2; op = unsafe.Add(op, 2*fxOpSize) {
+		o, o1 := (*fxOp)(op), (*fxOp)(unsafe.Add(op, fxOpSize))
+		x := le64(sp, uint64(o.off)) & o.mask
+		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+		x1 := le64(sp, uint64(o1.off)) & o1.mask
+		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
+	}
+	if op != oi {
 		o := (*fxOp)(op)
 		x := le64(sp, uint64(o.off)) & o.mask
 		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+		op = oi
 	}
 	if op == oe {
 		s.clock, s.pos = clock, pos
@@ -867,7 +952,10 @@ func (s *Stream) Next() bool {
 		s.fxEvents++
 		return true
 	}
-	r := fxRun{pos: pos, dp: dp, fp: fp, nfs: uint64(len(fs))}
+	// (fxRun but for dp, fp and nfs, which live on in locals: less to
+	// clear)
+	nfs := uint64(len(fs))
+	r := fxHot{pos: pos}
 	if t.arrays {
 		// the kept counts (the first array's 0, when the kept event is
 		// not whole, matches no count: its op returns to nextMiss; a
@@ -899,7 +987,7 @@ func (s *Stream) Next() bool {
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
 				return s.nextMiss(h)
 			}
-			sp, r.stb = unsafe.Add(r.dp, st>>3), 0
+			sp, r.stb = unsafe.Add(dp, st>>3), 0
 			r.pos = st + o.sgn
 			continue
 		case fxSeg:
@@ -908,19 +996,43 @@ func (s *Stream) Next() bool {
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
 				return s.nextMiss(h)
 			}
-			sp, r.stb = unsafe.Add(r.dp, st>>3), st&7
+			sp, r.stb = unsafe.Add(dp, st>>3), st&7
 			r.pos = st + o.sgn
 			continue
 		case fxSlot:
 			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
 			continue
+		case fxIntSl:
+			// fxInt, then fxSlot
+			x := le64(sp, uint64(o.off))&o.mask ^ o.sgn - o.sgn
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x
+			s.slots[o.sl] = x
+			continue
+		case fxNulB:
+			// fxNul, then fxSegB (need in mask, bits in sgn): their
+			// checks, one after the other
+			pos := r.pos
+			i := pos >> 3
+			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
+				w := le64(dp, i)
+				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+				q := pos + uint64(bits.TrailingZeros64(z)&^7)
+				if st := q + 8; z != 0 && st <= s.end && st+o.sgn <= s.end && (st>>3)+o.mask <= uint64(len(s.data)) {
+					f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+					f.V, f.N = i, uint32(q-pos)>>3
+					sp, r.stb = unsafe.Add(dp, st>>3), 0
+					r.pos = st + o.sgn
+					continue
+				}
+			}
+			return s.nextMiss(h) // (fxNul's item is no array: nextMiss below)
 		case fxNul, fxFix:
 			// a short string or BLOB from one word, without a call
 			pos := r.pos
 			i := pos >> 3
 			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
 				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-				w := le64(r.dp, i)
+				w := le64(dp, i)
 				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 				if o.code == fxNul {
 					// the first null byte (z's lowest flag), within
@@ -950,26 +1062,38 @@ func (s *Stream) Next() bool {
 		base := s.base
 		pos := base + (r.pos-base+d.am)&^d.am
 		n := d.length
-		if d.src >= 0 {
+		if o.code == fxArrF {
+			n = (*Field)(unsafe.Add(fd, uintptr(o.mask))).V // (the length's field, below len(t.fields): hotOps)
+		} else if d.src >= 0 {
 			n = s.slots[d.src]
 		}
 		if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
 			return s.nextMiss(h)
 		}
 		cur := r.delta + uint64(d.idx) + 1
-		fieldAt(r.fp, cur-1).V = n
+		fieldAt(fp, cur-1).V = n
 		if n > 0 {
 			end := s.end
 			q := base + (pos-base+d.eam)&^d.eam
 			// (with the fields of the template after them: the
 			// invariant delta + len(t.fields) ≤ len(fs) holds on)
-			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > r.nfs || end > uint64(len(s.data))*8 {
+			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
 				return s.nextMiss(h)
 			}
 			pos = q + n<<d.elog
-			fxElems(unsafe.Slice(fieldAt(r.fp, cur), n), unsafe.Add(r.dp, q>>3), d)
+			if ep := unsafe.Add(dp, q>>3); d.ebits == 8 {
+				// fxElems' bytes, without the call (the elements
+				// fields cur … cur+n-1, the bytes q>>3 … (q>>3)+n-1:
+				// within fs and data, checked above)
+				el, sgn := fieldAt(fp, cur), d.esgn
+				for i := uintptr(0); i < uintptr(n); i++ {
+					(*Field)(unsafe.Add(unsafe.Pointer(el), i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
+				}
+			} else {
+				fxElems(unsafe.Slice(fieldAt(fp, cur), n), ep, d)
+			}
 			r.delta += n
-			fd = unsafe.Add(r.fp, uintptr(r.delta)*fieldSize)
+			fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
 		}
 		r.pos = pos
 		r.na++
@@ -1379,6 +1503,8 @@ type fxOp struct {
 	fo   uint32
 	code uint8
 	sh   uint8 // fxIntS: the value's bit in its byte
+	// fxIntSl: the slot (in the padding: fxOp stays 32 bytes)
+	sl uint32
 }
 
 // fxOp codes
@@ -1393,6 +1519,10 @@ const (
 	fxFix         // the segment's item: a string (zmask mask) or BLOB of static length sgn ≤ 8 (wordFix)
 	fxDyn         // the segment's other item of variable size (off: the segment)
 	fxEnd         // the program's end (its last op, where nxRun's walk stops)
+	// a hot program's joined ops (nxProg.hops, which only Next runs):
+	fxIntSl // an fxInt and the fxSlot after it that takes its value (slot sl)
+	fxNulB  // an fxNul and the fxSegB after it (the segment's need in mask, its bits in sgn)
+	fxArrF  // an fxDyn, an array whose length is the value of the field at fo mask from the segment's fields (an fxInt of its segment, whose slot no other op reads)
 )
 
 // fxOpSize is the size of an fxOp.
@@ -1615,6 +1745,16 @@ type fxRun struct {
 	lens       []uint32
 	dp, fp     unsafe.Pointer
 	nfs, stb   uint64
+}
+
+// fxHot is Next's fxRun: the position, the elements of the arrays so
+// far (delta) and the arrays (na), the kept counts, the bit of the
+// current segment's start in its byte.
+type fxHot struct {
+	pos, delta uint64
+	na         int
+	lens       []uint32
+	stb        uint64
 }
 
 // fxElems writes the elements el of array d from p on (len(el) elements

@@ -116,7 +116,8 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	all := &nextFastStats{classes: map[*EventClass]bool{}}
 	arrays := 0
-	var fused, unfused int // hot templates whose first segment Next checks with the header, and the others
+	var fused, unfused int             // hot templates whose first segment Next checks with the header, and the others
+	var intSl, nulB, arrF, skipped int // the joined ops of hot programs (hotOps) and the fxSegB left out
 	for seed := uint64(0); seed < 12; seed++ {
 		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false))
 		for _, sc := range tr.dscs {
@@ -125,11 +126,28 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 					arrays++
 				}
 				for k := range ec.nx {
+					if x := &ec.nx[k]; x.hot {
+						joins := 0
+						for _, o := range x.hops {
+							switch o.code {
+							case fxIntSl:
+								intSl++
+								joins++
+							case fxNulB:
+								nulB++
+								joins++
+							case fxArrF:
+								arrF++
+								joins++ // (its fxSlot left out)
+							}
+						}
+						skipped += len(x.ops) - len(x.hops) - joins
+					}
 					switch x := &ec.nx[k]; {
 					case !x.hot:
-					case x.op0 == unsafe.Pointer(&x.ops[1]):
+					case x.op0 == unsafe.Pointer(&x.hops[1]):
 						fused++
-					case x.op0 == unsafe.Pointer(&x.ops[0]):
+					case x.op0 == unsafe.Pointer(&x.hops[0]):
 						unfused++
 					default:
 						t.Fatalf("%s: template %d starts at no first op", ec.Name, k)
@@ -164,6 +182,10 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	t.Logf("%d events, %d of %d classes with a template (%d with arrays), %d from the fast path; %d hot templates fused, %d not", all.events, len(all.classes), 24*14, arrays, all.fast, fused, unfused)
 	if fused < 20 || unfused < 20 {
 		t.Fatalf("%d hot templates fused, %d not: both kinds are to be compared", fused, unfused)
+	}
+	t.Logf("hot programs: %d fxIntSl, %d fxNulB, %d fxArrF, %d fxSegB left out", intSl, nulB, arrF, skipped)
+	if intSl < 10 || nulB < 10 || arrF < 10 || skipped < 10 {
+		t.Fatalf("hot programs: %d fxIntSl, %d fxNulB, %d fxArrF, %d fxSegB left out: each is to be compared", intSl, nulB, arrF, skipped)
 	}
 	if all.fast < all.templated*9/10 || len(all.classes) < 24*14/2 || arrays < 20 || all.flat < all.fast/10 || all.flat == all.fast {
 		t.Fatalf("%d of %d records of templated classes from the fast path (%d from nextFlat), %d classes with a template, %d with arrays", all.fast, all.templated, all.flat, len(all.classes), arrays)
