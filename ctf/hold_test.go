@@ -3,8 +3,11 @@ package ctf
 import (
 	"encoding/binary"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/internal/vectortest"
@@ -152,5 +155,68 @@ func TestSessionCTF2Copies(t *testing.T) {
 	}
 	if bt, ok, ran := babeltrace2Text(t, root); ran && (!ok || !slices.Equal(bt, got)) {
 		t.Errorf("babeltrace2 (ok %v) prints other lines: %d vs our %d", ok, len(bt), len(got))
+	}
+}
+
+// TestGroupLossesAcrossFiles: a data stream whose packets lie in two files
+// (one group) is one stream to babeltrace2: the tracer's discarded-event
+// counter of the second file's first packet counts from the first file's
+// last packet (12 records in 2 gaps, as babeltrace2 warns), not afresh.
+func TestGroupLossesAcrossFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := ctfgen.Write(dir, 300, 1, 4, 1024); err != nil {
+		t.Fatal(err)
+	}
+	const pkt = 1024
+	data, err := ctfgen.EditPackets(dir, "channel0_0", pkt, 6, func(i int, b []byte) {
+		var disc uint64 // gaps: 5 records before packet 1, 7 before packet 3
+		switch {
+		case i >= 3:
+			disc = 12
+		case i >= 1:
+			disc = 5
+		}
+		binary.LittleEndian.PutUint64(b[ctfgen.OffDiscarded:], disc)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "channel0_0"), data[:3*pkt], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "channel0_0_1"), data[3*pkt:], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	r := tr.NewReader()
+	for r.Next() {
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Losses(); got.Events != 12 || got.EventGaps != 2 {
+		t.Errorf("Losses %+v, want 12 event records in 2 gaps", got)
+	}
+	bt := os.Getenv("BABELTRACE2")
+	if bt == "" {
+		return
+	}
+	cmd := exec.Command(bt, dir)
+	cmd.Env = append(os.Environ(), "TZ=UTC")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("babeltrace2: %v", err)
+	}
+	n, gaps := 0, 0
+	for _, m := range regexp.MustCompile(`Tracer discarded (\d+) events`).FindAllStringSubmatch(string(out), -1) {
+		k, _ := strconv.Atoi(m[1])
+		n, gaps = n+k, gaps+1
+	}
+	if n != 12 || gaps != 2 {
+		t.Errorf("babeltrace2 warns of %d records in %d gaps, want 12 in 2", n, gaps)
 	}
 }

@@ -182,17 +182,22 @@ func (r *Reader) chainNext(h *head, first bool) bool {
 	for ; c.i < len(c.segs); c.i++ {
 		sg := c.segs[c.i]
 		s := r.streams[sg.st]
-		if h.s != nil && h.s != s {
+		prev := h.s
+		if prev != nil && prev != s {
 			// the group moves to another file: the one it leaves gives
 			// back its buffer and closes (a group of many files, as
-			// LTTng's tracefile rotation makes, keeps one open); the
-			// group is one stream to babeltrace2's muxer: the hold after
-			// the last packet read goes on in the next file (held)
-			s.hold, s.holding, s.lastEnd, s.hasLastEnd = h.s.hold, h.s.holding, h.s.lastEnd, h.s.hasLastEnd
-			h.s.release()
+			// LTTng's tracefile rotation makes, keeps one open)
+			prev.release()
 		}
 		h.s = s
 		s.resume(sg.idx, sg.off)
+		if prev != nil {
+			// the group is one stream to babeltrace2: the packet before
+			// this one is the group's last, whichever file held it — the
+			// tracer's gaps (Losses) and the hold (held) go on from it
+			s.prevDisc, s.prevSeq, s.prevEnd, s.havePrev = prev.prevDisc, prev.prevSeq, prev.prevEnd, prev.havePrev
+			s.hold, s.holding, s.lastEnd, s.hasLastEnd = prev.hold, prev.holding, prev.lastEnd, prev.hasLastEnd
+		}
 		if r.advance(s) {
 			return true
 		}
