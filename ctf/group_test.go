@@ -156,11 +156,7 @@ func TestTraceClockCorrelation(t *testing.T) {
 	if err := ctfgen.WriteMixedClocks(dir); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
+	tr := openDirT(t, dir)
 	r := tr.NewReader()
 	if r.Next() || !errors.Is(r.Err(), ErrClockCorrelation) || !strings.Contains(r.Err().Error(), "without_clock (data stream class 1) has no clock class") {
 		t.Fatalf("Reader: %v, want ErrClockCorrelation naming without_clock", r.Err())

@@ -14,6 +14,29 @@ import (
 	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
 
+// openDirT opens trace folder dir, closed when the test ends.
+func openDirT(tb testing.TB, dir string) *Trace {
+	tb.Helper()
+	tr, err := OpenDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { tr.Close() })
+	return tr
+}
+
+// splitStream writes data, a data stream of trace folder dir, as two
+// files of one stream: channel0_0 its first n bytes, channel0_0_1 the rest.
+func splitStream(tb testing.TB, dir string, data []byte, n int) {
+	tb.Helper()
+	if err := os.WriteFile(filepath.Join(dir, "channel0_0"), data[:n], 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "channel0_0_1"), data[n:], 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // TestReaderHoldsAfterPacketBoundary: babeltrace2's muxer merges a
 // packet's end and the next packet's beginning as messages of their own,
 // at their times, and the stream's next event record waits behind them.
@@ -41,11 +64,7 @@ func TestReaderHoldsAfterPacketBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
+	tr := openDirT(t, dir)
 	holdNS := tr.Streams[0].t.dscs[0].NS(hold)
 	// the records of channel0_1 before the hold, read alone
 	other := 0
@@ -94,18 +113,8 @@ func TestReaderHoldsAfterPacketBoundary(t *testing.T) {
 	if err := os.CopyFS(split, os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(split, "channel0_0"), data[:2*pkt], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(split, "channel0_0_1"), data[2*pkt:], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ts, err := OpenDir(split)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ts.Close()
-	got, err := prettyReader(ts.NewReader())
+	splitStream(t, split, data, 2*pkt)
+	got, err := prettyReader(openDirT(t, split).NewReader())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,12 +138,7 @@ func TestSessionCTF2Copies(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	one, err := OpenDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer one.Close()
-	want, err := prettyReader(one.NewReader())
+	want, err := prettyReader(openDirT(t, src).NewReader())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,18 +185,8 @@ func TestGroupLossesAcrossFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "channel0_0"), data[:3*pkt], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "channel0_0_1"), data[3*pkt:], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tr, err := OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	r := tr.NewReader()
+	splitStream(t, dir, data, 3*pkt)
+	r := openDirT(t, dir).NewReader()
 	for r.Next() {
 	}
 	if err := r.Err(); err != nil {

@@ -192,11 +192,7 @@ func (r *Reader) chainNext(h *head, first bool) bool {
 		h.s = s
 		s.resume(sg.idx, sg.off)
 		if prev != nil {
-			// the group is one stream to babeltrace2: the packet before
-			// this one is the group's last, whichever file held it — the
-			// tracer's gaps (Losses) and the hold (held) go on from it
-			s.prevDisc, s.prevSeq, s.prevEnd, s.havePrev = prev.prevDisc, prev.prevSeq, prev.prevEnd, prev.havePrev
-			s.hold, s.holding, s.lastEnd, s.hasLastEnd = prev.hold, prev.holding, prev.lastEnd, prev.hasLastEnd
+			s.follow(prev)
 		}
 		if r.advance(s) {
 			return true

@@ -770,6 +770,15 @@ func (s *Stream) holdAt(p *Packet) {
 	}
 }
 
+// follow makes s, resumed at a packet of a group (Reader.chainNext), go on
+// from prev, which read the group's packet before it: the group is one
+// stream to babeltrace2, so the tracer's gaps (Losses) and the hold (held)
+// count from the group's previous packet, whichever file held it.
+func (s *Stream) follow(prev *Stream) {
+	s.prevDisc, s.prevSeq, s.prevEnd, s.havePrev = prev.prevDisc, prev.prevSeq, prev.prevEnd, prev.havePrev
+	s.hold, s.holding, s.lastEnd, s.hasLastEnd = prev.hold, prev.holding, prev.lastEnd, prev.hasLastEnd
+}
+
 // held is ns, the time of the event record just read, or, for the first
 // after a packet boundary, the hold when it is later: babeltrace2's muxer
 // lets that record through only once the packet end and beginning
