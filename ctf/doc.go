@@ -125,7 +125,14 @@
 //
 // Stream.Losses reports the gaps the tracer recorded: a discarded event
 // record counter that grew between two packets (Loss.Events) and a gap in
-// packet sequence numbers (Loss.Packets). A data stream file that ends
+// packet sequence numbers (Loss.Packets). The files of one data stream
+// that a Reader reads as one count them across files (Loss.From names
+// the file of the packet before such a gap); Reader.ByStream reads them
+// stream after stream, with the same gaps, as tracecat validate does.
+// With WithSkipDamagedPackets a damaged event record loses the rest of
+// its packet, and a packet whose header or context is damaged is lost
+// whole when the stream's LTTng index gives the next packet's place; the
+// Recovery counts and notes both. A data stream file that ends
 // before its last packet's declared size is recovered: every complete event
 // record is read, and Stream.Recovery (a traceerr.Recovery) gives the cut
 // packet as its Reason (an ErrTruncated error: which packet, how many bytes

@@ -97,13 +97,25 @@ type options struct {
 	skipDamaged bool
 }
 
-// WithSkipDamagedPackets reads on past an event record that cannot be
-// decoded in a packet whose size is known: the rest of that packet is
-// skipped, Stream.Recovery counts its bytes lost and notes the first
-// error, and the stream goes on at the next packet (a packet whose header
-// or context cannot be decoded still stops it: the next packet's place is
-// unknown). By default such a record stops its stream with its error, as
-// babeltrace2 2.1 stops.
+// WithSkipDamagedPackets reads on past damaged packets. An event record
+// that cannot be decoded, in a packet whose size is known: the rest of
+// that packet is skipped, Stream.Recovery counts its bytes lost and notes
+// the first error, and the stream goes on at the next packet. A packet
+// whose header or context cannot be decoded (a wrong magic number or UUID
+// under WithStrictMagic or WithStrictUUID, an unknown data stream class,
+// sizes that contradict each other, a total size past the end of the
+// file where the index lists a packet that fits in it, …): when the
+// stream's LTTng index (Stream.Index) lists a packet at its offset, the
+// packet is skipped whole and the stream goes on at the index's next
+// packet; Stream.Recovery counts its bytes lost and notes how many such
+// packets and the first error, PacketsRead leaves it out, and the
+// tracer's gaps (Stream.Losses, which are the tracer's only: the skipped
+// packet is no Loss) go on from the index entry's counters, as if the
+// packet had been read. Without an index entry such a packet still stops
+// the stream with its error: the next packet's place is unknown. (A
+// stream that ends inside a packet is cut, not damaged: Recovery says so
+// either way.) By default either damage stops its stream with its error,
+// as babeltrace2 2.1 stops.
 func WithSkipDamagedPackets() Option {
 	return func(o *options) error {
 		o.skipDamaged = true

@@ -34,6 +34,10 @@ type Reader struct {
 	err    error
 	init   bool
 	fills  bool // Next decodes fields (Scan: not)
+	// serial: ByStream's order, the data streams one after another;
+	// lead: by stream, whether it leads its group (planGroups)
+	serial bool
+	lead   []bool
 }
 
 type head struct {
@@ -77,7 +81,11 @@ func (r *Reader) Next() bool {
 			r.err = err
 			return false
 		}
-		r.chains = chains
+		r.chains, r.lead = chains, lead
+		if r.serial {
+			r.cur = r.serialStart(0)
+			return r.cur
+		}
 		for i, s := range r.streams {
 			if chains != nil && chains[i] != nil {
 				if !lead[i] {
@@ -119,6 +127,10 @@ func (r *Reader) Next() bool {
 			if r.err != nil {
 				return false
 			}
+			if r.serial {
+				r.cur = r.serialStart(h.ord + 1)
+				return r.cur
+			}
 			last := len(r.heap) - 1
 			r.heap[0] = r.heap[last]
 			r.heap = r.heap[:last]
@@ -127,6 +139,85 @@ func (r *Reader) Next() bool {
 	}
 	r.cur = len(r.heap) > 0
 	return r.cur
+}
+
+// ByStream makes the Reader read its data streams one after another
+// instead of merging them by time: each stream's event records in its
+// order, the streams in stream order, the files of one data stream (same
+// data stream class and stream_instance_id, which the Reader reads as one
+// stream, as babeltrace2 does) together at their first file's place, in
+// the group's packet order. Every check of Next
+// (or, for a Scanner, Scan) is made, and a group's tracer gaps
+// (Stream.Losses) count across its files as when merged. It must be
+// called before the first Next; it returns r.
+func (r *Reader) ByStream() *Reader {
+	r.serial = true
+	return r
+}
+
+// Count reads the Reader's remaining event records, with every check of
+// Next (or Scan, for a Scanner), and returns how many it read; Err says
+// what stopped it. Read ByStream, a stream read alone (no other file of
+// its data stream) is read in a loop of its own, without the Reader's
+// cost per record (tracecat validate counts so).
+func (r *Reader) Count() int64 {
+	var n int64
+	for r.Next() {
+		n++
+		h := &r.heap[0]
+		if !r.serial || r.chains != nil && r.chains[h.ord] != nil {
+			continue
+		}
+		s := h.s
+		if r.fills {
+			for s.Next() {
+				n++
+			}
+		} else {
+			for s.Scan() {
+				n++
+			}
+		}
+		// Next steps to the next stream (or reports s's error): s's
+		// Next or Scan keeps returning false at its end
+	}
+	return n
+}
+
+// serialStart makes the heap hold the first event of the first data
+// stream from stream i on that has one (ByStream's order), reporting
+// whether there is one (r.err set when a stream failed).
+func (r *Reader) serialStart(i int) bool {
+	r.heap = r.heap[:0]
+	for ; i < len(r.streams); i++ {
+		h := head{ord: i}
+		if r.chains != nil && r.chains[i] != nil {
+			if !r.lead[i] {
+				continue
+			}
+			if r.chainNext(&h, true) {
+				h.ns = h.s.held(h.s.ev.NS())
+				r.heap = append(r.heap, h)
+				return true
+			}
+			if r.err != nil {
+				return false
+			}
+			continue
+		}
+		s := r.streams[i]
+		s.Reset()
+		if r.advance(s) {
+			h.s, h.ns = s, s.held(s.ev.NS())
+			r.heap = append(r.heap, h)
+			return true
+		}
+		if s.err != nil {
+			r.err = r.streamErr(i, s)
+			return false
+		}
+	}
+	return false
 }
 
 func (r *Reader) up(i int) {

@@ -2,11 +2,14 @@ package ctf
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"math"
+	"slices"
 
 	"github.com/tracecodec/tracecodec/traceerr"
 )
@@ -95,6 +98,10 @@ type Loss struct {
 	// previous packet's end, this packet's end for events; for packets,
 	// the previous packet's end and this packet's beginning).
 	Begin, End uint64
+	// From is, when the packet before the gap was read from another file
+	// of the same data stream (a Reader reads them as one), that file's
+	// Stream; nil when it was this stream's.
+	From *Stream
 }
 
 // Event is the current event record of a Stream: a view valid until the
@@ -186,6 +193,18 @@ type Stream struct {
 	skipped   int
 	skipBytes int64
 	skipErr   error
+	// hdrSkipped counts the packets WithSkipDamagedPackets skipped whole,
+	// their header or context damaged, past to the index's next packet
+	// (skipHeader), hdrSkipBytes their bytes, hdrSkipErr the first error
+	hdrSkipped   int
+	hdrSkipBytes int64
+	hdrSkipErr   error
+	// pkts counts the packets started since the stream was last moved
+	// (SeekPacket; a group's packets read through resume add up), rbytes
+	// their bytes in the file (ReadBytes), with the bytes of the packets
+	// skipped whole
+	pkts   int
+	rbytes int64
 	// starts counts the packets nextPacket started (tests: a group reads
 	// each of its packets once)
 	starts int
@@ -219,6 +238,9 @@ type Stream struct {
 
 	prevDisc, prevSeq, prevEnd uint64
 	havePrev                   bool
+	// prevFrom: the previous packet (prevDisc, …) was read from that
+	// other file of the stream's group (follow), nil: from this one
+	prevFrom *Stream
 	// hold is, while holding, the time (ns) from which babeltrace2's
 	// muxer lets the stream's next event through after a packet boundary:
 	// the previous packet's end and this packet's beginning are messages
@@ -289,10 +311,22 @@ func (s *Stream) Err() error { return s.err }
 // Losses returns the gaps reported so far.
 func (s *Stream) Losses() []Loss { return s.losses }
 
+// PacketsRead is the number of packets the stream has started reading
+// since its Reset or SeekPacket (a cut last packet counts, a packet
+// WithSkipDamagedPackets skipped whole does not). For the files of one
+// data stream read as a group (Reader), each file counts the packets the
+// group read from it: a packet equal to one of another file, read once,
+// counts once, in the file it was read from.
+func (s *Stream) PacketsRead() int { return s.pkts }
+
 // Recovery summarises what was read and what a cut last packet lost: its
 // Reason is the error that stopped the stream, else, for a cut last
 // packet, an ErrTruncated error saying which packet and how many bytes the
-// file lacks.
+// file lacks. Read counts the event records read, ReadBytes the bytes of
+// the packets read (PacketsRead; with those skipped whole): for a file of
+// a group (Reader), those of its packets the group read, so that the
+// files of a group sum to each of the group's packets once, even where
+// copies hold equal packets.
 func (s *Stream) Recovery() traceerr.Recovery {
 	r := s.rec
 	if s.uuidBad > 0 {
@@ -307,6 +341,14 @@ func (s *Stream) Recovery() traceerr.Recovery {
 		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%s cannot be used (%v): the stream is read without it, as babeltrace2 2.1 reads it",
 			s.indexName(), s.indexErr))
 	}
+	if s.hdrSkipped > 0 {
+		r.LostBytes += s.hdrSkipBytes
+		what := "1 packet whose header or context cannot be decoded skipped whole"
+		if s.hdrSkipped > 1 {
+			what = itoa(s.hdrSkipped) + " packets whose header or context cannot be decoded skipped whole"
+		}
+		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%s, the next packet's place taken from %s (%d bytes in all; the first: %v)", what, s.indexName(), s.hdrSkipBytes, s.hdrSkipErr))
+	}
 	if s.skipped > 0 {
 		r.LostBytes += s.skipBytes
 		what := "1 damaged packet read up to its first undecodable event record, its rest"
@@ -316,7 +358,7 @@ func (s *Stream) Recovery() traceerr.Recovery {
 		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%s (%d bytes in all) skipped (the first: %v)", what, s.skipBytes, s.skipErr))
 	}
 	r.Read = s.events
-	r.ReadBytes = min(s.next, s.size)
+	r.ReadBytes = s.rbytes
 	if s.err != nil {
 		r.Reason = s.err
 	} else if s.cut != nil {
@@ -334,12 +376,14 @@ func (s *Stream) Reset() { s.SeekPacket(0, 0) }
 // stream read again — after Packets or CheckIndex, which walk its packets
 // and seek back — reports each cut packet once.
 func (s *Stream) SeekPacket(index int, off int64) {
-	s.err, s.done, s.started, s.havePrev = nil, false, true, false
+	s.err, s.done, s.started, s.havePrev, s.prevFrom = nil, false, true, false, nil
 	s.holding, s.hasLastEnd = false, false
 	s.stop = 0
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
 	s.events = 0
 	s.skipped, s.skipBytes, s.skipErr = 0, 0, nil
+	s.hdrSkipped, s.hdrSkipBytes, s.hdrSkipErr = 0, 0, nil
+	s.pkts, s.rbytes = 0, 0
 	s.sel, s.fxTab, s.bare = nil, nil, nil
 	s.next = off
 	s.pos, s.end = 0, 0
@@ -687,8 +731,23 @@ func (s *Stream) release() {
 	}
 }
 
-// nextPacket starts the packet at s.next.
+// nextPacket starts the packet at s.next; with WithSkipDamagedPackets and
+// an LTTng index, past packets whose header or context is damaged
+// (skipHeader).
 func (s *Stream) nextPacket() bool {
+	prevClass := s.pkt.Class
+	for {
+		if s.startPacket() {
+			return true
+		}
+		if !s.skipHeader(prevClass) {
+			return false
+		}
+	}
+}
+
+// startPacket starts the packet at s.next.
+func (s *Stream) startPacket() bool {
 	off := s.next
 	if off >= s.size {
 		s.done = true
@@ -738,6 +797,17 @@ func (s *Stream) nextPacket() bool {
 		}
 		break
 	}
+	if p.Cut && s.t.o.skipDamaged {
+		if k := s.indexEntry(off); k >= 0 && uint64(s.Index[k].Offset)+s.Index[k].TotalBits/8 <= uint64(s.size) && s.Index[k].TotalBits < p.TotalBits {
+			e := &s.Index[k]
+			// the index lists a packet that fits in the file: the size
+			// this packet's context declares is damaged, not the file cut
+			s.err = newErr(off, ErrCorrupt, "packet %d: total size %d bits runs past the end of the file, where %s lists a packet of %d bits", p.Index, p.TotalBits, s.indexName(), e.TotalBits)
+			return false
+		}
+	}
+	s.pkts++
+	s.rbytes += min(s.next, s.size) - off
 	if p.Cut && s.cut == nil {
 		s.cut = newErr(p.Offset, ErrTruncated, "packet %d is cut: the file ends %d bytes before its declared size of %d bytes", p.Index, p.Offset+int64(p.TotalBits/8)-s.size, p.TotalBits/8)
 	}
@@ -776,6 +846,10 @@ func (s *Stream) holdAt(p *Packet) {
 // count from the group's previous packet, whichever file held it.
 func (s *Stream) follow(prev *Stream) {
 	s.prevDisc, s.prevSeq, s.prevEnd, s.havePrev = prev.prevDisc, prev.prevSeq, prev.prevEnd, prev.havePrev
+	s.prevFrom = nil
+	if prev != s {
+		s.prevFrom = prev
+	}
 	s.hold, s.holding, s.lastEnd, s.hasLastEnd = prev.hold, prev.holding, prev.lastEnd, prev.hasLastEnd
 }
 
@@ -884,6 +958,72 @@ func (s *Stream) packetSizes(avail uint64) bool {
 	return true
 }
 
+// indexEntry is the number of the entry of the stream's LTTng index for
+// the packet at byte offset off, -1 when it has none.
+func (s *Stream) indexEntry(off int64) int {
+	if i := s.pkt.Index; i >= 0 && i < len(s.Index) && s.Index[i].Offset == off {
+		return i
+	}
+	if i, ok := slices.BinarySearchFunc(s.Index, off, func(e IndexEntry, off int64) int { return cmp.Compare(e.Offset, off) }); ok {
+		return i
+	}
+	return -1
+}
+
+// skipHeader, with WithSkipDamagedPackets, turns the error of a packet
+// whose header or context is damaged (a wrong magic number or UUID with
+// the strict options, an unknown data stream class, sizes that contradict
+// each other or run past the end of the file where the index lists a
+// packet that fits in it, …) into a lost packet when the stream's LTTng
+// index lists a packet at its offset: the stream goes on at the index's
+// next packet (the packet's bytes are lost: Recovery counts and notes
+// them), its loss tracking carried over the skipped packet by the index
+// entry's counters, as if the packet had been read. Without an index
+// entry (or for a truncated stream, whose next packet is not there, or
+// unusable metadata, which every packet shares) the error stands. It
+// reports whether it skipped; prevClass is the class of the packet read
+// before.
+func (s *Stream) skipHeader(prevClass *StreamClass) bool {
+	err := s.err
+	if !s.t.o.skipDamaged || err == nil || s.done || errors.Is(err, ErrTruncated) || errors.Is(err, ErrMetadata) || errors.Is(err, ErrUnsupported) {
+		return false
+	}
+	p := &s.pkt
+	off := p.Offset
+	k := s.indexEntry(off)
+	if k < 0 {
+		return false
+	}
+	e := &s.Index[k]
+	next := s.size // the last entry of no size: the rest of the file
+	if k+1 < len(s.Index) {
+		next = s.Index[k+1].Offset
+	} else if e.TotalBits > 0 {
+		next = off + int64(min(e.TotalBits/8, uint64(s.size-off)))
+	}
+	next = min(next, s.size)
+	if s.hdrSkipped == 0 {
+		s.hdrSkipErr = err
+	}
+	s.hdrSkipped++
+	s.hdrSkipBytes += next - off
+	s.rbytes += next - off
+	s.err = nil
+	s.next = next
+	p.Class = prevClass
+	// the tracer's gaps: the index holds the skipped packet's counters
+	// (an index 1.0 has no sequence numbers: the packet is taken as the
+	// next of the sequence, and as none when no packet was read before)
+	if e.HasStreamSeqNum || s.havePrev {
+		q := Packet{Index: p.Index, HasDiscarded: true, Discarded: e.Discarded, HasSeqNum: true, SeqNum: e.SeqNum, Begin: e.Begin, End: e.End}
+		if !e.HasStreamSeqNum {
+			q.SeqNum = s.prevSeq + 1
+		}
+		s.losses_(&q)
+	}
+	return true
+}
+
 func (s *Stream) packetFailed() bool {
 	if s.err == nil {
 		if s.pkt.Index > 0 {
@@ -905,14 +1045,14 @@ func (s *Stream) packetFailed() bool {
 func (s *Stream) losses_(p *Packet) {
 	if s.havePrev {
 		if p.HasDiscarded && p.Discarded > s.prevDisc {
-			s.losses = append(s.losses, Loss{Packet: p.Index, Events: p.Discarded - s.prevDisc, Begin: s.prevEnd, End: p.End})
+			s.losses = append(s.losses, Loss{Packet: p.Index, Events: p.Discarded - s.prevDisc, Begin: s.prevEnd, End: p.End, From: s.prevFrom})
 			s.rec.Lost += int64(p.Discarded - s.prevDisc)
 		}
 		if p.HasSeqNum && p.SeqNum > s.prevSeq+1 {
-			s.losses = append(s.losses, Loss{Packet: p.Index, Packets: p.SeqNum - s.prevSeq - 1, Begin: s.prevEnd, End: p.Begin})
+			s.losses = append(s.losses, Loss{Packet: p.Index, Packets: p.SeqNum - s.prevSeq - 1, Begin: s.prevEnd, End: p.Begin, From: s.prevFrom})
 		}
 	}
-	s.havePrev = true
+	s.havePrev, s.prevFrom = true, nil
 	s.prevDisc, s.prevSeq, s.prevEnd = p.Discarded, p.SeqNum, p.End
 }
 
