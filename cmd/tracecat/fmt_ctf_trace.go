@@ -145,5 +145,49 @@ func ctfSessionLine(path string) (line string, bad bool) {
 			line += fmt.Sprintf("; %s and %s share their trace's UUID: one trace, equal packets read once", d, strings.Join(o, ", "))
 		}
 	}
-	return line + ")", false
+	line += ")"
+	if len(same) > 0 {
+		line += ctfSessionGaps(path, ss)
+	}
+	return line, false
+}
+
+// ctfSessionGaps is the warning lines (each after a newline) of the gaps
+// the tracer reported across the trace folders of a session whose traces
+// share a trace identity: a data stream whose files lie in several of
+// them (LTTng's rotation chunks) is one stream to babeltrace2, which
+// warns of a discarded-record counter's growth or a packet_seq_num jump
+// from one folder's last packet of it to the next folder's first. The
+// traces' own lines list the gaps inside each folder; the session is read
+// stream by stream (ctf.Reader.ByStream) for those across them. A
+// stream that fails to read is the trace's line's failure: the gaps
+// before it are listed.
+func ctfSessionGaps(path string, ss *ctf.Session) string {
+	dir := map[*ctf.Stream]string{}
+	for i, tr := range ss.Traces {
+		for _, s := range tr.Streams {
+			dir[s] = ss.Dirs[i]
+		}
+	}
+	r := ss.NewScanner().ByStream()
+	for r.Next() {
+	}
+	var out strings.Builder
+	for i, tr := range ss.Traces {
+		for _, s := range tr.Streams {
+			for _, l := range s.Losses() {
+				if l.From == nil || dir[l.From] == ss.Dirs[i] {
+					continue
+				}
+				at := fmt.Sprintf("\n%s: session: warning: %s/%s: packet %d: ", path, ss.Dirs[i], s.Name, l.Packet)
+				if l.Events > 0 {
+					fmt.Fprintf(&out, "%sthe tracer discarded %d event records (counted from the packet before it, in %s/%s)", at, l.Events, dir[l.From], l.From.Name)
+				}
+				if l.Packets > 0 {
+					fmt.Fprintf(&out, "%s%d packets lost (sequence number gap from the packet before it, in %s/%s)", at, l.Packets, dir[l.From], l.From.Name)
+				}
+			}
+		}
+	}
+	return out.String()
 }

@@ -92,7 +92,11 @@ without their footer, torn or truncated records, trailing bytes, and the other
 problems a format reports (a CTF trace: packet headers whose UUID differs from the
 metadata's or whose magic number is wrong, an LTTng index that cannot be parsed); each "PATH: strict: …" line says what was lost.
 Losses a CTF tracer recorded (discarded events, packet_seq_num gaps) are
-warnings that --strict passes.
+warnings that --strict passes, one per gap ("FILE: packet N: the tracer discarded K
+event records", "FILE: packet N: K packets lost (sequence number gap)"), counted as
+babeltrace2 warns of them: the files of one data stream (LTTng's tracefile rotation:
+channel0_0, channel0_0_1, …) are read as one stream, so a gap from one file's last
+packet to the next file's first is listed at the second.
 
 Many paths and folders (walked as for detect) are validated in parallel on every
 core: one "PATH: ok (…)" or "PATH: what is wrong" line per input, in argument
@@ -101,7 +105,9 @@ A folder given whose only traces are CTF trace folders (an LTTng session folder)
 gets one line per trace, then "FOLDER: session: ok (…)" — the traces dump, stats
 and export read as one, those sharing a UUID (one trace, equal packets read once) —
 or "FOLDER: session: …" saying why they cannot be read as one (clock classes
-babeltrace2 cannot correlate: exit 1).`,
+babeltrace2 cannot correlate: exit 1). Where traces share a UUID (rotation chunks), a
+gap across two of them is a line of the session's: "FOLDER: session: warning:
+TRACE/FILE: packet N: …" (the traces' own lines list the gaps inside each).`,
 			examples: []string{"tracecat validate trace.wtf-trace", "tracecat validate --strict traces/  # every trace below traces/"},
 			run:      (*cli).cmdValidate,
 		},
@@ -128,7 +134,11 @@ event layer (ns on the trace's clock); ratios are rounded to two decimals.
 Every format has "recovery": what a damaged input lost (see validate), null (or
 "-") for a clean one. Stats reads on past damage where the format allows: a CTF packet
 holding an event record that cannot be decoded is counted up to it and its rest lost,
-the next packet read (dump and validate stop at that record, as babeltrace2 does).
+the next packet read; a packet whose header or context cannot be decoded is lost whole
+when the stream's LTTng index (index/FILE.idx) gives the next packet's place, else
+the stream stops there (dump and validate stop at either, as babeltrace2 does).
+data_packets counts each packet read once, where copies of a data stream hold equal
+packets (read once).
 
 Many paths and folders (walked as for detect) are read in parallel: one block (or,
 with --json, one object with "path" first) per input, then a summary

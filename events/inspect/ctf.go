@@ -389,9 +389,7 @@ func ctfReaderStats(in *Input, r *ctf.Reader, streams []*ctf.Stream, names []str
 		} else {
 			perStream[ds.Name] = byStream[ds]
 		}
-		if sr := ds.Recovery(); sr.ReadBytes > 0 {
-			packets += uint64(ds.Packet().Index) + 1
-		}
+		packets += uint64(ds.PacketsRead()) // a group's packet once, in the file it was read from
 		for _, l := range ds.Losses() {
 			discarded += l.Events
 			lost += l.Packets
@@ -493,51 +491,59 @@ func ctfStreamStats(in *Input) (StatList, *traceerr.Recovery, error) {
 }
 
 // ctfTraceCheck decodes every event record of every data stream of a trace
-// folder; it returns what it read, the problems of the streams (what the
-// reader read leniently, as babeltrace2 reads it: packet headers whose UUID
-// or magic number is wrong), the losses the tracer reported as notes
-// (discarded event records, packet_seq_num gaps: the trace says them
-// itself, so --strict passes them) and the streams' recovery summary (nil
-// when clean). A data stream file whose last packet is cut fails, as
-// babeltrace2 2.1.2 refuses it and as tracecat validate fails what an
-// unfinished writer left in every format (a CDT trace without footer, a
-// cut dial9 stream); the recovery summary says what stats, dump and
-// convert read of it.
+// folder, stream after stream (the files of one data stream, as LTTng's
+// tracefile rotation splits a CPU's stream, read as one in babeltrace2's
+// packet order: ctf.Reader.ByStream); it returns what it read, the
+// problems of the streams (what the reader read leniently, as babeltrace2
+// reads it: packet headers whose UUID or magic number is wrong), the
+// losses the tracer reported as notes (discarded event records,
+// packet_seq_num gaps, counted across the files of a data stream as
+// babeltrace2 warns of them: the trace says them itself, so --strict
+// passes them) and the streams' recovery summary (nil when clean). A data
+// stream file whose last packet is cut fails, as babeltrace2 2.1.2 refuses
+// it and as tracecat validate fails what an unfinished writer left in
+// every format (a CDT trace without footer, a cut dial9 stream); the
+// recovery summary says what stats, dump and convert read of it.
 func ctfTraceCheck(in *Input) (sum string, problems, notes []string, rec *traceerr.Recovery, err error) {
 	tr, err := ctf.OpenDir(in.Path)
 	if err != nil {
 		return "", nil, nil, nil, err
 	}
-	// streams whose clock classes babeltrace2 cannot correlate: their
-	// events cannot be merged (dump, stats and export refuse the trace),
-	// as babeltrace2 refuses it
-	if r := tr.NewScanner(); !r.Next() && errors.Is(r.Err(), ctf.ErrClockCorrelation) {
-		return "", nil, nil, nil, r.Err()
-	}
-	events := 0
-	var cut *ctf.Stream
-	var idxErr error
+	defer tr.Close()
+	// An index that disagrees with its stream fails, after every stream
+	// is read (for the recovery line): it lists packets the file has
+	// lost, or the file was changed after it was written (babeltrace2 2.1
+	// warns and indexes the stream itself, as stats and dump read it). An
+	// index that cannot be parsed at all is a problem of the stream's
+	// (Stream.Recovery), a warning. Another error is the stream's own,
+	// which reading it reports first (failing after the streams before).
+	var idxErr, ownErr error
 	for _, s := range tr.Streams {
-		s.Reset()
-		// An index that disagrees with its stream fails, after every
-		// stream is read (for the recovery line): it lists packets the
-		// file has lost, or the file was changed after it was written
-		// (babeltrace2 2.1 warns and indexes the stream itself, as stats
-		// and dump read it). An index that cannot be parsed at all is a
-		// problem of the stream's (Stream.Recovery), a warning.
 		if err := s.CheckIndex(); errors.Is(err, ctf.ErrIndex) {
 			if idxErr == nil {
 				idxErr = err
 			}
-		} else if err != nil {
+		} else if err != nil && ownErr == nil {
+			ownErr = err
+		}
+	}
+	// every check of Next, fields not materialised; a clock class
+	// correlation error (streams whose events cannot be merged: dump,
+	// stats and export refuse the trace, as babeltrace2 refuses it) as
+	// it is, a stream's after its file's name
+	r := tr.NewScanner().ByStream()
+	events := r.Count()
+	if err := r.Err(); err != nil {
+		if errors.Is(err, ctf.ErrClockCorrelation) {
 			return "", nil, nil, nil, err
 		}
-		for s.Scan() { // every check of Next, fields not materialised
-			events++
-		}
-		if err := s.Err(); err != nil {
-			return "", nil, nil, tr.Recovery(), fmt.Errorf("%s: %w", s.Name, err)
-		}
+		return "", nil, nil, tr.Recovery(), err
+	}
+	if ownErr != nil {
+		return "", nil, nil, tr.Recovery(), ownErr
+	}
+	var cut *ctf.Stream
+	for _, s := range tr.Streams {
 		for _, l := range s.Losses() {
 			if l.Events > 0 {
 				notes = append(notes, fmt.Sprintf("%s: packet %d: the tracer discarded %d event records", s.Name, l.Packet, l.Events))
