@@ -191,3 +191,28 @@ func TestReaderCount(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveryCutHeaderBytes: a file that ends inside its third packet's
+// header reads its first two packets; the cut bytes are read and lost
+// (Stream.Recovery: ReadBytes the whole file, LostBytes the cut ones), so
+// that Trace.Recovery's ReadBytes (read less lost) is the two packets'
+// bytes — it subtracted lost bytes it had not counted as read (FuzzSkipDamagedHeader
+// found a stream whose lost bytes outnumbered its read ones).
+func TestRecoveryCutHeaderBytes(t *testing.T) {
+	data, _ := genStreamBytes(0, 200, 4, 256)
+	if len(data) < 3*256 {
+		t.Fatalf("%d bytes", len(data))
+	}
+	cut := data[:2*256+40]
+	tr := traceFromTSDL(t, genMetadata(4))
+	s := tr.AddStream("s", cut)
+	for s.Next() {
+	}
+	rec := s.Recovery()
+	if s.Err() != nil || rec.ReadBytes != int64(len(cut)) || rec.LostBytes != 40 || s.PacketsRead() != 2 {
+		t.Errorf("%v: read %d bytes (want %d), lost %d (want 40), %d packets", s.Err(), rec.ReadBytes, len(cut), rec.LostBytes, s.PacketsRead())
+	}
+	if tr := tr.Recovery(); tr == nil || tr.ReadBytes != 2*256 || tr.LostBytes != 40 {
+		t.Errorf("trace recovery %+v, want 512 bytes read, 40 lost", tr)
+	}
+}

@@ -323,7 +323,8 @@ func (s *Stream) PacketsRead() int { return s.pkts }
 // Reason is the error that stopped the stream, else, for a cut last
 // packet, an ErrTruncated error saying which packet and how many bytes the
 // file lacks. Read counts the event records read, ReadBytes the bytes of
-// the packets read (PacketsRead; with those skipped whole): for a file of
+// the packets read (PacketsRead; with those skipped whole and a last
+// packet cut inside its header, whose bytes LostBytes counts): for a file of
 // a group (Reader), those of its packets the group read, so that the
 // files of a group sum to each of the group's packets once, even where
 // copies hold equal packets.
@@ -1027,8 +1028,10 @@ func (s *Stream) skipHeader(prevClass *StreamClass) bool {
 func (s *Stream) packetFailed() bool {
 	if s.err == nil {
 		if s.pkt.Index > 0 {
-			// The file ends inside the last packet's header or context.
+			// The file ends inside the last packet's header or context:
+			// its bytes read, and lost
 			s.rec.LostBytes += s.size - s.pkt.Offset
+			s.rbytes += s.size - s.pkt.Offset
 			s.rec.StopOffset = s.pkt.Offset
 			if s.cut == nil {
 				s.cut = newErr(s.pkt.Offset, ErrTruncated, "packet %d is cut: the file ends inside its header or context", s.pkt.Index)

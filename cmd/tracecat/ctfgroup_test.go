@@ -192,3 +192,41 @@ func TestCTFValidateSessionGapsAcrossChunks(t *testing.T) {
 		t.Errorf("dump: %q, want %q", dumpErr, w)
 	}
 }
+
+// A packet whose context is damaged (content size beyond the total size)
+// in a stream with its LTTng index: stats skips it whole and reads every
+// other packet (its recovery says so), dump and validate stop at it with
+// its error, as babeltrace2 does.
+func TestCTFStatsSkipsDamagedHeaderWithIndex(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := ctfgen.Write(dir, 600, 1, 4, 1024); err != nil {
+		t.Fatal(err)
+	}
+	_, clean, _ := run(t, nil, "stats", "--json", dir)
+	p := filepath.Join(dir, "channel0_0")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 5*1024 {
+		t.Fatalf("%d bytes: too few packets", len(b))
+	}
+	binary.LittleEndian.PutUint64(b[2*1024+48:], 1024*8+64) // packet 2's content_size
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := run(t, nil, "stats", "--json", dir)
+	events := regexp.MustCompile(`"events":(\d+),`)
+	n, _ := strconv.Atoi(events.FindStringSubmatch(out + `"events":0,`)[1])
+	all, _ := strconv.Atoi(events.FindStringSubmatch(clean + `"events":0,`)[1])
+	if code != exitOK || all != 600 || n <= 400 || n >= all || !strings.Contains(out, "1 packet whose header or context cannot be decoded skipped whole, the next packet's place taken from index/channel0_0.idx (1024 bytes in all") ||
+		!strings.Contains(out, "exceeds the total size") {
+		t.Errorf("stats: exit %d, %d of %d events\n%s%s", code, n, all, out, errb)
+	}
+	for _, cmd := range []string{"validate", "dump"} {
+		code, out, errb := run(t, nil, cmd, dir)
+		if code == exitOK || !strings.Contains(errb, "offset 2048") || !strings.Contains(errb, "exceeds the total size") {
+			t.Errorf("%s: exit %d, want the packet's error\n%.300s\n%s", cmd, code, out, errb)
+		}
+	}
+}
