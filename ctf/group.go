@@ -317,15 +317,24 @@ func (r *Reader) firstPackets() (firsts []Packet, have []bool, err error) {
 	return firsts, have, checkClocks(uses)
 }
 
-// packetsOf lists the packets of stream i for a group (a stream that
-// fails is listed up to its failure, which reading it reports).
+// packetsOf lists the packets of stream i for a group. A stream whose
+// packet headers fail is listed up to its failure and then the packet
+// that failed, of no known time (so last in the group), so that reading
+// the group reports the error (babeltrace2 fails indexing such a file).
 func (r *Reader) packetsOf(i int) []gpkt {
 	s := r.streams[i]
-	ps, _ := s.Packets()
+	ps, err := s.Packets()
 	s.release() // the group reads it later, if at all
-	out := make([]gpkt, len(ps))
+	out := make([]gpkt, len(ps), len(ps)+1)
 	for k := range ps {
 		out[k] = gpkt{keyOf(s, &ps[k]), seg{i, ps[k].Index, ps[k].Offset}}
+	}
+	if err != nil {
+		var off int64
+		if n := len(ps); n > 0 {
+			off = ps[n-1].Offset + int64(ps[n-1].TotalBits/8)
+		}
+		out = append(out, gpkt{pktKey{begin: math.MaxUint64, end: math.MaxUint64, seq: math.MaxUint64}, seg{i, len(ps), off}})
 	}
 	return out
 }

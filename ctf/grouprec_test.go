@@ -2,8 +2,10 @@ package ctf
 
 import (
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/testgen/ctfgen"
@@ -214,5 +216,36 @@ func TestRecoveryCutHeaderBytes(t *testing.T) {
 	}
 	if tr := tr.Recovery(); tr == nil || tr.ReadBytes != 2*256 || tr.LostBytes != 40 {
 		t.Errorf("trace recovery %+v, want 512 bytes read, 40 lost", tr)
+	}
+}
+
+// TestGroupDamagedPacketReported: a packet whose context is damaged
+// (content size beyond the total size) in the second file of a data
+// stream split in two stops a Reader with its error, merged and ByStream,
+// as it stops the file read alone; the group read its packets up to the
+// failure and ended without a word.
+func TestGroupDamagedPacketReported(t *testing.T) {
+	const pkt = 1024
+	dir := filepath.Join(t.TempDir(), "trace")
+	if err := ctfgen.Write(dir, 300, 1, 4, pkt); err != nil {
+		t.Fatal(err)
+	}
+	data, err := ctfgen.EditPackets(dir, "channel0_0", pkt, 6, func(int, []byte) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(data[4*pkt+48:], pkt*8+64) // packet 4 (the second file's 1): content > total
+	splitStream(t, dir, data, 3*pkt)
+	for _, byStream := range []bool{false, true} {
+		tr := openDirT(t, dir)
+		r := tr.NewScanner()
+		if byStream {
+			r.ByStream()
+		}
+		r.Count()
+		var fe *FormatError
+		if err := r.Err(); !errors.As(err, &fe) || fe.Offset != pkt || !errors.Is(err, ErrCorrupt) || !strings.HasPrefix(err.Error(), "channel0_0_1: ") {
+			t.Errorf("by stream %v: err %v, want channel0_0_1's packet 1 error at offset %d", byStream, err, pkt)
+		}
 	}
 }

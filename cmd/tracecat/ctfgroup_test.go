@@ -230,3 +230,25 @@ func TestCTFStatsSkipsDamagedHeaderWithIndex(t *testing.T) {
 		}
 	}
 }
+
+// validate fails a trace folder where the second file of a data stream
+// split in two holds a packet whose context is damaged, naming the file
+// and the offset, as it did checking each file alone (and as babeltrace2
+// fails indexing the file): reading the files as one loses no error.
+func TestCTFValidateGroupDamagedFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "trace")
+	writeSplitGapTrace(t, dir)
+	p := filepath.Join(dir, "channel0_0_1")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(b[1024+48:], 1024*8+64) // packet 1: content > total
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := run(t, nil, "validate", dir)
+	if code == exitOK || !strings.Contains(errb, "channel0_0_1: offset 1024: packet 1: content size") {
+		t.Errorf("validate: exit %d\n%s%s", code, out, errb)
+	}
+}
