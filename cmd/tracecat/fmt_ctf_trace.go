@@ -169,9 +169,7 @@ func ctfSessionGaps(path string, ss *ctf.Session) string {
 			dir[s] = ss.Dirs[i]
 		}
 	}
-	r := ss.NewScanner().ByStream()
-	for r.Next() {
-	}
+	ss.NewScanner().ByStream().Count()
 	var out strings.Builder
 	for i, tr := range ss.Traces {
 		for _, s := range tr.Streams {
