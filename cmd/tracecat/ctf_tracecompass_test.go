@@ -14,9 +14,10 @@ import (
 )
 
 // TestTraceCompassTraces: Trace Compass's CTF test traces
-// (tracecompass-test-traces, ctf/src/main/resources, 262 trace folders of
-// LTTng 2.1–2.8 kernel and user-space traces, perf's CTF output and
-// babeltrace's CTF writer tests) beside babeltrace2 2.1: CTF_TC_TRACES names
+// (tracecompass-test-traces, ctf/src/main/resources: 283 trace folders in
+// the snapshot of release 1.10 — LTTng 2.1–2.15 kernel and user-space
+// traces, perf's CTF output, babeltrace's CTF writer tests, OTF2-converted
+// MPI traces, CTF 2 traces) beside babeltrace2 2.1: CTF_TC_TRACES names
 // the resources folder, BABELTRACE2 the babeltrace2 program. Where
 // babeltrace2 prints a trace, dump prints the same text byte for byte and
 // validate calls it valid; where babeltrace2 refuses it (the CTF writer
