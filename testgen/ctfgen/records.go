@@ -246,3 +246,31 @@ func appendValues(b []byte, fs []Field, vs []any) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// Event record classes of LTTng's tracers, with their payloads, for
+// WriteRecords' specs.
+var (
+	// SchedSwitch is lttng-modules' sched_switch: values prev_comm,
+	// prev_tid, prev_prio, prev_state, next_comm, next_tid, next_prio.
+	SchedSwitch = Class{"sched_switch", []Field{{"prev_comm", Comm}, {"prev_tid", S32}, {"prev_prio", S32},
+		{"prev_state", S32}, {"next_comm", Comm}, {"next_tid", S32}, {"next_prio", S32}}}
+	// FuncEntry and FuncExit are liblttng-ust-cyg-profile's (values addr,
+	// call_site), FastFuncEntry (addr) and FastFuncExit (none)
+	// liblttng-ust-cyg-profile-fast's.
+	FuncEntry     = Class{"lttng_ust_cyg_profile:func_entry", []Field{{"addr", X64}, {"call_site", X64}}}
+	FuncExit      = Class{"lttng_ust_cyg_profile:func_exit", []Field{{"addr", X64}, {"call_site", X64}}}
+	FastFuncEntry = Class{"lttng_ust_cyg_profile_fast:func_entry", []Field{{"addr", X64}}}
+	FastFuncExit  = Class{"lttng_ust_cyg_profile_fast:func_exit", nil}
+)
+
+// SyscallEntry is lttng-modules' (2.7 and later) syscall_entry_NAME with
+// the payload fields.
+func SyscallEntry(name string, fields ...Field) Class {
+	return Class{"syscall_entry_" + name, fields}
+}
+
+// SyscallExit is lttng-modules' (2.7 and later) syscall_exit_NAME: value
+// ret.
+func SyscallExit(name string) Class {
+	return Class{"syscall_exit_" + name, []Field{{"ret", S32}}}
+}
