@@ -168,7 +168,7 @@ func TestConvertCTFRealCalls(t *testing.T) {
 	if root == "" {
 		root = "/tmp/ctfaudit5/tc/ctf/src/main/resources"
 	}
-	for _, name := range []string{"cyg-profile/glxgears-cyg-profile", "cyg-profile/glxgears-cyg-profile-fast", "bug446190", "context-switches/context-switches-ust"} {
+	for _, name := range []string{"cyg-profile/glxgears-cyg-profile", "cyg-profile/glxgears-cyg-profile-fast", "bug446190", "many-threads", "context-switches/context-switches-ust"} {
 		dir := filepath.Join(root, name)
 		if _, err := os.Stat(filepath.Join(dir, "metadata")); err != nil {
 			t.Logf("%s: absent", name)

@@ -1,7 +1,9 @@
 package events_test
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -318,4 +320,124 @@ func TestCTFCallSlicesZeroAllocs(t *testing.T) {
 			r.Close()
 		}
 	}
+}
+
+// mixedCallTrace writes to dir a trace whose classes have every role of
+// WithCTFCallSlices, with the tid, vpid, vtid and procname contexts, and
+// returns its data stream file of CPU 0.
+func mixedCallTrace(t testing.TB, dir string) string {
+	s := ctfgen.Spec{Domain: "kernel", Context: []ctfgen.Field{{Name: "tid", Kind: ctfgen.S32}, {Name: "vpid", Kind: ctfgen.S32},
+		{Name: "vtid", Kind: ctfgen.S32}, {Name: "procname", Kind: ctfgen.Comm}},
+		Classes: []ctfgen.Class{ctfgen.SchedSwitch, ctfgen.SyscallEntry("read"), ctfgen.SyscallExit("read"),
+			ctfgen.FuncEntry, ctfgen.FuncExit, ctfgen.FastFuncEntry, ctfgen.FastFuncExit,
+			{Name: "sys_open", Fields: []ctfgen.Field{{Name: "filename", Kind: ctfgen.Str}}},
+			{Name: "exit_syscall", Fields: []ctfgen.Field{{Name: "ret", Kind: ctfgen.S32}}}}}
+	var recs []ctfgen.Record
+	for i := range 24 {
+		ctx := []any{5 + i%3, 1, 5 + i%3, "p"}
+		if i%5 == 0 {
+			ctx[0] = -1
+		}
+		ts := uint64(10 * i)
+		switch i % 8 {
+		case 0:
+			recs = append(recs, ctfgen.Record{CPU: 0, Class: 0, TS: ts, Context: ctx, Values: []any{"a", 1, 20, 0, "b", 5 + i%3, 20}})
+		case 1:
+			recs = append(recs, ctfgen.Record{CPU: 0, Class: 1, TS: ts, Context: ctx})
+		case 2:
+			recs = append(recs, ctfgen.Record{CPU: 0, Class: 2, TS: ts, Context: ctx, Values: []any{3}})
+		case 3, 4:
+			recs = append(recs, ctfgen.Record{CPU: 0, Class: i % 8, TS: ts, Context: ctx, Values: []any{0x400000 + i%2, 7}})
+		case 5:
+			recs = append(recs, ctfgen.Record{CPU: 0, Class: 5, TS: ts, Context: ctx, Values: []any{0x500000}})
+		case 6:
+			recs = append(recs, ctfgen.Record{CPU: 0, Class: 6, TS: ts, Context: ctx})
+		case 7:
+			v := []any{"/x"}
+			if i%16 == 15 {
+				v = []any{0}
+			}
+			recs = append(recs, ctfgen.Record{CPU: 0, Class: 7 + i%16/8, TS: ts, Context: ctx, Values: v})
+		}
+	}
+	if err := ctfgen.WriteRecords(dir, s, recs); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "channel0_0")
+}
+
+// readAllCalls reads dir with WithCTFCallSlices (and pairing when pair)
+// to its end: what it checks is that nothing panics and that every event
+// is on a track of its kind.
+func readAllCalls(t testing.TB, dir string, pair bool) int {
+	opts := []events.Option{events.WithCTFCallSlices()}
+	if pair {
+		opts = append(opts, events.WithPairing(4))
+	}
+	r, err := events.Open(dir, opts...)
+	if err != nil {
+		return 0
+	}
+	defer r.Close()
+	n := 0
+	for r.Next() {
+		e := r.Event()
+		tk := e.Track()
+		if tk.Kind == events.TrackThread && e.Kind() == events.KindInstant {
+			t.Fatalf("an instant on thread track %q", tk.Name)
+		}
+		if tk.Kind != events.TrackThread && tk.Kind != events.TrackStream {
+			t.Fatalf("track %v", tk)
+		}
+		n++
+	}
+	return n
+}
+
+// TestCTFCallSlicesSweep: every prefix of a data stream holding every
+// role, and the stream with each byte flipped, reads without a panic.
+func TestCTFCallSlicesSweep(t *testing.T) {
+	dir := t.TempDir()
+	p := mixedCallTrace(t, dir)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, e := range readCalls(t, dir, events.WithCTFCallSlices()) {
+		kinds[e.kind.String()+" "+strings.Fields(e.track)[0]]++
+	}
+	if got := fmt.Sprint(kinds); got != "map[begin tid:5 begin vtid:6 end tid:2 end vtid:6 instant cpu:5]" {
+		t.Fatalf("events: %s", got)
+	}
+	for i := range len(data) {
+		if err := os.WriteFile(p, data[:i], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readAllCalls(t, dir, i%2 == 0)
+		b := bytes.Clone(data)
+		b[i] ^= 0xff
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readAllCalls(t, dir, i%2 == 1)
+	}
+}
+
+// FuzzCTFCallSlices reads the data stream of mixedCallTrace's trace as
+// the fuzzer changes it.
+func FuzzCTFCallSlices(f *testing.F) {
+	dir := f.TempDir()
+	p := mixedCallTrace(f, dir)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readAllCalls(t, dir, len(b)%2 == 0)
+	})
 }
