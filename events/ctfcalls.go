@@ -42,10 +42,12 @@ type ctfCall struct {
 type ctfCalls struct {
 	// threads are the thread tracks by ID (at most maxPairTracks)
 	threads map[uint64]*Track
-	// cur holds by CPU track (an index in ctfSource.tracks) the thread
-	// running there since its last sched_switch, 0 while unknown, else 1
-	// + its track's ID
-	cur []uint64
+	// cur holds by CPU track (an index in ctfSource.tracks) the track of
+	// the thread running there since its last sched_switch, nil while
+	// unknown
+	cur []*Track
+	// slot caches threads by ID (direct-mapped)
+	slot [ctfSlots]*Track
 	// oldSys holds the sys_NAME and compat_sys_NAME classes of traces
 	// that have an exit_syscall class (LTTng before 2.7)
 	oldSys map[*ctf2meta.EventRecordClass]bool
@@ -61,7 +63,7 @@ type ctfCalls struct {
 const ctfUSTTrack = 1 << 63
 
 func newCTFCalls(traces []*ctf.Trace, tracks, maxNames int) *ctfCalls {
-	c := &ctfCalls{threads: map[uint64]*Track{}, cur: make([]uint64, tracks),
+	c := &ctfCalls{threads: map[uint64]*Track{}, cur: make([]*Track, tracks),
 		oldSys: map[*ctf2meta.EventRecordClass]bool{}, names: map[uint64]string{}, maxNames: maxNames}
 	for _, tr := range traces {
 		if tr.Meta == nil {
@@ -216,16 +218,10 @@ func (s *ctfSource) call(e *Event, k *ctfCall, cpu int) {
 	c := s.calls
 	switch k.role {
 	case ctfCallSwitch:
-		tid, ok := s.argUint(k.tid)
-		if !ok || tid >= 1<<32 {
-			c.cur[cpu] = 0
-			return
+		c.cur[cpu] = nil
+		if tid, ok := s.argUint(k.tid); ok && tid < 1<<32 {
+			c.cur[cpu] = c.thread(s, tid, "tid ", k.comm)
 		}
-		if c.thread(s, tid, "tid ", k.comm) == nil {
-			c.cur[cpu] = 0
-			return
-		}
-		c.cur[cpu] = 1 + tid
 		return
 	case ctfCallSysEntry, ctfCallSysExit:
 		var t *Track
@@ -233,8 +229,8 @@ func (s *ctfSource) call(e *Event, k *ctfCall, cpu int) {
 			if tid < 1<<32 {
 				t = c.thread(s, tid, "tid ", k.comm)
 			}
-		} else if k.tid == nil && c.cur[cpu] != 0 {
-			t = c.threads[c.cur[cpu]-1]
+		} else if k.tid == nil {
+			t = c.cur[cpu]
 		}
 		if t == nil {
 			return
@@ -281,7 +277,12 @@ func (s *ctfSource) call(e *Event, k *ctfCall, cpu int) {
 // vpid) and the process name the current event's field comm holds; nil
 // once maxPairTracks tracks are made.
 func (c *ctfCalls) thread(s *ctfSource, id uint64, prefix string, comm *ctfTop) *Track {
+	slot := &c.slot[(id^id>>31)%ctfSlots]
+	if t := *slot; t != nil && t.ID == id {
+		return t
+	}
 	if t, ok := c.threads[id]; ok {
+		*slot = t
 		return t
 	}
 	if len(c.threads) >= maxPairTracks {
@@ -305,6 +306,7 @@ func (c *ctfCalls) thread(s *ctfSource, id uint64, prefix string, comm *ctfTop) 
 	c.text = b
 	t := &Track{Kind: TrackThread, ID: id, Name: string(b)}
 	c.threads[id] = t
+	*slot = t
 	return t
 }
 

@@ -441,3 +441,57 @@ func FuzzCTFCallSlices(f *testing.F) {
 		readAllCalls(t, dir, len(b)%2 == 0)
 	})
 }
+
+// benchCallsEvents is the size of the kernel-shaped trace of
+// BenchmarkEventsCTFCalls, written by TestMain into benchCallsDir.
+const benchCallsEvents = 200_000
+
+var benchCallsDir string
+
+// writeBenchCalls writes a kernel-shaped trace: 4 CPUs, 64 threads, a
+// sched_switch every 10 records, the rest read and write entries and
+// exits.
+func writeBenchCalls() (string, error) {
+	dir, err := os.MkdirTemp("", "events-bench-calls")
+	if err != nil {
+		return "", err
+	}
+	recs := make([]ctfgen.Record, 0, benchCallsEvents)
+	for i := range benchCallsEvents {
+		cpu, k := i%4, i/4
+		ts := uint64(100 * k)
+		if k%10 == 0 {
+			recs = append(recs, switchTo(cpu, ts, 0, 10+(k/10*4+cpu)%64, "worker"))
+			continue
+		}
+		class := 1 + (k%10-1)%4 // read entry, read exit, write entry, write exit
+		recs = append(recs, ctfgen.Record{CPU: cpu, Class: class, TS: ts, Values: []any{k % 100}})
+	}
+	return dir, ctfgen.WriteRecords(dir, kernelSpec(), recs)
+}
+
+// BenchmarkEventsCTFCalls reads that trace with WithCTFCallSlices;
+// BenchmarkEventsCTFCallsOff without (the cost of the option is the
+// difference). Instruction counts per event:
+//
+//	../shared/bench/instr.sh ./events EventsCTFCalls 200000 '*eventsCTFPass*'
+func BenchmarkEventsCTFCalls(b *testing.B) { benchCalls(b, events.WithCTFCallSlices()) }
+
+func BenchmarkEventsCTFCallsOff(b *testing.B) { benchCalls(b) }
+
+func benchCalls(b *testing.B, opts ...events.Option) {
+	if benchCallsDir == "" {
+		b.Skip("the benchmark trace is written by TestMain when -test.bench is set")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := events.Open(benchCallsDir, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := eventsCTFPass(r); n != benchCallsEvents {
+			b.Fatalf("%d events: %v", n, r.Err())
+		}
+		r.Close()
+	}
+}
