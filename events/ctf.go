@@ -47,6 +47,10 @@ import (
 // when the option has none or the optional is absent), as babeltrace2
 // prints them. An enumeration inside a structure inside an array or variant
 // has its label member in that structure.
+//
+// With WithCTFCallSlices, LTTng's function and system call entries and
+// exits are begins and ends on the track of their thread instead
+// (ctfcalls.go).
 type ctfSource struct {
 	r  *ctf.Reader
 	ev *ctf.Event
