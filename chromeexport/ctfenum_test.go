@@ -35,8 +35,9 @@ func TestCTFEnumLabels(t *testing.T) {
 }
 
 // TestResultSlicesInstants: Result counts the slice events (B, X: what
-// speedscope draws) and the instants (i) written — a CTF trace's event
-// records are instants only, a dial9 trace's polls slices beside instants.
+// speedscope draws) and the instants (i) written — a CTF trace without
+// LTTng calls is instants only, a dial9 trace's polls slices beside
+// instants.
 func TestResultSlicesInstants(t *testing.T) {
 	count := func(b []byte) (slices, instants int64) {
 		for _, e := range parseDoc(t, b).TraceEvents {

@@ -1,5 +1,5 @@
 // Package chromeexport writes the events of one trace — read through package
-// events, so ATF, dial9, WTF and CDT alike — as Chrome trace-event JSON, the
+// events, so ATF, dial9, WTF, CDT and CTF alike — as Chrome trace-event JSON, the
 // format Perfetto UI (ui.perfetto.dev), chrome://tracing and speedscope
 // (speedscope.app) open. tracecat convert --to chrome is a call of Write.
 //
@@ -73,6 +73,18 @@
 // is written before it. Where time goes back on a thread (a slice ends before
 // one begun inside it), the slice that ends at its begin is B, an E without
 // args and an instant with its arguments.
+//
+// A CTF trace's event records have no duration: Convert opens it with
+// events.WithCTFCallSlices, so that LTTng's user-space function calls
+// (liblttng-ust-cyg-profile) and kernel system calls are begins and ends on
+// the thread of each (its vtid, or its tid, from the session's contexts or
+// from the CPU's last sched_switch: a system call whose thread changes CPU
+// stays on its thread) and are balanced as above — a slice named by the
+// function's address or the system call, an exit whose entry was not seen
+// an instant; every other event record is an instant on its CPU's or
+// stream's thread, which speedscope does not draw (Result.Slices says
+// whether anything is left for it). Open the Reader with that option to
+// get the same from Write.
 //
 // Instants are thread-scoped "i" events with their arguments. WTF time ranges
 // (wtf.timeRange#begin/end) are async "b"/"e" events matched by id.

@@ -44,9 +44,11 @@ type Result struct {
 }
 
 // Convert opens the trace at path (events.Open, with events.WithScopeData so
-// that WTF scope data reaches the slices) and writes it with Write.
+// that WTF scope data reaches the slices, and events.WithCTFCallSlices so
+// that LTTng's function and system calls are slices on their threads'
+// tracks) and writes it with Write.
 func Convert(ctx context.Context, w io.Writer, path string, opts ...Option) (Result, error) {
-	r, err := events.Open(path, events.WithScopeData())
+	r, err := events.Open(path, events.WithScopeData(), events.WithCTFCallSlices())
 	if err != nil {
 		return Result{}, err
 	}

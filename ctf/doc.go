@@ -22,12 +22,13 @@
 // tracecat validate runs. A Reader (Trace.NewReader, or NewScanner with
 // Scan) merges the streams of a trace by time as babeltrace2's muxer does:
 // the smallest time in nanoseconds from the clock's origin first, equal
-// times in stream order (a heap: O(log N) per event for N streams).
+// times by data stream class id, then stream id, as babeltrace2's muxer
+// orders them (a heap: O(log N) per event for N streams).
 // OpenSession opens several trace folders as one Session (an LTTng
 // session folder: kernel/ beside ust/uid/1000/64-bit/, as babeltrace2
 // reads it), whose Reader merges the streams of all its traces the same
-// way, equal times in babeltrace2's muxer order (by trace, then stream
-// order). As babeltrace2 2.1 does, a Reader reads the files of one data
+// way, equal times in babeltrace2's muxer order (by trace, then data
+// stream class id and stream id). As babeltrace2 2.1 does, a Reader reads the files of one data
 // stream (same class and stream_instance_id; of one trace, or of a
 // Session's traces sharing a UUID, which are one trace) as one stream,
 // packets equal to one already read left out, and refuses streams whose

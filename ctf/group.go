@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Data stream groups: babeltrace2 2.1 (src.ctf.fs) reads the data stream
@@ -169,14 +170,14 @@ func (r *Reader) list(g *dsGroup) {
 // no stream is in one), and whether the stream leads its chain (its first
 // member: the chain goes in the heap in its place). Only the files of a
 // group of several have their packets listed (Stream.Packets).
-func (r *Reader) planGroups() (chains []*chain, lead []bool, err error) {
+func (r *Reader) planGroups() (chains []*chain, lead []bool, rank []int, err error) {
 	n := len(r.streams)
 	if n < 2 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	firsts, have, err := r.firstPackets()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// per trace (in stream order), its groups, as babeltrace2 builds them
 	// folder by folder
@@ -273,6 +274,7 @@ func (r *Reader) planGroups() (chains []*chain, lead []bool, err error) {
 		}
 		final = append(final, dest...)
 	}
+	rank = r.rankGroups(final)
 	for _, g := range final {
 		if len(g.members) < 2 {
 			// a file read as it is (babeltrace2 2.1 orders the packets of
@@ -294,7 +296,77 @@ func (r *Reader) planGroups() (chains []*chain, lead []bool, err error) {
 		}
 		lead[first] = true
 	}
-	return chains, lead, nil
+	return chains, lead, rank, nil
+}
+
+// rankGroups returns, by stream, the rank of the data stream (group) it
+// belongs to in the order babeltrace2 2.1's muxer gives messages of equal
+// time (the streams without a first packet, which have no event, rank
+// last): by trace (the Reader's trace order, the traces sharing an
+// identity being one), then data stream class id, then stream id — the
+// stream_instance_id, or for the data streams without one, numbers from 0
+// in the order of their first file's path, as src.ctf.fs gives them —
+// then, for equal ids, the first file's path (the stream's name, which
+// babeltrace2 compares after the event record classes). The Reader
+// breaks ties of time by it, not by file order: stream 2's record comes
+// before stream 10's, whose file channel0_10 sorts before channel0_2.
+func (r *Reader) rankGroups(final []*dsGroup) []int {
+	path := func(i int) string {
+		if i < len(r.dirs) && r.dirs[i] != "" {
+			return r.dirs[i] + "/" + r.streams[i].Name
+		}
+		return r.streams[i].Name
+	}
+	// the position of each trace group's first stream
+	tgFirst := map[int]int{}
+	for i := range r.streams {
+		if _, ok := tgFirst[r.traceGroup(i)]; !ok {
+			tgFirst[r.traceGroup(i)] = i
+		}
+	}
+	type key struct {
+		tg    int
+		class uint64
+		id    uint64
+		path  string
+		g     *dsGroup
+	}
+	keys := make([]key, len(final))
+	for k, g := range final {
+		keys[k] = key{tg: tgFirst[r.traceGroup(g.members[0])], class: g.class, id: uint64(g.id), path: path(g.members[0]), g: g}
+	}
+	// automatic stream ids, per trace group in first-path order
+	auto := slices.Clone(keys)
+	slices.SortStableFunc(auto, func(a, b key) int { return cmp.Or(cmp.Compare(a.tg, b.tg), strings.Compare(a.path, b.path)) })
+	next, tg := uint64(0), -1
+	autoID := map[*dsGroup]uint64{}
+	for _, k := range auto {
+		if k.tg != tg {
+			next, tg = 0, k.tg
+		}
+		if k.g.id < 0 {
+			autoID[k.g] = next
+			next++
+		}
+	}
+	for k := range keys {
+		if id, ok := autoID[keys[k].g]; ok {
+			keys[k].id = id
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.tg, b.tg), cmp.Compare(a.class, b.class), cmp.Compare(a.id, b.id), strings.Compare(a.path, b.path))
+	})
+	rank := make([]int, len(r.streams))
+	for i := range rank {
+		rank[i] = len(keys) + i
+	}
+	for k, ky := range keys {
+		for _, m := range ky.g.members {
+			rank[m] = k
+		}
+	}
+	return rank
 }
 
 // firstPackets reads the first packet of each of the Reader's streams

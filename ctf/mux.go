@@ -9,13 +9,16 @@ import (
 // Reader merges the event records of all the streams of a trace (or of a
 // Session's traces) by time, as babeltrace2's muxer does: the next event is
 // the one with the smallest time in nanoseconds from its clock's origin;
-// equal times go in stream order (Trace.Streams, sorted by file name for
-// OpenDir; a Session's traces in their order). Events are views
+// equal times in babeltrace2 2.1's muxer order: by trace (a Session's
+// traces in their order), then data stream class id, then stream id (the
+// packet header's stream_instance_id; for the streams without one,
+// numbers from 0 in the order of their first file's path, as src.ctf.fs
+// numbers them), then the first file's path (rankGroups). Events are views
 // valid until the next Next. A stream that fails stops the Reader with its
 // error (Err); a cut last packet ends its stream with a Recovery note.
 //
 // The streams with a current event form a binary min-heap keyed by (time,
-// stream order): each Next costs O(log N) for N streams and allocates
+// rank): each Next costs O(log N) for N streams and allocates
 // nothing.
 type Reader struct {
 	// streams are the streams merged, in stream order; dirs, for a
@@ -40,13 +43,17 @@ type Reader struct {
 	lead   []bool
 }
 
+// head is a stream (or group: chains) in the heap: ord its index in
+// Reader.streams, rk its rank for equal times (rankGroups; ord when there
+// is no ranking: one stream).
+// (int32: 2³¹ streams would not fit in memory; 24 bytes a head)
 type head struct {
-	ns  int64
-	ord int
-	s   *Stream
+	ns      int64
+	rk, ord int32
+	s       *Stream
 }
 
-func (a *head) less(b *head) bool { return a.ns < b.ns || a.ns == b.ns && a.ord < b.ord }
+func (a *head) less(b *head) bool { return a.ns < b.ns || a.ns == b.ns && a.rk < b.rk }
 
 // NewReader returns a Reader over the trace's streams from their first
 // packets.
@@ -76,7 +83,7 @@ func (r *Reader) Next() bool {
 	if !r.init {
 		r.init = true
 		r.heap = r.heap[:0]
-		chains, lead, err := r.planGroups()
+		chains, lead, rank, err := r.planGroups()
 		if err != nil {
 			r.err = err
 			return false
@@ -91,7 +98,10 @@ func (r *Reader) Next() bool {
 				if !lead[i] {
 					continue
 				}
-				h := head{ord: i}
+				h := head{rk: int32(i), ord: int32(i)}
+				if rank != nil {
+					h.rk = int32(rank[i])
+				}
 				if r.chainNext(&h, true) {
 					h.ns = h.s.held(h.s.ev.NS())
 					r.heap = append(r.heap, h)
@@ -103,7 +113,11 @@ func (r *Reader) Next() bool {
 			}
 			s.Reset()
 			if r.advance(s) {
-				r.heap = append(r.heap, head{s.held(s.ev.NS()), i, s})
+				rk := i
+				if rank != nil {
+					rk = rank[i]
+				}
+				r.heap = append(r.heap, head{s.held(s.ev.NS()), int32(rk), int32(i), s})
 				r.up(len(r.heap) - 1)
 			} else if s.err != nil {
 				r.err = r.streamErr(i, s)
@@ -122,13 +136,13 @@ func (r *Reader) Next() bool {
 			h.ns = h.s.held(h.s.ev.NS())
 		} else {
 			if r.err == nil && h.s.err != nil {
-				r.err = r.streamErr(h.ord, h.s)
+				r.err = r.streamErr(int(h.ord), h.s)
 			}
 			if r.err != nil {
 				return false
 			}
 			if r.serial {
-				r.cur = r.serialStart(h.ord + 1)
+				r.cur = r.serialStart(int(h.ord) + 1)
 				return r.cur
 			}
 			last := len(r.heap) - 1
@@ -190,7 +204,7 @@ func (r *Reader) Count() int64 {
 func (r *Reader) serialStart(i int) bool {
 	r.heap = r.heap[:0]
 	for ; i < len(r.streams); i++ {
-		h := head{ord: i}
+		h := head{rk: int32(i), ord: int32(i)}
 		if r.chains != nil && r.chains[i] != nil {
 			if !r.lead[i] {
 				continue

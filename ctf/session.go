@@ -32,8 +32,8 @@ type Session struct {
 // trace class's namespace, then the name babeltrace2 gives the trace
 // (the environment's hostname, "/" and its folder; the hostname alone for
 // traces sharing an identity), then its trace class's UID (for CTF 1.8 the
-// trace UUID; present before absent) — and within a trace in stream
-// order, as Trace.NewReader orders them. Traces of equal namespace, name
+// trace UUID; present before absent) — and within a trace by data
+// stream class id and stream id, as Trace.NewReader orders them. Traces of equal namespace, name
 // and UID (LTTng rotation chunks of one trace) go in folder order. An
 // error opening a trace names its folder.
 //

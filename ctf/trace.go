@@ -60,6 +60,7 @@ type StreamClass struct {
 	only                   *EventClass
 	clockOffNS, clockOffCy uint64    // offset from origin: ns of the seconds, and cycles
 	clockNeg               int64     // seconds when negative
+	clockBase              int64     // clock frequency other than 1 GHz: the offset in ns as babeltrace2 computes it (bt2Base)
 	clockErr               string    // why the clock's offset has no int64 ns from origin ("" when it has)
 	ctxProg, hdrProg       []op      // packet context, event record header programs
 	hdrSkip                []op      // event record header skimming program (skim.go)
@@ -137,6 +138,8 @@ func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
 			if !offsetFits(off, sc.Clock.Frequency) {
 				sc.clockErr = fmt.Sprintf("clock %q's offset from origin (%d s and %d cycles at %d Hz) is beyond the int64 nanoseconds from origin (±292 years) that times are counted in; babeltrace2 2.1 refuses such a trace too",
 					sc.Clock.Name, off.Seconds, off.Cycles, sc.Clock.Frequency)
+			} else {
+				sc.clockBase = bt2Base(off, sc.Clock.Frequency)
 			}
 		}
 		r := roots
@@ -241,15 +244,35 @@ func (sc *StreamClass) NS(cycles uint64) int64 {
 			ns += 1 << 63 // beyond any meaningful time; keep monotonic
 		}
 	} else {
-		// (carry·2^64 + cy) · 1e9 / f without overflow
-		hi, lo := bits.Mul64(cy, 1e9)
-		hi += carry * 1e9
-		if hi >= f {
-			return 1<<63 - 1
+		// babeltrace2 2.1's arithmetic (its bt_util_ns_from_value): the
+		// value's nanoseconds, 1e9·cycles/freq in float64 truncated,
+		// added to the offset's (bt2Base): each part rounded on its own,
+		// as babeltrace2 prints and orders them (not the exact
+		// 1e9·(offset cycles + cycles)/freq, which can be 1 ns later)
+		v := 1e9 * float64(cycles) / float64(f)
+		if v >= 1<<63 {
+			return math.MaxInt64 // (babeltrace2: no ns from origin)
 		}
-		ns, _ = bits.Div64(hi, lo, f)
+		ns := int64(v)
+		if sc.clockBase > 0 && ns > math.MaxInt64-sc.clockBase {
+			return math.MaxInt64
+		}
+		return sc.clockBase + ns
 	}
 	return int64(ns+sc.clockOffNS) + sc.clockNeg*1e9
+}
+
+// bt2Base is a clock's offset from origin in ns as babeltrace2 2.1
+// computes it (an offset that offsetFits): the cycles of whole seconds
+// moved to the seconds, then seconds·10⁹ plus 1e9·cycles/freq in float64,
+// truncated.
+func bt2Base(off ctf2meta.ClockOffset, freq uint64) int64 {
+	s, cy := off.Seconds, off.Cycles
+	if cy >= freq {
+		s += int64(cy / freq)
+		cy %= freq
+	}
+	return s*1e9 + int64(1e9*float64(cy)/float64(freq))
 }
 
 // ReadMetadata reads a trace's metadata file (packetized or plain; CTF 2

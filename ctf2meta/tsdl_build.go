@@ -23,6 +23,9 @@ type tsdlBuild struct {
 	depth  int
 	top    bool   // building a direct member of the scope root
 	elemOf string // the array whose element is being built
+	// optOf: the variant (its member name) an option of which is being
+	// built, until a structure takes it as its path segment
+	optOf string
 	first  bool   // the first member of the packet header
 	uuid   bool   // the trace block has a uuid
 }
@@ -571,15 +574,20 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 		}
 		fr := &tFrame{}
 		if len(b.frames) > 0 {
-			// An array element is reached through the array's name.
+			// An array element is reached through the array's name, a
+			// variant option through the variant's: a field location
+			// names structure members only, and goes through a variant
+			// into its selected option (its name is no path element)
 			seg := name
-			if seg == "" {
+			if b.optOf != "" {
+				seg = b.optOf
+			} else if seg == "" {
 				seg = b.elemOf
 			}
 			parent := b.frames[len(b.frames)-1]
 			fr.path = append(append([]PathElement(nil), parent.path...), PathElement{Name: stripName(seg)})
 		}
-		b.elemOf = ""
+		b.elemOf, b.optOf = "", ""
 		b.frames = append(b.frames, fr)
 		defer func() { b.frames = b.frames[:len(b.frames)-1] }()
 		for i, m := range t.members {
@@ -649,6 +657,14 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 			return nil, err
 		}
 		labels, _ := enumMappings(target)
+		reach := name // the member name the options are reached through
+		if b.optOf != "" {
+			reach = b.optOf // (an option of an enclosing variant)
+		} else if reach == "" {
+			reach = b.elemOf
+		}
+		saved := b.optOf
+		defer func() { b.optOf = saved }()
 		for _, o := range t.members {
 			rs := labels[o.name]
 			if rs == nil {
@@ -659,6 +675,7 @@ func (b *tsdlBuild) inst(t *tType, name string, depth int) (FieldClass, error) {
 			}
 			// A variant option is decoded in its own frame so paths from
 			// inside it resolve through the variant's parent.
+			b.optOf = reach
 			fc, err := b.inst(o.typ, o.name, depth+1)
 			if err != nil {
 				return nil, err

@@ -46,10 +46,17 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		benchCTFDir = dir
+		if benchCallsDir, err = writeBenchCalls(); err != nil {
+			os.RemoveAll(dir)
+			os.RemoveAll(benchCallsDir)
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	if benchCTFDir != "" {
 		os.RemoveAll(benchCTFDir)
+		os.RemoveAll(benchCallsDir)
 	}
 	os.Exit(code)
 }

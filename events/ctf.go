@@ -47,6 +47,10 @@ import (
 // when the option has none or the optional is absent), as babeltrace2
 // prints them. An enumeration inside a structure inside an array or variant
 // has its label member in that structure.
+//
+// With WithCTFCallSlices, LTTng's function and system call entries and
+// exits are begins and ends on the track of their thread instead
+// (ctfcalls.go).
 type ctfSource struct {
 	r  *ctf.Reader
 	ev *ctf.Event
@@ -90,6 +94,8 @@ type ctfSource struct {
 	enums map[*ctf.FieldClass]*ctfEnum
 	// matched holds the labels a value matched (ctfEnum.matches)
 	matched []int32
+	// calls is the state of WithCTFCallSlices (nil: off)
+	calls *ctfCalls
 	// text holds the UTF-8 form of the current event's UTF-16/UTF-32
 	// strings: appended to, reset at the next event (a value keeps the
 	// array it was cut from when text grows).
@@ -119,6 +125,7 @@ type ctfPlan struct {
 	args   []ctfArg
 	fixed  bool
 	scopes uint8
+	call   ctfCall // WithCTFCallSlices: what the class is to it
 }
 
 // ctfTop is a top-level field of an event record class: its class and,
@@ -155,7 +162,7 @@ type ctfInfo struct {
 // stream, never both.
 const ctfFileTrack = 1 << 32
 
-func openCTFDir(path string) (source, error) {
+func openCTFDir(path string, o *options) (source, error) {
 	tr, err := ctf.OpenDir(path)
 	if err != nil {
 		return nil, err
@@ -166,12 +173,13 @@ func openCTFDir(path string) (source, error) {
 		s.addStream(st, st.Name, 0)
 	}
 	s.tracks = make([]Track, 0, len(s.names))
+	s.withCalls(o)
 	return s, nil
 }
 
 // openCTFSession opens the CTF trace folders dirs below folder path (see
 // CTFSession) as one trace.
-func openCTFSession(path string, dirs []string) (source, error) {
+func openCTFSession(path string, dirs []string, o *options) (source, error) {
 	ss, err := ctf.OpenSession(path, dirs)
 	if err != nil {
 		return nil, err
@@ -186,7 +194,15 @@ func openCTFSession(path string, dirs []string) (source, error) {
 		}
 	}
 	s.tracks = make([]Track, 0, len(s.names))
+	s.withCalls(o)
 	return s, nil
+}
+
+// withCalls sets up WithCTFCallSlices when o asks for it.
+func (s *ctfSource) withCalls(o *options) {
+	if o != nil && o.ctfCalls {
+		s.calls = newCTFCalls(s.traces, cap(s.tracks), o.maxNames)
+	}
 }
 
 func newCTFSource(r *ctf.Reader, recovery func() *traceerr.Recovery, closer func() error) *ctfSource {
@@ -213,15 +229,15 @@ type ctfStreamKey struct {
 	id    uint64
 }
 
-// track returns the track of stream st, whose current packet is p, through
-// streamSlot.
-func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) *Track {
+// track returns the track of stream st, whose current packet is p (an
+// index in s.tracks), through streamSlot.
+func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) int {
 	h := uintptr(unsafe.Pointer(st))
 	slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]
 	if slot.st != st {
 		*slot = ctfStreamSlot{st, s.trackIndex(st, p)}
 	}
-	return &s.tracks[slot.track]
+	return slot.track
 }
 
 // trackIndex returns the index in s.tracks of the track of stream st: on
@@ -274,7 +290,8 @@ func (s *ctfSource) next(e *Event) bool {
 	if p.Class.Clock != nil {
 		e.time, e.hasTime = ev.NS(), true
 	}
-	e.track = s.track(ev.Stream, p)
+	ti := s.track(ev.Stream, p)
+	e.track = &s.tracks[ti]
 	pl := s.plan(ev)
 	s.roots = [3]int32{ev.CommonContext, ev.SpecificContext, ev.Payload}
 	var present uint8
@@ -285,6 +302,9 @@ func (s *ctfSource) next(e *Event) bool {
 	}
 	if pl.fixed && pl.scopes&^present == 0 {
 		s.args = pl.args
+		if pl.call.role != ctfCallNone {
+			s.call(e, &pl.call, ti)
+		}
 		return true
 	}
 	s.own = s.own[:0]
@@ -306,6 +326,9 @@ func (s *ctfSource) next(e *Event) bool {
 		}
 	}
 	s.args = s.own
+	if pl.call.role != ctfCallNone {
+		s.call(e, &pl.call, ti)
+	}
 	return true
 }
 
@@ -320,6 +343,9 @@ func (s *ctfSource) plan(ev *ctf.Event) *ctfPlan {
 	p, ok := s.plans[c]
 	if !ok {
 		p = s.newPlan(c, ev.Stream.Packet().Class.CommonContext)
+		if s.calls != nil {
+			s.callPlan(p, c)
+		}
 		s.plans[c] = p
 	}
 	*slot = p

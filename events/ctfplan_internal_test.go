@@ -110,7 +110,7 @@ func TestCTFPlanEqualsPerField(t *testing.T) {
 	var classes, events, fixed, labels, opened int
 	names := map[string]bool{}
 	for _, dir := range dirs {
-		src, err := openCTFDir(dir)
+		src, err := openCTFDir(dir, nil)
 		if err != nil {
 			if !strings.HasPrefix(dir, "/") || dir == gen || dir == shapes || dir == fixedShapes {
 				t.Fatalf("%s: %v", dir, err)
@@ -416,7 +416,7 @@ func TestCTFSlotsCollide(t *testing.T) {
 	}
 	for range 2 {
 		for i := len(streams) - 1; i >= 0; i -= 3 {
-			if tr := s.track(streams[i], nil); tr != &s.tracks[i] {
+			if tr := s.track(streams[i], nil); tr != i {
 				t.Fatalf("stream %d: another's track", i)
 			}
 		}

@@ -91,6 +91,15 @@
 //     beside a payload field x_label). A metadata file, data stream or
 //     packet index alone holds no events: Open returns an error wrapping
 //     ErrNoEvents that says so (as for a lone ATF detail.atf).
+//     WithCTFCallSlices makes LTTng's calls begins and ends on the track
+//     of their thread instead (TrackThread): user-space functions of
+//     liblttng-ust-cyg-profile (lttng_ust_cyg_profile[_fast]:func_entry
+//     and func_exit, named "0x" and the address in hex, on the track of
+//     their vtid context, told apart by vpid) and kernel system calls
+//     (syscall_entry_NAME and syscall_exit_NAME, before LTTng 2.7 sys_NAME
+//     and exit_syscall, named NAME, on the track of their tid context or
+//     else of the thread their CPU's last sched_switch switched to); the
+//     Chrome export turns it on, dump and the Parquet export do not.
 //
 // The format's own record stays reachable: Event.Dial9, ATF, WTF, CDT and
 // Record return it, and Reader.Underlying the codec's reader.
@@ -140,6 +149,7 @@
 // allocates. Derived names (hex function ids, WTF scope names, worker track
 // names) are interned up to DefaultMaxNames per Reader; beyond that they are
 // built per event. Pairing keeps at most its depth limit of open begins per
-// track, for at most 65 536 tracks. The codecs bound everything read from the
+// track, for at most 65 536 tracks; WithCTFCallSlices makes at most 65 536
+// thread tracks and keeps no stack. The codecs bound everything read from the
 // input (each package documents its Limits).
 package events

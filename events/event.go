@@ -19,11 +19,13 @@ const (
 	// instance event or mark).
 	KindInstant Kind = iota + 1
 	// KindBegin opens a slice on its track (ATF call, dial9 PollStart, WTF
-	// scope enter).
+	// scope enter, with WithCTFCallSlices an LTTng function or system call
+	// entry).
 	KindBegin
 	// KindEnd closes the innermost open slice of its track (ATF return,
-	// dial9 PollEnd, WTF scope leave); Name is the name of the slice it closes
-	// where the format tells.
+	// dial9 PollEnd, WTF scope leave, with WithCTFCallSlices an LTTng
+	// function or system call exit); Name is the name of the slice it
+	// closes where the format tells.
 	KindEnd
 	// KindComplete is a begin and its end paired into one slice: Time is the
 	// begin's, Duration the distance to the end. Only WithPairing yields it.
@@ -55,7 +57,8 @@ const (
 	// TrackTrace is the whole trace: events that belong to no thread, worker
 	// or zone (CDT ticks, dial9 events without a worker_id).
 	TrackTrace TrackKind = iota + 1
-	// TrackThread is an OS thread (ATF: one index file per thread).
+	// TrackThread is an OS thread (ATF: one index file per thread; CTF with
+	// WithCTFCallSlices: a kernel tid or a user-space vtid).
 	TrackThread
 	// TrackWorker is a runtime worker (dial9: the worker_id field).
 	TrackWorker

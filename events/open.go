@@ -39,6 +39,7 @@ type options struct {
 	scopeData   bool
 	spoolLimit  int64
 	hasSpool    bool
+	ctfCalls    bool
 }
 
 // DefaultMaxPairDepth is the per-track stack depth WithPairing(0) uses.
@@ -85,6 +86,44 @@ func WithPairing(maxDepth int) Option {
 // paired by a per-zone stack of names, which is all Name needs.
 func WithScopeData() Option {
 	return func(o *options) error { o.scopeData = true; return nil }
+}
+
+// WithCTFCallSlices makes a CTF Reader yield LTTng's calls as slices on
+// the track of their thread (by default every CTF event record is an
+// instant on its CPU's or stream's track):
+//
+//   - user-space functions (liblttng-ust-cyg-profile, from
+//     -finstrument-functions): lttng_ust_cyg_profile:func_entry and
+//     lttng_ust_cyg_profile_fast:func_entry begin, their func_exit end, a
+//     slice named "0x" and the payload's addr in hexadecimal (no symbol
+//     resolution; a fast func_exit, which has no addr, is named by its
+//     class), on the track of the thread of the vtid context (TrackThread,
+//     ID 2^63 + vpid×2^31 + vtid when the session added the vpid context,
+//     else 2^63 + vtid; named "vtid N, vpid P (procname)"). Without a vtid
+//     context they stay instants.
+//   - kernel system calls: syscall_entry_NAME (and compat_syscall_entry_NAME)
+//     begin, syscall_exit_NAME end, a slice NAME; in a trace of LTTng
+//     before 2.7 (one with an exit_syscall event record class) sys_NAME and
+//     compat_sys_NAME begin and exit_syscall ends (named exit_syscall: it
+//     closes the innermost slice). They are on the track of their thread
+//     (TrackThread, ID the tid, named "tid N (comm)"): the tid context when
+//     the session added it, else the thread the last sched_switch
+//     (next_tid, next_comm) of their CPU's track switched to, so that a
+//     thread that changes CPU in the middle of a system call ends it on its
+//     own track. Until its CPU's first sched_switch a system call event
+//     stays an instant on its CPU's track.
+//
+// Everything else (sched_switch included) stays an instant where it was;
+// names, times and arguments are unchanged but the slices' names. Memory
+// is bounded: at most 65 536 thread tracks (beyond, events of new threads
+// stay instants) and DefaultMaxNames interned function names; the
+// reader keeps no stack (WithPairing, or the Chrome export, pairs and
+// bounds the depth). An exit whose entry was not seen is an end without a
+// begin (the Chrome export writes it as an instant). Other formats ignore
+// it. Default off: tracecat convert --to chrome and chromeexport.Convert
+// turn it on.
+func WithCTFCallSlices() Option {
+	return func(o *options) error { o.ctfCalls = true; return nil }
 }
 
 // WithConcurrency lets readers that can (CDT) decode ahead on n goroutines.
@@ -166,12 +205,12 @@ func Open(path string, opts ...Option) (*Reader, error) {
 			src, err := openATFDir(path, d, &o)
 			return newReader(d, src, err, &o)
 		case FormatCTF:
-			src, err := openCTFDir(path)
+			src, err := openCTFDir(path, &o)
 			return newReader(d, src, err, &o)
 		}
 		if dirs := CTFSession(path); dirs != nil {
 			d = Detection{FormatCTF, "session"}
-			src, err := openCTFSession(path, dirs)
+			src, err := openCTFSession(path, dirs, &o)
 			return newReader(d, src, err, &o)
 		}
 		return nil, fmt.Errorf("%w: %s is not a trace folder", ErrUnknownFormat, path)

@@ -19,7 +19,9 @@ func writeChrome(in *input, out io.Writer, opts ...chromeexport.Option) error {
 
 // writeChromeResult is writeChrome returning what was written.
 func writeChromeResult(in *input, out io.Writer, opts ...chromeexport.Option) (chromeexport.Result, error) {
-	r, err := openEvents(in, events.WithScopeData()) // WTF: scope data for the slices
+	// WTF: scope data for the slices; CTF: LTTng's function and system
+	// calls as slices on their threads' tracks
+	r, err := openEvents(in, events.WithScopeData(), events.WithCTFCallSlices())
 	if err != nil {
 		return chromeexport.Result{}, err
 	}

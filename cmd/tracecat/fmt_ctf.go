@@ -324,10 +324,11 @@ func ctfConvert(in *input, to string, out io.Writer, co convertOptions) error {
 	case "packetized":
 	case "chrome":
 		// a trace folder (main refuses a metadata file): CTF event
-		// records have no duration, so all are instants
+		// records have no duration, so all are instants but LTTng's
+		// function and system calls (events.WithCTFCallSlices)
 		res, err := writeChromeResult(in, out)
 		if err == nil && res.Slices == 0 && res.Instants > 0 && co.Warn != nil {
-			co.Warn(fmt.Sprintf("the %d event records are instants (a CTF event record has no duration): Perfetto UI and chrome://tracing show them; speedscope, which reads only slices, shows nothing", res.Instants))
+			co.Warn(fmt.Sprintf("the %d event records are instants (a CTF event record has no duration; only LTTng's function and system call entries and exits on a known thread make slices): Perfetto UI and chrome://tracing show them; speedscope, which reads only slices, shows nothing", res.Instants))
 		}
 		return err
 	default:

@@ -789,7 +789,7 @@ func TestCTFChromeWarnsSpeedscope(t *testing.T) {
 		t.Fatal(errb)
 	}
 	code, _, errb := run(t, nil, "convert", "--to", "chrome", p, filepath.Join(dir, "out.json"))
-	want := p + ": warning: the 400 event records are instants (a CTF event record has no duration): Perfetto UI and chrome://tracing show them; speedscope, which reads only slices, shows nothing\n"
+	want := p + ": warning: the 400 event records are instants (a CTF event record has no duration; only LTTng's function and system call entries and exits on a known thread make slices): Perfetto UI and chrome://tracing show them; speedscope, which reads only slices, shows nothing\n"
 	if code != exitOK || errb != want {
 		t.Errorf("exit %d, stderr %q, want %q", code, errb, want)
 	}

@@ -233,7 +233,13 @@ or zone, with ns kept (otherData.time_base_ns is the start). CDT counters show i
 Perfetto UI and chrome://tracing; speedscope draws no counters, only the tick slices.
 A CTF trace folder (metadata and data streams) becomes instants, one row per CPU (a
 data stream, its rotated files together), which Perfetto UI and chrome://tracing show
-and speedscope (slices only) does not: convert warns; one without data streams, an
+and speedscope (slices only) does not, except LTTng's calls, slices on the row of their
+thread: user-space functions (lttng_ust_cyg_profile[_fast]:func_entry/func_exit, named
+"0x" and the address; thread: the vtid context, with vpid) and system calls
+(syscall_entry_NAME/syscall_exit_NAME, sys_NAME/exit_syscall before LTTng 2.7, named
+NAME; thread: the tid context, else the CPU's last sched_switch, so a system call whose
+thread changes CPU stays on its row; before a CPU's first sched_switch, instants). A
+trace without such calls has no slice: convert warns. One without data streams is an
 empty trace. A
 CTF metadata file alone holds no events and has no Chrome form: convert it to plain or
 packetized metadata instead. --to tsdl writes
