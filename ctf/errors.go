@@ -111,7 +111,9 @@ type options struct {
 // packets and the first error, PacketsRead leaves it out, and the
 // tracer's gaps (Stream.Losses, which are the tracer's only: the skipped
 // packet is no Loss) go on from the index entry's counters, as if the
-// packet had been read. Without an index entry such a packet still stops
+// packet had been read (in a group of files read as one stream, the
+// packet keeps its place in the group's order, from the index entry's
+// times). Without an index entry such a packet still stops
 // the stream with its error: the next packet's place is unknown. (A
 // stream that ends inside a packet is cut, not damaged: Recovery says so
 // either way.) By default either damage stops its stream with its error,

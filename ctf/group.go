@@ -393,20 +393,33 @@ func (r *Reader) firstPackets() (firsts []Packet, have []bool, err error) {
 // packet headers fail is listed up to its failure and then the packet
 // that failed, of no known time (so last in the group), so that reading
 // the group reports the error (babeltrace2 fails indexing such a file).
+//
+// With WithSkipDamagedPackets, a packet whose header or context is damaged
+// but which the stream's LTTng index lists is listed too, in its place,
+// with the index entry's sizes, times and sequence number: the group reads
+// it (and skips it, counted in the stream's Recovery) where the file read
+// alone would.
 func (r *Reader) packetsOf(i int) []gpkt {
 	s := r.streams[i]
-	ps, err := s.Packets()
+	ps, failIdx, failOff, err := s.walkPackets()
 	s.release() // the group reads it later, if at all
-	out := make([]gpkt, len(ps), len(ps)+1)
+	out := make([]gpkt, len(ps), len(ps)+len(s.skipAt)+1)
 	for k := range ps {
 		out[k] = gpkt{keyOf(s, &ps[k]), seg{i, ps[k].Index, ps[k].Offset}}
 	}
-	if err != nil {
-		var off int64
-		if n := len(ps); n > 0 {
-			off = ps[n-1].Offset + int64(ps[n-1].TotalBits/8)
+	if len(s.skipAt) > 0 {
+		for _, sk := range s.skipAt {
+			e := &s.Index[sk.entry]
+			k := pktKey{bytes: e.TotalBits / 8, begin: e.Begin, end: e.End, seq: math.MaxUint64}
+			if e.HasStreamSeqNum {
+				k.seq = e.SeqNum
+			}
+			out = append(out, gpkt{k, seg{i, sk.pkt, e.Offset}})
 		}
-		out = append(out, gpkt{pktKey{begin: math.MaxUint64, end: math.MaxUint64, seq: math.MaxUint64}, seg{i, len(ps), off}})
+		slices.SortStableFunc(out, func(a, b gpkt) int { return cmp.Compare(a.s.off, b.s.off) })
+	}
+	if err != nil {
+		out = append(out, gpkt{pktKey{begin: math.MaxUint64, end: math.MaxUint64, seq: math.MaxUint64}, seg{i, failIdx, failOff}})
 	}
 	return out
 }

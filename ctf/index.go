@@ -72,8 +72,16 @@ func ParseIndex(b []byte) ([]IndexEntry, error) {
 // and context (not its events). The stream's event iteration restarts at
 // the first packet afterwards.
 func (s *Stream) Packets() ([]Packet, error) {
-	var out []Packet
+	ps, _, _, err := s.walkPackets()
+	return ps, err
+}
+
+// walkPackets is Packets, also returning, when it fails, the number and
+// byte offset of the packet that failed; s.skipAt lists the packets
+// WithSkipDamagedPackets skipped (their header or context damaged).
+func (s *Stream) walkPackets() (out []Packet, failIdx int, failOff int64, err error) {
 	s.SeekPacket(0, 0)
+	s.skipAt = s.skipAt[:0]
 	s.hdrOnly = true
 	defer func() { s.hdrOnly = false }()
 	for {
@@ -90,9 +98,15 @@ func (s *Stream) Packets() ([]Packet, error) {
 			break
 		}
 	}
-	err := s.err
+	err = s.err
+	// the failing packet starts at s.next (which only a packet read whole
+	// moves); s.pkt is it unless the failure came before its header
+	failIdx, failOff = s.pkt.Index, s.next
+	if s.pkt.Offset != s.next {
+		failIdx++
+	}
 	s.SeekPacket(0, 0)
-	return out, err
+	return out, failIdx, failOff, err
 }
 
 // CheckIndex compares the stream's packets with its LTTng index: same

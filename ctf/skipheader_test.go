@@ -254,3 +254,75 @@ func FuzzSkipDamagedHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestSkipDamagedHeaderInGroup: a data stream split in two files, each
+// with its LTTng index, whose second file's packet 1 has a damaged
+// context: with WithSkipDamagedPackets a Reader (merged and ByStream)
+// reads every other packet of the group, the damaged one skipped and
+// noted in that file's Recovery, each packet read once (PacketsRead);
+// without the option it stops there with its error.
+func TestSkipDamagedHeaderInGroup(t *testing.T) {
+	const pkt = skipHdrPkt
+	dir := filepath.Join(t.TempDir(), "trace")
+	per := writeDamagedHeaderTrace(t, dir, func([]byte) {})
+	data, err := os.ReadFile(filepath.Join(dir, "channel0_0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := os.ReadFile(filepath.Join(dir, "index", "channel0_0.idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(data) / pkt
+	// the second file: packets 3.. (its packet 1, the stream's 4, damaged)
+	binary.LittleEndian.PutUint64(data[4*pkt+48:], pkt*8+64)
+	split := func(name string, from, to int) {
+		if err := os.WriteFile(filepath.Join(dir, name), data[from*pkt:to*pkt], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix := append([]byte(nil), idx[:16]...)
+		for i := from; i < to; i++ {
+			e := append([]byte(nil), idx[16+i*72:16+(i+1)*72]...)
+			binary.BigEndian.PutUint64(e, uint64((i-from)*pkt))
+			ix = append(ix, e...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "index", name+".idx"), ix, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	split("channel0_0", 0, 3)
+	split("channel0_0_1", 3, n)
+	total := 0
+	for _, k := range per {
+		total += k
+	}
+	for _, byStream := range []bool{false, true} {
+		tr, err := OpenDir(dir, WithSkipDamagedPackets())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tr.Close()
+		if tr.Streams[1].Index == nil {
+			t.Fatal("no index for channel0_0_1")
+		}
+		r := tr.NewScanner()
+		if byStream {
+			r.ByStream()
+		}
+		got := r.Count()
+		b := tr.Streams[1]
+		note := strings.Join(b.Recovery().Notes, ";")
+		packets := tr.Streams[0].PacketsRead() + b.PacketsRead()
+		if r.Err() != nil || got != int64(total-per[4]) || packets != n-1 || b.Recovery().LostBytes != pkt ||
+			!strings.Contains(note, "1 packet whose header or context cannot be decoded skipped whole") || r.Losses().Events != 12 || r.Losses().EventGaps != 2 {
+			t.Errorf("by stream %v: %v, %d events (want %d), %d packets (want %d), lost %d bytes, losses %+v, notes %q",
+				byStream, r.Err(), got, total-per[4], packets, n-1, b.Recovery().LostBytes, r.Losses(), note)
+		}
+	}
+	r := openDirT(t, dir).NewScanner()
+	r.Count()
+	var fe *FormatError
+	if err := r.Err(); !errors.As(err, &fe) || fe.Offset != pkt || !strings.HasPrefix(err.Error(), "channel0_0_1: ") {
+		t.Errorf("without the option: err %v, want channel0_0_1's packet 1 error", err)
+	}
+}

@@ -205,6 +205,9 @@ type Stream struct {
 	// skipped whole
 	pkts   int
 	rbytes int64
+	// skipAt lists the packets skipHeader skipped while walkPackets read
+	// packet headers only: the packet's number and its index entry
+	skipAt []skipEntry
 	// starts counts the packets nextPacket started (tests: a group reads
 	// each of its packets once)
 	starts int
@@ -1007,6 +1010,9 @@ func (s *Stream) skipHeader(prevClass *StreamClass) bool {
 		s.hdrSkipErr = err
 	}
 	s.hdrSkipped++
+	if s.hdrOnly {
+		s.skipAt = append(s.skipAt, skipEntry{p.Index, k})
+	}
 	s.hdrSkipBytes += next - off
 	s.rbytes += next - off
 	s.err = nil
@@ -1024,6 +1030,9 @@ func (s *Stream) skipHeader(prevClass *StreamClass) bool {
 	}
 	return true
 }
+
+// skipEntry is a packet skipHeader skipped: its number, its index entry.
+type skipEntry struct{ pkt, entry int }
 
 func (s *Stream) packetFailed() bool {
 	if s.err == nil {
