@@ -26,8 +26,8 @@ type tsdlBuild struct {
 	// optOf: the variant (its member name) an option of which is being
 	// built, until a structure takes it as its path segment
 	optOf string
-	first  bool   // the first member of the packet header
-	uuid   bool   // the trace block has a uuid
+	first bool // the first member of the packet header
+	uuid  bool // the trace block has a uuid
 }
 
 func (p *tsdlParser) build() (*Metadata, error) {
