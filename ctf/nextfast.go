@@ -431,6 +431,15 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		q.hneed = max(16, o.bits/8+uint64(g.off))
 	}
 	q.hops = hotOps(q.ops, q.segs)
+	// each array's count in a stream's nxLens (lens ≥ 0: the template
+	// is numbered, num ≥ 0, and has arrays)
+	na := q.lens
+	for i := range q.hops {
+		if o := &q.hops[i]; o.code == fxArrF || o.code == fxArr8 || o.code == fxDyn && q.segs[o.off].dyn.code == nxArray {
+			o.sl = uint32(na)
+			na++
+		}
+	}
 	o0 := unsafe.Pointer(unsafe.SliceData(q.hops))
 	q.op0, q.opEnd = unsafe.Add(o0, uintptr(hop)*fxOpSize), unsafe.Add(o0, uintptr(len(q.hops)-1)*fxOpSize)
 	n := hop
@@ -486,6 +495,9 @@ func hotOps(ops []fxOp, segs []nxSeg) []fxOp {
 		switch {
 		case o.code == fxDyn && int(o.off) == arrF && si == arrF:
 			o.code, o.mask = fxArrF, uint64(arrFo)
+			if d := &segs[si].dyn; d.ebits == 8 && d.am == 7 && d.eam == 7 {
+				o.code, o.sgn = fxArr8, d.esgn
+			}
 		case nx == nil:
 		case o.code == fxInt && nx.code == fxSlot && nx.fo == o.fo && nx.mask <= math.MaxUint32:
 			if n, at := reader(nx.mask); n == 1 && at == si && segs[at].dyn.code == nxArray {
@@ -955,14 +967,11 @@ func (s *Stream) Next() bool {
 	// (fxRun but for dp, fp and nfs, which live on in locals: less to
 	// clear)
 	nfs := uint64(len(fs))
+	// (the kept counts, s.nxLens from t.lens on: the first array's 0,
+	// when the kept event is not whole, matches no count: its op returns
+	// to nextMiss; a count n with uint32(n)+1 = 0 is ≥ 2^32-1, more
+	// elements than the fields fs holds, where its op returns too)
 	r := fxHot{pos: pos}
-	if t.arrays {
-		// the kept counts (the first array's 0, when the kept event is
-		// not whole, matches no count: its op returns to nextMiss; a
-		// count n with uint32(n)+1 = 0 is ≥ 2^32-1, more elements than
-		// the fields fs holds, where its op returns too)
-		r.lens = s.nxLensOf(t)
-	}
 	fd := fp
 	for ; op != oe; op = unsafe.Add(op, fxOpSize) {
 		o := (*fxOp)(op)
@@ -1007,6 +1016,36 @@ func (s *Stream) Next() bool {
 			x := le64(sp, uint64(o.off))&o.mask ^ o.sgn - o.sgn
 			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x
 			s.slots[o.sl] = x
+			continue
+		case fxArr8:
+			// an array of bytes (fxArrF: its length the value of the
+			// field at fo mask, before it in its segment): its
+			// position aligned to a byte (base is a multiple of 8),
+			// its count the kept event's; its elements the bytes
+			// q>>3 … (q>>3)+n-1, q+8n ≤ end ≤ 8·len(data), into the
+			// fields after the array's (fo), delta + idx + 1 …
+			// delta + idx + n: delta + n + len(t.fields) ≤ len(fs)
+			// (idx < len(t.fields)), all checked here
+			n := (*Field)(unsafe.Add(fd, uintptr(o.mask))).V
+			if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
+				return s.nextMiss(h)
+			}
+			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+			f.V = n
+			q := (r.pos + 7) &^ 7
+			if n > 0 {
+				end := s.end
+				if q > end || n > (end-q)>>3 || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
+					return s.nextMiss(h)
+				}
+				el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, q>>3), o.sgn
+				for i := uintptr(0); i < uintptr(n); i++ {
+					(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
+				}
+				r.delta += n
+				fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
+			}
+			r.pos = q + n*8
 			continue
 		case fxNulB:
 			// fxNul, then fxSegB (need in mask, bits in sgn): their
@@ -1067,7 +1106,7 @@ func (s *Stream) Next() bool {
 		} else if d.src >= 0 {
 			n = s.slots[d.src]
 		}
-		if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
+		if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
 			return s.nextMiss(h)
 		}
 		cur := r.delta + uint64(d.idx) + 1
@@ -1096,7 +1135,6 @@ func (s *Stream) Next() bool {
 			fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
 		}
 		r.pos = pos
-		r.na++
 	}
 	s.clock = ev.Cycles
 	s.pos = r.pos
@@ -1503,7 +1541,10 @@ type fxOp struct {
 	fo   uint32
 	code uint8
 	sh   uint8 // fxIntS: the value's bit in its byte
-	// fxIntSl: the slot (in the padding: fxOp stays 32 bytes)
+	// fxIntSl: the slot; an array's op in a hot program (an fxDyn of an
+	// array, fxArrF, fxArr8): the index of its count in the stream's
+	// nxLens, nxProg.lens + the arrays before it (nxProg.heat) (in the
+	// padding: fxOp stays 32 bytes)
 	sl uint32
 }
 
@@ -1523,6 +1564,7 @@ const (
 	fxIntSl // an fxInt and the fxSlot after it that takes its value (slot sl)
 	fxNulB  // an fxNul and the fxSegB after it (the segment's need in mask, its bits in sgn)
 	fxArrF  // an fxDyn, an array whose length is the value of the field at fo mask from the segment's fields (an fxInt of its segment, whose slot no other op reads)
+	fxArr8  // an fxArrF of 8-bit elements (their sign bit in sgn), the array and its elements aligned to bytes
 )
 
 // fxOpSize is the size of an fxOp.
@@ -1748,12 +1790,10 @@ type fxRun struct {
 }
 
 // fxHot is Next's fxRun: the position, the elements of the arrays so
-// far (delta) and the arrays (na), the kept counts, the bit of the
-// current segment's start in its byte.
+// far (delta), the bit of the current segment's start in its byte (the
+// kept counts: s.nxLens, at each array op's sl).
 type fxHot struct {
 	pos, delta uint64
-	na         int
-	lens       []uint32
 	stb        uint64
 }
 
