@@ -929,7 +929,8 @@ func (s *Stream) Next() bool {
 	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
 	ev.Class, ev.Cycles = t.ec, clock
-	s.ercID, s.haveERCID = id, true // (decodeEvent clears them)
+	// (s.ercID and haveERCID are left as they are: what reads them, Scan
+	// and the decoding program, sets them first)
 	// nxRun's loop from op0, inline (a call would cost ≈ 50
 	// instructions per event: its entry's checks and state; here they
 	// are proven above: t's program starts with fxSeg, which op 1
@@ -959,8 +960,6 @@ func (s *Stream) Next() bool {
 	}
 	if op == oe {
 		s.clock, s.pos = clock, pos
-		s.events++
-		s.nxEvents++
 		s.fxEvents++
 		return true
 	}
@@ -1138,9 +1137,7 @@ func (s *Stream) Next() bool {
 	}
 	s.clock = ev.Cycles
 	s.pos = r.pos
-	s.events++
-	s.nxEvents++
-	s.fxEvents++
+	s.fxEvents++ // (the one count of the records read here: Stream.events)
 	return true
 }
 

@@ -230,9 +230,12 @@ type Stream struct {
 	holding, hasLastEnd bool
 	losses              []Loss
 	rec                 traceerr.Recovery
-	events              int64
-	nxEvents            int64 // the records Next decoded from templates (nextfast.go)
-	fxEvents            int64 // those of them nextFlat decoded (tests)
+	// events counts the records read since the stream's start (SeekPacket)
+	// less those Next's body read (nextFlat, fxEvents: one count per
+	// record there): Recovery's Read is events + fxEvents
+	events   int64
+	nxEvents int64 // the records nextFast and nextBare decoded from templates (nextfast.go; tests)
+	fxEvents int64 // the records nextFlat decoded (never reset)
 	// the fields of the templates this stream has used, by their num,
 	// kept with their structure (nil: not yet; nxNoKeep: copied per
 	// event), in chunks (nxChunk, the last) that never move: without
@@ -315,7 +318,7 @@ func (s *Stream) Recovery() traceerr.Recovery {
 		}
 		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%s (%d bytes in all) skipped (the first: %v)", what, s.skipBytes, s.skipErr))
 	}
-	r.Read = s.events
+	r.Read = s.events + s.fxEvents
 	r.ReadBytes = min(s.next, s.size)
 	if s.err != nil {
 		r.Reason = s.err
@@ -338,7 +341,7 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.holding, s.hasLastEnd = false, false
 	s.stop = 0
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
-	s.events = 0
+	s.events = -s.fxEvents // (Read, events + fxEvents, is 0)
 	s.skipped, s.skipBytes, s.skipErr = 0, 0, nil
 	s.sel, s.fxTab, s.bare = nil, nil, nil
 	s.next = off
