@@ -435,7 +435,7 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	// is numbered, num ≥ 0, and has arrays)
 	na := q.lens
 	for i := range q.hops {
-		if o := &q.hops[i]; o.code == fxArrF || o.code == fxArr8 || o.code == fxDyn && q.segs[o.off].dyn.code == nxArray {
+		if o := &q.hops[i]; o.code == fxArrF || o.code == fxArr8 || o.code == fxArr8X || o.code == fxDyn && q.segs[o.off].dyn.code == nxArray {
 			o.sl = uint32(na)
 			na++
 		}
@@ -470,7 +470,17 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 // slot would hold). Slots hold values for the event being decoded only
 // (what reads them, a dynamic length or a selector, reads the event's own
 // fields; where Next misses, nextFast decodes the record again, slots
-// and all).
+// and all). An fxArrF of 8-bit elements aligned to bytes, the array
+// too, is an fxArr8.
+//
+// Two ops that often follow each other run as one, with one dispatch: an
+// fxNulB and the fxInt right after it (LTTng's integer after a string)
+// are an fxNulBX and that fxInt, which fxNulBX runs (it reads the bytes
+// of the segment fxNulB checked) and Next's loop steps over; an fxArr8
+// and the fxFix right after it (a sequence of bytes, then a short
+// string) an fxArr8X and that fxFix. The op run with the one before it
+// is never the last (fxEnd), so Next's loop, stepping past it, stops at
+// fxEnd as it does op by op.
 func hotOps(ops []fxOp, segs []nxSeg) []fxOp {
 	// (a slot's readers: the segments whose item's length it holds)
 	reader := func(slot uint64) (n, at int) {
@@ -513,6 +523,15 @@ func hotOps(ops []fxOp, segs []nxSeg) []fxOp {
 			continue
 		}
 		out = append(out, o)
+	}
+	// (an op and the one after it, not the last, fxEnd)
+	for i := 0; i+2 < len(out); i++ {
+		switch o, nx := &out[i], &out[i+1]; {
+		case o.code == fxNulB && nx.code == fxInt:
+			o.code = fxNulBX
+		case o.code == fxArr8 && nx.code == fxFix:
+			o.code = fxArr8X
+		}
 	}
 	return out
 }
@@ -943,7 +962,8 @@ func (s *Stream) Next() bool {
 	// of a class of integers only, without the loop's state), then the
 	// rest
 	// (two at a time up to opPair, an even number of them from op0
-	// on, then the odd one before opInts)
+	// on, then the odd one before opInts; fxNulBX and fxArr8X run the
+	// op after them too, never fxEnd: hotOps)
 	op, oi, oe := t.op0, t.opInts, t.opEnd
 	for o2 := t.opPair; op != o2; op = unsafe.Add(op, 2*fxOpSize) {
 		o, o1 := (*fxOp)(op), (*fxOp)(unsafe.Add(op, fxOpSize))
@@ -1016,7 +1036,7 @@ func (s *Stream) Next() bool {
 			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x
 			s.slots[o.sl] = x
 			continue
-		case fxArr8:
+		case fxArr8, fxArr8X:
 			// an array of bytes (fxArrF: its length the value of the
 			// field at fo mask, before it in its segment): its
 			// position aligned to a byte (base is a multiple of 8),
@@ -1045,51 +1065,81 @@ func (s *Stream) Next() bool {
 				fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
 			}
 			r.pos = q + n*8
+			if o.code == fxArr8 {
+				continue
+			}
+			// fxArr8X: then the fxFix after it (op+1, before the
+			// last op, fxEnd: hotOps), with no dispatch
+			op = unsafe.Add(op, fxOpSize)
+			o = (*fxOp)(op)
+			fallthrough
+		case fxFix:
+			// a short string or BLOB of static length sgn ≤ 8 from
+			// one word: up to its first null byte (a string), 8 when
+			// none (or a BLOB: zmask 0)
+			pos := r.pos
+			i := pos >> 3
+			if pos&7 != 0 || i+8 > uint64(len(s.data)) || pos+o.sgn*8 > s.end {
+				return s.nextMiss(h) // (fxFix's item is no array: nextMiss below)
+			}
+			w := le64(dp, i)
+			z := (w - 0x0101010101010101) &^ w & o.mask
+			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+			f.V, f.N = i, uint32(min(uint64(bits.TrailingZeros64(z)>>3), o.sgn))
+			r.pos = pos + o.sgn*8
 			continue
-		case fxNulB:
+		case fxNulB, fxNulBX:
 			// fxNul, then fxSegB (need in mask, bits in sgn): their
 			// checks, one after the other
+			pos := r.pos
+			i := pos >> 3
+			if pos&7 != 0 || i+8 > uint64(len(s.data)) {
+				return s.nextMiss(h) // (fxNul's item is no array: nextMiss below)
+			}
+			w := le64(dp, i)
+			z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+			q := pos + uint64(bits.TrailingZeros64(z)&^7)
+			// (st+sgn ≤ end: st ≤ end, the string's null byte within
+			// the content)
+			if st := q + 8; z == 0 || st+o.sgn > s.end || (st>>3)+o.mask > uint64(len(s.data)) {
+				return s.nextMiss(h)
+			}
+			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+			f.V, f.N = i, uint32(q-pos)>>3
+			sp, r.stb = unsafe.Add(dp, q>>3+1), 0
+			r.pos = q + 8 + o.sgn
+			if o.code == fxNulB {
+				continue
+			}
+			// fxNulBX: then the fxInt after it (op+1, before the
+			// last op, fxEnd: hotOps), of the segment just checked,
+			// with no dispatch
+			op = unsafe.Add(op, fxOpSize)
+			o = (*fxOp)(op)
+			fallthrough
+		case fxInt:
+			// (fxNulBX's fxInt: the others are run above)
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			continue
+		case fxNul:
+			// a short null-terminated string from one word, without a
+			// call: the first null byte (z's lowest flag), within the
+			// content: what nulAt finds there
 			pos := r.pos
 			i := pos >> 3
 			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
 				w := le64(dp, i)
 				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 				q := pos + uint64(bits.TrailingZeros64(z)&^7)
-				if st := q + 8; z != 0 && st <= s.end && st+o.sgn <= s.end && (st>>3)+o.mask <= uint64(len(s.data)) {
+				if z != 0 && q+8 <= s.end {
 					f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
 					f.V, f.N = i, uint32(q-pos)>>3
-					sp, r.stb = unsafe.Add(dp, st>>3), 0
-					r.pos = st + o.sgn
+					r.pos = q + 8
 					continue
 				}
 			}
-			return s.nextMiss(h) // (fxNul's item is no array: nextMiss below)
-		case fxNul, fxFix:
-			// a short string or BLOB from one word, without a call
-			pos := r.pos
-			i := pos >> 3
-			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
-				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-				w := le64(dp, i)
-				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
-				if o.code == fxNul {
-					// the first null byte (z's lowest flag), within
-					// the content: what nulAt finds there
-					q := pos + uint64(bits.TrailingZeros64(z)&^7)
-					if z != 0 && q+8 <= s.end {
-						f.V, f.N = i, uint32(q-pos)>>3
-						r.pos = q + 8
-						continue
-					}
-				} else if pos+o.sgn*8 <= s.end {
-					// up to its first null byte (a string), 8 when
-					// none (or a BLOB: zmask 0)
-					n := uint64(bits.TrailingZeros64(z&o.mask) >> 3)
-					f.V, f.N = i, uint32(min(n, o.sgn))
-					r.pos = pos + o.sgn*8
-					continue
-				}
-			}
+			return s.nextMiss(h)
 		}
 		d := &t.segs[o.off].dyn
 		if d.code != nxArray {
@@ -1539,7 +1589,7 @@ type fxOp struct {
 	code uint8
 	sh   uint8 // fxIntS: the value's bit in its byte
 	// fxIntSl: the slot; an array's op in a hot program (an fxDyn of an
-	// array, fxArrF, fxArr8): the index of its count in the stream's
+	// array, fxArrF, fxArr8, fxArr8X): the index of its count in the stream's
 	// nxLens, nxProg.lens + the arrays before it (nxProg.heat) (in the
 	// padding: fxOp stays 32 bytes)
 	sl uint32
@@ -1562,6 +1612,8 @@ const (
 	fxNulB  // an fxNul and the fxSegB after it (the segment's need in mask, its bits in sgn)
 	fxArrF  // an fxDyn, an array whose length is the value of the field at fo mask from the segment's fields (an fxInt of its segment, whose slot no other op reads)
 	fxArr8  // an fxArrF of 8-bit elements (their sign bit in sgn), the array and its elements aligned to bytes
+	fxArr8X // an fxArr8 and the fxFix right after it (which stays in the program: fxArr8X runs it, Next's loop skips it)
+	fxNulBX // an fxNulB and the fxInt right after it (which stays in the program: fxNulBX runs it, Next's loop skips it)
 )
 
 // fxOpSize is the size of an fxOp.

@@ -17,7 +17,8 @@ import (
 // big-endian; null-terminated and static-length strings; sequences of
 // integers of 8 to 64 bits, static arrays, sequences inside structures,
 // several arrays in one class, in every third class of seeds 0 mod 4 a
-// sequence of bytes after a length of 3 bits at the end; for odd seeds a
+// sequence of bytes after a length of 3 bits at the end, in every third
+// other one a sequence of bytes and a static-length string; for odd seeds a
 // sequence in the event
 // record common context; for seeds 2 mod 3 a common context aligned to 64
 // bits. Class 31 takes the extended header. With
@@ -108,6 +109,10 @@ stream {%s
 			// and an integer after it
 			b.WriteString("\tuint8_t zb;\n\tinteger { size = 3; align = 1; signed = false; } zn;\n\tinteger { size = 8; align = 8; signed = true; } zq[zn];\n\tinteger { size = 16; align = 8; signed = false; } zr;\n")
 		}
+		if seed%4 == 0 && c%3 == 2 {
+			// then a sequence of bytes and a static-length string
+			b.WriteString("\tuint8_t zm;\n\tuint8_t zs[zm];\n\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } zt[3];\n")
+		}
 		b.WriteString("}; };\n")
 	}
 	return b.String()
@@ -125,8 +130,8 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	all := &nextFastStats{classes: map[*EventClass]bool{}}
 	arrays := 0
-	var fused, unfused int                   // hot templates whose first segment Next checks with the header, and the others
-	var intSl, nulB, arrF, arr8, skipped int // the joined ops of hot programs (hotOps) and the fxSegB left out
+	var fused, unfused int                                 // hot templates whose first segment Next checks with the header, and the others
+	var intSl, nulB, nulBX, arrF, arr8, arr8X, skipped int // the joined ops of hot programs (hotOps) and the fxSegB left out
 	for seed := uint64(0); seed < 12; seed++ {
 		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false))
 		for _, sc := range tr.dscs {
@@ -148,9 +153,15 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 							case fxArrF:
 								arrF++
 								joins++ // (its fxSlot left out)
+							case fxNulBX:
+								nulBX++
+								joins++ // (its fxInt stays)
 							case fxArr8:
 								arr8++
 								joins++ // (its fxSlot left out)
+							case fxArr8X:
+								arr8X++
+								joins++ // (its fxSlot left out, its fxFix stays)
 							}
 						}
 						skipped += len(x.ops) - len(x.hops) - joins
@@ -195,9 +206,9 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	if fused < 20 || unfused < 20 {
 		t.Fatalf("%d hot templates fused, %d not: both kinds are to be compared", fused, unfused)
 	}
-	t.Logf("hot programs: %d fxIntSl, %d fxNulB, %d fxArrF, %d fxArr8, %d fxSegB left out", intSl, nulB, arrF, arr8, skipped)
-	if intSl < 10 || nulB < 10 || arrF < 10 || arr8 < 10 || skipped < 10 {
-		t.Fatalf("hot programs: %d fxIntSl, %d fxNulB, %d fxArrF, %d fxArr8, %d fxSegB left out: each is to be compared", intSl, nulB, arrF, arr8, skipped)
+	t.Logf("hot programs: %d fxIntSl, %d fxNulB, %d fxNulBX, %d fxArrF, %d fxArr8, %d fxArr8X, %d fxSegB left out", intSl, nulB, nulBX, arrF, arr8, arr8X, skipped)
+	if intSl < 10 || nulB < 10 || nulBX < 10 || arrF < 10 || arr8 < 10 || arr8X < 10 || skipped < 10 {
+		t.Fatalf("hot programs: %d fxIntSl, %d fxNulB, %d fxNulBX, %d fxArrF, %d fxArr8, %d fxArr8X, %d fxSegB left out: each is to be compared", intSl, nulB, nulBX, arrF, arr8, arr8X, skipped)
 	}
 	if all.fast < all.templated*9/10 || len(all.classes) < 24*14/2 || arrays < 20 || all.flat < all.fast/10 || all.flat == all.fast {
 		t.Fatalf("%d of %d records of templated classes from the fast path (%d from nextFlat), %d classes with a template, %d with arrays", all.fast, all.templated, all.flat, len(all.classes), arrays)
