@@ -879,9 +879,12 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // function of its own: the call cost ≈ 18 instructions per record.)
 func (s *Stream) Next() bool {
 	h, tab := s.sel, s.fxTab // (fxTab non-empty: sel is set, with templates)
-	if len(tab) == 0 || s.pos >= s.end {
+	if len(tab) == 0 {
 		return s.nextOther()
 	}
+	// (at the packet's end, pos ≥ end, the header's bits, t.hbits ≥ 1,
+	// are past the end: nextMiss, where nextFast finds so too and the
+	// decoding program starts the next packet, as nextOther does)
 	s.scanned = false
 	// (the event's values are written as soon as they are known, fewer
 	// live on; where this returns to nextMiss, they are written again)
@@ -895,7 +898,8 @@ func (s *Stream) Next() bool {
 	}
 	dp := unsafe.Pointer(unsafe.SliceData(data))
 	hp := unsafe.Add(dp, j) // (the header's 16 bytes: j+16 ≤ len(data))
-	sel := h.selAt.get(hp)
+	// (hdrAt.get, written out: an inlined call costs a no-op or two)
+	sel := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, h.selAt.b))[:]) >> (h.selAt.s & 63) & h.selAt.mask
 	if sel >= uint64(len(tab)) {
 		return s.nextMiss(h)
 	}
@@ -903,7 +907,7 @@ func (s *Stream) Next() bool {
 	t, id := e.t, sel
 	if e.ids != nil {
 		// the option's class id field names the class
-		id = e.id.get(hp)
+		id = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, e.id.b))[:]) >> (e.id.s & 63) & e.id.mask
 		if id >= uint64(len(e.ids)) {
 			return s.nextMiss(h)
 		}
@@ -938,13 +942,15 @@ func (s *Stream) Next() bool {
 	if t.hID >= 0 {
 		(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
 	}
-	// hdrPart.clock, with the field's value kept
-	m, clock := t.clk.mask, s.clock
-	v := t.clk.get(hp)
-	if v < clock&m {
+	// hdrPart.clock, with the field's value kept: the clock's bits of
+	// the field replaced by v, plus m+1 when v is below them (the new
+	// value below the clock: its higher bits are the same)
+	m, clock0 := t.clk.mask, s.clock
+	v := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, t.clk.b))[:]) >> (t.clk.s & 63) & m
+	clock := clock0&^m | v
+	if clock < clock0 {
 		clock += m + 1
 	}
-	clock = clock&^m | v
 	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
 	ev.Class, ev.Cycles = t.ec, clock
