@@ -330,6 +330,39 @@ type fxHead struct {
 	id  hdrAt
 }
 
+// fxEnt is a stream's copy of an fxHead (Stream.fxTab): for a template
+// t (fxHead.t), t and the stream's kept fields of it (kp: its entry of
+// nxKept, made once, never moved; nil fields: not kept yet), found with
+// no look-up by number; h, the fxHead (its ids, for an option with a class
+// id field).
+type fxEnt struct {
+	t  *nxProg
+	kp *[]Field
+	h  *fxHead
+}
+
+// fxEnts returns the stream's copy of selector table tab (a stream
+// class's fxSel; nil when empty), made at each packet's start in the
+// stream's buffer (at most the 256 entries of a selector table, the
+// packet's class's: a few instructions per entry and packet, no
+// allocation once the buffer holds the largest).
+func (s *Stream) fxEnts(tab []fxHead) []fxEnt {
+	if len(tab) == 0 {
+		return nil
+	}
+	s.nxAlloc()
+	own := s.fxOwn[:0]
+	for i := range tab {
+		e := fxEnt{h: &tab[i]}
+		if t := tab[i].t; t != nil && t.num >= 0 && int(t.num) < len(s.nxKept) {
+			e.t, e.kp = t, &s.nxKept[t.num]
+		}
+		own = append(own, e)
+	}
+	s.fxOwn = own
+	return own
+}
+
 // maxFxIDs bounds the class ids of a selector table's ids (larger ids go
 // to nextFast).
 const maxFxIDs = 1 << 12
@@ -903,18 +936,32 @@ func (s *Stream) Next() bool {
 	if sel >= uint64(len(tab)) {
 		return s.nextMiss(h)
 	}
+	// the template and the stream's fields of it: the stream's entry
+	// (fxEnts); for an option with a class id field, the class id's
+	// template (fxHead.ids) and its fields by its number
 	e := &tab[sel]
 	t, id := e.t, sel
-	if e.ids != nil {
-		// the option's class id field names the class
-		id = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, e.id.b))[:]) >> (e.id.s & 63) & e.id.mask
-		if id >= uint64(len(e.ids)) {
+	var fs []Field
+	if t != nil {
+		fs = *e.kp
+	} else {
+		x := e.h
+		if x.ids == nil {
 			return s.nextMiss(h)
 		}
-		t = e.ids[id]
-	}
-	if t == nil {
-		return s.nextMiss(h)
+		// the option's class id field names the class
+		id = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, x.id.b))[:]) >> (x.id.s & 63) & x.id.mask
+		if id >= uint64(len(x.ids)) {
+			return s.nextMiss(h)
+		}
+		if t = x.ids[id]; t == nil {
+			return s.nextMiss(h)
+		}
+		kept, k := s.nxKept, int(t.num) // (num -1: not kept, uint(k) beyond any length)
+		if uint(k) >= uint(len(kept)) {
+			return s.nextMiss(h)
+		}
+		fs = kept[k]
 	}
 	// the header and (fused) the first segment: their bits within the
 	// content, their bytes (8 read from each value's on) within data
@@ -922,11 +969,6 @@ func (s *Stream) Next() bool {
 	if pos > s.end || j+t.hneed > uint64(len(data)) {
 		return s.nextMiss(h)
 	}
-	kept, k := s.nxKept, int(t.num) // (num -1: not kept, uint(k) beyond any length)
-	if uint(k) >= uint(len(kept)) {
-		return s.nextMiss(h)
-	}
-	fs := kept[k]
 	if len(fs) < len(t.fields) {
 		return s.nextMiss(h) // not kept yet (or copied per event: nxNoKeep)
 	}
@@ -1277,11 +1319,17 @@ func (s *Stream) nxTake(t *nxProg, n int) []Field {
 
 // nxIndex makes s.nxKept (once) and says whether t may be kept in it.
 func (s *Stream) nxIndex(t *nxProg) bool {
+	s.nxAlloc()
+	return t.num >= 0 && int(t.num) < len(s.nxKept)
+}
+
+// nxAlloc makes s.nxKept and s.nxLens, once (never moved: fxEnt points
+// into nxKept).
+func (s *Stream) nxAlloc() {
 	if s.nxKept == nil && s.t.nxKept > 0 {
 		s.nxKept = make([][]Field, s.t.nxKept)
 		s.nxLens = make([]uint32, s.t.nxLens)
 	}
-	return t.num >= 0 && int(t.num) < len(s.nxKept)
 }
 
 // nxRoots sets the scope roots of the event from template t, cum[k]

@@ -171,9 +171,11 @@ type Stream struct {
 	// record fails or the stream is moved: while it is set and pos < end,
 	// no error stands, the stream is started and not done
 	sel *hdrShape
-	// Next's body: the current packet's class's fxSel (nextFlat's
-	// templates) while sel is set
-	fxTab []fxHead
+	// Next's body: the stream's copy of the current packet's class's
+	// fxSel (nextFlat's templates, fxEnts) while sel is set
+	fxTab []fxEnt
+	// fxOwn: the buffer of that copy
+	fxOwn []fxEnt
 	// Next's fast path without an event record header: the current
 	// packet's class's bare (not generic), set and cleared as sel is
 	bare *EventClass
@@ -507,7 +509,7 @@ func (s *Stream) begin() bool {
 			return false
 		}
 		if h := s.pkt.Class.selShape; h != nil && !s.generic {
-			s.sel, s.fxTab = h, s.pkt.Class.fxSel
+			s.sel, s.fxTab = h, s.fxEnts(s.pkt.Class.fxSel)
 		}
 		if sc := s.pkt.Class; sc.Header == nil && sc.bare != nil && !s.generic {
 			s.bare = sc.bare
