@@ -1012,6 +1012,8 @@ func (s *Stream) Next() bool {
 	// (two at a time up to opPair, an even number of them from op0
 	// on, then the odd one before opInts; fxNulBX and fxArr8X run the
 	// op after them too, never fxEnd: hotOps)
+	// (from here on, s.nextMiss(s.sel) is nextMiss(h), s.sel unchanged,
+	// and the clock is ev.Cycles: neither lives on in a register)
 	op, oi, oe := t.op0, t.opInts, t.opEnd
 	for o2 := t.opPair; op != o2; op = unsafe.Add(op, 2*fxOpSize) {
 		o, o1 := (*fxOp)(op), (*fxOp)(unsafe.Add(op, fxOpSize))
@@ -1027,7 +1029,7 @@ func (s *Stream) Next() bool {
 		op = oi
 	}
 	if op == oe {
-		s.clock, s.pos = clock, pos
+		s.clock, s.pos = ev.Cycles, pos
 		s.fxEvents++
 		return true
 	}
@@ -1061,7 +1063,7 @@ func (s *Stream) Next() bool {
 			// (the position is on a byte: the segment starts there)
 			st := r.pos
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
-				return s.nextMiss(h)
+				return s.nextMiss(s.sel)
 			}
 			sp, r.stb = unsafe.Add(dp, st>>3), 0
 			r.pos = st + o.sgn
@@ -1070,7 +1072,7 @@ func (s *Stream) Next() bool {
 			base := s.base
 			st := base + (r.pos-base+o.mask)&^o.mask
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
-				return s.nextMiss(h)
+				return s.nextMiss(s.sel)
 			}
 			sp, r.stb = unsafe.Add(dp, st>>3), st&7
 			r.pos = st + o.sgn
@@ -1095,7 +1097,7 @@ func (s *Stream) Next() bool {
 			// (idx < len(t.fields)), all checked here
 			n := (*Field)(unsafe.Add(fd, uintptr(o.mask))).V
 			if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
-				return s.nextMiss(h)
+				return s.nextMiss(s.sel)
 			}
 			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
 			f.V = n
@@ -1103,7 +1105,7 @@ func (s *Stream) Next() bool {
 			if n > 0 {
 				end := s.end
 				if q > end || n > (end-q)>>3 || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
-					return s.nextMiss(h)
+					return s.nextMiss(s.sel)
 				}
 				el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, q>>3), o.sgn
 				for i := uintptr(0); i < uintptr(n); i++ {
@@ -1128,7 +1130,7 @@ func (s *Stream) Next() bool {
 			pos := r.pos
 			i := pos >> 3
 			if pos&7 != 0 || i+8 > uint64(len(s.data)) || pos+o.sgn*8 > s.end {
-				return s.nextMiss(h) // (fxFix's item is no array: nextMiss below)
+				return s.nextMiss(s.sel) // (fxFix's item is no array: nextMiss below)
 			}
 			w := le64(dp, i)
 			z := (w - 0x0101010101010101) &^ w & o.mask
@@ -1142,7 +1144,7 @@ func (s *Stream) Next() bool {
 			pos := r.pos
 			i := pos >> 3
 			if pos&7 != 0 || i+8 > uint64(len(s.data)) {
-				return s.nextMiss(h) // (fxNul's item is no array: nextMiss below)
+				return s.nextMiss(s.sel) // (fxNul's item is no array: nextMiss below)
 			}
 			w := le64(dp, i)
 			z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
@@ -1150,7 +1152,7 @@ func (s *Stream) Next() bool {
 			// (st+sgn ≤ end: st ≤ end, the string's null byte within
 			// the content)
 			if st := q + 8; z == 0 || st+o.sgn > s.end || (st>>3)+o.mask > uint64(len(s.data)) {
-				return s.nextMiss(h)
+				return s.nextMiss(s.sel)
 			}
 			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
 			f.V, f.N = i, uint32(q-pos)>>3
@@ -1187,11 +1189,11 @@ func (s *Stream) Next() bool {
 					continue
 				}
 			}
-			return s.nextMiss(h)
+			return s.nextMiss(s.sel)
 		}
 		d := &t.segs[o.off].dyn
 		if d.code != nxArray {
-			return s.nextMiss(h)
+			return s.nextMiss(s.sel)
 		}
 		// the array: its length and elements (within the checks the
 		// comment above proves)
@@ -1204,7 +1206,7 @@ func (s *Stream) Next() bool {
 			n = s.slots[d.src]
 		}
 		if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
-			return s.nextMiss(h)
+			return s.nextMiss(s.sel)
 		}
 		cur := r.delta + uint64(d.idx) + 1
 		fieldAt(fp, cur-1).V = n
@@ -1214,7 +1216,7 @@ func (s *Stream) Next() bool {
 			// (with the fields of the template after them: the
 			// invariant delta + len(t.fields) ≤ len(fs) holds on)
 			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
-				return s.nextMiss(h)
+				return s.nextMiss(s.sel)
 			}
 			pos = q + n<<d.elog
 			if ep := unsafe.Add(dp, q>>3); d.ebits == 8 {
