@@ -114,9 +114,9 @@ type nxProg struct {
 	// beyond maxNxKept
 	num int32
 	// nextFlat's constants (heat): hot, nextFlat may run t (flat, num ≥
-	// 0); ec its class; the header's clock field (clk: the
-	// option's); selSlot the selector's slot when t's program reads it
-	// (-1: none, nextFlat does not write it). When the class's first
+	// 0, no length the selector holds, a class id field when the option
+	// has one); ec its class; the header's clock field (clk: the
+	// option's). When the class's first
 	// segment starts right after the option's fields at a fixed place
 	// (fused: from op 1 on), one check covers both: hbits is the option's bits
 	// plus the segment's, hneed the bytes read from the header's first
@@ -124,7 +124,6 @@ type nxProg struct {
 	// and nextFlat runs t's program from op 1 on; else hbits is the
 	// option's bits, hneed 16, and it runs from op 0.
 	hot          bool
-	selSlot      int32
 	clk          hdrAt
 	hbits, hneed uint64
 	hoff         uint64
@@ -136,8 +135,9 @@ type nxProg struct {
 	// opInts or opInts itself (Next runs the integers up to it two at a
 	// time)
 	opPair unsafe.Pointer
-	// fo: the byte offsets of the fields hSel, hClk and hID (hID ≥ 0)
-	// from the first (index times the size of a Field)
+	// fo: the byte offsets of the fields hSel, hClk and hID from the
+	// first (index times the size of a Field; hIDFo is hSelFo when the
+	// option has no class id field: the class id is the selector)
 	hSelFo, hClkFo, hIDFo uintptr
 	// eroots are the event's scope roots: the header's (0), then
 	// rootCC, rootSC, rootPL
@@ -434,21 +434,22 @@ func idTable(sc *StreamClass, k int) []*nxProg {
 // of header shape h, by which nextFlat runs it (nxProg.hot).
 func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	clk, ok := o.clk.at()
-	if !q.flat || q.num < 0 || o.clk.mask == 0 || !ok || h.am%8 != 7 {
+	if !q.flat || q.num < 0 || o.clk.mask == 0 || !ok || h.am%8 != 7 || o.id.mask != 0 && q.hID < 0 {
 		return
 	}
+	for _, g := range q.segs {
+		if g.dyn.code != 0 && g.dyn.src >= 0 && g.dyn.src == h.pre.slot.slot {
+			return // (a length the selector holds: nextFast writes its slot)
+		}
+	}
 	q.hot, q.ec, q.clk = true, ec, clk
-	q.hSelFo, q.hClkFo = uintptr(q.hSel)*fieldSize, uintptr(q.hClk)*fieldSize
+	// (without a class id field, the class id is the selector: Next
+	// writes it to the selector's field again)
+	q.hSelFo, q.hClkFo, q.hIDFo = uintptr(q.hSel)*fieldSize, uintptr(q.hClk)*fieldSize, uintptr(q.hSel)*fieldSize
 	if q.hID >= 0 {
 		q.hIDFo = uintptr(q.hID) * fieldSize
 	}
 	q.eroots = [4]int32{0, q.rootCC, q.rootSC, q.rootPL}
-	q.selSlot = -1
-	for _, g := range q.segs {
-		if g.dyn.code != 0 && g.dyn.src >= 0 && g.dyn.src == h.pre.slot.slot {
-			q.selSlot = h.pre.slot.slot
-		}
-	}
 	q.hbits, q.hneed = o.bits, 16
 	hop := 0
 	// the first segment's start, base + (hs + o.bits - base + am) &^ am
@@ -977,13 +978,8 @@ func (s *Stream) Next() bool {
 	// (hot: the header holds the selector and the option's clock field,
 	// and no other value but the class id; their template indices are
 	// below len(t.fields) ≤ len(fs): byte offsets hSelFo, hClkFo, hIDFo)
-	if t.selSlot >= 0 {
-		s.slots[t.selSlot] = sel
-	}
 	(*Field)(unsafe.Add(fp, t.hSelFo)).V = sel
-	if t.hID >= 0 {
-		(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
-	}
+	(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
 	// hdrPart.clock, with the field's value kept: the clock's bits of
 	// the field replaced by v, plus m+1 when v is below them (the new
 	// value below the clock: its higher bits are the same)

@@ -363,3 +363,26 @@ func TestNextFastBlobsMatchWalk(t *testing.T) {
 		t.Fatalf("%d of %d records from the fast path", st.fast, st.templated)
 	}
 }
+
+// A class whose sequence's length is the event record header's selector
+// (LTTng's compact header: the class id) is decoded as the field walk
+// decodes it: Next's body leaves such a class to nextFast (it writes no
+// slot of the header's), whose program reads the length the selector
+// holds.
+func TestNextFastSelectorLength(t *testing.T) {
+	tsdl := strings.Replace(nxShapesTSDL(0, 2, false), "event { name = \"shape_0\"; id = 0; fields := struct {\n",
+		"event { name = \"shape_0\"; id = 3; fields := struct {\n\tuint8_t bysel[stream.event.header.id];\n", 1)
+	if !strings.Contains(tsdl, "bysel") {
+		t.Fatal("no class with a sequence of the selector's length")
+	}
+	tr := traceFromTSDL(t, tsdl)
+	ec := tr.dscs[0].EventClass(3)
+	if ec == nil || len(ec.nx) == 0 || ec.nx[0].hot {
+		t.Fatalf("class 3: a template, not hot: %v", ec)
+	}
+	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	compareNextFast(t, tr, "selector-length", everyStream(tr, 3, 2000, 0), st)
+	if !st.classes[ec] || st.fast < st.templated*9/10 {
+		t.Fatalf("%d of %d records of templated classes from templates", st.fast, st.templated)
+	}
+}
