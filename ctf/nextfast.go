@@ -973,7 +973,7 @@ func (s *Stream) Next() bool {
 	if len(fs) < len(t.fields) {
 		return s.nextMiss(h) // not kept yet (or copied per event: nxNoKeep)
 	}
-	ev.Fields = fs
+	ev.Fields, ev.Class = fs, t.ec // (together: one write barrier check)
 	fp := unsafe.Pointer(unsafe.SliceData(fs))
 	// (hot: the header holds the selector and the option's clock field,
 	// and no other value but the class id; their template indices are
@@ -991,7 +991,7 @@ func (s *Stream) Next() bool {
 	}
 	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
-	ev.Class, ev.Cycles = t.ec, clock
+	ev.Cycles = clock
 	// (s.ercID and haveERCID are left as they are: what reads them, Scan
 	// and the decoding program, sets them first)
 	// nxRun's loop from op0, inline (a call would cost ≈ 50
