@@ -33,9 +33,10 @@ import (
 // fields through unsafe pointers that one check per segment covers (its
 // comment holds the proof). nextFlat, the common case (the structure in
 // place, the scope roots static: a hot template, nxProg.heat), is Next's
-// own body: it reads the header, finds the template in one look-up of
-// the selector (StreamClass.fxSel; a second of the class id for LTTng's
-// extended header), checks the header and the class's first segment at
+// own body: it reads the header, finds the template and the stream's
+// kept fields of it in one look-up of the selector (Stream.fxTab, the
+// stream's copy of StreamClass.fxSel; for LTTng's extended header a
+// second of the class id, and the fields by the template's number), checks the header and the class's first segment at
 // once and runs the template's program inline with no call (in its hot
 // form, nxProg.hops: hotOps joins and leaves out a few ops); anything
 // else goes to nextFast (nextMiss), which ends what nxRun leaves with
@@ -898,7 +899,7 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // no call but for an array's elements of 16 to 64 bits (fxElems): a hot template (nxProg.hot: flat, its
 // scope roots static; LTTng's header: the selector, a clock field, at most
 // a class id) found from the selector (and the class id) in one or two
-// look-ups (StreamClass.fxSel), its structure in place (kept by the
+// look-ups (Stream.fxTab, StreamClass.fxSel), its structure in place (kept by the
 // stream; of a template with arrays, the last event, whose counts this
 // one repeats). One check covers the header and the class's first
 // segment (fused: nxProg.heat); the header's values, the clock and the
