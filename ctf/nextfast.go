@@ -136,6 +136,8 @@ type nxProg struct {
 	// opInts or opInts itself (Next runs the integers up to it two at a
 	// time)
 	opPair unsafe.Pointer
+	// nHead: the ops from op0 to opInts (fxInt)
+	nHead int
 	// fo: the byte offsets of the fields hSel, hClk and hID from the
 	// first (index times the size of a Field; hIDFo is hSelFo when the
 	// option has no class id field: the class id is the selector)
@@ -483,6 +485,7 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	}
 	q.opInts = unsafe.Add(o0, uintptr(n)*fxOpSize)
 	q.opPair = unsafe.Add(q.op0, uintptr((n-hop)&^1)*fxOpSize)
+	q.nHead = n - hop
 }
 
 // hotOps returns flat program ops (ops[0] an fxSeg, the last fxEnd) as
@@ -1005,25 +1008,46 @@ func (s *Stream) Next() bool {
 	// pointer: no index and no bounds check per op; never past the ops):
 	// first the integers at its head (the fused segment's: every value
 	// of a class of integers only, without the loop's state), then the
-	// rest
-	// (two at a time up to opPair, an even number of them from op0
-	// on, then the odd one before opInts; fxNulBX and fxArr8X run the
-	// op after them too, never fxEnd: hotOps)
+	// rest (fxNulBX and fxArr8X run the op after them too, never fxEnd:
+	// hotOps). The nHead integers from op0 on, before opInts: up to 3
+	// written out, no loop; more two at a time up to opPair (an even
+	// number of them from op0 on), then the odd one before opInts
 	// (from here on, s.nextMiss(s.sel) is nextMiss(h), s.sel unchanged,
 	// and the clock is ev.Cycles: neither lives on in a register)
-	op, oi, oe := t.op0, t.opInts, t.opEnd
-	for o2 := t.opPair; op != o2; op = unsafe.Add(op, 2*fxOpSize) {
-		o, o1 := (*fxOp)(op), (*fxOp)(unsafe.Add(op, fxOpSize))
+	op, oe := t.opInts, t.opEnd
+	switch o := (*fxOp)(t.op0); t.nHead {
+	case 0:
+	case 1:
+		x := le64(sp, uint64(o.off)) & o.mask
+		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+	case 2:
+		o1 := (*fxOp)(unsafe.Add(t.op0, fxOpSize))
 		x := le64(sp, uint64(o.off)) & o.mask
 		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 		x1 := le64(sp, uint64(o1.off)) & o1.mask
 		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
-	}
-	if op != oi {
-		o := (*fxOp)(op)
+	case 3:
+		o1, o2 := (*fxOp)(unsafe.Add(t.op0, fxOpSize)), (*fxOp)(unsafe.Add(t.op0, 2*fxOpSize))
 		x := le64(sp, uint64(o.off)) & o.mask
 		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-		op = oi
+		x1 := le64(sp, uint64(o1.off)) & o1.mask
+		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
+		x2 := le64(sp, uint64(o2.off)) & o2.mask
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn
+	default:
+		p := t.op0
+		for o2 := t.opPair; p != o2; p = unsafe.Add(p, 2*fxOpSize) {
+			o, o1 := (*fxOp)(p), (*fxOp)(unsafe.Add(p, fxOpSize))
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			x1 := le64(sp, uint64(o1.off)) & o1.mask
+			(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
+		}
+		if p != op {
+			o := (*fxOp)(p)
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+		}
 	}
 	if op == oe {
 		s.clock, s.pos = ev.Cycles, pos

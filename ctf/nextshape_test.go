@@ -386,3 +386,37 @@ func TestNextFastSelectorLength(t *testing.T) {
 		t.Fatalf("%d of %d records of templated classes from templates", st.fast, st.templated)
 	}
 }
+
+// Next's body writes the integers at the head of a class's first segment
+// (fused with the header) one by one for up to 3, in pairs and an odd one
+// for more: classes with 1 to 8 of them, every one compared with the
+// field walk's.
+func TestNextFastHeadIntegers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(nxShapesTSDL(0, 0, false))
+	for c := 0; c < 8; c++ {
+		// (the context's _vtid, then c bytes: 1 + c integers)
+		fmt.Fprintf(&b, "event { name = \"head_%d\"; id = %d; fields := struct {", c, c)
+		for k := 0; k < c; k++ {
+			fmt.Fprintf(&b, " uint8_t h%d;", k)
+		}
+		b.WriteString(" }; };\n")
+	}
+	tr := traceFromTSDL(t, b.String())
+	heads := map[int]bool{}
+	for _, ec := range tr.dscs[0].events {
+		if len(ec.nx) > 0 && ec.nx[0].hot {
+			heads[ec.nx[0].nHead] = true
+		}
+	}
+	for n := 1; n <= 8; n++ {
+		if !heads[n] {
+			t.Fatalf("no hot template with %d integers at its head: %v", n, heads)
+		}
+	}
+	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	compareNextFast(t, tr, "head-integers", everyStream(tr, 9, 4000, 0), st)
+	if st.flat < st.events*9/10 {
+		t.Fatalf("%d of %d records from Next's body", st.flat, st.events)
+	}
+}
