@@ -33,9 +33,10 @@ import (
 // fields through unsafe pointers that one check per segment covers (its
 // comment holds the proof). nextFlat, the common case (the structure in
 // place, the scope roots static: a hot template, nxProg.heat), is Next's
-// own body: it reads the header, finds the template in one look-up of
-// the selector (StreamClass.fxSel; a second of the class id for LTTng's
-// extended header), checks the header and the class's first segment at
+// own body: it reads the header, finds the template and the stream's
+// kept fields of it in one look-up of the selector (Stream.fxTab, the
+// stream's copy of StreamClass.fxSel; for LTTng's extended header a
+// second of the class id, and the fields by the template's number), checks the header and the class's first segment at
 // once and runs the template's program inline with no call (in its hot
 // form, nxProg.hops: hotOps joins and leaves out a few ops); anything
 // else goes to nextFast (nextMiss), which ends what nxRun leaves with
@@ -114,9 +115,9 @@ type nxProg struct {
 	// beyond maxNxKept
 	num int32
 	// nextFlat's constants (heat): hot, nextFlat may run t (flat, num ≥
-	// 0); ec its class; the header's clock field (clk: the
-	// option's); selSlot the selector's slot when t's program reads it
-	// (-1: none, nextFlat does not write it). When the class's first
+	// 0, no length the selector holds, a class id field when the option
+	// has one); ec its class; the header's clock field (clk: the
+	// option's). When the class's first
 	// segment starts right after the option's fields at a fixed place
 	// (fused: from op 1 on), one check covers both: hbits is the option's bits
 	// plus the segment's, hneed the bytes read from the header's first
@@ -124,7 +125,6 @@ type nxProg struct {
 	// and nextFlat runs t's program from op 1 on; else hbits is the
 	// option's bits, hneed 16, and it runs from op 0.
 	hot          bool
-	selSlot      int32
 	clk          hdrAt
 	hbits, hneed uint64
 	hoff         uint64
@@ -136,8 +136,11 @@ type nxProg struct {
 	// opInts or opInts itself (Next runs the integers up to it two at a
 	// time)
 	opPair unsafe.Pointer
-	// fo: the byte offsets of the fields hSel, hClk and hID (hID ≥ 0)
-	// from the first (index times the size of a Field)
+	// nHead: the ops from op0 to opInts (fxInt)
+	nHead int
+	// fo: the byte offsets of the fields hSel, hClk and hID from the
+	// first (index times the size of a Field; hIDFo is hSelFo when the
+	// option has no class id field: the class id is the selector)
 	hSelFo, hClkFo, hIDFo uintptr
 	// eroots are the event's scope roots: the header's (0), then
 	// rootCC, rootSC, rootPL
@@ -330,6 +333,39 @@ type fxHead struct {
 	id  hdrAt
 }
 
+// fxEnt is a stream's copy of an fxHead (Stream.fxTab): for a template
+// t (fxHead.t), t and the stream's kept fields of it (kp: its entry of
+// nxKept, made once, never moved; nil fields: not kept yet), found with
+// no look-up by number; h, the fxHead (its ids, for an option with a class
+// id field).
+type fxEnt struct {
+	t  *nxProg
+	kp *[]Field
+	h  *fxHead
+}
+
+// fxEnts returns the stream's copy of selector table tab (a stream
+// class's fxSel; nil when empty), made at each packet's start in the
+// stream's buffer (at most the 256 entries of a selector table, the
+// packet's class's: a few instructions per entry and packet, no
+// allocation once the buffer holds the largest).
+func (s *Stream) fxEnts(tab []fxHead) []fxEnt {
+	if len(tab) == 0 {
+		return nil
+	}
+	s.nxAlloc()
+	own := s.fxOwn[:0]
+	for i := range tab {
+		e := fxEnt{h: &tab[i]}
+		if t := tab[i].t; t != nil && t.num >= 0 && int(t.num) < len(s.nxKept) {
+			e.t, e.kp = t, &s.nxKept[t.num]
+		}
+		own = append(own, e)
+	}
+	s.fxOwn = own
+	return own
+}
+
 // maxFxIDs bounds the class ids of a selector table's ids (larger ids go
 // to nextFast).
 const maxFxIDs = 1 << 12
@@ -401,21 +437,22 @@ func idTable(sc *StreamClass, k int) []*nxProg {
 // of header shape h, by which nextFlat runs it (nxProg.hot).
 func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	clk, ok := o.clk.at()
-	if !q.flat || q.num < 0 || o.clk.mask == 0 || !ok || h.am%8 != 7 {
+	if !q.flat || q.num < 0 || o.clk.mask == 0 || !ok || h.am%8 != 7 || o.id.mask != 0 && q.hID < 0 {
 		return
 	}
+	for _, g := range q.segs {
+		if g.dyn.code != 0 && g.dyn.src >= 0 && g.dyn.src == h.pre.slot.slot {
+			return // (a length the selector holds: nextFast writes its slot)
+		}
+	}
 	q.hot, q.ec, q.clk = true, ec, clk
-	q.hSelFo, q.hClkFo = uintptr(q.hSel)*fieldSize, uintptr(q.hClk)*fieldSize
+	// (without a class id field, the class id is the selector: Next
+	// writes it to the selector's field again)
+	q.hSelFo, q.hClkFo, q.hIDFo = uintptr(q.hSel)*fieldSize, uintptr(q.hClk)*fieldSize, uintptr(q.hSel)*fieldSize
 	if q.hID >= 0 {
 		q.hIDFo = uintptr(q.hID) * fieldSize
 	}
 	q.eroots = [4]int32{0, q.rootCC, q.rootSC, q.rootPL}
-	q.selSlot = -1
-	for _, g := range q.segs {
-		if g.dyn.code != 0 && g.dyn.src >= 0 && g.dyn.src == h.pre.slot.slot {
-			q.selSlot = h.pre.slot.slot
-		}
-	}
 	q.hbits, q.hneed = o.bits, 16
 	hop := 0
 	// the first segment's start, base + (hs + o.bits - base + am) &^ am
@@ -431,6 +468,15 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		q.hneed = max(16, o.bits/8+uint64(g.off))
 	}
 	q.hops = hotOps(q.ops, q.segs)
+	// each array's count in a stream's nxLens (lens ≥ 0: the template
+	// is numbered, num ≥ 0, and has arrays)
+	na := q.lens
+	for i := range q.hops {
+		if o := &q.hops[i]; o.code == fxArrF || o.code == fxArr8 || o.code == fxArr8X || o.code == fxDyn && q.segs[o.off].dyn.code == nxArray {
+			o.sl = uint32(na)
+			na++
+		}
+	}
 	o0 := unsafe.Pointer(unsafe.SliceData(q.hops))
 	q.op0, q.opEnd = unsafe.Add(o0, uintptr(hop)*fxOpSize), unsafe.Add(o0, uintptr(len(q.hops)-1)*fxOpSize)
 	n := hop
@@ -439,6 +485,7 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	}
 	q.opInts = unsafe.Add(o0, uintptr(n)*fxOpSize)
 	q.opPair = unsafe.Add(q.op0, uintptr((n-hop)&^1)*fxOpSize)
+	q.nHead = n - hop
 }
 
 // hotOps returns flat program ops (ops[0] an fxSeg, the last fxEnd) as
@@ -461,7 +508,17 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 // slot would hold). Slots hold values for the event being decoded only
 // (what reads them, a dynamic length or a selector, reads the event's own
 // fields; where Next misses, nextFast decodes the record again, slots
-// and all).
+// and all). An fxArrF of 8-bit elements aligned to bytes, the array
+// too, is an fxArr8.
+//
+// Two ops that often follow each other run as one, with one dispatch: an
+// fxNulB and the fxInt right after it (LTTng's integer after a string)
+// are an fxNulBX and that fxInt, which fxNulBX runs (it reads the bytes
+// of the segment fxNulB checked) and Next's loop steps over; an fxArr8
+// and the fxFix right after it (a sequence of bytes, then a short
+// string) an fxArr8X and that fxFix. The op run with the one before it
+// is never the last (fxEnd), so Next's loop, stepping past it, stops at
+// fxEnd as it does op by op.
 func hotOps(ops []fxOp, segs []nxSeg) []fxOp {
 	// (a slot's readers: the segments whose item's length it holds)
 	reader := func(slot uint64) (n, at int) {
@@ -486,6 +543,9 @@ func hotOps(ops []fxOp, segs []nxSeg) []fxOp {
 		switch {
 		case o.code == fxDyn && int(o.off) == arrF && si == arrF:
 			o.code, o.mask = fxArrF, uint64(arrFo)
+			if d := &segs[si].dyn; d.ebits == 8 && d.am == 7 && d.eam == 7 {
+				o.code, o.sgn = fxArr8, d.esgn
+			}
 		case nx == nil:
 		case o.code == fxInt && nx.code == fxSlot && nx.fo == o.fo && nx.mask <= math.MaxUint32:
 			if n, at := reader(nx.mask); n == 1 && at == si && segs[at].dyn.code == nxArray {
@@ -501,6 +561,15 @@ func hotOps(ops []fxOp, segs []nxSeg) []fxOp {
 			continue
 		}
 		out = append(out, o)
+	}
+	// (an op and the one after it, not the last, fxEnd)
+	for i := 0; i+2 < len(out); i++ {
+		switch o, nx := &out[i], &out[i+1]; {
+		case o.code == fxNulB && nx.code == fxInt:
+			o.code = fxNulBX
+		case o.code == fxArr8 && nx.code == fxFix:
+			o.code = fxArr8X
+		}
 	}
 	return out
 }
@@ -833,7 +902,7 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // no call but for an array's elements of 16 to 64 bits (fxElems): a hot template (nxProg.hot: flat, its
 // scope roots static; LTTng's header: the selector, a clock field, at most
 // a class id) found from the selector (and the class id) in one or two
-// look-ups (StreamClass.fxSel), its structure in place (kept by the
+// look-ups (Stream.fxTab, StreamClass.fxSel), its structure in place (kept by the
 // stream; of a template with arrays, the last event, whose counts this
 // one repeats). One check covers the header and the class's first
 // segment (fused: nxProg.heat); the header's values, the clock and the
@@ -848,9 +917,12 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // function of its own: the call cost ≈ 18 instructions per record.)
 func (s *Stream) Next() bool {
 	h, tab := s.sel, s.fxTab // (fxTab non-empty: sel is set, with templates)
-	if len(tab) == 0 || s.pos >= s.end {
+	if len(tab) == 0 {
 		return s.nextOther()
 	}
+	// (at the packet's end, pos ≥ end, the header's bits, t.hbits ≥ 1,
+	// are past the end: nextMiss, where nextFast finds so too and the
+	// decoding program starts the next packet, as nextOther does)
 	s.scanned = false
 	// (the event's values are written as soon as they are known, fewer
 	// live on; where this returns to nextMiss, they are written again)
@@ -864,22 +936,37 @@ func (s *Stream) Next() bool {
 	}
 	dp := unsafe.Pointer(unsafe.SliceData(data))
 	hp := unsafe.Add(dp, j) // (the header's 16 bytes: j+16 ≤ len(data))
-	sel := h.selAt.get(hp)
+	// (hdrAt.get, written out: an inlined call costs a no-op or two)
+	sel := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, h.selAt.b))[:]) >> (h.selAt.s & 63) & h.selAt.mask
 	if sel >= uint64(len(tab)) {
 		return s.nextMiss(h)
 	}
+	// the template and the stream's fields of it: the stream's entry
+	// (fxEnts); for an option with a class id field, the class id's
+	// template (fxHead.ids) and its fields by its number
 	e := &tab[sel]
 	t, id := e.t, sel
-	if e.ids != nil {
-		// the option's class id field names the class
-		id = e.id.get(hp)
-		if id >= uint64(len(e.ids)) {
+	var fs []Field
+	if t != nil {
+		fs = *e.kp
+	} else {
+		x := e.h
+		if x.ids == nil {
 			return s.nextMiss(h)
 		}
-		t = e.ids[id]
-	}
-	if t == nil {
-		return s.nextMiss(h)
+		// the option's class id field names the class
+		id = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, x.id.b))[:]) >> (x.id.s & 63) & x.id.mask
+		if id >= uint64(len(x.ids)) {
+			return s.nextMiss(h)
+		}
+		if t = x.ids[id]; t == nil {
+			return s.nextMiss(h)
+		}
+		kept, k := s.nxKept, int(t.num) // (num -1: not kept, uint(k) beyond any length)
+		if uint(k) >= uint(len(kept)) {
+			return s.nextMiss(h)
+		}
+		fs = kept[k]
 	}
 	// the header and (fused) the first segment: their bits within the
 	// content, their bytes (8 read from each value's on) within data
@@ -887,37 +974,30 @@ func (s *Stream) Next() bool {
 	if pos > s.end || j+t.hneed > uint64(len(data)) {
 		return s.nextMiss(h)
 	}
-	kept, k := s.nxKept, int(t.num) // (num -1: not kept, uint(k) beyond any length)
-	if uint(k) >= uint(len(kept)) {
-		return s.nextMiss(h)
-	}
-	fs := kept[k]
 	if len(fs) < len(t.fields) {
 		return s.nextMiss(h) // not kept yet (or copied per event: nxNoKeep)
 	}
-	ev.Fields = fs
+	ev.Fields, ev.Class = fs, t.ec // (together: one write barrier check)
 	fp := unsafe.Pointer(unsafe.SliceData(fs))
 	// (hot: the header holds the selector and the option's clock field,
 	// and no other value but the class id; their template indices are
 	// below len(t.fields) ≤ len(fs): byte offsets hSelFo, hClkFo, hIDFo)
-	if t.selSlot >= 0 {
-		s.slots[t.selSlot] = sel
-	}
 	(*Field)(unsafe.Add(fp, t.hSelFo)).V = sel
-	if t.hID >= 0 {
-		(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
-	}
-	// hdrPart.clock, with the field's value kept
-	m, clock := t.clk.mask, s.clock
-	v := t.clk.get(hp)
-	if v < clock&m {
+	(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
+	// hdrPart.clock, with the field's value kept: the clock's bits of
+	// the field replaced by v, plus m+1 when v is below them (the new
+	// value below the clock: its higher bits are the same)
+	m, clock0 := t.clk.mask, s.clock
+	v := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, t.clk.b))[:]) >> (t.clk.s & 63) & m
+	clock := clock0&^m | v
+	if clock < clock0 {
 		clock += m + 1
 	}
-	clock = clock&^m | v
 	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
-	ev.Class, ev.Cycles = t.ec, clock
-	s.ercID, s.haveERCID = id, true // (decodeEvent clears them)
+	ev.Cycles = clock
+	// (s.ercID and haveERCID are left as they are: what reads them, Scan
+	// and the decoding program, sets them first)
 	// nxRun's loop from op0, inline (a call would cost ≈ 50
 	// instructions per event: its entry's checks and state; here they
 	// are proven above: t's program starts with fxSeg, which op 1
@@ -928,41 +1008,60 @@ func (s *Stream) Next() bool {
 	// pointer: no index and no bounds check per op; never past the ops):
 	// first the integers at its head (the fused segment's: every value
 	// of a class of integers only, without the loop's state), then the
-	// rest
-	// (two at a time up to opPair, an even number of them from op0
-	// on, then the odd one before opInts)
-	op, oi, oe := t.op0, t.opInts, t.opEnd
-	for o2 := t.opPair; op != o2; op = unsafe.Add(op, 2*fxOpSize) {
-		o, o1 := (*fxOp)(op), (*fxOp)(unsafe.Add(op, fxOpSize))
+	// rest (fxNulBX and fxArr8X run the op after them too, never fxEnd:
+	// hotOps). The nHead integers from op0 on, before opInts: up to 3
+	// written out, no loop; more two at a time up to opPair (an even
+	// number of them from op0 on), then the odd one before opInts
+	// (from here on, s.nextMiss(s.sel) is nextMiss(h), s.sel unchanged,
+	// and the clock is ev.Cycles: neither lives on in a register)
+	op, oe := t.opInts, t.opEnd
+	switch o := (*fxOp)(t.op0); t.nHead {
+	case 0:
+	case 1:
+		x := le64(sp, uint64(o.off)) & o.mask
+		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+	case 2:
+		o1 := (*fxOp)(unsafe.Add(t.op0, fxOpSize))
 		x := le64(sp, uint64(o.off)) & o.mask
 		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 		x1 := le64(sp, uint64(o1.off)) & o1.mask
 		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
-	}
-	if op != oi {
-		o := (*fxOp)(op)
+	case 3:
+		o1, o2 := (*fxOp)(unsafe.Add(t.op0, fxOpSize)), (*fxOp)(unsafe.Add(t.op0, 2*fxOpSize))
 		x := le64(sp, uint64(o.off)) & o.mask
 		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-		op = oi
+		x1 := le64(sp, uint64(o1.off)) & o1.mask
+		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
+		x2 := le64(sp, uint64(o2.off)) & o2.mask
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn
+	default:
+		p := t.op0
+		for o2 := t.opPair; p != o2; p = unsafe.Add(p, 2*fxOpSize) {
+			o, o1 := (*fxOp)(p), (*fxOp)(unsafe.Add(p, fxOpSize))
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			x1 := le64(sp, uint64(o1.off)) & o1.mask
+			(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
+		}
+		if p != op {
+			o := (*fxOp)(p)
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+		}
 	}
 	if op == oe {
-		s.clock, s.pos = clock, pos
-		s.events++
-		s.nxEvents++
+		s.clock, s.pos = ev.Cycles, pos
 		s.fxEvents++
 		return true
 	}
 	// (fxRun but for dp, fp and nfs, which live on in locals: less to
 	// clear)
 	nfs := uint64(len(fs))
+	// (the kept counts, s.nxLens from t.lens on: the first array's 0,
+	// when the kept event is not whole, matches no count: its op returns
+	// to nextMiss; a count n with uint32(n)+1 = 0 is ≥ 2^32-1, more
+	// elements than the fields fs holds, where its op returns too)
 	r := fxHot{pos: pos}
-	if t.arrays {
-		// the kept counts (the first array's 0, when the kept event is
-		// not whole, matches no count: its op returns to nextMiss; a
-		// count n with uint32(n)+1 = 0 is ≥ 2^32-1, more elements than
-		// the fields fs holds, where its op returns too)
-		r.lens = s.nxLensOf(t)
-	}
 	fd := fp
 	for ; op != oe; op = unsafe.Add(op, fxOpSize) {
 		o := (*fxOp)(op)
@@ -985,7 +1084,7 @@ func (s *Stream) Next() bool {
 			// (the position is on a byte: the segment starts there)
 			st := r.pos
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
-				return s.nextMiss(h)
+				return s.nextMiss(s.sel)
 			}
 			sp, r.stb = unsafe.Add(dp, st>>3), 0
 			r.pos = st + o.sgn
@@ -994,7 +1093,7 @@ func (s *Stream) Next() bool {
 			base := s.base
 			st := base + (r.pos-base+o.mask)&^o.mask
 			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
-				return s.nextMiss(h)
+				return s.nextMiss(s.sel)
 			}
 			sp, r.stb = unsafe.Add(dp, st>>3), st&7
 			r.pos = st + o.sgn
@@ -1008,54 +1107,114 @@ func (s *Stream) Next() bool {
 			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x
 			s.slots[o.sl] = x
 			continue
-		case fxNulB:
+		case fxArr8, fxArr8X:
+			// an array of bytes (fxArrF: its length the value of the
+			// field at fo mask, before it in its segment): its
+			// position aligned to a byte (base is a multiple of 8),
+			// its count the kept event's; its elements the bytes
+			// q>>3 … (q>>3)+n-1, q+8n ≤ end ≤ 8·len(data), into the
+			// fields after the array's (fo), delta + idx + 1 …
+			// delta + idx + n: delta + n + len(t.fields) ≤ len(fs)
+			// (idx < len(t.fields)), all checked here
+			n := (*Field)(unsafe.Add(fd, uintptr(o.mask))).V
+			if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
+				return s.nextMiss(s.sel)
+			}
+			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+			f.V = n
+			q := (r.pos + 7) &^ 7
+			if n > 0 {
+				end := s.end
+				if q > end || n > (end-q)>>3 || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
+					return s.nextMiss(s.sel)
+				}
+				el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, q>>3), o.sgn
+				for i := uintptr(0); i < uintptr(n); i++ {
+					(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
+				}
+				r.delta += n
+				fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
+			}
+			r.pos = q + n*8
+			if o.code == fxArr8 {
+				continue
+			}
+			// fxArr8X: then the fxFix after it (op+1, before the
+			// last op, fxEnd: hotOps), with no dispatch
+			op = unsafe.Add(op, fxOpSize)
+			o = (*fxOp)(op)
+			fallthrough
+		case fxFix:
+			// a short string or BLOB of static length sgn ≤ 8 from
+			// one word: up to its first null byte (a string), 8 when
+			// none (or a BLOB: zmask 0)
+			pos := r.pos
+			i := pos >> 3
+			if pos&7 != 0 || i+8 > uint64(len(s.data)) || pos+o.sgn*8 > s.end {
+				return s.nextMiss(s.sel) // (fxFix's item is no array: nextMiss below)
+			}
+			w := le64(dp, i)
+			z := (w - 0x0101010101010101) &^ w & o.mask
+			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+			f.V, f.N = i, uint32(min(uint64(bits.TrailingZeros64(z)>>3), o.sgn))
+			r.pos = pos + o.sgn*8
+			continue
+		case fxNulB, fxNulBX:
 			// fxNul, then fxSegB (need in mask, bits in sgn): their
 			// checks, one after the other
+			pos := r.pos
+			i := pos >> 3
+			if pos&7 != 0 || i+8 > uint64(len(s.data)) {
+				return s.nextMiss(s.sel) // (fxNul's item is no array: nextMiss below)
+			}
+			w := le64(dp, i)
+			z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+			q := pos + uint64(bits.TrailingZeros64(z)&^7)
+			// (st+sgn ≤ end: st ≤ end, the string's null byte within
+			// the content)
+			if st := q + 8; z == 0 || st+o.sgn > s.end || (st>>3)+o.mask > uint64(len(s.data)) {
+				return s.nextMiss(s.sel)
+			}
+			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+			f.V, f.N = i, uint32(q-pos)>>3
+			sp, r.stb = unsafe.Add(dp, q>>3+1), 0
+			r.pos = q + 8 + o.sgn
+			if o.code == fxNulB {
+				continue
+			}
+			// fxNulBX: then the fxInt after it (op+1, before the
+			// last op, fxEnd: hotOps), of the segment just checked,
+			// with no dispatch
+			op = unsafe.Add(op, fxOpSize)
+			o = (*fxOp)(op)
+			fallthrough
+		case fxInt:
+			// (fxNulBX's fxInt: the others are run above)
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			continue
+		case fxNul:
+			// a short null-terminated string from one word, without a
+			// call: the first null byte (z's lowest flag), within the
+			// content: what nulAt finds there
 			pos := r.pos
 			i := pos >> 3
 			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
 				w := le64(dp, i)
 				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 				q := pos + uint64(bits.TrailingZeros64(z)&^7)
-				if st := q + 8; z != 0 && st <= s.end && st+o.sgn <= s.end && (st>>3)+o.mask <= uint64(len(s.data)) {
+				if z != 0 && q+8 <= s.end {
 					f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
 					f.V, f.N = i, uint32(q-pos)>>3
-					sp, r.stb = unsafe.Add(dp, st>>3), 0
-					r.pos = st + o.sgn
+					r.pos = q + 8
 					continue
 				}
 			}
-			return s.nextMiss(h) // (fxNul's item is no array: nextMiss below)
-		case fxNul, fxFix:
-			// a short string or BLOB from one word, without a call
-			pos := r.pos
-			i := pos >> 3
-			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
-				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-				w := le64(dp, i)
-				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
-				if o.code == fxNul {
-					// the first null byte (z's lowest flag), within
-					// the content: what nulAt finds there
-					q := pos + uint64(bits.TrailingZeros64(z)&^7)
-					if z != 0 && q+8 <= s.end {
-						f.V, f.N = i, uint32(q-pos)>>3
-						r.pos = q + 8
-						continue
-					}
-				} else if pos+o.sgn*8 <= s.end {
-					// up to its first null byte (a string), 8 when
-					// none (or a BLOB: zmask 0)
-					n := uint64(bits.TrailingZeros64(z&o.mask) >> 3)
-					f.V, f.N = i, uint32(min(n, o.sgn))
-					r.pos = pos + o.sgn*8
-					continue
-				}
-			}
+			return s.nextMiss(s.sel)
 		}
 		d := &t.segs[o.off].dyn
 		if d.code != nxArray {
-			return s.nextMiss(h)
+			return s.nextMiss(s.sel)
 		}
 		// the array: its length and elements (within the checks the
 		// comment above proves)
@@ -1067,8 +1226,8 @@ func (s *Stream) Next() bool {
 		} else if d.src >= 0 {
 			n = s.slots[d.src]
 		}
-		if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
-			return s.nextMiss(h)
+		if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
+			return s.nextMiss(s.sel)
 		}
 		cur := r.delta + uint64(d.idx) + 1
 		fieldAt(fp, cur-1).V = n
@@ -1078,7 +1237,7 @@ func (s *Stream) Next() bool {
 			// (with the fields of the template after them: the
 			// invariant delta + len(t.fields) ≤ len(fs) holds on)
 			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
-				return s.nextMiss(h)
+				return s.nextMiss(s.sel)
 			}
 			pos = q + n<<d.elog
 			if ep := unsafe.Add(dp, q>>3); d.ebits == 8 {
@@ -1096,13 +1255,10 @@ func (s *Stream) Next() bool {
 			fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
 		}
 		r.pos = pos
-		r.na++
 	}
 	s.clock = ev.Cycles
 	s.pos = r.pos
-	s.events++
-	s.nxEvents++
-	s.fxEvents++
+	s.fxEvents++ // (the one count of the records read here: Stream.events)
 	return true
 }
 
@@ -1186,11 +1342,17 @@ func (s *Stream) nxTake(t *nxProg, n int) []Field {
 
 // nxIndex makes s.nxKept (once) and says whether t may be kept in it.
 func (s *Stream) nxIndex(t *nxProg) bool {
+	s.nxAlloc()
+	return t.num >= 0 && int(t.num) < len(s.nxKept)
+}
+
+// nxAlloc makes s.nxKept and s.nxLens, once (never moved: fxEnt points
+// into nxKept).
+func (s *Stream) nxAlloc() {
 	if s.nxKept == nil && s.t.nxKept > 0 {
 		s.nxKept = make([][]Field, s.t.nxKept)
 		s.nxLens = make([]uint32, s.t.nxLens)
 	}
-	return t.num >= 0 && int(t.num) < len(s.nxKept)
 }
 
 // nxRoots sets the scope roots of the event from template t, cum[k]
@@ -1503,7 +1665,10 @@ type fxOp struct {
 	fo   uint32
 	code uint8
 	sh   uint8 // fxIntS: the value's bit in its byte
-	// fxIntSl: the slot (in the padding: fxOp stays 32 bytes)
+	// fxIntSl: the slot; an array's op in a hot program (an fxDyn of an
+	// array, fxArrF, fxArr8, fxArr8X): the index of its count in the stream's
+	// nxLens, nxProg.lens + the arrays before it (nxProg.heat) (in the
+	// padding: fxOp stays 32 bytes)
 	sl uint32
 }
 
@@ -1523,6 +1688,9 @@ const (
 	fxIntSl // an fxInt and the fxSlot after it that takes its value (slot sl)
 	fxNulB  // an fxNul and the fxSegB after it (the segment's need in mask, its bits in sgn)
 	fxArrF  // an fxDyn, an array whose length is the value of the field at fo mask from the segment's fields (an fxInt of its segment, whose slot no other op reads)
+	fxArr8  // an fxArrF of 8-bit elements (their sign bit in sgn), the array and its elements aligned to bytes
+	fxArr8X // an fxArr8 and the fxFix right after it (which stays in the program: fxArr8X runs it, Next's loop skips it)
+	fxNulBX // an fxNulB and the fxInt right after it (which stays in the program: fxNulBX runs it, Next's loop skips it)
 )
 
 // fxOpSize is the size of an fxOp.
@@ -1748,12 +1916,10 @@ type fxRun struct {
 }
 
 // fxHot is Next's fxRun: the position, the elements of the arrays so
-// far (delta) and the arrays (na), the kept counts, the bit of the
-// current segment's start in its byte.
+// far (delta), the bit of the current segment's start in its byte (the
+// kept counts: s.nxLens, at each array op's sl).
 type fxHot struct {
 	pos, delta uint64
-	na         int
-	lens       []uint32
 	stb        uint64
 }
 

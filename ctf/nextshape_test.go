@@ -16,7 +16,10 @@ import (
 // unsigned, aligned to 1..64 bits, little- and (in some classes)
 // big-endian; null-terminated and static-length strings; sequences of
 // integers of 8 to 64 bits, static arrays, sequences inside structures,
-// several arrays in one class; for odd seeds a sequence in the event
+// several arrays in one class, in every third class of seeds 0 mod 4 a
+// sequence of bytes after a length of 3 bits at the end, in every third
+// other one a sequence of bytes and a static-length string; for odd seeds a
+// sequence in the event
 // record common context; for seeds 2 mod 3 a common context aligned to 64
 // bits. Class 31 takes the extended header. With
 // packets, everyStream's packet header and context.
@@ -98,8 +101,19 @@ stream {%s
 			}
 		}
 		// (last, a static-length string: cutting a packet's content
-		// by 1 to 5 bytes cuts it)
-		b.WriteString("\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } tz[5];\n}; };\n")
+		// by 1 to 5 bytes cuts it or what follows it)
+		b.WriteString("\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } tz[5];\n")
+		if seed%4 == 0 && c%3 == 1 {
+			// then a sequence of bytes whose length of 3 bits leaves
+			// the position inside a byte (the array aligned past it),
+			// and an integer after it
+			b.WriteString("\tuint8_t zb;\n\tinteger { size = 3; align = 1; signed = false; } zn;\n\tinteger { size = 8; align = 8; signed = true; } zq[zn];\n\tinteger { size = 16; align = 8; signed = false; } zr;\n")
+		}
+		if seed%4 == 0 && c%3 == 2 {
+			// then a sequence of bytes and a static-length string
+			b.WriteString("\tuint8_t zm;\n\tuint8_t zs[zm];\n\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } zt[3];\n")
+		}
+		b.WriteString("}; };\n")
 	}
 	return b.String()
 }
@@ -116,8 +130,8 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	all := &nextFastStats{classes: map[*EventClass]bool{}}
 	arrays := 0
-	var fused, unfused int             // hot templates whose first segment Next checks with the header, and the others
-	var intSl, nulB, arrF, skipped int // the joined ops of hot programs (hotOps) and the fxSegB left out
+	var fused, unfused int                                 // hot templates whose first segment Next checks with the header, and the others
+	var intSl, nulB, nulBX, arrF, arr8, arr8X, skipped int // the joined ops of hot programs (hotOps) and the fxSegB left out
 	for seed := uint64(0); seed < 12; seed++ {
 		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false))
 		for _, sc := range tr.dscs {
@@ -139,6 +153,15 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 							case fxArrF:
 								arrF++
 								joins++ // (its fxSlot left out)
+							case fxNulBX:
+								nulBX++
+								joins++ // (its fxInt stays)
+							case fxArr8:
+								arr8++
+								joins++ // (its fxSlot left out)
+							case fxArr8X:
+								arr8X++
+								joins++ // (its fxSlot left out, its fxFix stays)
 							}
 						}
 						skipped += len(x.ops) - len(x.hops) - joins
@@ -183,9 +206,9 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	if fused < 20 || unfused < 20 {
 		t.Fatalf("%d hot templates fused, %d not: both kinds are to be compared", fused, unfused)
 	}
-	t.Logf("hot programs: %d fxIntSl, %d fxNulB, %d fxArrF, %d fxSegB left out", intSl, nulB, arrF, skipped)
-	if intSl < 10 || nulB < 10 || arrF < 10 || skipped < 10 {
-		t.Fatalf("hot programs: %d fxIntSl, %d fxNulB, %d fxArrF, %d fxSegB left out: each is to be compared", intSl, nulB, arrF, skipped)
+	t.Logf("hot programs: %d fxIntSl, %d fxNulB, %d fxNulBX, %d fxArrF, %d fxArr8, %d fxArr8X, %d fxSegB left out", intSl, nulB, nulBX, arrF, arr8, arr8X, skipped)
+	if intSl < 10 || nulB < 10 || nulBX < 10 || arrF < 10 || arr8 < 10 || arr8X < 10 || skipped < 10 {
+		t.Fatalf("hot programs: %d fxIntSl, %d fxNulB, %d fxNulBX, %d fxArrF, %d fxArr8, %d fxArr8X, %d fxSegB left out: each is to be compared", intSl, nulB, nulBX, arrF, arr8, arr8X, skipped)
 	}
 	if all.fast < all.templated*9/10 || len(all.classes) < 24*14/2 || arrays < 20 || all.flat < all.fast/10 || all.flat == all.fast {
 		t.Fatalf("%d of %d records of templated classes from the fast path (%d from nextFlat), %d classes with a template, %d with arrays", all.fast, all.templated, all.flat, len(all.classes), arrays)
@@ -272,8 +295,8 @@ func TestNextFastKeptCountsAfterFallback(t *testing.T) {
 		}
 		n++
 	}
-	if walk.Next() || s.Err() != nil || walk.Err() != nil || s.nxEvents < int64(n)*9/10 {
-		t.Fatalf("%d records, %d from templates: %v", n, s.nxEvents, s.Err())
+	if walk.Next() || s.Err() != nil || walk.Err() != nil || s.nxEvents+s.fxEvents < int64(n)*9/10 {
+		t.Fatalf("%d records, %d from templates: %v", n, s.nxEvents+s.fxEvents, s.Err())
 	}
 }
 
@@ -338,5 +361,62 @@ func TestNextFastBlobsMatchWalk(t *testing.T) {
 	}
 	if st.fast < st.templated*9/10 {
 		t.Fatalf("%d of %d records from the fast path", st.fast, st.templated)
+	}
+}
+
+// A class whose sequence's length is the event record header's selector
+// (LTTng's compact header: the class id) is decoded as the field walk
+// decodes it: Next's body leaves such a class to nextFast (it writes no
+// slot of the header's), whose program reads the length the selector
+// holds.
+func TestNextFastSelectorLength(t *testing.T) {
+	tsdl := strings.Replace(nxShapesTSDL(0, 2, false), "event { name = \"shape_0\"; id = 0; fields := struct {\n",
+		"event { name = \"shape_0\"; id = 3; fields := struct {\n\tuint8_t bysel[stream.event.header.id];\n", 1)
+	if !strings.Contains(tsdl, "bysel") {
+		t.Fatal("no class with a sequence of the selector's length")
+	}
+	tr := traceFromTSDL(t, tsdl)
+	ec := tr.dscs[0].EventClass(3)
+	if ec == nil || len(ec.nx) == 0 || ec.nx[0].hot {
+		t.Fatalf("class 3: a template, not hot: %v", ec)
+	}
+	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	compareNextFast(t, tr, "selector-length", everyStream(tr, 3, 2000, 0), st)
+	if !st.classes[ec] || st.fast < st.templated*9/10 {
+		t.Fatalf("%d of %d records of templated classes from templates", st.fast, st.templated)
+	}
+}
+
+// Next's body writes the integers at the head of a class's first segment
+// (fused with the header) one by one for up to 3, in pairs and an odd one
+// for more: classes with 1 to 8 of them, every one compared with the
+// field walk's.
+func TestNextFastHeadIntegers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(nxShapesTSDL(0, 0, false))
+	for c := 0; c < 8; c++ {
+		// (the context's _vtid, then c bytes: 1 + c integers)
+		fmt.Fprintf(&b, "event { name = \"head_%d\"; id = %d; fields := struct {", c, c)
+		for k := 0; k < c; k++ {
+			fmt.Fprintf(&b, " uint8_t h%d;", k)
+		}
+		b.WriteString(" }; };\n")
+	}
+	tr := traceFromTSDL(t, b.String())
+	heads := map[int]bool{}
+	for _, ec := range tr.dscs[0].events {
+		if len(ec.nx) > 0 && ec.nx[0].hot {
+			heads[ec.nx[0].nHead] = true
+		}
+	}
+	for n := 1; n <= 8; n++ {
+		if !heads[n] {
+			t.Fatalf("no hot template with %d integers at its head: %v", n, heads)
+		}
+	}
+	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	compareNextFast(t, tr, "head-integers", everyStream(tr, 9, 4000, 0), st)
+	if st.flat < st.events*9/10 {
+		t.Fatalf("%d of %d records from Next's body", st.flat, st.events)
 	}
 }

@@ -777,11 +777,14 @@ func (h *hdrShape) words(data []byte, base, start uint64) (hs, w0, w1 uint64, ok
 // plus 2^bits when they went back).
 func (p *hdrPart) clock(clock, w0, w1 uint64) uint64 {
 	if m := p.clk.mask; m != 0 {
-		v := p.clk.get(w0, w1)
-		if v < clock&m {
-			clock += m + 1
+		// the clock's bits of the field replaced by v, plus m+1 when
+		// v is below them (the new value below the clock: its higher
+		// bits are the same)
+		c := clock&^m | p.clk.get(w0, w1)
+		if c < clock {
+			c += m + 1
 		}
-		clock = clock&^m | v
+		return c
 	}
 	return clock
 }

@@ -178,9 +178,11 @@ type Stream struct {
 	// record fails or the stream is moved: while it is set and pos < end,
 	// no error stands, the stream is started and not done
 	sel *hdrShape
-	// Next's body: the current packet's class's fxSel (nextFlat's
-	// templates) while sel is set
-	fxTab []fxHead
+	// Next's body: the stream's copy of the current packet's class's
+	// fxSel (nextFlat's templates, fxEnts) while sel is set
+	fxTab []fxEnt
+	// fxOwn: the buffer of that copy
+	fxOwn []fxEnt
 	// Next's fast path without an event record header: the current
 	// packet's class's bare (not generic), set and cleared as sel is
 	bare *EventClass
@@ -255,9 +257,12 @@ type Stream struct {
 	holding, hasLastEnd bool
 	losses              []Loss
 	rec                 traceerr.Recovery
-	events              int64
-	nxEvents            int64 // the records Next decoded from templates (nextfast.go)
-	fxEvents            int64 // those of them nextFlat decoded (tests)
+	// events counts the records read since the stream's start (SeekPacket)
+	// less those Next's body read (nextFlat, fxEvents: one count per
+	// record there): Recovery's Read is events + fxEvents
+	events   int64
+	nxEvents int64 // the records nextFast and nextBare decoded from templates (nextfast.go; tests)
+	fxEvents int64 // the records nextFlat decoded (never reset)
 	// the fields of the templates this stream has used, by their num,
 	// kept with their structure (nil: not yet; nxNoKeep: copied per
 	// event), in chunks (nxChunk, the last) that never move: without
@@ -361,7 +366,7 @@ func (s *Stream) Recovery() traceerr.Recovery {
 		}
 		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%s (%d bytes in all) skipped (the first: %v)", what, s.skipBytes, s.skipErr))
 	}
-	r.Read = s.events
+	r.Read = s.events + s.fxEvents
 	r.ReadBytes = s.rbytes
 	if s.err != nil {
 		r.Reason = s.err
@@ -384,7 +389,7 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.holding, s.hasLastEnd = false, false
 	s.stop = 0
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
-	s.events = 0
+	s.events = -s.fxEvents // (Read, events + fxEvents, is 0)
 	s.skipped, s.skipBytes, s.skipErr = 0, 0, nil
 	s.hdrSkipped, s.hdrSkipBytes, s.hdrSkipErr = 0, 0, nil
 	s.pkts, s.rbytes = 0, 0
@@ -552,7 +557,7 @@ func (s *Stream) begin() bool {
 			return false
 		}
 		if h := s.pkt.Class.selShape; h != nil && !s.generic {
-			s.sel, s.fxTab = h, s.pkt.Class.fxSel
+			s.sel, s.fxTab = h, s.fxEnts(s.pkt.Class.fxSel)
 		}
 		if sc := s.pkt.Class; sc.Header == nil && sc.bare != nil && !s.generic {
 			s.bare = sc.bare
