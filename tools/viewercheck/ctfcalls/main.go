@@ -45,7 +45,7 @@ func run(args []string) error {
 	if len(args) < 1 || len(args) > 2 {
 		return fmt.Errorf("usage: ctfcalls OUT [STEPS]")
 	}
-	steps := 300
+	steps := defaultSteps
 	if len(args) == 2 {
 		n, err := strconv.Atoi(args[1])
 		if err != nil || n < 1 || n > 1_000_000 {
@@ -73,6 +73,9 @@ func run(args []string) error {
 	}
 	return nil
 }
+
+// defaultSteps is STEPS when not given (what tools/viewercheck runs).
+const defaultSteps = 300
 
 // Slice is a slice a viewer must draw on a thread.
 type Slice struct {

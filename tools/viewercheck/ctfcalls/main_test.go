@@ -18,7 +18,7 @@ import (
 // entry and exit, nested calls, slices that begin at the end of another.
 func TestCTFCalls(t *testing.T) {
 	dir := t.TempDir()
-	if err := run([]string{dir, "400"}); err != nil {
+	if err := run([]string{dir}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"kernel", "ust"} {
@@ -121,10 +121,10 @@ func paired(t *testing.T, dir string) map[string][]Slice {
 	return out
 }
 
-// TestMigrations: in both traces some call's thread is on another CPU at
+// TestMigrations: in both traces (as tools/viewercheck runs them) some call's thread is on another CPU at
 // its exit than at its entry.
 func TestMigrations(t *testing.T) {
-	_, recs, _ := kernel(400)
+	_, recs, _ := kernel(defaultSteps)
 	var running [2]int
 	entered := map[int]int{} // tid: CPU of its open system call's entry
 	moved := 0
@@ -141,7 +141,7 @@ func TestMigrations(t *testing.T) {
 			}
 		}
 	}
-	_, urecs, _ := ust(400)
+	_, urecs, _ := ust(defaultSteps)
 	stacks := map[int][]int{} // vtid: CPUs of its open calls' entries
 	umoved := 0
 	for _, r := range urecs {
