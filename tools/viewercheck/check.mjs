@@ -19,6 +19,11 @@
 //
 // usage: node check.mjs [--deps DIR] [--out DIR] [--shots DIR] [--tracecat BIN] [--old-tracecat BIN]
 //                       [--vectors DIR] [--chromium BIN] [--big] [--only CASE,...] [--no-screenshots]
+//                       [--ctf-traces DIR]
+// CTF cases: two traces written by ./tools/viewercheck/ctfcalls (LTTng system calls and
+// function calls), checked against the slices the generator scheduled; with --ctf-traces
+// (default $TRACECOMPASS_CTF), Trace Compass's LTTng test traces with calls found under DIR,
+// checked against the B/E events of their export.
 // playwright-core starts Chromium headless with a fresh, temporary user-data-dir of its own.
 // Exit status 0 when every case (except the old-tracecat one, which is expected to fail)
 // matches, 1 otherwise.
@@ -45,6 +50,7 @@ function parseArgs(argv) {
       path.resolve(repo, '..', 'shared', 'vectors'),
     chromium: '/usr/bin/chromium',
     big: false,
+    ctfTraces: process.env.TRACECOMPASS_CTF || '',
     only: null,
     screenshots: true,
   };
@@ -63,6 +69,7 @@ function parseArgs(argv) {
       case '--vectors': o.vectors = val(); break;
       case '--chromium': o.chromium = val(); break;
       case '--big': o.big = true; break;
+      case '--ctf-traces': o.ctfTraces = val(); break;
       case '--only': o.only = val().split(','); break;
       case '--no-screenshots': o.screenshots = false; break;
       default: throw new Error(`unknown argument ${a}`);
@@ -112,6 +119,32 @@ cases.push(
 );
 if (opt.big) {
   cases.push({ name: 'dial9-golden', input: path.join(V, 'dial9/golden/demo-trace@6050208.bin.gz'), big: true });
+}
+// CTF (LTTng): system calls (sched_switch, syscall_entry_/exit_ on 2 CPUs, threads that
+// resume a blocked system call on the other CPU) and function calls (lttng_ust_cyg_profile,
+// nested, on 3 vtids, the _fast classes on one), at Unix-epoch ns, written by
+// ./tools/viewercheck/ctfcalls with the slices it scheduled (NAME.slices.json).
+const ctfGen = path.join(opt.out, 'ctf-gen');
+execFileSync('go', ['run', './tools/viewercheck/ctfcalls', ctfGen], { cwd: repo, stdio: 'inherit' });
+for (const n of ['kernel', 'ust']) {
+  cases.push({ name: `ctf-${n}`, input: path.join(ctfGen, n), expectFile: path.join(ctfGen, `${n}.slices.json`), ctf: true });
+}
+// Trace Compass's LTTng test traces with calls, when given: their folders (those holding a
+// "metadata" file) found under --ctf-traces by name. Expected: the slices of the export's
+// B/E events (dump --json has no call slices).
+if (opt.ctfTraces) {
+  const want = { 'glxgears-cyg-profile': false, 'glxgears-cyg-profile-fast': false, bug446190: false, 'many-threads': true, 'context-switches-ust': false };
+  const found = [];
+  const walk = (d, depth) => {
+    let ents;
+    try { ents = fs.readdirSync(d, { withFileTypes: true }); } catch { return; }
+    if (ents.some((e) => e.name === 'metadata' && e.isFile()) && path.basename(d) in want) found.push(d);
+    if (depth < 4) for (const e of ents) if (e.isDirectory()) walk(path.join(d, e.name), depth + 1);
+  };
+  walk(opt.ctfTraces, 0);
+  found.sort();
+  for (const name of Object.keys(want)) if (!found.some((d) => path.basename(d) === name)) console.log(`ctf-traces: no ${name} under ${opt.ctfTraces}`);
+  for (const d of found) cases.push({ name: `ctf-${path.basename(d)}`, input: d, fromExport: true, ctf: true, big: want[path.basename(d)] });
 }
 if (opt.oldTracecat) {
   // The four traces through another (older) tracecat's export, compared with this tree's dump:
@@ -201,6 +234,79 @@ function expectedSlices(dumpText) {
     if (drawn.length) minNs = drawn.reduce((m, s) => (s.startNs < m ? s.startNs : m), drawn[0].startNs);
     out.set(key, { track: t.track, trackName: t.trackName, minNs, maxNs, slices: drawn, notes });
   }
+  return out;
+}
+
+// The export's times, exact: "ts" (µs, three decimals) as BigInt ns, read from the text.
+function tsNs(line) {
+  const m = /"ts":(-?)(\d+)(?:\.(\d{1,3}))?[,}]/.exec(line);
+  if (!m) return null;
+  const v = BigInt(m[2]) * 1000n + BigInt((m[3] || '0').padEnd(3, '0'));
+  return m[1] ? -v : v;
+}
+
+// The export's events, one per line, with ts_ns (BigInt ns since the time base).
+function exportEvents(chromeText) {
+  const out = [];
+  for (const line of chromeText.split('\n')) {
+    const t = line.trim().replace(/,$/, '');
+    if (!t.startsWith('{"name"')) continue;
+    const e = JSON.parse(t);
+    e.ts_ns = tsNs(t);
+    out.push(e);
+  }
+  return out;
+}
+
+// threadTids maps the export's thread names (thread_name metadata) to their tids.
+function threadTids(evs) {
+  const m = new Map();
+  for (const e of evs) if (e.ph === 'M' && e.name === 'thread_name') m.set(e.args.name, `${e.tid}`);
+  return m;
+}
+
+function trackOf(trackName, slices, notes) {
+  const minNs = slices.reduce((m, s) => (m === null || s.startNs < m ? s.startNs : m), null);
+  const maxNs = slices.reduce((m, s) => (m === null || s.endNs > m ? s.endNs : m), null);
+  return { trackName, minNs, maxNs, slices, notes };
+}
+
+// expectedFromGenerator: the slices ctfcalls scheduled (NAME.slices.json: per thread name, ns
+// as decimal strings), keyed by the export's tid of that thread name; times relative to the
+// export's time base (otherData.time_base_ns), so that speedscope's µs compare.
+function expectedFromGenerator(file, evs, chromeText) {
+  const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const base = BigInt(/"time_base_ns":"(-?\d+)"/.exec(chromeText)[1]);
+  const tids = threadTids(evs);
+  const out = new Map();
+  for (const [name, list] of Object.entries(doc.threads)) {
+    const slices = list.map((s) => ({ name: s.name, depth: s.depth, startNs: BigInt(s.begin_ns) - base, endNs: BigInt(s.end_ns) - base }));
+    const tid = tids.get(name);
+    out.set(tid || `no thread "${name}" in the export`, trackOf(name, slices, tid ? [] : [`the export has no thread named "${name}"`]));
+  }
+  return out;
+}
+
+// expectedFromExport: the slices of the export's B/E (and X) events per thread, at their exact
+// ts: what a viewer must draw of the file.
+function expectedFromExport(evs) {
+  const per = new Map();
+  for (const e of evs) {
+    if (!['B', 'E', 'X'].includes(e.ph)) continue;
+    const key = `${e.tid}`;
+    if (!per.has(key)) per.set(key, { stack: [], slices: [] });
+    const t = per.get(key);
+    if (e.ph === 'X') t.slices.push({ name: e.name, depth: t.stack.length, startNs: e.ts_ns, endNs: e.ts_ns + BigInt(Math.round(e.dur * 1000)) });
+    else if (e.ph === 'B') t.stack.push({ name: e.name, depth: t.stack.length, startNs: e.ts_ns });
+    else {
+      const b = t.stack.pop();
+      if (b) t.slices.push({ ...b, endNs: e.ts_ns });
+    }
+  }
+  const names = threadTids(evs);
+  const byTid = new Map([...names].map(([n, tid]) => [tid, n]));
+  const out = new Map();
+  for (const [key, t] of per) out.set(key, trackOf(byTid.get(key) || key, t.slices.filter((s) => s.endNs > s.startNs), []));
   return out;
 }
 
@@ -439,11 +545,14 @@ try {
   for (const c of cases) {
     const out = path.join(opt.out, `${c.name}.json`);
     execFileSync(c.bin || opt.tracecat, ['convert', '--to', 'chrome', c.input, out], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const dump = execFileSync(opt.tracecat, ['dump', '--json', c.input], { maxBuffer: 1 << 30, encoding: 'utf8' });
-    const expected = expectedSlices(dump);
-    const file = fileChecks(fs.readFileSync(out, 'utf8'));
+    // CTF: dump --json has no call slices (events.WithCTFCallSlices is the export's alone).
+    const dump = c.ctf ? '' : execFileSync(opt.tracecat, ['dump', '--json', c.input], { maxBuffer: 1 << 30, encoding: 'utf8' });
+    const chromeText = fs.readFileSync(out, 'utf8');
+    const evs = c.ctf ? exportEvents(chromeText) : null;
+    const expected = c.expectFile ? expectedFromGenerator(c.expectFile, evs, chromeText) : c.fromExport ? expectedFromExport(evs) : expectedSlices(dump);
+    const file = fileChecks(chromeText);
     const v = await view(browser, base, c);
-    console.log(`== ${c.name}: ${path.relative(V, c.input)}${c.bin ? ` (converted by ${c.bin})` : ''}`);
+    console.log(`== ${c.name}: ${c.ctf ? c.input : path.relative(V, c.input)}${c.bin ? ` (converted by ${c.bin})` : ''}`);
     console.log(`   export: ${file.events} events ${JSON.stringify(file.byPh)}, E without name ${file.unnamedEnds}, B/E problems ${file.unbalanced.length}, B/E/X earlier than one before them on the same thread ${file.backwards}`);
     for (const u of file.unbalanced.slice(0, 5)) console.log(`     ${u}`);
     const nCounterDump = dump.split('\n').filter((l) => l.includes('"kind":"counter"')).length;
@@ -456,16 +565,29 @@ try {
     if (v.speedscopeDoc) {
       const seen = seenSlices(v.speedscopeDoc);
       const r = compare(expected, seen);
-      for (const t of r.tracks) {
+      // Every track, up to 40; beyond (many-threads: 8 030) those that differ and a count.
+      let quiet = 0;
+      r.tracks.forEach((t, i) => {
+        const same = t.expected === t.seen && t.seen === t.matched && !t.notes.length;
+        if (r.tracks.length > 40 && i >= 16 && same) { quiet++; return; }
         console.log(`   track ${t.key} ${t.name}: expected ${t.expected} slices, speedscope ${t.seen}, matching ${t.matched}`);
         for (const n of t.notes.slice(0, 4)) console.log(`     trace: ${n}`);
-      }
+      });
+      if (quiet) console.log(`   (${quiet} more tracks, each: expected = speedscope = matching)`);
       console.log(`   slices: expected ${r.expected}, speedscope ${r.seen}, matching (name, depth, start, end within 0.5 ns) ${r.matched}; run to the end of the profile instead of closing ${r.toEnd}`);
       for (const m of r.missing.slice(0, 6)) console.log(`     missing: ${m}`);
       for (const m of r.extra.slice(0, 6)) console.log(`     extra:   ${m}`);
       const split = framesPerName(v.speedscopeDoc);
       console.log(`   frames: ${v.speedscopeDoc.shared.frames.length} in all threads, names with more than one frame in a thread ${split.length}${split.length ? ` (${split.slice(0, 4).map(([n, k]) => `${n}: ${k}`).join(', ')})` : ''}`);
-      ok = r.matched === r.expected && r.expected === r.seen && file.unnamedEnds === 0 && file.unbalanced.length === 0 && w.refusedEnd + w.openAtEnd + w.emptyStack === 0 && split.length === 0;
+      ok = r.matched === r.expected && r.expected === r.seen && file.unnamedEnds === 0 && file.unbalanced.length === 0 && w.refusedEnd + w.openAtEnd + w.emptyStack === 0 && split.length === 0 && v.errors.length === 0;
+      if (c.ctf) {
+        // The export's B/E counts and names against speedscope's slices and frames.
+        const bNames = new Set(evs.filter((e) => e.ph === 'B').map((e) => e.name));
+        const fNames = new Set(v.speedscopeDoc.shared.frames.map((f) => baseName(f.name)));
+        const threads = new Set(evs.filter((e) => e.ph === 'B').map((e) => e.tid)).size;
+        console.log(`   ctf: export B ${file.byPh.B || 0}, E ${file.byPh.E || 0}, i ${file.byPh.i || 0}, ${bNames.size} slice names on ${threads} threads; speedscope ${r.seen} slices, ${fNames.size} frame names, ${v.speedscopeDoc.profiles.length} profiles`);
+        ok = ok && (file.byPh.B || 0) === r.seen && (file.byPh.E || 0) === (file.byPh.B || 0) && bNames.size === fNames.size && [...bNames].every((n) => fNames.has(n)) && r.seen > 0;
+      }
     } else {
       // A trace with no slices (CDT: counters only) has nothing for speedscope to draw.
       let exp = 0;
