@@ -47,11 +47,7 @@ event { stream_id = 0; name = "a"; fields := struct { uint8_t v; }; };
 		data = binary.LittleEndian.AppendUint64(data, c.cycles)
 		data = append(data, byte(i))
 	}
-	for name, b := range map[string][]byte{"metadata": []byte(meta), "s": data} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, map[string][]byte{"metadata": []byte(meta), "s": data})
 	tr := openDirT(t, dir)
 	sc := tr.Streams[0]
 	if !sc.Next() {
@@ -72,5 +68,15 @@ event { stream_id = 0; name = "a"; fields := struct { uint8_t v; }; };
 	}
 	if bt, ok, ran := babeltrace2Text(t, dir); ran && (!ok || !slices.Equal(bt, lines)) {
 		t.Errorf("babeltrace2 (ok %v) prints:\n%s\nwe print:\n%s", ok, strings.Join(bt, "\n"), strings.Join(lines, "\n"))
+	}
+}
+
+// writeFiles writes files (name: bytes) into folder dir.
+func writeFiles(tb testing.TB, dir string, files map[string][]byte) {
+	tb.Helper()
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			tb.Fatal(err)
+		}
 	}
 }

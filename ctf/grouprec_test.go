@@ -84,18 +84,9 @@ func TestGroupRecoveryExact(t *testing.T) {
 // second's first) names the file of the packet before it (Loss.From); a
 // gap inside a file names none.
 func TestGroupLossFrom(t *testing.T) {
-	const pkt = 1024
-	dir := filepath.Join(t.TempDir(), "trace")
-	if err := ctfgen.Write(dir, 300, 1, 4, pkt); err != nil {
-		t.Fatal(err)
-	}
-	data, err := ctfgen.EditPackets(dir, "channel0_0", pkt, 6, func(i int, b []byte) {
+	dir := splitTrace(t, 300, 1, 6, 3, func(i int, b []byte) {
 		binary.LittleEndian.PutUint64(b[ctfgen.OffDiscarded:], uint64(min(i, 3))) // a gap before packets 1, 2 and 3
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	splitStream(t, dir, data, 3*pkt)
 	for _, byStream := range []bool{false, true} {
 		tr := openDirT(t, dir)
 		r := tr.NewScanner()
@@ -118,18 +109,9 @@ func TestGroupLossFrom(t *testing.T) {
 // stream split in two files (a group) with gaps across them, and with a
 // damaged event record in the stream alone (an error stops both).
 func TestReaderCount(t *testing.T) {
-	const pkt = 1024
-	dir := filepath.Join(t.TempDir(), "trace")
-	if err := ctfgen.Write(dir, 600, 2, 4, pkt); err != nil {
-		t.Fatal(err)
-	}
-	data, err := ctfgen.EditPackets(dir, "channel0_0", pkt, 4, func(i int, b []byte) {
+	dir := splitTrace(t, 600, 2, 4, 2, func(i int, b []byte) {
 		binary.LittleEndian.PutUint64(b[ctfgen.OffDiscarded:], uint64(min(i, 3)))
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	splitStream(t, dir, data, 2*pkt)
 	for _, damaged := range []bool{false, true} {
 		if damaged {
 			p := filepath.Join(dir, "channel0_1")
@@ -226,16 +208,11 @@ func TestRecoveryCutHeaderBytes(t *testing.T) {
 // failure and ended without a word.
 func TestGroupDamagedPacketReported(t *testing.T) {
 	const pkt = 1024
-	dir := filepath.Join(t.TempDir(), "trace")
-	if err := ctfgen.Write(dir, 300, 1, 4, pkt); err != nil {
-		t.Fatal(err)
-	}
-	data, err := ctfgen.EditPackets(dir, "channel0_0", pkt, 6, func(int, []byte) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	binary.LittleEndian.PutUint64(data[4*pkt+48:], pkt*8+64) // packet 4 (the second file's 1): content > total
-	splitStream(t, dir, data, 3*pkt)
+	dir := splitTrace(t, 300, 1, 6, 3, func(i int, b []byte) {
+		if i == 4 {
+			binary.LittleEndian.PutUint64(b[48:], pkt*8+64) // packet 4 (the second file's 1): content > total
+		}
+	})
 	for _, byStream := range []bool{false, true} {
 		tr := openDirT(t, dir)
 		r := tr.NewScanner()

@@ -37,6 +37,27 @@ func splitStream(tb testing.TB, dir string, data []byte, n int) {
 	}
 }
 
+// splitTrace writes a ctfgen trace of n events over cpus streams (4
+// classes, packets of 1 KiB) to a folder "trace" of a new temporary
+// folder, edits each packet of its stream channel0_0 (which must hold at
+// least min) with edit, and splits that stream into two files of one
+// stream after its first split packets (splitStream). It returns the
+// folder.
+func splitTrace(tb testing.TB, n, cpus, min, split int, edit func(i int, pkt []byte)) string {
+	tb.Helper()
+	const pkt = 1024
+	dir := filepath.Join(tb.TempDir(), "trace")
+	if err := ctfgen.Write(dir, n, cpus, 4, pkt); err != nil {
+		tb.Fatal(err)
+	}
+	data, err := ctfgen.EditPackets(dir, "channel0_0", pkt, min, edit)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	splitStream(tb, dir, data, split*pkt)
+	return dir
+}
+
 // TestReaderHoldsAfterPacketBoundary: babeltrace2's muxer merges a
 // packet's end and the next packet's beginning as messages of their own,
 // at their times, and the stream's next event record waits behind them.
@@ -167,12 +188,7 @@ func TestSessionCTF2Copies(t *testing.T) {
 // counter of the second file's first packet counts from the first file's
 // last packet (12 records in 2 gaps, as babeltrace2 warns), not afresh.
 func TestGroupLossesAcrossFiles(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "trace")
-	if err := ctfgen.Write(dir, 300, 1, 4, 1024); err != nil {
-		t.Fatal(err)
-	}
-	const pkt = 1024
-	data, err := ctfgen.EditPackets(dir, "channel0_0", pkt, 6, func(i int, b []byte) {
+	dir := splitTrace(t, 300, 1, 6, 3, func(i int, b []byte) {
 		var disc uint64 // gaps: 5 records before packet 1, 7 before packet 3
 		switch {
 		case i >= 3:
@@ -182,10 +198,6 @@ func TestGroupLossesAcrossFiles(t *testing.T) {
 		}
 		binary.LittleEndian.PutUint64(b[ctfgen.OffDiscarded:], disc)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	splitStream(t, dir, data, 3*pkt)
 	r := openDirT(t, dir).NewReader()
 	for r.Next() {
 	}

@@ -2,8 +2,6 @@ package ctf
 
 import (
 	"encoding/binary"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -35,11 +33,7 @@ event { name = "net_if_rx"; fields := struct {
 	dir := t.TempDir()
 	data := binary.LittleEndian.AppendUint32(nil, 0xc1fc1fc1)
 	data = append(data, 1, 6, 7, 1, 17, 9, 0)
-	for name, b := range map[string][]byte{"metadata": []byte(meta), "s": data} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, map[string][]byte{"metadata": []byte(meta), "s": data})
 	lines, err := prettyReader(openDirT(t, dir).NewReader())
 	if err != nil {
 		t.Fatal(err)
