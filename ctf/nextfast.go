@@ -138,6 +138,11 @@ type nxProg struct {
 	opPair unsafe.Pointer
 	// nHead: the ops from op0 to opInts (fxInt)
 	nHead int
+	// tail: what Next runs after the nHead integers, without its loop
+	// (tailEnd: nothing, opInts is opEnd; tailNulBX, tailArr8X: that op
+	// at opInts, the op it runs after it, then opEnd, the position there
+	// on a byte), or tailLoop: its loop from opInts on
+	tail uint8
 	// fo: the byte offsets of the fields hSel, hClk and hID from the
 	// first (index times the size of a Field; hIDFo is hSelFo when the
 	// option has no class id field: the class id is the selector)
@@ -486,7 +491,27 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	q.opInts = unsafe.Add(o0, uintptr(n)*fxOpSize)
 	q.opPair = unsafe.Add(q.op0, uintptr((n-hop)&^1)*fxOpSize)
 	q.nHead = n - hop
+	// (after the fused segment the position, hs + hbits, is on a byte
+	// when hbits is a multiple of 8: hs is on one, h.am%8 = 7 and every
+	// packet's start on a byte)
+	q.tail = tailLoop
+	switch rest := q.hops[n:]; {
+	case len(rest) == 1:
+		q.tail = tailEnd
+	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxNulBX:
+		q.tail = tailNulBX
+	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxArr8X:
+		q.tail = tailArr8X
+	}
 }
+
+// nxProg.tail
+const (
+	tailLoop = iota
+	tailEnd
+	tailNulBX
+	tailArr8X
+)
 
 // hotOps returns flat program ops (ops[0] an fxSeg, the last fxEnd) as
 // Next's body runs it (nxProg.hops), with fewer ops to dispatch: an fxInt
@@ -1049,8 +1074,71 @@ func (s *Stream) Next() bool {
 			(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 		}
 	}
-	if op == oe {
+	switch t.tail {
+	case tailEnd:
 		s.clock, s.pos = ev.Cycles, pos
+		s.fxEvents++
+		return true
+	case tailNulBX:
+		// the loop's fxNulBX and the fxInt after it, then fxEnd (pos on
+		// a byte: nxProg.tail), with no dispatch and the loop's checks
+		o := (*fxOp)(op)
+		i := pos >> 3
+		if i+8 > uint64(len(data)) {
+			return s.nextMiss(s.sel)
+		}
+		w := le64(dp, i)
+		z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+		if z == 0 {
+			return s.nextMiss(s.sel)
+		}
+		q := pos + uint64(bits.TrailingZeros64(z)&^7)
+		if st := q + 8; st+o.sgn > s.end || (st>>3)+o.mask > uint64(len(data)) {
+			return s.nextMiss(s.sel)
+		}
+		f := (*Field)(unsafe.Add(fp, uintptr(o.fo)))
+		f.V, f.N = i, uint32(q-pos)>>3
+		sp := unsafe.Add(dp, q>>3+1)
+		o1 := (*fxOp)(unsafe.Add(op, fxOpSize))
+		x := le64(sp, uint64(o1.off)) & o1.mask
+		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x ^ o1.sgn - o1.sgn
+		s.clock, s.pos = ev.Cycles, q+8+o.sgn
+		s.fxEvents++
+		return true
+	case tailArr8X:
+		// the loop's fxArr8X and the fxFix after it, then fxEnd (pos on
+		// a byte: nxProg.tail, ≤ end: checked above), with no dispatch
+		// and the loop's checks (delta 0: the template's first array)
+		o := (*fxOp)(op)
+		n := (*Field)(unsafe.Add(fp, uintptr(o.mask))).V
+		if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
+			return s.nextMiss(s.sel)
+		}
+		f := (*Field)(unsafe.Add(fp, uintptr(o.fo)))
+		f.V = n
+		fd := fp
+		if n > 0 {
+			end := s.end
+			if n > (end-pos)>>3 || n+uint64(len(t.fields)) > uint64(len(fs)) || end > uint64(len(data))*8 {
+				return s.nextMiss(s.sel)
+			}
+			el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, pos>>3), o.sgn
+			for i := uintptr(0); i < uintptr(n); i++ {
+				(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
+			}
+			fd = unsafe.Add(fp, uintptr(n)*fieldSize)
+			pos += n * 8
+		}
+		o1 := (*fxOp)(unsafe.Add(op, fxOpSize))
+		i := pos >> 3
+		if i+8 > uint64(len(data)) || pos+o1.sgn*8 > s.end {
+			return s.nextMiss(s.sel)
+		}
+		w := le64(dp, i)
+		z := (w - 0x0101010101010101) &^ w & o1.mask
+		f1 := (*Field)(unsafe.Add(fd, uintptr(o1.fo)))
+		f1.V, f1.N = i, uint32(min(uint64(bits.TrailingZeros64(z)>>3), o1.sgn))
+		s.clock, s.pos = ev.Cycles, pos+o1.sgn*8
 		s.fxEvents++
 		return true
 	}
