@@ -143,6 +143,10 @@ type nxProg struct {
 	// at opInts, the op it runs after it, then opEnd, the position there
 	// on a byte), or tailLoop: its loop from opInts on
 	tail uint8
+	// need: the most bytes Next's body reads from a position p it checks
+	// against Stream.fxLim (p ≤ fxLim or p < fxLim): the header's hneed,
+	// a segment's need from its start byte, 8 of a short string's word
+	need uint64
 	// fo: the byte offsets of the fields hSel, hClk and hID from the
 	// first (index times the size of a Field; hIDFo is hSelFo when the
 	// option has no class id field: the class id is the selector)
@@ -323,6 +327,18 @@ func (t *Trace) compileNext() {
 			ec.nx = nx
 		}
 		sc.fxSel = selTable(sc, h)
+		sc.fxNeed = 16
+		for i := range sc.fxSel {
+			e := &sc.fxSel[i]
+			if e.t != nil {
+				sc.fxNeed = max(sc.fxNeed, e.t.need)
+			}
+			for _, t := range e.ids {
+				if t != nil {
+					sc.fxNeed = max(sc.fxNeed, t.need)
+				}
+			}
+		}
 	}
 }
 
@@ -491,6 +507,17 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	q.opInts = unsafe.Add(o0, uintptr(n)*fxOpSize)
 	q.opPair = unsafe.Add(q.op0, uintptr((n-hop)&^1)*fxOpSize)
 	q.nHead = n - hop
+	q.need = q.hneed
+	for _, o := range q.hops {
+		switch o.code {
+		case fxSeg, fxSegB:
+			q.need = max(q.need, uint64(o.off))
+		case fxNulB, fxNulBX:
+			q.need = max(q.need, 8, o.mask)
+		case fxNul, fxFix:
+			q.need = max(q.need, 8)
+		}
+	}
 	// (after the fused segment the position, hs + hbits, is on a byte
 	// when hbits is a multiple of 8: hs is on one, h.am%8 = 7 and every
 	// packet's start on a byte)
@@ -955,10 +982,12 @@ func (s *Stream) Next() bool {
 	start, base, data := s.pos, s.base, s.data
 	ev.Offset = start + uint64(s.dataOff)*8
 	hs := base + (start-base+h.am)&^h.am
-	j := hs >> 3
-	if j+16 > uint64(len(data)) || j+16 < j {
+	// (hs < fxLim: the fxNeed ≥ 16 bytes from the header's first byte j
+	// on lie within data)
+	if hs >= s.fxLim {
 		return s.nextMiss(h)
 	}
+	j := hs >> 3
 	dp := unsafe.Pointer(unsafe.SliceData(data))
 	hp := unsafe.Add(dp, j) // (the header's 16 bytes: j+16 ≤ len(data))
 	// (hdrAt.get, written out: an inlined call costs a no-op or two)
@@ -994,9 +1023,10 @@ func (s *Stream) Next() bool {
 		fs = kept[k]
 	}
 	// the header and (fused) the first segment: their bits within the
-	// content, their bytes (8 read from each value's on) within data
+	// content, their bytes (8 read from each value's on) within data,
+	// both from pos ≤ fxLim (j + hneed ≤ j + fxNeed ≤ len(data))
 	pos := hs + t.hbits
-	if pos > s.end || j+t.hneed > uint64(len(data)) {
+	if pos > s.fxLim {
 		return s.nextMiss(h)
 	}
 	if len(fs) < len(t.fields) {
@@ -1081,19 +1111,20 @@ func (s *Stream) Next() bool {
 		return true
 	case tailNulBX:
 		// the loop's fxNulBX and the fxInt after it, then fxEnd (pos on
-		// a byte: nxProg.tail), with no dispatch and the loop's checks
+		// a byte: nxProg.tail), with no dispatch; its checks against
+		// fxLim: pos ≤ fxLim (above), so the word's 8 bytes from i on
+		// lie within data; the next segment's start st after the null
+		// byte, st + its bits ≤ fxLim: within the content, its need
+		// (mask ≤ fxNeed) bytes from st>>3 on within data
 		o := (*fxOp)(op)
 		i := pos >> 3
-		if i+8 > uint64(len(data)) {
-			return s.nextMiss(s.sel)
-		}
 		w := le64(dp, i)
 		z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 		if z == 0 {
 			return s.nextMiss(s.sel)
 		}
 		q := pos + uint64(bits.TrailingZeros64(z)&^7)
-		if st := q + 8; st+o.sgn > s.end || (st>>3)+o.mask > uint64(len(data)) {
+		if st := q + 8; st+o.sgn > s.fxLim {
 			return s.nextMiss(s.sel)
 		}
 		f := (*Field)(unsafe.Add(fp, uintptr(o.fo)))
@@ -1107,8 +1138,12 @@ func (s *Stream) Next() bool {
 		return true
 	case tailArr8X:
 		// the loop's fxArr8X and the fxFix after it, then fxEnd (pos on
-		// a byte: nxProg.tail, ≤ end: checked above), with no dispatch
-		// and the loop's checks (delta 0: the template's first array)
+		// a byte: nxProg.tail), with no dispatch; its checks against
+		// fxLim (delta 0: the template's first array): the n bytes
+		// from pos>>3 on, pos + 8n ≤ fxLim (pos ≤ fxLim: above), into
+		// the fields after the array's (fo): n + len(t.fields) ≤
+		// len(fs); the string's word, 8 bytes from pos>>3 on, pos ≤
+		// fxLim, its sgn bytes within the content, pos + 8·sgn ≤ fxLim
 		o := (*fxOp)(op)
 		n := (*Field)(unsafe.Add(fp, uintptr(o.mask))).V
 		if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
@@ -1118,8 +1153,7 @@ func (s *Stream) Next() bool {
 		f.V = n
 		fd := fp
 		if n > 0 {
-			end := s.end
-			if n > (end-pos)>>3 || n+uint64(len(t.fields)) > uint64(len(fs)) || end > uint64(len(data))*8 {
+			if n > (s.fxLim-pos)>>3 || n+uint64(len(t.fields)) > uint64(len(fs)) {
 				return s.nextMiss(s.sel)
 			}
 			el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, pos>>3), o.sgn
@@ -1131,7 +1165,7 @@ func (s *Stream) Next() bool {
 		}
 		o1 := (*fxOp)(unsafe.Add(op, fxOpSize))
 		i := pos >> 3
-		if i+8 > uint64(len(data)) || pos+o1.sgn*8 > s.end {
+		if pos+o1.sgn*8 > s.fxLim {
 			return s.nextMiss(s.sel)
 		}
 		w := le64(dp, i)

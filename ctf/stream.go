@@ -183,6 +183,12 @@ type Stream struct {
 	fxTab []fxEnt
 	// fxOwn: the buffer of that copy
 	fxOwn []fxEnt
+	// fxLim, while fxTab is set: min(end, 8·(len(data) − fxNeed)), 0 when
+	// data holds fewer than the packet's class's fxNeed bytes: a position
+	// p ≤ fxLim lies within the content, and the fxNeed bytes from byte
+	// p>>3 on within data (set with fxTab by begin, once data and end are
+	// the packet's: whatever changes them clears fxTab first)
+	fxLim uint64
 	// Next's fast path without an event record header: the current
 	// packet's class's bare (not generic), set and cleared as sel is
 	bare *EventClass
@@ -558,6 +564,10 @@ func (s *Stream) begin() bool {
 		}
 		if h := s.pkt.Class.selShape; h != nil && !s.generic {
 			s.sel, s.fxTab = h, s.fxEnts(s.pkt.Class.fxSel)
+			s.fxLim = 0
+			if n, need := uint64(len(s.data)), s.pkt.Class.fxNeed; n >= need {
+				s.fxLim = min(s.end, (n-need)*8)
+			}
 		}
 		if sc := s.pkt.Class; sc.Header == nil && sc.bare != nil && !s.generic {
 			s.bare = sc.bare
@@ -735,6 +745,7 @@ func (s *Stream) release() {
 		return
 	}
 	s.buf, s.data = nil, nil
+	s.fxTab = nil // (its fxLim is data's)
 	if c, ok := s.src.(interface{ release() }); ok {
 		c.release()
 	}
@@ -757,6 +768,7 @@ func (s *Stream) nextPacket() bool {
 
 // startPacket starts the packet at s.next.
 func (s *Stream) startPacket() bool {
+	s.fxTab = nil // (data and end change: begin sets it again, and fxLim)
 	off := s.next
 	if off >= s.size {
 		s.done = true

@@ -57,6 +57,7 @@ type StreamClass struct {
 	events                 map[uint64]*EventClass
 	small                  []*EventClass // by id, ids < 4096
 	fxSel                  []fxHead      // by selector value: nextFlat's class and template (nextfast.go)
+	fxNeed                 uint64        // the most bytes Next's body reads from a position it checks against Stream.fxLim: ≥ 16, nxProg.need of fxSel's templates
 	only                   *EventClass
 	clockOffNS, clockOffCy uint64    // offset from origin: ns of the seconds, and cycles
 	clockNeg               int64     // seconds when negative

@@ -1,0 +1,59 @@
+package ctf
+
+import (
+	"fmt"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// guarded returns a copy of data whose last byte is the last before a page
+// that cannot be read: a read past the end of data faults (the test dies).
+func guarded(t *testing.T, data []byte) []byte {
+	t.Helper()
+	page := unix.Getpagesize()
+	n := (len(data) + page - 1) / page * page
+	m, err := unix.Mmap(-1, 0, n+page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		t.Skipf("mmap: %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Munmap(m) })
+	if err := unix.Mprotect(m[n:], unix.PROT_NONE); err != nil {
+		t.Skipf("mprotect: %v", err)
+	}
+	b := m[n-len(data) : n : n]
+	copy(b, data)
+	return b
+}
+
+// Next's body reads no byte past its data (Stream.fxLim: a position it
+// checks against it has the bytes it reads from there within data; from
+// closer to the end, nextFast and the decoding program read the record):
+// streams cut at each of their last bytes, placed right before a page
+// that cannot be read, decode as the field walk decodes them.
+func TestNextReadsNothingPastData(t *testing.T) {
+	type stream struct {
+		tr   *Trace
+		name string
+		data []byte
+	}
+	var streams []stream
+	gen := traceFromTSDL(t, genMetadata(40))
+	for seed := 0; seed < 2; seed++ {
+		data, _ := genStreamBytes(seed, 300, 40, 512+seed*1024)
+		streams = append(streams, stream{gen, fmt.Sprintf("gen-%d", seed), data})
+	}
+	for seed := uint64(0); seed < 4; seed++ {
+		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false))
+		streams = append(streams, stream{tr, fmt.Sprintf("shapes-%d", seed), everyStream(tr, seed, 200, 0)})
+	}
+	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	for _, s := range streams {
+		for cut := 0; cut <= min(300, len(s.data)); cut++ {
+			compareNextFast(t, s.tr, fmt.Sprintf("%s-cut-%d", s.name, cut), guarded(t, s.data[:len(s.data)-cut]), st)
+		}
+	}
+	if st.flat < st.events/3 {
+		t.Fatalf("%d of %d records from Next's body", st.flat, st.events)
+	}
+}
