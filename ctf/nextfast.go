@@ -918,10 +918,7 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	if m := p.clk.mask; m != 0 {
 		// hdrPart.clock, with the field's value kept
 		v := p.clk.get(w0, w1)
-		if v < clock&m {
-			clock += m + 1
-		}
-		clock = clock&^m | v
+		clock += (v - clock) & m
 		if t.hClk >= 0 {
 			fs[t.hClk].V = v
 		}
@@ -1039,15 +1036,12 @@ func (s *Stream) Next() bool {
 	// below len(t.fields) ≤ len(fs): byte offsets hSelFo, hClkFo, hIDFo)
 	(*Field)(unsafe.Add(fp, t.hSelFo)).V = sel
 	(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
-	// hdrPart.clock, with the field's value kept: the clock's bits of
-	// the field replaced by v, plus m+1 when v is below them (the new
-	// value below the clock: its higher bits are the same)
+	// hdrPart.clock, with the field's value kept: the clock advanced by
+	// (v − clock) mod m+1 (m is 2^bits − 1), which is the clock's bits
+	// of the field replaced by v, plus m+1 when v is below them
 	m, clock0 := t.clk.mask, s.clock
 	v := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, t.clk.b))[:]) >> (t.clk.s & 63) & m
-	clock := clock0&^m | v
-	if clock < clock0 {
-		clock += m + 1
-	}
+	clock := clock0 + (v-clock0)&m
 	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
 	ev.Cycles = clock

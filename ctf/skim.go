@@ -777,14 +777,11 @@ func (h *hdrShape) words(data []byte, base, start uint64) (hs, w0, w1 uint64, ok
 // plus 2^bits when they went back).
 func (p *hdrPart) clock(clock, w0, w1 uint64) uint64 {
 	if m := p.clk.mask; m != 0 {
-		// the clock's bits of the field replaced by v, plus m+1 when
-		// v is below them (the new value below the clock: its higher
-		// bits are the same)
-		c := clock&^m | p.clk.get(w0, w1)
-		if c < clock {
-			c += m + 1
-		}
-		return c
+		// the clock advanced by (v − clock) mod m+1 (m is 2^bits − 1):
+		// the clock's bits of the field replaced by v, plus m+1 when v
+		// is below them (the new value below the clock: its higher bits
+		// are the same)
+		return clock + (p.clk.get(w0, w1)-clock)&m
 	}
 	return clock
 }
