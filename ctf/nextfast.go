@@ -996,7 +996,7 @@ func (s *Stream) Next() bool {
 	// (fxEnts); for an option with a class id field, the class id's
 	// template (fxHead.ids) and its fields by its number
 	e := &tab[sel]
-	t, id := e.t, sel
+	t := e.t
 	var fs []Field
 	if t != nil {
 		fs = *e.kp
@@ -1006,7 +1006,7 @@ func (s *Stream) Next() bool {
 			return s.nextMiss(h)
 		}
 		// the option's class id field names the class
-		id = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, x.id.b))[:]) >> (x.id.s & 63) & x.id.mask
+		id := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, x.id.b))[:]) >> (x.id.s & 63) & x.id.mask
 		if id >= uint64(len(x.ids)) {
 			return s.nextMiss(h)
 		}
@@ -1018,6 +1018,13 @@ func (s *Stream) Next() bool {
 			return s.nextMiss(h)
 		}
 		fs = kept[k]
+		if len(fs) < len(t.fields) {
+			return s.nextMiss(h)
+		}
+		// (the class id's field, its template index below len(t.fields)
+		// ≤ len(fs): byte offset hIDFo; written here, id lives no
+		// further)
+		(*Field)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(fs)), t.hIDFo)).V = id
 	}
 	// the header and (fused) the first segment: their bits within the
 	// content, their bytes (8 read from each value's on) within data,
@@ -1032,10 +1039,11 @@ func (s *Stream) Next() bool {
 	ev.Fields, ev.Class = fs, t.ec // (together: one write barrier check)
 	fp := unsafe.Pointer(unsafe.SliceData(fs))
 	// (hot: the header holds the selector and the option's clock field,
-	// and no other value but the class id; their template indices are
-	// below len(t.fields) ≤ len(fs): byte offsets hSelFo, hClkFo, hIDFo)
+	// and no other value but the class id (above; without a class id
+	// field, the selector is the class id: hIDFo is hSelFo); their
+	// template indices are below len(t.fields) ≤ len(fs): byte offsets
+	// hSelFo, hClkFo)
 	(*Field)(unsafe.Add(fp, t.hSelFo)).V = sel
-	(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
 	// hdrPart.clock, with the field's value kept: the clock advanced by
 	// (v − clock) mod m+1 (m is 2^bits − 1), which is the clock's bits
 	// of the field replaced by v, plus m+1 when v is below them
