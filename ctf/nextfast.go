@@ -976,9 +976,11 @@ func (s *Stream) Next() bool {
 	// (the event's values are written as soon as they are known, fewer
 	// live on; where this returns to nextMiss, they are written again)
 	ev := &s.ev
-	start, base, data := s.pos, s.base, s.data
+	start, data := s.pos, s.data
 	ev.Offset = start + uint64(s.dataOff)*8
-	hs := base + (start-base+h.am)&^h.am
+	// (the header's start, base + (start-base+am)&^am, is (start+am)&^am:
+	// fxTab is set for a packet whose start is aligned to am+1 only)
+	hs := (start + h.am) & h.nam
 	// (hs < fxLim: the fxNeed ≥ 16 bytes from the header's first byte j
 	// on lie within data)
 	if hs >= s.fxLim {

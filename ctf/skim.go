@@ -498,6 +498,7 @@ func arraySpan(o *op, ln, r, lim, maxLn uint64) (uint64, bool) {
 // check per part (scanHeader) instead of running its skimming program.
 type hdrShape struct {
 	am   uint64      // alignment minus 1 (a whole number of bytes)
+	nam  uint64      // ^am (Next)
 	pre  hdrPart     // the members before the variant (every member without one)
 	src  int         // the variant's selector slot (-1: no variant)
 	v    *FieldClass // the variant
@@ -562,7 +563,7 @@ func headerShape(fc *FieldClass) *hdrShape {
 	if fc == nil || fc.Kind != KindStruct || fc.Align%8 != 0 {
 		return nil
 	}
-	h := &hdrShape{am: uint64(fc.Align) - 1, src: -1}
+	h := &hdrShape{am: uint64(fc.Align) - 1, nam: ^(uint64(fc.Align) - 1), src: -1}
 	ms := fc.Members
 	var v *FieldClass
 	if k := len(ms) - 1; k >= 0 && ms[k].Kind == KindVariant {

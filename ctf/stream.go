@@ -179,7 +179,9 @@ type Stream struct {
 	// no error stands, the stream is started and not done
 	sel *hdrShape
 	// Next's body: the stream's copy of the current packet's class's
-	// fxSel (nextFlat's templates, fxEnts) while sel is set
+	// fxSel (nextFlat's templates, fxEnts) while sel is set, when the
+	// packet's start is aligned to the header's alignment (base&sel.am
+	// is 0; else nil: nextFast reads its records)
 	fxTab []fxEnt
 	// fxOwn: the buffer of that copy
 	fxOwn []fxEnt
@@ -563,7 +565,12 @@ func (s *Stream) begin() bool {
 			return false
 		}
 		if h := s.pkt.Class.selShape; h != nil && !s.generic {
-			s.sel, s.fxTab = h, s.fxEnts(s.pkt.Class.fxSel)
+			s.sel = h
+			// (Next's body, for a packet aligned to the header: its
+			// records' headers aligned from 0, not from base)
+			if s.base&h.am == 0 {
+				s.fxTab = s.fxEnts(s.pkt.Class.fxSel)
+			}
 			s.fxLim = 0
 			if n, need := uint64(len(s.data)), s.pkt.Class.fxNeed; n >= need {
 				s.fxLim = min(s.end, (n-need)*8)
