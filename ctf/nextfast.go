@@ -953,12 +953,16 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // a class id) found from the selector (and the class id) in one or two
 // look-ups (Stream.fxTab, StreamClass.fxSel), its structure in place (kept by the
 // stream; of a template with arrays, the last event, whose counts this
-// one repeats). One check covers the header and the class's first
-// segment (fused: nxProg.heat); the header's values, the clock and the
-// event are written first (their values dead before the loop, which keeps
-// few in registers), then t's flat program runs inline, as nxRun runs it (its hot form,
-// nxProg.hops: hotOps joins and leaves out a few ops),
-// from its first op after the fused segment; the stream's clock, position
+// one repeats). One check against the packet's limit (Stream.fxLim: the
+// content and the bytes loaded at once) covers the header and the
+// class's first segment (fused: nxProg.heat); the header's values, the
+// clock and the event are written first (their values dead before the
+// loop, which keeps few in registers), then t's flat program runs inline,
+// as nxRun runs it (its hot form, nxProg.hops: hotOps joins and leaves
+// out a few ops), from its first op after the fused segment: the
+// integers at its head, then what follows them without the loop when it
+// is nothing, a string and an integer, or a sequence of bytes and a short
+// string (nxProg.tail), else the loop; the stream's clock, position
 // and counters are written only once the record is read whole. Wherever
 // the program stops short (a string not in one word, counts that differ, a
 // bound in doubt) it returns nextMiss: nextFast decodes the record again
