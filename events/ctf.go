@@ -110,7 +110,8 @@ const ctfSlots = 256
 // ctfStreamSlot caches the track of a data stream file.
 type ctfStreamSlot struct {
 	st    *ctf.Stream
-	track int
+	track int    // an index in ctfSource.tracks
+	tk    *Track // &tracks[track]
 }
 
 // ctfPlan is what reading an event of an event record class needs, made
@@ -130,8 +131,9 @@ type ctfPlan struct {
 	// arguments stop being at fixed places (ctfSource.fixArgs): args has
 	// the arguments of every member, those at varying places with the
 	// places of the class's last event (-1 before its first).
-	vary [3]ctfVary
-	call ctfCall // WithCTFCallSlices: what the class is to it
+	vary    [3]ctfVary
+	varying uint8   // the scopes with arguments at varying places (a bit per scope)
+	call    ctfCall // WithCTFCallSlices: what the class is to it
 }
 
 // ctfVary is where the arguments of a scope stop being at fixed places:
@@ -244,8 +246,8 @@ type ctfStreamKey struct {
 }
 
 // track returns the track of stream st, whose current packet is p (an
-// index in s.tracks), through streamSlot (small enough to be inlined: a
-// miss calls trackMiss).
+// index in s.tracks), through streamSlot, as next finds it (by hand: track
+// is too big to be inlined).
 func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) int {
 	h := uintptr(unsafe.Pointer(st))
 	if slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]; slot.st == st {
@@ -259,8 +261,9 @@ func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) int {
 func (s *ctfSource) trackMiss(st *ctf.Stream, p *ctf.Packet) int {
 	h := uintptr(unsafe.Pointer(st))
 	slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]
-	*slot = ctfStreamSlot{st, s.trackIndex(st, p)}
-	return slot.track
+	i := s.trackIndex(st, p)
+	*slot = ctfStreamSlot{st, i, &s.tracks[i]}
+	return i
 }
 
 // trackIndex returns the index in s.tracks of the track of stream st: on
@@ -315,16 +318,15 @@ func (s *ctfSource) next(e *Event) bool {
 	if p.Class.Clock != nil {
 		e.time, e.hasTime = ev.NS(), true
 	}
-	// the track and the plan through their slots (track and plan, by hand:
-	// too big to be inlined)
+	// the track and the plan through their slots (track and plan, by hand)
 	h := uintptr(unsafe.Pointer(st))
 	ti := 0
 	if slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]; slot.st == st {
-		ti = slot.track
+		ti, e.track = slot.track, slot.tk
 	} else {
 		ti = s.trackMiss(st, p)
+		e.track = &s.tracks[ti]
 	}
-	e.track = &s.tracks[ti]
 	pl := s.planSlot[(c.ID+c.StreamClassID*97)%ctfSlots]
 	if pl == nil || pl.class != c {
 		pl = s.planMiss(ev)
@@ -333,12 +335,9 @@ func (s *ctfSource) next(e *Event) bool {
 	s.roots = [3]int32{cc, sc, pc}
 	// a scope of the plan's arguments absent from the event (root < 0)?
 	absent := uint8(uint32(cc)>>31 | uint32(sc)>>31<<1 | uint32(pc)>>31<<2)
-	switch {
-	case pl.scopes&absent != 0:
+	if pl.scopes&absent != 0 {
 		s.walkArgs(pl)
-	case pl.fixed:
-		s.args = pl.args
-	default:
+	} else if s.args = pl.args; pl.varying != 0 {
 		s.fixArgs(pl)
 	}
 	if pl.call.role != ctfCallNone {
@@ -372,18 +371,16 @@ func (s *ctfSource) walkArgs(pl *ctfPlan) {
 	s.args = s.own
 }
 
-// fixArgs makes the current event's argument list, of plan pl (not fixed,
-// its scopes present): pl.args, whose places are right up to each scope's
-// first top-level field at a varying place, with the places from there on
-// found by walking the fields and set in pl.args (the list of the class's
-// last event: nothing is copied).
+// fixArgs makes the current event's argument list, s.args, of plan pl
+// (not fixed, its scopes present) right: pl.args, whose places are right
+// up to each scope's first top-level field at a varying place, gets the
+// places from there on, found by walking the fields (it is the list of
+// the class's last event: nothing is copied).
 func (s *ctfSource) fixArgs(pl *ctfPlan) {
 	ev := s.ev
-	for r := range pl.vary {
+	for m := pl.varying; m != 0; m &= m - 1 {
+		r := bits.TrailingZeros8(m) % 3
 		v := &pl.vary[r]
-		if v.top < 0 {
-			continue
-		}
 		root := s.roots[r]
 		end := ev.Fields[root].End
 		tops := pl.tops[r]
@@ -408,11 +405,11 @@ func (s *ctfSource) fixArgs(pl *ctfPlan) {
 			return
 		}
 	}
-	s.args = pl.args
 }
 
 // plan returns the plan of the event record class of ev: through
-// planSlot (small enough to be inlined), else planMiss.
+// planSlot, else planMiss, as next finds it (by hand: plan is too big to
+// be inlined).
 func (s *ctfSource) plan(ev *ctf.Event) *ctfPlan {
 	c := ev.Class
 	if p := s.planSlot[(c.ID+c.StreamClassID*97)%ctfSlots]; p != nil && p.class == c {
@@ -476,6 +473,9 @@ func (s *ctfSource) newPlan(c *ctf.EventClass, common *ctf.FieldClass) *ctfPlan 
 		}
 		if p.vary[k].top >= 0 && int(p.vary[k].arg) == len(p.args) {
 			p.vary[k].top = -1 // only hidden fields at varying places: no argument to place
+		}
+		if p.vary[k].top >= 0 {
+			p.varying |= 1 << k
 		}
 	}
 	return p
