@@ -70,6 +70,10 @@ type StreamClass struct {
 	// bare: without an event record header, the event record class every
 	// record is (only, or id 0) when it has a template (nextfast.go)
 	bare *EventClass
+	// NS's inlined part: a 1 GHz clock's values below ghzEnd (0: none),
+	// whose sum with clockOffCy does not carry, plus ghzAdd (clockOffCy +
+	// clockOffNS + clockNeg·1e9, two's complement) are their ns
+	ghzEnd, ghzAdd uint64
 }
 
 // EventClass is a compiled event record class.
@@ -136,6 +140,10 @@ func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
 				sc.clockOffNS = uint64(off.Seconds) * 1e9
 			}
 			sc.clockOffCy = off.Cycles
+			if sc.Clock.Frequency == 1e9 {
+				sc.ghzEnd = math.MaxUint64 - sc.clockOffCy
+				sc.ghzAdd = sc.clockOffCy + sc.clockOffNS + uint64(sc.clockNeg*1e9)
+			}
 			if !offsetFits(off, sc.Clock.Frequency) {
 				sc.clockErr = fmt.Sprintf("clock %q's offset from origin (%d s and %d cycles at %d Hz) is beyond the int64 nanoseconds from origin (±292 years) that times are counted in; babeltrace2 2.1 refuses such a trace too",
 					sc.Clock.Name, off.Seconds, off.Cycles, sc.Clock.Frequency)
@@ -229,6 +237,17 @@ func offsetFits(off ctf2meta.ClockOffset, freq uint64) bool {
 // NS converts a value of the stream class's default clock to nanoseconds
 // from the clock's origin (babeltrace2's "ns from origin").
 func (sc *StreamClass) NS(cycles uint64) int64 {
+	// a 1 GHz clock's value whose sum with the offset's cycles does not
+	// carry, inlined (the rest: ns): ns's int64(cycles+clockOffCy+
+	// clockOffNS) + clockNeg·1e9, the same two's complement sum
+	if cycles < sc.ghzEnd {
+		return int64(cycles + sc.ghzAdd)
+	}
+	return sc.ns(cycles)
+}
+
+// ns is NS.
+func (sc *StreamClass) ns(cycles uint64) int64 {
 	if sc.Clock == nil {
 		return int64(cycles)
 	}

@@ -110,22 +110,38 @@ const ctfSlots = 256
 // ctfStreamSlot caches the track of a data stream file.
 type ctfStreamSlot struct {
 	st    *ctf.Stream
-	track int
+	track int    // an index in ctfSource.tracks
+	tk    *Track // &tracks[track]
 }
 
 // ctfPlan is what reading an event of an event record class needs, made
 // at its first event: the field classes of the top-level fields of its
-// common context, specific context and payload, in member order, and,
-// when every argument's field is at a fixed place from its scope's root
-// (no dynamic-length array, variant or optional before it in its scope),
-// the arguments (fixed) and the scopes they are in (a bit per scope).
+// common context, specific context and payload, in member order, and
+// the arguments (fixed when every argument's field is at a fixed place from
+// its scope's root: no dynamic-length array, variant or optional before it
+// in its scope; otherwise those at fixed places, and where the others
+// start: vary) and the scopes they are in (a bit per scope).
 type ctfPlan struct {
 	class  *ctf.EventClass
 	tops   [3][]ctfTop
 	args   []ctfArg
 	fixed  bool
 	scopes uint8
-	call   ctfCall // WithCTFCallSlices: what the class is to it
+	// vary holds, when the class is not fixed, where each scope's
+	// arguments stop being at fixed places (ctfSource.fixArgs): args has
+	// the arguments of every member, those at varying places with the
+	// places of the class's last event (-1 before its first).
+	vary    [3]ctfVary
+	varying uint8   // the scopes with arguments at varying places (a bit per scope)
+	call    ctfCall // WithCTFCallSlices: what the class is to it
+}
+
+// ctfVary is where the arguments of a scope stop being at fixed places:
+// from top-level member top (-1: none do), whose field follows the field
+// of the member at place prev (fixed, from the scope's root), and whose
+// argument, if any, is args[arg].
+type ctfVary struct {
+	top, prev, arg int32
 }
 
 // ctfTop is a top-level field of an event record class: its class and,
@@ -230,14 +246,24 @@ type ctfStreamKey struct {
 }
 
 // track returns the track of stream st, whose current packet is p (an
-// index in s.tracks), through streamSlot.
+// index in s.tracks), through streamSlot, as next finds it (by hand: track
+// is too big to be inlined).
 func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) int {
 	h := uintptr(unsafe.Pointer(st))
-	slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]
-	if slot.st != st {
-		*slot = ctfStreamSlot{st, s.trackIndex(st, p)}
+	if slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]; slot.st == st {
+		return slot.track
 	}
-	return slot.track
+	return s.trackMiss(st, p)
+}
+
+// trackMiss fills st's streamSlot with its track (trackIndex) and returns
+// it.
+func (s *ctfSource) trackMiss(st *ctf.Stream, p *ctf.Packet) int {
+	h := uintptr(unsafe.Pointer(st))
+	slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]
+	i := s.trackIndex(st, p)
+	*slot = ctfStreamSlot{st, i, &s.tracks[i]}
+	return i
 }
 
 // trackIndex returns the index in s.tracks of the track of stream st: on
@@ -285,28 +311,45 @@ func (s *ctfSource) next(e *Event) bool {
 	s.text = s.text[:0]
 	e.reset()
 	e.kind = KindInstant
-	e.name = ev.Class.Name
-	p := ev.Stream.Packet()
+	c := ev.Class
+	e.name = c.Name
+	st := ev.Stream
+	p := st.Packet()
 	if p.Class.Clock != nil {
 		e.time, e.hasTime = ev.NS(), true
 	}
-	ti := s.track(ev.Stream, p)
-	e.track = &s.tracks[ti]
-	pl := s.plan(ev)
-	s.roots = [3]int32{ev.CommonContext, ev.SpecificContext, ev.Payload}
-	var present uint8
-	for r, root := range s.roots {
-		if root >= 0 {
-			present |= 1 << r
-		}
+	// the track and the plan through their slots (track and plan, by hand)
+	h := uintptr(unsafe.Pointer(st))
+	ti := 0
+	if slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]; slot.st == st {
+		ti, e.track = slot.track, slot.tk
+	} else {
+		ti = s.trackMiss(st, p)
+		e.track = &s.tracks[ti]
 	}
-	if pl.fixed && pl.scopes&^present == 0 {
-		s.args = pl.args
-		if pl.call.role != ctfCallNone {
-			s.call(e, &pl.call, ti)
-		}
-		return true
+	pl := s.planSlot[(c.ID+c.StreamClassID*97)%ctfSlots]
+	if pl == nil || pl.class != c {
+		pl = s.planMiss(ev)
 	}
+	cc, sc, pc := ev.CommonContext, ev.SpecificContext, ev.Payload
+	s.roots = [3]int32{cc, sc, pc}
+	// a scope of the plan's arguments absent from the event (root < 0)?
+	absent := uint8(uint32(cc)>>31 | uint32(sc)>>31<<1 | uint32(pc)>>31<<2)
+	if pl.scopes&absent != 0 {
+		s.walkArgs(pl)
+	} else if s.args = pl.args; pl.varying != 0 {
+		s.fixArgs(pl)
+	}
+	if pl.call.role != ctfCallNone {
+		s.call(e, &pl.call, ti)
+	}
+	return true
+}
+
+// walkArgs makes the current event's argument list, of plan pl, in s.own
+// by walking the top-level fields of each scope present.
+func (s *ctfSource) walkArgs(pl *ctfPlan) {
+	ev := s.ev
 	s.own = s.own[:0]
 	for r, root := range s.roots {
 		if root < 0 {
@@ -326,20 +369,59 @@ func (s *ctfSource) next(e *Event) bool {
 		}
 	}
 	s.args = s.own
-	if pl.call.role != ctfCallNone {
-		s.call(e, &pl.call, ti)
+}
+
+// fixArgs makes the current event's argument list, s.args, of plan pl
+// (not fixed, its scopes present) right: pl.args, whose places are right
+// up to each scope's first top-level field at a varying place, gets the
+// places from there on, found by walking the fields (it is the list of
+// the class's last event: nothing is copied).
+func (s *ctfSource) fixArgs(pl *ctfPlan) {
+	ev := s.ev
+	for m := pl.varying; m != 0; m &= m - 1 {
+		r := bits.TrailingZeros8(m) % 3
+		v := &pl.vary[r]
+		root := s.roots[r]
+		end := ev.Fields[root].End
+		tops := pl.tops[r]
+		args := pl.args
+		i := int(v.arg)
+		j := ev.Fields[root+v.prev].End // the field after the one at a fixed place before it
+		k := int(v.top)
+		for ; j < end && k < len(tops); j, k = ev.Fields[j].End, k+1 {
+			t := &tops[k]
+			if t.hidden {
+				continue
+			}
+			args[i].j = j - root
+			i++
+			if t.label {
+				args[i].j = j - root
+				i++
+			}
+		}
+		if k < len(tops) { // fewer fields than members (not reached: the decoder reads every member)
+			s.walkArgs(pl)
+			return
+		}
 	}
-	return true
 }
 
 // plan returns the plan of the event record class of ev: through
-// planSlot, else from s.plans, else made (newPlan).
+// planSlot, else planMiss, as next finds it (by hand: plan is too big to
+// be inlined).
 func (s *ctfSource) plan(ev *ctf.Event) *ctfPlan {
 	c := ev.Class
-	slot := &s.planSlot[(c.ID+c.StreamClassID*97)%ctfSlots]
-	if p := *slot; p != nil && p.class == c {
+	if p := s.planSlot[(c.ID+c.StreamClassID*97)%ctfSlots]; p != nil && p.class == c {
 		return p
 	}
+	return s.planMiss(ev)
+}
+
+// planMiss returns the plan of the event record class of ev from s.plans,
+// else made (newPlan), and puts it in its planSlot.
+func (s *ctfSource) planMiss(ev *ctf.Event) *ctfPlan {
+	c := ev.Class
 	p, ok := s.plans[c]
 	if !ok {
 		p = s.newPlan(c, ev.Stream.Packet().Class.CommonContext)
@@ -348,7 +430,7 @@ func (s *ctfSource) plan(ev *ctf.Event) *ctfPlan {
 		}
 		s.plans[c] = p
 	}
-	*slot = p
+	s.planSlot[(c.ID+c.StreamClassID*97)%ctfSlots] = p
 	return p
 }
 
@@ -368,25 +450,33 @@ func (s *ctfSource) newPlan(c *ctf.EventClass, common *ctf.FieldClass) *ctfPlan 
 	p.fixed = true
 	for k, ms := range fields {
 		p.tops[k] = make([]ctfTop, len(ms))
-		j := int32(1) // from the scope's root
+		p.vary[k] = ctfVary{top: -1}
+		j, prev := int32(1), int32(0) // from the scope's root
 		for q, m := range ms {
 			t := &p.tops[k][q]
 			*t = ctfTop{s.info(m), names[k][q]}
-			if t.hidden {
-				j = ctfAddFields(j, t.fields)
-				continue
+			if j < 0 && p.vary[k].top < 0 {
+				p.vary[k] = ctfVary{top: int32(q), prev: prev, arg: int32(len(p.args))}
 			}
-			p.fixed = p.fixed && j >= 0
-			p.scopes |= 1 << k
-			p.args = append(p.args, ctfArg{t: t, j: j, scope: uint8(k)})
-			if t.label {
-				p.args = append(p.args, ctfArg{t: t, j: j, scope: uint8(k), label: true})
+			if !t.hidden {
+				p.fixed = p.fixed && j >= 0
+				p.scopes |= 1 << k
+				p.args = append(p.args, ctfArg{t: t, j: j, scope: uint8(k)})
+				if t.label {
+					p.args = append(p.args, ctfArg{t: t, j: j, scope: uint8(k), label: true})
+				}
+			}
+			if j >= 0 {
+				prev = j
 			}
 			j = ctfAddFields(j, t.fields)
 		}
-	}
-	if !p.fixed {
-		p.args = nil
+		if p.vary[k].top >= 0 && int(p.vary[k].arg) == len(p.args) {
+			p.vary[k].top = -1 // only hidden fields at varying places: no argument to place
+		}
+		if p.vary[k].top >= 0 {
+			p.varying |= 1 << k
+		}
 	}
 	return p
 }

@@ -175,10 +175,30 @@ func AppendJSONBytes(b []byte, s []byte) []byte {
 	return appendJSONText(b, s, utf8.DecodeRune)
 }
 
+// jsonPlain marks the bytes appendJSONText copies as they are: ASCII but
+// control characters, '"' and '\\'.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func appendJSONText[S ~string | ~[]byte](b []byte, s S, decode func(S) (rune, int)) []byte {
 	const hexDigits = "0123456789abcdef"
 	b = append(b, '"')
 	for i := 0; i < len(s); {
+		// a run of plain bytes at once
+		k := i
+		for k < len(s) && jsonPlain[s[k]] {
+			k++
+		}
+		if k > i {
+			b = append(b, s[i:k]...)
+			if i = k; i == len(s) {
+				break
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
