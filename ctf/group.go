@@ -335,23 +335,17 @@ func (r *Reader) rankGroups(final []*dsGroup) []int {
 	for k, g := range final {
 		keys[k] = key{tg: tgFirst[r.traceGroup(g.members[0])], class: g.class, id: uint64(g.id), path: path(g.members[0]), g: g}
 	}
-	// automatic stream ids, per trace group in first-path order
-	auto := slices.Clone(keys)
-	slices.SortStableFunc(auto, func(a, b key) int { return cmp.Or(cmp.Compare(a.tg, b.tg), strings.Compare(a.path, b.path)) })
+	// automatic stream ids, per trace group in first-path order (the
+	// order the sort below ends with: it may start from any)
+	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.tg, b.tg), strings.Compare(a.path, b.path)) })
 	next, tg := uint64(0), -1
-	autoID := map[*dsGroup]uint64{}
-	for _, k := range auto {
-		if k.tg != tg {
-			next, tg = 0, k.tg
-		}
-		if k.g.id < 0 {
-			autoID[k.g] = next
-			next++
-		}
-	}
 	for k := range keys {
-		if id, ok := autoID[keys[k].g]; ok {
-			keys[k].id = id
+		if keys[k].tg != tg {
+			next, tg = 0, keys[k].tg
+		}
+		if keys[k].g.id < 0 {
+			keys[k].id = next
+			next++
 		}
 	}
 	slices.SortStableFunc(keys, func(a, b key) int {

@@ -93,34 +93,11 @@ func (r *Reader) Next() bool {
 			r.cur = r.serialStart(0)
 			return r.cur
 		}
-		for i, s := range r.streams {
-			if chains != nil && chains[i] != nil {
-				if !lead[i] {
-					continue
-				}
-				h := head{rk: int32(i), ord: int32(i)}
-				if rank != nil {
-					h.rk = int32(rank[i])
-				}
-				if r.chainNext(&h, true) {
-					h.ns = h.s.held(h.s.ev.NS())
-					r.heap = append(r.heap, h)
-					r.up(len(r.heap) - 1)
-				} else if r.err != nil {
-					return false
-				}
-				continue
-			}
-			s.Reset()
-			if r.advance(s) {
-				rk := i
-				if rank != nil {
-					rk = rank[i]
-				}
-				r.heap = append(r.heap, head{s.held(s.ev.NS()), int32(rk), int32(i), s})
+		for i := range r.streams {
+			if h, ok := r.firstHead(i, rank); ok {
+				r.heap = append(r.heap, h)
 				r.up(len(r.heap) - 1)
-			} else if s.err != nil {
-				r.err = r.streamErr(i, s)
+			} else if r.err != nil {
 				return false
 			}
 		}
@@ -204,34 +181,43 @@ func (r *Reader) Count() int64 {
 func (r *Reader) serialStart(i int) bool {
 	r.heap = r.heap[:0]
 	for ; i < len(r.streams); i++ {
-		h := head{rk: int32(i), ord: int32(i)}
-		if r.chains != nil && r.chains[i] != nil {
-			if !r.lead[i] {
-				continue
-			}
-			if r.chainNext(&h, true) {
-				h.ns = h.s.held(h.s.ev.NS())
-				r.heap = append(r.heap, h)
-				return true
-			}
-			if r.err != nil {
-				return false
-			}
-			continue
-		}
-		s := r.streams[i]
-		s.Reset()
-		if r.advance(s) {
-			h.s, h.ns = s, s.held(s.ev.NS())
+		if h, ok := r.firstHead(i, nil); ok {
 			r.heap = append(r.heap, h)
 			return true
 		}
-		if s.err != nil {
-			r.err = r.streamErr(i, s)
+		if r.err != nil {
 			return false
 		}
 	}
 	return false
+}
+
+// firstHead returns the head of stream i — of its group, when it leads
+// one — at its first event, ranked by rank (nil: by i); ok is false when
+// it has none, is a group's file that does not lead it, or failed (r.err
+// set).
+func (r *Reader) firstHead(i int, rank []int) (h head, ok bool) {
+	h = head{rk: int32(i), ord: int32(i)}
+	if rank != nil {
+		h.rk = int32(rank[i])
+	}
+	if r.chains != nil && r.chains[i] != nil {
+		if !r.lead[i] || !r.chainNext(&h, true) {
+			return h, false
+		}
+	} else {
+		s := r.streams[i]
+		s.Reset()
+		if !r.advance(s) {
+			if s.err != nil {
+				r.err = r.streamErr(i, s)
+			}
+			return h, false
+		}
+		h.s = s
+	}
+	h.ns = h.s.held(h.s.ev.NS())
+	return h, true
 }
 
 func (r *Reader) up(i int) {

@@ -251,19 +251,7 @@ func (sc *StreamClass) ns(cycles uint64) int64 {
 	if sc.Clock == nil {
 		return int64(cycles)
 	}
-	f := sc.Clock.Frequency
-	cy := cycles + sc.clockOffCy
-	carry := uint64(0)
-	if cy < cycles {
-		carry = 1
-	}
-	var ns uint64
-	if f == 1e9 {
-		ns = cy
-		if carry != 0 {
-			ns += 1 << 63 // beyond any meaningful time; keep monotonic
-		}
-	} else {
+	if f := sc.Clock.Frequency; f != 1e9 {
 		// babeltrace2 2.1's arithmetic (its bt_util_ns_from_value): the
 		// value's nanoseconds, 1e9·cycles/freq in float64 truncated,
 		// added to the offset's (bt2Base): each part rounded on its own,
@@ -278,6 +266,10 @@ func (sc *StreamClass) ns(cycles uint64) int64 {
 			return math.MaxInt64
 		}
 		return sc.clockBase + ns
+	}
+	ns := cycles + sc.clockOffCy
+	if ns < cycles {
+		ns += 1 << 63 // carried: beyond any meaningful time; keep monotonic
 	}
 	return int64(ns+sc.clockOffNS) + sc.clockNeg*1e9
 }

@@ -245,12 +245,22 @@ type ctfStreamKey struct {
 	id    uint64
 }
 
-// track returns the track of stream st, whose current packet is p (an
-// index in s.tracks), through streamSlot, as next finds it (by hand: track
-// is too big to be inlined).
-func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) int {
+// streamSlotOf is the streamSlot of stream st.
+func (s *ctfSource) streamSlotOf(st *ctf.Stream) *ctfStreamSlot {
 	h := uintptr(unsafe.Pointer(st))
-	if slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]; slot.st == st {
+	return &s.streamSlot[(h>>6^h>>14)%ctfSlots]
+}
+
+// planSlotOf is the planSlot of event record class c.
+func (s *ctfSource) planSlotOf(c *ctf.EventClass) **ctfPlan {
+	return &s.planSlot[(c.ID+c.StreamClassID*97)%ctfSlots]
+}
+
+// track returns the track of stream st, whose current packet is p (an
+// index in s.tracks), through streamSlot, as next finds it (next does it
+// by hand: track is too big to be inlined).
+func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) int {
+	if slot := s.streamSlotOf(st); slot.st == st {
 		return slot.track
 	}
 	return s.trackMiss(st, p)
@@ -259,8 +269,7 @@ func (s *ctfSource) track(st *ctf.Stream, p *ctf.Packet) int {
 // trackMiss fills st's streamSlot with its track (trackIndex) and returns
 // it.
 func (s *ctfSource) trackMiss(st *ctf.Stream, p *ctf.Packet) int {
-	h := uintptr(unsafe.Pointer(st))
-	slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]
+	slot := s.streamSlotOf(st)
 	i := s.trackIndex(st, p)
 	*slot = ctfStreamSlot{st, i, &s.tracks[i]}
 	return i
@@ -319,15 +328,14 @@ func (s *ctfSource) next(e *Event) bool {
 		e.time, e.hasTime = ev.NS(), true
 	}
 	// the track and the plan through their slots (track and plan, by hand)
-	h := uintptr(unsafe.Pointer(st))
 	ti := 0
-	if slot := &s.streamSlot[(h>>6^h>>14)%ctfSlots]; slot.st == st {
+	if slot := s.streamSlotOf(st); slot.st == st {
 		ti, e.track = slot.track, slot.tk
 	} else {
 		ti = s.trackMiss(st, p)
 		e.track = &s.tracks[ti]
 	}
-	pl := s.planSlot[(c.ID+c.StreamClassID*97)%ctfSlots]
+	pl := *s.planSlotOf(c)
 	if pl == nil || pl.class != c {
 		pl = s.planMiss(ev)
 	}
@@ -408,11 +416,11 @@ func (s *ctfSource) fixArgs(pl *ctfPlan) {
 }
 
 // plan returns the plan of the event record class of ev: through
-// planSlot, else planMiss, as next finds it (by hand: plan is too big to
-// be inlined).
+// planSlot, else planMiss, as next finds it (next does it by hand: plan
+// is too big to be inlined).
 func (s *ctfSource) plan(ev *ctf.Event) *ctfPlan {
 	c := ev.Class
-	if p := s.planSlot[(c.ID+c.StreamClassID*97)%ctfSlots]; p != nil && p.class == c {
+	if p := *s.planSlotOf(c); p != nil && p.class == c {
 		return p
 	}
 	return s.planMiss(ev)
@@ -430,7 +438,7 @@ func (s *ctfSource) planMiss(ev *ctf.Event) *ctfPlan {
 		}
 		s.plans[c] = p
 	}
-	s.planSlot[(c.ID+c.StreamClassID*97)%ctfSlots] = p
+	*s.planSlotOf(c) = p
 	return p
 }
 
