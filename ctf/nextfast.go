@@ -132,16 +132,24 @@ type nxProg struct {
 	// op0 is t's op 1 (fused) or 0, opEnd its last (fxEnd), opInts the
 	// first op from op0 on that is not an fxInt: pointers into hops
 	op0, opEnd, opInts unsafe.Pointer
-	// opPair: op0 + an even number of ops, the last of them before
-	// opInts or opInts itself (Next runs the integers up to it two at a
-	// time)
-	opPair unsafe.Pointer
 	// nHead: the ops from op0 to opInts (fxInt)
 	nHead int
-	// tail: what Next runs after the nHead integers, without its loop
-	// (tailEnd: nothing, opInts is opEnd; tailNulBX, tailArr8X: that op
-	// at opInts, the op it runs after it, then opEnd, the position there
-	// on a byte), or tailLoop: its loop from opInts on
+	// hd: the first 3 of them, which Next runs whatever their number (no
+	// branch): for fewer, the others write 0 to the clock's field, which
+	// Next writes after them (mask and sgn 0, off 0: the 8 bytes from the
+	// segment's start on, within hneed); opTail is the op after them
+	// (op0 + min(nHead, 3)), opPair opTail + an even number of ops, the
+	// last of them before opInts or opInts itself (Next runs the
+	// integers after the first 3 up to it two at a time, then the odd
+	// one before opInts)
+	hd             [3]fxOp
+	opTail, opPair unsafe.Pointer
+	// tail: what Next runs after the integers at the head, without its
+	// loop (tailEnd: nothing, opInts is opEnd; tailNulBX, tailArr8X: that
+	// op at opInts, the op it runs after it, then opEnd, the position
+	// there on a byte; all three with at most 3 integers at the head),
+	// or tailLoop: the integers after the first 3, then its loop from
+	// opInts on
 	tail uint8
 	// need: the most bytes Next's body reads from a position p it checks
 	// against Stream.fxLim (p ≤ fxLim or p < fxLim): the header's hneed,
@@ -354,38 +362,124 @@ type fxHead struct {
 	id  hdrAt
 }
 
-// fxEnt is a stream's copy of an fxHead (Stream.fxTab): for a template
-// t (fxHead.t), t and the stream's kept fields of it (kp: its entry of
-// nxKept, made once, never moved; nil fields: not kept yet), found with
-// no look-up by number; h, the fxHead (its ids, for an option with a class
-// id field).
+// fxEnt is a stream's copy of an fxHead (Stream.fxTab), by which Next's
+// body finds a record's template and the stream's kept fields of it with
+// no branch on the header's option: the selector's entry e names the
+// class id's field (id) and the table its value indexes (ids), whose
+// entry holds the template t (nil: none) and the stream's kept fields of
+// it (kp: its entry of nxKept, made once, never moved; nil fields: not
+// kept yet). For a selector value whose option has no class id field
+// (the selector is the class id: LTTng's compact header), id is the
+// selector and ids the selector's table itself: the entry is its own;
+// for one with a class id field (LTTng's extended header), ids is the
+// stream's copy of the option's fxHead.ids (Stream.fxIDs), whose entries
+// have no ids of their own.
 type fxEnt struct {
-	t  *nxProg
-	kp *[]Field
-	h  *fxHead
+	t   *nxProg
+	kp  *[]Field
+	ids []fxEnt
+	id  hdrAt
 }
 
 // fxEnts returns the stream's copy of selector table tab (a stream
-// class's fxSel; nil when empty), made at each packet's start in the
-// stream's buffer (at most the 256 entries of a selector table, the
-// packet's class's: a few instructions per entry and packet, no
-// allocation once the buffer holds the largest).
-func (s *Stream) fxEnts(tab []fxHead) []fxEnt {
+// class's fxSel; nil when empty), made once per table in the stream's
+// buffers (fxOwn, and fxIDs for the class id tables of its options with
+// a class id field: at most 256 entries of a selector table and
+// maxFxIDs of each id table, the packet's class's): the same table as
+// the last packet's costs nothing; another is made again, with no
+// allocation once the buffers hold the largest.
+func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 	if len(tab) == 0 {
 		return nil
 	}
+	if s.fxFor == &tab[0] {
+		return s.fxOwn
+	}
+	if h.selAt.mask >= maxFxSel {
+		return nil
+	}
 	s.nxAlloc()
-	own := s.fxOwn[:0]
-	for i := range tab {
-		e := fxEnt{h: &tab[i]}
-		if t := tab[i].t; t != nil && t.num >= 0 && int(t.num) < len(s.nxKept) {
-			e.t, e.kp = t, &s.nxKept[t.num]
+	entry := func(t *nxProg) fxEnt {
+		if t != nil && t.num >= 0 && int(t.num) < len(s.nxKept) {
+			return fxEnt{t: t, kp: &s.nxKept[t.num]}
 		}
+		return fxEnt{t: &fxNone, kp: &fxNoFields}
+	}
+	// first(i): the first entry whose id table is entry i's (an
+	// option's, shared by its selector values)
+	first := func(i int) int {
+		x := tab[i].ids
+		for j := range i {
+			if y := tab[j].ids; len(y) == len(x) && &y[0] == &x[0] {
+				return j
+			}
+		}
+		return i
+	}
+	n := 0
+	for i := range tab {
+		if len(tab[i].ids) > 0 && first(i) == i {
+			n += len(tab[i].ids)
+		}
+	}
+	// (room made first: appending moves neither table)
+	own, ids := s.fxOwn[:0], s.fxIDs[:0]
+	if nsel := int(h.selAt.mask) + 1; cap(own) < nsel {
+		own = make([]fxEnt, 0, nsel)
+	}
+	if cap(ids) < n {
+		ids = make([]fxEnt, 0, n)
+	}
+	for i := range tab {
+		x := tab[i].ids
+		if len(x) == 0 {
+			e := entry(tab[i].t)
+			e.id = h.selAt // (its ids, own, set below)
+			own = append(own, e)
+			continue
+		}
+		var sub []fxEnt
+		if j := first(i); j < i {
+			sub = own[j].ids
+		} else {
+			at := len(ids)
+			for _, t := range x {
+				ids = append(ids, entry(t))
+			}
+			sub = ids[at:len(ids):len(ids)]
+		}
+		own = append(own, fxEnt{ids: sub, id: tab[i].id})
+	}
+	// (every selector value has its entry: those beyond the table's
+	// name no template)
+	for len(own) <= int(h.selAt.mask) {
+		e := entry(nil)
+		e.id = h.selAt
 		own = append(own, e)
 	}
-	s.fxOwn = own
+	for i := range own {
+		if i >= len(tab) || len(tab[i].ids) == 0 {
+			own[i].ids = own
+		}
+	}
+	s.fxOwn, s.fxIDs, s.fxFor = own, ids, &tab[0]
 	return own
 }
+
+// fxNone is the template of an fxEnt that names none: its bits, beyond
+// any packet, send Next's body to nextMiss; fxNoFields its kept fields.
+var (
+	fxNone     = nxProg{hbits: 1 << 62}
+	fxNoFields []Field
+)
+
+// maxFxSel bounds the selector values of a stream's copy of a selector
+// table (Stream.fxTab: an entry for each, up to its mask; a selector of
+// more bits has none).
+const maxFxSel = 256
+
+// fxEntSize is the size of an fxEnt.
+const fxEntSize = unsafe.Sizeof(fxEnt{})
 
 // maxFxIDs bounds the class ids of a selector table's ids (larger ids go
 // to nextFast).
@@ -505,8 +599,19 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		n++
 	}
 	q.opInts = unsafe.Add(o0, uintptr(n)*fxOpSize)
-	q.opPair = unsafe.Add(q.op0, uintptr((n-hop)&^1)*fxOpSize)
 	q.nHead = n - hop
+	nh := min(q.nHead, len(q.hd))
+	for i := range q.hd {
+		q.hd[i] = fxOp{fo: uint32(q.hClkFo)} // (writes 0 to the clock's field)
+		if i < nh {
+			q.hd[i] = q.hops[hop+i]
+		}
+	}
+	// (the 8 bytes a filler reads from the segment's start: within those
+	// its integers read, if any)
+	q.hneed = max(q.hneed, q.hoff+8)
+	q.opTail = unsafe.Add(q.op0, uintptr(nh)*fxOpSize)
+	q.opPair = unsafe.Add(q.opTail, uintptr((q.nHead-nh)&^1)*fxOpSize)
 	q.need = q.hneed
 	for _, o := range q.hops {
 		switch o.code {
@@ -523,6 +628,7 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	// packet's start on a byte)
 	q.tail = tailLoop
 	switch rest := q.hops[n:]; {
+	case q.nHead > len(q.hd):
 	case len(rest) == 1:
 		q.tail = tailEnd
 	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxNulBX:
@@ -969,14 +1075,13 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // from its start, writing again everything this wrote. (The body is not a
 // function of its own: the call cost ≈ 18 instructions per record.)
 func (s *Stream) Next() bool {
-	h, tab := s.sel, s.fxTab // (fxTab non-empty: sel is set, with templates)
-	if len(tab) == 0 {
-		return s.nextOther()
-	}
 	// (at the packet's end, pos ≥ end, the header's bits, t.hbits ≥ 1,
 	// are past the end: nextMiss, where nextFast finds so too and the
-	// decoding program starts the next packet, as nextOther does)
-	s.scanned = false
+	// decoding program starts the next packet, as nextOther does; and
+	// without fxTab, fxLim is 0: nextCold)
+	// (s.scanned is left as Scan left it: the event's Fields, set here,
+	// are not nil, and Event.Decode decodes only an event without them;
+	// nextMiss clears it)
 	// (the event's values are written as soon as they are known, fewer
 	// live on; where this returns to nextMiss, they are written again)
 	ev := &s.ev
@@ -984,134 +1089,90 @@ func (s *Stream) Next() bool {
 	ev.Offset = start + uint64(s.dataOff)*8
 	// (the header's start, base + (start-base+am)&^am, is (start+am)&^am:
 	// fxTab is set for a packet whose start is aligned to am+1 only)
-	hs := (start + h.am) & h.nam
+	hs := (start + s.fxAM) & s.fxNAM
 	// (hs < fxLim: the fxNeed ≥ 16 bytes from the header's first byte j
 	// on lie within data)
 	if hs >= s.fxLim {
-		return s.nextMiss(h)
+		return s.nextCold()
 	}
 	j := hs >> 3
 	dp := unsafe.Pointer(unsafe.SliceData(data))
 	hp := unsafe.Add(dp, j) // (the header's 16 bytes: j+16 ≤ len(data))
 	// (hdrAt.get, written out: an inlined call costs a no-op or two)
-	sel := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, h.selAt.b))[:]) >> (h.selAt.s & 63) & h.selAt.mask
-	if sel >= uint64(len(tab)) {
-		return s.nextMiss(h)
-	}
-	// the template and the stream's fields of it: the stream's entry
-	// (fxEnts); for an option with a class id field, the class id's
-	// template (fxHead.ids) and its fields by its number
-	e := &tab[sel]
-	t := e.t
-	var fs []Field
-	if t != nil {
-		fs = *e.kp
+	sel := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, s.fxSelAt.b))[:]) >> (s.fxSelAt.s & 63) & s.fxSelAt.mask
+	// the template and the stream's fields of it, with no branch on the
+	// option (fxEnt): the selector's entry (fxTab has one for each value
+	// up to its mask: sel < len(fxTab)) names the class id's field and
+	// the table it indexes (for an option without one, the selector and
+	// fxTab: the entry itself)
+	e := (*fxEnt)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.fxTab)), uintptr(sel)*fxEntSize))
+	id := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, e.id.b))[:]) >> (e.id.s & 63) & e.id.mask
+	if ids := e.ids; id < uint64(len(ids)) {
+		e = &ids[id]
 	} else {
-		x := e.h
-		if x.ids == nil {
-			return s.nextMiss(h)
-		}
-		// the option's class id field names the class
-		id := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, x.id.b))[:]) >> (x.id.s & 63) & x.id.mask
-		if id >= uint64(len(x.ids)) {
-			return s.nextMiss(h)
-		}
-		if t = x.ids[id]; t == nil {
-			return s.nextMiss(h)
-		}
-		kept, k := s.nxKept, int(t.num) // (num -1: not kept, uint(k) beyond any length)
-		if uint(k) >= uint(len(kept)) {
-			return s.nextMiss(h)
-		}
-		fs = kept[k]
-		if len(fs) < len(t.fields) {
-			return s.nextMiss(h)
-		}
-		// (the class id's field, its template index below len(t.fields)
-		// ≤ len(fs): byte offset hIDFo; written here, id lives no
-		// further)
-		(*Field)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(fs)), t.hIDFo)).V = id
+		return s.nextMiss(s.sel)
 	}
+	// (an entry without a template: fxNone, whose bits send this to
+	// nextMiss below)
+	t, fs := e.t, *e.kp
 	// the header and (fused) the first segment: their bits within the
 	// content, their bytes (8 read from each value's on) within data,
 	// both from pos ≤ fxLim (j + hneed ≤ j + fxNeed ≤ len(data))
 	pos := hs + t.hbits
 	if pos > s.fxLim {
-		return s.nextMiss(h)
+		return s.nextMiss(s.sel)
 	}
 	if len(fs) < len(t.fields) {
-		return s.nextMiss(h) // not kept yet (or copied per event: nxNoKeep)
+		return s.nextMiss(s.sel) // not kept yet (or copied per event: nxNoKeep)
 	}
 	ev.Fields, ev.Class = fs, t.ec // (together: one write barrier check)
 	fp := unsafe.Pointer(unsafe.SliceData(fs))
 	// (hot: the header holds the selector and the option's clock field,
-	// and no other value but the class id (above; without a class id
-	// field, the selector is the class id: hIDFo is hSelFo); their
+	// and no other value but the class id (without a class id field,
+	// the selector is the class id: hIDFo is hSelFo, id is sel); their
 	// template indices are below len(t.fields) ≤ len(fs): byte offsets
-	// hSelFo, hClkFo)
+	// hSelFo, hIDFo)
 	(*Field)(unsafe.Add(fp, t.hSelFo)).V = sel
-	// hdrPart.clock, with the field's value kept: the clock advanced by
-	// (v − clock) mod m+1 (m is 2^bits − 1), which is the clock's bits
-	// of the field replaced by v, plus m+1 when v is below them
-	m, clock0 := t.clk.mask, s.clock
-	v := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, t.clk.b))[:]) >> (t.clk.s & 63) & m
-	clock := clock0 + (v-clock0)&m
-	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+	(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
 	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
-	ev.Cycles = clock
-	// (s.ercID and haveERCID are left as they are: what reads them, Scan
-	// and the decoding program, sets them first)
 	// nxRun's loop from op0, inline (a call would cost ≈ 50
 	// instructions per event: its entry's checks and state; here they
 	// are proven above: t's program starts with fxSeg, which op 1
 	// (fused) follows, its start sp checked with the header; fs holds
 	// t's fields, delta being 0)
 	sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
-	// op walks the hot ops (t.hops) from op0 to the last, fxEnd, at opEnd (a
-	// pointer: no index and no bounds check per op; never past the ops):
 	// first the integers at its head (the fused segment's: every value
-	// of a class of integers only, without the loop's state), then the
-	// rest (fxNulBX and fxArr8X run the op after them too, never fxEnd:
-	// hotOps). The nHead integers from op0 on, before opInts: up to 3
-	// written out, no loop; more two at a time up to opPair (an even
-	// number of them from op0 on), then the odd one before opInts
-	// (from here on, s.nextMiss(s.sel) is nextMiss(h), s.sel unchanged,
-	// and the clock is ev.Cycles: neither lives on in a register)
-	op, oe := t.opInts, t.opEnd
-	switch o := (*fxOp)(t.op0); t.nHead {
-	case 0:
-	case 1:
-		x := le64(sp, uint64(o.off)) & o.mask
-		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-	case 2:
-		o1 := (*fxOp)(unsafe.Add(t.op0, fxOpSize))
-		x := le64(sp, uint64(o.off)) & o.mask
-		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-		x1 := le64(sp, uint64(o1.off)) & o1.mask
-		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
-	case 3:
-		o1, o2 := (*fxOp)(unsafe.Add(t.op0, fxOpSize)), (*fxOp)(unsafe.Add(t.op0, 2*fxOpSize))
+	// of a class of integers only, without the loop's state): the
+	// first 3 (t.hd: for fewer, fillers that write the clock's field,
+	// written below), with no branch
+	{
+		o, o1, o2 := &t.hd[0], &t.hd[1], &t.hd[2]
 		x := le64(sp, uint64(o.off)) & o.mask
 		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 		x1 := le64(sp, uint64(o1.off)) & o1.mask
 		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
 		x2 := le64(sp, uint64(o2.off)) & o2.mask
 		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn
-	default:
-		p := t.op0
-		for o2 := t.opPair; p != o2; p = unsafe.Add(p, 2*fxOpSize) {
-			o, o1 := (*fxOp)(p), (*fxOp)(unsafe.Add(p, fxOpSize))
-			x := le64(sp, uint64(o.off)) & o.mask
-			(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-			x1 := le64(sp, uint64(o1.off)) & o1.mask
-			(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
-		}
-		if p != op {
-			o := (*fxOp)(p)
-			x := le64(sp, uint64(o.off)) & o.mask
-			(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-		}
 	}
+	// hdrPart.clock, with the field's value kept: the clock advanced by
+	// (v − clock) mod m+1 (m is 2^bits − 1), which is the clock's bits
+	// of the field replaced by v, plus m+1 when v is below them; its
+	// field's template index is below len(t.fields) ≤ len(fs): byte
+	// offset hClkFo
+	m, clock0 := t.clk.mask, s.clock
+	v := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, t.clk.b))[:]) >> (t.clk.s & 63) & m
+	clock := clock0 + (v-clock0)&m
+	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+	ev.Cycles = clock
+	// (s.ercID and haveERCID are left as they are: what reads them, Scan
+	// and the decoding program, sets them first)
+	// then what follows (fxNulBX and fxArr8X run the op after them too,
+	// never fxEnd: hotOps), op walking the hot ops (t.hops) from opTail
+	// to the last, fxEnd, at opEnd (a pointer: no index and no bounds
+	// check per op; never past the ops)
+	// (from here on, s.nextMiss(s.sel) is nextMiss(h), s.sel unchanged,
+	// and the clock is ev.Cycles: neither lives on in a register)
+	op, oe := t.opInts, t.opEnd
 	switch t.tail {
 	case tailEnd:
 		s.clock, s.pos = ev.Cycles, pos
@@ -1183,6 +1244,21 @@ func (s *Stream) Next() bool {
 		s.clock, s.pos = ev.Cycles, pos+o1.sgn*8
 		s.fxEvents++
 		return true
+	}
+	// the integers at the head after the first 3, two at a time up to
+	// opPair, then the odd one before opInts
+	p := t.opTail
+	for o2 := t.opPair; p != o2; p = unsafe.Add(p, 2*fxOpSize) {
+		o, o1 := (*fxOp)(p), (*fxOp)(unsafe.Add(p, fxOpSize))
+		x := le64(sp, uint64(o.off)) & o.mask
+		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+		x1 := le64(sp, uint64(o1.off)) & o1.mask
+		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
+	}
+	if p != op {
+		o := (*fxOp)(p)
+		x := le64(sp, uint64(o.off)) & o.mask
+		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 	}
 	// (fxRun but for dp, fp and nfs, which live on in locals: less to
 	// clear)
