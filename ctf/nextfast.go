@@ -142,8 +142,10 @@ type nxProg struct {
 	// last of them before opInts or opInts itself (Next runs the
 	// integers after the first 3 up to it two at a time, then the odd
 	// one before opInts)
-	hd             [3]fxOp
+	hd             [3]fxHd
 	opTail, opPair unsafe.Pointer
+	// tl: the constants of tail tailNulBX or tailArr8X
+	tl fxTail
 	// tail: what Next runs after the integers at the head, without its
 	// loop (tailEnd: nothing, opInts is opEnd; tailNulBX, tailArr8X: that
 	// op at opInts, the op it runs after it, then opEnd, the position
@@ -399,8 +401,10 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 		return nil
 	}
 	s.nxAlloc()
+	// (a template's counts, lens … lens+nArr-1, within nxLens: Next's
+	// body reads them with no bounds check)
 	entry := func(t *nxProg) fxEnt {
-		if t != nil && t.num >= 0 && int(t.num) < len(s.nxKept) {
+		if t != nil && t.num >= 0 && int(t.num) < len(s.nxKept) && (t.nArr == 0 || t.lens >= 0 && int(t.lens)+int(t.nArr) <= len(s.nxLens)) {
 			return fxEnt{t: t, kp: &s.nxKept[t.num]}
 		}
 		return fxEnt{t: &fxNone, kp: &fxNoFields}
@@ -602,9 +606,10 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	q.nHead = n - hop
 	nh := min(q.nHead, len(q.hd))
 	for i := range q.hd {
-		q.hd[i] = fxOp{fo: uint32(q.hClkFo)} // (writes 0 to the clock's field)
+		q.hd[i] = fxHd{fo: uint32(q.hClkFo)} // (writes 0 to the clock's field)
 		if i < nh {
-			q.hd[i] = q.hops[hop+i]
+			o := &q.hops[hop+i]
+			q.hd[i] = fxHd{off: o.off, fo: o.fo, mask: o.mask, sgn: o.sgn, sgn2: o.sgn}
 		}
 	}
 	// (the 8 bytes a filler reads from the segment's start: within those
@@ -633,9 +638,47 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		q.tail = tailEnd
 	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxNulBX:
 		q.tail = tailNulBX
-	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxArr8X:
+		o, o1 := &rest[0], &rest[1]
+		q.tl = fxTail{fo: o.fo, fo1: o1.fo, adv: 8 + o.sgn, off1: 1 + uint64(o1.off), mask1: o1.mask, sgn1: o1.sgn}
+	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxArr8X && rest[1].sgn <= 8:
 		q.tail = tailArr8X
+		o, o1 := &rest[0], &rest[1]
+		q.tl = fxTail{fo: o.fo, fo1: o1.fo, sl: o.sl, lenFo: uint32(o.mask), adv: 8 * o1.sgn, mask1: o1.mask, sgn1: o.sgn}
+		if o1.sgn < 8 {
+			q.tl.stop = 0x80 << (8 * o1.sgn)
+		}
 	}
+}
+
+// fxHd is an integer at the head of a hot template (nxProg.hd): an fxInt
+// (off, fo, mask, sgn), its sign bit twice (sgn2: Next reads each from
+// memory in the instruction that uses it, x ^ sgn - sgn2, one
+// instruction less).
+type fxHd struct {
+	off, fo         uint32
+	mask, sgn, sgn2 uint64
+}
+
+// fxTail holds the constants of a hot template's tail (nxProg.tail)
+// tailNulBX (a string from one word, then an integer: fxNulBX and its
+// fxInt) or tailArr8X (a sequence of bytes, then a short static-length
+// string: fxArr8X and its fxFix), read with no pointer to follow.
+type fxTail struct {
+	// fo, fo1: the byte offsets of the fields of the string or the
+	// array, and of the integer or short string after it
+	fo, fo1 uint32
+	// tailArr8X: the array's count's index in the stream's nxLens (sl)
+	// and its length's field (lenFo)
+	sl, lenFo uint32
+	// tailNulBX: 8 + the bits of the segment after the string (the end
+	// of the record from its null byte's bit); tailArr8X: 8 times the
+	// string's length (its end from its start)
+	adv uint64
+	// tailNulBX: 1 + the integer's byte offset in its segment, its mask
+	// and sign bit; tailArr8X: off1 0, the string's zmask (mask1), the
+	// elements' sign bit (sgn1) and stop, the high bit of the byte after
+	// the string's last (0 for 8 bytes)
+	off1, mask1, sgn1, stop uint64
 }
 
 // nxProg.tail
@@ -1148,11 +1191,11 @@ func (s *Stream) Next() bool {
 	{
 		o, o1, o2 := &t.hd[0], &t.hd[1], &t.hd[2]
 		x := le64(sp, uint64(o.off)) & o.mask
-		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn2
 		x1 := le64(sp, uint64(o1.off)) & o1.mask
-		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
+		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn2
 		x2 := le64(sp, uint64(o2.off)) & o2.mask
-		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
 	}
 	// hdrPart.clock, with the field's value kept: the clock advanced by
 	// (v − clock) mod m+1 (m is 2^bits − 1), which is the clock's bits
@@ -1172,7 +1215,6 @@ func (s *Stream) Next() bool {
 	// check per op; never past the ops)
 	// (from here on, s.nextMiss(s.sel) is nextMiss(h), s.sel unchanged,
 	// and the clock is ev.Cycles: neither lives on in a register)
-	op, oe := t.opInts, t.opEnd
 	switch t.tail {
 	case tailEnd:
 		s.clock, s.pos = ev.Cycles, pos
@@ -1180,71 +1222,74 @@ func (s *Stream) Next() bool {
 		return true
 	case tailNulBX:
 		// the loop's fxNulBX and the fxInt after it, then fxEnd (pos on
-		// a byte: nxProg.tail), with no dispatch; its checks against
-		// fxLim: pos ≤ fxLim (above), so the word's 8 bytes from i on
-		// lie within data; the next segment's start st after the null
-		// byte, st + its bits ≤ fxLim: within the content, its need
-		// (mask ≤ fxNeed) bytes from st>>3 on within data
-		o := (*fxOp)(op)
+		// a byte: nxProg.tail), with no dispatch (fxTail: their
+		// constants); its checks against fxLim: pos ≤ fxLim (above), so
+		// the word's 8 bytes from i on lie within data; the string's
+		// null byte k, the next segment's start st = pos + 8k + 8 after
+		// it, st + its bits (adv: 8 + bits) ≤ fxLim: within the
+		// content, its need (≤ fxNeed) bytes from st>>3 = i+k+1 on
+		// within data
+		x := &t.tl
 		i := pos >> 3
 		w := le64(dp, i)
 		z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 		if z == 0 {
 			return s.nextMiss(s.sel)
 		}
-		q := pos + uint64(bits.TrailingZeros64(z)&^7)
-		if st := q + 8; st+o.sgn > s.fxLim {
+		k := uint64(bits.TrailingZeros64(z)) >> 3
+		end := pos + k*8 + x.adv
+		if end > s.fxLim {
 			return s.nextMiss(s.sel)
 		}
-		f := (*Field)(unsafe.Add(fp, uintptr(o.fo)))
-		f.V, f.N = i, uint32(q-pos)>>3
-		sp := unsafe.Add(dp, q>>3+1)
-		o1 := (*fxOp)(unsafe.Add(op, fxOpSize))
-		x := le64(sp, uint64(o1.off)) & o1.mask
-		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x ^ o1.sgn - o1.sgn
-		s.clock, s.pos = ev.Cycles, q+8+o.sgn
+		f := (*Field)(unsafe.Add(fp, uintptr(x.fo)))
+		f.V, f.N = i, uint32(k)
+		v := le64(dp, i+k+x.off1) & x.mask1
+		(*Field)(unsafe.Add(fp, uintptr(x.fo1))).V = v ^ x.sgn1 - x.sgn1
+		s.clock, s.pos = ev.Cycles, end
 		s.fxEvents++
 		return true
 	case tailArr8X:
 		// the loop's fxArr8X and the fxFix after it, then fxEnd (pos on
-		// a byte: nxProg.tail), with no dispatch; its checks against
-		// fxLim (delta 0: the template's first array): the n bytes
-		// from pos>>3 on, pos + 8n ≤ fxLim (pos ≤ fxLim: above), into
-		// the fields after the array's (fo): n + len(t.fields) ≤
-		// len(fs); the string's word, 8 bytes from pos>>3 on, pos ≤
-		// fxLim, its sgn bytes within the content, pos + 8·sgn ≤ fxLim
-		o := (*fxOp)(op)
-		n := (*Field)(unsafe.Add(fp, uintptr(o.mask))).V
-		if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
+		// a byte: nxProg.tail), with no dispatch (fxTail: their
+		// constants); its checks against fxLim (delta 0: the template's
+		// first array): the n bytes from pos>>3 on, pos + 8n ≤ fxLim
+		// (pos ≤ fxLim: above), into the fields after the array's (fo):
+		// n + len(t.fields) ≤ len(fs); the string's word, 8 bytes from
+		// pos>>3 on, pos ≤ fxLim, its sgn bytes within the content, pos +
+		// 8·sgn ≤ fxLim. Its count: the kept event's (s.nxLens, made
+		// with fxTab: sl below its length, nxProg.heat)
+		x := &t.tl
+		n := (*Field)(unsafe.Add(fp, uintptr(x.lenFo))).V
+		if *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.nxLens)), uintptr(x.sl)*4)) != uint32(n)+1 {
 			return s.nextMiss(s.sel)
 		}
-		f := (*Field)(unsafe.Add(fp, uintptr(o.fo)))
+		f := (*Field)(unsafe.Add(fp, uintptr(x.fo)))
 		f.V = n
-		fd := fp
-		if n > 0 {
-			if n > (s.fxLim-pos)>>3 || n+uint64(len(t.fields)) > uint64(len(fs)) {
-				return s.nextMiss(s.sel)
-			}
-			el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, pos>>3), o.sgn
-			for i := uintptr(0); i < uintptr(n); i++ {
-				(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
-			}
-			fd = unsafe.Add(fp, uintptr(n)*fieldSize)
-			pos += n * 8
+		if n > (s.fxLim-pos)>>3 || n+uint64(len(t.fields)) > uint64(len(fs)) {
+			return s.nextMiss(s.sel)
 		}
-		o1 := (*fxOp)(unsafe.Add(op, fxOpSize))
+		el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, pos>>3), x.sgn1
+		for i := uintptr(0); i < uintptr(n); i++ {
+			(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
+		}
+		fd := unsafe.Add(fp, uintptr(n)*fieldSize)
+		pos += n * 8
 		i := pos >> 3
-		if pos+o1.sgn*8 > s.fxLim {
+		end := pos + x.adv
+		if end > s.fxLim {
 			return s.nextMiss(s.sel)
 		}
 		w := le64(dp, i)
-		z := (w - 0x0101010101010101) &^ w & o1.mask
-		f1 := (*Field)(unsafe.Add(fd, uintptr(o1.fo)))
-		f1.V, f1.N = i, uint32(min(uint64(bits.TrailingZeros64(z)>>3), o1.sgn))
-		s.clock, s.pos = ev.Cycles, pos+o1.sgn*8
+		// (the string's first null byte, else its length: stop flags
+		// the byte after it, when it has fewer than 8)
+		z := (w-0x0101010101010101)&^w&x.mask1 | x.stop
+		f1 := (*Field)(unsafe.Add(fd, uintptr(x.fo1)))
+		f1.V, f1.N = i, uint32(bits.TrailingZeros64(z)>>3)
+		s.clock, s.pos = ev.Cycles, end
 		s.fxEvents++
 		return true
 	}
+	op, oe := t.opInts, t.opEnd
 	// the integers at the head after the first 3, two at a time up to
 	// opPair, then the odd one before opInts
 	p := t.opTail
