@@ -606,10 +606,10 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	q.nHead = n - hop
 	nh := min(q.nHead, len(q.hd))
 	for i := range q.hd {
-		q.hd[i] = fxHd{fo: uint32(q.hClkFo)} // (writes 0 to the clock's field)
+		q.hd[i] = fxHd{off: uint32(q.hoff), fo: uint32(q.hClkFo)} // (writes 0 to the clock's field)
 		if i < nh {
 			o := &q.hops[hop+i]
-			q.hd[i] = fxHd{off: o.off, fo: o.fo, mask: o.mask, sgn: o.sgn, sgn2: o.sgn}
+			q.hd[i] = fxHd{off: uint32(q.hoff) + o.off, fo: o.fo, mask: o.mask, sgn: o.sgn, sgn2: o.sgn}
 		}
 	}
 	// (the 8 bytes a filler reads from the segment's start: within those
@@ -639,7 +639,7 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxNulBX:
 		q.tail = tailNulBX
 		o, o1 := &rest[0], &rest[1]
-		q.tl = fxTail{fo: o.fo, fo1: o1.fo, adv: 8 + o.sgn, off1: 1 + uint64(o1.off), mask1: o1.mask, sgn1: o1.sgn}
+		q.tl = fxTail{fo: o.fo, fo1: o1.fo, adv: 8 + o.sgn, off1: 1 + uint64(o1.off), mask1: o1.mask, sgn1: o1.sgn, sgn2: o1.sgn}
 	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxArr8X && rest[1].sgn <= 8:
 		q.tail = tailArr8X
 		o, o1 := &rest[0], &rest[1]
@@ -679,6 +679,7 @@ type fxTail struct {
 	// elements' sign bit (sgn1) and stop, the high bit of the byte after
 	// the string's last (0 for 8 bytes)
 	off1, mask1, sgn1, stop uint64
+	sgn2                    uint64 // tailNulBX: sgn1 again (fxHd's sgn2)
 }
 
 // nxProg.tail
@@ -1183,18 +1184,19 @@ func (s *Stream) Next() bool {
 	// are proven above: t's program starts with fxSeg, which op 1
 	// (fused) follows, its start sp checked with the header; fs holds
 	// t's fields, delta being 0)
-	sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
 	// first the integers at its head (the fused segment's: every value
 	// of a class of integers only, without the loop's state): the
 	// first 3 (t.hd: for fewer, fillers that write the clock's field,
 	// written below), with no branch
 	{
+		// (their offsets from the header's first byte: hoff + the
+		// segment's)
 		o, o1, o2 := &t.hd[0], &t.hd[1], &t.hd[2]
-		x := le64(sp, uint64(o.off)) & o.mask
+		x := le64(hp, uint64(o.off)) & o.mask
 		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn2
-		x1 := le64(sp, uint64(o1.off)) & o1.mask
+		x1 := le64(hp, uint64(o1.off)) & o1.mask
 		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn2
-		x2 := le64(sp, uint64(o2.off)) & o2.mask
+		x2 := le64(hp, uint64(o2.off)) & o2.mask
 		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
 	}
 	// hdrPart.clock, with the field's value kept: the clock advanced by
@@ -1244,7 +1246,7 @@ func (s *Stream) Next() bool {
 		f := (*Field)(unsafe.Add(fp, uintptr(x.fo)))
 		f.V, f.N = i, uint32(k)
 		v := le64(dp, i+k+x.off1) & x.mask1
-		(*Field)(unsafe.Add(fp, uintptr(x.fo1))).V = v ^ x.sgn1 - x.sgn1
+		(*Field)(unsafe.Add(fp, uintptr(x.fo1))).V = v ^ x.sgn1 - x.sgn2
 		s.clock, s.pos = ev.Cycles, end
 		s.fxEvents++
 		return true
@@ -1292,6 +1294,7 @@ func (s *Stream) Next() bool {
 	op, oe := t.opInts, t.opEnd
 	// the integers at the head after the first 3, two at a time up to
 	// opPair, then the odd one before opInts
+	sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
 	p := t.opTail
 	for o2 := t.opPair; p != o2; p = unsafe.Add(p, 2*fxOpSize) {
 		o, o1 := (*fxOp)(p), (*fxOp)(unsafe.Add(p, fxOpSize))
