@@ -1219,7 +1219,7 @@ func (s *Stream) Next() bool {
 	// and the clock is ev.Cycles: neither lives on in a register)
 	switch t.tail {
 	case tailEnd:
-		s.clock, s.pos = ev.Cycles, pos
+		s.clock, s.pos = clock, pos
 		s.fxEvents++
 		return true
 	case tailNulBX:
@@ -1247,7 +1247,7 @@ func (s *Stream) Next() bool {
 		f.V, f.N = i, uint32(k)
 		v := le64(dp, i+k+x.off1) & x.mask1
 		(*Field)(unsafe.Add(fp, uintptr(x.fo1))).V = v ^ x.sgn1 - x.sgn2
-		s.clock, s.pos = ev.Cycles, end
+		s.clock, s.pos = clock, end
 		s.fxEvents++
 		return true
 	case tailArr8X:
@@ -1257,9 +1257,10 @@ func (s *Stream) Next() bool {
 		// first array): the n bytes from pos>>3 on, pos + 8n ≤ fxLim
 		// (pos ≤ fxLim: above), into the fields after the array's (fo):
 		// n + len(t.fields) ≤ len(fs); the string's word, 8 bytes from
-		// pos>>3 on, pos ≤ fxLim, its sgn bytes within the content, pos +
-		// 8·sgn ≤ fxLim. Its count: the kept event's (s.nxLens, made
-		// with fxTab: sl below its length, nxProg.heat)
+		// q>>3 on (q = pos + 8n, the string's start), its sgn bytes
+		// within the content: q + 8·sgn ≤ fxLim, one check for both.
+		// Its count: the kept event's (s.nxLens, made with fxTab: sl
+		// below its length, nxProg.heat)
 		x := &t.tl
 		n := (*Field)(unsafe.Add(fp, uintptr(x.lenFo))).V
 		if *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.nxLens)), uintptr(x.sl)*4)) != uint32(n)+1 {
@@ -1267,7 +1268,13 @@ func (s *Stream) Next() bool {
 		}
 		f := (*Field)(unsafe.Add(fp, uintptr(x.fo)))
 		f.V = n
-		if n > (s.fxLim-pos)>>3 || n+uint64(len(t.fields)) > uint64(len(fs)) {
+		// (n ≤ len(fs) < 2^58: pos + 8n + adv does not wrap;
+		// len(t.fields) ≤ len(fs): above)
+		if n > uint64(len(fs)-len(t.fields)) {
+			return s.nextMiss(s.sel)
+		}
+		end := pos + n*8 + x.adv
+		if end > s.fxLim {
 			return s.nextMiss(s.sel)
 		}
 		el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, pos>>3), x.sgn1
@@ -1275,19 +1282,14 @@ func (s *Stream) Next() bool {
 			(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
 		}
 		fd := unsafe.Add(fp, uintptr(n)*fieldSize)
-		pos += n * 8
-		i := pos >> 3
-		end := pos + x.adv
-		if end > s.fxLim {
-			return s.nextMiss(s.sel)
-		}
+		i := pos>>3 + n
 		w := le64(dp, i)
 		// (the string's first null byte, else its length: stop flags
 		// the byte after it, when it has fewer than 8)
 		z := (w-0x0101010101010101)&^w&x.mask1 | x.stop
 		f1 := (*Field)(unsafe.Add(fd, uintptr(x.fo1)))
 		f1.V, f1.N = i, uint32(bits.TrailingZeros64(z)>>3)
-		s.clock, s.pos = ev.Cycles, end
+		s.clock, s.pos = clock, end
 		s.fxEvents++
 		return true
 	}
