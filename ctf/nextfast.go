@@ -34,9 +34,10 @@ import (
 // comment holds the proof). nextFlat, the common case (the structure in
 // place, the scope roots static: a hot template, nxProg.heat), is Next's
 // own body: it reads the header, finds the template and the stream's
-// kept fields of it in one look-up of the selector (Stream.fxTab, the
-// stream's copy of StreamClass.fxSel; for LTTng's extended header a
-// second of the class id, and the fields by the template's number), checks the header and the class's first segment at
+// kept fields of it with no branch on the header's option, from the
+// selector's entry and the class id's (Stream.fxTab, the stream's copy
+// of StreamClass.fxSel: for LTTng's compact header, the selector's entry
+// again), checks the header and the class's first segment at
 // once and runs the template's program inline with no call (in its hot
 // form, nxProg.hops: hotOps joins and leaves out a few ops); anything
 // else goes to nextFast (nextMiss), which ends what nxRun leaves with
@@ -1098,22 +1099,27 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // stream or at an error (Err).
 //
 // Its body, nextFlat, is nextFast for the common case, in one pass with
-// no call but for an array's elements of 16 to 64 bits (fxElems): a hot template (nxProg.hot: flat, its
-// scope roots static; LTTng's header: the selector, a clock field, at most
-// a class id) found from the selector (and the class id) in one or two
-// look-ups (Stream.fxTab, StreamClass.fxSel), its structure in place (kept by the
-// stream; of a template with arrays, the last event, whose counts this
-// one repeats). One check against the packet's limit (Stream.fxLim: the
+// no call but for an array's elements of 16 to 64 bits (fxElems): a hot
+// template (nxProg.hot: flat, its scope roots static; LTTng's header: the
+// selector, a clock field, at most a class id) and the stream's kept
+// fields of it found with no branch on the header's option, in two
+// look-ups (Stream.fxTab, the stream's copy of StreamClass.fxSel: the
+// selector's entry, then the entry of the class id it names, itself for
+// LTTng's compact header), its structure in place (kept by the stream;
+// of a template with arrays, the last event, whose counts this one
+// repeats). One check against the packet's limit (Stream.fxLim: the
 // content and the bytes loaded at once) covers the header and the
-// class's first segment (fused: nxProg.heat); the header's values, the
-// clock and the event are written first (their values dead before the
-// loop, which keeps few in registers), then t's flat program runs inline,
-// as nxRun runs it (its hot form, nxProg.hops: hotOps joins and leaves
-// out a few ops), from its first op after the fused segment: the
-// integers at its head, then what follows them without the loop when it
-// is nothing, a string and an integer, or a sequence of bytes and a short
-// string (nxProg.tail), else the loop; the stream's clock, position
-// and counters are written only once the record is read whole. Wherever
+// class's first segment (fused: nxProg.heat); the header's values and
+// the event are written first (their values dead before the loop, which
+// keeps few in registers), then t's flat program runs inline, as nxRun
+// runs it (its hot form, nxProg.hops: hotOps joins and leaves out a few
+// ops), from its first op after the fused segment: the first 3 integers
+// at its head with no branch (nxProg.hd: fillers for fewer), the clock,
+// then what follows them without the loop when it is nothing, a string
+// and an integer, or a sequence of bytes and a short string
+// (nxProg.tail: one branch on the class), else the other integers at
+// its head and the loop; the stream's clock, position and counters are
+// written only once the record is read whole. Wherever
 // the program stops short (a string not in one word, counts that differ, a
 // bound in doubt) it returns nextMiss: nextFast decodes the record again
 // from its start, writing again everything this wrote. (The body is not a
@@ -1179,6 +1185,7 @@ func (s *Stream) Next() bool {
 	(*Field)(unsafe.Add(fp, t.hSelFo)).V = sel
 	(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
 	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
+	// (le64 written out: its inlining marks cost no-ops here)
 	// nxRun's loop from op0, inline (a call would cost ≈ 50
 	// instructions per event: its entry's checks and state; here they
 	// are proven above: t's program starts with fxSeg, which op 1
@@ -1190,13 +1197,16 @@ func (s *Stream) Next() bool {
 	// written below), with no branch
 	{
 		// (their offsets from the header's first byte: hoff + the
-		// segment's)
+		// segment's; the 8 bytes from each within the hneed ≤ fxNeed
+		// from j: the segment's need covers its integers', and hneed
+		// the fillers' from hoff; a template not fused has fillers only,
+		// op0 being its fxSeg)
 		o, o1, o2 := &t.hd[0], &t.hd[1], &t.hd[2]
-		x := le64(hp, uint64(o.off)) & o.mask
+		x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o.off)))[:]) & o.mask
 		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn2
-		x1 := le64(hp, uint64(o1.off)) & o1.mask
+		x1 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o1.off)))[:]) & o1.mask
 		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn2
-		x2 := le64(hp, uint64(o2.off)) & o2.mask
+		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
 		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
 	}
 	// hdrPart.clock, with the field's value kept: the clock advanced by
@@ -1215,8 +1225,7 @@ func (s *Stream) Next() bool {
 	// never fxEnd: hotOps), op walking the hot ops (t.hops) from opTail
 	// to the last, fxEnd, at opEnd (a pointer: no index and no bounds
 	// check per op; never past the ops)
-	// (from here on, s.nextMiss(s.sel) is nextMiss(h), s.sel unchanged,
-	// and the clock is ev.Cycles: neither lives on in a register)
+	// (from here on, s.nextMiss(s.sel) is nextMiss(h), s.sel unchanged)
 	switch t.tail {
 	case tailEnd:
 		s.clock, s.pos = clock, pos
@@ -1233,7 +1242,7 @@ func (s *Stream) Next() bool {
 		// within data
 		x := &t.tl
 		i := pos >> 3
-		w := le64(dp, i)
+		w := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, i))[:])
 		z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 		if z == 0 {
 			return s.nextMiss(s.sel)
@@ -1245,7 +1254,7 @@ func (s *Stream) Next() bool {
 		}
 		f := (*Field)(unsafe.Add(fp, uintptr(x.fo)))
 		f.V, f.N = i, uint32(k)
-		v := le64(dp, i+k+x.off1) & x.mask1
+		v := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, i+k+x.off1))[:]) & x.mask1
 		(*Field)(unsafe.Add(fp, uintptr(x.fo1))).V = v ^ x.sgn1 - x.sgn2
 		s.clock, s.pos = clock, end
 		s.fxEvents++
@@ -1283,7 +1292,7 @@ func (s *Stream) Next() bool {
 		}
 		fd := unsafe.Add(fp, uintptr(n)*fieldSize)
 		i := pos>>3 + n
-		w := le64(dp, i)
+		w := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, i))[:])
 		// (the string's first null byte, else its length: stop flags
 		// the byte after it, when it has fewer than 8)
 		z := (w-0x0101010101010101)&^w&x.mask1 | x.stop
