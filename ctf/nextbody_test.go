@@ -12,8 +12,9 @@ import (
 // event context (a class's head integers are its payload's own: none, one
 // or more), whose classes exercise what Next's body runs after the
 // header with no branch: the three head integers (fillers for fewer),
-// then each tail (tailEnd, tailNulBX, tailArr8X, tailLoop with the
-// integers after the first three in pairs and an odd one), after the
+// then each tail (tailEnd, tailNulBX, tailArr8X, the latter two after
+// 3 head integers, tailLoop with the integers after the first three in
+// pairs and an odd one), after the
 // compact and the extended header; extended names the selector values
 // ext (LTTng: "31"; "30 ... 31": two values share its class id table).
 func nxHeadsTSDL(ext string) string { return nxHeadsOf(ext, -1) }
@@ -37,9 +38,11 @@ func nxHeadsOf(ext string, only int) string {
 		"uint8_t a; uint8_t b; uint8_t c; uint8_t d; uint8_t e;",                                                                                              // 3, a pair
 		"uint8_t a; uint8_t b; uint8_t c; uint8_t d; uint8_t e; uint8_t f;",                                                                                   // 3, a pair and one
 		"uint8_t a; uint8_t n; integer { size = 8; align = 8; signed = true; } q[n]; integer { size = 8; align = 8; signed = false; encoding = UTF8; } t[8];", // tailArr8X, two; a string of 8 bytes
-		"uint8_t a; uint8_t b; uint8_t n; uint8_t q[n]; integer { size = 8; align = 8; signed = false; encoding = UTF8; } t[1];",                              // tailArr8X, three
+		"uint8_t a; uint8_t b; uint8_t n; uint8_t q[n]; integer { size = 8; align = 8; signed = false; encoding = UTF8; } t[1];",                              // tailArr8X3
+		"integer { size = 16; align = 8; signed = false; } a; uint8_t b; uint32_t c; string s; uint8_t x;",                                                    // tailNulBX3
+		"uint8_t a; integer { size = 16; align = 8; signed = true; } b; integer { size = 8; align = 8; signed = true; } c;",                                   // tailEnd, three
 	}
-	ids := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 30, 31}
+	ids := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 30, 31}
 	for k, id := range ids {
 		if only >= 0 && k%len(bodies) != only {
 			continue
@@ -67,7 +70,7 @@ func TestNextBodyHeadsAndTails(t *testing.T) {
 				}
 			}
 		}
-		for _, want := range [][2]int{{tailEnd, 0}, {tailEnd, 2}, {tailNulBX, 0}, {tailNulBX, 1}, {tailArr8X, 1}, {tailArr8X, 2}, {tailArr8X, 3}, {tailLoop, 4}} {
+		for _, want := range [][2]int{{tailEnd, 0}, {tailEnd, 2}, {tailEnd, 3}, {tailNulBX, 0}, {tailNulBX, 1}, {tailNulBX3, 3}, {tailArr8X, 1}, {tailArr8X, 2}, {tailArr8X3, 3}, {tailLoop, 4}} {
 			if !tails[want] {
 				t.Fatalf("extended = %s: no hot template with tail %d and %d head integers: %v", ext, want[0], want[1], tails)
 			}
@@ -84,13 +87,13 @@ func TestNextBodyHeadsAndTails(t *testing.T) {
 		}
 		// (everyStream's sequences change their counts at random: a
 		// count that differs from the kept event's goes to nextFast)
-		if len(st.classes) != 12 || st.flat < st.events*2/3 {
+		if len(st.classes) != 14 || st.flat < st.events*2/3 {
 			t.Fatalf("extended = %s: %d of %d records from Next's body, %d classes", ext, st.flat, st.events, len(st.classes))
 		}
 	}
-	// classes of no payload only, ids 0 and 10 (compact) and 30 and 31
-	// (extended): the stream's fxNeed is the extended header's 13 bytes
-	// and the 8 its fillers read from the 13th on
+	// classes of no payload only, ids 0 (compact) and 30 (extended): the
+	// stream's fxNeed is the extended header's 13 bytes and the 8 its
+	// fillers read from the 13th on
 	tr := traceFromTSDL(t, nxHeadsOf("30 ... 31", 0))
 	if n := tr.dscs[0].fxNeed; n != 21 {
 		t.Fatalf("fxNeed %d, want 21", n)

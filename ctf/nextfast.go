@@ -641,12 +641,18 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		q.tail = tailNulBX
 		o, o1 := &rest[0], &rest[1]
 		q.tl = fxTail{fo: o.fo, fo1: o1.fo, adv: 8 + o.sgn, off1: 1 + uint64(o1.off), mask1: o1.mask, sgn1: o1.sgn, sgn2: o1.sgn}
+		if q.nHead == 3 {
+			q.tail = tailNulBX3
+		}
 	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxArr8X && rest[1].sgn <= 8:
 		q.tail = tailArr8X
 		o, o1 := &rest[0], &rest[1]
 		q.tl = fxTail{fo: o.fo, fo1: o1.fo, sl: o.sl, lenFo: uint32(o.mask), adv: 8 * o1.sgn, mask1: o1.mask, sgn1: o.sgn}
 		if o1.sgn < 8 {
 			q.tl.stop = 0x80 << (8 * o1.sgn)
+		}
+		if q.nHead == 3 {
+			q.tail = tailArr8X3
 		}
 	}
 }
@@ -689,6 +695,10 @@ const (
 	tailEnd
 	tailNulBX
 	tailArr8X
+	// tailNulBX and tailArr8X after 3 head integers (Next writes the
+	// third, hd[2], first; before the tail, it writes 2)
+	tailNulBX3
+	tailArr8X3
 )
 
 // hotOps returns flat program ops (ops[0] an fxSeg, the last fxEnd) as
@@ -1201,13 +1211,11 @@ func (s *Stream) Next() bool {
 		// from j: the segment's need covers its integers', and hneed
 		// the fillers' from hoff; a template not fused has fillers only,
 		// op0 being its fxSeg)
-		o, o1, o2 := &t.hd[0], &t.hd[1], &t.hd[2]
+		o, o1 := &t.hd[0], &t.hd[1]
 		x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o.off)))[:]) & o.mask
 		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn2
 		x1 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o1.off)))[:]) & o1.mask
 		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn2
-		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
-		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
 	}
 	// hdrPart.clock, with the field's value kept: the clock advanced by
 	// (v − clock) mod m+1 (m is 2^bits − 1), which is the clock's bits
@@ -1217,7 +1225,6 @@ func (s *Stream) Next() bool {
 	m, clock0 := t.clk.mask, s.clock
 	v := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, t.clk.b))[:]) >> (t.clk.s & 63) & m
 	clock := clock0 + (v-clock0)&m
-	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 	ev.Cycles = clock
 	// (s.ercID and haveERCID are left as they are: what reads them, Scan
 	// and the decoding program, sets them first)
@@ -1226,12 +1233,24 @@ func (s *Stream) Next() bool {
 	// to the last, fxEnd, at opEnd (a pointer: no index and no bounds
 	// check per op; never past the ops)
 	// (from here on, s.nextMiss(s.sel) is nextMiss(h), s.sel unchanged)
+	// (the third head integer, hd[2], where the tail has it: every tail
+	// but tailNulBX and tailArr8X, whose templates have at most 2)
+	o2 := &t.hd[2]
 	switch t.tail {
 	case tailEnd:
+		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
+		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 		s.clock, s.pos = clock, pos
 		s.fxEvents++
 		return true
+	case tailNulBX3:
+		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
+		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+		fallthrough
 	case tailNulBX:
+		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 		// the loop's fxNulBX and the fxInt after it, then fxEnd (pos on
 		// a byte: nxProg.tail), with no dispatch (fxTail: their
 		// constants); its checks against fxLim: pos ≤ fxLim (above), so
@@ -1259,7 +1278,13 @@ func (s *Stream) Next() bool {
 		s.clock, s.pos = clock, end
 		s.fxEvents++
 		return true
+	case tailArr8X3:
+		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
+		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+		fallthrough
 	case tailArr8X:
+		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 		// the loop's fxArr8X and the fxFix after it, then fxEnd (pos on
 		// a byte: nxProg.tail), with no dispatch (fxTail: their
 		// constants); its checks against fxLim (delta 0: the template's
@@ -1303,8 +1328,11 @@ func (s *Stream) Next() bool {
 		return true
 	}
 	op, oe := t.opInts, t.opEnd
-	// the integers at the head after the first 3, two at a time up to
-	// opPair, then the odd one before opInts
+	// the third integer at the head, then those after the first 3, two
+	// at a time up to opPair, then the odd one before opInts
+	x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
+	(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
+	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 	sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
 	p := t.opTail
 	for o2 := t.opPair; p != o2; p = unsafe.Add(p, 2*fxOpSize) {
