@@ -1236,20 +1236,262 @@ func (s *Stream) Next() bool {
 	// (the third head integer, hd[2], where the tail has it: every tail
 	// but tailNulBX and tailArr8X, whose templates have at most 2)
 	o2 := &t.hd[2]
-	switch t.tail {
-	case tailEnd:
+	// (one compare after another, in this order: not a binary search)
+	tl := t.tail
+	if tl == tailEnd {
 		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
 		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
 		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 		s.clock, s.pos = clock, pos
 		s.fxEvents++
 		return true
-	case tailNulBX3:
+	}
+	if tl == tailNulBX {
+		goto nulBX
+	}
+	if tl == tailArr8X {
+		goto arr8X
+	}
+	if tl == tailNulBX3 {
+		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
+		goto nulBX
+	}
+	if tl == tailArr8X3 {
+		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
+		goto arr8X
+	}
+	{
+		op, oe := t.opInts, t.opEnd
+		// the third integer at the head, then those after the first 3, two
+		// at a time up to opPair, then the odd one before opInts
 		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
 		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
 		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
-		fallthrough
-	case tailNulBX:
+		sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
+		p := t.opTail
+		for o2 := t.opPair; p != o2; p = unsafe.Add(p, 2*fxOpSize) {
+			o, o1 := (*fxOp)(p), (*fxOp)(unsafe.Add(p, fxOpSize))
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			x1 := le64(sp, uint64(o1.off)) & o1.mask
+			(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
+		}
+		if p != op {
+			o := (*fxOp)(p)
+			x := le64(sp, uint64(o.off)) & o.mask
+			(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+		}
+		// (fxRun but for dp, fp and nfs, which live on in locals: less to
+		// clear)
+		nfs := uint64(len(fs))
+		// (the kept counts, s.nxLens from t.lens on: the first array's 0,
+		// when the kept event is not whole, matches no count: its op returns
+		// to nextMiss; a count n with uint32(n)+1 = 0 is ≥ 2^32-1, more
+		// elements than the fields fs holds, where its op returns too)
+		r := fxHot{pos: pos}
+		fd := fp
+		for ; op != oe; op = unsafe.Add(op, fxOpSize) {
+			o := (*fxOp)(op)
+			if o.code == fxInt {
+				x := le64(sp, uint64(o.off)) & o.mask
+				(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+				continue
+			}
+			switch o.code {
+			case fxIntS:
+				x := le64(sp, uint64(o.off)) >> (o.sh & 63) & o.mask
+				(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+				continue
+			case fxIntB:
+				q := r.stb + uint64(o.off)
+				x := le64(sp, q>>3) >> (q & 7) & o.mask
+				(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+				continue
+			case fxSegB:
+				// (the position is on a byte: the segment starts there)
+				st := r.pos
+				if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
+					return s.nextMiss(s.sel)
+				}
+				sp, r.stb = unsafe.Add(dp, st>>3), 0
+				r.pos = st + o.sgn
+				continue
+			case fxSeg:
+				base := s.base
+				st := base + (r.pos-base+o.mask)&^o.mask
+				if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
+					return s.nextMiss(s.sel)
+				}
+				sp, r.stb = unsafe.Add(dp, st>>3), st&7
+				r.pos = st + o.sgn
+				continue
+			case fxSlot:
+				s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
+				continue
+			case fxIntSl:
+				// fxInt, then fxSlot
+				x := le64(sp, uint64(o.off))&o.mask ^ o.sgn - o.sgn
+				(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x
+				s.slots[o.sl] = x
+				continue
+			case fxArr8, fxArr8X:
+				// an array of bytes (fxArrF: its length the value of the
+				// field at fo mask, before it in its segment): its
+				// position aligned to a byte (base is a multiple of 8),
+				// its count the kept event's; its elements the bytes
+				// q>>3 … (q>>3)+n-1, q+8n ≤ end ≤ 8·len(data), into the
+				// fields after the array's (fo), delta + idx + 1 …
+				// delta + idx + n: delta + n + len(t.fields) ≤ len(fs)
+				// (idx < len(t.fields)), all checked here
+				n := (*Field)(unsafe.Add(fd, uintptr(o.mask))).V
+				if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
+					return s.nextMiss(s.sel)
+				}
+				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+				f.V = n
+				q := (r.pos + 7) &^ 7
+				if n > 0 {
+					end := s.end
+					if q > end || n > (end-q)>>3 || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
+						return s.nextMiss(s.sel)
+					}
+					el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, q>>3), o.sgn
+					for i := uintptr(0); i < uintptr(n); i++ {
+						(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
+					}
+					r.delta += n
+					fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
+				}
+				r.pos = q + n*8
+				if o.code == fxArr8 {
+					continue
+				}
+				// fxArr8X: then the fxFix after it (op+1, before the
+				// last op, fxEnd: hotOps), with no dispatch
+				op = unsafe.Add(op, fxOpSize)
+				o = (*fxOp)(op)
+				fallthrough
+			case fxFix:
+				// a short string or BLOB of static length sgn ≤ 8 from
+				// one word: up to its first null byte (a string), 8 when
+				// none (or a BLOB: zmask 0)
+				pos := r.pos
+				i := pos >> 3
+				if pos&7 != 0 || i+8 > uint64(len(s.data)) || pos+o.sgn*8 > s.end {
+					return s.nextMiss(s.sel) // (fxFix's item is no array: nextMiss below)
+				}
+				w := le64(dp, i)
+				z := (w - 0x0101010101010101) &^ w & o.mask
+				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+				f.V, f.N = i, uint32(min(uint64(bits.TrailingZeros64(z)>>3), o.sgn))
+				r.pos = pos + o.sgn*8
+				continue
+			case fxNulB, fxNulBX:
+				// fxNul, then fxSegB (need in mask, bits in sgn): their
+				// checks, one after the other
+				pos := r.pos
+				i := pos >> 3
+				if pos&7 != 0 || i+8 > uint64(len(s.data)) {
+					return s.nextMiss(s.sel) // (fxNul's item is no array: nextMiss below)
+				}
+				w := le64(dp, i)
+				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+				q := pos + uint64(bits.TrailingZeros64(z)&^7)
+				// (st+sgn ≤ end: st ≤ end, the string's null byte within
+				// the content)
+				if st := q + 8; z == 0 || st+o.sgn > s.end || (st>>3)+o.mask > uint64(len(s.data)) {
+					return s.nextMiss(s.sel)
+				}
+				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+				f.V, f.N = i, uint32(q-pos)>>3
+				sp, r.stb = unsafe.Add(dp, q>>3+1), 0
+				r.pos = q + 8 + o.sgn
+				if o.code == fxNulB {
+					continue
+				}
+				// fxNulBX: then the fxInt after it (op+1, before the
+				// last op, fxEnd: hotOps), of the segment just checked,
+				// with no dispatch
+				op = unsafe.Add(op, fxOpSize)
+				o = (*fxOp)(op)
+				fallthrough
+			case fxInt:
+				// (fxNulBX's fxInt: the others are run above)
+				x := le64(sp, uint64(o.off)) & o.mask
+				(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+				continue
+			case fxNul:
+				// a short null-terminated string from one word, without a
+				// call: the first null byte (z's lowest flag), within the
+				// content: what nulAt finds there
+				pos := r.pos
+				i := pos >> 3
+				if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
+					w := le64(dp, i)
+					z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+					q := pos + uint64(bits.TrailingZeros64(z)&^7)
+					if z != 0 && q+8 <= s.end {
+						f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+						f.V, f.N = i, uint32(q-pos)>>3
+						r.pos = q + 8
+						continue
+					}
+				}
+				return s.nextMiss(s.sel)
+			}
+			d := &t.segs[o.off].dyn
+			if d.code != nxArray {
+				return s.nextMiss(s.sel)
+			}
+			// the array: its length and elements (within the checks the
+			// comment above proves)
+			base := s.base
+			pos := base + (r.pos-base+d.am)&^d.am
+			n := d.length
+			if o.code == fxArrF {
+				n = (*Field)(unsafe.Add(fd, uintptr(o.mask))).V // (the length's field, below len(t.fields): hotOps)
+			} else if d.src >= 0 {
+				n = s.slots[d.src]
+			}
+			if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
+				return s.nextMiss(s.sel)
+			}
+			cur := r.delta + uint64(d.idx) + 1
+			fieldAt(fp, cur-1).V = n
+			if n > 0 {
+				end := s.end
+				q := base + (pos-base+d.eam)&^d.eam
+				// (with the fields of the template after them: the
+				// invariant delta + len(t.fields) ≤ len(fs) holds on)
+				if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
+					return s.nextMiss(s.sel)
+				}
+				pos = q + n<<d.elog
+				if ep := unsafe.Add(dp, q>>3); d.ebits == 8 {
+					// fxElems' bytes, without the call (the elements
+					// fields cur … cur+n-1, the bytes q>>3 … (q>>3)+n-1:
+					// within fs and data, checked above)
+					el, sgn := fieldAt(fp, cur), d.esgn
+					for i := uintptr(0); i < uintptr(n); i++ {
+						(*Field)(unsafe.Add(unsafe.Pointer(el), i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
+					}
+				} else {
+					fxElems(unsafe.Slice(fieldAt(fp, cur), n), ep, d)
+				}
+				r.delta += n
+				fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
+			}
+			r.pos = pos
+		}
+		s.clock = ev.Cycles
+		s.pos = r.pos
+		s.fxEvents++ // (the one count of the records read here: Stream.events)
+		return true
+	}
+nulBX:
+	{
 		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 		// the loop's fxNulBX and the fxInt after it, then fxEnd (pos on
 		// a byte: nxProg.tail), with no dispatch (fxTail: their
@@ -1278,12 +1520,9 @@ func (s *Stream) Next() bool {
 		s.clock, s.pos = clock, end
 		s.fxEvents++
 		return true
-	case tailArr8X3:
-		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
-		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
-		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
-		fallthrough
-	case tailArr8X:
+	}
+arr8X:
+	{
 		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
 		// the loop's fxArr8X and the fxFix after it, then fxEnd (pos on
 		// a byte: nxProg.tail), with no dispatch (fxTail: their
@@ -1327,232 +1566,6 @@ func (s *Stream) Next() bool {
 		s.fxEvents++
 		return true
 	}
-	op, oe := t.opInts, t.opEnd
-	// the third integer at the head, then those after the first 3, two
-	// at a time up to opPair, then the odd one before opInts
-	x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
-	(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
-	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
-	sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
-	p := t.opTail
-	for o2 := t.opPair; p != o2; p = unsafe.Add(p, 2*fxOpSize) {
-		o, o1 := (*fxOp)(p), (*fxOp)(unsafe.Add(p, fxOpSize))
-		x := le64(sp, uint64(o.off)) & o.mask
-		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-		x1 := le64(sp, uint64(o1.off)) & o1.mask
-		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
-	}
-	if p != op {
-		o := (*fxOp)(p)
-		x := le64(sp, uint64(o.off)) & o.mask
-		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-	}
-	// (fxRun but for dp, fp and nfs, which live on in locals: less to
-	// clear)
-	nfs := uint64(len(fs))
-	// (the kept counts, s.nxLens from t.lens on: the first array's 0,
-	// when the kept event is not whole, matches no count: its op returns
-	// to nextMiss; a count n with uint32(n)+1 = 0 is ≥ 2^32-1, more
-	// elements than the fields fs holds, where its op returns too)
-	r := fxHot{pos: pos}
-	fd := fp
-	for ; op != oe; op = unsafe.Add(op, fxOpSize) {
-		o := (*fxOp)(op)
-		if o.code == fxInt {
-			x := le64(sp, uint64(o.off)) & o.mask
-			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-			continue
-		}
-		switch o.code {
-		case fxIntS:
-			x := le64(sp, uint64(o.off)) >> (o.sh & 63) & o.mask
-			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-			continue
-		case fxIntB:
-			q := r.stb + uint64(o.off)
-			x := le64(sp, q>>3) >> (q & 7) & o.mask
-			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-			continue
-		case fxSegB:
-			// (the position is on a byte: the segment starts there)
-			st := r.pos
-			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
-				return s.nextMiss(s.sel)
-			}
-			sp, r.stb = unsafe.Add(dp, st>>3), 0
-			r.pos = st + o.sgn
-			continue
-		case fxSeg:
-			base := s.base
-			st := base + (r.pos-base+o.mask)&^o.mask
-			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
-				return s.nextMiss(s.sel)
-			}
-			sp, r.stb = unsafe.Add(dp, st>>3), st&7
-			r.pos = st + o.sgn
-			continue
-		case fxSlot:
-			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
-			continue
-		case fxIntSl:
-			// fxInt, then fxSlot
-			x := le64(sp, uint64(o.off))&o.mask ^ o.sgn - o.sgn
-			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x
-			s.slots[o.sl] = x
-			continue
-		case fxArr8, fxArr8X:
-			// an array of bytes (fxArrF: its length the value of the
-			// field at fo mask, before it in its segment): its
-			// position aligned to a byte (base is a multiple of 8),
-			// its count the kept event's; its elements the bytes
-			// q>>3 … (q>>3)+n-1, q+8n ≤ end ≤ 8·len(data), into the
-			// fields after the array's (fo), delta + idx + 1 …
-			// delta + idx + n: delta + n + len(t.fields) ≤ len(fs)
-			// (idx < len(t.fields)), all checked here
-			n := (*Field)(unsafe.Add(fd, uintptr(o.mask))).V
-			if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
-				return s.nextMiss(s.sel)
-			}
-			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-			f.V = n
-			q := (r.pos + 7) &^ 7
-			if n > 0 {
-				end := s.end
-				if q > end || n > (end-q)>>3 || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
-					return s.nextMiss(s.sel)
-				}
-				el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, q>>3), o.sgn
-				for i := uintptr(0); i < uintptr(n); i++ {
-					(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
-				}
-				r.delta += n
-				fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
-			}
-			r.pos = q + n*8
-			if o.code == fxArr8 {
-				continue
-			}
-			// fxArr8X: then the fxFix after it (op+1, before the
-			// last op, fxEnd: hotOps), with no dispatch
-			op = unsafe.Add(op, fxOpSize)
-			o = (*fxOp)(op)
-			fallthrough
-		case fxFix:
-			// a short string or BLOB of static length sgn ≤ 8 from
-			// one word: up to its first null byte (a string), 8 when
-			// none (or a BLOB: zmask 0)
-			pos := r.pos
-			i := pos >> 3
-			if pos&7 != 0 || i+8 > uint64(len(s.data)) || pos+o.sgn*8 > s.end {
-				return s.nextMiss(s.sel) // (fxFix's item is no array: nextMiss below)
-			}
-			w := le64(dp, i)
-			z := (w - 0x0101010101010101) &^ w & o.mask
-			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-			f.V, f.N = i, uint32(min(uint64(bits.TrailingZeros64(z)>>3), o.sgn))
-			r.pos = pos + o.sgn*8
-			continue
-		case fxNulB, fxNulBX:
-			// fxNul, then fxSegB (need in mask, bits in sgn): their
-			// checks, one after the other
-			pos := r.pos
-			i := pos >> 3
-			if pos&7 != 0 || i+8 > uint64(len(s.data)) {
-				return s.nextMiss(s.sel) // (fxNul's item is no array: nextMiss below)
-			}
-			w := le64(dp, i)
-			z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
-			q := pos + uint64(bits.TrailingZeros64(z)&^7)
-			// (st+sgn ≤ end: st ≤ end, the string's null byte within
-			// the content)
-			if st := q + 8; z == 0 || st+o.sgn > s.end || (st>>3)+o.mask > uint64(len(s.data)) {
-				return s.nextMiss(s.sel)
-			}
-			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-			f.V, f.N = i, uint32(q-pos)>>3
-			sp, r.stb = unsafe.Add(dp, q>>3+1), 0
-			r.pos = q + 8 + o.sgn
-			if o.code == fxNulB {
-				continue
-			}
-			// fxNulBX: then the fxInt after it (op+1, before the
-			// last op, fxEnd: hotOps), of the segment just checked,
-			// with no dispatch
-			op = unsafe.Add(op, fxOpSize)
-			o = (*fxOp)(op)
-			fallthrough
-		case fxInt:
-			// (fxNulBX's fxInt: the others are run above)
-			x := le64(sp, uint64(o.off)) & o.mask
-			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-			continue
-		case fxNul:
-			// a short null-terminated string from one word, without a
-			// call: the first null byte (z's lowest flag), within the
-			// content: what nulAt finds there
-			pos := r.pos
-			i := pos >> 3
-			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
-				w := le64(dp, i)
-				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
-				q := pos + uint64(bits.TrailingZeros64(z)&^7)
-				if z != 0 && q+8 <= s.end {
-					f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-					f.V, f.N = i, uint32(q-pos)>>3
-					r.pos = q + 8
-					continue
-				}
-			}
-			return s.nextMiss(s.sel)
-		}
-		d := &t.segs[o.off].dyn
-		if d.code != nxArray {
-			return s.nextMiss(s.sel)
-		}
-		// the array: its length and elements (within the checks the
-		// comment above proves)
-		base := s.base
-		pos := base + (r.pos-base+d.am)&^d.am
-		n := d.length
-		if o.code == fxArrF {
-			n = (*Field)(unsafe.Add(fd, uintptr(o.mask))).V // (the length's field, below len(t.fields): hotOps)
-		} else if d.src >= 0 {
-			n = s.slots[d.src]
-		}
-		if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
-			return s.nextMiss(s.sel)
-		}
-		cur := r.delta + uint64(d.idx) + 1
-		fieldAt(fp, cur-1).V = n
-		if n > 0 {
-			end := s.end
-			q := base + (pos-base+d.eam)&^d.eam
-			// (with the fields of the template after them: the
-			// invariant delta + len(t.fields) ≤ len(fs) holds on)
-			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
-				return s.nextMiss(s.sel)
-			}
-			pos = q + n<<d.elog
-			if ep := unsafe.Add(dp, q>>3); d.ebits == 8 {
-				// fxElems' bytes, without the call (the elements
-				// fields cur … cur+n-1, the bytes q>>3 … (q>>3)+n-1:
-				// within fs and data, checked above)
-				el, sgn := fieldAt(fp, cur), d.esgn
-				for i := uintptr(0); i < uintptr(n); i++ {
-					(*Field)(unsafe.Add(unsafe.Pointer(el), i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
-				}
-			} else {
-				fxElems(unsafe.Slice(fieldAt(fp, cur), n), ep, d)
-			}
-			r.delta += n
-			fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
-		}
-		r.pos = pos
-	}
-	s.clock = ev.Cycles
-	s.pos = r.pos
-	s.fxEvents++ // (the one count of the records read here: Stream.events)
-	return true
 }
 
 // nextBare decodes the event record at s.pos of a packet without event
