@@ -1236,8 +1236,13 @@ func (s *Stream) Next() bool {
 	// (the third head integer, hd[2], where the tail has it: every tail
 	// but tailNulBX and tailArr8X, whose templates have at most 2)
 	o2 := &t.hd[2]
-	// (one compare after another, in this order: not a binary search)
+	// (one compare after another, in this order, not a binary search:
+	// of the orders tried, the fewest simulated mispredictions on
+	// BenchmarkStream)
 	tl := t.tail
+	if tl == tailNulBX {
+		goto nulBX
+	}
 	if tl == tailEnd {
 		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
 		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
@@ -1245,9 +1250,6 @@ func (s *Stream) Next() bool {
 		s.clock, s.pos = clock, pos
 		s.fxEvents++
 		return true
-	}
-	if tl == tailNulBX {
-		goto nulBX
 	}
 	if tl == tailArr8X {
 		goto arr8X
