@@ -1203,8 +1203,9 @@ func (s *Stream) Next() bool {
 	// t's fields, delta being 0)
 	// first the integers at its head (the fused segment's: every value
 	// of a class of integers only, without the loop's state): the
-	// first 3 (t.hd: for fewer, fillers that write the clock's field,
-	// written below), with no branch
+	// first 2 (t.hd: for fewer, fillers that write the clock's field,
+	// written after them), with no branch; the third, hd[2], below in
+	// the tails that have one
 	{
 		// (their offsets from the header's first byte: hoff + the
 		// segment's; the 8 bytes from each within the hneed ≤ fxNeed
