@@ -136,23 +136,26 @@ type nxProg struct {
 	// nHead: the ops from op0 to opInts (fxInt)
 	nHead int
 	// hd: the first 3 of them, which Next runs whatever their number (no
-	// branch): for fewer, the others write 0 to the clock's field, which
-	// Next writes after them (mask and sgn 0, off 0: the 8 bytes from the
-	// segment's start on, within hneed); opTail is the op after them
+	// branch): the first 2 before its tail, the third in the tails that
+	// have one (all but tailNulBX and tailArr8X, whose templates have at
+	// most 2); for fewer, the others write 0 to the clock's field, which
+	// Next writes after them (mask and sgn 0, off hoff: the 8 bytes from
+	// the segment's start on, within hneed); opTail is the op after them
 	// (op0 + min(nHead, 3)), opPair opTail + an even number of ops, the
 	// last of them before opInts or opInts itself (Next runs the
 	// integers after the first 3 up to it two at a time, then the odd
 	// one before opInts)
 	hd             [3]fxHd
 	opTail, opPair unsafe.Pointer
-	// tl: the constants of tail tailNulBX or tailArr8X
+	// tl: the constants of tail tailNulBX or tailArr8X (and their forms
+	// after 3 integers)
 	tl fxTail
 	// tail: what Next runs after the integers at the head, without its
-	// loop (tailEnd: nothing, opInts is opEnd; tailNulBX, tailArr8X: that
-	// op at opInts, the op it runs after it, then opEnd, the position
-	// there on a byte; all three with at most 3 integers at the head),
-	// or tailLoop: the integers after the first 3, then its loop from
-	// opInts on
+	// loop (tailEnd: nothing, opInts is opEnd, after at most 3 integers;
+	// tailNulBX, tailArr8X: that op at opInts, the op it runs after it,
+	// then opEnd, the position there on a byte, after at most 2
+	// integers, tailNulBX3 and tailArr8X3 after 3), or tailLoop: the
+	// integers after the first 3, then its loop from opInts on
 	tail uint8
 	// need: the most bytes Next's body reads from a position p it checks
 	// against Stream.fxLim (p ≤ fxLim or p < fxLim): the header's hneed,
