@@ -1556,9 +1556,12 @@ arr8X:
 		if end > s.fxLim {
 			return s.nextMiss(s.sel)
 		}
+		// (the elements from one pointer to the next, no index: el ends
+		// at the field after the last element, within fs (the string's
+		// follows), ep at the string's first byte, within data)
 		el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, pos>>3), x.sgn1
-		for i := uintptr(0); i < uintptr(n); i++ {
-			(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
+		for ee := unsafe.Add(ep, uintptr(n)); ep != ee; ep, el = unsafe.Add(ep, 1), unsafe.Add(el, fieldSize) {
+			(*Field)(el).V = uint64(*(*uint8)(ep)) ^ sgn - sgn
 		}
 		fd := unsafe.Add(fp, uintptr(n)*fieldSize)
 		i := pos>>3 + n
