@@ -110,10 +110,10 @@ func TestNextBodyHeadsAndTails(t *testing.T) {
 
 // The stream's copy of a selector table (fxEnts) has an entry for each
 // selector value up to its mask: for a value whose option has no class
-// id field, the class's template and kept fields, indexing its own table
-// with the selector; for one with a class id field, that field and the
-// stream's copy of the option's class id table (one copy for the values
-// that share it); fxNone where no template is. It is made once per table.
+// id field, the class's template and kept fields; for one with a class
+// id field, no template, that field and the stream's copy of the
+// option's class id table (one copy for the values that share it);
+// fxNone where no template is. It is made once per table.
 func TestNextBodySelectorEntries(t *testing.T) {
 	for _, ext := range []string{"31", "30 ... 31"} {
 		tr := traceFromTSDL(t, nxHeadsTSDL(ext))
@@ -157,8 +157,8 @@ func TestNextBodySelectorEntries(t *testing.T) {
 					}
 				}
 			default:
-				if &e.ids[0] != &tab[0] || len(e.ids) != len(tab) || e.id != h.selAt {
-					t.Fatalf("extended = %s: selector %d does not index its own table", ext, sel)
+				if e.ids != nil {
+					t.Fatalf("extended = %s: selector %d: a class id table", ext, sel)
 				}
 				ec := sc.EventClass(uint64(sel))
 				if k < 0 || ec == nil {
