@@ -1160,7 +1160,7 @@ func (s *Stream) Next() bool {
 	// len(fxTab)), or for an option with a class id field (its t nil)
 	// the entry of that id in the table it names
 	e := (*fxEnt)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.fxTab)), uintptr(sel)*fxEntSize))
-	id := sel
+	id := sel // (without a class id field, the class id is the selector)
 	if e.t == nil {
 		id = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, e.id.b))[:]) >> (e.id.s & 63) & e.id.mask
 		if ids := e.ids; id < uint64(len(ids)) {
