@@ -2,6 +2,7 @@ package ctf
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -143,4 +144,52 @@ func TestReaderReadPackets(t *testing.T) {
 			t.Errorf("%s: a second ReadPackets read %d packets", c.name, again)
 		}
 	}
+}
+
+// FuzzReadPackets: on any two files of one data stream, ReadPackets ends,
+// reads no more packets than the files hold 8-byte words, fails only with
+// a FormatError (or the clocks' correlation), and where a read of every
+// event record (Count, ByStream) succeeds, succeeds too with the same gaps
+// and the same packets read.
+func FuzzReadPackets(f *testing.F) {
+	data, _ := genStreamBytes(0, 60, 4, 256)
+	f.Add(data, data)
+	f.Add(data, data[256:])
+	f.Add(data[:700], data[256:])
+	f.Add(data[:512], data[512:])
+	tr0 := traceFromTSDL(f, genMetadata(4))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		open := func() *Trace {
+			tr := &Trace{}
+			*tr = *tr0
+			tr.Streams = nil
+			tr.AddStream("a", a)
+			tr.AddStream("b", b)
+			return tr
+		}
+		tp, tc := open(), open()
+		rp, rc := tp.NewReader(), tc.NewScanner().ByStream()
+		n := rp.ReadPackets()
+		if n > int64(len(a)+len(b))/8+2 {
+			t.Fatalf("%d packets from %d bytes", n, len(a)+len(b))
+		}
+		if err := rp.Err(); err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) && !errors.Is(err, ErrClockCorrelation) {
+				t.Fatalf("error %T %v", err, err)
+			}
+		}
+		rc.Count()
+		if rc.Err() != nil {
+			return
+		}
+		var pc, pp int
+		for i, s := range tc.Streams {
+			pc += s.PacketsRead()
+			pp += tp.Streams[i].PacketsRead()
+		}
+		if rp.Err() != nil || lossText(tp) != lossText(tc) || pc != pp || int64(pp) != n {
+			t.Fatalf("Count: %d packets, gaps\n%sReadPackets: %v, %d packets (%d), gaps\n%s", pc, lossText(tc), rp.Err(), pp, n, lossText(tp))
+		}
+	})
 }
