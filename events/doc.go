@@ -98,7 +98,9 @@
 //     their vtid context, told apart by vpid) and kernel system calls
 //     (syscall_entry_NAME and syscall_exit_NAME, before LTTng 2.7 sys_NAME
 //     and exit_syscall, named NAME, on the track of their tid context or
-//     else of the thread their CPU's last sched_switch switched to); the
+//     else of the thread their CPU's last sched_switch switched to), with
+//     what is known of each thread (Track.Thread: ids, latest name,
+//     process) from LTTng's state dump, scheduler and process events; the
 //     Chrome export turns it on, dump and the Parquet export do not.
 //
 // The format's own record stays reachable: Event.Dial9, ATF, WTF, CDT and
@@ -149,7 +151,7 @@
 // allocates. Derived names (hex function ids, WTF scope names, worker track
 // names) are interned up to DefaultMaxNames per Reader; beyond that they are
 // built per event. Pairing keeps at most its depth limit of open begins per
-// track, for at most 65 536 tracks; WithCTFCallSlices makes at most 65 536
-// thread tracks and keeps no stack. The codecs bound everything read from the
+// track, for at most 65 536 tracks; WithCTFCallSlices knows at most 65 536
+// threads (named or with a track) and keeps no stack. The codecs bound everything read from the
 // input (each package documents its Limits).
 package events
