@@ -65,11 +65,10 @@ type ctfCalls struct {
 	// (direct-mapped)
 	threads map[ctfThreadKey]*Thread
 	slot    [ctfSlots]*Thread
-	// cur holds by CPU track (an index in ctfSource.tracks) the thread
-	// running there since its last sched_switch, nil while unknown; with
-	// several hosts, curHost does by CPU track and host
-	cur     []*Thread
-	curHost map[[2]uint32]*Thread
+	// cur holds by CPU track (an index in ctfSource.tracks: a host's
+	// own) the thread running there since its last sched_switch, nil
+	// while unknown
+	cur []*Thread
 	// hostNames are the hosts (the traces' hostname environment entries)
 	// by index; hostOf the index of each trace's host; kernel whether a
 	// host has a kernel trace (its user-space threads are then its kernel
@@ -99,22 +98,8 @@ const ctfUSTTrack = 1 << 63
 func newCTFCalls(traces []*ctf.Trace, tracks, maxNames int) *ctfCalls {
 	c := &ctfCalls{threads: map[ctfThreadKey]*Thread{}, cur: make([]*Thread, tracks),
 		oldSys: map[*ctf2meta.EventRecordClass]bool{}, names: map[uint64]string{}, maxNames: maxNames}
-	hosts := map[string]uint32{}
+	c.hostNames, c.hostOf, c.kernel = ctfHosts(traces)
 	for i, tr := range traces {
-		var host, domain string
-		if tr.Meta != nil && tr.Meta.TraceClass != nil {
-			host, _ = tr.Meta.TraceClass.Environment["hostname"].(string)
-			domain, _ = tr.Meta.TraceClass.Environment["domain"].(string)
-		}
-		h, ok := hosts[host]
-		if !ok {
-			h = uint32(len(c.hostNames))
-			hosts[host] = h
-			c.hostNames = append(c.hostNames, host)
-			c.kernel = append(c.kernel, false)
-		}
-		c.hostOf = append(c.hostOf, h)
-		c.kernel[h] = c.kernel[h] || domain == "kernel"
 		if len(traces) > 1 && tr.Meta != nil {
 			if c.classHost == nil {
 				c.classHost = map[*ctf2meta.EventRecordClass]int{}
@@ -123,9 +108,6 @@ func newCTFCalls(traces []*ctf.Trace, tracks, maxNames int) *ctfCalls {
 				c.classHost[erc] = i
 			}
 		}
-	}
-	if len(c.hostNames) > 1 {
-		c.curHost = map[[2]uint32]*Thread{}
 	}
 	for _, tr := range traces {
 		if tr.Meta == nil {
@@ -145,6 +127,31 @@ func newCTFCalls(traces []*ctf.Trace, tracks, maxNames int) *ctfCalls {
 		}
 	}
 	return c
+}
+
+// ctfHosts returns the hosts of traces (their environments' hostname
+// entries; "" when none) by index in order of appearance, the index of
+// each trace's, and whether each host has a kernel trace (domain
+// "kernel").
+func ctfHosts(traces []*ctf.Trace) (names []string, of []uint32, kernel []bool) {
+	index := map[string]uint32{}
+	for _, tr := range traces {
+		var host, domain string
+		if tr.Meta != nil && tr.Meta.TraceClass != nil {
+			host, _ = tr.Meta.TraceClass.Environment["hostname"].(string)
+			domain, _ = tr.Meta.TraceClass.Environment["domain"].(string)
+		}
+		h, ok := index[host]
+		if !ok {
+			h = uint32(len(names))
+			index[host] = h
+			names = append(names, host)
+			kernel = append(kernel, false)
+		}
+		of = append(of, h)
+		kernel[h] = kernel[h] || domain == "kernel"
+	}
+	return names, of, kernel
 }
 
 // ctfOldSyscall returns the system call of an LTTng < 2.7 entry class name
@@ -306,7 +313,7 @@ func (s *ctfSource) call(e *Event, k *ctfCall, cpu int) {
 				th.setComm(s.argText(k.comm))
 			}
 		}
-		c.setCur(cpu, k.host, th)
+		c.cur[cpu] = th
 		return
 	case ctfCallStatedump, ctfCallFork, ctfCallExec, ctfCallFree:
 		s.noteThread(k, k.tid, k.pid, k.comm)
@@ -326,7 +333,7 @@ func (s *ctfSource) call(e *Event, k *ctfCall, cpu int) {
 				}
 			}
 		} else if k.tid == nil {
-			th = c.getCur(cpu, k.host)
+			th = c.cur[cpu]
 		}
 		t := c.track(th)
 		if t == nil {
@@ -407,24 +414,6 @@ func (s *ctfSource) noteThread(k *ctfCall, tidF, pidF, commF *ctfTop) {
 // ctfExecComm is how much of an executable's file name Linux keeps as the
 // thread's name (TASK_COMM_LEN − 1).
 const ctfExecComm = 15
-
-// setCur notes that thread th (nil: unknown) runs on CPU track cpu of host
-// h.
-func (c *ctfCalls) setCur(cpu int, h uint32, th *Thread) {
-	if c.curHost != nil {
-		c.curHost[[2]uint32{uint32(cpu), h}] = th
-		return
-	}
-	c.cur[cpu] = th
-}
-
-// getCur is the thread running on CPU track cpu of host h (nil: unknown).
-func (c *ctfCalls) getCur(cpu int, h uint32) *Thread {
-	if c.curHost != nil {
-		return c.curHost[[2]uint32{uint32(cpu), h}]
-	}
-	return c.cur[cpu]
-}
 
 // track returns the track of thread th (nil: none), made at its first
 // call: named by "tid" and its tid, or "vtid" and its vtid and vpid when

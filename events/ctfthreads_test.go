@@ -2,7 +2,9 @@ package events_test
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tracecodec/tracecodec/events"
@@ -175,6 +177,9 @@ func TestCTFThreadsSession(t *testing.T) {
 	write(filepath.Join(root, "kernel"), "gen", threadSpec(), krecs)
 	write(filepath.Join(root, "ust", "uid", "1000", "64-bit"), "gen", ust, urecs)
 	tracks, _ := threadsOf(t, root)
+	if got := cpuTracks(t, root); got != "[cpu 0/0]" {
+		t.Errorf("one host's CPU tracks: %s", got)
+	}
 	checkThreads(t, tracks, []threadWant{
 		{track: "tid 42 (app)", id: 42, tid: 42, pid: 40, name: "app", process: "app", host: "gen"},
 	})
@@ -200,9 +205,92 @@ func TestCTFThreadsSession(t *testing.T) {
 	})
 	// (the muxer reads b's trace first: b is the first host)
 	tracks, _ = threadsOf(t, root)
+	if got := cpuTracks(t, root); got != fmt.Sprintf("[cpu 0 (gen)/%d cpu 0/0]", 1<<32+1) {
+		t.Errorf("two hosts' CPU tracks: %s", got)
+	}
 	checkThreads(t, tracks, []threadWant{
 		{track: "tid 42 (app-thread)", id: 1<<32 | 42, tid: 42, pid: -1, name: "app-thread", process: "", host: "gen"},
 		{track: "tid 43 (b43)", id: 43, tid: 43, pid: -1, name: "b43", host: "b"},
 		{track: "tid 42 (other)", id: 42, tid: 42, pid: -1, name: "other", host: "b"},
 	})
+}
+
+// TestCTFThreadsZeroAllocs: once its threads are known, noting their names
+// and processes costs no allocation per event, names changing at every
+// event (state dumps, forks, execs, frees, sched_switch, the procname
+// context of system calls).
+func TestCTFThreadsZeroAllocs(t *testing.T) {
+	dir := t.TempDir()
+	s := threadSpec(ctfgen.Field{Name: "tid", Kind: ctfgen.S32}, ctfgen.Field{Name: "pid", Kind: ctfgen.S32},
+		ctfgen.Field{Name: "procname", Kind: ctfgen.Comm})
+	var recs []ctfgen.Record
+	for i := range 6000 {
+		ts := uint64(100 * i)
+		cpu, tid := i%2, 10+i%40
+		name := fmt.Sprintf("n%d", i%7)
+		ctx := []any{tid, 10 + i%5, name}
+		var r ctfgen.Record
+		switch i % 8 {
+		case 0:
+			r = ctfgen.Record{Class: 5, Values: []any{tid, tid, 10 + i%5, 10 + i%5, 1, name, 0}}
+		case 1:
+			r = ctfgen.Record{Class: 6, Values: []any{name, tid, 10, name + "c", 10 + (i+1)%40, 10}}
+		case 2:
+			r = ctfgen.Record{Class: 7, Values: []any{"/bin/" + name, tid, tid}}
+		case 3:
+			r = ctfgen.Record{Class: 8, Values: []any{name, tid, 20}}
+		case 4:
+			r = switchNamed(cpu, ts, tid, name, 10+(i+3)%40, name+"x")
+		case 5, 6:
+			r = ctfgen.Record{Class: i%8 - 4, Values: []any{1}} // read entry, exit
+		default:
+			r = ctfgen.Record{Class: 3, Values: []any{1}}
+		}
+		r.CPU, r.TS, r.Context = cpu, ts, ctx
+		recs = append(recs, r)
+	}
+	if err := ctfgen.WriteRecords(dir, s, recs); err != nil {
+		t.Fatal(err)
+	}
+	r, err := events.Open(dir, events.WithCTFCallSlices())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var last *events.Thread
+	for i := 0; i < 2000 && r.Next(); i++ {
+		if th := r.Event().Track().Thread; th != nil {
+			last = th
+		}
+	}
+	if last == nil || last.PID < 0 {
+		t.Fatalf("no thread with a process: %+v", last)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		for range 16 {
+			if !r.Next() {
+				t.Fatalf("ran out of events: %v", r.Err())
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.2f allocations per 16 events", allocs)
+	}
+}
+
+// cpuTracks lists the stream tracks of dir's events as "name/ID", sorted.
+func cpuTracks(t *testing.T, dir string) string {
+	t.Helper()
+	r, err := events.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	seen := map[string]bool{}
+	for r.Next() {
+		tk := r.Event().Track()
+		seen[fmt.Sprintf("%s/%d", tk.Name, tk.ID)] = true
+	}
+	out := slices.Sorted(maps.Keys(seen))
+	return fmt.Sprint(out)
 }

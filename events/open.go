@@ -116,7 +116,8 @@ func WithScopeData() Option {
 //     stays an instant on its CPU's track. In a session folder of several
 //     hosts' traces, the tracks of a host after the first have IDs
 //     host index×2^32 + tid (a user-space thread of such a host without
-//     kernel trace: 2^63 + 2^62 + a count).
+//     kernel trace: 2^63 + 2^62 + a count), and each host's CPUs are
+//     its own tracks (see the package doc).
 //
 // Each thread track's Track.Thread says what is known of its thread: tid,
 // pid, host, its latest name and its process's name, from the state dump,
