@@ -308,13 +308,17 @@ func (s *ctfSource) trackIndex(st *ctf.Stream, p *ctf.Packet) int {
 		}
 	}
 	tk := Track{Kind: TrackStream, ID: ctfFileTrack + uint64(pos), Name: s.names[pos]}
-	switch {
-	case hasCPU && host == 0:
-		tk.ID, tk.Name = cpu, "cpu "+strconv.FormatUint(cpu, 10)
-	case hasCPU:
+	if hasCPU {
 		// a CPU of a session's host after the first: a track apart, with
-		// the ID of its first file's
-		tk.Name = "cpu " + strconv.FormatUint(cpu, 10) + " (" + s.hostNames[host] + ")"
+		// the ID of its first file's; named by its host when there are
+		// several
+		if host == 0 {
+			tk.ID = cpu
+		}
+		tk.Name = "cpu " + strconv.FormatUint(cpu, 10)
+		if len(s.hostNames) > 1 {
+			tk.Name += " (" + s.hostNames[host] + ")"
+		}
 	}
 	i = len(s.tracks)
 	s.tracks = append(s.tracks, tk) // within its capacity: a track per stream at most

@@ -77,8 +77,9 @@
 //     data stream's track: a stream whose packet context has a cpu_id is
 //     on its CPU's track (ID the cpu_id, named "cpu N"; every stream of
 //     that CPU shares it; in a session of several hosts — the traces'
-//     hostname — a CPU of a host after the first is a track of its own,
-//     ID as below, named "cpu N (HOST)"), another on its own (ID 2^32 + the position of
+//     hostname — each CPU is named "cpu N (HOST)", and one of a host
+//     after the first is a track of its own, ID as below), another on its
+//     own (ID 2^32 + the position of
 //     its first file, never a CPU number; named by the file; a stream's
 //     rotated files share it). Arguments
 //     are the top-level fields of the common context, specific context and
