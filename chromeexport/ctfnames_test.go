@@ -152,15 +152,15 @@ func TestConvertCTFNames(t *testing.T) {
 	// The user-space trace of another host: its own process and thread,
 	// whose pid and tid the kernel's took (its process has no name: its
 	// main thread, vtid 100, is not in the trace); process names say the
-	// host.
+	// host, and so do the CPUs' rows (phone's has only calls: no row).
 	if err := ctfgen.EditMetadata(filepath.Join(root, "ust"), `hostname = "gen"`, `hostname = "phone"`); err != nil {
 		t.Fatal(err)
 	}
 	d, _, _ = convertCTF(t, root)
 	want = []string{
 		" ≈/srv-worker ≈: 0x401000",
-		"CTF streams ≈/cpu 0 ≈: ",
-		"CTF streams ≈/cpu 1 ≈: ",
+		"CTF streams ≈/cpu 0 (gen) ≈: ",
+		"CTF streams ≈/cpu 1 (gen) ≈: ",
 		"ls (gen) 200/ls 200: write",
 		"server (gen) 100/srv-io 101: read",
 	}
