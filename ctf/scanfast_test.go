@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -277,5 +279,48 @@ func TestStringAlignedPastEnd(t *testing.T) {
 		if s.Err() == nil || !strings.Contains(s.Err().Error(), `string field "t0" overruns the packet content (bit 68800 of 68792)`) || s.Recovery().Read != 195 {
 			t.Fatalf("scan %v: %d records, %v", scan, s.Recovery().Read, s.Err())
 		}
+	}
+}
+
+// Scan (then Decode) reads the real traces as Next does (babeltrace's CTF
+// test traces with CTF_BT_TRACES, the interop vectors with
+// TRACECODEC_VECTORS, Trace Compass's LTTng and CTF 2 traces with
+// CTF_TC_TRACES), each data stream file read whole; most of their
+// records come from Scan's body.
+func TestScanFastRealTraces(t *testing.T) {
+	dirs := realTraceDirs()
+	if root := os.Getenv("CTF_TC_TRACES"); root != "" {
+		dirs = append(dirs, traceDirs(root)...)
+	}
+	if len(dirs) == 0 {
+		t.Skip("none of CTF_BT_TRACES, TRACECODEC_VECTORS, CTF_TC_TRACES set")
+	}
+	st := newScanStats()
+	r := rand.New(rand.NewPCG(9, 10))
+	streams := 0
+	for _, dir := range dirs {
+		tr, err := OpenDir(dir)
+		if err != nil {
+			continue // refused at open: nothing to compare
+		}
+		var names []string
+		for _, s := range tr.Streams {
+			names = append(names, s.Name)
+		}
+		tr.Streams = tr.Streams[:0]
+		for _, name := range names {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareScanNext(t, tr, dir+"/"+name, b, st, r)
+			streams++
+		}
+	}
+	t.Logf("%d data streams of %d traces: %d records, %d from Scan's body", streams, len(dirs), st.events, st.body)
+	// (Trace Compass's LTTng traces: 4.47 M of 4.97 M records with all
+	// three set)
+	if st.events > 0 && st.body == 0 || os.Getenv("CTF_TC_TRACES") != "" && st.body < st.events*3/4 {
+		t.Fatalf("real traces: %d of %d records from Scan's body", st.body, st.events)
 	}
 }
