@@ -41,10 +41,28 @@ type pktKey struct {
 	bytes, begin, end, seq uint64
 }
 
-// gpkt is a packet of a group being built.
+// gpkt is a packet of a group being built; bad: a packet whose header or
+// context is damaged, listed from the LTTng index for
+// WithSkipDamagedPackets (packetsOf), which an equal packet of another file
+// replaces (samePacket).
 type gpkt struct {
-	k pktKey
-	s seg
+	k   pktKey
+	s   seg
+	bad bool
+}
+
+// samePacket reports whether e equals the listed packet *l (the group
+// reads one of them), making *l e when *l is damaged and e is not: the
+// intact copy of a packet, which overlapping snapshots hold, is the one
+// read (babeltrace2, which fails on a damaged packet, keeps the first).
+func samePacket(l *gpkt, e gpkt) bool {
+	if l.k != e.k {
+		return false
+	}
+	if l.bad && !e.bad {
+		*l = e
+	}
+	return true
 }
 
 func keyOf(s *Stream, p *Packet) pktKey {
@@ -109,11 +127,11 @@ func insertPackets(l, b []gpkt) []gpkt {
 			e := bs[j]
 			switch {
 			case len(keep) > 0:
-				if keep[len(keep)-1].k == e.k {
+				if samePacket(&keep[len(keep)-1], e) {
 					continue
 				}
 			case i > i0:
-				if l[i0].k == e.k {
+				if samePacket(&l[i0], e) {
 					continue
 				}
 			}
@@ -135,7 +153,7 @@ func insertOneByOne(l, b []gpkt) []gpkt {
 		for j < len(l) && e.k.begin > l[j].k.begin {
 			j++
 		}
-		if j == len(l) || l[j].k != e.k {
+		if j == len(l) || !samePacket(&l[j], e) {
 			l = slices.Insert(l, j, e)
 		}
 	}
@@ -399,7 +417,7 @@ func (r *Reader) packetsOf(i int) []gpkt {
 	s.release() // the group reads it later, if at all
 	out := make([]gpkt, len(ps), len(ps)+len(s.skipAt)+1)
 	for k := range ps {
-		out[k] = gpkt{keyOf(s, &ps[k]), seg{i, ps[k].Index, ps[k].Offset}}
+		out[k] = gpkt{keyOf(s, &ps[k]), seg{i, ps[k].Index, ps[k].Offset}, false}
 	}
 	if len(s.skipAt) > 0 {
 		for _, sk := range s.skipAt {
@@ -408,12 +426,12 @@ func (r *Reader) packetsOf(i int) []gpkt {
 			if e.HasStreamSeqNum {
 				k.seq = e.SeqNum
 			}
-			out = append(out, gpkt{k, seg{i, sk.pkt, e.Offset}})
+			out = append(out, gpkt{k, seg{i, sk.pkt, e.Offset}, true})
 		}
 		slices.SortStableFunc(out, func(a, b gpkt) int { return cmp.Compare(a.s.off, b.s.off) })
 	}
 	if err != nil {
-		out = append(out, gpkt{pktKey{begin: math.MaxUint64, end: math.MaxUint64, seq: math.MaxUint64}, seg{i, failIdx, failOff}})
+		out = append(out, gpkt{pktKey{begin: math.MaxUint64, end: math.MaxUint64, seq: math.MaxUint64}, seg{i, failIdx, failOff}, false})
 	}
 	return out
 }

@@ -280,14 +280,15 @@ func TestSessionCopies(t *testing.T) {
 // packet index entries one by one gives (insertOneByOne, the reference),
 // on random packet lists with equal beginning times and equal packets,
 // the first list sorted (the merge insertPackets computes) or not (a
-// small unsorted one is inserted into one by one).
+// small unsorted one is inserted into one by one), a third of the packets
+// damaged (an intact equal packet replaces a damaged one: samePacket).
 func TestInsertPackets(t *testing.T) {
 	naive := func(l, b []gpkt) []gpkt { return insertOneByOne(slices.Clone(l), b) }
 	rnd := rand.New(rand.NewPCG(1, 2))
 	list := func(n, st int, sorted bool) []gpkt {
 		out := make([]gpkt, n)
 		for i := range out {
-			out[i] = gpkt{pktKey{bytes: 512, begin: uint64(rnd.IntN(8)), end: uint64(rnd.IntN(2)), seq: 7}, seg{st, i, int64(i) * 512}}
+			out[i] = gpkt{pktKey{bytes: 512, begin: uint64(rnd.IntN(8)), end: uint64(rnd.IntN(2)), seq: 7}, seg{st, i, int64(i) * 512}, rnd.IntN(3) == 0}
 		}
 		if sorted {
 			slices.SortStableFunc(out, func(x, y gpkt) int { return int(x.k.begin) - int(y.k.begin) })

@@ -175,6 +175,76 @@ func (r *Reader) Count() int64 {
 	return n
 }
 
+// ReadPackets reads the header and context of every packet of the
+// Reader's data streams — the streams one after another, a group's
+// packets in the group's order across its files, its equal packets once,
+// as Next reads them — but none of their event records, and returns how
+// many packets it read; Err says what stopped it: a packet whose header or
+// context fails (what Next would stop at there; an event record that
+// fails, which only reading the records finds, does not stop it). Each
+// Stream's Losses then list the tracer's gaps as reading every record
+// lists them, across a group's files too (Loss.From), for a fraction of
+// the cost (tracecat validate finds the gaps across the rotation chunks of
+// a session so). It is called instead of Next: after Next (or a first
+// ReadPackets) it reads nothing and returns 0.
+func (r *Reader) ReadPackets() int64 {
+	if r.init || r.err != nil {
+		return 0
+	}
+	r.init = true
+	chains, lead, _, err := r.planGroups()
+	if err != nil {
+		r.err = err
+		return 0
+	}
+	r.chains, r.lead = chains, lead
+	var n int64
+	for i, s := range r.streams {
+		if chains == nil || chains[i] == nil {
+			s.Reset()
+			s.hdrOnly = true
+			for s.next < s.size && s.nextPacket() {
+				n++
+			}
+			s.hdrOnly = false
+			s.release()
+			if s.err != nil {
+				r.err = r.streamErr(i, s)
+				return n
+			}
+			continue
+		}
+		if !lead[i] {
+			continue
+		}
+		var prev *Stream
+		for _, sg := range chains[i].segs {
+			s := r.streams[sg.st]
+			if prev != nil && prev != s {
+				prev.release()
+			}
+			s.resume(sg.idx, sg.off)
+			if prev != nil {
+				s.follow(prev)
+			}
+			prev = s
+			s.hdrOnly = true
+			ok := s.nextPacket()
+			s.hdrOnly = false
+			if ok {
+				n++
+			} else if s.err != nil {
+				r.err = r.streamErr(sg.st, s)
+				return n
+			}
+		}
+		if prev != nil {
+			prev.release()
+		}
+	}
+	return n
+}
+
 // serialStart makes the heap hold the first event of the first data
 // stream from stream i on that has one (ByStream's order), reporting
 // whether there is one (r.err set when a stream failed).

@@ -158,9 +158,10 @@ func ctfSessionLine(path string) (line string, bad bool) {
 // them (LTTng's rotation chunks) is one stream to babeltrace2, which
 // warns of a discarded-record counter's growth or a packet_seq_num jump
 // from one folder's last packet of it to the next folder's first. The
-// traces' own lines list the gaps inside each folder; the session is read
-// stream by stream (ctf.Reader.ByStream) for those across them. A
-// stream that fails to read is the trace's line's failure: the gaps
+// traces' own lines list the gaps inside each folder; the session's
+// packet headers and contexts are read (ctf.Reader.ReadPackets: not its
+// event records, which the traces' lines read) for those across them. A
+// packet that fails to read is the trace's line's failure: the gaps
 // before it are listed.
 func ctfSessionGaps(path string, ss *ctf.Session) string {
 	dir := map[*ctf.Stream]string{}
@@ -169,7 +170,7 @@ func ctfSessionGaps(path string, ss *ctf.Session) string {
 			dir[s] = ss.Dirs[i]
 		}
 	}
-	ss.NewScanner().ByStream().Count()
+	ss.NewScanner().ReadPackets()
 	var out strings.Builder
 	for i, tr := range ss.Traces {
 		for _, s := range tr.Streams {
