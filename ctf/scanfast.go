@@ -31,9 +31,12 @@ import (
 // outcome is what it was.
 
 // maxScForms bounds the forms of a trace (hostile metadata: many options
-// with a class id field, times many classes); maxScItems the items of one.
+// with a class id field, times many classes), maxScOps the skimming ops
+// their making reads (the same class's after each such option);
+// maxScItems the items of one.
 const (
 	maxScForms = 1 << 16
+	maxScOps   = 1 << 22
 	maxScItems = 16
 	maxScBits  = 1 << 40 // the fixed-size bits of a form between two items
 )
@@ -106,7 +109,7 @@ type scIDs struct {
 // a selector table their table of Scan's forms (StreamClass.scSel).
 func (t *Trace) compileScan() {
 	limit := t.o.limits.MaxFieldsPerEvent
-	forms := 0
+	forms, ops := 0, maxScOps
 	for _, sc := range t.dscs {
 		sc.scSel = nil
 		h := sc.selShape
@@ -128,7 +131,7 @@ func (t *Trace) compileScan() {
 			var e scHead
 			if o.id.mask == 0 {
 				if forms < maxScForms {
-					if e.f = scanForm(h, o, sc.EventClass(uint64(sel)), limit); e.f != nil {
+					if e.f = scanForm(h, o, sc.EventClass(uint64(sel)), limit, &ops); e.f != nil {
 						forms++
 					}
 				}
@@ -141,7 +144,7 @@ func (t *Trace) compileScan() {
 							if c >= maxFxIDs || forms >= maxScForms {
 								break
 							}
-							f := scanForm(h, o, ec, limit)
+							f := scanForm(h, o, ec, limit, &ops)
 							if f == nil {
 								continue
 							}
@@ -174,11 +177,13 @@ func (t *Trace) compileScan() {
 
 // scanForm returns the form of class ec after option o of header shape h
 // (field limit limit), or nil: from the class's skimming program, whose
-// steps it takes (see above).
-func scanForm(h *hdrShape, o *hdrPart, ec *EventClass, limit int) *scForm {
-	if ec == nil || !ec.skippable || ec.how == 0 {
+// steps it takes (see above); nil too once the ops it may read (*ops, less
+// those of the class) are spent.
+func scanForm(h *hdrShape, o *hdrPart, ec *EventClass, limit int, ops *int) *scForm {
+	if ec == nil || !ec.skippable || ec.how == 0 || len(ec.skip) > *ops {
 		return nil
 	}
+	*ops -= len(ec.skip)
 	clk, ok := o.clk.at()
 	if !ok {
 		return nil

@@ -231,6 +231,16 @@ func TestScanForms(t *testing.T) {
 			t.Fatalf("class %d: form %+v, want %d items", id, f, items)
 		}
 	}
+	// the ops read to make forms are bounded: none once they are spent
+	h := sc.selShape
+	n := len(sc.small[1].skip)
+	ops := n - 1
+	if n == 0 || scanForm(h, &h.opts[0], sc.small[1], 100, &ops) != nil || ops != n-1 {
+		t.Fatalf("a form of %d ops made with %d left (%d left)", n, n-1, ops)
+	}
+	if ops = n; scanForm(h, &h.opts[0], sc.small[1], 100, &ops) == nil || ops != 0 {
+		t.Fatalf("no form of %d ops made with %d left (%d left)", n, n, ops)
+	}
 	lim := traceFromTSDL(t, genMetadata(40), WithLimits(Limits{MaxFieldsPerEvent: 10})).dscs[0]
 	// small: the header's 5 fields, the context's 2, the payload's 3;
 	// str and seq: 11
