@@ -733,7 +733,7 @@ func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 // program does: the selector, which is the class id, picks the option,
 // whose id and clock fields follow; its fields are appended from the
 // option's template. False where the decoding program might fail (Next
-// then runs it). Scan reads the same header inline (skimming the class
+// then runs it). scanSel reads the same header inline (skimming the class
 // after it).
 func (s *Stream) selHeader(h *hdrShape, start uint64) bool {
 	hs, w0, w1, ok := h.words(s.data, s.base, start)

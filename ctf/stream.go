@@ -173,7 +173,8 @@ type Stream struct {
 	size    int64
 	hdrOnly bool // Packets: read packet headers and contexts only
 	generic bool // decode with the recursive field walk (tests: the reference)
-	// Scan's fast path: the current packet's class's selShape (not
+	// the fast paths of Scan (scanSel; its body: scTab) and Next: the
+	// current packet's class's selShape (not
 	// generic), set by begin when it starts a packet, nil once an event
 	// record fails or the stream is moved: while it is set and pos < end,
 	// no error stands, the stream is started and not done
