@@ -473,10 +473,7 @@ func (s *Stream) scanItems(f *scForm, hs, lim uint64) (uint64, bool) {
 			}
 			pos += n << (it.e & 63)
 		}
-		anchor = pos
-		if anchor > lim {
-			return 0, false
-		}
+		anchor = pos // (checked with what follows it: ≥ anchor)
 	}
 	pos := anchor + f.post
 	if pos > lim || cnt > f.maxCnt {

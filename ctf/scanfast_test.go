@@ -334,3 +334,51 @@ func TestScanFastRealTraces(t *testing.T) {
 		t.Fatalf("real traces: %d of %d records from Scan's body", st.body, st.events)
 	}
 }
+
+// wrapTSDL: LTTng's compact header and classes of sequences whose 64-bit
+// lengths (one, or two of a form of several items) could make a position
+// or a count wrap.
+const wrapTSDL = `/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+typealias integer { size = 5; align = 1; signed = false; } := uint5_t;
+trace { major = 1; minor = 8; byte_order = le; };
+clock { name = monotonic; freq = 1000000000; };
+typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } := uint27_clock_monotonic_t;
+typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_monotonic_t;
+struct event_header_compact {
+	enum : uint5_t { compact = 0 ... 30, extended = 31 } id;
+	variant <id> { struct { uint27_clock_monotonic_t timestamp; } compact; struct { uint32_t id; uint64_clock_monotonic_t timestamp; } extended; } v;
+} align(8);
+stream { event.header := struct event_header_compact; };
+event { name = "two"; id = 0; fields := struct { uint64_t n; uint64_t q[n]; uint64_t m; uint8_t r[m]; uint8_t z; }; };
+event { name = "one"; id = 1; fields := struct { uint64_t n; uint64_t q[n]; uint8_t z; }; };
+`
+
+// Lengths of 2^63 (their elements' bits a multiple of 2^64, their sum
+// 2^64) leave Scan's body, which refuses them as Next does: no position or
+// count wraps to one that passes its checks.
+func TestScanLengthsDoNotWrap(t *testing.T) {
+	tr := traceFromTSDL(t, wrapTSDL)
+	sc := tr.dscs[0]
+	if f := sc.scSel[0].f; f == nil || f.kind != scMore || len(f.more) != 1 {
+		t.Fatalf("two: form %+v", f)
+	}
+	if f := sc.scSel[1].f; f == nil || f.kind != scLen {
+		t.Fatalf("one: form %+v", f)
+	}
+	le := binary.LittleEndian
+	for id, rec := range [][]byte{
+		le.AppendUint64(le.AppendUint64(le.AppendUint64([]byte{0, 0, 0, 0}, 1<<63), 1<<63), 0x7f),
+		le.AppendUint64(le.AppendUint64([]byte{1, 0, 0, 0}, 1<<63), 0x7f),
+	} {
+		data := append(rec, make([]byte, 32)...)
+		compareScanNext(t, tr, fmt.Sprintf("wrap-%d", id), data, newScanStats(), nil)
+		s := tr.AddStream("x", data)
+		if s.Scan() || s.Err() == nil || s.scEvents != 0 {
+			t.Fatalf("class %d: Scan %v, body %d", id, s.Err(), s.scEvents)
+		}
+		tr.Streams = tr.Streams[:0]
+	}
+}
