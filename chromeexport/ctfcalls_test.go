@@ -49,7 +49,7 @@ func describe(d traceDoc, names map[uint64]string) []string {
 }
 
 // TestConvertCTFSyscallSlices: an LTTng kernel trace's system calls are
-// B/E slices on their thread's track — across a CPU migration in the
+// B/E slices on their thread's track (named by its comm) — across a CPU migration in the
 // middle of a read, nested in another thread's — which speedscope draws;
 // an exit without entry and the system calls before a CPU's first
 // sched_switch are instants; the rest stays on the CPU tracks.
@@ -86,12 +86,12 @@ func TestConvertCTFSyscallSlices(t *testing.T) {
 		"i syscall_entry_read @0.000 on cpu 0",
 		"i sched_switch @1.000 on cpu 0",
 		"i sched_switch @3.000 on cpu 0",
-		"B read @2.000 on tid 42 (bash)",
+		"B read @2.000 on bash",
 		"i sched_switch @5.000 on cpu 1",
-		"B futex @4.000 on tid 7 (kworker/0:1)",
-		"E futex @6.000 on tid 7 (kworker/0:1)",
-		"E read @7.000 on tid 42 (bash)",
-		"i futex @8.000 on tid 42 (bash)",
+		"B futex @4.000 on kworker/0:1",
+		"E futex @6.000 on kworker/0:1",
+		"E read @7.000 on bash",
+		"i futex @8.000 on bash",
 	}
 	// (a B is written once its slice is known to last: compared as sets)
 	slices.Sort(got)
@@ -144,15 +144,15 @@ func TestConvertCTFFunctionSlices(t *testing.T) {
 	var frames []string
 	for tid, th := range speedscope(d) {
 		for _, sl := range th.Slices {
-			frames = append(frames, fmt.Sprintf("%s: %s@%d %.0f..%.0f", names[tid], sl.Name, sl.Depth, sl.Start, sl.End))
+			frames = append(frames, fmt.Sprintf("%s/%d: %s@%d %.0f..%.0f", names[tid], tid, sl.Name, sl.Depth, sl.Start, sl.End))
 		}
 	}
 	slices.Sort(frames)
 	want := []string{
-		"vtid 11 (app): 0x401000@0 0..7",
-		"vtid 11 (app): 0x402000@1 1..3",
-		"vtid 11 (app): 0x404000@1 5..6",
-		"vtid 12 (app): 0x403000@0 0..2",
+		"app/11: 0x401000@0 0..7",
+		"app/11: 0x402000@1 1..3",
+		"app/11: 0x404000@1 5..6",
+		"app/12: 0x403000@0 0..2",
 	}
 	if !slices.Equal(frames, want) {
 		t.Errorf("speedscope draws\n%s\nwant\n%s", strings.Join(frames, "\n"), strings.Join(want, "\n"))

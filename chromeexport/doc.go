@@ -19,10 +19,30 @@
 //
 // Every track of the event layer (thread, worker, zone, the whole trace) is
 // one thread, named by a thread_name metadata event that also carries the
-// track's kind and id. Its tid is the track id when that is at most 2⁵³−1 and
-// not taken by another track (a dial9 trace track and worker 0 are both id 0);
-// otherwise the first free number from 2³². The pid is the ATF process id
-// (from the pid_N folder), else 1.
+// track's kind and id. Its tid is the track id when that is at most 2³¹−1
+// (Perfetto and chrome://tracing read pids and tids as 32-bit signed
+// integers) and not taken by another track (a dial9 trace track and worker
+// 0 are both id 0); otherwise the first free number from 2³⁰ (above
+// Linux's pids). The pid is the ATF process id (from the pid_N folder),
+// else 1.
+//
+// A CTF trace's threads (events.Track.Thread, with
+// events.WithCTFCallSlices) are the OS's: the tid is the thread's tid (its
+// vtid for a user-space trace without kernel trace of its host), the pid
+// its process's (tgid or vpid; its own tid while the trace has not said
+// it, as for a main thread), each the first free number from 2³⁰ when
+// taken (another host's thread or process of the same number). Their
+// thread_name events, written after the last event, carry each thread's
+// latest name (LTTng's comm: state dump, sched_switch, fork, exec; the
+// procname context), as babeltrace2 and Trace Compass show it — the name a
+// thread had when its first slice began is the track's name, args
+// "track_kind"/"track_id" say which track it is; a thread whose name the
+// trace never says is named by its track ("tid 42"). Each process has a
+// process_name event: its main thread's latest name (with the hostname
+// when the trace has threads of several hosts), none when unknown. The
+// CPUs' and streams' tracks are the threads of a process of their own
+// ("CTF streams", pid and tids from 2³⁰), so that they neither take the
+// tids of threads nor join pid 1.
 //
 // # Time
 //

@@ -22,8 +22,13 @@ import (
 // holds exactly, 2⁵³−1.
 const maxSafeInt = 1<<53 - 1
 
-// firstSyntheticTid is where tids of tracks whose id cannot be the tid start.
-const firstSyntheticTid = 1 << 32
+// maxTid is the largest pid or tid written as it is: Perfetto and
+// chrome://tracing read pids and tids as 32-bit signed integers.
+const maxTid = 1<<31 - 1
+
+// firstSyntheticTid is where tids (and pids) of tracks whose id cannot be
+// the tid start: above Linux's largest pid (2²²), below maxTid.
+const firstSyntheticTid = 1 << 30
 
 // Result says what Write wrote.
 type Result struct {
@@ -79,6 +84,9 @@ func Write(ctx context.Context, w io.Writer, r *events.Reader, opts ...Option) (
 		threads: map[trackKey]*thread{},
 		tids:    map[uint64]struct{}{},
 		nextTid: firstSyntheticTid,
+		procs:   map[procKey]*process{},
+		pids:    map[uint64]struct{}{},
+		nextPid: firstSyntheticTid,
 		ranges:  map[uint64]string{},
 	}
 	if s, ok := r.Underlying().(*atf.Session); ok {
@@ -111,6 +119,9 @@ func Write(ctx context.Context, w io.Writer, r *events.Reader, opts ...Option) (
 		if err := x.decideBase(x.firstTime); err != nil {
 			return x.result(), err
 		}
+	}
+	if err := x.names(); err != nil {
+		return x.result(), err
 	}
 	for _, t := range x.order {
 		for len(t.open) > 0 {
@@ -146,7 +157,13 @@ type slice struct {
 type member struct{ start, keyEnd, end int }
 
 type thread struct {
-	tid      uint64
+	tid, pid uint64
+	// os is, for an OS thread track of a CTF trace, what the Reader
+	// knows of the thread (its names are written at the end)
+	os       *events.Thread
+	track    string // the track's name
+	kind     events.TrackKind
+	id       uint64
 	open     []slice
 	overflow int   // begins beyond the depth limit whose end is still to come
 	last     int64 // the latest time seen on the thread (ns, absolute)
@@ -178,6 +195,11 @@ type writer struct {
 	order    []*thread
 	tids     map[uint64]struct{}
 	nextTid  uint64
+	procs    map[procKey]*process // the processes of OS threads (CTF)
+	porder   []*process
+	pids     map[uint64]struct{}
+	nextPid  uint64
+	streams  *process          // CTF: the process of the streams' tracks
 	ranges   map[uint64]string // open WTF time ranges by id
 	open     int               // open slices of all threads
 	slices   int64             // B and X events written (Result.Slices)
@@ -267,38 +289,152 @@ func (x *writer) decideBase(base int64) error {
 	return nil
 }
 
-// thread returns tr's thread, writing its thread_name event on first sight.
+// procKey identifies a process of OS threads: its host, whether it is a
+// user-space one of LTTng (vpid) and its pid.
+type procKey struct {
+	host string
+	ust  bool
+	pid  int64
+}
+
+// process is a Chrome process: its pid, and a thread of it whose
+// process name names it (nil: the CTF streams).
+type process struct {
+	key procKey
+	pid uint64
+	rep *events.Thread
+}
+
+// freeID returns id when it is at most maxTid and not in taken, else the
+// first number from *next that is not; it takes it.
+func freeID(id uint64, taken map[uint64]struct{}, next *uint64) uint64 {
+	if _, ok := taken[id]; ok || id > maxTid {
+		for {
+			id = *next
+			*next++
+			if _, ok := taken[id]; !ok {
+				break
+			}
+		}
+	}
+	taken[id] = struct{}{}
+	return id
+}
+
+// proc returns the process of OS thread th: the one of its pid (its tid
+// while its pid is unknown: a process of its own, as a main thread's).
+func (x *writer) proc(th *events.Thread) *process {
+	k := procKey{th.Host, th.UST, th.PID}
+	if k.pid < 0 {
+		k.pid = th.TID
+	}
+	if p, ok := x.procs[k]; ok {
+		return p
+	}
+	p := &process{key: k, pid: freeID(uint64(k.pid), x.pids, &x.nextPid), rep: th}
+	x.procs[k] = p
+	x.porder = append(x.porder, p)
+	return p
+}
+
+// thread returns tr's thread, writing its thread_name event on first sight
+// (at the end for an OS thread, whose name can change until then).
 func (x *writer) thread(tr events.Track) (*thread, error) {
 	k := trackKey{tr.Kind, tr.ID}
 	if t, ok := x.threads[k]; ok {
 		return t, nil
 	}
-	tid := tr.ID
-	if _, taken := x.tids[tid]; taken || tid > maxSafeInt {
-		for {
-			tid = x.nextTid
-			x.nextTid++
-			if _, taken := x.tids[tid]; !taken {
-				break
-			}
+	t := &thread{pid: x.pid, os: tr.Thread, track: tr.Name, kind: tr.Kind, id: tr.ID}
+	switch {
+	case tr.Thread != nil:
+		p := x.proc(tr.Thread)
+		t.pid, t.tid = p.pid, freeID(uint64(tr.Thread.TID), x.tids, &x.nextTid)
+	case x.cat == events.FormatCTF:
+		// CPUs' and streams' tracks: a process of their own, tids that
+		// no thread has.
+		if x.streams == nil {
+			x.streams = &process{pid: freeID(firstSyntheticTid, x.pids, &x.nextPid)}
+			x.porder = append(x.porder, x.streams)
 		}
+		t.pid, t.tid = x.streams.pid, freeID(firstSyntheticTid, x.tids, &x.nextTid)
+	default:
+		t.tid = freeID(tr.ID, x.tids, &x.nextTid)
 	}
-	x.tids[tid] = struct{}{}
-	t := &thread{tid: tid}
 	x.threads[k] = t
 	x.order = append(x.order, t)
+	if t.os != nil {
+		return t, nil
+	}
+	return t, x.threadName(t, tr.Name)
+}
+
+// threadName writes t's thread_name event: its name, its track's kind and
+// id.
+func (x *writer) threadName(t *thread, name string) error {
 	b := append(x.b[:0], `{"name":"thread_name","ph":"M","pid":`...)
-	b = strconv.AppendUint(b, x.pid, 10)
+	b = strconv.AppendUint(b, t.pid, 10)
 	b = append(b, `,"tid":`...)
-	b = strconv.AppendUint(b, tid, 10)
+	b = strconv.AppendUint(b, t.tid, 10)
 	b = append(b, `,"args":{"name":`...)
-	b = events.AppendJSONString(b, tr.Name)
+	b = events.AppendJSONString(b, name)
 	b = append(b, `,"track_kind":"`...)
-	b = append(b, tr.Kind.String()...)
+	b = append(b, t.kind.String()...)
 	b = append(b, `","track_id":"`...)
-	b = strconv.AppendUint(b, tr.ID, 10)
+	b = strconv.AppendUint(b, t.id, 10)
 	x.b = append(b, `"}}`...)
-	return t, x.emit()
+	return x.emit()
+}
+
+// names writes, once the input is read, the thread_name events of OS
+// threads (their latest names; the track's name when none is known) and
+// the process_name events of their processes (the latest name of the
+// main thread, and the host when the threads are of several; none when
+// unknown) and of the CTF streams' process.
+func (x *writer) names() error {
+	for _, t := range x.order {
+		if t.os == nil {
+			continue
+		}
+		name := t.os.Name()
+		if name == "" {
+			name = t.track
+		}
+		if err := x.threadName(t, name); err != nil {
+			return err
+		}
+	}
+	hosts := map[string]bool{}
+	for _, p := range x.porder {
+		if p.rep != nil {
+			hosts[p.key.host] = true
+		}
+	}
+	for _, p := range x.porder {
+		var name string
+		switch {
+		case p.rep == nil:
+			name = "CTF streams"
+		case p.rep.PID == p.key.pid:
+			name = p.rep.ProcessName()
+		case p.rep.TID == p.key.pid:
+			name = p.rep.Name() // its pid was unknown when it was met
+		}
+		if name == "" {
+			continue
+		}
+		if len(hosts) > 1 && p.rep != nil {
+			name += " (" + p.key.host + ")"
+		}
+		b := append(x.b[:0], `{"name":"process_name","ph":"M","pid":`...)
+		b = strconv.AppendUint(b, p.pid, 10)
+		b = append(b, `,"args":{"name":`...)
+		b = events.AppendJSONString(b, name)
+		x.b = append(b, `}}`...)
+		if err := x.emit(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (x *writer) event(ev *events.Event) error {
@@ -388,7 +524,7 @@ func (x *writer) dispatch(ev *events.Event, t *thread, ts int64) error {
 		if err := x.flush(t); err != nil {
 			return err
 		}
-		x.b = x.head(x.b[:0], ev.Name(), "X", t.tid, ts)
+		x.b = x.head(x.b[:0], ev.Name(), "X", t, ts)
 		x.b = append(x.b, `,"dur":`...)
 		x.b = appendMicros(x.b, ev.Duration())
 		x.b = append(x.b, '}')
@@ -449,7 +585,7 @@ func (x *writer) flush(t *thread) error {
 	for ; i < len(t.open); i++ {
 		s := &t.open[i]
 		s.written = true
-		x.b = x.head(x.b[:0], s.name, "B", t.tid, s.ts)
+		x.b = x.head(x.b[:0], s.name, "B", t, s.ts)
 		x.b = append(x.b, '}')
 		if err := x.emit(); err != nil {
 			return err
@@ -486,7 +622,7 @@ func (x *writer) close(t *thread, ts int64, ev *events.Event) error {
 		// Zero duration, with slices inside that began later (time went
 		// back on the thread): an E without args, keyed as its B in
 		// speedscope, and the arguments on an instant.
-		x.b = x.head(x.b[:0], name, "E", t.tid, ts)
+		x.b = x.head(x.b[:0], name, "E", t, ts)
 		x.b = append(x.b, '}')
 		if err := x.emit(); err != nil {
 			return err
@@ -506,7 +642,7 @@ func (x *writer) close(t *thread, ts int64, ev *events.Event) error {
 	}
 	// The E always has args, even {}: speedscope then keys it apart from a B
 	// of the same name at the same time and closes this slice first.
-	x.b = x.head(x.b[:0], name, "E", t.tid, ts)
+	x.b = x.head(x.b[:0], name, "E", t, ts)
 	x.b = append(x.b, `,"args":{`...)
 	x.b = append(x.b, x.args...)
 	x.b = append(x.b, "}}"...)
@@ -565,7 +701,7 @@ func (x *writer) instant(t *thread, name string, ts int64, ev *events.Event) err
 }
 
 func (x *writer) instantArgs(t *thread, name string, ts int64, args []byte) error {
-	x.b = x.head(x.b[:0], name, "i", t.tid, ts)
+	x.b = x.head(x.b[:0], name, "i", t, ts)
 	x.b = append(x.b, `,"args":{`...)
 	x.b = append(x.b, args...)
 	x.b = append(x.b, "}}"...)
@@ -578,7 +714,7 @@ func (x *writer) instantArgs(t *thread, name string, ts int64, args []byte) erro
 func (x *writer) counter(t *thread, ev *events.Event, ts int64) error {
 	row, ok := ev.CDT()
 	if !ok {
-		x.b = x.head(x.b[:0], ev.Name(), "C", t.tid, ts)
+		x.b = x.head(x.b[:0], ev.Name(), "C", t, ts)
 		x.b = append(x.b, `,"args":{`...)
 		k := 0
 		for i := range ev.NumArgs() {
@@ -620,7 +756,7 @@ func (x *writer) counter(t *thread, ev *events.Event, ts int64) error {
 		if !ok || !finite(v) {
 			continue
 		}
-		x.b = x.head(x.b[:0], f, "C", t.tid, ts)
+		x.b = x.head(x.b[:0], f, "C", t, ts)
 		x.b = append(x.b, `,"args":{"value":`...)
 		x.b = strconv.AppendFloat(x.b, v, 'g', -1, 64)
 		x.b = append(x.b, "}}"...)
@@ -635,7 +771,7 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // head starts one trace event object (without its closing brace); emit adds
 // its "ts".
-func (x *writer) head(b []byte, name, ph string, tid uint64, ts int64) []byte {
+func (x *writer) head(b []byte, name, ph string, t *thread, ts int64) []byte {
 	b = append(b, `{"name":`...)
 	b = events.AppendJSONString(b, name)
 	b = append(b, `,"cat":"`...)
@@ -651,9 +787,9 @@ func (x *writer) head(b []byte, name, ph string, tid uint64, ts int64) []byte {
 		x.slices++
 	}
 	b = append(b, `,"pid":`...)
-	b = strconv.AppendUint(b, x.pid, 10)
+	b = strconv.AppendUint(b, t.pid, 10)
 	b = append(b, `,"tid":`...)
-	b = strconv.AppendUint(b, tid, 10)
+	b = strconv.AppendUint(b, t.tid, 10)
 	x.timed, x.ts = true, ts
 	return b
 }
@@ -748,7 +884,7 @@ func (x *writer) wtfSpecial(ev *events.Event, t *thread, ts int64) (bool, error)
 			return false, nil // too many open ranges: an instant
 		}
 		x.ranges[id] = string(w.Arg(1).Bytes())
-		x.b = x.async(x.b[:0], x.ranges[id], "b", id, t.tid, ts)
+		x.b = x.async(x.b[:0], x.ranges[id], "b", id, t, ts)
 		x.b = append(x.b, `,"args":{"value":`...)
 		x.b = w.Arg(2).AppendJSON(x.b)
 		x.b = append(x.b, "}}"...)
@@ -760,14 +896,14 @@ func (x *writer) wtfSpecial(ev *events.Event, t *thread, ts int64) (bool, error)
 			return false, nil // an end without a begin: an instant
 		}
 		delete(x.ranges, id)
-		x.b = x.async(x.b[:0], name, "e", id, t.tid, ts)
+		x.b = x.async(x.b[:0], name, "e", id, t, ts)
 		x.b = append(x.b, '}')
 		return true, x.emit()
 	}
 	return false, nil
 }
 
-func (x *writer) async(b []byte, name, ph string, id, tid uint64, ts int64) []byte {
+func (x *writer) async(b []byte, name, ph string, id uint64, t *thread, ts int64) []byte {
 	b = append(b, `{"name":`...)
 	b = events.AppendJSONString(b, name)
 	b = append(b, `,"cat":"wtf.timeRange","ph":"`...)
@@ -775,9 +911,9 @@ func (x *writer) async(b []byte, name, ph string, id, tid uint64, ts int64) []by
 	b = append(b, `","id":"0x`...)
 	b = strconv.AppendUint(b, id, 16)
 	b = append(b, `","pid":`...)
-	b = strconv.AppendUint(b, x.pid, 10)
+	b = strconv.AppendUint(b, t.pid, 10)
 	b = append(b, `,"tid":`...)
-	b = strconv.AppendUint(b, tid, 10)
+	b = strconv.AppendUint(b, t.tid, 10)
 	x.timed, x.ts = true, ts
 	return b
 }

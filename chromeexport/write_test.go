@@ -396,13 +396,16 @@ func TestTids(t *testing.T) {
 			t.Errorf("tid %d: %q, want %q", tid, names[tid], n)
 		}
 	}
-	// A taken tid or one beyond 2⁵³ gets a synthetic one.
+	// A taken tid or one beyond 2³¹−1 gets a synthetic one.
 	x := &writer{w: bufio.NewWriter(discard{}), threads: map[trackKey]*thread{}, tids: map[uint64]struct{}{}, nextTid: firstSyntheticTid}
 	a, _ := x.thread(events.Track{Kind: events.TrackTrace, ID: 0})
 	b, _ := x.thread(events.Track{Kind: events.TrackWorker, ID: 0})
 	c, _ := x.thread(events.Track{Kind: events.TrackWorker, ID: math.MaxUint64})
-	if a.tid != 0 || b.tid != firstSyntheticTid || c.tid != firstSyntheticTid+1 {
-		t.Errorf("tids %d %d %d", a.tid, b.tid, c.tid)
+	// Perfetto and chrome://tracing read tids as 32-bit signed integers.
+	d2, _ := x.thread(events.Track{Kind: events.TrackWorker, ID: 1<<31 - 1})
+	e2, _ := x.thread(events.Track{Kind: events.TrackWorker, ID: 1 << 31})
+	if a.tid != 0 || b.tid != firstSyntheticTid || c.tid != firstSyntheticTid+1 || d2.tid != 1<<31-1 || e2.tid != firstSyntheticTid+2 {
+		t.Errorf("tids %d %d %d %d %d", a.tid, b.tid, c.tid, d2.tid, e2.tid)
 	}
 }
 

@@ -71,6 +71,8 @@ type ctfSource struct {
 	groups     map[ctfStreamKey]int // track of a CPU or of a data stream's files
 	names      []string             // by position: the track name of a stream without cpu_id
 	traceOf    []int                // by position: the stream's trace group (ctf.Session.Group: traces read as one share it)
+	hostOf     []uint32             // by position: the stream's host (ctfHosts), in a session
+	hostNames  []string             // the session's hosts by index
 	// paths holds, in a session, each stream's file name after its
 	// trace's folder (its record's "stream")
 	paths map[*ctf.Stream]string
@@ -203,10 +205,13 @@ func openCTFSession(path string, dirs []string, o *options) (source, error) {
 	s := newCTFSource(ss.NewReader(), ss.Recovery, ss.Close)
 	s.traces = ss.Traces
 	s.paths = map[*ctf.Stream]string{}
+	var hostOf []uint32
+	s.hostNames, hostOf, _ = ctfHosts(ss.Traces)
 	for i, tr := range ss.Traces {
 		for _, st := range tr.Streams {
 			s.paths[st] = ss.Dirs[i] + "/" + st.Name
 			s.addStream(st, s.paths[st], ss.Group(i))
+			s.hostOf = append(s.hostOf, hostOf[i])
 		}
 	}
 	s.tracks = make([]Track, 0, len(s.names))
@@ -287,8 +292,12 @@ func (s *ctfSource) trackIndex(st *ctf.Stream, p *ctf.Packet) int {
 	var key ctfStreamKey
 	cpu, hasCPU := ctfPacketUint(p, p.ContextRoot, "cpu_id")
 	hasCPU = hasCPU && cpu < ctfFileTrack // a wider one is no CPU number
+	host := 0
+	if s.hostOf != nil {
+		host = int(s.hostOf[pos])
+	}
 	if hasCPU {
-		key = ctfStreamKey{by: 'c', id: cpu}
+		key = ctfStreamKey{trace: host, by: 'c', id: cpu}
 	} else if id, ok := ctfPacketUint(p, p.HeaderRoot, "stream_instance_id"); ok {
 		key = ctfStreamKey{s.traceOf[pos], p.Class.ID, 'i', id}
 	}
@@ -300,7 +309,16 @@ func (s *ctfSource) trackIndex(st *ctf.Stream, p *ctf.Packet) int {
 	}
 	tk := Track{Kind: TrackStream, ID: ctfFileTrack + uint64(pos), Name: s.names[pos]}
 	if hasCPU {
-		tk.ID, tk.Name = cpu, "cpu "+strconv.FormatUint(cpu, 10)
+		// a CPU of a session's host after the first: a track apart, with
+		// the ID of its first file's; named by its host when there are
+		// several
+		if host == 0 {
+			tk.ID = cpu
+		}
+		tk.Name = "cpu " + strconv.FormatUint(cpu, 10)
+		if len(s.hostNames) > 1 {
+			tk.Name += " (" + s.hostNames[host] + ")"
+		}
 	}
 	i = len(s.tracks)
 	s.tracks = append(s.tracks, tk) // within its capacity: a track per stream at most

@@ -76,7 +76,10 @@
 //     its event record class, timed in ns from its clock's origin, on its
 //     data stream's track: a stream whose packet context has a cpu_id is
 //     on its CPU's track (ID the cpu_id, named "cpu N"; every stream of
-//     that CPU shares it), another on its own (ID 2^32 + the position of
+//     that CPU shares it; in a session of several hosts — the traces'
+//     hostname — each CPU is named "cpu N (HOST)", and one of a host
+//     after the first is a track of its own, ID as below), another on its
+//     own (ID 2^32 + the position of
 //     its first file, never a CPU number; named by the file; a stream's
 //     rotated files share it). Arguments
 //     are the top-level fields of the common context, specific context and
@@ -98,7 +101,9 @@
 //     their vtid context, told apart by vpid) and kernel system calls
 //     (syscall_entry_NAME and syscall_exit_NAME, before LTTng 2.7 sys_NAME
 //     and exit_syscall, named NAME, on the track of their tid context or
-//     else of the thread their CPU's last sched_switch switched to); the
+//     else of the thread their CPU's last sched_switch switched to), with
+//     what is known of each thread (Track.Thread: ids, latest name,
+//     process) from LTTng's state dump, scheduler and process events; the
 //     Chrome export turns it on, dump and the Parquet export do not.
 //
 // The format's own record stays reachable: Event.Dial9, ATF, WTF, CDT and
@@ -149,7 +154,7 @@
 // allocates. Derived names (hex function ids, WTF scope names, worker track
 // names) are interned up to DefaultMaxNames per Reader; beyond that they are
 // built per event. Pairing keeps at most its depth limit of open begins per
-// track, for at most 65 536 tracks; WithCTFCallSlices makes at most 65 536
-// thread tracks and keeps no stack. The codecs bound everything read from the
+// track, for at most 65 536 tracks; WithCTFCallSlices knows at most 65 536
+// threads (named or with a track) and keeps no stack. The codecs bound everything read from the
 // input (each package documents its Limits).
 package events

@@ -86,6 +86,10 @@ type Track struct {
 	Kind TrackKind
 	ID   uint64
 	Name string
+	// Thread is, for a TrackThread track of a CTF trace opened
+	// WithCTFCallSlices, what the Reader knows of its OS thread: ids,
+	// latest name, process (see Thread); nil for other tracks.
+	Thread *Thread
 }
 
 // Event is one uniform event: a view filled by Reader.Next and valid until the

@@ -100,7 +100,9 @@ func WithScopeData() Option {
 //     class), on the track of the thread of the vtid context (TrackThread,
 //     ID 2^63 + vpid×2^31 + vtid when the session added the vpid context,
 //     else 2^63 + vtid; named "vtid N, vpid P (procname)"). Without a vtid
-//     context they stay instants.
+//     context they stay instants. In a session folder that also holds a
+//     kernel trace of the same host (hostname), the vtid is taken for the
+//     tid: the thread's track is its kernel thread's (below).
 //   - kernel system calls: syscall_entry_NAME (and compat_syscall_entry_NAME)
 //     begin, syscall_exit_NAME end, a slice NAME; in a trace of LTTng
 //     before 2.7 (one with an exit_syscall event record class) sys_NAME and
@@ -111,12 +113,23 @@ func WithScopeData() Option {
 //     (next_tid, next_comm) of their CPU's track switched to, so that a
 //     thread that changes CPU in the middle of a system call ends it on its
 //     own track. Until its CPU's first sched_switch a system call event
-//     stays an instant on its CPU's track.
+//     stays an instant on its CPU's track. In a session folder of several
+//     hosts' traces, the tracks of a host after the first have IDs
+//     host index×2^32 + tid (a user-space thread of such a host without
+//     kernel trace: 2^63 + 2^62 + a count), and each host's CPUs are
+//     its own tracks (see the package doc).
+//
+// Each thread track's Track.Thread says what is known of its thread: tid,
+// pid, host, its latest name and its process's name, from the state dump,
+// sched_switch, sched_process_fork, exec and free events and the tid,
+// pid, vtid, vpid and procname contexts (see Thread). Track.Name stays the
+// name the track got at its first event.
 //
 // Everything else (sched_switch included) stays an instant where it was;
 // names, times and arguments are unchanged but the slices' names. Memory
-// is bounded: at most 65 536 thread tracks (beyond, events of new threads
-// stay instants) and DefaultMaxNames interned function names; the
+// is bounded: at most 65 536 threads known, with or without a track
+// (beyond, events of new threads stay instants and they are not named),
+// and DefaultMaxNames interned function names; the
 // reader keeps no stack (WithPairing, or the Chrome export, pairs and
 // bounds the depth). An exit whose entry was not seen is an end without a
 // begin (the Chrome export writes it as an instant). Other formats ignore

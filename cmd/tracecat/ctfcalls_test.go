@@ -57,7 +57,8 @@ func TestCTFChromeCallSlices(t *testing.T) {
 			}
 		}
 	}
-	want := "[cpu 0 tid 9 (cat) B openat E openat]"
+	// (the names of OS threads and processes come last: their latest)
+	want := "[cpu 0 B openat E openat cat CTF streams cat]"
 	if g := fmt.Sprint(got); g != want {
 		t.Errorf("got %s, want %s", g, want)
 	}

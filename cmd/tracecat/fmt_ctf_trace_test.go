@@ -186,11 +186,13 @@ func TestCTFDumpThread(t *testing.T) {
 			t.Errorf("dump --json --thread %q: exit %d %q, %d lines", sel, code, errb, strings.Count(out, "\n"))
 		}
 	}
-	// the track id is the CPU number: in --json and the Chrome tid
+	// the track id is the CPU number in --json; the Chrome tid of the
+	// CPU's row (named "cpu 1") is one no OS thread has, from 2³⁰
 	if _, out, _ := run(t, nil, "dump", "--json", dir); strings.Count(out, `"track":1,"track_name":"cpu 1"`) != 80 {
 		t.Errorf("dump --json: not 80 events on track 1 (cpu 1): %.300s", out)
 	}
-	if _, out, _ := run(t, nil, "convert", "--to", "chrome", dir, "-"); strings.Count(out, `"tid":1,`) < 80 || strings.Contains(out, `"tid":0,`) {
+	if _, out, _ := run(t, nil, "convert", "--to", "chrome", dir, "-"); strings.Count(out, `"tid":1073741824,`) < 81 ||
+		!strings.Contains(out, `"tid":1073741824,"args":{"name":"cpu 1"`) || strings.Count(out, `"thread_name"`) != 1 {
 		t.Errorf("convert --to chrome: tids %.300s", out)
 	}
 	for _, sel := range []string{"0", "cpu 0", "channel0_1", "4294967296"} {

@@ -271,18 +271,19 @@ function trackOf(trackName, slices, notes) {
   return { trackName, minNs, maxNs, slices, notes };
 }
 
-// expectedFromGenerator: the slices ctfcalls scheduled (NAME.slices.json: per thread name, ns
-// as decimal strings), keyed by the export's tid of that thread name; times relative to the
-// export's time base (otherData.time_base_ns), so that speedscope's µs compare.
+// expectedFromGenerator: the slices ctfcalls scheduled (NAME.slices.json: per thread, ns as
+// decimal strings), keyed by the thread's tid; each thread is named as speedscope must name its
+// profile ("app (pid 1234), app-io (tid 1235)": the export's process_name and thread_name, its
+// pid and tid), which compare checks. Times relative to the export's time base
+// (otherData.time_base_ns), so that speedscope's µs compare.
 function expectedFromGenerator(file, evs, chromeText) {
   const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
   const base = BigInt(/"time_base_ns":"(-?\d+)"/.exec(chromeText)[1]);
-  const tids = threadTids(evs);
   const out = new Map();
   for (const [name, list] of Object.entries(doc.threads)) {
     const slices = list.map((s) => ({ name: s.name, depth: s.depth, startNs: BigInt(s.begin_ns) - base, endNs: BigInt(s.end_ns) - base }));
-    const tid = tids.get(name);
-    out.set(tid || `no thread "${name}" in the export`, trackOf(name, slices, tid ? [] : [`the export has no thread named "${name}"`]));
+    const m = /tid (\d+)\)$/.exec(name);
+    out.set(m ? m[1] : `no tid in "${name}"`, { ...trackOf(name, slices, []), profileName: name });
   }
   return out;
 }
@@ -386,7 +387,7 @@ function framesPerName(speedscopeDoc) {
 
 function compare(expected, seen) {
   const tol = 0.0005; // µs: half a nanosecond
-  const res = { expected: 0, seen: 0, matched: 0, missing: [], extra: [], toEnd: 0, tracks: [] };
+  const res = { expected: 0, seen: 0, matched: 0, missing: [], extra: [], misnamed: [], toEnd: 0, tracks: [] };
   const keys = new Set([...expected.keys(), ...seen.keys()]);
   for (const key of [...keys].sort()) {
     const ex = expected.get(key);
@@ -412,6 +413,10 @@ function compare(expected, seen) {
         const want = exUs.find((s) => s.name === t.name && Math.abs(s.start - t.start) <= tol);
         if (want && Math.abs(want.end - t.end) > tol) res.toEnd++;
       }
+    }
+    // The generator's cases say how speedscope must name the thread.
+    if (ex && ex.profileName && (!se || se.name !== ex.profileName)) {
+      res.misnamed.push(`track ${key}: speedscope names it ${se ? `"${se.name}"` : 'nothing (no profile)'}, want "${ex.profileName}"`);
     }
     res.matched += matched;
     res.tracks.push({ key, name: se ? se.name : ex.trackName, expected: exUs.length, seen: seS.length, matched, notes: ex ? ex.notes : [] });
@@ -577,6 +582,7 @@ try {
       console.log(`   slices: expected ${r.expected}, speedscope ${r.seen}, matching (name, depth, start, end within 0.5 ns) ${r.matched}; run to the end of the profile instead of closing ${r.toEnd}`);
       for (const m of r.missing.slice(0, 6)) console.log(`     missing: ${m}`);
       for (const m of r.extra.slice(0, 6)) console.log(`     extra:   ${m}`);
+      for (const m of r.misnamed.slice(0, 6)) console.log(`     misnamed: ${m}`);
       const split = framesPerName(v.speedscopeDoc);
       console.log(`   frames: ${v.speedscopeDoc.shared.frames.length} in all threads, names with more than one frame in a thread ${split.length}${split.length ? ` (${split.slice(0, 4).map(([n, k]) => `${n}: ${k}`).join(', ')})` : ''}`);
       ok = r.matched === r.expected && r.expected === r.seen && file.unnamedEnds === 0 && file.unbalanced.length === 0 && w.refusedEnd + w.openAtEnd + w.emptyStack === 0 && split.length === 0 && v.errors.length === 0;
@@ -586,6 +592,16 @@ try {
         const fNames = new Set(v.speedscopeDoc.shared.frames.map((f) => baseName(f.name)));
         const threads = new Set(evs.filter((e) => e.ph === 'B').map((e) => e.tid)).size;
         console.log(`   ctf: export B ${file.byPh.B || 0}, E ${file.byPh.E || 0}, i ${file.byPh.i || 0}, ${bNames.size} slice names on ${threads} threads; speedscope ${r.seen} slices, ${fNames.size} frame names, ${v.speedscopeDoc.profiles.length} profiles`);
+        // Thread names: speedscope names a profile "PROCESS (pid P), THREAD (tid T)" from the
+        // export's process_name and thread_name, "THREAD (pid P, tid T)" without the first,
+        // "pid P, tid T" without either; every CTF thread must have its name, and every tid be
+        // a 32-bit signed integer (Perfetto, chrome://tracing).
+        const profs = v.speedscopeDoc.profiles.map((p) => p.name);
+        const unnamed = profs.filter((n) => /^pid \d+, tid \d+$/.test(n));
+        const withProcess = profs.filter((n) => /^.+ \(pid \d+\), .+ \(tid \d+\)$/.test(n));
+        const wide = evs.filter((e) => e.pid > 2147483647 || e.tid > 2147483647).length;
+        console.log(`   names: ${profs.length - unnamed.length} of ${profs.length} profiles name their thread, ${withProcess.length} their process too; events with a pid or tid above 2^31-1: ${wide}; e.g. ${profs.slice(0, 4).map((n) => `"${n}"`).join(', ')}`);
+        ok = ok && unnamed.length === 0 && wide === 0 && r.misnamed.length === 0;
         ok = ok && (file.byPh.B || 0) === r.seen && (file.byPh.E || 0) === (file.byPh.B || 0) && bNames.size === fNames.size && [...bNames].every((n) => fNames.has(n)) && r.seen > 0;
       }
     } else {

@@ -12,9 +12,11 @@
 //	                         procname contexts, nested and recursive calls,
 //	                         threads that change CPU in the middle of a call
 //	OUT/NAME.slices.json     {"threads": {THREAD: [{"name", "depth", "begin_ns",
-//	                         "end_ns"}]}}: THREAD is the export's thread name
-//	                         ("tid 42 (bash)", "vtid 101, vpid 100 (glxgears)"),
-//	                         ns as decimal strings (epoch-scale, above 2^53)
+//	                         "end_ns"}]}}: THREAD is the name speedscope must
+//	                         give the thread, from the export's process_name
+//	                         and thread_name, its pid and tid
+//	                         ("app (pid 1234), app-io (tid 1235)"), ns as
+//	                         decimal strings (epoch-scale, above 2^53)
 //
 // Times are nanoseconds at Unix-epoch scale (1.77·10¹⁸), a few hundred ns
 // apart, some equal (a call that begins where another ends). Slices last at
@@ -29,6 +31,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/tracecodec/tracecodec/testgen/ctfgen"
@@ -112,7 +115,7 @@ func (c *clock) after(t uint64) uint64 {
 }
 
 type kthread struct {
-	tid        int
+	tid, pid   int
 	comm       string
 	cpu        int // -1: not running
 	sys        int // index of the open system call in syscalls, -1: none
@@ -122,7 +125,16 @@ type kthread struct {
 
 var syscalls = []string{"read", "write", "futex", "openat", "close", "poll"}
 
-// kernel: 2 CPUs, 5 threads; each step, a CPU's thread enters or exits a
+// profileName is the name speedscope gives the thread tid of process pid
+// (its "evented" profile, in its thread selector), as it makes it from
+// the export's process_name and thread_name events.
+func profileName(process string, pid int, thread string, tid int) string {
+	return fmt.Sprintf("%s (pid %d), %s (tid %d)", process, pid, thread, tid)
+}
+
+// kernel: 2 CPUs, 5 threads of 4 processes (a state dump says which: 1234
+// and 1235 are threads of app), 1235 renamed app-io half way (its next
+// sched_switch says so: its latest name is its row's); each step, a CPU's thread enters or exits a
 // system call, or the CPU switches to another thread (one blocked in a
 // system call goes on with it, maybe on the other CPU).
 func kernel(steps int) (ctfgen.Spec, []ctfgen.Record, map[string][]Slice) {
@@ -130,15 +142,20 @@ func kernel(steps int) (ctfgen.Spec, []ctfgen.Record, map[string][]Slice) {
 	for _, n := range syscalls {
 		spec.Classes = append(spec.Classes, ctfgen.SyscallEntry(n, ctfgen.Field{Name: "fd", Kind: ctfgen.S32}), ctfgen.SyscallExit(n))
 	}
+	dump := len(spec.Classes)
+	spec.Classes = append(spec.Classes, ctfgen.Class{Name: "lttng_statedump_process_state", Fields: []ctfgen.Field{
+		{Name: "tid", Kind: ctfgen.S32}, {Name: "pid", Kind: ctfgen.S32}, {Name: "name", Kind: ctfgen.Comm}}})
 	r := rand.New(rand.NewPCG(1, 2))
 	c := &clock{r: r, t: t0}
-	ths := []*kthread{{tid: 42, comm: "bash"}, {tid: 7, comm: "kworker/0:1"}, {tid: 1234, comm: "app"}, {tid: 1235, comm: "app"}, {tid: 99, comm: "sshd"}}
+	ths := []*kthread{{tid: 42, pid: 42, comm: "bash"}, {tid: 7, pid: 7, comm: "kworker/0:1"}, {tid: 1234, pid: 1234, comm: "app"},
+		{tid: 1235, pid: 1234, comm: "app"}, {tid: 99, pid: 99, comm: "sshd"}}
+	running := [2]*kthread{}
+	want := map[*kthread][]Slice{}
+	var recs []ctfgen.Record
 	for _, th := range ths {
 		th.cpu, th.sys = -1, -1
+		recs = append(recs, ctfgen.Record{CPU: 0, Class: dump, TS: c.next(), Values: []any{th.tid, th.pid, th.comm}})
 	}
-	running := [2]*kthread{}
-	want := map[string][]Slice{}
-	var recs []ctfgen.Record
 	// A system call on CPU 1 before its first sched_switch: its thread is
 	// unknown, an instant on the CPU's row (nothing drawn).
 	recs = append(recs, ctfgen.Record{CPU: 1, Class: 1, TS: c.t, Values: []any{3}})
@@ -155,13 +172,15 @@ func kernel(steps int) (ctfgen.Spec, []ctfgen.Record, map[string][]Slice) {
 	exit := func(th *kthread) {
 		ts := c.after(max(th.begin, th.switchedIn))
 		recs = append(recs, ctfgen.Record{CPU: th.cpu, Class: 2 + 2*th.sys, TS: ts, Values: []any{r.IntN(100)}})
-		name := fmt.Sprintf("tid %d (%s)", th.tid, th.comm)
-		want[name] = append(want[name], Slice{Name: syscalls[th.sys], Begin: th.begin, End: ts})
+		want[th] = append(want[th], Slice{Name: syscalls[th.sys], Begin: th.begin, End: ts})
 		th.sys = -1
 	}
 	swtch(0, ths[0])
 	swtch(1, ths[1])
-	for range steps {
+	for i := range steps {
+		if i == steps/2 {
+			ths[3].comm = "app-io"
+		}
 		cpu := r.IntN(2)
 		th := running[cpu]
 		switch k := r.IntN(10); {
@@ -191,7 +210,11 @@ func kernel(steps int) (ctfgen.Spec, []ctfgen.Record, map[string][]Slice) {
 		}
 		exit(th)
 	}
-	return spec, recs, want
+	named := map[string][]Slice{}
+	for th, s := range want {
+		named[profileName(ths[slices.IndexFunc(ths, func(o *kthread) bool { return o.tid == th.pid })].comm, th.pid, th.comm, th.tid)] = s
+	}
+	return spec, recs, named
 }
 
 type uthread struct {
@@ -240,7 +263,7 @@ func ust(steps int) (ctfgen.Spec, []ctfgen.Record, map[string][]Slice) {
 		th.stack = th.stack[:len(th.stack)-1]
 		ts := c.after(top.begin)
 		rec(th, false, top.addr, ts)
-		name := fmt.Sprintf("vtid %d, vpid 100 (glxgears)", th.vtid)
+		name := profileName("glxgears", 100, "glxgears", th.vtid)
 		want[name] = append(want[name], Slice{Name: "0x" + strconv.FormatInt(top.addr, 16), Depth: len(th.stack), Begin: top.begin, End: ts})
 	}
 	for range steps {

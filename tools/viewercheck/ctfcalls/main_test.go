@@ -13,7 +13,8 @@ import (
 
 // TestCTFCalls: the slices the generator writes in NAME.slices.json are
 // the ones the event layer's call slices (events.WithCTFCallSlices) pair
-// in its traces, at the same ns, on threads of the same names; and the
+// in its traces, at the same ns, on threads of the same latest names,
+// processes and ids; and the
 // traces have what they are for: calls whose thread changed CPU between
 // entry and exit, nested calls, slices that begin at the end of another.
 func TestCTFCalls(t *testing.T) {
@@ -90,9 +91,13 @@ func paired(t *testing.T, dir string) map[string][]Slice {
 	}
 	stacks := map[string][]open{}
 	out := map[string][]Slice{}
+	threads := map[string]*events.Thread{}
 	for r.Next() {
 		ev := r.Event()
 		tr := ev.Track()
+		if tr.Thread != nil {
+			threads[tr.Name] = tr.Thread
+		}
 		switch ev.Kind() {
 		case events.KindBegin:
 			stacks[tr.Name] = append(stacks[tr.Name], open{ev.Name(), uint64(ev.Time())})
@@ -115,10 +120,18 @@ func paired(t *testing.T, dir string) map[string][]Slice {
 			t.Errorf("%s: %s: %d begins never end", dir, th, len(st))
 		}
 	}
-	for _, s := range out {
+	// Keyed by the thread's latest names and ids, as speedscope names its
+	// row.
+	named := map[string][]Slice{}
+	for name, s := range out {
 		sortSlices(s)
+		th := threads[name]
+		if th == nil {
+			t.Fatalf("%s: slices on %s, a track without Thread", dir, name)
+		}
+		named[profileName(th.ProcessName(), int(th.PID), th.Name(), int(th.TID))] = s
 	}
-	return out
+	return named
 }
 
 // TestMigrations: in both traces (as tools/viewercheck runs them) some call's thread is on another CPU at
