@@ -27,7 +27,7 @@ func genTraceMem(tb testing.TB, n, cpus int) *Trace {
 }
 
 // Decoding an event record allocates nothing after warm-up, in a stream and
-// through the merge.
+// through the merge; nor does Scan (with and without Decode).
 func TestAllocsPerEvent(t *testing.T) {
 	tr := genTraceMem(t, 200000, 2)
 	s := tr.Streams[0]
@@ -40,6 +40,27 @@ func TestAllocsPerEvent(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Errorf("Stream.Next: %v allocations per event", a)
+	}
+	// Scan's body (scanfast.go), and Decode after it
+	sc := tr.Streams[1]
+	for i := 0; i < 1000; i++ {
+		sc.Scan()
+	}
+	body := sc.scEvents
+	if a := testing.AllocsPerRun(10000, func() {
+		if !sc.Scan() {
+			t.Fatal(sc.Err())
+		}
+	}); a != 0 || sc.scEvents-body < 9000 {
+		t.Errorf("Stream.Scan: %v allocations per event (%d of 10001 records from its body)", a, sc.scEvents-body)
+	}
+	if a := testing.AllocsPerRun(10000, func() {
+		if !sc.Scan() {
+			t.Fatal(sc.Err())
+		}
+		sc.Event().Decode()
+	}); a != 0 {
+		t.Errorf("Stream.Scan + Event.Decode: %v allocations per event", a)
 	}
 	r := tr.NewReader()
 	for i := 0; i < 1000; i++ {

@@ -88,7 +88,13 @@
 // from a decoded template per variant option; a class of fixed-size fields
 // is one bounds check, and classes of integers, strings, BLOBs and
 // sequences run lean programs (skips folded into the next op, a sequence
-// into its length's). After such a header, and in streams without event
+// into its length's). For LTTng's headers Scan has a body of its own, as
+// Next has: the selector (and the extended header's class id) name the
+// record's form — the header's and the class's first fixed-size bits, then
+// up to 16 strings and sequences whose lengths precede them, each with the
+// fixed-size bits after it — whose positions it checks against one limit
+// per packet, with no call (TestScanFastMatchesNext, FuzzScanMatchesNext
+// compare it with Next). After such a header, and in streams without event
 // record headers, Next builds the fields of a class of integers, strings,
 // BLOBs and arrays of plain integers from a template per class and header
 // option: the whole pre-order field list with each field's class, member

@@ -482,6 +482,7 @@ func (s *Stream) resume(index int, off int64) {
 	}
 	s.err, s.done, s.started = nil, false, true
 	s.sel, s.fxTab, s.fxLim, s.bare = nil, nil, 0, nil
+	s.scTab = nil
 	s.next, s.stop = off, off+1
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1

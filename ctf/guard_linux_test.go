@@ -57,3 +57,33 @@ func TestNextReadsNothingPastData(t *testing.T) {
 		t.Fatalf("%d of %d records from Next's body", st.flat, st.events)
 	}
 }
+
+// Scan's body reads no byte past its data (Stream.scLim): streams cut at
+// each of their last 300 bytes, placed right before a page that cannot be
+// read, read as Next reads them.
+func TestScanReadsNothingPastData(t *testing.T) {
+	type stream struct {
+		tr   *Trace
+		name string
+		data []byte
+	}
+	var streams []stream
+	gen := traceFromTSDL(t, genMetadata(40))
+	for seed := 0; seed < 2; seed++ {
+		data, _ := genStreamBytes(seed, 300, 40, 512+seed*1024)
+		streams = append(streams, stream{gen, fmt.Sprintf("gen-%d", seed), data})
+	}
+	for seed := uint64(0); seed < 4; seed++ {
+		tr := traceFromTSDL(t, scanShapesTSDL(seed, false))
+		streams = append(streams, stream{tr, fmt.Sprintf("shapes-%d", seed), everyStream(tr, seed, 200, 0)})
+	}
+	st := newScanStats()
+	for _, s := range streams {
+		for cut := 0; cut <= min(300, len(s.data)); cut++ {
+			compareScanNext(t, s.tr, fmt.Sprintf("%s-cut-%d", s.name, cut), guarded(t, s.data[:len(s.data)-cut]), st, nil)
+		}
+	}
+	if st.body < st.events/3 {
+		t.Fatalf("%d of %d records from Scan's body", st.body, st.events)
+	}
+}

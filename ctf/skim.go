@@ -733,7 +733,7 @@ func (h *hdrShape) lay(o *hdrPart, fc *FieldClass, depth int) bool {
 // program does: the selector, which is the class id, picks the option,
 // whose id and clock fields follow; its fields are appended from the
 // option's template. False where the decoding program might fail (Next
-// then runs it). Scan reads the same header inline (skimming the class
+// then runs it). scanSel reads the same header inline (skimming the class
 // after it).
 func (s *Stream) selHeader(h *hdrShape, start uint64) bool {
 	hs, w0, w1, ok := h.words(s.data, s.base, start)
@@ -787,11 +787,8 @@ func (p *hdrPart) clock(clock, w0, w1 uint64) uint64 {
 	return clock
 }
 
-// Scan advances to the next event record as Next does, checking it as
-// fully (sizes, class ids, selectors, lengths, string terminators, limits,
-// clock updates: Scan and Next fail on the same records with the same
-// errors) but without decoding its fields: Event.Fields is nil and the
-// scope roots -1 until Event.Decode.
+// scanSel is Scan where its body (scanfast.go) does not skim the
+// record.
 //
 // Here is its path for headers of a shape with selID (LTTng's headers),
 // while the packet's shape is current (s.sel): the whole record in this
@@ -801,7 +798,7 @@ func (p *hdrPart) clock(clock, w0, w1 uint64) uint64 {
 // scanGeneral do. Where the decoding program might fail, replay decodes
 // the record (the slot written is written again). scanGeneral is the
 // rest.
-func (s *Stream) Scan() bool {
+func (s *Stream) scanSel() bool {
 	h := s.sel
 	if h == nil || s.pos >= s.end {
 		return s.scanGeneral()

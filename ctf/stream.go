@@ -173,7 +173,8 @@ type Stream struct {
 	size    int64
 	hdrOnly bool // Packets: read packet headers and contexts only
 	generic bool // decode with the recursive field walk (tests: the reference)
-	// Scan's fast path: the current packet's class's selShape (not
+	// the fast paths of Scan (scanSel; its body: scTab) and Next: the
+	// current packet's class's selShape (not
 	// generic), set by begin when it starts a packet, nil once an event
 	// record fails or the stream is moved: while it is set and pos < end,
 	// no error stands, the stream is started and not done
@@ -200,6 +201,16 @@ type Stream struct {
 	// them from the stream, one load less)
 	fxAM, fxNAM uint64
 	fxSelAt     hdrAt
+	// Scan's body (scanfast.go): the current packet's class's scSel
+	// while sel is set, when the packet's start is aligned to the
+	// header's alignment; scAt its selector; scLim: min(end, 8·(len(data)
+	// − 16)): a position p ≤ scLim lies within the content and the 16
+	// bytes from byte p>>3 on within data (set with scTab by begin, once
+	// data and end are the packet's: whatever changes them clears scTab
+	// first)
+	scTab []scHead
+	scAt  hdrAt
+	scLim uint64
 	// Next's fast path without an event record header: the current
 	// packet's class's bare (not generic), set and cleared as sel is
 	bare *EventClass
@@ -276,10 +287,12 @@ type Stream struct {
 	rec                 traceerr.Recovery
 	// events counts the records read since the stream's start (SeekPacket)
 	// less those Next's body read (nextFlat, fxEvents: one count per
-	// record there): Recovery's Read is events + fxEvents
+	// record there) and those Scan's body read (scEvents): Recovery's
+	// Read is events + fxEvents + scEvents
 	events   int64
 	nxEvents int64 // the records nextFast and nextBare decoded from templates (nextfast.go; tests)
 	fxEvents int64 // the records nextFlat decoded (never reset)
+	scEvents int64 // the records Scan's body read (scanfast.go; never reset)
 	// the fields of the templates this stream has used, by their num,
 	// kept with their structure (nil: not yet; nxNoKeep: copied per
 	// event), in chunks (nxChunk, the last) that never move: without
@@ -383,7 +396,7 @@ func (s *Stream) Recovery() traceerr.Recovery {
 		}
 		r.Notes = append(r.Notes[:len(r.Notes):len(r.Notes)], fmt.Sprintf("%s (%d bytes in all) skipped (the first: %v)", what, s.skipBytes, s.skipErr))
 	}
-	r.Read = s.events + s.fxEvents
+	r.Read = s.events + s.fxEvents + s.scEvents
 	r.ReadBytes = s.rbytes
 	if s.err != nil {
 		r.Reason = s.err
@@ -406,11 +419,12 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.holding, s.hasLastEnd = false, false
 	s.stop = 0
 	s.rec = traceerr.Recovery{Format: formatName, Unit: "events", StopOffset: -1}
-	s.events = -s.fxEvents // (Read, events + fxEvents, is 0)
+	s.events = -s.fxEvents - s.scEvents // (Read, events + fxEvents + scEvents, is 0)
 	s.skipped, s.skipBytes, s.skipErr = 0, 0, nil
 	s.hdrSkipped, s.hdrSkipBytes, s.hdrSkipErr = 0, 0, nil
 	s.pkts, s.rbytes = 0, 0
 	s.sel, s.fxTab, s.fxLim, s.bare = nil, nil, 0, nil
+	s.scTab = nil
 	s.next = off
 	s.pos, s.end = 0, 0
 	s.pkt.Index = index - 1
@@ -477,6 +491,7 @@ func (s *Stream) nextProgram() bool {
 	}
 	if !s.decodeEvent(s.pos) {
 		s.sel, s.fxTab, s.fxLim, s.bare = nil, nil, 0, nil
+		s.scTab = nil
 		return false
 	}
 	return true
@@ -547,6 +562,7 @@ func (s *Stream) replay(start, clock0 uint64) bool {
 	s.replays++
 	if !s.decodeEvent(start) {
 		s.sel, s.fxTab, s.fxLim, s.bare = nil, nil, 0, nil
+		s.scTab = nil
 		return false
 	}
 	return true
@@ -579,6 +595,7 @@ func (s *Stream) begin() bool {
 	}
 	for s.pos >= s.end {
 		s.sel, s.fxTab, s.fxLim, s.bare = nil, nil, 0, nil
+		s.scTab = nil
 		if !s.nextPacket() {
 			return false
 		}
@@ -593,6 +610,10 @@ func (s *Stream) begin() bool {
 			if n, need := uint64(len(s.data)), s.pkt.Class.fxNeed; n >= need && len(s.fxTab) > 0 {
 				s.fxLim = min(s.end, (n-need)*8)
 				s.fxAM, s.fxNAM, s.fxSelAt = h.am, h.nam, h.selAt
+			}
+			// (Scan's body: as Next's, its table and limit)
+			if sc := s.pkt.Class; s.base&h.am == 0 && len(sc.scSel) > 0 && len(s.data) >= 16 {
+				s.scTab, s.scAt, s.scLim = sc.scSel, sc.scAt, min(s.end, uint64(len(s.data)-16)*8)
 			}
 		}
 		if sc := s.pkt.Class; sc.Header == nil && sc.bare != nil && !s.generic {
@@ -772,6 +793,7 @@ func (s *Stream) release() {
 	}
 	s.buf, s.data = nil, nil
 	s.fxTab, s.fxLim = nil, 0 // (its fxLim is data's)
+	s.scTab = nil
 	if c, ok := s.src.(interface{ release() }); ok {
 		c.release()
 	}
@@ -795,6 +817,7 @@ func (s *Stream) nextPacket() bool {
 // startPacket starts the packet at s.next.
 func (s *Stream) startPacket() bool {
 	s.fxTab, s.fxLim = nil, 0 // (data and end change: begin sets them again)
+	s.scTab = nil
 	off := s.next
 	if off >= s.size {
 		s.done = true
@@ -1368,7 +1391,7 @@ func (s *Stream) read(fc *FieldClass) bool {
 		if fc.dynamic {
 			n = s.slots[fc.src]
 		}
-		if n > (s.end-s.pos)/8 {
+		if s.pos > s.end || n > (s.end-s.pos)/8 {
 			return s.truncated(fc)
 		}
 		if n > math.MaxUint32 {

@@ -58,6 +58,8 @@ type StreamClass struct {
 	small                  []*EventClass // by id, ids < 4096
 	fxSel                  []fxHead      // by selector value: nextFlat's class and template (nextfast.go)
 	fxNeed                 uint64        // the most bytes Next's body reads from a position it checks against Stream.fxLim: ≥ 16, nxProg.need of fxSel's templates
+	scSel                  []scHead      // by selector value: Scan's form of the class (scanfast.go)
+	scAt                   hdrAt         // the selector (scSel set)
 	only                   *EventClass
 	clockOffNS, clockOffCy uint64    // offset from origin: ns of the seconds, and cycles
 	clockNeg               int64     // seconds when negative
@@ -200,6 +202,7 @@ func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
 	t.compilePrograms()
 	t.compileSkims()
 	t.compileNext()
+	t.compileScan()
 	return t, nil
 }
 
