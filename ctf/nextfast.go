@@ -2,9 +2,11 @@ package ctf
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
@@ -216,13 +218,27 @@ type nxSeg struct {
 // nxVal is an integer of a segment: template field idx, off bits from the
 // segment's start, its value 8 bytes read from its byte >> its bit,
 // & mask, sign-extended as (x ^ sgn) - sgn, sgn its sign bit (0:
-// unsigned or 64 bits; no shift by a variable amount).
+// unsigned or 64 bits; no shift by a variable amount). With n > 0, a
+// string or BLOB of a static length of n bytes (minTxt ≤ n ≤ maxTxt) at
+// byte off/8 of a byte-aligned segment (off a multiple of 8), its bytes
+// within the segment's: its field's V is its first byte's index in the
+// data, N its length up to the first null byte (mask, its zmask: the high
+// bit of each byte; 0: a BLOB, n), which txtLen finds.
 type nxVal struct {
 	idx  int32
 	off  uint32
+	n    uint32
 	mask uint64
 	sgn  uint64
 }
+
+// minTxt and maxTxt bound the static lengths of the strings and BLOBs
+// (aligned to bytes) a segment holds in place (nxVal.n): the shorter are
+// its item (nxDyn.word wordFix: one word), the longer too (nxText).
+const (
+	minTxt = 9
+	maxTxt = 64
+)
 
 // nxSlot: the value of template field idx goes to slot (a length or
 // selector read later).
@@ -730,10 +746,14 @@ func (b *nxBuilder) place(a uint64, idx int32) uint64 {
 	return (g.bits + a - 1) &^ (a - 1)
 }
 
-// close ends the open segment (without an item of variable size).
+// close ends the open segment (without an item of variable size), its
+// strings and BLOBs in place after its integers (flat gives their ops in
+// that order: Next runs the integers at a template's head without its
+// loop).
 func (b *nxBuilder) close() {
-	if b.seg != nil {
-		b.seg.to = int32(len(b.p.fields))
+	if g := b.seg; g != nil {
+		g.to = int32(len(b.p.fields))
+		slices.SortStableFunc(g.vals, func(x, y nxVal) int { return cmp.Compare(min(x.n, 1), min(y.n, 1)) })
 		b.seg = nil
 	}
 }
@@ -836,6 +856,23 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 				d.word, d.zmask = wordNul, 0x8080808080808080
 			}
 			b.item(fc, d, idx)
+		} else if fc.Align == 8 && !fc.dynamic && fc.Length >= minTxt && fc.Length <= maxTxt {
+			// in place in the open segment (one opened for it when it
+			// is aligned to less than a byte: then it starts the new
+			// one, byte-aligned), as an integer of 8n bits at a byte
+			off := b.place(8, idx)
+			g := b.seg
+			if off%8 != 0 || off > math.MaxUint32-8*maxTxt || g.am < 7 {
+				break // (not reached: place aligns to 8 bits, in a segment aligned to 8 or more)
+			}
+			v := nxVal{idx: idx, off: uint32(off), n: uint32(fc.Length)}
+			if fc.textElem {
+				v.mask = 0x8080808080808080
+			}
+			g.vals = append(g.vals, v)
+			g.bits = off + 8*fc.Length
+			g.need = max(g.need, off/8+fc.Length)
+			b.p.fields = append(b.p.fields, Field{End: idx + 1, cls: fc.id})
 		} else {
 			d := nxDyn{code: nxBytes, text: fc.textElem}
 			if fc.Align == 8 && !fc.dynamic && fc.Length <= 8 {
@@ -1231,6 +1268,15 @@ func (s *Stream) Next() bool {
 		case fxSlot:
 			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
 			continue
+		case fxTxt:
+			// (nxRun's fxTxt, inline)
+			f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
+			f.V, f.N = uint64(uintptr(p)-uintptr(dp)), uint32(txtLen(p, o.sgn, o.mask))
+			continue
+		case fxTxtL:
+			f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
+			f.V, f.N = uint64(uintptr(p)-uintptr(dp)), uint32(txtLong(p, o.sgn, o.mask))
+			continue
 		case fxIntSl:
 			// fxInt, then fxSlot
 			x := le64(sp, uint64(o.off))&o.mask ^ o.sgn - o.sgn
@@ -1583,6 +1629,38 @@ func textLen(data []byte, i, n uint64) uint64 {
 	return n
 }
 
+// txtLen returns the length of the text of the n bytes from p (8 ≤ n ≤
+// 16, LTTng's process names; the caller checked they lie within the
+// data): up to its first null byte, n when none; n for a BLOB (zm 0;
+// else zm is 0x8080808080808080). It reads them as two 8-byte words, the
+// first n-8 bytes and the last 8 (overlapping unless n is 16), flags each
+// word's null bytes (the lowest flag of a word is its first null byte: a
+// borrow that flags a byte above it comes from a null byte below) and
+// takes the lesser of their first null bytes, with no branch: a word's
+// first null byte is at or after the text's first one, and is it when
+// that lies in the word; the first word without one gives 72 (64 + 8),
+// the last its end, n. (Inlined: a call inside Next's loop would spill
+// the values the loop keeps.)
+func txtLen(p unsafe.Pointer, n, zm uint64) uint64 {
+	w0, w1 := le64(p, 0), le64(p, n-8)
+	z0 := uint64(bits.TrailingZeros64((w0 - 0x0101010101010101) &^ w0 & zm))
+	z1 := uint64(bits.TrailingZeros64((w1 - 0x0101010101010101) &^ w1 & zm))
+	return min(z0>>3+z0&64, n-8+z1>>3)
+}
+
+// txtLong is txtLen for any n ≥ 8: the words from byte 0 on, 8 bytes
+// apart, before the last, which ends at byte n.
+func txtLong(p unsafe.Pointer, n, zm uint64) uint64 {
+	w := le64(p, n-8)
+	k := n - 8 + uint64(bits.TrailingZeros64((w-0x0101010101010101)&^w&zm)>>3)
+	for i := uint64(0); i+8 < n; i += 8 {
+		w := le64(p, i)
+		z := uint64(bits.TrailingZeros64((w - 0x0101010101010101) &^ w & zm))
+		k = min(k, i+z>>3+z&64)
+	}
+	return k
+}
+
 // nxText reads the string or BLOB d at bit pos (before its alignment) into
 // its field f, returning the position after it; false where the decoding
 // program might fail.
@@ -1683,6 +1761,17 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 		vals := g.vals // (a local: read through g, the compiler reloads it after every store to fs)
 		for i := range vals {
 			v := &vals[i]
+			if v.n > 0 {
+				// a string or BLOB in place: its n bytes from byte k
+				// on lie within the segment's need
+				k, n := st>>3+uint64(v.off>>3), uint64(v.n)
+				f := &fs[delta+v.idx]
+				f.V, f.N = k, uint32(n)
+				if v.mask != 0 {
+					f.N = uint32(textLen(data, k, n))
+				}
+				continue
+			}
 			fs[delta+v.idx].V = v.at(data, st)
 		}
 		for i := range g.slots {
@@ -1821,6 +1910,8 @@ const (
 	fxArr8  // an fxArrF of 8-bit elements (their sign bit in sgn), the array and its elements aligned to bytes
 	fxArr8X // an fxArr8 and the fxFix right after it (which stays in the program: fxArr8X runs it, Next's loop skips it)
 	fxNulBX // an fxNulB and the fxInt right after it (which stays in the program: fxNulBX runs it, Next's loop skips it)
+	fxTxt   // a string (zmask mask) or BLOB of static length sgn (minTxt … 16) at byte off of a byte-aligned segment (nxVal.n)
+	fxTxtL  // fxTxt of 17 … maxTxt bytes
 )
 
 // fxOpSize is the size of an fxOp.
@@ -1849,6 +1940,8 @@ func flat(segs []nxSeg, n int) []fxOp {
 		ops = append(ops, fxOp{code: code, mask: g.am, sgn: g.bits, off: uint32(g.need)})
 		for _, v := range g.vals {
 			switch {
+			case v.n > 0:
+				ops = append(ops, fxOp{code: fxTxt + uint8(min(v.n/17, 1)), mask: v.mask, sgn: uint64(v.n), off: v.off >> 3, fo: fo(v.idx)})
 			case !g.bytewise:
 				ops = append(ops, fxOp{code: fxIntB, mask: v.mask, sgn: v.sgn, off: v.off, fo: fo(v.idx)})
 			case v.off&7 != 0:
@@ -1968,6 +2061,16 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 			continue
 		case fxSlot:
 			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
+			continue
+		case fxTxt:
+			// a string or BLOB in place: its bytes within the
+			// segment's need (checked at its start)
+			f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
+			f.V, f.N = uint64(uintptr(p)-uintptr(r.dp)), uint32(txtLen(p, o.sgn, o.mask))
+			continue
+		case fxTxtL:
+			f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
+			f.V, f.N = uint64(uintptr(p)-uintptr(r.dp)), uint32(txtLong(p, o.sgn, o.mask))
 			continue
 		case fxNul, fxFix:
 			// a short string or BLOB from one word, without a call

@@ -14,7 +14,8 @@ import (
 // header (no packet header or context: everyStream's single packet) and
 // classes of random shapes: integers of every width 1..64, signed and
 // unsigned, aligned to 1..64 bits, little- and (in some classes)
-// big-endian; null-terminated and static-length strings; sequences of
+// big-endian; null-terminated and static-length strings (two in three of
+// those of 9 to 64 bytes, half of them at most 16); sequences of
 // integers of 8 to 64 bits, static arrays, sequences inside structures,
 // several arrays in one class, in every third class of seeds 0 mod 4 a
 // sequence of bytes after a length of 3 bits at the end, in every third
@@ -73,6 +74,7 @@ stream {%s
 		b.WriteString(fmt.Sprintf(h, "", "", ctx))
 	}
 	aligns := []int{1, 1, 8, 8, 8, 16, 32, 64}
+	rs := rand.New(rand.NewPCG(seed, 17)) // (the static-length strings' lengths: r's draws stay as they were)
 	integer := func(bo string) string {
 		w := 1 + r.IntN(64)
 		switch r.IntN(3) {
@@ -98,7 +100,15 @@ stream {%s
 			case k == 5:
 				fmt.Fprintf(&b, "\tstring s%d;\n", m)
 			case k == 6:
-				fmt.Fprintf(&b, "\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } t%d[%d];\n", m, r.IntN(6))
+				n := r.IntN(6)
+				if rs.IntN(3) > 0 {
+					// (Next reads them in place in their segment)
+					n = minTxt + rs.IntN(maxTxt-minTxt+1)
+					if rs.IntN(2) == 0 {
+						n = min(n, 16)
+					}
+				}
+				fmt.Fprintf(&b, "\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } t%d[%d];\n", m, n)
 			case k == 7:
 				w := []int{8, 16, 32, 64}[r.IntN(4)]
 				fmt.Fprintf(&b, "\tuint8_t n%d;\n\tinteger { size = %d; align = %d; signed = %v; } q%d[n%d];\n", m, w, []int{8, w}[r.IntN(2)], r.IntN(2) == 0, m, m)
@@ -167,6 +177,7 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	arrays := 0
 	var fused, unfused int                                 // hot templates whose first segment Next checks with the header, and the others
 	var intSl, nulB, nulBX, arrF, arr8, arr8X, skipped int // the joined ops of hot programs (hotOps) and the fxSegB left out
+	var txt, txtL int                                      // static-length strings in place (fxTxt, fxTxtL) of hot programs
 	var tails [4]int                                       // hot templates by nxProg.tail
 	nclasses := 0                                          // the classes of the traces compared
 	for seed := uint64(0); seed < 12; seed++ {
@@ -199,6 +210,10 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 							case fxArr8X:
 								arr8X++
 								joins++ // (its fxSlot left out, its fxFix stays)
+							case fxTxt:
+								txt++
+							case fxTxtL:
+								txtL++
 							}
 						}
 						skipped += len(x.ops) - len(x.hops) - joins
@@ -253,6 +268,10 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	t.Logf("hot programs: %d fxIntSl, %d fxNulB, %d fxNulBX, %d fxArrF, %d fxArr8, %d fxArr8X, %d fxSegB left out", intSl, nulB, nulBX, arrF, arr8, arr8X, skipped)
 	if intSl < 10 || nulB < 10 || nulBX < 10 || arrF < 10 || arr8 < 10 || arr8X < 10 || skipped < 10 {
 		t.Fatalf("hot programs: %d fxIntSl, %d fxNulB, %d fxNulBX, %d fxArrF, %d fxArr8, %d fxArr8X, %d fxSegB left out: each is to be compared", intSl, nulB, nulBX, arrF, arr8, arr8X, skipped)
+	}
+	t.Logf("hot programs: %d fxTxt, %d fxTxtL", txt, txtL)
+	if txt < 10 || txtL < 10 {
+		t.Fatalf("hot programs: %d fxTxt, %d fxTxtL: each is to be compared", txt, txtL)
 	}
 	if all.fast < all.templated*9/10 || len(all.classes) < nclasses/2 || arrays < 20 || all.flat < all.fast/10 || all.flat == all.fast {
 		t.Fatalf("%d of %d records of templated classes from the fast path (%d from nextFlat), %d classes with a template, %d with arrays", all.fast, all.templated, all.flat, len(all.classes), arrays)
@@ -347,8 +366,8 @@ func TestNextFastKeptCountsAfterFallback(t *testing.T) {
 // nxBlobsCTF2 is CTF 2 metadata of a data stream class without event
 // record headers whose one class holds what TSDL cannot: static-length
 // BLOBs (N is their length: a null byte does not end them) and
-// static-length strings of at most and more than 8 bytes, dynamic-length
-// ones, beside integers.
+// static-length strings of at most and more than 8 bytes (and more than 16:
+// read in place, fxTxt and fxTxtL), dynamic-length ones, beside integers.
 func nxBlobsCTF2() []byte {
 	u8 := `{"type":"fixed-length-unsigned-integer","length":8,"byte-order":"little-endian","alignment":8}`
 	frags := []string{`{"type":"preamble","version":2}`, `{"type":"data-stream-class"}`,
@@ -361,6 +380,10 @@ func nxBlobsCTF2() []byte {
 			{"name":"s5","field-class":{"type":"static-length-string","length":5}},
 			{"name":"b9","field-class":{"type":"static-length-blob","length":9}},
 			{"name":"s8","field-class":{"type":"static-length-string","length":8}},
+			{"name":"b16","field-class":{"type":"static-length-blob","length":16}},
+			{"name":"s30","field-class":{"type":"static-length-string","length":30}},
+			{"name":"b40","field-class":{"type":"static-length-blob","length":40}},
+			{"name":"s12","field-class":{"type":"static-length-string","length":12}},
 			{"name":"db","field-class":{"type":"dynamic-length-blob","length-field-location":{"path":["n"]}}},
 			{"name":"z","field-class":{"type":"null-terminated-string"}},
 			{"name":"y","field-class":` + u8 + `}]}}`}

@@ -1349,7 +1349,9 @@ func (s *Stream) read(fc *FieldClass) bool {
 		if fc.dynamic {
 			n = s.slots[fc.src]
 		}
-		if n > (s.end-s.pos)/8 {
+		// (the position may lie past the end: aligned there by an empty
+		// array or structure before it, which read nothing)
+		if s.pos > s.end || n > (s.end-s.pos)/8 {
 			return s.truncated(fc)
 		}
 		if n > math.MaxUint32 {

@@ -359,7 +359,6 @@ type recWriter struct {
 	first      uint64 // the current packet's first time
 	last       uint64 // the last record's time (the clock the next header's is read after)
 	seq        uint64
-	started    bool
 	hasRecords bool
 }
 

@@ -1,10 +1,15 @@
 package ctf
 
 import (
+	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
 	"github.com/tracecodec/tracecodec/testgen/ctfgen"
@@ -275,4 +280,183 @@ func TestKernelRecords(t *testing.T) {
 		}
 	}
 	t.Logf("babeltrace2 prints the same %d lines (%d extended headers)", len(bt), extended)
+}
+
+// kernelStream returns the data stream of CPU 0 of kernelSpec's trace of
+// n records (kernelRecords, seed) in packets of pktSize bytes, and the
+// trace (its metadata) to decode it with.
+func kernelStream(tb testing.TB, seed uint64, n, pktSize int) (*Trace, []byte) {
+	tb.Helper()
+	dir := tb.TempDir()
+	s := kernelSpec()
+	s.PacketSize = pktSize
+	if err := ctfgen.WriteRecords(dir, s, kernelRecords(seed, 0, n)); err != nil {
+		tb.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "channel0_0"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return traceFromTSDL(tb, s.Metadata()), data
+}
+
+// Next's fast path builds what the field walk builds on the kernel-shaped
+// stream (process names in place: fxTxt; the compact and extended
+// headers; many integers at a template's head), intact, damaged and with
+// packets' contents cut short; most records come from Next's body.
+func TestNextFastKernelMatchesWalk(t *testing.T) {
+	tr, data := kernelStream(t, 3, 4000, 4096)
+	hot := 0
+	for _, ec := range tr.dscs[0].events {
+		for k := range ec.nx {
+			if x := &ec.nx[k]; x.hot && slices.ContainsFunc(x.hops, func(o fxOp) bool { return o.code == fxTxt }) {
+				hot++
+			}
+		}
+	}
+	if hot != 10 { // sched_switch, sched_waking, sched_wakeup, sched_stat_runtime, lttng_statedump_process_state, after each option
+		t.Fatalf("%d hot templates with process names in place, want 10", hot)
+	}
+	// sched_switch's integers are at its template's head (Next writes
+	// them without its loop), its two process names after them
+	for _, ec := range tr.dscs[0].events {
+		if ec.Name != "sched_switch" {
+			continue
+		}
+		for k := range ec.nx {
+			x := &ec.nx[k]
+			rest := x.hops[len(x.hops)-3:]
+			if !x.hot || x.nHead != 5 || rest[0].code != fxTxt || rest[1].code != fxTxt || x.opInts != unsafe.Pointer(&rest[0]) {
+				t.Fatalf("sched_switch after option %d: hot %v, %d integers at its head, then ops %d %d", k, x.hot, x.nHead, rest[0].code, rest[1].code)
+			}
+		}
+	}
+	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	compareNextFast(t, tr, "kernel", data, st)
+	if st.events != 4000 || st.fast < st.templated*9/10 || st.flat < st.events*9/10 {
+		t.Fatalf("%d records, %d of %d from the fast path, %d from Next's body", st.events, st.fast, st.templated, st.flat)
+	}
+	checkModes(t, tr, data)
+	r := rand.New(rand.NewPCG(3, 5))
+	for k := 0; k < 60; k++ {
+		compareNextFast(t, tr, fmt.Sprintf("kernel-damaged-%d", k), damaged(r, data, k), &nextFastStats{classes: map[*EventClass]bool{}})
+	}
+	// the content of the first packets cut short by 1 to 80 bytes
+	for p := 0; p < 3; p++ {
+		off := p * 4096
+		content := binary.LittleEndian.Uint64(data[off+48:])
+		for k := uint64(1); k <= 80; k++ {
+			d := append([]byte(nil), data...)
+			binary.LittleEndian.PutUint64(d[off+48:], content-k*8)
+			compareNextFast(t, tr, fmt.Sprintf("kernel-cut-%d-%d", p, k), d, &nextFastStats{classes: map[*EventClass]bool{}})
+		}
+	}
+}
+
+// txtLen (8 to 16 bytes) and txtLong (8 to 64) find a text's first null
+// byte as IndexByte does, or its length when it has none (a BLOB: its
+// length), whatever the bytes before it (any but 0, among them those
+// whose high bit is set and 1) and after it (among them 1 and 0x80, which
+// a borrow flags): every position of the first null byte, at random and
+// with the bytes that flag falsely.
+func TestTxtLen(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, 64)
+	for n := 8; n <= 64; n++ {
+		for z := 0; z <= n; z++ {
+			for k := 0; k < 40; k++ {
+				for i := range b {
+					switch {
+					case i < z:
+						b[i] = []byte{1, 0x7f, 0x80, 0x81, 0xff, byte(1 + r.IntN(255))}[r.IntN(6)]
+					case i == z:
+						b[i] = 0
+					default:
+						b[i] = []byte{0, 1, 0x80, 0xff, byte(r.IntN(256))}[r.IntN(5)]
+					}
+				}
+				p := unsafe.Pointer(&b[0])
+				want := uint64(n)
+				if z < n {
+					want = uint64(z)
+				}
+				if got := txtLong(p, uint64(n), 0x8080808080808080); got != want {
+					t.Fatalf("txtLong %d bytes % x: %d, want %d", n, b[:n], got, want)
+				}
+				if got := txtLong(p, uint64(n), 0); got != uint64(n) {
+					t.Fatalf("txtLong of a BLOB of %d bytes: %d", n, got)
+				}
+				if n > 16 {
+					continue
+				}
+				if got := txtLen(p, uint64(n), 0x8080808080808080); got != want {
+					t.Fatalf("txtLen %d bytes % x: %d, want %d", n, b[:n], got, want)
+				}
+				if got := txtLen(p, uint64(n), 0); got != uint64(n) {
+					t.Fatalf("txtLen of a BLOB of %d bytes: %d", n, got)
+				}
+			}
+		}
+	}
+}
+
+// A static-length string after an empty array aligned past the content's
+// end (the position lies beyond the end when the string is read) is cut:
+// an error, not a read past the data (a slice of the data beyond its
+// capacity panicked), in the walk and in Next.
+func TestStaticStringPastEnd(t *testing.T) {
+	tr := traceFromTSDL(t, nxShapesTSDL(0, 0, false)+`event { name = "past"; id = 0; fields := struct {
+	uint8_t n; integer { size = 16; align = 64; signed = false; } q[n];
+	integer { size = 8; align = 8; signed = false; encoding = UTF8; } s[12]; }; };
+`)
+	// the compact header (id 0, time 5), vtid, n = 0: 9 bytes, the array
+	// aligned to byte 16
+	data := []byte{5 << 5, 0, 0, 0, 7, 0, 0, 0, 0}
+	for _, g := range []bool{true, false} {
+		s := tr.AddStream("past", data[:9:9])
+		s.generic = g
+		if s.Next() || s.Err() == nil || !strings.Contains(s.Err().Error(), `string field "s" overruns the packet content`) {
+			t.Fatalf("generic %v: %v", g, s.Err())
+		}
+	}
+	compareNextFast(t, tr, "past", data[:9:9], &nextFastStats{classes: map[*EventClass]bool{}})
+}
+
+// Each segment's need (the bytes Next and nxRun may read from its start
+// byte on, which one check covers) holds every byte its ops read: 8 from
+// each integer's byte (9 when the start may lie inside a byte), a string
+// in place's n bytes; on the shapes' classes and the kernel's.
+func TestNextSegmentNeeds(t *testing.T) {
+	var trs []*Trace
+	for seed := uint64(0); seed < 12; seed++ {
+		trs = append(trs, traceFromTSDL(t, nxShapesTSDL(seed, 14, false)))
+	}
+	ktr, _ := kernelStream(t, 0, 10, 0)
+	trs = append(trs, ktr)
+	texts := 0
+	for _, tr := range trs {
+		for _, ec := range tr.dscs[0].events {
+			for k := range ec.nx {
+				x := &ec.nx[k]
+				for _, g := range x.segs {
+					for _, v := range g.vals {
+						read := uint64(v.off)/8 + 8
+						switch {
+						case v.n > 0:
+							read = uint64(v.off)/8 + uint64(v.n)
+							texts++
+						case !g.bytewise:
+							read++
+						}
+						if g.need < read || v.n > 0 && uint64(v.off)+8*uint64(v.n) > g.bits {
+							t.Fatalf("%s: segment of %d bits, need %d: field %d reads %d bytes (n %d)", ec.Name, g.bits, g.need, v.idx, read, v.n)
+						}
+					}
+				}
+			}
+		}
+	}
+	if texts < 50 {
+		t.Fatalf("%d strings in place", texts)
+	}
 }
