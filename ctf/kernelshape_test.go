@@ -460,3 +460,35 @@ func TestNextSegmentNeeds(t *testing.T) {
 		t.Fatalf("%d strings in place", texts)
 	}
 }
+
+// A null-terminated string of more than 8 bytes (rcu_utilization's) whose
+// packet's content ends within its first 8 bytes, the data going on
+// without a null byte there: Next finds no null byte within the content
+// (nulFar) and the record is cut, as the walk cuts it.
+func TestNextLongStringCut(t *testing.T) {
+	tr, data := kernelStream(t, 5, 3000, 4096)
+	walk := tr.AddStream("w", data)
+	walk.generic = true
+	var at []uint64 // the first byte of rcu_utilization's strings
+	for walk.Next() && len(at) < 6 {
+		if e := walk.Event(); e.Class.Name == "rcu_utilization" && len(e.Bytes(int(e.Payload)+1)) >= 9 {
+			at = append(at, e.Fields[e.Payload+1].V)
+		}
+	}
+	tr.Streams = tr.Streams[:0]
+	if len(at) < 6 {
+		t.Fatalf("%d long strings", len(at))
+	}
+	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	for _, i := range at {
+		p := i / 4096 * 4096
+		for k := uint64(1); k <= 9; k++ {
+			d := append([]byte(nil), data...)
+			binary.LittleEndian.PutUint64(d[p+48:], (i+k-p)*8)
+			compareNextFast(t, tr, fmt.Sprintf("kernel-string-%d-cut-%d", i, k), d, st)
+		}
+	}
+	if st.flat < st.events*3/4 {
+		t.Fatalf("%d of %d records from Next's body", st.flat, st.events)
+	}
+}

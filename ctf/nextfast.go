@@ -25,7 +25,8 @@ import (
 // element counts (nxLens): an event with the same counts writes only
 // values and elements, one whose counts differ the End values that arrays
 // move and the fields after the first array (nxArrays). The class is
-// cut into segments: fixed-size integers at fixed offsets from the
+// cut into segments: fixed-size integers (and strings or BLOBs of a
+// static length of 9 to 64 bytes: nxVal.n) at fixed offsets from the
 // segment's aligned start, ending with at most one item of variable size
 // (a null-terminated string, a string or BLOB of a static or dynamic
 // length, an array of plain little-endian integers). The segments are
@@ -1001,8 +1002,9 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // is nothing, a string and an integer, or a sequence of bytes and a short
 // string (nxProg.tail), else the loop; the stream's clock, position
 // and counters are written only once the record is read whole. Wherever
-// the program stops short (a string not in one word, counts that differ, a
-// bound in doubt) it returns nextMiss: nextFast decodes the record again
+// the program stops short (a string's null byte not within the content,
+// or, before an integer (tailNulBX), not in its first word; counts that
+// differ, a bound in doubt) it returns nextMiss: nextFast decodes the record again
 // from its start, writing again everything this wrote. (The body is not a
 // function of its own: the call cost ≈ 18 instructions per record.)
 func (s *Stream) Next() bool {
@@ -1346,6 +1348,9 @@ func (s *Stream) Next() bool {
 			w := le64(dp, i)
 			z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 			q := pos + uint64(bits.TrailingZeros64(z)&^7)
+			if z == 0 {
+				q, z = s.nulFar(i)
+			}
 			// (st+sgn ≤ end: st ≤ end, the string's null byte within
 			// the content)
 			if st := q + 8; z == 0 || st+o.sgn > s.end || (st>>3)+o.mask > uint64(len(s.data)) {
@@ -1379,6 +1384,9 @@ func (s *Stream) Next() bool {
 				w := le64(dp, i)
 				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 				q := pos + uint64(bits.TrailingZeros64(z)&^7)
+				if z == 0 {
+					q, z = s.nulFar(i)
+				}
 				if z != 0 && q+8 <= s.end {
 					f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
 					f.V, f.N = i, uint32(q-pos)>>3
@@ -1609,6 +1617,24 @@ func nulAt(data []byte, i, e uint64) (uint64, bool) {
 	}
 	z += uint64(x)
 	return z, z-i <= math.MaxUint32
+}
+
+// nulFar returns, for Next, the bit position q of the null byte that ends
+// the null-terminated string at byte i, whose first 8 bytes (within the
+// data) hold none, and z 1; z 0 when the content (and the data) holds
+// none after them, or only more than 2^32-1 bytes from i (where the
+// decoding program reports so). (A call, out of Next's loop's common
+// path: the values the loop keeps are spilled on this path only.)
+func (s *Stream) nulFar(i uint64) (q, z uint64) {
+	e := min(s.end>>3, uint64(len(s.data)))
+	if i+8 >= e {
+		return 0, 0
+	}
+	k, ok := nulAt(s.data, i+8, e)
+	if !ok || k-i > math.MaxUint32 {
+		return 0, 0
+	}
+	return k * 8, 1
 }
 
 // textLen returns the length of the text of the n bytes data[i:i+n]
@@ -1991,7 +2017,9 @@ func flat(segs []nxSeg, n int) []fxOp {
 //     data's first byte); its integers are read as 8 bytes from byte
 //     sp + off on (fxInt; fxIntB: from (st&7 + off)>>3 on); the segment's
 //     check (st>>3)+need ≤ len(data), need being the largest off/8 + 8
-//     (+ 1 when st may lie inside a byte), covers them all;
+//     (+ 1 when st may lie inside a byte), covers them all, and the n
+//     bytes of its strings in place from sp + off on (fxTxt, fxTxtL:
+//     off/8 + n ≤ need);
 //   - a short string or BLOB is read as 8 bytes at byte pos>>3, after
 //     the check (pos>>3)+8 ≤ len(data) (pos is byte-aligned there);
 //   - the elements of an array, each of ebits/8 bytes from byte q>>3
