@@ -492,3 +492,33 @@ func TestNextLongStringCut(t *testing.T) {
 		t.Fatalf("%d of %d records from Next's body", st.flat, st.events)
 	}
 }
+
+// BenchmarkReaderTCKernel: Trace Compass's many-threads (lttng-modules
+// 2.8, 240 644 records over 8 streams: sched_switch, sched_process_fork,
+// system calls …), merged by time, every field decoded; skipped without
+// CTF_TC_TRACES (Trace Compass's ctf/src/main/resources).
+func BenchmarkReaderTCKernel(b *testing.B) {
+	root := os.Getenv("CTF_TC_TRACES")
+	if root == "" {
+		b.Skip("CTF_TC_TRACES not set")
+	}
+	tr, err := OpenDir(filepath.Join(root, "many-threads"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	b.ReportAllocs()
+	n := 0
+	c0 := cpuTime()
+	for b.Loop() {
+		r := tr.NewReader()
+		for r.Next() {
+			n++
+		}
+		if r.Err() != nil {
+			b.Fatal(r.Err())
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "events/CPU-s")
+}

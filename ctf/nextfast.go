@@ -1659,19 +1659,23 @@ func textLen(data []byte, i, n uint64) uint64 {
 // 16, LTTng's process names; the caller checked they lie within the
 // data): up to its first null byte, n when none; n for a BLOB (zm 0;
 // else zm is 0x8080808080808080). It reads them as two 8-byte words, the
-// first n-8 bytes and the last 8 (overlapping unless n is 16), flags each
-// word's null bytes (the lowest flag of a word is its first null byte: a
-// borrow that flags a byte above it comes from a null byte below) and
-// takes the lesser of their first null bytes, with no branch: a word's
-// first null byte is at or after the text's first one, and is it when
-// that lies in the word; the first word without one gives 72 (64 + 8),
-// the last its end, n. (Inlined: a call inside Next's loop would spill
-// the values the loop keeps.)
+// first 8 bytes and the last 8 (overlapping unless n is 16), and flags
+// each word's null bytes (the lowest flag of a word is its first null
+// byte: a borrow that flags a byte above it comes from a null byte
+// below): the first word's first null byte when it has one, else the
+// last word's (the bytes it shares with the first hold none), else n;
+// with a conditional move, no branch. (Inlined: a call inside Next's
+// loop would spill the values the loop keeps.)
 func txtLen(p unsafe.Pointer, n, zm uint64) uint64 {
-	w0, w1 := le64(p, 0), le64(p, n-8)
-	z0 := uint64(bits.TrailingZeros64((w0 - 0x0101010101010101) &^ w0 & zm))
-	z1 := uint64(bits.TrailingZeros64((w1 - 0x0101010101010101) &^ w1 & zm))
-	return min(z0>>3+z0&64, n-8+z1>>3)
+	// (le64 written out: an inlined call costs a no-op or two)
+	w0 := binary.LittleEndian.Uint64((*[8]byte)(p)[:])
+	w1 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, n-8))[:])
+	z0 := (w0 - 0x0101010101010101) &^ w0 & zm
+	k := n - 8 + uint64(bits.TrailingZeros64((w1-0x0101010101010101)&^w1&zm)>>3)
+	if z0 != 0 {
+		k = uint64(bits.TrailingZeros64(z0) >> 3)
+	}
+	return k
 }
 
 // txtLong is txtLen for any n ≥ 8: the words from byte 0 on, 8 bytes
