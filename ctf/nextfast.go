@@ -1971,7 +1971,7 @@ func flat(segs []nxSeg, n int) []fxOp {
 		for _, v := range g.vals {
 			switch {
 			case v.n > 0:
-				ops = append(ops, fxOp{code: fxTxt + uint8(min(v.n/17, 1)), mask: v.mask, sgn: uint64(v.n), off: v.off >> 3, fo: fo(v.idx)})
+				ops = append(ops, fxOp{code: fxTxt + uint8(min(v.n/17, 1)), mask: v.mask, sgn: uint64(v.n), off: v.off >> 3, fo: fo(v.idx)}) // (fxTxtL beyond 16 bytes)
 			case !g.bytewise:
 				ops = append(ops, fxOp{code: fxIntB, mask: v.mask, sgn: v.sgn, off: v.off, fo: fo(v.idx)})
 			case v.off&7 != 0:
