@@ -123,24 +123,6 @@ func (e *encoder) align(a uint32) {
 }
 
 func (e *encoder) str(n int, nul bool) {
-	if !nul && n >= 9 {
-		// a long static-length string or BLOB: its first null byte
-		// anywhere (or none, z = n), then bytes that flag a word's
-		// null bytes falsely when a borrow reaches them (1, 0x80,
-		// 0x81, 0xff) or none (letters), and more null bytes
-		z := e.r.IntN(n + 1)
-		for i := 0; i < n; i++ {
-			c := byte('a' + e.r.IntN(26))
-			switch {
-			case i == z:
-				c = 0
-			case i > z:
-				c = []byte{0, 1, 1, 0x80, 0x81, 0xff, 'x'}[e.r.IntN(7)]
-			}
-			e.w.put(uint64(c), 8, false)
-		}
-		return
-	}
 	for i := 0; i < n; i++ {
 		c := byte('a' + e.r.IntN(26))
 		if !nul && e.r.IntN(5) == 0 {

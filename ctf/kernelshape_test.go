@@ -429,7 +429,7 @@ func TestStaticStringPastEnd(t *testing.T) {
 func TestNextSegmentNeeds(t *testing.T) {
 	var trs []*Trace
 	for seed := uint64(0); seed < 12; seed++ {
-		trs = append(trs, traceFromTSDL(t, nxShapesTSDL(seed, 14, false)))
+		trs = append(trs, traceFromTSDL(t, nxShapesTSDL(seed, 14, false)+nxTextShapesTSDL(seed)))
 	}
 	ktr, _ := kernelStream(t, 0, 10, 0)
 	trs = append(trs, ktr)

@@ -14,8 +14,7 @@ import (
 // header (no packet header or context: everyStream's single packet) and
 // classes of random shapes: integers of every width 1..64, signed and
 // unsigned, aligned to 1..64 bits, little- and (in some classes)
-// big-endian; null-terminated and static-length strings (two in three of
-// those of 9 to 64 bytes, half of them at most 16); sequences of
+// big-endian; null-terminated and static-length strings; sequences of
 // integers of 8 to 64 bits, static arrays, sequences inside structures,
 // several arrays in one class, in every third class of seeds 0 mod 4 a
 // sequence of bytes after a length of 3 bits at the end, in every third
@@ -74,7 +73,6 @@ stream {%s
 		b.WriteString(fmt.Sprintf(h, "", "", ctx))
 	}
 	aligns := []int{1, 1, 8, 8, 8, 16, 32, 64}
-	rs := rand.New(rand.NewPCG(seed, 17)) // (the static-length strings' lengths: r's draws stay as they were)
 	integer := func(bo string) string {
 		w := 1 + r.IntN(64)
 		switch r.IntN(3) {
@@ -100,15 +98,7 @@ stream {%s
 			case k == 5:
 				fmt.Fprintf(&b, "\tstring s%d;\n", m)
 			case k == 6:
-				n := r.IntN(6)
-				if rs.IntN(3) > 0 {
-					// (Next reads them in place in their segment)
-					n = minTxt + rs.IntN(maxTxt-minTxt+1)
-					if rs.IntN(2) == 0 {
-						n = min(n, 16)
-					}
-				}
-				fmt.Fprintf(&b, "\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } t%d[%d];\n", m, n)
+				fmt.Fprintf(&b, "\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } t%d[%d];\n", m, r.IntN(6))
 			case k == 7:
 				w := []int{8, 16, 32, 64}[r.IntN(4)]
 				fmt.Fprintf(&b, "\tuint8_t n%d;\n\tinteger { size = %d; align = %d; signed = %v; } q%d[n%d];\n", m, w, []int{8, w}[r.IntN(2)], r.IntN(2) == 0, m, m)
@@ -163,6 +153,43 @@ stream {%s
 	return b.String()
 }
 
+// nxTextShapesTSDL returns event record classes (ids 20 to 29: none of
+// nxShapesTSDL's) to add to nxShapesTSDL's trace whose static-length
+// strings of 9 to 64 bytes (half of them at most 16) Next reads in place in
+// their segment (fxTxt, fxTxtL): first, among and after integers of every
+// width and alignment (one aligned to a bit before: the string starts a
+// segment), after a null-terminated string or a sequence (a segment of
+// its own, after an item), inside a structure.
+func nxTextShapesTSDL(seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, 17))
+	var b strings.Builder
+	text := func(m int) string {
+		n := minTxt + r.IntN(maxTxt-minTxt+1)
+		if r.IntN(2) == 0 {
+			n = min(n, 16)
+		}
+		return fmt.Sprintf("\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } u%d[%d];\n", m, n)
+	}
+	for c := 0; c < 10; c++ {
+		fmt.Fprintf(&b, "event { name = \"text_%d\"; id = %d; fields := struct {\n", c, 20+c)
+		for m := 0; m < 2+r.IntN(6); m++ {
+			switch k := r.IntN(8); {
+			case k < 3:
+				b.WriteString(text(m))
+			case k < 6:
+				fmt.Fprintf(&b, "\tinteger { size = %d; align = %d; signed = %v; } i%d;\n", 1+r.IntN(64), []int{1, 8, 8, 16, 32, 64}[r.IntN(6)], r.IntN(2) == 0, m)
+			case k == 6:
+				fmt.Fprintf(&b, "\tstring s%d;\n", m)
+			default:
+				fmt.Fprintf(&b, "\tuint8_t n%d;\n\tuint8_t q%d[n%d];\n\tstruct { uint8_t a; %s } st%d;\n", m, m, m, strings.TrimSpace(text(m)), m)
+			}
+		}
+		b.WriteString(text(99))
+		b.WriteString("\tuint8_t z;\n}; };\n")
+	}
+	return b.String()
+}
+
 // Next's fast path (templates, the kept structure of arrays whose counts
 // repeat) builds exactly what the field walk builds on classes of every
 // shape (nxShapesTSDL), with counts that repeat and change at random
@@ -181,7 +208,7 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	var tails [4]int                                       // hot templates by nxProg.tail
 	nclasses := 0                                          // the classes of the traces compared
 	for seed := uint64(0); seed < 12; seed++ {
-		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false))
+		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false)+nxTextShapesTSDL(seed))
 		for _, sc := range tr.dscs {
 			for _, ec := range sc.events {
 				if len(ec.nx) > 0 && ec.nx[0].arrays {
@@ -240,7 +267,7 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 		}
 	}
 	for seed := uint64(0); seed < 12; seed++ {
-		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, true))
+		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, true)+nxTextShapesTSDL(seed))
 		nclasses += len(tr.dscs[0].events)
 		data := everyStream(tr, seed, 1500, 200+int(seed)*50)
 		compareNextFast(t, tr, fmt.Sprintf("shapes-packets-%d", seed), data, all)
