@@ -47,6 +47,16 @@ func TestNextReadsNothingPastData(t *testing.T) {
 		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false))
 		streams = append(streams, stream{tr, fmt.Sprintf("shapes-%d", seed), everyStream(tr, seed, 200, 0)})
 	}
+	for seed := uint64(0); seed < 2; seed++ {
+		tr := traceFromTSDL(t, nxShapesTSDL(seed, 0, false)+nxTextShapesTSDL(seed))
+		streams = append(streams, stream{tr, fmt.Sprintf("texts-%d", seed), everyStream(tr, seed, 200, 0)})
+	}
+	for seed := uint64(0); seed < 2; seed++ {
+		// (one packet: its last bytes are records, process names in
+		// place among them)
+		tr, data := kernelStream(t, seed, 300, 0)
+		streams = append(streams, stream{tr, fmt.Sprintf("kernel-%d", seed), data})
+	}
 	st := &nextFastStats{classes: map[*EventClass]bool{}}
 	for _, s := range streams {
 		for cut := 0; cut <= min(300, len(s.data)); cut++ {

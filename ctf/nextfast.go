@@ -2,9 +2,11 @@ package ctf
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
@@ -23,7 +25,8 @@ import (
 // element counts (nxLens): an event with the same counts writes only
 // values and elements, one whose counts differ the End values that arrays
 // move and the fields after the first array (nxArrays). The class is
-// cut into segments: fixed-size integers at fixed offsets from the
+// cut into segments: fixed-size integers (and strings or BLOBs of a
+// static length of 9 to 64 bytes: nxVal.n) at fixed offsets from the
 // segment's aligned start, ending with at most one item of variable size
 // (a null-terminated string, a string or BLOB of a static or dynamic
 // length, an array of plain little-endian integers). The segments are
@@ -229,13 +232,27 @@ type nxSeg struct {
 // nxVal is an integer of a segment: template field idx, off bits from the
 // segment's start, its value 8 bytes read from its byte >> its bit,
 // & mask, sign-extended as (x ^ sgn) - sgn, sgn its sign bit (0:
-// unsigned or 64 bits; no shift by a variable amount).
+// unsigned or 64 bits; no shift by a variable amount). With n > 0, a
+// string or BLOB of a static length of n bytes (minTxt ≤ n ≤ maxTxt) at
+// byte off/8 of a byte-aligned segment (off a multiple of 8), its bytes
+// within the segment's: its field's V is its first byte's index in the
+// data, N its length up to the first null byte (mask, its zmask: the high
+// bit of each byte; 0: a BLOB, n), which txtLen finds.
 type nxVal struct {
 	idx  int32
 	off  uint32
+	n    uint32
 	mask uint64
 	sgn  uint64
 }
+
+// minTxt and maxTxt bound the static lengths of the strings and BLOBs
+// (aligned to bytes) a segment holds in place (nxVal.n): the shorter are
+// its item (nxDyn.word wordFix: one word), the longer too (nxText).
+const (
+	minTxt = 9
+	maxTxt = 64
+)
 
 // nxSlot: the value of template field idx goes to slot (a length or
 // selector read later).
@@ -885,10 +902,14 @@ func (b *nxBuilder) place(a uint64, idx int32) uint64 {
 	return (g.bits + a - 1) &^ (a - 1)
 }
 
-// close ends the open segment (without an item of variable size).
+// close ends the open segment (without an item of variable size), its
+// strings and BLOBs in place after its integers (flat gives their ops in
+// that order: Next runs the integers at a template's head without its
+// loop).
 func (b *nxBuilder) close() {
-	if b.seg != nil {
-		b.seg.to = int32(len(b.p.fields))
+	if g := b.seg; g != nil {
+		g.to = int32(len(b.p.fields))
+		slices.SortStableFunc(g.vals, func(x, y nxVal) int { return cmp.Compare(min(x.n, 1), min(y.n, 1)) })
 		b.seg = nil
 	}
 }
@@ -991,6 +1012,23 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 				d.word, d.zmask = wordNul, 0x8080808080808080
 			}
 			b.item(fc, d, idx)
+		} else if fc.Align == 8 && !fc.dynamic && fc.Length >= minTxt && fc.Length <= maxTxt {
+			// in place in the open segment (one opened for it when it
+			// is aligned to less than a byte: then it starts the new
+			// one, byte-aligned), as an integer of 8n bits at a byte
+			off := b.place(8, idx)
+			g := b.seg
+			if off%8 != 0 || off > math.MaxUint32-8*maxTxt || g.am < 7 {
+				break // (not reached: place aligns to 8 bits, in a segment aligned to 8 or more)
+			}
+			v := nxVal{idx: idx, off: uint32(off), n: uint32(fc.Length)}
+			if fc.textElem {
+				v.mask = 0x8080808080808080
+			}
+			g.vals = append(g.vals, v)
+			g.bits = off + 8*fc.Length
+			g.need = max(g.need, off/8+fc.Length)
+			b.p.fields = append(b.p.fields, Field{End: idx + 1, cls: fc.id})
 		} else {
 			d := nxDyn{code: nxBytes, text: fc.textElem}
 			if fc.Align == 8 && !fc.dynamic && fc.Length <= 8 {
@@ -1118,15 +1156,17 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // the event are written first (their values dead before the loop, which
 // keeps few in registers), then t's flat program runs inline, as nxRun
 // runs it (its hot form, nxProg.hops: hotOps joins and leaves out a few
-// ops), from its first op after the fused segment: the first 3 integers
-// at its head with no branch (nxProg.hd: fillers for fewer), the clock,
-// then what follows them without the loop when it is nothing, a string
+// ops), from its first op after the fused segment: the first 2 integers
+// at its head with no branch (nxProg.hd: fillers for fewer; the third in
+// the tails that have one), the clock, then what follows them without
+// the loop when it is nothing, a string
 // and an integer, or a sequence of bytes and a short string
 // (nxProg.tail: one branch on the class), else the other integers at
 // its head and the loop; the stream's clock, position and counters are
 // written only once the record is read whole. Wherever
-// the program stops short (a string not in one word, counts that differ, a
-// bound in doubt) it returns nextMiss: nextFast decodes the record again
+// the program stops short (a string's null byte not within the content,
+// or, before an integer (tailNulBX), not in its first word; counts that
+// differ, a bound in doubt) it returns nextMiss: nextFast decodes the record again
 // from its start, writing again everything this wrote. (The body is not a
 // function of its own: the call cost ≈ 18 instructions per record.)
 func (s *Stream) Next() bool {
@@ -1330,6 +1370,15 @@ func (s *Stream) Next() bool {
 			case fxSlot:
 				s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
 				continue
+			case fxTxt:
+				// (nxRun's fxTxt, inline)
+				f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
+				f.V, f.N = uint64(uintptr(p)-uintptr(dp)), uint32(txtLen(p, o.sgn, o.mask))
+				continue
+			case fxTxtL:
+				f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
+				f.V, f.N = uint64(uintptr(p)-uintptr(dp)), uint32(txtLong(p, o.sgn, o.mask))
+				continue
 			case fxIntSl:
 				// fxInt, then fxSlot
 				x := le64(sp, uint64(o.off))&o.mask ^ o.sgn - o.sgn
@@ -1399,6 +1448,9 @@ func (s *Stream) Next() bool {
 				w := le64(dp, i)
 				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 				q := pos + uint64(bits.TrailingZeros64(z)&^7)
+				if z == 0 {
+					q, z = s.nulFar(i)
+				}
 				// (st+sgn ≤ end: st ≤ end, the string's null byte within
 				// the content)
 				if st := q + 8; z == 0 || st+o.sgn > s.end || (st>>3)+o.mask > uint64(len(s.data)) {
@@ -1432,6 +1484,9 @@ func (s *Stream) Next() bool {
 					w := le64(dp, i)
 					z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 					q := pos + uint64(bits.TrailingZeros64(z)&^7)
+					if z == 0 {
+						q, z = s.nulFar(i)
+					}
 					if z != 0 && q+8 <= s.end {
 						f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
 						f.V, f.N = i, uint32(q-pos)>>3
@@ -1744,6 +1799,24 @@ func nulAt(data []byte, i, e uint64) (uint64, bool) {
 	return z, z-i <= math.MaxUint32
 }
 
+// nulFar returns, for Next, the bit position q of the null byte that ends
+// the null-terminated string at byte i, whose first 8 bytes (within the
+// data) hold none, and z 1; z 0 when the content (and the data) holds
+// none after them, or only more than 2^32-1 bytes from i (where the
+// decoding program reports so). (A call, out of Next's loop's common
+// path: the values the loop keeps are spilled on this path only.)
+func (s *Stream) nulFar(i uint64) (q, z uint64) {
+	e := min(s.end>>3, uint64(len(s.data)))
+	if i+8 >= e {
+		return 0, 0
+	}
+	k, ok := nulAt(s.data, i+8, e)
+	if !ok || k-i > math.MaxUint32 {
+		return 0, 0
+	}
+	return k * 8, 1
+}
+
 // textLen returns the length of the text of the n bytes data[i:i+n]
 // (within data): up to the first null byte. Up to 8 bytes, from one 8-byte
 // word when 8 can be read (the lowest byte the test flags is the first
@@ -1760,6 +1833,42 @@ func textLen(data []byte, i, n uint64) uint64 {
 		return uint64(z)
 	}
 	return n
+}
+
+// txtLen returns the length of the text of the n bytes from p (8 ≤ n ≤
+// 16, LTTng's process names; the caller checked they lie within the
+// data): up to its first null byte, n when none; n for a BLOB (zm 0;
+// else zm is 0x8080808080808080). It reads them as two 8-byte words, the
+// first 8 bytes and the last 8 (overlapping unless n is 16), and flags
+// each word's null bytes (the lowest flag of a word is its first null
+// byte: a borrow that flags a byte above it comes from a null byte
+// below): the first word's first null byte when it has one, else the
+// last word's (the bytes it shares with the first hold none), else n;
+// with a conditional move, no branch. (Inlined: a call inside Next's
+// loop would spill the values the loop keeps.)
+func txtLen(p unsafe.Pointer, n, zm uint64) uint64 {
+	// (le64 written out: an inlined call costs a no-op or two)
+	w0 := binary.LittleEndian.Uint64((*[8]byte)(p)[:])
+	w1 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, n-8))[:])
+	z0 := (w0 - 0x0101010101010101) &^ w0 & zm
+	k := n - 8 + uint64(bits.TrailingZeros64((w1-0x0101010101010101)&^w1&zm)>>3)
+	if z0 != 0 {
+		k = uint64(bits.TrailingZeros64(z0) >> 3)
+	}
+	return k
+}
+
+// txtLong is txtLen for any n ≥ 8: the words from byte 0 on, 8 bytes
+// apart, before the last, which ends at byte n.
+func txtLong(p unsafe.Pointer, n, zm uint64) uint64 {
+	w := le64(p, n-8)
+	k := n - 8 + uint64(bits.TrailingZeros64((w-0x0101010101010101)&^w&zm)>>3)
+	for i := uint64(0); i+8 < n; i += 8 {
+		w := le64(p, i)
+		z := uint64(bits.TrailingZeros64((w - 0x0101010101010101) &^ w & zm))
+		k = min(k, i+z>>3+z&64)
+	}
+	return k
 }
 
 // nxText reads the string or BLOB d at bit pos (before its alignment) into
@@ -1862,6 +1971,17 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 		vals := g.vals // (a local: read through g, the compiler reloads it after every store to fs)
 		for i := range vals {
 			v := &vals[i]
+			if v.n > 0 {
+				// a string or BLOB in place: its n bytes from byte k
+				// on lie within the segment's need
+				k, n := st>>3+uint64(v.off>>3), uint64(v.n)
+				f := &fs[delta+v.idx]
+				f.V, f.N = k, uint32(n)
+				if v.mask != 0 {
+					f.N = uint32(textLen(data, k, n))
+				}
+				continue
+			}
 			fs[delta+v.idx].V = v.at(data, st)
 		}
 		for i := range g.slots {
@@ -2000,6 +2120,8 @@ const (
 	fxArr8  // an fxArrF of 8-bit elements (their sign bit in sgn), the array and its elements aligned to bytes
 	fxArr8X // an fxArr8 and the fxFix right after it (which stays in the program: fxArr8X runs it, Next's loop skips it)
 	fxNulBX // an fxNulB and the fxInt right after it (which stays in the program: fxNulBX runs it, Next's loop skips it)
+	fxTxt   // a string (zmask mask) or BLOB of static length sgn (minTxt … 16) at byte off of a byte-aligned segment (nxVal.n)
+	fxTxtL  // fxTxt of 17 … maxTxt bytes
 )
 
 // fxOpSize is the size of an fxOp.
@@ -2028,6 +2150,8 @@ func flat(segs []nxSeg, n int) []fxOp {
 		ops = append(ops, fxOp{code: code, mask: g.am, sgn: g.bits, off: uint32(g.need)})
 		for _, v := range g.vals {
 			switch {
+			case v.n > 0:
+				ops = append(ops, fxOp{code: fxTxt + uint8(min(v.n/17, 1)), mask: v.mask, sgn: uint64(v.n), off: v.off >> 3, fo: fo(v.idx)}) // (fxTxtL beyond 16 bytes)
 			case !g.bytewise:
 				ops = append(ops, fxOp{code: fxIntB, mask: v.mask, sgn: v.sgn, off: v.off, fo: fo(v.idx)})
 			case v.off&7 != 0:
@@ -2077,7 +2201,9 @@ func flat(segs []nxSeg, n int) []fxOp {
 //     data's first byte); its integers are read as 8 bytes from byte
 //     sp + off on (fxInt; fxIntB: from (st&7 + off)>>3 on); the segment's
 //     check (st>>3)+need ≤ len(data), need being the largest off/8 + 8
-//     (+ 1 when st may lie inside a byte), covers them all;
+//     (+ 1 when st may lie inside a byte), covers them all, and the n
+//     bytes of its strings in place from sp + off on (fxTxt, fxTxtL:
+//     off/8 + n ≤ need);
 //   - a short string or BLOB is read as 8 bytes at byte pos>>3, after
 //     the check (pos>>3)+8 ≤ len(data) (pos is byte-aligned there);
 //   - the elements of an array, each of ebits/8 bytes from byte q>>3
@@ -2147,6 +2273,16 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 			continue
 		case fxSlot:
 			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
+			continue
+		case fxTxt:
+			// a string or BLOB in place: its bytes within the
+			// segment's need (checked at its start)
+			f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
+			f.V, f.N = uint64(uintptr(p)-uintptr(r.dp)), uint32(txtLen(p, o.sgn, o.mask))
+			continue
+		case fxTxtL:
+			f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
+			f.V, f.N = uint64(uintptr(p)-uintptr(r.dp)), uint32(txtLong(p, o.sgn, o.mask))
 			continue
 		case fxNul, fxFix:
 			// a short string or BLOB from one word, without a call

@@ -184,14 +184,19 @@ func damaged(r *rand.Rand, data []byte, k int) []byte {
 }
 
 // FuzzNextFastMatchesWalk: Next's fast path and the field walk agree on
-// any bytes decoded as the generated LTTng-shaped trace.
+// any bytes decoded as the generated LTTng-shaped trace and as the
+// kernel-shaped one (kernelSpec: process names in place).
 func FuzzNextFastMatchesWalk(f *testing.F) {
 	data, _ := genStreamBytes(1, 60, 40, 1024)
 	f.Add(data)
 	f.Add(data[:700])
+	kt, kdata := kernelStream(f, 1, 60, 1024)
+	f.Add(kdata)
+	f.Add(kdata[:700])
 	tr := traceFromTSDL(f, genMetadata(40))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		compareNextFast(t, tr, "fuzz", b, &nextFastStats{classes: map[*EventClass]bool{}})
+		compareNextFast(t, kt, "fuzz-kernel", b, &nextFastStats{classes: map[*EventClass]bool{}})
 	})
 }
 

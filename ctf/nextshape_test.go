@@ -153,6 +153,43 @@ stream {%s
 	return b.String()
 }
 
+// nxTextShapesTSDL returns event record classes (ids 20 to 29: none of
+// nxShapesTSDL's) to add to nxShapesTSDL's trace whose static-length
+// strings of 9 to 64 bytes (half of them at most 16) Next reads in place in
+// their segment (fxTxt, fxTxtL): first, among and after integers of every
+// width and alignment (one aligned to a bit before: the string starts a
+// segment), after a null-terminated string or a sequence (a segment of
+// its own, after an item), inside a structure.
+func nxTextShapesTSDL(seed uint64) string {
+	r := rand.New(rand.NewPCG(seed, 17))
+	var b strings.Builder
+	text := func(m int) string {
+		n := minTxt + r.IntN(maxTxt-minTxt+1)
+		if r.IntN(2) == 0 {
+			n = min(n, 16)
+		}
+		return fmt.Sprintf("\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } u%d[%d];\n", m, n)
+	}
+	for c := 0; c < 10; c++ {
+		fmt.Fprintf(&b, "event { name = \"text_%d\"; id = %d; fields := struct {\n", c, 20+c)
+		for m := 0; m < 2+r.IntN(6); m++ {
+			switch k := r.IntN(8); {
+			case k < 3:
+				b.WriteString(text(m))
+			case k < 6:
+				fmt.Fprintf(&b, "\tinteger { size = %d; align = %d; signed = %v; } i%d;\n", 1+r.IntN(64), []int{1, 8, 8, 16, 32, 64}[r.IntN(6)], r.IntN(2) == 0, m)
+			case k == 6:
+				fmt.Fprintf(&b, "\tstring s%d;\n", m)
+			default:
+				fmt.Fprintf(&b, "\tuint8_t n%d;\n\tuint8_t q%d[n%d];\n\tstruct { uint8_t a; %s } st%d;\n", m, m, m, strings.TrimSpace(text(m)), m)
+			}
+		}
+		b.WriteString(text(99))
+		b.WriteString("\tuint8_t z;\n}; };\n")
+	}
+	return b.String()
+}
+
 // Next's fast path (templates, the kept structure of arrays whose counts
 // repeat) builds exactly what the field walk builds on classes of every
 // shape (nxShapesTSDL), with counts that repeat and change at random
@@ -167,10 +204,11 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	arrays := 0
 	var fused, unfused int                                 // hot templates whose first segment Next checks with the header, and the others
 	var intSl, nulB, nulBX, arrF, arr8, arr8X, skipped int // the joined ops of hot programs (hotOps) and the fxSegB left out
+	var txt, txtL int                                      // static-length strings in place (fxTxt, fxTxtL) of hot programs
 	var tails [6]int                                       // hot templates by nxProg.tail
 	nclasses := 0                                          // the classes of the traces compared
 	for seed := uint64(0); seed < 12; seed++ {
-		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false))
+		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false)+nxTextShapesTSDL(seed))
 		for _, sc := range tr.dscs {
 			for _, ec := range sc.events {
 				if len(ec.nx) > 0 && ec.nx[0].arrays {
@@ -199,6 +237,10 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 							case fxArr8X:
 								arr8X++
 								joins++ // (its fxSlot left out, its fxFix stays)
+							case fxTxt:
+								txt++
+							case fxTxtL:
+								txtL++
 							}
 						}
 						skipped += len(x.ops) - len(x.hops) - joins
@@ -225,7 +267,7 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 		}
 	}
 	for seed := uint64(0); seed < 12; seed++ {
-		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, true))
+		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, true)+nxTextShapesTSDL(seed))
 		nclasses += len(tr.dscs[0].events)
 		data := everyStream(tr, seed, 1500, 200+int(seed)*50)
 		compareNextFast(t, tr, fmt.Sprintf("shapes-packets-%d", seed), data, all)
@@ -255,6 +297,10 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 	t.Logf("hot programs: %d fxIntSl, %d fxNulB, %d fxNulBX, %d fxArrF, %d fxArr8, %d fxArr8X, %d fxSegB left out", intSl, nulB, nulBX, arrF, arr8, arr8X, skipped)
 	if intSl < 10 || nulB < 10 || nulBX < 10 || arrF < 10 || arr8 < 10 || arr8X < 10 || skipped < 10 {
 		t.Fatalf("hot programs: %d fxIntSl, %d fxNulB, %d fxNulBX, %d fxArrF, %d fxArr8, %d fxArr8X, %d fxSegB left out: each is to be compared", intSl, nulB, nulBX, arrF, arr8, arr8X, skipped)
+	}
+	t.Logf("hot programs: %d fxTxt, %d fxTxtL", txt, txtL)
+	if txt < 10 || txtL < 10 {
+		t.Fatalf("hot programs: %d fxTxt, %d fxTxtL: each is to be compared", txt, txtL)
 	}
 	if all.fast < all.templated*9/10 || len(all.classes) < nclasses/2 || arrays < 20 || all.flat < all.fast/10 || all.flat == all.fast {
 		t.Fatalf("%d of %d records of templated classes from the fast path (%d from nextFlat), %d classes with a template, %d with arrays", all.fast, all.templated, all.flat, len(all.classes), arrays)
@@ -349,8 +395,8 @@ func TestNextFastKeptCountsAfterFallback(t *testing.T) {
 // nxBlobsCTF2 is CTF 2 metadata of a data stream class without event
 // record headers whose one class holds what TSDL cannot: static-length
 // BLOBs (N is their length: a null byte does not end them) and
-// static-length strings of at most and more than 8 bytes, dynamic-length
-// ones, beside integers.
+// static-length strings of at most and more than 8 bytes (and more than 16:
+// read in place, fxTxt and fxTxtL), dynamic-length ones, beside integers.
 func nxBlobsCTF2() []byte {
 	u8 := `{"type":"fixed-length-unsigned-integer","length":8,"byte-order":"little-endian","alignment":8}`
 	frags := []string{`{"type":"preamble","version":2}`, `{"type":"data-stream-class"}`,
@@ -363,6 +409,10 @@ func nxBlobsCTF2() []byte {
 			{"name":"s5","field-class":{"type":"static-length-string","length":5}},
 			{"name":"b9","field-class":{"type":"static-length-blob","length":9}},
 			{"name":"s8","field-class":{"type":"static-length-string","length":8}},
+			{"name":"b16","field-class":{"type":"static-length-blob","length":16}},
+			{"name":"s30","field-class":{"type":"static-length-string","length":30}},
+			{"name":"b40","field-class":{"type":"static-length-blob","length":40}},
+			{"name":"s12","field-class":{"type":"static-length-string","length":12}},
 			{"name":"db","field-class":{"type":"dynamic-length-blob","length-field-location":{"path":["n"]}}},
 			{"name":"z","field-class":{"type":"null-terminated-string"}},
 			{"name":"y","field-class":` + u8 + `}]}}`}

@@ -1391,6 +1391,8 @@ func (s *Stream) read(fc *FieldClass) bool {
 		if fc.dynamic {
 			n = s.slots[fc.src]
 		}
+		// (the position may lie past the end: aligned there by an empty
+		// array or structure before it, which read nothing)
 		if s.pos > s.end || n > (s.end-s.pos)/8 {
 			return s.truncated(fc)
 		}
