@@ -100,7 +100,7 @@ func kernelRecords(seed uint64, cpu, n int) []ctfgen.Record {
 		if len(recs) >= n {
 			return recs
 		}
-		add(18, th.tid, th.tid, th.tid, th.tid, 1, 1, th.comm, 0, 0, 0, 2, 0, 4026531836, cpu)
+		add(18, th.tid, th.tid, th.tid, th.tid, 1, 1, th.comm, 0, 0, 0, 2, 0, int64(4026531836), cpu)
 	}
 	cur := threads[0]
 	addr := func() uint64 { return 0xffff_8800_0000_0000 + r.Uint64N(1<<32)&^7 }

@@ -205,7 +205,7 @@ func TestCTFThreadsSession(t *testing.T) {
 	})
 	// (the muxer reads b's trace first: b is the first host)
 	tracks, _ = threadsOf(t, root)
-	if got := cpuTracks(t, root); got != fmt.Sprintf("[cpu 0 (b)/0 cpu 0 (gen)/%d]", 1<<32+1) {
+	if got := cpuTracks(t, root); got != fmt.Sprintf("[cpu 0 (b)/0 cpu 0 (gen)/%d]", int64(1<<32+1)) {
 		t.Errorf("two hosts' CPU tracks: %s", got)
 	}
 	checkThreads(t, tracks, []threadWant{
