@@ -410,7 +410,7 @@ const maxFxIDs = 1 << 12
 
 // selTable returns the fxHead of each selector value of header shape h
 // of stream class sc up to the last that names a template (nil when none
-// does; at most the 256 of its selector table).
+// does; at most the values of selOptions: 256, or maxFxIDs).
 func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 	var tab []fxHead
 	var ok bool
@@ -418,7 +418,8 @@ func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 		return nil
 	}
 	byOpt := make([][]*nxProg, len(h.opts)) // the ids table of each option with an id field
-	for sel, k := range h.tab {
+	opts := selOptions(sc, h)
+	for sel, k := range opts {
 		if k < 0 {
 			continue
 		}
@@ -442,12 +443,59 @@ func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 			continue
 		}
 		if tab == nil {
-			tab = make([]fxHead, len(h.tab))
+			tab = make([]fxHead, len(opts))
 		}
 		tab[sel] = e
 	}
 	for len(tab) > 0 && tab[len(tab)-1].t == nil && tab[len(tab)-1].ids == nil {
 		tab = tab[:len(tab)-1]
+	}
+	return tab
+}
+
+// maxSelRanges bounds the ranges of a variant selOptions maps beyond
+// its selector table (each range costs up to maxFxIDs steps).
+const maxSelRanges = 64
+
+// selOptions returns the option of each selector value, from 0 on, that
+// the selector tables of header shape h of stream class sc hold (fxSel,
+// scSel; -1: none): h.tab when the variant's ranges lie within 0..255;
+// else (LTTng's large header: a 16-bit id, compact 0 … 65534, extended
+// 65535) the values below the class ids of sc (sc.small: at most
+// maxFxIDs), whose option is the selector's class's: larger selectors
+// (the extended option's 65535 among them) lie beyond the table, where
+// Next and Scan leave their bodies (nil: no such table: a signed
+// selector, more than 127 options or maxSelRanges ranges).
+func selOptions(sc *StreamClass, h *hdrShape) []int8 {
+	if h.tab != nil {
+		return h.tab
+	}
+	v := h.v
+	if v == nil || v.srcSign || len(v.optRange) > 127 {
+		return nil
+	}
+	nr := 0
+	for _, rs := range v.optRange {
+		nr += len(rs)
+	}
+	n := uint64(min(len(sc.small), maxFxIDs))
+	if nr > maxSelRanges || n == 0 {
+		return nil
+	}
+	tab := make([]int8, n)
+	for i := range tab {
+		tab[i] = -1
+	}
+	// (the first option whose ranges hold the value, as the walk
+	// chooses: hdrShape.option)
+	for k, rs := range v.optRange {
+		for _, r := range rs {
+			for x := r.Lo; x <= r.Hi && x < n; x++ {
+				if tab[x] < 0 {
+					tab[x] = int8(k)
+				}
+			}
+		}
 	}
 	return tab
 }
