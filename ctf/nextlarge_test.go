@@ -77,7 +77,7 @@ func TestSelOptionsLarge(t *testing.T) {
 		}
 	}
 	if len(sc.fxSel) != 301 || sc.fxSel[300].t == nil || len(sc.scSel) == 0 {
-		t.Fatalf("fxSel of %d entries (300: %+v), scSel of %d", len(sc.fxSel), sc.fxSel[300], len(sc.scSel))
+		t.Fatalf("fxSel of %d entries, scSel of %d: want 301 (ids 0 … 300), 300 with a template", len(sc.fxSel), len(sc.scSel))
 	}
 	// ids from maxFxIDs on (not in sc.small) leave the table as it is:
 	// ids 0 and 1 (and 65535, 5000 beyond it)
