@@ -384,9 +384,10 @@ type fxEnt struct {
 
 // fxEnts returns the stream's copy of selector table tab (a stream
 // class's fxSel; nil when empty), made at each packet's start in the
-// stream's buffer (at most the 256 entries of a selector table, the
-// packet's class's: a few instructions per entry and packet, no
-// allocation once the buffer holds the largest).
+// stream's buffer (at most the entries of a selector table, the
+// packet's class's: 256, or for LTTng's large header one per class id
+// below maxFxIDs (selOptions); a few instructions per entry and packet,
+// no allocation once the buffer holds the largest).
 func (s *Stream) fxEnts(tab []fxHead) []fxEnt {
 	if len(tab) == 0 {
 		return nil
