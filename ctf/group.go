@@ -481,7 +481,7 @@ func (s *Stream) resume(index int, off int64) {
 		s.havePrev = false
 	}
 	s.err, s.done, s.started = nil, false, true
-	s.sel, s.fxTab, s.bare = nil, nil, nil
+	s.sel, s.fxTab, s.fxLim, s.bare = nil, nil, 0, nil
 	s.scTab = nil
 	s.next, s.stop = off, off+1
 	s.pos, s.end = 0, 0

@@ -37,9 +37,9 @@ import (
 // comment holds the proof). nextFlat, the common case (the structure in
 // place, the scope roots static: a hot template, nxProg.heat), is Next's
 // own body: it reads the header, finds the template and the stream's
-// kept fields of it in one look-up of the selector (Stream.fxTab, the
-// stream's copy of StreamClass.fxSel; for LTTng's extended header a
-// second of the class id, and the fields by the template's number), checks the header and the class's first segment at
+// kept fields of it from the selector's entry (Stream.fxTab, the
+// stream's copy of StreamClass.fxSel; for LTTng's extended header, from
+// the class id's entry it names), checks the header and the class's first segment at
 // once and runs the template's program inline with no call (in its hot
 // form, nxProg.hops: hotOps joins and leaves out a few ops); anything
 // else goes to nextFast (nextMiss), which ends what nxRun leaves with
@@ -135,16 +135,29 @@ type nxProg struct {
 	// op0 is t's op 1 (fused) or 0, opEnd its last (fxEnd), opInts the
 	// first op from op0 on that is not an fxInt: pointers into hops
 	op0, opEnd, opInts unsafe.Pointer
-	// opPair: op0 + an even number of ops, the last of them before
-	// opInts or opInts itself (Next runs the integers up to it two at a
-	// time)
-	opPair unsafe.Pointer
 	// nHead: the ops from op0 to opInts (fxInt)
 	nHead int
-	// tail: what Next runs after the nHead integers, without its loop
-	// (tailEnd: nothing, opInts is opEnd; tailNulBX, tailArr8X: that op
-	// at opInts, the op it runs after it, then opEnd, the position there
-	// on a byte), or tailLoop: its loop from opInts on
+	// hd: the first 3 of them, which Next runs whatever their number (no
+	// branch): the first 2 before its tail, the third in the tails that
+	// have one (all but tailNulBX and tailArr8X, whose templates have at
+	// most 2); for fewer, the others write 0 to the clock's field, which
+	// Next writes after them (mask and sgn 0, off hoff: the 8 bytes from
+	// the segment's start on, within hneed); opTail is the op after them
+	// (op0 + min(nHead, 3)), opPair opTail + an even number of ops, the
+	// last of them before opInts or opInts itself (Next runs the
+	// integers after the first 3 up to it two at a time, then the odd
+	// one before opInts)
+	hd             [3]fxHd
+	opTail, opPair unsafe.Pointer
+	// tl: the constants of tail tailNulBX or tailArr8X (and their forms
+	// after 3 integers)
+	tl fxTail
+	// tail: what Next runs after the integers at the head, without its
+	// loop (tailEnd: nothing, opInts is opEnd, after at most 3 integers;
+	// tailNulBX, tailArr8X: that op at opInts, the op it runs after it,
+	// then opEnd, the position there on a byte, after at most 2
+	// integers, tailNulBX3 and tailArr8X3 after 3), or tailLoop: the
+	// integers after the first 3, then its loop from opInts on
 	tail uint8
 	// need: the most bytes Next's body reads from a position p it checks
 	// against Stream.fxLim (p ≤ fxLim or p < fxLim): the header's hneed,
@@ -371,39 +384,125 @@ type fxHead struct {
 	id  hdrAt
 }
 
-// fxEnt is a stream's copy of an fxHead (Stream.fxTab): for a template
-// t (fxHead.t), t and the stream's kept fields of it (kp: its entry of
-// nxKept, made once, never moved; nil fields: not kept yet), found with
-// no look-up by number; h, the fxHead (its ids, for an option with a class
-// id field).
+// fxEnt is a stream's copy of an fxHead (Stream.fxTab), by which Next's
+// body finds a record's template and the stream's kept fields of it: the
+// template t (fxNone: none) and the stream's kept fields of it (kp: its
+// entry of nxKept, made once, never moved; nil fields: not kept yet);
+// or, for a selector value whose option has a class id field (LTTng's
+// extended header; t nil), that field (id) and the stream's copy of the
+// option's fxHead.ids (ids, in Stream.fxIDs), whose entries hold the
+// template and kept fields of each class id. (Next branches on t nil:
+// the processors measured predict the branch, and its loads of the class
+// id's entry then stay off the compact header's path: BenchmarkStream
+// read 15 % more records per CPU second than with no branch, the
+// compact header's entry indexing itself with the selector, although
+// callgrind's branch simulation counts more mispredictions.)
 type fxEnt struct {
-	t  *nxProg
-	kp *[]Field
-	h  *fxHead
+	t   *nxProg
+	kp  *[]Field
+	ids []fxEnt
+	id  hdrAt
 }
 
 // fxEnts returns the stream's copy of selector table tab (a stream
-// class's fxSel; nil when empty), made at each packet's start in the
-// stream's buffer (at most the entries of a selector table, the
-// packet's class's: 256, or for LTTng's large header one per class id
-// below maxFxIDs (selOptions); a few instructions per entry and packet,
-// no allocation once the buffer holds the largest).
-func (s *Stream) fxEnts(tab []fxHead) []fxEnt {
+// class's fxSel; nil when empty), made once per table in the stream's
+// buffers (fxOwn, and fxIDs for the class id tables of its options with
+// a class id field: at most the entries of a selector table, 256 or, for
+// LTTng's large header, one per class id below maxFxIDs (selOptions), and
+// maxFxIDs of each id table, the packet's class's): the same table as
+// the last packet's costs nothing; another is made again, with no
+// allocation once the buffers hold the largest.
+func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 	if len(tab) == 0 {
 		return nil
 	}
-	s.nxAlloc()
-	own := s.fxOwn[:0]
-	for i := range tab {
-		e := fxEnt{h: &tab[i]}
-		if t := tab[i].t; t != nil && t.num >= 0 && int(t.num) < len(s.nxKept) {
-			e.t, e.kp = t, &s.nxKept[t.num]
-		}
-		own = append(own, e)
+	if s.fxFor == &tab[0] {
+		return s.fxOwn
 	}
-	s.fxOwn = own
+	// nsel: the entries, one for each selector value up to its mask; for
+	// a wider selector (LTTng's large header), the table's (one per class
+	// id below maxFxIDs: selOptions), Next checking the selector against
+	// them
+	nsel := len(tab)
+	if h.selAt.mask < maxFxSel {
+		nsel = int(h.selAt.mask) + 1
+	}
+	s.nxAlloc()
+	// (a template's counts, lens … lens+nArr-1, within nxLens: Next's
+	// body reads them with no bounds check)
+	entry := func(t *nxProg) fxEnt {
+		if t != nil && t.num >= 0 && int(t.num) < len(s.nxKept) && (t.nArr == 0 || t.lens >= 0 && int(t.lens)+int(t.nArr) <= len(s.nxLens)) {
+			return fxEnt{t: t, kp: &s.nxKept[t.num]}
+		}
+		return fxEnt{t: &fxNone, kp: &fxNoFields}
+	}
+	// first(i): the first entry whose id table is entry i's (an
+	// option's, shared by its selector values)
+	first := func(i int) int {
+		x := tab[i].ids
+		for j := range i {
+			if y := tab[j].ids; len(y) == len(x) && &y[0] == &x[0] {
+				return j
+			}
+		}
+		return i
+	}
+	n := 0
+	for i := range tab {
+		if len(tab[i].ids) > 0 && first(i) == i {
+			n += len(tab[i].ids)
+		}
+	}
+	// (room made first: appending moves neither table)
+	own, ids := s.fxOwn[:0], s.fxIDs[:0]
+	if cap(own) < nsel {
+		own = make([]fxEnt, 0, nsel)
+	}
+	if cap(ids) < n {
+		ids = make([]fxEnt, 0, n)
+	}
+	for i := range tab {
+		x := tab[i].ids
+		if len(x) == 0 {
+			own = append(own, entry(tab[i].t))
+			continue
+		}
+		var sub []fxEnt
+		if j := first(i); j < i {
+			sub = own[j].ids
+		} else {
+			at := len(ids)
+			for _, t := range x {
+				ids = append(ids, entry(t))
+			}
+			sub = ids[at:len(ids):len(ids)]
+		}
+		own = append(own, fxEnt{ids: sub, id: tab[i].id})
+	}
+	// (every selector value up to the mask has its entry: those beyond
+	// the table's name no template)
+	for len(own) < nsel {
+		own = append(own, entry(nil))
+	}
+	s.fxOwn, s.fxIDs, s.fxFor = own, ids, &tab[0]
 	return own
 }
+
+// fxNone is the template of an fxEnt that names none: its bits, beyond
+// any packet, send Next's body to nextMiss; fxNoFields its kept fields.
+var (
+	fxNone     = nxProg{hbits: 1 << 62}
+	fxNoFields []Field
+)
+
+// maxFxSel bounds the selector values of a stream's copy of a selector
+// table that has an entry for each, up to its mask (Stream.fxTab); a
+// selector of more bits (LTTng's large header: 16) has the table's
+// entries only.
+const maxFxSel = 256
+
+// fxEntSize is the size of an fxEnt.
+const fxEntSize = unsafe.Sizeof(fxEnt{})
 
 // maxFxIDs bounds the class ids of a selector table's ids (larger ids go
 // to nextFast).
@@ -571,8 +670,20 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		n++
 	}
 	q.opInts = unsafe.Add(o0, uintptr(n)*fxOpSize)
-	q.opPair = unsafe.Add(q.op0, uintptr((n-hop)&^1)*fxOpSize)
 	q.nHead = n - hop
+	nh := min(q.nHead, len(q.hd))
+	for i := range q.hd {
+		q.hd[i] = fxHd{off: uint32(q.hoff), fo: uint32(q.hClkFo)} // (writes 0 to the clock's field)
+		if i < nh {
+			o := &q.hops[hop+i]
+			q.hd[i] = fxHd{off: uint32(q.hoff) + o.off, fo: o.fo, mask: o.mask, sgn: o.sgn, sgn2: o.sgn}
+		}
+	}
+	// (the 8 bytes a filler reads from the segment's start: within those
+	// its integers read, if any)
+	q.hneed = max(q.hneed, q.hoff+8)
+	q.opTail = unsafe.Add(q.op0, uintptr(nh)*fxOpSize)
+	q.opPair = unsafe.Add(q.opTail, uintptr((q.nHead-nh)&^1)*fxOpSize)
 	q.need = q.hneed
 	for _, o := range q.hops {
 		switch o.code {
@@ -589,13 +700,59 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	// packet's start on a byte)
 	q.tail = tailLoop
 	switch rest := q.hops[n:]; {
+	case q.nHead > len(q.hd):
 	case len(rest) == 1:
 		q.tail = tailEnd
 	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxNulBX:
 		q.tail = tailNulBX
-	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxArr8X:
+		o, o1 := &rest[0], &rest[1]
+		q.tl = fxTail{fo: o.fo, fo1: o1.fo, adv: 8 + o.sgn, off1: 1 + uint64(o1.off), mask1: o1.mask, sgn1: o1.sgn, sgn2: o1.sgn}
+		if q.nHead == 3 {
+			q.tail = tailNulBX3
+		}
+	case len(rest) == 3 && hop == 1 && q.hbits%8 == 0 && rest[0].code == fxArr8X && rest[1].sgn <= 8:
 		q.tail = tailArr8X
+		o, o1 := &rest[0], &rest[1]
+		q.tl = fxTail{fo: o.fo, fo1: o1.fo, sl: o.sl, lenFo: uint32(o.mask), adv: 8 * o1.sgn, mask1: o1.mask, sgn1: o.sgn}
+		if o1.sgn < 8 {
+			q.tl.stop = 0x80 << (8 * o1.sgn)
+		}
+		if q.nHead == 3 {
+			q.tail = tailArr8X3
+		}
 	}
+}
+
+// fxHd is an integer at the head of a hot template (nxProg.hd): an fxInt
+// (off, fo, mask, sgn), its sign bit twice (sgn2: Next reads each from
+// memory in the instruction that uses it, x ^ sgn - sgn2, one
+// instruction less).
+type fxHd struct {
+	off, fo         uint32
+	mask, sgn, sgn2 uint64
+}
+
+// fxTail holds the constants of a hot template's tail (nxProg.tail)
+// tailNulBX (a string from one word, then an integer: fxNulBX and its
+// fxInt) or tailArr8X (a sequence of bytes, then a short static-length
+// string: fxArr8X and its fxFix), read with no pointer to follow.
+type fxTail struct {
+	// fo, fo1: the byte offsets of the fields of the string or the
+	// array, and of the integer or short string after it
+	fo, fo1 uint32
+	// tailArr8X: the array's count's index in the stream's nxLens (sl)
+	// and its length's field (lenFo)
+	sl, lenFo uint32
+	// tailNulBX: 8 + the bits of the segment after the string (the end
+	// of the record from its null byte's bit); tailArr8X: 8 times the
+	// string's length (its end from its start)
+	adv uint64
+	// tailNulBX: 1 + the integer's byte offset in its segment, its mask
+	// and sign bit; tailArr8X: off1 0, the string's zmask (mask1), the
+	// elements' sign bit (sgn1) and stop, the high bit of the byte after
+	// the string's last (0 for 8 bytes)
+	off1, mask1, sgn1, stop uint64
+	sgn2                    uint64 // tailNulBX: sgn1 again (fxHd's sgn2)
 }
 
 // nxProg.tail
@@ -604,6 +761,10 @@ const (
 	tailEnd
 	tailNulBX
 	tailArr8X
+	// tailNulBX and tailArr8X after 3 head integers (Next writes the
+	// third, hd[2], first; before the tail, it writes 2)
+	tailNulBX3
+	tailArr8X3
 )
 
 // hotOps returns flat program ops (ops[0] an fxSeg, the last fxEnd) as
@@ -1035,36 +1196,42 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // stream or at an error (Err).
 //
 // Its body, nextFlat, is nextFast for the common case, in one pass with
-// no call but for an array's elements of 16 to 64 bits (fxElems): a hot template (nxProg.hot: flat, its
-// scope roots static; LTTng's header: the selector, a clock field, at most
-// a class id) found from the selector (and the class id) in one or two
-// look-ups (Stream.fxTab, StreamClass.fxSel), its structure in place (kept by the
-// stream; of a template with arrays, the last event, whose counts this
-// one repeats). One check against the packet's limit (Stream.fxLim: the
+// no call but for an array's elements of 16 to 64 bits (fxElems): a hot
+// template (nxProg.hot: flat, its scope roots static; LTTng's header: the
+// selector, a clock field, at most a class id) and the stream's kept
+// fields of it found from the selector's entry (Stream.fxTab, the
+// stream's copy of StreamClass.fxSel, an entry for every selector value:
+// no bounds check, and fxNone where no template is: no nil check), or
+// for an option with a class id field from the entry of the class id it
+// names, its structure in place (kept by the stream;
+// of a template with arrays, the last event, whose counts this one
+// repeats). One check against the packet's limit (Stream.fxLim: the
 // content and the bytes loaded at once) covers the header and the
-// class's first segment (fused: nxProg.heat); the header's values, the
-// clock and the event are written first (their values dead before the
-// loop, which keeps few in registers), then t's flat program runs inline,
-// as nxRun runs it (its hot form, nxProg.hops: hotOps joins and leaves
-// out a few ops), from its first op after the fused segment: the
-// integers at its head, then what follows them without the loop when it
-// is nothing, a string and an integer, or a sequence of bytes and a short
-// string (nxProg.tail), else the loop; the stream's clock, position
-// and counters are written only once the record is read whole. Wherever
+// class's first segment (fused: nxProg.heat); the header's values and
+// the event are written first (their values dead before the loop, which
+// keeps few in registers), then t's flat program runs inline, as nxRun
+// runs it (its hot form, nxProg.hops: hotOps joins and leaves out a few
+// ops), from its first op after the fused segment: the first 2 integers
+// at its head with no branch (nxProg.hd: fillers for fewer; the third in
+// the tails that have one), the clock, then what follows them without
+// the loop when it is nothing, a string
+// and an integer, or a sequence of bytes and a short string
+// (nxProg.tail: one branch on the class), else the other integers at
+// its head and the loop; the stream's clock, position and counters are
+// written only once the record is read whole. Wherever
 // the program stops short (a string's null byte not within the content,
 // or, before an integer (tailNulBX), not in its first word; counts that
 // differ, a bound in doubt) it returns nextMiss: nextFast decodes the record again
 // from its start, writing again everything this wrote. (The body is not a
 // function of its own: the call cost ≈ 18 instructions per record.)
 func (s *Stream) Next() bool {
-	h, tab := s.sel, s.fxTab // (fxTab non-empty: sel is set, with templates)
-	if len(tab) == 0 {
-		return s.nextOther()
-	}
 	// (at the packet's end, pos ≥ end, the header's bits, t.hbits ≥ 1,
 	// are past the end: nextMiss, where nextFast finds so too and the
-	// decoding program starts the next packet, as nextOther does)
-	s.scanned = false
+	// decoding program starts the next packet, as nextOther does; and
+	// without fxTab, fxLim is 0: nextCold)
+	// (s.scanned is left as Scan left it: the event's Fields, set here,
+	// are not nil, and Event.Decode decodes only an event without them;
+	// nextMiss clears it)
 	// (the event's values are written as soon as they are known, fewer
 	// live on; where this returns to nextMiss, they are written again)
 	ev := &s.ev
@@ -1072,121 +1239,139 @@ func (s *Stream) Next() bool {
 	ev.Offset = start + uint64(s.dataOff)*8
 	// (the header's start, base + (start-base+am)&^am, is (start+am)&^am:
 	// fxTab is set for a packet whose start is aligned to am+1 only)
-	hs := (start + h.am) & h.nam
+	hs := (start + s.fxAM) & s.fxNAM
 	// (hs < fxLim: the fxNeed ≥ 16 bytes from the header's first byte j
 	// on lie within data)
 	if hs >= s.fxLim {
-		return s.nextMiss(h)
+		return s.nextCold()
 	}
 	j := hs >> 3
 	dp := unsafe.Pointer(unsafe.SliceData(data))
 	hp := unsafe.Add(dp, j) // (the header's 16 bytes: j+16 ≤ len(data))
 	// (hdrAt.get, written out: an inlined call costs a no-op or two)
-	sel := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, h.selAt.b))[:]) >> (h.selAt.s & 63) & h.selAt.mask
-	if sel >= uint64(len(tab)) {
-		return s.nextMiss(h)
+	sel := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, s.fxSelAt.b))[:]) >> (s.fxSelAt.s & 63) & s.fxSelAt.mask
+	// the template and the stream's fields of it (fxEnt): the selector's
+	// entry (fxTab has one for each value up to its mask, or for a
+	// selector of more bits, LTTng's large header's, one for each value
+	// up to the last class id in its table: fxEnts; the selectors beyond,
+	// its extended option's 65535 among them, go to nextMiss), or for an
+	// option with a class id field (its t nil) the entry of that id in
+	// the table it names
+	if sel >= uint64(len(s.fxTab)) {
+		return s.nextMiss(s.sel)
 	}
-	// the template and the stream's fields of it: the stream's entry
-	// (fxEnts); for an option with a class id field, the class id's
-	// template (fxHead.ids) and its fields by its number
-	e := &tab[sel]
-	t := e.t
-	var fs []Field
-	if t != nil {
-		fs = *e.kp
-	} else {
-		x := e.h
-		if x.ids == nil {
-			return s.nextMiss(h)
+	e := (*fxEnt)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.fxTab)), uintptr(sel)*fxEntSize))
+	id := sel // (without a class id field, the class id is the selector)
+	if e.t == nil {
+		id = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, e.id.b))[:]) >> (e.id.s & 63) & e.id.mask
+		if ids := e.ids; id < uint64(len(ids)) {
+			e = &ids[id]
+		} else {
+			return s.nextMiss(s.sel)
 		}
-		// the option's class id field names the class
-		id := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, x.id.b))[:]) >> (x.id.s & 63) & x.id.mask
-		if id >= uint64(len(x.ids)) {
-			return s.nextMiss(h)
-		}
-		if t = x.ids[id]; t == nil {
-			return s.nextMiss(h)
-		}
-		kept, k := s.nxKept, int(t.num) // (num -1: not kept, uint(k) beyond any length)
-		if uint(k) >= uint(len(kept)) {
-			return s.nextMiss(h)
-		}
-		fs = kept[k]
-		if len(fs) < len(t.fields) {
-			return s.nextMiss(h)
-		}
-		// (the class id's field, its template index below len(t.fields)
-		// ≤ len(fs): byte offset hIDFo; written here, id lives no
-		// further)
-		(*Field)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(fs)), t.hIDFo)).V = id
 	}
+	// (an entry without a template: fxNone, whose bits send this to
+	// nextMiss below)
+	t, fs := e.t, *e.kp
 	// the header and (fused) the first segment: their bits within the
 	// content, their bytes (8 read from each value's on) within data,
 	// both from pos ≤ fxLim (j + hneed ≤ j + fxNeed ≤ len(data))
 	pos := hs + t.hbits
 	if pos > s.fxLim {
-		return s.nextMiss(h)
+		return s.nextMiss(s.sel)
 	}
 	if len(fs) < len(t.fields) {
-		return s.nextMiss(h) // not kept yet (or copied per event: nxNoKeep)
+		return s.nextMiss(s.sel) // not kept yet (or copied per event: nxNoKeep)
 	}
 	ev.Fields, ev.Class = fs, t.ec // (together: one write barrier check)
 	fp := unsafe.Pointer(unsafe.SliceData(fs))
 	// (hot: the header holds the selector and the option's clock field,
-	// and no other value but the class id (above; without a class id
-	// field, the selector is the class id: hIDFo is hSelFo); their
+	// and no other value but the class id (without a class id field,
+	// the selector is the class id: hIDFo is hSelFo, id is sel); their
 	// template indices are below len(t.fields) ≤ len(fs): byte offsets
-	// hSelFo, hClkFo)
+	// hSelFo, hIDFo)
 	(*Field)(unsafe.Add(fp, t.hSelFo)).V = sel
-	// hdrPart.clock, with the field's value kept: the clock advanced by
-	// (v − clock) mod m+1 (m is 2^bits − 1), which is the clock's bits
-	// of the field replaced by v, plus m+1 when v is below them
-	m, clock0 := t.clk.mask, s.clock
-	v := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, t.clk.b))[:]) >> (t.clk.s & 63) & m
-	clock := clock0 + (v-clock0)&m
-	(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+	(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
 	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
-	ev.Cycles = clock
-	// (s.ercID and haveERCID are left as they are: what reads them, Scan
-	// and the decoding program, sets them first)
+	// (le64 written out: its inlining marks cost no-ops here)
 	// nxRun's loop from op0, inline (a call would cost ≈ 50
 	// instructions per event: its entry's checks and state; here they
 	// are proven above: t's program starts with fxSeg, which op 1
 	// (fused) follows, its start sp checked with the header; fs holds
 	// t's fields, delta being 0)
-	sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
-	// op walks the hot ops (t.hops) from op0 to the last, fxEnd, at opEnd (a
-	// pointer: no index and no bounds check per op; never past the ops):
 	// first the integers at its head (the fused segment's: every value
-	// of a class of integers only, without the loop's state), then the
-	// rest (fxNulBX and fxArr8X run the op after them too, never fxEnd:
-	// hotOps). The nHead integers from op0 on, before opInts: up to 3
-	// written out, no loop; more two at a time up to opPair (an even
-	// number of them from op0 on), then the odd one before opInts
-	// (from here on, s.nextMiss(s.sel) is nextMiss(h), s.sel unchanged,
-	// and the clock is ev.Cycles: neither lives on in a register)
-	op, oe := t.opInts, t.opEnd
-	switch o := (*fxOp)(t.op0); t.nHead {
-	case 0:
-	case 1:
-		x := le64(sp, uint64(o.off)) & o.mask
-		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-	case 2:
-		o1 := (*fxOp)(unsafe.Add(t.op0, fxOpSize))
-		x := le64(sp, uint64(o.off)) & o.mask
-		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-		x1 := le64(sp, uint64(o1.off)) & o1.mask
-		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
-	case 3:
-		o1, o2 := (*fxOp)(unsafe.Add(t.op0, fxOpSize)), (*fxOp)(unsafe.Add(t.op0, 2*fxOpSize))
-		x := le64(sp, uint64(o.off)) & o.mask
-		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-		x1 := le64(sp, uint64(o1.off)) & o1.mask
-		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn
-		x2 := le64(sp, uint64(o2.off)) & o2.mask
-		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn
-	default:
-		p := t.op0
+	// of a class of integers only, without the loop's state): the
+	// first 2 (t.hd: for fewer, fillers that write the clock's field,
+	// written after them), with no branch; the third, hd[2], below in
+	// the tails that have one
+	{
+		// (their offsets from the header's first byte: hoff + the
+		// segment's; the 8 bytes from each within the hneed ≤ fxNeed
+		// from j: the segment's need covers its integers', and hneed
+		// the fillers' from hoff; a template not fused has fillers only,
+		// op0 being its fxSeg)
+		o, o1 := &t.hd[0], &t.hd[1]
+		x := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o.off)))[:]) & o.mask
+		(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn2
+		x1 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o1.off)))[:]) & o1.mask
+		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x1 ^ o1.sgn - o1.sgn2
+	}
+	// hdrPart.clock, with the field's value kept: the clock advanced by
+	// (v − clock) mod m+1 (m is 2^bits − 1), which is the clock's bits
+	// of the field replaced by v, plus m+1 when v is below them; its
+	// field's template index is below len(t.fields) ≤ len(fs): byte
+	// offset hClkFo
+	m, clock0 := t.clk.mask, s.clock
+	v := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, t.clk.b))[:]) >> (t.clk.s & 63) & m
+	clock := clock0 + (v-clock0)&m
+	ev.Cycles = clock
+	// (s.ercID and haveERCID are left as they are: what reads them, Scan
+	// and the decoding program, sets them first)
+	// then what follows (fxNulBX and fxArr8X run the op after them too,
+	// never fxEnd: hotOps), op walking the hot ops (t.hops) from opTail
+	// to the last, fxEnd, at opEnd (a pointer: no index and no bounds
+	// check per op; never past the ops)
+	// (from here on, s.nextMiss(s.sel) is nextMiss(h), s.sel unchanged)
+	// (the third head integer, hd[2], where the tail has it: every tail
+	// but tailNulBX and tailArr8X, whose templates have at most 2)
+	o2 := &t.hd[2]
+	// (one compare after another, in this order, not a binary search:
+	// of the orders tried, the fewest simulated mispredictions on
+	// BenchmarkStream)
+	tl := t.tail
+	if tl == tailNulBX {
+		goto nulBX
+	}
+	if tl == tailEnd {
+		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
+		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+		s.clock, s.pos = clock, pos
+		s.fxEvents++
+		return true
+	}
+	if tl == tailArr8X {
+		goto arr8X
+	}
+	if tl == tailNulBX3 {
+		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
+		goto nulBX
+	}
+	if tl == tailArr8X3 {
+		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
+		goto arr8X
+	}
+	{
+		op, oe := t.opInts, t.opEnd
+		// the third integer at the head, then those after the first 3, two
+		// at a time up to opPair, then the odd one before opInts
+		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
+		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
+		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+		sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
+		p := t.opTail
 		for o2 := t.opPair; p != o2; p = unsafe.Add(p, 2*fxOpSize) {
 			o, o1 := (*fxOp)(p), (*fxOp)(unsafe.Add(p, fxOpSize))
 			x := le64(sp, uint64(o.off)) & o.mask
@@ -1199,300 +1384,307 @@ func (s *Stream) Next() bool {
 			x := le64(sp, uint64(o.off)) & o.mask
 			(*Field)(unsafe.Add(fp, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 		}
-	}
-	switch t.tail {
-	case tailEnd:
-		s.clock, s.pos = ev.Cycles, pos
-		s.fxEvents++
-		return true
-	case tailNulBX:
-		// the loop's fxNulBX and the fxInt after it, then fxEnd (pos on
-		// a byte: nxProg.tail), with no dispatch; its checks against
-		// fxLim: pos ≤ fxLim (above), so the word's 8 bytes from i on
-		// lie within data; the next segment's start st after the null
-		// byte, st + its bits ≤ fxLim: within the content, its need
-		// (mask ≤ fxNeed) bytes from st>>3 on within data
-		o := (*fxOp)(op)
-		i := pos >> 3
-		w := le64(dp, i)
-		z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
-		if z == 0 {
-			return s.nextMiss(s.sel)
-		}
-		q := pos + uint64(bits.TrailingZeros64(z)&^7)
-		if st := q + 8; st+o.sgn > s.fxLim {
-			return s.nextMiss(s.sel)
-		}
-		f := (*Field)(unsafe.Add(fp, uintptr(o.fo)))
-		f.V, f.N = i, uint32(q-pos)>>3
-		sp := unsafe.Add(dp, q>>3+1)
-		o1 := (*fxOp)(unsafe.Add(op, fxOpSize))
-		x := le64(sp, uint64(o1.off)) & o1.mask
-		(*Field)(unsafe.Add(fp, uintptr(o1.fo))).V = x ^ o1.sgn - o1.sgn
-		s.clock, s.pos = ev.Cycles, q+8+o.sgn
-		s.fxEvents++
-		return true
-	case tailArr8X:
-		// the loop's fxArr8X and the fxFix after it, then fxEnd (pos on
-		// a byte: nxProg.tail), with no dispatch; its checks against
-		// fxLim (delta 0: the template's first array): the n bytes
-		// from pos>>3 on, pos + 8n ≤ fxLim (pos ≤ fxLim: above), into
-		// the fields after the array's (fo): n + len(t.fields) ≤
-		// len(fs); the string's word, 8 bytes from pos>>3 on, pos ≤
-		// fxLim, its sgn bytes within the content, pos + 8·sgn ≤ fxLim
-		o := (*fxOp)(op)
-		n := (*Field)(unsafe.Add(fp, uintptr(o.mask))).V
-		if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
-			return s.nextMiss(s.sel)
-		}
-		f := (*Field)(unsafe.Add(fp, uintptr(o.fo)))
-		f.V = n
+		// (fxRun but for dp, fp and nfs, which live on in locals: less to
+		// clear)
+		nfs := uint64(len(fs))
+		// (the kept counts, s.nxLens from t.lens on: the first array's 0,
+		// when the kept event is not whole, matches no count: its op returns
+		// to nextMiss; a count n with uint32(n)+1 = 0 is ≥ 2^32-1, more
+		// elements than the fields fs holds, where its op returns too)
+		r := fxHot{pos: pos}
 		fd := fp
-		if n > 0 {
-			if n > (s.fxLim-pos)>>3 || n+uint64(len(t.fields)) > uint64(len(fs)) {
-				return s.nextMiss(s.sel)
+		for ; op != oe; op = unsafe.Add(op, fxOpSize) {
+			o := (*fxOp)(op)
+			if o.code == fxInt {
+				x := le64(sp, uint64(o.off)) & o.mask
+				(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+				continue
 			}
-			el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, pos>>3), o.sgn
-			for i := uintptr(0); i < uintptr(n); i++ {
-				(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
-			}
-			fd = unsafe.Add(fp, uintptr(n)*fieldSize)
-			pos += n * 8
-		}
-		o1 := (*fxOp)(unsafe.Add(op, fxOpSize))
-		i := pos >> 3
-		if pos+o1.sgn*8 > s.fxLim {
-			return s.nextMiss(s.sel)
-		}
-		w := le64(dp, i)
-		z := (w - 0x0101010101010101) &^ w & o1.mask
-		f1 := (*Field)(unsafe.Add(fd, uintptr(o1.fo)))
-		f1.V, f1.N = i, uint32(min(uint64(bits.TrailingZeros64(z)>>3), o1.sgn))
-		s.clock, s.pos = ev.Cycles, pos+o1.sgn*8
-		s.fxEvents++
-		return true
-	}
-	// (fxRun but for dp, fp and nfs, which live on in locals: less to
-	// clear)
-	nfs := uint64(len(fs))
-	// (the kept counts, s.nxLens from t.lens on: the first array's 0,
-	// when the kept event is not whole, matches no count: its op returns
-	// to nextMiss; a count n with uint32(n)+1 = 0 is ≥ 2^32-1, more
-	// elements than the fields fs holds, where its op returns too)
-	r := fxHot{pos: pos}
-	fd := fp
-	for ; op != oe; op = unsafe.Add(op, fxOpSize) {
-		o := (*fxOp)(op)
-		if o.code == fxInt {
-			x := le64(sp, uint64(o.off)) & o.mask
-			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-			continue
-		}
-		switch o.code {
-		case fxIntS:
-			x := le64(sp, uint64(o.off)) >> (o.sh & 63) & o.mask
-			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-			continue
-		case fxIntB:
-			q := r.stb + uint64(o.off)
-			x := le64(sp, q>>3) >> (q & 7) & o.mask
-			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-			continue
-		case fxSegB:
-			// (the position is on a byte: the segment starts there)
-			st := r.pos
-			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
-				return s.nextMiss(s.sel)
-			}
-			sp, r.stb = unsafe.Add(dp, st>>3), 0
-			r.pos = st + o.sgn
-			continue
-		case fxSeg:
-			base := s.base
-			st := base + (r.pos-base+o.mask)&^o.mask
-			if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
-				return s.nextMiss(s.sel)
-			}
-			sp, r.stb = unsafe.Add(dp, st>>3), st&7
-			r.pos = st + o.sgn
-			continue
-		case fxSlot:
-			s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
-			continue
-		case fxTxt:
-			// (nxRun's fxTxt, inline)
-			f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
-			f.V, f.N = uint64(uintptr(p)-uintptr(dp)), uint32(txtLen(p, o.sgn, o.mask))
-			continue
-		case fxTxtL:
-			f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
-			f.V, f.N = uint64(uintptr(p)-uintptr(dp)), uint32(txtLong(p, o.sgn, o.mask))
-			continue
-		case fxIntSl:
-			// fxInt, then fxSlot
-			x := le64(sp, uint64(o.off))&o.mask ^ o.sgn - o.sgn
-			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x
-			s.slots[o.sl] = x
-			continue
-		case fxArr8, fxArr8X:
-			// an array of bytes (fxArrF: its length the value of the
-			// field at fo mask, before it in its segment): its
-			// position aligned to a byte (base is a multiple of 8),
-			// its count the kept event's; its elements the bytes
-			// q>>3 … (q>>3)+n-1, q+8n ≤ end ≤ 8·len(data), into the
-			// fields after the array's (fo), delta + idx + 1 …
-			// delta + idx + n: delta + n + len(t.fields) ≤ len(fs)
-			// (idx < len(t.fields)), all checked here
-			n := (*Field)(unsafe.Add(fd, uintptr(o.mask))).V
-			if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
-				return s.nextMiss(s.sel)
-			}
-			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-			f.V = n
-			q := (r.pos + 7) &^ 7
-			if n > 0 {
-				end := s.end
-				if q > end || n > (end-q)>>3 || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
+			switch o.code {
+			case fxIntS:
+				x := le64(sp, uint64(o.off)) >> (o.sh & 63) & o.mask
+				(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+				continue
+			case fxIntB:
+				q := r.stb + uint64(o.off)
+				x := le64(sp, q>>3) >> (q & 7) & o.mask
+				(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+				continue
+			case fxSegB:
+				// (the position is on a byte: the segment starts there)
+				st := r.pos
+				if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
 					return s.nextMiss(s.sel)
 				}
-				el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, q>>3), o.sgn
-				for i := uintptr(0); i < uintptr(n); i++ {
-					(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
+				sp, r.stb = unsafe.Add(dp, st>>3), 0
+				r.pos = st + o.sgn
+				continue
+			case fxSeg:
+				base := s.base
+				st := base + (r.pos-base+o.mask)&^o.mask
+				if st+o.sgn > s.end || (st>>3)+uint64(o.off) > uint64(len(s.data)) {
+					return s.nextMiss(s.sel)
 				}
-				r.delta += n
-				fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
-			}
-			r.pos = q + n*8
-			if o.code == fxArr8 {
+				sp, r.stb = unsafe.Add(dp, st>>3), st&7
+				r.pos = st + o.sgn
 				continue
-			}
-			// fxArr8X: then the fxFix after it (op+1, before the
-			// last op, fxEnd: hotOps), with no dispatch
-			op = unsafe.Add(op, fxOpSize)
-			o = (*fxOp)(op)
-			fallthrough
-		case fxFix:
-			// a short string or BLOB of static length sgn ≤ 8 from
-			// one word: up to its first null byte (a string), 8 when
-			// none (or a BLOB: zmask 0)
-			pos := r.pos
-			i := pos >> 3
-			if pos&7 != 0 || i+8 > uint64(len(s.data)) || pos+o.sgn*8 > s.end {
-				return s.nextMiss(s.sel) // (fxFix's item is no array: nextMiss below)
-			}
-			w := le64(dp, i)
-			z := (w - 0x0101010101010101) &^ w & o.mask
-			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-			f.V, f.N = i, uint32(min(uint64(bits.TrailingZeros64(z)>>3), o.sgn))
-			r.pos = pos + o.sgn*8
-			continue
-		case fxNulB, fxNulBX:
-			// fxNul, then fxSegB (need in mask, bits in sgn): their
-			// checks, one after the other
-			pos := r.pos
-			i := pos >> 3
-			if pos&7 != 0 || i+8 > uint64(len(s.data)) {
-				return s.nextMiss(s.sel) // (fxNul's item is no array: nextMiss below)
-			}
-			w := le64(dp, i)
-			z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
-			q := pos + uint64(bits.TrailingZeros64(z)&^7)
-			if z == 0 {
-				q, z = s.nulFar(i)
-			}
-			// (st+sgn ≤ end: st ≤ end, the string's null byte within
-			// the content)
-			if st := q + 8; z == 0 || st+o.sgn > s.end || (st>>3)+o.mask > uint64(len(s.data)) {
-				return s.nextMiss(s.sel)
-			}
-			f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-			f.V, f.N = i, uint32(q-pos)>>3
-			sp, r.stb = unsafe.Add(dp, q>>3+1), 0
-			r.pos = q + 8 + o.sgn
-			if o.code == fxNulB {
+			case fxSlot:
+				s.slots[o.mask] = (*Field)(unsafe.Add(fd, uintptr(o.fo))).V
 				continue
-			}
-			// fxNulBX: then the fxInt after it (op+1, before the
-			// last op, fxEnd: hotOps), of the segment just checked,
-			// with no dispatch
-			op = unsafe.Add(op, fxOpSize)
-			o = (*fxOp)(op)
-			fallthrough
-		case fxInt:
-			// (fxNulBX's fxInt: the others are run above)
-			x := le64(sp, uint64(o.off)) & o.mask
-			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
-			continue
-		case fxNul:
-			// a short null-terminated string from one word, without a
-			// call: the first null byte (z's lowest flag), within the
-			// content: what nulAt finds there
-			pos := r.pos
-			i := pos >> 3
-			if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
+			case fxTxt:
+				// (nxRun's fxTxt, inline)
+				f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
+				f.V, f.N = uint64(uintptr(p)-uintptr(dp)), uint32(txtLen(p, o.sgn, o.mask))
+				continue
+			case fxTxtL:
+				f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
+				f.V, f.N = uint64(uintptr(p)-uintptr(dp)), uint32(txtLong(p, o.sgn, o.mask))
+				continue
+			case fxIntSl:
+				// fxInt, then fxSlot
+				x := le64(sp, uint64(o.off))&o.mask ^ o.sgn - o.sgn
+				(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x
+				s.slots[o.sl] = x
+				continue
+			case fxArr8, fxArr8X:
+				// an array of bytes (fxArrF: its length the value of the
+				// field at fo mask, before it in its segment): its
+				// position aligned to a byte (base is a multiple of 8),
+				// its count the kept event's; its elements the bytes
+				// q>>3 … (q>>3)+n-1, q+8n ≤ end ≤ 8·len(data), into the
+				// fields after the array's (fo), delta + idx + 1 …
+				// delta + idx + n: delta + n + len(t.fields) ≤ len(fs)
+				// (idx < len(t.fields)), all checked here
+				n := (*Field)(unsafe.Add(fd, uintptr(o.mask))).V
+				if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
+					return s.nextMiss(s.sel)
+				}
+				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+				f.V = n
+				q := (r.pos + 7) &^ 7
+				if n > 0 {
+					end := s.end
+					if q > end || n > (end-q)>>3 || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
+						return s.nextMiss(s.sel)
+					}
+					el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, q>>3), o.sgn
+					for i := uintptr(0); i < uintptr(n); i++ {
+						(*Field)(unsafe.Add(el, i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
+					}
+					r.delta += n
+					fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
+				}
+				r.pos = q + n*8
+				if o.code == fxArr8 {
+					continue
+				}
+				// fxArr8X: then the fxFix after it (op+1, before the
+				// last op, fxEnd: hotOps), with no dispatch
+				op = unsafe.Add(op, fxOpSize)
+				o = (*fxOp)(op)
+				fallthrough
+			case fxFix:
+				// a short string or BLOB of static length sgn ≤ 8 from
+				// one word: up to its first null byte (a string), 8 when
+				// none (or a BLOB: zmask 0)
+				pos := r.pos
+				i := pos >> 3
+				if pos&7 != 0 || i+8 > uint64(len(s.data)) || pos+o.sgn*8 > s.end {
+					return s.nextMiss(s.sel) // (fxFix's item is no array: nextMiss below)
+				}
+				w := le64(dp, i)
+				z := (w - 0x0101010101010101) &^ w & o.mask
+				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+				f.V, f.N = i, uint32(min(uint64(bits.TrailingZeros64(z)>>3), o.sgn))
+				r.pos = pos + o.sgn*8
+				continue
+			case fxNulB, fxNulBX:
+				// fxNul, then fxSegB (need in mask, bits in sgn): their
+				// checks, one after the other
+				pos := r.pos
+				i := pos >> 3
+				if pos&7 != 0 || i+8 > uint64(len(s.data)) {
+					return s.nextMiss(s.sel) // (fxNul's item is no array: nextMiss below)
+				}
 				w := le64(dp, i)
 				z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
 				q := pos + uint64(bits.TrailingZeros64(z)&^7)
 				if z == 0 {
 					q, z = s.nulFar(i)
 				}
-				if z != 0 && q+8 <= s.end {
-					f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
-					f.V, f.N = i, uint32(q-pos)>>3
-					r.pos = q + 8
+				// (st+sgn ≤ end: st ≤ end, the string's null byte within
+				// the content)
+				if st := q + 8; z == 0 || st+o.sgn > s.end || (st>>3)+o.mask > uint64(len(s.data)) {
+					return s.nextMiss(s.sel)
+				}
+				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+				f.V, f.N = i, uint32(q-pos)>>3
+				sp, r.stb = unsafe.Add(dp, q>>3+1), 0
+				r.pos = q + 8 + o.sgn
+				if o.code == fxNulB {
 					continue
 				}
-			}
-			return s.nextMiss(s.sel)
-		}
-		d := &t.segs[o.off].dyn
-		if d.code != nxArray {
-			return s.nextMiss(s.sel)
-		}
-		// the array: its length and elements (within the checks the
-		// comment above proves)
-		base := s.base
-		pos := base + (r.pos-base+d.am)&^d.am
-		n := d.length
-		if o.code == fxArrF {
-			n = (*Field)(unsafe.Add(fd, uintptr(o.mask))).V // (the length's field, below len(t.fields): hotOps)
-		} else if d.src >= 0 {
-			n = s.slots[d.src]
-		}
-		if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
-			return s.nextMiss(s.sel)
-		}
-		cur := r.delta + uint64(d.idx) + 1
-		fieldAt(fp, cur-1).V = n
-		if n > 0 {
-			end := s.end
-			q := base + (pos-base+d.eam)&^d.eam
-			// (with the fields of the template after them: the
-			// invariant delta + len(t.fields) ≤ len(fs) holds on)
-			if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
+				// fxNulBX: then the fxInt after it (op+1, before the
+				// last op, fxEnd: hotOps), of the segment just checked,
+				// with no dispatch
+				op = unsafe.Add(op, fxOpSize)
+				o = (*fxOp)(op)
+				fallthrough
+			case fxInt:
+				// (fxNulBX's fxInt: the others are run above)
+				x := le64(sp, uint64(o.off)) & o.mask
+				(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+				continue
+			case fxNul:
+				// a short null-terminated string from one word, without a
+				// call: the first null byte (z's lowest flag), within the
+				// content: what nulAt finds there
+				pos := r.pos
+				i := pos >> 3
+				if pos&7 == 0 && i+8 <= uint64(len(s.data)) {
+					w := le64(dp, i)
+					z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+					q := pos + uint64(bits.TrailingZeros64(z)&^7)
+					if z == 0 {
+						q, z = s.nulFar(i)
+					}
+					if z != 0 && q+8 <= s.end {
+						f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
+						f.V, f.N = i, uint32(q-pos)>>3
+						r.pos = q + 8
+						continue
+					}
+				}
 				return s.nextMiss(s.sel)
 			}
-			pos = q + n<<d.elog
-			if ep := unsafe.Add(dp, q>>3); d.ebits == 8 {
-				// fxElems' bytes, without the call (the elements
-				// fields cur … cur+n-1, the bytes q>>3 … (q>>3)+n-1:
-				// within fs and data, checked above)
-				el, sgn := fieldAt(fp, cur), d.esgn
-				for i := uintptr(0); i < uintptr(n); i++ {
-					(*Field)(unsafe.Add(unsafe.Pointer(el), i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
-				}
-			} else {
-				fxElems(unsafe.Slice(fieldAt(fp, cur), n), ep, d)
+			d := &t.segs[o.off].dyn
+			if d.code != nxArray {
+				return s.nextMiss(s.sel)
 			}
-			r.delta += n
-			fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
+			// the array: its length and elements (within the checks the
+			// comment above proves)
+			base := s.base
+			pos := base + (r.pos-base+d.am)&^d.am
+			n := d.length
+			if o.code == fxArrF {
+				n = (*Field)(unsafe.Add(fd, uintptr(o.mask))).V // (the length's field, below len(t.fields): hotOps)
+			} else if d.src >= 0 {
+				n = s.slots[d.src]
+			}
+			if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
+				return s.nextMiss(s.sel)
+			}
+			cur := r.delta + uint64(d.idx) + 1
+			fieldAt(fp, cur-1).V = n
+			if n > 0 {
+				end := s.end
+				q := base + (pos-base+d.eam)&^d.eam
+				// (with the fields of the template after them: the
+				// invariant delta + len(t.fields) ≤ len(fs) holds on)
+				if q > end || n > (end-q)>>d.elog || r.delta+n+uint64(len(t.fields)) > nfs || end > uint64(len(s.data))*8 {
+					return s.nextMiss(s.sel)
+				}
+				pos = q + n<<d.elog
+				if ep := unsafe.Add(dp, q>>3); d.ebits == 8 {
+					// fxElems' bytes, without the call (the elements
+					// fields cur … cur+n-1, the bytes q>>3 … (q>>3)+n-1:
+					// within fs and data, checked above)
+					el, sgn := fieldAt(fp, cur), d.esgn
+					for i := uintptr(0); i < uintptr(n); i++ {
+						(*Field)(unsafe.Add(unsafe.Pointer(el), i*fieldSize)).V = uint64(*(*uint8)(unsafe.Add(ep, i))) ^ sgn - sgn
+					}
+				} else {
+					fxElems(unsafe.Slice(fieldAt(fp, cur), n), ep, d)
+				}
+				r.delta += n
+				fd = unsafe.Add(fp, uintptr(r.delta)*fieldSize)
+			}
+			r.pos = pos
 		}
-		r.pos = pos
+		s.clock = ev.Cycles
+		s.pos = r.pos
+		s.fxEvents++ // (the one count of the records read here: Stream.events)
+		return true
 	}
-	s.clock = ev.Cycles
-	s.pos = r.pos
-	s.fxEvents++ // (the one count of the records read here: Stream.events)
-	return true
+nulBX:
+	{
+		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+		// the loop's fxNulBX and the fxInt after it, then fxEnd (pos on
+		// a byte: nxProg.tail), with no dispatch (fxTail: their
+		// constants); its checks against fxLim: pos ≤ fxLim (above), so
+		// the word's 8 bytes from i on lie within data; the string's
+		// null byte k, the next segment's start st = pos + 8k + 8 after
+		// it, st + its bits (adv: 8 + bits) ≤ fxLim: within the
+		// content, its need (≤ fxNeed) bytes from st>>3 = i+k+1 on
+		// within data
+		x := &t.tl
+		i := pos >> 3
+		w := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, i))[:])
+		z := (w - 0x0101010101010101) &^ w & 0x8080808080808080
+		if z == 0 {
+			return s.nextMiss(s.sel)
+		}
+		k := uint64(bits.TrailingZeros64(z)) >> 3
+		end := pos + k*8 + x.adv
+		if end > s.fxLim {
+			return s.nextMiss(s.sel)
+		}
+		f := (*Field)(unsafe.Add(fp, uintptr(x.fo)))
+		f.V, f.N = i, uint32(k)
+		v := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, i+k+x.off1))[:]) & x.mask1
+		(*Field)(unsafe.Add(fp, uintptr(x.fo1))).V = v ^ x.sgn1 - x.sgn2
+		s.clock, s.pos = clock, end
+		s.fxEvents++
+		return true
+	}
+arr8X:
+	{
+		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+		// the loop's fxArr8X and the fxFix after it, then fxEnd (pos on
+		// a byte: nxProg.tail), with no dispatch (fxTail: their
+		// constants); its checks against fxLim (delta 0: the template's
+		// first array): the n bytes from pos>>3 on, pos + 8n ≤ fxLim
+		// (pos ≤ fxLim: above), into the fields after the array's (fo):
+		// n + len(t.fields) ≤ len(fs); the string's word, 8 bytes from
+		// q>>3 on (q = pos + 8n, the string's start), its sgn bytes
+		// within the content: q + 8·sgn ≤ fxLim, one check for both.
+		// Its count: the kept event's (s.nxLens, made with fxTab: sl
+		// below its length, nxProg.heat)
+		x := &t.tl
+		n := (*Field)(unsafe.Add(fp, uintptr(x.lenFo))).V
+		if *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.nxLens)), uintptr(x.sl)*4)) != uint32(n)+1 {
+			return s.nextMiss(s.sel)
+		}
+		f := (*Field)(unsafe.Add(fp, uintptr(x.fo)))
+		f.V = n
+		// (n ≤ len(fs) < 2^58: pos + 8n + adv does not wrap;
+		// len(t.fields) ≤ len(fs): above)
+		if n > uint64(len(fs)-len(t.fields)) {
+			return s.nextMiss(s.sel)
+		}
+		end := pos + n*8 + x.adv
+		if end > s.fxLim {
+			return s.nextMiss(s.sel)
+		}
+		// (the elements from one pointer to the next, no index: el ends
+		// at the field after the last element, within fs (the string's
+		// follows), ep at the string's first byte, within data)
+		el, ep, sgn := unsafe.Add(unsafe.Pointer(f), fieldSize), unsafe.Add(dp, pos>>3), x.sgn1
+		for ee := unsafe.Add(ep, uintptr(n)); ep != ee; ep, el = unsafe.Add(ep, 1), unsafe.Add(el, fieldSize) {
+			(*Field)(el).V = uint64(*(*uint8)(ep)) ^ sgn - sgn
+		}
+		fd := unsafe.Add(fp, uintptr(n)*fieldSize)
+		i := pos>>3 + n
+		w := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(dp, i))[:])
+		// (the string's first null byte, else its length: stop flags
+		// the byte after it, when it has fewer than 8)
+		z := (w-0x0101010101010101)&^w&x.mask1 | x.stop
+		f1 := (*Field)(unsafe.Add(fd, uintptr(x.fo1)))
+		f1.V, f1.N = i, uint32(bits.TrailingZeros64(z)>>3)
+		s.clock, s.pos = clock, end
+		s.fxEvents++
+		return true
+	}
 }
 
 // nextBare decodes the event record at s.pos of a packet without event

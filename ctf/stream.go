@@ -184,14 +184,23 @@ type Stream struct {
 	// packet's start is aligned to the header's alignment (base&sel.am
 	// is 0; else nil: nextFast reads its records)
 	fxTab []fxEnt
-	// fxOwn: the buffer of that copy
-	fxOwn []fxEnt
+	// fxOwn, fxIDs: the buffers of that copy (its selector table, its
+	// class id tables), made for the table fxFor (StreamClass.fxSel's
+	// first entry) and kept while the packets' class has it
+	fxOwn, fxIDs []fxEnt
+	fxFor        *fxHead
 	// fxLim, while fxTab is set: min(end, 8·(len(data) − fxNeed)), 0 when
-	// data holds fewer than the packet's class's fxNeed bytes: a position
+	// data holds fewer than the packet's class's fxNeed bytes, and 0
+	// whenever fxTab is empty (Next's body then finds every position
+	// beyond it, which spares it a check of fxTab): a position
 	// p ≤ fxLim lies within the content, and the fxNeed bytes from byte
 	// p>>3 on within data (set with fxTab by begin, once data and end are
 	// the packet's: whatever changes them clears fxTab first)
 	fxLim uint64
+	// while fxLim is not 0: sel's am, nam and selAt (Next's body reads
+	// them from the stream, one load less)
+	fxAM, fxNAM uint64
+	fxSelAt     hdrAt
 	// Scan's body (scanfast.go): the current packet's class's scSel
 	// while sel is set, when the packet's start is aligned to the
 	// header's alignment; scAt its selector; scLim: min(end, 8·(len(data)
@@ -414,7 +423,7 @@ func (s *Stream) SeekPacket(index int, off int64) {
 	s.skipped, s.skipBytes, s.skipErr = 0, 0, nil
 	s.hdrSkipped, s.hdrSkipBytes, s.hdrSkipErr = 0, 0, nil
 	s.pkts, s.rbytes = 0, 0
-	s.sel, s.fxTab, s.bare = nil, nil, nil
+	s.sel, s.fxTab, s.fxLim, s.bare = nil, nil, 0, nil
 	s.scTab = nil
 	s.next = off
 	s.pos, s.end = 0, 0
@@ -441,10 +450,20 @@ func (s *Stream) All() iter.Seq2[*Event, error] {
 // nextMiss is Next where its body (nextFlat) does not decode the record:
 // nextFast, else the decoding program.
 func (s *Stream) nextMiss(h *hdrShape) bool {
+	s.scanned = false // (Next's body leaves it)
 	if s.nextFast(h) {
 		return true
 	}
 	return s.nextProgram()
+}
+
+// nextCold is Next where its body finds the header beyond fxLim: at a
+// packet's end (nextMiss), or without fxTab (fxLim 0: nextOther).
+func (s *Stream) nextCold() bool {
+	if len(s.fxTab) == 0 {
+		return s.nextOther()
+	}
+	return s.nextMiss(s.sel)
 }
 
 // nextOther is Next where its body does not run (no hot template for
@@ -453,7 +472,6 @@ func (s *Stream) nextMiss(h *hdrShape) bool {
 // else the decoding program.
 func (s *Stream) nextOther() bool {
 	if h := s.sel; h != nil && s.pos < s.end && h.tmpl != nil {
-		s.scanned = false
 		return s.nextMiss(h)
 	}
 	if ec := s.bare; ec != nil && s.pos < s.end {
@@ -472,7 +490,7 @@ func (s *Stream) nextProgram() bool {
 		return false
 	}
 	if !s.decodeEvent(s.pos) {
-		s.sel, s.fxTab, s.bare = nil, nil, nil
+		s.sel, s.fxTab, s.fxLim, s.bare = nil, nil, 0, nil
 		s.scTab = nil
 		return false
 	}
@@ -543,7 +561,7 @@ func (s *Stream) replay(start, clock0 uint64) bool {
 	s.pos, s.clock, s.scanned = start, clock0, false
 	s.replays++
 	if !s.decodeEvent(start) {
-		s.sel, s.fxTab, s.bare = nil, nil, nil
+		s.sel, s.fxTab, s.fxLim, s.bare = nil, nil, 0, nil
 		s.scTab = nil
 		return false
 	}
@@ -576,7 +594,7 @@ func (s *Stream) begin() bool {
 		s.pkt.Index = -1
 	}
 	for s.pos >= s.end {
-		s.sel, s.fxTab, s.bare = nil, nil, nil
+		s.sel, s.fxTab, s.fxLim, s.bare = nil, nil, 0, nil
 		s.scTab = nil
 		if !s.nextPacket() {
 			return false
@@ -586,11 +604,12 @@ func (s *Stream) begin() bool {
 			// (Next's body, for a packet aligned to the header: its
 			// records' headers aligned from 0, not from base)
 			if s.base&h.am == 0 {
-				s.fxTab = s.fxEnts(s.pkt.Class.fxSel)
+				s.fxTab = s.fxEnts(s.pkt.Class.fxSel, h)
 			}
 			s.fxLim = 0
-			if n, need := uint64(len(s.data)), s.pkt.Class.fxNeed; n >= need {
+			if n, need := uint64(len(s.data)), s.pkt.Class.fxNeed; n >= need && len(s.fxTab) > 0 {
 				s.fxLim = min(s.end, (n-need)*8)
+				s.fxAM, s.fxNAM, s.fxSelAt = h.am, h.nam, h.selAt
 			}
 			// (Scan's body: as Next's, its table and limit)
 			if sc := s.pkt.Class; s.base&h.am == 0 && len(sc.scSel) > 0 && len(s.data) >= 16 {
@@ -773,7 +792,7 @@ func (s *Stream) release() {
 		return
 	}
 	s.buf, s.data = nil, nil
-	s.fxTab = nil // (its fxLim is data's)
+	s.fxTab, s.fxLim = nil, 0 // (its fxLim is data's)
 	s.scTab = nil
 	if c, ok := s.src.(interface{ release() }); ok {
 		c.release()
@@ -797,7 +816,7 @@ func (s *Stream) nextPacket() bool {
 
 // startPacket starts the packet at s.next.
 func (s *Stream) startPacket() bool {
-	s.fxTab = nil // (data and end change: begin sets it again, and fxLim)
+	s.fxTab, s.fxLim = nil, 0 // (data and end change: begin sets them again)
 	s.scTab = nil
 	off := s.next
 	if off >= s.size {
