@@ -73,6 +73,27 @@ func TestAllocsPerEvent(t *testing.T) {
 	}); a != 0 {
 		t.Errorf("Stream.Scan + Event.Decode: %v allocations per event", a)
 	}
+	// LTTng's large header (lttng-ust's): Next's body and Scan's
+	large := genTraceMemOf(t, 40000, 1, true).Streams[0]
+	for i := 0; i < 1000; i++ {
+		large.Next()
+	}
+	fx := large.fxEvents
+	if a := testing.AllocsPerRun(10000, func() {
+		if !large.Next() {
+			t.Fatal(large.Err())
+		}
+	}); a != 0 || large.fxEvents-fx < 9000 {
+		t.Errorf("Stream.Next, large header: %v allocations per event (%d of 10001 records from its body)", a, large.fxEvents-fx)
+	}
+	body = large.scEvents
+	if a := testing.AllocsPerRun(10000, func() {
+		if !large.Scan() {
+			t.Fatal(large.Err())
+		}
+	}); a != 0 || large.scEvents-body < 9000 {
+		t.Errorf("Stream.Scan, large header: %v allocations per event (%d of 10001 records from its body)", a, large.scEvents-body)
+	}
 	r := tr.NewReader()
 	for i := 0; i < 1000; i++ {
 		r.Next()

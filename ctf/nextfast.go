@@ -419,14 +419,6 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 	if s.fxFor == &tab[0] {
 		return s.fxOwn
 	}
-	// nsel: the entries, one for each selector value up to its mask; for
-	// a wider selector (LTTng's large header), the table's (one per class
-	// id below maxFxIDs: selOptions), Next checking the selector against
-	// them
-	nsel := len(tab)
-	if h.selAt.mask < maxFxSel {
-		nsel = int(h.selAt.mask) + 1
-	}
 	s.nxAlloc()
 	// (a template's counts, lens … lens+nArr-1, within nxLens: Next's
 	// body reads them with no bounds check)
@@ -435,6 +427,29 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 			return fxEnt{t: t, kp: &s.nxKept[t.num]}
 		}
 		return fxEnt{t: &fxNone, kp: &fxNoFields}
+	}
+	if h.selAt.mask >= maxFxSel {
+		// a selector of more bits (LTTng's large header: 16) has no
+		// entry of its own: fxTab is one entry (Next reads the selector
+		// with mask 0: Stream.fxSelAt), whose class id table is by the
+		// selector itself, its entries the templates of tab's values
+		// (up to the last class id with one: selOptions); Next's check
+		// of the id against that table's length sends the others (the
+		// extended option's 65535 among them) to nextMiss. Next writes
+		// the selector's field 0, then the id into the class id's
+		// field: the selector's (hIDFo is hSelFo), as tab names the
+		// template t only of an option without a class id field (a
+		// value whose option has one, ids, has none here).
+		ids := s.fxIDs[:0]
+		if cap(ids) < len(tab) {
+			ids = make([]fxEnt, 0, len(tab))
+		}
+		for i := range tab {
+			ids = append(ids, entry(tab[i].t))
+		}
+		own := append(s.fxOwn[:0], fxEnt{ids: ids, id: h.selAt})
+		s.fxOwn, s.fxIDs, s.fxFor = own, ids, &tab[0]
+		return own
 	}
 	// first(i): the first entry whose id table is entry i's (an
 	// option's, shared by its selector values)
@@ -455,7 +470,7 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 	}
 	// (room made first: appending moves neither table)
 	own, ids := s.fxOwn[:0], s.fxIDs[:0]
-	if cap(own) < nsel {
+	if nsel := int(h.selAt.mask) + 1; cap(own) < nsel {
 		own = make([]fxEnt, 0, nsel)
 	}
 	if cap(ids) < n {
@@ -479,9 +494,9 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 		}
 		own = append(own, fxEnt{ids: sub, id: tab[i].id})
 	}
-	// (every selector value up to the mask has its entry: those beyond
-	// the table's name no template)
-	for len(own) < nsel {
+	// (every selector value has its entry: those beyond the table's
+	// name no template)
+	for len(own) <= int(h.selAt.mask) {
 		own = append(own, entry(nil))
 	}
 	s.fxOwn, s.fxIDs, s.fxFor = own, ids, &tab[0]
@@ -496,9 +511,9 @@ var (
 )
 
 // maxFxSel bounds the selector values of a stream's copy of a selector
-// table that has an entry for each, up to its mask (Stream.fxTab); a
-// selector of more bits (LTTng's large header: 16) has the table's
-// entries only.
+// table (Stream.fxTab: an entry for each, up to its mask; a selector of
+// more bits, LTTng's large header's, has one entry, whose class id table
+// is by the selector: fxEnts).
 const maxFxSel = 256
 
 // fxEntSize is the size of an fxEnt.
@@ -1251,15 +1266,10 @@ func (s *Stream) Next() bool {
 	// (hdrAt.get, written out: an inlined call costs a no-op or two)
 	sel := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, s.fxSelAt.b))[:]) >> (s.fxSelAt.s & 63) & s.fxSelAt.mask
 	// the template and the stream's fields of it (fxEnt): the selector's
-	// entry (fxTab has one for each value up to its mask, or for a
-	// selector of more bits, LTTng's large header's, one for each value
-	// up to the last class id in its table: fxEnts; the selectors beyond,
-	// its extended option's 65535 among them, go to nextMiss), or for an
-	// option with a class id field (its t nil) the entry of that id in
-	// the table it names
-	if sel >= uint64(len(s.fxTab)) {
-		return s.nextMiss(s.sel)
-	}
+	// entry (fxTab has one for each value up to its mask: sel <
+	// len(fxTab)), or for an option with a class id field (its t nil)
+	// the entry of that id in the table it names (LTTng's large header:
+	// fxTab's one entry, sel 0, names the table by the selector: fxEnts)
 	e := (*fxEnt)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.fxTab)), uintptr(sel)*fxEntSize))
 	id := sel // (without a class id field, the class id is the selector)
 	if e.t == nil {

@@ -93,13 +93,20 @@ func TestSelOptionsLarge(t *testing.T) {
 		t.Fatalf("%d options with a class of id 4095, want %d", len(opts), maxFxIDs)
 	}
 	// a value in two options' ranges: the first's, as the walk's
-	two := strings.Replace(largeHdrTSDL(nxShapesTSDL(0, 3, false)), "{ compact = 0 ... 65534, extended = 65535 }", "{ compact = 1 ... 65534, extended = 0 ... 2, extended = 65535 }", 1)
+	two := strings.Replace(largeHdrTSDL(nxShapesTSDL(0, 6, false)), "{ compact = 0 ... 65534, extended = 65535 }", "{ compact = 1 ... 65534, extended = 0 ... 2, extended = 65535 }", 1)
 	tr2 := traceFromTSDL(t, two)
 	h2 := tr2.dscs[0].selShape
 	for sel, k := range selOptions(tr2.dscs[0], h2) {
 		if int(k) != h2.option(uint64(sel)) {
 			t.Fatalf("overlapping ranges: selector %d: option %d, the walk's %d", sel, k, h2.option(uint64(sel)))
 		}
+	}
+	// (records of classes 0 to 2, the extended option's: not from
+	// Next's body; classes 3 and 4 from it)
+	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	compareNextFast(t, tr2, "overlapping", everyStream(tr2, 1, 600, 0), st)
+	if st.flat == 0 || st.fast < st.templated*9/10 {
+		t.Fatalf("overlapping ranges: %d of %d records from Next's body", st.flat, st.events)
 	}
 	// too many ranges: no table
 	var rs []string
