@@ -39,7 +39,9 @@ import (
 // own body: it reads the header, finds the template and the stream's
 // kept fields of it from the selector's entry (Stream.fxTab, the
 // stream's copy of StreamClass.fxSel; for LTTng's extended header, from
-// the class id's entry it names), checks the header and the class's first segment at
+// the class id's entry it names; for its large header, whose 16-bit
+// selector has no table of its own, from the entry of the selector in
+// the class id table of fxTab's one entry: fxEnts), checks the header and the class's first segment at
 // once and runs the template's program inline with no call (in its hot
 // form, nxProg.hops: hotOps joins and leaves out a few ops); anything
 // else goes to nextFast (nextMiss), which ends what nxRun leaves with
