@@ -4,11 +4,22 @@ import (
 	"testing"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
+	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
 
 func genTraceMem(tb testing.TB, n, cpus int) *Trace {
+	return genTraceMemOf(tb, n, cpus, false)
+}
+
+// genTraceMemOf is genTraceMem, with LTTng's large event record header
+// (lttng-ust's: ctfgen.LargeMetadata) when large is set.
+func genTraceMemOf(tb testing.TB, n, cpus int, large bool) *Trace {
 	tb.Helper()
-	m, err := ctf2meta.ParseTSDL([]byte(genMetadata(40)))
+	meta, gen := genMetadata(40), genStreamBytes
+	if large {
+		meta, gen = ctfgen.LargeMetadata(40), ctfgen.LargeStream
+	}
+	m, err := ctf2meta.ParseTSDL([]byte(meta))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -17,7 +28,7 @@ func genTraceMem(tb testing.TB, n, cpus int) *Trace {
 		tb.Fatal(err)
 	}
 	for c := 0; c < cpus; c++ {
-		data, idx := genStreamBytes(c, n/cpus, 40, 1<<20)
+		data, idx := gen(c, n/cpus, 40, 1<<20)
 		s := tr.AddStream("channel0_"+itoa(c), data)
 		if s.Index, err = ParseIndex(idx); err != nil {
 			tb.Fatal(err)
@@ -62,6 +73,27 @@ func TestAllocsPerEvent(t *testing.T) {
 	}); a != 0 {
 		t.Errorf("Stream.Scan + Event.Decode: %v allocations per event", a)
 	}
+	// LTTng's large header (lttng-ust's): Next's body and Scan's
+	large := genTraceMemOf(t, 40000, 1, true).Streams[0]
+	for i := 0; i < 1000; i++ {
+		large.Next()
+	}
+	fx := large.fxEvents
+	if a := testing.AllocsPerRun(10000, func() {
+		if !large.Next() {
+			t.Fatal(large.Err())
+		}
+	}); a != 0 || large.fxEvents-fx < 9000 {
+		t.Errorf("Stream.Next, large header: %v allocations per event (%d of 10001 records from its body)", a, large.fxEvents-fx)
+	}
+	body = large.scEvents
+	if a := testing.AllocsPerRun(10000, func() {
+		if !large.Scan() {
+			t.Fatal(large.Err())
+		}
+	}); a != 0 || large.scEvents-body < 9000 {
+		t.Errorf("Stream.Scan, large header: %v allocations per event (%d of 10001 records from its body)", a, large.scEvents-body)
+	}
 	r := tr.NewReader()
 	for i := 0; i < 1000; i++ {
 		r.Next()
@@ -80,16 +112,23 @@ func TestAllocsPerEvent(t *testing.T) {
 
 // BenchmarkStream: the decode loop alone (one stream, every field of every
 // event decoded); events/s is the figure the issue asks ≥ 50 M per CPU-s of.
-func BenchmarkStream(b *testing.B) { benchStream(b, false) }
+func BenchmarkStream(b *testing.B) { benchStream(b, false, false) }
+
+// BenchmarkStreamLarge: BenchmarkStream's records with LTTng's large event
+// record header (lttng-ust's default: a 16-bit id, a 32-bit timestamp).
+func BenchmarkStreamLarge(b *testing.B) { benchStream(b, false, true) }
 
 // BenchmarkStreamScan: the decode loop as tracecat validate runs it: every
 // event record checked (Stream.Scan), fields not materialised.
-func BenchmarkStreamScan(b *testing.B) { benchStream(b, true) }
+func BenchmarkStreamScan(b *testing.B) { benchStream(b, true, false) }
+
+// BenchmarkStreamScanLarge: BenchmarkStreamScan with the large header.
+func BenchmarkStreamScanLarge(b *testing.B) { benchStream(b, true, true) }
 
 // benchStream times the loop a caller writes, `for s.Next() {}` (scan:
 // `for s.Scan() {}`), calling the method directly.
-func benchStream(b *testing.B, scan bool) {
-	tr := genTraceMem(b, 1_000_000, 1)
+func benchStream(b *testing.B, scan, large bool) {
+	tr := genTraceMemOf(b, 1_000_000, 1, large)
 	s := tr.Streams[0]
 	b.SetBytes(s.size)
 	b.ReportAllocs()

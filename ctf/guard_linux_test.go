@@ -2,8 +2,10 @@ package ctf
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 	"golang.org/x/sys/unix"
 )
 
@@ -57,14 +59,31 @@ func TestNextReadsNothingPastData(t *testing.T) {
 		tr, data := kernelStream(t, seed, 300, 0)
 		streams = append(streams, stream{tr, fmt.Sprintf("kernel-%d", seed), data})
 	}
+	// LTTng's large header (lttng-ust's): ctfgen's trace, nxShapesTSDL's
+	// classes with it
+	large := traceFromTSDL(t, ctfgen.LargeMetadata(40))
+	for seed := 0; seed < 2; seed++ {
+		data, _ := ctfgen.LargeStream(seed, 300, 40, 512+seed*1024)
+		streams = append(streams, stream{large, fmt.Sprintf("large-gen-%d", seed), data})
+	}
+	for seed := uint64(0); seed < 2; seed++ {
+		tr := traceFromTSDL(t, largeHdrTSDL(nxShapesTSDL(seed, 14, false)+nxTextShapesTSDL(seed)))
+		streams = append(streams, stream{tr, fmt.Sprintf("large-shapes-%d", seed), everyStream(tr, seed, 200, 0)})
+	}
 	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	lst := &nextFastStats{classes: map[*EventClass]bool{}} // the large header's
 	for _, s := range streams {
+		x := st
+		if strings.HasPrefix(s.name, "large") {
+			x = lst
+		}
 		for cut := 0; cut <= min(300, len(s.data)); cut++ {
-			compareNextFast(t, s.tr, fmt.Sprintf("%s-cut-%d", s.name, cut), guarded(t, s.data[:len(s.data)-cut]), st)
+			compareNextFast(t, s.tr, fmt.Sprintf("%s-cut-%d", s.name, cut), guarded(t, s.data[:len(s.data)-cut]), x)
 		}
 	}
-	if st.flat < st.events/3 {
-		t.Fatalf("%d of %d records from Next's body", st.flat, st.events)
+	t.Logf("%d of %d records from Next's body, %d of %d with the large header", st.flat, st.events, lst.flat, lst.events)
+	if st.flat < st.events/3 || lst.flat < lst.events/3 {
+		t.Fatalf("%d of %d records from Next's body, %d of %d with the large header", st.flat, st.events, lst.flat, lst.events)
 	}
 }
 
@@ -87,13 +106,28 @@ func TestScanReadsNothingPastData(t *testing.T) {
 		tr := traceFromTSDL(t, scanShapesTSDL(seed, false))
 		streams = append(streams, stream{tr, fmt.Sprintf("shapes-%d", seed), everyStream(tr, seed, 200, 0)})
 	}
+	large := traceFromTSDL(t, ctfgen.LargeMetadata(40))
+	for seed := 0; seed < 2; seed++ {
+		data, _ := ctfgen.LargeStream(seed, 300, 40, 512+seed*1024)
+		streams = append(streams, stream{large, fmt.Sprintf("large-gen-%d", seed), data})
+	}
+	for seed := uint64(0); seed < 2; seed++ {
+		tr := traceFromTSDL(t, largeHdrTSDL(scanShapesTSDL(seed, false)))
+		streams = append(streams, stream{tr, fmt.Sprintf("large-shapes-%d", seed), everyStream(tr, seed, 200, 0)})
+	}
 	st := newScanStats()
+	lst := newScanStats() // the large header's
 	for _, s := range streams {
+		x := st
+		if strings.HasPrefix(s.name, "large") {
+			x = lst
+		}
 		for cut := 0; cut <= min(300, len(s.data)); cut++ {
-			compareScanNext(t, s.tr, fmt.Sprintf("%s-cut-%d", s.name, cut), guarded(t, s.data[:len(s.data)-cut]), st, nil)
+			compareScanNext(t, s.tr, fmt.Sprintf("%s-cut-%d", s.name, cut), guarded(t, s.data[:len(s.data)-cut]), x, nil)
 		}
 	}
-	if st.body < st.events/3 {
-		t.Fatalf("%d of %d records from Scan's body", st.body, st.events)
+	t.Logf("%d of %d records from Scan's body, %d of %d with the large header", st.body, st.events, lst.body, lst.events)
+	if st.body < st.events/3 || lst.body < lst.events/3 {
+		t.Fatalf("%d of %d records from Scan's body, %d of %d with the large header", st.body, st.events, lst.body, lst.events)
 	}
 }

@@ -39,7 +39,9 @@ import (
 // own body: it reads the header, finds the template and the stream's
 // kept fields of it from the selector's entry (Stream.fxTab, the
 // stream's copy of StreamClass.fxSel; for LTTng's extended header, from
-// the class id's entry it names), checks the header and the class's first segment at
+// the class id's entry it names; for its large header, whose 16-bit
+// selector has no table of its own, from the entry of the selector in
+// the class id table of fxTab's one entry: fxEnts), checks the header and the class's first segment at
 // once and runs the template's program inline with no call (in its hot
 // form, nxProg.hops: hotOps joins and leaves out a few ops); anything
 // else goes to nextFast (nextMiss), which ends what nxRun leaves with
@@ -407,7 +409,8 @@ type fxEnt struct {
 // fxEnts returns the stream's copy of selector table tab (a stream
 // class's fxSel; nil when empty), made once per table in the stream's
 // buffers (fxOwn, and fxIDs for the class id tables of its options with
-// a class id field: at most 256 entries of a selector table and
+// a class id field: at most the entries of a selector table, 256 or, for
+// LTTng's large header, one per class id below maxFxIDs (selOptions), and
 // maxFxIDs of each id table, the packet's class's): the same table as
 // the last packet's costs nothing; another is made again, with no
 // allocation once the buffers hold the largest.
@@ -418,9 +421,6 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 	if s.fxFor == &tab[0] {
 		return s.fxOwn
 	}
-	if h.selAt.mask >= maxFxSel {
-		return nil
-	}
 	s.nxAlloc()
 	// (a template's counts, lens … lens+nArr-1, within nxLens: Next's
 	// body reads them with no bounds check)
@@ -429,6 +429,29 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 			return fxEnt{t: t, kp: &s.nxKept[t.num]}
 		}
 		return fxEnt{t: &fxNone, kp: &fxNoFields}
+	}
+	if h.selAt.mask >= maxFxSel {
+		// a selector of more bits (LTTng's large header: 16) has no
+		// entry of its own: fxTab is one entry (Next reads the selector
+		// with mask 0: Stream.fxSelAt), whose class id table is by the
+		// selector itself, its entries the templates of tab's values
+		// (up to the last class id with one: selOptions); Next's check
+		// of the id against that table's length sends the others (the
+		// extended option's 65535 among them) to nextMiss. Next writes
+		// the selector's field 0, then the id into the class id's
+		// field: the selector's (hIDFo is hSelFo), as tab names the
+		// template t only of an option without a class id field (a
+		// value whose option has one, ids, has none here).
+		ids := s.fxIDs[:0]
+		if cap(ids) < len(tab) {
+			ids = make([]fxEnt, 0, len(tab))
+		}
+		for i := range tab {
+			ids = append(ids, entry(tab[i].t))
+		}
+		own := append(s.fxOwn[:0], fxEnt{ids: ids, id: h.selAt})
+		s.fxOwn, s.fxIDs, s.fxFor = own, ids, &tab[0]
+		return own
 	}
 	// first(i): the first entry whose id table is entry i's (an
 	// option's, shared by its selector values)
@@ -491,7 +514,8 @@ var (
 
 // maxFxSel bounds the selector values of a stream's copy of a selector
 // table (Stream.fxTab: an entry for each, up to its mask; a selector of
-// more bits has none).
+// more bits, LTTng's large header's, has one entry, whose class id table
+// is by the selector: fxEnts).
 const maxFxSel = 256
 
 // fxEntSize is the size of an fxEnt.
@@ -503,7 +527,7 @@ const maxFxIDs = 1 << 12
 
 // selTable returns the fxHead of each selector value of header shape h
 // of stream class sc up to the last that names a template (nil when none
-// does; at most the 256 of its selector table).
+// does; at most the values of selOptions: 256, or maxFxIDs).
 func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 	var tab []fxHead
 	var ok bool
@@ -511,7 +535,8 @@ func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 		return nil
 	}
 	byOpt := make([][]*nxProg, len(h.opts)) // the ids table of each option with an id field
-	for sel, k := range h.tab {
+	opts := selOptions(sc, h)
+	for sel, k := range opts {
 		if k < 0 {
 			continue
 		}
@@ -535,12 +560,59 @@ func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 			continue
 		}
 		if tab == nil {
-			tab = make([]fxHead, len(h.tab))
+			tab = make([]fxHead, len(opts))
 		}
 		tab[sel] = e
 	}
 	for len(tab) > 0 && tab[len(tab)-1].t == nil && tab[len(tab)-1].ids == nil {
 		tab = tab[:len(tab)-1]
+	}
+	return tab
+}
+
+// maxSelRanges bounds the ranges of a variant selOptions maps beyond
+// its selector table (each range costs up to maxFxIDs steps).
+const maxSelRanges = 64
+
+// selOptions returns the option of each selector value, from 0 on, that
+// the selector tables of header shape h of stream class sc hold (fxSel,
+// scSel; -1: none): h.tab when the variant's ranges lie within 0..255;
+// else (LTTng's large header: a 16-bit id, compact 0 … 65534, extended
+// 65535) the values below the class ids of sc (sc.small: at most
+// maxFxIDs), whose option is the selector's class's: larger selectors
+// (the extended option's 65535 among them) lie beyond the table, where
+// Next and Scan leave their bodies (nil: no such table: a signed
+// selector, more than 127 options or maxSelRanges ranges).
+func selOptions(sc *StreamClass, h *hdrShape) []int8 {
+	if h.tab != nil {
+		return h.tab
+	}
+	v := h.v
+	if v == nil || v.srcSign || len(v.optRange) > 127 {
+		return nil
+	}
+	nr := 0
+	for _, rs := range v.optRange {
+		nr += len(rs)
+	}
+	n := uint64(min(len(sc.small), maxFxIDs))
+	if nr > maxSelRanges || n == 0 {
+		return nil
+	}
+	tab := make([]int8, n)
+	for i := range tab {
+		tab[i] = -1
+	}
+	// (the first option whose ranges hold the value, as the walk
+	// chooses: hdrShape.option)
+	for k, rs := range v.optRange {
+		for _, r := range rs {
+			for x := r.Lo; x <= r.Hi && x < n; x++ {
+				if tab[x] < 0 {
+					tab[x] = int8(k)
+				}
+			}
+		}
 	}
 	return tab
 }
@@ -1198,7 +1270,8 @@ func (s *Stream) Next() bool {
 	// the template and the stream's fields of it (fxEnt): the selector's
 	// entry (fxTab has one for each value up to its mask: sel <
 	// len(fxTab)), or for an option with a class id field (its t nil)
-	// the entry of that id in the table it names
+	// the entry of that id in the table it names (LTTng's large header:
+	// fxTab's one entry, sel 0, names the table by the selector: fxEnts)
 	e := (*fxEnt)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.fxTab)), uintptr(sel)*fxEntSize))
 	id := sel // (without a class id field, the class id is the selector)
 	if e.t == nil {

@@ -184,8 +184,10 @@ func damaged(r *rand.Rand, data []byte, k int) []byte {
 }
 
 // FuzzNextFastMatchesWalk: Next's fast path and the field walk agree on
-// any bytes decoded as the generated LTTng-shaped trace and as the
-// kernel-shaped one (kernelSpec: process names in place).
+// any bytes decoded as the generated LTTng-shaped trace, as the
+// kernel-shaped one (kernelSpec: process names in place) and as both
+// with LTTng's large header (the generated trace's, nxShapesTSDL's
+// classes').
 func FuzzNextFastMatchesWalk(f *testing.F) {
 	data, _ := genStreamBytes(1, 60, 40, 1024)
 	f.Add(data)
@@ -193,10 +195,22 @@ func FuzzNextFastMatchesWalk(f *testing.F) {
 	kt, kdata := kernelStream(f, 1, 60, 1024)
 	f.Add(kdata)
 	f.Add(kdata[:700])
+	// LTTng's large header (lttng-ust's): ctfgen's trace, nxShapesTSDL's
+	// classes with it (largeHdrTSDL)
+	lt := traceFromTSDL(f, ctfgen.LargeMetadata(40))
+	ldata, _ := ctfgen.LargeStream(1, 60, 40, 1024)
+	f.Add(ldata)
+	f.Add(ldata[:700])
+	st := traceFromTSDL(f, largeHdrTSDL(nxShapesTSDL(0, 14, false)+nxTextShapesTSDL(0)))
+	sdata := everyStream(st, 0, 40, 0)
+	f.Add(sdata)
+	f.Add(sdata[:len(sdata)/2])
 	tr := traceFromTSDL(f, genMetadata(40))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		compareNextFast(t, tr, "fuzz", b, &nextFastStats{classes: map[*EventClass]bool{}})
 		compareNextFast(t, kt, "fuzz-kernel", b, &nextFastStats{classes: map[*EventClass]bool{}})
+		compareNextFast(t, lt, "fuzz-large", b, &nextFastStats{classes: map[*EventClass]bool{}})
+		compareNextFast(t, st, "fuzz-large-shapes", b, &nextFastStats{classes: map[*EventClass]bool{}})
 	})
 }
 

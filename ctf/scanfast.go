@@ -113,7 +113,11 @@ func (t *Trace) compileScan() {
 	for _, sc := range t.dscs {
 		sc.scSel = nil
 		h := sc.selShape
-		if h == nil || h.tab == nil {
+		if h == nil {
+			continue
+		}
+		opts := selOptions(sc, h)
+		if opts == nil {
 			continue
 		}
 		at, ok := h.pre.slot.at()
@@ -123,7 +127,7 @@ func (t *Trace) compileScan() {
 		sc.scAt = at
 		byOpt := make([]*scIDs, len(h.opts))
 		var tab []scHead
-		for sel, k := range h.tab {
+		for sel, k := range opts {
 			if k < 0 {
 				continue
 			}
@@ -164,7 +168,7 @@ func (t *Trace) compileScan() {
 				continue
 			}
 			if tab == nil {
-				tab = make([]scHead, len(h.tab))
+				tab = make([]scHead, len(opts))
 			}
 			tab[sel] = e
 		}

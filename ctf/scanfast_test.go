@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracecodec/tracecodec/testgen/ctfgen"
 )
 
 // scanStats counts what compareScanNext saw.
@@ -250,7 +252,8 @@ func TestScanForms(t *testing.T) {
 }
 
 // FuzzScanMatchesNext: Scan (then Decode) and Next agree on any bytes
-// read as the generated LTTng trace or as scanShapesTSDL's classes.
+// read as the generated LTTng trace or as scanShapesTSDL's classes, with
+// LTTng's compact header and with its large one.
 func FuzzScanMatchesNext(f *testing.F) {
 	gen := traceFromTSDL(f, genMetadata(40))
 	shapes := traceFromTSDL(f, scanShapesTSDL(0, false))
@@ -260,12 +263,23 @@ func FuzzScanMatchesNext(f *testing.F) {
 	sd := everyStream(shapes, 0, 40, 0)
 	f.Add(true, sd)
 	f.Add(true, sd[:len(sd)/2])
+	// LTTng's large header: ctfgen's trace, scanShapesTSDL's classes with
+	// it (each read as both: with sh, as the shapes)
+	lgen := traceFromTSDL(f, ctfgen.LargeMetadata(40))
+	lshapes := traceFromTSDL(f, largeHdrTSDL(scanShapesTSDL(0, false)))
+	ld, _ := ctfgen.LargeStream(1, 60, 40, 1024)
+	f.Add(false, ld)
+	f.Add(false, ld[:700])
+	lsd := everyStream(lshapes, 0, 40, 0)
+	f.Add(true, lsd)
+	f.Add(true, lsd[:len(lsd)/2])
 	f.Fuzz(func(t *testing.T, sh bool, b []byte) {
-		tr := gen
+		tr, lt := gen, lgen
 		if sh {
-			tr = shapes
+			tr, lt = shapes, lshapes
 		}
 		compareScanNext(t, tr, "fuzz", b, newScanStats(), rand.New(rand.NewPCG(uint64(len(b)), 1)))
+		compareScanNext(t, lt, "fuzz-large", b, newScanStats(), rand.New(rand.NewPCG(uint64(len(b)), 1)))
 	})
 }
 

@@ -610,6 +610,9 @@ func (s *Stream) begin() bool {
 			if n, need := uint64(len(s.data)), s.pkt.Class.fxNeed; n >= need && len(s.fxTab) > 0 {
 				s.fxLim = min(s.end, (n-need)*8)
 				s.fxAM, s.fxNAM, s.fxSelAt = h.am, h.nam, h.selAt
+				if h.selAt.mask >= maxFxSel {
+					s.fxSelAt.mask = 0 // (fxTab's one entry: fxEnts)
+				}
 			}
 			// (Scan's body: as Next's, its table and limit)
 			if sc := s.pkt.Class; s.base&h.am == 0 && len(sc.scSel) > 0 && len(s.data) >= 16 {

@@ -159,6 +159,7 @@ type stream struct {
 	drop    uint64 // events_discarded to report
 	bare    int    // without event record headers: 1 + the payload's kind (BareMetadata); 0: LTTng's headers
 	seqMod  int    // sequences hold n % seqMod elements (0: 5)
+	large   bool   // LTTng's large event header (LargeMetadata)
 }
 
 func (g *stream) rand() uint64 {
@@ -203,6 +204,15 @@ func (g *stream) event(ev []byte, n int, ts, last uint64) []byte {
 	ev = ev[:0]
 	if g.bare > 0 {
 		id = uint32(g.bare - 1)
+	} else if g.large {
+		if id < 65535 && ts-last < 1<<32 {
+			ev = binary.LittleEndian.AppendUint16(ev, uint16(id))
+			ev = binary.LittleEndian.AppendUint32(ev, uint32(ts))
+		} else {
+			ev = binary.LittleEndian.AppendUint16(ev, 65535)
+			ev = binary.LittleEndian.AppendUint32(ev, id)
+			ev = binary.LittleEndian.AppendUint64(ev, ts)
+		}
 	} else if id < 31 && ts-last < 1<<27 {
 		ev = binary.LittleEndian.AppendUint32(ev, id|uint32(ts&(1<<27-1))<<5)
 	} else {
@@ -238,6 +248,41 @@ func Stream(cpu, n, classes, pktSize int) ([]byte, []byte) {
 	return streamOf(&stream{classes: classes}, cpu, n, pktSize)
 }
 
+// largeHeader is the event record header of lttng-ust's traces (LTTng's
+// large header: a 16-bit id, 65535 for the extended option, then a 32-bit
+// timestamp, or a 32-bit id and a 64-bit timestamp), as lttng-ust 2.15
+// writes it.
+const largeHeader = `struct {
+		enum : integer { size = 16; align = 8; } {
+			"extended" = 65535,
+			"compact" = 0 ... 65534,
+		} id;
+		variant <id> {
+			struct {
+				integer { size = 32; align = 8; map = clock.monotonic.value; } timestamp;
+			} compact;
+			struct {
+				integer { size = 32; align = 8; } id;
+				integer { size = 64; align = 8; map = clock.monotonic.value; } timestamp;
+			} extended;
+		} v;
+	}`
+
+// LargeMetadata is Metadata's trace with LTTng's large event record
+// header (lttng-ust's: a 16-bit id, compact 0 … 65534, extended 65535)
+// instead of the compact one.
+func LargeMetadata(nClasses int) string {
+	return strings.Replace(Metadata(nClasses), "event.header := struct event_header_compact;", "event.header := "+largeHeader+";", 1)
+}
+
+// LargeStream is Stream for LargeMetadata(classes): its records have the
+// large header, the compact option (id, 32-bit timestamp) but for a gap
+// of 2^32 ns or more (one record in about 100000), whose record has the
+// extended one.
+func LargeStream(cpu, n, classes, pktSize int) ([]byte, []byte) {
+	return streamOf(&stream{classes: classes, large: true}, cpu, n, pktSize)
+}
+
 // BareMetadata is Metadata's trace without event record headers: one
 // event record class (id 0) whose payload is of kind (0: integers, 1: a
 // string, 2: a sequence and a static-length string), as Metadata's
@@ -269,6 +314,9 @@ func streamOf(g *stream, cpu, n, pktSize int) ([]byte, []byte) {
 		ts := last + 50 + g.rand()%2000
 		if g.rand()%100000 == 0 {
 			ts += 1 << 28 // a gap the compact header cannot span
+			if g.large {
+				ts += 1 << 32 // nor the large header's compact option
+			}
 		}
 		ev = g.event(ev, i, ts, last)
 		if len(g.pkt)+len(ev) > pktSize {
