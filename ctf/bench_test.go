@@ -125,11 +125,15 @@ func BenchmarkStreamScan(b *testing.B) { benchStream(b, true, false) }
 // BenchmarkStreamScanLarge: BenchmarkStreamScan with the large header.
 func BenchmarkStreamScanLarge(b *testing.B) { benchStream(b, true, true) }
 
-// benchStream times the loop a caller writes, `for s.Next() {}` (scan:
-// `for s.Scan() {}`), calling the method directly.
+// benchStream times loopStream over the generated stream of 1 M records
+// (large: with LTTng's large header).
 func benchStream(b *testing.B, scan, large bool) {
-	tr := genTraceMemOf(b, 1_000_000, 1, large)
-	s := tr.Streams[0]
+	loopStream(b, genTraceMemOf(b, 1_000_000, 1, large).Streams[0], scan)
+}
+
+// loopStream times the loop a caller writes over s, `for s.Next() {}`
+// (scan: `for s.Scan() {}`), calling the method directly.
+func loopStream(b *testing.B, s *Stream, scan bool) {
 	b.SetBytes(s.size)
 	b.ReportAllocs()
 	n := 0

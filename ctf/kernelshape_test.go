@@ -178,21 +178,7 @@ func kernelTrace(tb testing.TB, n int) (*Trace, *Stream) {
 // headers), one stream of 1 M records, every field decoded.
 func BenchmarkStreamKernel(b *testing.B) {
 	_, s := kernelTrace(b, 1_000_000)
-	b.SetBytes(s.size)
-	b.ReportAllocs()
-	n := 0
-	c0 := cpuTime()
-	for b.Loop() {
-		s.Reset()
-		for s.Next() {
-			n++
-		}
-		if s.Err() != nil {
-			b.Fatal(s.Err())
-		}
-	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "events/CPU-s")
+	loopStream(b, s, false)
 }
 
 // The kernel-shaped trace (kernelSpec, kernelRecords over 2 CPUs in
