@@ -38,18 +38,7 @@ func TestSkipDamagedHeaderIntactCopy(t *testing.T) {
 			if damaged {
 				binary.LittleEndian.PutUint64(b[(2-from)*pkt+48:], pkt*8+64) // packet 2: content > total
 			}
-			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			ix := append([]byte(nil), idx[:16]...)
-			for i := from; i < to; i++ {
-				e := append([]byte(nil), idx[16+i*72:16+(i+1)*72]...)
-				binary.BigEndian.PutUint64(e, uint64((i-from)*pkt))
-				ix = append(ix, e...)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "index", name+".idx"), ix, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writePart(t, dir, name, b, idx, from, to)
 		}
 		write("channel0_0", 0, 4, damagedFirst)
 		write("channel0_0_1", 1, n, !damagedFirst)

@@ -276,22 +276,8 @@ func TestSkipDamagedHeaderInGroup(t *testing.T) {
 	n := len(data) / pkt
 	// the second file: packets 3.. (its packet 1, the stream's 4, damaged)
 	binary.LittleEndian.PutUint64(data[4*pkt+48:], pkt*8+64)
-	split := func(name string, from, to int) {
-		if err := os.WriteFile(filepath.Join(dir, name), data[from*pkt:to*pkt], 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ix := append([]byte(nil), idx[:16]...)
-		for i := from; i < to; i++ {
-			e := append([]byte(nil), idx[16+i*72:16+(i+1)*72]...)
-			binary.BigEndian.PutUint64(e, uint64((i-from)*pkt))
-			ix = append(ix, e...)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "index", name+".idx"), ix, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	split("channel0_0", 0, 3)
-	split("channel0_0_1", 3, n)
+	writePart(t, dir, "channel0_0", data[:3*pkt], idx, 0, 3)
+	writePart(t, dir, "channel0_0_1", data[3*pkt:], idx, 3, n)
 	total := 0
 	for _, k := range per {
 		total += k
@@ -324,5 +310,25 @@ func TestSkipDamagedHeaderInGroup(t *testing.T) {
 	var fe *FormatError
 	if err := r.Err(); !errors.As(err, &fe) || fe.Offset != pkt || !strings.HasPrefix(err.Error(), "channel0_0_1: ") {
 		t.Errorf("without the option: err %v, want channel0_0_1's packet 1 error", err)
+	}
+}
+
+// writePart writes part, the packets from … to-1 of a stream of
+// skipHdrPkt-byte packets whose LTTng index (version 1.1, 72-byte
+// entries) is idx, as the data stream file name of trace folder dir, with
+// its index: those packets' entries, their offsets made the part's.
+func writePart(tb testing.TB, dir, name string, part, idx []byte, from, to int) {
+	tb.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), part, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	ix := append([]byte(nil), idx[:16]...)
+	for i := from; i < to; i++ {
+		e := append([]byte(nil), idx[16+i*72:16+(i+1)*72]...)
+		binary.BigEndian.PutUint64(e, uint64((i-from)*skipHdrPkt))
+		ix = append(ix, e...)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index", name+".idx"), ix, 0o644); err != nil {
+		tb.Fatal(err)
 	}
 }
