@@ -114,27 +114,7 @@ func TestReaderCount(t *testing.T) {
 	})
 	for _, damaged := range []bool{false, true} {
 		if damaged {
-			p := filepath.Join(dir, "channel0_1")
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// packet 1's third event record: of class 30 (of 4)
-			s := openDirT(t, dir).Streams[2]
-			k := 0
-			for s.Next() && (s.Packet().Index < 1 || k < 2) {
-				if s.Packet().Index == 1 {
-					k++
-				}
-			}
-			if s.Err() != nil || s.Packet().Index != 1 {
-				t.Fatalf("%s: %v, packet %d", s.Name, s.Err(), s.Packet().Index)
-			}
-			off := s.Event().Offset / 8
-			b[off] = b[off]&^0x1f | 30
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			damageRecord(t, dir, 2)
 		}
 		for _, byStream := range []bool{false, true} {
 			for _, scan := range []bool{false, true} {
@@ -224,5 +204,32 @@ func TestGroupDamagedPacketReported(t *testing.T) {
 		if err := r.Err(); !errors.As(err, &fe) || fe.Offset != pkt || !errors.Is(err, ErrCorrupt) || !strings.HasPrefix(err.Error(), "channel0_0_1: ") {
 			t.Errorf("by stream %v: err %v, want channel0_0_1's packet 1 error at offset %d", byStream, err, pkt)
 		}
+	}
+}
+
+// damageRecord makes the third event record of packet 1 of data stream i
+// of trace folder dir (a ctfgen trace of 4 classes, compact headers) name
+// class 30, which the metadata lacks: reading it fails there.
+func damageRecord(tb testing.TB, dir string, i int) {
+	tb.Helper()
+	s := openDirT(tb, dir).Streams[i]
+	k := 0
+	for s.Next() && (s.Packet().Index < 1 || k < 2) {
+		if s.Packet().Index == 1 {
+			k++
+		}
+	}
+	if s.Err() != nil || s.Packet().Index != 1 {
+		tb.Fatalf("%s: %v, packet %d", s.Name, s.Err(), s.Packet().Index)
+	}
+	p := filepath.Join(dir, s.Name)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	off := s.Event().Offset / 8
+	b[off] = b[off]&^0x1f | 30
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		tb.Fatal(err)
 	}
 }
