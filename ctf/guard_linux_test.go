@@ -34,42 +34,21 @@ func guarded(t *testing.T, data []byte) []byte {
 // streams cut at each of their last bytes, placed right before a page
 // that cannot be read, decode as the field walk decodes them.
 func TestNextReadsNothingPastData(t *testing.T) {
-	type stream struct {
-		tr   *Trace
-		name string
-		data []byte
-	}
-	var streams []stream
-	gen := traceFromTSDL(t, genMetadata(40))
-	for seed := 0; seed < 2; seed++ {
-		data, _ := genStreamBytes(seed, 300, 40, 512+seed*1024)
-		streams = append(streams, stream{gen, fmt.Sprintf("gen-%d", seed), data})
-	}
-	for seed := uint64(0); seed < 4; seed++ {
-		tr := traceFromTSDL(t, nxShapesTSDL(seed, 14, false))
-		streams = append(streams, stream{tr, fmt.Sprintf("shapes-%d", seed), everyStream(tr, seed, 200, 0)})
-	}
-	for seed := uint64(0); seed < 2; seed++ {
-		tr := traceFromTSDL(t, nxShapesTSDL(seed, 0, false)+nxTextShapesTSDL(seed))
-		streams = append(streams, stream{tr, fmt.Sprintf("texts-%d", seed), everyStream(tr, seed, 200, 0)})
-	}
+	streams := genGuardStreams(t)
+	streams = append(streams, shapeGuardStreams(t, "shapes", 4, func(seed uint64) string { return nxShapesTSDL(seed, 14, false) })...)
+	streams = append(streams, shapeGuardStreams(t, "texts", 2, func(seed uint64) string { return nxShapesTSDL(seed, 0, false) + nxTextShapesTSDL(seed) })...)
 	for seed := uint64(0); seed < 2; seed++ {
 		// (one packet: its last bytes are records, process names in
 		// place among them)
 		tr, data := kernelStream(t, seed, 300, 0)
-		streams = append(streams, stream{tr, fmt.Sprintf("kernel-%d", seed), data})
+		streams = append(streams, guardStream{tr, fmt.Sprintf("kernel-%d", seed), data})
 	}
 	// LTTng's large header (lttng-ust's): ctfgen's trace, nxShapesTSDL's
 	// classes with it
-	large := traceFromTSDL(t, ctfgen.LargeMetadata(40))
-	for seed := 0; seed < 2; seed++ {
-		data, _ := ctfgen.LargeStream(seed, 300, 40, 512+seed*1024)
-		streams = append(streams, stream{large, fmt.Sprintf("large-gen-%d", seed), data})
-	}
-	for seed := uint64(0); seed < 2; seed++ {
-		tr := traceFromTSDL(t, largeHdrTSDL(nxShapesTSDL(seed, 14, false)+nxTextShapesTSDL(seed)))
-		streams = append(streams, stream{tr, fmt.Sprintf("large-shapes-%d", seed), everyStream(tr, seed, 200, 0)})
-	}
+	streams = append(streams, largeGuardStreams(t)...)
+	streams = append(streams, shapeGuardStreams(t, "large-shapes", 2, func(seed uint64) string {
+		return largeHdrTSDL(nxShapesTSDL(seed, 14, false) + nxTextShapesTSDL(seed))
+	})...)
 	st := &nextFastStats{classes: map[*EventClass]bool{}}
 	lst := &nextFastStats{classes: map[*EventClass]bool{}} // the large header's
 	for _, s := range streams {
@@ -91,30 +70,10 @@ func TestNextReadsNothingPastData(t *testing.T) {
 // each of their last 300 bytes, placed right before a page that cannot be
 // read, read as Next reads them.
 func TestScanReadsNothingPastData(t *testing.T) {
-	type stream struct {
-		tr   *Trace
-		name string
-		data []byte
-	}
-	var streams []stream
-	gen := traceFromTSDL(t, genMetadata(40))
-	for seed := 0; seed < 2; seed++ {
-		data, _ := genStreamBytes(seed, 300, 40, 512+seed*1024)
-		streams = append(streams, stream{gen, fmt.Sprintf("gen-%d", seed), data})
-	}
-	for seed := uint64(0); seed < 4; seed++ {
-		tr := traceFromTSDL(t, scanShapesTSDL(seed, false))
-		streams = append(streams, stream{tr, fmt.Sprintf("shapes-%d", seed), everyStream(tr, seed, 200, 0)})
-	}
-	large := traceFromTSDL(t, ctfgen.LargeMetadata(40))
-	for seed := 0; seed < 2; seed++ {
-		data, _ := ctfgen.LargeStream(seed, 300, 40, 512+seed*1024)
-		streams = append(streams, stream{large, fmt.Sprintf("large-gen-%d", seed), data})
-	}
-	for seed := uint64(0); seed < 2; seed++ {
-		tr := traceFromTSDL(t, largeHdrTSDL(scanShapesTSDL(seed, false)))
-		streams = append(streams, stream{tr, fmt.Sprintf("large-shapes-%d", seed), everyStream(tr, seed, 200, 0)})
-	}
+	streams := genGuardStreams(t)
+	streams = append(streams, shapeGuardStreams(t, "shapes", 4, func(seed uint64) string { return scanShapesTSDL(seed, false) })...)
+	streams = append(streams, largeGuardStreams(t)...)
+	streams = append(streams, shapeGuardStreams(t, "large-shapes", 2, func(seed uint64) string { return largeHdrTSDL(scanShapesTSDL(seed, false)) })...)
 	st := newScanStats()
 	lst := newScanStats() // the large header's
 	for _, s := range streams {
@@ -130,4 +89,44 @@ func TestScanReadsNothingPastData(t *testing.T) {
 	if st.body < st.events/3 || lst.body < lst.events/3 {
 		t.Fatalf("%d of %d records from Scan's body, %d of %d with the large header", st.body, st.events, lst.body, lst.events)
 	}
+}
+
+// guardStream is a data stream of trace tr for the guard-page tests.
+type guardStream struct {
+	tr   *Trace
+	name string
+	data []byte
+}
+
+// genGuardStreams: two ctfgen streams (compact headers, 40 classes).
+func genGuardStreams(t *testing.T) []guardStream {
+	gen := traceFromTSDL(t, genMetadata(40))
+	var out []guardStream
+	for seed := 0; seed < 2; seed++ {
+		data, _ := genStreamBytes(seed, 300, 40, 512+seed*1024)
+		out = append(out, guardStream{gen, fmt.Sprintf("gen-%d", seed), data})
+	}
+	return out
+}
+
+// largeGuardStreams: two ctfgen streams with LTTng's large header.
+func largeGuardStreams(t *testing.T) []guardStream {
+	large := traceFromTSDL(t, ctfgen.LargeMetadata(40))
+	var out []guardStream
+	for seed := 0; seed < 2; seed++ {
+		data, _ := ctfgen.LargeStream(seed, 300, 40, 512+seed*1024)
+		out = append(out, guardStream{large, fmt.Sprintf("large-gen-%d", seed), data})
+	}
+	return out
+}
+
+// shapeGuardStreams: for seeds 0 … n-1, a stream of every class of the
+// metadata tsdl(seed) (everyStream), named prefix-seed.
+func shapeGuardStreams(t *testing.T, prefix string, n uint64, tsdl func(seed uint64) string) []guardStream {
+	var out []guardStream
+	for seed := uint64(0); seed < n; seed++ {
+		tr := traceFromTSDL(t, tsdl(seed))
+		out = append(out, guardStream{tr, fmt.Sprintf("%s-%d", prefix, seed), everyStream(tr, seed, 200, 0)})
+	}
+	return out
 }

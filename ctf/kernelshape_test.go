@@ -493,18 +493,5 @@ func BenchmarkReaderTCKernel(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer tr.Close()
-	b.ReportAllocs()
-	n := 0
-	c0 := cpuTime()
-	for b.Loop() {
-		r := tr.NewReader()
-		for r.Next() {
-			n++
-		}
-		if r.Err() != nil {
-			b.Fatal(r.Err())
-		}
-	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "events/CPU-s")
+	loopReader(b, tr)
 }
