@@ -219,14 +219,7 @@ func (r *Reader) ReadPackets() int64 {
 		}
 		var prev *Stream
 		for _, sg := range chains[i].segs {
-			s := r.streams[sg.st]
-			if prev != nil && prev != s {
-				prev.release()
-			}
-			s.resume(sg.idx, sg.off)
-			if prev != nil {
-				s.follow(prev)
-			}
+			s := r.enterSeg(prev, sg)
 			prev = s
 			s.hdrOnly = true
 			ok := s.nextPacket()
@@ -342,19 +335,8 @@ func (r *Reader) chainNext(h *head, first bool) bool {
 	}
 	for ; c.i < len(c.segs); c.i++ {
 		sg := c.segs[c.i]
-		s := r.streams[sg.st]
-		prev := h.s
-		if prev != nil && prev != s {
-			// the group moves to another file: the one it leaves gives
-			// back its buffer and closes (a group of many files, as
-			// LTTng's tracefile rotation makes, keeps one open)
-			prev.release()
-		}
+		s := r.enterSeg(h.s, sg)
 		h.s = s
-		s.resume(sg.idx, sg.off)
-		if prev != nil {
-			s.follow(prev)
-		}
 		if r.advance(s) {
 			return true
 		}
@@ -364,6 +346,25 @@ func (r *Reader) chainNext(h *head, first bool) bool {
 		}
 	}
 	return false
+}
+
+// enterSeg makes the group's stream of packet sg read that packet alone,
+// going on from prev, the stream that read the group's packet before it
+// (nil: none): a group is one stream to babeltrace2, so the tracer's gaps
+// and the hold count from there (Stream.follow). When the group moves to
+// another file, the one it leaves gives back its buffer and closes (a
+// group of many files, as LTTng's tracefile rotation makes, keeps one
+// open).
+func (r *Reader) enterSeg(prev *Stream, sg seg) *Stream {
+	s := r.streams[sg.st]
+	if prev != nil && prev != s {
+		prev.release()
+	}
+	s.resume(sg.idx, sg.off)
+	if prev != nil {
+		s.follow(prev)
+	}
+	return s
 }
 
 // Event returns the current event (valid until the next Next).
