@@ -1,7 +1,6 @@
 package ctf
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -163,15 +162,7 @@ func TestNextFastLargeHeader(t *testing.T) {
 				continue
 			}
 			checkModes(t, tr, data)
-			for p, off := 0, 0; p < 8 && off+20 <= len(data); p++ {
-				content := binary.LittleEndian.Uint64(data[off+4:])
-				for k := uint64(1); k <= 16 && k*8 < content-160; k++ {
-					d := append([]byte(nil), data...)
-					binary.LittleEndian.PutUint64(d[off+4:], content-k*8)
-					compareNextFast(t, tr, fmt.Sprintf("%s-cut-%d-%d", name, p, k), d, &nextFastStats{classes: map[*EventClass]bool{}})
-				}
-				off += int(binary.LittleEndian.Uint64(data[off+12:]) / 8)
-			}
+			comparePacketCuts(t, tr, name, data)
 		}
 	}
 	t.Logf("large-header shapes: %d records, %d from templates, %d from Next's body; from the body: %d of %d of class 300, %d of %d of class 65535", all.events, all.fast, all.flat, body[300], recs[300], body[65535], recs[65535])

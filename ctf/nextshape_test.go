@@ -272,17 +272,7 @@ func TestNextFastShapesMatchWalk(t *testing.T) {
 		data := everyStream(tr, seed, 1500, 200+int(seed)*50)
 		compareNextFast(t, tr, fmt.Sprintf("shapes-packets-%d", seed), data, all)
 		checkModes(t, tr, data)
-		// the content of each of the first 8 packets cut short by 1
-		// to 16 bytes (its padding and the next packet beyond it)
-		for p, off := 0, 0; p < 8 && off+20 <= len(data); p++ {
-			content := binary.LittleEndian.Uint64(data[off+4:])
-			for k := uint64(1); k <= 16 && k*8 < content-160; k++ {
-				d := append([]byte(nil), data...)
-				binary.LittleEndian.PutUint64(d[off+4:], content-k*8)
-				compareNextFast(t, tr, fmt.Sprintf("shapes-packets-%d-cut-%d-%d", seed, p, k), d, &nextFastStats{classes: map[*EventClass]bool{}})
-			}
-			off += int(binary.LittleEndian.Uint64(data[off+12:]) / 8)
-		}
+		comparePacketCuts(t, tr, fmt.Sprintf("shapes-packets-%d", seed), data)
 	}
 	t.Logf("%d events, %d of %d classes with a template (%d with arrays), %d from the fast path; %d hot templates fused, %d not", all.events, len(all.classes), nclasses, arrays, all.fast, fused, unfused)
 	tails[tailNulBX] += tails[tailNulBX3]
@@ -514,5 +504,22 @@ func TestNextFastHeadIntegers(t *testing.T) {
 	compareNextFast(t, tr, "head-integers", everyStream(tr, 9, 4000, 0), st)
 	if st.flat < st.events*9/10 {
 		t.Fatalf("%d of %d records from Next's body", st.flat, st.events)
+	}
+}
+
+// comparePacketCuts compares Next with the field walk (compareNextFast)
+// on data, a stream of everyStream's packets (content size at byte 4,
+// packet size at 12), with the content of each of its first 8 packets cut
+// short by 1 to 16 bytes (its padding and the next packet beyond it).
+func comparePacketCuts(t *testing.T, tr *Trace, name string, data []byte) {
+	t.Helper()
+	for p, off := 0, 0; p < 8 && off+20 <= len(data); p++ {
+		content := binary.LittleEndian.Uint64(data[off+4:])
+		for k := uint64(1); k <= 16 && k*8 < content-160; k++ {
+			d := append([]byte(nil), data...)
+			binary.LittleEndian.PutUint64(d[off+4:], content-k*8)
+			compareNextFast(t, tr, fmt.Sprintf("%s-cut-%d-%d", name, p, k), d, &nextFastStats{classes: map[*EventClass]bool{}})
+		}
+		off += int(binary.LittleEndian.Uint64(data[off+12:]) / 8)
 	}
 }
