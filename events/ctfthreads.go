@@ -1,5 +1,7 @@
 package events
 
+import "bytes"
+
 // Thread is what a Reader of a CTF trace opened WithCTFCallSlices knows of
 // the OS thread of a TrackThread track (Track.Thread): its ids, its latest
 // name and its process. LTTng names threads in its kernel events —
@@ -101,11 +103,8 @@ func (c *ctfCalls) lookup(k ctfThreadKey, add bool) *Thread {
 // setComm makes name the thread's name, when not empty (at most
 // ctfMaxComm bytes; an LTTng comm ends at its first NUL).
 func (t *Thread) setComm(name []byte) {
-	for i, b := range name {
-		if b == 0 {
-			name = name[:i]
-			break
-		}
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
 	}
 	if len(name) == 0 {
 		return
