@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // nxHeadsTSDL returns a trace with LTTng's compact/extended header and no
@@ -249,5 +250,42 @@ func TestNextBodyAfterScan(t *testing.T) {
 	mixed.Event().Decode()
 	if we, me := want.Err(), mixed.Err(); me == nil || we.Error() != me.Error() {
 		t.Fatalf("after Decode: error %v, want %v", me, we)
+	}
+}
+
+// What Next's body reads of a hot template comes first in nxProg and
+// fills 3 cache lines (fields … hd), the tail's constants (tl) a fourth
+// of their own; the template is a whole number of lines long, so every
+// template of a slice (ec.nx) has the same layout across lines.
+// BenchmarkStream under callgrind's cache simulation (48 KiB 12-way L1):
+// 1.66 M L1 read misses per 1 M records with the fields in their old
+// order, 0.56 M with this one (0.35 M are the data stream's own lines).
+func TestNxProgLayout(t *testing.T) {
+	var p nxProg
+	hot := []struct {
+		name     string
+		off, len uintptr
+	}{
+		{"fields", unsafe.Offsetof(p.fields), unsafe.Sizeof(p.fields)},
+		{"ec", unsafe.Offsetof(p.ec), unsafe.Sizeof(p.ec)},
+		{"clk", unsafe.Offsetof(p.clk), unsafe.Sizeof(p.clk)},
+		{"hbits", unsafe.Offsetof(p.hbits), unsafe.Sizeof(p.hbits)},
+		{"hSelFo", unsafe.Offsetof(p.hSelFo), unsafe.Sizeof(p.hSelFo)},
+		{"hClkFo", unsafe.Offsetof(p.hClkFo), unsafe.Sizeof(p.hClkFo)},
+		{"hIDFo", unsafe.Offsetof(p.hIDFo), unsafe.Sizeof(p.hIDFo)},
+		{"tail", unsafe.Offsetof(p.tail), unsafe.Sizeof(p.tail)},
+		{"eroots", unsafe.Offsetof(p.eroots), unsafe.Sizeof(p.eroots)},
+		{"hd", unsafe.Offsetof(p.hd), unsafe.Sizeof(p.hd)},
+	}
+	for _, f := range hot {
+		if f.off+f.len > 192 {
+			t.Errorf("nxProg.%s at bytes %d–%d: past the first 3 cache lines", f.name, f.off, f.off+f.len)
+		}
+	}
+	if o := unsafe.Offsetof(p.tl); o != 192 || unsafe.Sizeof(p.tl) > 64 {
+		t.Errorf("nxProg.tl at byte %d, %d bytes: not the fourth line", o, unsafe.Sizeof(p.tl))
+	}
+	if n := unsafe.Sizeof(p); n%64 != 0 {
+		t.Errorf("nxProg is %d bytes: not a whole number of cache lines", n)
 	}
 }

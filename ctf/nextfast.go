@@ -84,11 +84,55 @@ const (
 // specific context, payload) after one option of the header, for Next's
 // fast path.
 type nxProg struct {
+	// (what Next's body reads of a template comes first: fields to hd
+	// in 3 cache lines, tl in a fourth, TestNxProgLayout; with 40
+	// classes in turn, the lines each record's template reads are what
+	// Next waits for, not its instructions)
+	//
 	// fields are the header's fields (the option's template) and the
 	// class's, with every array empty; Next adds to the End values the
 	// elements of the arrays before them
 	fields []Field
-	hvals  []hdrVal // the header's other values (of the option's template)
+	// ec: the class; clk: the header's clock field (the option's);
+	// hbits: see hot below (nextFlat's constants)
+	ec    *EventClass
+	clk   hdrAt
+	hbits uint64
+	// fo: the byte offsets of the fields hSel, hClk and hID from the
+	// first (index times the size of a Field; hIDFo is hSelFo when the
+	// option has no class id field: the class id is the selector)
+	hSelFo, hClkFo, hIDFo uint32
+	// tail: what Next runs after the integers at the head, without its
+	// loop (tailEnd: nothing, opInts is opEnd, after at most 3 integers;
+	// tailNulBX, tailArr8X: that op at opInts, the op it runs after it,
+	// then opEnd, the position there on a byte, after at most 2
+	// integers, tailNulBX3 and tailArr8X3 after 3), or tailLoop: the
+	// integers after the first 3, then its loop from opInts on
+	tail uint8
+	// eroots are the event's scope roots: the header's (0), then
+	// rootCC, rootSC, rootPL
+	eroots [4]int32
+	// hd: the first 3 integers from op0 on (nHead), which Next runs
+	// whatever their number (no branch): the first 2 before its tail, the third in the tails that
+	// have one (all but tailNulBX and tailArr8X, whose templates have at
+	// most 2); for fewer, the others write 0 to the clock's field, which
+	// Next writes after them (mask and sgn 0, off hoff: the 8 bytes from
+	// the segment's start on, within hneed); opTail is the op after them
+	// (op0 + min(nHead, 3)), opPair opTail + an even number of ops, the
+	// last of them before opInts or opInts itself (Next runs the
+	// integers after the first 3 up to it two at a time, then the odd
+	// one before opInts)
+	hd [3]fxHd
+	_  [8]byte // (tl on a cache line of its own: TestNxProgLayout)
+	// tl: the constants of tail tailNulBX or tailArr8X (and their forms
+	// after 3 integers)
+	tl fxTail
+	// opTail, opPair: see hd
+	opTail, opPair unsafe.Pointer
+	hneed          uint64
+	// nHead: the ops from op0 to opInts (fxInt)
+	nHead int
+	hvals []hdrVal // the header's other values (of the option's template)
 	// the header's selector, class id and clock fields (template
 	// indices, -1: none), whose values Next reads anyway
 	hSel, hID, hClk int32
@@ -129,49 +173,16 @@ type nxProg struct {
 	// byte on (≥ 16), hoff the segment's first byte from the header's,
 	// and nextFlat runs t's program from op 1 on; else hbits is the
 	// option's bits, hneed 16, and it runs from op 0.
-	hot          bool
-	clk          hdrAt
-	hbits, hneed uint64
-	hoff         uint64
-	ec           *EventClass
+	hot  bool
+	hoff uint64
 	// op0 is t's op 1 (fused) or 0, opEnd its last (fxEnd), opInts the
 	// first op from op0 on that is not an fxInt: pointers into hops
 	op0, opEnd, opInts unsafe.Pointer
-	// nHead: the ops from op0 to opInts (fxInt)
-	nHead int
-	// hd: the first 3 of them, which Next runs whatever their number (no
-	// branch): the first 2 before its tail, the third in the tails that
-	// have one (all but tailNulBX and tailArr8X, whose templates have at
-	// most 2); for fewer, the others write 0 to the clock's field, which
-	// Next writes after them (mask and sgn 0, off hoff: the 8 bytes from
-	// the segment's start on, within hneed); opTail is the op after them
-	// (op0 + min(nHead, 3)), opPair opTail + an even number of ops, the
-	// last of them before opInts or opInts itself (Next runs the
-	// integers after the first 3 up to it two at a time, then the odd
-	// one before opInts)
-	hd             [3]fxHd
-	opTail, opPair unsafe.Pointer
-	// tl: the constants of tail tailNulBX or tailArr8X (and their forms
-	// after 3 integers)
-	tl fxTail
-	// tail: what Next runs after the integers at the head, without its
-	// loop (tailEnd: nothing, opInts is opEnd, after at most 3 integers;
-	// tailNulBX, tailArr8X: that op at opInts, the op it runs after it,
-	// then opEnd, the position there on a byte, after at most 2
-	// integers, tailNulBX3 and tailArr8X3 after 3), or tailLoop: the
-	// integers after the first 3, then its loop from opInts on
-	tail uint8
 	// need: the most bytes Next's body reads from a position p it checks
 	// against Stream.fxLim (p ≤ fxLim or p < fxLim): the header's hneed,
 	// a segment's need from its start byte, 8 of a short string's word
 	need uint64
-	// fo: the byte offsets of the fields hSel, hClk and hID from the
-	// first (index times the size of a Field; hIDFo is hSelFo when the
-	// option has no class id field: the class id is the selector)
-	hSelFo, hClkFo, hIDFo uintptr
-	// eroots are the event's scope roots: the header's (0), then
-	// rootCC, rootSC, rootPL
-	eroots [4]int32
+	_    [16]byte // (a multiple of 64 bytes: TestNxProgLayout)
 }
 
 // hdrAt is a field of the header's first 16 bytes read with one 8-byte
@@ -651,9 +662,9 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 	q.hot, q.ec, q.clk = true, ec, clk
 	// (without a class id field, the class id is the selector: Next
 	// writes it to the selector's field again)
-	q.hSelFo, q.hClkFo, q.hIDFo = uintptr(q.hSel)*fieldSize, uintptr(q.hClk)*fieldSize, uintptr(q.hSel)*fieldSize
+	q.hSelFo, q.hClkFo, q.hIDFo = uint32(uintptr(q.hSel)*fieldSize), uint32(uintptr(q.hClk)*fieldSize), uint32(uintptr(q.hSel)*fieldSize)
 	if q.hID >= 0 {
-		q.hIDFo = uintptr(q.hID) * fieldSize
+		q.hIDFo = uint32(uintptr(q.hID) * fieldSize)
 	}
 	q.eroots = [4]int32{0, q.rootCC, q.rootSC, q.rootPL}
 	q.hbits, q.hneed = o.bits, 16
@@ -1302,8 +1313,8 @@ func (s *Stream) Next() bool {
 	// the selector is the class id: hIDFo is hSelFo, id is sel); their
 	// template indices are below len(t.fields) ≤ len(fs): byte offsets
 	// hSelFo, hIDFo)
-	(*Field)(unsafe.Add(fp, t.hSelFo)).V = sel
-	(*Field)(unsafe.Add(fp, t.hIDFo)).V = id
+	(*Field)(unsafe.Add(fp, uintptr(t.hSelFo))).V = sel
+	(*Field)(unsafe.Add(fp, uintptr(t.hIDFo))).V = id
 	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
 	// (le64 written out: its inlining marks cost no-ops here)
 	// nxRun's loop from op0, inline (a call would cost ≈ 50
@@ -1357,7 +1368,7 @@ func (s *Stream) Next() bool {
 	if tl == tailEnd {
 		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
 		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
-		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+		(*Field)(unsafe.Add(fp, uintptr(t.hClkFo))).V = v
 		s.clock, s.pos = clock, pos
 		s.fxEvents++
 		return true
@@ -1381,7 +1392,7 @@ func (s *Stream) Next() bool {
 		// at a time up to opPair, then the odd one before opInts
 		x2 := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, uint64(o2.off)))[:]) & o2.mask
 		(*Field)(unsafe.Add(fp, uintptr(o2.fo))).V = x2 ^ o2.sgn - o2.sgn2
-		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+		(*Field)(unsafe.Add(fp, uintptr(t.hClkFo))).V = v
 		sp := unsafe.Add(hp, t.hoff) // the current segment's start byte (fused; else op 0 sets it)
 		p := t.opTail
 		for o2 := t.opPair; p != o2; p = unsafe.Add(p, 2*fxOpSize) {
@@ -1620,7 +1631,7 @@ func (s *Stream) Next() bool {
 	}
 nulBX:
 	{
-		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+		(*Field)(unsafe.Add(fp, uintptr(t.hClkFo))).V = v
 		// the loop's fxNulBX and the fxInt after it, then fxEnd (pos on
 		// a byte: nxProg.tail), with no dispatch (fxTail: their
 		// constants); its checks against fxLim: pos ≤ fxLim (above), so
@@ -1651,7 +1662,7 @@ nulBX:
 	}
 arr8X:
 	{
-		(*Field)(unsafe.Add(fp, t.hClkFo)).V = v
+		(*Field)(unsafe.Add(fp, uintptr(t.hClkFo))).V = v
 		// the loop's fxArr8X and the fxFix after it, then fxEnd (pos on
 		// a byte: nxProg.tail), with no dispatch (fxTail: their
 		// constants); its checks against fxLim (delta 0: the template's
