@@ -84,7 +84,15 @@ const (
 // specific context, payload) after one option of the header, for Next's
 // fast path.
 type nxProg struct {
-	// (what Next's body reads of a template comes first: fields to hd
+	// (56 bytes before the hot fields: a template is allocated 8 bytes
+	// past a cache line, after the Go allocator's header of an object of
+	// over 512 bytes with pointers, so these start one: TestNxProgLayout)
+	hvals []hdrVal // the header's other values (of the option's template)
+	segs  []nxSeg
+	// the header's selector, class id and clock fields (template
+	// indices, -1: none), whose values Next reads anyway
+	hSel, hID int32
+	// (what Next's body reads of a template comes next: fields to hd
 	// in 3 cache lines, tl in a fourth, TestNxProgLayout; with 40
 	// classes in turn, the lines each record's template reads are what
 	// Next waits for, not its instructions)
@@ -132,12 +140,8 @@ type nxProg struct {
 	hneed          uint64
 	// nHead: the ops from op0 to opInts (fxInt)
 	nHead int
-	hvals []hdrVal // the header's other values (of the option's template)
-	// the header's selector, class id and clock fields (template
-	// indices, -1: none), whose values Next reads anyway
-	hSel, hID, hClk int32
-	segs            []nxSeg
-	ops             []fxOp // segs as one flat program (nxRun)
+	hClk  int32
+	ops   []fxOp // segs as one flat program (nxRun)
 	// hops: ops as Next's body runs them (hotOps: some joined, some left
 	// out; hot templates only)
 	hops []fxOp
