@@ -114,8 +114,13 @@ func TestNextBodyHeadsAndTails(t *testing.T) {
 // id field, the class's template and kept fields; for one with a class
 // id field, no template, that field and the stream's copy of the
 // option's class id table (one copy for the values that share it);
-// fxNone where no template is. It is made once per table.
+// fxNone where no template is; every entry with a template holds its
+// bits (hbits), and is 64 bytes on a 64-bit machine. It is made once per
+// table.
 func TestNextBodySelectorEntries(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) == 8 && fxEntSize != 64 {
+		t.Fatalf("an fxEnt is %d bytes: Next indexes fxTab by a shift only at 64", fxEntSize)
+	}
 	for _, ext := range []string{"31", "30 ... 31"} {
 		tr := traceFromTSDL(t, nxHeadsTSDL(ext))
 		sc := tr.dscs[0]
@@ -148,12 +153,12 @@ func TestNextBodySelectorEntries(t *testing.T) {
 					x := &e.ids[id]
 					ec := sc.EventClass(uint64(id))
 					if ec == nil {
-						if x.t != &fxNone {
+						if x.t != &fxNone || x.hbits != fxNone.hbits {
 							t.Fatalf("extended = %s: id %d without a class: %+v", ext, id, x)
 						}
 						continue
 					}
-					if x.t != &ec.nx[k] || x.kp != &s.nxKept[x.t.num] {
+					if x.t != &ec.nx[k] || x.kp != &s.nxKept[x.t.num] || x.hbits != x.t.hbits {
 						t.Fatalf("extended = %s: id %d: %+v, want class %s option %d", ext, id, x, ec.Name, k)
 					}
 				}
@@ -163,12 +168,12 @@ func TestNextBodySelectorEntries(t *testing.T) {
 				}
 				ec := sc.EventClass(uint64(sel))
 				if k < 0 || ec == nil {
-					if e.t != &fxNone || e.kp != &fxNoFields {
+					if e.t != &fxNone || e.kp != &fxNoFields || e.hbits != fxNone.hbits {
 						t.Fatalf("extended = %s: selector %d without a class: %+v", ext, sel, e)
 					}
 					continue
 				}
-				if e.t != &ec.nx[k] || e.kp != &s.nxKept[e.t.num] {
+				if e.t != &ec.nx[k] || e.kp != &s.nxKept[e.t.num] || e.hbits != e.t.hbits {
 					t.Fatalf("extended = %s: selector %d: %+v, want class %s option %d", ext, sel, e, ec.Name, k)
 				}
 			}
