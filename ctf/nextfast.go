@@ -255,13 +255,29 @@ type nxSeg struct {
 // within the segment's: its field's V is its first byte's index in the
 // data, N its length up to the first null byte (mask, its zmask: the high
 // bit of each byte; 0: a BLOB, n), which txtLen finds.
+//
+// kind valF32: a 32-bit floating-point number at a byte, its value the
+// bits of that number as a float64 (Field.Float); valBE: a big-endian
+// integer (or 64-bit floating-point number) of 8, 16, 32 or 64 bits at a
+// byte, its 8 bytes from its byte on read in reverse order >> sh (64
+// minus its bits), then sign-extended.
+// A template with them is not hot (nxProg.heat): nxRun reads them
+// (fxF32, fxIntBE), Next's body does not.
 type nxVal struct {
-	idx  int32
-	off  uint32
-	n    uint32
-	mask uint64
-	sgn  uint64
+	idx      int32
+	off      uint32
+	n        uint32
+	kind, sh uint8
+	mask     uint64
+	sgn      uint64
 }
+
+// nxVal.kind
+const (
+	valInt = iota
+	valF32
+	valBE
+)
 
 // minTxt and maxTxt bound the static lengths of the strings and BLOBs
 // (aligned to bytes) a segment holds in place (nxVal.n): the shorter are
@@ -669,6 +685,11 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		if g.dyn.code != 0 && g.dyn.src >= 0 && g.dyn.src == h.pre.slot.slot {
 			return // (a length the selector holds: nextFast writes its slot)
 		}
+		for _, v := range g.vals {
+			if v.kind != valInt {
+				return // (read by nxRun only: fxF32, fxIntBE)
+			}
+		}
 	}
 	q.hot, q.ec, q.clk = true, ec, clk
 	// (without a class id field, the class id is the selector: Next
@@ -1034,9 +1055,25 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 	idx := int32(len(b.p.fields))
 	a := uint64(fc.Align)
 	switch fc.Kind {
-	case KindUint, KindSint:
-		if fc.BigEndian || fc.roles != 0 || fc.Bits == 0 || fc.Bits > 64 {
+	case KindUint, KindSint, KindFloat:
+		if fc.roles != 0 || fc.Bits == 0 || fc.Bits > 64 || fc.Kind == KindFloat && fc.Bits != 32 && fc.Bits != 64 {
 			break
+		}
+		// a 64-bit floating-point number is its bits: an unsigned
+		// integer's; a 32-bit one (valF32) and a big-endian integer
+		// (valBE) are read at a byte only
+		kind := uint8(valInt)
+		switch {
+		case fc.BigEndian:
+			// (of 8, 16, 32 or 64 bits; a 64-bit floating-point number's
+			// bits too, not a 32-bit one's)
+			if fc.Bits < 8 || fc.Bits&(fc.Bits-1) != 0 || fc.Kind == KindFloat && fc.Bits == 32 {
+				b.ok = false
+				return
+			}
+			kind = valBE
+		case fc.Kind == KindFloat && fc.Bits == 32:
+			kind = valF32
 		}
 		off := b.place(a, idx)
 		g := b.seg
@@ -1045,12 +1082,18 @@ func (b *nxBuilder) field(fc *FieldClass, depth int) {
 		if g.am+1 >= 8 && off%8+uint64(fc.Bits) > 64 || g.am+1 < 8 && fc.Bits > 57 || off > math.MaxUint32-64 {
 			break
 		}
-		v := nxVal{idx: idx, off: uint32(off), mask: math.MaxUint64}
+		if kind != valInt && (g.am+1 < 8 || off%8 != 0) {
+			break
+		}
+		v := nxVal{idx: idx, off: uint32(off), mask: math.MaxUint64, kind: kind, sh: uint8(64 - fc.Bits)}
 		if fc.Bits < 64 {
 			v.mask = 1<<fc.Bits - 1
 			if fc.Kind == KindSint {
 				v.sgn = 1 << (fc.Bits - 1)
 			}
+		}
+		if kind == valF32 {
+			v.mask = 0
 		}
 		if fc.slot >= 0 {
 			g.slots = append(g.slots, nxSlot{idx: idx, slot: int32(fc.slot)})
@@ -2217,6 +2260,9 @@ const (
 	fxNulBX // an fxNulB and the fxInt right after it (which stays in the program: fxNulBX runs it, Next's loop skips it)
 	fxTxt   // a string (zmask mask) or BLOB of static length sgn (minTxt … 16) at byte off of a byte-aligned segment (nxVal.n)
 	fxTxtL  // fxTxt of 17 … maxTxt bytes
+	// nxRun's only (a template with them is not hot):
+	fxF32   // a 32-bit floating-point number at byte off of a byte-aligned segment (nxVal valF32)
+	fxIntBE // a big-endian integer at byte off of a byte-aligned segment, >> sh (nxVal valBE)
 )
 
 // fxOpSize is the size of an fxOp.
@@ -2247,6 +2293,10 @@ func flat(segs []nxSeg, n int) []fxOp {
 			switch {
 			case v.n > 0:
 				ops = append(ops, fxOp{code: fxTxt + uint8(min(v.n/17, 1)), mask: v.mask, sgn: uint64(v.n), off: v.off >> 3, fo: fo(v.idx)}) // (fxTxtL beyond 16 bytes)
+			case v.kind == valF32:
+				ops = append(ops, fxOp{code: fxF32, off: v.off >> 3, fo: fo(v.idx)})
+			case v.kind == valBE:
+				ops = append(ops, fxOp{code: fxIntBE, sgn: v.sgn, off: v.off >> 3, sh: v.sh, fo: fo(v.idx)})
 			case !g.bytewise:
 				ops = append(ops, fxOp{code: fxIntB, mask: v.mask, sgn: v.sgn, off: v.off, fo: fo(v.idx)})
 			case v.off&7 != 0:
@@ -2378,6 +2428,13 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 		case fxTxtL:
 			f, p := (*Field)(unsafe.Add(fd, uintptr(o.fo))), unsafe.Add(sp, o.off)
 			f.V, f.N = uint64(uintptr(p)-uintptr(r.dp)), uint32(txtLong(p, o.sgn, o.mask))
+			continue
+		case fxF32:
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = f32Bits(le64(sp, uint64(o.off)))
+			continue
+		case fxIntBE:
+			x := bits.ReverseBytes64(le64(sp, uint64(o.off))) >> (o.sh & 63)
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
 			continue
 		case fxNul, fxFix:
 			// a short string or BLOB from one word, without a call
@@ -2533,6 +2590,20 @@ func (s *Stream) nxLensOf(t *nxProg) []uint32 {
 func (v *nxVal) at(data []byte, st uint64) uint64 {
 	q := st + uint64(v.off)
 	k := q >> 3
-	x := binary.LittleEndian.Uint64(data[k:k+8:k+8]) >> (q & 7) & v.mask
+	w := binary.LittleEndian.Uint64(data[k : k+8 : k+8])
+	switch v.kind {
+	case valF32:
+		return f32Bits(w)
+	case valBE:
+		w = bits.ReverseBytes64(w) >> (v.sh & 63)
+		return w ^ v.sgn - v.sgn
+	}
+	x := w >> (q & 7) & v.mask
 	return x ^ v.sgn - v.sgn
+}
+
+// f32Bits returns the bits, as a float64's, of the 32-bit floating-point
+// number in w's low 32 bits (what the decoding program writes).
+func f32Bits(w uint64) uint64 {
+	return math.Float64bits(float64(math.Float32frombits(uint32(w))))
 }
