@@ -95,8 +95,9 @@
 // fixed-size bits after it — whose positions it checks against one limit
 // per packet, with no call (TestScanFastMatchesNext, FuzzScanMatchesNext
 // compare it with Next). After such a header, and in streams without event
-// record headers, Next builds the fields of a class of integers, strings,
-// BLOBs and arrays of plain integers from a template per class and header
+// record headers, Next builds the fields of a class of integers (big-endian
+// ones aligned to bytes too), 32- and 64-bit floating-point numbers,
+// strings, BLOBs and arrays of plain integers from a template per class and header
 // option: the whole pre-order field list with each field's class, member
 // count and End. A stream keeps its own copy of each template it uses
 // (within a budget of 2^16 fields), so per event Next writes only the

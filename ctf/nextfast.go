@@ -48,9 +48,13 @@ import (
 // nxSlow (a string
 // not found in one word read by nxText outside the loop: a call inside a
 // loop spills every value the loop keeps; counts that differ, a template
-// not kept yet). Classes with anything else (variants, optionals,
-// floats, booleans, big-endian or variable-length integers, fields with
-// roles, UTF-16/32 text, arrays of other elements) have no template, and
+// not kept yet). Floating-point numbers of 64 bits are read as their
+// bits, of 32 bits (fxF32) and big-endian integers of 8 to 64 bits at a
+// byte (fxIntBE) by nxRun only (their templates are not hot). Classes
+// with anything else (variants, optionals, booleans, big-endian bit
+// fields or 32-bit floating-point numbers, variable-length integers,
+// fields with roles, UTF-16/32 text, arrays of other elements) have no
+// template, and
 // wherever the fast path is unsure (a bound, the field limit, an 8-byte
 // read past the loaded bytes) Next decodes the record with the decoding
 // program, which reports exactly what it reports (TestNextFastMatchesWalk
