@@ -118,8 +118,14 @@ func TestNextBodyHeadsAndTails(t *testing.T) {
 // bits (hbits), and is 64 bytes on a 64-bit machine. It is made once per
 // table.
 func TestNextBodySelectorEntries(t *testing.T) {
-	if unsafe.Sizeof(uintptr(0)) == 8 && fxEntSize != 64 {
-		t.Fatalf("an fxEnt is %d bytes: Next indexes fxTab by a shift only at 64", fxEntSize)
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		var e fxEnt
+		if fxEntSize != 64 {
+			t.Fatalf("an fxEnt is %d bytes: Next indexes fxTab by a shift only at 64", fxEntSize)
+		}
+		if unsafe.Offsetof(e.hbits)+8 > 24 || unsafe.Offsetof(e.kp)+8 > 24 {
+			t.Fatalf("fxEnt's t, kp and hbits not in its first 24 bytes (one cache line 8 bytes past one)")
+		}
 	}
 	for _, ext := range []string{"31", "30 ... 31"} {
 		tr := traceFromTSDL(t, nxHeadsTSDL(ext))
