@@ -626,10 +626,15 @@ const maxSelRanges = 64
 // maxFxIDs), whose option is the selector's class's: larger selectors
 // (the extended option's 65535 among them) lie beyond the table, where
 // Next and Scan leave their bodies (nil: no such table: a signed
-// selector, more than 127 options or maxSelRanges ranges).
+// selector, more than 127 options or maxSelRanges ranges); for a header
+// without a variant (idOnly), option 0 for those values.
 func selOptions(sc *StreamClass, h *hdrShape) []int8 {
 	if h.tab != nil {
 		return h.tab
+	}
+	if h.idOnly {
+		// every class id below min(len(sc.small), maxFxIDs): option 0
+		return make([]int8, min(len(sc.small), maxFxIDs))
 	}
 	v := h.v
 	if v == nil || v.srcSign || len(v.optRange) > 127 {
@@ -1204,7 +1209,9 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	if k < 0 {
 		return false
 	}
-	s.slots[f.slot] = id
+	if f.slot >= 0 { // (idOnly: none)
+		s.slots[f.slot] = id
+	}
 	sel := id
 	p := &h.opts[k]
 	pos := hs + p.bits

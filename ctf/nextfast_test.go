@@ -205,11 +205,16 @@ func FuzzNextFastMatchesWalk(f *testing.F) {
 	sdata := everyStream(st, 0, 40, 0)
 	f.Add(sdata)
 	f.Add(sdata[:len(sdata)/2])
-	// floating-point numbers and big-endian integers (nxFloatsTSDL)
+	// floating-point numbers and big-endian integers (nxFloatsTSDL); a
+	// header without a variant (everyTSDL's: idOnly)
 	ft := traceFromTSDL(f, nxFloatsTSDL(0))
 	fdata := everyStream(ft, 0, 40, 0)
 	f.Add(fdata)
 	f.Add(fdata[:len(fdata)/2])
+	et := traceFromTSDL(f, everyTSDL)
+	edata := everyStream(et, 0, 40, 0)
+	f.Add(edata)
+	f.Add(edata[:len(edata)/2])
 	tr := traceFromTSDL(f, genMetadata(40))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		compareNextFast(t, tr, "fuzz", b, &nextFastStats{classes: map[*EventClass]bool{}})
@@ -217,6 +222,7 @@ func FuzzNextFastMatchesWalk(f *testing.F) {
 		compareNextFast(t, lt, "fuzz-large", b, &nextFastStats{classes: map[*EventClass]bool{}})
 		compareNextFast(t, st, "fuzz-large-shapes", b, &nextFastStats{classes: map[*EventClass]bool{}})
 		compareNextFast(t, ft, "fuzz-floats", b, &nextFastStats{classes: map[*EventClass]bool{}})
+		compareNextFast(t, et, "fuzz-id-only", b, &nextFastStats{classes: map[*EventClass]bool{}})
 	})
 }
 

@@ -273,6 +273,12 @@ func FuzzScanMatchesNext(f *testing.F) {
 	lsd := everyStream(lshapes, 0, 40, 0)
 	f.Add(true, lsd)
 	f.Add(true, lsd[:len(lsd)/2])
+	// a header without a variant, of a class id and a timestamp
+	// (everyTSDL's: idOnly)
+	et := traceFromTSDL(f, everyTSDL)
+	ed := everyStream(et, 0, 40, 0)
+	f.Add(true, ed)
+	f.Add(true, ed[:len(ed)/2])
 	f.Fuzz(func(t *testing.T, sh bool, b []byte) {
 		tr, lt := gen, lgen
 		if sh {
@@ -280,6 +286,7 @@ func FuzzScanMatchesNext(f *testing.F) {
 		}
 		compareScanNext(t, tr, "fuzz", b, newScanStats(), rand.New(rand.NewPCG(uint64(len(b)), 1)))
 		compareScanNext(t, lt, "fuzz-large", b, newScanStats(), rand.New(rand.NewPCG(uint64(len(b)), 1)))
+		compareScanNext(t, et, "fuzz-id-only", b, newScanStats(), rand.New(rand.NewPCG(uint64(len(b)), 1)))
 	})
 }
 

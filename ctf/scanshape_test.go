@@ -143,14 +143,25 @@ func TestScanShapes(t *testing.T) {
 	}
 }
 
-// Headers of other shapes: a header without a variant (everyTSDL: an id
-// and a 64-bit timestamp) takes the general fixed-offset path (and Next
-// its program); one with a big-endian field has no shape (the skimming
-// program reads it).
+// Headers of other shapes: a header without a variant of a class id and
+// a clock field (everyTSDL: an id and a 64-bit timestamp) is a selID
+// shape of one option (idOnly: the id is the selector, the option the
+// whole header), read as LTTng's are; one without a clock field takes
+// the general fixed-offset path (and Next its program); one with a
+// big-endian field has no shape (the skimming program reads it).
 func TestScanShapeGeneral(t *testing.T) {
 	tr := traceFromTSDL(t, everyTSDL)
-	if h := tr.dscs[0].hdrShape; h == nil || h.selID || h.tmpl != nil || h.src >= 0 || h.pre.id.mask != 0xff || h.pre.clk.mask != 1<<64-1 || h.pre.bits != 72 {
+	if h := tr.dscs[0].hdrShape; h == nil || !h.idOnly || !h.selID || h.tmpl == nil || tr.dscs[0].selShape != h || h.src >= 0 ||
+		h.pre.slot.mask != 0xff || h.pre.slot.slot != -1 || h.pre.clk.mask != 0 || len(h.opts) != 1 || h.opts[0].clk.mask != 1<<64-1 || h.opts[0].bits != 72 || h.option(200) != 0 {
 		t.Fatalf("everyTSDL header shape %+v", h)
+	}
+	noClk := strings.Replace(everyTSDL, "event.header := struct { uint8_t id; ts_t timestamp; };", "event.header := struct { uint8_t id; uint64_t stamp; };", 1)
+	if noClk == everyTSDL {
+		t.Fatal("replacement failed")
+	}
+	tn := traceFromTSDL(t, noClk)
+	if h := tn.dscs[0].hdrShape; h == nil || h.idOnly || h.selID || h.tmpl != nil || h.src >= 0 || h.pre.id.mask != 0xff || h.pre.clk.mask != 0 || h.pre.bits != 72 {
+		t.Fatalf("header without a clock field: shape %+v", h)
 	}
 	be := strings.Replace(shapesTSDL, "typealias integer { size = 11; align = 1; signed = false; map", "typealias integer { size = 11; align = 1; signed = false; byte_order = be; map", 1)
 	if be == shapesTSDL {
@@ -161,7 +172,7 @@ func TestScanShapeGeneral(t *testing.T) {
 		t.Fatalf("big-endian header: shape %v, skimming program %v", tb.dscs[0].hdrShape, tb.dscs[0].hdrSkip)
 	}
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, x := range []*Trace{tr, tb} {
+	for _, x := range []*Trace{tr, tn, tb} {
 		data := everyStream(x, 9, 300, 400)
 		checkModes(t, x, data)
 		checkDamaged(t, x, data, r, 30)

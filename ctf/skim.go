@@ -508,12 +508,20 @@ type hdrShape struct {
 	// which is also the class id (LTTng's compact and large headers), and
 	// no option's field has a slot
 	selID bool
-	tmpl  []hdrTmpl // selID: each option's decoded header (Next), when templates made them
-	selAt hdrAt     // the selector (pre.slot) read with one load (Next; selTable sets it)
+	// idOnly: no variant; the selector (pre.slot) is the class id field
+	// (no slot: pre.slot.slot is -1), opts the whole header (pre holds no
+	// clock): a selID shape of one option
+	idOnly bool
+	tmpl   []hdrTmpl // selID: each option's decoded header (Next), when templates made them
+	selAt  hdrAt     // the selector (pre.slot) read with one load (Next; selTable sets it)
 }
 
-// option returns the variant's option for selector value sel, or -1.
+// option returns the variant's option for selector value sel, or -1
+// (idOnly: 0).
 func (h *hdrShape) option(sel uint64) int {
+	if h.idOnly {
+		return 0
+	}
 	if sel < uint64(len(h.tab)) {
 		return int(h.tab[sel])
 	}
@@ -576,6 +584,18 @@ func headerShape(fc *FieldClass) *hdrShape {
 		}
 	}
 	if v == nil {
+		// a header of fixed fields only: with a class id field and a
+		// clock field (and no slot: no length or selector in it), as
+		// DPDK's, Score-P's and CTF 2 headers of an id and a timestamp,
+		// the class id is the selector of one option, the whole header
+		// (idOnly): Next's templates and Scan's forms read it as they
+		// read LTTng's headers
+		if pre := &h.pre; pre.id.mask != 0 && pre.clk.mask != 0 && pre.slot.mask == 0 {
+			h.opts = []hdrPart{{bits: pre.bits, n: pre.n, clk: pre.clk}}
+			pre.slot, pre.clk = pre.id, hdrField{}
+			h.idOnly, h.selID = true, true
+			h.templates(fc)
+		}
 		return h
 	}
 	if len(v.Members) == 0 || len(v.Members) != len(v.optRange) || uint64(v.Align) > h.am+1 {
@@ -742,7 +762,9 @@ func (s *Stream) selHeader(h *hdrShape, start uint64) bool {
 	}
 	f := &h.pre.slot
 	id := f.get(w0, w1)
-	s.slots[f.slot] = id
+	if f.slot >= 0 {
+		s.slots[f.slot] = id
+	}
 	k := h.option(id)
 	if k < 0 {
 		return false
@@ -815,7 +837,9 @@ func (s *Stream) scanSel() bool {
 	w0, w1 := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
 	f := &h.pre.slot
 	id := f.get(w0, w1)
-	s.slots[f.slot] = id
+	if f.slot >= 0 {
+		s.slots[f.slot] = id
+	}
 	k := h.option(id)
 	if k < 0 {
 		return s.replay(start, clock0)
@@ -913,7 +937,7 @@ func (s *Stream) scanShaped(h *hdrShape, nf *int) bool {
 	clock, id, haveID := s.clock, uint64(0), false
 	for {
 		// what decoding the fields of p does to the stream
-		if p.slot.mask != 0 {
+		if p.slot.mask != 0 && p.slot.slot >= 0 {
 			s.slots[p.slot.slot] = p.slot.get(w0, w1)
 		}
 		if p.id.mask != 0 {
