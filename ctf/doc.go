@@ -88,8 +88,10 @@
 // from a decoded template per variant option; a class of fixed-size fields
 // is one bounds check, and classes of integers, strings, BLOBs and
 // sequences run lean programs (skips folded into the next op, a sequence
-// into its length's). For LTTng's headers Scan has a body of its own, as
-// Next has: the selector (and the extended header's class id) name the
+// into its length's). For LTTng's headers, and for headers without a
+// variant of a class id and a timestamp (DPDK's, CTF 2's), Scan has a body
+// of its own, as Next has: the selector (the class id of a header without a
+// variant, the extended header's class id) name the
 // record's form — the header's and the class's first fixed-size bits, then
 // up to 16 strings and sequences whose lengths precede them, each with the
 // fixed-size bits after it — whose positions it checks against one limit
