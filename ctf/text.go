@@ -1,6 +1,7 @@
 package ctf
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"math/bits"
@@ -38,7 +39,10 @@ type Pretty struct {
 	started   bool
 	negWarned bool // babeltrace2 prints only its first negative time as seconds
 	hdrTrace  *Trace
-	hdr       string // "HOSTNAME:PROCNAME:(VPID) " of hdrTrace (a string: Pretty stays comparable)
+	hdr       string  // "HOSTNAME:PROCNAME:(VPID) " of hdrTrace (a string: Pretty stays comparable)
+	sec       int64   // the second of the last time printed as a time of day
+	secOK     bool    // hms holds sec's time of day
+	hms       [8]byte // "HH:MM:SS" of sec
 }
 
 // Append appends the line of e (with a final '\n') to dst.
@@ -103,18 +107,23 @@ func (p *Pretty) appendTimes(dst []byte, ns int64) []byte {
 		if ns < 0 {
 			sec, nsec = -sec, -nsec
 		}
-		tod := uint64(sec) % 86400 // UTC: days of 86400 s
+		if sec != p.sec || !p.secOK {
+			tod := uint64(sec) % 86400 // UTC: days of 86400 s
+			b := p.hms[:]
+			put2(b[0:], tod/3600)
+			b[2] = ':'
+			put2(b[3:], tod/60%60)
+			b[5] = ':'
+			put2(b[6:], tod%60)
+			p.sec, p.secOK = sec, true
+		}
 		n := len(dst)
 		if cap(dst)-n < 22 {
 			dst = slices.Grow(dst, 64)
 		}
 		b := dst[n : n+22]
 		b[0] = '['
-		put2(b[1:], tod/3600)
-		b[3] = ':'
-		put2(b[4:], tod/60%60)
-		b[6] = ':'
-		put2(b[7:], tod%60)
+		*(*[8]byte)(b[1:9]) = p.hms
 		b[9] = '.'
 		put9(b[10:], uint64(nsec))
 		b[19], b[20], b[21] = ']', ' ', '('
@@ -157,22 +166,24 @@ func put2(b []byte, v uint64) {
 	b[0], b[1] = digits2[v*2], digits2[v*2+1]
 }
 
-// digits3 holds the three decimal digits of 0 to 999.
-var digits3 = func() (d [3000]byte) {
-	for i := range 1000 {
-		d[3*i], d[3*i+1], d[3*i+2] = byte('0'+i/100), byte('0'+i/10%10), byte('0'+i%10)
+// digits3 holds the three decimal digits of 0 to 999, little-endian in
+// the low three bytes.
+var digits3 = func() (d [1000]uint32) {
+	for i := range d {
+		d[i] = uint32('0'+i/100) | uint32('0'+i/10%10)<<8 | uint32('0'+i%10)<<16
 	}
 	return d
 }()
 
-// put9 writes v (< 1e9) as nine digits to b.
+// put9 writes v (< 1e9) as nine digits to b[:9]; it writes b[9] too (the
+// byte after, len(b) ≥ 10: the caller writes it after).
 func put9(b []byte, v uint64) {
-	_ = b[8]
+	_ = b[9]
 	hi, lo := v/1e6, v%1e6
 	mid, lo := lo/1e3, lo%1e3
-	copy(b[0:3], digits3[3*hi:])
-	copy(b[3:6], digits3[3*mid:])
-	copy(b[6:9], digits3[3*lo:])
+	binary.LittleEndian.PutUint32(b[0:], digits3[hi%1000])
+	binary.LittleEndian.PutUint32(b[3:], digits3[mid])
+	binary.LittleEndian.PutUint32(b[6:], digits3[lo])
 }
 
 // appendEnvHeader appends what babeltrace2 prints of the trace environment
@@ -287,8 +298,17 @@ func grow(dst []byte, n int) ([]byte, int) {
 
 // appendDec appends v in decimal.
 func appendDec(dst []byte, v uint64) []byte {
-	if v < 10 {
+	switch {
+	case v < 10:
 		return append(dst, byte('0'+v))
+	case v < 100:
+		return append(dst, digits2[v*2], digits2[v*2+1])
+	case v < 1000:
+		d := digits3[v]
+		return append(dst, byte(d), byte(d>>8), byte(d>>16))
+	case v < 10000:
+		q, r := v/100, v%100
+		return append(dst, digits2[q*2], digits2[q*2+1], digits2[r*2], digits2[r*2+1])
 	}
 	n := bits.Len64(v) * 1233 >> 12 // log10 of 2^Len64, rounded down
 	if v >= pow10[n] {
@@ -371,6 +391,17 @@ func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
 					v = -v
 				}
 				dst = appendDec(dst, v)
+			case showInt:
+				dst = appendInt(dst, mc, &fs[j])
+			case showEnum:
+				dst = appendEnum(dst, mc, &fs[j])
+			case showString:
+				if mc.enc != encUTF8 {
+					dst = appendField(dst, t, fs, data, j)
+					break
+				}
+				f := &fs[j]
+				dst = appendQuoted(dst, data[f.V:f.V+uint64(f.N)])
 			default:
 				dst = appendField(dst, t, fs, data, j)
 			}
@@ -453,7 +484,7 @@ func appendEnum(dst []byte, fc *FieldClass, f *Field) []byte {
 		}
 	}
 	switch {
-	case n == 1 && first < len(fc.labels):
+	case n == 1 && first < len(fc.labels) && fc.labels[first] != "":
 		dst = append(dst, fc.labels[first]...)
 	case n == 0:
 		dst = append(dst, "( <unknown> : container = "...)
@@ -714,12 +745,23 @@ func (t *Trace) setText() int {
 			}
 		}
 	}
+	// the text kept goes to one string, the strings kept its substrings
+	var arena []byte
+	type keptText struct {
+		dst    *string
+		off, n uint32
+	}
+	var ks []keptText
 	left := textBudget
-	take := func(n int) bool {
-		if n > left {
+	keep := func(dst *string, most int, write func([]byte) []byte) bool {
+		if most > left {
 			return false
 		}
+		off := len(arena)
+		arena = write(arena)
+		n := len(arena) - off
 		left -= n
+		ks = append(ks, keptText{dst, uint32(off), uint32(n)})
 		return true
 	}
 	if len(t.dscs) > 0 {
@@ -737,8 +779,10 @@ func (t *Trace) setText() int {
 			}
 			slices.Sort(evs)
 			for _, id := range evs {
-				if ec := sc.events[id]; ec.classCode != nil && take(len(hdr)+len(ec.Name)+2) {
-					ec.head = string(hdr) + ec.Name + ": "
+				if ec := sc.events[id]; ec.classCode != nil {
+					keep(&ec.head, len(hdr)+len(ec.Name)+2, func(b []byte) []byte {
+						return append(append(append(b, hdr...), ec.Name...), ": "...)
+					})
 				}
 			}
 		}
@@ -747,30 +791,37 @@ func (t *Trace) setText() int {
 		switch fc.show {
 		case showStruct:
 			for _, m := range fc.Members {
-				if !m.hidden && take(len(m.Name)+5) {
-					m.pre = ", " + m.Name + " = "
+				if !m.hidden {
+					keep(&m.pre, len(m.Name)+5, func(b []byte) []byte {
+						return append(append(append(b, ", "...), m.Name...), " = "...)
+					})
 				}
 			}
 		case showEnum:
-			// a label quotes to at most 4 bytes a byte, and a string
-			// header is 16 bytes
-			n := 0
+			// a label quotes to at most 4 bytes a byte; a string header
+			// is 16 bytes
+			most := 16 * len(fc.Mappings)
 			for _, m := range fc.Mappings {
-				n += 16 + 4*len(m.Name) + 20
+				most += 4*len(m.Name) + 19
 			}
-			if n > left {
+			if most > left {
 				continue
 			}
-			labels := make([]string, len(fc.Mappings))
-			used := 24 * len(labels)
+			fc.labels = make([]string, len(fc.Mappings))
+			left -= 16 * len(fc.labels)
 			for k, m := range fc.Mappings {
-				b := appendQuoted([]byte("( "), m.Name)
-				labels[k] = string(append(b, " : container = "...))
-				used += len(labels[k])
+				keep(&fc.labels[k], 4*len(m.Name)+19, func(b []byte) []byte {
+					return append(appendQuoted(append(b, "( "...), m.Name), " : container = "...)
+				})
 			}
-			take(used)
-			fc.labels = labels
 		}
+	}
+	if len(ks) == 0 {
+		return textBudget - left
+	}
+	text := string(arena)
+	for _, k := range ks {
+		*k.dst = text[k.off : k.off+k.n]
 	}
 	return textBudget - left
 }

@@ -284,8 +284,8 @@ func TestPrettyDigits(t *testing.T) {
 			t.Errorf("appendPad(%d, 9) = %s", v, got)
 		}
 		if v < 1e9 {
-			b := make([]byte, 9)
-			if put9(b, v); string(b) != fmt.Sprintf("%09d", v) {
+			b := make([]byte, 10)
+			if put9(b, v); string(b[:9]) != fmt.Sprintf("%09d", v) {
 				t.Errorf("put9(%d) = %s", v, b)
 			}
 		}
