@@ -79,14 +79,28 @@ func (p *Pretty) Append(dst []byte, e *Event) []byte {
 		}
 		sep = true
 	}
-	for _, r := range [3]int32{e.CommonContext, e.SpecificContext, e.Payload} {
-		if r >= 0 {
-			if sep {
-				dst = append(dst, ", "...)
-			}
-			sep = true
-			dst = appendField(dst, t, e.Fields, st.data, int(r))
+	// the common context, specific context and payload: the same three
+	// steps (not a loop over an array of them: fewer instructions)
+	fs, data := e.Fields, st.data
+	if r := e.CommonContext; r >= 0 {
+		if sep {
+			dst = append(dst, ", "...)
 		}
+		sep = true
+		dst = appendField(dst, t, fs, data, int(r))
+	}
+	if r := e.SpecificContext; r >= 0 {
+		if sep {
+			dst = append(dst, ", "...)
+		}
+		sep = true
+		dst = appendField(dst, t, fs, data, int(r))
+	}
+	if r := e.Payload; r >= 0 {
+		if sep {
+			dst = append(dst, ", "...)
+		}
+		dst = appendField(dst, t, fs, data, int(r))
 	}
 	return append(dst, '\n')
 }
