@@ -528,30 +528,29 @@ func appendEnum(dst []byte, fc *FieldClass, f *Field) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// hex2 holds the two upper-case hexadecimal digits of 0 to 255.
-var hex2 = func() (h [512]byte) {
-	const upper = "0123456789ABCDEF"
-	for i := range 256 {
-		h[2*i], h[2*i+1] = upper[i>>4], upper[i&15]
-	}
-	return h
-}()
-
 // appendHex appends 0x and v in upper-case hexadecimal (%PRIX64).
 func appendHex(dst []byte, v uint64) []byte {
 	n := max((bits.Len64(v)+3)/4, 1) // digits
-	dst, l := grow(dst, n+2)
-	b := dst[l:]
+	v <<= 4 * uint(16-n)             // the first digit on top
+	dst, l := grow(dst, 18)
+	b := dst[l : l+18]
 	b[0], b[1] = '0', 'x'
-	i := n + 2
-	for ; i >= 4 && v != 0; v >>= 8 {
-		i -= 2
-		b[i], b[i+1] = hex2[2*(v&255)], hex2[2*(v&255)+1]
+	binary.BigEndian.PutUint64(b[2:], hexDigits8(uint32(v>>32)))
+	if n > 8 {
+		binary.BigEndian.PutUint64(b[10:], hexDigits8(uint32(v)))
 	}
-	if i == 3 {
-		b[2] = hex2[2*(v&15)+1]
-	}
-	return dst
+	return dst[:l+2+n]
+}
+
+// hexDigits8 returns the eight upper-case hexadecimal digits of x, the
+// first in the top byte.
+func hexDigits8(x uint32) uint64 {
+	v := uint64(x)
+	v = (v | v<<16) & 0x0000FFFF0000FFFF
+	v = (v | v<<8) & 0x00FF00FF00FF00FF
+	v = (v | v<<4) & 0x0F0F0F0F0F0F0F0F // a nibble a byte
+	letters := (v + 0x0606060606060606) >> 4 & 0x0101010101010101
+	return v + 0x3030303030303030 + letters*('A'-'0'-10)
 }
 
 // appendBitMap appends a bit map value and its active flags (a flag is
