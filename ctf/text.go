@@ -33,7 +33,10 @@ import (
 // and present optionals as { value }, BLOBs as { 0a 1b }, integers in
 // their preferred base (hexadecimal and octal values of signed integers
 // masked to the nibble or octal digit, binary values with every bit),
-// floating point numbers as C's %g.
+// floating point numbers as C's %g. It prints from what NewTrace compiled
+// of the metadata (the display form of each field class, the text between
+// values, kept up to 1 MiB a trace) and from what the stream keeps of its
+// packet's context (text up to 4 KiB).
 type Pretty struct {
 	last      int64
 	started   bool
