@@ -111,6 +111,14 @@ type FieldClass struct {
 	flat     bool
 	flatBits uint64
 	off      uint64
+	// how Pretty prints it (text.go, setText)
+	show   uint8  // display form (showUdec, …)
+	hidden bool   // Hidden(fc)
+	allHid bool   // a structure whose every member is hidden
+	pre    string // structure member: ", NAME = " ("": not kept)
+	// integer with mappings: `( "LABEL" : container = ` by mapping (nil:
+	// not kept)
+	labels []string
 }
 
 // setFlat marks the structures whose members all have fixed offsets.

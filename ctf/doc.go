@@ -196,5 +196,9 @@
 //
 // Stream.Next, Stream.Scan, Event.Decode and Reader.Next perform no
 // allocations per event after warm-up (TestAllocsPerEvent,
-// TestScanAllocs), nor does Pretty.Append.
+// TestScanAllocs), nor does Pretty.Append. The constant text Pretty prints
+// between values (member names, enumeration labels, each event record
+// class's environment and name) is kept by NewTrace up to 1 MiB a trace
+// (past that, Pretty prints it from the classes), and a stream keeps the
+// text of its current packet's context when at most 4 KiB.
 package ctf

@@ -72,6 +72,9 @@ type Packet struct {
 	// packet.
 	Fields                  []Field
 	HeaderRoot, ContextRoot int32
+	// textOK: Stream.ctxText holds Pretty's text of the packet context
+	// (cleared with the packet)
+	textOK bool
 
 	data []byte
 	t    *Trace
@@ -165,6 +168,9 @@ type Stream struct {
 	t    *Trace
 	data []byte // the bytes loaded: the whole stream (AddStream) or a window of it
 	pkt  Packet
+	// ctxText is Pretty's text of the current packet's context while
+	// pkt.textOK (text.go)
+	ctxText []byte
 	// reading through src (AddStreamReader, OpenDir): data is buf[:n],
 	// holding the stream's bytes from dataOff; size is the stream's size.
 	src     io.ReaderAt

@@ -1,10 +1,12 @@
 package ctf
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/bits"
+	"slices"
 	"strconv"
-	"time"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
 )
@@ -31,59 +33,174 @@ import (
 // and present optionals as { value }, BLOBs as { 0a 1b }, integers in
 // their preferred base (hexadecimal and octal values of signed integers
 // masked to the nibble or octal digit, binary values with every bit),
-// floating point numbers as C's %g.
+// floating point numbers as C's %g. It prints from what NewTrace compiled
+// of the metadata (the display form of each field class, the text between
+// values, kept up to 1 MiB a trace) and from what the stream keeps of its
+// packet's context (text up to 4 KiB).
 type Pretty struct {
 	last      int64
 	started   bool
 	negWarned bool // babeltrace2 prints only its first negative time as seconds
 	hdrTrace  *Trace
-	hdr       string // "HOSTNAME:PROCNAME:(VPID) " of hdrTrace (a string: Pretty stays comparable)
+	hdr       string  // "HOSTNAME:PROCNAME:(VPID) " of hdrTrace (a string: Pretty stays comparable)
+	sec       int64   // the second of the last time printed as a time of day
+	secOK     bool    // hms holds sec's time of day
+	hms       [8]byte // "HH:MM:SS" of sec
 }
 
 // Append appends the line of e (with a final '\n') to dst.
 func (p *Pretty) Append(dst []byte, e *Event) []byte {
-	if e.Stream.pkt.Class.Clock != nil {
-		ns := e.NS()
+	st := e.Stream
+	if st.pkt.Class.Clock != nil {
+		dst = p.appendTimes(dst, e.NS())
+	}
+	t := st.t
+	if cc := e.Class.classCode; cc != nil && cc.head != "" {
+		dst = append(dst, cc.head...)
+	} else {
+		if p.hdrTrace != t {
+			p.hdrTrace, p.hdr = t, string(appendEnvHeader(nil, t))
+		}
+		dst = append(dst, p.hdr...)
+		dst = append(dst, e.Class.Name...)
+		dst = append(dst, ": "...)
+	}
+	sep := false
+	pk := &st.pkt
+	if r := pk.ContextRoot; r >= 0 && !t.classes[pk.Fields[r].cls].allHid {
+		// the same for each event record of the packet: kept by the
+		// stream (up to maxContextText bytes) until its next packet
+		if pk.textOK {
+			dst = append(dst, st.ctxText...)
+		} else {
+			n := len(dst)
+			dst = appendField(dst, t, pk.Fields, pk.data, int(r))
+			if len(dst)-n <= maxContextText {
+				st.ctxText = append(st.ctxText[:0], dst[n:]...)
+				pk.textOK = true
+			}
+		}
+		sep = true
+	}
+	// the common context, specific context and payload: the same three
+	// steps (not a loop over an array of them: fewer instructions)
+	fs, data := e.Fields, st.data
+	if r := e.CommonContext; r >= 0 {
+		if sep {
+			dst = append(dst, ", "...)
+		}
+		sep = true
+		dst = appendField(dst, t, fs, data, int(r))
+	}
+	if r := e.SpecificContext; r >= 0 {
+		if sep {
+			dst = append(dst, ", "...)
+		}
+		sep = true
+		dst = appendField(dst, t, fs, data, int(r))
+	}
+	if r := e.Payload; r >= 0 {
+		if sep {
+			dst = append(dst, ", "...)
+		}
+		dst = appendField(dst, t, fs, data, int(r))
+	}
+	return append(dst, '\n')
+}
+
+// maxContextText bounds the text of a packet context a stream keeps for
+// Pretty (Stream.ctxText).
+const maxContextText = 4 << 10
+
+// appendTimes appends "[TIME] (+DELTA) " for an event at ns.
+func (p *Pretty) appendTimes(dst []byte, ns int64) []byte {
+	if ns < 0 && !p.negWarned {
 		dst = append(dst, '[')
 		dst = p.appendWall(dst, ns)
 		dst = append(dst, "] ("...)
-		if !p.started {
-			dst = append(dst, "+?.?????????"...)
+	} else {
+		// "[HH:MM:SS.nnnnnnnnn] (" of the absolute value, written in place
+		sec, nsec := ns/1e9, ns%1e9 // same signs (truncated division)
+		if ns < 0 {
+			sec, nsec = -sec, -nsec
+		}
+		if sec != p.sec || !p.secOK {
+			tod := uint64(sec) % 86400 // UTC: days of 86400 s
+			b := p.hms[:]
+			put2(b[0:], tod/3600)
+			b[2] = ':'
+			put2(b[3:], tod/60%60)
+			b[5] = ':'
+			put2(b[6:], tod%60)
+			p.sec, p.secOK = sec, true
+		}
+		n := len(dst)
+		if cap(dst)-n < 22 {
+			dst = slices.Grow(dst, 64)
+		}
+		b := dst[n : n+22]
+		b[0] = '['
+		*(*[8]byte)(b[1:9]) = p.hms
+		b[9] = '.'
+		put9(b[10:], uint64(nsec))
+		b[19], b[20], b[21] = ']', ' ', '('
+		dst = dst[:n+22]
+	}
+	if !p.started {
+		dst = append(dst, "+?.?????????) "...)
+	} else {
+		d := uint64(ns - p.last)
+		if d < 1e9 {
+			n := len(dst)
+			if cap(dst)-n < 14 {
+				dst = slices.Grow(dst, 64)
+			}
+			b := dst[n : n+14]
+			b[0], b[1], b[2] = '+', '0', '.'
+			put9(b[3:], d)
+			b[12], b[13] = ')', ' '
+			dst = dst[:n+14]
 		} else {
-			d := uint64(ns - p.last)
 			dst = append(dst, '+')
-			dst = strconv.AppendUint(dst, d/1e9, 10)
+			dst = appendDec(dst, d/1e9)
 			dst = append(dst, '.')
 			dst = appendPad(dst, d%1e9, 9)
-		}
-		p.last, p.started = ns, true
-		dst = append(dst, ") "...)
-	}
-	t := e.Stream.t
-	if p.hdrTrace != t {
-		p.hdrTrace, p.hdr = t, string(appendEnvHeader(nil, t))
-	}
-	dst = append(dst, p.hdr...)
-	dst = append(dst, e.Class.Name...)
-	dst = append(dst, ": "...)
-	first := true
-	scope := func(fs []Field, data []byte, root int32) {
-		if !first {
-			dst = append(dst, ", "...)
-		}
-		first = false
-		dst = appendField(dst, t, fs, data, int(root))
-	}
-	pk := &e.Stream.pkt
-	if r := pk.ContextRoot; r >= 0 && !allHidden(t.classes[pk.Fields[r].cls]) {
-		scope(pk.Fields, pk.data, r)
-	}
-	for _, r := range [3]int32{e.CommonContext, e.SpecificContext, e.Payload} {
-		if r >= 0 {
-			scope(e.Fields, e.Stream.data, r)
+			dst = append(dst, ") "...)
 		}
 	}
-	return append(dst, '\n')
+	p.last, p.started = ns, true
+	return dst
+}
+
+// digits2 holds the two decimal digits of 0 to 99.
+const digits2 = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// put2 writes v (< 100) as two digits to b.
+func put2(b []byte, v uint64) {
+	_ = b[1]
+	b[0], b[1] = digits2[v*2], digits2[v*2+1]
+}
+
+// digits3 holds the three decimal digits of 0 to 999, little-endian in
+// the low three bytes.
+var digits3 = func() (d [1000]uint32) {
+	for i := range d {
+		d[i] = uint32('0'+i/100) | uint32('0'+i/10%10)<<8 | uint32('0'+i%10)<<16
+	}
+	return d
+}()
+
+// put9 writes v (< 1e9) as nine digits to b[:9]; it writes b[9] too (the
+// byte after, len(b) ≥ 10: the caller writes it after).
+func put9(b []byte, v uint64) {
+	_ = b[9]
+	hi, lo := v/1e6, v%1e6
+	mid, lo := lo/1e3, lo%1e3
+	binary.LittleEndian.PutUint32(b[0:], digits3[hi%1000])
+	binary.LittleEndian.PutUint32(b[3:], digits3[mid])
+	binary.LittleEndian.PutUint32(b[6:], digits3[lo])
 }
 
 // appendEnvHeader appends what babeltrace2 prints of the trace environment
@@ -120,27 +237,13 @@ func appendEnvHeader(dst []byte, t *Trace) []byte {
 	return dst
 }
 
-// appendWall appends a time as babeltrace2's text.pretty sink does
-// (print_timestamp_wall, UTC).
+// appendWall appends the first negative time as babeltrace2's text.pretty
+// sink does (print_timestamp_wall): -S.nnnnnnnnn.
 func (p *Pretty) appendWall(dst []byte, ns int64) []byte {
-	sec, nsec := ns/1e9, ns%1e9 // same signs (truncated division)
-	neg := ns < 0
-	if neg {
-		sec, nsec = -sec, -nsec
-	}
-	if neg && !p.negWarned {
-		p.negWarned = true
-		dst = append(dst, '-')
-		dst = strconv.AppendInt(dst, sec, 10)
-		dst = append(dst, '.')
-		return appendPad(dst, uint64(nsec), 9)
-	}
-	tm := time.Unix(sec, 0).UTC()
-	dst = append2(dst, tm.Hour())
-	dst = append(dst, ':')
-	dst = append2(dst, tm.Minute())
-	dst = append(dst, ':')
-	dst = append2(dst, tm.Second())
+	sec, nsec := -(ns / 1e9), -(ns % 1e9) // same signs (truncated division)
+	p.negWarned = true
+	dst = append(dst, '-')
+	dst = strconv.AppendInt(dst, sec, 10)
 	dst = append(dst, '.')
 	return appendPad(dst, uint64(nsec), 9)
 }
@@ -181,28 +284,69 @@ func Hidden(fc *FieldClass) bool {
 	return false
 }
 
-// allHidden reports whether every member of a structure is hidden:
-// babeltrace2 drops such a packet context scope.
-func allHidden(fc *FieldClass) bool {
-	for _, m := range fc.Members {
-		if !Hidden(m) {
-			return false
-		}
-	}
-	return true
-}
-
-func append2(dst []byte, v int) []byte {
-	return append(dst, byte('0'+v/10), byte('0'+v%10))
-}
-
+// appendPad appends v in decimal, zero-padded to w digits.
 func appendPad(dst []byte, v uint64, w int) []byte {
 	var b [20]byte
-	s := strconv.AppendUint(b[:0], v, 10)
+	s := appendDec(b[:0], v)
 	for i := len(s); i < w; i++ {
 		dst = append(dst, '0')
 	}
 	return append(dst, s...)
+}
+
+// pow10 holds 10^0 to 10^19.
+var pow10 = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// grow returns dst extended by n bytes (to be written) and the index of the
+// first of them.
+func grow(dst []byte, n int) ([]byte, int) {
+	l := len(dst)
+	if cap(dst)-l < n {
+		dst = slices.Grow(dst, n)
+	}
+	return dst[:l+n], l
+}
+
+// appendDec appends v in decimal.
+func appendDec(dst []byte, v uint64) []byte {
+	switch {
+	case v < 10:
+		return append(dst, byte('0'+v))
+	case v < 100:
+		return append(dst, digits2[v*2], digits2[v*2+1])
+	case v < 1000:
+		d := digits3[v]
+		return append(dst, byte(d), byte(d>>8), byte(d>>16))
+	case v < 10000:
+		q, r := v/100, v%100
+		return append(dst, digits2[q*2], digits2[q*2+1], digits2[r*2], digits2[r*2+1])
+	}
+	n := bits.Len64(v) * 1233 >> 12 // log10 of 2^Len64, rounded down
+	if v >= pow10[n] {
+		n++
+	}
+	dst, l := grow(dst, n)
+	b := dst[l:]
+	i := n
+	for v >= 100 && i >= 2 {
+		q := v / 100
+		r := v - q*100
+		i -= 2
+		b[i], b[i+1] = digits2[r*2], digits2[r*2+1]
+		v = q
+	}
+	if v >= 10 && i == 2 {
+		b[0], b[1] = digits2[v*2], digits2[v*2+1]
+	} else if i == 1 {
+		b[0] = byte('0' + v)
+	}
+	return dst
 }
 
 // childAfter returns the index of the sibling after child j of a
@@ -223,48 +367,94 @@ func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
 		return dst
 	}
 	f := &fs[i]
-	end := min(int(f.End), len(fs))
 	fc := t.classes[f.cls]
-	switch fc.Kind {
-	case KindStruct:
-		dst = append(dst, '{')
+	switch fc.show {
+	case showUdec:
+		return appendDec(dst, f.V)
+	case showSdec:
+		if int64(f.V) < 0 {
+			return appendDec(append(dst, '-'), -f.V)
+		}
+		return appendDec(dst, f.V)
+	case showStruct:
+		end := min(int(f.End), len(fs))
 		n := 0
 		for j := i + 1; j < end; j = childAfter(fs, j) {
-			if Hidden(t.classes[fs[j].cls]) {
+			mc := t.classes[fs[j].cls]
+			if mc.hidden {
 				continue
 			}
-			if n > 0 {
-				dst = append(dst, ',')
+			if pre := mc.pre; pre != "" {
+				// ", NAME = ", its comma the brace of the first member
+				dst = append(dst, pre...)
+				if n == 0 {
+					dst[len(dst)-len(pre)] = '{'
+				}
+			} else {
+				if n == 0 {
+					dst = append(dst, "{ "...)
+				} else {
+					dst = append(dst, ", "...)
+				}
+				dst = append(dst, mc.Name...)
+				dst = append(dst, " = "...)
 			}
-			dst = append(dst, ' ')
-			dst = append(dst, t.classes[fs[j].cls].Name...)
-			dst = append(dst, " = "...)
-			dst = appendField(dst, t, fs, data, j)
+			switch v := fs[j].V; mc.show {
+			case showUdec:
+				dst = appendDec(dst, v)
+			case showSdec:
+				if int64(v) < 0 {
+					dst = append(dst, '-')
+					v = -v
+				}
+				dst = appendDec(dst, v)
+			case showInt:
+				dst = appendInt(dst, mc, &fs[j])
+			case showEnum:
+				dst = appendEnum(dst, mc, &fs[j])
+			case showString:
+				if mc.enc != encUTF8 {
+					dst = appendField(dst, t, fs, data, j)
+					break
+				}
+				f := &fs[j]
+				dst = appendQuoted(dst, data[f.V:f.V+uint64(f.N)])
+			default:
+				dst = appendField(dst, t, fs, data, j)
+			}
 			n++
 		}
+		if n == 0 {
+			return append(dst, "{ }"...)
+		}
 		return append(dst, " }"...)
-	case KindArray:
+	case showArray:
+		end := min(int(f.End), len(fs))
 		dst = append(dst, '[')
 		k := 0
 		for j := i + 1; j < end; j = childAfter(fs, j) {
-			if k > 0 {
-				dst = append(dst, ',')
+			switch {
+			case k == 0:
+				dst = append(dst, " [0] = "...)
+			case k < 10:
+				dst = append(dst, ',', ' ', '[', byte('0'+k), ']', ' ', '=', ' ')
+			default:
+				dst = append(dst, ", ["...)
+				dst = appendDec(dst, uint64(k))
+				dst = append(dst, "] = "...)
 			}
-			dst = append(dst, " ["...)
-			dst = strconv.AppendInt(dst, int64(k), 10)
-			dst = append(dst, "] = "...)
 			dst = appendField(dst, t, fs, data, j)
 			k++
 		}
 		return append(dst, " ]"...)
-	case KindVariant, KindOptional:
-		if j := i + 1; j < end {
+	case showVariant:
+		if j := i + 1; j < min(int(f.End), len(fs)) {
 			dst = append(dst, "{ "...)
 			dst = appendField(dst, t, fs, data, j)
 			return append(dst, " }"...)
 		}
 		return append(dst, "<none>"...)
-	case KindString:
+	case showString:
 		if fc.enc != encUTF8 {
 			// convert after dst, quote after that, move the quoted text back
 			start := len(dst)
@@ -274,81 +464,102 @@ func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
 			return dst[:start+copy(dst[start:], dst[mid:])]
 		}
 		return appendQuoted(dst, data[f.V:f.V+uint64(f.N)])
-	case KindBlob:
+	case showBlob:
 		dst = append(dst, "{ "...)
 		for _, c := range data[f.V : f.V+uint64(f.N)] {
 			dst = append(dst, hexDigits[c>>4], hexDigits[c&15], ' ')
 		}
 		return append(dst, '}')
-	case KindBool:
+	case showBool:
 		if f.V != 0 {
 			return append(dst, "true"...)
 		}
 		return append(dst, "false"...)
-	case KindFloat:
+	case showFloat:
 		return appendCFloat(dst, f.Float())
-	}
-	switch m := fc.Model.(type) {
-	case *ctf2meta.FixedLengthBitArray:
+	case showBitArray:
 		return appendHex(dst, f.V)
-	case *ctf2meta.FixedLengthBitMap:
-		return appendBitMap(dst, fc, f.V, m)
-	}
-	if len(fc.Mappings) > 0 {
-		dst = append(dst, "( "...)
-		n := 0
-		for _, m := range fc.Mappings {
-			if inRanges(m.Ranges, f.V, fc.Kind == KindSint || fc.Kind == KindVarSint) {
-				n++
-			}
-		}
-		switch n {
-		case 0:
-			dst = append(dst, "<unknown>"...)
-		default:
-			if n > 1 {
-				dst = append(dst, "{ "...)
-			}
-			k := 0
-			for _, m := range fc.Mappings {
-				if inRanges(m.Ranges, f.V, fc.Kind == KindSint || fc.Kind == KindVarSint) {
-					if k > 0 {
-						dst = append(dst, ", "...)
-					}
-					dst = appendQuoted(dst, m.Name)
-					k++
-				}
-			}
-			if n > 1 {
-				dst = append(dst, " }"...)
-			}
-		}
-		dst = append(dst, " : container = "...)
-		dst = appendInt(dst, fc, f)
-		return append(dst, " )"...)
+	case showBitMap:
+		return appendBitMap(dst, fc, f.V)
+	case showEnum:
+		return appendEnum(dst, fc, f)
 	}
 	return appendInt(dst, fc, f)
+}
+
+// appendEnum appends an integer with mappings: ( "LABEL" : container = N ),
+// ( { "A", "B" } : container = N ) or ( <unknown> : container = N ).
+func appendEnum(dst []byte, fc *FieldClass, f *Field) []byte {
+	signed := fc.Kind == KindSint || fc.Kind == KindVarSint
+	n, first := 0, 0
+	for k := range fc.Mappings {
+		if inRanges(fc.Mappings[k].Ranges, f.V, signed) {
+			if n == 0 {
+				first = k
+			}
+			n++
+		}
+	}
+	switch {
+	case n == 1 && first < len(fc.labels) && fc.labels[first] != "":
+		dst = append(dst, fc.labels[first]...)
+	case n == 0:
+		dst = append(dst, "( <unknown> : container = "...)
+	default:
+		dst = append(dst, "( "...)
+		if n > 1 {
+			dst = append(dst, "{ "...)
+		}
+		k := 0
+		for _, m := range fc.Mappings[first:] {
+			if inRanges(m.Ranges, f.V, signed) {
+				if k > 0 {
+					dst = append(dst, ", "...)
+				}
+				dst = appendQuoted(dst, m.Name)
+				k++
+			}
+		}
+		if n > 1 {
+			dst = append(dst, " }"...)
+		}
+		dst = append(dst, " : container = "...)
+	}
+	dst = appendInt(dst, fc, f)
+	return append(dst, " )"...)
 }
 
 const hexDigits = "0123456789abcdef"
 
 // appendHex appends 0x and v in upper-case hexadecimal (%PRIX64).
 func appendHex(dst []byte, v uint64) []byte {
-	dst = append(dst, "0x"...)
-	k := len(dst)
-	dst = strconv.AppendUint(dst, v, 16)
-	for j := k; j < len(dst); j++ {
-		if c := dst[j]; c >= 'a' && c <= 'f' {
-			dst[j] = c - 'a' + 'A'
-		}
+	n := max((bits.Len64(v)+3)/4, 1) // digits
+	v <<= 4 * uint(16-n)             // the first digit on top
+	dst, l := grow(dst, 18)
+	b := dst[l : l+18]
+	b[0], b[1] = '0', 'x'
+	binary.BigEndian.PutUint64(b[2:], hexDigits8(uint32(v>>32)))
+	if n > 8 {
+		binary.BigEndian.PutUint64(b[10:], hexDigits8(uint32(v)))
 	}
-	return dst
+	return dst[:l+2+n]
+}
+
+// hexDigits8 returns the eight upper-case hexadecimal digits of x, the
+// first in the top byte.
+func hexDigits8(x uint32) uint64 {
+	v := uint64(x)
+	v = (v | v<<16) & 0x0000FFFF0000FFFF
+	v = (v | v<<8) & 0x00FF00FF00FF00FF
+	v = (v | v<<4) & 0x0F0F0F0F0F0F0F0F // a nibble a byte
+	letters := (v + 0x0606060606060606) >> 4 & 0x0101010101010101
+	return v + 0x3030303030303030 + letters*('A'-'0'-10)
 }
 
 // appendBitMap appends a bit map value and its active flags (a flag is
 // active when any of its bits is set), sorted by name, as babeltrace2's
 // print_bit_array does.
-func appendBitMap(dst []byte, fc *FieldClass, v uint64, m *ctf2meta.FixedLengthBitMap) []byte {
+func appendBitMap(dst []byte, fc *FieldClass, v uint64) []byte {
 	dst = appendHex(dst, v)
 	// fc.Mappings holds the flags in name order (byte-wise, as strcmp).
 	n := 0
@@ -426,30 +637,40 @@ func appendInt(dst []byte, fc *FieldClass, f *Field) []byte {
 		}
 		return dst
 	}
-	if signed {
-		return strconv.AppendInt(dst, int64(f.V), 10)
+	if signed && int64(f.V) < 0 {
+		return appendDec(append(dst, '-'), -f.V)
 	}
-	return strconv.AppendUint(dst, f.V, 10)
+	return appendDec(dst, f.V)
 }
+
+// quotePlain marks the bytes appendQuoted copies as they are.
+var quotePlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != 0x7f && c != '\\' && c != '\'' && c != '"' && c != '?'
+	}
+	return t
+}()
 
 // appendQuoted appends b up to its first NUL, quoted with the escapes of
 // babeltrace2's print_escape_string.
 func appendQuoted[T string | []byte](dst []byte, b T) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(b); i++ {
+		j := i
+		for j < len(b) && quotePlain[b[j]] {
+			j++
+		}
+		dst = append(dst, b[i:j]...)
+		if j == len(b) {
+			break
+		}
+		i = j
 		c := b[i]
 		switch c {
 		case 0:
 			return append(dst, '"')
 		case '\\', '\'', '"', '?':
 			dst = append(dst, '\\', c)
-			continue
-		}
-		if c >= 0x20 && c != 0x7f {
-			dst = append(dst, c)
-			continue
-		}
-		switch c {
 		case '\a':
 			dst = append(dst, '\\', 'a')
 		case '\b':
@@ -471,4 +692,187 @@ func appendQuoted[T string | []byte](dst []byte, b T) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+// Display forms of a field class (FieldClass.show), set by setText.
+const (
+	showInt      uint8 = iota // an integer in base 2, 8 or 16 (appendInt)
+	showUdec                  // an unsigned integer in decimal
+	showSdec                  // a signed integer in decimal
+	showEnum                  // an integer with mappings
+	showBitArray              // a bit array: 0xN
+	showBitMap                // a bit map: 0xN { "FLAG", … }
+	showStruct
+	showArray
+	showVariant // variant or optional
+	showString
+	showBlob
+	showBool
+	showFloat
+)
+
+// textBudget bounds the bytes of constant text setText keeps for a trace
+// (FieldClass.pre, FieldClass.labels, classCode.head): 1 MiB, whatever the
+// metadata (many field or event record classes, long names, many labels;
+// Limits.MaxFieldClasses bounds the classes, not their names). Text past it
+// is not kept: Pretty prints those names from the classes, as fast as it
+// did before it kept any.
+var textBudget = 1 << 20
+
+// setText sets how Pretty prints each field class (show, hidden, allHid)
+// and keeps, within textBudget bytes, the constant text around values:
+// ", NAME = " before each shown structure member, `( "LABEL" : container = `
+// before an integer with one matching mapping, and
+// "HOSTNAME:PROCNAME:(VPID) NAME: " before each event record. It returns
+// the bytes kept.
+func (t *Trace) setText() int {
+	cs := t.classes
+	// children are compiled after their parent: from the last class
+	// back, a member's hidden is set before its parent's
+	hid := func(fc, m *FieldClass) bool {
+		if m.id > fc.id {
+			return m.hidden
+		}
+		return Hidden(m)
+	}
+	for i := len(cs) - 1; i >= 0; i-- {
+		fc := cs[i]
+		fc.show = showOf(fc)
+		switch fc.Kind {
+		case KindUint, KindVarUint, KindBlob:
+			fc.hidden = fc.roles != 0
+		case KindVariant:
+			fc.hidden = true
+			for _, m := range fc.Members {
+				if !hid(fc, m) {
+					fc.hidden = false
+					break
+				}
+			}
+		case KindArray, KindOptional:
+			fc.hidden = len(fc.Members) > 0 && hid(fc, fc.Members[0])
+		case KindStruct:
+			fc.allHid = true
+			for _, m := range fc.Members {
+				if !hid(fc, m) {
+					fc.allHid = false
+					break
+				}
+			}
+		}
+	}
+	// the text kept goes to one string, the strings kept its substrings
+	var arena []byte
+	type keptText struct {
+		dst    *string
+		off, n uint32
+	}
+	var ks []keptText
+	left := textBudget
+	keep := func(dst *string, most int, write func([]byte) []byte) bool {
+		if most > left {
+			return false
+		}
+		off := len(arena)
+		arena = write(arena)
+		n := len(arena) - off
+		left -= n
+		ks = append(ks, keptText{dst, uint32(off), uint32(n)})
+		return true
+	}
+	if len(t.dscs) > 0 {
+		hdr := appendEnvHeader(nil, t)
+		ids := make([]uint64, 0, len(t.dscs))
+		for id := range t.dscs {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			sc := t.dscs[id]
+			evs := make([]uint64, 0, len(sc.events))
+			for id := range sc.events {
+				evs = append(evs, id)
+			}
+			slices.Sort(evs)
+			for _, id := range evs {
+				if ec := sc.events[id]; ec.classCode != nil {
+					keep(&ec.head, len(hdr)+len(ec.Name)+2, func(b []byte) []byte {
+						return append(append(append(b, hdr...), ec.Name...), ": "...)
+					})
+				}
+			}
+		}
+	}
+	for _, fc := range cs {
+		switch fc.show {
+		case showStruct:
+			for _, m := range fc.Members {
+				if !m.hidden {
+					keep(&m.pre, len(m.Name)+5, func(b []byte) []byte {
+						return append(append(append(b, ", "...), m.Name...), " = "...)
+					})
+				}
+			}
+		case showEnum:
+			// a label quotes to at most 4 bytes a byte; a string header
+			// is 16 bytes
+			most := 16 * len(fc.Mappings)
+			for _, m := range fc.Mappings {
+				most += 4*len(m.Name) + 19
+			}
+			if most > left {
+				continue
+			}
+			fc.labels = make([]string, len(fc.Mappings))
+			left -= 16 * len(fc.labels)
+			for k, m := range fc.Mappings {
+				keep(&fc.labels[k], 4*len(m.Name)+19, func(b []byte) []byte {
+					return append(appendQuoted(append(b, "( "...), m.Name), " : container = "...)
+				})
+			}
+		}
+	}
+	if len(ks) == 0 {
+		return textBudget - left
+	}
+	text := string(arena)
+	for _, k := range ks {
+		*k.dst = text[k.off : k.off+k.n]
+	}
+	return textBudget - left
+}
+
+// showOf returns the display form of a field class.
+func showOf(fc *FieldClass) uint8 {
+	switch fc.Kind {
+	case KindStruct:
+		return showStruct
+	case KindArray:
+		return showArray
+	case KindVariant, KindOptional:
+		return showVariant
+	case KindString:
+		return showString
+	case KindBlob:
+		return showBlob
+	case KindBool:
+		return showBool
+	case KindFloat:
+		return showFloat
+	}
+	switch fc.Model.(type) {
+	case *ctf2meta.FixedLengthBitArray:
+		return showBitArray
+	case *ctf2meta.FixedLengthBitMap:
+		return showBitMap
+	}
+	switch {
+	case len(fc.Mappings) > 0:
+		return showEnum
+	case fc.Base == 2 || fc.Base == 8 || fc.Base == 16:
+		return showInt
+	case fc.Kind == KindSint || fc.Kind == KindVarSint:
+		return showSdec
+	}
+	return showUdec
 }

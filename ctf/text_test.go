@@ -2,9 +2,12 @@ package ctf
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tracecodec/tracecodec/ctf2meta"
 )
@@ -253,5 +256,181 @@ func TestPrettyAllHiddenVariant(t *testing.T) {
 	got := prettyLines(t, tr, []byte{1, 5, 7, 42})
 	if want := "ev: { sel = 1, x = 7 }, { p = 42 }"; len(got) != 1 || got[0] != want {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// The digit writers Pretty uses match strconv on every length and at the
+// edges: decimal (appendDec, appendPad), upper-case hexadecimal
+// (appendHex) and nine-digit nanoseconds (put9).
+func TestPrettyDigits(t *testing.T) {
+	vals := []uint64{0, 1, 9, 10, 11, 99, 100, 101, 255, 256, 4095, 4096, 999_999_999, math.MaxUint32, math.MaxInt64, 1 << 63, math.MaxUint64}
+	for p := uint64(1); p <= 1e19 && p != 0; p *= 10 {
+		vals = append(vals, p-1, p, p+1)
+		if p > math.MaxUint64/10 {
+			break
+		}
+	}
+	for s := 0; s < 64; s++ {
+		vals = append(vals, 1<<s, 1<<s-1, 0xDAA66D2C7DDF743F>>s)
+	}
+	for _, v := range vals {
+		if got, want := string(appendDec([]byte("x"), v)), "x"+strconv.FormatUint(v, 10); got != want {
+			t.Errorf("appendDec(%d) = %s", v, got)
+		}
+		if got, want := string(appendHex([]byte("x"), v)), "x0x"+strings.ToUpper(strconv.FormatUint(v, 16)); got != want {
+			t.Errorf("appendHex(%#x) = %s", v, got)
+		}
+		if got, want := string(appendPad(nil, v, 9)), fmt.Sprintf("%09d", v); got != want {
+			t.Errorf("appendPad(%d, 9) = %s", v, got)
+		}
+		if v < 1e9 {
+			b := make([]byte, 10)
+			if put9(b, v); string(b[:9]) != fmt.Sprintf("%09d", v) {
+				t.Errorf("put9(%d) = %s", v, b)
+			}
+		}
+	}
+}
+
+// The time and delta Pretty prints match the time package's UTC time of
+// day and the delta's seconds and nanoseconds, for deltas under and over a
+// second, times near midnight and far from the epoch.
+func TestPrettyTimeDigits(t *testing.T) {
+	var p Pretty
+	times := []int64{0, 1, 999_999_999, 1e9, 86399_999_999_999, 86400e9, 1700000000_123456789, 1700000000_123456790, 1700000012_000000000,
+		math.MaxInt64 - 5, math.MaxInt64, 5}
+	for i, ns := range times {
+		got := string(p.appendTimes([]byte("x"), ns))
+		want := "x[" + time.Unix(0, ns).UTC().Format("15:04:05.000000000") + "] ("
+		if i == 0 {
+			want += "+?.?????????) "
+		} else {
+			d := uint64(ns - times[i-1])
+			want += fmt.Sprintf("+%d.%09d) ", d/1e9, d%1e9)
+		}
+		if got != want {
+			t.Errorf("time %d: %q, want %q", ns, got, want)
+		}
+	}
+}
+
+// Pretty prints the same text whether it keeps constant text (setText) or
+// not: a trace compiled with no budget for it prints as one with the
+// budget, on LTTng-shaped events of each field form of the generated trace
+// (enumerations, strings, sequences, hexadecimal).
+func TestPrettyKeptTextSame(t *testing.T) {
+	kept := genTraceMem(t, 20000, 2)
+	defer func(b int) { textBudget = b }(textBudget)
+	textBudget = 0
+	bare := genTraceMem(t, 20000, 2)
+	if kept.textBytes == 0 || bare.textBytes != 0 {
+		t.Fatalf("text kept: %d and %d bytes", kept.textBytes, bare.textBytes)
+	}
+	a, err := prettyReader(kept.NewReader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := prettyReader(bare.NewReader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != 20000 || len(a) != len(b) {
+		t.Fatalf("%d and %d lines", len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("line %d: kept text %q, none %q", i, a[i], b[i])
+		}
+	}
+}
+
+// The constant text a trace keeps for Pretty stays within textBudget
+// however many classes and however long their names: 300 uses of a
+// structure alias whose member has a 10 000-byte name (3 MB of ", NAME = "),
+// an enumeration with 300 labels of 4 000 bytes, a 100 000-byte hostname
+// before 50 event record classes. The line still prints every name.
+func TestPrettyTextBudget(t *testing.T) {
+	long := strings.Repeat("n", 10000)
+	var b strings.Builder
+	b.WriteString(`/* CTF 1.8 */
+trace { major = 1; minor = 8; byte_order = le; packet.header := struct { integer { size = 8; align = 8; signed = false; } id; }; };
+env { hostname = "` + strings.Repeat("h", 100000) + `"; };
+typealias struct { integer { size = 8; align = 8; signed = false; } ` + long + `; } := s_t;
+typealias enum : integer { size = 16; align = 8; signed = false; } {`)
+	for i := 0; i < 300; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, `"%s%d" = %d`, strings.Repeat("L", 4000), i, i)
+	}
+	b.WriteString(`} := e_t;
+stream { event.header := struct { integer { size = 8; align = 8; signed = false; } id; }; };
+event { name = "big"; id = 0; fields := struct { e_t e; `)
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&b, "s_t m%d; ", i)
+	}
+	b.WriteString("}; };\n")
+	for i := 1; i < 50; i++ {
+		fmt.Fprintf(&b, "event { name = \"ev%d\"; id = %d; fields := struct { e_t e; }; };\n", i, i)
+	}
+	tr := traceFromTSDL(t, b.String())
+	if tr.textBytes > textBudget || tr.textBytes < textBudget/2 {
+		t.Fatalf("text kept: %d bytes, want at most %d (and most of it used)", tr.textBytes, textBudget)
+	}
+	kept := 0
+	for _, fc := range tr.classes {
+		if fc.pre != "" && fc.Name == long {
+			kept++
+		}
+	}
+	if kept == 0 || kept >= 300 {
+		t.Errorf("%d of 300 members keep their text; want some, not all", kept)
+	}
+	data := []byte{0, 0, 7, 0}
+	for i := 0; i < 300; i++ {
+		data = append(data, byte(i))
+	}
+	got := prettyLines(t, tr, data)
+	var w strings.Builder
+	w.WriteString(strings.Repeat("h", 100000) + ` big: { e = ( "` + strings.Repeat("L", 4000) + `7" : container = 7 )`)
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&w, ", m%d = { %s = %d }", i, long, byte(i))
+	}
+	w.WriteString(" }")
+	if len(got) != 1 || got[0] != w.String() {
+		t.Fatalf("got %d lines, %.200q", len(got), got)
+	}
+}
+
+// The text of a packet context, kept by the stream for its next event
+// records, is that of each packet: packets whose visible members differ
+// (one with a context too long to keep) print their own.
+func TestPrettyPacketContextText(t *testing.T) {
+	tr := traceFromTSDL(t, `/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+trace { major = 1; minor = 8; byte_order = le; };
+stream { packet.context := struct { uint64_t content_size; uint64_t packet_size; uint8_t cpu; string s; }; };
+event { name = "e"; fields := struct { uint8_t x; }; };`)
+	var data []byte
+	var want []string
+	x := byte(0)
+	for k, s := range []string{"a", "b", strings.Repeat("z", maxContextText+10), "a", ""} {
+		size := uint64(8+8+1+len(s)+1+3) * 8
+		var w bitWriter
+		w.put(size, 64, false)
+		w.put(size, 64, false)
+		w.put(uint64(k), 8, false)
+		w.b = append(append(w.b, s...), 0)
+		for i := 0; i < 3; i++ {
+			w.b = append(w.b, x)
+			want = append(want, fmt.Sprintf(`e: { cpu = %d, s = "%s" }, { x = %d }`, k, s, x))
+			x++
+		}
+		data = append(data, w.b...)
+	}
+	got := prettyLines(t, tr, data)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%.300s\nwant\n%.300s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

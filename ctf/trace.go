@@ -44,6 +44,7 @@ type Trace struct {
 	regs       int  // registers the programs use
 	nxKept     int  // the templates of Next's fast path a stream may keep (nextfast.go)
 	nxLens     int  // the arrays of those templates (Stream.nxLens)
+	textBytes  int  // the bytes of constant text Pretty keeps (setText, ≤ textBudget)
 }
 
 // StreamClass is a compiled data stream class.
@@ -103,6 +104,7 @@ type classCode struct {
 	fixAM, fixBits uint64
 	fixN           int
 	nx             []nxProg // its templates for Next's fast path after each header option (nextfast.go), nil: none
+	head           string   // what Pretty prints before its fields: "HOSTNAME:PROCNAME:(VPID) NAME: " ("": not kept, text.go)
 }
 
 // NewTrace compiles metadata for decoding data streams.
@@ -199,6 +201,7 @@ func NewTrace(m *ctf2meta.Metadata, opts ...Option) (*Trace, error) {
 	t.slots = c.slots
 	t.classes = c.classes
 	setFlat(t.classes)
+	t.textBytes = t.setText()
 	t.compilePrograms()
 	t.compileSkims()
 	t.compileNext()

@@ -73,9 +73,13 @@ func ctfFilteredDump(in *input, w *bufio.Writer, o dumpOptions) error {
 // ctfPrint writes the event records that next steps to (and keep, when not
 // nil, accepts) as babeltrace2's text.pretty sink prints them, then returns
 // err().
+//
+// Lines are gathered in a buffer of its own and handed to w ctfPrintChunk
+// bytes at a time: one Write per chunk, not per line, and (w's buffer being
+// empty then, and no larger than a chunk) written through without a copy.
 func ctfPrint(in *input, w *bufio.Writer, next func() bool, event func() *ctf.Event, keep func() bool, err func() error) error {
 	var p ctf.Pretty
-	var line []byte
+	buf := make([]byte, 0, ctfPrintChunk+4<<10)
 	for n := 0; next(); n++ {
 		if n&0xffff == 0 {
 			if err := in.interrupted(); err != nil {
@@ -85,13 +89,22 @@ func ctfPrint(in *input, w *bufio.Writer, next func() bool, event func() *ctf.Ev
 		if keep != nil && !keep() {
 			continue
 		}
-		line = p.Append(line[:0], event())
-		if _, err := w.Write(line); err != nil {
-			return err
+		buf = p.Append(buf, event())
+		if len(buf) >= ctfPrintChunk {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
 		}
+	}
+	if _, err := w.Write(buf); err != nil {
+		return err
 	}
 	return err()
 }
+
+// ctfPrintChunk is the size of ctfPrint's writes.
+const ctfPrintChunk = 64 << 10
 
 // ctfLossLine is dump's warning about the gaps the tracer of a CTF trace
 // reported (discarded event records, lost packets), "" when none: one
