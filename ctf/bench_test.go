@@ -157,6 +157,21 @@ func loopStream(b *testing.B, s *Stream, scan bool) {
 	b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "events/CPU-s")
 }
 
+// BenchmarkStreamCounts: BenchmarkStream's records of 3 classes, whose
+// sequences' counts change from one record to the next (every third
+// record holds a sequence of n % 5 bytes: its class sees another count
+// each time, where BenchmarkStream's 40 classes see the same one).
+func BenchmarkStreamCounts(b *testing.B) {
+	tr := traceFromTSDL(b, genMetadata(40))
+	data, idx := genStreamBytes(0, 1_000_000, 3, 1<<20)
+	s := tr.AddStream("channel0_0", data)
+	var err error
+	if s.Index, err = ParseIndex(idx); err != nil {
+		b.Fatal(err)
+	}
+	loopStream(b, s, false)
+}
+
 // BenchmarkReader: the 4-stream merge by time over the same events.
 func BenchmarkReader(b *testing.B) {
 	tr := genTraceMem(b, 1_000_000, 4)
