@@ -94,6 +94,21 @@ func TestAllocsPerEvent(t *testing.T) {
 	}); a != 0 || large.scEvents-body < 9000 {
 		t.Errorf("Stream.Scan, large header: %v allocations per event (%d of 10001 records from its body)", a, large.scEvents-body)
 	}
+	// sequences whose counts change from one record to the next (3
+	// classes: BenchmarkStreamCounts's), recounted in place in Next's body
+	cdata, _ := genStreamBytes(0, 40000, 3, 1<<20)
+	counts := traceFromTSDL(t, genMetadata(40)).AddStream("counts", cdata)
+	for i := 0; i < 1000; i++ {
+		counts.Next()
+	}
+	fx = counts.fxEvents
+	if a := testing.AllocsPerRun(10000, func() {
+		if !counts.Next() {
+			t.Fatal(counts.Err())
+		}
+	}); a != 0 || counts.fxEvents-fx < 9900 {
+		t.Errorf("Stream.Next, counts that change: %v allocations per event (%d of 10001 records from its body)", a, counts.fxEvents-fx)
+	}
 	r := tr.NewReader()
 	for i := 0; i < 1000; i++ {
 		r.Next()

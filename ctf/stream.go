@@ -292,6 +292,7 @@ type Stream struct {
 	events   int64
 	nxEvents int64 // the records nextFast and nextBare decoded from templates (nextfast.go; tests)
 	fxEvents int64 // the records nextFlat decoded (never reset)
+	nxBuilt  int64 // the records whose arrays nxArrays wrote field by field (tests)
 	scEvents int64 // the records Scan's body read (scanfast.go; never reset)
 	// the fields of the templates this stream has used, by their num,
 	// kept with their structure (nil: not yet; nxNoKeep: copied per
