@@ -1225,9 +1225,11 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // no bounds check, and fxNone where no template is: no nil check), or
 // for an option with a class id field from the entry of the class id it
 // names, its structure in place (kept by the stream;
-// of a template with arrays, the last event, recounted in place where
-// this one's count of an array differs: nxRecount, a call off the path
-// of the records whose counts repeat). One check against the packet's limit (Stream.fxLim: the
+// of a template with arrays, the last event; where this one's count of
+// an array differs, the kept event is recounted in place, nxRecount, and
+// the record read again, or its tail tailArr8X ended by nxTailArr8X:
+// calls off the path of the records whose counts repeat, which keep no
+// value live across them). One check against the packet's limit (Stream.fxLim: the
 // content and the bytes loaded at once) covers the header and the
 // class's first segment (fused: nxProg.heat); the header's values and
 // the event are written first (their values dead before the loop, which
@@ -1409,9 +1411,7 @@ func (s *Stream) Next() bool {
 		// nxRecount recounts no such event: its op returns to nextMiss; a
 		// count n with uint32(n)+1 = 0 is ≥ 2^32-1, more elements than the
 		// fields fs holds, where its op returns too. A count that differs
-		// is recounted (nxRecount): fs, still at fp, then holds the kept
-		// event of the counts so far and this one, its length nfs, and the
-		// checks below hold as they do for a count that repeats)
+		// is recounted (nxRecount) and the record read again, below)
 		r := fxHot{pos: pos}
 		fd := fp
 		for ; op != oe; op = unsafe.Add(op, fxOpSize) {
@@ -1480,13 +1480,22 @@ func (s *Stream) Next() bool {
 				n := (*Field)(unsafe.Add(fd, uintptr(o.mask))).V
 				if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
 					// another count: the kept event recounted in place
-					// (its field delta + fo/size), where it fits
-					fs, ok := s.nxRecount(t, o.sl, r.delta+uint64(o.fo)/uint64(fieldSize), n, o.off)
-					if !ok {
-						return s.nextMiss(s.sel)
+					// (the array's field: delta + fo/size), where it
+					// fits, and the record read again from its start, its
+					// counts up to this array's now the kept event's
+					// (nothing written to the stream but values the
+					// second pass writes again: s.pos and the clock are
+					// written at the end). As the last thing this does, a
+					// call leaves none of the loop's values live across
+					// it (a call that returns into the loop would have
+					// them spilled on every record: ≈ 1 instruction per
+					// record on BenchmarkStreamKernel); and it is one
+					// call deep per array at most (each pass gets past
+					// one more array).
+					if _, ok := s.nxRecount(t, o.sl, r.delta+uint64(o.fo)/uint64(fieldSize), n, o.off); ok {
+						return s.Next()
 					}
-					nfs = uint64(len(fs))
-					ev.Fields = ev.Fields[:nfs] // (fs: its length only)
+					return s.nextMiss(s.sel)
 				}
 				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
 				f.V = n
@@ -1601,12 +1610,11 @@ func (s *Stream) Next() bool {
 				n = s.slots[d.src]
 			}
 			if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
-				fs, ok := s.nxRecount(t, o.sl, r.delta+uint64(d.idx), n, o.off)
-				if !ok {
-					return s.nextMiss(s.sel)
+				// (another count: as fxArr8's above)
+				if _, ok := s.nxRecount(t, o.sl, r.delta+uint64(d.idx), n, o.off); ok {
+					return s.Next()
 				}
-				nfs = uint64(len(fs))
-				ev.Fields = ev.Fields[:nfs] // (fs: its length only)
+				return s.nextMiss(s.sel)
 			}
 			cur := r.delta + uint64(d.idx) + 1
 			fieldAt(fp, cur-1).V = n
@@ -1683,19 +1691,14 @@ arr8X:
 		// q>>3 on (q = pos + 8n, the string's start), its sgn bytes
 		// within the content: q + 8·sgn ≤ fxLim, one check for both.
 		// Its count: the kept event's (s.nxLens, made with fxTab: sl
-		// below its length, nxProg.heat), recounted to it where it
-		// differs (nxRecount: fs, still at fp, then of the new length,
-		// at least len(t.fields) + n)
+		// below its length, nxProg.heat); where it differs, the kept
+		// event is recounted and the tail ends in nxTailArr8X
 		x := &t.tl
 		n := (*Field)(unsafe.Add(fp, uintptr(x.lenFo))).V
 		if *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.nxLens)), uintptr(x.sl)*4)) != uint32(n)+1 {
-			// another count: the kept event recounted in place (the
-			// array's field at fo/size, delta 0), where it fits
-			var ok bool
-			if fs, ok = s.nxRecount(t, x.sl, uint64(x.fo)/uint64(fieldSize), n, (*fxOp)(t.opInts).off); !ok {
-				return s.nextMiss(s.sel)
-			}
-			ev.Fields = ev.Fields[:len(fs)] // (fs: its length only)
+			// another count: the kept event recounted in place, and
+			// the rest of the tail, by a call that leaves nothing live
+			return s.nxTailArr8X(t, pos, n, clock)
 		}
 		f := (*Field)(unsafe.Add(fp, uintptr(x.fo)))
 		f.V = n
@@ -1727,6 +1730,51 @@ arr8X:
 		s.fxEvents++
 		return true
 	}
+}
+
+// nxTailArr8X ends a record of Next's body's tail tailArr8X (template
+// t; the sequence of bytes at bit pos, on a byte, after the head
+// integers, the header and the clock's field written; the clock after
+// the header) whose count n differs from the kept event's: it recounts
+// the kept event in place (nxRecount: the array's field at fo/size, delta
+// 0) and writes the rest as the tail does, with its checks (pos + 8n +
+// adv ≤ fxLim: the elements' bytes and the string's word within data). A
+// function of its own, which Next calls last: a call in Next's tail would
+// keep its values live across it, spilled on every record. nextMiss
+// where nxRecount does not recount.
+func (s *Stream) nxTailArr8X(t *nxProg, pos, n, clock uint64) bool {
+	x := &t.tl
+	ai := uint64(x.fo) / uint64(fieldSize)
+	fs, ok := s.nxRecount(t, x.sl, ai, n, (*fxOp)(t.opInts).off)
+	// (nxRecount: len(fs) ≥ len(t.fields) + n, and fo, fo1 below
+	// len(t.fields) fields: the array's, its elements' and the string's
+	// within fs)
+	if !ok || n > uint64(len(fs)-len(t.fields)) {
+		return s.nextMiss(s.sel)
+	}
+	end := pos + n*8 + x.adv
+	if end > s.fxLim {
+		return s.nextMiss(s.sel)
+	}
+	// (Next set Event.Fields to the kept fields: their length only)
+	s.ev.Fields = s.ev.Fields[:len(fs)]
+	fs[ai].V = n
+	// the elements, the bytes pos>>3 … pos>>3+n-1 into the fields ai+1 …
+	// ai+n (within data and fs: checked above), as the tail writes them
+	data, b := s.data, pos>>3
+	el, ep, sgn := unsafe.Pointer(&fs[ai]), unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), b), x.sgn1
+	for ee := unsafe.Add(ep, uintptr(n)); ep != ee; ep = unsafe.Add(ep, 1) {
+		el = unsafe.Add(el, fieldSize)
+		(*Field)(el).V = uint64(*(*uint8)(ep)) ^ sgn - sgn
+	}
+	i := b + n
+	w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
+	z := (w-0x0101010101010101)&^w&x.mask1 | x.stop
+	f1 := &fs[n+uint64(x.fo1)/uint64(fieldSize)]
+	f1.V, f1.N = i, uint32(bits.TrailingZeros64(z)>>3)
+	s.clock, s.pos = clock, end
+	s.fxEvents++
+	return true
 }
 
 // nextBare decodes the event record at s.pos of a packet without event

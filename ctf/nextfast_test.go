@@ -187,7 +187,8 @@ func damaged(r *rand.Rand, data []byte, k int) []byte {
 // any bytes decoded as the generated LTTng-shaped trace, as the
 // kernel-shaped one (kernelSpec: process names in place) and as both
 // with LTTng's large header (the generated trace's, nxShapesTSDL's
-// classes').
+// classes'), and as recountTSDL's trace (arrays whose counts change from
+// one record to the next).
 func FuzzNextFastMatchesWalk(f *testing.F) {
 	data, _ := genStreamBytes(1, 60, 40, 1024)
 	f.Add(data)
@@ -205,12 +206,19 @@ func FuzzNextFastMatchesWalk(f *testing.F) {
 	sdata := everyStream(st, 0, 40, 0)
 	f.Add(sdata)
 	f.Add(sdata[:len(sdata)/2])
+	// arrays whose counts change at every record (recounted in place:
+	// nxRecount)
+	rt := traceFromTSDL(f, recountTSDL())
+	rdata := recountStream(60, 3)
+	f.Add(rdata)
+	f.Add(rdata[:len(rdata)/2])
 	tr := traceFromTSDL(f, genMetadata(40))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		compareNextFast(t, tr, "fuzz", b, &nextFastStats{classes: map[*EventClass]bool{}})
 		compareNextFast(t, kt, "fuzz-kernel", b, &nextFastStats{classes: map[*EventClass]bool{}})
 		compareNextFast(t, lt, "fuzz-large", b, &nextFastStats{classes: map[*EventClass]bool{}})
 		compareNextFast(t, st, "fuzz-large-shapes", b, &nextFastStats{classes: map[*EventClass]bool{}})
+		compareNextFast(t, rt, "fuzz-recount", b, &nextFastStats{classes: map[*EventClass]bool{}})
 	})
 }
 
