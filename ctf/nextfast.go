@@ -1492,7 +1492,7 @@ func (s *Stream) Next() bool {
 					// record on BenchmarkStreamKernel); and it is one
 					// call deep per array at most (each pass gets past
 					// one more array).
-					if _, ok := s.nxRecount(t, o.sl, r.delta+uint64(o.fo)/uint64(fieldSize), n, o.off); ok {
+					if _, ok := s.nxRecount(t, o.sl, n, o.off); ok {
 						return s.Next()
 					}
 					return s.nextMiss(s.sel)
@@ -1611,7 +1611,7 @@ func (s *Stream) Next() bool {
 			}
 			if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
 				// (another count: as fxArr8's above)
-				if _, ok := s.nxRecount(t, o.sl, r.delta+uint64(d.idx), n, o.off); ok {
+				if _, ok := s.nxRecount(t, o.sl, n, o.off); ok {
 					return s.Next()
 				}
 				return s.nextMiss(s.sel)
@@ -1745,7 +1745,7 @@ arr8X:
 func (s *Stream) nxTailArr8X(t *nxProg, pos, n, clock uint64) bool {
 	x := &t.tl
 	ai := uint64(x.fo) / uint64(fieldSize)
-	fs, ok := s.nxRecount(t, x.sl, ai, n, (*fxOp)(t.opInts).off)
+	fs, ok := s.nxRecount(t, x.sl, n, (*fxOp)(t.opInts).off)
 	// (nxRecount: len(fs) ≥ len(t.fields) + n, and fo, fo1 below
 	// len(t.fields) fields: the array's, its elements' and the string's
 	// within fs)
@@ -2219,34 +2219,49 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 // nxRecount gives the kept event of template t (with arrays: its fields
 // s.nxKept[t.num], whole, their counts in s.nxLens from t.lens on, the
 // first nonzero) the count n for its array whose count is s.nxLens[sl]
-// (the kept count n′ = s.nxLens[sl] − 1), its field at index ai of the
-// kept fields, its segment si, in place: the fields after its n′ elements
-// move by n − n′ within the buffer's capacity (nxArrKeep makes it with
-// room for 16 elements more than the first event's; nxArrays keeps a
-// larger one it grew to) and their End values with them; the array's End
-// and those of the structures that hold it (t.fix: before it, each at its
-// template index plus the elements of the arrays before it) move by n −
-// n′ too; the new elements (n > n′) are fields of the element class
-// without a value (End, cls; V written by the caller). It sets the count
-// in s.nxLens and the fields in nxKept, and returns them (the caller
-// sets Event.Fields):
-// the kept event, whole, of the counts it now holds (the values of the
+// (the kept count n′ = s.nxLens[sl] − 1), the item of its segment si, in
+// place: the array's field is at its template index plus the kept
+// counts of the arrays before it (those of the event being read, which
+// its caller found equal to them or recounted); the fields after its n′
+// elements move by n − n′ within the buffer's capacity (nxArrKeep makes
+// it with room for 16 elements more than the first event's; nxArrays
+// keeps a larger one it grew to) and their End values with them; the
+// array's End and those of the structures that hold it (t.fix: before
+// it, each at its template index plus the elements of the arrays before
+// it) move by n − n′ too; the new elements (n > n′) are fields of the
+// element class without a value (End, cls; V written by the caller). It
+// sets the count in s.nxLens and the fields in nxKept, and returns them
+// (the caller sets Event.Fields): the kept event, whole, of the counts
+// it now holds, at least len(t.fields) + n fields (the values of the
 // arrays' elements and of the fields after them are left for the caller
 // to write). False, with nothing written, when the kept event is not
 // whole (nxArrays rewrites it), n − n′ does not fit the capacity or the
 // fields would pass the field limit (the walk checks it at every array:
 // an event of at most s.limit fields passes each check; nxArrays checks
-// more closely).
+// more closely). Next's body calls it as the last thing it does (it
+// then reads the record again, or ends tailArr8X in nxTailArr8X): none
+// of its values is live across the call; nxRun goes on after it.
 //
 // The kept event's End values are the caller's to break (Event.Fields):
 // this reads none of them, and writes only within the fields it returns.
-func (s *Stream) nxRecount(t *nxProg, sl uint32, ai, n uint64, si uint32) ([]Field, bool) {
+func (s *Stream) nxRecount(t *nxProg, sl uint32, n uint64, si uint32) ([]Field, bool) {
 	lens := s.nxLensOf(t)
 	k := uint64(sl) - uint64(t.lens) // (t.lens ≥ 0 where lens is not empty)
 	if k >= uint64(len(lens)) || lens[0] == 0 || uint64(t.num) >= uint64(len(s.nxKept)) || uint64(si) >= uint64(len(t.segs)) {
 		return nil, false
 	}
 	fs := s.nxKept[t.num]
+	// the array's field: its template index plus the elements of the
+	// arrays before it (kept counts: 0 wraps to a large index, refused
+	// below)
+	dy := &t.segs[si].dyn
+	if dy.code != nxArray {
+		return nil, false // (not reached: si is the array's segment)
+	}
+	ai := uint64(dy.idx)
+	for _, l := range lens[:k] {
+		ai += uint64(l) - 1
+	}
 	n0, nf, c := uint64(lens[k])-1, uint64(len(fs)), uint64(cap(fs))
 	// the array's field and its n′ elements within fs, the fields but
 	// them at least t's (as in a whole kept event: Next's body subtracts
@@ -2276,7 +2291,7 @@ func (s *Stream) nxRecount(t *nxProg, sl uint32, ai, n uint64, si uint32) ([]Fie
 		}
 	}
 	if n > n0 {
-		ecls := t.segs[si].dyn.ecls
+		ecls := dy.ecls
 		for i := ai + 1 + n0; i < ai+1+n; i++ {
 			out[i] = Field{End: int32(i + 1), cls: ecls}
 		}
@@ -2575,7 +2590,7 @@ func (s *Stream) nxRun(t *nxProg, fsp *[]Field, pos uint64, lens []uint32, at *n
 			if r.na >= len(r.lens) {
 				return 0, sameDiff
 			}
-			nfs, ok := s.nxRecount(t, uint32(t.lens)+uint32(r.na), r.delta+uint64(d.idx), n, o.off)
+			nfs, ok := s.nxRecount(t, uint32(t.lens)+uint32(r.na), n, o.off)
 			if !ok {
 				return 0, sameDiff
 			}
