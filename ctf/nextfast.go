@@ -2224,8 +2224,8 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 // counts of the arrays before it (those of the event being read, which
 // its caller found equal to them or recounted); the fields after its n′
 // elements move by n − n′ within the buffer's capacity (nxArrKeep makes
-// it with room for 16 elements more than the first event's; nxArrays
-// keeps a larger one it grew to) and their End values with them; the
+// it with room for t's fields and 16 elements; nxArrays keeps a larger
+// one it grew to) and their End values with them; the
 // array's End and those of the structures that hold it (t.fix: before
 // it, each at its template index plus the elements of the arrays before
 // it) move by n − n′ too; the new elements (n > n′) are fields of the

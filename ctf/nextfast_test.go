@@ -128,7 +128,7 @@ func TestNextFastMatchesWalk(t *testing.T) {
 		t.Fatalf("generated streams: %d of %d records of templated classes (%d classes) from the fast path", st.fast, st.templated, len(st.classes))
 	}
 	// nextFlat builds most of them (and nextFast the rest: a class's
-	// first record, a sequence count that changed, a cut)
+	// first record, a cut)
 	if st.flat < st.fast*3/4 || st.flat == st.fast {
 		t.Fatalf("generated streams: %d of %d fast-path records from nextFlat", st.flat, st.fast)
 	}

@@ -305,7 +305,8 @@ type Stream struct {
 	// nxProg.lens on, one per array), 1 + the element count of the
 	// array in its kept fields when they hold a whole event up to past
 	// that array's elements (the structure of the next event with the
-	// same counts is in place), else 0
+	// same counts is in place; nxRecount makes it that of another count),
+	// else 0
 	nxLens []uint32
 	// nxUsed counts the capacities of the chunks and of the buffers
 	// arrays outgrew, at most nxRoom (maxNxKeptFields; tests: fewer)
