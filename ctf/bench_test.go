@@ -94,6 +94,21 @@ func TestAllocsPerEvent(t *testing.T) {
 	}); a != 0 || large.scEvents-body < 9000 {
 		t.Errorf("Stream.Scan, large header: %v allocations per event (%d of 10001 records from its body)", a, large.scEvents-body)
 	}
+	// sequences whose counts change from one record to the next (3
+	// classes: BenchmarkStreamCounts's), recounted in place in Next's body
+	cdata, _ := genStreamBytes(0, 40000, 3, 1<<20)
+	counts := traceFromTSDL(t, genMetadata(40)).AddStream("counts", cdata)
+	for i := 0; i < 1000; i++ {
+		counts.Next()
+	}
+	fx = counts.fxEvents
+	if a := testing.AllocsPerRun(10000, func() {
+		if !counts.Next() {
+			t.Fatal(counts.Err())
+		}
+	}); a != 0 || counts.fxEvents-fx < 9900 {
+		t.Errorf("Stream.Next, counts that change: %v allocations per event (%d of 10001 records from its body)", a, counts.fxEvents-fx)
+	}
 	r := tr.NewReader()
 	for i := 0; i < 1000; i++ {
 		r.Next()
@@ -155,6 +170,21 @@ func loopStream(b *testing.B, s *Stream, scan bool) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "events/CPU-s")
+}
+
+// BenchmarkStreamCounts: BenchmarkStream's records of 3 classes, whose
+// sequences' counts change from one record to the next (every third
+// record holds a sequence of n % 5 bytes: its class sees another count
+// each time, where BenchmarkStream's 40 classes see the same one).
+func BenchmarkStreamCounts(b *testing.B) {
+	tr := traceFromTSDL(b, genMetadata(40))
+	data, idx := genStreamBytes(0, 1_000_000, 3, 1<<20)
+	s := tr.AddStream("channel0_0", data)
+	var err error
+	if s.Index, err = ParseIndex(idx); err != nil {
+		b.Fatal(err)
+	}
+	loopStream(b, s, false)
 }
 
 // BenchmarkReader: the 4-stream merge by time over the same events.

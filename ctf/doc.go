@@ -106,9 +106,12 @@
 // values, string offsets and lengths, and array elements it reads at fixed
 // offsets of segments that end at each field of variable size; of a class
 // with arrays it keeps the last event whole with its element counts, so an
-// event with the same counts is written in place too, and one whose counts
-// differ copies the fields after the first array (Event.Fields is
-// therefore read-only: see Event). A template's segments are one flat
+// event with the same counts is written in place too, and for one whose
+// counts differ it moves the fields after each such array within the room
+// of the kept buffer (16 elements in all, more once an event outgrew it)
+// and writes the event in place, or, past that room,
+// copies the fields after the first array (Event.Fields is therefore
+// read-only: see Event). A template's segments are one flat
 // program of ops run by one loop: a segment's start (one check that its
 // bits lie within the packet content and that an 8-byte read at each of its
 // integers lies within the loaded bytes), then its integers, each one

@@ -36,6 +36,10 @@ func guarded(t *testing.T, data []byte) []byte {
 func TestNextReadsNothingPastData(t *testing.T) {
 	streams := genGuardStreams(t)
 	streams = append(streams, shapeGuardStreams(t, "shapes", 4, func(seed uint64) string { return nxShapesTSDL(seed, 14, false) })...)
+	// (arrays whose counts change at every record: recounted in place)
+	streams = append(streams, guardStream{traceFromTSDL(t, recountTSDL()), "recount", recountStream(120, 4)})
+	cdata, _ := genStreamBytes(0, 300, 3, 1024)
+	streams = append(streams, guardStream{traceFromTSDL(t, genMetadata(40)), "gen-counts", cdata})
 	streams = append(streams, shapeGuardStreams(t, "texts", 2, func(seed uint64) string { return nxShapesTSDL(seed, 0, false) + nxTextShapesTSDL(seed) })...)
 	for seed := uint64(0); seed < 2; seed++ {
 		// (one packet: its last bytes are records, process names in

@@ -23,8 +23,11 @@ import (
 // offsets and lengths, the array lengths and elements are written; of a
 // class with arrays the stream keeps the last event whole with its
 // element counts (nxLens): an event with the same counts writes only
-// values and elements, one whose counts differ the End values that arrays
-// move and the fields after the first array (nxArrays). The class is
+// values and elements; where an array's count differs, the kept event is
+// recounted in place first (nxRecount: the fields after the array move
+// within the buffer's room, with the End values that move), and only
+// where that does not fit (or the kept event is not whole) are the
+// fields after the first array written again (nxArrays). The class is
 // cut into segments: fixed-size integers (and strings or BLOBs of a
 // static length of 9 to 64 bytes: nxVal.n) at fixed offsets from the
 // segment's aligned start, ending with at most one item of variable size
@@ -47,14 +50,14 @@ import (
 // else goes to nextFast (nextMiss), which ends what nxRun leaves with
 // nxSlow (a string
 // not found in one word read by nxText outside the loop: a call inside a
-// loop spills every value the loop keeps; counts that differ, a template
-// not kept yet). Floating-point numbers of 64 bits are read as their
-// bits, of 32 bits (fxF32) and big-endian integers of 8 to 64 bits at a
-// byte (fxIntBE) by nxRun only (their templates are not hot). Classes
-// with anything else (variants, optionals, booleans, big-endian bit
-// fields or 32-bit floating-point numbers, variable-length integers,
-// fields with roles, UTF-16/32 text, arrays of other elements) have no
-// template, and
+// loop spills every value the loop keeps; counts that the kept buffer
+// has no room for, a template not kept yet). Floating-point numbers of 64
+// bits are read as their bits, of 32 bits (fxF32) and big-endian integers
+// of 8 to 64 bits at a byte (fxIntBE) by nxRun only (their templates are
+// not hot). Classes with anything else (variants, optionals, booleans,
+// big-endian bit fields or 32-bit floating-point numbers, variable-length
+// integers, fields with roles, UTF-16/32 text, arrays of other elements)
+// have no template, and
 // wherever the fast path is unsure (a bound, the field limit, an 8-byte
 // read past the loaded bytes) Next decodes the record with the decoding
 // program, which reports exactly what it reports (TestNextFastMatchesWalk
@@ -1233,17 +1236,18 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 	}
 	t := &ec.nx[k]
 	// the fields of t with their structure in place (the stream's copy;
-	// of a template with arrays, the last event with the same counts):
-	// nxRun writes the values; nxSlow does the rest
+	// of a template with arrays, the last event, recounted by nxRun where
+	// a count differs: nxRecount): nxRun writes the values; nxSlow does
+	// the rest
 	var fs []Field
 	var at nxAt
 	r, p0 := sameDiff, pos
 	if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
 		fs = s.nxKept[j]
 		if !t.arrays {
-			pos, r = s.nxRun(t, fs, pos, nil, &at)
+			pos, r = s.nxRun(t, &fs, pos, nil, &at)
 		} else if lens := s.nxLensOf(t); len(lens) > 0 && lens[0] != 0 {
-			pos, r = s.nxRun(t, fs, pos, lens, &at)
+			pos, r = s.nxRun(t, &fs, pos, lens, &at)
 		}
 	}
 	if r != sameOK || !t.rootStatic {
@@ -1299,8 +1303,11 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // no bounds check, and fxNone where no template is: no nil check), or
 // for an option with a class id field from the entry of the class id it
 // names, its structure in place (kept by the stream;
-// of a template with arrays, the last event, whose counts this one
-// repeats). One check against the packet's limit (Stream.fxLim: the
+// of a template with arrays, the last event; where this one's count of
+// an array differs, the kept event is recounted in place, nxRecount, and
+// the record read again, or its tail tailArr8X ended by nxTailArr8X:
+// calls off the path of the records whose counts repeat, which keep no
+// value live across them). One check against the packet's limit (Stream.fxLim: the
 // content and the bytes loaded at once) covers the header and the
 // class's first segment (fused: nxProg.heat); the header's values and
 // the event are written first (their values dead before the loop, which
@@ -1315,8 +1322,8 @@ func (s *Stream) nextFast(h *hdrShape) bool {
 // its head and the loop; the stream's clock, position and counters are
 // written only once the record is read whole. Wherever
 // the program stops short (a string's null byte not within the content,
-// or, before an integer (tailNulBX), not in its first word; counts that
-// differ, a bound in doubt) it returns nextMiss: nextFast decodes the record again
+// or, before an integer (tailNulBX), not in its first word; a count the
+// kept buffer has no room for, a bound in doubt) it returns nextMiss: nextFast decodes the record again
 // from its start, writing again everything this wrote. (The body is not a
 // function of its own: the call cost ≈ 18 instructions per record.)
 func (s *Stream) Next() bool {
@@ -1478,9 +1485,11 @@ func (s *Stream) Next() bool {
 		// clear)
 		nfs := uint64(len(fs))
 		// (the kept counts, s.nxLens from t.lens on: the first array's 0,
-		// when the kept event is not whole, matches no count: its op returns
-		// to nextMiss; a count n with uint32(n)+1 = 0 is ≥ 2^32-1, more
-		// elements than the fields fs holds, where its op returns too)
+		// when the kept event is not whole, matches no count, and
+		// nxRecount recounts no such event: its op returns to nextMiss; a
+		// count n with uint32(n)+1 = 0 is ≥ 2^32-1, more elements than the
+		// fields fs holds, where its op returns too. A count that differs
+		// is recounted (nxRecount) and the record read again, below)
 		r := fxHot{pos: pos}
 		fd := fp
 		for ; op != oe; op = unsafe.Add(op, fxOpSize) {
@@ -1540,13 +1549,30 @@ func (s *Stream) Next() bool {
 				// an array of bytes (fxArrF: its length the value of the
 				// field at fo mask, before it in its segment): its
 				// position aligned to a byte (base is a multiple of 8),
-				// its count the kept event's; its elements the bytes
+				// its count the kept event's (recounted to it where it
+				// differs: nxRecount); its elements the bytes
 				// q>>3 … (q>>3)+n-1, q+8n ≤ end ≤ 8·len(data), into the
 				// fields after the array's (fo), delta + idx + 1 …
 				// delta + idx + n: delta + n + len(t.fields) ≤ len(fs)
 				// (idx < len(t.fields)), all checked here
 				n := (*Field)(unsafe.Add(fd, uintptr(o.mask))).V
 				if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
+					// another count: the kept event recounted in place
+					// (the array's field: delta + fo/size), where it
+					// fits, and the record read again from its start, its
+					// counts up to this array's now the kept event's
+					// (nothing written to the stream but values the
+					// second pass writes again: s.pos and the clock are
+					// written at the end). As the last thing this does, a
+					// call leaves none of the loop's values live across
+					// it (a call that returns into the loop would have
+					// them spilled on every record: ≈ 1 instruction per
+					// record on BenchmarkStreamKernel); and it is one
+					// call deep per array at most (each pass gets past
+					// one more array).
+					if _, ok := s.nxRecount(t, o.sl, n, o.off); ok {
+						return s.Next()
+					}
 					return s.nextMiss(s.sel)
 				}
 				f := (*Field)(unsafe.Add(fd, uintptr(o.fo)))
@@ -1662,6 +1688,10 @@ func (s *Stream) Next() bool {
 				n = s.slots[d.src]
 			}
 			if lens := s.nxLens; uint64(o.sl) >= uint64(len(lens)) || lens[o.sl] != uint32(n)+1 {
+				// (another count: as fxArr8's above)
+				if _, ok := s.nxRecount(t, o.sl, n, o.off); ok {
+					return s.Next()
+				}
 				return s.nextMiss(s.sel)
 			}
 			cur := r.delta + uint64(d.idx) + 1
@@ -1739,11 +1769,14 @@ arr8X:
 		// q>>3 on (q = pos + 8n, the string's start), its sgn bytes
 		// within the content: q + 8·sgn ≤ fxLim, one check for both.
 		// Its count: the kept event's (s.nxLens, made with fxTab: sl
-		// below its length, nxProg.heat)
+		// below its length, nxProg.heat); where it differs, the kept
+		// event is recounted and the tail ends in nxTailArr8X
 		x := &t.tl
 		n := (*Field)(unsafe.Add(fp, uintptr(x.lenFo))).V
 		if *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.nxLens)), uintptr(x.sl)*4)) != uint32(n)+1 {
-			return s.nextMiss(s.sel)
+			// another count: the kept event recounted in place, and
+			// the rest of the tail, by a call that leaves nothing live
+			return s.nxTailArr8X(t, pos, n, clock)
 		}
 		f := (*Field)(unsafe.Add(fp, uintptr(x.fo)))
 		f.V = n
@@ -1777,6 +1810,51 @@ arr8X:
 	}
 }
 
+// nxTailArr8X ends a record of Next's body's tail tailArr8X (template
+// t; the sequence of bytes at bit pos, on a byte, after the head
+// integers, the header and the clock's field written; the clock after
+// the header) whose count n differs from the kept event's: it recounts
+// the kept event in place (nxRecount: the array's field at fo/size, delta
+// 0) and writes the rest as the tail does, with its checks (pos + 8n +
+// adv ≤ fxLim: the elements' bytes and the string's word within data). A
+// function of its own, which Next calls last: a call in Next's tail would
+// keep its values live across it, spilled on every record. nextMiss
+// where nxRecount does not recount.
+func (s *Stream) nxTailArr8X(t *nxProg, pos, n, clock uint64) bool {
+	x := &t.tl
+	ai := uint64(x.fo) / uint64(fieldSize)
+	fs, ok := s.nxRecount(t, x.sl, n, (*fxOp)(t.opInts).off)
+	// (nxRecount: len(fs) ≥ len(t.fields) + n, and fo, fo1 below
+	// len(t.fields) fields: the array's, its elements' and the string's
+	// within fs)
+	if !ok || n > uint64(len(fs)-len(t.fields)) {
+		return s.nextMiss(s.sel)
+	}
+	end := pos + n*8 + x.adv
+	if end > s.fxLim {
+		return s.nextMiss(s.sel)
+	}
+	// (Next set Event.Fields to the kept fields: their length only)
+	s.ev.Fields = s.ev.Fields[:len(fs)]
+	fs[ai].V = n
+	// the elements, the bytes pos>>3 … pos>>3+n-1 into the fields ai+1 …
+	// ai+n (within data and fs: checked above), as the tail writes them
+	data, b := s.data, pos>>3
+	el, ep, sgn := unsafe.Pointer(&fs[ai]), unsafe.Add(unsafe.Pointer(unsafe.SliceData(data)), b), x.sgn1
+	for ee := unsafe.Add(ep, uintptr(n)); ep != ee; ep = unsafe.Add(ep, 1) {
+		el = unsafe.Add(el, fieldSize)
+		(*Field)(el).V = uint64(*(*uint8)(ep)) ^ sgn - sgn
+	}
+	i := b + n
+	w := binary.LittleEndian.Uint64(data[i : i+8 : i+8])
+	z := (w-0x0101010101010101)&^w&x.mask1 | x.stop
+	f1 := &fs[n+uint64(x.fo1)/uint64(fieldSize)]
+	f1.V, f1.N = i, uint32(bits.TrailingZeros64(z)>>3)
+	s.clock, s.pos = clock, end
+	s.fxEvents++
+	return true
+}
+
 // nextBare decodes the event record at s.pos of a packet without event
 // record headers, whose records are all of class ec (with a template), from
 // its template; false where the decoding program might fail (Next then
@@ -1792,9 +1870,9 @@ func (s *Stream) nextBare(ec *EventClass) bool {
 	if j := uint32(t.num); j < uint32(len(s.nxKept)) && len(s.nxKept[j]) > 0 {
 		fs = s.nxKept[j]
 		if !t.arrays {
-			pos, r = s.nxRun(t, fs, pos, nil, &at)
+			pos, r = s.nxRun(t, &fs, pos, nil, &at)
 		} else if lens := s.nxLensOf(t); len(lens) > 0 && lens[0] != 0 {
-			pos, r = s.nxRun(t, fs, pos, lens, &at)
+			pos, r = s.nxRun(t, &fs, pos, lens, &at)
 		}
 	}
 	ok := true
@@ -1889,8 +1967,8 @@ func (s *Stream) nxRoots(t *nxProg, cum *[maxNxArrays + 1]int32) {
 // it leaves is read by nxText here, outside its loop (a call inside the
 // loop would spill every value the loop keeps), and nxRun resumes; a
 // template without arrays not kept yet is kept (or copied) and run; one
-// with arrays whose counts differ from the kept event's, or not kept yet,
-// is decoded by nxArrays; the scope roots after arrays are set. It
+// with arrays whose counts differ from the kept event's where nxRecount
+// cannot recount it in place, or not kept yet, is decoded by nxArrays; the scope roots after arrays are set. It
 // returns the fields and the position after them, false where the
 // decoding program might fail.
 func (s *Stream) nxSlow(t *nxProg, fs []Field, p0, pos uint64, r int, at *nxAt) ([]Field, uint64, bool) {
@@ -1901,7 +1979,7 @@ func (s *Stream) nxSlow(t *nxProg, fs []Field, p0, pos uint64, r int, at *nxAt) 
 	if r == sameDiff && !t.arrays {
 		fs = s.nxKeep(t)
 		*at = nxAt{}
-		pos, r = s.nxRun(t, fs, p0, nil, at)
+		pos, r = s.nxRun(t, &fs, p0, nil, at)
 	}
 	for r == sameText {
 		d := &t.segs[at.si].dyn
@@ -1909,7 +1987,7 @@ func (s *Stream) nxSlow(t *nxProg, fs []Field, p0, pos uint64, r int, at *nxAt) 
 		if pos, ok = s.nxText(d, &fs[int(at.delta)+int(d.idx)], pos); !ok {
 			return fs, 0, false
 		}
-		pos, r = s.nxRun(t, fs, pos, lens, at)
+		pos, r = s.nxRun(t, &fs, pos, lens, at)
 	}
 	switch r {
 	case sameOK:
@@ -1920,8 +1998,8 @@ func (s *Stream) nxSlow(t *nxProg, fs []Field, p0, pos uint64, r int, at *nxAt) 
 	case sameFail:
 		return fs, 0, false
 	}
-	// sameDiff: the counts differ (the structure is rewritten, kept again
-	// if it all goes well), or t is not kept yet
+	// sameDiff: a count differs beyond what nxRecount does (the structure
+	// is rewritten, kept again if it all goes well), or t is not kept yet
 	if len(lens) > 0 {
 		lens[0] = 0
 	}
@@ -2060,9 +2138,10 @@ func (s *Stream) nxText(d *nxDyn, f *Field, pos uint64) (uint64, bool) {
 var nxNoKeep = []Field{}
 
 // nxArrKeep returns a buffer for template t (with arrays) holding its first
-// segment's fields, kept in the stream (nxKept) with room for 16 elements,
-// or nil when t is not to be kept (nxNoKeep: outgrown) or the stream's
-// budget has no room for it.
+// segment's fields, kept in the stream (nxKept) with room for 16 elements
+// (the capacity beyond an event's fields: nxRecount moves the fields
+// after an array within it when a count grows), or nil when t is not to
+// be kept (nxNoKeep: outgrown) or the stream's budget has no room for it.
 func (s *Stream) nxArrKeep(t *nxProg) []Field {
 	b := s.nxTake(t, len(t.fields)+16)
 	if b == nil {
@@ -2082,9 +2161,13 @@ func (s *Stream) nxArrKeep(t *nxProg) []Field {
 // header's fields and the class's before its first array) from the
 // previous events, and the whole previous event of t with its element
 // counts (s.nxLens): when this event's arrays have the same counts, their
-// structure is in place and only values are written (nxRun, before this
-// is called); else the fields after the first segment are copied from t.
+// structure is in place and only values are written (Next's body, nxRun);
+// when a count differs, they recount the kept event in place
+// (nxRecount) where the buffer has room for it; else (or where the kept
+// event is not whole) this is called, and the fields after the first
+// segment are copied from t.
 func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
+	s.nxBuilt++
 	// the fields: the stream's own buffer of t, its first segment in
 	// place (nxArrKeep makes it), or s.fields, empty
 	var fs, kept []Field
@@ -2211,11 +2294,112 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 	return fs, pos, true
 }
 
+// nxRecount gives the kept event of template t (with arrays: its fields
+// s.nxKept[t.num], whole, their counts in s.nxLens from t.lens on, the
+// first nonzero) the count n for its array whose count is s.nxLens[sl]
+// (the kept count n′ = s.nxLens[sl] − 1), the item of its segment si, in
+// place: the array's field is at its template index plus the kept
+// counts of the arrays before it (those of the event being read, which
+// its caller found equal to them or recounted); the fields after its n′
+// elements move by n − n′ within the buffer's capacity (nxArrKeep makes
+// it with room for t's fields and 16 elements; nxArrays keeps a larger
+// one it grew to) and their End values with them; the
+// array's End and those of the structures that hold it (t.fix: before
+// it, each at its template index plus the elements of the arrays before
+// it) move by n − n′ too; the new elements (n > n′) are fields of the
+// element class without a value (End, cls; V written by the caller). It
+// sets the count in s.nxLens and the fields in nxKept, and returns them
+// (the caller sets Event.Fields): the kept event, whole, of the counts
+// it now holds, at least len(t.fields) + n fields (the values of the
+// arrays' elements and of the fields after them are left for the caller
+// to write). False, with nothing written, when the kept event is not
+// whole (nxArrays rewrites it), n − n′ does not fit the capacity or the
+// fields would pass the field limit (the walk checks it at every array:
+// an event of at most s.limit fields passes each check; nxArrays checks
+// more closely). Next's body calls it as the last thing it does (it
+// then reads the record again, or ends tailArr8X in nxTailArr8X): none
+// of its values is live across the call; nxRun goes on after it.
+//
+// The kept event's End values are the caller's to break (Event.Fields):
+// this reads none of them, and writes only within the fields it returns.
+func (s *Stream) nxRecount(t *nxProg, sl uint32, n uint64, si uint32) ([]Field, bool) {
+	lens := s.nxLensOf(t)
+	k := uint64(sl) - uint64(t.lens) // (t.lens ≥ 0 where lens is not empty)
+	if k >= uint64(len(lens)) || lens[0] == 0 || uint64(t.num) >= uint64(len(s.nxKept)) || uint64(si) >= uint64(len(t.segs)) {
+		return nil, false
+	}
+	fs := s.nxKept[t.num]
+	// the array's field: its template index plus the elements of the
+	// arrays before it (kept counts: 0 wraps to a large index, refused
+	// below)
+	dy := &t.segs[si].dyn
+	if dy.code != nxArray {
+		return nil, false // (not reached: si is the array's segment)
+	}
+	ai := uint64(dy.idx)
+	for _, l := range lens[:k] {
+		ai += uint64(l) - 1
+	}
+	n0, nf, c := uint64(lens[k])-1, uint64(len(fs)), uint64(cap(fs))
+	// the array's field and its n′ elements within fs, the fields but
+	// them at least t's (as in a whole kept event: Next's body subtracts
+	// len(t.fields) from the length); the new length within the
+	// capacity and the field limit (n ≤ c: no wrap)
+	if ai >= nf || n0 > nf-ai-1 || nf-n0 < uint64(len(t.fields)) || n > c || nf-n0+n > c || nf-n0+n > uint64(s.limit) || nf-n0+n > math.MaxInt32 {
+		return nil, false
+	}
+	nl := nf - n0 + n
+	d := int32(nl) - int32(nf)
+	out := fs[:nl]
+	// the fields after the elements, from a = ai+1+n′ … nf-1 to b =
+	// ai+1+n … nl-1, their End values moved (a field at a time, in the
+	// order that reads each before it is overwritten: fewer
+	// instructions than copy's call for the few fields after an array)
+	if a, b := ai+1+n0, ai+1+n; b > a {
+		for i := nl - 1; i >= b; i-- {
+			f := fs[i-(b-a)]
+			f.End += d
+			out[i] = f
+		}
+	} else {
+		for i := b; i < nl; i++ {
+			f := fs[i+(a-b)]
+			f.End += d
+			out[i] = f
+		}
+	}
+	if n > n0 {
+		ecls := dy.ecls
+		for i := ai + 1 + n0; i < ai+1+n; i++ {
+			out[i] = Field{End: int32(i + 1), cls: ecls}
+		}
+	}
+	out[ai].End = int32(ai + 1 + n)
+	// the structures that hold the array (its arrays ai … ae-1 hold k)
+	for i := range t.fix {
+		x := &t.fix[i]
+		if uint64(x.ai) > k || uint64(x.ae) <= k {
+			continue
+		}
+		j := uint64(x.i)
+		for a := int32(0); a < x.ai; a++ {
+			j += uint64(lens[a]) - 1
+		}
+		if j < ai {
+			out[j].End += d
+		}
+	}
+	lens[k] = uint32(n) + 1
+	kp := &s.nxKept[t.num]
+	*kp = (*kp)[:nl] // (the length only: no write barrier)
+	return out, true
+}
+
 // nxRun outcomes
 const (
 	sameOK   = iota
 	sameFail // where the decoding program might fail
-	sameDiff // an array's count differs from the kept event's
+	sameDiff // an array's count differs from the kept event's (beyond nxRecount's room)
 	sameText // the item of segment nxAt.si is for nxText
 )
 
@@ -2343,11 +2527,13 @@ func flat(segs []nxSeg, n int) []fxOp {
 // lens), from the class's bytes at bit pos: values, string and BLOB
 // offsets and lengths, array lengths and elements only (the structure,
 // End values and the field limit are in place), running t's flat program
-// from op at.oi on, while this event's counts are the kept event's. It
+// from op at.oi on; where an array's count differs from the kept
+// event's, it recounts the kept event in place (nxRecount: *fsp, the
+// stream's kept fields of t, then has the new length) and goes on. It
 // returns the position after the fields and sameOK, or sameFail (where
 // the decoding program might fail) or sameDiff (an array's count
-// differs: nxArrays then rewrites the structure, and every field this
-// wrote), or sameText and the position of a string or BLOB for nxText,
+// differs and nxRecount cannot recount it: nxArrays then rewrites the
+// structure, and every field this wrote), or sameText and the position of a string or BLOB for nxText,
 // where it stops (at: its segment, and the op after it, where nxRun
 // resumes).
 //
@@ -2374,7 +2560,8 @@ func flat(segs []nxSeg, n int) []fxOp {
 //     at fd + index·size (fo): delta + len(t.fields) ≤ len(fs), checked on
 //     entry and again after each array's elements (fields cur … cur+n-1,
 //     cur ≤ delta + len(t.fields)), covers them all.
-func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxAt) (uint64, int) {
+func (s *Stream) nxRun(t *nxProg, fsp *[]Field, pos uint64, lens []uint32, at *nxAt) (uint64, int) {
+	fs := *fsp
 	ops := t.ops
 	oi := at.oi
 	if len(ops) == 0 {
@@ -2490,7 +2677,16 @@ func (s *Stream) nxRun(t *nxProg, fs []Field, pos uint64, lens []uint32, at *nxA
 			n = s.slots[d.src]
 		}
 		if r.na >= len(r.lens) || r.lens[r.na] != uint32(n)+1 {
-			return 0, sameDiff
+			// another count: the kept event recounted in place, where
+			// it fits (fs the stream's kept fields of t: lens not empty)
+			if r.na >= len(r.lens) {
+				return 0, sameDiff
+			}
+			nfs, ok := s.nxRecount(t, uint32(t.lens)+uint32(r.na), n, o.off)
+			if !ok {
+				return 0, sameDiff
+			}
+			*fsp, r.nfs = nfs, uint64(len(nfs))
 		}
 		cur := r.delta + uint64(d.idx) + 1
 		fieldAt(r.fp, cur-1).V = n

@@ -128,7 +128,7 @@ func TestNextFastMatchesWalk(t *testing.T) {
 		t.Fatalf("generated streams: %d of %d records of templated classes (%d classes) from the fast path", st.fast, st.templated, len(st.classes))
 	}
 	// nextFlat builds most of them (and nextFast the rest: a class's
-	// first record, a sequence count that changed, a cut)
+	// first record, a cut)
 	if st.flat < st.fast*3/4 || st.flat == st.fast {
 		t.Fatalf("generated streams: %d of %d fast-path records from nextFlat", st.flat, st.fast)
 	}
@@ -187,7 +187,8 @@ func damaged(r *rand.Rand, data []byte, k int) []byte {
 // any bytes decoded as the generated LTTng-shaped trace, as the
 // kernel-shaped one (kernelSpec: process names in place) and as both
 // with LTTng's large header (the generated trace's, nxShapesTSDL's
-// classes').
+// classes'), and as recountTSDL's trace (arrays whose counts change from
+// one record to the next).
 func FuzzNextFastMatchesWalk(f *testing.F) {
 	data, _ := genStreamBytes(1, 60, 40, 1024)
 	f.Add(data)
@@ -215,6 +216,12 @@ func FuzzNextFastMatchesWalk(f *testing.F) {
 	edata := everyStream(et, 0, 40, 0)
 	f.Add(edata)
 	f.Add(edata[:len(edata)/2])
+	// arrays whose counts change at every record (recounted in place:
+	// nxRecount)
+	rt := traceFromTSDL(f, recountTSDL())
+	rdata := recountStream(60, 3)
+	f.Add(rdata)
+	f.Add(rdata[:len(rdata)/2])
 	tr := traceFromTSDL(f, genMetadata(40))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		compareNextFast(t, tr, "fuzz", b, &nextFastStats{classes: map[*EventClass]bool{}})
@@ -223,6 +230,7 @@ func FuzzNextFastMatchesWalk(f *testing.F) {
 		compareNextFast(t, st, "fuzz-large-shapes", b, &nextFastStats{classes: map[*EventClass]bool{}})
 		compareNextFast(t, ft, "fuzz-floats", b, &nextFastStats{classes: map[*EventClass]bool{}})
 		compareNextFast(t, et, "fuzz-id-only", b, &nextFastStats{classes: map[*EventClass]bool{}})
+		compareNextFast(t, rt, "fuzz-recount", b, &nextFastStats{classes: map[*EventClass]bool{}})
 	})
 }
 

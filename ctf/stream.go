@@ -298,6 +298,7 @@ type Stream struct {
 	events   int64
 	nxEvents int64 // the records nextFast and nextBare decoded from templates (nextfast.go; tests)
 	fxEvents int64 // the records nextFlat decoded (never reset)
+	nxBuilt  int64 // the records whose arrays nxArrays wrote field by field (tests)
 	scEvents int64 // the records Scan's body read (scanfast.go; never reset)
 	// the fields of the templates this stream has used, by their num,
 	// kept with their structure (nil: not yet; nxNoKeep: copied per
@@ -310,7 +311,8 @@ type Stream struct {
 	// nxProg.lens on, one per array), 1 + the element count of the
 	// array in its kept fields when they hold a whole event up to past
 	// that array's elements (the structure of the next event with the
-	// same counts is in place), else 0
+	// same counts is in place; nxRecount makes it that of another count),
+	// else 0
 	nxLens []uint32
 	// nxUsed counts the capacities of the chunks and of the buffers
 	// arrays outgrew, at most nxRoom (maxNxKeptFields; tests: fewer)
