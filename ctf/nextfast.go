@@ -910,6 +910,7 @@ func hotOps(ops []fxOp, segs []nxSeg) []fxOp {
 		case o.code == fxNul && nx.code == fxSegB:
 			o.code, o.mask, o.sgn = fxNulB, uint64(nx.off), nx.sgn
 			i++
+			si++ // (the fxSegB joined: its segment's)
 		case o.code == fxSegB && o.sgn == 0 && o.off == 0 && (nx.code == fxNul || nx.code == fxFix || nx.code == fxDyn):
 			continue
 		}

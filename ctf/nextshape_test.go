@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/tracecodec/tracecodec/ctf2meta"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -120,6 +121,12 @@ stream {%s
 		if seed%4 == 0 && c%3 == 2 {
 			// then a sequence of bytes and a static-length string
 			b.WriteString("\tuint8_t zm;\n\tuint8_t zs[zm];\n\tinteger { size = 8; align = 8; signed = false; encoding = UTF8; } zt[3];\n")
+		}
+		if seed%4 == 2 && c%3 == 0 {
+			// then a length, a string and the sequence of that length
+			// after it, in the string's next segment (fxIntSl: the
+			// length's slot read there)
+			b.WriteString("\tuint8_t ln;\n\tstring ls;\n\tuint8_t lq[ln];\n")
 		}
 		b.WriteString("}; };\n")
 	}
@@ -522,4 +529,32 @@ func comparePacketCuts(t *testing.T, tr *Trace, name string, data []byte) {
 		}
 		off += int(binary.LittleEndian.Uint64(data[off+12:]) / 8)
 	}
+}
+
+// hotOps joins a sequence's length and the sequence of its segment
+// (fxArrF, fxArr8) where a null-terminated string comes before them too:
+// it counts the segment of the fxSegB it joins to the string (fxNulB).
+func TestHotOpsArrayAfterString(t *testing.T) {
+	tsdl := strings.Replace(nxShapesTSDL(0, 0, false), "stream {", `event { name = "after_string"; id = 3; fields := struct {
+	integer { size = 32; align = 8; signed = false; } a;
+	string s;
+	uint8_t n;
+	uint8_t q[n];
+	uint32_t z;
+}; };
+stream {`, 1)
+	tr := traceFromTSDL(t, tsdl)
+	ec := tr.dscs[0].EventClass(3)
+	if ec == nil || len(ec.nx) == 0 || !ec.nx[0].hot {
+		t.Fatal("after_string: no hot template")
+	}
+	var codes []uint8
+	for _, o := range ec.nx[0].hops {
+		codes = append(codes, o.code)
+	}
+	if !slices.Contains(codes, fxArr8) || slices.Contains(codes, fxIntSl) {
+		t.Fatalf("after_string: hot ops %v: the sequence of bytes is no fxArr8, or its length an fxIntSl", codes)
+	}
+	data := everyStream(tr, 3, 600, 0)
+	compareNextFast(t, tr, "after-string", data, &nextFastStats{classes: map[*EventClass]bool{}})
 }
