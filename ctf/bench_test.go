@@ -158,8 +158,15 @@ func loopStream(b *testing.B, s *Stream, scan bool) {
 }
 
 // BenchmarkReader: the 4-stream merge by time over the same events.
-func BenchmarkReader(b *testing.B) {
-	tr := genTraceMem(b, 1_000_000, 4)
+func BenchmarkReader(b *testing.B) { benchReaderOf(b, 4) }
+
+// BenchmarkReader8 and BenchmarkReader64: the merge of 8 and 64 streams
+// (Reader.step8, stepTree) over the same number of events.
+func BenchmarkReader8(b *testing.B)  { benchReaderOf(b, 8) }
+func BenchmarkReader64(b *testing.B) { benchReaderOf(b, 64) }
+
+func benchReaderOf(b *testing.B, streams int) {
+	tr := genTraceMem(b, 1_000_000, streams)
 	var size int
 	for _, s := range tr.Streams {
 		size += int(s.size)
