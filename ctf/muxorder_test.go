@@ -78,7 +78,7 @@ func genMux(t *testing.T, rnd *rand.Rand, sp muxSpec) *muxCase {
 			fs[i] = &file{id: id}
 			files = append(files, fs[i])
 		}
-		ts := sp.base + int64(rnd.IntN(2*sp.step+1))
+		ts := tsAdd(sp.base, rnd.IntN(2*sp.step+1))
 		k := 0
 		for k < n {
 			m := min(n-k, 1+rnd.IntN(8))
@@ -94,7 +94,7 @@ func genMux(t *testing.T, rnd *rand.Rand, sp muxSpec) *muxCase {
 			first := ts
 			for j := 0; j < m; j++ {
 				if j > 0 {
-					ts += int64(rnd.IntN(sp.step))
+					ts = tsAdd(ts, rnd.IntN(sp.step))
 				}
 				pl := rnd.Uint32()
 				all = append(all, muxEv{off: uint64(len(p)) * 8, ns: ts, id: id, k: k, payload: pl})
@@ -105,7 +105,7 @@ func genMux(t *testing.T, rnd *rand.Rand, sp muxSpec) *muxCase {
 			binary.LittleEndian.PutUint64(p[off+12:], uint64(first))
 			binary.LittleEndian.PutUint64(p[off+20:], uint64(ts))
 			f.data = p
-			ts++ // the next packet begins after this one's end
+			ts = tsAdd(ts, 1) // the next packet begins after this one's end
 			// (files filled later: names known only then)
 			for j := len(all) - m; j < len(all); j++ {
 				all[j].file = fmt.Sprintf("%p", f)
@@ -138,6 +138,15 @@ func genMux(t *testing.T, rnd *rand.Rand, sp muxSpec) *muxCase {
 		return cmp.Or(cmp.Compare(firstAt[a.id], firstAt[b.id]), cmp.Compare(a.k, b.k))
 	})
 	return c
+}
+
+// tsAdd is ts+d, at most the largest int64 (the latest time: many streams
+// end there; a group's packets there would be equal, one left out).
+func tsAdd(ts int64, d int) int64 {
+	if ts > math.MaxInt64-int64(d) {
+		return math.MaxInt64
+	}
+	return ts + int64(d)
 }
 
 // checkMux reads c's trace with r and compares every event (file, offset,
@@ -198,8 +207,11 @@ func TestReaderOrderReference(t *testing.T) {
 		{streams: 64, files: 1, events: 30, step: 5},
 		{streams: 65, files: 1, events: 30, step: 2},
 		{streams: 70, files: 3, events: 30, step: 3},
-		{streams: 9, files: 2, events: 40, step: 2, base: math.MaxInt64 - 60},
-		{streams: 3, files: 1, events: 5, step: 1, base: math.MaxInt64 - 6},
+		{streams: 9, files: 2, events: 40, step: 2, base: math.MaxInt64 - 80},
+		// many streams at the largest time, others ended before
+		{streams: 3, files: 1, events: 30, step: 2, base: math.MaxInt64 - 12},
+		{streams: 7, files: 1, events: 30, step: 2, base: math.MaxInt64 - 12},
+		{streams: 20, files: 1, events: 30, step: 2, base: math.MaxInt64 - 12},
 	}
 	for round := 0; round < 6; round++ {
 		for _, sp := range specs {
