@@ -3,10 +3,12 @@ package ctf
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,6 +44,10 @@ type muxCase struct {
 	tr     *Trace
 	merged []muxEv // by (time, stream id, order in its data stream)
 	serial []muxEv // ByStream: data streams at their first file's place
+	// bad (fail): the file whose last packet is damaged; merged and
+	// serial then end at its last event before it (the Reader's next
+	// Next fails, naming the file)
+	bad string
 }
 
 // muxSpec: how many data streams, up to how many files each (files > 1:
@@ -50,6 +56,7 @@ type muxCase struct {
 type muxSpec struct {
 	streams, files, events, step int
 	base                         int64
+	fail                         bool // a file alone (if any) has its last packet damaged
 }
 
 // genMux writes a case: each data stream a timeline of events cut into
@@ -59,9 +66,13 @@ type muxSpec struct {
 func genMux(t *testing.T, rnd *rand.Rand, sp muxSpec) *muxCase {
 	t.Helper()
 	type file struct {
-		name string
-		data []byte
-		id   int
+		name   string
+		data   []byte
+		id     int
+		alone  bool
+		last   int   // its last packet's offset
+		lastEv []int // its last packet's events (in all)
+		before int   // its event before them (in all), -1: none
 	}
 	var files []*file
 	var all []muxEv
@@ -75,7 +86,7 @@ func genMux(t *testing.T, rnd *rand.Rand, sp muxSpec) *muxCase {
 		nf := 1 + rnd.IntN(sp.files)
 		fs := make([]*file, nf)
 		for i := range fs {
-			fs[i] = &file{id: id}
+			fs[i] = &file{id: id, alone: nf == 1, before: -1}
 			files = append(files, fs[i])
 		}
 		ts := tsAdd(sp.base, rnd.IntN(2*sp.step+1))
@@ -84,6 +95,10 @@ func genMux(t *testing.T, rnd *rand.Rand, sp muxSpec) *muxCase {
 			m := min(n-k, 1+rnd.IntN(8))
 			f := fs[rnd.IntN(nf)]
 			off := len(f.data)
+			if len(f.lastEv) > 0 {
+				f.before = f.lastEv[len(f.lastEv)-1]
+			}
+			f.last, f.lastEv = off, nil
 			size := 44 + 12*m
 			p := binary.LittleEndian.AppendUint32(f.data, 0xc1fc1fc1)
 			p = binary.LittleEndian.AppendUint64(p, uint64(id))
@@ -97,6 +112,7 @@ func genMux(t *testing.T, rnd *rand.Rand, sp muxSpec) *muxCase {
 					ts = tsAdd(ts, rnd.IntN(sp.step))
 				}
 				pl := rnd.Uint32()
+				f.lastEv = append(f.lastEv, len(all))
 				all = append(all, muxEv{off: uint64(len(p)) * 8, ns: ts, id: id, k: k, payload: pl})
 				p = binary.LittleEndian.AppendUint64(p, uint64(ts))
 				p = binary.LittleEndian.AppendUint32(p, pl)
@@ -111,6 +127,19 @@ func genMux(t *testing.T, rnd *rand.Rand, sp muxSpec) *muxCase {
 				all[j].file = fmt.Sprintf("%p", f)
 			}
 		}
+	}
+	var bad *file
+	if sp.fail {
+		// a file read alone, of two packets or more: its last packet's
+		// content_size (bits) past its packet_size
+		for _, i := range rnd.Perm(len(files)) {
+			if f := files[i]; f.alone && f.before >= 0 {
+				bad = f
+				binary.LittleEndian.PutUint64(f.data[f.last+28:], uint64(len(f.data)-f.last)*8+8)
+				break
+			}
+		}
+		// (none: the case is read whole)
 	}
 	rnd.Shuffle(len(files), func(i, j int) { files[i], files[j] = files[j], files[i] })
 	names := rnd.Perm(len(files))
@@ -129,6 +158,14 @@ func genMux(t *testing.T, rnd *rand.Rand, sp muxSpec) *muxCase {
 		all[i].file = byPtr[all[i].file]
 	}
 	c := &muxCase{desc: fmt.Sprintf("%+v", sp), tr: tr}
+	var stop muxEv // bad's last event read
+	if bad != nil {
+		c.bad, stop = bad.name, all[bad.before]
+		for _, j := range bad.lastEv {
+			all[j].file = "" // never read
+		}
+		all = slices.DeleteFunc(all, func(e muxEv) bool { return e.file == "" })
+	}
 	c.merged = slices.Clone(all)
 	slices.SortStableFunc(c.merged, func(a, b muxEv) int {
 		return cmp.Or(cmp.Compare(a.ns, b.ns), cmp.Compare(a.id, b.id), cmp.Compare(a.k, b.k))
@@ -137,6 +174,10 @@ func genMux(t *testing.T, rnd *rand.Rand, sp muxSpec) *muxCase {
 	slices.SortStableFunc(c.serial, func(a, b muxEv) int {
 		return cmp.Or(cmp.Compare(firstAt[a.id], firstAt[b.id]), cmp.Compare(a.k, b.k))
 	})
+	if bad != nil {
+		c.merged = c.merged[:slices.Index(c.merged, stop)+1]
+		c.serial = c.serial[:slices.Index(c.serial, stop)+1]
+	}
 	return c
 }
 
@@ -175,14 +216,31 @@ func checkMux(t *testing.T, c *muxCase, mk func() *Reader, want []muxEv, decode 
 		}
 		i++
 	}
-	if r.Err() != nil || i != len(want) {
-		t.Fatalf("%s: %d events of %d, %v", c.desc, i, len(want), r.Err())
+	checkMuxEnd(t, c, r, i, len(want))
+	r = mk()
+	n := r.Count()
+	checkMuxEnd(t, c, r, int(n), len(want))
+}
+
+// checkMuxEnd checks that r, done after n events, read want: all the
+// events, or for a case with a damaged file, up to it, stopped by its
+// error (sticky).
+func checkMuxEnd(t *testing.T, c *muxCase, r *Reader, n, want int) {
+	t.Helper()
+	err := r.Err()
+	var fe *FormatError
+	switch {
+	case n != want:
+		t.Fatalf("%s: %d events of %d, %v", c.desc, n, want, err)
+	case c.bad == "" && err != nil:
+		t.Fatalf("%s: %v", c.desc, err)
+	case c.bad != "" && (!errors.As(err, &fe) || !strings.HasPrefix(err.Error(), c.bad+": ")):
+		t.Fatalf("%s: error %v, want one of %s", c.desc, err, c.bad)
 	}
-	if r.Next() {
-		t.Fatalf("%s: Next after the end", c.desc)
-	}
-	if n := mk().Count(); n != int64(len(want)) {
-		t.Fatalf("%s: Count %d, want %d", c.desc, n, len(want))
+	for k := 0; k < 2; k++ {
+		if r.Next() || r.Err() != err {
+			t.Fatalf("%s: Next after the end: %v, error %v", c.desc, r.Err() != err, r.Err())
+		}
 	}
 }
 
@@ -191,7 +249,7 @@ func checkMux(t *testing.T, c *muxCase, mk func() *Reader, want []muxEv, decode 
 // (time, stream id, order in the data stream): 1 to 70 data streams,
 // random interleavings, many equal times across streams, streams that end
 // early or have no event, groups of several files, times up to the
-// largest int64.
+// largest int64; and a stream that fails stops them there with its error.
 func TestReaderOrderReference(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
 	specs := []muxSpec{
@@ -213,13 +271,22 @@ func TestReaderOrderReference(t *testing.T) {
 		{streams: 7, files: 1, events: 30, step: 2, base: math.MaxInt64 - 12},
 		{streams: 20, files: 1, events: 30, step: 2, base: math.MaxInt64 - 12},
 	}
+	failed := 0
 	for round := 0; round < 6; round++ {
 		for _, sp := range specs {
+			// a damaged file stops the Reader there, with its error
+			sp.fail = round%2 == 1 && sp.files == 1
 			c := genMux(t, rnd, sp)
+			if c.bad != "" {
+				failed++
+			}
 			checkMux(t, c, c.tr.NewReader, c.merged, true)
 			checkMux(t, c, c.tr.NewScanner, c.merged, true)
 			checkMux(t, c, func() *Reader { return c.tr.NewReader().ByStream() }, c.serial, true)
 			checkMux(t, c, func() *Reader { return c.tr.NewScanner().ByStream() }, c.serial, false)
 		}
+	}
+	if failed < 12 {
+		t.Errorf("%d cases with a damaged file", failed)
 	}
 }
