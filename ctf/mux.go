@@ -105,8 +105,8 @@ func (a tkey) below(b tkey) bool {
 	return c != 0
 }
 
-// replay gives leaf w key k (lo: w, or done's) and replays its matches up the loser
-// tree: each node on its path keeps the loser and the winner goes on. It
+// replay gives leaf w key k (lo: w, or done's) and replays its matches up
+// the loser tree: each node on its path keeps the loser, the winner goes on. It
 // returns the winner of the whole tree (its lo: the leaf; done.lo: none
 // left). The leaves are nodes len(leaves)..2·len(leaves)-1 of the tree
 // (node x's children are 2x and 2x+1), the nodes 1..len(leaves)-1 hold the
@@ -128,8 +128,8 @@ func (r *Reader) replay(w int, k tkey) (uint64, uint64) {
 	return hi, lo
 }
 
-// loserTree builds r.tree over r.leaves at keys (by leaf) and makes
-// r.win its winner.
+// loserTree builds r.tree over r.leaves (more than 8) at keys (by leaf)
+// and makes r.win its winner.
 func (r *Reader) loserTree(keys []tkey) {
 	n := len(keys)
 	if cap(r.tree) < n {
@@ -146,12 +146,7 @@ func (r *Reader) loserTree(keys []tkey) {
 		}
 		wins[x], r.tree[x] = a, b
 	}
-	switch {
-	case n == 1:
-		r.win = int(keys[0].lo)
-	case n > 1:
-		r.win = int(wins[1].lo)
-	}
+	r.win = int(wins[1].lo)
 }
 
 // NewReader returns a Reader over the trace's streams from their first
