@@ -188,8 +188,34 @@ func BenchmarkStreamCounts(b *testing.B) {
 }
 
 // BenchmarkReader: the 4-stream merge by time over the same events.
-func BenchmarkReader(b *testing.B) {
+func BenchmarkReader(b *testing.B) { benchReaderOf(b, 4) }
+
+// BenchmarkReader8 and BenchmarkReader64: the merge of 8 and 64 streams
+// (Reader.step8, stepTree) over the same number of events.
+func BenchmarkReader8(b *testing.B)  { benchReaderOf(b, 8) }
+func BenchmarkReader64(b *testing.B) { benchReaderOf(b, 64) }
+
+// BenchmarkReaderScan: BenchmarkReader's merge with a Scanner (Scan, no
+// field decoded), as tracecat validate merges.
+func BenchmarkReaderScan(b *testing.B) {
 	tr := genTraceMem(b, 1_000_000, 4)
+	b.ReportAllocs()
+	n := 0
+	c0 := cpuTime()
+	for b.Loop() {
+		r := tr.NewScanner()
+		for r.Next() {
+			n++
+		}
+		if r.Err() != nil {
+			b.Fatal(r.Err())
+		}
+	}
+	b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "events/CPU-s")
+}
+
+func benchReaderOf(b *testing.B, streams int) {
+	tr := genTraceMem(b, 1_000_000, streams)
 	var size int
 	for _, s := range tr.Streams {
 		size += int(s.size)

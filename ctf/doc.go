@@ -23,7 +23,8 @@
 // Scan) merges the streams of a trace by time as babeltrace2's muxer does:
 // the smallest time in nanoseconds from the clock's origin first, equal
 // times by data stream class id, then stream id, as babeltrace2's muxer
-// orders them (a heap: O(log N) per event for N streams).
+// orders them (a tournament of compares without branches: O(log N) per
+// event for N streams).
 // OpenSession opens several trace folders as one Session (an LTTng
 // session folder: kernel/ beside ust/uid/1000/64-bit/, as babeltrace2
 // reads it), whose Reader merges the streams of all its traces the same

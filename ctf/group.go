@@ -186,7 +186,7 @@ func (r *Reader) list(g *dsGroup) {
 // an identity), making a chain of each group of several files. It returns
 // by stream the chain it belongs to (nil: read alone; chains is nil when
 // no stream is in one), and whether the stream leads its chain (its first
-// member: the chain goes in the heap in its place). Only the files of a
+// member: the chain is merged in its place). Only the files of a
 // group of several have their packets listed (Stream.Packets).
 func (r *Reader) planGroups() (chains []*chain, lead []bool, rank []int, err error) {
 	n := len(r.streams)

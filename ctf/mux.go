@@ -1,9 +1,12 @@
 package ctf
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
 	"math"
+	"math/bits"
+	"slices"
 )
 
 // Reader merges the event records of all the streams of a trace (or of a
@@ -17,9 +20,13 @@ import (
 // valid until the next Next. A stream that fails stops the Reader with its
 // error (Err); a cut last packet ends its stream with a Recovery note.
 //
-// The streams with a current event form a binary min-heap keyed by (time,
-// rank): each Next costs O(log N) for N streams and allocates
-// nothing.
+// Each Next picks the stream of the next event among the N streams that
+// have one, by (time, rank), without branches on the times (CMOV): up to
+// 8 streams (one per CPU, the common case) the least of their times, a
+// tournament of 3 (up to 4 streams) or 7 compares; more, from a loser
+// tree (a tournament tree whose nodes keep the loser of their match),
+// whose matches on the path of the stream just advanced it replays,
+// O(log N). It allocates nothing.
 type Reader struct {
 	// streams are the streams merged, in stream order; dirs, for a
 	// Session's Reader, the trace folder of each (for errors)
@@ -29,11 +36,20 @@ type Reader struct {
 	// (traceGroup)
 	tgroup []int
 	// chains holds, by stream, the group it is read in (group.go; the
-	// group's first stream's head reads it), nil: read alone; nil when
+	// group's first stream's leaf reads it), nil: read alone; nil when
 	// there is no group
 	chains []*chain
-	heap   []head
-	cur    bool // heap[0] is the event last returned
+	// leaves are the streams (or groups) with an event, in rank order;
+	// win the leaf of the event last returned, which the next Next
+	// advances (step: how; stepNone: none). Up to 8 leaves, keys holds
+	// the time of each (nsKey; after the leaves: done) and the next is
+	// the first of the least (ties by rank: by leaf); more, tree is the
+	// loser tree over them (loserTree)
+	leaves []leaf
+	keys   [8]uint64
+	tree   []tkey
+	win    int
+	step   uint8
 	err    error
 	init   bool
 	fills  bool // Next decodes fields (Scan: not)
@@ -43,17 +59,95 @@ type Reader struct {
 	lead   []bool
 }
 
-// head is a stream (or group: chains) in the heap: ord its index in
-// Reader.streams, rk its rank for equal times (rankGroups; ord when there
-// is no ranking: one stream).
-// (int32: 2³¹ streams would not fit in memory; 24 bytes a head)
-type head struct {
-	ns      int64
-	rk, ord int32
-	s       *Stream
+// leaf is a stream (or group: chain, which s reads the current packet
+// of) that the Reader merges: ord its index in Reader.streams; adv how
+// Next advances it.
+type leaf struct {
+	s     *Stream
+	chain *chain
+	ord   int
+	adv   uint8
 }
 
-func (a *head) less(b *head) bool { return a.ns < b.ns || a.ns == b.ns && a.rk < b.rk }
+// leaf.adv: s.Next, s.Scan, or Reader.chainNext (which Next or Scan the
+// group's files).
+const (
+	advNext = iota
+	advScan
+	advChain
+)
+
+// tkey is a key of the loser tree: hi the time (its sign bit flipped: the
+// order of int64 as uint64), lo the leaf (its rank among the leaves),
+// compared as one 128-bit unsigned number; a leaf at its end is done.
+type tkey struct{ hi, lo uint64 }
+
+// done is the key of a leaf with no event left, after every other key.
+var done = tkey{math.MaxUint64, math.MaxUint64}
+
+// Reader.step: how Next picks the next leaf; stepNone: Next has no
+// event to go on from (start: before the first, or after the last).
+const (
+	stepNone = iota
+	step1    // the one leaf
+	step4    // least4 of Reader.keys
+	step8    // least8 of Reader.keys
+	stepTree // replay of Reader.tree
+)
+
+// nsKey is the key of time ns (the high half of a tree's).
+func nsKey(ns int64) uint64 { return uint64(ns) ^ 1<<63 }
+
+// below reports whether key a orders before b.
+func (a tkey) below(b tkey) bool {
+	_, c := bits.Sub64(a.lo, b.lo, 0)
+	_, c = bits.Sub64(a.hi, b.hi, c)
+	return c != 0
+}
+
+// replay gives leaf w key k (lo: w, or done's) and replays its matches up
+// the loser tree: each node on its path keeps the loser, the winner goes on. It
+// returns the winner of the whole tree (its lo: the leaf; done.lo: none
+// left). The leaves are nodes len(leaves)..2·len(leaves)-1 of the tree
+// (node x's children are 2x and 2x+1), the nodes 1..len(leaves)-1 hold the
+// losers; there are no branches on the keys (CMOV).
+func (r *Reader) replay(w int, k tkey) (uint64, uint64) {
+	t := r.tree
+	hi, lo := k.hi, k.lo
+	for x := uint(w+len(r.leaves)) >> 1; x > 0; x >>= 1 {
+		n := &t[x]
+		nh, nl := n.hi, n.lo
+		_, c := bits.Sub64(nl, lo, 0)
+		_, c = bits.Sub64(nh, hi, c)
+		if c != 0 { // the node's key is the smaller: it goes on
+			nh, hi = hi, nh
+			nl, lo = lo, nl
+		}
+		n.hi, n.lo = nh, nl
+	}
+	return hi, lo
+}
+
+// loserTree builds r.tree over r.leaves (more than 8) at keys (by leaf)
+// and makes r.win its winner.
+func (r *Reader) loserTree(keys []tkey) {
+	n := len(keys)
+	if cap(r.tree) < n {
+		r.tree = make([]tkey, n)
+	}
+	r.tree = r.tree[:n]
+	// wins: the winner of each node's subtree (node n+w: leaf w's key)
+	wins := make([]tkey, 2*n)
+	copy(wins[n:], keys)
+	for x := n - 1; x >= 1; x-- {
+		a, b := wins[2*x], wins[2*x+1]
+		if b.below(a) {
+			a, b = b, a
+		}
+		wins[x], r.tree[x] = a, b
+	}
+	r.win = int(wins[1].lo)
+}
 
 // NewReader returns a Reader over the trace's streams from their first
 // packets.
@@ -77,59 +171,215 @@ func (r *Reader) advance(s *Stream) bool {
 
 // Next advances to the next event in time order.
 func (r *Reader) Next() bool {
-	if r.err != nil {
+	if r.step == stepNone {
+		return r.start()
+	}
+	l := &r.leaves[r.win]
+	s := l.s
+	var ok bool
+	switch l.adv {
+	case advNext:
+		ok = s.Next()
+	case advScan:
+		ok = s.Scan()
+	default:
+		ok = r.chainNext(l, false)
+		s = l.s
+	}
+	if !ok {
+		return r.ended()
+	}
+	// (what Next keeps across the calls above it reads again: in
+	// registers, r and s only)
+	k := nsKey(s.held(s.pkt.Class.NS(s.ev.Cycles))) // s.ev.NS()
+	if r.step == step4 {
+		r.keys[r.win&7] = k
+		r.win = least4(&r.keys)
+		return true
+	}
+	r.follow(k)
+	return true
+}
+
+// follow is Next, after a step other than step4, with k the key of the
+// time of leaf r.win's new event.
+func (r *Reader) follow(k uint64) {
+	switch r.step {
+	case step8:
+		r.keys[r.win&7] = k
+		r.win = least8(&r.keys)
+	case stepTree:
+		_, lo := r.replay(r.win, tkey{k, uint64(r.win)})
+		r.win = int(lo)
+	}
+}
+
+// least4 returns the index of the first of the least of k[:4]: the
+// winner of the matches 0–1, 2–3 and of their winners, a tie won by the
+// first.
+func least4(k *[8]uint64) int {
+	a, i := k[0], 0
+	if k[1] < a {
+		a, i = k[1], 1
+	}
+	b, j := k[2], 2
+	if k[3] < b {
+		b, j = k[3], 3
+	}
+	if b < a {
+		i = j
+	}
+	return i
+}
+
+// least8 is least4 over k[:8].
+func least8(k *[8]uint64) int {
+	a, i := k[0], 0
+	if k[1] < a {
+		a, i = k[1], 1
+	}
+	b, j := k[2], 2
+	if k[3] < b {
+		b, j = k[3], 3
+	}
+	if b < a {
+		a, i = b, j
+	}
+	c, m := k[4], 4
+	if k[5] < c {
+		c, m = k[5], 5
+	}
+	d, n := k[6], 6
+	if k[7] < d {
+		d, n = k[7], 7
+	}
+	if d < c {
+		c, m = d, n
+	}
+	if c < a {
+		i = m
+	}
+	return i
+}
+
+// pick makes r.win the leaf of the least key, after the leaves (up to 8)
+// changed, and r.step the way Next picks it: one step for their number.
+func (r *Reader) pick() {
+	switch n := len(r.leaves); {
+	case n == 1:
+		r.step = step1
+	case n <= 4:
+		r.step = step4
+	case n <= 8:
+		r.step = step8
+	}
+	switch r.step {
+	case step1:
+		r.win = 0
+	case step4:
+		r.win = least4(&r.keys)
+	case step8:
+		r.win = least8(&r.keys)
+	}
+}
+
+// start is Next before the first event (or after the last: false).
+func (r *Reader) start() bool {
+	if r.err != nil || r.init {
 		return false
 	}
-	if !r.init {
-		r.init = true
-		r.heap = r.heap[:0]
-		chains, lead, rank, err := r.planGroups()
-		if err != nil {
-			r.err = err
+	r.init = true
+	chains, lead, rank, err := r.planGroups()
+	if err != nil {
+		r.err = err
+		return false
+	}
+	r.chains, r.lead = chains, lead
+	if r.serial {
+		return r.serialStart(0)
+	}
+	type first struct {
+		l  leaf
+		rk int
+		ns int64
+	}
+	var fs []first
+	for i := range r.streams {
+		l, ns, ok := r.firstLeaf(i)
+		if ok {
+			rk := i
+			if rank != nil {
+				rk = rank[i]
+			}
+			fs = append(fs, first{l, rk, ns})
+		} else if r.err != nil {
 			return false
 		}
-		r.chains, r.lead = chains, lead
-		if r.serial {
-			r.cur = r.serialStart(0)
-			return r.cur
-		}
-		for i := range r.streams {
-			if h, ok := r.firstHead(i, rank); ok {
-				r.heap = append(r.heap, h)
-				r.up(len(r.heap) - 1)
-			} else if r.err != nil {
-				return false
-			}
-		}
-	} else if r.cur {
-		h := &r.heap[0]
-		var ok bool
-		if r.chains == nil || r.chains[h.ord] == nil {
-			ok = r.advance(h.s)
-		} else {
-			ok = r.chainNext(h, false)
-		}
-		if ok {
-			h.ns = h.s.held(h.s.ev.NS())
-		} else {
-			if r.err == nil && h.s.err != nil {
-				r.err = r.streamErr(int(h.ord), h.s)
-			}
-			if r.err != nil {
-				return false
-			}
-			if r.serial {
-				r.cur = r.serialStart(int(h.ord) + 1)
-				return r.cur
-			}
-			last := len(r.heap) - 1
-			r.heap[0] = r.heap[last]
-			r.heap = r.heap[:last]
-		}
-		r.down(0)
 	}
-	r.cur = len(r.heap) > 0
-	return r.cur
+	if len(fs) == 0 {
+		return false
+	}
+	// the leaves in rank order: a key's lo, its leaf, breaks ties of time
+	// by rank (the ranks of the leaves differ)
+	slices.SortStableFunc(fs, func(a, b first) int { return cmp.Compare(a.rk, b.rk) })
+	r.leaves = make([]leaf, len(fs))
+	for k, f := range fs {
+		r.leaves[k] = f.l
+	}
+	if len(fs) <= len(r.keys) {
+		for k := range r.keys {
+			r.keys[k] = done.hi
+			if k < len(fs) {
+				r.keys[k] = nsKey(fs[k].ns)
+			}
+		}
+		r.pick()
+		return true
+	}
+	r.step = stepTree
+	keys := make([]tkey, len(fs))
+	for k, f := range fs {
+		keys[k] = tkey{nsKey(f.ns), uint64(k)}
+	}
+	r.loserTree(keys)
+	return true
+}
+
+// ended is Next when leaf r.win's stream (or group) has no event left,
+// or failed.
+func (r *Reader) ended() bool {
+	l := &r.leaves[r.win]
+	if r.err == nil && l.s.err != nil {
+		r.err = r.streamErr(l.ord, l.s)
+	}
+	if r.err != nil {
+		r.step = stepNone
+		return false
+	}
+	if r.serial {
+		return r.serialStart(l.ord + 1)
+	}
+	if r.step != stepTree {
+		// the leaf leaves (the others keep their order, of rank; a real
+		// time's key ties with done's: done must not come before it)
+		w := r.win
+		r.leaves = slices.Delete(r.leaves, w, w+1)
+		copy(r.keys[w:], r.keys[w+1:])
+		r.keys[len(r.keys)-1] = done.hi
+		if len(r.leaves) == 0 {
+			r.step = stepNone
+			return false
+		}
+		r.pick()
+		return true
+	}
+	_, lo := r.replay(r.win, done)
+	if lo == done.lo {
+		r.step = stepNone
+		return false
+	}
+	r.win = int(lo)
+	return true
 }
 
 // ByStream makes the Reader read its data streams one after another
@@ -155,11 +405,11 @@ func (r *Reader) Count() int64 {
 	var n int64
 	for r.Next() {
 		n++
-		h := &r.heap[0]
-		if !r.serial || r.chains != nil && r.chains[h.ord] != nil {
+		l := &r.leaves[r.win]
+		if !r.serial || l.chain != nil {
 			continue
 		}
-		s := h.s
+		s := l.s
 		if r.fills {
 			for s.Next() {
 				n++
@@ -238,14 +488,15 @@ func (r *Reader) ReadPackets() int64 {
 	return n
 }
 
-// serialStart makes the heap hold the first event of the first data
-// stream from stream i on that has one (ByStream's order), reporting
+// serialStart makes the Reader's one leaf the first event of the first
+// data stream from stream i on that has one (ByStream's order), reporting
 // whether there is one (r.err set when a stream failed).
 func (r *Reader) serialStart(i int) bool {
-	r.heap = r.heap[:0]
+	r.step = stepNone
 	for ; i < len(r.streams); i++ {
-		if h, ok := r.firstHead(i, nil); ok {
-			r.heap = append(r.heap, h)
+		if l, _, ok := r.firstLeaf(i); ok {
+			r.leaves = append(r.leaves[:0], l)
+			r.win, r.step = 0, step1
 			return true
 		}
 		if r.err != nil {
@@ -255,18 +506,19 @@ func (r *Reader) serialStart(i int) bool {
 	return false
 }
 
-// firstHead returns the head of stream i — of its group, when it leads
-// one — at its first event, ranked by rank (nil: by i); ok is false when
-// it has none, is a group's file that does not lead it, or failed (r.err
-// set).
-func (r *Reader) firstHead(i int, rank []int) (h head, ok bool) {
-	h = head{rk: int32(i), ord: int32(i)}
-	if rank != nil {
-		h.rk = int32(rank[i])
+// firstLeaf returns the leaf of stream i — of its group, when it leads
+// one — at its first event, and that event's time (Stream.held); ok is
+// false when it has none, is a group's file that does not lead it, or
+// failed (r.err set).
+func (r *Reader) firstLeaf(i int) (l leaf, ns int64, ok bool) {
+	l.ord = i
+	if !r.fills {
+		l.adv = advScan
 	}
 	if r.chains != nil && r.chains[i] != nil {
-		if !r.lead[i] || !r.chainNext(&h, true) {
-			return h, false
+		l.chain, l.adv = r.chains[i], advChain
+		if !r.lead[i] || !r.chainNext(&l, true) {
+			return l, 0, false
 		}
 	} else {
 		s := r.streams[i]
@@ -275,55 +527,22 @@ func (r *Reader) firstHead(i int, rank []int) (h head, ok bool) {
 			if s.err != nil {
 				r.err = r.streamErr(i, s)
 			}
-			return h, false
+			return l, 0, false
 		}
-		h.s = s
+		l.s = s
 	}
-	h.ns = h.s.held(h.s.ev.NS())
-	return h, true
+	return l, l.s.held(l.s.ev.NS()), true
 }
 
-func (r *Reader) up(i int) {
-	h := r.heap
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h[i].less(&h[p]) {
-			return
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (r *Reader) down(i int) {
-	h := r.heap
-	n := len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if l+1 < n && h[l+1].less(&h[l]) {
-			m = l + 1
-		}
-		if !h[m].less(&h[i]) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-// chainNext advances h, which reads group r.chains[h.ord], to the group's
+// chainNext advances l, which reads group l.chain, to the group's
 // next event (first: its first): in the current packet, else in the
 // group's next packet that holds one, which may be in another of its
 // files (each packet is read alone: Stream.resume). A stream's error
 // stops the Reader (r.err).
-func (r *Reader) chainNext(h *head, first bool) bool {
-	c := r.chains[h.ord]
+func (r *Reader) chainNext(l *leaf, first bool) bool {
+	c := l.chain
 	if !first {
-		s := h.s
+		s := l.s
 		if r.advance(s) {
 			return true
 		}
@@ -335,8 +554,8 @@ func (r *Reader) chainNext(h *head, first bool) bool {
 	}
 	for ; c.i < len(c.segs); c.i++ {
 		sg := c.segs[c.i]
-		s := r.enterSeg(h.s, sg)
-		h.s = s
+		s := r.enterSeg(l.s, sg)
+		l.s = s
 		if r.advance(s) {
 			return true
 		}
@@ -368,7 +587,7 @@ func (r *Reader) enterSeg(prev *Stream, sg seg) *Stream {
 }
 
 // Event returns the current event (valid until the next Next).
-func (r *Reader) Event() *Event { return &r.heap[0].s.ev }
+func (r *Reader) Event() *Event { return &r.leaves[r.win].s.ev }
 
 // Err returns the error that stopped the Reader, or nil: a stream's error
 // (a *FormatError whose offset is in that data stream file) wrapped with
