@@ -20,26 +20,7 @@ import (
 func nxFloatsTSDL(seed uint64) string {
 	r := rand.New(rand.NewPCG(seed, 23))
 	var b strings.Builder
-	b.WriteString(`/* CTF 1.8 */
-typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
-typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-typealias integer { size = 5; align = 1; signed = false; } := uint5_t;
-trace { major = 1; minor = 8; byte_order = le; };
-clock { name = monotonic; freq = 1000000000; };
-typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } := uint27_clock_monotonic_t;
-typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_monotonic_t;
-struct event_header_compact {
-	enum : uint5_t { compact = 0 ... 30, extended = 31 } id;
-	variant <id> {
-		struct { uint27_clock_monotonic_t timestamp; } compact;
-		struct { uint32_t id; uint64_clock_monotonic_t timestamp; } extended;
-	} v;
-} align(8);
-stream {
-	event.header := struct event_header_compact;
-	event.context := struct { integer { size = 32; align = 8; signed = 1; } _vtid; };
-};
-`)
+	b.WriteString(nxShapesTSDL(0, 0, false)) // (LTTng's compact header, a _vtid context, no class)
 	member := func(m int) string {
 		switch k := r.IntN(9); k {
 		case 0, 1:

@@ -11,19 +11,8 @@
 # tracecat of that git revision (built from `git archive REV`) in the same rounds: ref, ours, REV, ref, …
 # Each run's user+sys CPU and max RSS come from wait4(2) (python3 os.wait4).
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-R=${ROUNDS:-5}
-EVENTS=${EVENTS:-1000000}
-OUT=${OUT:-/tmp/ctfbench}
-DIR=${DIR:-$OUT/trace-$EVENTS}
-W=${W:-${REFS_WORK:-/tmp/tracecodec-refs}/ctf}
-if [ -z "${BT:-}" ]; then
-  for b in "$W/bt21/bin/babeltrace2" /tmp/ctf-refs-ctf/bt21/bin/babeltrace2; do
-    [ -x "$b" ] && BT=$b && break
-  done
-fi
-[ -x "${BT:-}" ] || { echo "dump.sh: no babeltrace2: build it with ../shared/bench/refs/ctf/build.sh or set BT" >&2; exit 1; }
-mkdir -p "$OUT"
+EVENTS_DEFAULT=1000000 ME=dump.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 T=$OUT/tracecat-dump
 (cd "$ROOT" && go build -o "$T" ./cmd/tracecat)
 TR=
