@@ -23,11 +23,7 @@ if [ -n "${REV:-}" ]; then
   git -C "$ROOT" archive "$REV" | tar -x -C "$src"
   (cd "$src" && go build -o "$TR" ./cmd/tracecat)
 fi
-if [ ! -f "$DIR/metadata" ]; then
-  echo "generating $EVENTS events into $DIR (testgen/ctfgen through package ctf's TestGenerateTrace)"
-  mkdir -p "$DIR"
-  (cd "$ROOT" && CTF_GEN_DIR="$DIR" CTF_GEN_EVENTS="$EVENTS" go test ./ctf -run '^TestGenerateTrace$' -count=1 >/dev/null)
-fi
+gen_trace
 export TZ=UTC
 echo "# $("$BT" --version | head -1); tracecodec $(git -C "$ROOT" describe --always --dirty)${REV:+ and $REV ($(git -C "$ROOT" rev-parse --short "$REV"))}; $(nproc) CPUs"
 echo "# trace $DIR: $(du -sb "$DIR" | cut -f1) bytes, $(ls "$DIR" | grep -vc -e metadata -e index) data streams"
@@ -39,13 +35,6 @@ if [ -n "$TR" ] && ! cmp <("$BT" "$DIR") <("$TR" dump "$DIR"); then
   echo "dump.sh: $REV's tracecat dump text differs from babeltrace2's" >&2; exit 1
 fi
 echo "# text: $("$T" dump "$DIR" | wc -c) bytes, equal to babeltrace2's"
-cpu() { # command... -> "user sys maxrss_kib exit"
-  python3 -c 'import os,sys
-pid=os.fork()
-if pid==0:
-    fd=os.open("/dev/null",os.O_WRONLY); os.dup2(fd,1); os.dup2(fd,2); os.execv(sys.argv[1],sys.argv[1:])
-_,st,ru=os.wait4(pid,0); print("%.6f %.6f %d %d"%(ru.ru_utime,ru.ru_stime,ru.ru_maxrss,os.waitstatus_to_exitcode(st)))' "$@"
-}
 TSV=$OUT/dump-times.tsv; : > "$TSV"
 echo "# load before: $(uptime)"
 for i in $(seq 1 "$R"); do

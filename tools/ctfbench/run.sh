@@ -13,11 +13,7 @@ EVENTS_DEFAULT=10000000 ME=run.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 T=$OUT/tracecat
 (cd "$ROOT" && go build -o "$T" ./cmd/tracecat)
-if [ ! -f "$DIR/metadata" ]; then
-  echo "generating $EVENTS events into $DIR (testgen/ctfgen through package ctf's TestGenerateTrace)"
-  mkdir -p "$DIR"
-  (cd "$ROOT" && CTF_GEN_DIR="$DIR" CTF_GEN_EVENTS="$EVENTS" go test ./ctf -run '^TestGenerateTrace$' -count=1 >/dev/null)
-fi
+gen_trace
 echo "# $("$BT" --version | head -1); tracecodec $(git -C "$ROOT" describe --always --dirty); $(nproc) CPUs"
 echo "# trace $DIR: $(du -sb "$DIR" | cut -f1) bytes, $(ls "$DIR" | grep -vc -e metadata -e index) data streams"
 # both sides must read the same number of event records
@@ -25,13 +21,6 @@ ref_n=$("$BT" "$DIR" -c sink.utils.counter 2>/dev/null | grep 'Event messages' |
 ours_n=$("$T" validate "$DIR" | sed -n 's/.*; \([0-9]*\) event records in .*/\1/p')
 echo "# event records: babeltrace2 $ref_n, tracecat $ours_n"
 [ -n "$ref_n" ] && [ "$ref_n" = "$ours_n" ] || { echo "run.sh: event counts differ" >&2; exit 1; }
-cpu() { # command... -> "user sys maxrss_kib exit"
-  python3 -c 'import os,sys
-pid=os.fork()
-if pid==0:
-    fd=os.open("/dev/null",os.O_WRONLY); os.dup2(fd,1); os.dup2(fd,2); os.execv(sys.argv[1],sys.argv[1:])
-_,st,ru=os.wait4(pid,0); print("%.6f %.6f %d %d"%(ru.ru_utime,ru.ru_stime,ru.ru_maxrss,os.waitstatus_to_exitcode(st)))' "$@"
-}
 TSV=$OUT/times.tsv; : > "$TSV"
 echo "# load before: $(uptime)"
 for i in $(seq 1 "$R"); do
