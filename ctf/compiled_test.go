@@ -554,6 +554,35 @@ func TestRealTracesCompiledMatchesWalk(t *testing.T) {
 // realTraceDirs lists the trace folders of babeltrace's CTF test traces
 // (CTF_BT_TRACES: its tests/data/ctf-traces) and of the interop vectors
 // (TRACECODEC_VECTORS).
+// eachStreamFile calls fn with each data stream file of the trace folders
+// dirs that OpenDir accepts (the others are refused at open: nothing to
+// compare), read whole, and its trace with no stream added; it returns
+// how many it read.
+func eachStreamFile(t testing.TB, dirs []string, fn func(dir string, tr *Trace, name string, data []byte)) int {
+	t.Helper()
+	n := 0
+	for _, dir := range dirs {
+		tr, err := OpenDir(dir)
+		if err != nil {
+			continue
+		}
+		var names []string
+		for _, s := range tr.Streams {
+			names = append(names, s.Name)
+		}
+		tr.Streams = tr.Streams[:0]
+		for _, name := range names {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(dir, tr, name, b)
+			n++
+		}
+	}
+	return n
+}
+
 func realTraceDirs() []string {
 	var dirs []string
 	if root := os.Getenv("CTF_BT_TRACES"); root != "" {

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unsafe"
@@ -138,26 +136,9 @@ func TestNextFastMatchesWalk(t *testing.T) {
 		return
 	}
 	real := &nextFastStats{classes: map[*EventClass]bool{}}
-	streams := 0
-	for _, dir := range dirs {
-		tr, err := OpenDir(dir)
-		if err != nil {
-			continue // refused at open: nothing to compare
-		}
-		var names []string
-		for _, s := range tr.Streams {
-			names = append(names, s.Name)
-		}
-		tr.Streams = tr.Streams[:0]
-		for _, name := range names {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareNextFast(t, tr, dir+"/"+name, b, real)
-			streams++
-		}
-	}
+	streams := eachStreamFile(t, dirs, func(dir string, tr *Trace, name string, b []byte) {
+		compareNextFast(t, tr, dir+"/"+name, b, real)
+	})
 	t.Logf("%d data streams of %d traces: %d events, %d of classes with a template (%d classes), %d from the fast path",
 		streams, len(dirs), real.events, real.templated, len(real.classes), real.fast)
 	if real.fast == 0 || real.fast < real.templated*9/10 {

@@ -123,29 +123,16 @@ func TestNextFastTraceCompass(t *testing.T) {
 	}
 	all := &nextFastStats{classes: map[*EventClass]bool{}}
 	var hello *nextFastStats
-	for _, dir := range traceDirs(root) {
-		tr, err := OpenDir(dir)
-		if err != nil {
-			continue
-		}
-		var names []string
-		for _, s := range tr.Streams {
-			names = append(names, s.Name)
-		}
-		tr.Streams = tr.Streams[:0]
+	eachStreamFile(t, traceDirs(root), func(dir string, tr *Trace, name string, b []byte) {
 		st := all
 		if filepath.Base(dir) == "hello-lost" {
-			hello = &nextFastStats{classes: map[*EventClass]bool{}}
+			if hello == nil {
+				hello = &nextFastStats{classes: map[*EventClass]bool{}}
+			}
 			st = hello
 		}
-		for _, name := range names {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareNextFast(t, tr, dir+"/"+name, b, st)
-		}
-	}
+		compareNextFast(t, tr, dir+"/"+name, b, st)
+	})
 	if hello == nil {
 		t.Fatal("no hello-lost trace in CTF_TC_TRACES")
 	}

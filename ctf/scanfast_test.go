@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -328,26 +327,9 @@ func TestScanFastRealTraces(t *testing.T) {
 	}
 	st := newScanStats()
 	r := rand.New(rand.NewPCG(9, 10))
-	streams := 0
-	for _, dir := range dirs {
-		tr, err := OpenDir(dir)
-		if err != nil {
-			continue // refused at open: nothing to compare
-		}
-		var names []string
-		for _, s := range tr.Streams {
-			names = append(names, s.Name)
-		}
-		tr.Streams = tr.Streams[:0]
-		for _, name := range names {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareScanNext(t, tr, dir+"/"+name, b, st, r)
-			streams++
-		}
-	}
+	streams := eachStreamFile(t, dirs, func(dir string, tr *Trace, name string, b []byte) {
+		compareScanNext(t, tr, dir+"/"+name, b, st, r)
+	})
 	t.Logf("%d data streams of %d traces: %d records, %d from Scan's body", streams, len(dirs), st.events, st.body)
 	// (Trace Compass's LTTng traces: 4.47 M of 4.97 M records with all
 	// three set)
