@@ -92,10 +92,10 @@ func TestNextBodyHeadsAndTails(t *testing.T) {
 			t.Fatalf("extended = %s: %d of %d records from Next's body, %d classes", ext, st.flat, st.events, len(st.classes))
 		}
 	}
-	// classes of no payload only, ids 0 (compact) and 30 (extended): the
-	// stream's fxNeed is the extended header's 13 bytes and the 8 its
-	// fillers read from the 13th on
-	tr := traceFromTSDL(t, nxHeadsOf("30 ... 31", 0))
+	// classes of no payload only, ids 0 and 30 (compact) and 31
+	// (extended): the stream's fxNeed is the extended header's 13 bytes
+	// and the 8 its fillers read from the 13th on
+	tr := traceFromTSDL(t, nxHeadsOf("31", 0)+"event { name = \"head_x\"; id = 31; fields := struct { }; };\n")
 	if n := tr.dscs[0].fxNeed; n != 21 {
 		t.Fatalf("fxNeed %d, want 21", n)
 	}
@@ -113,8 +113,8 @@ func TestNextBodyHeadsAndTails(t *testing.T) {
 // selector value up to its mask: for a value whose option has no class
 // id field, the class's template and kept fields; for one with a class
 // id field, no template, that field and the stream's copy of the
-// option's class id table (one copy for the values that share it);
-// fxNone where no template is; every entry with a template holds its
+// option's class id table, where the option is named by that value
+// alone (else fxNone: selTable); fxNone where no template is; every entry with a template holds its
 // bits (hbits), and is 64 bytes on a 64-bit machine. It is made once per
 // table.
 func TestNextBodySelectorEntries(t *testing.T) {
@@ -147,6 +147,13 @@ func TestNextBodySelectorEntries(t *testing.T) {
 				k = int(h.tab[sel])
 			}
 			switch {
+			case k >= 0 && h.opts[k].id.mask != 0 && ext != "31":
+				// an option with a class id field named by several
+				// selector values: no entry (the selector's value is
+				// not the template's: selTable)
+				if e.t != &fxNone || e.ids != nil || e.hbits != fxNone.hbits {
+					t.Fatalf("extended = %s: selector %d of an option of several: %+v", ext, sel, e)
+				}
 			case k >= 0 && h.opts[k].id.mask != 0:
 				if e.t != nil || e.id.mask != h.opts[k].id.mask || len(e.ids) <= 31 {
 					t.Fatalf("extended = %s: selector %d: %+v", ext, sel, e)
@@ -184,8 +191,8 @@ func TestNextBodySelectorEntries(t *testing.T) {
 				}
 			}
 		}
-		if shared == nil {
-			t.Fatalf("extended = %s: no class id table", ext)
+		if (shared == nil) == (ext == "31") {
+			t.Fatalf("extended = %s: a class id table: %v", ext, shared != nil)
 		}
 		tr.Streams = tr.Streams[:0]
 	}
@@ -287,9 +294,7 @@ func TestNxProgLayout(t *testing.T) {
 		{"ec", unsafe.Offsetof(p.ec), unsafe.Sizeof(p.ec)},
 		{"clk", unsafe.Offsetof(p.clk), unsafe.Sizeof(p.clk)},
 		{"hbits", unsafe.Offsetof(p.hbits), unsafe.Sizeof(p.hbits)},
-		{"hSelFo", unsafe.Offsetof(p.hSelFo), unsafe.Sizeof(p.hSelFo)},
 		{"hClkFo", unsafe.Offsetof(p.hClkFo), unsafe.Sizeof(p.hClkFo)},
-		{"hIDFo", unsafe.Offsetof(p.hIDFo), unsafe.Sizeof(p.hIDFo)},
 		{"tail", unsafe.Offsetof(p.tail), unsafe.Sizeof(p.tail)},
 		{"eroots", unsafe.Offsetof(p.eroots), unsafe.Sizeof(p.eroots)},
 		{"hd", unsafe.Offsetof(p.hd), unsafe.Sizeof(p.hd)},

@@ -113,10 +113,10 @@ type nxProg struct {
 	ec    *EventClass
 	clk   hdrAt
 	hbits uint64
-	// fo: the byte offsets of the fields hSel, hClk and hID from the
-	// first (index times the size of a Field; hIDFo is hSelFo when the
-	// option has no class id field: the class id is the selector)
-	hSelFo, hClkFo, hIDFo uint32
+	// hClkFo: the byte offset of field hClk from the first (index times
+	// the size of a Field; the selector's and the class id's values are
+	// the template's: selTable)
+	hClkFo uint32
 	// tail: what Next runs after the integers at the head, without its
 	// loop (tailEnd: nothing, opInts is opEnd, after at most 3 integers;
 	// tailNulBX, tailArr8X: that op at opInts, the op it runs after it,
@@ -138,7 +138,7 @@ type nxProg struct {
 	// integers after the first 3 up to it two at a time, then the odd
 	// one before opInts)
 	hd [3]fxHd
-	_  [8]byte // (tl on a cache line of its own: TestNxProgLayout)
+	_  [16]byte // (tl on a cache line of its own: TestNxProgLayout)
 	// tl: the constants of tail tailNulBX or tailArr8X (and their forms
 	// after 3 integers)
 	tl fxTail
@@ -500,22 +500,9 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 		s.fxOwn, s.fxIDs, s.fxFor = own, ids, &tab[0]
 		return own
 	}
-	// first(i): the first entry whose id table is entry i's (an
-	// option's, shared by its selector values)
-	first := func(i int) int {
-		x := tab[i].ids
-		for j := range i {
-			if y := tab[j].ids; len(y) == len(x) && &y[0] == &x[0] {
-				return j
-			}
-		}
-		return i
-	}
 	n := 0
 	for i := range tab {
-		if len(tab[i].ids) > 0 && first(i) == i {
-			n += len(tab[i].ids)
-		}
+		n += len(tab[i].ids)
 	}
 	// (room made first: appending moves neither table)
 	own, ids := s.fxOwn[:0], s.fxIDs[:0]
@@ -531,17 +518,13 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 			own = append(own, entry(tab[i].t))
 			continue
 		}
-		var sub []fxEnt
-		if j := first(i); j < i {
-			sub = own[j].ids
-		} else {
-			at := len(ids)
-			for _, t := range x {
-				ids = append(ids, entry(t))
-			}
-			sub = ids[at:len(ids):len(ids)]
+		// (an option's class id table is named by one selector value:
+		// selTable)
+		at := len(ids)
+		for _, t := range x {
+			ids = append(ids, entry(t))
 		}
-		own = append(own, fxEnt{ids: sub, id: tab[i].id})
+		own = append(own, fxEnt{ids: ids[at:len(ids):len(ids)], id: tab[i].id})
 	}
 	// (every selector value has its entry: those beyond the table's
 	// name no template)
@@ -583,6 +566,13 @@ func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 	}
 	byOpt := make([][]*nxProg, len(h.opts)) // the ids table of each option with an id field
 	opts := selOptions(sc, h)
+	// (the selector values of each option)
+	nsel := make([]int, len(h.opts))
+	for _, k := range opts {
+		if k >= 0 {
+			nsel[k]++
+		}
+	}
 	for sel, k := range opts {
 		if k < 0 {
 			continue
@@ -591,10 +581,20 @@ func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 		if o := &h.opts[k]; o.id.mask == 0 {
 			if ec := sc.EventClass(uint64(sel)); ec != nil && int(k) < len(ec.nx) && ec.nx[k].hot {
 				e.t = &ec.nx[k]
+				// (the selector's value, the class id: in the template)
+				e.t.fields[e.t.hSel].V = uint64(sel)
 			}
-		} else {
+		} else if nsel[k] == 1 {
+			// (an option with a class id field named by one selector
+			// value: its templates hold both values; one named by
+			// several has no entry, Next's body writing neither)
 			if byOpt[k] == nil {
 				byOpt[k] = idTable(sc, int(k))
+				for id, t := range byOpt[k] {
+					if t != nil {
+						t.fields[t.hSel].V, t.fields[t.hID].V = uint64(sel), uint64(id)
+					}
+				}
 			}
 			id, ok := o.id.at()
 			if e.ids = byOpt[k]; e.ids != nil && ok {
@@ -706,12 +706,7 @@ func (q *nxProg) heat(h *hdrShape, o *hdrPart, ec *EventClass) {
 		}
 	}
 	q.hot, q.ec, q.clk = true, ec, clk
-	// (without a class id field, the class id is the selector: Next
-	// writes it to the selector's field again)
-	q.hSelFo, q.hClkFo, q.hIDFo = uint32(uintptr(q.hSel)*fieldSize), uint32(uintptr(q.hClk)*fieldSize), uint32(uintptr(q.hSel)*fieldSize)
-	if q.hID >= 0 {
-		q.hIDFo = uint32(uintptr(q.hID) * fieldSize)
-	}
+	q.hClkFo = uint32(uintptr(q.hClk) * fieldSize)
 	q.eroots = [4]int32{0, q.rootCC, q.rootSC, q.rootPL}
 	q.hbits, q.hneed = o.bits, 16
 	hop := 0
@@ -1359,9 +1354,8 @@ func (s *Stream) Next() bool {
 	// the entry of that id in the table it names (LTTng's large header:
 	// fxTab's one entry, sel 0, names the table by the selector: fxEnts)
 	e := (*fxEnt)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.fxTab)), uintptr(sel)*fxEntSize))
-	id := sel // (without a class id field, the class id is the selector)
 	if e.t == nil {
-		id = binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, e.id.b))[:]) >> (e.id.s & 63) & e.id.mask
+		id := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, e.id.b))[:]) >> (e.id.s & 63) & e.id.mask
 		if ids := e.ids; id < uint64(len(ids)) {
 			e = &ids[id]
 		} else {
@@ -1384,12 +1378,10 @@ func (s *Stream) Next() bool {
 	ev.Fields, ev.Class = fs, t.ec // (together: one write barrier check)
 	fp := unsafe.Pointer(unsafe.SliceData(fs))
 	// (hot: the header holds the selector and the option's clock field,
-	// and no other value but the class id (without a class id field,
-	// the selector is the class id: hIDFo is hSelFo, id is sel); their
-	// template indices are below len(t.fields) ≤ len(fs): byte offsets
-	// hSelFo, hIDFo)
-	(*Field)(unsafe.Add(fp, uintptr(t.hSelFo))).V = sel
-	(*Field)(unsafe.Add(fp, uintptr(t.hIDFo))).V = id
+	// and no other value but the class id; the selector's and the class
+	// id's are the template's, fs their copy: the entry of a selector
+	// value names templates of that value only, and of the class id
+	// they hold: selTable)
 	*(*[4]int32)(unsafe.Pointer(&ev.Header)) = t.eroots // (Header … Payload: see eroots)
 	// (le64 written out: its inlining marks cost no-ops here)
 	// nxRun's loop from op0, inline (a call would cost ≈ 50

@@ -312,9 +312,21 @@ func TestNextFastKeptFields(t *testing.T) {
 			} else if static && fast.nxEvents+fast.fxEvents > nx {
 				copied++
 			}
-			// a caller scribbling over the view's values and lengths:
-			// the class's next event writes them again
+			// a caller scribbling over the view's values and lengths
+			// (Event.Fields says not to): the class's next event
+			// writes them again, but for the structure and, in a kept
+			// template's fields, the header's selector and class id
+			// (the template's values: selTable)
+			skip := map[int32]bool{}
+			for _, q := range fe.Class.nx {
+				if inArena && q.hot && cap(fast.nxKept[q.num]) > 0 && &fe.Fields[0] == &fast.nxKept[q.num][:1][0] {
+					skip[q.hSel], skip[q.hID] = true, true
+				}
+			}
 			for i := range fe.Fields {
+				if skip[int32(i)] {
+					continue
+				}
 				switch fe.FieldClass(i).Kind {
 				case KindStruct, KindVariant:
 				case KindString, KindBlob:

@@ -125,7 +125,11 @@ type Event struct {
 	// Cycles is the default clock value after the event record header.
 	Cycles uint64
 	// Fields is every field in pre-order; the scope roots are at Header,
-	// CommonContext, SpecificContext and Payload (-1 when absent).
+	// CommonContext, SpecificContext and Payload (-1 when absent). It is
+	// the stream's, to read, not to write: the stream keeps the fields
+	// of a class's last event and writes only what can change (values,
+	// lengths; not the structure, nor the header's selector and class
+	// id, which name the class).
 	Fields                                          []Field
 	Header, CommonContext, SpecificContext, Payload int32
 	// Offset is the event record's bit offset in the data stream file.
