@@ -326,3 +326,37 @@ func TestNxProgLayout(t *testing.T) {
 		t.Fatalf("%d templates", n)
 	}
 }
+
+// A selector that does not start a byte (3 bits of padding before
+// LTTng's 5-bit id, of 5 and of 8 bits): Next's body reads selectors at
+// the start of a byte only (wideSel); these decode as the walk does.
+// (The padding is a header value Next's body does not write: no
+// template is hot.)
+func TestNextBodySelectorShifted(t *testing.T) {
+	for _, c := range []struct{ name, sel, clk string }{
+		{"5 bits at bit 3", "integer { size = 5; align = 1; signed = false; }", "24"},
+		{"8 bits at bit 3", "integer { size = 8; align = 1; signed = false; }", "21"},
+	} {
+		tsdl := nxHeadsTSDL("31")
+		for _, r := range [][2]string{
+			{"enum : uint5_t { compact", "integer { size = 3; align = 1; signed = false; } _pad; enum : " + c.sel + " { compact"},
+			{"size = 27; align = 1; signed = false; map", "size = " + c.clk + "; align = 1; signed = false; map"},
+		} {
+			if !strings.Contains(tsdl, r[0]) {
+				t.Fatalf("%s: no %q in the metadata", c.name, r[0])
+			}
+			tsdl = strings.Replace(tsdl, r[0], r[1], 1)
+		}
+		tr := traceFromTSDL(t, tsdl)
+		if h := tr.dscs[0].selShape; h == nil || h.selAt.s != 3 || !wideSel(h.selAt) {
+			t.Fatalf("%s: no selector shape at bit 3", c.name)
+		}
+		st := &nextFastStats{classes: map[*EventClass]bool{}}
+		for seed := uint64(0); seed < 3; seed++ {
+			compareNextFast(t, tr, fmt.Sprintf("%s-%d", c.name, seed), everyStream(tr, seed, 2000, 0), st)
+		}
+		if st.events < 6000 {
+			t.Fatalf("%s: %d records", c.name, st.events)
+		}
+	}
+}

@@ -477,16 +477,15 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 		}
 		return fxEnt{t: &fxNone, kp: &fxNoFields, hbits: fxNone.hbits}
 	}
-	if h.selAt.mask >= maxFxSel {
-		// a selector of more bits (LTTng's large header: 16) has no
-		// entry of its own: fxTab is one entry (Next reads the selector
-		// with mask 0: Stream.fxSelAt), whose class id table is by the
-		// selector itself, its entries the templates of tab's values
-		// (up to the last class id with one: selOptions); Next's check
-		// of the id against that table's length sends the others (the
-		// extended option's 65535 among them) to nextMiss. Next writes
-		// the selector's field 0, then the id into the class id's
-		// field: the selector's (hIDFo is hSelFo), as tab names the
+	if wideSel(h.selAt) {
+		// a selector of more bits (LTTng's large header: 16), or not
+		// at the start of a byte, has no entry of its own:
+		// fxTab is one entry (Next reads the selector with mask 0:
+		// Stream.fxSelAt), whose class id table is by the selector
+		// itself, its entries the templates of tab's values (up to the
+		// last class id with one: selOptions); Next's check of the id
+		// against that table's length sends the others (the extended
+		// option's 65535 among them) to nextMiss. tab names the
 		// template t only of an option without a class id field (a
 		// value whose option has one, ids, has none here).
 		ids := s.fxIDs[:0]
@@ -534,6 +533,14 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 	s.fxOwn, s.fxIDs, s.fxFor = own, ids, &tab[0]
 	return own
 }
+
+// wideSel says whether selector a (h.selAt) has no entry of its own in
+// a stream's copy of a selector table (fxEnts): its mask reaches
+// maxFxSel, or it does not start a byte (Next's body reads the selector
+// with no shift; the headers of the traces seen, and any whose
+// templates are hot, as a field before the selector makes the header
+// hold a value Next's body does not write, start it at one).
+func wideSel(a hdrAt) bool { return a.mask >= maxFxSel || a.s != 0 }
 
 // fxNone is the template of an fxEnt that names none: its bits, beyond
 // any packet, send Next's body to nextMiss; fxNoFields its kept fields.
@@ -1346,8 +1353,9 @@ func (s *Stream) Next() bool {
 	j := hs >> 3
 	dp := unsafe.Pointer(unsafe.SliceData(data))
 	hp := unsafe.Add(dp, j) // (the header's 16 bytes: j+16 ≤ len(data))
-	// (hdrAt.get, written out: an inlined call costs a no-op or two)
-	sel := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, s.fxSelAt.b))[:]) >> (s.fxSelAt.s & 63) & s.fxSelAt.mask
+	// (hdrAt.get, written out, without the shift: fxSelAt.s is 0,
+	// wideSel)
+	sel := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, s.fxSelAt.b))[:]) & s.fxSelAt.mask
 	// the template and the stream's fields of it (fxEnt): the selector's
 	// entry (fxTab has one for each value up to its mask: sel <
 	// len(fxTab)), or for an option with a class id field (its t nil)
@@ -1364,14 +1372,17 @@ func (s *Stream) Next() bool {
 	}
 	// (an entry without a template: fxNone, whose bits send this to
 	// nextMiss below)
-	t, fs := e.t, *e.kp
 	// the header and (fused) the first segment: their bits within the
 	// content, their bytes (8 read from each value's on) within data,
 	// both from pos ≤ fxLim (j + hneed ≤ j + fxNeed ≤ len(data))
+	t, kp := e.t, e.kp
 	pos := hs + e.hbits
 	if pos > s.fxLim {
 		return s.nextMiss(s.sel)
 	}
+	// (read here, its first load checks kp for nil: no instruction of
+	// its own)
+	fs := *kp
 	if len(fs) < len(t.fields) {
 		return s.nextMiss(s.sel) // not kept yet (or copied per event: nxNoKeep)
 	}

@@ -208,7 +208,8 @@ type Stream struct {
 	// the packet's: whatever changes them clears fxTab first)
 	fxLim uint64
 	// while fxLim is not 0: sel's am, nam and selAt (Next's body reads
-	// them from the stream, one load less)
+	// them from the stream, one load less; its s is 0, its mask 0 for
+	// a wideSel: fxEnts)
 	fxAM, fxNAM uint64
 	fxSelAt     hdrAt
 	// Scan's body (scanfast.go): the current packet's class's scSel
@@ -622,7 +623,7 @@ func (s *Stream) begin() bool {
 			if n, need := uint64(len(s.data)), s.pkt.Class.fxNeed; n >= need && len(s.fxTab) > 0 {
 				s.fxLim = min(s.end, (n-need)*8)
 				s.fxAM, s.fxNAM, s.fxSelAt = h.am, h.nam, h.selAt
-				if h.selAt.mask >= maxFxSel {
+				if wideSel(h.selAt) {
 					s.fxSelAt.mask = 0 // (fxTab's one entry: fxEnts)
 				}
 			}
