@@ -114,9 +114,11 @@ func TestNextBodyHeadsAndTails(t *testing.T) {
 // id field, the class's template and kept fields; for one with a class
 // id field, no template, that field and the stream's copy of the
 // option's class id table, where the option is named by that value
-// alone (else fxNone: selTable); fxNone where no template is; every entry with a template holds its
-// bits (hbits), and is 64 bytes on a 64-bit machine. It is made once per
-// table.
+// alone (else fxNone: selTable); fxNone where no template is. Every
+// entry with a template is the one Stream.nxEnt names, and holds its
+// template's bits (hbits) once the stream keeps its fields whole,
+// fxNone's before; an entry is 64 bytes on a 64-bit machine. The table
+// is made once.
 func TestNextBodySelectorEntries(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) == 8 {
 		var e fxEnt
@@ -171,7 +173,7 @@ func TestNextBodySelectorEntries(t *testing.T) {
 						}
 						continue
 					}
-					if x.t != &ec.nx[k] || x.kp != &s.nxKept[x.t.num] || x.hbits != x.t.hbits {
+					if x.t != &ec.nx[k] || x.kp != &s.nxKept[x.t.num] || x.hbits != entBits(x.t, s.nxKept[x.t.num]) {
 						t.Fatalf("extended = %s: id %d: %+v, want class %s option %d", ext, id, x, ec.Name, k)
 					}
 				}
@@ -186,13 +188,39 @@ func TestNextBodySelectorEntries(t *testing.T) {
 					}
 					continue
 				}
-				if e.t != &ec.nx[k] || e.kp != &s.nxKept[e.t.num] || e.hbits != e.t.hbits {
+				if e.t != &ec.nx[k] || e.kp != &s.nxKept[e.t.num] || e.hbits != entBits(e.t, s.nxKept[e.t.num]) {
 					t.Fatalf("extended = %s: selector %d: %+v, want class %s option %d", ext, sel, e, ec.Name, k)
 				}
 			}
 		}
 		if (shared == nil) == (ext == "31") {
 			t.Fatalf("extended = %s: a class id table: %v", ext, shared != nil)
+		}
+		// the rest of the stream: every entry with a template is the
+		// one nxEnt names, its bits the template's once the stream
+		// keeps its fields, fxNone's before (entBits)
+		for s.Next() {
+		}
+		if s.Err() != nil {
+			t.Fatal(s.Err())
+		}
+		real := 0
+		for _, x := range [2][]fxEnt{s.fxOwn, s.fxIDs} {
+			for i := range x {
+				e := &x[i]
+				if e.t == nil || e.t == &fxNone {
+					continue
+				}
+				if s.nxEnt[e.t.num] != e || e.hbits != entBits(e.t, s.nxKept[e.t.num]) {
+					t.Fatalf("extended = %s: entry %+v: nxEnt %p, %d fields kept", ext, *e, s.nxEnt[e.t.num], len(s.nxKept[e.t.num]))
+				}
+				if e.hbits == e.t.hbits {
+					real++
+				}
+			}
+		}
+		if real < 12 {
+			t.Fatalf("extended = %s: %d entries with their template's bits", ext, real)
 		}
 		tr.Streams = tr.Streams[:0]
 	}

@@ -438,7 +438,9 @@ type fxHead struct {
 // compact header's entry indexing itself with the selector, although
 // callgrind's branch simulation counts more mispredictions.)
 //
-// hbits is t.hbits: Next finds the record's first bits past the header
+// hbits is t.hbits once the stream keeps t's fields whole, else
+// fxNone's (keep sets it: Next's body checks no length of the kept
+// fields, this bound sends it to nextMiss): Next finds the record's first bits past the header
 // in the entry, one load fewer between a record's header and the next
 // record's (and a 64-byte entry is found by a shift): BenchmarkStream
 // +5.1 %, BenchmarkStreamLarge +5.6 % (alternated at high priority, n 28,
@@ -469,11 +471,20 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 		return s.fxOwn
 	}
 	s.nxAlloc()
+	// (the last table's entries named by nxEnt no more)
+	for _, x := range [2][]fxEnt{s.fxOwn, s.fxIDs} {
+		for i := range x {
+			if t := x[i].t; t != nil && t != &fxNone {
+				s.nxEnt[t.num] = nil
+			}
+		}
+	}
 	// (a template's counts, lens … lens+nArr-1, within nxLens: Next's
-	// body reads them with no bounds check)
+	// body reads them with no bounds check; its bits fxNone's until the
+	// stream keeps its fields: entBits)
 	entry := func(t *nxProg) fxEnt {
 		if t != nil && t.num >= 0 && int(t.num) < len(s.nxKept) && (t.nArr == 0 || t.lens >= 0 && int(t.lens)+int(t.nArr) <= len(s.nxLens)) {
-			return fxEnt{t: t, kp: &s.nxKept[t.num], hbits: t.hbits}
+			return fxEnt{t: t, kp: &s.nxKept[t.num], hbits: entBits(t, s.nxKept[t.num])}
 		}
 		return fxEnt{t: &fxNone, kp: &fxNoFields, hbits: fxNone.hbits}
 	}
@@ -497,6 +508,7 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 		}
 		own := append(s.fxOwn[:0], fxEnt{ids: ids, id: h.selAt})
 		s.fxOwn, s.fxIDs, s.fxFor = own, ids, &tab[0]
+		s.nxEnts()
 		return own
 	}
 	n := 0
@@ -531,7 +543,22 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 		own = append(own, entry(nil))
 	}
 	s.fxOwn, s.fxIDs, s.fxFor = own, ids, &tab[0]
+	s.nxEnts()
 	return own
+}
+
+// nxEnts names in nxEnt the entry of each template of the stream's copy
+// of a selector table (fxOwn, fxIDs: one entry per template, as an
+// entry names templates of its selector value only, selTable), whose
+// bits keep sets.
+func (s *Stream) nxEnts() {
+	for _, x := range [2][]fxEnt{s.fxOwn, s.fxIDs} {
+		for i := range x {
+			if t := x[i].t; t != nil && t != &fxNone {
+				s.nxEnt[t.num] = &x[i]
+			}
+		}
+	}
 }
 
 // wideSel says whether selector a (h.selAt) has no entry of its own in
@@ -1375,17 +1402,16 @@ func (s *Stream) Next() bool {
 	// the header and (fused) the first segment: their bits within the
 	// content, their bytes (8 read from each value's on) within data,
 	// both from pos ≤ fxLim (j + hneed ≤ j + fxNeed ≤ len(data))
+	// (an entry whose template's fields the stream does not keep whole,
+	// not yet or not any more (nxNoKeep), has fxNone's bits: keep)
 	t, kp := e.t, e.kp
 	pos := hs + e.hbits
 	if pos > s.fxLim {
 		return s.nextMiss(s.sel)
 	}
 	// (read here, its first load checks kp for nil: no instruction of
-	// its own)
+	// its own; len(fs) ≥ len(t.fields): its bits are t's, keep)
 	fs := *kp
-	if len(fs) < len(t.fields) {
-		return s.nextMiss(s.sel) // not kept yet (or copied per event: nxNoKeep)
-	}
 	ev.Fields, ev.Class = fs, t.ec // (together: one write barrier check)
 	fp := unsafe.Pointer(unsafe.SliceData(fs))
 	// (hot: the header holds the selector and the option's clock field,
@@ -1912,7 +1938,7 @@ func (s *Stream) nxKeep(t *nxProg) []Field {
 		return s.fields
 	}
 	b = append(b, t.fields...)
-	s.nxKept[t.num] = b
+	s.keep(t, b)
 	return b
 }
 
@@ -1937,17 +1963,41 @@ func (s *Stream) nxTake(t *nxProg, n int) []Field {
 	return s.nxChunk[o : o : o+n]
 }
 
+// keep sets the stream's kept fields of template t (nxKept) to fs, and
+// the bits of its entry in the stream's copy of the selector table, if
+// any (nxEnt): t.hbits when fs holds t's fields at least, else fxNone's,
+// which send Next's body to nextMiss (Next's body writes t's fields into
+// the kept fields its entry names, with no check of their length: every
+// change of a kept length goes through keep, but nxRecount's, which
+// leaves at least t's fields).
+func (s *Stream) keep(t *nxProg, fs []Field) {
+	s.nxKept[t.num] = fs
+	if e := s.nxEnt[t.num]; e != nil {
+		e.hbits = entBits(t, fs)
+	}
+}
+
+// entBits returns the bits of the entry of template t whose kept fields
+// are fs: t.hbits when fs holds t's fields at least, else fxNone's.
+func entBits(t *nxProg, fs []Field) uint64 {
+	if len(fs) < len(t.fields) {
+		return fxNone.hbits
+	}
+	return t.hbits
+}
+
 // nxIndex makes s.nxKept (once) and says whether t may be kept in it.
 func (s *Stream) nxIndex(t *nxProg) bool {
 	s.nxAlloc()
 	return t.num >= 0 && int(t.num) < len(s.nxKept)
 }
 
-// nxAlloc makes s.nxKept and s.nxLens, once (never moved: fxEnt points
-// into nxKept).
+// nxAlloc makes s.nxKept, s.nxEnt and s.nxLens, once (never moved:
+// fxEnt points into nxKept).
 func (s *Stream) nxAlloc() {
 	if s.nxKept == nil && s.t.nxKept > 0 {
 		s.nxKept = make([][]Field, s.t.nxKept)
+		s.nxEnt = make([]*fxEnt, s.t.nxKept)
 		s.nxLens = make([]uint32, s.t.nxLens)
 	}
 }
@@ -2152,7 +2202,7 @@ func (s *Stream) nxArrKeep(t *nxProg) []Field {
 		return nil
 	}
 	b = append(b, t.fields[:t.segs[0].to]...)
-	s.nxKept[t.num] = b
+	s.keep(t, b)
 	return b
 }
 
@@ -2280,16 +2330,16 @@ func (s *Stream) nxArrays(t *nxProg, pos uint64) ([]Field, uint64, bool) {
 		s.fields = fs[:0]
 		return fs, pos, true
 	case cap(fs) == cap(kept):
-		s.nxKept[t.num] = fs
+		s.keep(t, fs)
 	case s.nxUsed+cap(fs) <= s.nxRoom:
 		// the elements outgrew the buffer (append moved it, the first
 		// segment with it): keep the larger one within the budget
 		// (the old buffer's room stays counted: it may lie in a chunk)
-		s.nxKept[t.num] = fs
+		s.keep(t, fs)
 		s.nxUsed += cap(fs)
 	default:
 		// else copy t's fields per event from now on
-		s.nxKept[t.num] = nxNoKeep
+		s.keep(t, nxNoKeep)
 		return fs, pos, true
 	}
 	for i := range lens {
@@ -2395,7 +2445,7 @@ func (s *Stream) nxRecount(t *nxProg, sl uint32, n uint64, si uint32) ([]Field, 
 	}
 	lens[k] = uint32(n) + 1
 	kp := &s.nxKept[t.num]
-	*kp = (*kp)[:nl] // (the length only: no write barrier)
+	*kp = (*kp)[:nl] // (the length only: no write barrier; nl ≥ len(t.fields): the entry's bits stand, keep)
 	return out, true
 }
 

@@ -64,6 +64,19 @@ func compareNextFastRoom(t testing.TB, tr *Trace, name string, data []byte, st *
 			st.templated++
 			st.classes[fe.Class] = true
 		}
+		// the entries of the class's templates in the stream's copy of
+		// the selector table: t's bits where the stream keeps its
+		// fields whole, else fxNone's (Next's body writes there with no
+		// check of their length: keep)
+		for k := range fe.Class.nx {
+			q := &fe.Class.nx[k]
+			if q.num < 0 || int(q.num) >= len(fast.nxEnt) {
+				continue
+			}
+			if e := fast.nxEnt[q.num]; e != nil && (e.t != q || e.kp != &fast.nxKept[q.num] || e.hbits != entBits(q, fast.nxKept[q.num])) {
+				t.Fatalf("%s: event %d (%s): option %d's entry %+v: %d fields kept of %d", name, n, fe.Class.Name, k, *e, len(fast.nxKept[q.num]), len(q.fields))
+			}
+		}
 	}
 	if we, fe := walk.Err(), fast.Err(); (we == nil) != (fe == nil) || we != nil && we.Error() != fe.Error() {
 		t.Fatalf("%s: error %v, the walk %v", name, fe, we)

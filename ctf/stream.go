@@ -310,7 +310,11 @@ type Stream struct {
 	// event), in chunks (nxChunk, the last) that never move: without
 	// arrays, all of them; with arrays, the first segment, with room for
 	// elements (a buffer of its own once they outgrow it)
-	nxKept  [][]Field
+	nxKept [][]Field
+	// nxEnt: the entry of each template (by num) in the stream's copy
+	// of the selector table (fxOwn, fxIDs), nil: none (keep sets its
+	// bits)
+	nxEnt   []*fxEnt
 	nxChunk []Field
 	// nxLens holds, for each kept template with arrays (from its
 	// nxProg.lens on, one per array), 1 + the element count of the
