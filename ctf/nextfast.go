@@ -490,7 +490,7 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 	}
 	if wideSel(h.selAt) {
 		// a selector of more bits (LTTng's large header: 16), or not
-		// at the start of a byte, has no entry of its own:
+		// at the header's start, has no entry of its own:
 		// fxTab is one entry (Next reads the selector with mask 0:
 		// Stream.fxSelAt), whose class id table is by the selector
 		// itself, its entries the templates of tab's values (up to the
@@ -563,11 +563,12 @@ func (s *Stream) nxEnts() {
 
 // wideSel says whether selector a (h.selAt) has no entry of its own in
 // a stream's copy of a selector table (fxEnts): its mask reaches
-// maxFxSel, or it does not start a byte (Next's body reads the selector
-// with no shift; the headers of the traces seen, and any whose
-// templates are hot, as a field before the selector makes the header
-// hold a value Next's body does not write, start it at one).
-func wideSel(a hdrAt) bool { return a.mask >= maxFxSel || a.s != 0 }
+// maxFxSel, or it does not start the header (Next's body reads the
+// selector from the header's first byte with no shift; so do the
+// headers of the traces seen, and any whose templates are hot, as a
+// field before the selector makes the header hold a value Next's body
+// does not write).
+func wideSel(a hdrAt) bool { return a.mask >= maxFxSel || a.s != 0 || a.b != 0 }
 
 // fxNone is the template of an fxEnt that names none: its bits, beyond
 // any packet, send Next's body to nextMiss; fxNoFields its kept fields.
@@ -1380,9 +1381,9 @@ func (s *Stream) Next() bool {
 	j := hs >> 3
 	dp := unsafe.Pointer(unsafe.SliceData(data))
 	hp := unsafe.Add(dp, j) // (the header's 16 bytes: j+16 ≤ len(data))
-	// (hdrAt.get, written out, without the shift: fxSelAt.s is 0,
-	// wideSel)
-	sel := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, s.fxSelAt.b))[:]) & s.fxSelAt.mask
+	// (hdrAt.get, written out, from the header's first byte with no
+	// shift: fxSelAt.b and fxSelAt.s are 0, wideSel)
+	sel := binary.LittleEndian.Uint64((*[8]byte)(hp)[:]) & s.fxSelAt.mask
 	// the template and the stream's fields of it (fxEnt): the selector's
 	// entry (fxTab has one for each value up to its mask: sel <
 	// len(fxTab)), or for an option with a class id field (its t nil)

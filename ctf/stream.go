@@ -208,8 +208,8 @@ type Stream struct {
 	// the packet's: whatever changes them clears fxTab first)
 	fxLim uint64
 	// while fxLim is not 0: sel's am, nam and selAt (Next's body reads
-	// them from the stream, one load less; its s is 0, its mask 0 for
-	// a wideSel: fxEnts)
+	// them from the stream, one load less; its b and s are 0, its mask
+	// 0 for a wideSel: fxEnts)
 	fxAM, fxNAM uint64
 	fxSelAt     hdrAt
 	// Scan's body (scanfast.go): the current packet's class's scSel
