@@ -197,7 +197,7 @@ type nxProg struct {
 }
 
 // hdrAt is a field of the header's first 16 bytes read with one 8-byte
-// load: its value is the 8 bytes from the header's byte b (≤ 7) on, >> s,
+// load: its value is the 8 bytes from the header's byte b (≤ 8) on, >> s,
 // & mask.
 type hdrAt struct {
 	mask uint64
@@ -205,14 +205,14 @@ type hdrAt struct {
 }
 
 // at returns f as an hdrAt, false when its bits do not fit in the 8 bytes
-// from its byte on.
+// from its byte on, or those go past the header's first 16 bytes.
 func (f *hdrField) at() (hdrAt, bool) {
 	a := hdrAt{mask: f.mask, b: f.sh >> 3, s: f.sh & 7}
-	return a, f.sh < 64 && uint64(a.s)+uint64(bits.Len64(f.mask)) <= 64
+	return a, a.b <= 8 && uint64(a.s)+uint64(bits.Len64(f.mask)) <= 64
 }
 
 // get returns a's value in the header whose first byte hp points to (the
-// caller checked 16 bytes from it lie within the data: b ≤ 7, b + 8 ≤ 16);
+// caller checked 16 bytes from it lie within the data: b ≤ 8, b + 8 ≤ 16);
 // what hdrField.get returns from the two words: the 8 bytes from byte b
 // on, >> s, hold the 128-bit value's bits from sh = 8b + s on, the mask's
 // bits within them.

@@ -179,6 +179,47 @@ func TestScanShapeGeneral(t *testing.T) {
 	}
 }
 
+// Score-P's header, a 64-bit class id and a 64-bit timestamp (here
+// before nxHeadsTSDL's classes): the timestamp lies past the header's
+// first 64 bits (hdrField.get reads it from the second word alone; Next's
+// and Scan's bodies 8 bytes from byte 8). Its records decode as the
+// walk's; Next's body builds and Scan's body skims most of them.
+func TestScanShapeScoreP(t *testing.T) {
+	heads := nxHeadsTSDL("31")
+	sp := strings.Replace(heads, "event.header := struct event_header_compact;", "event.header := struct { integer { size = 64; align = 8; signed = false; } id; uint64_clock_monotonic_t timestamp; };", 1)
+	if sp == heads {
+		t.Fatal("replacement failed")
+	}
+	tr := traceFromTSDL(t, sp)
+	h := tr.dscs[0].hdrShape
+	if h == nil || !h.idOnly || !h.selID || h.tmpl == nil || h.pre.slot.mask != 1<<64-1 || len(h.opts) != 1 || h.opts[0].clk.sh != 64 || h.opts[0].bits != 128 {
+		t.Fatalf("Score-P header shape %+v", h)
+	}
+	if clk, ok := h.opts[0].clk.at(); !ok || clk.b != 8 || clk.s != 0 {
+		t.Fatalf("the timestamp read from byte %d, bit %d (%v)", clk.b, clk.s, ok)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	st := &nextFastStats{classes: map[*EventClass]bool{}}
+	for seed := uint64(0); seed < 3; seed++ {
+		data := everyStream(tr, seed, 400, 0)
+		checkModes(t, tr, data)
+		checkDamaged(t, tr, data, r, 30)
+		compareNextFast(t, tr, fmt.Sprint("scorep-", seed), data, st)
+	}
+	if st.templated != st.events || st.flat < st.events*3/4 {
+		t.Fatalf("%d records, %d of classes with templates, %d from Next's body", st.events, st.templated, st.flat)
+	}
+	s := tr.AddStream("s", everyStream(tr, 1, 400, 0))
+	n := 0
+	for s.Scan() {
+		n++
+	}
+	if s.Err() != nil || n != 400 || s.scEvents < 300 {
+		t.Fatalf("Scan: %d records, %d from its body (%v)", n, s.scEvents, s.Err())
+	}
+	tr.Streams = tr.Streams[:0]
+}
+
 // After an event record fails, Scan (whose LTTng fast path skips the
 // stream-state checks while the packet's shape is current) keeps failing
 // with the same error, after a failed Scan or a failed Next alike; Reset

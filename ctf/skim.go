@@ -557,8 +557,12 @@ type hdrField struct {
 // get returns the value of f from the header's first 16 bytes, w0 and w1
 // (little-endian words). w1<<1<<(63-sh) is w1<<(64-sh) for sh > 0 and 0
 // for sh = 0 (Go's w1<<64 is 0 too, but costs a test); mask cuts the bits
-// of w1 above the field.
+// of w1 above the field. A field from bit 64 on (Score-P's timestamp,
+// after a 64-bit id) lies in w1 alone.
 func (f *hdrField) get(w0, w1 uint64) uint64 {
+	if f.sh >= 64 {
+		return w1 >> (f.sh & 63) & f.mask
+	}
 	return (w0>>(f.sh&63) | w1<<1<<(^f.sh&63)) & f.mask
 }
 
@@ -625,7 +629,7 @@ func headerShape(fc *FieldClass) *hdrShape {
 // shapeField returns the hdrField of unsigned integer field class fc at
 // bit offset off from the header's start, false when it is not one.
 func shapeField(fc *FieldClass, off uint64) (hdrField, bool) {
-	if fc.Kind != KindUint || fc.BigEndian || fc.Bits == 0 || off >= 64 || off+uint64(fc.Bits) > 128 {
+	if fc.Kind != KindUint || fc.BigEndian || fc.Bits == 0 || off+uint64(fc.Bits) > 128 {
 		return hdrField{}, false
 	}
 	f := hdrField{sh: uint8(off), mask: math.MaxUint64, slot: int32(fc.slot)}
