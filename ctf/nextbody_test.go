@@ -357,7 +357,8 @@ func TestNxProgLayout(t *testing.T) {
 
 // A selector that does not start a byte (3 bits of padding before
 // LTTng's 5-bit id, of 5 and of 8 bits): Next's body reads selectors at
-// the start of a byte only (wideSel); these decode as the walk does.
+// the header's first byte only (wideSel), Scan's at the start of a byte
+// (compileScan); these decode and scan as the walk does.
 // (The padding is a header value Next's body does not write: no
 // template is hot.)
 func TestNextBodySelectorShifted(t *testing.T) {
@@ -379,9 +380,14 @@ func TestNextBodySelectorShifted(t *testing.T) {
 		if h := tr.dscs[0].selShape; h == nil || h.selAt.s != 3 || !wideSel(h.selAt) {
 			t.Fatalf("%s: no selector shape at bit 3", c.name)
 		}
+		if len(tr.dscs[0].scSel) != 0 {
+			t.Fatalf("%s: Scan's body has a table (it reads selectors at the start of a byte only)", c.name)
+		}
 		st := &nextFastStats{classes: map[*EventClass]bool{}}
 		for seed := uint64(0); seed < 3; seed++ {
-			compareNextFast(t, tr, fmt.Sprintf("%s-%d", c.name, seed), everyStream(tr, seed, 2000, 0), st)
+			data := everyStream(tr, seed, 2000, 0)
+			compareNextFast(t, tr, fmt.Sprintf("%s-%d", c.name, seed), data, st)
+			checkModes(t, tr, data)
 		}
 		if st.events < 6000 {
 			t.Fatalf("%s: %d records", c.name, st.events)
