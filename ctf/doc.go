@@ -84,7 +84,8 @@
 // as jumps, arrays of plain integers as one loop. Scan runs skimming
 // programs in which consecutive fields of a fixed size that no length,
 // selector or role needs are one skip. An event record header whose fields
-// lie at fixed offsets (LTTng's compact and large headers, an id and a
+// lie at fixed offsets within its first 128 bits (LTTng's compact and
+// large headers, an id and a timestamp, Score-P's 64-bit id and
 // timestamp) is read from its first 16 bytes at once — by Scan, and by Next
 // from a decoded template per variant option; a class of fixed-size fields
 // is one bounds check, and classes of integers, strings, BLOBs and
@@ -122,7 +123,8 @@
 // of variable size (a string or BLOB of up to 8 bytes found in one word,
 // an array's elements after one check). For LTTng's headers the selector
 // names the template in one look-up (the extended header's class id in a
-// second), and the header, the clock and the class's program run in
+// second; a selector not at the header's first byte, or of over 8 bits,
+// names it through the class id table), and the header, the clock and the class's program run in
 // Next's own body with no call, one check covering the header and the
 // class's first segment when that segment starts at a fixed place after
 // the header; a longer string, an array whose count changed or a
