@@ -596,7 +596,9 @@ const maxFxIDs = 1 << 12
 func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 	var tab []fxHead
 	var ok bool
-	if h.selAt, ok = h.pre.slot.at(); !ok {
+	// (Next's body reads class ids, and wide selectors by which it finds
+	// their templates, from the start of a byte: no shift)
+	if h.selAt, ok = h.pre.slot.at(); !ok || wideSel(h.selAt) && h.selAt.s != 0 {
 		return nil
 	}
 	byOpt := make([][]*nxProg, len(h.opts)) // the ids table of each option with an id field
@@ -632,7 +634,7 @@ func selTable(sc *StreamClass, h *hdrShape) []fxHead {
 				}
 			}
 			id, ok := o.id.at()
-			if e.ids = byOpt[k]; e.ids != nil && ok {
+			if e.ids = byOpt[k]; e.ids != nil && ok && id.s == 0 {
 				e.id = id
 			} else {
 				e.ids = nil
@@ -1391,7 +1393,8 @@ func (s *Stream) Next() bool {
 	// fxTab's one entry, sel 0, names the table by the selector: fxEnts)
 	e := (*fxEnt)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.fxTab)), uintptr(sel)*fxEntSize))
 	if e.t == nil {
-		id := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, e.id.b))[:]) >> (e.id.s & 63) & e.id.mask
+		// (from the start of its byte: e.id.s is 0, selTable)
+		id := binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(hp, e.id.b))[:]) & e.id.mask
 		if ids := e.ids; id < uint64(len(ids)) {
 			e = &ids[id]
 		} else {
