@@ -199,19 +199,7 @@ func BenchmarkReader64(b *testing.B) { benchReaderOf(b, 64) }
 // field decoded), as tracecat validate merges.
 func BenchmarkReaderScan(b *testing.B) {
 	tr := genTraceMem(b, 1_000_000, 4)
-	b.ReportAllocs()
-	n := 0
-	c0 := cpuTime()
-	for b.Loop() {
-		r := tr.NewScanner()
-		for r.Next() {
-			n++
-		}
-		if r.Err() != nil {
-			b.Fatal(r.Err())
-		}
-	}
-	b.ReportMetric(float64(n)/(cpuTime()-c0).Seconds(), "events/CPU-s")
+	loopReader(b, tr.NewScanner)
 }
 
 func benchReaderOf(b *testing.B, streams int) {
@@ -221,17 +209,18 @@ func benchReaderOf(b *testing.B, streams int) {
 		size += int(s.size)
 	}
 	b.SetBytes(int64(size))
-	loopReader(b, tr)
+	loopReader(b, tr.NewReader)
 }
 
-// loopReader times reading every event of tr, merged by time, every field
-// decoded (a new Reader per pass).
-func loopReader(b *testing.B, tr *Trace) {
+// loopReader times reading every event of a trace, merged by time, with
+// a new Reader (newReader: the trace's NewReader, every field decoded, or
+// NewScanner) per pass.
+func loopReader(b *testing.B, newReader func() *Reader) {
 	b.ReportAllocs()
 	n := 0
 	c0 := cpuTime()
 	for b.Loop() {
-		r := tr.NewReader()
+		r := newReader()
 		for r.Next() {
 			n++
 		}

@@ -493,5 +493,5 @@ func BenchmarkReaderTCKernel(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer tr.Close()
-	loopReader(b, tr)
+	loopReader(b, tr.NewReader)
 }

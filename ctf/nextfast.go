@@ -471,14 +471,7 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 		return s.fxOwn
 	}
 	s.nxAlloc()
-	// (the last table's entries named by nxEnt no more)
-	for _, x := range [2][]fxEnt{s.fxOwn, s.fxIDs} {
-		for i := range x {
-			if t := x[i].t; t != nil && t != &fxNone {
-				s.nxEnt[t.num] = nil
-			}
-		}
-	}
+	s.nxEnts(false) // (the last table's entries named by nxEnt no more)
 	// (a template's counts, lens … lens+nArr-1, within nxLens: Next's
 	// body reads them with no bounds check; its bits fxNone's until the
 	// stream keeps its fields: entBits)
@@ -508,7 +501,7 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 		}
 		own := append(s.fxOwn[:0], fxEnt{ids: ids, id: h.selAt})
 		s.fxOwn, s.fxIDs, s.fxFor = own, ids, &tab[0]
-		s.nxEnts()
+		s.nxEnts(true)
 		return own
 	}
 	n := 0
@@ -543,19 +536,22 @@ func (s *Stream) fxEnts(tab []fxHead, h *hdrShape) []fxEnt {
 		own = append(own, entry(nil))
 	}
 	s.fxOwn, s.fxIDs, s.fxFor = own, ids, &tab[0]
-	s.nxEnts()
+	s.nxEnts(true)
 	return own
 }
 
-// nxEnts names in nxEnt the entry of each template of the stream's copy
-// of a selector table (fxOwn, fxIDs: one entry per template, as an
-// entry names templates of its selector value only, selTable), whose
-// bits keep sets.
-func (s *Stream) nxEnts() {
+// nxEnts names in nxEnt (on), or no more (!on), the entry of each
+// template of the stream's copy of a selector table (fxOwn, fxIDs: one
+// entry per template, as an entry names templates of its selector value
+// only, selTable), whose bits keep sets.
+func (s *Stream) nxEnts(on bool) {
 	for _, x := range [2][]fxEnt{s.fxOwn, s.fxIDs} {
 		for i := range x {
 			if t := x[i].t; t != nil && t != &fxNone {
-				s.nxEnt[t.num] = &x[i]
+				s.nxEnt[t.num] = nil
+				if on {
+					s.nxEnt[t.num] = &x[i]
+				}
 			}
 		}
 	}
@@ -2691,8 +2687,7 @@ func (s *Stream) nxRun(t *nxProg, fsp *[]Field, pos uint64, lens []uint32, at *n
 			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = f32Bits(le64(sp, uint64(o.off)))
 			continue
 		case fxIntBE:
-			x := bits.ReverseBytes64(le64(sp, uint64(o.off))) >> (o.sh & 63)
-			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = x ^ o.sgn - o.sgn
+			(*Field)(unsafe.Add(fd, uintptr(o.fo))).V = beInt(le64(sp, uint64(o.off)), o.sh, o.sgn)
 			continue
 		case fxNul, fxFix:
 			// a short string or BLOB from one word, without a call
@@ -2862,11 +2857,18 @@ func (v *nxVal) at(data []byte, st uint64) uint64 {
 	case valF32:
 		return f32Bits(w)
 	case valBE:
-		w = bits.ReverseBytes64(w) >> (v.sh & 63)
-		return w ^ v.sgn - v.sgn
+		return beInt(w, v.sh, v.sgn)
 	}
 	x := w >> (q & 7) & v.mask
 	return x ^ v.sgn - v.sgn
+}
+
+// beInt returns the big-endian integer in w's first bytes, read as
+// little-endian (8 bytes from its first on), whose bits are 64 − sh,
+// sign-extended by its sign bit sgn (0: unsigned).
+func beInt(w uint64, sh uint8, sgn uint64) uint64 {
+	x := bits.ReverseBytes64(w) >> (sh & 63)
+	return x ^ sgn - sgn
 }
 
 // f32Bits returns the bits, as a float64's, of the 32-bit floating-point

@@ -134,32 +134,26 @@ func (p *Pretty) appendTimes(dst []byte, ns int64) []byte {
 			put2(b[6:], tod%60)
 			p.sec, p.secOK = sec, true
 		}
-		n := len(dst)
-		if cap(dst)-n < 22 {
-			dst = slices.Grow(dst, 64)
-		}
+		var n int
+		dst, n = grow(dst, 22)
 		b := dst[n : n+22]
 		b[0] = '['
 		*(*[8]byte)(b[1:9]) = p.hms
 		b[9] = '.'
 		put9(b[10:], uint64(nsec))
 		b[19], b[20], b[21] = ']', ' ', '('
-		dst = dst[:n+22]
 	}
 	if !p.started {
 		dst = append(dst, "+?.?????????) "...)
 	} else {
 		d := uint64(ns - p.last)
 		if d < 1e9 {
-			n := len(dst)
-			if cap(dst)-n < 14 {
-				dst = slices.Grow(dst, 64)
-			}
+			var n int
+			dst, n = grow(dst, 14)
 			b := dst[n : n+14]
 			b[0], b[1], b[2] = '+', '0', '.'
 			put9(b[3:], d)
 			b[12], b[13] = ')', ' '
-			dst = dst[:n+14]
 		} else {
 			dst = append(dst, '+')
 			dst = appendDec(dst, d/1e9)
@@ -313,6 +307,15 @@ func grow(dst []byte, n int) ([]byte, int) {
 	return dst[:l+n], l
 }
 
+// appendSdec appends the signed integer v (two's complement) in decimal.
+func appendSdec(dst []byte, v uint64) []byte {
+	if int64(v) < 0 {
+		dst = append(dst, '-')
+		v = -v
+	}
+	return appendDec(dst, v)
+}
+
 // appendDec appends v in decimal.
 func appendDec(dst []byte, v uint64) []byte {
 	switch {
@@ -372,10 +375,7 @@ func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
 	case showUdec:
 		return appendDec(dst, f.V)
 	case showSdec:
-		if int64(f.V) < 0 {
-			return appendDec(append(dst, '-'), -f.V)
-		}
-		return appendDec(dst, f.V)
+		return appendSdec(dst, f.V)
 	case showStruct:
 		end := min(int(f.End), len(fs))
 		n := 0
@@ -403,11 +403,7 @@ func appendField(dst []byte, t *Trace, fs []Field, data []byte, i int) []byte {
 			case showUdec:
 				dst = appendDec(dst, v)
 			case showSdec:
-				if int64(v) < 0 {
-					dst = append(dst, '-')
-					v = -v
-				}
-				dst = appendDec(dst, v)
+				dst = appendSdec(dst, v)
 			case showInt:
 				dst = appendInt(dst, mc, &fs[j])
 			case showEnum:
@@ -637,8 +633,8 @@ func appendInt(dst []byte, fc *FieldClass, f *Field) []byte {
 		}
 		return dst
 	}
-	if signed && int64(f.V) < 0 {
-		return appendDec(append(dst, '-'), -f.V)
+	if signed {
+		return appendSdec(dst, f.V)
 	}
 	return appendDec(dst, f.V)
 }
@@ -735,6 +731,14 @@ func (t *Trace) setText() int {
 		}
 		return Hidden(m)
 	}
+	every := func(fc *FieldClass) bool { // every member hidden
+		for _, m := range fc.Members {
+			if !hid(fc, m) {
+				return false
+			}
+		}
+		return true
+	}
 	for i := len(cs) - 1; i >= 0; i-- {
 		fc := cs[i]
 		fc.show = showOf(fc)
@@ -742,23 +746,11 @@ func (t *Trace) setText() int {
 		case KindUint, KindVarUint, KindBlob:
 			fc.hidden = fc.roles != 0
 		case KindVariant:
-			fc.hidden = true
-			for _, m := range fc.Members {
-				if !hid(fc, m) {
-					fc.hidden = false
-					break
-				}
-			}
+			fc.hidden = every(fc)
 		case KindArray, KindOptional:
 			fc.hidden = len(fc.Members) > 0 && hid(fc, fc.Members[0])
 		case KindStruct:
-			fc.allHid = true
-			for _, m := range fc.Members {
-				if !hid(fc, m) {
-					fc.allHid = false
-					break
-				}
-			}
+			fc.allHid = every(fc)
 		}
 	}
 	// the text kept goes to one string, the strings kept its substrings
